@@ -1,0 +1,311 @@
+/**
+ * The GPU context: the only place that obtains a WebGPU device. It works in Node (the `webgpu` package = Dawn)
+ * and in browsers (`navigator.gpu`), requests the limits treeline needs and the optional features it can use,
+ * and turns every validation error, out-of-memory error and device loss into a typed exception.
+ *
+ * Important! In Node the object returned by `create()` must stay referenced for as long as any adapter or device
+ * from it lives: when it was garbage-collected mid-run the process segfaulted (DESIGN.md). The context holds it
+ * until `destroy()`.
+ */
+import { GpuDeviceLostError, GpuError, GpuUnavailableError } from '../errors.js';
+import { BufferTracker, type MemoryStats } from './buffers.js';
+import { createKernel, type Kernel, type KernelSpec } from './kernel.js';
+import { Recorder } from './recorder.js';
+import type { Timer } from './timer.js';
+import { MapMode, Usage } from './usage.js';
+
+/** Optional WebGPU features treeline uses when the adapter has them; each has a fallback path. */
+export interface GpuFeatures {
+  /** `subgroups`: subgroup operations in WGSL. */
+  subgroups: boolean;
+  /** `timestamp-query`: per-pass GPU timings. */
+  timestampQuery: boolean;
+  /** `atomic-vec2u-min-max`: 64-bit `atomicMin`/`atomicMax` on `atomic<vec2u>`. */
+  atomicVec2uMinMax: boolean;
+}
+
+export interface GpuContextOptions {
+  /**
+   * Which optional features to request where the adapter has them. `'none'` requests none, so that every
+   * fallback path runs (the tests use it). Defaults to all; the environment variable
+   * `TREELINE_GPU_FEATURES=none` (or a comma list such as `subgroups,timestamp-query`) overrides the default.
+   */
+  features?: Partial<GpuFeatures> | 'none' | 'all';
+  /** Passed to `requestAdapter`. */
+  powerPreference?: GPUPowerPreference;
+  /**
+   * Dawn's `disable_robustness` toggle: removes bounds clamping on storage accesses (Node only). Never on by
+   * default; benchmarks report figures with and without it.
+   */
+  disableRobustness?: boolean;
+  /**
+   * Lowers the per-dimension workgroup-count limit the dispatch helper assumes (tests use it to exercise 2D
+   * grids with small buffers). Defaults to the device's `maxComputeWorkgroupsPerDimension`.
+   */
+  maxWorkgroupsPerDimension?: number;
+}
+
+/** What the adapter says about itself. */
+export interface AdapterDescription {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+  /** `'node'` (Dawn through the `webgpu` package) or `'browser'` (`navigator.gpu`). */
+  runtime: 'node' | 'browser';
+}
+
+const FEATURE_NAMES: Record<keyof GpuFeatures, string> = {
+  subgroups: 'subgroups',
+  timestampQuery: 'timestamp-query',
+  atomicVec2uMinMax: 'atomic-vec2u-min-max',
+};
+
+/** The limits treeline raises to the adapter's maximum when creating the device. */
+const RAISED_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxStorageBuffersPerShaderStage',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupsPerDimension',
+  'maxBindGroups',
+] as const;
+
+/** A WebGPU device with treeline's error handling, pipeline cache, buffer tracking and submission helpers. */
+export class GpuContext {
+  /** Live GPU buffers created through this context, and the peak of their total size. */
+  readonly buffers: BufferTracker;
+  private readonly kernels = new Map<string, Promise<Kernel>>();
+  private uncaptured: GPUError | null = null;
+  private lostInfo: GPUDeviceLostInfo | null = null;
+  private destroyed = false;
+
+  constructor(
+    readonly device: GPUDevice,
+    readonly adapter: AdapterDescription,
+    /** The optional features this device was created with. */
+    readonly features: GpuFeatures,
+    /** The workgroup-count limit per dispatch dimension the dispatch helper uses. */
+    readonly maxWorkgroupsPerDimension: number,
+    /** Keeps Dawn's instance (the object `create()` returned) alive: never read, only held. */
+    private instance: unknown,
+  ) {
+    this.buffers = new BufferTracker(device);
+    device.onuncapturederror = (ev: GPUUncapturedErrorEvent) => {
+      this.uncaptured ??= ev.error;
+    };
+    void device.lost.then((info) => {
+      if (!this.destroyed) this.lostInfo = info;
+    });
+  }
+
+  /** The device's limits (the adapter's maxima for those treeline raises). */
+  get limits(): GPUSupportedLimits {
+    return this.device.limits;
+  }
+
+  /** Live and peak bytes of buffers created through this context. */
+  get memory(): MemoryStats {
+    return this.buffers.stats();
+  }
+
+  /** Throws if the device was lost or an error escaped every error scope. */
+  check(label: string): void {
+    if (this.destroyed) throw new GpuDeviceLostError(`${label}: the GPU context was destroyed`);
+    if (this.lostInfo) {
+      throw new GpuDeviceLostError(`${label}: GPU device lost (${this.lostInfo.reason}): ${this.lostInfo.message}`);
+    }
+    if (this.uncaptured) {
+      const err = this.uncaptured;
+      this.uncaptured = null;
+      throw new GpuError('uncaptured', label, err.message);
+    }
+  }
+
+  /** Creates (once per device, then cached) a compute kernel. */
+  kernel(spec: KernelSpec): Promise<Kernel> {
+    this.check(spec.label);
+    const key = JSON.stringify(spec);
+    let k = this.kernels.get(key);
+    if (!k) {
+      k = createKernel(this, spec);
+      this.kernels.set(key, k);
+      k.catch(() => this.kernels.delete(key));
+    }
+    return k;
+  }
+
+  /** Creates a labelled storage buffer (`layer::thing`) tracked for leaks and peak memory. */
+  createBuffer(label: string, byteLength: number, usage = 0): GPUBuffer {
+    this.check(label);
+    return this.buffers.create(label, byteLength, usage);
+  }
+
+  /** Creates a labelled storage buffer holding a copy of `data`. */
+  upload(label: string, data: ArrayBufferView, usage = 0): GPUBuffer {
+    this.check(label);
+    return this.buffers.upload(label, data, usage);
+  }
+
+  /**
+   * Records GPU work with `record` and submits it as one command buffer, inside validation, out-of-memory and
+   * internal error scopes: any error becomes a `GpuError` naming `label` and, through Dawn's message, the
+   * kernel's label. Resolves once the errors are known (not when the GPU is done; see `onDone`).
+   */
+  async submit(label: string, record: (rec: Recorder) => void, options: { timer?: Timer } = {}): Promise<void> {
+    this.check(label);
+    const rec = new Recorder(this, label, options.timer);
+    await this.scoped(label, () => {
+      record(rec);
+      this.device.queue.submit([rec.finish()]);
+    });
+    rec.release();
+  }
+
+  /** Resolves when all submitted work has finished on the GPU. */
+  async onDone(): Promise<void> {
+    await this.device.queue.onSubmittedWorkDone();
+    this.check('onSubmittedWorkDone');
+  }
+
+  /** Copies `byteLength` bytes from `buffer` (at `byteOffset`) back to the host. */
+  async read(buffer: GPUBuffer, byteOffset = 0, byteLength = buffer.size - byteOffset): Promise<ArrayBuffer> {
+    const label = `readback::${buffer.label}`;
+    this.check(label);
+    const size = Math.ceil(byteLength / 4) * 4;
+    if (size === 0) return new ArrayBuffer(0);
+    const staging = this.device.createBuffer({
+      label,
+      size,
+      usage: Usage.MAP_READ | Usage.COPY_DST,
+    });
+    try {
+      await this.scoped(label, () => {
+        const enc = this.device.createCommandEncoder({ label });
+        enc.copyBufferToBuffer(buffer, byteOffset, staging, 0, size);
+        this.device.queue.submit([enc.finish()]);
+      });
+      await staging.mapAsync(MapMode.READ);
+      this.check(label);
+      return staging.getMappedRange().slice(0, byteLength);
+    } finally {
+      staging.destroy();
+    }
+  }
+
+  /** Runs `fn` inside error scopes and throws the first error they caught as a `GpuError` naming `label`. */
+  async scoped<T>(label: string, fn: () => T): Promise<T> {
+    const d = this.device;
+    d.pushErrorScope('internal');
+    d.pushErrorScope('out-of-memory');
+    d.pushErrorScope('validation');
+    let result: T;
+    try {
+      result = fn();
+    } finally {
+      const validation = await d.popErrorScope();
+      const oom = await d.popErrorScope();
+      const internal = await d.popErrorScope();
+      if (validation) throw new GpuError('validation', label, validation.message);
+      if (oom) throw new GpuError('out-of-memory', label, oom.message);
+      if (internal) throw new GpuError('internal', label, internal.message);
+    }
+    return result;
+  }
+
+  /**
+   * Destroys every buffer still alive, the device, and drops Dawn's instance so that Node can exit.
+   * Safe to call twice.
+   */
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.buffers.destroyAll();
+    this.kernels.clear();
+    this.device.destroy();
+    this.instance = null;
+  }
+}
+
+function featuresFromEnv(): GpuContextOptions['features'] | undefined {
+  const env = typeof process !== 'undefined' ? process.env?.TREELINE_GPU_FEATURES : undefined;
+  if (env === undefined || env === '' || env === 'all') return undefined;
+  if (env === 'none') return 'none';
+  const names = new Set(env.split(',').map((s) => s.trim()));
+  return {
+    subgroups: names.has('subgroups'),
+    timestampQuery: names.has('timestamp-query'),
+    atomicVec2uMinMax: names.has('atomic-vec2u-min-max'),
+  };
+}
+
+async function getGpu(options: GpuContextOptions): Promise<{ gpu: GPU; instance: unknown; runtime: 'node' | 'browser' }> {
+  const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
+  if (nav?.gpu) return { gpu: nav.gpu, instance: null, runtime: 'browser' };
+  const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+  if (!isNode) throw new GpuUnavailableError('This browser has no WebGPU (navigator.gpu is undefined).');
+  let mod: { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
+  try {
+    const name = 'webgpu';
+    mod = await import(/* @vite-ignore */ name);
+  } catch (e) {
+    throw new GpuUnavailableError(`The 'webgpu' package could not be loaded: ${(e as Error).message}`);
+  }
+  // GPUBufferUsage, GPUMapMode, … are globals in browsers; Dawn's Node binding exports them.
+  for (const [k, v] of Object.entries(mod.globals)) {
+    if (!(k in globalThis)) (globalThis as Record<string, unknown>)[k] = v;
+  }
+  const flags: string[] = [];
+  if (options.disableRobustness) flags.push('enable-dawn-features=disable_robustness');
+  const gpu = mod.create(flags);
+  return { gpu, instance: gpu, runtime: 'node' };
+}
+
+/**
+ * Finds an adapter and creates a device with the adapter's maximum limits for what treeline needs and the
+ * optional features it can use. Throws `GpuUnavailableError` when there is no adapter.
+ */
+export async function createGpuContext(options: GpuContextOptions = {}): Promise<GpuContext> {
+  const { gpu, instance, runtime } = await getGpu(options);
+  const adapter = await gpu.requestAdapter({ powerPreference: options.powerPreference });
+  if (!adapter) {
+    throw new GpuUnavailableError(
+      'No WebGPU adapter was found. On Linux without a GPU install Mesa lavapipe ' +
+        '(mesa-vulkan-drivers from bookworm-backports); or use the CPU backend (--backend cpu).',
+    );
+  }
+  const wanted = options.features ?? featuresFromEnv() ?? 'all';
+  const features = {} as GpuFeatures;
+  const required: GPUFeatureName[] = [];
+  for (const key of Object.keys(FEATURE_NAMES) as (keyof GpuFeatures)[]) {
+    const want = wanted === 'all' ? true : wanted === 'none' ? false : (wanted[key] ?? true);
+    const name = FEATURE_NAMES[key];
+    features[key] = want && adapter.features.has(name);
+    if (features[key]) required.push(name as GPUFeatureName);
+  }
+  const requiredLimits: Record<string, number> = {};
+  for (const name of RAISED_LIMITS) {
+    const v = (adapter.limits as unknown as Record<string, number>)[name];
+    if (typeof v === 'number') requiredLimits[name] = v;
+  }
+  const device = await adapter.requestDevice({
+    label: 'treeline',
+    requiredFeatures: required,
+    requiredLimits,
+  });
+  const info = adapter.info ?? ({} as GPUAdapterInfo);
+  const description: AdapterDescription = {
+    vendor: info.vendor ?? '',
+    architecture: info.architecture ?? '',
+    device: info.device ?? '',
+    description: info.description ?? '',
+    runtime,
+  };
+  const maxDim = Math.min(
+    device.limits.maxComputeWorkgroupsPerDimension,
+    options.maxWorkgroupsPerDimension ?? Number.POSITIVE_INFINITY,
+  );
+  return new GpuContext(device, description, features, maxDim, instance);
+}

@@ -1,0 +1,6 @@
+export { createGpuContext, GpuContext, type GpuContextOptions, type GpuFeatures, type AdapterDescription } from './context.js';
+export { type Kernel, type KernelSpec, type BindingKind, composeShader } from './kernel.js';
+export { Recorder, gridFor, type Binding, type DispatchArgs } from './recorder.js';
+export { Timer, type TimerEntry } from './timer.js';
+export { type MemoryStats } from './buffers.js';
+export { Usage } from './usage.js';

@@ -1,0 +1,153 @@
+/**
+ * Records one submission: dispatches (each in its own compute pass labelled with the kernel's label, so that
+ * errors and timer scopes name the kernel), copies and clears. Kernels record; only orchestrators submit
+ * (CONVENTIONS.md 6). Per-dispatch uniforms are gathered into one uniform buffer per submission, one
+ * 256-byte-aligned slot each, so that every dispatch sees its own values.
+ */
+import type { GpuContext } from './context.js';
+import type { Kernel } from './kernel.js';
+import type { Timer } from './timer.js';
+import { InputError } from '../errors.js';
+import { Usage } from './usage.js';
+
+/** A whole buffer, or a range of one. */
+export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
+
+export interface DispatchArgs {
+  /** The non-uniform bindings, in the kernel's binding order. */
+  buffers: Binding[];
+  /** The uniform block's contents (u32 words, or raw bytes) when the kernel has a uniform binding. */
+  uniforms?: ArrayLike<number> | ArrayBufferView;
+  /** Number of threads: the workgroup count is ⌈threads / WG⌉, spread over a 2D grid where needed. */
+  threads?: number;
+  /** Number of workgroups, for kernels that give each group a block of work. */
+  groups?: number;
+  /** Indirect dispatch: the (x, y, z) workgroup counts are read from `buffer` at `offset`. */
+  indirect?: { buffer: GPUBuffer; offset?: number };
+}
+
+type Op =
+  | { kind: 'dispatch'; kernel: Kernel; args: DispatchArgs; slot: number; grid: [number, number] }
+  | { kind: 'copy'; src: GPUBuffer; srcOffset: number; dst: GPUBuffer; dstOffset: number; size: number }
+  | { kind: 'clear'; buffer: GPUBuffer; offset: number; size?: number };
+
+/** Spreads `groups` workgroups over an (x, y) grid with x ≤ maxPerDim. */
+export function gridFor(groups: number, maxPerDim: number, label: string): [number, number] {
+  if (groups <= maxPerDim) return [groups, 1];
+  const y = Math.ceil(groups / maxPerDim);
+  if (y > maxPerDim) {
+    throw new InputError(`${label}: ${groups} workgroups exceed the ${maxPerDim}² grid this device allows`);
+  }
+  return [Math.ceil(groups / y), y];
+}
+
+export class Recorder {
+  private readonly ops: Op[] = [];
+  private readonly uniformChunks: Uint8Array[] = [];
+  private uniformBuffer: GPUBuffer | null = null;
+
+  constructor(
+    private readonly ctx: GpuContext,
+    readonly label: string,
+    private readonly timer?: Timer,
+  ) {}
+
+  /** Records a dispatch of `kernel`. */
+  dispatch(kernel: Kernel, args: DispatchArgs): void {
+    const { spec } = kernel;
+    let grid: [number, number] = [0, 0];
+    if (!args.indirect) {
+      const groups = args.groups ?? Math.ceil((args.threads ?? 0) / spec.workgroupSize);
+      if (groups === 0) return;
+      grid = gridFor(groups, this.ctx.maxWorkgroupsPerDimension, spec.label);
+    }
+    let slot = -1;
+    if (spec.bindings.includes('uniform')) {
+      if (!args.uniforms) throw new InputError(`${spec.label}: the kernel has a uniform binding but no uniforms were given`);
+      const u = args.uniforms;
+      const bytes = ArrayBuffer.isView(u)
+        ? new Uint8Array(u.buffer, u.byteOffset, u.byteLength)
+        : new Uint8Array(Uint32Array.from(u as ArrayLike<number>).buffer);
+      slot = this.uniformChunks.length;
+      this.uniformChunks.push(bytes);
+    }
+    this.ops.push({ kind: 'dispatch', kernel, args, slot, grid });
+  }
+
+  /** Records a buffer-to-buffer copy. */
+  copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, size: number): void {
+    if (size > 0) this.ops.push({ kind: 'copy', src, srcOffset, dst, dstOffset, size });
+  }
+
+  /** Records zero-filling `buffer` (all of it, or `size` bytes from `offset`). */
+  clear(buffer: GPUBuffer, offset = 0, size?: number): void {
+    this.ops.push({ kind: 'clear', buffer, offset, size });
+  }
+
+  /** Encodes everything recorded into one command buffer. */
+  finish(): GPUCommandBuffer {
+    const device = this.ctx.device;
+    const align = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
+    const slotSize = (b: Uint8Array) => Math.max(16, Math.ceil(b.byteLength / 16) * 16);
+    if (this.uniformChunks.length > 0) {
+      const total = (this.uniformChunks.length - 1) * align + slotSize(this.uniformChunks[this.uniformChunks.length - 1]);
+      const maxSlot = Math.max(...this.uniformChunks.map(slotSize));
+      if (maxSlot > align) throw new InputError(`${this.label}: a uniform block is larger than ${align} bytes`);
+      this.uniformBuffer = device.createBuffer({
+        label: `${this.label}::uniforms`,
+        size: total,
+        usage: Usage.UNIFORM,
+        mappedAtCreation: true,
+      });
+      const bytes = new Uint8Array(this.uniformBuffer.getMappedRange());
+      this.uniformChunks.forEach((c, i) => bytes.set(c, i * align));
+      this.uniformBuffer.unmap();
+    }
+    const enc = device.createCommandEncoder({ label: this.label });
+    for (const op of this.ops) {
+      if (op.kind === 'copy') enc.copyBufferToBuffer(op.src, op.srcOffset, op.dst, op.dstOffset, op.size);
+      else if (op.kind === 'clear') enc.clearBuffer(op.buffer, op.offset, op.size);
+      else this.encodeDispatch(enc, op, align, slotSize);
+    }
+    this.timer?.encodeResolve(enc);
+    return enc.finish({ label: this.label });
+  }
+
+  private encodeDispatch(
+    enc: GPUCommandEncoder,
+    op: Extract<Op, { kind: 'dispatch' }>,
+    align: number,
+    slotSize: (b: Uint8Array) => number,
+  ): void {
+    const { kernel, args } = op;
+    const spec = kernel.spec;
+    let next = 0;
+    const entries: GPUBindGroupEntry[] = spec.bindings.map((kind, binding) => {
+      if (kind === 'uniform') {
+        return {
+          binding,
+          resource: { buffer: this.uniformBuffer!, offset: op.slot * align, size: slotSize(this.uniformChunks[op.slot]) },
+        };
+      }
+      const b = args.buffers[next++];
+      if (!b) throw new InputError(`${spec.label}: binding ${binding} has no buffer (got ${args.buffers.length} buffers)`);
+      return { binding, resource: 'buffer' in b ? b : { buffer: b } };
+    });
+    if (next !== args.buffers.length) {
+      throw new InputError(`${spec.label}: expected ${next} buffers, got ${args.buffers.length}`);
+    }
+    const bindGroup = this.ctx.device.createBindGroup({ label: spec.label, layout: kernel.layout, entries });
+    const pass = enc.beginComputePass({ label: spec.label, timestampWrites: this.timer?.writesFor(spec.label) });
+    pass.setPipeline(kernel.pipeline);
+    pass.setBindGroup(0, bindGroup);
+    if (args.indirect) pass.dispatchWorkgroupsIndirect(args.indirect.buffer, args.indirect.offset ?? 0);
+    else pass.dispatchWorkgroups(op.grid[0], op.grid[1]);
+    pass.end();
+  }
+
+  /** Frees the submission's uniform buffer (WebGPU keeps it alive until the GPU is done with it). */
+  release(): void {
+    this.uniformBuffer?.destroy();
+    this.uniformBuffer = null;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * GPU timings from timestamp queries, by named scope: every compute pass (one per dispatch) is timed under its
+ * kernel's label, so profiles speak the same `layer::thing` names as errors. Without the `timestamp-query`
+ * feature the timer is a no-op that reports nothing.
+ */
+import type { GpuContext } from './context.js';
+import { Usage } from './usage.js';
+
+export interface TimerEntry {
+  label: string;
+  /** Milliseconds from the pass's beginning to its end. */
+  ms: number;
+}
+
+export class Timer {
+  private readonly querySet: GPUQuerySet | null;
+  private readonly resolveBuffer: GPUBuffer | null;
+  private readonly labels: string[] = [];
+  private resolvedUpTo = 0;
+
+  /** `capacity`: the number of passes that can be timed before `read()`/`reset()`. */
+  constructor(
+    private readonly ctx: GpuContext,
+    readonly capacity = 4096,
+  ) {
+    if (!ctx.features.timestampQuery) {
+      this.querySet = null;
+      this.resolveBuffer = null;
+      return;
+    }
+    this.querySet = ctx.device.createQuerySet({ label: 'gpu::timer', type: 'timestamp', count: 2 * capacity });
+    this.resolveBuffer = ctx.device.createBuffer({
+      label: 'gpu::timerResolve',
+      size: 16 * capacity,
+      usage: Usage.QUERY_RESOLVE | Usage.COPY_SRC,
+    });
+  }
+
+  /** Whether timings are collected at all. */
+  get enabled(): boolean {
+    return this.querySet !== null;
+  }
+
+  /** The timestamp writes for the next pass, or undefined when disabled or full. */
+  writesFor(label: string): GPUComputePassTimestampWrites | undefined {
+    if (!this.querySet || this.labels.length >= this.capacity) return undefined;
+    const i = this.labels.length;
+    this.labels.push(label);
+    return { querySet: this.querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 };
+  }
+
+  /** Resolves the queries written since the last resolve (called by the recorder at the end of a submission). */
+  encodeResolve(enc: GPUCommandEncoder): void {
+    if (!this.querySet || !this.resolveBuffer) return;
+    const from = this.resolvedUpTo;
+    const to = this.labels.length;
+    if (to === from) return;
+    enc.resolveQuerySet(this.querySet, 2 * from, 2 * (to - from), this.resolveBuffer, 16 * from);
+    this.resolvedUpTo = to;
+  }
+
+  /** Reads every timed pass since the last reset, in submission order. */
+  async read(): Promise<TimerEntry[]> {
+    if (!this.resolveBuffer || this.labels.length === 0) return [];
+    const raw = await this.ctx.read(this.resolveBuffer, 0, 16 * this.labels.length);
+    const t = new BigUint64Array(raw);
+    return this.labels.map((label, i) => ({ label, ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6 }));
+  }
+
+  /** Sums of `read()` per label, in first-seen order. */
+  async summary(): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const e of await this.read()) out.set(e.label, (out.get(e.label) ?? 0) + e.ms);
+    return out;
+  }
+
+  reset(): void {
+    this.labels.length = 0;
+    this.resolvedUpTo = 0;
+  }
+
+  destroy(): void {
+    this.querySet?.destroy();
+    this.resolveBuffer?.destroy();
+  }
+}
