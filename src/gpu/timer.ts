@@ -17,21 +17,25 @@ export class Timer {
   private readonly resolveBuffer: GPUBuffer | null;
   private readonly labels: string[] = [];
   private resolvedUpTo = 0;
+  /** The number of passes that can be timed before `read()`/`reset()` (at most 2048). */
+  readonly capacity: number;
 
   /** `capacity`: the number of passes that can be timed before `read()`/`reset()`. */
   constructor(
     private readonly ctx: GpuContext,
-    readonly capacity = 4096,
+    capacity = 2048,
   ) {
+    // WebGPU allows at most 4096 queries per query set: two per timed pass.
+    this.capacity = Math.min(capacity, 2048);
     if (!ctx.features.timestampQuery) {
       this.querySet = null;
       this.resolveBuffer = null;
       return;
     }
-    this.querySet = ctx.device.createQuerySet({ label: 'gpu::timer', type: 'timestamp', count: 2 * capacity });
+    this.querySet = ctx.device.createQuerySet({ label: 'gpu::timer', type: 'timestamp', count: 2 * this.capacity });
     this.resolveBuffer = ctx.device.createBuffer({
       label: 'gpu::timerResolve',
-      size: 16 * capacity,
+      size: 16 * this.capacity,
       usage: Usage.QUERY_RESOLVE | Usage.COPY_SRC,
     });
   }
@@ -65,6 +69,12 @@ export class Timer {
     const raw = await this.ctx.read(this.resolveBuffer, 0, 16 * this.labels.length);
     const t = new BigUint64Array(raw);
     return this.labels.map((label, i) => ({ label, ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6 }));
+  }
+
+  /** The raw begin/end timestamps (ns) of every timed pass since the last reset, interleaved. */
+  async rawTimestamps(): Promise<BigUint64Array> {
+    if (!this.resolveBuffer || this.labels.length === 0) return new BigUint64Array(0);
+    return new BigUint64Array(await this.ctx.read(this.resolveBuffer, 0, 16 * this.labels.length));
   }
 
   /** Sums of `read()` per label, in first-seen order. */

@@ -1,0 +1,31 @@
+/** The bandwidth baseline: a plain copy of n u32 (as vec4) through a WebGPU compute kernel. */
+import type { GpuContext } from '../gpu/context.js';
+import type { BenchCase } from './harness.js';
+
+export async function benchCopy(ctx: GpuContext, n: number): Promise<BenchCase> {
+  const n4 = Math.ceil(n / 4);
+  const kernel = await ctx.kernel({
+    label: 'bench::copy',
+    shader: 'bench/copy',
+    entry: 'main',
+    bindings: ['uniform', 'read', 'rw'],
+    workgroupSize: 256,
+  });
+  const src = ctx.createBuffer('bench::copySrc', n4 * 16);
+  const dst = ctx.createBuffer('bench::copyDst', n4 * 16);
+  const data = new Uint32Array(Math.min(n4 * 4, 1 << 20)).map((_, i) => (i * 2654435761) >>> 0);
+  ctx.device.queue.writeBuffer(src, 0, data);
+  return {
+    encode: (rec) => rec.dispatch(kernel, { buffers: [src, dst], uniforms: [n4, 0, 0, 0], threads: n4 }),
+    check: async () => {
+      const got = new Uint32Array(await ctx.read(dst, 0, data.byteLength));
+      for (let i = 0; i < data.length; i++) {
+        if (got[i] !== data[i]) throw new Error(`bench::copy: dst[${i}] = ${got[i]}, expected ${data[i]}`);
+      }
+    },
+    destroy: () => {
+      src.destroy();
+      dst.destroy();
+    },
+  };
+}

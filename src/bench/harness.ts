@@ -1,0 +1,114 @@
+/**
+ * The benchmark harness: seeded data, warm-up, repetitions, min and median, per-phase GPU time from timestamp
+ * queries under the kernels' labels, and the device, driver, commit and date printed with every figure
+ * (DESIGN.md "Performance: how to measure"; CONVENTIONS.md 15).
+ *
+ * Timings are GPU-resident: data already on the GPU, pipelines compiled by the warm-up. `gpuMs` is the span from
+ * the first timed pass's beginning to the last one's end; `wallMs` is submit → onSubmittedWorkDone on the host
+ * (it includes the ~50 µs submission round-trip).
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Recorder } from '../gpu/recorder.js';
+import { Timer } from '../gpu/timer.js';
+
+/** One benchmark case, set up once: `encode` records the timed work, `check` validates its result. */
+export interface BenchCase {
+  encode: (rec: Recorder) => void;
+  check: () => Promise<void>;
+  destroy: () => void;
+}
+
+export interface BenchFigure {
+  name: string;
+  n: number;
+  reps: number;
+  /** GPU span per repetition: min and median, ms. */
+  gpuMinMs: number;
+  gpuMedianMs: number;
+  /** Host submit → done, ms. */
+  wallMinMs: number;
+  wallMedianMs: number;
+  /** Per-label GPU time of the fastest repetition, ms. */
+  phases: Record<string, number>;
+  /** Peak bytes of live buffers during setup and runs. */
+  peakBytes: number;
+  /** Free-form derived figures (rates). */
+  rates: Record<string, number>;
+  checked: boolean;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** Runs `make()`'s case: `warmup` untimed runs, `reps` timed ones, then its check. */
+export async function runCase(
+  ctx: GpuContext,
+  name: string,
+  n: number,
+  make: () => Promise<BenchCase>,
+  opts: { warmup?: number; reps?: number; rates?: (gpuMs: number) => Record<string, number> } = {},
+): Promise<BenchFigure> {
+  const warmup = opts.warmup ?? 3;
+  const reps = opts.reps ?? 10;
+  ctx.buffers.resetPeak();
+  const c = await make();
+  const timer = new Timer(ctx);
+  try {
+    for (let i = 0; i < warmup; i++) {
+      await ctx.submit(`bench::${name}`, c.encode);
+      await ctx.onDone();
+    }
+    const gpu: number[] = [];
+    const wall: number[] = [];
+    let best: Record<string, number> = {};
+    for (let i = 0; i < reps; i++) {
+      timer.reset();
+      const t0 = performance.now();
+      await ctx.submit(`bench::${name}`, c.encode, { timer });
+      await ctx.onDone();
+      wall.push(performance.now() - t0);
+      const entries = await timer.read();
+      const span = await spanMs(timer, entries.length);
+      const g = span ?? wall[wall.length - 1];
+      if (gpu.length === 0 || g < Math.min(...gpu)) {
+        best = {};
+        for (const e of entries) best[e.label] = (best[e.label] ?? 0) + e.ms;
+      }
+      gpu.push(g);
+    }
+    await c.check();
+    const gpuMin = Math.min(...gpu);
+    return {
+      name,
+      n,
+      reps,
+      gpuMinMs: gpuMin,
+      gpuMedianMs: median(gpu),
+      wallMinMs: Math.min(...wall),
+      wallMedianMs: median(wall),
+      phases: best,
+      peakBytes: ctx.memory.peakBytes,
+      rates: opts.rates?.(gpuMin) ?? {},
+      checked: true,
+    };
+  } finally {
+    timer.destroy();
+    c.destroy();
+  }
+}
+
+/** The first-begin to last-end span of the timer's passes, or null without timestamps. */
+async function spanMs(timer: Timer, count: number): Promise<number | null> {
+  if (!timer.enabled || count === 0) return null;
+  const raw = await timer.rawTimestamps();
+  let lo = raw[0];
+  let hi = raw[1];
+  for (let i = 0; i < count; i++) {
+    if (raw[2 * i] < lo) lo = raw[2 * i];
+    if (raw[2 * i + 1] > hi) hi = raw[2 * i + 1];
+  }
+  return Number(hi - lo) / 1e6;
+}

@@ -1,0 +1,57 @@
+/** `treeline bench`: runs benchmark suites on the GPU and prints figures with device, driver, commit and date. */
+import { createGpuContext } from '../gpu/context.js';
+import { InputError } from '../errors.js';
+import { runCase, type BenchFigure } from '../bench/harness.js';
+import { benchEnvironment } from '../bench/environment.js';
+import { suites } from '../bench/suites.js';
+
+export interface BenchOptions {
+  sizes?: number[];
+  reps: number;
+  warmup: number;
+  json: boolean;
+  disableRobustness: boolean;
+}
+
+export async function runBench(names: string[], opts: BenchOptions, log: (s: string) => void): Promise<string> {
+  const chosen = names.length ? names : Object.keys(suites);
+  for (const name of chosen) {
+    if (!suites[name]) throw new InputError(`Unknown benchmark '${name}'; known: ${Object.keys(suites).join(', ')}`);
+  }
+  const ctx = await createGpuContext({ disableRobustness: opts.disableRobustness });
+  try {
+    const env = benchEnvironment(ctx);
+    log(`device: ${env.device}\ndriver: ${env.driver}\ncommit: ${env.commit}  date: ${env.date}  node: ${env.node}`);
+    log(`robustness: ${opts.disableRobustness ? 'disabled (disable_robustness)' : 'on (default)'}`);
+    const figures: BenchFigure[] = [];
+    for (const name of chosen) {
+      const suite = suites[name];
+      for (const n of opts.sizes ?? suite.defaultSizes) {
+        const f = await runCase(ctx, name, n, () => suite.make(ctx, n), {
+          reps: opts.reps,
+          warmup: opts.warmup,
+          rates: (ms) => suite.rates(n, ms),
+        });
+        figures.push(f);
+        log(formatFigure(f));
+      }
+    }
+    return opts.json
+      ? JSON.stringify({ environment: env, robustness: !opts.disableRobustness, figures }, null, 2) + '\n'
+      : '';
+  } finally {
+    ctx.destroy();
+  }
+}
+
+export function formatFigure(f: BenchFigure): string {
+  const rates = Object.entries(f.rates).map(([k, v]) => `${v.toFixed(2)} ${k}`).join(', ');
+  const phases = Object.entries(f.phases)
+    .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+    .join(', ');
+  return (
+    `${f.name} n=${f.n}: GPU min ${f.gpuMinMs.toFixed(3)} ms, median ${f.gpuMedianMs.toFixed(3)} ms ` +
+    `(wall min ${f.wallMinMs.toFixed(3)}, median ${f.wallMedianMs.toFixed(3)}; ${f.reps} reps) | ${rates} | ` +
+    `peak ${(f.peakBytes / 2 ** 20).toFixed(1)} MiB | checked: ${f.checked ? 'yes' : 'NO'}\n  phases (ms): ${phases}`
+  );
+}
