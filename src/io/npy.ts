@@ -1,0 +1,97 @@
+/**
+ * NumPy .npy reader and writer (format versions 1–3). Reads float32/float64 and (u)int8–64 arrays of shape (n,) or
+ * (n, d), in C or Fortran order, little or big endian, converting to row-major float32. Writes float32, float64,
+ * int32 and uint32 arrays of shape (n,) or (n, d) in C order.
+ */
+import { InputError } from '../errors.js';
+import type { PointTable } from './points.csv.js';
+
+const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
+
+export interface NpyArray {
+  dtype: string;
+  shape: number[];
+  fortranOrder: boolean;
+  /** The raw data bytes. */
+  data: Uint8Array;
+}
+
+export function parseNpy(bytes: Uint8Array, source = '<npy>'): NpyArray {
+  if (bytes.length < 10 || MAGIC.some((m, i) => bytes[i] !== m)) {
+    throw new InputError(`${source}: not a .npy file (missing the \\x93NUMPY magic).`);
+  }
+  const major = bytes[6];
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLen = major === 1 ? dv.getUint16(8, true) : dv.getUint32(8, true);
+  const start = major === 1 ? 10 : 12;
+  const header = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(start, start + headerLen));
+  const descr = /'descr'\s*:\s*'([^']+)'/.exec(header)?.[1];
+  const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(header)?.[1];
+  const shapeText = /'shape'\s*:\s*\(([^)]*)\)/.exec(header)?.[1];
+  if (!descr || !fortran || shapeText === undefined) throw new InputError(`${source}: malformed .npy header: ${header.trim()}`);
+  const shape = shapeText.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  return { dtype: descr, shape, fortranOrder: fortran === 'True', data: bytes.subarray(start + headerLen) };
+}
+
+const READERS: Record<string, [number, (dv: DataView, off: number, le: boolean) => number]> = {
+  f4: [4, (d, o, le) => d.getFloat32(o, le)],
+  f8: [8, (d, o, le) => d.getFloat64(o, le)],
+  i1: [1, (d, o) => d.getInt8(o)],
+  u1: [1, (d, o) => d.getUint8(o)],
+  i2: [2, (d, o, le) => d.getInt16(o, le)],
+  u2: [2, (d, o, le) => d.getUint16(o, le)],
+  i4: [4, (d, o, le) => d.getInt32(o, le)],
+  u4: [4, (d, o, le) => d.getUint32(o, le)],
+  i8: [8, (d, o, le) => Number(d.getBigInt64(o, le))],
+  u8: [8, (d, o, le) => Number(d.getBigUint64(o, le))],
+};
+
+/** Converts a parsed .npy array of shape (n,) or (n, d) to row-major float32 points. */
+export function npyToPoints(arr: NpyArray, source = '<npy>'): PointTable {
+  if (arr.shape.length < 1 || arr.shape.length > 2) {
+    throw new InputError(`${source}: expected a 1- or 2-dimensional array, got shape (${arr.shape.join(', ')}).`);
+  }
+  const [n, dim = 1] = arr.shape;
+  const endian = arr.dtype[0];
+  const kind = arr.dtype.slice(1);
+  const reader = READERS[kind];
+  if (!reader) throw new InputError(`${source}: unsupported dtype '${arr.dtype}' (expected float, int or uint).`);
+  const [size, get] = reader;
+  const le = endian !== '>';
+  if (arr.data.byteLength < n * dim * size) {
+    throw new InputError(`${source}: truncated: expected ${n * dim * size} data bytes, got ${arr.data.byteLength}.`);
+  }
+  const dv = new DataView(arr.data.buffer, arr.data.byteOffset, arr.data.byteLength);
+  const out = new Float32Array(n * dim);
+  if (kind === 'f4' && le && !arr.fortranOrder && arr.data.byteOffset % 4 === 0) {
+    out.set(new Float32Array(arr.data.buffer, arr.data.byteOffset, n * dim));
+  } else {
+    for (let i = 0; i < n; i++) {
+      for (let d = 0; d < dim; d++) {
+        const src = arr.fortranOrder ? d * n + i : i * dim + d;
+        out[i * dim + d] = get(dv, src * size, le);
+      }
+    }
+  }
+  return { points: out, n, dim, columns: Array.from({ length: dim }, (_, i) => String(i)) };
+}
+
+/** Serialises a typed array of shape (n,) or (n, d) as a version-1 .npy file in C order. */
+export function writeNpy(data: Float32Array | Float64Array | Int32Array | Uint32Array, shape: number[]): Uint8Array {
+  const descr =
+    data instanceof Float32Array ? '<f4' : data instanceof Float64Array ? '<f8' : data instanceof Int32Array ? '<i4' : '<u4';
+  const count = shape.reduce((a, b) => a * b, 1);
+  if (count !== data.length) throw new InputError(`writeNpy: shape (${shape.join(', ')}) holds ${count} values, got ${data.length}.`);
+  const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;
+  const pad = 64 - ((10 + header.length + 1) % 64);
+  header += ' '.repeat(pad % 64) + '\n';
+  const out = new Uint8Array(10 + header.length + data.byteLength);
+  out.set(MAGIC, 0);
+  out[6] = 1;
+  out[7] = 0;
+  new DataView(out.buffer).setUint16(8, header.length, true);
+  for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
+  out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), 10 + header.length);
+  return out;
+}

@@ -1,0 +1,26 @@
+/** ArborX's binary points format: int32 n, int32 d, then n·d float32, row-major, little endian. */
+import { InputError } from '../errors.js';
+import type { PointTable } from './points.csv.js';
+
+export function parseBinPoints(bytes: Uint8Array, source = '<bin>'): PointTable {
+  if (bytes.byteLength < 8) throw new InputError(`${source}: too short for the int32 n, int32 d header (${bytes.byteLength} bytes).`);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = dv.getInt32(0, true);
+  const dim = dv.getInt32(4, true);
+  if (n < 0 || dim < 1) throw new InputError(`${source}: invalid header n=${n}, d=${dim}.`);
+  const need = 8 + n * dim * 4;
+  if (bytes.byteLength < need) throw new InputError(`${source}: truncated: n=${n}, d=${dim} needs ${need} bytes, got ${bytes.byteLength}.`);
+  const points = new Float32Array(n * dim);
+  for (let i = 0; i < n * dim; i++) points[i] = dv.getFloat32(8 + 4 * i, true);
+  return { points, n, dim, columns: Array.from({ length: dim }, (_, i) => String(i)) };
+}
+
+export function writeBinPoints(points: Float32Array, dim: number): Uint8Array {
+  const n = points.length / dim;
+  const out = new Uint8Array(8 + points.byteLength);
+  const dv = new DataView(out.buffer);
+  dv.setInt32(0, n, true);
+  dv.setInt32(4, dim, true);
+  for (let i = 0; i < points.length; i++) dv.setFloat32(8 + 4 * i, points[i], true);
+  return out;
+}
