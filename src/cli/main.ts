@@ -1,90 +1,12 @@
 #!/usr/bin/env node
-/**
- * The treeline command line. The only place that touches process.exit: library errors are mapped to exit codes
- * here (CONVENTIONS.md 11). Data goes to stdout or -o; logs and progress to stderr.
- */
-import { Command, InvalidArgumentError } from 'commander';
-import { AbortError, GpuDeviceLostError, GpuError, GpuUnavailableError, InputError } from '../errors.js';
-import { formatInfo, gatherInfo } from './info.js';
-import { runBench } from './bench.js';
+/** The `treeline` executable: runs the program and turns errors into exit codes (the only place that does). */
+import { buildProgram, exitCodeFor, processIo, EXIT } from './program.js';
 
-/** Exit codes by error class. */
-export const EXIT = { ok: 0, internal: 1, input: 2, noGpu: 3, gpu: 4, aborted: 130 } as const;
-
-function exitCodeFor(e: unknown): number {
-  if (e instanceof InputError) return EXIT.input;
-  if (e instanceof GpuUnavailableError) return EXIT.noGpu;
-  if (e instanceof GpuError || e instanceof GpuDeviceLostError) return EXIT.gpu;
-  if (e instanceof AbortError) return EXIT.aborted;
-  return EXIT.internal;
+try {
+  await buildProgram().parseAsync(process.argv);
+} catch (e) {
+  const code = exitCodeFor(e);
+  processIo.log(`treeline: ${(e as Error).message}`);
+  if (code === EXIT.internal && (e as Error).stack) processIo.log((e as Error).stack!);
+  process.exitCode = code;
 }
-
-function sizeList(value: string): number[] {
-  return value.split(',').map((s) => {
-    const v = Number(s.trim());
-    if (!Number.isInteger(v) || v < 0) throw new InvalidArgumentError(`'${s}' is not a non-negative integer`);
-    return v;
-  });
-}
-
-function positiveInt(value: string): number {
-  const v = Number(value);
-  if (!Number.isInteger(v) || v < 1) throw new InvalidArgumentError(`'${value}' is not a positive integer`);
-  return v;
-}
-
-const out = (s: string) => process.stdout.write(s);
-const log = (s: string) => process.stderr.write(s.endsWith('\n') ? s : s + '\n');
-
-export function buildProgram(): Command {
-  const program = new Command();
-  program
-    .name('treeline')
-    .description('Exact EMSTs, mutual-reachability MSTs, HDBSCAN*, graph MSFs and MST statistics on the GPU (WebGPU)')
-    .version('0.1.0');
-
-  program
-    .command('info')
-    .description('show the backend, the WebGPU adapter, its optional features and limits')
-    .option('--json', 'print JSON')
-    .addHelpText('after', '\nExamples:\n  $ treeline info\n  $ treeline info --json')
-    .action(async (opts: { json?: boolean }) => {
-      const r = await gatherInfo();
-      out(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatInfo(r));
-    });
-
-  program
-    .command('bench')
-    .description('run GPU benchmarks (GPU-resident timings from timestamp queries; each run checks its answer)')
-    .argument('[suites...]', 'benchmarks to run (default: all)')
-    .option('-n, --n <sizes>', 'comma-separated sizes (default: each suite\'s)', sizeList)
-    .option('--reps <k>', 'timed repetitions', positiveInt, 10)
-    .option('--warmup <k>', 'untimed warm-up runs', positiveInt, 3)
-    .option('--json', 'print the figures as JSON on stdout')
-    .option('--disable-robustness', "Dawn's disable_robustness toggle (no bounds clamping)")
-    .addHelpText('after', '\nExamples:\n  $ treeline bench copy scan --n 268435456\n  $ treeline bench radix64 --reps 20 --json > r.json')
-    .action(async (names: string[], opts: { n?: number[]; reps: number; warmup: number; json?: boolean; disableRobustness?: boolean }) => {
-      const json = await runBench(names, {
-        sizes: opts.n,
-        reps: opts.reps,
-        warmup: opts.warmup,
-        json: !!opts.json,
-        disableRobustness: !!opts.disableRobustness,
-      }, log);
-      if (json) out(json);
-    });
-
-  return program;
-}
-
-async function main(): Promise<void> {
-  try {
-    await buildProgram().parseAsync(process.argv);
-  } catch (e) {
-    log(`treeline: ${(e as Error).message}`);
-    if (exitCodeFor(e) === EXIT.internal && (e as Error).stack) log((e as Error).stack!);
-    process.exitCode = exitCodeFor(e);
-  }
-}
-
-await main();

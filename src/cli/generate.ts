@@ -1,0 +1,40 @@
+/** `treeline generate`: seeded point clouds (the generators of src/datasets/) as CSV, NPY or ArborX binary. */
+import { writeFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { InputError } from '../errors.js';
+import { generate, GENERATORS, type GeneratorName } from '../datasets/generate.js';
+import { pointsToCsv } from '../io/write.js';
+import { writeNpy } from '../io/npy.js';
+import { writeBinPoints } from '../io/points.bin.js';
+
+export interface GenerateCliOptions {
+  n: number;
+  dim: number;
+  seed: number;
+  clusters?: number;
+  noise?: number;
+  output?: string;
+  format?: string;
+}
+
+export async function runGenerate(kind: string, o: GenerateCliOptions, out: (s: string) => void): Promise<string> {
+  if (!GENERATORS.includes(kind as GeneratorName)) {
+    throw new InputError(`Unknown generator '${kind}'; known: ${GENERATORS.join(', ')}.`);
+  }
+  const points = generate(kind as GeneratorName, { n: o.n, dim: o.dim, seed: o.seed, clusters: o.clusters, noise: o.noise });
+  const format = o.format ?? (o.output ? extname(o.output).slice(1).toLowerCase() || 'csv' : 'csv');
+  if (!['csv', 'npy', 'bin'].includes(format)) throw new InputError(`Unknown format '${format}' (expected csv, npy or bin).`);
+  if (!o.output) {
+    if (format !== 'csv') throw new InputError(`--format ${format} is binary: give a file with -o.`);
+    out(pointsToCsv(points, o.dim));
+    return 'stdout';
+  }
+  const bytes =
+    format === 'csv'
+      ? pointsToCsv(points, o.dim)
+      : format === 'npy'
+        ? writeNpy(points, [o.n, o.dim])
+        : writeBinPoints(points, o.dim);
+  await writeFile(o.output, bytes);
+  return o.output;
+}

@@ -1,0 +1,116 @@
+/**
+ * The treeline command line: commands and their options, declared once. Library errors are mapped to exit codes by
+ * `exitCodeFor`; only main.ts sets the process's exit code (CONVENTIONS.md 11). Data goes to stdout or -o; logs and
+ * progress to stderr, through the `io` given (tests capture it).
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { AbortError, GpuDeviceLostError, GpuError, GpuUnavailableError, InputError } from '../errors.js';
+import { formatInfo, gatherInfo } from './info.js';
+import { runBench } from './bench.js';
+import { runGenerate } from './generate.js';
+import { GENERATORS } from '../datasets/generate.js';
+
+/** Exit codes by error class. */
+export const EXIT = { ok: 0, internal: 1, input: 2, noGpu: 3, gpu: 4, aborted: 130 } as const;
+
+export function exitCodeFor(e: unknown): number {
+  if (e instanceof InputError) return EXIT.input;
+  if (e instanceof GpuUnavailableError) return EXIT.noGpu;
+  if (e instanceof GpuError || e instanceof GpuDeviceLostError) return EXIT.gpu;
+  if (e instanceof AbortError) return EXIT.aborted;
+  return EXIT.internal;
+}
+
+function sizeList(value: string): number[] {
+  return value.split(',').map((s) => {
+    const v = Number(s.trim());
+    if (!Number.isInteger(v) || v < 0) throw new InvalidArgumentError(`'${s}' is not a non-negative integer`);
+    return v;
+  });
+}
+
+function nonNegativeInt(value: string): number {
+  const v = Number(value);
+  if (!Number.isInteger(v) || v < 0) throw new InvalidArgumentError(`'${value}' is not a non-negative integer`);
+  return v;
+}
+
+function positiveInt(value: string): number {
+  const v = Number(value);
+  if (!Number.isInteger(v) || v < 1) throw new InvalidArgumentError(`'${value}' is not a positive integer`);
+  return v;
+}
+
+export interface CliIo {
+  /** Data (stdout). */
+  out: (s: string) => void;
+  /** Logs and progress (stderr). */
+  log: (s: string) => void;
+}
+
+export const processIo: CliIo = {
+  out: (s) => void process.stdout.write(s),
+  log: (s) => void process.stderr.write(s.endsWith('\n') ? s : s + '\n'),
+};
+
+export function buildProgram(io: CliIo = processIo): Command {
+  const { out, log } = io;
+  const program = new Command();
+  program
+    .name('treeline')
+    .description('Exact EMSTs, mutual-reachability MSTs, HDBSCAN*, graph MSFs and MST statistics on the GPU (WebGPU)')
+    .version('0.1.0');
+
+  program
+    .command('info')
+    .description('show the backend, the WebGPU adapter, its optional features and limits')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExamples:\n  $ treeline info\n  $ treeline info --json')
+    .action(async (opts: { json?: boolean }) => {
+      const r = await gatherInfo();
+      out(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatInfo(r));
+    });
+
+  program
+    .command('bench')
+    .description('run GPU benchmarks (GPU-resident timings from timestamp queries; each run checks its answer)')
+    .argument('[suites...]', 'benchmarks to run (default: all)')
+    .option('-n, --n <sizes>', 'comma-separated sizes (default: each suite\'s)', sizeList)
+    .option('--reps <k>', 'timed repetitions', positiveInt, 10)
+    .option('--warmup <k>', 'untimed warm-up runs', positiveInt, 3)
+    .option('--json', 'print the figures as JSON on stdout')
+    .option('--disable-robustness', "Dawn's disable_robustness toggle (no bounds clamping)")
+    .addHelpText('after', '\nExamples:\n  $ treeline bench copy scan --n 268435456\n  $ treeline bench radix64 --reps 20 --json > r.json')
+    .action(async (names: string[], opts: { n?: number[]; reps: number; warmup: number; json?: boolean; disableRobustness?: boolean }) => {
+      const json = await runBench(names, {
+        sizes: opts.n,
+        reps: opts.reps,
+        warmup: opts.warmup,
+        json: !!opts.json,
+        disableRobustness: !!opts.disableRobustness,
+      }, log);
+      if (json) out(json);
+    });
+
+  program
+    .command('generate')
+    .description(`write a seeded point cloud: ${GENERATORS.join(', ')}`)
+    .argument('<kind>', 'generator')
+    .requiredOption('-n, --n <count>', 'number of points', nonNegativeInt)
+    .option('-d, --dim <d>', 'dimension', positiveInt, 2)
+    .option('--seed <s>', 'random seed', nonNegativeInt, 1)
+    .option('--clusters <k>', 'blobs/visualvar: number of clusters', positiveInt)
+    .option('--noise <fraction>', 'blobs/visualvar: fraction of uniform noise', Number)
+    .option('-o, --output <file>', 'output file (default: CSV on stdout)')
+    .option('--format <fmt>', 'csv | npy | bin (default: from the -o extension, else csv)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ treeline generate blobs -n 2000 --clusters 4 -o blobs.csv\n  $ treeline generate normal -n 10000000 -d 3 -o normal3d.npy',
+    )
+    .action(async (kind: string, opts) => {
+      const where = await runGenerate(kind, opts, out);
+      if (where !== 'stdout') log(`wrote ${opts.n} × ${opts.dim} ${kind} points to ${where}`);
+    });
+
+  return program;
+}
