@@ -1,0 +1,162 @@
+/**
+ * Loads the golden HDBSCAN outputs in ../shared/golden/hdbscan (scikit-learn-contrib hdbscan 0.8.43; see that
+ * folder's README for how they were made and how to compare). Paths are relative to the repository root; set
+ * TREELINE_GOLDEN_DIR to point elsewhere. Non-finite numbers are stored as the strings "Infinity"/"NaN".
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The golden folder: `<repo>/../shared/golden`. */
+export const GOLDEN_DIR =
+  process.env.TREELINE_GOLDEN_DIR ?? fileURLToPath(new URL('../../../shared/golden/', import.meta.url));
+
+export const HDBSCAN_DIR = join(GOLDEN_DIR, 'hdbscan');
+
+/** Whether the golden files are present. */
+export function haveGolden(): boolean {
+  return existsSync(join(HDBSCAN_DIR, 'index.json'));
+}
+
+/** One row of hdbscan/index.json. */
+export interface GoldenIndexEntry {
+  case: string;
+  params: string;
+  n: number;
+  d: number;
+  n_clusters: number;
+  n_noise: number;
+  exact_ties: boolean;
+  near_ties: boolean;
+  ari_canonical_vs_reference: number;
+}
+
+export interface GoldenCondensedTree {
+  parent: number[];
+  child: number[];
+  lambda: number[];
+  child_size: number[];
+}
+
+/** The `canonical` block: hdbscan's tree code on the canonical MST and single-linkage order. */
+export interface GoldenCanonical {
+  labels: number[];
+  probabilities: number[];
+  outlier_scores: number[];
+  condensed_tree: GoldenCondensedTree;
+  single_linkage_tree: number[][];
+  /** [u, v, weight] rows in canonical order. */
+  mst_edges: number[][];
+  mst_total_weight: number;
+  n_clusters: number;
+  n_noise: number;
+  exact_ties: boolean;
+  near_ties: boolean;
+  ari_vs_reference: number;
+}
+
+export interface GoldenCase {
+  params: {
+    min_cluster_size: number;
+    min_samples: number;
+    cluster_selection_method: 'eom' | 'leaf';
+    cluster_selection_epsilon: number;
+    max_cluster_size: number;
+    allow_single_cluster: boolean;
+  };
+  min_samples_effective: number;
+  n: number;
+  dim: number;
+  labels: number[];
+  probabilities: number[];
+  outlier_scores: number[];
+  cluster_persistence: number[];
+  canonical: GoldenCanonical;
+}
+
+export interface GoldenPredict {
+  params: { min_cluster_size: number; min_samples: number };
+  labels_fit: number[];
+  approximate_predict: { labels: number[]; probabilities: number[] };
+  exemplars: number[][];
+  relative_validity: number;
+}
+
+/** JSON.parse that turns "Infinity", "-Infinity" and "NaN" strings back into numbers. */
+export function parseGoldenJson<T>(text: string): T {
+  return JSON.parse(text, (_key, value) => {
+    if (value === 'Infinity') return Infinity;
+    if (value === '-Infinity') return -Infinity;
+    if (value === 'NaN') return NaN;
+    return value;
+  }) as T;
+}
+
+function readJson<T>(...parts: string[]): T {
+  return parseGoldenJson<T>(readFileSync(join(HDBSCAN_DIR, ...parts), 'utf8'));
+}
+
+export function goldenIndex(): GoldenIndexEntry[] {
+  return readJson<GoldenIndexEntry[]>('index.json');
+}
+
+export function goldenCase(caseName: string, params: string): GoldenCase {
+  return readJson<GoldenCase>(caseName, `${params}.json`);
+}
+
+export function goldenPredict(caseName: string, params: string): GoldenPredict {
+  return readJson<GoldenPredict>(caseName, `predict-${params}.json`);
+}
+
+/** A CSV of numbers with a header line, as row-major float32 points. */
+export function readPointsCsv(path: string): { points: Float32Array; dim: number; n: number } {
+  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim().length > 0);
+  const rows = lines.slice(1).map((l) => l.split(',').map(Number));
+  const dim = rows.length > 0 ? rows[0].length : 0;
+  const points = new Float32Array(rows.length * dim);
+  rows.forEach((r, i) => r.forEach((v, j) => (points[i * dim + j] = v)));
+  return { points, dim, n: rows.length };
+}
+
+export function goldenPoints(caseName: string, file = 'points.csv'): { points: Float32Array; dim: number; n: number } {
+  return readPointsCsv(join(HDBSCAN_DIR, caseName, file));
+}
+
+/** The canonical MST of a golden case as typed arrays (float64 weights, as hdbscan computed them). */
+export function goldenMst(c: GoldenCase): { sources: Uint32Array; targets: Uint32Array; weights: Float64Array } {
+  const e = c.canonical.mst_edges;
+  const sources = new Uint32Array(e.length);
+  const targets = new Uint32Array(e.length);
+  const weights = new Float64Array(e.length);
+  e.forEach(([u, v, w], i) => {
+    sources[i] = u;
+    targets[i] = v;
+    weights[i] = w;
+  });
+  return { sources, targets, weights };
+}
+
+/** Adjusted Rand index of two labelings (noise −1 counted as one more label, as sklearn does). */
+export function adjustedRandIndex(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const n = a.length;
+  const table = new Map<string, number>();
+  const rowSums = new Map<number, number>();
+  const colSums = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    const key = `${a[i]},${b[i]}`;
+    table.set(key, (table.get(key) ?? 0) + 1);
+    rowSums.set(a[i], (rowSums.get(a[i]) ?? 0) + 1);
+    colSums.set(b[i], (colSums.get(b[i]) ?? 0) + 1);
+  }
+  const c2 = (x: number): number => (x * (x - 1)) / 2;
+  let index = 0;
+  for (const v of table.values()) index += c2(v);
+  let sumA = 0;
+  for (const v of rowSums.values()) sumA += c2(v);
+  let sumB = 0;
+  for (const v of colSums.values()) sumB += c2(v);
+  const expected = (sumA * sumB) / c2(n);
+  const max = (sumA + sumB) / 2;
+  if (max === expected) return 1;
+  return (index - expected) / (max - expected);
+}
