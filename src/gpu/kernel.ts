@@ -78,7 +78,7 @@ export async function createKernel(ctx: GpuContext, spec: KernelSpec): Promise<K
       })),
     }),
   );
-  const module = device.createShaderModule({ label: spec.label, code });
+  const module = await ctx.scoped(spec.label, () => device.createShaderModule({ label: spec.label, code }));
   const info = await module.getCompilationInfo();
   const errors = info.messages.filter((m) => m.type === 'error');
   if (errors.length > 0) {

@@ -1,0 +1,29 @@
+// The 32-bit fallback of best64.wgsl: entry `key` takes the per-component minimum key (the .y word of best), then,
+// in a later dispatch, entry `lo` the minimum min-index among the candidates with that key (the .x word).
+@group(0) @binding(0) var<uniform> u: Params;
+@group(0) @binding(1) var<storage, read> label: array<u32>;
+@group(0) @binding(2) var<storage, read> cand: array<vec4u>;
+@group(0) @binding(3) var<storage, read_write> best: array<atomic<u32>>;
+
+@compute @workgroup_size(WG)
+fn key(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+       @builtin(local_invocation_index) lid: u32) {
+  let j = thread_index(wid, nwg, lid);
+  if (j >= u.n) { return; }
+  let c = cand[j];
+  if (c.x == NONE) { return; }
+  atomicMin(&best[2u * label[j] + 1u], c.x);
+}
+
+@compute @workgroup_size(WG)
+fn lo(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+      @builtin(local_invocation_index) lid: u32) {
+  let j = thread_index(wid, nwg, lid);
+  if (j >= u.n) { return; }
+  let c = cand[j];
+  if (c.x == NONE) { return; }
+  let comp = label[j];
+  if (atomicLoad(&best[2u * comp + 1u]) == c.x) {
+    atomicMin(&best[2u * comp], c.z);
+  }
+}

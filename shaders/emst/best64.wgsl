@@ -1,0 +1,16 @@
+// Per-component minimum of (key, min index) in one 64-bit atomicMin (.y = high word = key, .x = min index); the
+// max index follows in bestmax.wgsl. Needs the `atomic-vec2u-min-max` feature; best32.wgsl is the fallback.
+@group(0) @binding(0) var<uniform> u: Params;
+@group(0) @binding(1) var<storage, read> label: array<u32>;
+@group(0) @binding(2) var<storage, read> cand: array<vec4u>;
+@group(0) @binding(3) var<storage, read_write> best: array<atomic<vec2u>>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let j = thread_index(wid, nwg, lid);
+  if (j >= u.n) { return; }
+  let c = cand[j];
+  if (c.x == NONE) { return; }
+  atomicStoreMin(&best[label[j]], vec2u(c.z, c.x));
+}

@@ -1,0 +1,20 @@
+// Per-component minimum max-index among the candidates equal to the component's best (key, min index).
+@group(0) @binding(0) var<uniform> u: Params;
+@group(0) @binding(1) var<storage, read> label: array<u32>;
+@group(0) @binding(2) var<storage, read> cand: array<vec4u>;
+@group(0) @binding(3) var<storage, read> best: array<vec2u>;
+@group(0) @binding(4) var<storage, read_write> bestMax: array<atomic<u32>>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let j = thread_index(wid, nwg, lid);
+  if (j >= u.n) { return; }
+  let c = cand[j];
+  if (c.x == NONE) { return; }
+  let comp = label[j];
+  let b = best[comp];
+  if (b.y == c.x && b.x == c.z) {
+    atomicMin(&bestMax[comp], c.w);
+  }
+}

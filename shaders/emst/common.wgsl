@@ -1,0 +1,26 @@
+// Edge keys of the single-tree Borůvka (seed 002 §3), shared by its kernels.
+//
+// A key is the f32 bit pattern of the squared Euclidean distance, or of the squared mutual reachability
+// distance max(core²(a), core²(b), d²(a, b) / alpha²). Non-negative floats order like their u32 bit patterns, so
+// keys compare as u32. Important! Edges are ordered by (key, min original index, max original index): ties
+// broken any other way can form cycles among equal edges.
+
+struct Params {
+  n: u32,
+  // 1 for mutual reachability, 0 for Euclidean.
+  mr: u32,
+  // 1 / alpha², computed on the host (WGSL division is not correctly rounded).
+  ia2: f32,
+  pad: u32,
+}
+
+const NONE: u32 = 0xffffffffu;
+// The bit pattern of +inf: larger than every finite key, smaller than NONE.
+const INF_KEY: u32 = 0x7f800000u;
+
+// (key, lo, hi) < (bkey, blo, bhi) lexicographically.
+fn edge_less(key: u32, lo: u32, hi: u32, bkey: u32, blo: u32, bhi: u32) -> bool {
+  if (key != bkey) { return key < bkey; }
+  if (lo != blo) { return lo < blo; }
+  return hi < bhi;
+}

@@ -1,0 +1,30 @@
+// Merge (seed 002 §3, "Merging components together", through the shared union-find instead of chain following):
+// the point holding its component's winning edge unions the two components; the edge is appended only when the
+// union merged two sets, so the edge two components chose mutually is added once. Under the strict
+// (key, min, max) order the round's winning edges form a forest plus such mutual pairs, so nothing else is lost.
+@group(0) @binding(0) var<uniform> u: Params;
+@group(0) @binding(1) var<storage, read> label: array<u32>;
+@group(0) @binding(2) var<storage, read> order: array<u32>;
+@group(0) @binding(3) var<storage, read> cand: array<vec4u>;
+@group(0) @binding(4) var<storage, read> best: array<vec2u>;
+@group(0) @binding(5) var<storage, read> bestMax: array<u32>;
+@group(0) @binding(6) var<storage, read_write> uf_parent: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> edgeCount: array<atomic<u32>>;
+// (source original index, target original index, key, 0) per MST edge, in the order found.
+@group(0) @binding(8) var<storage, read_write> edges: array<vec4u>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let j = thread_index(wid, nwg, lid);
+  if (j >= u.n) { return; }
+  let c = cand[j];
+  if (c.x == NONE) { return; }
+  let comp = label[j];
+  let b = best[comp];
+  if (b.y != c.x || b.x != c.z || bestMax[comp] != c.w) { return; }
+  if (uf_union(comp, label[c.y])) {
+    let e = atomicAdd(&edgeCount[0], 1u);
+    edges[e] = vec4u(order[j], order[c.y], c.x, 0u);
+  }
+}

@@ -1,0 +1,105 @@
+// The nearest point in a different component, for every point (seed 002 §3, Algorithm 2): a stack traversal of
+// the BVH (layout: src/bvh/layout.ts) from the header record, nearer child first, that
+//  - skips subtrees whose leaves all lie in the query's component ("Optimization 1", childLabel),
+//  - prunes by the radius, which starts at the component's upper bound and shrinks to the best key found, keeping
+//    `<=` so that candidates equal to the radius still reach the (key, min index, max index) tie-break,
+//  - for mutual reachability prunes by max(box distance² / alpha², own core², smallest core² in the subtree), as
+//    fast_hdbscan does.
+// Writes cand[j] = (key, other Morton position, min original index, max original index), key NONE for none.
+@group(0) @binding(0) var<uniform> u: Params;
+@group(0) @binding(1) var<storage, read> points: array<f32>;
+@group(0) @binding(2) var<storage, read> core2: array<f32>;
+@group(0) @binding(3) var<storage, read> order: array<u32>;
+@group(0) @binding(4) var<storage, read> links: array<vec4u>;
+@group(0) @binding(5) var<storage, read> boxes: array<f32>;
+@group(0) @binding(6) var<storage, read> childLabel: array<vec2u>;
+@group(0) @binding(7) var<storage, read> label: array<u32>;
+@group(0) @binding(8) var<storage, read> ub: array<u32>;
+@group(0) @binding(9) var<storage, read> minCore2: array<vec2f>;
+@group(0) @binding(10) var<storage, read_write> cand: array<vec4u>;
+
+// Never overflows: a root-to-leaf path has at most codeBits + 32 ≤ 96 internal nodes (layout.ts STACK_SIZE),
+// and the stack holds at most one pending sibling per level.
+const STACK: u32 = 100u;
+
+// Squared distance from Morton position j's point to the box of child `side` of record `rec` (0 inside).
+fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
+  let base = rec * 4u * D + side * 2u * D;
+  var s = 0.0;
+  for (var k = 0u; k < D; k++) {
+    let x = points[j * D + k];
+    let t = max(max(boxes[base + k] - x, x - boxes[base + D + k]), 0.0);
+    s = s + t * t;
+  }
+  return s;
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let j = thread_index(wid, nwg, lid);
+  if (j >= u.n) { return; }
+  let comp = label[j];
+  let me = order[j];
+  var radius = ub[comp];
+  var myCore = 0.0;
+  if (u.mr != 0u) { myCore = core2[j]; }
+  var bestKey = NONE;
+  var bestOther = NONE;
+  var bestLo = NONE;
+  var bestHi = NONE;
+  var stack: array<u32, STACK>;
+  var sp = 0u;
+  var rec = u.n - 1u; // the header record: its left child is the root
+  loop {
+    let l = links[rec];
+    let cl = childLabel[rec];
+    var lower = array<u32, 2>(NONE, NONE);
+    for (var side = 0u; side < 2u; side++) {
+      let c = select(l.x, l.y, side == 1u);
+      if (c == NONE || select(cl.x, cl.y, side == 1u) == comp) { continue; }
+      var lb = box_d2(rec, side, j);
+      if (u.mr != 0u) {
+        let mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
+        lb = max(max(lb * u.ia2, myCore), mc);
+      }
+      let lbBits = bitcast<u32>(lb);
+      if (lbBits > radius) { continue; }
+      if (c >= u.n - 1u) {
+        let k = c - (u.n - 1u);
+        let key = edge_key(j, k);
+        let other = order[k];
+        let lo = min(me, other);
+        let hi = max(me, other);
+        if (key <= radius && edge_less(key, lo, hi, bestKey, bestLo, bestHi)) {
+          bestKey = key;
+          bestOther = k;
+          bestLo = lo;
+          bestHi = hi;
+          radius = key;
+        }
+      } else {
+        lower[side] = lbBits;
+      }
+    }
+    // Push the farther internal child first so that the nearer is visited first.
+    let l0 = lower[0];
+    let l1 = lower[1];
+    if (l0 != NONE && l1 != NONE) {
+      if (l0 <= l1) {
+        stack[sp] = l.y; stack[sp + 1u] = l.x;
+      } else {
+        stack[sp] = l.x; stack[sp + 1u] = l.y;
+      }
+      sp += 2u;
+    } else if (l0 != NONE) {
+      stack[sp] = l.x; sp += 1u;
+    } else if (l1 != NONE) {
+      stack[sp] = l.y; sp += 1u;
+    }
+    if (sp == 0u) { break; }
+    sp -= 1u;
+    rec = stack[sp];
+  }
+  cand[j] = vec4u(bestKey, bestOther, bestLo, bestHi);
+}

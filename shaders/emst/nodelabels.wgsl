@@ -1,0 +1,24 @@
+// Node label uniformity, step 2: for both children of every record (layout: src/bvh/layout.ts), the component
+// all its leaves share, or NONE when they differ. A leaf child's label is its own.
+@group(0) @binding(0) var<uniform> u: Params;
+@group(0) @binding(1) var<storage, read> label: array<u32>;
+@group(0) @binding(2) var<storage, read> prefix: array<u32>;
+@group(0) @binding(3) var<storage, read> links: array<vec4u>;
+@group(0) @binding(4) var<storage, read> ranges: array<vec2u>;
+@group(0) @binding(5) var<storage, read_write> childLabel: array<vec2u>;
+
+fn child_label(c: u32) -> u32 {
+  if (c == NONE) { return NONE; }
+  if (c >= u.n - 1u) { return label[c - (u.n - 1u)]; }
+  let r = ranges[c];
+  return select(NONE, label[r.x], prefix[r.y] == prefix[r.x]);
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let r = thread_index(wid, nwg, lid);
+  if (r >= u.n) { return; }
+  let l = links[r];
+  childLabel[r] = vec2u(child_label(l.x), child_label(l.y));
+}

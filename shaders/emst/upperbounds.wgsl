@@ -1,0 +1,26 @@
+// Upper bounds on every component's shortest outgoing edge (seed 002 §3, "Optimization 2"): Morton neighbours at
+// distance 1 and 2 in different components bound both components' edges. Starting every traversal with a finite
+// radius is worth ~18× (DESIGN.md).
+@group(0) @binding(0) var<uniform> u: Params;
+@group(0) @binding(1) var<storage, read> points: array<f32>;
+@group(0) @binding(2) var<storage, read> core2: array<f32>;
+@group(0) @binding(3) var<storage, read> label: array<u32>;
+@group(0) @binding(4) var<storage, read_write> ub: array<atomic<u32>>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let j = thread_index(wid, nwg, lid);
+  if (j >= u.n) { return; }
+  let a = label[j];
+  for (var off = 1u; off <= 2u; off++) {
+    let k = j + off;
+    if (k >= u.n) { break; }
+    let b = label[k];
+    if (a != b) {
+      let key = edge_key(j, k);
+      atomicMin(&ub[a], key);
+      atomicMin(&ub[b], key);
+    }
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * Single-tree Borůvka on the GPU: Prokopenko, Sao & Lebrun-Grandié, "A single-tree algorithm to compute the
+ * Euclidean minimum spanning tree on GPUs" (seed 002, §3, Fig. 3 and Algorithm 2). Every round:
+ *
+ *   plan         indirect-dispatch grids, empty once the tree is complete          (emst/plan.wgsl)
+ *   reset        per-component upper bound and best edge                            (emst/reset.wgsl)
+ *   labels       node label uniformity by prefix sum (no inter-thread hand-off)     (emst/changes, scan, nodelabels)
+ *   upperBounds  Morton neighbours ±1, ±2 in different components                   (emst/upperbounds.wgsl)
+ *   nearest      nearest point in another component, subtree skipping, pruning      (emst/nearest.wgsl)
+ *   best         per-component minimum edge in (key, min, max) order                 (emst/best64|best32, bestmax)
+ *   merge        union through the shared union-find, append new edges              (emst/merge.wgsl)
+ *   flatten      labels = flattened union-find parents                               (unionfind kernels)
+ *
+ * What we changed from the paper: labels by prefix sum instead of ArborX's bottom-up label walk (WebGPU has no
+ * cross-workgroup memory ordering), merge through a lock-free union-find instead of chain following, several
+ * rounds per submission with indirect dispatch instead of a read-back per round, and squared keys throughout.
+ *
+ * Vertices are Morton positions of the BVH's leaves; edges come out as original indices.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel } from '../gpu/kernel.js';
+import type { Recorder } from '../gpu/recorder.js';
+import { gridFor } from '../gpu/recorder.js';
+import type { Timer } from '../gpu/timer.js';
+import { Usage } from '../gpu/usage.js';
+import { AbortError, TreelineError } from '../errors.js';
+import { createScanner, type Scanner } from '../primitives/scan.js';
+import { createUnionFind, type GpuUnionFind } from '../unionfind/unionfind.js';
+
+/** The BVH buffers Borůvka reads (layout: src/bvh/layout.ts). */
+export interface BvhBuffers {
+  n: number;
+  dim: number;
+  /** n × dim f32, Morton order. */
+  sortedPoints: GPUBuffer;
+  /** n u32: original index of leaf j. */
+  order: GPUBuffer;
+  /** n records × vec4u. */
+  links: GPUBuffer;
+  /** n records × 4·dim f32. */
+  boxes: GPUBuffer;
+  /** (n − 1) × vec2u. */
+  ranges: GPUBuffer;
+  /** 2n − 1 u32. */
+  parents: GPUBuffer;
+}
+
+export interface BoruvkaRunOptions {
+  /** n squared core distances in Morton order: mutual reachability. Omit for the Euclidean MST. */
+  core2?: GPUBuffer;
+  /** Mutual reachability's alpha (default 1). */
+  alpha?: number;
+  /** Rounds encoded per submission (default 4). */
+  roundsPerSubmit?: number;
+  timer?: Timer;
+  onProgress?: (fraction: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface BoruvkaResult {
+  /** n − 1 records (source, target, key, 0): original indices and the f32 bits of the squared weight. */
+  edges: GPUBuffer;
+  count: number;
+  rounds: number;
+}
+
+const EMST_INCLUDE = ['common/grid', 'emst/common'];
+const NONE = 0xffffffff;
+
+export class Boruvka {
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly maxN: number,
+    readonly dim: number,
+    private readonly k: Record<string, Kernel>,
+    private readonly scanner: Scanner,
+    private readonly uf: GpuUnionFind,
+    private readonly b: Record<string, GPUBuffer>,
+  ) {}
+
+  static async create(ctx: GpuContext, maxN: number, dim: number): Promise<Boruvka> {
+    const n = Math.max(maxN, 2);
+    const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], wg = 256, entry = 'main', extra: string[] = []) =>
+      ctx.kernel({
+        label: `emst::${name}${entry === 'main' ? '' : `.${entry}`}`,
+        shader: `emst/${name}`,
+        entry,
+        bindings,
+        workgroupSize: wg,
+        include: [...EMST_INCLUDE, ...extra],
+        constants: { D: dim },
+        enable: name === 'best64' ? ['atomic_vec2u_min_max'] : undefined,
+      });
+    const R = 'read' as const;
+    const W = 'rw' as const;
+    const U = 'uniform' as const;
+    const k: Record<string, Kernel> = {
+      plan: await ctx.kernel({ label: 'emst::plan', shader: 'emst/plan', entry: 'main', bindings: [U, R, W], workgroupSize: 1 }),
+      fill: await ctx.kernel({ label: 'emst::fill', shader: 'emst/fill', entry: 'main', bindings: [U, W], workgroupSize: 256 }),
+      reset: await spec('reset', [U, W, W, W]),
+      changes: await spec('changes', [U, R, W]),
+      nodelabels: await spec('nodelabels', [U, R, R, R, R, W]),
+      upperbounds: await spec('upperbounds', [U, R, R, R, W], 256, 'main', ['emst/distance']),
+      nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W], 32, 'main', ['emst/distance']),
+      bestmax: await spec('bestmax', [U, R, R, R, W]),
+      merge: await spec('merge', [U, R, R, R, R, R, W, W, W], 256, 'main', ['unionfind/unionfind']),
+      mincore: await spec('mincore', [U, R, R, W, W]),
+    };
+    if (ctx.features.atomicVec2uMinMax) {
+      k.best64 = await spec('best64', [U, R, R, W]);
+    } else {
+      k.best32key = await spec('best32', [U, R, R, W], 256, 'key');
+      k.best32lo = await spec('best32', [U, R, R, W], 256, 'lo');
+    }
+    const scanner = await createScanner(ctx, n);
+    const uf = await createUnionFind(ctx, n);
+    const buf = (name: string, bytes: number, usage = 0) => ctx.createBuffer(`emst::${name}`, bytes, usage);
+    const b: Record<string, GPUBuffer> = {
+      label: buf('label', 4 * n),
+      chg: buf('changes', 4 * n),
+      prefix: buf('prefix', 4 * n),
+      childLabel: buf('childLabel', 8 * n),
+      ub: buf('upperBounds', 4 * n),
+      best: buf('best', 8 * n),
+      bestMax: buf('bestMax', 4 * n),
+      cand: buf('candidates', 16 * n),
+      edges: buf('edges', 16 * n),
+      edgeCount: buf('edgeCount', 4),
+      args: buf('dispatchArgs', 4 * 3 * 4, Usage.INDIRECT),
+      noCore: buf('noCore', 16),
+      noMinCore: buf('noMinCore', 16),
+    };
+    return new Boruvka(ctx, maxN, dim, k, scanner, uf, b);
+  }
+
+  /** Computes the MST of the BVH's points. Resolves when the tree is complete (read-backs: one u32 per submit). */
+  async run(bvh: BvhBuffers, opts: BoruvkaRunOptions = {}): Promise<BoruvkaResult> {
+    const { ctx, k, b } = this;
+    const n = bvh.n;
+    if (n > this.maxN) throw new TreelineError(`emst::boruvka: n=${n} exceeds the maxN=${this.maxN} it was created for`);
+    if (bvh.dim !== this.dim) throw new TreelineError(`emst::boruvka: dim=${bvh.dim}, created for dim=${this.dim}`);
+    if (n < 2) return { edges: b.edges, count: 0, rounds: 0 };
+    const alpha = opts.alpha ?? 1;
+    const mr = opts.core2 !== undefined;
+    const params = new ArrayBuffer(16);
+    new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
+    new Float32Array(params, 8, 1)[0] = Math.fround(1 / (alpha * alpha));
+    const u = new Uint32Array(params);
+    const core2 = opts.core2 ?? b.noCore;
+    let minCore2 = b.noMinCore;
+    const maxDim = ctx.maxWorkgroupsPerDimension;
+    const grid256 = gridFor(Math.ceil(n / 256), maxDim, 'emst::round');
+    const grid32 = gridFor(Math.ceil(n / 32), maxDim, 'emst::nearest');
+    const plan = new Uint32Array(4 + 16);
+    plan.set([n, 2, 0, 0, grid256[0], grid256[1], 0, 0, grid32[0], grid32[1], 0, 0]);
+    const slot256 = { buffer: b.args, offset: 0 };
+    const slot32 = { buffer: b.args, offset: 12 };
+    const uf = this.uf;
+
+    await ctx.submit('emst::setup', (rec) => {
+      rec.clear(b.edgeCount);
+      uf.encodeInit(rec, n);
+      rec.copy(uf.parent, 0, b.label, 0, 4 * n);
+    }, { timer: opts.timer });
+    if (mr) {
+      minCore2 = ctx.createBuffer('emst::minCore2', 8 * n);
+      const arrive = ctx.createBuffer('emst::arrive', 4 * n);
+      await ctx.submit('emst::minCore', (rec) => {
+        rec.dispatch(k.fill, { buffers: [arrive], uniforms: [n, NONE, 0, 0], threads: n });
+        rec.dispatch(k.mincore, { buffers: [core2, bvh.parents, arrive, minCore2], uniforms: u, threads: n });
+      }, { timer: opts.timer });
+      arrive.destroy();
+    }
+
+    const round = (rec: Recorder) => {
+      rec.dispatch(k.plan, { buffers: [b.edgeCount, b.args], uniforms: plan, groups: 1 });
+      const at = { indirect: slot256, uniforms: u };
+      rec.dispatch(k.reset, { ...at, buffers: [b.ub, b.best, b.bestMax] });
+      rec.dispatch(k.changes, { ...at, buffers: [b.label, b.chg] });
+      this.scanner.encode(rec, b.chg, b.prefix, n, 'exclusive');
+      rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.prefix, bvh.links, bvh.ranges, b.childLabel] });
+      rec.dispatch(k.upperbounds, { ...at, buffers: [bvh.sortedPoints, core2, b.label, b.ub] });
+      rec.dispatch(k.nearest, {
+        indirect: slot32,
+        uniforms: u,
+        buffers: [bvh.sortedPoints, core2, bvh.order, bvh.links, bvh.boxes, b.childLabel, b.label, b.ub, minCore2, b.cand],
+      });
+      if (k.best64) {
+        rec.dispatch(k.best64, { ...at, buffers: [b.label, b.cand, b.best] });
+      } else {
+        rec.dispatch(k.best32key, { ...at, buffers: [b.label, b.cand, b.best] });
+        rec.dispatch(k.best32lo, { ...at, buffers: [b.label, b.cand, b.best] });
+      }
+      rec.dispatch(k.bestmax, { ...at, buffers: [b.label, b.cand, b.best, b.bestMax] });
+      rec.dispatch(k.merge, {
+        ...at,
+        buffers: [b.label, bvh.order, b.cand, b.best, b.bestMax, uf.parent, b.edgeCount, b.edges],
+      });
+      uf.encodeFlatten(rec, n);
+      rec.copy(uf.parent, 0, b.label, 0, 4 * n);
+    };
+
+    const perSubmit = opts.roundsPerSubmit ?? 4;
+    const maxRounds = 2 * Math.ceil(Math.log2(n)) + 8;
+    let rounds = 0;
+    let count = 0;
+    try {
+      while (count < n - 1) {
+        if (opts.signal?.aborted) throw new AbortError('emst: aborted');
+        if (rounds >= maxRounds) {
+          throw new TreelineError(`emst::boruvka: no progress after ${rounds} rounds (${count} of ${n - 1} edges)`);
+        }
+        await ctx.submit('emst::rounds', (rec) => {
+          for (let r = 0; r < perSubmit; r++) round(rec);
+        }, { timer: opts.timer });
+        rounds += perSubmit;
+        count = new Uint32Array(await ctx.read(b.edgeCount, 0, 4))[0];
+        opts.onProgress?.(count / (n - 1));
+      }
+    } finally {
+      if (mr) minCore2.destroy();
+    }
+    if (count !== n - 1) throw new TreelineError(`emst::boruvka: ${count} edges for ${n} points`);
+    return { edges: b.edges, count, rounds };
+  }
+
+  destroy(): void {
+    for (const buf of Object.values(this.b)) buf.destroy();
+    this.scanner.destroy();
+    this.uf.destroy();
+  }
+}

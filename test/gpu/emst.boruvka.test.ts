@@ -1,0 +1,139 @@
+/**
+ * The GPU single-tree Borůvka (src/emst/boruvka.ts) on BVHs built by the CPU twin and uploaded, against the
+ * float64 brute-force Prim oracle. Integer coordinates make every f32 distance exact, so the edge sets must be
+ * identical there; elsewhere the total weight must agree within 1e-6 relative.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { Boruvka, type BvhBuffers } from '../../src/emst/boruvka.js';
+import { buildBvhCpu, type BvhCpu } from '../../src/bvh/lbvh.cpu.js';
+import type { GpuContext } from '../../src/gpu/context.js';
+import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+import { cloud, type CloudKind } from '../helpers/clouds.js';
+import { primMst } from '../helpers/prim.js';
+
+const variants = await gpuVariants();
+afterAll(() => destroyVariants(variants));
+
+function uploadBvh(ctx: GpuContext, bvh: BvhCpu): BvhBuffers & { destroy(): void } {
+  const up = (name: string, a: ArrayBufferView) => ctx.upload(`test::bvh.${name}`, a);
+  const bufs = {
+    sortedPoints: up('points', bvh.sortedPoints),
+    order: up('order', bvh.order),
+    links: up('links', bvh.links),
+    boxes: up('boxes', bvh.boxes),
+    ranges: up('ranges', bvh.ranges),
+    parents: up('parents', bvh.parents),
+  };
+  return { n: bvh.n, dim: bvh.dim, ...bufs, destroy: () => Object.values(bufs).forEach((b) => b.destroy()) };
+}
+
+/** Squared f32 core distances in Morton order, computed the way the GPU computes keys. */
+function core2Morton(bvh: BvhCpu, minSamples: number): Float32Array {
+  const { n, dim, sortedPoints: p } = bvh;
+  const k = Math.min(minSamples, n - 1);
+  const out = new Float32Array(n);
+  const row = new Float32Array(n - 1);
+  for (let i = 0; i < n; i++) {
+    let m = 0;
+    for (let j = 0; j < n; j++) {
+      if (j === i) continue;
+      let s = 0;
+      for (let a = 0; a < dim; a++) {
+        const t = Math.fround(p[i * dim + a] - p[j * dim + a]);
+        s = Math.fround(s + Math.fround(t * t));
+      }
+      row[m++] = s;
+    }
+    row.sort();
+    out[i] = row[k - 1];
+  }
+  return out;
+}
+
+async function gpuMst(ctx: GpuContext, points: Float32Array, dim: number, minSamples = 1) {
+  const bvh = buildBvhCpu(points, dim);
+  const bufs = uploadBvh(ctx, bvh);
+  const boruvka = await Boruvka.create(ctx, bvh.n, dim);
+  const core2 = minSamples > 1 ? ctx.upload('test::core2', core2Morton(bvh, minSamples)) : undefined;
+  try {
+    const r = await boruvka.run(bufs, { core2, roundsPerSubmit: 3 });
+    const raw = new Uint32Array(await ctx.read(r.edges, 0, 16 * r.count));
+    const f = new Float32Array(raw.buffer);
+    const edges: [number, number, number][] = [];
+    for (let e = 0; e < r.count; e++) {
+      const a = raw[4 * e];
+      const b = raw[4 * e + 1];
+      edges.push([Math.min(a, b), Math.max(a, b), Math.sqrt(f[4 * e + 2])]);
+    }
+    return { edges, rounds: r.rounds };
+  } finally {
+    core2?.destroy();
+    boruvka.destroy();
+    bufs.destroy();
+  }
+}
+
+const key = (a: number, b: number) => `${a}-${b}`;
+
+describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU ($name)', ({ ctx }) => {
+  const exactCases: [CloudKind, number, number, number][] = [
+    ['grid', 2000, 2, 1],
+    ['grid', 1500, 3, 1],
+    ['grid', 800, 5, 1],
+    ['duplicates', 300, 3, 1],
+    ['grid', 1000, 2, 5],
+    ['grid', 700, 3, 15],
+    ['duplicates', 200, 2, 4],
+  ];
+  it.each(exactCases)('%s n=%i d=%i minSamples=%i: the edge set of brute-force Prim exactly', async (kind, n, dim, ms) => {
+    const pts = cloud(kind, n, dim, 11);
+    const got = await gpuMst(ctx, pts, dim, ms);
+    const want = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
+    expect(got.edges.length).toBe(n - 1);
+    const gotSet = new Set(got.edges.map(([a, b]) => key(a, b)));
+    const missing = [...want.sources].map((s, i) => key(s, want.targets[i])).filter((k) => !gotSet.has(k));
+    expect(missing).toEqual([]);
+  });
+
+  const floatCases: [CloudKind, number, number][] = [
+    ['uniform', 3000, 2],
+    ['normal', 2000, 3],
+    ['clustered', 2000, 3],
+    ['collinear', 500, 3],
+    ['uniform', 600, 8],
+    ['normal', 300, 16],
+    ['uniform', 400, 1],
+  ];
+  it.each(floatCases)('%s n=%i d=%i: n − 1 edges, no cycle, Prim\'s total weight (1e-6)', async (kind, n, dim) => {
+    const pts = cloud(kind, n, dim, 5);
+    const got = await gpuMst(ctx, pts, dim);
+    const want = primMst(pts, dim);
+    expect(got.edges.length).toBe(n - 1);
+    const parent = Array.from({ length: n }, (_, i) => i);
+    const find = (x: number): number => (parent[x] === x ? x : (parent[x] = find(parent[x])));
+    for (const [a, b] of got.edges) {
+      const ra = find(a);
+      const rb = find(b);
+      expect(ra).not.toBe(rb);
+      parent[ra] = rb;
+    }
+    const total = got.edges.reduce((s, e) => s + e[2], 0);
+    const wantTotal = want.weights.reduce((s, w) => s + w, 0);
+    expect(Math.abs(total - wantTotal) / Math.max(wantTotal, 1e-30)).toBeLessThan(1e-6);
+  });
+
+  it('n = 0, 1, 2 give 0, 0 and 1 edges', async () => {
+    for (const n of [0, 1, 2]) {
+      const pts = cloud('uniform', n, 3, 1);
+      if (n < 2) {
+        const boruvka = await Boruvka.create(ctx, Math.max(n, 1), 3);
+        const bvh = uploadBvh(ctx, buildBvhCpu(pts, 3));
+        expect((await boruvka.run(bvh)).count).toBe(0);
+        bvh.destroy();
+        boruvka.destroy();
+      } else {
+        expect((await gpuMst(ctx, pts, 3)).edges.length).toBe(1);
+      }
+    }
+  });
+});
