@@ -1,0 +1,213 @@
+/**
+ * Prefix sums of u32 (wrapping add), exclusive or inclusive, by reduce-then-scan: Merrill & Garland 2016,
+ * "Single-pass Parallel Prefix Scan with Decoupled Look-back" (NVIDIA NVR-2016-002), §3 — the two-pass
+ * strategy, not their single-pass look-back, because WebGPU promises no forward progress between workgroups.
+ *
+ *   upsweep    block g of TILE = WG × ITEMS elements sums itself           → sums[g]
+ *   spine      sums is scanned in place the same way (recursively, while it holds more than one block)
+ *   downsweep  block g scans itself and adds sums[g]                        → output
+ *
+ * The input is read twice and the output written once; every level is recorded into the caller's Recorder
+ * (no read-back), and the block-sum buffers of all levels are allocated once, in createScanner().
+ * `input` and `output` may be the same buffer (an in-place scan).
+ *
+ * This module also holds the block shape shared by reduce.ts and compact.ts.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel } from '../gpu/kernel.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
+import { InputError } from '../errors.js';
+
+export type ScanMode = 'exclusive' | 'inclusive';
+
+/** The block shape of the scan, reduce and compact kernels. */
+export interface PrimitiveOptions {
+  /** Threads per workgroup: a power of two (default 256). */
+  workgroupSize?: number;
+  /** Elements per thread, 1…32 (default 16, fewer where workgroup memory is short). */
+  itemsPerThread?: number;
+}
+
+/** Threads per workgroup, elements per thread, and their product: the elements one workgroup handles. */
+export interface BlockShape {
+  workgroupSize: number;
+  itemsPerThread: number;
+  tile: number;
+}
+
+/** Workgroup memory a scan tile needs: the padded tile plus one word per thread for the workgroup scan. */
+function tileBytes(wg: number, items: number): number {
+  const t = wg * items;
+  return 4 * (t + Math.floor(t / 32) + wg);
+}
+
+/** Validates the options against the device's limits and fills in the defaults. */
+export function blockShape(ctx: GpuContext, label: string, options: PrimitiveOptions = {}): BlockShape {
+  const wg = options.workgroupSize ?? 256;
+  const maxWg = Math.min(ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX);
+  if (!Number.isInteger(wg) || wg < 1 || (wg & (wg - 1)) !== 0 || wg > maxWg) {
+    throw new InputError(`${label}: expected workgroupSize to be a power of two ≤ ${maxWg}, got ${wg}.`);
+  }
+  const budget = ctx.limits.maxComputeWorkgroupStorageSize;
+  let items = options.itemsPerThread;
+  if (items === undefined) {
+    items = 16;
+    while (items > 1 && tileBytes(wg, items) > budget) items >>= 1;
+  }
+  if (!Number.isInteger(items) || items < 1 || items > 32) {
+    throw new InputError(`${label}: expected itemsPerThread to be an integer in 1…32, got ${items}.`);
+  }
+  if (tileBytes(wg, items) > budget) {
+    throw new InputError(
+      `${label}: workgroupSize=${wg} × itemsPerThread=${items} needs ${tileBytes(wg, items)} bytes of workgroup ` +
+        `memory, more than this device's ${budget}.`,
+    );
+  }
+  return { workgroupSize: wg, itemsPerThread: items, tile: wg * items };
+}
+
+/** Shader modules composed before a kernel that scans tiles: the subgroup path where the device has it. */
+export function scanIncludes(ctx: GpuContext): { include: string[]; enable: string[] } {
+  const sg = ctx.features.subgroups;
+  return {
+    include: ['common/grid', sg ? 'primitives/scan_wg_subgroup' : 'primitives/scan_wg_shared', 'primitives/scan_tile'],
+    enable: sg ? ['subgroups'] : [],
+  };
+}
+
+/** The first `count` u32 of `buffer` as a binding (at least one word: bindings cannot be empty). */
+export function words(buffer: GPUBuffer, count: number): Binding {
+  return { buffer, offset: 0, size: Math.max(4, count * 4) };
+}
+
+/** Throws unless `count` is an integer in 0…maxCount. */
+export function checkCount(label: string, count: number, maxCount: number): void {
+  if (!Number.isInteger(count) || count < 0 || count > maxCount) {
+    throw new InputError(`${label}: expected count to be an integer in 0…${maxCount} (maxCount), got ${count}.`);
+  }
+}
+
+/** Throws unless `buffer` holds at least `count` u32 (after `first` words). */
+export function checkBuffer(label: string, name: string, buffer: GPUBuffer, count: number, first = 0): void {
+  if (buffer.size < (first + count) * 4) {
+    throw new InputError(
+      `${label}: ${name} '${buffer.label}' holds ${Math.floor(buffer.size / 4)} u32, ` +
+        `fewer than the ${first + count} needed.`,
+    );
+  }
+}
+
+/** Throws unless `maxCount` is a non-negative integer whose u32 fit one storage binding. */
+export function checkMaxCount(ctx: GpuContext, label: string, maxCount: number): void {
+  const limit = Math.floor(ctx.limits.maxStorageBufferBindingSize / 4);
+  if (!Number.isInteger(maxCount) || maxCount < 0 || maxCount > limit) {
+    throw new InputError(`${label}: expected maxCount to be an integer in 0…${limit}, got ${maxCount}.`);
+  }
+}
+
+export interface Scanner {
+  /** The largest count encode() accepts. */
+  readonly maxCount: number;
+  readonly shape: BlockShape;
+  /**
+   * Records the scan of `input[0 … count)` into `output[0 … count)`. `input` and `output` may be the same
+   * buffer. Wrapping (mod 2^32) addition.
+   */
+  encode(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, mode: ScanMode): void;
+  /** Frees the block-sum buffers. */
+  destroy(): void;
+}
+
+const LABEL = 'primitives::scan';
+const INCLUSIVE = 1;
+const HAS_OFFSETS = 2;
+
+/** Creates a scanner for up to `maxCount` elements: compiles its kernels and allocates its block sums. */
+export async function createScanner(ctx: GpuContext, maxCount: number, options: PrimitiveOptions = {}): Promise<Scanner> {
+  checkMaxCount(ctx, LABEL, maxCount);
+  const shape = blockShape(ctx, LABEL, options);
+  const { include, enable } = scanIncludes(ctx);
+  const base = { shader: 'primitives/scan', workgroupSize: shape.workgroupSize, include, enable,
+    constants: { ITEMS: shape.itemsPerThread } };
+  const [upsweep, downsweep, inPlace] = await Promise.all([
+    ctx.kernel({ ...base, label: 'primitives::scanUpsweep', entry: 'upsweep', bindings: ['uniform', 'read', 'rw'] }),
+    ctx.kernel({ ...base, label: 'primitives::scanDownsweep', entry: 'downsweep',
+      bindings: ['uniform', 'read', 'read', 'rw'] }),
+    ctx.kernel({ ...base, label: 'primitives::scanDownsweepInPlace', entry: 'downsweep_in_place',
+      bindings: ['uniform', 'rw', 'read'] }),
+  ]);
+  // Level l holds the block sums of level l's input (level 0's input is the caller's).
+  const sums: GPUBuffer[] = [];
+  for (let n = maxCount; n > shape.tile; ) {
+    n = Math.ceil(n / shape.tile);
+    sums.push(ctx.createBuffer(`primitives::scanBlockSums${sums.length}`, n * 4));
+  }
+  const noOffsets = ctx.createBuffer('primitives::scanNoOffsets', 4);
+  return new ScannerImpl(maxCount, shape, { upsweep, downsweep, inPlace }, sums, noOffsets);
+}
+
+class ScannerImpl implements Scanner {
+  constructor(
+    readonly maxCount: number,
+    readonly shape: BlockShape,
+    private readonly kernels: { upsweep: Kernel; downsweep: Kernel; inPlace: Kernel },
+    private readonly sums: GPUBuffer[],
+    private readonly noOffsets: GPUBuffer,
+  ) {}
+
+  encode(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, mode: ScanMode): void {
+    checkCount(LABEL, count, this.maxCount);
+    if (mode !== 'exclusive' && mode !== 'inclusive') {
+      throw new InputError(`${LABEL}: expected mode 'exclusive' or 'inclusive', got '${String(mode)}'.`);
+    }
+    checkBuffer(LABEL, 'input', input, count);
+    checkBuffer(LABEL, 'output', output, count);
+    if (count > 0) this.encodeLevel(rec, input, output, count, mode === 'inclusive' ? INCLUSIVE : 0, 0);
+  }
+
+  /** Scans `count` elements of level `level`; the spine (level + 1) scans this level's block sums. */
+  private encodeLevel(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, flags: number, level: number): void {
+    const blocks = Math.ceil(count / this.shape.tile);
+    let offsets = this.noOffsets;
+    if (blocks > 1) {
+      offsets = this.sums[level];
+      rec.dispatch(this.kernels.upsweep, {
+        buffers: [words(input, count), words(offsets, blocks)],
+        uniforms: [count, 0, blocks, 0],
+        groups: blocks,
+      });
+      this.encodeLevel(rec, offsets, offsets, blocks, 0, level + 1);
+      flags |= HAS_OFFSETS;
+    }
+    const uniforms = [count, flags, blocks, 0];
+    if (input === output) {
+      rec.dispatch(this.kernels.inPlace, { buffers: [words(input, count), words(offsets, blocks)], uniforms, groups: blocks });
+    } else {
+      rec.dispatch(this.kernels.downsweep, {
+        buffers: [words(input, count), words(offsets, blocks), words(output, count)],
+        uniforms,
+        groups: blocks,
+      });
+    }
+  }
+
+  destroy(): void {
+    for (const b of this.sums) b.destroy();
+    this.sums.length = 0;
+    this.noOffsets.destroy();
+  }
+}
+
+/** Scans `data` on the GPU (upload, scan in place, read back, free): a convenience over createScanner(). */
+export async function scanU32(ctx: GpuContext, data: Uint32Array, mode: ScanMode): Promise<Uint32Array> {
+  if (data.length === 0) return new Uint32Array(0);
+  const scanner = await createScanner(ctx, data.length);
+  const buffer = ctx.upload('primitives::scanData', data);
+  try {
+    await ctx.submit(LABEL, (rec) => scanner.encode(rec, buffer, buffer, data.length, mode));
+    return new Uint32Array(await ctx.read(buffer, 0, data.length * 4));
+  } finally {
+    buffer.destroy();
+    scanner.destroy();
+  }
+}

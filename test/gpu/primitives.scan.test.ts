@@ -1,0 +1,118 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { GpuContext } from '../../src/gpu/index.js';
+import { InputError } from '../../src/errors.js';
+import { createScanner, scanU32, type ScanMode, type PrimitiveOptions } from '../../src/primitives/scan.js';
+import { scanU32Cpu } from '../../src/primitives/scan.cpu.js';
+import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+import { firstDifference, SIZES, u32Data } from '../helpers/primitives.data.js';
+
+const variants = await gpuVariants();
+afterAll(() => destroyVariants(variants));
+
+const MODES: ScanMode[] = ['exclusive', 'inclusive'];
+
+/** Scans `data` with a scanner of the given shape, out of place or in place, and returns the result. */
+async function gpuScan(
+  ctx: GpuContext,
+  data: Uint32Array,
+  mode: ScanMode,
+  options: PrimitiveOptions & { inPlace?: boolean } = {},
+): Promise<Uint32Array> {
+  const n = data.length;
+  const scanner = await createScanner(ctx, n, options);
+  const input = ctx.upload('test::scanInput', data);
+  // The output starts as garbage, so that an element the scan skips shows.
+  const output = options.inPlace ? input : ctx.upload('test::scanOutput', new Uint32Array(n).fill(0xdeadbeef));
+  await ctx.submit('test::scan', (rec) => scanner.encode(rec, input, output, n, mode));
+  const got = new Uint32Array(await ctx.read(output, 0, n * 4));
+  input.destroy();
+  output.destroy();
+  scanner.destroy();
+  return got;
+}
+
+function expectScan(got: Uint32Array, data: Uint32Array, mode: ScanMode, what: string): void {
+  const diff = firstDifference(got, scanU32Cpu(data, mode));
+  if (diff) expect.fail(`${what}, ${mode}: ${diff} (GPU vs CPU)`);
+}
+
+describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) => {
+  it('scanner.encode matches scanU32Cpu at sizes 0 … 2^20 + 7, exclusive and inclusive, out of place', async () => {
+    for (const n of SIZES) {
+      const data = u32Data(n, 1000 + n);
+      for (const mode of MODES) expectScan(await gpuScan(ctx, data, mode), data, mode, `n=${n}`);
+    }
+  });
+
+  it('scanner.encode scans in place when input and output are the same buffer', async () => {
+    for (const n of [1, 257, (1 << 20) + 7]) {
+      const data = u32Data(n, 2000 + n);
+      for (const mode of MODES) expectScan(await gpuScan(ctx, data, mode, { inPlace: true }), data, mode, `in place n=${n}`);
+    }
+  });
+
+  it('all-equal values with all bits set wrap mod 2^32', async () => {
+    const data = new Uint32Array(100_003).fill(0xffffffff);
+    for (const mode of MODES) expectScan(await gpuScan(ctx, data, mode), data, mode, 'all 0xFFFFFFFF');
+  });
+
+  it('a small workgroup (32 threads, 1 item) gives a four-level spine', async () => {
+    for (const n of [31, 32, 33, 1025, (1 << 20) + 7]) {
+      const data = u32Data(n, 3000 + n);
+      for (const mode of MODES) {
+        expectScan(await gpuScan(ctx, data, mode, { workgroupSize: 32, itemsPerThread: 1 }), data, mode, `WG=32 n=${n}`);
+      }
+    }
+  });
+
+  it('other block shapes (64 × 3, 128 × 8) agree with the CPU twin', async () => {
+    const n = 50_001;
+    const data = u32Data(n, 4000);
+    for (const [wg, items] of [[64, 3], [128, 8]]) {
+      expectScan(await gpuScan(ctx, data, 'exclusive', { workgroupSize: wg, itemsPerThread: items }), data, 'exclusive',
+        `WG=${wg} items=${items}`);
+    }
+  });
+
+  it('a count above 65535 blocks runs on a 2D dispatch grid', async () => {
+    // 32 threads × 2 items = 64 elements per block: 65537 blocks, one more row than a 1D grid holds.
+    const n = 65535 * 64 + 100;
+    const data = u32Data(n, 5000);
+    for (const mode of MODES) {
+      expectScan(await gpuScan(ctx, data, mode, { workgroupSize: 32, itemsPerThread: 2 }), data, mode, `2D grid n=${n}`);
+    }
+  });
+
+  it('scanU32 uploads, scans, reads back and frees', async () => {
+    const before = ctx.memory.liveBytes;
+    const data = u32Data(10_000, 6000);
+    for (const mode of MODES) expectScan(await scanU32(ctx, data, mode), data, mode, 'scanU32');
+    expect(await scanU32(ctx, new Uint32Array(0), 'exclusive')).toEqual(new Uint32Array(0));
+    expect(ctx.memory.liveBytes).toBe(before);
+  });
+
+  it('createScanner and encode reject bad arguments, naming the value', async () => {
+    await expect(createScanner(ctx, 100, { workgroupSize: 48 })).rejects.toThrow(/workgroupSize.*48/);
+    await expect(createScanner(ctx, 100, { itemsPerThread: 0 })).rejects.toThrow(/itemsPerThread.*0/);
+    await expect(createScanner(ctx, -1)).rejects.toThrow(InputError);
+    const scanner = await createScanner(ctx, 100);
+    const small = ctx.createBuffer('test::small', 40);
+    await expect(ctx.submit('test::scan', (rec) => scanner.encode(rec, small, small, 101, 'exclusive'))).rejects.toThrow(/101/);
+    await expect(ctx.submit('test::scan', (rec) => scanner.encode(rec, small, small, 11, 'exclusive'))).rejects.toThrow(
+      /test::small.*10 u32/,
+    );
+    await expect(
+      ctx.submit('test::scan', (rec) => scanner.encode(rec, small, small, 5, 'sideways' as ScanMode)),
+    ).rejects.toThrow(/sideways/);
+    small.destroy();
+    scanner.destroy();
+  });
+
+  it('destroy() frees every buffer the scanner made', async () => {
+    const before = ctx.memory.liveBytes;
+    const scanner = await createScanner(ctx, 1 << 22, { workgroupSize: 32, itemsPerThread: 1 });
+    expect(ctx.memory.liveBytes).toBeGreaterThan(before);
+    scanner.destroy();
+    expect(ctx.memory.liveBytes).toBe(before);
+  });
+});
