@@ -13,7 +13,10 @@ import { Timer } from '../gpu/timer.js';
 
 /** One benchmark case, set up once: `encode` records the timed work, `check` validates its result. */
 export interface BenchCase {
-  encode: (rec: Recorder) => void;
+  /** Records the timed work as one submission. */
+  encode?: (rec: Recorder) => void;
+  /** Or runs it as several submissions (with read-backs), timing every pass with `timer`. */
+  run?: (timer: Timer) => Promise<void>;
   check: () => Promise<void>;
   destroy: () => void;
 }
@@ -57,9 +60,14 @@ export async function runCase(
   const c = await make();
   const timer = new Timer(ctx);
   try {
-    for (let i = 0; i < warmup; i++) {
-      await ctx.submit(`bench::${name}`, c.encode);
+    const once = async (t?: Timer) => {
+      if (c.run) await c.run(t ?? timer);
+      else await ctx.submit(`bench::${name}`, c.encode!, { timer: t });
       await ctx.onDone();
+    };
+    for (let i = 0; i < warmup; i++) {
+      timer.reset();
+      await once();
     }
     const gpu: number[] = [];
     const wall: number[] = [];
@@ -67,8 +75,7 @@ export async function runCase(
     for (let i = 0; i < reps; i++) {
       timer.reset();
       const t0 = performance.now();
-      await ctx.submit(`bench::${name}`, c.encode, { timer });
-      await ctx.onDone();
+      await once(timer);
       wall.push(performance.now() - t0);
       const entries = await timer.read();
       const span = await spanMs(timer, entries.length);

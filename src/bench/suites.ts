@@ -5,6 +5,7 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { BenchCase } from './harness.js';
 import { benchCopy } from './copy.js';
+import { benchBoruvka } from './emst.boruvka.js';
 
 export interface BenchSuite {
   description: string;
@@ -21,5 +22,17 @@ export const suites: Record<string, BenchSuite> = {
     defaultSizes: [1 << 28],
     make: benchCopy,
     rates: (n, ms) => ({ 'Gelem/s': perSecond(n, ms) / 1e9, 'TB/s (read+write)': perSecond(8 * n, ms) / 1e12 }),
+  },
+  'boruvka-normal3d': {
+    description: 'GPU Borůvka phase only (BVH from the CPU twin), normal 3D points',
+    defaultSizes: [1_000_000, 10_000_000],
+    make: (ctx, n) => benchBoruvka(ctx, n, 3, 'normal'),
+    rates: (n, ms) => ({ 'MFeatures/s': (3 * n) / (ms / 1e3) / 1e6 }),
+  },
+  'boruvka-uniform2d': {
+    description: 'GPU Borůvka phase only (BVH from the CPU twin), uniform 2D points',
+    defaultSizes: [1_000_000, 10_000_000],
+    make: (ctx, n) => benchBoruvka(ctx, n, 2, 'uniform'),
+    rates: (n, ms) => ({ 'MFeatures/s': (2 * n) / (ms / 1e3) / 1e6 }),
   },
 };

@@ -56,11 +56,13 @@ export class Timer {
   /** Resolves the queries written since the last resolve (called by the recorder at the end of a submission). */
   encodeResolve(enc: GPUCommandEncoder): void {
     if (!this.querySet || !this.resolveBuffer) return;
-    const from = this.resolvedUpTo;
-    const to = this.labels.length;
-    if (to === from) return;
-    enc.resolveQuerySet(this.querySet, 2 * from, 2 * (to - from), this.resolveBuffer, 16 * from);
-    this.resolvedUpTo = to;
+    const to = 2 * this.labels.length;
+    if (to === 2 * this.resolvedUpTo) return;
+    // The destination offset must be a multiple of 256 bytes (32 queries): re-resolve from the aligned start,
+    // which rewrites the same timestamps for the queries already resolved.
+    const from = Math.floor((2 * this.resolvedUpTo) / 32) * 32;
+    enc.resolveQuerySet(this.querySet, from, to - from, this.resolveBuffer, 8 * from);
+    this.resolvedUpTo = this.labels.length;
   }
 
   /** Reads every timed pass since the last reset, in submission order. */

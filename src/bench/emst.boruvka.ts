@@ -1,0 +1,44 @@
+/**
+ * Benchmark of the GPU Borůvka phase alone, on a BVH built by the CPU twin and uploaded (until the GPU build is
+ * wired in, src/bench/emst.ts times construction + Borůvka). Checks n − 1 edges and no cycle.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { BenchCase } from './harness.js';
+import { Boruvka } from '../emst/boruvka.js';
+import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
+import { generate, type GeneratorName } from '../datasets/generate.js';
+import { UnionFind } from '../unionfind/unionfind.cpu.js';
+
+export async function benchBoruvka(ctx: GpuContext, n: number, dim: number, kind: GeneratorName): Promise<BenchCase> {
+  const points = generate(kind, { n, dim, seed: 1 });
+  const bvh = buildBvhCpu(points, dim);
+  const up = (name: string, a: ArrayBufferView) => ctx.upload(`bench::bvh.${name}`, a);
+  const bufs = {
+    sortedPoints: up('points', bvh.sortedPoints),
+    order: up('order', bvh.order),
+    links: up('links', bvh.links),
+    boxes: up('boxes', bvh.boxes),
+    ranges: up('ranges', bvh.ranges),
+    parents: up('parents', bvh.parents),
+  };
+  const boruvka = await Boruvka.create(ctx, n, dim);
+  let last = { count: 0, rounds: 0 };
+  return {
+    run: async (timer) => {
+      const r = await boruvka.run({ n, dim, ...bufs }, { timer, roundsPerSubmit: 4 });
+      last = { count: r.count, rounds: r.rounds };
+    },
+    check: async () => {
+      if (last.count !== n - 1) throw new Error(`bench::boruvka: ${last.count} edges for n=${n}`);
+      const raw = new Uint32Array(await ctx.read(boruvka['b'].edges, 0, 16 * last.count));
+      const uf = new UnionFind(n);
+      for (let e = 0; e < last.count; e++) {
+        if (!uf.union(raw[4 * e], raw[4 * e + 1])) throw new Error(`bench::boruvka: edge ${e} closes a cycle`);
+      }
+    },
+    destroy: () => {
+      boruvka.destroy();
+      Object.values(bufs).forEach((b) => b.destroy());
+    },
+  };
+}
