@@ -1,0 +1,74 @@
+// Karras 2012, "Maximizing Parallelism in the Construction of BVHs, Octrees, and k-d Trees" (HPG'12, §3–4,
+// Fig. 4): one thread per internal node finds, independently of every other node, its direction, the far end of
+// its range and its split from δ, the common prefix length of the sorted keys; keys are augmented with their
+// position so duplicate codes separate (§4). CPU twin: src/bvh/karras.cpu.ts; layout: src/bvh/layout.ts.
+// Thread 0 also writes the header record (n − 1). Each record's box words are zeroed: 0 is the identity of the
+// refit's atomicMax accumulation (refit.wgsl).
+
+struct KarrasParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
+@group(0) @binding(0) var<uniform> u: KarrasParams;
+@group(0) @binding(1) var<storage, read> codes: array<vec2u>;
+@group(0) @binding(2) var<storage, read_write> links: array<vec4u>;
+@group(0) @binding(3) var<storage, read_write> ranges: array<vec2u>;
+@group(0) @binding(4) var<storage, read_write> parents: array<u32>;
+@group(0) @binding(5) var<storage, read_write> boxes: array<u32>;
+
+const NONE: u32 = 0xffffffffu;
+
+// δ(i, j): common prefix length of (code_i, i) and (code_j, j); −1 when j is outside [0, n).
+fn delta(i: i32, j: i32) -> i32 {
+  if (j < 0 || j >= i32(u.n)) { return -1; }
+  let x = codes[i] ^ codes[j];
+  if (x.y != 0u) { return i32(countLeadingZeros(x.y)); }
+  if (x.x != 0u) { return 32 + i32(countLeadingZeros(x.x)); }
+  return 64 + i32(countLeadingZeros(u32(i ^ j)));
+}
+
+fn zero_record(r: u32) {
+  for (var w = 0u; w < 4u * D; w++) { boxes[r * 4u * D + w] = 0u; }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let node = thread_index(wid, nwg, lid);
+  let n = u.n;
+  if (node == 0u) {
+    links[n - 1u] = vec4u(0u, NONE, 0u, 0u);
+    parents[0] = (n - 1u) << 1u;
+    zero_record(n - 1u);
+  }
+  if (node + 1u >= n) { return; }
+  let i = i32(node);
+  // Direction of the range, and a bound on its length by exponential search.
+  let d = select(-1, 1, delta(i, i + 1) - delta(i, i - 1) > 0);
+  let d_min = delta(i, i - d);
+  var l_max = 2;
+  while (delta(i, i + l_max * d) > d_min) { l_max = l_max * 2; }
+  // The far end, by binary search.
+  var l = 0;
+  for (var t = l_max / 2; t >= 1; t = t / 2) {
+    if (delta(i, i + (l + t) * d) > d_min) { l = l + t; }
+  }
+  let j = i + l * d;
+  // The split: the last position sharing more than the node's prefix with i.
+  let d_node = delta(i, j);
+  var s = 0;
+  var step = l;
+  loop {
+    step = (step + 1) / 2;
+    if (delta(i, i + (s + step) * d) > d_node) { s = s + step; }
+    if (step <= 1) { break; }
+  }
+  let split = i + s * d + min(d, 0);
+  let first = u32(min(i, j));
+  let last = u32(max(i, j));
+  let gamma = u32(split);
+  let left = select(gamma, n - 1u + gamma, first == gamma);
+  let right = select(gamma + 1u, n + gamma, last == gamma + 1u);
+  links[node] = vec4u(left, right, 0u, 0u);
+  ranges[node] = vec2u(first, last);
+  parents[left] = node << 1u;
+  parents[right] = (node << 1u) | 1u;
+  zero_record(node);
+}

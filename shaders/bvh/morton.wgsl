@@ -1,0 +1,39 @@
+// 64-bit Morton codes (vec2u, .x low word) of n points, and the identity permutation the sort carries.
+// CPU twin: src/bvh/morton.cpu.ts; layout: src/bvh/layout.ts.
+//   d = 1: the order-preserving image of the coordinate.
+//   d ≥ 2: cell = min(floor((x − lo) · scale), maxCell) per axis — subtract, multiply, floor only, each
+//          correctly rounded, so the codes equal the CPU's bit for bit — and bit t of axis a's cell goes to code
+//          bit t·D + (D − 1 − a).
+
+struct MortonParams { n: u32, bits: u32, max_cell: f32, pad: u32 }
+@group(0) @binding(0) var<uniform> mp: MortonParams;
+@group(0) @binding(1) var<storage, read> points: array<u32>;
+@group(0) @binding(2) var<storage, read> frame: array<u32>;
+@group(0) @binding(3) var<storage, read_write> codes: array<vec2u>;
+@group(0) @binding(4) var<storage, read_write> values: array<u32>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = thread_index(wid, nwg, lid);
+  if (i >= mp.n) { return; }
+  values[i] = i;
+  if (D == 1u) {
+    codes[i] = vec2u(f32_order(points[i]), 0u);
+    return;
+  }
+  var lo = 0u;
+  var hi = 0u;
+  for (var a = 0u; a < D; a++) {
+    let x = bitcast<f32>(points[i * D + a]);
+    let t = (x - bitcast<f32>(frame[a])) * bitcast<f32>(frame[2u * D + a]);
+    let cell = u32(min(floor(t), mp.max_cell));
+    for (var b = 0u; b < mp.bits; b++) {
+      let bit = (cell >> b) & 1u;
+      let p = b * D + (D - 1u - a);
+      lo = lo | select(0u, bit << (p & 31u), p < 32u);
+      hi = hi | select(bit << (p & 31u), 0u, p < 32u);
+    }
+  }
+  codes[i] = vec2u(lo, hi);
+}

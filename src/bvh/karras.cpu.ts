@@ -1,0 +1,73 @@
+/**
+ * Karras 2012, "Maximizing Parallelism in the Construction of BVHs, Octrees, and k-d Trees" (HPG'12, §3–4,
+ * Fig. 4), cited by seed 002 §2 ("ArborX"): every internal node of the binary radix tree over the sorted codes is
+ * found independently — its direction, the far end of its range, and its split — from the longest common prefix
+ * δ of neighbouring keys. Duplicate codes are separated by augmenting each key with its position (§4: δ falls
+ * back to 64 + clz(i ⊕ j)). CPU twin of `shaders/bvh/karras.wgsl`; layout in `layout.ts`.
+ */
+import { NONE } from './layout.js';
+
+export interface Hierarchy {
+  /** n records × 4 u32: left child, right child, minIndex(left), minIndex(right) (the last two set by the refit). */
+  links: Uint32Array;
+  /** (n − 1) × 2 u32: first and last leaf (Morton positions) of internal node i. */
+  ranges: Uint32Array;
+  /** 2n − 1 u32 per unified index: (parent record << 1) | side. */
+  parents: Uint32Array;
+}
+
+/** δ(i, j): common prefix length of (code_i, i) and (code_j, j); −1 when j is outside [0, n). */
+function delta(codes: Uint32Array, n: number, i: number, j: number): number {
+  if (j < 0 || j >= n) return -1;
+  const hi = (codes[2 * i + 1] ^ codes[2 * j + 1]) >>> 0;
+  if (hi !== 0) return Math.clz32(hi);
+  const lo = (codes[2 * i] ^ codes[2 * j]) >>> 0;
+  if (lo !== 0) return 32 + Math.clz32(lo);
+  return 64 + Math.clz32(i ^ j);
+}
+
+/** Builds the hierarchy of n sorted codes ((low, high) pairs, ties already in index order). */
+export function karrasCpu(codes: Uint32Array, n: number): Hierarchy {
+  const links = new Uint32Array(4 * Math.max(n, 1));
+  const ranges = new Uint32Array(2 * Math.max(n - 1, 0));
+  const parents = new Uint32Array(Math.max(2 * n - 1, 0));
+  if (n === 0) return { links, ranges, parents };
+  const header = n - 1;
+  links[4 * header] = 0;
+  links[4 * header + 1] = NONE;
+  parents[0] = header << 1;
+  for (let i = 0; i < n - 1; i++) {
+    const [first, last, split] = determineRange(codes, n, i);
+    const left = first === split ? n - 1 + split : split;
+    const right = last === split + 1 ? n - 1 + split + 1 : split + 1;
+    links[4 * i] = left;
+    links[4 * i + 1] = right;
+    ranges[2 * i] = first;
+    ranges[2 * i + 1] = last;
+    parents[left] = i << 1;
+    parents[right] = (i << 1) | 1;
+  }
+  return { links, ranges, parents };
+}
+
+/** Karras Fig. 4 for internal node i: [first, last] of its range and its split γ (left child ends at γ). */
+export function determineRange(codes: Uint32Array, n: number, i: number): [number, number, number] {
+  const d = delta(codes, n, i, i + 1) - delta(codes, n, i, i - 1) > 0 ? 1 : -1;
+  const dMin = delta(codes, n, i, i - d);
+  let lMax = 2;
+  while (delta(codes, n, i, i + lMax * d) > dMin) lMax *= 2;
+  let l = 0;
+  for (let t = lMax >>> 1; t >= 1; t >>>= 1) {
+    if (delta(codes, n, i, i + (l + t) * d) > dMin) l += t;
+  }
+  const j = i + l * d;
+  const dNode = delta(codes, n, i, j);
+  let s = 0;
+  let t = l;
+  do {
+    t = (t + 1) >>> 1;
+    if (delta(codes, n, i, i + (s + t) * d) > dNode) s += t;
+  } while (t > 1);
+  const split = i + s * d + Math.min(d, 0);
+  return [Math.min(i, j), Math.max(i, j), split];
+}

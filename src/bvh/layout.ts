@@ -1,0 +1,73 @@
+/**
+ * The linear BVH's data layout, shared by the GPU build (`lbvh.ts`), its CPU twin (`lbvh.cpu.ts`) and every
+ * traversal (k-NN here, Borůvka in `emst/`). Karras 2012 numbering, with one extra "header" record.
+ *
+ * Nodes. n leaves, n − 1 internal nodes. A node is named by its *unified index*:
+ *   internal node i (0 ≤ i < n − 1)  →  i;      leaf j (0 ≤ j < n)  →  n − 1 + j.
+ * The root is unified index 0 for every n ≥ 1 (internal node 0, or leaf 0 when n = 1). Leaf j is the j-th point
+ * in Morton order; `order[j]` is its original index.
+ *
+ * Records. Record r (0 ≤ r < n) describes the two children of internal node r; record n − 1 is the *header*,
+ * whose left child is the root and whose right child is NONE, so every node (the root included) has a parent
+ * record and a traversal starts at the header. A child's box lives in its parent's record, so one record read
+ * gives both children's boxes (Aila & Laine's BVH2 node layout):
+ *
+ *   boxes (f32, 4·d per record):  | lo(left) d | hi(left) d | lo(right) d | hi(right) d |
+ *   links (vec4u per record):     | left child | right child | minIndex(left) | minIndex(right) |
+ *
+ * A leaf's box is its point (lo = hi), and its minIndex is its original index: a traversal never reads the
+ * points. An internal child's minIndex is the smallest original index among its leaves (for exact tie-breaking
+ * by index, and so that all-duplicate inputs are not quadratic). The header's right box is all zeros.
+ *
+ * Ranges (vec2u per internal node): [first leaf, last leaf] of internal node i, in Morton positions.
+ * Parents (u32 per unified index): (parent record << 1) | side, side 0 = left; the root's parent record is the
+ * header (n − 1).
+ *
+ * Morton codes are 64-bit keys (vec2u, .x = low word, .y = high word), bottom-aligned:
+ *   d = 1: the order-preserving u32 image of the coordinate (exact, no quantisation), 32 bits;
+ *   d = 2: 32 bits per axis; d = 3: 21 bits per axis; d ≥ 4: ⌊64/d⌋ bits per axis (0 for d > 64).
+ * Bit t of axis a's cell goes to code bit t·d + (d − 1 − a) (axis 0 most significant within a bit group).
+ */
+
+/** "No node" / "no index". */
+export const NONE = 0xffffffff;
+
+/**
+ * Largest coordinate magnitude accepted: extents (hi − lo) and scaled cells stay finite in f32. Host arrays are
+ * checked; GPU buffers are the caller's responsibility.
+ */
+export const MAX_COORDINATE = 1e38;
+
+/**
+ * Traversal stack depth that can never overflow: along a root-to-leaf path the (code, position) prefix length
+ * strictly grows, from ≥ 64 − codeBits to < 64 + 32, so a path has at most codeBits + 32 ≤ 96 internal nodes.
+ */
+export const STACK_SIZE = 96;
+
+/** Bits per axis of the Morton code (d = 1: 32, the order-preserving image of the coordinate). */
+export function bitsPerAxis(dim: number): number {
+  if (dim === 1 || dim === 2) return 32;
+  if (dim === 3) return 21;
+  return Math.floor(64 / dim);
+}
+
+/** Number of significant (low) bits of a Morton code: the radix sort sorts bits [0, codeBits). */
+export function codeBits(dim: number): number {
+  return dim === 1 ? 32 : dim * bitsPerAxis(dim);
+}
+
+/**
+ * The largest f32 cell value for `bits` bits per axis: 2^bits − 1 when that is a float, else the largest float
+ * below 2^bits (bits > 24).
+ */
+export function maxCell(bits: number): number {
+  if (bits === 0) return 0;
+  if (bits <= 24) return 2 ** bits - 1;
+  return 2 ** bits - 2 ** (bits - 24);
+}
+
+/** f32 words per record in `boxes`. */
+export const boxWords = (dim: number): number => 4 * dim;
+
+/** The largest f32 value. */
+export const F32_MAX = 3.4028234663852886e38;

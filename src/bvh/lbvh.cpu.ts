@@ -1,0 +1,56 @@
+/**
+ * The linear BVH on the CPU: the twin of the GPU build (`lbvh.ts`) and the CPU backend's spatial index.
+ * Seed 002 §2 ("ArborX", after Karras 2012 and Apetrei 2014): sort the points along a Z-curve, build the binary
+ * radix tree over the sorted codes, then fit the boxes bottom-up. Every step is bit-identical to the GPU's.
+ *
+ *   frame  = sceneFrameCpu(points)          bounds + quantisation scale     (morton.cpu.ts)
+ *   codes  = mortonCodesCpu(points, frame)  64-bit Morton codes              (morton.cpu.ts)
+ *   sorted = sortCodesCpu(codes)            stable sort, ties by index       (sort.cpu.ts)
+ *   tree   = karrasCpu(sorted.codes)        Karras 2012 hierarchy            (karras.cpu.ts)
+ *   boxes  = refitCpu(…)                    tight boxes, minIndex            (refit.cpu.ts)
+ */
+import { codeBits } from './layout.js';
+import { checkPoints } from './points.js';
+import { mortonCodesCpu, sceneFrameCpu, type SceneFrame } from './morton.cpu.js';
+import { sortCodesCpu } from './sort.cpu.js';
+import { karrasCpu } from './karras.cpu.js';
+import { refitCpu } from './refit.cpu.js';
+
+/** A linear BVH in host memory; the arrays have the layout of `layout.ts`, as the GPU build's buffers do. */
+export interface BvhCpu {
+  /** Number of points (leaves). */
+  n: number;
+  dim: number;
+  /** Scene bounds and quantisation scales. */
+  frame: SceneFrame;
+  /** n sorted Morton codes as (low, high) u32 pairs. */
+  codes: Uint32Array;
+  /** n original indices in Morton order: leaf j is point order[j]. */
+  order: Uint32Array;
+  /** n × dim coordinates in Morton order. */
+  sortedPoints: Float32Array;
+  /** n records × 4 u32: left child, right child, minIndex(left), minIndex(right) (unified indices). */
+  links: Uint32Array;
+  /** n records × 4·dim f32: lo(left), hi(left), lo(right), hi(right). */
+  boxes: Float32Array;
+  /** (n − 1) × 2 u32: first and last leaf of internal node i. */
+  ranges: Uint32Array;
+  /** 2n − 1 u32: (parent record << 1) | side, per unified index. */
+  parents: Uint32Array;
+}
+
+/** Builds the BVH of `points` (row-major n × dim, finite, |x| ≤ 1e38). Any dim ≥ 1, any n ≥ 0. */
+export function buildBvhCpu(points: Float32Array, dim: number): BvhCpu {
+  const n = checkPoints(points, dim);
+  const frame = sceneFrameCpu(points, n, dim);
+  const unsorted = mortonCodesCpu(points, n, dim, frame);
+  const { codes, order } = sortCodesCpu(unsorted, n, codeBits(dim));
+  const sortedPoints = new Float32Array(n * dim);
+  for (let j = 0; j < n; j++) {
+    const src = order[j] * dim;
+    for (let a = 0; a < dim; a++) sortedPoints[j * dim + a] = points[src + a];
+  }
+  const { links, ranges, parents } = karrasCpu(codes, n);
+  const boxes = refitCpu(sortedPoints, order, n, dim, links, parents);
+  return { n, dim, frame, codes, order, sortedPoints, links, boxes, ranges, parents };
+}

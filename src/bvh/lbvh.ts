@@ -1,0 +1,244 @@
+/**
+ * The linear BVH on the GPU. Seed 002 §2 ("ArborX", after Karras 2012 and Apetrei 2014): bounds, Morton codes,
+ * a radix sort along the Z-curve, the Karras hierarchy, and a refit of the boxes. CPU twin: `lbvh.cpu.ts`
+ * (bit-identical codes, topology and boxes); layout of every buffer: `layout.ts`.
+ *
+ *   bvh::bounds     scene bounds, atomicMax of order-preserving bit patterns     shaders/bvh/bounds.wgsl
+ *   bvh::frame      lo, hi, exact scale = RN(2^bits / extent) by integer division shaders/bvh/frame.wgsl
+ *   bvh::morton     64-bit Morton codes (vec2u) and the identity permutation       shaders/bvh/morton.wgsl
+ *   (radix sort)    stable, keyed by the code's significant bits                  src/primitives/radixsort.ts
+ *   bvh::gather     points in Morton order                                         shaders/bvh/gather.wgsl
+ *   bvh::karras     Karras 2012: each internal node found independently            shaders/bvh/karras.wgsl
+ *   bvh::refit      boxes exchanged only through atomics (WebGPU memory model)     shaders/bvh/refit.wgsl
+ *
+ * Create once, run many: `const b = await createBvhBuilder(gpu, { maxCount, dim }); const bvh = allocateBvh(gpu,
+ * maxCount, dim); b.encode(rec, points, n, bvh); … bvh.destroy(); b.destroy()`. `buildBvh()` does all of it once.
+ * The build is one recording: no read-back, so it can sit in one submission with the traversal that follows.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel } from '../gpu/kernel.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
+import { InputError } from '../errors.js';
+import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
+import { bitsPerAxis, codeBits, maxCell } from './layout.js';
+import { checkPoints } from './points.js';
+
+/** A BVH in GPU buffers, sized for `capacity` points; `n` is the point count of the last build into it. */
+export interface GpuBvh {
+  /** Points of the last build (0 before any). */
+  n: number;
+  readonly dim: number;
+  /** The largest n the buffers hold. */
+  readonly capacity: number;
+  /** 3·dim f32: lo[dim], hi[dim], scale[dim] (`bvh::frame`). */
+  readonly frame: GPUBuffer;
+  /** n vec2u sorted Morton codes, .x low word (`bvh::codes`). */
+  readonly codes: GPUBuffer;
+  /** n u32: original index of leaf j (`bvh::order`). */
+  readonly order: GPUBuffer;
+  /** n × dim f32: the points in Morton order (`bvh::sortedPoints`). */
+  readonly sortedPoints: GPUBuffer;
+  /** n records × vec4u: left, right, minIndex(left), minIndex(right); record n − 1 is the header (`bvh::links`). */
+  readonly links: GPUBuffer;
+  /** n records × 4·dim f32: lo(left), hi(left), lo(right), hi(right) (`bvh::boxes`). */
+  readonly boxes: GPUBuffer;
+  /** n − 1 vec2u: first and last leaf of internal node i (`bvh::ranges`). */
+  readonly ranges: GPUBuffer;
+  /** 2n − 1 u32: (parent record << 1) | side per unified index (`bvh::parents`). */
+  readonly parents: GPUBuffer;
+  /** Frees every buffer. */
+  destroy(): void;
+}
+
+/** Allocates the buffers of a BVH of up to `capacity` points of dimension `dim`. */
+export function allocateBvh(ctx: GpuContext, capacity: number, dim: number): GpuBvh {
+  checkShape(ctx, capacity, dim);
+  const c = Math.max(capacity, 1);
+  const buffers = {
+    frame: ctx.createBuffer('bvh::frame', 12 * dim),
+    codes: ctx.createBuffer('bvh::codes', 8 * c),
+    order: ctx.createBuffer('bvh::order', 4 * c),
+    sortedPoints: ctx.createBuffer('bvh::sortedPoints', 4 * dim * c),
+    links: ctx.createBuffer('bvh::links', 16 * c),
+    boxes: ctx.createBuffer('bvh::boxes', 16 * dim * c),
+    ranges: ctx.createBuffer('bvh::ranges', 8 * Math.max(c - 1, 1)),
+    parents: ctx.createBuffer('bvh::parents', 4 * (2 * c - 1)),
+  };
+  return {
+    n: 0,
+    dim,
+    capacity,
+    ...buffers,
+    destroy() {
+      for (const b of Object.values(buffers)) b.destroy();
+    },
+  };
+}
+
+function checkShape(ctx: GpuContext, capacity: number, dim: number): void {
+  if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
+  if (!Number.isInteger(capacity) || capacity < 0) {
+    throw new InputError(`Expected maxCount to be a non-negative integer, got ${capacity}.`);
+  }
+  const limit = ctx.limits.maxStorageBufferBindingSize;
+  if (16 * dim * capacity > limit) {
+    throw new InputError(
+      `A BVH of ${capacity} points in ${dim} dimensions needs ${16 * dim * capacity} bytes of boxes; this device binds at most ${limit}.`,
+    );
+  }
+}
+
+export interface BvhBuilderOptions {
+  /** The largest n that `encode` will be given. */
+  maxCount: number;
+  dim: number;
+  /** Threads per workgroup of the build kernels (default 256). */
+  workgroupSize?: number;
+}
+
+export interface BvhBuilder {
+  readonly maxCount: number;
+  readonly dim: number;
+  /** Records the whole build of the n points in `points` (n × dim f32) into `bvh`. */
+  encode(rec: Recorder, points: Binding, n: number, bvh: GpuBvh): void;
+  /** Stage 1: bounds, frame, unsorted codes into bvh.codes and the identity into bvh.order. */
+  encodeCodes(rec: Recorder, points: Binding, n: number, bvh: GpuBvh): void;
+  /** Stage 2: the stable radix sort of (bvh.codes, bvh.order). */
+  encodeSort(rec: Recorder, n: number, bvh: GpuBvh): void;
+  /** Stage 3: gather, Karras hierarchy and refit, from sorted bvh.codes and bvh.order. */
+  encodeHierarchy(rec: Recorder, points: Binding, n: number, bvh: GpuBvh): void;
+  /** Frees the scratch. */
+  destroy(): void;
+}
+
+const BOUNDS_MAX_GROUPS = 1024;
+
+/** Compiles (once per device and dim) the build kernels and allocates the scratch for up to maxCount points. */
+export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptions): Promise<BvhBuilder> {
+  const { maxCount, dim } = options;
+  checkShape(ctx, maxCount, dim);
+  const wg = options.workgroupSize ?? 256;
+  const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], workgroupSize = wg) => ({
+    label: `bvh::${name}`,
+    shader: `bvh/${name}`,
+    entry: 'main',
+    bindings,
+    workgroupSize,
+    include: ['common/grid', 'bvh/floatorder'],
+    constants: { D: dim },
+  });
+  const [bounds, frame, morton, gather, karras, refit]: Kernel[] = await Promise.all([
+    ctx.kernel(spec('bounds', ['uniform', 'read', 'rw'])),
+    ctx.kernel(spec('frame', ['uniform', 'read', 'rw'], 32)),
+    ctx.kernel(spec('morton', ['uniform', 'read', 'read', 'rw', 'rw'])),
+    ctx.kernel(spec('gather', ['uniform', 'read', 'read', 'rw'])),
+    ctx.kernel(spec('karras', ['uniform', 'read', 'rw', 'rw', 'rw', 'rw'])),
+    ctx.kernel(spec('refit', ['uniform', 'read', 'read', 'read', 'rw', 'rw'])),
+  ]);
+  const sorter: RadixSorter = await createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 });
+  const acc = ctx.createBuffer('bvh::boundsAcc', 8 * dim);
+  const bits = bitsPerAxis(dim);
+  const mortonUniforms = new Uint32Array(4);
+  mortonUniforms[1] = bits;
+  new Float32Array(mortonUniforms.buffer)[2] = maxCell(bits);
+  let destroyed = false;
+
+  const check = (n: number, bvh: GpuBvh) => {
+    if (destroyed) throw new InputError('bvh::builder: encode() after destroy()');
+    if (!Number.isInteger(n) || n < 0 || n > maxCount || n > bvh.capacity) {
+      throw new InputError(`Expected n to be an integer in [0, ${Math.min(maxCount, bvh.capacity)}], got ${n}.`);
+    }
+    if (bvh.dim !== dim) throw new InputError(`Expected a BVH of dim=${dim}, got dim=${bvh.dim}.`);
+  };
+
+  const builder: BvhBuilder = {
+    maxCount,
+    dim,
+    encodeCodes(rec, points, n, bvh) {
+      check(n, bvh);
+      bvh.n = n;
+      if (n === 0) return;
+      const groups = Math.min(Math.ceil(n / wg), BOUNDS_MAX_GROUPS);
+      rec.clear(acc);
+      rec.dispatch(bounds, { buffers: [points, acc], uniforms: [n, groups * wg, 0, 0], groups });
+      rec.dispatch(frame, { buffers: [acc, bvh.frame], uniforms: [bits, 0, 0, 0], threads: dim });
+      mortonUniforms[0] = n;
+      rec.dispatch(morton, {
+        buffers: [points, bvh.frame, bvh.codes, bvh.order],
+        uniforms: mortonUniforms.slice(),
+        threads: n,
+      });
+    },
+    encodeSort(rec, n, bvh) {
+      check(n, bvh);
+      sorter.encode(rec, { keys: bvh.codes, values: bvh.order, count: n, bitsLo: 0, bitsHi: codeBits(dim) });
+    },
+    encodeHierarchy(rec, points, n, bvh) {
+      check(n, bvh);
+      bvh.n = n;
+      if (n === 0) return;
+      const u = [n, 0, 0, 0];
+      rec.dispatch(gather, { buffers: [points, bvh.order, bvh.sortedPoints], uniforms: u, threads: n });
+      rec.dispatch(karras, {
+        buffers: [bvh.codes, bvh.links, bvh.ranges, bvh.parents, bvh.boxes],
+        uniforms: u,
+        threads: Math.max(n - 1, 1),
+      });
+      rec.dispatch(refit, {
+        buffers: [bvh.sortedPoints, bvh.order, bvh.parents, bvh.links, bvh.boxes],
+        uniforms: u,
+        threads: n,
+      });
+    },
+    encode(rec, points, n, bvh) {
+      builder.encodeCodes(rec, points, n, bvh);
+      builder.encodeSort(rec, n, bvh);
+      builder.encodeHierarchy(rec, points, n, bvh);
+    },
+    destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      sorter.destroy();
+      acc.destroy();
+    },
+  };
+  return builder;
+}
+
+/**
+ * Builds the BVH of n points of dimension `dim` given as a GPU buffer (n × dim f32, finite, |x| ≤ 1e38: the
+ * caller's responsibility) or a Float32Array (checked). The returned BVH owns its buffers: call destroy().
+ */
+export async function buildBvh(
+  ctx: GpuContext,
+  points: GPUBuffer | Float32Array,
+  n: number,
+  dim: number,
+): Promise<GpuBvh> {
+  let input: GPUBuffer;
+  let owned: GPUBuffer | null = null;
+  if (points instanceof Float32Array) {
+    const m = checkPoints(points, dim);
+    if (m !== n) throw new InputError(`Expected ${n} points of dim=${dim} (${n * dim} floats), got ${points.length} floats.`);
+    owned = ctx.upload('bvh::points', points);
+    input = owned;
+  } else {
+    if (points.size < 4 * n * dim) {
+      throw new InputError(`Expected the points buffer to hold ${n} × ${dim} f32 (${4 * n * dim} bytes), got ${points.size} bytes.`);
+    }
+    input = points;
+  }
+  const builder = await createBvhBuilder(ctx, { maxCount: n, dim });
+  const bvh = allocateBvh(ctx, n, dim);
+  try {
+    await ctx.submit('bvh::build', (rec) => builder.encode(rec, input, n, bvh));
+    await ctx.onDone();
+  } catch (e) {
+    bvh.destroy();
+    throw e;
+  } finally {
+    builder.destroy();
+    owned?.destroy();
+  }
+  return bvh;
+}

@@ -1,0 +1,87 @@
+/**
+ * CPU twin of the GPU bounds and Morton kernels (`shaders/bvh/bounds.wgsl`, `shaders/bvh/morton.wgsl`): scene
+ * bounds, the per-axis quantisation scale, and 64-bit Morton codes, bit-identical to the GPU's.
+ *
+ * Quantisation uses correctly rounded operations only, so both backends agree exactly:
+ *   scale[a] = RN_f32(2^bits / (hi[a] − lo[a]))   (0 when the extent is 0; clamped to [2^−126, F32_MAX] else 0)
+ *   cell     = min(floor(RN_f32(RN_f32(x − lo[a]) · scale[a])), maxCell(bits))
+ * The GPU computes the scale with an exact integer long division (WGSL's `/` is not correctly rounded); here
+ * `Math.fround(2 ** bits / extent)` is correctly rounded, because rounding a double quotient to float is
+ * innocuous (53 ≥ 2·24 + 2, Figueroa 1995). Subnormal coordinates may be flushed to zero by a GPU; codes are then
+ * allowed to differ (boxes never do: they are min/max of bit patterns).
+ */
+import { bitsPerAxis, F32_MAX, maxCell } from './layout.js';
+import { maxF, minF, orderF32 } from './floatorder.js';
+
+/** Scene bounds and the quantisation frame of one build. */
+export interface SceneFrame {
+  /** d per-axis minima. */
+  lo: Float32Array;
+  /** d per-axis maxima. */
+  hi: Float32Array;
+  /** d per-axis scales: RN_f32(2^bits / (hi − lo)), see above. */
+  scale: Float32Array;
+}
+
+/** Per-axis min and max of n points (−0 below +0), and the quantisation scales. */
+export function sceneFrameCpu(points: Float32Array, n: number, dim: number): SceneFrame {
+  const lo = new Float32Array(dim).fill(Infinity);
+  const hi = new Float32Array(dim).fill(-Infinity);
+  for (let a = 0; a < dim; a++) {
+    let mn = Infinity;
+    let mx = -Infinity;
+    for (let i = 0, o = a; i < n; i++, o += dim) {
+      const x = points[o];
+      mn = minF(mn, x);
+      mx = maxF(mx, x);
+    }
+    lo[a] = mn;
+    hi[a] = mx;
+  }
+  const bits = bitsPerAxis(dim);
+  const scale = new Float32Array(dim);
+  if (n > 0) for (let a = 0; a < dim; a++) scale[a] = quantScale(bits, Math.fround(hi[a] - lo[a]));
+  return { lo, hi, scale };
+}
+
+/** RN_f32(2^bits / extent), 0 for a zero extent or a quotient below 2^−126, F32_MAX above the float range. */
+export function quantScale(bits: number, extent: number): number {
+  if (!(extent > 0)) return 0;
+  const q = Math.fround(2 ** bits / extent);
+  if (q > F32_MAX) return F32_MAX;
+  if (q < 2 ** -126) return 0;
+  return q;
+}
+
+/** Morton codes of n points as (low, high) u32 pairs: codes[2i] low word, codes[2i + 1] high word. */
+export function mortonCodesCpu(points: Float32Array, n: number, dim: number, frame: SceneFrame): Uint32Array {
+  const codes = new Uint32Array(2 * n);
+  if (dim === 1) {
+    for (let i = 0; i < n; i++) codes[2 * i] = orderF32(points[i]);
+    return codes;
+  }
+  const bits = bitsPerAxis(dim);
+  const top = maxCell(bits);
+  const cells = new Float64Array(dim);
+  for (let i = 0; i < n; i++) {
+    for (let a = 0; a < dim; a++) {
+      const t = Math.fround(Math.fround(points[i * dim + a] - frame.lo[a]) * frame.scale[a]);
+      cells[a] = Math.min(Math.floor(t), top);
+    }
+    let lo = 0;
+    let hi = 0;
+    for (let a = 0; a < dim; a++) {
+      const c = cells[a];
+      const cl = c % 4294967296 >>> 0;
+      for (let t = 0; t < bits; t++) {
+        if (((cl >>> t) & 1) === 0) continue;
+        const p = t * dim + (dim - 1 - a);
+        if (p < 32) lo |= 1 << p;
+        else hi |= 1 << (p - 32);
+      }
+    }
+    codes[2 * i] = lo >>> 0;
+    codes[2 * i + 1] = hi >>> 0;
+  }
+  return codes;
+}
