@@ -76,6 +76,7 @@ export function clusterFromSingleLinkage(
     selectedClusters,
     clusterPersistence: persistence,
     stability,
+    options: resolved,
     timings: { sort: 0, linkage: 0, condense: t1 - t0, select: t2 - t1, label: t3 - t2, total: t3 - t0 },
   };
 }

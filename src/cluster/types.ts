@@ -109,6 +109,8 @@ export interface ClusterResult {
   clusterPersistence: Float64Array;
   /** Excess-of-mass stability of every condensed-tree cluster, index id − n, before selection. */
   stability: Float64Array;
+  /** The options used, defaults filled in. */
+  options: ResolvedClusterOptions;
   /** Phase timings. */
   timings: ClusterTimings;
 }

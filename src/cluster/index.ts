@@ -1,0 +1,21 @@
+/**
+ * The clustering layer: everything of HDBSCAN* after the MST, on the CPU over typed arrays.
+ */
+export { clusterFromMst, clusterFromSingleLinkage } from './clusterFromMst.js';
+export { canonicalMst, isCanonicalOrder } from './edgeOrder.js';
+export { singleLinkage } from './linkage.js';
+export { condenseTree } from './condense.js';
+export { exemplars } from './exemplars.js';
+export { approximatePredict, type ApproximatePrediction, type ApproximatePredictOptions } from './predict.js';
+export { bruteForceKnn, predictionCoreDistances, type KnnResult, type KnnSearch } from './knn.cpu.js';
+export { relativeValidity } from './validity.js';
+export { createModel, saveModel, loadModel, type HdbscanModel, type CreateModelInput } from './model.js';
+export type {
+  MstEdges,
+  SingleLinkageTree,
+  CondensedTree,
+  ClusterOptions,
+  ResolvedClusterOptions,
+  ClusterResult,
+  ClusterTimings,
+} from './types.js';
