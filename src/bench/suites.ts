@@ -6,6 +6,8 @@ import type { GpuContext } from '../gpu/context.js';
 import type { BenchCase } from './harness.js';
 import { benchCopy } from './copy.js';
 import { benchBoruvka } from './emst.boruvka.js';
+import { benchScan } from './primitives.scan.js';
+import { benchReduce } from './primitives.reduce.js';
 
 export interface BenchSuite {
   description: string;
@@ -22,6 +24,24 @@ export const suites: Record<string, BenchSuite> = {
     defaultSizes: [1 << 28],
     make: benchCopy,
     rates: (n, ms) => ({ 'Gelem/s': perSecond(n, ms) / 1e9, 'TB/s (read+write)': perSecond(8 * n, ms) / 1e12 }),
+  },
+  scan: {
+    description: 'exclusive scan of u32 (rate counted as a copy: one read and one write per element)',
+    defaultSizes: [1 << 28],
+    make: (ctx, n) => benchScan(ctx, n),
+    rates: (n, ms) => ({ 'Gelem/s': perSecond(n, ms) / 1e9, '% of 375 G/s copy rate': (100 * perSecond(n, ms)) / 375e9 }),
+  },
+  'reduce-sum-u32': {
+    description: 'sum of u32',
+    defaultSizes: [1 << 28],
+    make: (ctx, n) => benchReduce(ctx, n, { op: 'sum', type: 'u32' }),
+    rates: (n, ms) => ({ 'Gelem/s': perSecond(n, ms) / 1e9, 'TB/s read': perSecond(4 * n, ms) / 1e12 }),
+  },
+  'reduce-min-f32': {
+    description: 'min of f32',
+    defaultSizes: [1 << 28],
+    make: (ctx, n) => benchReduce(ctx, n, { op: 'min', type: 'f32' }),
+    rates: (n, ms) => ({ 'Gelem/s': perSecond(n, ms) / 1e9, 'TB/s read': perSecond(4 * n, ms) / 1e12 }),
   },
   'boruvka-normal3d': {
     description: 'GPU Borůvka phase only (BVH from the CPU twin), normal 3D points',
