@@ -1,0 +1,101 @@
+// Shared by every graph-MSF kernel (driven by src/graph/eclmst.ts; CPU twin src/graph/eclmst.cpu.ts).
+// Included after common/grid and unionfind/unionfind. Declares bindings 0 (parameters), 1 (state) and 2 (the
+// union-find's uf_parent); each kernel declares its own bindings from 3 on.
+
+// The weight type: 0 = u32, 1 = i32, 2 = f32 (weights are bound as their raw 32 bits).
+override WEIGHT_KIND: u32 = 0u;
+
+// "No edge": the value of an empty minimum record, and never a valid edge id (ids are < 2^32 − 1).
+const NONE: u32 = 0xffffffffu;
+
+// Phases: all edges (no filtering), light edges (key <= threshold), heavy edges (key > threshold).
+const PHASE_ALL: u32 = 0u;
+const PHASE_LIGHT: u32 = 1u;
+const PHASE_HEAVY: u32 = 2u;
+
+// State words (g_state):
+//   0, 1  worklist counters (round r appends to counter r % 2)
+//   2     forest edge count
+//   3     filtering threshold (a weight key)
+//   4     overflow flag (a worklist or the forest was full; never set by a correct run)
+//   8 …   per phase p and round r, the worklist size after round r's filter: word 8 + 64 p + r
+const ST_FOREST: u32 = 2u;
+const ST_THRESHOLD: u32 = 3u;
+const ST_OVERFLOW: u32 = 4u;
+const ST_STATS: u32 = 8u;
+
+struct GraphParams {
+  // Vertices.
+  n: u32,
+  // Edge-id slots (edge-list length, or CSR entries).
+  slots: u32,
+  // Worklist capacity (entries of 3 u32).
+  cap: u32,
+  // PHASE_*.
+  phase: u32,
+  // The counter this dispatch reads (filter: its input; select: the one it zeroes for the next round).
+  inSlot: u32,
+  // The counter this dispatch appends to (populate, filter) or reads (minIds, select).
+  outSlot: u32,
+  // Where select records the round's worklist size: g_state[ST_STATS + statsAt].
+  statsAt: u32,
+  // Workgroups per grid dimension (select writes the next round's indirect arguments).
+  maxDim: u32,
+  // Forest capacity (numVertices − 1, at least 1).
+  forestCap: u32,
+  // Threshold sampling: how many samples, and which sorted sample is the threshold.
+  samples: u32,
+  pick: u32,
+  pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: GraphParams;
+@group(0) @binding(1) var<storage, read_write> g_state: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> uf_parent: array<atomic<u32>>;
+
+// The order-preserving map of src/graph/keys.ts: comparing keys as u32 orders the weights as numbers.
+fn weight_key(bits: u32) -> u32 {
+  if (WEIGHT_KIND == 1u) { return bits ^ 0x80000000u; }
+  if (WEIGHT_KIND == 2u) {
+    if (bits == 0x80000000u) { return 0x80000000u; } // −0 sorts as +0
+    if ((bits & 0x80000000u) != 0u) { return ~bits; }
+    return bits | 0x80000000u;
+  }
+  return bits;
+}
+
+// Whether an edge of this key belongs to the current phase.
+fn in_phase(key: u32, threshold: u32) -> bool {
+  if (P.phase == PHASE_LIGHT) { return key <= threshold; }
+  if (P.phase == PHASE_HEAVY) { return key > threshold; }
+  return true;
+}
+
+var<workgroup> wg_count: atomic<u32>;
+var<workgroup> wg_base: u32;
+var<workgroup> wg_n: u32;
+
+// Reserves one slot of counter g_state[slot] for each thread with `want`, aggregated per workgroup: one global
+// atomicAdd per workgroup instead of one per thread, and a workgroup's entries land next to each other.
+// Call in workgroup-uniform control flow. Returns the slot, or NONE where !want.
+fn wg_reserve(want: bool, lid: u32, slot: u32) -> u32 {
+  var mine = 0u;
+  if (want) { mine = atomicAdd(&wg_count, 1u); }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let c = atomicLoad(&wg_count);
+    atomicStore(&wg_count, 0u);
+    var base = 0u;
+    if (c > 0u) { base = atomicAdd(&g_state[slot], c); }
+    wg_base = base;
+  }
+  workgroupBarrier();
+  if (!want) { return NONE; }
+  return wg_base + mine;
+}
+
+// g_state[slot], read once and made workgroup-uniform (it bounds loops that contain barriers).
+fn uniform_count(lid: u32, slot: u32) -> u32 {
+  if (lid == 0u) { wg_n = atomicLoad(&g_state[slot]); }
+  return workgroupUniformLoad(&wg_n);
+}

@@ -1,0 +1,16 @@
+// Start of a graph-MSF computation: every vertex its own set, both minimum-record arrays empty.
+// Includes: common/grid, unionfind/unionfind, graph/common. Bindings 3, 4: the two record arrays.
+
+@group(0) @binding(3) var<storage, read_write> g_minA: array<vec2u>;
+@group(0) @binding(4) var<storage, read_write> g_minB: array<vec2u>;
+
+@compute @workgroup_size(WG)
+fn init(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = thread_index(wid, nwg, lid);
+  if (i < P.n) {
+    atomicStore(&uf_parent[i], i);
+    g_minA[i] = vec2u(NONE, NONE);
+    g_minB[i] = vec2u(NONE, NONE);
+  }
+}

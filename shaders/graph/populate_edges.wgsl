@@ -1,0 +1,39 @@
+// Round 1 of a phase for an edge-list graph: ECL-MST's worklist initialisation fused with the first round's
+// minimum recording (seed 000, Alg. 2 lines 1–11 and 19–21). One thread per edge: self loops and edges outside
+// the phase are skipped; in the heavy phase, edges whose endpoints already share a set are filtered out and the
+// others stored with their representatives. Light and unfiltered phases start from singletons (no find).
+// Includes: common/grid, unionfind/unionfind, graph/common, graph/min64 | graph/min32, graph/push.
+
+@group(0) @binding(4) var<storage, read_write> wl_out: array<u32>;
+@group(0) @binding(5) var<storage, read> e_src: array<u32>;
+@group(0) @binding(6) var<storage, read> e_dst: array<u32>;
+@group(0) @binding(7) var<storage, read> e_w: array<u32>;
+
+@compute @workgroup_size(WG)
+fn populateEdges(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let i = thread_index(wid, nwg, lid);
+  let threshold = atomicLoad(&g_state[ST_THRESHOLD]);
+  var keep = false;
+  var p = 0u;
+  var q = 0u;
+  var key = 0u;
+  if (i < P.slots) {
+    let s = e_src[i];
+    let t = e_dst[i];
+    if (s != t) {
+      key = weight_key(e_w[i]);
+      if (in_phase(key, threshold)) {
+        p = s;
+        q = t;
+        if (P.phase == PHASE_HEAVY) {
+          p = uf_find(s);
+          q = uf_find(t);
+        }
+        keep = p != q;
+      }
+    }
+  }
+  let at = wg_reserve(keep, lid, P.outSlot);
+  if (keep) { push_edge(at, p, q, key, i); }
+}

@@ -1,0 +1,17 @@
+// Worklist appends for the kernels that produce worklists (populate_*.wgsl, filter.wgsl). Included after
+// graph/common and one of graph/min64, graph/min32 (which define record_min); the kernel declares wl_out.
+
+// Appends the worklist entry (p, q, id) at `at` of wl_out and records the edge in both sets' minima.
+// Important! Entries hold set representatives (ECL-MST's implicit path compression): the next round's finds
+// start from them.
+fn push_edge(at: u32, p: u32, q: u32, key: u32, id: u32) {
+  if (at >= P.cap) {
+    atomicStore(&g_state[ST_OVERFLOW], 1u);
+    return;
+  }
+  wl_out[3u * at] = p;
+  wl_out[3u * at + 1u] = q;
+  wl_out[3u * at + 2u] = id;
+  record_min(p, key, id);
+  record_min(q, key, id);
+}

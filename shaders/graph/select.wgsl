@@ -1,0 +1,46 @@
+// The end of every round: ECL-MST's kernel2 (seed 000, Alg. 2 lines 27–33). An edge recorded as the lightest of
+// either endpoint's set joins the two sets (the shared union-find, unionfind/unionfind.wgsl) and enters the
+// forest. Because every record is a minimum in the strict (weight key, edge id) order, the recorded edges form
+// a forest over the sets (Borůvka's argument), so every such union links two different sets.
+//
+// Thread 0 also prepares the next round without a host round-trip: it records this round's worklist size,
+// zeroes the counter the next round appends to, and writes the next round's indirect dispatch arguments.
+// Includes: common/grid, unionfind/unionfind, graph/common.
+
+@group(0) @binding(3) var<storage, read> g_min: array<vec2u>;
+@group(0) @binding(4) var<storage, read> wl: array<u32>;
+@group(0) @binding(5) var<storage, read_write> forest: array<u32>;
+@group(0) @binding(6) var<storage, read_write> args_next: array<u32>;
+
+@compute @workgroup_size(WG)
+fn selectRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+               @builtin(local_invocation_index) lid: u32) {
+  let count = uniform_count(lid, P.outSlot);
+  if (thread_index(wid, nwg, lid) == 0u) {
+    atomicStore(&g_state[ST_STATS + P.statsAt], count);
+    atomicStore(&g_state[P.inSlot], 0u);
+    let groups = max(1u, (count + WG - 1u) / WG);
+    let y = (groups + P.maxDim - 1u) / P.maxDim;
+    args_next[0] = (groups + y - 1u) / y;
+    args_next[1] = y;
+    args_next[2] = 1u;
+  }
+  let stride = nwg.x * nwg.y * WG;
+  for (var base = group_index(wid, nwg) * WG; base < count; base += stride) {
+    let i = base + lid;
+    var joined = false;
+    var id = 0u;
+    if (i < count) {
+      let p = wl[3u * i];
+      let q = wl[3u * i + 1u];
+      id = wl[3u * i + 2u];
+      if (g_min[p].x == id || g_min[q].x == id) {
+        joined = uf_union(p, q);
+      }
+    }
+    let at = wg_reserve(joined, lid, ST_FOREST);
+    if (joined) {
+      if (at < P.forestCap) { forest[at] = id; } else { atomicStore(&g_state[ST_OVERFLOW], 1u); }
+    }
+  }
+}

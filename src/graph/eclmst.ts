@@ -1,0 +1,295 @@
+/**
+ * Minimum spanning forests of graphs on the GPU, after ECL-MST: Fallin, Gonzalez, Seo, Burtscher, "A
+ * High-Performance MST Implementation for GPUs", SC'23 (../shared/seeds/000), §3.3, Algorithms 1–2.
+ *
+ *   init        every vertex its own set; both minimum-record arrays empty                  (Alg. 1)
+ *   threshold   [average degree ≥ 4] the filtering threshold from 20 samples                (§3.2)
+ *   per phase (all edges; or the light edges, then the heavy ones):
+ *     round 1   populate: the phase's edges, one direction, into a worklist, recording     (Alg. 2, 1–11)
+ *               each set's lightest (weight key, edge id) as it goes
+ *     round r>1 filter: drop edges inside one set, store the rest with their set            (Alg. 2, 14–22)
+ *               representatives (implicit path compression), record each set's lightest
+ *     every round, select: join along every recorded edge, append it to the forest          (Alg. 2, 27–33)
+ *
+ * What we changed, and why:
+ *  - No host read-back per round. A phase takes at most ⌊log2 n⌋ + 1 rounds — every set with an edge left merges
+ *    in each round, so the number of such sets at least halves — and we encode exactly that many, each dispatch
+ *    sized from the previous round's count on the GPU (indirect dispatch; select writes the arguments) or over a
+ *    fixed grid (`dispatch: 'fixed'`, grid-stride loops). Empty rounds cost a dispatch each, no data.
+ *  - The lightest edge per set: one 64-bit atomicStoreMin on atomic<vec2u> (key high, id low) where the device has
+ *    'atomic-vec2u-min-max', else two 32-bit passes (key, then id among equal keys: min32.wgsl, min_ids.wgsl).
+ *  - ECL-MST's reset kernel is folded into the next round's filter, with two record arrays alternating.
+ *  - Worklist entries are 3 u32 (rep, rep, edge id), the weight read through the id, to stay within 40 bytes per
+ *    edge; appends are aggregated per workgroup (one global atomicAdd per workgroup).
+ *  - CSR population is edge-centric over tiles of entries rather than thread/warp per vertex (populate_csr.wgsl).
+ *  - The union-find is the project's (unionfind/unionfind.wgsl: the smaller root wins, find halves paths).
+ *
+ * Create once, run many: `const msf = await createGraphMsf(ctx, gpuGraph); ctx.submit('…', (rec) =>
+ * msf.encode(rec)); …; msf.destroy()`. `encode` records one whole computation and never submits.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel, KernelSpec } from '../gpu/kernel.js';
+import type { Recorder } from '../gpu/recorder.js';
+import { Usage } from '../gpu/usage.js';
+import { InputError } from '../errors.js';
+import { filterPlan, type FilterPlan } from './threshold.js';
+import type { WeightKind } from './types.js';
+import type { EclTrace } from './eclmst.cpu.js';
+
+/** A graph resident on the GPU (see `uploadGraph` in gpugraph.ts). Buffers hold u32 words. */
+export interface GpuGraph {
+  kind: 'edges' | 'csr';
+  numVertices: number;
+  /** Edge-id slots: edge-list length, or CSR entries. */
+  slots: number;
+  /** Worklist capacity: at least the number of non-loop edges (edge list) or entries with v < neighbour (CSR). */
+  capacity: number;
+  weightKind: WeightKind;
+  /** The raw 32 bits of every weight. */
+  weights: GPUBuffer;
+  /** Edge lists: both endpoints. */
+  sources?: GPUBuffer;
+  targets?: GPUBuffer;
+  /** CSR: numVertices + 1 row starts and the entries' neighbours. */
+  offsets?: GPUBuffer;
+  neighbours?: GPUBuffer;
+}
+
+export interface GraphMsfOptions {
+  /** Threads per workgroup (default 256). */
+  workgroupSize?: number;
+  /** CSR entries per thread in the populate kernel (default 8). */
+  csrItems?: number;
+  /** 'indirect' (default): dispatches sized on the GPU from the round's count; 'fixed': a fixed grid. */
+  dispatch?: 'indirect' | 'fixed';
+  /** Workgroups of the fixed grid (default 1024). */
+  fixedGroups?: number;
+  /** Use the 64-bit atomic minimum (default: where the device has 'atomic-vec2u-min-max'). */
+  atomic64?: boolean;
+  /** Filtering: ECL-MST's rule ('auto', default), always, or never. The forest is the same either way. */
+  filter?: 'auto' | 'on' | 'off';
+}
+
+export interface GraphMsf {
+  /** Forest edge ids, unordered; their number is the u32 at byte FOREST_COUNT_OFFSET of `state`. */
+  readonly forest: GPUBuffer;
+  /** Counters, threshold and per-round statistics (layout in shaders/graph/common.wgsl). */
+  readonly state: GPUBuffer;
+  /** The union-find parents; after `encodeLabels`, each vertex's smallest set member. */
+  readonly parent: GPUBuffer;
+  /** The filtering decision. */
+  readonly plan: FilterPlan;
+  /** Rounds encoded per phase. */
+  readonly rounds: number;
+  /** Records one full MSF computation (graph in, forest in `forest`). */
+  encode(rec: Recorder): void;
+  /** Records turning the union-find into component labels (after `encode`). */
+  encodeLabels(rec: Recorder): void;
+  /** Reads the forest's edge ids (unordered) and checks the run's invariants. */
+  readForest(): Promise<Uint32Array>;
+  /** Reads the component labels (after `encodeLabels` was submitted). */
+  readLabels(): Promise<Uint32Array>;
+  /** Reads the threshold and per-round worklist sizes (comparable with `eclMstCpu`'s trace). */
+  readTrace(): Promise<EclTrace>;
+  destroy(): void;
+}
+
+/** Byte offset of the forest edge count in `state`. */
+export const FOREST_COUNT_OFFSET = 8;
+const STATE_WORDS = 8 + 2 * 64;
+const PHASE_ALL = 0, PHASE_LIGHT = 1, PHASE_HEAVY = 2;
+const KIND_CODE: Record<WeightKind, number> = { u32: 0, i32: 1, f32: 2 };
+
+interface Kernels {
+  init: Kernel;
+  threshold: Kernel;
+  populate: Kernel;
+  filter: Kernel;
+  minIds: Kernel | null;
+  select: Kernel;
+  labels: Kernel;
+}
+
+/** Rounds that suffice for one phase on n vertices: ⌊log2 n⌋ + 1 (see the header). */
+export function roundsFor(n: number): number {
+  return n < 2 ? 1 : Math.floor(Math.log2(n)) + 1;
+}
+
+async function compile(ctx: GpuContext, g: GpuGraph, wg: number, items: number, atomic64: boolean): Promise<Kernels> {
+  const base = ['common/grid', 'unionfind/unionfind', 'graph/common'];
+  const minMod = atomic64 ? 'graph/min64' : 'graph/min32';
+  const enable = atomic64 ? ['atomic_vec2u_min_max'] : [];
+  const overrides = { WEIGHT_KIND: KIND_CODE[g.weightKind] };
+  const spec = (name: string, shader: string, entry: string, n: number, extra: Partial<KernelSpec> = {}): KernelSpec => ({
+    label: `graph::${name}`,
+    shader: `graph/${shader}`,
+    entry,
+    bindings: ['uniform', ...Array<'rw'>(n).fill('rw')],
+    workgroupSize: wg,
+    include: base,
+    overrides,
+    ...extra,
+  });
+  const rw = (...kinds: ('read' | 'rw')[]) => ['uniform', 'rw', 'rw', ...kinds] as KernelSpec['bindings'];
+  const producer = { include: [...base, minMod, 'graph/push'], enable };
+  const [init, threshold, populate, filter, minIds, select, labels] = await Promise.all([
+    ctx.kernel(spec('init', 'init', 'init', 4)),
+    ctx.kernel({ ...spec('threshold', 'threshold', 'threshold', 0), bindings: rw('read'), workgroupSize: 1 }),
+    g.kind === 'edges'
+      ? ctx.kernel({ ...spec('populate', 'populate_edges', 'populateEdges', 0), ...producer, bindings: rw('rw', 'rw', 'read', 'read', 'read') })
+      : ctx.kernel({
+          ...spec('populate', 'populate_csr', 'populateCsr', 0),
+          ...producer,
+          bindings: rw('rw', 'rw', 'read', 'read', 'read'),
+          constants: { ITEMS: items },
+        }),
+    ctx.kernel({ ...spec('filter', 'filter', 'filterRound', 0), ...producer, bindings: rw('rw', 'rw', 'read', 'read', 'rw') }),
+    atomic64 ? null : ctx.kernel({ ...spec('minIds', 'min_ids', 'minIds', 0), bindings: rw('rw', 'read', 'read') }),
+    ctx.kernel({ ...spec('select', 'select', 'selectRound', 0), bindings: rw('read', 'read', 'rw', 'rw') }),
+    ctx.kernel({ ...spec('labels', 'labels', 'labels', 0), bindings: rw() }),
+  ]);
+  return { init, threshold, populate, filter, minIds, select, labels };
+}
+
+/** Compiles the kernels (once per device) and allocates the scratch for MSFs of `graph`. */
+export async function createGraphMsf(ctx: GpuContext, graph: GpuGraph, options: GraphMsfOptions = {}): Promise<GraphMsf> {
+  const wg = options.workgroupSize ?? 256;
+  if (!Number.isInteger(wg) || wg < 1 || wg > ctx.limits.maxComputeInvocationsPerWorkgroup) {
+    throw new InputError(`Expected workgroupSize in [1, ${ctx.limits.maxComputeInvocationsPerWorkgroup}], got ${options.workgroupSize}.`);
+  }
+  const items = options.csrItems ?? 8;
+  if (!Number.isInteger(items) || items < 1) throw new InputError(`Expected csrItems ≥ 1, got ${options.csrItems}.`);
+  const atomic64 = options.atomic64 ?? ctx.features.atomicVec2uMinMax;
+  if (atomic64 && !ctx.features.atomicVec2uMinMax) {
+    throw new InputError(`atomic64: true needs the 'atomic-vec2u-min-max' feature, which this GPU context lacks.`);
+  }
+  const fixedGroups = options.fixedGroups ?? 1024;
+  if (!Number.isInteger(fixedGroups) || fixedGroups < 1) throw new InputError(`Expected fixedGroups ≥ 1, got ${options.fixedGroups}.`);
+  const n = graph.numVertices;
+  const cap = Math.max(1, graph.capacity);
+  const maxBinding = ctx.limits.maxStorageBufferBindingSize;
+  for (const [what, bytes] of [['worklist (12 bytes per edge)', 12 * cap], ['weights', 4 * graph.slots], ['vertex records', 8 * n]] as const) {
+    if (bytes > maxBinding) {
+      throw new InputError(`graph::msf: the ${what} needs ${bytes} bytes, above this device's maxStorageBufferBindingSize (${maxBinding}).`);
+    }
+  }
+  const directed = graph.kind === 'csr' ? graph.slots : 2 * graph.slots;
+  const plan = filterPlan(n, graph.slots, directed, options.filter);
+  const kernels = await compile(ctx, graph, wg, items, atomic64);
+  return new GraphMsfImpl(ctx, graph, kernels, plan, { wg, items, cap, fixed: options.dispatch === 'fixed', fixedGroups });
+}
+
+class GraphMsfImpl implements GraphMsf {
+  readonly forest: GPUBuffer;
+  readonly state: GPUBuffer;
+  readonly parent: GPUBuffer;
+  readonly rounds: number;
+  private readonly minRec: [GPUBuffer, GPUBuffer];
+  private readonly wl: [GPUBuffer, GPUBuffer];
+  private readonly args: [GPUBuffer, GPUBuffer];
+  private readonly forestCap: number;
+
+  constructor(
+    private readonly ctx: GpuContext,
+    private readonly g: GpuGraph,
+    private readonly k: Kernels,
+    readonly plan: FilterPlan,
+    private readonly cfg: { wg: number; items: number; cap: number; fixed: boolean; fixedGroups: number },
+  ) {
+    const n = g.numVertices;
+    this.rounds = roundsFor(n);
+    this.forestCap = Math.max(1, n - 1);
+    this.parent = ctx.createBuffer('graph::parent', 4 * n);
+    this.minRec = [ctx.createBuffer('graph::minA', 8 * n), ctx.createBuffer('graph::minB', 8 * n)];
+    this.wl = [ctx.createBuffer('graph::worklistA', 12 * cfg.cap), ctx.createBuffer('graph::worklistB', 12 * cfg.cap)];
+    this.forest = ctx.createBuffer('graph::forest', 4 * this.forestCap);
+    this.state = ctx.createBuffer('graph::state', 4 * STATE_WORDS);
+    this.args = [ctx.createBuffer('graph::argsA', 16, Usage.INDIRECT), ctx.createBuffer('graph::argsB', 16, Usage.INDIRECT)];
+  }
+
+  private params(p: { phase?: number; inSlot?: number; outSlot?: number; statsAt?: number }): Uint32Array {
+    const g = this.g;
+    return Uint32Array.from([
+      g.numVertices, g.slots, this.cfg.cap, p.phase ?? 0, p.inSlot ?? 0, p.outSlot ?? 0, p.statsAt ?? 0,
+      this.ctx.maxWorkgroupsPerDimension, this.forestCap, this.plan.samples, this.plan.pick, 0,
+    ]);
+  }
+
+  /** A round's dispatch: direct over the capacity in round 1, then from the GPU-written arguments (or fixed). */
+  private round(rec: Recorder, kernel: Kernel, buffers: GPUBuffer[], uniforms: Uint32Array, r: number): void {
+    if (this.cfg.fixed) rec.dispatch(kernel, { buffers, uniforms, groups: this.cfg.fixedGroups });
+    else if (r === 1) rec.dispatch(kernel, { buffers, uniforms, threads: this.cfg.cap });
+    else rec.dispatch(kernel, { buffers, uniforms, indirect: { buffer: this.args[r % 2] } });
+  }
+
+  encode(rec: Recorder): void {
+    const { g, k } = this;
+    const n = g.numVertices;
+    const common = [this.state, this.parent];
+    rec.clear(this.state);
+    rec.dispatch(k.init, { buffers: [...common, ...this.minRec], uniforms: this.params({}), threads: n });
+    if (g.slots === 0 || n < 2) return;
+    if (this.plan.filter) rec.dispatch(k.threshold, { buffers: [...common, g.weights], uniforms: this.params({}), groups: 1 });
+    const phases = this.plan.filter ? [PHASE_LIGHT, PHASE_HEAVY] : [PHASE_ALL];
+    phases.forEach((phase, index) => this.encodePhase(rec, phase, index));
+  }
+
+  private encodePhase(rec: Recorder, phase: number, index: number): void {
+    const { g, k, wl, minRec } = this;
+    const common = [this.state, this.parent];
+    rec.clear(this.state, 0, 8); // both worklist counters
+    const input = g.kind === 'edges' ? [g.sources!, g.targets!, g.weights] : [g.offsets!, g.neighbours!, g.weights];
+    // Round 1: populate into worklist 1 / counter 1, records in minRec[1].
+    const pop = this.params({ phase, outSlot: 1 });
+    if (g.kind === 'edges') rec.dispatch(k.populate, { buffers: [...common, minRec[1], wl[1], ...input], uniforms: pop, threads: g.slots });
+    else rec.dispatch(k.populate, { buffers: [...common, minRec[1], wl[1], ...input], uniforms: pop, groups: Math.ceil(g.slots / (this.cfg.wg * this.cfg.items)) });
+    for (let r = 1; r <= this.rounds; r++) {
+      const cur = r % 2;
+      const prev = 1 - cur;
+      if (r > 1) {
+        const u = this.params({ phase, inSlot: prev, outSlot: cur });
+        this.round(rec, k.filter, [...common, minRec[cur], wl[cur], wl[prev], g.weights, minRec[prev]], u, r);
+      }
+      if (k.minIds) this.round(rec, k.minIds, [...common, minRec[cur], wl[cur], g.weights], this.params({ outSlot: cur }), r);
+      const s = this.params({ inSlot: prev, outSlot: cur, statsAt: 64 * index + r });
+      this.round(rec, k.select, [...common, minRec[cur], wl[cur], this.forest, this.args[(r + 1) % 2]], s, r);
+    }
+  }
+
+  encodeLabels(rec: Recorder): void {
+    const n = this.g.numVertices;
+    rec.dispatch(this.k.labels, { buffers: [this.state, this.parent], uniforms: this.params({}), threads: n });
+  }
+
+  async readForest(): Promise<Uint32Array> {
+    const state = new Uint32Array(await this.ctx.read(this.state));
+    const trace = this.traceOf(state);
+    const last = trace.rounds.map((r) => r[r.length - 1]);
+    if (state[4] !== 0 || last.some((c) => c !== 0) || state[2] > this.forestCap) {
+      throw new Error(
+        `graph::msf: internal error: overflow=${state[4]}, last round sizes ${last.join(',')}, forest ${state[2]} > ${this.forestCap}.`,
+      );
+    }
+    const count = state[2];
+    return count === 0 ? new Uint32Array(0) : new Uint32Array(await this.ctx.read(this.forest, 0, 4 * count));
+  }
+
+  async readLabels(): Promise<Uint32Array> {
+    return new Uint32Array(await this.ctx.read(this.parent, 0, 4 * this.g.numVertices));
+  }
+
+  async readTrace(): Promise<EclTrace> {
+    return this.traceOf(new Uint32Array(await this.ctx.read(this.state)));
+  }
+
+  private traceOf(state: Uint32Array): EclTrace {
+    const phases = this.g.slots === 0 || this.g.numVertices < 2 ? 0 : this.plan.filter ? 2 : 1;
+    const rounds: number[][] = [];
+    for (let p = 0; p < phases; p++) rounds.push(Array.from(state.subarray(8 + 64 * p + 1, 8 + 64 * p + 1 + this.rounds)));
+    return { threshold: this.plan.filter && phases > 0 ? state[3] : null, rounds };
+  }
+
+  destroy(): void {
+    for (const b of [this.parent, ...this.minRec, ...this.wl, this.forest, this.state, ...this.args]) b.destroy();
+  }
+}

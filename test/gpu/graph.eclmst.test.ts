@@ -1,0 +1,105 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { graphMst, graphMstCpu } from '../../src/graph/mst.js';
+import { createGraphMsf, roundsFor } from '../../src/graph/eclmst.js';
+import { eclMstCpu } from '../../src/graph/eclmst.cpu.js';
+import { uploadGraph } from '../../src/graph/gpugraph.js';
+import { validateGraph } from '../../src/graph/validate.js';
+import type { Graph } from '../../src/graph/types.js';
+import { kruskalOracle } from '../helpers/kruskal.js';
+import { randomGraph, toCsr } from '../helpers/graph.random.js';
+import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+
+const variants = await gpuVariants();
+afterAll(() => destroyVariants(variants));
+
+const graphs = [
+  { seed: 11, numVertices: 40, numEdges: 160, weightType: 'f32' as const },
+  { seed: 12, numVertices: 700, numEdges: 3000, weightType: 'i32' as const, distinctWeights: 3 },
+  { seed: 13, numVertices: 2000, numEdges: 2500, weightType: 'u32' as const, components: 9 },
+  { seed: 14, numVertices: 100, numEdges: 4000, weightType: 'f32' as const, distinctWeights: 2, duplicates: 0.4 },
+  { seed: 15, numVertices: 5000, numEdges: 30000, weightType: 'i32' as const, components: 2, distinctWeights: 100000 },
+];
+
+describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($name)', ({ ctx }) => {
+  for (const c of graphs) {
+    for (const shape of ['edges', 'csr'] as const) {
+      it(`graphMst(${shape}) = CPU = plain Kruskal, seed ${c.seed}, filter off/on, indirect and fixed dispatch`, async () => {
+        const el = randomGraph(c.seed, c);
+        const graph: Graph = shape === 'edges' ? el : toCsr(el);
+        const want = kruskalOracle(graph);
+        const cpu = graphMstCpu(graph, { labels: true });
+        expect(Array.from(cpu.edgeIds)).toEqual(want.ids);
+        for (const gpu of [
+          { filter: 'off' as const },
+          { filter: 'on' as const },
+          { filter: 'on' as const, dispatch: 'fixed' as const, fixedGroups: 3 },
+          { filter: 'off' as const, dispatch: 'fixed' as const, workgroupSize: 64, csrItems: 3 },
+        ]) {
+          const got = await graphMst(graph, { backend: 'gpu', ctx, labels: true, gpu });
+          expect(Array.from(got.edgeIds), JSON.stringify(gpu)).toEqual(want.ids);
+          expect(got.totalWeight).toBe(cpu.totalWeight);
+          expect(got.components).toBe(want.components);
+          expect(Array.from(got.componentLabels!)).toEqual(want.labels);
+          expect(got.weights).toEqual(cpu.weights);
+          expect(got.sources).toEqual(cpu.sources);
+          expect(got.targets).toEqual(cpu.targets);
+        }
+      });
+    }
+
+    it(`every round's worklist size and the threshold match the CPU twin, seed ${c.seed}`, async () => {
+      for (const shape of ['edges', 'csr'] as const) {
+        const el = randomGraph(c.seed, c);
+        const g = validateGraph(shape === 'edges' ? el : toCsr(el));
+        for (const filter of ['off', 'on'] as const) {
+          const twin = eclMstCpu(g, { filter });
+          const up = uploadGraph(ctx, g);
+          const msf = await createGraphMsf(ctx, up, { filter });
+          await ctx.submit('test::graph', (rec) => msf.encode(rec));
+          const trace = await msf.readTrace();
+          expect(trace.threshold).toBe(twin.trace.threshold);
+          const pad = (s: number[]) => [...s, ...Array(roundsFor(g.numVertices) - s.length).fill(0)];
+          expect(trace.rounds).toEqual(twin.trace.rounds.map(pad));
+          const ids = (await msf.readForest()).sort();
+          expect(Array.from(ids)).toEqual(Array.from(twin.ids).sort((a, b) => a - b));
+          msf.destroy();
+          up.destroy();
+        }
+      }
+    });
+  }
+
+  it('the 32-bit fallback runs on a device that has 64-bit atomics too', async () => {
+    const g = randomGraph(21, { numVertices: 300, numEdges: 2000, weightType: 'f32', distinctWeights: 4 });
+    const got = await graphMst(g, { backend: 'gpu', ctx, gpu: { atomic64: false, filter: 'on' } });
+    expect(Array.from(got.edgeIds)).toEqual(kruskalOracle(g).ids);
+  });
+
+  it('create once, run many: repeated encodes give the same forest and nothing leaks', async () => {
+    const before = ctx.memory.liveBytes;
+    const g = validateGraph(toCsr(randomGraph(22, { numVertices: 1000, numEdges: 8000, weightType: 'u32' })));
+    const up = uploadGraph(ctx, g);
+    const msf = await createGraphMsf(ctx, up);
+    const want = Array.from(graphMstCpu(toCsr(randomGraph(22, { numVertices: 1000, numEdges: 8000, weightType: 'u32' }))).edgeIds).sort((a, b) => a - b);
+    for (let rep = 0; rep < 3; rep++) {
+      await ctx.submit('test::graph', (rec) => msf.encode(rec));
+      expect(Array.from((await msf.readForest()).sort())).toEqual(want);
+    }
+    msf.destroy();
+    up.destroy();
+    expect(ctx.memory.liveBytes).toBe(before);
+  });
+
+  it('degenerate graphs on the GPU: no edges, only self loops, one vertex', async () => {
+    for (const g of [
+      { numVertices: 5, sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) },
+      { numVertices: 3, sources: Uint32Array.from([0, 2]), targets: Uint32Array.from([0, 2]), weights: Int32Array.from([-1, 4]) },
+      { numVertices: 1, sources: Uint32Array.from([0]), targets: Uint32Array.from([0]), weights: Uint32Array.from([7]) },
+    ]) {
+      const r = await graphMst(g, { backend: 'gpu', ctx, labels: true });
+      expect(r.edgeIds.length).toBe(0);
+      expect(r.components).toBe(g.numVertices);
+      expect(Array.from(r.componentLabels!)).toEqual(Array.from({ length: g.numVertices }, (_, i) => i));
+    }
+  });
+});
