@@ -21,6 +21,8 @@
 // Never overflows: a root-to-leaf path has at most codeBits + 32 ≤ 96 internal nodes (layout.ts STACK_SIZE),
 // and the stack holds at most one pending sibling per level.
 const STACK: u32 = 100u;
+// Ulps of slack in the box pruning test (see below).
+const SLACK: u32 = 4u * D + 8u;
 
 // Squared distance from Morton position j's point to the box of child `side` of record `rec` (0 inside).
 fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
@@ -58,14 +60,9 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     for (var side = 0u; side < 2u; side++) {
       let c = select(l.x, l.y, side == 1u);
       if (c == NONE || select(cl.x, cl.y, side == 1u) == comp) { continue; }
-      var lb = box_d2(rec, side, j);
-      if (u.mr != 0u) {
-        let mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
-        lb = max(max(lb * u.ia2, myCore), mc);
-      }
-      let lbBits = bitcast<u32>(lb);
-      if (lbBits > radius) { continue; }
       if (c >= u.n - 1u) {
+        // A leaf: its key is computed exactly as the upper bounds' keys are (no box test, which a GPU may round
+        // differently by fusing multiply-adds).
         let k = c - (u.n - 1u);
         let key = edge_key(j, k);
         let other = order[k];
@@ -78,9 +75,19 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
           bestHi = hi;
           radius = key;
         }
-      } else {
-        lower[side] = lbBits;
+        continue;
       }
+      var lb = box_d2(rec, side, j);
+      if (u.mr != 0u) {
+        let mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
+        lb = max(max(lb * u.ia2, myCore), mc);
+      }
+      let lbBits = bitcast<u32>(lb);
+      // Important! Prune only beyond a few ulps of slack: the box distance and the keys may be rounded differently
+      // (fused multiply-adds), and pruning a subtree whose point lies exactly at the radius can lose a component's
+      // only candidate (the upper bound's own pair), which stalls Borůvka.
+      if (lbBits > radius + SLACK) { continue; }
+      lower[side] = lbBits;
     }
     // Push the farther internal child first so that the nearer is visited first.
     let l0 = lower[0];

@@ -26,7 +26,12 @@ export async function benchReduce(
   const reducer = await createReducer(ctx, n, options);
   const bits = seededU32(n, 0x0dd5eed5);
   // f32 data: uniform in [−1, 1), exact in f32.
-  const data = type === 'u32' ? bits : Float32Array.from(bits, (b) => b / 2 ** 31 - 1);
+  let data: Uint32Array | Float32Array = bits;
+  if (type === 'f32') {
+    // A loop, not Float32Array.from(bits, fn): that builds a JS array first and runs out of heap at 2^28.
+    data = new Float32Array(n);
+    for (let i = 0; i < n; i++) data[i] = bits[i] / 2 ** 31 - 1;
+  }
   const input = ctx.upload('bench::reduceInput', data);
   const output = ctx.createBuffer('bench::reduceOutput', 4);
   return {
