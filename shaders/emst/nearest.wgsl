@@ -43,7 +43,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (j >= u.n) { return; }
   let comp = label[j];
   let me = order[j];
+  // Important! The upper bound was computed in another kernel, where the compiler may fuse the multiply-adds of
+  // the same distance differently: the bound's own pair can come out a few ulps above it here. Widen it by the
+  // slack so that pair is still accepted (a component with no candidate would stall Borůvka).
   var radius = ub[comp];
+  if (radius < INF_KEY) { radius += SLACK; }
   var myCore = 0.0;
   if (u.mr != 0u) { myCore = core2[j]; }
   var bestKey = NONE;
@@ -83,9 +87,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         lb = max(max(lb * u.ia2, myCore), mc);
       }
       let lbBits = bitcast<u32>(lb);
-      // Important! Prune only beyond a few ulps of slack: the box distance and the keys may be rounded differently
-      // (fused multiply-adds), and pruning a subtree whose point lies exactly at the radius can lose a component's
-      // only candidate (the upper bound's own pair), which stalls Borůvka.
+      // Prune only beyond a few ulps of slack: the box distance and the keys may be rounded differently (fused
+      // multiply-adds), and a subtree whose point lies exactly at the radius must still be visited.
       if (lbBits > radius + SLACK) { continue; }
       lower[side] = lbBits;
     }
