@@ -8,6 +8,7 @@ import { benchCopy } from './copy.js';
 import { benchBoruvka } from './emst.boruvka.js';
 import { benchScan } from './primitives.scan.js';
 import { benchReduce } from './primitives.reduce.js';
+import { benchRadixSort } from './primitives.radixsort.js';
 
 export interface BenchSuite {
   description: string;
@@ -42,6 +43,18 @@ export const suites: Record<string, BenchSuite> = {
     defaultSizes: [1 << 28],
     make: (ctx, n) => benchReduce(ctx, n, { op: 'min', type: 'f32' }),
     rates: (n, ms) => ({ 'Gelem/s': perSecond(n, ms) / 1e9, 'TB/s read': perSecond(4 * n, ms) / 1e12 }),
+  },
+  radix32: {
+    description: 'stable radix sort of (u32 key, u32 value) pairs, all 32 key bits',
+    defaultSizes: [1 << 25],
+    make: (ctx, n) => benchRadixSort(ctx, n, 1),
+    rates: (n, ms) => ({ 'G pairs/s': perSecond(n, ms) / 1e9 }),
+  },
+  radix64: {
+    description: 'stable radix sort of (64-bit key, u32 value) pairs, all 64 key bits',
+    defaultSizes: [1 << 25],
+    make: (ctx, n) => benchRadixSort(ctx, n, 2),
+    rates: (n, ms) => ({ 'G pairs/s': perSecond(n, ms) / 1e9 }),
   },
   'boruvka-normal3d': {
     description: 'GPU Borůvka phase only (BVH from the CPU twin), normal 3D points',
