@@ -83,3 +83,42 @@ export function toCsr(g: EdgeListGraph): CsrGraph {
   }
   return { offsets, neighbours, weights };
 }
+
+/**
+ * Small TypeScript versions of ../shared/bench/gen_graph.py's kinds (its generator needs numpy): a 4-neighbour
+ * grid of side 2^(scale/2), 'r4' (each vertex linked to 4 random others) and an R-MAT graph (0.57/0.19/0.19,
+ * 8n edges), with integer weights in [1, 2^20]. Duplicates and self loops are kept (the readers and the MSF
+ * must cope with them anyway).
+ */
+export function benchLikeGraph(kind: 'grid2d' | 'r4' | 'rmat', scale: number, seed: number): EdgeListGraph {
+  const r = mulberry32(seed);
+  const s: number[] = [];
+  const t: number[] = [];
+  let n: number;
+  if (kind === 'grid2d') {
+    const side = 1 << (scale >> 1);
+    n = side * side;
+    for (let y = 0; y < side; y++) {
+      for (let x = 0; x < side; x++) {
+        if (x + 1 < side) s.push(y * side + x), t.push(y * side + x + 1);
+        if (y + 1 < side) s.push(y * side + x), t.push((y + 1) * side + x);
+      }
+    }
+  } else if (kind === 'r4') {
+    n = 1 << scale;
+    for (let v = 0; v < n; v++) for (let k = 0; k < 4; k++) s.push(v), t.push(Math.floor(r() * n));
+  } else {
+    n = 1 << scale;
+    for (let e = 0; e < 8 * n; e++) {
+      let u = 0, v = 0;
+      for (let bit = 0; bit < scale; bit++) {
+        const x = r();
+        if (x >= 0.76) u |= 1 << bit;
+        if ((x >= 0.57 && x < 0.76) || x >= 0.95) v |= 1 << bit;
+      }
+      s.push(u), t.push(v);
+    }
+  }
+  const weights = Int32Array.from(s, () => 1 + Math.floor(r() * (1 << 20)));
+  return { numVertices: n, sources: Uint32Array.from(s), targets: Uint32Array.from(t), weights };
+}

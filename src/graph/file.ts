@@ -1,0 +1,48 @@
+/**
+ * What `treeline mst <graph file>` needs (the CLI itself lives in src/cli/): read a graph file in any supported
+ * format (src/io/graph.ts picks the reader by extension), compute its minimum spanning forest, and lay the forest
+ * out as columns for the CLI's CSV / JSON / NPY writers. Compute and printing stay apart (CONVENTIONS.md 12).
+ */
+import { readGraph, type GraphFormat } from '../io/graph.js';
+import type { EdgeListReadOptions } from '../io/graph.edgelist.js';
+import { graphMst, type GraphMstOptions } from './mst.js';
+import { isCsr, type Graph, type GraphMstResult } from './types.js';
+
+export interface GraphFileMst {
+  graph: Graph;
+  result: GraphMstResult;
+  /** Vertices and edge-id slots of the input. */
+  numVertices: number;
+  inputEdges: number;
+}
+
+/** Reads `path` and computes its minimum spanning forest. */
+export async function graphMstFromFile(
+  path: string,
+  options: GraphMstOptions & EdgeListReadOptions & { format?: GraphFormat } = {},
+): Promise<GraphFileMst> {
+  const graph = await readGraph(path, options);
+  const result = await graphMst(graph, options);
+  const numVertices = isCsr(graph) ? graph.offsets.length - 1 : graph.numVertices;
+  const inputEdges = isCsr(graph) ? graph.neighbours.length : graph.sources.length;
+  return { graph, result, numVertices, inputEdges };
+}
+
+/** The forest as parallel columns (edge id, source, target, weight), canonical order, for toCsv / writeNpyDir. */
+export function forestColumns(r: GraphMstResult): Record<string, Uint32Array | Int32Array | Float32Array> {
+  return { edge: r.edgeIds, source: r.sources, target: r.targets, weight: r.weights };
+}
+
+/** A JSON-ready summary plus the forest (arrays as plain number arrays). */
+export function forestJson(r: GraphMstResult): Record<string, unknown> {
+  return {
+    edges: r.edgeIds.length,
+    components: r.components,
+    totalWeight: r.totalWeight,
+    edgeIds: Array.from(r.edgeIds),
+    sources: Array.from(r.sources),
+    targets: Array.from(r.targets),
+    weights: Array.from(r.weights),
+    ...(r.componentLabels ? { componentLabels: Array.from(r.componentLabels) } : {}),
+  };
+}
