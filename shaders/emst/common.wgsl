@@ -11,7 +11,8 @@ struct Params {
   mr: u32,
   // 1 / alpha², computed on the host (WGSL division is not correctly rounded).
   ia2: f32,
-  pad: u32,
+  // 1: points whose bound from earlier rounds exceeds their component's upper bound skip the traversal.
+  skip: u32,
 }
 
 const NONE: u32 = 0xffffffffu;

@@ -6,6 +6,13 @@
 //  - for mutual reachability prunes by max(box distance² / alpha², own core², smallest core² in the subtree), as
 //    fast_hdbscan does.
 // Writes cand[j] = (key, other Morton position, min original index, max original index), key NONE for none.
+//
+// Beyond the paper: bounded points skip the traversal. A point's distance to the nearest point of another
+// component never decreases from round to round (its component only grows, the others only shrink), so the final
+// radius of its last traversal (the key it found, or the radius it searched in vain) bounds this round's from
+// below; when that exceeds its component's current upper bound, the point cannot hold the component's shortest
+// edge and returns at once (u.skip = 1; `pointBound` keeps the bounds). The stack also keeps each pushed node's
+// lower bound, so nodes that fell outside the shrinking radius are dropped without reading their record.
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> points: array<f32>;
 @group(0) @binding(2) var<storage, read> core2: array<f32>;
@@ -17,6 +24,7 @@
 @group(0) @binding(8) var<storage, read> ub: array<u32>;
 @group(0) @binding(9) var<storage, read> minCore2: array<vec2f>;
 @group(0) @binding(10) var<storage, read_write> cand: array<vec4u>;
+@group(0) @binding(11) var<storage, read_write> pointBound: array<u32>;
 
 // Never overflows: a root-to-leaf path has at most codeBits + 32 ≤ 96 internal nodes (layout.ts STACK_SIZE),
 // and the stack holds at most one pending sibling per level.
@@ -48,6 +56,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   // slack so that pair is still accepted (a component with no candidate would stall Borůvka).
   var radius = ub[comp];
   if (radius < INF_KEY) { radius += SLACK; }
+  if (u.skip != 0u && pointBound[j] > radius + SLACK) {
+    cand[j] = vec4u(NONE, NONE, NONE, NONE);
+    return;
+  }
   var myCore = 0.0;
   if (u.mr != 0u) { myCore = core2[j]; }
   var bestKey = NONE;
@@ -55,6 +67,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var bestLo = NONE;
   var bestHi = NONE;
   var stack: array<u32, STACK>;
+  var stackBound: array<u32, STACK>;
   var sp = 0u;
   var rec = u.n - 1u; // the header record: its left child is the root
   loop {
@@ -97,19 +110,28 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let l1 = lower[1];
     if (l0 != NONE && l1 != NONE) {
       if (l0 <= l1) {
-        stack[sp] = l.y; stack[sp + 1u] = l.x;
+        stack[sp] = l.y; stackBound[sp] = l1; stack[sp + 1u] = l.x; stackBound[sp + 1u] = l0;
       } else {
-        stack[sp] = l.x; stack[sp + 1u] = l.y;
+        stack[sp] = l.x; stackBound[sp] = l0; stack[sp + 1u] = l.y; stackBound[sp + 1u] = l1;
       }
       sp += 2u;
     } else if (l0 != NONE) {
-      stack[sp] = l.x; sp += 1u;
+      stack[sp] = l.x; stackBound[sp] = l0; sp += 1u;
     } else if (l1 != NONE) {
-      stack[sp] = l.y; sp += 1u;
+      stack[sp] = l.y; stackBound[sp] = l1; sp += 1u;
     }
-    if (sp == 0u) { break; }
-    sp -= 1u;
-    rec = stack[sp];
+    // Pop the next node still within the radius.
+    var next = NONE;
+    while (sp > 0u) {
+      sp -= 1u;
+      if (stackBound[sp] <= radius + SLACK) {
+        next = stack[sp];
+        break;
+      }
+    }
+    if (next == NONE) { break; }
+    rec = next;
   }
   cand[j] = vec4u(bestKey, bestOther, bestLo, bestHi);
+  pointBound[j] = radius;
 }

@@ -9,7 +9,13 @@ import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
 import { generate, type GeneratorName } from '../datasets/generate.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';
 
-export async function benchBoruvka(ctx: GpuContext, n: number, dim: number, kind: GeneratorName): Promise<BenchCase> {
+export async function benchBoruvka(
+  ctx: GpuContext,
+  n: number,
+  dim: number,
+  kind: GeneratorName,
+  options: { skipBounded?: boolean } = {},
+): Promise<BenchCase> {
   const points = generate(kind, { n, dim, seed: 1 });
   const bvh = buildBvhCpu(points, dim);
   const up = (name: string, a: ArrayBufferView) => ctx.upload(`bench::bvh.${name}`, a);
@@ -25,7 +31,7 @@ export async function benchBoruvka(ctx: GpuContext, n: number, dim: number, kind
   let last = { count: 0, rounds: 0 };
   return {
     run: async (timer) => {
-      const r = await boruvka.run({ n, dim, ...bufs }, { timer, roundsPerSubmit: 4 });
+      const r = await boruvka.run({ n, dim, ...bufs }, { timer, roundsPerSubmit: 4, skipBounded: options.skipBounded });
       last = { count: r.count, rounds: r.rounds };
     },
     check: async () => {
@@ -36,6 +42,7 @@ export async function benchBoruvka(ctx: GpuContext, n: number, dim: number, kind
         if (!uf.union(raw[4 * e], raw[4 * e + 1])) throw new Error(`bench::boruvka: edge ${e} closes a cycle`);
       }
     },
+    notes: () => `${last.rounds} rounds (encoded, ${4} per submit)`,
     destroy: () => {
       boruvka.destroy();
       Object.values(bufs).forEach((b) => b.destroy());

@@ -19,6 +19,8 @@ export interface BenchCase {
   run?: (timer: Timer) => Promise<void>;
   check: () => Promise<void>;
   destroy: () => void;
+  /** Extra facts about the last run (e.g. Borůvka rounds), printed with the figure. */
+  notes?: () => string;
 }
 
 export interface BenchFigure {
@@ -38,6 +40,7 @@ export interface BenchFigure {
   /** Free-form derived figures (rates). */
   rates: Record<string, number>;
   checked: boolean;
+  notes: string;
 }
 
 const median = (xs: number[]) => {
@@ -100,6 +103,7 @@ export async function runCase(
       peakBytes: ctx.memory.peakBytes,
       rates: opts.rates?.(gpuMin) ?? {},
       checked: true,
+      notes: c.notes?.() ?? '',
     };
   } finally {
     timer.destroy();

@@ -6,7 +6,7 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Recorder } from '../gpu/recorder.js';
-import { createScanner, type PrimitiveOptions } from '../primitives/scan.js';
+import { createScanner, type ScannerOptions } from '../primitives/scan.js';
 import { scanU32Cpu } from '../primitives/scan.cpu.js';
 
 /** `n` seeded u32 (xorshift32 from `seed`). */
@@ -25,7 +25,7 @@ export function seededU32(n: number, seed: number): Uint32Array {
 export async function benchScan(
   ctx: GpuContext,
   n: number,
-  options: PrimitiveOptions = {},
+  options: ScannerOptions = {},
 ): Promise<{ encode: (rec: Recorder) => void; check: () => Promise<void>; bytesMoved: number; destroy: () => void }> {
   const scanner = await createScanner(ctx, n, options);
   const data = seededU32(n, 0x5ca1ab1e);

@@ -62,6 +62,12 @@ export const suites: Record<string, BenchSuite> = {
     make: (ctx, n) => benchBoruvka(ctx, n, 3, 'normal'),
     rates: (n, ms) => ({ 'MFeatures/s': (3 * n) / (ms / 1e3) / 1e6 }),
   },
+  'boruvka-normal3d-noskip': {
+    description: 'ablation: boruvka-normal3d without skipping bounded points',
+    defaultSizes: [10_000_000],
+    make: (ctx, n) => benchBoruvka(ctx, n, 3, 'normal', { skipBounded: false }),
+    rates: (n, ms) => ({ 'MFeatures/s': (3 * n) / (ms / 1e3) / 1e6 }),
+  },
   'boruvka-uniform2d': {
     description: 'GPU Borůvka phase only (BVH from the CPU twin), uniform 2D points',
     defaultSizes: [1_000_000, 10_000_000],

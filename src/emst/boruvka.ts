@@ -3,13 +3,12 @@
  * Euclidean minimum spanning tree on GPUs" (seed 002, §3, Fig. 3 and Algorithm 2). Every round:
  *
  *   plan         indirect-dispatch grids, empty once the tree is complete          (emst/plan.wgsl)
- *   reset        per-component upper bound and best edge                            (emst/reset.wgsl)
  *   labels       node label uniformity by prefix sum (no inter-thread hand-off)     (emst/changes, scan, nodelabels)
  *   upperBounds  Morton neighbours ±1, ±2 in different components                   (emst/upperbounds.wgsl)
  *   nearest      nearest point in another component, subtree skipping, pruning      (emst/nearest.wgsl)
  *   best         per-component minimum edge in (key, min, max) order                 (emst/best64|best32, bestmax)
  *   merge        union through the shared union-find, append new edges              (emst/merge.wgsl)
- *   flatten      labels = flattened union-find parents                               (unionfind kernels)
+ *   relabel      labels = union-find roots; component slots reset for the next round (emst/relabel.wgsl)
  *
  * What we changed from the paper: labels by prefix sum instead of ArborX's bottom-up label walk (WebGPU has no
  * cross-workgroup memory ordering), merge through a lock-free union-find instead of chain following, several
@@ -50,6 +49,11 @@ export interface BoruvkaRunOptions {
   core2?: GPUBuffer;
   /** Mutual reachability's alpha (default 1). */
   alpha?: number;
+  /**
+   * Points whose bound from earlier rounds already exceeds their component's upper bound skip the traversal
+   * (default true; false for the ablation in bench/RESULTS.md).
+   */
+  skipBounded?: boolean;
   /** Rounds encoded per submission (default 4). */
   roundsPerSubmit?: number;
   timer?: Timer;
@@ -97,11 +101,11 @@ export class Boruvka {
     const k: Record<string, Kernel> = {
       plan: await ctx.kernel({ label: 'emst::plan', shader: 'emst/plan', entry: 'main', bindings: [U, R, W], workgroupSize: 1 }),
       fill: await ctx.kernel({ label: 'emst::fill', shader: 'emst/fill', entry: 'main', bindings: [U, W], workgroupSize: 256 }),
-      reset: await spec('reset', [U, W, W, W]),
+      relabel: await spec('relabel', [U, W, W, W, W, W], 256, 'main', ['unionfind/unionfind']),
       changes: await spec('changes', [U, R, W]),
       nodelabels: await spec('nodelabels', [U, R, R, R, R, W]),
       upperbounds: await spec('upperbounds', [U, R, R, R, W], 256, 'main', ['emst/distance']),
-      nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W], 32, 'main', ['emst/distance']),
+      nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W], 32, 'main', ['emst/distance']),
       bestmax: await spec('bestmax', [U, R, R, R, W]),
       merge: await spec('merge', [U, R, R, R, R, R, W, W, W], 256, 'main', ['unionfind/unionfind']),
       mincore: await spec('mincore', [U, R, R, W, W]),
@@ -124,6 +128,7 @@ export class Boruvka {
       best: buf('best', 8 * n),
       bestMax: buf('bestMax', 4 * n),
       cand: buf('candidates', 16 * n),
+      pointBound: buf('pointBound', 4 * n),
       edges: buf('edges', 16 * n),
       edgeCount: buf('edgeCount', 4),
       args: buf('dispatchArgs', 4 * 3 * 4, Usage.INDIRECT),
@@ -144,6 +149,7 @@ export class Boruvka {
     const mr = opts.core2 !== undefined;
     const params = new ArrayBuffer(16);
     new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
+    new Uint32Array(params, 12, 1)[0] = opts.skipBounded === false ? 0 : 1;
     new Float32Array(params, 8, 1)[0] = Math.fround(1 / (alpha * alpha));
     const u = new Uint32Array(params);
     const core2 = opts.core2 ?? b.noCore;
@@ -157,10 +163,13 @@ export class Boruvka {
     const slot32 = { buffer: b.args, offset: 12 };
     const uf = this.uf;
 
+    const relabel = (rec: Recorder, at: { uniforms: Uint32Array; indirect?: { buffer: GPUBuffer; offset: number }; threads?: number }) =>
+      rec.dispatch(k.relabel, { ...at, buffers: [uf.parent, b.label, b.ub, b.best, b.bestMax] });
     await ctx.submit('emst::setup', (rec) => {
       rec.clear(b.edgeCount);
+      rec.clear(b.pointBound, 0, 4 * n);
       uf.encodeInit(rec, n);
-      rec.copy(uf.parent, 0, b.label, 0, 4 * n);
+      relabel(rec, { uniforms: u, threads: n });
     }, { timer: opts.timer });
     if (mr) {
       minCore2 = ctx.createBuffer('emst::minCore2', 8 * n);
@@ -175,7 +184,6 @@ export class Boruvka {
     const round = (rec: Recorder) => {
       rec.dispatch(k.plan, { buffers: [b.edgeCount, b.args], uniforms: plan, groups: 1 });
       const at = { indirect: slot256, uniforms: u };
-      rec.dispatch(k.reset, { ...at, buffers: [b.ub, b.best, b.bestMax] });
       rec.dispatch(k.changes, { ...at, buffers: [b.label, b.chg] });
       this.scanner.encode(rec, b.chg, b.prefix, n, 'exclusive');
       rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.prefix, bvh.links, bvh.ranges, b.childLabel] });
@@ -183,7 +191,7 @@ export class Boruvka {
       rec.dispatch(k.nearest, {
         indirect: slot32,
         uniforms: u,
-        buffers: [bvh.sortedPoints, core2, bvh.order, bvh.links, bvh.boxes, b.childLabel, b.label, b.ub, minCore2, b.cand],
+        buffers: [bvh.sortedPoints, core2, bvh.order, bvh.links, bvh.boxes, b.childLabel, b.label, b.ub, minCore2, b.cand, b.pointBound],
       });
       if (k.best64) {
         rec.dispatch(k.best64, { ...at, buffers: [b.label, b.cand, b.best] });
@@ -196,8 +204,7 @@ export class Boruvka {
         ...at,
         buffers: [b.label, bvh.order, b.cand, b.best, b.bestMax, uf.parent, b.edgeCount, b.edges],
       });
-      uf.encodeFlatten(rec, n);
-      rec.copy(uf.parent, 0, b.label, 0, 4 * n);
+      relabel(rec, at);
     };
 
     const perSubmit = opts.roundsPerSubmit ?? 4;

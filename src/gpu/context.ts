@@ -257,7 +257,9 @@ async function getGpu(options: GpuContextOptions): Promise<{ gpu: GPU; instance:
   for (const [k, v] of Object.entries(mod.globals)) {
     if (!(k in globalThis)) (globalThis as Record<string, unknown>)[k] = v;
   }
-  const flags: string[] = [];
+  // Dawn quantises timestamps (to ~65 µs on the H100) as a browser privacy measure; a compute library in Node
+  // wants real per-kernel times.
+  const flags: string[] = ['disable-dawn-features=timestamp_quantization'];
   if (options.disableRobustness) flags.push('enable-dawn-features=disable_robustness');
   const gpu = mod.create(flags);
   return { gpu, instance: gpu, runtime: 'node' };
