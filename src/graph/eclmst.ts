@@ -20,7 +20,7 @@
  *    'atomic-vec2u-min-max', else two 32-bit passes (key, then id among equal keys: min32.wgsl, min_ids.wgsl).
  *  - ECL-MST's reset kernel is folded into the next round's filter, with two record arrays alternating.
  *  - Worklist entries are 3 u32 (rep, rep, edge id), the weight read through the id, to stay within 40 bytes per
- *    edge; appends are aggregated per workgroup (one global atomicAdd per workgroup).
+ *    edge; appends are aggregated per subgroup (feature 'subgroups') or per workgroup: one global atomicAdd each.
  *  - CSR population is edge-centric over tiles of entries rather than thread/warp per vertex (populate_csr.wgsl).
  *  - The union-find is the project's (unionfind/unionfind.wgsl: the smaller root wins, find halves paths).
  *
@@ -66,6 +66,8 @@ export interface GraphMsfOptions {
   fixedGroups?: number;
   /** Use the 64-bit atomic minimum (default: where the device has 'atomic-vec2u-min-max'). */
   atomic64?: boolean;
+  /** Aggregate worklist appends per subgroup instead of per workgroup (default: where the device has 'subgroups'). */
+  subgroups?: boolean;
   /** Filtering: ECL-MST's rule ('auto', default), always, or never. The forest is the same either way. */
   filter?: 'auto' | 'on' | 'off';
 }
@@ -115,10 +117,20 @@ export function roundsFor(n: number): number {
   return n < 2 ? 1 : Math.floor(Math.log2(n)) + 1;
 }
 
-async function compile(ctx: GpuContext, g: GpuGraph, wg: number, items: number, atomic64: boolean): Promise<Kernels> {
+interface Variant {
+  wg: number;
+  items: number;
+  atomic64: boolean;
+  subgroups: boolean;
+}
+
+async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernels> {
+  const { wg, items, atomic64, subgroups } = v;
   const base = ['common/grid', 'unionfind/unionfind', 'graph/common'];
   const minMod = atomic64 ? 'graph/min64' : 'graph/min32';
-  const enable = atomic64 ? ['atomic_vec2u_min_max'] : [];
+  const reserve = subgroups ? 'graph/reserve_sg' : 'graph/reserve_wg';
+  const appendEnable = subgroups ? ['subgroups'] : [];
+  const enable = [...(atomic64 ? ['atomic_vec2u_min_max'] : []), ...appendEnable];
   const overrides = { WEIGHT_KIND: KIND_CODE[g.weightKind] };
   const spec = (name: string, shader: string, entry: string, n: number, extra: Partial<KernelSpec> = {}): KernelSpec => ({
     label: `graph::${name}`,
@@ -131,7 +143,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, wg: number, items: number, 
     ...extra,
   });
   const rw = (...kinds: ('read' | 'rw')[]) => ['uniform', 'rw', 'rw', ...kinds] as KernelSpec['bindings'];
-  const producer = { include: [...base, minMod, 'graph/push'], enable };
+  const producer = { include: [...base, reserve, minMod, 'graph/push'], enable };
   const [init, threshold, populate, filter, minIds, select, labels] = await Promise.all([
     ctx.kernel(spec('init', 'init', 'init', 4)),
     ctx.kernel({ ...spec('threshold', 'threshold', 'threshold', 0), bindings: rw('read'), workgroupSize: 1 }),
@@ -145,7 +157,12 @@ async function compile(ctx: GpuContext, g: GpuGraph, wg: number, items: number, 
         }),
     ctx.kernel({ ...spec('filter', 'filter', 'filterRound', 0), ...producer, bindings: rw('rw', 'rw', 'read', 'read', 'rw') }),
     atomic64 ? null : ctx.kernel({ ...spec('minIds', 'min_ids', 'minIds', 0), bindings: rw('rw', 'read', 'read') }),
-    ctx.kernel({ ...spec('select', 'select', 'selectRound', 0), bindings: rw('read', 'read', 'rw', 'rw') }),
+    ctx.kernel({
+      ...spec('select', 'select', 'selectRound', 0),
+      include: [...base, reserve],
+      enable: appendEnable,
+      bindings: rw('read', 'read', 'rw', 'rw'),
+    }),
     ctx.kernel({ ...spec('labels', 'labels', 'labels', 0), bindings: rw() }),
   ]);
   return { init, threshold, populate, filter, minIds, select, labels };
@@ -163,6 +180,10 @@ export async function createGraphMsf(ctx: GpuContext, graph: GpuGraph, options: 
   if (atomic64 && !ctx.features.atomicVec2uMinMax) {
     throw new InputError(`atomic64: true needs the 'atomic-vec2u-min-max' feature, which this GPU context lacks.`);
   }
+  const subgroups = options.subgroups ?? ctx.features.subgroups;
+  if (subgroups && !ctx.features.subgroups) {
+    throw new InputError(`subgroups: true needs the 'subgroups' feature, which this GPU context lacks.`);
+  }
   const fixedGroups = options.fixedGroups ?? 1024;
   if (!Number.isInteger(fixedGroups) || fixedGroups < 1) throw new InputError(`Expected fixedGroups ≥ 1, got ${options.fixedGroups}.`);
   const n = graph.numVertices;
@@ -175,7 +196,7 @@ export async function createGraphMsf(ctx: GpuContext, graph: GpuGraph, options: 
   }
   const directed = graph.kind === 'csr' ? graph.slots : 2 * graph.slots;
   const plan = filterPlan(n, graph.slots, directed, options.filter);
-  const kernels = await compile(ctx, graph, wg, items, atomic64);
+  const kernels = await compile(ctx, graph, { wg, items, atomic64, subgroups });
   return new GraphMsfImpl(ctx, graph, kernels, plan, { wg, items, cap, fixed: options.dispatch === 'fixed', fixedGroups });
 }
 

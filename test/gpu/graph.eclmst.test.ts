@@ -81,10 +81,14 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     });
   }
 
-  it('the 32-bit fallback runs on a device that has 64-bit atomics too', async () => {
+  it('each fallback also runs on a device that has the feature: 32-bit minima, workgroup-aggregated appends', async () => {
     const g = randomGraph(21, { numVertices: 300, numEdges: 2000, weightType: 'f32', distinctWeights: 4 });
-    const got = await graphMst(g, { backend: 'gpu', ctx, gpu: { atomic64: false, filter: 'on' } });
-    expect(Array.from(got.edgeIds)).toEqual(kruskalOracle(g).ids);
+    for (const gpu of [{ atomic64: false }, { subgroups: false }, { atomic64: false, subgroups: false }]) {
+      const got = await graphMst(g, { backend: 'gpu', ctx, gpu: { ...gpu, filter: 'on' } });
+      expect(Array.from(got.edgeIds)).toEqual(kruskalOracle(g).ids);
+      const csr = toCsr(g);
+      expect(Array.from((await graphMst(csr, { backend: 'gpu', ctx, gpu })).edgeIds)).toEqual(kruskalOracle(csr).ids);
+    }
   });
 
   it('create once, run many: repeated encodes give the same forest and nothing leaks', async () => {
