@@ -8,7 +8,7 @@
  * (`canonicalMst` + `singleLinkage`) and call `clusterFromSingleLinkage` per setting.
  */
 import { condenseTree } from './condense.js';
-import { clusterTreeInfo } from './clusterTree.js';
+import { clusterTreeInfo, pointRows } from './clusterTree.js';
 import { canonicalMst } from './edgeOrder.js';
 import { outlierScores } from './glosh.js';
 import { labelPoints } from './labels.js';
@@ -59,9 +59,10 @@ export function clusterFromSingleLinkage(
   const stability = computeStability(condensedTree, info);
   const selection = selectClusters(info, stability, resolved);
   const t2 = now();
-  const labels = labelPoints(condensedTree, info, selection.selected, resolved);
-  const probabilities = membershipProbabilities(condensedTree, info, selection.selected, labels);
-  const scores = outlierScores(condensedTree, info);
+  const rows = pointRows(condensedTree);
+  const labels = labelPoints(rows, info, selection.selected, resolved);
+  const probabilities = membershipProbabilities(rows, info, selection.selected, labels);
+  const scores = outlierScores(rows, info);
   const persistence = clusterPersistence(condensedTree, selection.selected, selection.stability, labels);
   const t3 = now();
   const selectedClusters = new Uint32Array(selection.selected.length);

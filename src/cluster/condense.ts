@@ -30,10 +30,22 @@ export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize:
   }
   const { left, right, distance, size } = tree;
   const m = n - 1;
-  const sizeOf = (node: number): number => (node < n ? 1 : size[node - n]);
+  // One 24-byte record per merge, so the breadth-first walk (random order) touches one place per node:
+  // | u32 left | u32 right | u32 left size | u32 right size | f64 distance |
+  const rec = new Uint32Array(6 * m);
+  const recDistance = new Float64Array(rec.buffer);
   let splits = 0;
   for (let i = 0; i < m; i++) {
-    if (sizeOf(left[i]) >= minClusterSize && sizeOf(right[i]) >= minClusterSize) splits++;
+    const l = left[i];
+    const r = right[i];
+    const lc = l < n ? 1 : size[l - n];
+    const rc = r < n ? 1 : size[r - n];
+    rec[6 * i] = l;
+    rec[6 * i + 1] = r;
+    rec[6 * i + 2] = lc;
+    rec[6 * i + 3] = rc;
+    recDistance[3 * i + 2] = distance[i];
+    if (lc >= minClusterSize && rc >= minClusterSize) splits++;
   }
   const rows = n + 2 * splits;
   const parent = new Uint32Array(rows);
@@ -42,16 +54,16 @@ export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize:
   const childSize = new Uint32Array(rows);
   let row = 0;
 
-  // Cluster id carried by each merge node that is not inside a runt (index node − n).
-  const relabel = new Uint32Array(m);
-  const queue = new Uint32Array(m);
+  // The walk's FIFO queue holds (merge node, cluster id it carries) pairs: the id travels with the node instead
+  // of being written into the child's record (one random access fewer per node).
+  const queue = new Uint32Array(2 * m);
   // A runt holds < minClusterSize points, so its subtree has < 2 · minClusterSize nodes.
   const runtQueue = new Uint32Array(Math.min(2 * minClusterSize, 2 * n));
   let head = 0;
   let tail = 0;
   const root = 2 * n - 2;
-  relabel[root - n] = n;
   queue[tail++] = root;
+  queue[tail++] = n;
   let nextLabel = n + 1;
 
   // Appends every point under `top` as leaving cluster `cluster` at `lam`, in breadth-first order.
@@ -68,49 +80,48 @@ export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize:
         childSize[row] = 1;
         row++;
       } else {
-        runtQueue[t++] = left[x - n];
-        runtQueue[t++] = right[x - n];
+        runtQueue[t++] = rec[6 * (x - n)];
+        runtQueue[t++] = rec[6 * (x - n) + 1];
       }
     }
   };
 
   while (head < tail) {
-    const node = queue[head++];
-    const i = node - n;
-    const l = left[i];
-    const r = right[i];
-    const d = distance[i];
+    const i = queue[head++] - n;
+    const cluster = queue[head++];
+    const l = rec[6 * i];
+    const r = rec[6 * i + 1];
+    const lc = rec[6 * i + 2];
+    const rc = rec[6 * i + 3];
+    const d = recDistance[3 * i + 2];
     // Important! λ = ∞ for duplicates (d = 0), explicitly: hdbscan writes INFTY there.
     const lam = d > 0 ? 1 / d : Infinity;
-    const lc = sizeOf(l);
-    const rc = sizeOf(r);
-    const cluster = relabel[i];
     if (lc >= minClusterSize && rc >= minClusterSize) {
-      relabel[l - n] = nextLabel;
+      queue[tail++] = l;
+      queue[tail++] = nextLabel;
       parent[row] = cluster;
       child[row] = nextLabel++;
       lambda[row] = lam;
       childSize[row] = lc;
       row++;
-      relabel[r - n] = nextLabel;
+      queue[tail++] = r;
+      queue[tail++] = nextLabel;
       parent[row] = cluster;
       child[row] = nextLabel++;
       lambda[row] = lam;
       childSize[row] = rc;
       row++;
-      queue[tail++] = l;
-      queue[tail++] = r;
     } else if (lc < minClusterSize && rc < minClusterSize) {
       emitRunt(l, cluster, lam);
       emitRunt(r, cluster, lam);
     } else if (lc < minClusterSize) {
-      relabel[r - n] = cluster;
       emitRunt(l, cluster, lam);
       queue[tail++] = r;
+      queue[tail++] = cluster;
     } else {
-      relabel[l - n] = cluster;
       emitRunt(r, cluster, lam);
       queue[tail++] = l;
+      queue[tail++] = cluster;
     }
   }
   return { parent, child, lambda, childSize, numPoints: n, numClusters: nextLabel - n };

@@ -20,20 +20,22 @@ export function singleLinkage(mst: MstEdges, n: number): SingleLinkageTree {
   const right = new Uint32Array(m);
   const distance = new Float64Array(m);
   const size = new Uint32Array(m);
-  // Union-find on points (union by size, path halving); `node[root]` is the dendrogram node of that component.
-  const parent = new Uint32Array(n);
-  const compSize = new Uint32Array(n);
-  const node = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    parent[i] = i;
-    compSize[i] = 1;
-    node[i] = i;
+  // Union-find on points, one interleaved record per point so a root's facts share its cache line:
+  // | uf[2x]: parent, or −(component size) for a root | uf[2x + 1]: the root's dendrogram node |
+  const uf = new Int32Array(2 * n);
+  for (let x = 0; x < n; x++) {
+    uf[2 * x] = -1;
+    uf[2 * x + 1] = x;
   }
   const find = (x: number): number => {
-    while (parent[x] !== x) {
-      const g = parent[parent[x]];
-      parent[x] = g;
+    // Path halving.
+    let p = uf[2 * x];
+    while (p >= 0) {
+      const g = uf[2 * p];
+      if (g < 0) return p;
+      uf[2 * x] = g;
       x = g;
+      p = uf[2 * x];
     }
     return x;
   };
@@ -47,15 +49,17 @@ export function singleLinkage(mst: MstEdges, n: number): SingleLinkageTree {
           `left disconnected).`,
       );
     }
-    left[i] = node[ra];
-    right[i] = node[rb];
+    left[i] = uf[2 * ra + 1];
+    right[i] = uf[2 * rb + 1];
     distance[i] = weights[i];
-    const merged = compSize[ra] + compSize[rb];
-    size[i] = merged;
-    const big = compSize[ra] >= compSize[rb] ? ra : rb;
-    parent[big === ra ? rb : ra] = big;
-    compSize[big] = merged;
-    node[big] = n + i;
+    const sa = -uf[2 * ra];
+    const sb = -uf[2 * rb];
+    size[i] = sa + sb;
+    // Union by size.
+    const big = sa >= sb ? ra : rb;
+    uf[2 * (big === ra ? rb : ra)] = big;
+    uf[2 * big] = -(sa + sb);
+    uf[2 * big + 1] = n + i;
   }
   return { left, right, distance, size };
 }

@@ -9,7 +9,7 @@
  */
 import { InputError } from '../errors.js';
 import { base64ToBytes, bytesToBase64 } from './base64.js';
-import { clusterTreeInfo } from './clusterTree.js';
+import { clusterTreeInfo, pointRows } from './clusterTree.js';
 import { outlierScores } from './glosh.js';
 import { predictionCoreDistances } from './knn.cpu.js';
 import { labelPoints } from './labels.js';
@@ -154,14 +154,14 @@ export function loadModel(json: string): HdbscanModel {
   }
   const options = resolveClusterOptions(doc.options as ResolvedClusterOptions);
   const arrays = (doc.arrays ?? {}) as Record<string, EncodedArray>;
-  const rows = arrays.parent?.length ?? -1;
+  const rowCount = arrays.parent?.length ?? -1;
   const points = decode<Float32Array>(arrays.points, 'float32', n * dim, 'points');
   const core = decode<Float64Array>(arrays.predictionCoreDistances, 'float64', n, 'predictionCoreDistances');
   const condensedTree: CondensedTree = {
-    parent: decode<Uint32Array>(arrays.parent, 'uint32', rows, 'parent'),
-    child: decode<Uint32Array>(arrays.child, 'uint32', rows, 'child'),
-    lambda: decode<Float64Array>(arrays.lambda, 'float64', rows, 'lambda'),
-    childSize: decode<Uint32Array>(arrays.childSize, 'uint32', rows, 'childSize'),
+    parent: decode<Uint32Array>(arrays.parent, 'uint32', rowCount, 'parent'),
+    child: decode<Uint32Array>(arrays.child, 'uint32', rowCount, 'child'),
+    lambda: decode<Float64Array>(arrays.lambda, 'float64', rowCount, 'lambda'),
+    childSize: decode<Uint32Array>(arrays.childSize, 'uint32', rowCount, 'childSize'),
     numPoints: n,
     numClusters: k,
   };
@@ -171,7 +171,7 @@ export function loadModel(json: string): HdbscanModel {
     arrays.selectedClusters?.length ?? -1,
     'selectedClusters',
   );
-  for (let r = 0; r < rows; r++) {
+  for (let r = 0; r < rowCount; r++) {
     const p = condensedTree.parent[r];
     const c = condensedTree.child[r];
     if (p < n || p >= n + k || c >= n + k || (c >= n && c <= p)) {
@@ -183,7 +183,8 @@ export function loadModel(json: string): HdbscanModel {
   }
   const info = clusterTreeInfo(condensedTree);
   const selected = Int32Array.from(selectedClusters, (s) => s - n);
-  const labels = labelPoints(condensedTree, info, selected, options);
+  const rows = pointRows(condensedTree);
+  const labels = labelPoints(rows, info, selected, options);
   return {
     dim,
     points,
@@ -193,7 +194,7 @@ export function loadModel(json: string): HdbscanModel {
     condensedTree,
     selectedClusters,
     labels,
-    probabilities: membershipProbabilities(condensedTree, info, selected, labels),
-    outlierScores: outlierScores(condensedTree, info),
+    probabilities: membershipProbabilities(rows, info, selected, labels),
+    outlierScores: outlierScores(rows, info),
   };
 }

@@ -53,8 +53,8 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
 
 /** Checks that `n` is a point count and `mst` has the shape of a spanning tree on it (cycles are found later). */
 export function checkMstShape(mst: MstEdges, n: number): void {
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 0xffffffff) {
-    throw new InputError(`Expected n to be a non-negative integer point count, got ${describe(n)}.`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 2 ** 30) {
+    throw new InputError(`Expected n to be an integer point count in [0, 2^30], got ${describe(n)}.`);
   }
   if (mst === null || typeof mst !== 'object') {
     throw new InputError(`Expected mst to be { sources, targets, weights }, got ${describe(mst)}.`);
