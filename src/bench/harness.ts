@@ -89,6 +89,9 @@ export async function runCase(
       }
       gpu.push(g);
     }
+    if (typeof process !== 'undefined' && process.env.TREELINE_BENCH_GAPS === '1') {
+      process.stderr.write(await gapReport(timer));
+    }
     await c.check();
     const gpuMin = Math.min(...gpu);
     return {
@@ -122,4 +125,24 @@ async function spanMs(timer: Timer, count: number): Promise<number | null> {
     if (raw[2 * i + 1] > hi) hi = raw[2 * i + 1];
   }
   return Number(hi - lo) / 1e6;
+}
+
+/** The largest idle gaps between consecutive timed passes of the last repetition (TREELINE_BENCH_GAPS=1). */
+async function gapReport(timer: Timer): Promise<string> {
+  const entries = await timer.read();
+  const raw = await timer.rawTimestamps();
+  const gaps: { ms: number; from: string; to: string; at: number }[] = [];
+  let idle = 0;
+  for (let i = 1; i < entries.length; i++) {
+    const ms = Number(raw[2 * i] - raw[2 * i - 1]) / 1e6;
+    idle += Math.max(ms, 0);
+    gaps.push({ ms, from: entries[i - 1].label, to: entries[i].label, at: i });
+  }
+  gaps.sort((a, b) => b.ms - a.ms);
+  const top = gaps.slice(0, 6).map((g) => `    ${g.ms.toFixed(3)} ms before pass ${g.at}: ${g.from} → ${g.to}`);
+  const trace = process.env.TREELINE_BENCH_TRACE;
+  const traced = trace
+    ? `  ${trace} passes (ms): ${entries.filter((e) => e.label === trace).map((e) => e.ms.toFixed(3)).join(', ')}\n`
+    : '';
+  return `  gaps: ${entries.length} passes, ${idle.toFixed(3)} ms idle between them; largest:\n${top.join('\n')}\n${traced}`;
 }

@@ -21,7 +21,7 @@ import type { Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
 import { gridFor } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
-import { Usage } from '../gpu/usage.js';
+import { MapMode, Usage } from '../gpu/usage.js';
 import { AbortError, TreelineError } from '../errors.js';
 import { createScanner, type Scanner } from '../primitives/scan.js';
 import { createUnionFind, type GpuUnionFind } from '../unionfind/unionfind.js';
@@ -165,21 +165,22 @@ export class Boruvka {
 
     const relabel = (rec: Recorder, at: { uniforms: Uint32Array; indirect?: { buffer: GPUBuffer; offset: number }; threads?: number }) =>
       rec.dispatch(k.relabel, { ...at, buffers: [uf.parent, b.label, b.ub, b.best, b.bestMax] });
-    await ctx.submit('emst::setup', (rec) => {
+    let arrive: GPUBuffer | null = null;
+    if (mr) {
+      minCore2 = ctx.createBuffer('emst::minCore2', 8 * n);
+      arrive = ctx.createBuffer('emst::arrive', 4 * n);
+    }
+    // Recorded at the head of the first submission.
+    const prelude = (rec: Recorder) => {
       rec.clear(b.edgeCount);
       rec.clear(b.pointBound, 0, 4 * n);
       uf.encodeInit(rec, n);
       relabel(rec, { uniforms: u, threads: n });
-    }, { timer: opts.timer });
-    if (mr) {
-      minCore2 = ctx.createBuffer('emst::minCore2', 8 * n);
-      const arrive = ctx.createBuffer('emst::arrive', 4 * n);
-      await ctx.submit('emst::minCore', (rec) => {
+      if (arrive) {
         rec.dispatch(k.fill, { buffers: [arrive], uniforms: [n, NONE, 0, 0], threads: n });
         rec.dispatch(k.mincore, { buffers: [core2, bvh.parents, arrive, minCore2], uniforms: u, threads: n });
-      }, { timer: opts.timer });
-      arrive.destroy();
-    }
+      }
+    };
 
     const round = (rec: Recorder) => {
       rec.dispatch(k.plan, { buffers: [b.edgeCount, b.args], uniforms: plan, groups: 1 });
@@ -207,25 +208,42 @@ export class Boruvka {
       relabel(rec, at);
     };
 
+    // Pipelined submissions: chunk c + 1 is submitted before chunk c's edge count is read back (through its own
+    // staging buffer), so the GPU never waits for the host. The chunk after the last is wasted, but its rounds
+    // are empty (indirect dispatches of zero groups) apart from the label scan.
     const perSubmit = opts.roundsPerSubmit ?? 4;
     const maxRounds = 2 * Math.ceil(Math.log2(n)) + 8;
+    const staging = [0, 1].map((i) =>
+      ctx.device.createBuffer({ label: `emst::edgeCountReadback${i}`, size: 4, usage: Usage.MAP_READ | Usage.COPY_DST }),
+    );
+    const submitChunk = (c: number) =>
+      ctx.submit('emst::rounds', (rec) => {
+        if (c === 0) prelude(rec);
+        for (let r = 0; r < perSubmit; r++) round(rec);
+        rec.copy(b.edgeCount, 0, staging[c % 2], 0, 4);
+      }, { timer: opts.timer });
     let rounds = 0;
     let count = 0;
     try {
-      while (count < n - 1) {
+      await submitChunk(0);
+      for (let c = 0; ; c++) {
         if (opts.signal?.aborted) throw new AbortError('emst: aborted');
+        rounds = (c + 1) * perSubmit;
+        if (rounds < maxRounds) await submitChunk(c + 1);
+        await staging[c % 2].mapAsync(MapMode.READ);
+        count = new Uint32Array(staging[c % 2].getMappedRange())[0];
+        staging[c % 2].unmap();
+        ctx.check('emst::rounds');
+        opts.onProgress?.(count / (n - 1));
+        if (count >= n - 1) break;
         if (rounds >= maxRounds) {
           throw new TreelineError(`emst::boruvka: no progress after ${rounds} rounds (${count} of ${n - 1} edges)`);
         }
-        await ctx.submit('emst::rounds', (rec) => {
-          for (let r = 0; r < perSubmit; r++) round(rec);
-        }, { timer: opts.timer });
-        rounds += perSubmit;
-        count = new Uint32Array(await ctx.read(b.edgeCount, 0, 4))[0];
-        opts.onProgress?.(count / (n - 1));
       }
     } finally {
       if (mr) minCore2.destroy();
+      arrive?.destroy();
+      for (const st of staging) st.destroy();
     }
     if (count !== n - 1) throw new TreelineError(`emst::boruvka: ${count} edges for ${n} points`);
     return { edges: b.edges, count, rounds };
