@@ -13,7 +13,7 @@ import { canonicalMst } from './edgeOrder.js';
 import { outlierScores } from './glosh.js';
 import { labelPoints } from './labels.js';
 import { singleLinkage } from './linkage.js';
-import { checkMstShape, resolveClusterOptions } from './options.js';
+import { checkLinkageShape, checkMstShape, resolveClusterOptions } from './options.js';
 import { clusterPersistence } from './persistence.js';
 import { membershipProbabilities } from './probabilities.js';
 import { selectClusters } from './select.js';
@@ -52,6 +52,7 @@ export function clusterFromSingleLinkage(
   mst?: MstEdges,
 ): ClusterResult {
   const resolved = resolveClusterOptions(options);
+  checkLinkageShape(linkage, n);
   const t0 = now();
   const condensedTree = condenseTree(linkage, n, resolved.minClusterSize);
   const t1 = now();

@@ -2,7 +2,7 @@
  * Validation at the door for the clustering layer: options and MST shape. Every message names the value it got.
  */
 import { InputError } from '../errors.js';
-import type { ClusterOptions, MstEdges, ResolvedClusterOptions } from './types.js';
+import type { ClusterOptions, MstEdges, ResolvedClusterOptions, SingleLinkageTree } from './types.js';
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return `'${value}'`;
@@ -82,5 +82,28 @@ export function checkMstShape(mst: MstEdges, n: number): void {
     if (s >= n || t >= n) throw new InputError(`Expected MST endpoints below n=${n}, got edge ${i} = (${s}, ${t}).`);
     if (s === t) throw new InputError(`Expected no self-loops in the MST, got edge ${i} = (${s}, ${t}).`);
     if (!(w >= 0)) throw new InputError(`Expected MST weights ≥ 0, got weights[${i}] = ${w}.`);
+  }
+}
+
+/** Checks that `linkage` has n − 1 rows in all four arrays (its contents are trusted: it comes from singleLinkage). */
+export function checkLinkageShape(linkage: SingleLinkageTree, n: number): void {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 2 ** 30) {
+    throw new InputError(`Expected n to be an integer point count in [0, 2^30], got ${describe(n)}.`);
+  }
+  const m = n === 0 ? 0 : n - 1;
+  const { left, right, distance, size } = linkage ?? ({} as SingleLinkageTree);
+  if (
+    !(left instanceof Uint32Array) ||
+    !(right instanceof Uint32Array) ||
+    !(distance instanceof Float64Array) ||
+    !(size instanceof Uint32Array)
+  ) {
+    throw new InputError(`Expected a SingleLinkageTree { left, right, size: Uint32Array; distance: Float64Array }.`);
+  }
+  if (left.length !== m || right.length !== m || distance.length !== m || size.length !== m) {
+    throw new InputError(
+      `Expected a single-linkage tree of n=${n} points to have ${m} rows, got left ${left.length}, right ` +
+        `${right.length}, distance ${distance.length}, size ${size.length}.`,
+    );
   }
 }

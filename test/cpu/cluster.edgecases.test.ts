@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { clusterFromMst } from '../../src/cluster/clusterFromMst.js';
+import { clusterFromMst, clusterFromSingleLinkage } from '../../src/cluster/clusterFromMst.js';
+import { singleLinkage } from '../../src/cluster/linkage.js';
 import type { ClusterOptions, ClusterResult, MstEdges } from '../../src/cluster/types.js';
 import { primMst } from '../helpers/prim.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -246,6 +247,12 @@ describe('clusterFromMst validates at the door', () => {
     ['negative weight', () => clusterFromMst({ ...mst, weights: new Float32Array([-1, 2]) }, 3, { minClusterSize: 2 }), /weights\[0\] = -1/],
     ['cycle', () => clusterFromMst({ ...mst, targets: new Uint32Array([1, 0]) }, 3, { minClusterSize: 2 }), /cycle/],
     ['array types', () => clusterFromMst({ ...mst, sources: [0, 1] as unknown as Uint32Array }, 3, { minClusterSize: 2 }), /Uint32Arrays/],
+    ['point count', () => clusterFromMst(mst, -1, { minClusterSize: 2 }), /n to be an integer.*got -1/],
+    [
+      'single-linkage row count',
+      () => clusterFromSingleLinkage(singleLinkage(mst, 3), 4, { minClusterSize: 2 }),
+      /n=4 points to have 3 rows, got left 2/,
+    ],
   ];
   for (const [what, call, message] of cases) {
     it(`throws InputError for a bad ${what}`, () => {
