@@ -3,9 +3,19 @@
 //   | y: 32 bits weight key (high word) | x: 32 bits edge id (low word) |
 // so atomicStoreMin keeps the smallest (weight key, edge id): ECL-MST's 64-bit atomicMin (seed 000, §3.2).
 // Empty = (NONE, NONE). Alternative to min32.wgsl; the including kernel needs `enable atomic_vec2u_min_max;`.
+//
+// WGSL has no atomicLoad on atomic<vec2u>, so ECL-MST's "atomic guard" (read the record, skip the atomic when
+// it is already lighter; Table 5 of the paper: 1.27× without it) reads binding 8 instead: the smallest key seen
+// this round per set. Where it is below our key, some lighter edge is recorded (or will be) and ours cannot win.
+// Without the guard, a set touched by millions of edges (the giant component of the heavy phase) serialises
+// millions of atomics on one address. select.wgsl empties the guard words it used for the next round.
 
 @group(0) @binding(3) var<storage, read_write> g_min: array<atomic<vec2u>>;
+@group(0) @binding(8) var<storage, read_write> g_guard: array<atomic<u32>>;
 
 fn record_min(s: u32, key: u32, id: u32) {
+  let seen = atomicLoad(&g_guard[s]);
+  if (seen < key) { return; }
+  if (seen > key) { atomicMin(&g_guard[s], key); }
   atomicStoreMin(&g_min[s], vec2u(id, key));
 }

@@ -11,6 +11,8 @@
 @group(0) @binding(4) var<storage, read> wl: array<u32>;
 @group(0) @binding(5) var<storage, read_write> forest: array<u32>;
 @group(0) @binding(6) var<storage, read_write> args_next: array<u32>;
+// min64.wgsl's guard keys, emptied here where this round wrote them (at the entries' sets), for the next round.
+@group(0) @binding(7) var<storage, read_write> g_guard: array<u32>;
 
 @compute @workgroup_size(WG)
 fn selectRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -34,6 +36,8 @@ fn selectRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
       let p = wl[3u * i];
       let q = wl[3u * i + 1u];
       id = wl[3u * i + 2u];
+      g_guard[p] = NONE;
+      g_guard[q] = NONE;
       if (g_min[p].x == id || g_min[q].x == id) {
         joined = uf_union(p, q);
       }

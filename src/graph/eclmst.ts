@@ -18,6 +18,8 @@
  *    fixed grid (`dispatch: 'fixed'`, grid-stride loops). Empty rounds cost a dispatch each, no data.
  *  - The lightest edge per set: one 64-bit atomicStoreMin on atomic<vec2u> (key high, id low) where the device has
  *    'atomic-vec2u-min-max', else two 32-bit passes (key, then id among equal keys: min32.wgsl, min_ids.wgsl).
+ *    ECL-MST's atomic guard (read before atomicMin) needs a readable copy of the key with 64-bit records: a u32
+ *    guard key per vertex (min64.wgsl), emptied by select.
  *  - ECL-MST's reset kernel is folded into the next round's filter, with two record arrays alternating.
  *  - Worklist entries are 3 u32 (rep, rep, edge id), the weight read through the id, to stay within 40 bytes per
  *    edge; appends are aggregated per subgroup (feature 'subgroups') or per workgroup: one global atomicAdd each.
@@ -144,24 +146,26 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
   });
   const rw = (...kinds: ('read' | 'rw')[]) => ['uniform', 'rw', 'rw', ...kinds] as KernelSpec['bindings'];
   const producer = { include: [...base, reserve, minMod, 'graph/push'], enable };
+  // min64.wgsl's guard keys are one more binding (8) of the kernels that record minima.
+  const guard: ('rw')[] = atomic64 ? ['rw'] : [];
   const [init, threshold, populate, filter, minIds, select, labels] = await Promise.all([
-    ctx.kernel(spec('init', 'init', 'init', 4)),
+    ctx.kernel(spec('init', 'init', 'init', 5)),
     ctx.kernel({ ...spec('threshold', 'threshold', 'threshold', 0), bindings: rw('read'), workgroupSize: 1 }),
     g.kind === 'edges'
-      ? ctx.kernel({ ...spec('populate', 'populate_edges', 'populateEdges', 0), ...producer, bindings: rw('rw', 'rw', 'read', 'read', 'read') })
+      ? ctx.kernel({ ...spec('populate', 'populate_edges', 'populateEdges', 0), ...producer, bindings: rw('rw', 'rw', 'read', 'read', 'read', ...guard) })
       : ctx.kernel({
           ...spec('populate', 'populate_csr', 'populateCsr', 0),
           ...producer,
-          bindings: rw('rw', 'rw', 'read', 'read', 'read'),
+          bindings: rw('rw', 'rw', 'read', 'read', 'read', ...guard),
           constants: { ITEMS: items },
         }),
-    ctx.kernel({ ...spec('filter', 'filter', 'filterRound', 0), ...producer, bindings: rw('rw', 'rw', 'read', 'read', 'rw') }),
+    ctx.kernel({ ...spec('filter', 'filter', 'filterRound', 0), ...producer, bindings: rw('rw', 'rw', 'read', 'read', 'rw', ...guard) }),
     atomic64 ? null : ctx.kernel({ ...spec('minIds', 'min_ids', 'minIds', 0), bindings: rw('rw', 'read', 'read') }),
     ctx.kernel({
       ...spec('select', 'select', 'selectRound', 0),
       include: [...base, reserve],
       enable: appendEnable,
-      bindings: rw('read', 'read', 'rw', 'rw'),
+      bindings: rw('read', 'read', 'rw', 'rw', 'rw'),
     }),
     ctx.kernel({ ...spec('labels', 'labels', 'labels', 0), bindings: rw() }),
   ]);
@@ -208,6 +212,10 @@ class GraphMsfImpl implements GraphMsf {
   private readonly minRec: [GPUBuffer, GPUBuffer];
   private readonly wl: [GPUBuffer, GPUBuffer];
   private readonly args: [GPUBuffer, GPUBuffer];
+  /** min64.wgsl's guard keys (one u32 per vertex). */
+  private readonly guard: GPUBuffer;
+  /** The extra binding of the minimum-recording kernels: [guard] with 64-bit minima, [] with 32-bit ones. */
+  private readonly guardBinding: GPUBuffer[];
   private readonly forestCap: number;
 
   constructor(
@@ -226,6 +234,8 @@ class GraphMsfImpl implements GraphMsf {
     this.forest = ctx.createBuffer('graph::forest', 4 * this.forestCap);
     this.state = ctx.createBuffer('graph::state', 4 * STATE_WORDS);
     this.args = [ctx.createBuffer('graph::argsA', 16, Usage.INDIRECT), ctx.createBuffer('graph::argsB', 16, Usage.INDIRECT)];
+    this.guard = ctx.createBuffer('graph::guard', 4 * n);
+    this.guardBinding = k.minIds ? [] : [this.guard];
   }
 
   private params(p: { phase?: number; inSlot?: number; outSlot?: number; statsAt?: number }): Uint32Array {
@@ -248,7 +258,7 @@ class GraphMsfImpl implements GraphMsf {
     const n = g.numVertices;
     const common = [this.state, this.parent];
     rec.clear(this.state);
-    rec.dispatch(k.init, { buffers: [...common, ...this.minRec], uniforms: this.params({}), threads: n });
+    rec.dispatch(k.init, { buffers: [...common, ...this.minRec, this.guard], uniforms: this.params({}), threads: n });
     if (g.slots === 0 || n < 2) return;
     if (this.plan.filter) rec.dispatch(k.threshold, { buffers: [...common, g.weights], uniforms: this.params({}), groups: 1 });
     const phases = this.plan.filter ? [PHASE_LIGHT, PHASE_HEAVY] : [PHASE_ALL];
@@ -262,18 +272,19 @@ class GraphMsfImpl implements GraphMsf {
     const input = g.kind === 'edges' ? [g.sources!, g.targets!, g.weights] : [g.offsets!, g.neighbours!, g.weights];
     // Round 1: populate into worklist 1 / counter 1, records in minRec[1].
     const pop = this.params({ phase, outSlot: 1 });
-    if (g.kind === 'edges') rec.dispatch(k.populate, { buffers: [...common, minRec[1], wl[1], ...input], uniforms: pop, threads: g.slots });
-    else rec.dispatch(k.populate, { buffers: [...common, minRec[1], wl[1], ...input], uniforms: pop, groups: Math.ceil(g.slots / (this.cfg.wg * this.cfg.items)) });
+    const popBuffers = [...common, minRec[1], wl[1], ...input, ...this.guardBinding];
+    if (g.kind === 'edges') rec.dispatch(k.populate, { buffers: popBuffers, uniforms: pop, threads: g.slots });
+    else rec.dispatch(k.populate, { buffers: popBuffers, uniforms: pop, groups: Math.ceil(g.slots / (this.cfg.wg * this.cfg.items)) });
     for (let r = 1; r <= this.rounds; r++) {
       const cur = r % 2;
       const prev = 1 - cur;
       if (r > 1) {
         const u = this.params({ phase, inSlot: prev, outSlot: cur });
-        this.round(rec, k.filter, [...common, minRec[cur], wl[cur], wl[prev], g.weights, minRec[prev]], u, r);
+        this.round(rec, k.filter, [...common, minRec[cur], wl[cur], wl[prev], g.weights, minRec[prev], ...this.guardBinding], u, r);
       }
       if (k.minIds) this.round(rec, k.minIds, [...common, minRec[cur], wl[cur], g.weights], this.params({ outSlot: cur }), r);
       const s = this.params({ inSlot: prev, outSlot: cur, statsAt: 64 * index + r });
-      this.round(rec, k.select, [...common, minRec[cur], wl[cur], this.forest, this.args[(r + 1) % 2]], s, r);
+      this.round(rec, k.select, [...common, minRec[cur], wl[cur], this.forest, this.args[(r + 1) % 2], this.guard], s, r);
     }
   }
 
@@ -311,6 +322,6 @@ class GraphMsfImpl implements GraphMsf {
   }
 
   destroy(): void {
-    for (const b of [this.parent, ...this.minRec, ...this.wl, this.forest, this.state, ...this.args]) b.destroy();
+    for (const b of [this.parent, ...this.minRec, ...this.wl, this.forest, this.state, ...this.args, this.guard]) b.destroy();
   }
 }
