@@ -1,11 +1,15 @@
 // Upper bounds on every component's shortest outgoing edge (seed 002 §3, "Optimization 2"): Morton neighbours at
 // distance 1 and 2 in different components bound both components' edges. Starting every traversal with a finite
-// radius is worth ~18× (DESIGN.md).
+// radius is worth ~18× (DESIGN.md). Beyond the paper: a point's candidate from the previous round whose other end
+// still lies in another component is a real outgoing edge too, and a much tighter bound in late rounds, when
+// Morton neighbours across a component boundary can be far apart.
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> points: array<f32>;
 @group(0) @binding(2) var<storage, read> core2: array<f32>;
 @group(0) @binding(3) var<storage, read> label: array<u32>;
 @group(0) @binding(4) var<storage, read_write> ub: array<atomic<u32>>;
+// The previous round's candidates (key NONE where none; all NONE before the first round).
+@group(0) @binding(5) var<storage, read> cand: array<vec4u>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -13,6 +17,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let j = thread_index(wid, nwg, lid);
   if (j >= u.n) { return; }
   let a = label[j];
+  let c = cand[j];
+  if (c.x != NONE && label[c.y] != a) {
+    atomicMin(&ub[a], c.x);
+  }
   for (var off = 1u; off <= 2u; off++) {
     let k = j + off;
     if (k >= u.n) { break; }

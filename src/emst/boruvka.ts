@@ -104,7 +104,7 @@ export class Boruvka {
       relabel: await spec('relabel', [U, W, W, W, W, W], 256, 'main', ['unionfind/unionfind']),
       changes: await spec('changes', [U, R, W]),
       nodelabels: await spec('nodelabels', [U, R, R, R, R, W]),
-      upperbounds: await spec('upperbounds', [U, R, R, R, W], 256, 'main', ['emst/distance']),
+      upperbounds: await spec('upperbounds', [U, R, R, R, W, R], 256, 'main', ['emst/distance']),
       nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W], 32, 'main', ['emst/distance']),
       bestmax: await spec('bestmax', [U, R, R, R, W]),
       merge: await spec('merge', [U, R, R, R, R, R, W, W, W], 256, 'main', ['unionfind/unionfind']),
@@ -174,6 +174,7 @@ export class Boruvka {
     const prelude = (rec: Recorder) => {
       rec.clear(b.edgeCount);
       rec.clear(b.pointBound, 0, 4 * n);
+      rec.dispatch(k.fill, { buffers: [b.cand], uniforms: [4 * n, NONE, 0, 0], threads: 4 * n });
       uf.encodeInit(rec, n);
       relabel(rec, { uniforms: u, threads: n });
       if (arrive) {
@@ -188,7 +189,7 @@ export class Boruvka {
       rec.dispatch(k.changes, { ...at, buffers: [b.label, b.chg] });
       this.scanner.encode(rec, b.chg, b.prefix, n, 'exclusive');
       rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.prefix, bvh.links, bvh.ranges, b.childLabel] });
-      rec.dispatch(k.upperbounds, { ...at, buffers: [bvh.sortedPoints, core2, b.label, b.ub] });
+      rec.dispatch(k.upperbounds, { ...at, buffers: [bvh.sortedPoints, core2, b.label, b.ub, b.cand] });
       rec.dispatch(k.nearest, {
         indirect: slot32,
         uniforms: u,
@@ -224,25 +225,35 @@ export class Boruvka {
       }, { timer: opts.timer });
     let rounds = 0;
     let count = 0;
+    // Important! mapAsync waits for all work submitted before it is called: map chunk c's staging buffer right
+    // after submitting chunk c, before chunk c + 1, or the read waits for the chunk after too.
+    const mapped: Promise<void>[] = [];
     try {
       await submitChunk(0);
+      mapped[0] = staging[0].mapAsync(MapMode.READ);
       for (let c = 0; ; c++) {
         if (opts.signal?.aborted) throw new AbortError('emst: aborted');
         rounds = (c + 1) * perSubmit;
-        if (rounds < maxRounds) await submitChunk(c + 1);
-        await staging[c % 2].mapAsync(MapMode.READ);
+        const more = rounds < maxRounds;
+        if (more) {
+          await submitChunk(c + 1);
+          mapped[c + 1] = staging[(c + 1) % 2].mapAsync(MapMode.READ);
+        }
+        await mapped[c];
         count = new Uint32Array(staging[c % 2].getMappedRange())[0];
         staging[c % 2].unmap();
         ctx.check('emst::rounds');
         opts.onProgress?.(count / (n - 1));
         if (count >= n - 1) break;
-        if (rounds >= maxRounds) {
+        if (!more) {
           throw new TreelineError(`emst::boruvka: no progress after ${rounds} rounds (${count} of ${n - 1} edges)`);
         }
       }
     } finally {
       if (mr) minCore2.destroy();
       arrive?.destroy();
+      // A map still pending (the chunk after the last) is aborted by destroy(): expected, not an error.
+      for (const m of mapped) m?.catch(() => undefined);
       for (const st of staging) st.destroy();
     }
     if (count !== n - 1) throw new TreelineError(`emst::boruvka: ${count} edges for ${n} points`);
