@@ -6,7 +6,7 @@
 import { InputError } from '../errors.js';
 
 /** k neighbours per query, row-major `queries × k`. */
-export interface KnnResult {
+export interface KnnQueryResult {
   /** Neighbour indices into the reference points, nearest first. */
   indices: Uint32Array;
   /** Their Euclidean distances (float64). */
@@ -21,7 +21,7 @@ export type KnnSearch = (
   dim: number,
   queries: Float32Array | Float64Array,
   k: number,
-) => KnnResult;
+) => KnnQueryResult;
 
 /** The k nearest reference points of every query, by brute force. `k` is clamped to the number of points. */
 export const bruteForceKnn: KnnSearch = (points, dim, queries, k) => {

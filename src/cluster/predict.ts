@@ -18,7 +18,7 @@
  */
 import { InputError } from '../errors.js';
 import { clusterTreeInfo, pointRows, type ClusterTreeInfo, type PointRows } from './clusterTree.js';
-import { bruteForceKnn, type KnnSearch } from './knn.cpu.js';
+import { bruteForceKnn, type KnnSearch } from './bruteKnn.js';
 import type { HdbscanModel } from './model.js';
 
 export interface ApproximatePrediction {
