@@ -4,7 +4,7 @@
  *
  *   init        every vertex its own set; both minimum-record arrays empty                  (Alg. 1)
  *   threshold   [average degree ≥ 4] the filtering threshold from 20 samples                (§3.2)
- *   per phase (all edges; or the light edges, then the heavy ones):
+ *   per phase (all edges; or the light edges, then — after flattening the union-find — the heavy ones):
  *     round 1   populate: the phase's edges, one direction, into a worklist, recording     (Alg. 2, 1–11)
  *               each set's lightest (weight key, edge id) as it goes
  *     round r>1 filter: drop edges inside one set, store the rest with their set            (Alg. 2, 14–22)
@@ -261,8 +261,11 @@ class GraphMsfImpl implements GraphMsf {
     rec.dispatch(k.init, { buffers: [...common, ...this.minRec, this.guard], uniforms: this.params({}), threads: n });
     if (g.slots === 0 || n < 2) return;
     if (this.plan.filter) rec.dispatch(k.threshold, { buffers: [...common, g.weights], uniforms: this.params({}), groups: 1 });
-    const phases = this.plan.filter ? [PHASE_LIGHT, PHASE_HEAVY] : [PHASE_ALL];
-    phases.forEach((phase, index) => this.encodePhase(rec, phase, index));
+    if (!this.plan.filter) return this.encodePhase(rec, PHASE_ALL, 0);
+    this.encodePhase(rec, PHASE_LIGHT, 0);
+    // Flatten the union-find once (parent = root) so that the heavy phase's finds over every edge are two loads.
+    this.encodeLabels(rec);
+    this.encodePhase(rec, PHASE_HEAVY, 1);
   }
 
   private encodePhase(rec: Recorder, phase: number, index: number): void {
