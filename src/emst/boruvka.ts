@@ -209,43 +209,49 @@ export class Boruvka {
       relabel(rec, at);
     };
 
-    // Pipelined submissions: chunk c + 1 is submitted before chunk c's edge count is read back (through its own
-    // staging buffer), so the GPU never waits for the host. The chunk after the last is wasted, but its rounds
-    // are empty (indirect dispatches of zero groups) apart from the label scan.
-    const perSubmit = opts.roundsPerSubmit ?? 4;
+    // Pipelined submissions: two chunks of rounds stay queued ahead of the one whose edge count is being read back
+    // (through its own staging buffer), so the GPU never waits for the host. The chunks after the last are
+    // wasted, but their rounds are nearly empty (indirect dispatches of zero groups, apart from the label scan).
+    // The first chunk holds the rounds nearly every input needs (about log2(n) / 3), later ones fewer.
+    const firstChunk = opts.roundsPerSubmit ?? Math.max(2, Math.ceil(Math.log2(n) / 3));
+    const laterChunk = opts.roundsPerSubmit ?? 3;
     const maxRounds = 2 * Math.ceil(Math.log2(n)) + 8;
-    const staging = [0, 1].map((i) =>
+    const DEPTH = 3;
+    const staging = Array.from({ length: DEPTH }, (_, i) =>
       ctx.device.createBuffer({ label: `emst::edgeCountReadback${i}`, size: 4, usage: Usage.MAP_READ | Usage.COPY_DST }),
     );
-    const submitChunk = (c: number) =>
-      ctx.submit('emst::rounds', (rec) => {
+    const mapped: Promise<void>[] = [];
+    const chunkEnd: number[] = [];
+    let encoded = 0;
+    // Important! mapAsync waits for all work submitted before it is called: map chunk c's staging buffer right
+    // after submitting chunk c, before chunk c + 1, or the read waits for the chunks after it too.
+    const submitChunk = async (c: number) => {
+      const rounds = c === 0 ? firstChunk : laterChunk;
+      await ctx.submit('emst::rounds', (rec) => {
         if (c === 0) prelude(rec);
-        for (let r = 0; r < perSubmit; r++) round(rec);
-        rec.copy(b.edgeCount, 0, staging[c % 2], 0, 4);
+        for (let r = 0; r < rounds; r++) round(rec);
+        rec.copy(b.edgeCount, 0, staging[c % DEPTH], 0, 4);
       }, { timer: opts.timer });
+      encoded += rounds;
+      chunkEnd[c] = encoded;
+      mapped[c] = staging[c % DEPTH].mapAsync(MapMode.READ);
+    };
     let rounds = 0;
     let count = 0;
-    // Important! mapAsync waits for all work submitted before it is called: map chunk c's staging buffer right
-    // after submitting chunk c, before chunk c + 1, or the read waits for the chunk after too.
-    const mapped: Promise<void>[] = [];
     try {
-      await submitChunk(0);
-      mapped[0] = staging[0].mapAsync(MapMode.READ);
+      let next = 0;
+      while (next < DEPTH - 1 && encoded < maxRounds) await submitChunk(next++);
       for (let c = 0; ; c++) {
         if (opts.signal?.aborted) throw new AbortError('emst: aborted');
-        rounds = (c + 1) * perSubmit;
-        const more = rounds < maxRounds;
-        if (more) {
-          await submitChunk(c + 1);
-          mapped[c + 1] = staging[(c + 1) % 2].mapAsync(MapMode.READ);
-        }
+        if (encoded < maxRounds) await submitChunk(next++);
         await mapped[c];
-        count = new Uint32Array(staging[c % 2].getMappedRange())[0];
-        staging[c % 2].unmap();
+        count = new Uint32Array(staging[c % DEPTH].getMappedRange())[0];
+        staging[c % DEPTH].unmap();
+        rounds = chunkEnd[c];
         ctx.check('emst::rounds');
         opts.onProgress?.(count / (n - 1));
         if (count >= n - 1) break;
-        if (!more) {
+        if (c + 1 >= next) {
           throw new TreelineError(`emst::boruvka: no progress after ${rounds} rounds (${count} of ${n - 1} edges)`);
         }
       }
