@@ -4,7 +4,9 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { BenchCase } from './harness.js';
+import { readFile } from 'node:fs/promises';
 import { benchCopy } from './copy.js';
+import { benchGraphMst } from './graph.js';
 import { benchBoruvka } from './emst.boruvka.js';
 import { benchScan } from './primitives.scan.js';
 import { benchReduce } from './primitives.reduce.js';
@@ -14,6 +16,8 @@ export interface BenchSuite {
   description: string;
   defaultSizes: number[];
   make: (ctx: GpuContext, n: number) => Promise<BenchCase>;
+  /** Suites that run on input files (`--input`) instead of sizes: n is then what the file reports. */
+  fromFile?: (ctx: GpuContext, path: string) => Promise<BenchCase & { n: number; notes?: () => string }>;
   rates: (n: number, gpuMs: number) => Record<string, number>;
 }
 
@@ -55,6 +59,22 @@ export const suites: Record<string, BenchSuite> = {
     defaultSizes: [1 << 25],
     make: (ctx, n) => benchRadixSort(ctx, n, 2),
     rates: (n, ms) => ({ 'G pairs/s': perSecond(n, ms) / 1e9 }),
+  },
+  graph: {
+    description: 'graph MSF (ECL-MST style) of .egr files given with --input; timed like ECL-MST (CSR resident)',
+    defaultSizes: [],
+    make: () => Promise.reject(new Error('the graph suite needs --input FILE.egr')),
+    fromFile: async (ctx, path) => {
+      const c = await benchGraphMst(ctx, new Uint8Array(await readFile(path)));
+      return {
+        ...c,
+        n: c.undirectedEdges,
+        notes: () =>
+          `${path}: ${c.numVertices} vertices, ${c.undirectedEdges} undirected edges; scratch beyond the CSR ` +
+          `${(c.scratchBytes / 2 ** 20).toFixed(1)} MiB = ${c.scratchBytesPerEdge.toFixed(1)} B/edge`,
+      };
+    },
+    rates: (m, ms) => ({ 'M edges/s': m / (ms / 1e3) / 1e6 }),
   },
   'boruvka-normal3d': {
     description: 'GPU Borůvka phase only (BVH from the CPU twin), normal 3D points',

@@ -7,6 +7,8 @@ import { suites } from '../bench/suites.js';
 
 export interface BenchOptions {
   sizes?: number[];
+  /** Input files, for suites that read them (graph). */
+  inputs?: string[];
   reps: number;
   warmup: number;
   json: boolean;
@@ -26,6 +28,21 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
     const figures: BenchFigure[] = [];
     for (const name of chosen) {
       const suite = suites[name];
+      if (suite.fromFile) {
+        if (!opts.inputs?.length) throw new InputError(`The '${name}' benchmark needs --input FILE (one or more).`);
+        for (const path of opts.inputs) {
+          let n = 0;
+          const f = await runCase(ctx, name, 0, async () => {
+            const c = await suite.fromFile!(ctx, path);
+            n = c.n;
+            return c;
+          }, { reps: opts.reps, warmup: opts.warmup, rates: (ms) => suite.rates(n, ms) });
+          f.n = n;
+          figures.push(f);
+          log(formatFigure(f));
+        }
+        continue;
+      }
       for (const n of opts.sizes ?? suite.defaultSizes) {
         const f = await runCase(ctx, name, n, () => suite.make(ctx, n), {
           reps: opts.reps,
