@@ -40,130 +40,145 @@ export function isCanonicalOrder(mst: MstEdges): boolean {
   return true;
 }
 
-/** One LSD pass: stable scatter of `perm` into `out` by the digit of `key` at `shift`. */
-function scatterPass(
-  key: Uint32Array,
-  stride: number,
-  offset: number,
-  keyMask: number,
-  shift: number,
-  counts: Uint32Array,
-  perm: Uint32Array,
-  out: Uint32Array,
-): void {
-  let sum = 0;
-  for (let d = 0; d <= DIGIT_MASK; d++) {
-    const c = counts[d];
-    counts[d] = sum;
-    sum += c;
-  }
-  for (let i = 0; i < perm.length; i++) {
-    const e = perm[i];
-    const d = (((key[e * stride + offset] & keyMask) >>> shift) & DIGIT_MASK);
-    out[counts[d]++] = e;
-  }
-}
-
-/** Sorts `perm` (stable) by the 31 low bits of one 32-bit word of each edge's weight. */
-function radixByWord(
-  key: Uint32Array,
-  stride: number,
-  offset: number,
-  keyMask: number,
-  perm: Uint32Array,
-  scratch: Uint32Array,
-): { perm: Uint32Array; scratch: Uint32Array } {
-  const m = perm.length;
+/**
+ * Stable LSD radix sort by the key words (least significant word first), 11-bit digits; a digit shared by every
+ * edge is skipped. All `columns` travel with the keys, so every pass reads sequentially (no gather through a
+ * permutation). Returns the sorted columns (key words first, in the same order as given).
+ */
+function radixSort(words: Uint32Array[], columns: Uint32Array[]): Uint32Array[] {
+  const m = words.length > 0 ? words[0].length : 0;
+  let cur: Uint32Array[] = [...words, ...columns];
+  let next: Uint32Array[] = cur.map(() => new Uint32Array(m));
   const shifts = [0, DIGIT_BITS, 2 * DIGIT_BITS];
-  const hist = shifts.map(() => new Uint32Array(DIGIT_MASK + 1));
-  for (let e = 0; e < m; e++) {
-    const k = (key[e * stride + offset] & keyMask) >>> 0;
-    hist[0][k & DIGIT_MASK]++;
-    hist[1][(k >>> DIGIT_BITS) & DIGIT_MASK]++;
-    hist[2][(k >>> (2 * DIGIT_BITS)) & DIGIT_MASK]++;
-  }
-  for (let p = 0; p < shifts.length; p++) {
-    // A digit shared by every edge leaves the order as it is.
-    if (hist[p].some((c) => c === m)) continue;
-    scatterPass(key, stride, offset, keyMask, shifts[p], hist[p], perm, scratch);
-    const tmp = perm;
-    perm = scratch;
-    scratch = tmp;
-  }
-  return { perm, scratch };
-}
-
-/** Sorts perm[from, to) — edges of one weight — by (min endpoint, max endpoint). */
-function sortTies(perm: Uint32Array, from: number, to: number, lo: Uint32Array, hi: Uint32Array): void {
-  if (to - from <= 16) {
-    for (let i = from + 1; i < to; i++) {
-      const e = perm[i];
-      let j = i - 1;
-      while (j >= from && (lo[perm[j]] > lo[e] || (lo[perm[j]] === lo[e] && hi[perm[j]] > hi[e]))) {
-        perm[j + 1] = perm[j];
-        j--;
-      }
-      perm[j + 1] = e;
+  for (let w = 0; w < words.length; w++) {
+    // Histograms do not depend on the order: one pass for the word's three digits.
+    const hist = shifts.map(() => new Uint32Array(DIGIT_MASK + 1));
+    const key = cur[w];
+    for (let i = 0; i < m; i++) {
+      const k = key[i];
+      hist[0][k & DIGIT_MASK]++;
+      hist[1][(k >>> DIGIT_BITS) & DIGIT_MASK]++;
+      hist[2][(k >>> (2 * DIGIT_BITS)) & DIGIT_MASK]++;
     }
-    return;
+    for (let d = 0; d < shifts.length; d++) {
+      const counts = hist[d];
+      if (counts.some((c) => c === m)) continue;
+      let sum = 0;
+      for (let b = 0; b <= DIGIT_MASK; b++) {
+        const c = counts[b];
+        counts[b] = sum;
+        sum += c;
+      }
+      const shift = shifts[d];
+      const k = cur[w];
+      const dest = new Uint32Array(m);
+      for (let i = 0; i < m; i++) dest[i] = counts[(k[i] >>> shift) & DIGIT_MASK]++;
+      for (let v = 0; v < cur.length; v++) {
+        const from = cur[v];
+        const to = next[v];
+        for (let i = 0; i < m; i++) to[dest[i]] = from[i];
+      }
+      [cur, next] = [next, cur];
+    }
   }
-  perm.subarray(from, to).sort((a, b) => lo[a] - lo[b] || hi[a] - hi[b]);
+  return cur;
 }
 
-/** The permutation that puts the edges in canonical order. */
-export function canonicalPermutation(mst: MstEdges): Uint32Array {
+/**
+ * Orders the run [from, to) of equal weights by (min, max), permuting every column alike (`lo` and `hi` may be
+ * among the columns: they are read only while sorting, before anything moves).
+ */
+function sortTies(columns: Uint32Array[], lo: Uint32Array, hi: Uint32Array, from: number, to: number): void {
+  const idx = new Uint32Array(to - from);
+  for (let j = 0; j < idx.length; j++) idx[j] = from + j;
+  idx.sort((a, b) => lo[a] - lo[b] || hi[a] - hi[b]);
+  const copy = new Uint32Array(idx.length);
+  for (const col of columns) {
+    for (let j = 0; j < idx.length; j++) copy[j] = col[idx[j]];
+    col.set(copy, from);
+  }
+}
+
+interface SortedEdges {
+  /** Original index of each edge in canonical order. */
+  perm: Uint32Array;
+  lo: Uint32Array;
+  hi: Uint32Array;
+  /** The weights' key words (sign bit cleared), least significant first. */
+  words: Uint32Array[];
+}
+
+function sortEdges(mst: MstEdges): SortedEdges {
   const { sources, targets, weights } = mst;
   const m = weights.length;
   const lo = new Uint32Array(m);
   const hi = new Uint32Array(m);
+  const perm = new Uint32Array(m);
   for (let i = 0; i < m; i++) {
     const a = sources[i];
     const b = targets[i];
     lo[i] = a < b ? a : b;
     hi[i] = a < b ? b : a;
+    perm[i] = i;
   }
-  let perm: Uint32Array = new Uint32Array(m);
-  for (let i = 0; i < m; i++) perm[i] = i;
-  let scratch: Uint32Array = new Uint32Array(m);
   const bits = new Uint32Array(weights.buffer, weights.byteOffset, weights.length * (weights.BYTES_PER_ELEMENT / 4));
-  // Important! mask the sign bit: −0 must sort with +0 (weights are validated ≥ 0, so no other sign bit is set).
+  // Key words, least significant first. Important! the sign bit is cleared: −0 must sort with +0 (weights are
+  // validated ≥ 0, so no other value has it set). Float64 is little-endian: low word, then high word.
+  const words: Uint32Array[] = [];
   if (weights instanceof Float32Array) {
-    ({ perm, scratch } = radixByWord(bits, 1, 0, 0x7fffffff, perm, scratch));
+    const k = new Uint32Array(m);
+    for (let i = 0; i < m; i++) k[i] = bits[i] & 0x7fffffff;
+    words.push(k);
   } else {
-    // Little-endian float64: the low word first, then the high word (LSD).
-    ({ perm, scratch } = radixByWord(bits, 2, 0, 0xffffffff, perm, scratch));
-    ({ perm, scratch } = radixByWord(bits, 2, 1, 0x7fffffff, perm, scratch));
-    // −0 has a zero low word and only the sign bit in the high word: masked above, it sorts as +0.
+    const k0 = new Uint32Array(m);
+    const k1 = new Uint32Array(m);
+    for (let i = 0; i < m; i++) {
+      k0[i] = bits[2 * i];
+      k1[i] = bits[2 * i + 1] & 0x7fffffff;
+    }
+    words.push(k0, k1);
   }
+  const sorted = radixSort(words, [perm, lo, hi]);
+  const keys = sorted.slice(0, words.length);
+  const [sPerm, sLo, sHi] = sorted.slice(words.length);
+  // Runs of equal weight (equal key words) are ordered by (min, max).
+  const sameKey = (a: number, b: number): boolean => {
+    for (let w = 0; w < keys.length; w++) if (keys[w][a] !== keys[w][b]) return false;
+    return true;
+  };
   let i = 0;
   while (i < m) {
-    const w = weights[perm[i]];
     let j = i + 1;
-    while (j < m && weights[perm[j]] === w) j++;
-    if (j - i > 1) sortTies(perm, i, j, lo, hi);
+    while (j < m && sameKey(i, j)) j++;
+    // Within a run the keys are equal, so only perm, lo and hi need permuting.
+    if (j - i > 1) sortTies([sPerm, sLo, sHi], sLo, sHi, i, j);
     i = j;
   }
-  return perm;
+  return { perm: sPerm, lo: sLo, hi: sHi, words: keys };
+}
+
+/** The permutation that puts the edges in canonical order. */
+export function canonicalPermutation(mst: MstEdges): Uint32Array {
+  return sortEdges(mst).perm;
 }
 
 /**
  * The MST in canonical order with sources < targets. Returns `mst` itself when it already is; otherwise new
- * arrays (weights keep their type).
+ * arrays (weights keep their type; −0 becomes +0).
  */
 export function canonicalMst(mst: MstEdges): MstEdges {
   if (isCanonicalOrder(mst)) return mst;
-  const perm = canonicalPermutation(mst);
-  const m = perm.length;
-  const sources = new Uint32Array(m);
-  const targets = new Uint32Array(m);
-  const weights = mst.weights instanceof Float32Array ? new Float32Array(m) : new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    const e = perm[i];
-    const a = mst.sources[e];
-    const b = mst.targets[e];
-    sources[i] = a < b ? a : b;
-    targets[i] = a < b ? b : a;
-    weights[i] = mst.weights[e];
+  const { lo, hi, words } = sortEdges(mst);
+  const m = lo.length;
+  if (mst.weights instanceof Float32Array) {
+    // The key is the weight's own bit pattern (sign cleared): no gather needed.
+    return { sources: lo, targets: hi, weights: new Float32Array(words[0].buffer, 0, m) };
   }
-  return { sources, targets, weights };
+  const weights = new Float64Array(m);
+  const bits = new Uint32Array(weights.buffer);
+  for (let i = 0; i < m; i++) {
+    bits[2 * i] = words[0][i];
+    bits[2 * i + 1] = words[1][i];
+  }
+  return { sources: lo, targets: hi, weights };
 }
