@@ -4,8 +4,9 @@
 // ECL-MST balances load with a thread per low-degree vertex and a warp per high-degree one (seed 000, §3.2).
 // We are edge-centric instead: workgroup g takes the tile of ITEMS·WG consecutive entries starting at
 // g·ITEMS·WG, entry j = tile start + k·WG + lid (coalesced); two threads binary-search the tile's first and last
-// rows, and each thread finds the row of its entries by binary search inside that (short) row range, starting
-// from its previous entry's row. Every entry costs the same whatever the degree distribution.
+// rows, the workgroup copies those rows' offsets into workgroup memory (unless empty rows make the range longer
+// than the tile), and each thread finds the row of its entries by binary search there, starting from its previous
+// entry's row. Every entry costs the same whatever the degree distribution.
 // Includes: common/grid, unionfind/unionfind, graph/common, graph/min64 | graph/min32, graph/push.
 // Constant ITEMS: entries per thread.
 
@@ -15,6 +16,8 @@
 @group(0) @binding(7) var<storage, read> e_w: array<u32>;
 
 var<workgroup> wg_rows: vec2u;
+// c_off[first row + i] for the tile's rows.
+var<workgroup> wg_off: array<u32, ITEMS * WG>;
 
 // The row holding entry j: the last r in [lo, hi] with c_off[r] <= j (empty rows share offsets; the last one
 // with c_off[r] <= j is the non-empty row that holds j).
@@ -28,6 +31,17 @@ fn row_of(j: u32, lo0: u32, hi0: u32) -> u32 {
   return lo;
 }
 
+// row_of over the cached offsets wg_off[r − base].
+fn row_of_cached(j: u32, lo0: u32, hi0: u32, base: u32) -> u32 {
+  var lo = lo0;
+  var hi = hi0;
+  while (lo < hi) {
+    let mid = hi - ((hi - lo) >> 1u);
+    if (wg_off[mid - base] <= j) { lo = mid; } else { hi = mid - 1u; }
+  }
+  return lo;
+}
+
 @compute @workgroup_size(WG)
 fn populateCsr(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                @builtin(local_invocation_index) lid: u32) {
@@ -37,8 +51,13 @@ fn populateCsr(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
     if (lid == 0u) { wg_rows.x = row_of(t0, 0u, P.n - 1u); }
     if (lid == 1u || WG == 1u) { wg_rows.y = row_of(min(t0 + tile, P.slots) - 1u, 0u, P.n - 1u); }
   }
+  let rows = workgroupUniformLoad(&wg_rows);
+  let span = rows.y - rows.x + 1u;
+  let cached = span <= tile;
+  if (cached) {
+    for (var i = lid; i < span; i += WG) { wg_off[i] = c_off[rows.x + i]; }
+  }
   workgroupBarrier();
-  let rows = wg_rows;
   let threshold = atomicLoad(&g_state[ST_THRESHOLD]);
   var v = rows.x;
   for (var k = 0u; k < ITEMS; k++) {
@@ -48,7 +67,7 @@ fn populateCsr(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
     var q = 0u;
     var key = 0u;
     if (j < P.slots) {
-      v = row_of(j, v, rows.y);
+      if (cached) { v = row_of_cached(j, v, rows.y, rows.x); } else { v = row_of(j, v, rows.y); }
       let u = c_nbr[j];
       if (u > v) {
         key = weight_key(e_w[j]);

@@ -81,6 +81,16 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     });
   }
 
+  it('CSR tiles spanning more empty rows than the tile holds (uncached row search) give the right forest', async () => {
+    // A dense graph on every 50th vertex of 20 000: most rows are empty.
+    const small = randomGraph(23, { numVertices: 400, numEdges: 3000, weightType: 'u32', components: 2, distinctWeights: 50 });
+    const el = { ...small, numVertices: 20000, sources: small.sources.map((v) => 50 * v), targets: small.targets.map((v) => 50 * v) };
+    const csr = toCsr(el);
+    for (const gpu of [{}, { workgroupSize: 32, csrItems: 2 }]) {
+      expect(Array.from((await graphMst(csr, { backend: 'gpu', ctx, gpu })).edgeIds)).toEqual(kruskalOracle(csr).ids);
+    }
+  });
+
   it('each fallback also runs on a device that has the feature: 32-bit minima, workgroup-aggregated appends', async () => {
     const g = randomGraph(21, { numVertices: 300, numEdges: 2000, weightType: 'f32', distinctWeights: 4 });
     for (const gpu of [{ atomic64: false }, { subgroups: false }, { atomic64: false, subgroups: false }]) {
