@@ -63,6 +63,7 @@ export function mortonCodesCpu(points: Float32Array, n: number, dim: number, fra
   const bits = bitsPerAxis(dim);
   const top = maxCell(bits);
   const cells = new Float64Array(dim);
+  const spread = dim <= 3 ? spreadTable(dim) : null;
   for (let i = 0; i < n; i++) {
     for (let a = 0; a < dim; a++) {
       const t = Math.fround(Math.fround(points[i * dim + a] - frame.lo[a]) * frame.scale[a]);
@@ -70,18 +71,44 @@ export function mortonCodesCpu(points: Float32Array, n: number, dim: number, fra
     }
     let lo = 0;
     let hi = 0;
-    for (let a = 0; a < dim; a++) {
-      const c = cells[a];
-      const cl = c % 4294967296 >>> 0;
-      for (let t = 0; t < bits; t++) {
-        if (((cl >>> t) & 1) === 0) continue;
-        const p = t * dim + (dim - 1 - a);
-        if (p < 32) lo |= 1 << p;
-        else hi |= 1 << (p - 32);
+    if (spread) {
+      // Bytes of each cell spread by a table: byte b of axis a lands at code bit 8·b·dim + (dim − 1 − a).
+      for (let a = 0; a < dim; a++) {
+        const c = cells[a] >>> 0;
+        for (let b = 0; b < 4 && 8 * b < bits; b++) {
+          const s = spread[(c >>> (8 * b)) & 0xff];
+          const p = 8 * b * dim + (dim - 1 - a);
+          if (p < 32) {
+            lo |= s << p;
+            if (p > 0 && p + 8 * dim - 1 > 31) hi |= s >>> (32 - p);
+          } else hi |= s << (p - 32);
+        }
+      }
+    } else {
+      for (let a = 0; a < dim; a++) {
+        const c = cells[a] >>> 0;
+        for (let t = 0; t < bits; t++) {
+          if (((c >>> t) & 1) === 0) continue;
+          const p = t * dim + (dim - 1 - a);
+          if (p < 32) lo |= 1 << p;
+          else hi |= 1 << (p - 32);
+        }
       }
     }
     codes[2 * i] = lo >>> 0;
     codes[2 * i + 1] = hi >>> 0;
   }
   return codes;
+}
+
+/** spread[x]: bit t of the byte x moved to bit t·dim (dim ≤ 3: fits in 22 bits). */
+const spreadTables = new Map<number, Uint32Array>();
+function spreadTable(dim: number): Uint32Array {
+  let t = spreadTables.get(dim);
+  if (!t) {
+    t = new Uint32Array(256);
+    for (let x = 0; x < 256; x++) for (let b = 0; b < 8; b++) if ((x >>> b) & 1) t[x] |= 1 << (b * dim);
+    spreadTables.set(dim, t);
+  }
+  return t;
 }

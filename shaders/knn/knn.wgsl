@@ -1,0 +1,152 @@
+// Exact k nearest neighbours of every point by BVH traversal. CPU twin (the algorithm is described there):
+// src/knn/knn.cpu.ts; BVH layout: src/bvh/layout.ts; distance formula: distance.wgsl.
+//
+// One thread per query, queries in Morton order (thread t = leaf t), 32 threads per workgroup (DESIGN.md: 64 was
+// 14 % slower). The radius starts at the k-th distance to the `window` Morton neighbours; then a stack-based,
+// nearest-child-first descent from the header record, pruning by (distance, minIndex) against the current k-th
+// (distance, index). No atomics, no inter-thread communication. Constants: D (dimension), KMAX (list capacity,
+// ≥ k), STACK (depth bound, layout.ts), ALL (1: write indices and distances, 0: write the k-th distance only).
+
+struct KnnParams { n: u32, k: u32, window: u32, inf_bits: u32 }
+@group(0) @binding(0) var<uniform> u: KnnParams;
+@group(0) @binding(1) var<storage, read> points: array<f32>;
+@group(0) @binding(2) var<storage, read> order: array<u32>;
+@group(0) @binding(3) var<storage, read> links: array<vec4u>;
+@group(0) @binding(4) var<storage, read> boxes: array<f32>;
+@group(0) @binding(5) var<storage, read_write> out_index: array<u32>;
+@group(0) @binding(6) var<storage, read_write> out_dist: array<f32>;
+
+const NONE: u32 = 0xffffffffu;
+
+var<private> q: array<f32, D>;
+var<private> best_d: array<f32, KMAX>;
+var<private> best_i: array<u32, KMAX>;
+var<private> count: u32;
+var<private> worst_d: f32;
+var<private> worst_i: u32;
+
+// Squared distance from q to the box at boxes[base …): lo D floats, then hi D floats.
+fn box_dist(base: u32) -> f32 {
+  var s: array<f32, D>;
+  for (var a = 0u; a < D; a++) { s[a] = gap2(boxes[base + a], boxes[base + D + a], q[a]); }
+  return pairwise_sum(s);
+}
+
+// Squared distance from q to the point at Morton position p.
+fn point_dist(p: u32) -> f32 {
+  var s: array<f32, D>;
+  for (var a = 0u; a < D; a++) {
+    let x = points[p * D + a];
+    s[a] = gap2(x, x, q[a]);
+  }
+  return pairwise_sum(s);
+}
+
+// Inserts (d, idx) into the sorted list if it beats the current k-th (or the radius while not full).
+fn consider(d: f32, idx: u32) {
+  if (!(d < worst_d || (d == worst_d && idx < worst_i))) { return; }
+  var pos = min(count, u.k - 1u);
+  loop {
+    if (pos == 0u) { break; }
+    let pd = best_d[pos - 1u];
+    let pi = best_i[pos - 1u];
+    if (pd < d || (pd == d && pi < idx)) { break; }
+    best_d[pos] = pd;
+    best_i[pos] = pi;
+    pos = pos - 1u;
+  }
+  best_d[pos] = d;
+  best_i[pos] = idx;
+  if (count < u.k) { count = count + 1u; }
+  if (count == u.k) {
+    worst_d = best_d[u.k - 1u];
+    worst_i = best_i[u.k - 1u];
+  }
+}
+
+fn beats_worst(d: f32, idx: u32) -> bool {
+  return d < worst_d || (d == worst_d && idx < worst_i);
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let t = thread_index(wid, nwg, lid);
+  let n = u.n;
+  if (t >= n) { return; }
+  let inf = bitcast<f32>(u.inf_bits);
+  for (var a = 0u; a < D; a++) { q[a] = points[t * D + a]; }
+
+  // Initial radius: the k-th distance among the window's Morton neighbours.
+  count = 0u;
+  worst_d = inf;
+  worst_i = NONE;
+  let win = min(u.window, n - 1u);
+  let s = min(select(0u, t - win / 2u, t > win / 2u), n - 1u - win);
+  for (var p = s; p <= s + win; p++) {
+    if (p != t) { consider(point_dist(p), order[p]); }
+  }
+  let radius = select(inf, best_d[u.k - 1u], count == u.k);
+  count = 0u;
+  worst_d = radius;
+  worst_i = NONE;
+
+  // Nearest-child-first descent from the header record.
+  let header = n - 1u;
+  let self_leaf = header + t;
+  var stack: array<vec2u, STACK>;
+  var sp = 0u;
+  var node = header;
+  loop {
+    let lk = links[node];
+    let base = node * 4u * D;
+    var go_l = false;
+    var go_r = false;
+    let dl = box_dist(base);
+    if (lk.x >= header) {
+      if (lk.x != self_leaf) { consider(dl, lk.z); }
+    } else {
+      go_l = beats_worst(dl, lk.z);
+    }
+    var dr = inf;
+    if (lk.y != NONE) {
+      dr = box_dist(base + 2u * D);
+      if (lk.y >= header) {
+        if (lk.y != self_leaf) { consider(dr, lk.w); }
+      } else {
+        go_r = beats_worst(dr, lk.w);
+      }
+    }
+    if (go_l && go_r) {
+      let left_first = dl < dr || (dl == dr && lk.z < lk.w);
+      stack[sp] = select(vec2u(lk.x, bitcast<u32>(dl)), vec2u(lk.y, bitcast<u32>(dr)), left_first);
+      sp = sp + 1u;
+      node = select(lk.y, lk.x, left_first);
+      continue;
+    }
+    if (go_l) { node = lk.x; continue; }
+    if (go_r) { node = lk.y; continue; }
+    var found = false;
+    loop {
+      if (sp == 0u) { break; }
+      sp = sp - 1u;
+      let e = stack[sp];
+      if (bitcast<f32>(e.y) <= worst_d) {
+        node = e.x;
+        found = true;
+        break;
+      }
+    }
+    if (!found) { break; }
+  }
+
+  let o = order[t];
+  if (ALL == 1u) {
+    for (var r = 0u; r < u.k; r++) {
+      out_index[o * u.k + r] = select(NONE, best_i[r], r < count);
+      out_dist[o * u.k + r] = select(inf, best_d[r], r < count);
+    }
+  } else {
+    out_dist[o] = select(inf, best_d[u.k - 1u], count == u.k);
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Exact k nearest neighbours of every point on the GPU: `shaders/knn/knn.wgsl` over a GPU BVH (`../bvh/lbvh.ts`).
+ * The algorithm, its ordering and distance rules are those of the CPU twin, `knn.cpu.ts` (seed 002 §3, ArborX's
+ * nearest query, with the radius started from Morton neighbours as DESIGN.md measured).
+ *
+ * Create once, run many: `const s = await createKnnSearcher(gpu, { dim, k }); s.encode(rec, bvh, out); …`.
+ * `knn()` is the one-call API on either backend.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel } from '../gpu/kernel.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
+import { createGpuContext } from '../gpu/context.js';
+import { InputError } from '../errors.js';
+import { STACK_SIZE } from '../bvh/layout.js';
+import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
+import { buildBvh, type GpuBvh } from '../bvh/lbvh.js';
+import { checkPoints } from '../bvh/points.js';
+import { checkK, defaultWindow, knnCpu, type KnnResult } from './knn.cpu.js';
+
+export type { KnnResult } from './knn.cpu.js';
+
+export interface KnnSearcherOptions {
+  dim: number;
+  /** Neighbours per point, 1 … 64. */
+  k: number;
+  /** 'all': n × k indices and squared distances; 'kth': the k-th squared distance of each point only. */
+  output?: 'all' | 'kth';
+  /** Morton candidates that set the initial radius (default k + 3). */
+  window?: number;
+  /** Threads per workgroup (default 32: DESIGN.md measured 64 as 14 % slower). */
+  workgroupSize?: number;
+}
+
+export interface KnnOutput {
+  /** 'all': n × k u32 original indices (nearest first, ties by index, 0xFFFFFFFF past n − 1). Unused for 'kth'. */
+  indices?: Binding;
+  /** 'all': n × k f32 squared distances (+∞ past n − 1); 'kth': n f32, the k-th squared distance of point i. */
+  squaredDistances: Binding;
+}
+
+export interface KnnSearcher {
+  readonly dim: number;
+  readonly k: number;
+  readonly output: 'all' | 'kth';
+  /** Records the search of every point of `bvh` (rows by original index). */
+  encode(rec: Recorder, bvh: GpuBvh, out: KnnOutput): void;
+  /** Frees the searcher's one small buffer. */
+  destroy(): void;
+}
+
+/** Compiles (once per device, dim, list capacity and output) the k-NN kernel. */
+export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOptions): Promise<KnnSearcher> {
+  const { dim, k } = options;
+  checkK(k);
+  if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
+  const output = options.output ?? 'all';
+  const window = options.window ?? defaultWindow(k);
+  if (!Number.isInteger(window) || window < 0) throw new InputError(`Expected window to be a non-negative integer, got ${window}.`);
+  let kmax = 1;
+  while (kmax < k) kmax *= 2;
+  const kernel: Kernel = await ctx.kernel({
+    label: 'knn::search',
+    shader: 'knn/knn',
+    entry: 'main',
+    bindings: ['uniform', 'read', 'read', 'read', 'read', 'rw', 'rw'],
+    workgroupSize: options.workgroupSize ?? 32,
+    include: ['common/grid', 'knn/distance'],
+    constants: { D: dim, KMAX: kmax, STACK: STACK_SIZE, ALL: output === 'all' ? 1 : 0 },
+  });
+  const uniforms = new Uint32Array(4);
+  new Float32Array(uniforms.buffer)[3] = Infinity;
+  // 'kth' writes no indices, but the binding must exist and must not alias the distances.
+  const unused = ctx.createBuffer('knn::unusedIndices', 4);
+  return {
+    dim,
+    k,
+    output,
+    encode(rec, bvh, out) {
+      if (bvh.dim !== dim) throw new InputError(`Expected a BVH of dim=${dim}, got dim=${bvh.dim}.`);
+      if (bvh.n === 0) return;
+      const indices = output === 'all' ? out.indices : unused;
+      if (!indices) throw new InputError("knn::search: output 'all' needs an indices buffer");
+      uniforms[0] = bvh.n;
+      uniforms[1] = k;
+      uniforms[2] = window;
+      rec.dispatch(kernel, {
+        buffers: [bvh.sortedPoints, bvh.order, bvh.links, bvh.boxes, indices, out.squaredDistances],
+        uniforms: uniforms.slice(),
+        threads: bvh.n,
+      });
+    },
+    destroy() {
+      unused.destroy();
+    },
+  };
+}
+
+export interface KnnOptions {
+  dim: number;
+  /** Neighbours per point, 1 … 64 (the point itself excluded by index: a duplicate is a neighbour at 0). */
+  k: number;
+  /** 'gpu' (default when `gpu` is given) or 'cpu' (default otherwise). */
+  backend?: 'gpu' | 'cpu';
+  /** The GPU context to use; with backend 'gpu' and none given, one is created and destroyed. */
+  gpu?: GpuContext;
+  /** Morton candidates that set the initial radius (default k + 3). */
+  window?: number;
+}
+
+/**
+ * The k nearest neighbours of every point of `points` (row-major n × dim): indices and squared distances,
+ * nearest first, ties broken by the smaller index.
+ */
+export async function knn(points: Float32Array, options: KnnOptions): Promise<KnnResult> {
+  const { dim, k } = options;
+  checkK(k);
+  const n = checkPoints(points, dim);
+  const backend = options.backend ?? (options.gpu ? 'gpu' : 'cpu');
+  if (backend === 'cpu') return knnCpu(buildBvhCpu(points, dim), k, { window: options.window });
+  if (backend !== 'gpu') throw new InputError(`Expected backend to be 'gpu' or 'cpu', got ${String(backend)}.`);
+  return withContext(options.gpu, async (ctx) => {
+    const indices = new Uint32Array(n * k).fill(0xffffffff);
+    const squaredDistances = new Float32Array(n * k).fill(Infinity);
+    if (n === 0) return { k, indices, squaredDistances };
+    const limit = ctx.limits.maxStorageBufferBindingSize;
+    if (4 * n * k > limit) {
+      throw new InputError(`n × k = ${n * k} results exceed this device's binding limit of ${limit} bytes; use a smaller k or coreDistances().`);
+    }
+    const searcher = await createKnnSearcher(ctx, { dim, k, window: options.window });
+    const bvh = await buildBvh(ctx, points, n, dim);
+    const outI = ctx.createBuffer('knn::indices', 4 * n * k);
+    const outD = ctx.createBuffer('knn::squaredDistances', 4 * n * k);
+    try {
+      await ctx.submit('knn::search', (rec) => searcher.encode(rec, bvh, { indices: outI, squaredDistances: outD }));
+      const [ib, db] = await Promise.all([ctx.read(outI), ctx.read(outD)]);
+      indices.set(new Uint32Array(ib, 0, n * k));
+      squaredDistances.set(new Float32Array(db, 0, n * k));
+      return { k, indices, squaredDistances };
+    } finally {
+      outI.destroy();
+      outD.destroy();
+      bvh.destroy();
+      searcher.destroy();
+    }
+  });
+}
+
+/** Runs `fn` with the given context, or with a fresh one that is destroyed afterwards. */
+export async function withContext<T>(gpu: GpuContext | undefined, fn: (ctx: GpuContext) => Promise<T>): Promise<T> {
+  if (gpu) return fn(gpu);
+  const ctx = await createGpuContext();
+  try {
+    return await fn(ctx);
+  } finally {
+    ctx.destroy();
+  }
+}
