@@ -26,6 +26,9 @@
  *  - CSR population is edge-centric over tiles of entries rather than thread/warp per vertex (populate_csr.wgsl).
  *  - The union-find is the project's (unionfind/unionfind.wgsl: the smaller root wins, find halves paths).
  *
+ * GPU memory beyond the graph: 24 bytes per edge (two worklists) + 28 per vertex (parent, two 8-byte record
+ * arrays, guard key, forest slot) — 36 to 38 bytes per undirected edge on the benchmark graphs (limit: 40).
+ *
  * Create once, run many: `const msf = await createGraphMsf(ctx, gpuGraph); ctx.submit('…', (rec) =>
  * msf.encode(rec)); …; msf.destroy()`. `encode` records one whole computation and never submits.
  */
