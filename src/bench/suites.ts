@@ -4,10 +4,12 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { BenchCase } from './harness.js';
+import type { GeneratorName } from '../datasets/generate.js';
 import { readFile } from 'node:fs/promises';
 import { benchCopy } from './copy.js';
 import { benchGraphMst } from './graph.js';
 import { benchBoruvka } from './emst.boruvka.js';
+import { benchEmst } from './emst.js';
 import { benchScan } from './primitives.scan.js';
 import { benchReduce } from './primitives.reduce.js';
 import { benchRadixSort } from './primitives.radixsort.js';
@@ -23,7 +25,36 @@ export interface BenchSuite {
 
 const perSecond = (count: number, ms: number) => count / (ms / 1e3);
 
+
+const mfeat = (dim: number) => (n: number, ms: number) => ({ 'MFeatures/s': (dim * n) / (ms / 1e3) / 1e6 });
+const emstSuite = (
+  description: string,
+  kind: GeneratorName,
+  dim: number,
+  sizes: number[],
+  options: { minSamples?: number; skipBounded?: boolean } = {},
+): BenchSuite => ({
+  description,
+  defaultSizes: sizes,
+  make: (ctx, n) => benchEmst(ctx, n, dim, kind, options),
+  rates: mfeat(dim),
+});
+
+/** EMST rows of issue 4 (construction + Borůvka, GPU-resident), named after their data. */
+export const emstSuites: Record<string, BenchSuite> = {
+  'emst-normal3d': emstSuite('EMST, normal 3D (ArborX: 10^7 0.059 s, 3.7·10^7 0.224 s)', 'normal', 3, [1e6, 1e7, 3.7e7]),
+  'emst-uniform3d': emstSuite('EMST, uniform 3D (ArborX: 10^7 0.069 s)', 'uniform', 3, [1e6, 1e7]),
+  'emst-visualvar3d': emstSuite('EMST, Gan & Tao visual var 3D (ArborX: 10^7 0.062 s)', 'visualvar', 3, [1e7]),
+  'emst-uniform2d': emstSuite('EMST, uniform 2D (ArborX: 10^7 0.047 s)', 'uniform', 2, [1e6, 1e7]),
+  'emst-normal2d': emstSuite('EMST, normal 2D (ArborX: 10^8 0.427 s)', 'normal', 2, [1e6, 1e7]),
+  'emst-mr5-normal3d': emstSuite('mutual reachability MST, minSamples 5, normal 3D (ArborX: 10^7 0.080 s)', 'normal', 3, [1e7], { minSamples: 5 }),
+  'emst-mr16-normal3d': emstSuite('mutual reachability MST, minSamples 16, normal 3D (ArborX: 10^7 0.153 s)', 'normal', 3, [1e7], { minSamples: 16 }),
+  'emst-normal3d-noskip': emstSuite('ablation: emst-normal3d without skipping bounded points', 'normal', 3, [1e7], { skipBounded: false }),
+  'emst-uniform2d-noskip': emstSuite('ablation: emst-uniform2d without skipping bounded points', 'uniform', 2, [1e7], { skipBounded: false }),
+};
+
 export const suites: Record<string, BenchSuite> = {
+  ...emstSuites,
   copy: {
     description: 'plain u32 copy (vec4 per thread): the bandwidth baseline',
     defaultSizes: [1 << 28],

@@ -1,0 +1,52 @@
+/**
+ * EMST benchmark, GPU-resident and timed like ArborX (construction + Borůvka): the points already in a GPU buffer
+ * before the timer starts, the tree in a GPU buffer when it stops; pipelines compiled by the warm-up. Mutual
+ * reachability runs include the core distances. `check` validates n − 1 edges, no cycle, and at n ≤ 10^6 the CPU
+ * backend's total weight (1e-6 relative).
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { BenchCase } from './harness.js';
+import { GpuEmst } from '../emst/emst.gpu.js';
+import { emstCpu } from '../emst/boruvka.cpu.js';
+import { generate, type GeneratorName } from '../datasets/generate.js';
+import { UnionFind } from '../unionfind/unionfind.cpu.js';
+import type { BoruvkaResult } from '../emst/boruvka.js';
+
+export async function benchEmst(
+  ctx: GpuContext,
+  n: number,
+  dim: number,
+  kind: GeneratorName,
+  options: { minSamples?: number; skipBounded?: boolean } = {},
+): Promise<BenchCase> {
+  const minSamples = options.minSamples ?? 1;
+  const points = generate(kind, { n, dim, seed: 1 });
+  const buffer = ctx.upload('bench::points', points);
+  const e = await GpuEmst.create(ctx, n, dim, minSamples);
+  let last: BoruvkaResult | null = null;
+  return {
+    run: async (timer) => {
+      last = await e.run(buffer, n, { timer, skipBounded: options.skipBounded });
+    },
+    check: async () => {
+      const edges = await e.readEdges(last!);
+      if (edges.sources.length !== n - 1) throw new Error(`bench::emst: ${edges.sources.length} edges for n=${n}`);
+      const uf = new UnionFind(n);
+      let total = 0;
+      for (let i = 0; i < n - 1; i++) {
+        if (!uf.union(edges.sources[i], edges.targets[i])) throw new Error(`bench::emst: edge ${i} closes a cycle`);
+        total += edges.weights[i];
+      }
+      if (n <= 1_000_000) {
+        const cpu = emstCpu(points, dim, { minSamples });
+        const want = cpu.weights.reduce((s, w) => s + w, 0);
+        if (Math.abs(total - want) > 1e-6 * want) throw new Error(`bench::emst: total ${total}, CPU backend ${want}`);
+      }
+    },
+    notes: () => `${last?.rounds ?? 0} rounds encoded; minSamples ${minSamples}`,
+    destroy: () => {
+      e.destroy();
+      buffer.destroy();
+    },
+  };
+}

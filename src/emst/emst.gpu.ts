@@ -1,0 +1,113 @@
+/**
+ * The GPU backend of `emst()`: points in a GPU buffer → linear BVH (src/bvh/lbvh.ts) → for mutual reachability,
+ * the minSamples-th neighbour's squared distance of every point (src/knn/knn.ts, 'kth'), gathered into Morton
+ * order → single-tree Borůvka (boruvka.ts) → edges on the GPU. `readEdges` brings them back in the canonical
+ * (weight, min, max) order, with weights fround(sqrt(key)) taken on the host exactly as the CPU backend takes them.
+ *
+ * Create once per (maxN, dim, minSamples), run many: the buffers are sized for maxN.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel } from '../gpu/kernel.js';
+import type { Binding } from '../gpu/recorder.js';
+import type { Timer } from '../gpu/timer.js';
+import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
+import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
+import { Boruvka, type BoruvkaResult } from './boruvka.js';
+import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
+
+export interface GpuEmstRunOptions {
+  alpha?: number;
+  timer?: Timer;
+  skipBounded?: boolean;
+  onProgress?: (fraction: number) => void;
+  signal?: AbortSignal;
+}
+
+export class GpuEmst {
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly maxN: number,
+    readonly dim: number,
+    readonly minSamples: number,
+    private readonly builder: BvhBuilder,
+    readonly bvh: GpuBvh,
+    private readonly boruvka: Boruvka,
+    private readonly knn: KnnSearcher | null,
+    private readonly gather: Kernel,
+    private readonly kth: GPUBuffer | null,
+    private readonly core2: GPUBuffer | null,
+  ) {}
+
+  /** minSamples ≥ 2: mutual reachability with the minSamples-th neighbour (self excluded; clamped to n − 1). */
+  static async create(ctx: GpuContext, maxN: number, dim: number, minSamples = 1): Promise<GpuEmst> {
+    const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim });
+    const bvh = allocateBvh(ctx, maxN, dim);
+    const boruvka = await Boruvka.create(ctx, maxN, dim);
+    const mr = minSamples > 1;
+    const knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth' }) : null;
+    const gather = await ctx.kernel({
+      label: 'emst::gather',
+      shader: 'emst/gather',
+      entry: 'main',
+      bindings: ['uniform', 'read', 'read', 'rw'],
+      workgroupSize: 256,
+    });
+    const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
+    const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
+    return new GpuEmst(ctx, maxN, dim, minSamples, builder, bvh, boruvka, knn, gather, kth, core2);
+  }
+
+  /** Computes the tree of the n points in `points` (n × dim f32 on the GPU). The edges stay on the GPU. */
+  async run(points: Binding, n: number, opts: GpuEmstRunOptions = {}): Promise<BoruvkaResult> {
+    const { ctx } = this;
+    // minSamples above n − 1 is clamped to n − 1, as hdbscan does: a searcher for the smaller k.
+    let knn = this.knn;
+    let temporary: KnnSearcher | null = null;
+    if (knn && n > 1 && knn.k > n - 1) {
+      temporary = await createKnnSearcher(ctx, { dim: this.dim, k: n - 1, output: 'kth' });
+      knn = temporary;
+    }
+    await ctx.submit('emst::build', (rec) => {
+      this.builder.encode(rec, points, n, this.bvh);
+      if (knn && n > 1) {
+        knn.encode(rec, this.bvh, { squaredDistances: this.kth! });
+        rec.dispatch(this.gather, { buffers: [this.bvh.order, this.kth!, this.core2!], uniforms: [n, 0, 0, 0], threads: n });
+      }
+    }, { timer: opts.timer });
+    temporary?.destroy();
+    this.bvh.n = n;
+    return this.boruvka.run(this.bvh, {
+      core2: this.knn && n > 1 ? this.core2! : undefined,
+      alpha: opts.alpha,
+      timer: opts.timer,
+      skipBounded: opts.skipBounded,
+      onProgress: opts.onProgress,
+      signal: opts.signal,
+    });
+  }
+
+  /** Reads a result back as the canonical edge list (sources < targets, sorted by (weight, source, target)). */
+  async readEdges(result: BoruvkaResult): Promise<EdgeList> {
+    const m = result.count;
+    const raw = new Uint32Array(m === 0 ? new ArrayBuffer(0) : await this.ctx.read(result.edges, 0, 16 * m));
+    const keys = new Float32Array(raw.buffer);
+    const edges: EdgeList = { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
+    for (let e = 0; e < m; e++) {
+      const a = raw[4 * e];
+      const b = raw[4 * e + 1];
+      edges.sources[e] = Math.min(a, b);
+      edges.targets[e] = Math.max(a, b);
+      edges.weights[e] = Math.fround(Math.sqrt(keys[4 * e + 2]));
+    }
+    return sortEdgesCanonical(edges);
+  }
+
+  destroy(): void {
+    this.builder.destroy();
+    this.bvh.destroy();
+    this.boruvka.destroy();
+    this.knn?.destroy();
+    this.kth?.destroy();
+    this.core2?.destroy();
+  }
+}
