@@ -155,3 +155,24 @@ describe.skipIf(variants.length === 0).each(variants)('knn on the GPU ($name)', 
     await expect(buildBvh(ctx, pts, 400, 2)).rejects.toThrow(/Expected 400 points/);
   });
 });
+
+describe.skipIf(variants.length === 0)('bench cases (small n on this adapter)', () => {
+  it('benchBvh and benchKnn encode, check and clean up, in both check modes', async () => {
+    const { benchBvh } = await import('../../src/bench/bvh.js');
+    const { benchKnn } = await import('../../src/bench/knn.js');
+    const ctx = variants[0].ctx;
+    const before = ctx.memory.liveBytes;
+    for (const c of [
+      await benchBvh(ctx, 5000, { check: 'exact' }),
+      await benchBvh(ctx, 5000, { check: 'structure' }),
+      await benchKnn(ctx, 4000, { k: 16, output: 'kth', check: 'twin' }),
+      await benchKnn(ctx, 4000, { k: 5, output: 'all', check: 'sampled' }),
+      await benchKnn(ctx, 4000, { k: 1, check: 'twin' }),
+    ]) {
+      await ctx.submit('test::bench', (rec) => c.encode!(rec));
+      await c.check();
+      c.destroy();
+    }
+    expect(ctx.memory.liveBytes).toBe(before);
+  });
+});
