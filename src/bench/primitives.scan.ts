@@ -2,7 +2,8 @@
  * Benchmark case: one exclusive scan of n seeded u32, GPU-resident (input and output allocated once, out of
  * place, so every repetition does the same work). `bytesMoved` is 8n — one read and one write of each element,
  * what a plain copy moves — so bytesMoved / time compares directly with the copy bandwidth (the issue's
- * target is stated as a fraction of the copy's element rate). reduce-then-scan really moves 12n bytes.
+ * target is stated as a fraction of the copy's element rate). reduce-then-scan really moves 12n bytes (the
+ * default); `{ strategy: 'lookback' }` moves 8n plus its look-back traffic. Options pass to createScanner().
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Recorder } from '../gpu/recorder.js';

@@ -11,6 +11,10 @@
  * (no read-back), and the block-sum buffers of all levels are allocated once, in createScanner().
  * `input` and `output` may be the same buffer (an in-place scan).
  *
+ * `strategy: 'lookback'` selects the single-pass scan of shaders/primitives/scan_lookback.wgsl instead
+ * (decoupled look-back with a fallback that cannot hang: input read once, output written once); in-place
+ * scans and single-tile scans still take the path above.
+ *
  * This module also holds the block shape shared by reduce.ts and compact.ts.
  */
 import type { GpuContext } from '../gpu/context.js';
@@ -19,6 +23,18 @@ import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 
 export type ScanMode = 'exclusive' | 'inclusive';
+
+export interface ScannerOptions extends PrimitiveOptions {
+  /** 'reduce-then-scan' (default) or 'lookback' (single pass; see the file's comment). */
+  strategy?: 'reduce-then-scan' | 'lookback';
+  /** Look-back rounds a workgroup waits for a predecessor before reducing its tile itself (default 16). */
+  lookbackSpins?: number;
+  /**
+   * Tests only: 'hide-odd-tiles' makes the look-back's fallback reduce every odd tile; 'aggregates-only' makes
+   * it add aggregates back to tile 0. Both give the same (correct) sums, slower.
+   */
+  lookbackTestMode?: 'hide-odd-tiles' | 'aggregates-only';
+}
 
 /** The block shape of the scan, reduce and compact kernels. */
 export interface PrimitiveOptions {
@@ -119,13 +135,22 @@ export interface Scanner {
 }
 
 const LABEL = 'primitives::scan';
+const TEST_MODES = ['none', 'hide-odd-tiles', 'aggregates-only'];
 const INCLUSIVE = 1;
 const HAS_OFFSETS = 2;
 
 /** Creates a scanner for up to `maxCount` elements: compiles its kernels and allocates its block sums. */
-export async function createScanner(ctx: GpuContext, maxCount: number, options: PrimitiveOptions = {}): Promise<Scanner> {
+export async function createScanner(ctx: GpuContext, maxCount: number, options: ScannerOptions = {}): Promise<Scanner> {
   checkMaxCount(ctx, LABEL, maxCount);
   const shape = blockShape(ctx, LABEL, options);
+  const strategy = options.strategy ?? 'reduce-then-scan';
+  if (strategy !== 'reduce-then-scan' && strategy !== 'lookback') {
+    throw new InputError(`${LABEL}: expected strategy 'reduce-then-scan' or 'lookback', got '${String(strategy)}'.`);
+  }
+  const spins = options.lookbackSpins ?? 16;
+  if (!Number.isInteger(spins) || spins < 0) {
+    throw new InputError(`${LABEL}: expected lookbackSpins to be a non-negative integer, got ${spins}.`);
+  }
   const { include, enable } = scanIncludes(ctx);
   const base = { shader: 'primitives/scan', workgroupSize: shape.workgroupSize, include, enable,
     constants: { ITEMS: shape.itemsPerThread } };
@@ -136,6 +161,15 @@ export async function createScanner(ctx: GpuContext, maxCount: number, options: 
     ctx.kernel({ ...base, label: 'primitives::scanDownsweepInPlace', entry: 'downsweep_in_place',
       bindings: ['uniform', 'rw', 'read'] }),
   ]);
+  let lookback: { kernel: Kernel; status: GPUBuffer } | null = null;
+  if (strategy === 'lookback') {
+    const kernel = await ctx.kernel({ ...base, shader: 'primitives/scan_lookback', label: 'primitives::scanLookback',
+      entry: 'single_pass', bindings: ['uniform', 'read', 'rw', 'rw'],
+      overrides: { MAX_SPIN: spins, TEST_MODE: TEST_MODES.indexOf(options.lookbackTestMode ?? 'none') } });
+    // The tile counter, then four status words per tile.
+    const status = ctx.createBuffer('primitives::scanLookbackStatus', 4 + 16 * Math.ceil(maxCount / shape.tile));
+    lookback = { kernel, status };
+  }
   // Level l holds the block sums of level l's input (level 0's input is the caller's).
   const sums: GPUBuffer[] = [];
   for (let n = maxCount; n > shape.tile; ) {
@@ -143,7 +177,7 @@ export async function createScanner(ctx: GpuContext, maxCount: number, options: 
     sums.push(ctx.createBuffer(`primitives::scanBlockSums${sums.length}`, n * 4));
   }
   const noOffsets = ctx.createBuffer('primitives::scanNoOffsets', 4);
-  return new ScannerImpl(maxCount, shape, { upsweep, downsweep, inPlace }, sums, noOffsets);
+  return new ScannerImpl(maxCount, shape, { upsweep, downsweep, inPlace }, sums, noOffsets, lookback);
 }
 
 class ScannerImpl implements Scanner {
@@ -153,6 +187,7 @@ class ScannerImpl implements Scanner {
     private readonly kernels: { upsweep: Kernel; downsweep: Kernel; inPlace: Kernel },
     private readonly sums: GPUBuffer[],
     private readonly noOffsets: GPUBuffer,
+    private readonly lookback: { kernel: Kernel; status: GPUBuffer } | null,
   ) {}
 
   encode(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, mode: ScanMode): void {
@@ -162,7 +197,19 @@ class ScannerImpl implements Scanner {
     }
     checkBuffer(LABEL, 'input', input, count);
     checkBuffer(LABEL, 'output', output, count);
-    if (count > 0) this.encodeLevel(rec, input, output, count, mode === 'inclusive' ? INCLUSIVE : 0, 0);
+    const flags = mode === 'inclusive' ? INCLUSIVE : 0;
+    const tiles = Math.ceil(count / this.shape.tile);
+    if (this.lookback && tiles > 1 && input !== output) {
+      const { kernel, status } = this.lookback;
+      rec.clear(status, 0, 4 + 16 * tiles);
+      rec.dispatch(kernel, {
+        buffers: [words(input, count), words(output, count), { buffer: status, offset: 0, size: 4 + 16 * tiles }],
+        uniforms: [count, flags, tiles, 0],
+        groups: tiles,
+      });
+    } else if (count > 0) {
+      this.encodeLevel(rec, input, output, count, flags, 0);
+    }
   }
 
   /** Scans `count` elements of level `level`; the spine (level + 1) scans this level's block sums. */
@@ -195,6 +242,7 @@ class ScannerImpl implements Scanner {
     for (const b of this.sums) b.destroy();
     this.sums.length = 0;
     this.noOffsets.destroy();
+    this.lookback?.status.destroy();
   }
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../../src/gpu/index.js';
 import { InputError } from '../../src/errors.js';
-import { createScanner, scanU32, type ScanMode, type PrimitiveOptions } from '../../src/primitives/scan.js';
+import { createScanner, scanU32, type ScanMode, type ScannerOptions } from '../../src/primitives/scan.js';
 import { scanU32Cpu } from '../../src/primitives/scan.cpu.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { firstDifference, SIZES, u32Data } from '../helpers/primitives.data.js';
@@ -16,7 +16,7 @@ async function gpuScan(
   ctx: GpuContext,
   data: Uint32Array,
   mode: ScanMode,
-  options: PrimitiveOptions & { inPlace?: boolean } = {},
+  options: ScannerOptions & { inPlace?: boolean } = {},
 ): Promise<Uint32Array> {
   const n = data.length;
   const scanner = await createScanner(ctx, n, options);
@@ -83,6 +83,39 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
     }
   });
 
+  it("strategy 'lookback' (single pass) matches scanU32Cpu at sizes 0 … 2^20 + 7 and on a 2D grid", async () => {
+    for (const n of SIZES) {
+      const data = u32Data(n, 7000 + n);
+      for (const mode of MODES) expectScan(await gpuScan(ctx, data, mode, { strategy: 'lookback' }), data, mode, `lookback n=${n}`);
+    }
+    const n = 65535 * 64 + 100;
+    const data = u32Data(n, 7100);
+    const options = { strategy: 'lookback', workgroupSize: 32, itemsPerThread: 2 } as const;
+    expectScan(await gpuScan(ctx, data, 'exclusive', options), data, 'exclusive', `lookback 2D grid n=${n}`);
+  });
+
+  it("strategy 'lookback' gives the right sums through its fallback and through windows of aggregates", async () => {
+    // 'hide-odd-tiles' hides the status of every odd tile, so the look-back must reduce those tiles itself
+    // (after lookbackSpins rounds); lookbackSpins: 0 alone reduces any tile that is not ready at first sight;
+    // 'aggregates-only' hides inclusive prefixes, so whole windows of aggregates are added.
+    const cases = [[257, 32, 1], [5000, 32, 1], [100_003, 256, 16]];
+    for (const [n, wg, items] of cases) {
+      const data = u32Data(n, 8000 + n);
+      const options: ScannerOptions = { strategy: 'lookback', workgroupSize: wg, itemsPerThread: items };
+      expectScan(await gpuScan(ctx, data, 'inclusive', { ...options, lookbackSpins: 1, lookbackTestMode: 'hide-odd-tiles' }),
+        data, 'inclusive', `lookback fallback WG=${wg} n=${n}`);
+      expectScan(await gpuScan(ctx, data, 'exclusive', { ...options, lookbackTestMode: 'aggregates-only' }),
+        data, 'exclusive', `lookback aggregates only WG=${wg} n=${n}`);
+      expectScan(await gpuScan(ctx, data, 'exclusive', { ...options, lookbackSpins: 0 }), data, 'exclusive',
+        `lookback spins=0 WG=${wg} n=${n}`);
+    }
+  });
+
+  it("strategy 'lookback' scans in place through reduce-then-scan", async () => {
+    const data = u32Data(300_001, 9000);
+    expectScan(await gpuScan(ctx, data, 'inclusive', { strategy: 'lookback', inPlace: true }), data, 'inclusive', 'in place');
+  });
+
   it('scanU32 uploads, scans, reads back and frees', async () => {
     const before = ctx.memory.liveBytes;
     const data = u32Data(10_000, 6000);
@@ -95,6 +128,8 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
     await expect(createScanner(ctx, 100, { workgroupSize: 48 })).rejects.toThrow(/workgroupSize.*48/);
     await expect(createScanner(ctx, 100, { itemsPerThread: 0 })).rejects.toThrow(/itemsPerThread.*0/);
     await expect(createScanner(ctx, -1)).rejects.toThrow(InputError);
+    await expect(createScanner(ctx, 100, { strategy: 'magic' as 'lookback' })).rejects.toThrow(/magic/);
+    await expect(createScanner(ctx, 100, { lookbackSpins: -2 })).rejects.toThrow(/lookbackSpins.*-2/);
     const scanner = await createScanner(ctx, 100);
     const small = ctx.createBuffer('test::small', 40);
     await expect(ctx.submit('test::scan', (rec) => scanner.encode(rec, small, small, 101, 'exclusive'))).rejects.toThrow(/101/);
@@ -110,7 +145,7 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
 
   it('destroy() frees every buffer the scanner made', async () => {
     const before = ctx.memory.liveBytes;
-    const scanner = await createScanner(ctx, 1 << 22, { workgroupSize: 32, itemsPerThread: 1 });
+    const scanner = await createScanner(ctx, 1 << 22, { workgroupSize: 32, itemsPerThread: 1, strategy: 'lookback' });
     expect(ctx.memory.liveBytes).toBeGreaterThan(before);
     scanner.destroy();
     expect(ctx.memory.liveBytes).toBe(before);
