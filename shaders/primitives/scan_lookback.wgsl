@@ -1,8 +1,9 @@
 // Single-pass prefix sums of u32 (wrapping add) by decoupled look-back (Merrill & Garland 2016, "Single-pass
 // Parallel Prefix Scan with Decoupled Look-back", NVR-2016-002, §4) with a fallback that needs no forward
-// progress from any other workgroup (Smith, Levien & Owens 2025, "Decoupled Fallback: A Portable Single-Pass
-// GPU Scan", the idea of GPUPrefixSums' WebGPU scan): a workgroup that has waited MAX_SPIN rounds for a
-// predecessor computes that predecessor's sum itself from the input. The input is read once (plus the
+// progress from any other workgroup (Smith, Levien & Owens, "Decoupled Fallback: A Portable Single-Pass GPU
+// Scan", SPAA 2025, doi:10.1145/3694906.3743326; their split 16-bit tile state too): a workgroup that has
+// waited MAX_SPIN rounds for a predecessor computes that predecessor's sum itself from the input. Our
+// look-back examines a window of WINDOW predecessors per round with the whole workgroup (no subgroup ops). The input is read once (plus the
 // fallbacks' re-reads) and the output written once.
 //
 // Each workgroup takes the next tile index from a counter (so tiles start in index order), scans its tile,

@@ -1,7 +1,7 @@
 /**
- * Prefix sums of u32 (wrapping add), exclusive or inclusive, by reduce-then-scan: Merrill & Garland 2016,
- * "Single-pass Parallel Prefix Scan with Decoupled Look-back" (NVIDIA NVR-2016-002), §3 — the two-pass
- * strategy, not their single-pass look-back, because WebGPU promises no forward progress between workgroups.
+ * Prefix sums of u32 (wrapping add), exclusive or inclusive. By default reduce-then-scan: Merrill & Garland
+ * 2016, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (NVIDIA NVR-2016-002), §3 — the two-pass
+ * strategy, which needs no forward progress between workgroups (WebGPU promises none).
  *
  *   upsweep    block g of TILE = WG × ITEMS elements sums itself           → sums[g]
  *   spine      sums is scanned in place the same way (recursively, while it holds more than one block)
@@ -11,9 +11,10 @@
  * (no read-back), and the block-sum buffers of all levels are allocated once, in createScanner().
  * `input` and `output` may be the same buffer (an in-place scan).
  *
- * `strategy: 'lookback'` selects the single-pass scan of shaders/primitives/scan_lookback.wgsl instead
- * (decoupled look-back with a fallback that cannot hang: input read once, output written once); in-place
- * scans and single-tile scans still take the path above.
+ * `strategy: 'lookback'` selects the single-pass scan of shaders/primitives/scan_lookback.wgsl instead: their
+ * decoupled look-back (§4) with the fallback of Smith, Levien & Owens, "Decoupled Fallback: A Portable
+ * Single-Pass GPU Scan" (SPAA 2025), which cannot hang — input read once, output written once. In-place and
+ * single-tile scans still take the path above.
  *
  * This module also holds the block shape shared by reduce.ts and compact.ts.
  */
