@@ -3,8 +3,8 @@
 // progress from any other workgroup (Smith, Levien & Owens, "Decoupled Fallback: A Portable Single-Pass GPU
 // Scan", SPAA 2025, doi:10.1145/3694906.3743326; their split 16-bit tile state too): a workgroup that has
 // waited MAX_SPIN rounds for a predecessor computes that predecessor's sum itself from the input. Our
-// look-back examines a window of WINDOW predecessors per round with the whole workgroup (no subgroup ops). The input is read once (plus the
-// fallbacks' re-reads) and the output written once.
+// look-back examines a window of WINDOW predecessors per round with the whole workgroup (no subgroup ops).
+// The input is read once (plus the fallbacks' re-reads) and the output written once.
 //
 // Each workgroup takes the next tile index from a counter (so tiles start in index order), scans its tile,
 // publishes the tile's aggregate, looks back over its predecessors for its exclusive prefix, publishes its
