@@ -1,6 +1,6 @@
 // Prefix sums of u32 (wrapping add) by reduce-then-scan (Merrill & Garland 2016, "Single-pass Parallel Prefix
-// Scan with Decoupled Look-back", NVR-2016-002, §3: the two-pass "reduce-then-scan" strategy; we do not use
-// their look-back, which needs forward progress between workgroups that WebGPU does not promise):
+// Scan with Decoupled Look-back", NVR-2016-002, §3: the two-pass "reduce-then-scan" strategy, which needs no
+// forward progress between workgroups; the single-pass look-back with a fallback is scan_lookback.wgsl):
 //   upsweep    block g sums its TILE elements            → sums[g]
 //   (the block sums are scanned the same way, recursively, by src/primitives/scan.ts)
 //   downsweep  block g scans its elements, adds offsets[g] → dst
