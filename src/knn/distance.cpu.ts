@@ -44,6 +44,43 @@ export function boxDistance2(
   return pairwiseSum(scratch, dim);
 }
 
+/** Squared distance from q to a box (lo at arr[lo …], hi at arr[hi …]): `boxDistance2` specialised to dim. */
+export type BoxDistance = (q: Float64Array, arr: Float32Array, lo: number, hi: number) => number;
+
+/** `boxDistance2` for a fixed dim, unrolled for 2 and 3 (same arithmetic, same results). */
+export function boxDistanceFor(dim: number): BoxDistance {
+  if (dim === 3) {
+    return (q, arr, lo, hi) => {
+      let x = fr(arr[lo] - q[0]);
+      let y = fr(q[0] - arr[hi]);
+      let g = x > y ? (x > 0 ? x : 0) : y > 0 ? y : 0;
+      let acc = fr(g * g);
+      x = fr(arr[lo + 1] - q[1]);
+      y = fr(q[1] - arr[hi + 1]);
+      g = x > y ? (x > 0 ? x : 0) : y > 0 ? y : 0;
+      acc = fr(acc + fr(g * g));
+      x = fr(arr[lo + 2] - q[2]);
+      y = fr(q[2] - arr[hi + 2]);
+      g = x > y ? (x > 0 ? x : 0) : y > 0 ? y : 0;
+      return fr(acc + fr(g * g));
+    };
+  }
+  if (dim === 2) {
+    return (q, arr, lo, hi) => {
+      let x = fr(arr[lo] - q[0]);
+      let y = fr(q[0] - arr[hi]);
+      let g = x > y ? (x > 0 ? x : 0) : y > 0 ? y : 0;
+      const acc = fr(g * g);
+      x = fr(arr[lo + 1] - q[1]);
+      y = fr(q[1] - arr[hi + 1]);
+      g = x > y ? (x > 0 ? x : 0) : y > 0 ? y : 0;
+      return fr(acc + fr(g * g));
+    };
+  }
+  const scratch = new Float64Array(dim);
+  return (q, arr, lo, hi) => boxDistance2(q, arr, lo, hi, dim, scratch);
+}
+
 /** The pairwise f32 sum of s[0 … dim) (destroys s). */
 export function pairwiseSum(s: Float64Array, dim: number): number {
   for (let w = 1; w < dim; w *= 2) {

@@ -20,7 +20,7 @@
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
 import { NONE, STACK_SIZE } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
-import { boxDistance2 } from './distance.cpu.js';
+import { boxDistanceFor } from './distance.cpu.js';
 
 export interface KnnResult {
   /** Neighbours per point. */
@@ -89,7 +89,7 @@ function traverse(bvh: BvhCpu, k: number, window: number, emit: (point: number, 
   const list = new KList(k);
   const stackNode = new Int32Array(STACK_SIZE);
   const stackD = new Float64Array(STACK_SIZE);
-  const scratch = new Float64Array(dim);
+  const dist = boxDistanceFor(dim);
   const w4 = 4 * dim;
   const header = n - 1;
   const win = Math.min(window, n - 1);
@@ -99,7 +99,7 @@ function traverse(bvh: BvhCpu, k: number, window: number, emit: (point: number, 
     list.reset(Infinity);
     const s = Math.min(Math.max(t - (win >>> 1), 0), n - 1 - win);
     for (let p = s; p <= s + win; p++) {
-      if (p !== t) list.consider(boxDistance2(q, P, p * dim, p * dim, dim, scratch), order[p]);
+      if (p !== t) list.consider(dist(q, P, p * dim, p * dim), order[p]);
     }
     list.reset(list.count === k ? list.d[k - 1] : Infinity);
     // Descent from the header record.
@@ -112,7 +112,7 @@ function traverse(bvh: BvhCpu, k: number, window: number, emit: (point: number, 
       const r = links[4 * node + 1];
       const ml = links[4 * node + 2];
       const mr = links[4 * node + 3];
-      const dl = boxDistance2(q, boxes, base, base + dim, dim, scratch);
+      const dl = dist(q, boxes, base, base + dim);
       let goL = false;
       let goR = false;
       if (l >= header) {
@@ -120,7 +120,7 @@ function traverse(bvh: BvhCpu, k: number, window: number, emit: (point: number, 
       } else goL = list.beats(dl, ml);
       let dr = Infinity;
       if (r !== NONE) {
-        dr = boxDistance2(q, boxes, base + 2 * dim, base + 3 * dim, dim, scratch);
+        dr = dist(q, boxes, base + 2 * dim, base + 3 * dim);
         if (r >= header) {
           if (r !== self) list.consider(dr, mr);
         } else goR = list.beats(dr, mr);
