@@ -1,0 +1,247 @@
+/**
+ * The CPU backend of `emst()`: seed 002's single-tree Borůvka (Prokopenko, Sao, Lebrun-Grandié, "A single-tree
+ * algorithm to compute the Euclidean minimum spanning tree on GPUs", ../shared/seeds/002, §3, Figure 3), run
+ * sequentially over the linear BVH the GPU builds (src/bvh), with the GPU's keys (distance.cpu.ts), so both
+ * backends return the identical edge list wherever their float32 keys agree (DESIGN.md, floating point).
+ *
+ * Every round, as in Figure 3 and src/emst/boruvka.ts:
+ *   1. labels → node uniformity: the prefix count of label changes along the Morton order (DESIGN.md);
+ *   2. upper bounds: Morton-adjacent points in different components bound both components' shortest edge;
+ *   3. every point's best edge to another component (nearest.cpu.ts), folded into its component's minimum in
+ *      the canonical (key, min, max) order — Important! any other tie-break can close a cycle among equal edges;
+ *   4. merge along the chosen edges through the shared union-find (smaller root wins).
+ * What the sequential CPU adds — each exact, because a point's candidates only shrink as components merge:
+ *   - candidate lists: every point's k nearest neighbours, found once (neighbours.cpu.ts), settle its best edge
+ *     without a traversal while any of them lies in another component (candidates.cpu.ts);
+ *   - reuse: a traversal that finds the point's exact best edge is reused while its far end stays outside;
+ *   - lower bounds: what a point's list or traversal proved bounds all its later edges from below, and a point
+ *     whose bound exceeds its component's current best is skipped (the issue's "compact the points already
+ *     bounded below their own lower bound").
+ */
+import { AbortError } from '../errors.js';
+import { buildBvhCpu, type BvhCpu } from '../bvh/lbvh.cpu.js';
+import { UnionFind } from '../unionfind/unionfind.cpu.js';
+import { CandidateLists } from './candidates.cpu.js';
+import { edgeLess, inverseAlphaSquared, reachabilityKey, squaredDistance, weightOfKey } from './distance.cpu.js';
+import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
+import {
+  NearestOtherComponent,
+  createComponentBest,
+  subtreeMinCore2,
+  type ComponentBest,
+  type Reachability,
+} from './nearest.cpu.js';
+import { nearestNeighbours } from './neighbours.cpu.js';
+
+/** Length of every point's candidate list (at least minSamples): measured fastest for uniform 2D and 3D data. */
+export const CANDIDATES = 8;
+
+export interface EmstCpuOptions {
+  /** 1 (default): Euclidean. m ≥ 2, or any alpha ≠ 1: mutual reachability with core = m-th neighbour. */
+  minSamples?: number;
+  /** Mutual reachability divides distances by alpha (default 1). */
+  alpha?: number;
+  /** Called after every Borůvka round with the fraction of the n − 1 edges found. */
+  onProgress?: (fraction: number) => void;
+  /** Checked between rounds; an aborted signal throws AbortError. */
+  signal?: AbortSignal;
+}
+
+/** The edge list, per-phase wall times (ms) under the `emst::…` labels, and the number of Borůvka rounds. */
+export interface EmstCpuResult extends EdgeList {
+  timings: Record<string, number>;
+  rounds: number;
+}
+
+/** The exact EMST or mutual-reachability MST of valid row-major float32 `points` (n × dim), in canonical order. */
+export function emstCpu(points: Float32Array, dim: number, options: EmstCpuOptions = {}): EmstCpuResult {
+  if (points.length < 2 * dim) return noEdges(options);
+  const run = new BoruvkaCpu(points, dim, options);
+  while (!run.done) run.round();
+  return run.result();
+}
+
+/** As emstCpu, yielding to the event loop between rounds so that an AbortSignal can fire. */
+export async function emstCpuAsync(points: Float32Array, dim: number, options: EmstCpuOptions = {}): Promise<EmstCpuResult> {
+  if (points.length < 2 * dim) return noEdges(options);
+  const run = new BoruvkaCpu(points, dim, options);
+  while (!run.done) {
+    await yieldToEventLoop();
+    run.round();
+  }
+  return run.result();
+}
+
+/** The empty tree of 0 or 1 points. */
+function noEdges(options: EmstCpuOptions): EmstCpuResult {
+  options.onProgress?.(1);
+  return { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0), timings: {}, rounds: 0 };
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+}
+
+/** One run (n ≥ 2): the constructor builds the BVH and the candidate lists, round() runs one Borůvka round. */
+class BoruvkaCpu {
+  readonly n: number;
+  readonly timings: Record<string, number> = {};
+  rounds = 0;
+  private edges = 0;
+  private t = performance.now();
+  private readonly bvh: BvhCpu;
+  private readonly mr: Reachability | null = null;
+  /** Component label per Morton position: the smallest Morton position of the component. */
+  private readonly label: Uint32Array;
+  private readonly changes: Uint32Array;
+  private readonly best: ComponentBest;
+  private readonly search: NearestOtherComponent;
+  private readonly candidates: CandidateLists;
+  /** Morton position of each point's exact best other-component point, or −1 when unknown. */
+  private readonly nearest: Int32Array;
+  /** A lower bound on the key of every edge from each point to another component (grows every round). */
+  private readonly lower: Float32Array;
+  private readonly uf: UnionFind;
+  private readonly sources: Uint32Array;
+  private readonly targets: Uint32Array;
+  private readonly keys: Float32Array;
+
+  constructor(
+    points: Float32Array,
+    private readonly dim: number,
+    private readonly options: EmstCpuOptions,
+  ) {
+    const n = (this.n = points.length / dim);
+    this.bvh = buildBvhCpu(points, dim);
+    this.lap('emst::bvh');
+    // k nearest neighbours: the core distances of mutual reachability, and every point's candidate list.
+    const minSamples = options.minSamples ?? 1;
+    const alpha = options.alpha ?? 1;
+    const m = Math.min(minSamples, n - 1);
+    const lists = nearestNeighbours(this.bvh, Math.min(n - 1, Math.max(CANDIDATES, m)));
+    if (minSamples > 1 || alpha !== 1) {
+      const core2 = new Float32Array(n);
+      for (let i = 0; i < n; i++) core2[i] = lists.keys[i * lists.k + m - 1];
+      this.mr = { core2, minCore2: subtreeMinCore2(this.bvh, core2), ia2: inverseAlphaSquared(alpha) };
+    }
+    this.lap('emst::neighbours');
+    this.label = new Uint32Array(n);
+    for (let i = 0; i < n; i++) this.label[i] = i;
+    this.changes = new Uint32Array(n);
+    this.best = createComponentBest(n);
+    this.search = new NearestOtherComponent(this.bvh, this.label, this.changes, this.best, this.mr);
+    this.candidates = new CandidateLists(lists, this.bvh.order, this.label, this.mr);
+    this.nearest = new Int32Array(n).fill(-1);
+    this.lower = this.mr === null ? new Float32Array(n) : Float32Array.from(this.mr.core2);
+    this.uf = new UnionFind(n);
+    this.sources = new Uint32Array(n - 1);
+    this.targets = new Uint32Array(n - 1);
+    this.keys = new Float32Array(n - 1);
+  }
+
+  get done(): boolean {
+    return this.edges >= this.n - 1;
+  }
+
+  /** One Borůvka round: every component gains its best outgoing edge. */
+  round(): void {
+    const { n, label, changes, best, nearest, lower, candidates, search } = this;
+    this.rounds++;
+    // 1. Node uniformity: changes[i] = number of label changes among Morton positions 0 … i.
+    changes[0] = 0;
+    for (let i = 1; i < n; i++) changes[i] = changes[i - 1] + (label[i] !== label[i - 1] ? 1 : 0);
+    for (let i = 0; i < n; i++) if (label[i] === i) this.setBest(i, Infinity, 0xffffffff, 0xffffffff, 0, 0);
+    // 2. Upper bounds from Morton neighbours in different components.
+    for (let i = 0; i + 1 < n; i++) {
+      const a = label[i];
+      const b = label[i + 1];
+      if (a === b) continue;
+      const k = this.key(i, i + 1);
+      this.offer(a, k, i, i + 1);
+      this.offer(b, k, i + 1, i);
+    }
+    // 3. Every point that can still improve its component's best edge: reuse, its list, or a traversal.
+    for (let q = 0; q < n; q++) {
+      const c = label[q];
+      const j = nearest[q];
+      if (j >= 0) {
+        if (label[j] !== c) {
+          this.offer(c, lower[q], q, j);
+          continue;
+        }
+        nearest[q] = -1;
+      }
+      if (candidates.open(q)) {
+        const settled = candidates.settle(q, c);
+        if (candidates.foundKey > lower[q]) lower[q] = candidates.foundKey;
+        if (settled) {
+          nearest[q] = candidates.foundAt;
+          this.offer(c, lower[q], q, candidates.foundAt);
+          continue;
+        }
+      }
+      if (lower[q] > best.key[c]) continue;
+      search.search(q);
+      nearest[q] = search.foundAt;
+      if (search.foundKey > lower[q]) lower[q] = search.foundKey;
+    }
+    // 4. Merge along every component's best edge (an edge chosen by both of its components is added once).
+    for (let c = 0; c < n; c++) {
+      if (label[c] !== c) continue;
+      if (this.uf.union(best.inside[c], best.outside[c])) {
+        this.sources[this.edges] = best.lo[c];
+        this.targets[this.edges] = best.hi[c];
+        this.keys[this.edges] = best.key[c];
+        this.edges++;
+      }
+    }
+    this.uf.labels(label);
+    this.lap('emst::boruvka');
+    this.options.onProgress?.(this.edges / (n - 1));
+    if (!this.done && this.options.signal?.aborted) {
+      throw new AbortError(`emst was aborted after Borůvka round ${this.rounds} (${this.edges} of ${n - 1} edges).`);
+    }
+  }
+
+  /** The edges in canonical order, with weights fround(sqrt(key)). */
+  result(): EmstCpuResult {
+    const weights = new Float32Array(this.keys.length);
+    for (let i = 0; i < weights.length; i++) weights[i] = weightOfKey(this.keys[i]);
+    const sorted = sortEdgesCanonical({ sources: this.sources, targets: this.targets, weights });
+    this.lap('emst::sort');
+    return { ...sorted, timings: this.timings, rounds: this.rounds };
+  }
+
+  /** The key of the edge between Morton positions a and b. */
+  private key(a: number, b: number): number {
+    const k = squaredDistance(this.bvh.sortedPoints, this.dim, a, b);
+    const mr = this.mr;
+    return mr === null ? k : reachabilityKey(k, mr.core2[a], mr.core2[b], mr.ia2);
+  }
+
+  /** Makes (key k, Morton positions inside → outside) component c's best edge if it precedes the current one. */
+  private offer(c: number, k: number, inside: number, outside: number): void {
+    const { order } = this.bvh;
+    const a = order[inside];
+    const b = order[outside];
+    const lo = a < b ? a : b;
+    const hi = a < b ? b : a;
+    const best = this.best;
+    if (edgeLess(k, lo, hi, best.key[c], best.lo[c], best.hi[c])) this.setBest(c, k, lo, hi, inside, outside);
+  }
+
+  private setBest(c: number, k: number, lo: number, hi: number, inside: number, outside: number): void {
+    const best = this.best;
+    best.key[c] = k;
+    best.lo[c] = lo;
+    best.hi[c] = hi;
+    best.inside[c] = inside;
+    best.outside[c] = outside;
+  }
+
+  private lap(label: string): void {
+    const now = performance.now();
+    this.timings[label] = (this.timings[label] ?? 0) + now - this.t;
+    this.t = now;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Settling a point's best outgoing edge from its k-nearest-neighbour list, without a traversal: the CPU backend's
+ * addition to seed 002's single-tree Borůvka (boruvka.cpu.ts). A point's candidates only shrink as components
+ * merge, so a list computed once stays valid in every round.
+ *
+ * Euclidean keys: the list is ascending in (key, original index), which for a fixed query is the canonical edge
+ * order, and every point outside the list comes after its last entry. So the first entry in another component is
+ * the exact best edge; entries before it stay in the query's component for good (a cursor skips them); and with
+ * no such entry, the last key bounds every remaining edge from below.
+ * Mutual reachability: the list is ordered by Euclidean key, so the best entry in another component is found by
+ * scanning; a point outside the list has a key >= B = max(core²(q), fround(lastKey · ia2)), so the best entry is
+ * exact only when its key is below B, and min(best, B) bounds the point's edges from below otherwise.
+ */
+import type { NeighbourLists } from './neighbours.cpu.js';
+import type { Reachability } from './nearest.cpu.js';
+
+const f32 = Math.fround;
+
+export class CandidateLists {
+  /** After settle(): Morton position of the exact best other-component point, or −1 when the list cannot tell. */
+  foundAt = -1;
+  /** After settle(): its key, or else a lower bound on every edge from the query to another component. */
+  foundKey = 0;
+  /** cursor[q]: entries of q's list before it are in q's component (Euclidean); k when the list is used up. */
+  private readonly cursor: Uint16Array | Uint32Array;
+
+  constructor(
+    private readonly lists: NeighbourLists,
+    /** Original index per Morton position. */
+    private readonly order: Uint32Array,
+    /** Component label per Morton position. */
+    private readonly label: Uint32Array,
+    private readonly mr: Reachability | null,
+  ) {
+    const n = lists.keys.length / Math.max(1, lists.k);
+    this.cursor = lists.k < 65536 ? new Uint16Array(n) : new Uint32Array(n);
+  }
+
+  /** False once q's list holds nothing outside q's component: settle() would always return false. */
+  open(q: number): boolean {
+    return this.cursor[q] < this.lists.k;
+  }
+
+  /** Tries to settle q (in component c) from its list; true when foundAt is q's exact best. */
+  settle(q: number, c: number): boolean {
+    const { k, keys, points } = this.lists;
+    const { label, cursor } = this;
+    const base = q * k;
+    let r = cursor[q];
+    while (r < k && label[points[base + r]] === c) r++;
+    cursor[q] = r;
+    this.foundAt = -1;
+    if (r === k) {
+      this.foundKey = keys[base + k - 1];
+      if (this.mr !== null) this.foundKey = this.reachBound(q, this.foundKey);
+      return false;
+    }
+    if (this.mr === null) {
+      this.foundAt = points[base + r];
+      this.foundKey = keys[base + r];
+      return true;
+    }
+    // Mutual reachability: the best entry by (reachability key, original index), from the cursor on.
+    const { core2, ia2 } = this.mr;
+    const order = this.order;
+    const coreQ = core2[q];
+    let bestKey = Infinity;
+    let bestIdx = 0xffffffff;
+    let bestAt = -1;
+    for (; r < k; r++) {
+      const p = points[base + r];
+      if (label[p] === c) continue;
+      let key = ia2 === 1 ? keys[base + r] : f32(keys[base + r] * ia2);
+      if (coreQ > key) key = coreQ;
+      if (core2[p] > key) key = core2[p];
+      const o = order[p];
+      if (key < bestKey || (key === bestKey && o < bestIdx)) {
+        bestKey = key;
+        bestIdx = o;
+        bestAt = p;
+      }
+    }
+    const outside = this.reachBound(q, keys[base + k - 1]);
+    if (bestKey < outside) {
+      this.foundAt = bestAt;
+      this.foundKey = bestKey;
+      return true;
+    }
+    this.foundKey = bestKey < outside ? bestKey : outside;
+    return false;
+  }
+
+  /** Lower bound on the reachability key of q to any point outside its list, whose last Euclidean key is `last`. */
+  private reachBound(q: number, last: number): number {
+    const { core2, ia2 } = this.mr!;
+    const scaled = ia2 === 1 ? last : f32(last * ia2);
+    return scaled > core2[q] ? scaled : core2[q];
+  }
+}

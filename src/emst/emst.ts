@@ -1,0 +1,71 @@
+/**
+ * `emst()`: the exact Euclidean minimum spanning tree of a point cloud, or HDBSCAN*'s mutual-reachability MST —
+ * treeline's public entry point for both, on the GPU or the CPU.
+ *
+ * The algorithm on both backends is seed 002's single-tree Borůvka over a linear BVH (Prokopenko, Sao,
+ * Lebrun-Grandié, ../shared/seeds/002, §3):
+ *
+ *   points  → validate            (validate.ts: names the bad value, its row and column)
+ *           → linear BVH          (src/bvh: Morton sort, Karras hierarchy, boxes)
+ *           → core distances      (k nearest neighbours; mutual reachability only)
+ *           → Borůvka rounds      (until one component: nearest other-component point per point,
+ *                                  per-component minimum in (key, min, max) order, merge)
+ *           → canonical edge list (weight, min, max) ascending
+ *
+ * The MST under the strict order (key, min(u, v), max(u, v)) is unique, so both backends return the identical edge
+ * list wherever they compute the same float32 keys (DESIGN.md, floating point).
+ */
+import { GpuUnavailableError, AbortError } from '../errors.js';
+import { emstCpuAsync } from './boruvka.cpu.js';
+import type { EdgeList } from './edges.cpu.js';
+import { validateEmstInput, type EmstOptions } from './validate.js';
+
+export type { EmstOptions, EmstBackend } from './validate.js';
+export type { EdgeList } from './edges.cpu.js';
+
+/** The MST as parallel arrays, in canonical order. */
+export interface EmstResult extends EdgeList {
+  /** Per-phase wall times in ms under the `emst::…` labels, and `emst::total`. */
+  timings?: Record<string, number>;
+  /** The backend that computed the tree. */
+  backend: 'gpu' | 'cpu';
+}
+
+let fallbackNoted = false;
+
+/** Says once per process, on stderr, that `backend: 'auto'` fell back to the CPU. */
+function noteFallback(reason: string): void {
+  if (fallbackNoted) return;
+  fallbackNoted = true;
+  console.warn(`treeline: emst is running on the CPU backend (${reason}).`);
+}
+
+/**
+ * The exact EMST (minSamples 1) or mutual-reachability MST (minSamples ≥ 2) of `points`, row-major n × dim.
+ *
+ * Returns n − 1 edges (none for n < 2) with sources[i] < targets[i], sorted by (weight, source, target). Weights are
+ * float32: the square root of the float32 squared distance summed in dimension order, or for mutual reachability
+ * max(core(a), core(b), d(a, b) / alpha). Float64Array input is rounded to float32 first (validate.ts).
+ *
+ * @throws InputError for invalid points or options, GpuUnavailableError for `backend: 'gpu'` where no GPU
+ *   backend can run, AbortError when `signal` aborts.
+ */
+export async function emst(points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
+  const input = validateEmstInput(points, options);
+  if (options.signal?.aborted) throw new AbortError('emst was aborted before it started.');
+  if (input.backend === 'gpu') {
+    throw new GpuUnavailableError(
+      "emst: the GPU backend is not implemented yet; pass backend: 'cpu' (or 'auto', which falls back to the CPU).",
+    );
+  }
+  if (input.backend === 'auto') noteFallback('the GPU backend is not wired into emst() yet');
+  const t0 = performance.now();
+  const result = await emstCpuAsync(input.points, input.dim, {
+    minSamples: input.minSamples,
+    alpha: input.alpha,
+    onProgress: options.onProgress,
+    signal: options.signal,
+  });
+  const timings = { ...result.timings, 'emst::total': performance.now() - t0 };
+  return { sources: result.sources, targets: result.targets, weights: result.weights, timings, backend: 'cpu' };
+}

@@ -1,0 +1,89 @@
+/**
+ * The hot float32 key computations of the CPU traversals, specialized for 2 and 3 dimensions (V8 inlines these
+ * small functions into the loops that call them). Each is the computation of distance.cpu.ts: differences,
+ * squares and the running sum rounded to float32 after every step, in dimension order; box bounds clamp the query
+ * to the box first, so they are lower bounds on the key of every point of the box in float32 arithmetic.
+ */
+
+import type { BvhCpu } from '../bvh/lbvh.cpu.js';
+
+const f32 = Math.fround;
+
+/** Key between the query (x0, x1) / `query` and row p of `xs`. */
+export function pointKey(xs: Float32Array, p: number, dim: number, query: Float64Array, x0: number, x1: number, x2: number): number {
+  if (dim === 2) {
+    const o = 2 * p;
+    const a = f32(x0 - xs[o]);
+    const b = f32(x1 - xs[o + 1]);
+    return f32(f32(a * a) + f32(b * b));
+  }
+  if (dim === 3) {
+    const o = 3 * p;
+    const a = f32(x0 - xs[o]);
+    const b = f32(x1 - xs[o + 1]);
+    const c = f32(x2 - xs[o + 2]);
+    return f32(f32(f32(a * a) + f32(b * b)) + f32(c * c));
+  }
+  let key = 0;
+  const o = p * dim;
+  for (let k = 0; k < dim; k++) {
+    const t = f32(query[k] - xs[o + k]);
+    key = f32(key + f32(t * t));
+  }
+  return key;
+}
+
+/** Gap from x to the interval [lo, hi], rounded to float32 (0 inside). */
+function gap(x: number, lo: number, hi: number): number {
+  return x < lo ? f32(lo - x) : x > hi ? f32(x - hi) : 0;
+}
+
+/** Key lower bound between the query and the box lo = boxes[base …], hi = boxes[base + dim …]. */
+export function boxKey(boxes: Float32Array, base: number, dim: number, query: Float64Array, x0: number, x1: number, x2: number): number {
+  if (dim === 2) {
+    const a = gap(x0, boxes[base], boxes[base + 2]);
+    const b = gap(x1, boxes[base + 1], boxes[base + 3]);
+    return f32(f32(a * a) + f32(b * b));
+  }
+  if (dim === 3) {
+    const a = gap(x0, boxes[base], boxes[base + 3]);
+    const b = gap(x1, boxes[base + 1], boxes[base + 4]);
+    const c = gap(x2, boxes[base + 2], boxes[base + 5]);
+    return f32(f32(f32(a * a) + f32(b * b)) + f32(c * c));
+  }
+  let key = 0;
+  for (let k = 0; k < dim; k++) {
+    const t = gap(query[k], boxes[base + k], boxes[base + dim + k]);
+    key = f32(key + f32(t * t));
+  }
+  return key;
+}
+
+/**
+ * A lower bound on the key from the query — a point of internal node `node`'s subtree — to every point *outside*
+ * that subtree: the smallest gap from the query to a face of the node's box, squared; 0 when no bound holds.
+ *
+ * Important! BVH boxes overlap, so a point outside a subtree may lie inside its box. The bound holds only when the
+ * subtree is a whole Morton cell: its first and last codes differ, so (radix tree) every point with the node's code
+ * prefix is inside it, and a point outside has, on some axis, a quantized coordinate beyond the cell's and hence
+ * (quantization is monotone) a coordinate beyond the box's. A subtree split among equal codes (duplicates, or
+ * points closer than the quantization step) is not a cell, and gets 0.
+ */
+export function escapeKey(bvh: BvhCpu, node: number, query: Float64Array): number {
+  const { dim, codes, ranges, parents, boxes } = bvh;
+  const f = ranges[2 * node];
+  const l = ranges[2 * node + 1];
+  if (codes[2 * f] === codes[2 * l] && codes[2 * f + 1] === codes[2 * l + 1]) return 0;
+  const up = parents[node];
+  const base = (up >>> 1) * 4 * dim + (up & 1) * 2 * dim;
+  let g = Infinity;
+  for (let k = 0; k < dim; k++) {
+    const x = query[k];
+    const lo = x - boxes[base + k];
+    const hi = boxes[base + dim + k] - x;
+    if (lo < g) g = lo;
+    if (hi < g) g = hi;
+  }
+  const t = f32(g);
+  return f32(t * t);
+}
