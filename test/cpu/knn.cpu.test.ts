@@ -33,6 +33,15 @@ describe('knnCpu', () => {
     }
   });
 
+  it('matches the brute force in 1, 8 and 33 dimensions', () => {
+    for (const k of [1, 16]) {
+      againstOracle('normal', 3000, 1, k, 100);
+      againstOracle('grid', 3000, 1, k, 100);
+      againstOracle('clustered', 1500, 8, k, 60);
+      againstOracle('uniform', 300, 33, k, 30);
+    }
+  });
+
   it('collinear points and all-duplicate points match the brute force', () => {
     for (const dim of [2, 3, 5, 16]) for (const k of [1, 16, 64]) {
       againstOracle('collinear', dim === 16 ? 600 : 2000, dim, k, 60);
