@@ -5,7 +5,8 @@
 // 14 % slower). The radius starts at the k-th distance to the `window` Morton neighbours; then a stack-based,
 // nearest-child-first descent from the header record, pruning by (distance, minIndex) against the current k-th
 // (distance, index). No atomics, no inter-thread communication. Constants: D (dimension), KMAX (list capacity,
-// ≥ k), STACK (depth bound, layout.ts), ALL (1: write indices and distances, 0: write the k-th distance only).
+// ≥ k), STACK (depth bound, layout.ts), ALL (1: write indices and distances, 0: write the k-th distance only),
+// MORTON_ROWS (1: row j is leaf j's; 0: row i is point i's).
 
 struct KnnParams { n: u32, k: u32, window: u32, inf_bits: u32 }
 @group(0) @binding(0) var<uniform> u: KnnParams;
@@ -140,7 +141,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     if (!found) { break; }
   }
 
-  let o = order[t];
+  let o = select(order[t], t, MORTON_ROWS == 1u);
   if (ALL == 1u) {
     for (var r = 0u; r < u.k; r++) {
       out_index[o * u.k + r] = select(NONE, best_i[r], r < count);

@@ -29,6 +29,11 @@ export interface KnnSearcherOptions {
   window?: number;
   /** Threads per workgroup (default 32: DESIGN.md measured 64 as 14 % slower). */
   workgroupSize?: number;
+  /**
+   * 'original' (default): row i belongs to point i. 'morton': row j belongs to leaf j (the point order[j]), as
+   * traversals over the BVH want it (no gather needed).
+   */
+  rows?: 'original' | 'morton';
 }
 
 export interface KnnOutput {
@@ -42,8 +47,11 @@ export interface KnnSearcher {
   readonly dim: number;
   readonly k: number;
   readonly output: 'all' | 'kth';
-  /** Records the search of every point of `bvh` (rows by original index). */
-  encode(rec: Recorder, bvh: GpuBvh, out: KnnOutput): void;
+  /**
+   * Records the search of every point of `bvh`. `k` (default the searcher's) may be lowered per call — e.g. to
+   * n − 1 when minSamples is clamped — without another pipeline; rows then hold k entries.
+   */
+  encode(rec: Recorder, bvh: GpuBvh, out: KnnOutput, options?: { k?: number }): void;
   /** Frees the searcher's one small buffer. */
   destroy(): void;
 }
@@ -65,7 +73,7 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
     bindings: ['uniform', 'read', 'read', 'read', 'read', 'rw', 'rw'],
     workgroupSize: options.workgroupSize ?? 32,
     include: ['common/grid', 'knn/distance'],
-    constants: { D: dim, KMAX: kmax, STACK: STACK_SIZE, ALL: output === 'all' ? 1 : 0 },
+    constants: { D: dim, KMAX: kmax, STACK: STACK_SIZE, ALL: output === 'all' ? 1 : 0, MORTON_ROWS: options.rows === 'morton' ? 1 : 0 },
   });
   const uniforms = new Uint32Array(4);
   new Float32Array(uniforms.buffer)[3] = Infinity;
@@ -75,13 +83,15 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
     dim,
     k,
     output,
-    encode(rec, bvh, out) {
+    encode(rec, bvh, out, opts = {}) {
       if (bvh.dim !== dim) throw new InputError(`Expected a BVH of dim=${dim}, got dim=${bvh.dim}.`);
+      const kk = opts.k ?? k;
+      if (!Number.isInteger(kk) || kk < 1 || kk > k) throw new InputError(`Expected k to be an integer in [1, ${k}], got ${kk}.`);
       if (bvh.n === 0) return;
       const indices = output === 'all' ? out.indices : unused;
       if (!indices) throw new InputError("knn::search: output 'all' needs an indices buffer");
       uniforms[0] = bvh.n;
-      uniforms[1] = k;
+      uniforms[1] = kk;
       uniforms[2] = window;
       rec.dispatch(kernel, {
         buffers: [bvh.sortedPoints, bvh.order, bvh.links, bvh.boxes, indices, out.squaredDistances],
