@@ -5,13 +5,18 @@
  * Merrill & Grimshaw 2011, "High Performance and Scalable Radix Sorting: a Case Study of Implementing Dynamic
  * Parallelism for GPU Computing" (Parallel Processing Letters 21(2)): each digit pass is reduce-then-scan —
  *   1. `primitives::radixSortHistogram` — the digit histogram of every block of keys (digit-major table),
- *   2. `primitives::radixSortScan`      — an exclusive scan of each digit's row over the blocks, and its total,
- *   3. `primitives::radixSortScatter`   — a stable rank of each block's keys (CUB's BlockRadixRank: packed
- *      16-bit per-thread counters in workgroup memory, §4 of the paper), a local sort in workgroup memory, and
- *      coalesced stores to base(digit) + row prefix + local position.
- * What we changed: no decoupled look-back (Adinets & Merrill 2022, Onesweep) — WebGPU gives no forward-progress
- * guarantee between workgroups and lavapipe hangs on spins — so each pass reads the keys twice; the digit
- * bases are the exclusive scan of the row totals, done inside the scatter kernel's counter scan.
+ *   2. `primitives::radixSortScan`      — one workgroup per digit scans its row over the blocks (exclusive)
+ *      and writes the row total,
+ *   3. `primitives::radixSortScatter`   — a stable rank of each block's keys, a local sort in workgroup memory,
+ *      and coalesced stores to base(digit) + row prefix + position within the block's run of the digit.
+ * Two rankings:
+ *   - subgroup-free (radixsort_scatter.wgsl), 4-bit digits: CUB's BlockRadixRank, packed 16-bit per-thread
+ *     counters in workgroup memory (§4 of the paper);
+ *   - subgroups (radixsort_scatter_sg.wgsl), 8-bit digits, half the passes: warp-level multi-split with
+ *     ballots (Adinets & Merrill 2022, "Onesweep", §3.3), where the adapter reports subgroups of ≤ 32 lanes.
+ * What we changed: no decoupled look-back (Onesweep's single pass) — WebGPU gives no forward-progress guarantee
+ * between workgroups and lavapipe hangs on spins — so each pass reads the keys twice; the digit bases (the
+ * exclusive scan of the row totals) are scanned inside the scatter kernel, alongside its own block scan.
  *
  * Blocks are WG threads × KPT keys; block counts above 65535 use the recorder's 2D grids.
  */
@@ -28,12 +33,17 @@ export interface RadixSorterOptions {
   maxCount: number;
   /** 1: keys are `array<u32>`; 2: keys are `array<vec2u>` (.x low 32 bits, .y high 32 bits). */
   keyWords: 1 | 2;
-  /** Threads per workgroup (a power of two, 16 … 1024); default 256 or what fits the device. */
+  /** Threads per workgroup (a power of two, 16 … 1024); default 256 (tuning). */
   workgroupSize?: number;
-  /** Keys per thread (tuning; default chosen from the workgroup storage limit). */
+  /** Keys per thread (tuning; default: the most of 16, 8, 4, … that fits the workgroup storage limit). */
   keysPerThread?: number;
-  /** Bits per digit pass (tuning; 2 … 6, default 4). */
+  /** Bits per digit pass (tuning): default 8 on the subgroup path, 4 without; 2 … 6 without subgroups. */
   radixBits?: number;
+  /**
+   * Rank with subgroup ballots (wider digits, fewer passes). Default: where the context has `subgroups` and
+   * the adapter reports subgroup sizes of at most 32; `false` forces the subgroup-free path.
+   */
+  subgroups?: boolean;
 }
 
 export interface RadixSortArgs {
@@ -49,11 +59,20 @@ export interface RadixSortArgs {
   bitsHi?: number;
 }
 
+/** How a sorter works: which ranking, threads per workgroup, keys per thread, bits per pass. */
+export interface RadixSortShape {
+  subgroups: boolean;
+  workgroupSize: number;
+  keysPerThread: number;
+  radixBits: number;
+  /** Subgroup path: the most subgroups a workgroup can hold (workgroupSize / smallest subgroup size). */
+  maxWarps: number;
+}
+
 export interface RadixSorter {
   readonly maxCount: number;
   readonly keyWords: 1 | 2;
-  /** Threads per workgroup, keys per thread and bits per pass actually used. */
-  readonly shape: { workgroupSize: number; keysPerThread: number; radixBits: number };
+  readonly shape: RadixSortShape;
   /** Records the sort of `count` pairs in place: ascending, stable on the key bits [bitsLo, bitsHi). */
   encode(rec: Recorder, args: RadixSortArgs): void;
   /** Frees the scratch buffers. */
@@ -62,49 +81,81 @@ export interface RadixSorter {
 
 const SHADERS = 'primitives/radixsort';
 
-/** Workgroup memory in bytes the kernels need for a shape (the scatter kernel is the largest). */
-export function radixSortSharedBytes(wg: number, kpt: number, radixBits: number): number {
-  const half = 1 << (radixBits - 1);
+/** Workgroup memory in bytes of the largest kernel (the scatter) of a shape. */
+export function radixSortSharedBytes(shape: RadixSortShape): number {
+  const { workgroupSize: wg, keysPerThread: kpt, radixBits } = shape;
+  const digits = 1 << radixBits;
+  const half = digits >> 1;
   const b = wg * kpt;
-  const counters = (half + 1) * wg;
-  const scanPart = 2 * 2 * wg;
-  const exchange = b + Math.floor(b / 32);
-  return 4 * (counters + scanPart + exchange + (1 << radixBits));
+  const exchange = b + Math.floor(b / 32) + digits;
+  const ranking = shape.subgroups
+    ? shape.maxWarps * half + 1 + 2 * 4 * half // s_wh, s_warps, s_part4
+    : (half + 1) * wg + 2 * 2 * wg; // s_cnt, s_part
+  return 4 * (exchange + ranking);
+}
+
+/** The adapter's subgroup sizes, where the platform reports them. */
+function subgroupSizes(ctx: GpuContext): { min: number; max: number } | null {
+  const info = (ctx.device as unknown as { adapterInfo?: { subgroupMinSize?: number; subgroupMaxSize?: number } }).adapterInfo;
+  const min = info?.subgroupMinSize;
+  const max = info?.subgroupMaxSize;
+  return typeof min === 'number' && typeof max === 'number' && min > 0 ? { min, max } : null;
 }
 
 function isPow2(x: number): boolean {
   return Number.isInteger(x) && x > 0 && (x & (x - 1)) === 0;
 }
 
-function chooseShape(ctx: GpuContext, options: RadixSorterOptions) {
-  const radixBits = options.radixBits ?? 4;
-  if (!Number.isInteger(radixBits) || radixBits < 2 || radixBits > 6) {
-    throw new InputError(`Expected radixBits to be an integer in [2, 6], got ${radixBits}.`);
+function chooseShape(ctx: GpuContext, options: RadixSorterOptions): RadixSortShape {
+  const sizes = subgroupSizes(ctx);
+  const canSubgroups = ctx.features.subgroups && sizes !== null && sizes.max <= 32;
+  if (options.subgroups && !canSubgroups) {
+    throw new InputError(
+      `subgroups: true needs the 'subgroups' feature and subgroup sizes ≤ 32; this context has ` +
+        `subgroups=${ctx.features.subgroups}, sizes ${sizes ? `${sizes.min}…${sizes.max}` : 'unknown'}.`,
+    );
+  }
+  const subgroups = options.subgroups ?? canSubgroups;
+  const radixBits = options.radixBits ?? (subgroups ? 8 : 4);
+  const maxBits = subgroups ? 8 : 6;
+  if (!Number.isInteger(radixBits) || radixBits < 2 || radixBits > maxBits) {
+    throw new InputError(`Expected radixBits to be an integer in [2, ${maxBits}]${subgroups ? '' : ' without subgroups'}, got ${radixBits}.`);
   }
   const limit = ctx.limits.maxComputeWorkgroupStorageSize;
   const maxWg = Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX);
-  const wg = options.workgroupSize ?? Math.min(256, maxWg);
-  if (!isPow2(wg) || wg < Math.max(16, 1 << radixBits) || wg > maxWg) {
-    throw new InputError(
-      `Expected workgroupSize to be a power of two in [${Math.max(16, 1 << radixBits)}, ${maxWg}], got ${wg}.`,
-    );
-  }
+  const minWg = Math.max(16, subgroups ? Math.max(32, 1 << (radixBits - 1)) : 1 << radixBits);
+  const warpsOf = (wg: number) => (subgroups ? Math.max(1, Math.floor(wg / sizes!.min)) : 0);
+  const fits = (wg: number, kpt: number) =>
+    radixSortSharedBytes({ subgroups, workgroupSize: wg, radixBits, maxWarps: warpsOf(wg), keysPerThread: kpt }) <= limit;
+  let wg = options.workgroupSize;
   let kpt = options.keysPerThread;
+  if (wg === undefined) {
+    // The first of 256, 128, … threads whose workgroup memory fits with the given (or 8) keys per thread.
+    wg = Math.min(256, maxWg);
+    while (wg > minWg && !fits(wg, kpt ?? 8)) wg >>= 1;
+  }
+  if (!isPow2(wg) || wg < minWg || wg > maxWg) {
+    throw new InputError(`Expected workgroupSize to be a power of two in [${minWg}, ${maxWg}], got ${wg}.`);
+  }
   if (kpt === undefined) {
     kpt = 16;
-    while (kpt > 1 && radixSortSharedBytes(wg, kpt, radixBits) > limit) kpt >>= 1;
+    while (kpt > 1 && !fits(wg, kpt)) kpt >>= 1;
   }
+  const base = { subgroups, workgroupSize: wg, radixBits, maxWarps: warpsOf(wg) };
   if (!Number.isInteger(kpt) || kpt < 1 || kpt > 64 || wg * kpt >= 65536) {
-    throw new InputError(`Expected keysPerThread to be an integer in [1, 64] with workgroupSize × keysPerThread < 65536, got ${kpt}.`);
-  }
-  const bytes = radixSortSharedBytes(wg, kpt, radixBits);
-  if (bytes > limit) {
     throw new InputError(
-      `workgroupSize=${wg}, keysPerThread=${kpt}, radixBits=${radixBits} need ${bytes} bytes of workgroup memory; ` +
-        `this device allows ${limit}.`,
+      `Expected keysPerThread to be an integer in [1, 64] with workgroupSize × keysPerThread < 65536, got ${kpt}.`,
     );
   }
-  return { workgroupSize: wg, keysPerThread: kpt, radixBits };
+  const shape = { ...base, keysPerThread: kpt };
+  const bytes = radixSortSharedBytes(shape);
+  if (bytes > limit) {
+    throw new InputError(
+      `workgroupSize=${wg}, keysPerThread=${kpt}, radixBits=${radixBits}${subgroups ? ' with subgroups' : ''} need ` +
+        `${bytes} bytes of workgroup memory; this device allows ${limit}.`,
+    );
+  }
+  return shape;
 }
 
 /** Creates a radix sorter for up to `maxCount` pairs; its scratch lives until `destroy()`. */
@@ -126,19 +177,25 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
   const blockKeys = wg * kpt;
   const maxBlocks = Math.ceil(maxCount / blockKeys);
 
-  const spec = (name: string, label: string, bindings: ('uniform' | 'read' | 'rw')[]) => ({
+  const spec = (name: string, label: string, bindings: ('uniform' | 'read' | 'rw')[], extra: string[] = []) => ({
     label,
     shader: `${SHADERS}_${name}`,
     entry: 'main',
     bindings,
     workgroupSize: wg,
-    include: ['common/grid', `${SHADERS}_key${32 * keyWords}`, `${SHADERS}_common`],
-    constants: { RADIX_BITS: radixBits, KPT: kpt },
+    include: ['common/grid', `${SHADERS}_key${32 * keyWords}`, `${SHADERS}_common`, ...extra.map((e) => `${SHADERS}_${e}`)],
+    constants: { RADIX_BITS: radixBits, KPT: kpt, ...(shape.subgroups ? { MAX_WARPS: shape.maxWarps } : {}) },
+    ...(shape.subgroups && name === 'scatter_sg' ? { enable: ['subgroups'] } : {}),
   });
+  const scatterBindings: ('uniform' | 'read' | 'rw')[] = ['uniform', 'read', 'read', 'read', 'read', 'rw', 'rw'];
   const [histogram, scan, scatter]: Kernel[] = await Promise.all([
-    ctx.kernel(spec('histogram', 'primitives::radixSortHistogram', ['uniform', 'read', 'rw'])),
+    shape.subgroups
+      ? ctx.kernel(spec('histogram_atomic', 'primitives::radixSortHistogram', ['uniform', 'read', 'rw']))
+      : ctx.kernel(spec('histogram', 'primitives::radixSortHistogram', ['uniform', 'read', 'rw'], ['counters'])),
     ctx.kernel(spec('scan', 'primitives::radixSortScan', ['uniform', 'rw', 'rw'])),
-    ctx.kernel(spec('scatter', 'primitives::radixSortScatter', ['uniform', 'read', 'read', 'read', 'read', 'rw', 'rw'])),
+    shape.subgroups
+      ? ctx.kernel(spec('scatter_sg', 'primitives::radixSortScatter', scatterBindings, ['scatter_common']))
+      : ctx.kernel(spec('scatter', 'primitives::radixSortScatter', scatterBindings, ['counters', 'scatter_common'])),
   ]);
 
   const keys2 = ctx.createBuffer('primitives::radixSortKeys', maxCount * 4 * keyWords);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import type { GpuContext } from '../../src/gpu/index.js';
+import { createGpuContext, type GpuContext } from '../../src/gpu/index.js';
 import { createRadixSorter, sortPairs, type RadixSorterOptions } from '../../src/primitives/radixsort.js';
 import { sortPairsCpu, type BitRange } from '../../src/primitives/radixsort.cpu.js';
 import { benchRadixSort } from '../../src/bench/primitives.radixsort.js';
@@ -76,6 +76,8 @@ function arraysEqual(a: Uint32Array, b: Uint32Array): boolean {
   return true;
 }
 
+/** Timeout of the heaviest cases: lavapipe compiles every shape's pipelines and shares two CPU cores. */
+const SLOW = 900_000;
 const SIZES = [0, 1, 255, 256, 257, (1 << 20) + 7];
 const RANGES: Record<1 | 2, BitRange[]> = {
   1: [{}, { bitsLo: 0, bitsHi: 20 }, { bitsLo: 3, bitsHi: 29 }],
@@ -149,29 +151,51 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
     }
   });
 
-  it('other shapes: small workgroups, few keys per thread, 2 … 6 bits per pass', async () => {
+  it('other shapes: small workgroups, few keys per thread, 2 … 8 bits per pass, with and without subgroups', async () => {
     const shapes: Partial<RadixSorterOptions>[] = [
-      { workgroupSize: 16, keysPerThread: 1, radixBits: 4 },
-      { workgroupSize: 32, keysPerThread: 3, radixBits: 2 },
-      { workgroupSize: 64, keysPerThread: 5, radixBits: 5 },
-      { workgroupSize: 64, keysPerThread: 7, radixBits: 6 },
-      { workgroupSize: 128, keysPerThread: 16, radixBits: 3 },
+      { subgroups: false, workgroupSize: 16, keysPerThread: 1, radixBits: 4 },
+      { subgroups: false, workgroupSize: 32, keysPerThread: 3, radixBits: 2 },
+      { subgroups: false, workgroupSize: 64, keysPerThread: 5, radixBits: 5 },
+      { subgroups: false, workgroupSize: 64, keysPerThread: 7, radixBits: 6 },
     ];
+    if (ctx.features.subgroups) {
+      shapes.push(
+        { subgroups: true, workgroupSize: 32, keysPerThread: 3, radixBits: 5 },
+        { subgroups: true, workgroupSize: 128, keysPerThread: 5, radixBits: 8 },
+      );
+    }
     for (const shape of shapes) {
       for (const kw of [1, 2] as const) {
-        await checkSort(ctx, randomU32(20_011 * kw, 5), kw, {}, shape);
+        await checkSort(ctx, randomU32(6007 * kw, 5), kw, {}, shape);
         await checkSort(ctx, randomU32(3001 * kw, 6), kw, { bitsLo: 1, bitsHi: 32 * kw - 2 }, shape);
       }
     }
-  });
+  }, SLOW);
 
   it('more than 65535 blocks use a 2D dispatch grid', async () => {
-    // 16 threads × 2 keys per block: 65535 blocks hold 2,097,120 keys.
+    // 16 (32 with subgroups) threads × 1–2 keys per block: 65535 blocks hold 2,097,120 keys.
     const n = 65535 * 32 + 1000;
-    const shape = { workgroupSize: 16, keysPerThread: 2, radixBits: 4 };
-    await checkSort(ctx, randomU32(n, 77), 1, {}, shape);
-    // A range across the word boundary (4 passes, to keep lavapipe's time down).
-    await checkSort(ctx, randomU32(2 * n, 78), 2, { bitsLo: 26, bitsHi: 42 }, shape);
+    const shapes: Partial<RadixSorterOptions>[] = [{ subgroups: false, workgroupSize: 16, keysPerThread: 2, radixBits: 4 }];
+    if (ctx.features.subgroups) shapes.push({ subgroups: true, workgroupSize: 32, keysPerThread: 1, radixBits: 4 });
+    for (const shape of shapes) {
+      await checkSort(ctx, randomU32(n, 77), 1, {}, shape);
+      // A range across the word boundary (4 passes, to keep lavapipe's time down).
+      await checkSort(ctx, randomU32(2 * n, 78), 2, { bitsLo: 26, bitsHi: 42 }, shape);
+    }
+  }, SLOW);
+
+  it('the default shape on a 2D grid (a context whose grids are at most 64 groups wide)', async () => {
+    const narrow = await createGpuContext({ features: ctx.features.subgroups ? 'all' : 'none', maxWorkgroupsPerDimension: 64 });
+    try {
+      for (const kw of [1, 2] as const) await checkSort(narrow, randomU32(300_007 * kw, 79), kw, {});
+    } finally {
+      narrow.destroy();
+    }
+  });
+
+  it('subgroups: true without the feature is an InputError', async () => {
+    if (ctx.features.subgroups) return;
+    await expect(createRadixSorter(ctx, { maxCount: 10, keyWords: 1, subgroups: true })).rejects.toThrow(/subgroups: true needs/);
   });
 
   it('a sorter is reused for smaller counts, sorts in place, and frees its scratch', async () => {
