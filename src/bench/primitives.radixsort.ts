@@ -4,6 +4,10 @@
  * the working buffers (so every repetition sorts the same unsorted input; the copy is recorded but not a
  * kernel, so the timer's per-label phases show only the sort's kernels), then sorts them in place.
  * `check` reads the result back and compares it with the CPU twin.
+ *
+ * Tuning: `options` (or, when none are given, the JSON object in the environment variable
+ * `TREELINE_RADIX_OPTIONS`, e.g. `{"keysPerThread":12,"workgroupSize":256,"radixBits":8,"subgroups":true}`)
+ * override the sorter's default shape, so that shapes can be swept on the GPU machine without a rebuild.
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Recorder } from '../gpu/recorder.js';
@@ -23,13 +27,18 @@ function seededWords(n: number, seed: number): Uint32Array {
   return out;
 }
 
+function optionsFromEnv(): Partial<RadixSorterOptions> {
+  const env = typeof process !== 'undefined' ? process.env?.TREELINE_RADIX_OPTIONS : undefined;
+  return env ? (JSON.parse(env) as Partial<RadixSorterOptions>) : {};
+}
+
 export async function benchRadixSort(
   ctx: GpuContext,
   n: number,
   keyWords: 1 | 2,
-  options: Partial<Omit<RadixSorterOptions, 'maxCount' | 'keyWords'>> = {},
+  options?: Partial<Omit<RadixSorterOptions, 'maxCount' | 'keyWords'>>,
 ): Promise<{ encode: (rec: Recorder) => void; check: () => Promise<void>; destroy: () => void; pairs: number }> {
-  const sorter = await createRadixSorter(ctx, { ...options, maxCount: n, keyWords });
+  const sorter = await createRadixSorter(ctx, { ...(options ?? optionsFromEnv()), maxCount: n, keyWords });
   const keys = seededWords(n * keyWords, 0x50a7ed + keyWords);
   const values = Uint32Array.from({ length: n }, (_, i) => i);
   const pristineKeys = ctx.upload('bench::radixSortPristineKeys', keys);
