@@ -8,6 +8,8 @@ import type { GeneratorName } from '../datasets/generate.js';
 import { readFile } from 'node:fs/promises';
 import { benchCopy } from './copy.js';
 import { benchGraphMst } from './graph.js';
+import { benchBvh } from './bvh.js';
+import { benchKnn } from './knn.js';
 import { benchBoruvka } from './emst.boruvka.js';
 import { benchEmst } from './emst.js';
 import { benchScan } from './primitives.scan.js';
@@ -78,6 +80,30 @@ export const suites: Record<string, BenchSuite> = {
     defaultSizes: [1 << 28],
     make: (ctx, n) => benchReduce(ctx, n, { op: 'min', type: 'f32' }),
     rates: (n, ms) => ({ 'Gelem/s': perSecond(n, ms) / 1e9, 'TB/s read': perSecond(4 * n, ms) / 1e12 }),
+  },
+  'scan-lookback': {
+    description: 'exclusive scan of u32, single pass (decoupled look-back with fallback)',
+    defaultSizes: [1 << 28],
+    make: (ctx, n) => benchScan(ctx, n, { strategy: 'lookback' }),
+    rates: (n, ms) => ({ 'Gelem/s': perSecond(n, ms) / 1e9, '% of 375 G/s copy rate': (100 * perSecond(n, ms)) / 375e9 }),
+  },
+  bvh: {
+    description: 'linear BVH build of normal 3D points (ArborX: 10^7 4 ms, 3.7·10^7 12 ms)',
+    defaultSizes: [1e7, 3.7e7],
+    make: (ctx, n) => benchBvh(ctx, n),
+    rates: mfeat(3),
+  },
+  knn1: {
+    description: 'all-points 1-NN of normal 3D points (BVH built beforehand)',
+    defaultSizes: [1e7],
+    make: (ctx, n) => benchKnn(ctx, n, { k: 1 }),
+    rates: (n, ms) => ({ 'M queries/s': n / (ms / 1e3) / 1e6 }),
+  },
+  'knn-core16': {
+    description: 'all-points 16-NN core distances (k-th only) of normal 3D points (ArborX: 10^7 73 ms)',
+    defaultSizes: [1e7],
+    make: (ctx, n) => benchKnn(ctx, n, { k: 16, output: 'kth' }),
+    rates: (n, ms) => ({ 'M queries/s': n / (ms / 1e3) / 1e6 }),
   },
   radix32: {
     description: 'stable radix sort of (u32 key, u32 value) pairs, all 32 key bits',

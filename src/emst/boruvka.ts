@@ -225,9 +225,10 @@ export class Boruvka {
     let encoded = 0;
     // Important! mapAsync waits for all work submitted before it is called: map chunk c's staging buffer right
     // after submitting chunk c, before chunk c + 1, or the read waits for the chunks after it too.
-    const submitChunk = async (c: number) => {
+    const errors: Promise<void>[] = [];
+    const submitChunk = (c: number) => {
       const rounds = c === 0 ? firstChunk : laterChunk;
-      await ctx.submit('emst::rounds', (rec) => {
+      errors[c] = ctx.enqueue('emst::rounds', (rec) => {
         if (c === 0) prelude(rec);
         for (let r = 0; r < rounds; r++) round(rec);
         rec.copy(b.edgeCount, 0, staging[c % DEPTH], 0, 4);
@@ -240,10 +241,11 @@ export class Boruvka {
     let count = 0;
     try {
       let next = 0;
-      while (next < DEPTH - 1 && encoded < maxRounds) await submitChunk(next++);
+      while (next < DEPTH - 1 && encoded < maxRounds) submitChunk(next++);
       for (let c = 0; ; c++) {
         if (opts.signal?.aborted) throw new AbortError('emst: aborted');
-        if (encoded < maxRounds) await submitChunk(next++);
+        if (encoded < maxRounds) submitChunk(next++);
+        await errors[c];
         await mapped[c];
         count = new Uint32Array(staging[c % DEPTH].getMappedRange())[0];
         staging[c % DEPTH].unmap();
@@ -259,7 +261,7 @@ export class Boruvka {
       if (mr) minCore2.destroy();
       arrive?.destroy();
       // A map still pending (the chunk after the last) is aborted by destroy(): expected, not an error.
-      for (const m of mapped) m?.catch(() => undefined);
+      for (const m of [...mapped, ...errors]) m?.catch(() => undefined);
       for (const st of staging) st.destroy();
     }
     if (count !== n - 1) throw new TreelineError(`emst::boruvka: ${count} edges for ${n} points`);

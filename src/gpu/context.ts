@@ -155,13 +155,22 @@ export class GpuContext {
    * kernel's label. Resolves once the errors are known (not when the GPU is done; see `onDone`).
    */
   async submit(label: string, record: (rec: Recorder) => void, options: { timer?: Timer } = {}): Promise<void> {
+    await this.enqueue(label, record, options);
+  }
+
+  /**
+   * Like `submit`, but the work is submitted before this returns; the promise only carries the errors. Lets an
+   * orchestrator queue the next submission without waiting for the error scopes of the last.
+   */
+  enqueue(label: string, record: (rec: Recorder) => void, options: { timer?: Timer } = {}): Promise<void> {
     this.check(label);
     const rec = new Recorder(this, label, options.timer);
-    await this.scoped(label, () => {
+    const { errors } = this.scopedSync(label, () => {
       record(rec);
       this.device.queue.submit([rec.finish()]);
     });
     rec.release();
+    return errors;
   }
 
   /** Resolves when all submitted work has finished on the GPU. */
@@ -197,6 +206,16 @@ export class GpuContext {
 
   /** Runs `fn` inside error scopes and throws the first error they caught as a `GpuError` naming `label`. */
   async scoped<T>(label: string, fn: () => T): Promise<T> {
+    const { result, errors } = this.scopedSync(label, fn);
+    await errors;
+    return result;
+  }
+
+  /**
+   * Runs `fn` inside error scopes and returns at once: `errors` rejects with a `GpuError` naming `label` if the
+   * scopes caught one. The three scopes are popped together, so no await separates them.
+   */
+  scopedSync<T>(label: string, fn: () => T): { result: T; errors: Promise<void> } {
     const d = this.device;
     d.pushErrorScope('internal');
     d.pushErrorScope('out-of-memory');
@@ -204,15 +223,17 @@ export class GpuContext {
     let result: T;
     try {
       result = fn();
-    } finally {
-      const validation = await d.popErrorScope();
-      const oom = await d.popErrorScope();
-      const internal = await d.popErrorScope();
+    } catch (e) {
+      for (let i = 0; i < 3; i++) void d.popErrorScope().catch(() => undefined);
+      throw e;
+    }
+    const pops = [d.popErrorScope(), d.popErrorScope(), d.popErrorScope()];
+    const errors = Promise.all(pops).then(([validation, oom, internal]) => {
       if (validation) throw new GpuError('validation', label, validation.message);
       if (oom) throw new GpuError('out-of-memory', label, oom.message);
       if (internal) throw new GpuError('internal', label, internal.message);
-    }
-    return result;
+    });
+    return { result, errors };
   }
 
   /**
