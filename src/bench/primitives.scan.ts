@@ -28,7 +28,9 @@ export async function benchScan(
   n: number,
   options: ScannerOptions = {},
 ): Promise<{ encode: (rec: Recorder) => void; check: () => Promise<void>; bytesMoved: number; destroy: () => void }> {
-  const scanner = await createScanner(ctx, n, options);
+  // TREELINE_SCAN_OPTIONS (JSON) overrides the shape in benchmark sweeps.
+  const env = typeof process !== 'undefined' ? process.env.TREELINE_SCAN_OPTIONS : undefined;
+  const scanner = await createScanner(ctx, n, env ? { ...options, ...JSON.parse(env) } : options);
   const data = seededU32(n, 0x5ca1ab1e);
   const input = ctx.upload('bench::scanInput', data);
   const output = ctx.createBuffer('bench::scanOutput', n * 4);
