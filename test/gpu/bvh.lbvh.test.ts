@@ -85,7 +85,11 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
         acc.destroy();
         out.destroy();
         for (let a = 0; a < D; a++) {
-          expect(got[2 * D + a], `bits ${bits} extent ${extents[a]}`).toBe(quantScale(bits, extents[a]));
+          const want = quantScale(bits, extents[a]);
+          // A subnormal extent may be flushed to zero by the GPU (the H100 does): its scale is then 0, as for a
+          // zero extent (layout.ts documents that subnormals may be flushed).
+          if (extents[a] !== 0 && Math.abs(extents[a]) < 2 ** -126 && got[2 * D + a] === 0) continue;
+          expect(got[2 * D + a], `bits ${bits} extent ${extents[a]}`).toBe(want);
         }
       }
     }
