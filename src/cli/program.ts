@@ -9,6 +9,10 @@ import { formatInfo, gatherInfo } from './info.js';
 import { runBench } from './bench.js';
 import { runGenerate } from './generate.js';
 import { GENERATORS } from '../datasets/generate.js';
+import { emstCommand } from './emst.js';
+import { hdbscanCommand } from './hdbscan.js';
+import { mstCommand } from './mst.js';
+import { predictCommand } from './predict.js';
 
 /** Exit codes by error class. */
 export const EXIT = { ok: 0, internal: 1, input: 2, noGpu: 3, gpu: 4, aborted: 130 } as const;
@@ -46,11 +50,14 @@ export interface CliIo {
   out: (s: string) => void;
   /** Logs and progress (stderr). */
   log: (s: string) => void;
+  /** Raw progress-line writes (`\r…`, no newline); present only where stderr is a TTY. */
+  progress?: (s: string) => void;
 }
 
 export const processIo: CliIo = {
   out: (s) => void process.stdout.write(s),
   log: (s) => void process.stderr.write(s.endsWith('\n') ? s : s + '\n'),
+  progress: process.stderr.isTTY ? (s) => void process.stderr.write(s) : undefined,
 };
 
 export function buildProgram(io: CliIo = processIo): Command {
@@ -113,6 +120,11 @@ export function buildProgram(io: CliIo = processIo): Command {
       const where = await runGenerate(kind, opts, out);
       if (where !== 'stdout') log(`wrote ${opts.n} × ${opts.dim} ${kind} points to ${where}`);
     });
+
+  program.addCommand(emstCommand(io));
+  program.addCommand(hdbscanCommand(io));
+  program.addCommand(predictCommand(io));
+  program.addCommand(mstCommand(io));
 
   return program;
 }

@@ -1,0 +1,108 @@
+/**
+ * `treeline mst <graph>`: the minimum spanning forest of a graph file (MatrixMarket, DIMACS .gr, ECL .egr, edge
+ * lists), its edges in the canonical (weight, edge id) order, the total weight and the number of components.
+ * Compute (`graphMstFromFile`, src/graph/file.ts) and printing (`mstPrintable`) stay apart.
+ */
+import { Command } from 'commander';
+import { graphMstFromFile, forestColumns, forestJson, type GraphFileMst } from '../graph/file.js';
+import type { GraphFormat } from '../io/graph.js';
+import type { Column } from '../io/write.js';
+import { InputError } from '../errors.js';
+import type { CliIo } from './program.js';
+import {
+  addBackendOption,
+  addOutputOptions,
+  choice,
+  logTimings,
+  requireFile,
+  resolveFormat,
+  writeOutput,
+  type Backend,
+  type OutputOptions,
+  type Printable,
+} from './options.js';
+
+const GRAPH_FORMATS = ['mtx', 'gr', 'egr', 'edgelist', 'csv'] as const;
+
+export interface MstCliOptions extends OutputOptions {
+  inputFormat?: GraphFormat;
+  oneBased?: boolean;
+  labels?: boolean;
+  backend: Backend;
+}
+
+export interface MstRun {
+  file: string;
+  forest: GraphFileMst;
+  timings: Record<string, number>;
+}
+
+export async function computeMst(file: string, o: MstCliOptions): Promise<MstRun> {
+  await requireFile(file);
+  const t0 = performance.now();
+  const forest = await graphMstFromFile(file, {
+    format: o.inputFormat,
+    oneBased: !!o.oneBased,
+    labels: !!o.labels,
+    backend: o.backend,
+  });
+  return { file, forest, timings: { 'graph::total': performance.now() - t0 } };
+}
+
+export function mstPrintable(r: MstRun, o: MstCliOptions): Printable {
+  const f = r.forest;
+  return {
+    csv: () => forestColumns(f.result) as Record<string, Column>,
+    json: () => ({
+      vertices: f.numVertices,
+      inputEdges: f.inputEdges,
+      ...forestJson(f.result),
+      ...(o.timings ? { timings: r.timings } : {}),
+    }),
+    npy: () => [
+      {
+        dir: '',
+        arrays: {
+          ...(forestColumns(f.result) as Record<string, Column>),
+          ...(f.result.componentLabels ? { component_labels: f.result.componentLabels } : {}),
+        },
+      },
+    ],
+  };
+}
+
+export function mstCommand(io: CliIo): Command {
+  const cmd = new Command('mst')
+    .description('minimum spanning forest of a graph file: forest edges, total weight, component count')
+    .argument('<graph>', 'graph file: .mtx, .gr (DIMACS), .egr (ECL CSR), .txt/.el/.edges/.edgelist/.tsv/.wel/.csv edge lists')
+    .option('--input-format <fmt>', `read as ${GRAPH_FORMATS.join(' | ')} whatever the extension`, choice('--input-format', GRAPH_FORMATS))
+    .option('--one-based', 'edge-list vertex ids start at 1')
+    .option('--labels', "also output each vertex's component (its smallest vertex); json and npy only");
+  addBackendOption(cmd);
+  addOutputOptions(cmd);
+  return cmd
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Output: csv: edge,source,target,weight per forest edge (edge: the id of the input edge), sorted by',
+        '(weight, edge id); the total weight and component count go to stderr (and into json).',
+        '',
+        'Examples:',
+        '  $ treeline mst road.gr -o forest.csv',
+        '  $ treeline mst graph.mtx --format json --labels > forest.json',
+        '  $ treeline mst edges.txt --one-based --backend cpu --format npy -o forest/',
+      ].join('\n'),
+    )
+    .action(async (file: string, o: MstCliOptions) => {
+      if (o.labels && resolveFormat(o) === 'csv') throw new InputError('--labels: component labels need --format json or npy.');
+      const r = await computeMst(file, o);
+      const where = await writeOutput(io, o, mstPrintable(r, o));
+      const f = r.forest;
+      io.log(
+        `mst: ${f.numVertices} vertices, ${f.inputEdges} edges → forest of ${f.result.edgeIds.length} edges, total weight ` +
+          `${f.result.totalWeight}, ${f.result.components} components → ${where}`,
+      );
+      if (o.timings) logTimings(io, r.timings);
+    });
+}

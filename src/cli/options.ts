@@ -1,0 +1,282 @@
+/**
+ * What the computing commands (emst, hdbscan, predict, mst) share, declared once (CONVENTIONS.md 12): the input
+ * options (--columns, --dim, --backend), the output options (-o, --format, --timings), option parsers that throw
+ * InputError naming the option and the value (so main.ts exits with the input code), the point reader, the
+ * CSV / JSON / NPY writers, a progress line for TTYs, and Ctrl-C as an AbortSignal.
+ */
+import { createWriteStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { once } from 'node:events';
+import type { Command } from 'commander';
+import { InputError } from '../errors.js';
+import { readPoints, type PointTable } from '../io/points.js';
+import { writeNpyDir, type Column } from '../io/write.js';
+import type { CliIo } from './program.js';
+
+export type OutputFormat = 'csv' | 'json' | 'npy';
+export type Backend = 'auto' | 'gpu' | 'cpu';
+
+export interface InputOptions {
+  /** Columns to read, by header name or 0-based index. */
+  columns?: string[];
+  /** Coordinates per point of a headerless float32 file (.f32, .raw, .bin); checked against other formats. */
+  dim?: number;
+}
+
+export interface OutputOptions {
+  output?: string;
+  format?: OutputFormat;
+  timings?: boolean;
+}
+
+// ---- option parsers: each throws InputError naming the option and the value it got ----
+
+export function integer(option: string, min: number): (value: string) => number {
+  return (value) => {
+    const v = Number(value);
+    if (value.trim() === '' || !Number.isInteger(v) || v < min) {
+      throw new InputError(`${option}: expected an integer ≥ ${min}, got '${value}'.`);
+    }
+    return v;
+  };
+}
+
+export function integerList(option: string, min: number): (value: string) => number[] {
+  const one = integer(option, min);
+  return (value) => {
+    const list = value.split(',').map((s) => one(s.trim()));
+    if (new Set(list).size !== list.length) throw new InputError(`${option}: expected distinct values, got '${value}'.`);
+    return list;
+  };
+}
+
+export function number(option: string, check: (v: number) => boolean, expected: string): (value: string) => number {
+  return (value) => {
+    const v = Number(value);
+    if (value.trim() === '' || Number.isNaN(v) || !check(v)) throw new InputError(`${option}: expected ${expected}, got '${value}'.`);
+    return v;
+  };
+}
+
+export function choice<T extends string>(option: string, choices: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!choices.includes(value as T)) throw new InputError(`${option}: expected one of ${choices.join(', ')}, got '${value}'.`);
+    return value as T;
+  };
+}
+
+const columnList = (value: string): string[] => {
+  const list = value.split(',').map((s) => s.trim());
+  if (list.some((s) => s === '')) throw new InputError(`--columns: expected names or 0-based indices separated by commas, got '${value}'.`);
+  return list;
+};
+
+// ---- shared declarations ----
+
+/** --columns and --dim: how to read a point file. */
+export function addPointInputOptions(cmd: Command): Command {
+  return cmd
+    .option('--columns <list>', 'columns to use, by header name or 0-based index (e.g. x,y or 0,2)', columnList)
+    .option('--dim <d>', 'coordinates per point of a headerless float32 file (.f32, .raw, .bin without the n, d header)', integer('--dim', 1));
+}
+
+/** --backend auto|gpu|cpu. */
+export function addBackendOption(cmd: Command): Command {
+  return cmd.option('--backend <b>', "auto | gpu | cpu ('auto': the GPU when WebGPU finds an adapter)", choice('--backend', ['auto', 'gpu', 'cpu'] as const), 'auto');
+}
+
+/** -o/--output, --format csv|json|npy, --timings. */
+export function addOutputOptions(cmd: Command): Command {
+  return cmd
+    .option('-o, --output <path>', 'output file (csv, json) or directory (npy); default: stdout')
+    .option('--format <fmt>', 'csv | json | npy (default: json for a .json output, else csv)', choice('--format', ['csv', 'json', 'npy'] as const))
+    .option('--timings', 'print per-phase wall times (ms) on stderr, and add them to JSON output');
+}
+
+// ---- input ----
+
+async function checkFile(path: string): Promise<void> {
+  const s = await stat(path).catch(() => null);
+  if (!s) throw new InputError(`${path}: no such file.`);
+  if (!s.isFile()) throw new InputError(`${path}: not a file.`);
+}
+
+/** Reads `path` as text after checking it exists (InputError otherwise). */
+export async function readTextFile(path: string): Promise<string> {
+  await checkFile(path);
+  return readFile(path, 'utf8');
+}
+
+/** Checks that a graph or point file exists: a missing file is an input error, not an internal one. */
+export const requireFile = checkFile;
+
+const HEADERLESS = ['.f32', '.raw', '.bin'];
+
+/**
+ * Reads a point file (CSV/TSV/TXT, NPY, ArborX .bin; with --dim, .f32/.raw/.bin as headerless little-endian
+ * float32 rows) with the column selection applied.
+ */
+export async function readInputPoints(path: string, o: InputOptions): Promise<PointTable> {
+  await checkFile(path);
+  const ext = extname(path).toLowerCase();
+  if (o.dim !== undefined && HEADERLESS.includes(ext)) return selectIndices(await readHeaderless(path, o.dim), o.columns, path);
+  if (['.f32', '.raw'].includes(ext)) throw new InputError(`${path}: a headerless float32 file needs --dim.`);
+  const table = await readPoints(path, { columns: o.columns });
+  if (o.dim !== undefined && table.dim !== o.dim) {
+    throw new InputError(`${path}: --dim ${o.dim} given, but the file has ${table.dim} columns.`);
+  }
+  return table;
+}
+
+async function readHeaderless(path: string, dim: number): Promise<PointTable> {
+  const bytes = await readFile(path);
+  if (bytes.byteLength % (4 * dim) !== 0) {
+    throw new InputError(`${path}: ${bytes.byteLength} bytes is not a whole number of rows of ${dim} float32 values (--dim ${dim}).`);
+  }
+  const points = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(points.buffer).set(bytes); // little-endian hosts (every Node platform)
+  return { points, n: points.length / dim, dim, columns: Array.from({ length: dim }, (_, i) => String(i)) };
+}
+
+function selectIndices(t: PointTable, columns: string[] | undefined, path: string): PointTable {
+  if (!columns?.length) return t;
+  const idx = columns.map((c) => {
+    const i = Number(c);
+    if (!/^\d+$/.test(c) || i >= t.dim) throw new InputError(`${path}: no column '${c}' (it has ${t.dim} columns, 0-based).`);
+    return i;
+  });
+  const out = new Float32Array(t.n * idx.length);
+  for (let r = 0; r < t.n; r++) for (let j = 0; j < idx.length; j++) out[r * idx.length + j] = t.points[r * t.dim + idx[j]];
+  return { points: out, n: t.n, dim: idx.length, columns: idx.map(String) };
+}
+
+// ---- output ----
+
+/** One `.npy` folder: arrays and their shapes (1D unless given), under `dir` inside -o ('' = -o itself). */
+export interface NpyGroup {
+  dir: string;
+  arrays: Record<string, Column>;
+  shapes?: Record<string, number[]>;
+}
+
+/** A command's result in each output format, built only when asked for. */
+export interface Printable {
+  /** Columns of equal length, one CSV row per item. */
+  csv: () => Record<string, Column>;
+  /** A plain object; typed arrays become arrays and ±∞/NaN the strings "Infinity"/"-Infinity"/"NaN". */
+  json: () => Record<string, unknown>;
+  npy: () => NpyGroup[];
+}
+
+export function resolveFormat(o: OutputOptions): OutputFormat {
+  if (o.format) return o.format;
+  return o.output && extname(o.output).toLowerCase() === '.json' ? 'json' : 'csv';
+}
+
+/** Writes `result` to -o or stdout in the chosen format; returns where it went. */
+export async function writeOutput(io: CliIo, o: OutputOptions, result: Printable): Promise<string> {
+  const format = resolveFormat(o);
+  if (format === 'npy') {
+    if (!o.output) throw new InputError('--format npy writes one .npy file per array: give a directory with -o.');
+    for (const g of result.npy()) await writeNpyDir(g.dir ? `${o.output}/${g.dir}` : o.output, g.arrays, g.shapes);
+    return o.output;
+  }
+  const chunks = format === 'csv' ? csvChunks(result.csv()) : [toJson(result.json()) + '\n'];
+  if (!o.output) {
+    for (const c of chunks) io.out(c);
+    return 'stdout';
+  }
+  const stream = createWriteStream(o.output);
+  const failed = once(stream, 'error').then(([e]) => {
+    throw new InputError(`${o.output}: cannot write: ${(e as Error).message}`);
+  });
+  failed.catch(() => {}); // handled by the races below; never an unhandled rejection
+  for (const c of chunks) if (!stream.write(c)) await Promise.race([once(stream, 'drain'), failed]);
+  stream.end();
+  await Promise.race([once(stream, 'finish'), failed]);
+  return o.output;
+}
+
+/** A float32 value in the fewest digits that read back to the same float32. */
+function f32(x: number): string {
+  if (!Number.isFinite(x) || Number.isInteger(x)) return String(x);
+  for (let p = 6; p <= 9; p++) {
+    const s = x.toPrecision(p);
+    if (Math.fround(Number(s)) === x) return String(Number(s));
+  }
+  return String(x);
+}
+
+/** CSV text in chunks of `rows` rows (header first), so large results never sit in one string. */
+export function* csvChunks(columns: Record<string, Column>, rows = 1 << 15): Generator<string> {
+  const names = Object.keys(columns);
+  const cols = names.map((k) => columns[k]);
+  const n = cols.length ? cols[0].length : 0;
+  cols.forEach((c, j) => {
+    if (c.length !== n) throw new InputError(`csv: column '${names[j]}' has ${c.length} rows, expected ${n}.`);
+  });
+  const fmt = cols.map((c) => (c instanceof Float32Array ? f32 : String));
+  yield names.join(',') + '\n';
+  for (let start = 0; start < n; start += rows) {
+    const end = Math.min(n, start + rows);
+    let s = '';
+    for (let i = start; i < end; i++) {
+      for (let j = 0; j < cols.length; j++) s += (j ? ',' : '') + fmt[j](cols[j][i]);
+      s += '\n';
+    }
+    yield s;
+  }
+}
+
+/** JSON with typed arrays as arrays and non-finite numbers as strings (as in ../shared/golden). */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => {
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as unknown as ArrayLike<number>);
+    if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+    return v;
+  });
+}
+
+/** Prints `timings` (ms by label) on stderr, one per line. */
+export function logTimings(io: CliIo, timings: Record<string, number>): void {
+  const width = Math.max(...Object.keys(timings).map((k) => k.length));
+  for (const [k, v] of Object.entries(timings)) io.log(`  ${k.padEnd(width)}  ${v.toFixed(2).padStart(10)} ms`);
+}
+
+// ---- progress and cancellation ----
+
+/**
+ * A progress callback drawing `label [#####.....] 42%` on stderr, only where `io.progress` exists (stderr is a
+ * TTY) and only once the work has run for a second; `done()` clears the line.
+ */
+export function progressLine(io: CliIo, label: string): { onProgress: (fraction: number) => void; done: () => void } {
+  const start = Date.now();
+  let drawn = 0;
+  let shown = false;
+  return {
+    onProgress: (fraction) => {
+      const t = Date.now();
+      if (!io.progress || t - start < 1000 || t - drawn < 100) return;
+      drawn = t;
+      shown = true;
+      const filled = Math.round(30 * Math.min(1, Math.max(0, fraction)));
+      io.progress(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(30 - filled)}] ${Math.floor(100 * fraction)}%`);
+    },
+    done: () => {
+      if (shown) io.progress?.('\r\x1b[2K');
+    },
+  };
+}
+
+/** Runs `work` with an AbortSignal that Ctrl-C (SIGINT) aborts: the command then exits with AbortError's code. */
+export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onInt = (): void => controller.abort();
+  process.once('SIGINT', onInt);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', onInt);
+  }
+}

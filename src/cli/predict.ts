@@ -1,0 +1,89 @@
+/**
+ * `treeline predict <model.json> <points>`: labels and membership probabilities of new points under a model saved
+ * by `treeline hdbscan --save-model` (hdbscan's `approximate_predict`). Compute and printing stay apart.
+ */
+import { Command } from 'commander';
+import { loadModel, type HdbscanModel } from '../cluster/model.js';
+import { approximatePredict, type ApproximatePrediction } from '../cluster/predict.js';
+import { InputError } from '../errors.js';
+import type { PointTable } from '../io/points.js';
+import type { CliIo } from './program.js';
+import {
+  addOutputOptions,
+  addPointInputOptions,
+  logTimings,
+  readInputPoints,
+  readTextFile,
+  writeOutput,
+  type InputOptions,
+  type OutputOptions,
+  type Printable,
+} from './options.js';
+
+export type PredictCliOptions = InputOptions & OutputOptions;
+
+export interface PredictRun {
+  model: HdbscanModel;
+  table: PointTable;
+  prediction: ApproximatePrediction;
+  timings: Record<string, number>;
+}
+
+export async function computePredict(modelFile: string, file: string, o: PredictCliOptions): Promise<PredictRun> {
+  const t0 = performance.now();
+  const text = await readTextFile(modelFile);
+  let model: HdbscanModel;
+  try {
+    model = loadModel(text);
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(`${modelFile}: ${e.message}`);
+    throw e;
+  }
+  const t1 = performance.now();
+  const table = await readInputPoints(file, o);
+  if (table.dim !== model.dim) {
+    throw new InputError(`${file}: the model was fitted on ${model.dim}-dimensional points, got ${table.dim} columns.`);
+  }
+  const t2 = performance.now();
+  const prediction = approximatePredict(model, table.points);
+  const t3 = performance.now();
+  return { model, table, prediction, timings: { 'io::model': t1 - t0, 'io::read': t2 - t1, 'cluster::predict': t3 - t2 } };
+}
+
+export function predictPrintable(r: PredictRun, o: PredictCliOptions): Printable {
+  const { labels, probabilities } = r.prediction;
+  return {
+    csv: () => ({ label: labels, probability: probabilities }),
+    json: () => ({ n: r.table.n, dim: r.table.dim, labels, probabilities, ...(o.timings ? { timings: r.timings } : {}) }),
+    npy: () => [{ dir: '', arrays: { labels, probabilities } }],
+  };
+}
+
+export function predictCommand(io: CliIo): Command {
+  const cmd = new Command('predict')
+    .description('labels and probabilities of new points under a saved HDBSCAN* model (approximate_predict)')
+    .argument('<model>', 'model file written by `treeline hdbscan --save-model`')
+    .argument('<points>', 'new points, in any point format, with the columns the model was fitted on');
+  addPointInputOptions(cmd);
+  addOutputOptions(cmd);
+  return cmd
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Output: csv: label,probability per new point (label −1: noise); json and npy: the same two arrays.',
+        '',
+        'Examples:',
+        '  $ treeline hdbscan datasets/blobs2d-2000.csv --min-cluster-size 15 -o labels.csv --save-model model.json',
+        '  $ treeline predict model.json new.csv -o predicted.csv',
+        '  $ treeline predict model.json new.npy --format json',
+      ].join('\n'),
+    )
+    .action(async (modelFile: string, file: string, o: PredictCliOptions) => {
+      const r = await computePredict(modelFile, file, o);
+      const where = await writeOutput(io, o, predictPrintable(r, o));
+      const clustered = r.prediction.labels.reduce((s, l) => s + (l >= 0 ? 1 : 0), 0);
+      io.log(`predict: ${r.table.n} points, ${clustered} in the model's ${r.model.selectedClusters.length} clusters → ${where}`);
+      if (o.timings) logTimings(io, r.timings);
+    });
+}

@@ -1,0 +1,128 @@
+/**
+ * `hdbscan()`: HDBSCAN* clustering of a point cloud (Campello, Moulavi & Sander 2013, "Density-based clustering
+ * based on hierarchical density estimates"; McInnes & Healy 2017, "Accelerated hierarchical density based
+ * clustering", which is scikit-learn-contrib hdbscan). Semantics: DESIGN.md "HDBSCAN* semantics" and docs/hdbscan.md.
+ *
+ *   points → mutual-reachability MST   emst() with minSamples (GPU or CPU; canonical edge order)
+ *          → everything after the MST  clusterFromMst(): single linkage → condensed tree → stability →
+ *                                       EOM / leaf selection → labels, probabilities, GLOSH, persistence
+ *          → exemplars                 each cluster's densest core (hdbscan's prediction data)
+ *
+ * To re-cluster the same points with another minClusterSize, method or ε, keep the result and call
+ * `clusterFromSingleLinkage(result.singleLinkage, n, options, result.mst)`: milliseconds, no new MST.
+ */
+import { clusterFromMst } from './cluster/clusterFromMst.js';
+import { exemplars as findExemplars } from './cluster/exemplars.js';
+import { createModel, type HdbscanModel } from './cluster/model.js';
+import { resolveClusterOptions } from './cluster/options.js';
+import type { ClusterOptions, ClusterResult } from './cluster/types.js';
+import { emst, type EmstBackend, type EmstResult } from './emst/emst.js';
+import { AbortError, InputError } from './errors.js';
+import { coreDistances } from './knn/core.js';
+
+export interface HdbscanOptions extends ClusterOptions {
+  /** Coordinates per point; points.length must be a multiple of it. */
+  dim: number;
+  /**
+   * Neighbours defining a point's core distance, the point itself excluded (hdbscan's `min_samples`; sklearn's
+   * `min_samples` − 1). Default: minClusterSize. 1 means plain Euclidean distances (single linkage). Clamped to n − 1.
+   */
+  minSamples?: number;
+  /** Mutual reachability divides distances by alpha (default 1). */
+  alpha?: number;
+  /** 'auto' (default): the GPU when an adapter exists, else the CPU. Both give the same MST. */
+  backend?: EmstBackend;
+  /** Progress of the whole call, 0 … 1 (the MST is the first 90 %). */
+  onProgress?: (fraction: number) => void;
+  /** Aborts between Borůvka rounds and before clustering: rejects with AbortError. */
+  signal?: AbortSignal;
+}
+
+export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'> {
+  /** The mutual-reachability MST: n − 1 edges, sources < targets, in the canonical (weight, source, target) order. */
+  mst: EmstResult;
+  /** Exemplar point indices of each cluster (`exemplars[label]`): the points at its leaves' largest λ. */
+  exemplars: Uint32Array[];
+  /** The minSamples used (the default filled in, before clamping to n − 1). */
+  minSamples: number;
+  /** The backend that computed the MST. */
+  backend: 'gpu' | 'cpu';
+  /**
+   * Wall times in ms: the MST's phases (`emst::…`, `emst::total`), the clustering's (`cluster::sort`,
+   * `cluster::linkage`, `cluster::condense`, `cluster::select`, `cluster::label`, `cluster::exemplars`) and
+   * `hdbscan::total`.
+   */
+  timings: Record<string, number>;
+}
+
+const now = (): number => globalThis.performance.now();
+
+/**
+ * Clusters `points` (row-major n × dim) with HDBSCAN*. Reproduces scikit-learn-contrib hdbscan 0.8.43 on the same
+ * MST; ties between equal weights break by the canonical edge order, so results are reproducible.
+ *
+ * @throws InputError for invalid points or options, GpuUnavailableError for `backend: 'gpu'` without a GPU,
+ *   AbortError when `signal` aborts.
+ */
+export async function hdbscan(points: Float32Array | Float64Array, options: HdbscanOptions): Promise<HdbscanResult> {
+  if (options === null || typeof options !== 'object') {
+    throw new InputError(`Expected an options object with { dim, minClusterSize }, got ${String(options)}.`);
+  }
+  const clusterOptions = resolveClusterOptions(options); // fail fast, before the MST
+  const minSamples = options.minSamples ?? clusterOptions.minClusterSize;
+  const { onProgress, signal } = options;
+  const t0 = now();
+
+  const mst = await emst(points, {
+    dim: options.dim,
+    minSamples,
+    alpha: options.alpha,
+    backend: options.backend,
+    signal,
+    onProgress: onProgress && ((f) => onProgress(0.9 * f)),
+  });
+  if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
+
+  const n = points.length / options.dim;
+  const clusters = clusterFromMst(mst, n, clusterOptions);
+  const t1 = now();
+  const found = findExemplars(clusters.condensedTree, clusters.selectedClusters);
+  const t2 = now();
+  onProgress?.(1);
+
+  const c = clusters.timings;
+  const timings: Record<string, number> = {
+    ...mst.timings,
+    'cluster::sort': c.sort,
+    'cluster::linkage': c.linkage,
+    'cluster::condense': c.condense,
+    'cluster::select': c.select,
+    'cluster::label': c.label,
+    'cluster::exemplars': t2 - t1,
+    'hdbscan::total': t2 - t0,
+  };
+  // clusterFromMst keeps the input's arrays when they are already canonical, as emst() delivers them.
+  return { ...clusters, mst, exemplars: found, minSamples, backend: mst.backend, timings };
+}
+
+/**
+ * A fitted model for `approximatePredict` and `saveModel`, from the points `hdbscan()` clustered. The prediction
+ * core distances (hdbscan's: the (minSamples − 1)-th other neighbour) come from the BVH k-NN in O(n log n) where
+ * minSamples ≤ 65, else by brute force (O(n² d)).
+ */
+export async function hdbscanModel(
+  points: Float32Array | Float64Array,
+  dim: number,
+  result: HdbscanResult,
+): Promise<HdbscanModel> {
+  const f32 = points instanceof Float32Array ? points : new Float32Array(points);
+  const n = result.condensedTree.numPoints;
+  if (!Number.isInteger(dim) || dim < 1 || f32.length !== n * dim) {
+    throw new InputError(`Expected the ${n} clustered points × dim=${dim}, got ${f32.length} coordinates.`);
+  }
+  const rank = result.minSamples - 1;
+  let core: Float64Array | undefined;
+  if (rank <= 64) core = Float64Array.from(await coreDistances(f32, { dim, minSamples: rank, backend: 'cpu' }));
+  const fit = { ...result, timings: { sort: 0, linkage: 0, condense: 0, select: 0, label: 0, total: 0 } };
+  return createModel({ points: f32, dim, result: fit, minSamples: result.minSamples, predictionCoreDistances: core });
+}

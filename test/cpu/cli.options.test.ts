@@ -1,0 +1,67 @@
+/**
+ * The shared CLI helpers of src/cli/options.ts: the progress line (TTY only, after a second), CSV chunks with
+ * shortest float32 digits, JSON with typed arrays and infinities, format resolution and option parsers.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { csvChunks, integerList, progressLine, resolveFormat, toJson } from '../../src/cli/options.js';
+import { InputError } from '../../src/errors.js';
+
+afterEach(() => void vi.useRealTimers());
+
+describe('progressLine(io, label)', () => {
+  it('draws on io.progress only after a second, throttled, and clears the line when done', () => {
+    vi.useFakeTimers();
+    const drawn: string[] = [];
+    const bar = progressLine({ out: () => {}, log: () => {}, progress: (s) => void drawn.push(s) }, 'emst');
+    bar.onProgress(0.1);
+    expect(drawn).toEqual([]); // under a second: nothing
+    vi.advanceTimersByTime(1500);
+    bar.onProgress(0.5);
+    bar.onProgress(0.6); // within 100 ms of the last draw: skipped
+    expect(drawn).toEqual([`\remst [${'#'.repeat(15)}${'.'.repeat(15)}] 50%`]);
+    bar.done();
+    expect(drawn[1]).toBe('\r\x1b[2K');
+  });
+
+  it('draws nothing without io.progress (stderr is not a TTY)', () => {
+    vi.useFakeTimers();
+    const bar = progressLine({ out: () => {}, log: () => {} }, 'emst');
+    vi.advanceTimersByTime(5000);
+    expect(() => (bar.onProgress(0.5), bar.done())).not.toThrow();
+  });
+});
+
+describe('output formatting', () => {
+  it('csvChunks: header, rows in chunks, float32 in the fewest digits that read back exactly', () => {
+    const w = Float32Array.from([0.1, 1 / 3, 2, 1e-8]);
+    const text = [...csvChunks({ i: Uint32Array.from([0, 1, 2, 3]), w, p: Float64Array.from([0.5, 1 / 3, 1, 0]) }, 3)];
+    expect(text.length).toBe(3); // header + 2 chunks
+    const rows = text.join('').trim().split('\n');
+    expect(rows[0]).toBe('i,w,p');
+    expect(rows[1]).toBe('0,0.1,0.5');
+    expect(rows.slice(1).map((r) => Math.fround(Number(r.split(',')[1])))).toEqual(Array.from(w));
+    expect(rows[2].split(',')[2]).toBe(String(1 / 3));
+    expect(() => [...csvChunks({ a: new Int32Array(2), b: new Int32Array(3) })]).toThrow(InputError);
+  });
+
+  it('toJson: typed arrays as arrays, non-finite numbers as strings', () => {
+    expect(JSON.parse(toJson({ a: Float64Array.from([1, Infinity, NaN]), b: { c: Uint32Array.from([7]) } }))).toEqual({
+      a: [1, 'Infinity', 'NaN'],
+      b: { c: [7] },
+    });
+  });
+
+  it('resolveFormat: --format wins, else json for a .json output, else csv', () => {
+    expect(resolveFormat({})).toBe('csv');
+    expect(resolveFormat({ output: 'x.JSON' })).toBe('json');
+    expect(resolveFormat({ output: 'x.json', format: 'csv' })).toBe('csv');
+    expect(resolveFormat({ output: 'dir', format: 'npy' })).toBe('npy');
+  });
+
+  it('integerList names the option and the bad value', () => {
+    const parse = integerList('--min-cluster-size', 2);
+    expect(parse('5, 10,20')).toEqual([5, 10, 20]);
+    expect(() => parse('5,,10')).toThrow(/--min-cluster-size: expected an integer ≥ 2, got ''/);
+    expect(() => parse('2.5')).toThrow(/got '2.5'/);
+  });
+});
