@@ -111,3 +111,44 @@ export class GpuEmst {
     this.core2?.destroy();
   }
 }
+
+export interface EmstGpuResult extends EdgeList {
+  timings: Record<string, number>;
+}
+
+/**
+ * The GPU backend of `emst()` from host arrays: uploads the points, runs the pipeline and reads the canonical edge
+ * list back. Uses `ctx` when given (and leaves it alive), else creates a context and destroys it.
+ */
+export async function emstGpu(
+  points: Float32Array,
+  dim: number,
+  options: { minSamples?: number; alpha?: number; ctx?: GpuContext; onProgress?: (f: number) => void; signal?: AbortSignal },
+): Promise<EmstGpuResult> {
+  const { createGpuContext } = await import('../gpu/context.js');
+  const ctx = options.ctx ?? (await createGpuContext());
+  const n = points.length / dim;
+  const timings: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (label: string) => {
+    const now = performance.now();
+    timings[label] = now - t;
+    t = now;
+  };
+  let e: GpuEmst | null = null;
+  let buffer: GPUBuffer | null = null;
+  try {
+    e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.minSamples ?? 1);
+    lap('emst::compile');
+    buffer = ctx.upload('emst::points', points);
+    const result = await e.run(buffer, n, { alpha: options.alpha, onProgress: options.onProgress, signal: options.signal });
+    lap('emst::gpu');
+    const edges = await e.readEdges(result);
+    lap('emst::readback');
+    return { ...edges, timings };
+  } finally {
+    buffer?.destroy();
+    e?.destroy();
+    if (!options.ctx) ctx.destroy();
+  }
+}

@@ -17,6 +17,7 @@
  */
 import { GpuUnavailableError, AbortError } from '../errors.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
+import { emstGpu } from './emst.gpu.js';
 import type { EdgeList } from './edges.cpu.js';
 import { validateEmstInput, type EmstOptions } from './validate.js';
 
@@ -53,12 +54,23 @@ function noteFallback(reason: string): void {
 export async function emst(points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
   const input = validateEmstInput(points, options);
   if (options.signal?.aborted) throw new AbortError('emst was aborted before it started.');
-  if (input.backend === 'gpu') {
-    throw new GpuUnavailableError(
-      "emst: the GPU backend is not implemented yet; pass backend: 'cpu' (or 'auto', which falls back to the CPU).",
-    );
+  if (input.backend !== 'cpu') {
+    try {
+      const t0 = performance.now();
+      const r = await emstGpu(input.points, input.dim, {
+        minSamples: input.minSamples,
+        alpha: input.alpha,
+        ctx: options.gpu,
+        onProgress: options.onProgress,
+        signal: options.signal,
+      });
+      const timings = { ...r.timings, 'emst::total': performance.now() - t0 };
+      return { sources: r.sources, targets: r.targets, weights: r.weights, timings, backend: 'gpu' };
+    } catch (e) {
+      if (!(e instanceof GpuUnavailableError) || input.backend === 'gpu') throw e;
+      noteFallback(e.message.split('\n')[0]);
+    }
   }
-  if (input.backend === 'auto') noteFallback('the GPU backend is not wired into emst() yet');
   const t0 = performance.now();
   const result = await emstCpuAsync(input.points, input.dim, {
     minSamples: input.minSamples,

@@ -8,6 +8,7 @@
  */
 import { MAX_COORDINATE } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
+import type { GpuContext } from '../gpu/context.js';
 
 export type EmstBackend = 'auto' | 'gpu' | 'cpu';
 const BACKENDS: EmstBackend[] = ['auto', 'gpu', 'cpu'];
@@ -24,6 +25,8 @@ export interface EmstOptions {
   alpha?: number;
   /** 'auto' (default): the GPU when an adapter exists, else the CPU. */
   backend?: EmstBackend;
+  /** A GPU context to run on (kept alive); without one the GPU backend creates and destroys its own. */
+  gpu?: GpuContext;
   /** Called after every Borůvka round with the fraction of the n − 1 edges found so far. */
   onProgress?: (fraction: number) => void;
   /** Checked between Borůvka rounds: an aborted signal rejects with AbortError. */

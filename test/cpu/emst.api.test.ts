@@ -12,6 +12,14 @@ import { primMst } from '../helpers/prim.js';
 
 const cpu = { backend: 'cpu' } as const;
 
+// This file runs in the CPU project: every GPU context request fails as it does on a machine without an adapter.
+// (The GPU backend itself is tested against the CPU backend in test/gpu/emst.gpu.test.ts.)
+vi.mock('../../src/gpu/context.js', () => ({
+  createGpuContext: async () => {
+    throw new GpuUnavailableError('No WebGPU adapter was found (mocked in this CPU test).');
+  },
+}));
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -50,7 +58,7 @@ describe('emst(points) validates its input', () => {
 describe('emst(points) backends', () => {
   const p = uniform({ n: 200, dim: 3, seed: 1 });
 
-  it("backend 'gpu' rejects with GpuUnavailableError until the GPU path is wired in", async () => {
+  it("backend 'gpu' rejects with GpuUnavailableError where no adapter exists", async () => {
     await expect(emst(p, { dim: 3, backend: 'gpu' })).rejects.toBeInstanceOf(GpuUnavailableError);
   });
 

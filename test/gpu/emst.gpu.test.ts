@@ -65,6 +65,17 @@ describe.skipIf(variants.length === 0).each(variants)('GpuEmst end to end ($name
     expect(Math.abs(total - wantTotal) / wantTotal).toBeLessThan(1e-6);
   });
 
+  it("emst(points, { backend: 'gpu' }) returns the CPU backend's edge list, with timings", async () => {
+    const pts = cloud('grid', 1200, 3, 4);
+    const g = await emst(pts, { dim: 3, minSamples: 4, backend: 'gpu', gpu: ctx });
+    const c = await emst(pts, { dim: 3, minSamples: 4, backend: 'cpu' });
+    expect(g.backend).toBe('gpu');
+    expect([...g.sources]).toEqual([...c.sources]);
+    expect([...g.targets]).toEqual([...c.targets]);
+    expect([...g.weights]).toEqual([...c.weights]);
+    expect(g.timings?.['emst::total']).toBeGreaterThan(0);
+  });
+
   it('minSamples above n − 1 is clamped, and n = 2 gives one edge', async () => {
     const pts = cloud('grid', 6, 2, 1);
     const got = await gpuEmst(ctx, pts, 2, 10);
