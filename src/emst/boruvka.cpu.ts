@@ -4,12 +4,15 @@
  * sequentially over the linear BVH the GPU builds (src/bvh), with the GPU's keys (distance.cpu.ts), so both
  * backends return the identical edge list wherever their float32 keys agree (DESIGN.md, floating point).
  *
- * Every round, as in Figure 3 and src/emst/boruvka.ts:
- *   1. labels → node uniformity: the prefix count of label changes along the Morton order (DESIGN.md);
- *   2. upper bounds: Morton-adjacent points in different components bound both components' shortest edge;
- *   3. every point's best edge to another component (nearest.cpu.ts), folded into its component's minimum in
- *      the canonical (key, min, max) order — Important! any other tie-break can close a cycle among equal edges;
- *   4. merge along the chosen edges through the shared union-find (smaller root wins).
+ * Every round, as in Figure 3 and src/emst/boruvka.ts, except that the points whose best edge is already known
+ * (below) offer it first, and the rest of the round runs only for the points left:
+ *   1. the known best edges;
+ *   2. labels → node uniformity: the prefix count of label changes along the Morton order (DESIGN.md);
+ *   3. upper bounds: Morton-adjacent points in different components bound both components' shortest edge;
+ *   4. every other point's best edge to another component (nearest.cpu.ts); every offer is folded into its
+ *      component's minimum in the canonical (key, min, max) order — Important! any other tie-break can close a
+ *      cycle among equal edges;
+ *   5. merge along the chosen edges through the shared union-find (smaller root wins).
  * What the sequential CPU adds — each exact, because a point's candidates only shrink as components merge:
  *   - candidate lists: every point's k nearest neighbours, found once (neighbours.cpu.ts), settle its best edge
  *     without a traversal while any of them lies in another component (candidates.cpu.ts);
@@ -101,6 +104,13 @@ class BoruvkaCpu {
   private readonly nearest: Int32Array;
   /** A lower bound on the key of every edge from each point to another component (grows every round). */
   private readonly lower: Float32Array;
+  /** The component labels (roots), the first `components` entries. */
+  private readonly roots: Uint32Array;
+  private components: number;
+  /** The points left for a traversal this round. */
+  private readonly pending: Uint32Array;
+  /** searching[c] === rounds: component c has points left for a traversal this round. */
+  private readonly searching: Uint32Array;
   private readonly uf: UnionFind;
   private readonly sources: Uint32Array;
   private readonly targets: Uint32Array;
@@ -133,6 +143,11 @@ class BoruvkaCpu {
     this.candidates = new CandidateLists(lists, this.bvh.order, this.label, this.mr);
     this.nearest = new Int32Array(n).fill(-1);
     this.lower = this.mr === null ? new Float32Array(n) : Float32Array.from(this.mr.core2);
+    this.roots = new Uint32Array(n);
+    for (let i = 0; i < n; i++) this.roots[i] = i;
+    this.components = n;
+    this.pending = new Uint32Array(n);
+    this.searching = new Uint32Array(n);
     this.uf = new UnionFind(n);
     this.sources = new Uint32Array(n - 1);
     this.targets = new Uint32Array(n - 1);
@@ -145,22 +160,11 @@ class BoruvkaCpu {
 
   /** One Borůvka round: every component gains its best outgoing edge. */
   round(): void {
-    const { n, label, changes, best, nearest, lower, candidates, search } = this;
+    const { n, label, changes, best, nearest, lower, candidates, search, searching, roots } = this;
     this.rounds++;
-    // 1. Node uniformity: changes[i] = number of label changes among Morton positions 0 … i.
-    changes[0] = 0;
-    for (let i = 1; i < n; i++) changes[i] = changes[i - 1] + (label[i] !== label[i - 1] ? 1 : 0);
-    for (let i = 0; i < n; i++) if (label[i] === i) this.setBest(i, Infinity, 0xffffffff, 0xffffffff, 0, 0);
-    // 2. Upper bounds from Morton neighbours in different components.
-    for (let i = 0; i + 1 < n; i++) {
-      const a = label[i];
-      const b = label[i + 1];
-      if (a === b) continue;
-      const k = this.key(i, i + 1);
-      this.offer(a, k, i, i + 1);
-      this.offer(b, k, i + 1, i);
-    }
-    // 3. Every point that can still improve its component's best edge: reuse, its list, or a traversal.
+    for (let r = 0; r < this.components; r++) this.setBest(roots[r], Infinity, 0xffffffff, 0xffffffff, 0, 0);
+    // 1. Every point whose best edge is already known: reused from the last round, or settled by its list.
+    let pending = 0;
     for (let q = 0; q < n; q++) {
       const c = label[q];
       const j = nearest[q];
@@ -180,14 +184,34 @@ class BoruvkaCpu {
           continue;
         }
       }
-      if (lower[q] > best.key[c]) continue;
-      search.search(q);
-      nearest[q] = search.foundAt;
-      if (search.foundKey > lower[q]) lower[q] = search.foundKey;
+      this.pending[pending++] = q;
+      searching[c] = this.rounds;
     }
-    // 4. Merge along every component's best edge (an edge chosen by both of its components is added once).
-    for (let c = 0; c < n; c++) {
-      if (label[c] !== c) continue;
+    if (pending > 0) {
+      // 2. Node uniformity for the traversals: changes[i] = number of label changes among Morton positions 0 … i.
+      changes[0] = 0;
+      for (let i = 1; i < n; i++) changes[i] = changes[i - 1] + (label[i] !== label[i - 1] ? 1 : 0);
+      // 3. Upper bounds from Morton neighbours in different components, for components that will search.
+      for (let i = 0; i + 1 < n; i++) {
+        const a = label[i];
+        const b = label[i + 1];
+        if (a === b || (searching[a] !== this.rounds && searching[b] !== this.rounds)) continue;
+        const k = this.key(i, i + 1);
+        this.offer(a, k, i, i + 1);
+        this.offer(b, k, i + 1, i);
+      }
+      // 4. A traversal for every other point that can still improve its component's best edge.
+      for (let t = 0; t < pending; t++) {
+        const q = this.pending[t];
+        if (lower[q] > best.key[label[q]]) continue;
+        search.search(q);
+        nearest[q] = search.foundAt;
+        if (search.foundKey > lower[q]) lower[q] = search.foundKey;
+      }
+    }
+    // 5. Merge along every component's best edge (an edge chosen by both of its components is added once).
+    for (let r = 0; r < this.components; r++) {
+      const c = roots[r];
       if (this.uf.union(best.inside[c], best.outside[c])) {
         this.sources[this.edges] = best.lo[c];
         this.targets[this.edges] = best.hi[c];
@@ -196,6 +220,9 @@ class BoruvkaCpu {
       }
     }
     this.uf.labels(label);
+    let components = 0;
+    for (let r = 0; r < this.components; r++) if (label[roots[r]] === roots[r]) roots[components++] = roots[r];
+    this.components = components;
     this.lap('emst::boruvka');
     this.options.onProgress?.(this.edges / (n - 1));
     if (!this.done && this.options.signal?.aborted) {

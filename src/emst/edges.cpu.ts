@@ -2,8 +2,9 @@
  * The edge list at the boundary (DESIGN.md, "Data at the boundary") and its canonical sort.
  *
  * Canonical order for point clouds: (weight, min(u, v), max(u, v)) ascending. Weights are non-negative float32,
- * whose bit patterns order like u32, so the sort is a stable LSD radix sort on three u32 keys (16-bit digits,
- * least significant key first: max, then min, then the weight bits); passes whose digit is constant are skipped.
+ * whose bit patterns order like u32: a stable LSD radix sort of the weight bits (11-bit digits, constant digits
+ * skipped), then every run of equal weights sorted by (source, target) — by insertion, or for long runs (integer
+ * grids, duplicates) by a radix sort of its own. O(m) plus the runs.
  */
 
 /** An MST or MSF as parallel arrays. */
@@ -19,30 +20,23 @@ export interface EdgeList {
 /** Returns the edges sorted by (weight, source, target), sources[i] < targets[i] assumed. Inputs are not modified. */
 export function sortEdgesCanonical(edges: EdgeList): EdgeList {
   const m = edges.sources.length;
+  const weightBits = new Uint32Array(edges.weights.buffer, edges.weights.byteOffset, m);
+  // 1. Stable LSD radix sort of the weight bits (11-bit digits, keys carried along: sequential reads).
+  let keys = Uint32Array.from(weightBits);
   let perm = new Uint32Array(m);
   for (let i = 0; i < m; i++) perm[i] = i;
-  let next = new Uint32Array(m);
-  const counts = new Uint32Array(65536);
-  const weightBits = new Uint32Array(edges.weights.buffer, edges.weights.byteOffset, m);
-  for (const keys of [edges.targets, edges.sources, weightBits]) {
-    for (const shift of [0, 16]) {
-      counts.fill(0);
-      for (let i = 0; i < m; i++) counts[(keys[i] >>> shift) & 0xffff]++;
-      let sum = 0;
-      let constant = false;
-      for (let d = 0; d < 65536; d++) {
-        const c = counts[d];
-        if (c === m) constant = true;
-        counts[d] = sum;
-        sum += c;
-      }
-      if (constant) continue;
-      for (let i = 0; i < m; i++) {
-        const e = perm[i];
-        next[counts[(keys[e] >>> shift) & 0xffff]++] = e;
-      }
-      [perm, next] = [next, perm];
-    }
+  let keys2 = new Uint32Array(m);
+  let perm2 = new Uint32Array(m);
+  const counts = new Uint32Array(1 << 11);
+  for (let shift = 0; shift < 32; shift += 11) {
+    if (radixPass(keys, perm, shift, 11, keys2, perm2, counts)) [keys, keys2, perm, perm2] = [keys2, keys, perm2, perm];
+  }
+  // 2. Runs of equal weights, by (source, target).
+  for (let a = 0; a < m; ) {
+    let b = a + 1;
+    while (b < m && keys[b] === keys[a]) b++;
+    if (b - a > 1) sortRun(perm, a, b, edges.sources, edges.targets);
+    a = b;
   }
   const out: EdgeList = {
     sources: new Uint32Array(m),
@@ -56,4 +50,64 @@ export function sortEdgesCanonical(edges: EdgeList): EdgeList {
     out.weights[i] = edges.weights[e];
   }
   return out;
+}
+
+/** One stable counting-sort pass on `bits` bits at `shift`; false (nothing moved) when the digit is constant. */
+function radixPass(
+  keys: Uint32Array,
+  perm: Uint32Array,
+  shift: number,
+  bits: number,
+  outKeys: Uint32Array,
+  outPerm: Uint32Array,
+  counts: Uint32Array,
+): boolean {
+  const m = keys.length;
+  const mask = (1 << bits) - 1;
+  counts.fill(0);
+  for (let i = 0; i < m; i++) counts[(keys[i] >>> shift) & mask]++;
+  let sum = 0;
+  for (let d = 0; d <= mask; d++) {
+    const c = counts[d];
+    if (c === m) return false;
+    counts[d] = sum;
+    sum += c;
+  }
+  for (let i = 0; i < m; i++) {
+    const to = counts[(keys[i] >>> shift) & mask]++;
+    outKeys[to] = keys[i];
+    outPerm[to] = perm[i];
+  }
+  return true;
+}
+
+/** Sorts perm[a … b) by (sources, targets) of the edges it names: insertion sort, or radix sort for long runs. */
+function sortRun(perm: Uint32Array, a: number, b: number, sources: Uint32Array, targets: Uint32Array): void {
+  const less = (e: number, f: number) => sources[e] < sources[f] || (sources[e] === sources[f] && targets[e] < targets[f]);
+  if (b - a <= 32) {
+    for (let i = a + 1; i < b; i++) {
+      const e = perm[i];
+      let j = i;
+      while (j > a && less(e, perm[j - 1])) {
+        perm[j] = perm[j - 1];
+        j--;
+      }
+      perm[j] = e;
+    }
+    return;
+  }
+  // Long runs (integer grids, duplicates): LSD radix by target, then by source, 16-bit digits.
+  const r = b - a;
+  let run = perm.slice(a, b);
+  let keys = new Uint32Array(r);
+  let run2 = new Uint32Array(r);
+  let keys2 = new Uint32Array(r);
+  const counts = new Uint32Array(1 << 16);
+  for (const key of [targets, sources]) {
+    for (let i = 0; i < r; i++) keys[i] = key[run[i]];
+    for (const shift of [0, 16]) {
+      if (radixPass(keys, run, shift, 16, keys2, run2, counts)) [keys, keys2, run, run2] = [keys2, keys, run2, run];
+    }
+  }
+  perm.set(run, a);
 }

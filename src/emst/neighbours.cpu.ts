@@ -8,15 +8,18 @@
  * (key, min, max) order of its edges, so the first neighbour in another component is the query's exact best edge,
  * ties included. Keys are computed as in distance.cpu.ts.
  *
- * Each query climbs from its leaf and searches sibling subtrees top-down with a bounded max-heap, pruning a subtree
- * once the heap is full and the subtree's box bound (and smallest original index, at equal keys) cannot beat the
- * heap's top; the climb stops once everything outside the ancestor's subtree is provably farther than the top
- * (keys.cpu.ts, escapeKey).
+ * Each query climbs from its leaf and searches sibling subtrees top-down with a bounded max-heap (topk.cpu.ts),
+ * pruning a subtree once the heap is full and the subtree's box bound (and smallest original index, at equal keys)
+ * cannot beat the heap's top; the climb stops once everything outside the ancestor's subtree is provably farther
+ * than the top (keys.cpu.ts, escapeKey). (Processing the points of a small subtree together, with one traversal for
+ * the group and a scan of its candidates per point, was measured slower here: the heap work per candidate costs
+ * more than the traversal it saves.)
  */
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
 import { STACK_SIZE } from '../bvh/layout.js';
 import { boxKey, escapeKey, pointKey } from './keys.cpu.js';
 import { LEAF_RANGE } from './nearest.cpu.js';
+import { TopK } from './topk.cpu.js';
 
 /** n lists of k neighbours, ascending by (key, original index). */
 export interface NeighbourLists {
@@ -29,55 +32,40 @@ export interface NeighbourLists {
 
 /** The k nearest neighbours (1 ≤ k ≤ n − 1) of every point of `bvh`. */
 export function nearestNeighbours(bvh: BvhCpu, k: number): NeighbourLists {
-  const { n, dim, sortedPoints: xs } = bvh;
-  const keys = new Float32Array(n * k);
-  const points = new Uint32Array(n * k);
+  const n = bvh.n;
+  const lists: NeighbourLists = { k, keys: new Float32Array(n * k), points: new Uint32Array(n * k) };
   const search = new KnnSearch(bvh, k);
-  for (let q = 0; q < n; q++) {
-    search.run(q);
-    search.drain(keys, points, q * k);
-  }
-  void xs;
-  void dim;
-  return { k, keys, points };
+  for (let q = 0; q < n; q++) search.run(q, lists);
+  return lists;
 }
 
 /** One k-NN query at a time; the heap and stack are reused. */
 class KnnSearch {
-  // Max-heap on (key, original index) of the best k so far.
-  private readonly heapKey: Float32Array;
-  private readonly heapIdx: Uint32Array;
-  private readonly heapPos: Uint32Array;
+  readonly best: TopK;
   private readonly stackNode = new Int32Array(2 * STACK_SIZE + 4);
   private readonly stackBound = new Float32Array(2 * STACK_SIZE + 4);
   private readonly stackMin = new Uint32Array(2 * STACK_SIZE + 4);
   private readonly query: Float64Array;
-  private size = 0;
 
   constructor(
     private readonly bvh: BvhCpu,
-    private readonly k: number,
+    readonly k: number,
   ) {
-    this.heapKey = new Float32Array(k);
-    this.heapIdx = new Uint32Array(k);
-    this.heapPos = new Uint32Array(k);
+    this.best = new TopK(k);
     this.query = new Float64Array(bvh.dim);
   }
 
-  /** Fills the heap with the k nearest neighbours of Morton position q. */
-  run(q: number): void {
+  /** Writes the k nearest neighbours of Morton position q into `lists`. */
+  run(q: number, lists: NeighbourLists): void {
     const { n, dim, sortedPoints: xs, order, links, boxes, ranges, parents } = this.bvh;
-    const { k, heapKey, heapIdx, stackNode, stackBound, stackMin, query } = this;
+    const { k, best, stackNode, stackBound, stackMin, query } = this;
     const leaves = n - 1;
     const w = 4 * dim;
     for (let c = 0; c < dim; c++) query[c] = xs[q * dim + c];
     const x0 = query[0];
     const x1 = dim > 1 ? query[1] : 0;
     const x2 = dim > 2 ? query[2] : 0;
-    this.size = 0;
-    // (topKey, topIdx): the heap's maximum once it is full; nothing at or after it can enter.
-    let topKey = Infinity;
-    let topIdx = 0xffffffff;
+    best.reset();
     let sp = 0;
     let climb = leaves + q;
     for (;;) {
@@ -91,14 +79,9 @@ class KnnSearch {
       while (sp > 0) {
         const node = stackNode[--sp];
         const bound = stackBound[sp];
-        if (bound > topKey || (bound === topKey && stackMin[sp] >= topIdx)) continue;
+        if (bound > best.topKey || (bound === best.topKey && stackMin[sp] >= best.topIdx)) continue;
         if (node >= leaves) {
-          // A leaf's box is its point: its bound is its key.
-          this.push(bound, stackMin[sp], node - leaves);
-          if (this.size === k) {
-            topKey = heapKey[0];
-            topIdx = heapIdx[0];
-          }
+          best.offer(bound, stackMin[sp], node - leaves); // a leaf's box is its point: its bound is its key
           continue;
         }
         const first = ranges[2 * node];
@@ -106,14 +89,7 @@ class KnnSearch {
         if (last - first < LEAF_RANGE) {
           for (let p = first; p <= last; p++) {
             const key = pointKey(xs, p, dim, query, x0, x1, x2);
-            if (key > topKey) continue;
-            const o = order[p];
-            if (key === topKey && o >= topIdx) continue;
-            this.push(key, o, p);
-            if (this.size === k) {
-              topKey = heapKey[0];
-              topIdx = heapIdx[0];
-            }
+            if (key <= best.topKey) best.offer(key, order[p], p);
           }
           continue;
         }
@@ -129,72 +105,8 @@ class KnnSearch {
       }
       climb = rec;
       // Stop when every point outside `climb`'s subtree is provably after the heap's top.
-      if (this.size === k && escapeKey(this.bvh, climb, query) > topKey) break;
+      if (best.size === k && escapeKey(this.bvh, climb, query) > best.topKey) break;
     }
-  }
-
-  /** Inserts (key, idx, pos) into the heap (the caller checked that it belongs there). */
-  private push(key: number, idx: number, pos: number): void {
-    const { k, heapKey, heapIdx, heapPos } = this;
-    let i: number;
-    if (this.size < k) {
-      i = this.size++;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        const pk = heapKey[parent];
-        if (pk > key || (pk === key && heapIdx[parent] > idx)) break;
-        heapKey[i] = pk;
-        heapIdx[i] = heapIdx[parent];
-        heapPos[i] = heapPos[parent];
-        i = parent;
-      }
-    } else {
-      i = siftDown(heapKey, heapIdx, heapPos, k, key, idx);
-    }
-    heapKey[i] = key;
-    heapIdx[i] = idx;
-    heapPos[i] = pos;
-  }
-
-  /** Writes the heap in ascending order to keys/points[out …]; empties the heap. */
-  drain(keys: Float32Array, points: Uint32Array, out: number): void {
-    const { heapKey, heapIdx, heapPos } = this;
-    for (let r = this.size - 1; r >= 0; r--) {
-      keys[out + r] = heapKey[0];
-      points[out + r] = heapPos[0];
-      // Move the last element to the root of the heap of size r and sift it down.
-      const key = heapKey[r];
-      const idx = heapIdx[r];
-      const pos = heapPos[r];
-      const i = siftDown(heapKey, heapIdx, heapPos, r, key, idx);
-      heapKey[i] = key;
-      heapIdx[i] = idx;
-      heapPos[i] = pos;
-    }
-    this.size = 0;
-  }
-}
-
-/** Sifts a hole down from the root of a max-heap of `size` until (key, idx) fits; returns the hole. */
-function siftDown(
-  heapKey: Float32Array,
-  heapIdx: Uint32Array,
-  heapPos: Uint32Array,
-  size: number,
-  key: number,
-  idx: number,
-): number {
-  let i = 0;
-  for (;;) {
-    const a = 2 * i + 1;
-    if (a >= size) return i;
-    const b = a + 1;
-    let m = a;
-    if (b < size && (heapKey[b] > heapKey[a] || (heapKey[b] === heapKey[a] && heapIdx[b] > heapIdx[a]))) m = b;
-    if (heapKey[m] < key || (heapKey[m] === key && heapIdx[m] < idx)) return i;
-    heapKey[i] = heapKey[m];
-    heapIdx[i] = heapIdx[m];
-    heapPos[i] = heapPos[m];
-    i = m;
+    best.drain(lists.keys, lists.points, q * k);
   }
 }
