@@ -10,3 +10,6 @@ try {
   if (code === EXIT.internal && (e as Error).stack) processIo.log((e as Error).stack!);
   process.exitCode = code;
 }
+// Exit explicitly: Dawn's instance is released at teardown rather than by a garbage-collection finaliser running
+// while the event loop drains (a finaliser of Dawn's node binding was seen to crash at exit under load).
+process.exit(process.exitCode ?? 0);

@@ -246,7 +246,10 @@ export class GpuContext {
     this.buffers.destroyAll();
     this.kernels.clear();
     this.device.destroy();
-    this.instance = null;
+    // Drop Dawn's instance (so that Node can exit) only once the device's teardown has finished.
+    void this.device.lost.then(() => {
+      this.instance = null;
+    });
   }
 }
 
