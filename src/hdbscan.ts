@@ -18,6 +18,7 @@ import { resolveClusterOptions } from './cluster/options.js';
 import type { ClusterOptions, ClusterResult } from './cluster/types.js';
 import { emst, type EmstBackend, type EmstResult } from './emst/emst.js';
 import { AbortError, InputError } from './errors.js';
+import type { GpuContext } from './gpu/context.js';
 import { coreDistances } from './knn/core.js';
 
 export interface HdbscanOptions extends ClusterOptions {
@@ -32,6 +33,8 @@ export interface HdbscanOptions extends ClusterOptions {
   alpha?: number;
   /** 'auto' (default): the GPU when an adapter exists, else the CPU. Both give the same MST. */
   backend?: EmstBackend;
+  /** A GPU context to reuse (not destroyed); without one the GPU backend creates and destroys its own. */
+  gpu?: GpuContext;
   /** Progress of the whole call, 0 … 1 (the MST is the first 90 %). */
   onProgress?: (fraction: number) => void;
   /** Aborts between Borůvka rounds and before clustering: rejects with AbortError. */
@@ -78,6 +81,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     minSamples,
     alpha: options.alpha,
     backend: options.backend,
+    gpu: options.gpu,
     signal,
     onProgress: onProgress && ((f) => onProgress(0.9 * f)),
   });
