@@ -7,7 +7,8 @@
 //    fast_hdbscan does.
 // Writes cand[j] = (key, other Morton position, min original index, max original index), key NONE for none.
 //
-// Beyond the paper: bounded points skip the traversal. A point's distance to the nearest point of another
+// Beyond the paper: points whose previous candidate is still outgoing keep it (see main), and bounded points skip
+// the traversal. A point's distance to the nearest point of another
 // component never decreases from round to round (its component only grows, the others only shrink), so the final
 // radius of its last traversal (the key it found, or the radius it searched in vain) bounds this round's from
 // below; when that exceeds its component's current upper bound, the point cannot hold the component's shortest
@@ -50,6 +51,13 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let j = thread_index(wid, nwg, lid);
   if (j >= u.n) { return; }
   let comp = label[j];
+  // Important! A candidate found last round whose other end still lies in another component is still this point's
+  // nearest other-component point: last round's search was exact within its radius, and since then the other
+  // components have only lost points. Keep it and skip the traversal (u.skip = 1).
+  let prev = cand[j];
+  if (u.skip != 0u && prev.x != NONE && label[prev.y] != comp) {
+    return;
+  }
   let me = order[j];
   // Important! The upper bound was computed in another kernel, where the compiler may fuse the multiply-adds of
   // the same distance differently: the bound's own pair can come out a few ulps above it here. Widen it by the
