@@ -103,6 +103,7 @@ export async function computeHdbscan(
   return { table, fit, clusterings, timings };
 }
 
+const plural = (k: number, what: string): string => `${k} ${what}${k === 1 ? '' : 's'}`;
 const noiseCount = (labels: Int32Array): number => labels.reduce((s, l) => s + (l < 0 ? 1 : 0), 0);
 
 /** Exemplars flattened: point indices and the label of each. */
@@ -243,7 +244,7 @@ export function hdbscanCommand(io: CliIo): Command {
       for (const c of r.clusterings) {
         io.log(
           `hdbscan: ${r.table.n} points × ${r.table.dim}, minClusterSize ${c.minClusterSize}, minSamples ${r.fit.minSamples}: ` +
-            `${c.result.selectedClusters.length} clusters, ${noiseCount(c.result.labels)} noise`,
+            `${plural(c.result.selectedClusters.length, 'cluster')}, ${noiseCount(c.result.labels)} noise`,
         );
       }
       io.log(`hdbscan: ${r.fit.backend} backend, ${r.fit.timings['hdbscan::total'].toFixed(1)} ms → ${where}`);

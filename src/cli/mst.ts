@@ -101,7 +101,7 @@ export function mstCommand(io: CliIo): Command {
       const f = r.forest;
       io.log(
         `mst: ${f.numVertices} vertices, ${f.inputEdges} edges → forest of ${f.result.edgeIds.length} edges, total weight ` +
-          `${f.result.totalWeight}, ${f.result.components} components → ${where}`,
+          `${f.result.totalWeight}, ${f.result.components} component${f.result.components === 1 ? '' : 's'} → ${where}`,
       );
       if (o.timings) logTimings(io, r.timings);
     });

@@ -4,13 +4,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeFor, EXIT } from '../../src/cli/program.js';
 import { approximatePredict, loadModel } from '../../src/cluster/index.js';
 import { blobs, uniform } from '../../src/datasets/generate.js';
 import { InputError } from '../../src/errors.js';
 import { parseNpy } from '../../src/io/npy.js';
-import { parseCsvColumns, runCli, tempDir, writePointsCsv } from '../helpers/cli.js';
+import { parseCsvColumns, runCli, tempDir, writePointsCsv, type CliRun } from '../helpers/cli.js';
 
 const dir = tempDir();
 const train = writePointsCsv(join(dir, 'train.csv'), blobs({ n: 300, dim: 2, seed: 8, clusters: 3 }), 2);
@@ -24,8 +24,12 @@ function expectInputError(r: { error?: unknown }, message: RegExp): void {
   expect((r.error as Error).message).toMatch(message);
 }
 
-describe('treeline predict', async () => {
-  const fit = await runCli(['hdbscan', train, '--min-cluster-size', '15', '--min-samples', '5', '-o', join(dir, 'fit.csv'), '--save-model', modelFile, '--backend', 'cpu']);
+describe('treeline predict', () => {
+  let fit: CliRun;
+  beforeAll(async () => {
+    const args = ['--min-cluster-size', '15', '--min-samples', '5', '-o', join(dir, 'fit.csv'), '--save-model', modelFile];
+    fit = await runCli(['hdbscan', train, ...args, '--backend', 'cpu']);
+  });
 
   it('csv: label,probability per new point, equal to approximatePredict on the saved model', async () => {
     expect(fit.error).toBeUndefined();
