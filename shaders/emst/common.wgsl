@@ -16,6 +16,8 @@ struct Params {
 }
 
 const NONE: u32 = 0xffffffffu;
+// Ulps of slack where keys computed in different kernels are compared (a GPU may fuse multiply-adds differently).
+const SLACK: u32 = 4u * D + 8u;
 // The bit pattern of +inf: larger than every finite key, smaller than NONE.
 const INF_KEY: u32 = 0x7f800000u;
 

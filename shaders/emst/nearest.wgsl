@@ -26,12 +26,13 @@
 @group(0) @binding(9) var<storage, read> minCore2: array<vec2f>;
 @group(0) @binding(10) var<storage, read_write> cand: array<vec4u>;
 @group(0) @binding(11) var<storage, read_write> pointBound: array<u32>;
+// The points to traverse (emst/active.wgsl) and their count; u.skip = 0 traverses every point.
+@group(0) @binding(12) var<storage, read> activeList: array<u32>;
+@group(0) @binding(13) var<storage, read> activeCount: array<u32>;
 
 // Never overflows: a root-to-leaf path has at most codeBits + 32 ≤ 96 internal nodes (layout.ts STACK_SIZE),
 // and the stack holds at most one pending sibling per level.
 const STACK: u32 = 100u;
-// Ulps of slack in the box pruning test (see below).
-const SLACK: u32 = 4u * D + 8u;
 
 // Squared distance from Morton position j's point to the box of child `side` of record `rec` (0 inside).
 fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
@@ -48,26 +49,25 @@ fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let j = thread_index(wid, nwg, lid);
-  if (j >= u.n) { return; }
-  let comp = label[j];
-  // Important! A candidate found last round whose other end still lies in another component is still this point's
-  // nearest other-component point: last round's search was exact within its radius, and since then the other
-  // components have only lost points. Keep it and skip the traversal (u.skip = 1).
-  let prev = cand[j];
-  if (u.skip != 0u && prev.x != NONE && label[prev.y] != comp) {
+  let t = thread_index(wid, nwg, lid);
+  var j = t;
+  if (u.skip != 0u) {
+    // Important! Only the points emst/active.wgsl kept: the others either keep last round's candidate — whose
+    // other end still lies in another component, so it is still their nearest other-component point (last
+    // round's search was exact within its radius, and the other components have only lost points since) — or
+    // are bounded below their component's upper bound (their candidate was set to NONE there).
+    if (t >= activeCount[0]) { return; }
+    j = activeList[t];
+  } else if (j >= u.n) {
     return;
   }
+  let comp = label[j];
   let me = order[j];
   // Important! The upper bound was computed in another kernel, where the compiler may fuse the multiply-adds of
   // the same distance differently: the bound's own pair can come out a few ulps above it here. Widen it by the
   // slack so that pair is still accepted (a component with no candidate would stall Borůvka).
   var radius = ub[comp];
   if (radius < INF_KEY) { radius += SLACK; }
-  if (u.skip != 0u && pointBound[j] > radius + SLACK) {
-    cand[j] = vec4u(NONE, NONE, NONE, NONE);
-    return;
-  }
   var myCore = 0.0;
   if (u.mr != 0u) { myCore = core2[j]; }
   var bestKey = NONE;

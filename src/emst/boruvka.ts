@@ -105,8 +105,10 @@ export class Boruvka {
       changes: await spec('changes', [U, R, W]),
       nodelabels: await spec('nodelabels', [U, R, R, R, R, W]),
       upperbounds: await spec('upperbounds', [U, R, R, R, W, R], 256, 'main', ['emst/distance']),
-      nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W], 32, 'main', ['emst/distance']),
+      nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, R], 32, 'main', ['emst/distance']),
       bestmax: await spec('bestmax', [U, R, R, R, W]),
+      active: await spec('active', [U, R, R, R, W, W, W]),
+      activeargs: await ctx.kernel({ label: 'emst::activeArgs', shader: 'emst/activeargs', entry: 'main', bindings: [U, R, W], workgroupSize: 1 }),
       merge: await spec('merge', [U, R, R, R, R, R, W, W, W], 256, 'main', ['unionfind/unionfind']),
       mincore: await spec('mincore', [U, R, R, W, W]),
     };
@@ -129,6 +131,9 @@ export class Boruvka {
       bestMax: buf('bestMax', 4 * n),
       cand: buf('candidates', 16 * n),
       pointBound: buf('pointBound', 4 * n),
+      active: buf('active', 4 * n),
+      activeCount: buf('activeCount', 4),
+      nearestArgs: buf('nearestArgs', 12, Usage.INDIRECT),
       edges: buf('edges', 16 * n),
       edgeCount: buf('edgeCount', 4),
       args: buf('dispatchArgs', 4 * 3 * 4, Usage.INDIRECT),
@@ -149,7 +154,8 @@ export class Boruvka {
     const mr = opts.core2 !== undefined;
     const params = new ArrayBuffer(16);
     new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
-    new Uint32Array(params, 12, 1)[0] = opts.skipBounded === false ? 0 : 1;
+    const skip = opts.skipBounded !== false;
+    new Uint32Array(params, 12, 1)[0] = skip ? 1 : 0;
     new Float32Array(params, 8, 1)[0] = Math.fround(1 / (alpha * alpha));
     const u = new Uint32Array(params);
     const core2 = opts.core2 ?? b.noCore;
@@ -190,10 +196,18 @@ export class Boruvka {
       this.scanner.encode(rec, b.chg, b.prefix, n, 'exclusive');
       rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.prefix, bvh.links, bvh.ranges, b.childLabel] });
       rec.dispatch(k.upperbounds, { ...at, buffers: [bvh.sortedPoints, core2, b.label, b.ub, b.cand] });
+      if (skip) {
+        rec.clear(b.activeCount);
+        rec.dispatch(k.active, { ...at, buffers: [b.label, b.ub, b.pointBound, b.cand, b.active, b.activeCount] });
+        rec.dispatch(k.activeargs, { buffers: [b.activeCount, b.nearestArgs], uniforms: [maxDim, 32, 0, 0], groups: 1 });
+      }
       rec.dispatch(k.nearest, {
-        indirect: slot32,
+        indirect: skip ? { buffer: b.nearestArgs, offset: 0 } : slot32,
         uniforms: u,
-        buffers: [bvh.sortedPoints, core2, bvh.order, bvh.links, bvh.boxes, b.childLabel, b.label, b.ub, minCore2, b.cand, b.pointBound],
+        buffers: [
+          bvh.sortedPoints, core2, bvh.order, bvh.links, bvh.boxes, b.childLabel, b.label, b.ub, minCore2, b.cand,
+          b.pointBound, b.active, b.activeCount,
+        ],
       });
       if (k.best64) {
         rec.dispatch(k.best64, { ...at, buffers: [b.label, b.cand, b.best] });

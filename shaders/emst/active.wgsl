@@ -1,0 +1,46 @@
+// Compaction of the points that must traverse this round (beyond the paper; the ablation is in bench/RESULTS.md):
+// a point keeps last round's candidate while that candidate's other end is still in another component, and skips
+// when its bound from earlier rounds exceeds its component's upper bound (both explained in nearest.wgsl). The rest
+// are appended, in workgroup order, to `active`, so that the traversal kernel — whose large private stack makes even
+// idle threads costly — launches only for them.
+@group(0) @binding(0) var<uniform> u: Params;
+@group(0) @binding(1) var<storage, read> label: array<u32>;
+@group(0) @binding(2) var<storage, read> ub: array<u32>;
+@group(0) @binding(3) var<storage, read> pointBound: array<u32>;
+@group(0) @binding(4) var<storage, read_write> cand: array<vec4u>;
+@group(0) @binding(5) var<storage, read_write> activeList: array<u32>;
+@group(0) @binding(6) var<storage, read_write> activeCount: array<atomic<u32>>;
+
+var<workgroup> wgCount: atomic<u32>;
+var<workgroup> wgBase: u32;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let j = thread_index(wid, nwg, lid);
+  var needs = false;
+  if (j < u.n) {
+    let comp = label[j];
+    let prev = cand[j];
+    if (prev.x != NONE && label[prev.y] != comp) {
+      needs = false; // keep the candidate
+    } else {
+      var radius = ub[comp];
+      if (radius < INF_KEY) { radius += SLACK; }
+      if (pointBound[j] > radius + SLACK) {
+        cand[j] = vec4u(NONE, NONE, NONE, NONE);
+      } else {
+        needs = true;
+      }
+    }
+  }
+  var slot = 0u;
+  if (needs) { slot = atomicAdd(&wgCount, 1u); }
+  workgroupBarrier();
+  if (lid == 0u) {
+    wgBase = atomicAdd(&activeCount[0], atomicLoad(&wgCount));
+  }
+  workgroupBarrier();
+  if (needs) { activeList[wgBase + slot] = j; }
+}
+
