@@ -36,7 +36,11 @@ import {
 } from './nearest.cpu.js';
 import { nearestNeighbours } from './neighbours.cpu.js';
 
-/** Length of every point's candidate list (at least minSamples): measured fastest for uniform 2D and 3D data. */
+/**
+ * Length of every point's candidate list (at least minSamples). Lists of 4 to 12 measured within noise of each
+ * other on 10^6 uniform 2D points (longer lists cost k-NN time, shorter ones traversals in rounds 2–4); 8 keeps
+ * the traversals rare.
+ */
 export const CANDIDATES = 8;
 
 export interface EmstCpuOptions {

@@ -22,7 +22,7 @@ import { boxKey, escapeKey, pointKey } from './keys.cpu.js';
 
 const f32 = Math.fround;
 
-/** Subtrees with at most this many points are scanned point by point. */
+/** Subtrees with at most this many points are scanned point by point (4 to 32 measured within noise). */
 export const LEAF_RANGE = 8;
 
 /** The per-component best outgoing edge, indexed by component label (the component's smallest Morton position). */
