@@ -4,6 +4,13 @@ import { InputError } from '../errors.js';
 import { runCase, type BenchFigure } from '../bench/harness.js';
 import { benchEnvironment } from '../bench/environment.js';
 import { suites } from '../bench/suites.js';
+import { benchHdbscan } from '../bench/hdbscan.js';
+
+/** Host-timed end-to-end suites (points in memory → labels in memory). */
+const hostSuites: Record<string, { dim: number; kind: 'blobs' | 'normal'; sizes: number[] }> = {
+  'hdbscan-blobs2d': { dim: 2, kind: 'blobs', sizes: [1e6, 1e7] },
+  'hdbscan-normal3d': { dim: 3, kind: 'normal', sizes: [1e6, 1e7] },
+};
 
 export interface BenchOptions {
   sizes?: number[];
@@ -18,7 +25,7 @@ export interface BenchOptions {
 export async function runBench(names: string[], opts: BenchOptions, log: (s: string) => void): Promise<string> {
   const chosen = names.length ? names : Object.keys(suites);
   for (const name of chosen) {
-    if (!suites[name]) throw new InputError(`Unknown benchmark '${name}'; known: ${Object.keys(suites).join(', ')}`);
+    if (!suites[name] && !hostSuites[name]) throw new InputError(`Unknown benchmark '${name}'; known: ${Object.keys(suites).join(', ')}`);
   }
   const ctx = await createGpuContext({ disableRobustness: opts.disableRobustness });
   try {
@@ -27,6 +34,21 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
     log(`robustness: ${opts.disableRobustness ? 'disabled (disable_robustness)' : 'on (default)'}`);
     const figures: BenchFigure[] = [];
     for (const name of chosen) {
+      const host = hostSuites[name];
+      if (host) {
+        for (const n of opts.sizes ?? host.sizes) {
+          const rows = await benchHdbscan(ctx, n, host.dim, host.kind, opts.reps);
+          const walls = rows.map((r) => r.wallMs).sort((a, b) => a - b);
+          const best = rows.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
+          log(
+            `${name} n=${n} (minClusterSize 15, end to end from host points to host labels): wall min ` +
+              `${walls[0].toFixed(1)} ms, median ${walls[walls.length >> 1].toFixed(1)} ms (${rows.length} reps) | ` +
+              `${best.clusters} clusters, ${best.noise} noise | host memory growth ${best.hostBytesPerPoint.toFixed(0)} B/point\n` +
+              `  phases (ms): ${Object.entries(best.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`,
+          );
+        }
+        continue;
+      }
       const suite = suites[name];
       if (suite.fromFile) {
         if (!opts.inputs?.length) throw new InputError(`The '${name}' benchmark needs --input FILE (one or more).`);

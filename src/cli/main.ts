@@ -2,6 +2,12 @@
 /** The `treeline` executable: runs the program and turns errors into exit codes (the only place that does). */
 import { buildProgram, exitCodeFor, processIo, EXIT } from './program.js';
 
+// `treeline … | head` closes the pipe early: stop quietly, as Unix tools do.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (e) {

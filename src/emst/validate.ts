@@ -18,7 +18,7 @@ export interface EmstOptions {
   dim: number;
   /**
    * 1 (default): the Euclidean MST. m ≥ 2: the mutual-reachability MST with core(i) = distance to i's m-th
-   * nearest neighbour, i itself excluded by index (clamped to n − 1); hdbscan's min_samples = m + 1.
+   * nearest neighbour, i itself excluded by index (clamped to n − 1); hdbscan's min_samples = m.
    */
   minSamples?: number;
   /** Mutual reachability divides distances by alpha (default 1; must be finite and > 0). */
