@@ -226,11 +226,9 @@ export class Boruvka {
     // Pipelined submissions: two chunks of rounds stay queued ahead of the one whose edge count is being read back
     // (through its own staging buffer), so the GPU never waits for the host. The chunks after the last are
     // wasted, but their rounds are nearly empty (indirect dispatches of zero groups, apart from the label scan).
-    // The first chunk holds the rounds most inputs need (log2(n) / 2: 12 at 10^7; normal 3D needs 8, uniform 2D
-    // 14), later ones 4. On the H100 the host learns of a finished chunk late (tens of ms under load), so few,
-    // long chunks keep the GPU busier than many short ones; an empty round costs ~0.5 ms at 10^7.
-    const firstChunk = opts.roundsPerSubmit ?? Math.max(2, Math.ceil(Math.log2(n) / 2));
-    const laterChunk = opts.roundsPerSubmit ?? 4;
+    // The first chunk holds the rounds nearly every input needs (about log2(n) / 3), later ones fewer.
+    const firstChunk = opts.roundsPerSubmit ?? Math.max(2, Math.ceil(Math.log2(n) / 3));
+    const laterChunk = opts.roundsPerSubmit ?? 3;
     const maxRounds = 2 * Math.ceil(Math.log2(n)) + 8;
     const DEPTH = 3;
     const staging = Array.from({ length: DEPTH }, (_, i) =>
