@@ -26,7 +26,9 @@ export async function benchEmst(
   let last: BoruvkaResult | null = null;
   return {
     run: async (timer) => {
-      last = await e.run(buffer, n, { timer, skipBounded: options.skipBounded });
+      // TREELINE_EMST_CHUNK overrides the rounds per submission in benchmark sweeps.
+      const chunk = Number(process.env.TREELINE_EMST_CHUNK ?? '') || undefined;
+      last = await e.run(buffer, n, { timer, skipBounded: options.skipBounded, roundsPerSubmit: chunk });
     },
     check: async () => {
       const edges = await e.readEdges(last!);

@@ -17,6 +17,8 @@ import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 
 export interface GpuEmstRunOptions {
   alpha?: number;
+  /** Borůvka rounds per submission (default: adaptive, see boruvka.ts). */
+  roundsPerSubmit?: number;
   timer?: Timer;
   skipBounded?: boolean;
   onProgress?: (fraction: number) => void;
@@ -81,6 +83,7 @@ export class GpuEmst {
       alpha: opts.alpha,
       timer: opts.timer,
       skipBounded: opts.skipBounded,
+      roundsPerSubmit: opts.roundsPerSubmit,
       onProgress: opts.onProgress,
       signal: opts.signal,
     });
