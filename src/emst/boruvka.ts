@@ -59,6 +59,11 @@ export interface BoruvkaRunOptions {
   timer?: Timer;
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
+  /**
+   * Work recorded at the head of the first submission (the BVH build, the core distances), so that no host
+   * round trip separates it from the first rounds.
+   */
+  before?: (rec: Recorder) => void;
 }
 
 export interface BoruvkaResult {
@@ -178,6 +183,7 @@ export class Boruvka {
     }
     // Recorded at the head of the first submission.
     const prelude = (rec: Recorder) => {
+      opts.before?.(rec);
       rec.clear(b.edgeCount);
       rec.clear(b.pointBound, 0, 4 * n);
       rec.dispatch(k.fill, { buffers: [b.cand], uniforms: [4 * n, NONE, 0, 0], threads: 4 * n });

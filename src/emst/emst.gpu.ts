@@ -8,7 +8,7 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
-import type { Binding } from '../gpu/recorder.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
@@ -69,24 +69,29 @@ export class GpuEmst {
       temporary = await createKnnSearcher(ctx, { dim: this.dim, k: n - 1, output: 'kth' });
       knn = temporary;
     }
-    await ctx.submit('emst::build', (rec) => {
+    const build = (rec: Recorder) => {
       this.builder.encode(rec, points, n, this.bvh);
       if (knn && n > 1) {
         knn.encode(rec, this.bvh, { squaredDistances: this.kth! });
         rec.dispatch(this.gather, { buffers: [this.bvh.order, this.kth!, this.core2!], uniforms: [n, 0, 0, 0], threads: n });
       }
-    }, { timer: opts.timer });
-    temporary?.destroy();
+    };
     this.bvh.n = n;
-    return this.boruvka.run(this.bvh, {
-      core2: this.knn && n > 1 ? this.core2! : undefined,
-      alpha: opts.alpha,
-      timer: opts.timer,
-      skipBounded: opts.skipBounded,
-      roundsPerSubmit: opts.roundsPerSubmit,
-      onProgress: opts.onProgress,
-      signal: opts.signal,
-    });
+    if (n < 2) await ctx.submit('emst::build', build, { timer: opts.timer });
+    try {
+      return await this.boruvka.run(this.bvh, {
+        before: n < 2 ? undefined : build,
+        core2: this.knn && n > 1 ? this.core2! : undefined,
+        alpha: opts.alpha,
+        timer: opts.timer,
+        skipBounded: opts.skipBounded,
+        roundsPerSubmit: opts.roundsPerSubmit,
+        onProgress: opts.onProgress,
+        signal: opts.signal,
+      });
+    } finally {
+      temporary?.destroy();
+    }
   }
 
   /** Reads a result back as the canonical edge list (sources < targets, sorted by (weight, source, target)). */
