@@ -37,4 +37,13 @@ fi
 [ -d node_modules ] || npm ci --no-audit --no-fund
 node scripts/embed-shaders.mjs
 npx tsc -p tsconfig.json --noEmit
-npx vitest run "$@"
+report="$(mktemp -t treeline-vitest-XXXXXX.json)"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+# One plain closing line for CI: "N passed, N failed, N skipped".
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+' "$report" || true
+rm -f "$report"
+exit $status
