@@ -14,10 +14,19 @@ fn dist2(a: u32, b: u32) -> f32 {
   return s;
 }
 
+// Ulps within which a mutual-reachability distance counts as equal to the larger core distance (see edge_key).
+const MR_SNAP: u32 = D + 2u;
+
 fn edge_key(a: u32, b: u32) -> u32 {
   var w = dist2(a, b);
   if (u.mr != 0u) {
-    w = max(max(core2[a], core2[b]), w * u.ia2);
+    let m = max(core2[a], core2[b]);
+    let w2 = w * u.ia2;
+    // Important! Mutual reachability ties massively at core distances: the edge from a to its minSamples-th
+    // neighbour must weigh exactly core(a). The core distances come from the k-NN kernel, where the GPU compiler
+    // may fuse the multiply-adds of the same distance differently than here (seen on the H100), so a distance a
+    // few ulps above the larger core distance is snapped to it; on the CPU (no fusion) the two are bit-equal.
+    w = select(max(m, w2), m, bitcast<u32>(w2) <= bitcast<u32>(m) + MR_SNAP);
   }
   return bitcast<u32>(w);
 }
