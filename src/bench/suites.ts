@@ -122,7 +122,9 @@ export const suites: Record<string, BenchSuite> = {
     defaultSizes: [],
     make: () => Promise.reject(new Error('the graph suite needs --input FILE.egr')),
     fromFile: async (ctx, path) => {
-      const c = await benchGraphMst(ctx, new Uint8Array(await readFile(path)));
+      // TREELINE_GRAPH_OPTIONS (JSON GraphMsfOptions) tunes the GPU algorithm in benchmark sweeps.
+      const env = process.env.TREELINE_GRAPH_OPTIONS;
+      const c = await benchGraphMst(ctx, new Uint8Array(await readFile(path)), env ? JSON.parse(env) : {});
       return {
         ...c,
         n: c.undirectedEdges,
