@@ -7,7 +7,7 @@
 @group(0) @binding(1) var<storage, read> label: array<u32>;
 @group(0) @binding(2) var<storage, read> ub: array<u32>;
 @group(0) @binding(3) var<storage, read> pointBound: array<u32>;
-@group(0) @binding(4) var<storage, read_write> cand: array<vec4u>;
+@group(0) @binding(4) var<storage, read_write> cand: array<vec2u>;
 @group(0) @binding(5) var<storage, read_write> activeList: array<u32>;
 @group(0) @binding(6) var<storage, read_write> activeCount: array<atomic<u32>>;
 
@@ -28,7 +28,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       var radius = ub[comp];
       if (radius < INF_KEY) { radius += SLACK; }
       if (pointBound[j] > radius + SLACK) {
-        cand[j] = vec4u(NONE, NONE, NONE, NONE);
+        cand[j] = vec2u(NONE, NONE);
       } else {
         needs = true;
       }

@@ -2,8 +2,9 @@
 // in a later dispatch, entry `lo` the minimum min-index among the candidates with that key (the .x word).
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> label: array<u32>;
-@group(0) @binding(2) var<storage, read> cand: array<vec4u>;
+@group(0) @binding(2) var<storage, read> cand: array<vec2u>;
 @group(0) @binding(3) var<storage, read_write> best: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read> order: array<u32>;
 
 @compute @workgroup_size(WG)
 fn key(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -24,6 +25,6 @@ fn lo(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (c.x == NONE) { return; }
   let comp = label[j];
   if (atomicLoad(&best[2u * comp + 1u]) == c.x) {
-    atomicMin(&best[2u * comp], c.z);
+    atomicMin(&best[2u * comp], min(order[j], order[c.y]));
   }
 }

@@ -2,8 +2,9 @@
 // max index follows in bestmax.wgsl. Needs the `atomic-vec2u-min-max` feature; best32.wgsl is the fallback.
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> label: array<u32>;
-@group(0) @binding(2) var<storage, read> cand: array<vec4u>;
+@group(0) @binding(2) var<storage, read> cand: array<vec2u>;
 @group(0) @binding(3) var<storage, read_write> best: array<atomic<vec2u>>;
+@group(0) @binding(4) var<storage, read> order: array<u32>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -12,5 +13,5 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (j >= u.n) { return; }
   let c = cand[j];
   if (c.x == NONE) { return; }
-  atomicStoreMin(&best[label[j]], vec2u(c.z, c.x));
+  atomicStoreMin(&best[label[j]], vec2u(min(order[j], order[c.y]), c.x));
 }

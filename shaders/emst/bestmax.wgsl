@@ -1,9 +1,10 @@
 // Per-component minimum max-index among the candidates equal to the component's best (key, min index).
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> label: array<u32>;
-@group(0) @binding(2) var<storage, read> cand: array<vec4u>;
+@group(0) @binding(2) var<storage, read> cand: array<vec2u>;
 @group(0) @binding(3) var<storage, read> best: array<vec2u>;
 @group(0) @binding(4) var<storage, read_write> bestMax: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read> order: array<u32>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -14,7 +15,9 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (c.x == NONE) { return; }
   let comp = label[j];
   let b = best[comp];
-  if (b.y == c.x && b.x == c.z) {
-    atomicMin(&bestMax[comp], c.w);
+  let a = order[j];
+  let o = order[c.y];
+  if (b.y == c.x && b.x == min(a, o)) {
+    atomicMin(&bestMax[comp], max(a, o));
   }
 }

@@ -5,7 +5,7 @@
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> label: array<u32>;
 @group(0) @binding(2) var<storage, read> order: array<u32>;
-@group(0) @binding(3) var<storage, read> cand: array<vec4u>;
+@group(0) @binding(3) var<storage, read> cand: array<vec2u>;
 @group(0) @binding(4) var<storage, read> best: array<vec2u>;
 @group(0) @binding(5) var<storage, read> bestMax: array<u32>;
 @group(0) @binding(6) var<storage, read_write> uf_parent: array<atomic<u32>>;
@@ -22,7 +22,9 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (c.x == NONE) { return; }
   let comp = label[j];
   let b = best[comp];
-  if (b.y != c.x || b.x != c.z || bestMax[comp] != c.w) { return; }
+  let a = order[j];
+  let o = order[c.y];
+  if (b.y != c.x || b.x != min(a, o) || bestMax[comp] != max(a, o)) { return; }
   if (uf_union(comp, label[c.y])) {
     let e = atomicAdd(&edgeCount[0], 1u);
     edges[e] = vec4u(order[j], order[c.y], c.x, 0u);

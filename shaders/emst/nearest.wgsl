@@ -5,7 +5,8 @@
 //    `<=` so that candidates equal to the radius still reach the (key, min index, max index) tie-break,
 //  - for mutual reachability prunes by max(box distance² / alpha², own core², smallest core² in the subtree), as
 //    fast_hdbscan does.
-// Writes cand[j] = (key, other Morton position, min original index, max original index), key NONE for none.
+// Writes cand[j] = (key, other Morton position), key NONE for none (the original indices of the edge's ends are
+// order[j] and order[other]: later kernels take min and max of them).
 //
 // Beyond the paper: points whose previous candidate is still outgoing keep it (see main), and bounded points skip
 // the traversal. A point's distance to the nearest point of another
@@ -24,7 +25,7 @@
 @group(0) @binding(7) var<storage, read> label: array<u32>;
 @group(0) @binding(8) var<storage, read> ub: array<u32>;
 @group(0) @binding(9) var<storage, read> minCore2: array<vec2f>;
-@group(0) @binding(10) var<storage, read_write> cand: array<vec4u>;
+@group(0) @binding(10) var<storage, read_write> cand: array<vec2u>;
 @group(0) @binding(11) var<storage, read_write> pointBound: array<u32>;
 // The points to traverse (emst/active.wgsl) and their count; u.skip = 0 traverses every point.
 @group(0) @binding(12) var<storage, read> activeList: array<u32>;
@@ -140,6 +141,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     if (next == NONE) { break; }
     rec = next;
   }
-  cand[j] = vec4u(bestKey, bestOther, bestLo, bestHi);
+  cand[j] = vec2u(bestKey, bestOther);
   pointBound[j] = radius;
 }

@@ -9,7 +9,7 @@
 @group(0) @binding(3) var<storage, read> label: array<u32>;
 @group(0) @binding(4) var<storage, read_write> ub: array<atomic<u32>>;
 // The previous round's candidates (key NONE where none; all NONE before the first round).
-@group(0) @binding(5) var<storage, read> cand: array<vec4u>;
+@group(0) @binding(5) var<storage, read> cand: array<vec2u>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,

@@ -111,17 +111,17 @@ export class Boruvka {
       nodelabels: await spec('nodelabels', [U, R, R, R, R, W]),
       upperbounds: await spec('upperbounds', [U, R, R, R, W, R], 256, 'main', ['emst/distance']),
       nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, R], 32, 'main', ['emst/distance']),
-      bestmax: await spec('bestmax', [U, R, R, R, W]),
+      bestmax: await spec('bestmax', [U, R, R, R, W, R]),
       active: await spec('active', [U, R, R, R, W, W, W]),
       activeargs: await ctx.kernel({ label: 'emst::activeArgs', shader: 'emst/activeargs', entry: 'main', bindings: [U, R, W], workgroupSize: 1 }),
       merge: await spec('merge', [U, R, R, R, R, R, W, W, W], 256, 'main', ['unionfind/unionfind']),
       mincore: await spec('mincore', [U, R, R, W, W]),
     };
     if (ctx.features.atomicVec2uMinMax) {
-      k.best64 = await spec('best64', [U, R, R, W]);
+      k.best64 = await spec('best64', [U, R, R, W, R]);
     } else {
-      k.best32key = await spec('best32', [U, R, R, W], 256, 'key');
-      k.best32lo = await spec('best32', [U, R, R, W], 256, 'lo');
+      k.best32key = await spec('best32', [U, R, R, W, R], 256, 'key');
+      k.best32lo = await spec('best32', [U, R, R, W, R], 256, 'lo');
     }
     const scanner = await createScanner(ctx, n);
     const uf = await createUnionFind(ctx, n);
@@ -129,12 +129,11 @@ export class Boruvka {
     const b: Record<string, GPUBuffer> = {
       label: buf('label', 4 * n),
       chg: buf('changes', 4 * n),
-      prefix: buf('prefix', 4 * n),
       childLabel: buf('childLabel', 8 * n),
       ub: buf('upperBounds', 4 * n),
       best: buf('best', 8 * n),
       bestMax: buf('bestMax', 4 * n),
-      cand: buf('candidates', 16 * n),
+      cand: buf('candidates', 8 * n),
       pointBound: buf('pointBound', 4 * n),
       active: buf('active', 4 * n),
       activeCount: buf('activeCount', 4),
@@ -186,7 +185,7 @@ export class Boruvka {
       opts.before?.(rec);
       rec.clear(b.edgeCount);
       rec.clear(b.pointBound, 0, 4 * n);
-      rec.dispatch(k.fill, { buffers: [b.cand], uniforms: [4 * n, NONE, 0, 0], threads: 4 * n });
+      rec.dispatch(k.fill, { buffers: [b.cand], uniforms: [2 * n, NONE, 0, 0], threads: 2 * n });
       uf.encodeInit(rec, n);
       relabel(rec, { uniforms: u, threads: n });
       if (arrive) {
@@ -199,8 +198,9 @@ export class Boruvka {
       rec.dispatch(k.plan, { buffers: [b.edgeCount, b.args], uniforms: plan, groups: 1 });
       const at = { indirect: slot256, uniforms: u };
       rec.dispatch(k.changes, { ...at, buffers: [b.label, b.chg] });
-      this.scanner.encode(rec, b.chg, b.prefix, n, 'exclusive');
-      rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.prefix, bvh.links, bvh.ranges, b.childLabel] });
+      // In place: the changes become their exclusive prefix sums.
+      this.scanner.encode(rec, b.chg, b.chg, n, 'exclusive');
+      rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.chg, bvh.links, bvh.ranges, b.childLabel] });
       rec.dispatch(k.upperbounds, { ...at, buffers: [bvh.sortedPoints, core2, b.label, b.ub, b.cand] });
       if (skip) {
         rec.clear(b.activeCount);
@@ -216,12 +216,12 @@ export class Boruvka {
         ],
       });
       if (k.best64) {
-        rec.dispatch(k.best64, { ...at, buffers: [b.label, b.cand, b.best] });
+        rec.dispatch(k.best64, { ...at, buffers: [b.label, b.cand, b.best, bvh.order] });
       } else {
-        rec.dispatch(k.best32key, { ...at, buffers: [b.label, b.cand, b.best] });
-        rec.dispatch(k.best32lo, { ...at, buffers: [b.label, b.cand, b.best] });
+        rec.dispatch(k.best32key, { ...at, buffers: [b.label, b.cand, b.best, bvh.order] });
+        rec.dispatch(k.best32lo, { ...at, buffers: [b.label, b.cand, b.best, bvh.order] });
       }
-      rec.dispatch(k.bestmax, { ...at, buffers: [b.label, b.cand, b.best, b.bestMax] });
+      rec.dispatch(k.bestmax, { ...at, buffers: [b.label, b.cand, b.best, b.bestMax, bvh.order] });
       rec.dispatch(k.merge, {
         ...at,
         buffers: [b.label, bvh.order, b.cand, b.best, b.bestMax, uf.parent, b.edgeCount, b.edges],
