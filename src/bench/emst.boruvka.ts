@@ -4,7 +4,8 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { BenchCase } from './harness.js';
-import { Boruvka } from '../emst/boruvka.js';
+import { Boruvka, type BoruvkaResult } from '../emst/boruvka.js';
+import { uploadBvhCpu } from '../bvh/upload.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
 import { generate, type GeneratorName } from '../datasets/generate.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';
@@ -18,34 +19,25 @@ export async function benchBoruvka(
 ): Promise<BenchCase> {
   const points = generate(kind, { n, dim, seed: 1 });
   const bvh = buildBvhCpu(points, dim);
-  const up = (name: string, a: ArrayBufferView) => ctx.upload(`bench::bvh.${name}`, a);
-  const bufs = {
-    sortedPoints: up('points', bvh.sortedPoints),
-    order: up('order', bvh.order),
-    links: up('links', bvh.links),
-    boxes: up('boxes', bvh.boxes),
-    ranges: up('ranges', bvh.ranges),
-    parents: up('parents', bvh.parents),
-  };
+  const bufs = uploadBvhCpu(ctx, bvh, 'bench::bvh');
   const boruvka = await Boruvka.create(ctx, n, dim);
-  let last = { count: 0, rounds: 0 };
+  let last: BoruvkaResult | null = null;
   return {
     run: async (timer) => {
-      const r = await boruvka.run({ n, dim, ...bufs }, { timer, skipBounded: options.skipBounded });
-      last = { count: r.count, rounds: r.rounds };
+      last = await boruvka.run(bufs, { timer, skipBounded: options.skipBounded });
     },
     check: async () => {
-      if (last.count !== n - 1) throw new Error(`bench::boruvka: ${last.count} edges for n=${n}`);
-      const raw = new Uint32Array(await ctx.read(boruvka['b'].edges, 0, 16 * last.count));
+      if (!last || last.count !== n - 1) throw new Error(`bench::boruvka: ${last?.count ?? 0} edges for n=${n}`);
+      const raw = new Uint32Array(await ctx.read(last.edges, 0, 16 * last.count));
       const uf = new UnionFind(n);
       for (let e = 0; e < last.count; e++) {
         if (!uf.union(raw[4 * e], raw[4 * e + 1])) throw new Error(`bench::boruvka: edge ${e} closes a cycle`);
       }
     },
-    notes: () => `${last.rounds} rounds encoded up to the chunk that completed the tree`,
+    notes: () => `${last?.rounds ?? 0} rounds encoded up to the chunk that completed the tree`,
     destroy: () => {
       boruvka.destroy();
-      Object.values(bufs).forEach((b) => b.destroy());
+      bufs.destroy();
     },
   };
 }

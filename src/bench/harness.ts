@@ -9,7 +9,7 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Recorder } from '../gpu/recorder.js';
-import { Timer } from '../gpu/timer.js';
+import { Timer, type TimerEntry } from '../gpu/timer.js';
 
 /** One benchmark case, set up once: `encode` records the timed work, `check` validates its result. */
 export interface BenchCase {
@@ -75,14 +75,14 @@ export async function runCase(
     const gpu: number[] = [];
     const wall: number[] = [];
     let best: Record<string, number> = {};
+    let last: TimerEntry[] = [];
     for (let i = 0; i < reps; i++) {
       timer.reset();
       const t0 = performance.now();
       await once(timer);
       wall.push(performance.now() - t0);
-      const entries = await timer.read();
-      const span = await spanMs(timer, entries.length);
-      const g = span ?? wall[wall.length - 1];
+      const entries = (last = await timer.read());
+      const g = spanMs(entries) ?? wall[wall.length - 1];
       if (gpu.length === 0 || g < Math.min(...gpu)) {
         best = {};
         for (const e of entries) best[e.label] = (best[e.label] ?? 0) + e.ms;
@@ -90,7 +90,7 @@ export async function runCase(
       gpu.push(g);
     }
     if (typeof process !== 'undefined' && process.env.TREELINE_BENCH_GAPS === '1') {
-      process.stderr.write(await gapReport(timer));
+      process.stderr.write(gapReport(last));
     }
     await c.check();
     const gpuMin = Math.min(...gpu);
@@ -114,27 +114,24 @@ export async function runCase(
   }
 }
 
-/** The first-begin to last-end span of the timer's passes, or null without timestamps. */
-async function spanMs(timer: Timer, count: number): Promise<number | null> {
-  if (!timer.enabled || count === 0) return null;
-  const raw = await timer.rawTimestamps();
-  let lo = raw[0];
-  let hi = raw[1];
-  for (let i = 0; i < count; i++) {
-    if (raw[2 * i] < lo) lo = raw[2 * i];
-    if (raw[2 * i + 1] > hi) hi = raw[2 * i + 1];
+/** The first-begin to last-end span of the timed passes, or null without timestamps. */
+function spanMs(entries: TimerEntry[]): number | null {
+  if (entries.length === 0) return null;
+  let lo = entries[0].start;
+  let hi = entries[0].end;
+  for (const e of entries) {
+    if (e.start < lo) lo = e.start;
+    if (e.end > hi) hi = e.end;
   }
-  return Number(hi - lo) / 1e6;
+  return hi - lo;
 }
 
 /** The largest idle gaps between consecutive timed passes of the last repetition (TREELINE_BENCH_GAPS=1). */
-async function gapReport(timer: Timer): Promise<string> {
-  const entries = await timer.read();
-  const raw = await timer.rawTimestamps();
+function gapReport(entries: TimerEntry[]): string {
   const gaps: { ms: number; from: string; to: string; at: number }[] = [];
   let idle = 0;
   for (let i = 1; i < entries.length; i++) {
-    const ms = Number(raw[2 * i] - raw[2 * i - 1]) / 1e6;
+    const ms = entries[i].start - entries[i - 1].end;
     idle += Math.max(ms, 0);
     gaps.push({ ms, from: entries[i - 1].label, to: entries[i].label, at: i });
   }

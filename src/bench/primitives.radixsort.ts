@@ -13,19 +13,7 @@ import type { GpuContext } from '../gpu/context.js';
 import type { Recorder } from '../gpu/recorder.js';
 import { createRadixSorter, type RadixSorterOptions } from '../primitives/radixsort.js';
 import { sortPairsCpu } from '../primitives/radixsort.cpu.js';
-
-/** `n` seeded u32 (xorshift32 from `seed`). */
-function seededWords(n: number, seed: number): Uint32Array {
-  const out = new Uint32Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x >>> 0;
-  }
-  return out;
-}
+import { seededU32 } from './primitives.scan.js';
 
 function optionsFromEnv(): Partial<RadixSorterOptions> {
   const env = typeof process !== 'undefined' ? process.env?.TREELINE_RADIX_OPTIONS : undefined;
@@ -39,7 +27,7 @@ export async function benchRadixSort(
   options?: Partial<Omit<RadixSorterOptions, 'maxCount' | 'keyWords'>>,
 ): Promise<{ encode: (rec: Recorder) => void; check: () => Promise<void>; destroy: () => void; pairs: number }> {
   const sorter = await createRadixSorter(ctx, { ...(options ?? optionsFromEnv()), maxCount: n, keyWords });
-  const keys = seededWords(n * keyWords, 0x50a7ed + keyWords);
+  const keys = seededU32(n * keyWords, 0x50a7ed + keyWords);
   const values = Uint32Array.from({ length: n }, (_, i) => i);
   const pristineKeys = ctx.upload('bench::radixSortPristineKeys', keys);
   const pristineValues = ctx.upload('bench::radixSortPristineValues', values);

@@ -6,7 +6,7 @@
  *
  * Create once per (maxN, dim, minSamples), run many: the buffers are sized for maxN.
  */
-import type { GpuContext } from '../gpu/context.js';
+import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
@@ -133,7 +133,6 @@ export async function emstGpu(
   dim: number,
   options: { minSamples?: number; alpha?: number; ctx?: GpuContext; onProgress?: (f: number) => void; signal?: AbortSignal },
 ): Promise<EmstGpuResult> {
-  const { createGpuContext } = await import('../gpu/context.js');
   const ctx = options.ctx ?? (await createGpuContext());
   const n = points.length / dim;
   const timings: Record<string, number> = {};

@@ -10,6 +10,9 @@ export interface TimerEntry {
   label: string;
   /** Milliseconds from the pass's beginning to its end. */
   ms: number;
+  /** The pass's beginning and end, in ms after the first timed pass's beginning (for spans and gaps). */
+  start: number;
+  end: number;
 }
 
 export class Timer {
@@ -70,13 +73,14 @@ export class Timer {
     if (!this.resolveBuffer || this.labels.length === 0) return [];
     const raw = await this.ctx.read(this.resolveBuffer, 0, 16 * this.labels.length);
     const t = new BigUint64Array(raw);
-    return this.labels.map((label, i) => ({ label, ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6 }));
-  }
-
-  /** The raw begin/end timestamps (ns) of every timed pass since the last reset, interleaved. */
-  async rawTimestamps(): Promise<BigUint64Array> {
-    if (!this.resolveBuffer || this.labels.length === 0) return new BigUint64Array(0);
-    return new BigUint64Array(await this.ctx.read(this.resolveBuffer, 0, 16 * this.labels.length));
+    const t0 = t[0];
+    const ms = (x: bigint) => Number(x - t0) / 1e6;
+    return this.labels.map((label, i) => ({
+      label,
+      ms: Number(t[2 * i + 1] - t[2 * i]) / 1e6,
+      start: ms(t[2 * i]),
+      end: ms(t[2 * i + 1]),
+    }));
   }
 
   /** Sums of `read()` per label, in first-seen order. */

@@ -12,6 +12,7 @@ import {
   goldenIndex,
   goldenMst,
   goldenPoints,
+  worstAbs,
   type GoldenCase,
 } from '../helpers/golden.js';
 import { primMst } from '../helpers/prim.js';
@@ -32,15 +33,6 @@ function closeRel(a: number, b: number, tol: number): boolean {
   return Math.abs(a - b) <= tol * Math.max(Math.abs(a), Math.abs(b), 1e-300);
 }
 
-function worstAbs(actual: ArrayLike<number>, expected: number[]): number {
-  let worst = 0;
-  for (let i = 0; i < expected.length; i++) {
-    if (actual[i] === expected[i]) continue;
-    worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
-    if (Number.isNaN(worst)) return Infinity;
-  }
-  return worst;
-}
 
 /** The full comparison: labels, condensed tree, probabilities and outlier scores. */
 function expectExact(result: ClusterResult, c: GoldenCase): void {

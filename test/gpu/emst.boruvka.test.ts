@@ -4,7 +4,8 @@
  * identical there; elsewhere the total weight must agree within 1e-6 relative.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { Boruvka, type BvhBuffers } from '../../src/emst/boruvka.js';
+import { Boruvka } from '../../src/emst/boruvka.js';
+import { uploadBvhCpu } from '../../src/bvh/upload.js';
 import { buildBvhCpu, type BvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
@@ -13,19 +14,6 @@ import { primMst } from '../helpers/prim.js';
 
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
-
-function uploadBvh(ctx: GpuContext, bvh: BvhCpu): BvhBuffers & { destroy(): void } {
-  const up = (name: string, a: ArrayBufferView) => ctx.upload(`test::bvh.${name}`, a);
-  const bufs = {
-    sortedPoints: up('points', bvh.sortedPoints),
-    order: up('order', bvh.order),
-    links: up('links', bvh.links),
-    boxes: up('boxes', bvh.boxes),
-    ranges: up('ranges', bvh.ranges),
-    parents: up('parents', bvh.parents),
-  };
-  return { n: bvh.n, dim: bvh.dim, ...bufs, destroy: () => Object.values(bufs).forEach((b) => b.destroy()) };
-}
 
 /** Squared f32 core distances in Morton order, computed the way the GPU computes keys. */
 function core2Morton(bvh: BvhCpu, minSamples: number): Float32Array {
@@ -52,7 +40,7 @@ function core2Morton(bvh: BvhCpu, minSamples: number): Float32Array {
 
 async function gpuMst(ctx: GpuContext, points: Float32Array, dim: number, minSamples = 1) {
   const bvh = buildBvhCpu(points, dim);
-  const bufs = uploadBvh(ctx, bvh);
+  const bufs = uploadBvhCpu(ctx, bvh);
   const boruvka = await Boruvka.create(ctx, bvh.n, dim);
   const core2 = minSamples > 1 ? ctx.upload('test::core2', core2Morton(bvh, minSamples)) : undefined;
   try {
@@ -127,7 +115,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
       const pts = cloud('uniform', n, 3, 1);
       if (n < 2) {
         const boruvka = await Boruvka.create(ctx, Math.max(n, 1), 3);
-        const bvh = uploadBvh(ctx, buildBvhCpu(pts, 3));
+        const bvh = uploadBvhCpu(ctx, buildBvhCpu(pts, 3));
         expect((await boruvka.run(bvh)).count).toBe(0);
         bvh.destroy();
         boruvka.destroy();

@@ -4,6 +4,7 @@
  * TREELINE_GOLDEN_DIR to point elsewhere. Non-finite numbers are stored as the strings "Infinity"/"NaN".
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -159,4 +160,44 @@ export function adjustedRandIndex(a: ArrayLike<number>, b: ArrayLike<number>): n
   const max = (sumA + sumB) / 2;
   if (max === expected) return 1;
   return (index - expected) / (max - expected);
+}
+
+/**
+ * Asserts that an hdbscan() result reproduces a golden case: identical MST, labels and condensed tree, probabilities
+ * and outlier scores within 1e-5, where the case has no near-ties; ARI ≥ 0.999 where it has.
+ */
+export function expectGoldenResult(
+  r: {
+    labels: ArrayLike<number>;
+    mst: { sources: ArrayLike<number>; targets: ArrayLike<number>; weights: ArrayLike<number> };
+    condensedTree: { parent: ArrayLike<number>; child: ArrayLike<number> };
+    probabilities: ArrayLike<number>;
+    outlierScores: ArrayLike<number>;
+  },
+  c: GoldenCase,
+): void {
+  if (c.canonical.near_ties) {
+    expect(adjustedRandIndex(r.labels, c.canonical.labels)).toBeGreaterThanOrEqual(0.999);
+    return;
+  }
+  const golden = goldenMst(c);
+  expect(Array.from(r.mst.sources)).toEqual(Array.from(golden.sources));
+  expect(Array.from(r.mst.targets)).toEqual(Array.from(golden.targets));
+  expect(worstAbs(r.mst.weights, Array.from(golden.weights, (w) => Math.fround(w)))).toBeLessThanOrEqual(1e-6);
+  expect(Array.from(r.labels)).toEqual(c.canonical.labels);
+  expect(Array.from(r.condensedTree.parent)).toEqual(c.canonical.condensed_tree.parent);
+  expect(Array.from(r.condensedTree.child)).toEqual(c.canonical.condensed_tree.child);
+  expect(worstAbs(r.probabilities, c.canonical.probabilities)).toBeLessThanOrEqual(1e-5);
+  expect(worstAbs(r.outlierScores, c.canonical.outlier_scores)).toBeLessThanOrEqual(1e-5);
+}
+
+/** The largest absolute difference between two arrays (∞ where a NaN appears); equal entries (also ±∞) count 0. */
+export function worstAbs(actual: ArrayLike<number>, expected: ArrayLike<number>): number {
+  let worst = 0;
+  for (let i = 0; i < expected.length; i++) {
+    if (actual[i] === expected[i]) continue;
+    worst = Math.max(worst, Math.abs(actual[i] - expected[i]));
+    if (Number.isNaN(worst)) return Infinity;
+  }
+  return worst;
 }
