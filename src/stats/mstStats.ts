@@ -1,0 +1,154 @@
+/**
+ * `mstStats()`: MiSTree's four MST statistics (Naidoo et al. 2020, MNRAS 491, 1709) — degree d, edge length l,
+ * branch length b and branch shape s — on the exact EMST, and their histograms.
+ *
+ *   points → coordinates        (coords.ts: RA/Dec → unit sphere or distance × unit vector, as MiSTree)
+ *          → exact EMST         (emst(): GPU or CPU; or the tree the caller gives; periodic with `box`)
+ *          → degree             (degree.ts)
+ *          → edge lengths       (lengths.ts: float64 from the coordinates, minimum image in a box)
+ *          → branches           (branches.ts: linear-time chain walk; lengths, edge counts, end-to-end)
+ *          → shapes             s = end-to-end / branch length (on the unit sphere the end-to-end chord becomes
+ *                                the angle 2·arcsin(chord / 2) first, as MiSTree does, so s can exceed 1)
+ *          → histograms         (histogram.ts: MiSTree's HistMST bins, or the caller's)
+ *
+ * MiSTree builds its tree from a 20-nearest-neighbour graph, which on clustered data silently becomes a forest; the
+ * EMST here is exact. Everything after the EMST is O(n) over flat typed arrays.
+ */
+import { emst, type EmstOptions } from '../emst/emst.js';
+import { AbortError } from '../errors.js';
+import { findBranches } from './branches.js';
+import { celestialToCartesian, chordToAngle } from './coords.js';
+import { nodeDegrees } from './degree.js';
+import { mstHistograms } from './histogram.js';
+import { edgeLengths, type Geometry } from './lengths.js';
+import type { MstHistograms } from './types.js';
+import { validateStatsInput, type MstStatsOptions } from './validate.js';
+
+export type { MstStatsOptions, StatsCoords } from './validate.js';
+
+export interface MstStats {
+  /** Number of points. */
+  n: number;
+  /** Per node: its degree in the tree (0 for a node a scale cut leaves isolated). */
+  degree: Uint32Array;
+  /** Per edge: its first node (the EMST's canonical order: weight, then source, then target). */
+  edgeSources: Uint32Array;
+  /** Per edge: its second node. */
+  edgeTargets: Uint32Array;
+  /** Per edge: its length in float64 (unit-sphere chord for RA/Dec; minimum image in a periodic box). */
+  edgeLengths: Float64Array;
+  /** Per branch: the sum of its edge lengths. */
+  branchLengths: Float64Array;
+  /** Per branch: end-to-end / length (NaN for a branch of length 0: duplicate points). */
+  branchShapes: Float64Array;
+  /** Per branch: its number of edges (≥ 2). */
+  branchEdgeCounts: Uint32Array;
+  /** Per branch b: its end nodes branchEnds[2b], branchEnds[2b + 1] (both of degree ≠ 2). */
+  branchEnds: Uint32Array;
+  /**
+   * Per branch: the end-to-end distance the shape divides — straight line; angle 2·arcsin(chord/2) on the unit sphere;
+   * the length of the summed minimum-image edge displacements in a periodic box.
+   */
+  branchEndToEnd: Float64Array;
+  /** MiSTree's histograms of d, l, b and √(1 − s). */
+  histograms: MstHistograms;
+  /** Where the tree came from. */
+  backend: 'gpu' | 'cpu' | 'given';
+  /** Per-phase wall times in ms: the EMST's `emst::…` labels, `stats::…` and `stats::total`. */
+  timings: Record<string, number>;
+}
+
+/**
+ * MiSTree's MST statistics of `points` (row-major n × dim) on the exact EMST (computed unless `options.emst` is
+ * given). Degenerate input is valid: n = 0 or 1 gives no edges, n = 2 one edge and no branch.
+ *
+ * @throws InputError for invalid points or options, GpuUnavailableError for `backend: 'gpu'` without a GPU,
+ *   AbortError when `signal` aborts.
+ */
+export async function mstStats(points: Float32Array | Float64Array, options: MstStatsOptions): Promise<MstStats> {
+  const t0 = performance.now();
+  const input = validateStatsInput(points, options);
+  const { n, box } = input;
+  const timings: Record<string, number> = {};
+  const lap = (label: string, since: number): number => {
+    const now = performance.now();
+    timings[label] = now - since;
+    return now;
+  };
+  const checkAbort = (): void => {
+    if (options.signal?.aborted) throw new AbortError('mstStats was aborted.');
+  };
+  checkAbort();
+
+  let t = performance.now();
+  let coords: Float32Array | Float64Array = points;
+  let dim = options.dim;
+  const celestial = input.coords === 'radec';
+  const onUnitSphere = celestial && dim === 2;
+  if (celestial) {
+    coords = celestialToCartesian(points, dim);
+    dim = 3;
+    t = lap('stats::coords', t);
+  }
+
+  let sources: Uint32Array;
+  let targets: Uint32Array;
+  let backend: MstStats['backend'];
+  if (options.emst) {
+    ({ sources, targets } = options.emst);
+    backend = 'given';
+  } else {
+    const emstOptions: EmstOptions = {
+      dim,
+      backend: options.backend,
+      gpu: options.gpu,
+      signal: options.signal,
+      onProgress: options.onProgress && ((f) => options.onProgress!(0.9 * f)),
+      ...(box ? { box } : {}),
+    };
+    const tree = await emst(coords, emstOptions);
+    ({ sources, targets, backend } = tree);
+    Object.assign(timings, tree.timings);
+    t = performance.now();
+  }
+  checkAbort();
+
+  const geometry: Geometry = { coords, dim, box };
+  const degree = nodeDegrees(n, sources, targets);
+  t = lap('stats::degree', t);
+  const lengths = edgeLengths(geometry, sources, targets);
+  t = lap('stats::edgeLengths', t);
+  checkAbort();
+  const branches = findBranches(n, sources, targets, degree, lengths, geometry);
+  const shapes = new Float64Array(branches.lengths.length);
+  const endToEnd = branches.endToEnd;
+  for (let b = 0; b < shapes.length; b++) {
+    if (onUnitSphere) endToEnd[b] = chordToAngle(endToEnd[b]);
+    shapes[b] = endToEnd[b] / branches.lengths[b];
+  }
+  t = lap('stats::branches', t);
+  options.onProgress?.(0.95);
+  const histograms = mstHistograms(
+    { degree, edgeLengths: lengths, branchLengths: branches.lengths, branchShapes: shapes },
+    options.bins,
+    input.normalise,
+  );
+  lap('stats::histograms', t);
+  timings['stats::total'] = performance.now() - t0;
+  options.onProgress?.(1);
+  return {
+    n,
+    degree,
+    edgeSources: sources,
+    edgeTargets: targets,
+    edgeLengths: lengths,
+    branchLengths: branches.lengths,
+    branchShapes: shapes,
+    branchEdgeCounts: branches.edgeCounts,
+    branchEnds: branches.ends,
+    branchEndToEnd: endToEnd,
+    histograms,
+    backend,
+    timings,
+  };
+}
