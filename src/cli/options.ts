@@ -22,6 +22,8 @@ export interface InputOptions {
   columns?: string[];
   /** Coordinates per point of a headerless float32 file (.f32, .raw, .bin); checked against other formats. */
   dim?: number;
+  /** HDF5: the dataset (or the group of 1-D column datasets); FITS: the HDU's EXTNAME or 0-based number. */
+  dataset?: string;
 }
 
 export interface OutputOptions {
@@ -74,11 +76,15 @@ const columnList = (value: string): string[] => {
 
 // ---- shared declarations ----
 
-/** --columns and --dim: how to read a point file. */
+/** --columns, --dim and --dataset: how to read a point file. */
 export function addPointInputOptions(cmd: Command): Command {
   return cmd
-    .option('--columns <list>', 'columns to use, by header name or 0-based index (e.g. x,y or 0,2)', columnList)
-    .option('--dim <d>', 'coordinates per point of a headerless float32 file (.f32, .raw, .bin without the n, d header)', integer('--dim', 1));
+    .option('--columns <list>', 'columns to use, by header name or 0-based index (e.g. x,y or 0,2; FITS names are case-insensitive)', columnList)
+    .option('--dim <d>', 'coordinates per point of a headerless float32 file (.f32, .raw, .bin without the n, d header)', integer('--dim', 1))
+    .option(
+      '--dataset <name>',
+      'HDF5: the n × d dataset (e.g. PartType1/Coordinates), or the group whose 1-D datasets --columns names; FITS: the HDU (EXTNAME or 0-based number)',
+    );
 }
 
 /** --backend auto|gpu|cpu. */
@@ -114,15 +120,18 @@ export const requireFile = checkFile;
 const HEADERLESS = ['.f32', '.raw', '.bin'];
 
 /**
- * Reads a point file (CSV/TSV/TXT, NPY, ArborX .bin; with --dim, .f32/.raw/.bin as headerless little-endian
- * float32 rows) with the column selection applied.
+ * Reads a point file (CSV/TSV/TXT, NPY, ArborX .bin, HDF5, FITS, Parquet, Arrow IPC; with --dim, .f32/.raw/.bin
+ * as headerless little-endian float32 rows) with the column selection (and --dataset) applied.
  */
 export async function readInputPoints(path: string, o: InputOptions): Promise<PointTable> {
   await checkFile(path);
   const ext = extname(path).toLowerCase();
-  if (o.dim !== undefined && HEADERLESS.includes(ext)) return selectIndices(await readHeaderless(path, o.dim), o.columns, path);
+  if (o.dim !== undefined && HEADERLESS.includes(ext)) {
+    if (o.dataset !== undefined) throw new InputError(`${path}: --dataset applies to HDF5 and FITS files, not headerless float32.`);
+    return selectIndices(await readHeaderless(path, o.dim), o.columns, path);
+  }
   if (['.f32', '.raw'].includes(ext)) throw new InputError(`${path}: a headerless float32 file needs --dim.`);
-  const table = await readPoints(path, { columns: o.columns });
+  const table = await readPoints(path, { columns: o.columns, dataset: o.dataset });
   if (o.dim !== undefined && table.dim !== o.dim) {
     throw new InputError(`${path}: --dim ${o.dim} given, but the file has ${table.dim} columns.`);
   }

@@ -1,22 +1,75 @@
-/** Reads a point file by extension: .csv/.tsv/.txt (CSV reader), .npy, .bin (ArborX's binary format). */
+/**
+ * Reads a point file by extension: .csv/.tsv/.txt/.dat (CSV reader), .npy, .bin (ArborX's binary format),
+ * .h5/.hdf5/.hdf (HDF5 through h5wasm), .fits/.fit/.fts (+ .gz) (FITS binary tables), .parquet (hyparquet),
+ * .arrow/.feather/.arrows/.ipc (Arrow IPC through apache-arrow). Every reader returns row-major float32; float64
+ * inputs are rounded to float32 (treeline computes in float32 on both backends).
+ */
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
 import { readCsvPoints, type CsvOptions, type PointTable } from './points.csv.js';
 import { npyToPoints, parseNpy } from './npy.js';
 import { parseBinPoints } from './points.bin.js';
+import { readHdf5Points } from './points.hdf5.js';
+import { readFitsPoints } from './points.fits.js';
+import { readParquetPoints } from './points.parquet.js';
+import { readArrowPoints } from './points.arrow.js';
 
 export type { PointTable, CsvOptions };
 
-export async function readPoints(path: string, options: CsvOptions = {}): Promise<PointTable> {
-  const ext = extname(path).toLowerCase();
-  let table: PointTable;
-  if (ext === '.npy') table = npyToPoints(parseNpy(await readFile(path), path), path);
-  else if (ext === '.bin') table = parseBinPoints(await readFile(path), path);
-  else if (['.csv', '.tsv', '.txt', '.dat', ''].includes(ext)) return readCsvPoints(path, options);
-  else throw new InputError(`${path}: unknown point format '${ext}' (expected .csv, .tsv, .txt, .npy or .bin).`);
-  if (options.columns?.length) table = selectColumns(table, options.columns, path);
-  return table;
+export interface PointReadOptions extends CsvOptions {
+  /** HDF5: the dataset (or group of 1-D column datasets); FITS: the HDU's EXTNAME or 0-based number. */
+  dataset?: string;
+}
+
+const CSV = ['.csv', '.tsv', '.txt', '.dat', ''];
+const HDF5 = ['.h5', '.hdf5', '.hdf', '.he5'];
+const FITS = ['.fits', '.fit', '.fts'];
+const ARROW = ['.arrow', '.feather', '.arrows', '.ipc'];
+
+/** The reader a path goes to, by extension (`.fits.gz` counts as FITS). */
+export function pointFormat(path: string): 'csv' | 'npy' | 'bin' | 'hdf5' | 'fits' | 'parquet' | 'arrow' | null {
+  const lower = path.toLowerCase();
+  const ext = extname(lower);
+  if (ext === '.gz' && FITS.includes(extname(lower.slice(0, -3)))) return 'fits';
+  if (ext === '.npy') return 'npy';
+  if (ext === '.bin') return 'bin';
+  if (HDF5.includes(ext)) return 'hdf5';
+  if (FITS.includes(ext)) return 'fits';
+  if (ext === '.parquet') return 'parquet';
+  if (ARROW.includes(ext)) return 'arrow';
+  if (CSV.includes(ext)) return 'csv';
+  return null;
+}
+
+export async function readPoints(path: string, options: PointReadOptions = {}): Promise<PointTable> {
+  const format = pointFormat(path);
+  if (options.dataset !== undefined && format !== 'hdf5' && format !== 'fits') {
+    throw new InputError(`${path}: --dataset applies to HDF5 (.h5, .hdf5) and FITS (.fits) files only.`);
+  }
+  const { columns, dataset } = options;
+  switch (format) {
+    case 'csv':
+      return readCsvPoints(path, options);
+    case 'hdf5':
+      return readHdf5Points(path, { columns, dataset });
+    case 'fits':
+      return readFitsPoints(path, { columns, dataset });
+    case 'parquet':
+      return readParquetPoints(path, { columns });
+    case 'arrow':
+      return readArrowPoints(path, { columns });
+    case 'npy':
+    case 'bin': {
+      const bytes = await readFile(path);
+      const table = format === 'npy' ? npyToPoints(parseNpy(bytes, path), path) : parseBinPoints(bytes, path);
+      return columns?.length ? selectColumns(table, columns, path) : table;
+    }
+    default:
+      throw new InputError(
+        `${path}: unknown point format '${extname(path)}' (expected .csv, .tsv, .txt, .npy, .bin, .h5/.hdf5, .fits, .parquet or .arrow/.feather).`,
+      );
+  }
 }
 
 function selectColumns(t: PointTable, cols: (string | number)[], path: string): PointTable {
