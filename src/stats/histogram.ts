@@ -107,6 +107,7 @@ export function binEdges(name: StatName, spec: BinSpec | undefined, values: Arra
   if (max === undefined) {
     const top = largest(values);
     max = top > 0 && Number.isFinite(top) ? 1.05 * top : 1;
+    if (!(min < max)) max = min + 1; // a user min at or above every value: one unit of range, never an error
   }
   const count = s.count ?? d.count;
   if (!Number.isInteger(count) || count < 1) throw new InputError(`bins.${name}.count: expected an integer ≥ 1, got ${count}.`);
@@ -126,6 +127,19 @@ function explicitEdges(name: StatName, spec: ArrayLike<number>): Float64Array {
     }
   }
   return edges;
+}
+
+/**
+ * Checks user bins before any work (InputError naming the statistic and the value); a range whose max comes from the
+ * data is checked for its min and count only.
+ */
+export function checkBins(bins: MstBins): void {
+  for (const [name, spec] of Object.entries(bins)) {
+    if (!(DEFAULTS as Record<string, unknown>)[name]) {
+      throw new InputError(`bins: unknown statistic '${name}' (expected ${Object.keys(DEFAULTS).join(', ')}).`);
+    }
+    if (spec !== undefined) binEdges(name as StatName, spec, [Infinity]);
+  }
 }
 
 /** √(1 − s) per branch shape (NaN for s > 1, as numpy gives). */

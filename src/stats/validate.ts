@@ -5,7 +5,7 @@ import type { EdgeList, EmstBackend } from '../emst/emst.js';
 import { InputError } from '../errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';
-import type { MstBins } from './histogram.js';
+import { checkBins, type MstBins } from './histogram.js';
 
 export type StatsCoords = 'cartesian' | 'radec';
 
@@ -78,6 +78,7 @@ export function validateStatsInput(
   if (options.bins !== undefined && (options.bins === null || typeof options.bins !== 'object')) {
     throw new InputError(`Expected bins to be an object of per-statistic bins, got ${describe(options.bins)}.`);
   }
+  if (options.bins) checkBins(options.bins);
   if (coords === 'cartesian') checkFinite(points, dim);
   if (options.emst !== undefined) checkForest(options.emst, n);
   return { n, coords, box, normalise };
