@@ -13,6 +13,13 @@ struct Params {
   ia2: f32,
   // 1: points whose bound from earlier rounds exceeds their component's upper bound skip the traversal.
   skip: u32,
+  // Periodic side lengths L_k = period[k / 4][k % 4] when PERIODIC != 0 (points inside [0, L_k)).
+  period: array<vec4f, 4>,
+}
+
+// The side length of periodic axis k.
+fn period_of(k: u32) -> f32 {
+  return u.period[k / 4u][k % 4u];
 }
 
 const NONE: u32 = 0xffffffffu;

@@ -4,11 +4,16 @@
 // `const` prepended by the composer.
 
 // Squared distance between Morton positions a and b: the sum over dimensions, in dimension order, of the squared
-// f32 differences (the CPU twin rounds each step the same way; a GPU may fuse the multiply-add).
+// f32 differences (the CPU twin rounds each step the same way; a GPU may fuse the multiply-add). In a periodic box
+// (PERIODIC != 0) each difference is the minimum image min(|t|, L − |t|) (src/emst/keys.cpu.ts).
 fn dist2(a: u32, b: u32) -> f32 {
   var s = 0.0;
   for (var k = 0u; k < D; k++) {
-    let t = points[a * D + k] - points[b * D + k];
+    var t = points[a * D + k] - points[b * D + k];
+    if (PERIODIC != 0u) {
+      t = abs(t);
+      t = min(t, period_of(k) - t);
+    }
     s = s + t * t;
   }
   return s;

@@ -35,13 +35,25 @@
 // and the stack holds at most one pending sibling per level.
 const STACK: u32 = 100u;
 
-// Squared distance from Morton position j's point to the box of child `side` of record `rec` (0 inside).
+// Squared distance from Morton position j's point to the box of child `side` of record `rec` (0 inside). On a
+// periodic axis the gap is the smaller of the direct gap and the gap around the torus, each computed with the
+// point distance's monotone steps so that it bounds every point of the box from below (src/emst/keys.cpu.ts).
 fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
   let base = rec * 4u * D + side * 2u * D;
   var s = 0.0;
   for (var k = 0u; k < D; k++) {
     let x = points[j * D + k];
-    let t = max(max(boxes[base + k] - x, x - boxes[base + D + k]), 0.0);
+    let lo = boxes[base + k];
+    let hi = boxes[base + D + k];
+    var t = max(max(lo - x, x - hi), 0.0);
+    if (PERIODIC != 0u) {
+      let L = period_of(k);
+      if (x < lo) {
+        t = min(t, L - (hi - x));
+      } else if (x > hi) {
+        t = min(t, L - (x - lo));
+      }
+    }
     s = s + t * t;
   }
   return s;

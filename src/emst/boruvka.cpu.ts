@@ -48,6 +48,8 @@ export interface EmstCpuOptions {
   minSamples?: number;
   /** Mutual reachability divides distances by alpha (default 1). */
   alpha?: number;
+  /** Periodic side lengths (float32, points already inside [0, L)): minimum-image distances. Euclidean only. */
+  period?: Float32Array | null;
   /** Called after every Borůvka round with the fraction of the n − 1 edges found. */
   onProgress?: (fraction: number) => void;
   /** Checked between rounds; an aborted signal throws AbortError. */
@@ -119,6 +121,7 @@ class BoruvkaCpu {
   private readonly sources: Uint32Array;
   private readonly targets: Uint32Array;
   private readonly keys: Float32Array;
+  private readonly period: Float32Array | null;
 
   constructor(
     points: Float32Array,
@@ -132,7 +135,8 @@ class BoruvkaCpu {
     const minSamples = options.minSamples ?? 1;
     const alpha = options.alpha ?? 1;
     const m = Math.min(minSamples, n - 1);
-    const lists = nearestNeighbours(this.bvh, Math.min(n - 1, Math.max(CANDIDATES, m)));
+    this.period = options.period ?? null;
+    const lists = nearestNeighbours(this.bvh, Math.min(n - 1, Math.max(CANDIDATES, m)), this.period);
     if (minSamples > 1 || alpha !== 1) {
       const core2 = new Float32Array(n);
       for (let i = 0; i < n; i++) core2[i] = lists.keys[i * lists.k + m - 1];
@@ -143,7 +147,7 @@ class BoruvkaCpu {
     for (let i = 0; i < n; i++) this.label[i] = i;
     this.changes = new Uint32Array(n);
     this.best = createComponentBest(n);
-    this.search = new NearestOtherComponent(this.bvh, this.label, this.changes, this.best, this.mr);
+    this.search = new NearestOtherComponent(this.bvh, this.label, this.changes, this.best, this.mr, this.period);
     this.candidates = new CandidateLists(lists, this.bvh.order, this.label, this.mr);
     this.nearest = new Int32Array(n).fill(-1);
     this.lower = this.mr === null ? new Float32Array(n) : Float32Array.from(this.mr.core2);
@@ -245,7 +249,7 @@ class BoruvkaCpu {
 
   /** The key of the edge between Morton positions a and b. */
   private key(a: number, b: number): number {
-    const k = squaredDistance(this.bvh.sortedPoints, this.dim, a, b);
+    const k = squaredDistance(this.bvh.sortedPoints, this.dim, a, b, this.period);
     const mr = this.mr;
     return mr === null ? k : reachabilityKey(k, mr.core2[a], mr.core2[b], mr.ia2);
   }

@@ -49,6 +49,8 @@ export interface BoruvkaRunOptions {
   core2?: GPUBuffer;
   /** Mutual reachability's alpha (default 1). */
   alpha?: number;
+  /** Periodic side lengths (one per dimension; points inside [0, L)): required iff created with `periodic`. */
+  period?: Float32Array;
   /**
    * Points whose bound from earlier rounds already exceeds their component's upper bound skip the traversal
    * (default true; false for the ablation in bench/RESULTS.md).
@@ -81,13 +83,15 @@ export class Boruvka {
     private readonly ctx: GpuContext,
     readonly maxN: number,
     readonly dim: number,
+    /** Minimum-image distances in a periodic box (side lengths given to run()). */
+    readonly periodic: boolean,
     private readonly k: Record<string, Kernel>,
     private readonly scanner: Scanner,
     private readonly uf: GpuUnionFind,
     private readonly b: Record<string, GPUBuffer>,
   ) {}
 
-  static async create(ctx: GpuContext, maxN: number, dim: number): Promise<Boruvka> {
+  static async create(ctx: GpuContext, maxN: number, dim: number, periodic = false): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
     const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], wg = 256, entry = 'main', extra: string[] = []) =>
       ctx.kernel({
@@ -97,7 +101,7 @@ export class Boruvka {
         bindings,
         workgroupSize: wg,
         include: [...EMST_INCLUDE, ...extra],
-        constants: { D: dim },
+        constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
         enable: name === 'best64' ? ['atomic_vec2u_min_max'] : undefined,
       });
     const R = 'read' as const;
@@ -144,7 +148,7 @@ export class Boruvka {
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
-    return new Boruvka(ctx, maxN, dim, k, scanner, uf, b);
+    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b);
   }
 
   /** Computes the MST of the BVH's points. Resolves when the tree is complete (read-backs: one u32 per submit). */
@@ -156,7 +160,12 @@ export class Boruvka {
     if (n < 2) return { edges: b.edges, count: 0, rounds: 0 };
     const alpha = opts.alpha ?? 1;
     const mr = opts.core2 !== undefined;
-    const params = new ArrayBuffer(16);
+    if (this.periodic !== (opts.period !== undefined) || (opts.period && opts.period.length !== this.dim)) {
+      throw new TreelineError(`emst::boruvka: created ${this.periodic ? '' : 'non-'}periodic for dim=${this.dim}, run with period=${opts.period}`);
+    }
+    // Params (emst/common.wgsl): n, mr, ia2, skip, then 16 periodic side lengths.
+    const params = new ArrayBuffer(16 + 64);
+    if (opts.period) new Float32Array(params, 16, 16).set(opts.period);
     new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
     const skip = opts.skipBounded !== false;
     new Uint32Array(params, 12, 1)[0] = skip ? 1 : 0;

@@ -20,13 +20,21 @@
 
 const f32 = Math.fround;
 
-/** Squared float32 distance between rows a and b of `xs` (row-major, `dim` columns), rounded step by step. */
-export function squaredDistance(xs: Float32Array, dim: number, a: number, b: number): number {
+/**
+ * Squared float32 distance between rows a and b of `xs` (row-major, `dim` columns), rounded step by step; with a
+ * periodic `period` (points inside [0, L)) each axis takes the minimum image min(|t|, fround(L − |t|)).
+ */
+export function squaredDistance(xs: Float32Array, dim: number, a: number, b: number, period: Float32Array | null = null): number {
   let sq = 0;
   const oa = a * dim;
   const ob = b * dim;
   for (let k = 0; k < dim; k++) {
-    const t = f32(xs[oa + k] - xs[ob + k]);
+    let t = f32(xs[oa + k] - xs[ob + k]);
+    if (period !== null) {
+      t = Math.abs(t);
+      const around = f32(period[k] - t);
+      if (around < t) t = around;
+    }
     sq = f32(sq + f32(t * t));
   }
   return sq;

@@ -17,6 +17,8 @@ import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 
 export interface GpuEmstRunOptions {
   alpha?: number;
+  /** Periodic side lengths (points inside [0, L)); required iff created `periodic`. */
+  period?: Float32Array;
   /** Borůvka rounds per submission (default: adaptive, see boruvka.ts). */
   roundsPerSubmit?: number;
   timer?: Timer;
@@ -40,11 +42,14 @@ export class GpuEmst {
     private readonly core2: GPUBuffer | null,
   ) {}
 
-  /** minSamples ≥ 2: mutual reachability with the minSamples-th neighbour (self excluded; clamped to n − 1). */
-  static async create(ctx: GpuContext, maxN: number, dim: number, minSamples = 1): Promise<GpuEmst> {
+  /**
+   * minSamples ≥ 2: mutual reachability with the minSamples-th neighbour (self excluded; clamped to n − 1).
+   * periodic: minimum-image distances in a box whose side lengths each run() gives (Euclidean only).
+   */
+  static async create(ctx: GpuContext, maxN: number, dim: number, minSamples = 1, periodic = false): Promise<GpuEmst> {
     const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim });
     const bvh = allocateBvh(ctx, maxN, dim);
-    const boruvka = await Boruvka.create(ctx, maxN, dim);
+    const boruvka = await Boruvka.create(ctx, maxN, dim, periodic);
     const mr = minSamples > 1;
     const knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth' }) : null;
     const gather = await ctx.kernel({
@@ -83,6 +88,7 @@ export class GpuEmst {
         before: n < 2 ? undefined : build,
         core2: this.knn && n > 1 ? this.core2! : undefined,
         alpha: opts.alpha,
+        period: opts.period,
         timer: opts.timer,
         skipBounded: opts.skipBounded,
         roundsPerSubmit: opts.roundsPerSubmit,
@@ -131,7 +137,14 @@ export interface EmstGpuResult extends EdgeList {
 export async function emstGpu(
   points: Float32Array,
   dim: number,
-  options: { minSamples?: number; alpha?: number; ctx?: GpuContext; onProgress?: (f: number) => void; signal?: AbortSignal },
+  options: {
+    minSamples?: number;
+    alpha?: number;
+    period?: Float32Array | null;
+    ctx?: GpuContext;
+    onProgress?: (f: number) => void;
+    signal?: AbortSignal;
+  },
 ): Promise<EmstGpuResult> {
   const ctx = options.ctx ?? (await createGpuContext());
   const n = points.length / dim;
@@ -145,10 +158,16 @@ export async function emstGpu(
   let e: GpuEmst | null = null;
   let buffer: GPUBuffer | null = null;
   try {
-    e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.minSamples ?? 1);
+    const period = options.period ?? undefined;
+    e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.minSamples ?? 1, period !== undefined);
     lap('emst::compile');
     buffer = ctx.upload('emst::points', points);
-    const result = await e.run(buffer, n, { alpha: options.alpha, onProgress: options.onProgress, signal: options.signal });
+    const result = await e.run(buffer, n, {
+      alpha: options.alpha,
+      period,
+      onProgress: options.onProgress,
+      signal: options.signal,
+    });
     lap('emst::gpu');
     const edges = await e.readEdges(result);
     lap('emst::readback');

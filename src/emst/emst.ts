@@ -14,6 +14,10 @@
  *
  * The MST under the strict order (key, min(u, v), max(u, v)) is unique, so both backends return the identical edge
  * list wherever they compute the same float32 keys (DESIGN.md, floating point).
+ *
+ * With `box`, distances are minimum-image distances on the torus of those side lengths (validate.ts), on both
+ * backends: the BVH is built over the wrapped points as usual, and only the point keys and the box bounds change
+ * (src/emst/keys.cpu.ts, shaders/emst/distance.wgsl).
  */
 import { GpuUnavailableError, AbortError } from '../errors.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
@@ -60,6 +64,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
       const r = await emstGpu(input.points, input.dim, {
         minSamples: input.minSamples,
         alpha: input.alpha,
+        period: input.period,
         ctx: options.gpu,
         onProgress: options.onProgress,
         signal: options.signal,
@@ -75,6 +80,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
   const result = await emstCpuAsync(input.points, input.dim, {
     minSamples: input.minSamples,
     alpha: input.alpha,
+    period: input.period,
     onProgress: options.onProgress,
     signal: options.signal,
   });

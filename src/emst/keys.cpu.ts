@@ -3,6 +3,11 @@
  * small functions into the loops that call them). Each is the computation of distance.cpu.ts: differences,
  * squares and the running sum rounded to float32 after every step, in dimension order; box bounds clamp the query
  * to the box first, so they are lower bounds on the key of every point of the box in float32 arithmetic.
+ *
+ * Periodic boxes (`period` not null; points inside [0, L) per axis): the per-axis difference is the minimum image
+ * t = min(|a − b|, L − |a − b|), each step rounded to float32 as the GPU rounds it (shaders/emst/distance.wgsl).
+ * The box bound takes, on each axis, the smaller of the direct gap and the gap around the torus, each computed with
+ * the same monotone float32 steps as the point key, so it stays a lower bound for every point of the box.
  */
 
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
@@ -10,7 +15,17 @@ import type { BvhCpu } from '../bvh/lbvh.cpu.js';
 const f32 = Math.fround;
 
 /** Key between the query (x0, x1) / `query` and row p of `xs`. */
-export function pointKey(xs: Float32Array, p: number, dim: number, query: Float64Array, x0: number, x1: number, x2: number): number {
+export function pointKey(
+  xs: Float32Array,
+  p: number,
+  dim: number,
+  query: Float64Array,
+  x0: number,
+  x1: number,
+  x2: number,
+  period: Float32Array | null,
+): number {
+  if (period !== null) return periodicPointKey(xs, p, dim, query, period);
   if (dim === 2) {
     const o = 2 * p;
     const a = f32(x0 - xs[o]);
@@ -33,13 +48,62 @@ export function pointKey(xs: Float32Array, p: number, dim: number, query: Float6
   return key;
 }
 
+/** pointKey under minimum-image distances. */
+function periodicPointKey(xs: Float32Array, p: number, dim: number, query: Float64Array, period: Float32Array): number {
+  let key = 0;
+  const o = p * dim;
+  for (let k = 0; k < dim; k++) {
+    let t = Math.abs(f32(query[k] - xs[o + k]));
+    const around = f32(period[k] - t);
+    if (around < t) t = around;
+    key = f32(key + f32(t * t));
+  }
+  return key;
+}
+
+/**
+ * Gap from x to [lo, hi] on a periodic axis of length L (x, lo, hi in [0, L)): the direct gap or the gap around
+ * the torus, whichever is smaller. For x < lo and y in [lo, hi] the point key's axis term is
+ * min(fround(y − x), fround(L − fround(y − x))) ≥ min(fround(lo − x), fround(L − fround(hi − x))) (monotone steps).
+ */
+function periodicGap(x: number, lo: number, hi: number, L: number): number {
+  if (x < lo) {
+    const g = f32(lo - x);
+    const around = f32(L - f32(hi - x));
+    return around < g ? around : g;
+  }
+  if (x > hi) {
+    const g = f32(x - hi);
+    const around = f32(L - f32(x - lo));
+    return around < g ? around : g;
+  }
+  return 0;
+}
+
 /** Gap from x to the interval [lo, hi], rounded to float32 (0 inside). */
 function gap(x: number, lo: number, hi: number): number {
   return x < lo ? f32(lo - x) : x > hi ? f32(x - hi) : 0;
 }
 
 /** Key lower bound between the query and the box lo = boxes[base …], hi = boxes[base + dim …]. */
-export function boxKey(boxes: Float32Array, base: number, dim: number, query: Float64Array, x0: number, x1: number, x2: number): number {
+export function boxKey(
+  boxes: Float32Array,
+  base: number,
+  dim: number,
+  query: Float64Array,
+  x0: number,
+  x1: number,
+  x2: number,
+  period: Float32Array | null,
+): number {
+  if (period !== null) {
+    let key = 0;
+    for (let k = 0; k < dim; k++) {
+      const t = periodicGap(query[k], boxes[base + k], boxes[base + dim + k], period[k]);
+      key = f32(key + f32(t * t));
+    }
+    return key;
+  }
   if (dim === 2) {
     const a = gap(x0, boxes[base], boxes[base + 2]);
     const b = gap(x1, boxes[base + 1], boxes[base + 3]);
@@ -68,6 +132,10 @@ export function boxKey(boxes: Float32Array, base: number, dim: number, query: Fl
  * prefix is inside it, and a point outside has, on some axis, a quantized coordinate beyond the cell's and hence
  * (quantization is monotone) a coordinate beyond the box's. A subtree split among equal codes (duplicates, or
  * points closer than the quantization step) is not a cell, and gets 0.
+ *
+ * The bound holds on a periodic axis too (points and boxes in [0, L)): for y beyond the face hi the way around the
+ * torus is L − (y − x) > x − lo because y < L and lo ≥ 0, and symmetrically beyond lo; y < L by at least one ulp
+ * of y also covers the rounding of fround(y − x).
  */
 export function escapeKey(bvh: BvhCpu, node: number, query: Float64Array): number {
   const { dim, codes, ranges, parents, boxes } = bvh;

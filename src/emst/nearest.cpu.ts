@@ -84,6 +84,8 @@ export class NearestOtherComponent {
     private readonly best: ComponentBest,
     /** Mutual reachability, or null for the Euclidean MST. */
     private readonly mr: Reachability | null,
+    /** Periodic side lengths (keys.cpu.ts), or null for an open box. */
+    private readonly period: Float32Array | null = null,
   ) {
     this.query = new Float64Array(bvh.dim);
   }
@@ -167,7 +169,7 @@ export class NearestOtherComponent {
         if (last - first < LEAF_RANGE) {
           for (let p = first; p <= last; p++) {
             if (label[p] === c) continue;
-            let key = pointKey(xs, p, dim, query, x0, x1, x2);
+            let key = pointKey(xs, p, dim, query, x0, x1, x2, this.period);
             if (core2 !== null) {
               if (ia2 !== 1) key = f32(key * ia2);
               if (coreQ > key) key = coreQ;
@@ -252,7 +254,7 @@ export class NearestOtherComponent {
       const f = ranges[2 * child];
       if (changes[f] === changes[ranges[2 * child + 1]] && label[f] === c) return Infinity;
     }
-    let key = boxKey(boxes, rec * 4 * dim + side * 2 * dim, dim, query, x0, x1, x2);
+    let key = boxKey(boxes, rec * 4 * dim + side * 2 * dim, dim, query, x0, x1, x2, this.period);
     if (this.mr !== null) {
       const { core2, minCore2, ia2 } = this.mr;
       if (ia2 !== 1) key = f32(key * ia2);

@@ -31,10 +31,10 @@ export interface NeighbourLists {
 }
 
 /** The k nearest neighbours (1 ≤ k ≤ n − 1) of every point of `bvh`. */
-export function nearestNeighbours(bvh: BvhCpu, k: number): NeighbourLists {
+export function nearestNeighbours(bvh: BvhCpu, k: number, period: Float32Array | null = null): NeighbourLists {
   const n = bvh.n;
   const lists: NeighbourLists = { k, keys: new Float32Array(n * k), points: new Uint32Array(n * k) };
-  const search = new KnnSearch(bvh, k);
+  const search = new KnnSearch(bvh, k, period);
   for (let q = 0; q < n; q++) search.run(q, lists);
   return lists;
 }
@@ -50,6 +50,8 @@ class KnnSearch {
   constructor(
     private readonly bvh: BvhCpu,
     readonly k: number,
+    /** Periodic side lengths (keys.cpu.ts), or null. */
+    private readonly period: Float32Array | null,
   ) {
     this.best = new TopK(k);
     this.query = new Float64Array(bvh.dim);
@@ -58,7 +60,7 @@ class KnnSearch {
   /** Writes the k nearest neighbours of Morton position q into `lists`. */
   run(q: number, lists: NeighbourLists): void {
     const { n, dim, sortedPoints: xs, order, links, boxes, ranges, parents } = this.bvh;
-    const { k, best, stackNode, stackBound, stackMin, query } = this;
+    const { k, best, stackNode, stackBound, stackMin, query, period } = this;
     const leaves = n - 1;
     const w = 4 * dim;
     for (let c = 0; c < dim; c++) query[c] = xs[q * dim + c];
@@ -74,7 +76,7 @@ class KnnSearch {
       if (rec === leaves) break;
       const side = 1 - (up & 1);
       stackNode[sp] = links[4 * rec + side];
-      stackBound[sp] = boxKey(boxes, rec * w + side * 2 * dim, dim, query, x0, x1, x2);
+      stackBound[sp] = boxKey(boxes, rec * w + side * 2 * dim, dim, query, x0, x1, x2, period);
       stackMin[sp++] = links[4 * rec + 2 + side];
       while (sp > 0) {
         const node = stackNode[--sp];
@@ -88,13 +90,13 @@ class KnnSearch {
         const last = ranges[2 * node + 1];
         if (last - first < LEAF_RANGE) {
           for (let p = first; p <= last; p++) {
-            const key = pointKey(xs, p, dim, query, x0, x1, x2);
+            const key = pointKey(xs, p, dim, query, x0, x1, x2, period);
             if (key <= best.topKey) best.offer(key, order[p], p);
           }
           continue;
         }
-        const bl = boxKey(boxes, node * w, dim, query, x0, x1, x2);
-        const br = boxKey(boxes, node * w + 2 * dim, dim, query, x0, x1, x2);
+        const bl = boxKey(boxes, node * w, dim, query, x0, x1, x2, period);
+        const br = boxKey(boxes, node * w + 2 * dim, dim, query, x0, x1, x2, period);
         const nearLeft = bl <= br;
         stackNode[sp] = links[4 * node + (nearLeft ? 1 : 0)];
         stackBound[sp] = nearLeft ? br : bl;

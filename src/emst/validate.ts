@@ -23,6 +23,13 @@ export interface EmstOptions {
   minSamples?: number;
   /** Mutual reachability divides distances by alpha (default 1; must be finite and > 0). */
   alpha?: number;
+  /**
+   * Periodic box side lengths, one per dimension (each finite and > 0): the EMST of the torus [0, L_0) × … ×
+   * [0, L_{d−1}) under minimum-image distances, per axis min(|a − b|, L − |a − b|) (cosmological simulation boxes).
+   * Coordinates outside [0, L) are wrapped into it first (x − L·⌊x / L⌋, in float64, then rounded to float32; a
+   * value that rounds to L becomes 0). Euclidean MST only (minSamples 1). Omit for an open box.
+   */
+  box?: ArrayLike<number>;
   /** 'auto' (default): the GPU when an adapter exists, else the CPU. */
   backend?: EmstBackend;
   /** A GPU context to run on (kept alive); without one the GPU backend creates and destroys its own. */
@@ -43,6 +50,8 @@ export interface EmstInput {
   backend: EmstBackend;
   /** True when the caller passed a Float64Array that was rounded to float32. */
   converted: boolean;
+  /** Periodic side lengths rounded to float32 (points wrapped into [0, L)), or null for an open box. */
+  period: Float32Array | null;
 }
 
 const describe = (x: unknown) =>
@@ -86,7 +95,53 @@ export function validateEmstInput(points: unknown, options: EmstOptions | undefi
   }
   checkCoordinates(points, dim);
   const converted = points instanceof Float64Array;
-  return { points: converted ? new Float32Array(points) : points, n, dim, minSamples, alpha, backend, converted };
+  let xs = converted ? new Float32Array(points) : points;
+  const period = options.box === undefined ? null : checkBox(options.box, dim, minSamples, alpha);
+  if (period !== null) xs = wrapIntoBox(xs, period, converted);
+  return { points: xs, n, dim, minSamples, alpha, backend, converted, period };
+}
+
+/** Periodic boxes: MAX_PERIODIC_DIM axes at most (the GPU keeps the side lengths in a uniform block). */
+export const MAX_PERIODIC_DIM = 16;
+
+function checkBox(box: ArrayLike<number>, dim: number, minSamples: number, alpha: number): Float32Array {
+  if (box === null || typeof box !== 'object' || typeof box.length !== 'number') {
+    throw new InputError(`Expected box to be an array of ${dim} side lengths, got ${describe(box)}.`);
+  }
+  if (box.length !== dim) throw new InputError(`Expected box to have one side length per dimension (${dim}), got ${box.length}.`);
+  if (dim > MAX_PERIODIC_DIM) throw new InputError(`Periodic boxes support at most ${MAX_PERIODIC_DIM} dimensions, got dim=${dim}.`);
+  if (minSamples !== 1 || alpha !== 1) {
+    throw new InputError(`A periodic box is supported for the Euclidean MST only (minSamples 1, alpha 1), got minSamples=${minSamples}, alpha=${alpha}.`);
+  }
+  const period = new Float32Array(dim);
+  for (let k = 0; k < dim; k++) {
+    const L = box[k];
+    if (typeof L !== 'number' || !Number.isFinite(L) || L <= 0 || L > MAX_COORDINATE) {
+      throw new InputError(`Expected box[${k}] to be a finite side length > 0, got ${describe(L)}.`);
+    }
+    period[k] = Math.fround(L);
+    if (!(period[k] > 0)) throw new InputError(`Expected box[${k}] to be representable in float32 and > 0, got ${L}.`);
+  }
+  return period;
+}
+
+/**
+ * Points wrapped into [0, L) per axis; returns `xs` itself when every coordinate already lies inside, else a copy
+ * (or `xs` modified in place when it is already a private copy).
+ */
+function wrapIntoBox(xs: Float32Array, period: Float32Array, owned: boolean): Float32Array {
+  const dim = period.length;
+  let out: Float32Array | null = owned ? xs : null;
+  for (let i = 0; i < xs.length; i++) {
+    const L = period[i % dim];
+    const x = xs[i];
+    if (x >= 0 && x < L) continue;
+    if (out === null) out = new Float32Array(xs);
+    let w = Math.fround(x - L * Math.floor(x / L));
+    if (!(w >= 0 && w < L)) w = 0; // rounded up to L (or a hair below 0): the same point of the torus as 0
+    out[i] = w;
+  }
+  return out ?? xs;
 }
 
 /**

@@ -16,6 +16,11 @@ export interface PrimOptions {
   minSamples?: number;
   /** Mutual reachability's alpha: d(a, b) / alpha; default 1. */
   alpha?: number;
+  /**
+   * Periodic side lengths (points inside [0, L)): minimum-image distances, per axis min(|Δ|, L − |Δ|) in float64.
+   * Euclidean only.
+   */
+  box?: ArrayLike<number>;
 }
 
 export interface PrimMst {
@@ -24,11 +29,12 @@ export interface PrimMst {
   weights: Float64Array;
 }
 
-/** Euclidean distance between points i and j of a row-major array, in float64. */
-export function distance(points: ArrayLike<number>, dim: number, i: number, j: number): number {
+/** Euclidean distance between points i and j of a row-major array, in float64 (minimum image with `box`). */
+export function distance(points: ArrayLike<number>, dim: number, i: number, j: number, box?: ArrayLike<number>): number {
   let s = 0;
   for (let k = 0; k < dim; k++) {
-    const d = points[i * dim + k] - points[j * dim + k];
+    let d = Math.abs(points[i * dim + k] - points[j * dim + k]);
+    if (box) d = Math.min(d, box[k] - d);
     s += d * d;
   }
   return Math.sqrt(s);
@@ -67,8 +73,9 @@ export function primMst(points: ArrayLike<number>, dim: number, options: PrimOpt
   const minSamples = options.minSamples ?? 0;
   const alpha = options.alpha ?? 1;
   const core = minSamples > 0 ? bruteCoreDistances(points, dim, minSamples) : null;
+  if (options.box && core) throw new Error('primMst: a periodic box is Euclidean only');
   const weight = (i: number, j: number): number => {
-    const d = distance(points, dim, i, j) / alpha;
+    const d = distance(points, dim, i, j, options.box) / alpha;
     return core ? Math.max(core[i], core[j], d) : d;
   };
   const inTree = new Uint8Array(n);
