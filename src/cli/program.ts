@@ -13,6 +13,7 @@ import { emstCommand } from './emst.js';
 import { hdbscanCommand } from './hdbscan.js';
 import { mstCommand } from './mst.js';
 import { predictCommand } from './predict.js';
+import { statsCommand } from './stats.js';
 
 /** Exit codes by error class. */
 export const EXIT = { ok: 0, internal: 1, input: 2, noGpu: 3, gpu: 4, aborted: 130 } as const;
@@ -125,6 +126,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   program.addCommand(hdbscanCommand(io));
   program.addCommand(predictCommand(io));
   program.addCommand(mstCommand(io));
+  program.addCommand(statsCommand(io));
 
   return program;
 }

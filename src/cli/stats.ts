@@ -1,0 +1,330 @@
+/**
+ * `treeline stats <points>`: MiSTree's MST statistics (degree, edge length, branch length, branch shape) on the exact
+ * EMST of a point file — summaries and histograms, optionally the raw arrays, the 4-panel SVG figure, and a
+ * comparison against realisations (other files measured on the same bins). Compute (`computeStats`) and printing
+ * (`statsPrintable`) stay apart.
+ */
+import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Command } from 'commander';
+import { InputError } from '../errors.js';
+import type { PointTable } from '../io/points.js';
+import type { Column } from '../io/write.js';
+import { compareStats, type StatsComparison } from '../stats/compare.js';
+import { degreeCounts } from '../stats/degree.js';
+import { binsOf } from '../stats/histogram.js';
+import { mstStats, type MstStats, type MstStatsOptions } from '../stats/mstStats.js';
+import { mstPlotSvg } from '../stats/plot.js';
+import { summarise } from '../stats/summary.js';
+import { STAT_NAMES, type MstHistograms, type StatName } from '../stats/types.js';
+import type { CliIo } from './program.js';
+import {
+  addBackendOption,
+  addOutputOptions,
+  addPointInputOptions,
+  choice,
+  logTimings,
+  number,
+  progressLine,
+  readInputPoints,
+  withInterrupt,
+  writeOutput,
+  type Backend,
+  type InputOptions,
+  type NpyGroup,
+  type OutputOptions,
+  type Printable,
+} from './options.js';
+
+export interface StatsCliOptions extends InputOptions, OutputOptions {
+  coords: 'xyz' | 'radec';
+  periodic?: number[];
+  minEdgeLength?: number;
+  counts?: boolean;
+  json?: boolean;
+  raw?: boolean;
+  plot?: string;
+  compare?: string[];
+  backend: Backend;
+}
+
+/** One realisation of --compare: its file and histograms (on the catalogue's bins). */
+export interface Realisation {
+  file: string;
+  n: number;
+  edges: number;
+  branches: number;
+  histograms: MstHistograms;
+}
+
+export interface StatsRun {
+  file: string;
+  table: PointTable;
+  stats: MstStats;
+  realisations: Realisation[];
+  /** The catalogue against the realisations (χ² for the statistics that have enough realisations). */
+  comparison: StatsComparison | null;
+  /** The statistics that got a χ² (N > bins + 2 for each, and for all of them jointly). */
+  chi2: StatName[];
+  timings: Record<string, number>;
+}
+
+const positiveList = (value: string): number[] =>
+  value.split(',').map((s) => {
+    const v = Number(s.trim());
+    if (s.trim() === '' || !Number.isFinite(v) || v <= 0) {
+      throw new InputError(`--periodic: expected L or Lx,Ly[,Lz] with finite side lengths > 0, got '${value}'.`);
+    }
+    return v;
+  });
+
+/** The library options for a table read with `o`; one --periodic value is the side of a cube. */
+function statsOptions(table: PointTable, o: StatsCliOptions): MstStatsOptions {
+  const box = o.periodic && (o.periodic.length === 1 ? new Array<number>(table.dim).fill(o.periodic[0]) : o.periodic);
+  if (box && box.length !== table.dim) {
+    throw new InputError(`--periodic: ${box.length} side lengths given for ${table.dim}-dimensional points (give one, or one per column).`);
+  }
+  return {
+    dim: table.dim,
+    coords: o.coords === 'radec' ? 'radec' : 'cartesian',
+    ...(box ? { box } : {}),
+    ...(o.minEdgeLength ? { minEdgeLength: o.minEdgeLength } : {}),
+    normalise: !o.counts,
+    backend: o.backend,
+  };
+}
+
+/** The statistics whose χ² the realisations support, jointly too: added in order while N > Σ bins + 2. */
+export function chi2Statistics(h: MstHistograms, realisations: number): StatName[] {
+  const chosen: StatName[] = [];
+  let bins = 0;
+  for (const name of STAT_NAMES) {
+    const p = bins + h[name].x.length;
+    if (realisations > p + 2) {
+      chosen.push(name);
+      bins = p;
+    }
+  }
+  return chosen;
+}
+
+export async function computeStats(
+  file: string,
+  o: StatsCliOptions,
+  progress?: (label: string) => (fraction: number) => void,
+  signal?: AbortSignal,
+): Promise<StatsRun> {
+  let t = performance.now();
+  const table = await readInputPoints(file, o);
+  const timings: Record<string, number> = { 'io::read': performance.now() - t };
+  const stats = await mstStats(table.points, { ...statsOptions(table, o), onProgress: progress?.('stats'), signal });
+  Object.assign(timings, stats.timings);
+  const realisations: Realisation[] = [];
+  const compare = o.compare ?? [];
+  t = performance.now();
+  for (const [i, other] of compare.entries()) {
+    const tab = await readInputPoints(other, o);
+    if (tab.dim !== table.dim) throw new InputError(`${other}: ${tab.dim} columns, but ${file} has ${table.dim}.`);
+    const onProgress = progress?.(`stats ${i + 1}/${compare.length}`);
+    const r = await mstStats(tab.points, { ...statsOptions(tab, o), bins: binsOf(stats.histograms), onProgress, signal });
+    realisations.push({ file: other, n: r.n, edges: r.edgeLengths.length, branches: r.branchLengths.length, histograms: r.histograms });
+  }
+  let comparison: StatsComparison | null = null;
+  let chi2: StatName[] = [];
+  if (realisations.length > 0) {
+    timings['stats::realisations'] = performance.now() - t;
+    t = performance.now();
+    chi2 = chi2Statistics(stats.histograms, realisations.length);
+    comparison = compareStats(stats.histograms, realisations.map((r) => r.histograms), { chi2 });
+    timings['stats::compare'] = performance.now() - t;
+  }
+  return { file, table, stats, realisations, comparison, chi2, timings };
+}
+
+/** Summaries of the five per-item arrays; the degree's also counts nodes per degree. */
+function summaries(s: MstStats): Record<string, unknown> {
+  return {
+    degree: { ...summarise(s.degree), counts: degreeCounts(s.degree) },
+    edgeLength: summarise(s.edgeLengths),
+    branchLength: summarise(s.branchLengths),
+    branchShape: summarise(s.branchShapes),
+    branchEdgeCount: summarise(s.branchEdgeCounts),
+  };
+}
+
+/** The histograms as a long table: one row per bin of each statistic. */
+function histogramColumns(h: MstHistograms): Record<string, Column> {
+  const rows = STAT_NAMES.reduce((k, name) => k + h[name].x.length, 0);
+  const statistic = new Array<string>(rows);
+  const cols = { lo: new Float64Array(rows), hi: new Float64Array(rows), x: new Float64Array(rows), count: new Float64Array(rows), y: new Float64Array(rows) };
+  let r = 0;
+  for (const name of STAT_NAMES) {
+    const hist = h[name];
+    for (let i = 0; i < hist.x.length; i++, r++) {
+      statistic[r] = name;
+      cols.lo[r] = hist.edges[i];
+      cols.hi[r] = hist.edges[i + 1];
+      cols.x[r] = hist.x[i];
+      cols.count[r] = hist.counts[i];
+      cols.y[r] = hist.y[i];
+    }
+  }
+  // The CSV writer prints each cell with String(); a column of names goes through it like numbers do.
+  return { statistic: statistic as unknown as Column, ...cols };
+}
+
+function histogramNpy(h: MstHistograms, dir: string): NpyGroup {
+  const arrays: Record<string, Column> = {};
+  for (const name of STAT_NAMES) {
+    arrays[`${name}_edges`] = h[name].edges;
+    arrays[`${name}_x`] = h[name].x;
+    arrays[`${name}_counts`] = h[name].counts;
+    arrays[`${name}_y`] = h[name].y;
+  }
+  return { dir, arrays };
+}
+
+function comparisonNpy(c: StatsComparison): NpyGroup {
+  const arrays: Record<string, Column> = {};
+  for (const name of STAT_NAMES) {
+    arrays[`${name}_mean`] = c[name].mean;
+    arrays[`${name}_std`] = c[name].std;
+    arrays[`${name}_ratio`] = c[name].ratio;
+    arrays[`${name}_ratio_sigma`] = c[name].ratioSigma;
+  }
+  return { dir: 'compare', arrays };
+}
+
+export function statsPrintable(r: StatsRun, o: StatsCliOptions): Printable {
+  const s = r.stats;
+  const options = statsOptions(r.table, o);
+  return {
+    csv: () => histogramColumns(s.histograms),
+    json: () => ({
+      file: r.file,
+      n: s.n,
+      dim: r.table.dim,
+      coords: options.coords,
+      box: options.box ?? null,
+      minEdgeLength: options.minEdgeLength ?? 0,
+      backend: s.backend,
+      edges: s.edgeLengths.length,
+      branches: s.branchLengths.length,
+      summary: summaries(s),
+      histograms: s.histograms,
+      ...(r.comparison
+        ? { realisations: r.realisations.map(({ histograms: _, ...rest }) => rest), chi2Statistics: r.chi2, comparison: r.comparison }
+        : {}),
+      ...(o.raw
+        ? {
+            raw: {
+              degree: s.degree,
+              edgeSources: s.edgeSources,
+              edgeTargets: s.edgeTargets,
+              edgeLengths: s.edgeLengths,
+              branchLengths: s.branchLengths,
+              branchShapes: s.branchShapes,
+              branchEdgeCounts: s.branchEdgeCounts,
+              branchEnds: s.branchEnds,
+              branchEndToEnd: s.branchEndToEnd,
+            },
+          }
+        : {}),
+      ...(o.timings ? { timings: r.timings } : {}),
+    }),
+    npy: () => [
+      {
+        dir: '',
+        arrays: {
+          degree: s.degree,
+          edge_sources: s.edgeSources,
+          edge_targets: s.edgeTargets,
+          edge_lengths: s.edgeLengths,
+          branch_lengths: s.branchLengths,
+          branch_shapes: s.branchShapes,
+          branch_edge_counts: s.branchEdgeCounts,
+          branch_ends: s.branchEnds,
+          branch_end_to_end: s.branchEndToEnd,
+        },
+        shapes: { branch_ends: [s.branchLengths.length, 2] },
+      },
+      histogramNpy(s.histograms, 'hist'),
+      ...(r.comparison ? [comparisonNpy(r.comparison)] : []),
+    ],
+  };
+}
+
+const fmt = (v: number): string => (Number.isFinite(v) ? v.toPrecision(4) : String(v));
+
+function logSummary(io: CliIo, r: StatsRun, where: string): void {
+  const s = r.stats;
+  const mean = (a: ArrayLike<number>) => fmt(summarise(a).mean);
+  io.log(
+    `stats: ${s.n} points × ${r.table.dim} → ${s.edgeLengths.length} edges, ${s.branchLengths.length} branches; mean d ${mean(s.degree)}, ` +
+      `l ${mean(s.edgeLengths)}, b ${mean(s.branchLengths)}, s ${mean(s.branchShapes)} (${s.backend} backend, ` +
+      `${s.timings['stats::total'].toFixed(1)} ms) → ${where}`,
+  );
+  const c = r.comparison;
+  if (!c) return;
+  const parts = STAT_NAMES.map((name) => {
+    const chi = c[name].chi2;
+    return chi ? `${name} χ² ${fmt(chi.chi2)} / ${chi.dof}` : `${name} (no χ²: needs N > ${s.histograms[name].x.length + 2})`;
+  });
+  const joint = c.joint ? `; joint χ² ${fmt(c.joint.chi2)} / ${c.joint.dof}` : '';
+  io.log(`stats: against ${c.realisations} realisation${c.realisations === 1 ? '' : 's'}: ${parts.join(', ')}${joint}`);
+}
+
+export function statsCommand(io: CliIo): Command {
+  const cmd = new Command('stats')
+    .description("MiSTree's MST statistics (degree, edge length, branch length and shape) on the exact EMST: summaries and histograms")
+    .argument('<points>', 'point file: .csv/.tsv/.txt, .npy, .bin (ArborX: int32 n, int32 d, float32 rows), .f32 with --dim')
+    .option('--coords <c>', 'xyz: positions; radec: RA,Dec in degrees on the unit sphere (a third column: distance)', choice('--coords', ['xyz', 'radec'] as const), 'xyz')
+    .option('--periodic <L>', 'periodic box: one side length L (a cube) or Lx,Ly[,Lz]; minimum-image distances', positiveList)
+    .option('--min-edge-length <l>', "MiSTree's scale cut: pairs closer than l are not joined (the tree may become a forest)", number('--min-edge-length', (v) => v >= 0 && Number.isFinite(v), 'a finite number ≥ 0'))
+    .option('--counts', "histograms of raw counts instead of MiSTree's unit-area normalisation")
+    .option('--json', 'JSON output (as --format json): summaries, histograms and any comparison')
+    .option('--raw', 'add the per-node, per-edge and per-branch arrays to the JSON output')
+    .option('--plot <file.svg>', 'write the 4-panel figure (d, l, b, √(1 − s); with --compare, ratio panels and 1σ/2σ bands)')
+    .option('--compare <files...>', 'realisations measured on the same bins: ratios, bands, χ² (Hartlap) where N > bins + 2');
+  addPointInputOptions(cmd);
+  addBackendOption(cmd);
+  addOutputOptions(cmd);
+  return cmd
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Output: json (default; also with --json): summaries, histograms (edges, x, counts, y) and any comparison;',
+        'csv: the histograms, one row per bin (statistic,lo,hi,x,count,y); npy: every array in -o, histograms in hist/.',
+        '',
+        'Examples:',
+        '  $ treeline stats galaxies.csv --columns x,y,z --json > stats.json',
+        '  $ treeline stats sky.csv --coords radec --columns ra,dec --plot mst.svg',
+        '  $ treeline stats halos.npy --periodic 1000 --plot mst.svg --compare mock1.npy mock2.npy mock3.npy',
+        '  $ treeline stats points.csv --min-edge-length 0.5 --format csv -o hist.csv',
+      ].join('\n'),
+    )
+    .action(async (file: string, o: StatsCliOptions) => {
+      if (o.json && o.format && o.format !== 'json') throw new InputError(`--json conflicts with --format ${o.format}.`);
+      const format = o.json ? 'json' : (o.format ?? (o.output?.toLowerCase().endsWith('.csv') ? 'csv' : 'json'));
+      const opts = { ...o, format } as StatsCliOptions;
+      const bars: ReturnType<typeof progressLine>[] = [];
+      const progress = (label: string) => {
+        bars.at(-1)?.done();
+        bars.push(progressLine(io, label));
+        return bars.at(-1)!.onProgress;
+      };
+      const r = await withInterrupt((signal) => computeStats(file, opts, progress, signal)).finally(() => bars.at(-1)?.done());
+      const where = await writeOutput(io, opts, statsPrintable(r, opts));
+      if (o.plot) {
+        const labels = { catalogue: basename(file), ...(r.realisations.length ? { realisations: `realisations (mean of ${r.realisations.length})` } : {}) };
+        const svg = mstPlotSvg({ catalogue: r.stats.histograms, realisations: r.realisations.map((x) => x.histograms), labels });
+        await writeFile(o.plot, svg).catch((e: Error) => {
+          throw new InputError(`${o.plot}: cannot write: ${e.message}`);
+        });
+        io.log(`stats: figure written to ${o.plot}`);
+      }
+      logSummary(io, r, where);
+      if (o.timings) logTimings(io, r.timings);
+    });
+}
