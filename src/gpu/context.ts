@@ -34,6 +34,11 @@ export interface GpuContextOptions {
   /** Passed to `requestAdapter`. */
   powerPreference?: GPUPowerPreference;
   /**
+   * The `GPU` object to take the adapter from, instead of finding one (`navigator.gpu` in browsers and workers,
+   * Dawn's `create()` from the `webgpu` package in Node). The caller keeps it alive.
+   */
+  gpu?: GPU;
+  /**
    * Dawn's `disable_robustness` toggle: removes bounds clamping on storage accesses (Node only). Never on by
    * default; benchmarks report figures with and without it.
    */
@@ -265,13 +270,33 @@ function featuresFromEnv(): GpuContextOptions['features'] | undefined {
   };
 }
 
-async function getGpu(options: GpuContextOptions): Promise<{ gpu: GPU; instance: unknown; runtime: 'node' | 'browser' }> {
+interface GpuSource {
+  gpu: GPU;
+  /** What must stay referenced while any adapter or device from `gpu` lives (Dawn's instance in Node). */
+  instance: unknown;
+  runtime: 'node' | 'browser';
+}
+
+const isNode = (): boolean => typeof process !== 'undefined' && !!process.versions?.node;
+
+/**
+ * Where the `GPU` object comes from: the caller's, else `navigator.gpu` (browsers, workers, Deno), else Dawn
+ * through the `webgpu` package (Node), imported only here and only when needed, so that browser bundles of
+ * treeline (scripts/build-browser.mjs) never contain it.
+ */
+async function getGpu(options: GpuContextOptions): Promise<GpuSource> {
+  if (options.gpu) return { gpu: options.gpu, instance: options.gpu, runtime: isNode() ? 'node' : 'browser' };
   const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
   if (nav?.gpu) return { gpu: nav.gpu, instance: null, runtime: 'browser' };
-  const isNode = typeof process !== 'undefined' && !!process.versions?.node;
-  if (!isNode) throw new GpuUnavailableError('This browser has no WebGPU (navigator.gpu is undefined).');
+  if (!isNode()) throw new GpuUnavailableError('This browser has no WebGPU (navigator.gpu is undefined).');
+  return nodeGpu(options);
+}
+
+/** Dawn's `GPU` in Node, with the `GPUBufferUsage`-style globals browsers have. */
+async function nodeGpu(options: GpuContextOptions): Promise<GpuSource> {
   let mod: { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
   try {
+    // A computed specifier: bundlers leave it alone (the browser bundle must not pull in Dawn's native addon).
     const name = 'webgpu';
     mod = await import(/* @vite-ignore */ name);
   } catch (e) {

@@ -1,0 +1,63 @@
+// The clustering runs here, off the page's main thread: generate a seeded 2D dataset with the package's own
+// generator, cluster it with hdbscan() on WebGPU when navigator.gpu gives an adapter (else the CPU backend), and
+// post back what the page draws. Imports the package's browser bundle (`npm run build` makes it); an installed
+// package offers the same file as `import … from 'treeline/browser'`.
+import { blobs, createGpuContext, hdbscan } from '../../dist/browser/treeline.js';
+
+self.onmessage = async ({ data: params }) => {
+  const { n, clusters, seed, minClusterSize, minSamples, backend } = params;
+  try {
+    const t0 = performance.now();
+    const points = blobs({ n, dim: 2, clusters, seed });
+
+    // Create the GPU context ourselves (rather than backend 'auto') to report which adapter ran, or why none did.
+    let gpu = null;
+    let gpuNote = null;
+    if (backend !== 'cpu') {
+      try {
+        gpu = await createGpuContext();
+      } catch (e) {
+        if (backend === 'gpu') throw e;
+        gpuNote = `no WebGPU: ${e.message}`;
+      }
+    }
+
+    let result;
+    try {
+      const onProgress = (fraction) => self.postMessage({ type: 'progress', fraction });
+      const options = { dim: 2, minClusterSize, minSamples, onProgress };
+      if (gpu) {
+        try {
+          result = await hdbscan(points, { ...options, backend: 'gpu', gpu });
+        } catch (e) {
+          if (backend === 'gpu') throw e;
+          gpuNote = `WebGPU failed, fell back to the CPU: ${e.name}: ${e.message}`;
+        }
+      }
+      result ??= await hdbscan(points, { ...options, backend: 'cpu' });
+    } finally {
+      gpu?.destroy();
+    }
+
+    const { labels, probabilities, mst } = result;
+    self.postMessage(
+      {
+        type: 'done',
+        points,
+        labels,
+        probabilities,
+        sources: mst.sources,
+        targets: mst.targets,
+        clusters: result.selectedClusters.length,
+        backend: result.backend,
+        adapter: result.backend === 'gpu' ? gpu.adapter : null,
+        gpuNote,
+        ms: performance.now() - t0,
+        timings: result.timings,
+      },
+      [points.buffer, labels.buffer, probabilities.buffer],
+    );
+  } catch (e) {
+    self.postMessage({ type: 'error', message: `${e.name}: ${e.message}` });
+  }
+};
