@@ -42,7 +42,7 @@ const PLOT_LEFT = 62; // from the column's left edge to the panel's left edge
 const PLOT_WIDTH = 210;
 const LEGEND_HEIGHT = 44;
 const HIST_HEIGHT = 190;
-const GAP = 8;
+const GAP = 14;
 const RATIO_HEIGHT = 80;
 const AXIS_BELOW = 46; // tick labels and x label under the bottom panel
 const MARGIN_LEFT = 6;
@@ -315,6 +315,12 @@ function niceTicks(lo: number, hi: number, count: number): { lo: number; hi: num
 }
 
 function tickLabel(v: number, step: number): string {
+  if (step >= 1e5 || step < 1e-3) {
+    // Exponent notation with as many mantissa digits as the step needs: '2.5e7', '1e−4'.
+    if (v === 0) return '0';
+    const digits = Math.max(0, Math.min(6, Math.floor(Math.log10(Math.abs(v))) - Math.floor(Math.log10(step) + 1e-9)));
+    return v.toExponential(digits).replace('e+', 'e').replace(/-/g, '−');
+  }
   const decimals = Math.max(0, Math.min(12, -Math.floor(Math.log10(step) + 1e-9)));
   let s = v.toFixed(decimals);
   if (Number(s) === 0) s = (0).toFixed(decimals);

@@ -1,0 +1,236 @@
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.js';
+import { mstPlotSvg } from '../../src/stats/plot.js';
+import { STAT_NAMES, type MstHistograms } from '../../src/stats/types.js';
+import { fakeHistograms, hist, histograms, linspace } from '../helpers/histograms.js';
+
+interface Element {
+  name: string;
+  attrs: Record<string, string>;
+  children: Element[];
+  text: string;
+}
+
+/**
+ * A minimal XML well-formedness check (Node has no DOMParser): one root element; tags nest and close by name;
+ * attributes are name="value" or name='value', unique, separated by white space, with no '<' in values; every '&'
+ * starts one of the five predefined entities or a character reference; comments and a leading declaration allowed.
+ * Throws with the offset on the first violation; returns the element tree.
+ */
+function parseXml(src: string): Element {
+  let i = 0;
+  const fail = (why: string): never => {
+    throw new Error(`not well-formed at ${i}: ${why} near '${src.slice(Math.max(0, i - 20), i + 20)}'`);
+  };
+  const isSpace = (c: string): boolean => c === ' ' || c === '\n' || c === '\t' || c === '\r';
+  const isNameStart = (c: string): boolean => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_' || c === ':';
+  const isNameChar = (c: string): boolean => isNameStart(c) || (c >= '0' && c <= '9') || c === '-' || c === '.';
+  const readName = (): string => {
+    const start = i;
+    if (!isNameStart(src[i] ?? '')) fail('expected a name');
+    while (i < src.length && isNameChar(src[i])) i++;
+    return src.slice(start, i);
+  };
+  const checkEntities = (text: string): void => {
+    for (let k = text.indexOf('&'); k >= 0; k = text.indexOf('&', k + 1)) {
+      const end = text.indexOf(';', k);
+      const ref = end < 0 ? '' : text.slice(k + 1, end);
+      const ok =
+        ['amp', 'lt', 'gt', 'quot', 'apos'].includes(ref) ||
+        (ref.startsWith('#x') && ref.length > 2 && [...ref.slice(2)].every((c) => '0123456789abcdefABCDEF'.includes(c))) ||
+        (ref.startsWith('#') && ref.length > 1 && [...ref.slice(1)].every((c) => c >= '0' && c <= '9'));
+      if (!ok) fail(`bad entity '&${ref}'`);
+    }
+  };
+  if (src.startsWith('<?xml')) {
+    i = src.indexOf('?>');
+    if (i < 0) fail('unterminated declaration');
+    i += 2;
+  }
+  const stack: Element[] = [];
+  let root: Element | null = null;
+  while (i < src.length) {
+    const lt = src.indexOf('<', i);
+    const text = src.slice(i, lt < 0 ? src.length : lt);
+    checkEntities(text);
+    if (stack.length === 0 && text.trim() !== '') fail('text outside the root element');
+    if (stack.length > 0) stack[stack.length - 1].text += text;
+    if (lt < 0) break;
+    i = lt;
+    if (src.startsWith('<!--', i)) {
+      const end = src.indexOf('-->', i + 4);
+      if (end < 0) fail('unterminated comment');
+      i = end + 3;
+    } else if (src.startsWith('</', i)) {
+      i += 2;
+      const name = readName();
+      while (isSpace(src[i] ?? '')) i++;
+      if (src[i] !== '>') fail(`expected '>' closing </${name}`);
+      i++;
+      const open = stack.pop();
+      if (!open) fail(`</${name}> closes nothing`);
+      if (open!.name !== name) fail(`</${name}> closes <${open!.name}>`);
+    } else {
+      i++;
+      const el: Element = { name: readName(), attrs: {}, children: [], text: '' };
+      if (stack.length > 0) stack[stack.length - 1].children.push(el);
+      else if (root) fail('a second root element');
+      else root = el;
+      for (;;) {
+        const spaced = isSpace(src[i] ?? '');
+        while (isSpace(src[i] ?? '')) i++;
+        if (src.startsWith('/>', i)) {
+          i += 2;
+          break;
+        }
+        if (src[i] === '>') {
+          i++;
+          stack.push(el);
+          break;
+        }
+        if (!spaced) fail('attributes must be separated by white space');
+        const name = readName();
+        if (name in el.attrs) fail(`duplicate attribute ${name}`);
+        if (src[i++] !== '=') fail(`expected '=' after ${name}`);
+        const quote = src[i++];
+        if (quote !== '"' && quote !== "'") fail(`attribute ${name} is not quoted`);
+        const end = src.indexOf(quote, i);
+        if (end < 0) fail(`unterminated attribute ${name}`);
+        const value = src.slice(i, end);
+        if (value.includes('<')) fail(`'<' in attribute ${name}`);
+        checkEntities(value);
+        el.attrs[name] = value;
+        i = end + 1;
+      }
+    }
+  }
+  if (stack.length > 0) fail(`<${stack[stack.length - 1].name}> is never closed`);
+  if (!root) fail('no root element');
+  return root!;
+}
+
+function all(el: Element, out: Element[] = []): Element[] {
+  out.push(el);
+  for (const c of el.children) all(c, out);
+  return out;
+}
+
+/** Every number written in path data and in coordinate attributes. */
+function numbersIn(el: Element): number[] {
+  const nums: number[] = [];
+  for (const e of all(el)) {
+    for (const [k, v] of Object.entries(e.attrs)) {
+      if (k === 'd') {
+        for (const part of v.split(/[MLHVZmlhvz]/)) for (const t of part.trim().split(/[\s,]+/)) if (t !== '') nums.push(Number(t));
+      } else if (['x', 'y', 'x1', 'x2', 'y1', 'y2', 'cx', 'cy', 'r', 'width', 'height'].includes(k)) {
+        nums.push(Number(v));
+      }
+    }
+  }
+  return nums;
+}
+
+function panels(svg: Element, kind: 'panel' | 'ratio'): Map<string, Element> {
+  const found = new Map<string, Element>();
+  for (const e of all(svg)) if (e.name === 'g' && e.attrs.id?.startsWith(`${kind}-`)) found.set(e.attrs.id, e);
+  return found;
+}
+
+const catalogue = fakeHistograms(1, 0.03);
+const realisations = Array.from({ length: 20 }, (_, i) => fakeHistograms(100 + i));
+
+describe('mstPlotSvg', () => {
+  it('mstPlotSvg with realisations is well-formed SVG with four histogram panels over four ratio panels', () => {
+    const svg = parseXml(mstPlotSvg({ catalogue, realisations }));
+    expect(svg.name).toBe('svg');
+    expect(svg.attrs.xmlns).toBe('http://www.w3.org/2000/svg');
+    const hist = panels(svg, 'panel');
+    const ratio = panels(svg, 'ratio');
+    expect([...hist.keys()]).toEqual(STAT_NAMES.map((s) => `panel-${s}`));
+    expect([...ratio.keys()]).toEqual(STAT_NAMES.map((s) => `ratio-${s}`));
+    for (const name of STAT_NAMES) {
+      const h = hist.get(`panel-${name}`)!;
+      const r = ratio.get(`ratio-${name}`)!;
+      expect(h.attrs.class).toBe('panel histogram');
+      expect(r.attrs.class).toBe('panel ratio');
+      const classes = (g: Element): string[] => all(g).map((e) => e.attrs.class ?? '');
+      expect(classes(h)).toEqual(expect.arrayContaining(['band-2sigma', 'band-1sigma', 'mean', 'catalogue', 'axes', 'ylabel']));
+      expect(classes(r)).toEqual(expect.arrayContaining(['band-2sigma', 'band-1sigma', 'ratio', 'axes', 'xlabel']));
+      // The ratio panel sits below its histogram panel.
+      const frame = (g: Element): Element => all(g).find((e) => e.attrs.class === 'frame')!;
+      expect(Number(frame(r).attrs.y)).toBeGreaterThan(Number(frame(h).attrs.y) + Number(frame(h).attrs.height));
+    }
+    const ids = all(svg).map((e) => e.attrs.id).filter((id) => id !== undefined);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain('legend');
+    expect(numbersIn(svg).every(Number.isFinite)).toBe(true);
+  });
+
+  it('mstPlotSvg without realisations draws the four histograms and no ratio panels', () => {
+    for (const r of [undefined, []]) {
+      const svg = parseXml(mstPlotSvg({ catalogue, realisations: r }));
+      expect(panels(svg, 'panel').size).toBe(4);
+      expect(panels(svg, 'ratio').size).toBe(0);
+      const xlabels = all(svg).filter((e) => e.attrs.class === 'xlabel').map((e) => e.text);
+      expect(xlabels).toEqual(['d', 'l', 'b', '√(1 − s)']);
+      expect(all(svg).some((e) => e.attrs.class === 'mean')).toBe(false);
+    }
+  });
+
+  it('mstPlotSvg writes finite coordinates only when bins are NaN, empty, infinite or zero-mean', () => {
+    const zero = { degree: [0, 0, 0, 0, 0, 0], edgeLength: [0, 0, 0], branchLength: [0, 0], branchShape: [0, 0] };
+    // An empty catalogue, normalised: y is NaN everywhere (0 / 0); the realisations' branch shapes are empty too.
+    const empty = histograms(zero, true);
+    const mixed = (k: number): MstHistograms => {
+      const h = histograms({ degree: [5, 3, 1, 0, 0, 0], edgeLength: [k, 0, 2], branchLength: [1, 0], branchShape: [0, 0] }, true);
+      h.edgeLength.y[1] = k === 1 ? NaN : 0; // a NaN in one realisation, a zero mean elsewhere
+      h.branchLength.y[0] = k === 2 ? 1e300 : 1; // a huge value
+      return h;
+    };
+    const cat = histograms({ degree: [4, 4, 1, 1, 0, 0], edgeLength: [3, 1, 2], branchLength: [2, 2], branchShape: [1, 0] }, true);
+    cat.branchLength.y[1] = Infinity;
+    for (const input of [
+      { catalogue: empty },
+      { catalogue: empty, realisations: [mixed(1), mixed(2), mixed(3)] },
+      { catalogue: cat, realisations: [mixed(1), mixed(2), mixed(3)] },
+      { catalogue: cat, realisations: [mixed(3)] }, // one realisation: std NaN, no bands
+      { catalogue: histograms(zero), realisations: [histograms(zero), histograms(zero)] }, // all zero, unnormalised
+    ]) {
+      const text = mstPlotSvg(input);
+      expect(text).not.toMatch(/NaN|Infinity|undefined/);
+      const svg = parseXml(text);
+      expect(panels(svg, 'panel').size).toBe(4);
+      const nums = numbersIn(svg);
+      expect(nums.length).toBeGreaterThan(100);
+      expect(nums.filter((v) => !Number.isFinite(v))).toEqual([]);
+    }
+  });
+
+  it('mstPlotSvg escapes labels and appends units to l and b', () => {
+    const text = mstPlotSvg({
+      catalogue,
+      realisations,
+      labels: { catalogue: 'DESI <BGS> & "LRG"', realisations: 'mocks', units: 'h⁻¹ Mpc' },
+    });
+    const svg = parseXml(text);
+    const texts = all(svg).map((e) => e.text);
+    expect(texts).toContain('DESI &lt;BGS&gt; &amp; &quot;LRG&quot;');
+    expect(texts).toContain('mocks');
+    expect(texts).toContain('l [h⁻¹ Mpc]');
+    expect(texts).toContain('b [h⁻¹ Mpc]');
+  });
+
+  it('mstPlotSvg throws InputError when realisations are on other bins', () => {
+    const other = fakeHistograms(5);
+    other.branchShape = hist(linspace(0, 2, 50), new Float64Array(50).fill(1));
+    expect(() => mstPlotSvg({ catalogue, realisations: [...realisations, other] })).toThrow(InputError);
+    expect(() => mstPlotSvg({ catalogue, realisations: [...realisations, other] })).toThrow(/realisations\[20\]\.branchShape/);
+  });
+
+  it('parseXml (the test helper) rejects what is not well-formed', () => {
+    for (const bad of ['<a><b></a></b>', '<a x="1" x="2"/>', '<a x=1/>', '<a>&nbsp;</a>', '<a/><b/>', '<a', '<a x="<"/>', 'x<a/>']) {
+      expect(() => parseXml(bad), bad).toThrow(/not well-formed/);
+    }
+    expect(parseXml('<?xml version="1.0"?><a b=\'1\'><!-- c --><d/>&amp;&#955;&#x3bb;</a>').children.length).toBe(1);
+  });
+});
