@@ -10,13 +10,15 @@
  * MiSTree finds branches by repeated `np.where` scans over the edge list (quadratic in the worst case). Here each
  * branch is walked once from one of its two "end edges" (edges with exactly one endpoint of degree 2):
  *
- *   link[v] = XOR of the ids of the edges touching v      one pass over the edges
- *   for a degree-2 node v entered along edge e:          the other edge is link[v] ^ e
+ *   link(v) = XOR of the ids of the edges touching v     one pass over the edges (with the degrees)
+ *   for a degree-2 node v entered along edge e:          the other edge is link(v) ^ e
  *   the node across edge e from v:                        sources[e] ^ targets[e] ^ v
  *
- * so the walk needs 4 bytes per node (instead of a CSR adjacency's 4 per node plus 8 per edge) and 1 byte per edge
- * to mark the end edge a walk arrived at (that branch is then not walked again from its other end). No recursion,
- * no per-node objects: it runs on 10^8-point trees in one process.
+ * so the walk needs 8 bytes per node (degree and link side by side; a CSR adjacency needs 4 per node plus 8 per
+ * edge) and 1 byte per edge marking the end edges still to walk (a walk clears the end edge it arrives at, so the
+ * branch is not walked again from its other end). No recursion, no per-node objects: it runs on 10^8-point trees in
+ * one process. The walks jump through memory wherever node ids are not spatially ordered; that, not the arithmetic,
+ * is what they cost.
  *
  * Branches are numbered in the order of their first end edge in the edge list; each is walked from that edge's end
  * node of degree ≠ 2 (`ends[2b]`) to its other end (`ends[2b + 1]`).
@@ -38,34 +40,51 @@ export interface Branches {
   endToEnd: Float64Array;
 }
 
-/** XOR of the ids of the edges touching each node: for a node of degree 2 it lets a walk step past it in O(1). */
-function edgeXorLinks(n: number, sources: Uint32Array, targets: Uint32Array): Uint32Array {
-  const link = new Uint32Array(n);
+/**
+ * Per node v, side by side so a walk reads both from one cache line: links[2v] = the degree of v, links[2v + 1] =
+ * the XOR of the ids of the edges touching v (for a node of degree 2, a walk steps past it in O(1)).
+ */
+export function nodeLinks(n: number, sources: Uint32Array, targets: Uint32Array): Uint32Array {
+  const links = new Uint32Array(2 * n);
   for (let e = 0; e < sources.length; e++) {
-    link[sources[e]] ^= e;
-    link[targets[e]] ^= e;
+    const s = 2 * sources[e];
+    const t = 2 * targets[e];
+    links[s]++;
+    links[s + 1] ^= e;
+    links[t]++;
+    links[t + 1] ^= e;
   }
-  return link;
+  return links;
 }
 
-/** True where exactly one endpoint of edge e has degree 2: the first or last edge of a branch. */
-const isEndEdge = (degree: Uint32Array, s: number, t: number): boolean => (degree[s] === 2) !== (degree[t] === 2);
+/** The degrees out of nodeLinks (every other entry). */
+export function degreesOf(links: Uint32Array): Uint32Array {
+  const degree = new Uint32Array(links.length >>> 1);
+  for (let v = 0; v < degree.length; v++) degree[v] = links[2 * v];
+  return degree;
+}
 
 /**
- * Every branch of the forest `sources[i]`–`targets[i]` over `n` nodes, with `degree` from nodeDegrees and `lengths`
- * aligned with the edges. `geometry` gives the end-to-end distances (its box, if any, the minimum images).
+ * Every branch of the forest `sources[i]`–`targets[i]`, with `links` from nodeLinks and `lengths` aligned with the
+ * edges. `geometry` gives the end-to-end distances (its box, if any, the minimum images).
  */
 export function findBranches(
-  n: number,
   sources: Uint32Array,
   targets: Uint32Array,
-  degree: Uint32Array,
+  links: Uint32Array,
   lengths: Float64Array,
   geometry: Geometry,
 ): Branches {
   const m = sources.length;
+  // pending[e] = 1 for an end edge (exactly one endpoint of degree 2) whose branch has not been walked yet.
+  const pending = new Uint8Array(m);
   let endEdges = 0;
-  for (let e = 0; e < m; e++) if (isEndEdge(degree, sources[e], targets[e])) endEdges++;
+  for (let e = 0; e < m; e++) {
+    if ((links[2 * sources[e]] === 2) !== (links[2 * targets[e]] === 2)) {
+      pending[e] = 1;
+      endEdges++;
+    }
+  }
   // Important! Every branch has exactly two end edges and every end edge lies on exactly one branch.
   const count = endEdges >>> 1;
   const out: Branches = {
@@ -74,26 +93,23 @@ export function findBranches(
     ends: new Uint32Array(2 * count),
     endToEnd: new Float64Array(count),
   };
-  if (count === 0) return out;
-  const link = edgeXorLinks(n, sources, targets);
-  const arrived = new Uint8Array(m);
   const periodic = geometry.box !== undefined;
   const dim = geometry.dim;
   const step = new Float64Array(dim);
   const sum = new Float64Array(dim);
   let b = 0;
   for (let e = 0; e < m; e++) {
+    if (!pending[e]) continue;
     const s = sources[e];
     const t = targets[e];
-    if (arrived[e] || !isEndEdge(degree, s, t)) continue;
-    const start = degree[s] === 2 ? t : s;
+    const start = links[2 * s] === 2 ? t : s;
     let v = start === s ? t : s;
     let edge = e;
     let length = lengths[e];
     let edges = 1;
     if (periodic) displacement(geometry, start, v, sum);
-    while (degree[v] === 2) {
-      edge = (link[v] ^ edge) >>> 0; // >>> 0: ids ≥ 2^31 stay unsigned
+    while (links[2 * v] === 2) {
+      edge = (links[2 * v + 1] ^ edge) >>> 0; // >>> 0: ids ≥ 2^31 stay unsigned
       const w = (sources[edge] ^ targets[edge] ^ v) >>> 0;
       length += lengths[edge];
       edges++;
@@ -103,7 +119,7 @@ export function findBranches(
       }
       v = w;
     }
-    arrived[edge] = 1;
+    pending[edge] = 0; // the other end edge: this branch is done
     out.lengths[b] = length;
     out.edgeCounts[b] = edges;
     out.ends[2 * b] = start;

@@ -16,9 +16,8 @@
  */
 import { emst, type EmstOptions } from '../emst/emst.js';
 import { AbortError } from '../errors.js';
-import { findBranches } from './branches.js';
+import { degreesOf, findBranches, nodeLinks } from './branches.js';
 import { celestialToCartesian, chordToAngle } from './coords.js';
-import { nodeDegrees } from './degree.js';
 import { mstHistograms } from './histogram.js';
 import { edgeLengths, type Geometry } from './lengths.js';
 import type { MstHistograms } from './types.js';
@@ -114,12 +113,13 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   checkAbort();
 
   const geometry: Geometry = { coords, dim, box };
-  const degree = nodeDegrees(n, sources, targets);
+  const links = nodeLinks(n, sources, targets);
+  const degree = degreesOf(links);
   t = lap('stats::degree', t);
   const lengths = edgeLengths(geometry, sources, targets);
   t = lap('stats::edgeLengths', t);
   checkAbort();
-  const branches = findBranches(n, sources, targets, degree, lengths, geometry);
+  const branches = findBranches(sources, targets, links, lengths, geometry);
   const shapes = new Float64Array(branches.lengths.length);
   const endToEnd = branches.endToEnd;
   for (let b = 0; b < shapes.length; b++) {

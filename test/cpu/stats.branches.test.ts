@@ -4,7 +4,7 @@
  * once (keyed by their sorted edge ids). Integer edge lengths make the sums exact, so branches compare exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { findBranches } from '../../src/stats/branches.js';
+import { degreesOf, findBranches, nodeLinks } from '../../src/stats/branches.js';
 import { nodeDegrees, degreeCounts } from '../../src/stats/degree.js';
 import { distance, type Geometry } from '../../src/stats/lengths.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -78,8 +78,9 @@ function referenceBranches(t: RandomTree): string[] {
 }
 
 function ours(t: RandomTree): string[] {
-  const degree = nodeDegrees(t.n, t.sources, t.targets);
-  const b = findBranches(t.n, t.sources, t.targets, degree, t.lengths, t.geometry);
+  const links = nodeLinks(t.n, t.sources, t.targets);
+  expect(degreesOf(links)).toEqual(nodeDegrees(t.n, t.sources, t.targets));
+  const b = findBranches(t.sources, t.targets, links, t.lengths, t.geometry);
   return Array.from(b.lengths, (length, i) => {
     const [u, v] = [b.ends[2 * i], b.ends[2 * i + 1]];
     return `${Math.min(u, v)}-${Math.max(u, v)}|${length}|${b.edgeCounts[i]}|${b.endToEnd[i]}`;
@@ -113,7 +114,7 @@ describe('findBranches equals a simple reference on seeded random trees', () => 
     const lengths = new Float64Array(n - 1).fill(1);
     const coords = Float64Array.from({ length: 2 * n }, (_, k) => (k % 2 === 0 ? k / 2 : 0));
     const degree = nodeDegrees(n, sources, targets);
-    const b = findBranches(n, sources, targets, degree, lengths, { coords, dim: 2 });
+    const b = findBranches(sources, targets, nodeLinks(n, sources, targets), lengths, { coords, dim: 2 });
     expect(Array.from(b.edgeCounts)).toEqual([n - 1]);
     expect(Array.from(b.lengths)).toEqual([n - 1]);
     expect(Array.from(b.endToEnd)).toEqual([n - 1]);
