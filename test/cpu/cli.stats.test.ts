@@ -1,9 +1,10 @@
 /**
  * `treeline stats` through buildProgram(io): JSON (default, --json, --raw, --timings), the CSV histogram table, NPY
  * folders, RA/Dec columns, periodic boxes, --plot, --compare against realisations (χ² only where N > bins + 2), and bad
- * input mapped to the input exit code.
+ * input mapped to the input exit code; and issue 7's example on an HDF5 snapshot the test writes with h5wasm.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import * as h5wasm from 'h5wasm/node';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chi2Statistics } from '../../src/cli/stats.js';
@@ -152,6 +153,27 @@ describe('treeline stats', () => {
     expect(chi2Statistics(hist, 9)).toEqual(['degree']);
     expect(chi2Statistics(hist, 60)).toEqual(['degree', 'branchShape']);
     expect(chi2Statistics(hist, 259)).toEqual(['degree', 'edgeLength', 'branchLength', 'branchShape']);
+  });
+
+  it("issue 7: treeline stats cat.h5 --dataset PartType1/Coordinates --periodic 100 --plot mst.svg --json", async () => {
+    await h5wasm.ready;
+    const coords = uniform({ n: 400, dim: 3, seed: 12 }).map((v) => 100 * v);
+    const file = join(dir, 'cat.h5');
+    const f = new h5wasm.File(file, 'w');
+    try {
+      f.create_group('PartType1').create_dataset({ name: 'Coordinates', data: coords, shape: [400, 3], dtype: '<f' });
+    } finally {
+      f.close();
+    }
+    const svg = join(dir, 'snap.svg');
+    const r = await runCli(['stats', file, '--dataset', 'PartType1/Coordinates', '--periodic', '100', '--plot', svg, '--json', ...cpu]);
+    expect(r.error).toBeUndefined();
+    const j = JSON.parse(r.out);
+    const lib = await mstStats(coords, { dim: 3, box: [100, 100, 100], backend: 'cpu' });
+    expect(j.box).toEqual([100, 100, 100]);
+    expect(j.edges).toBe(399);
+    expect(j.histograms.branchLength.y).toEqual(Array.from(lib.histograms.branchLength.y));
+    expect(readFileSync(svg, 'utf8')).toContain('panel-branchShape');
   });
 
   it('bad input: missing file, --json with --format csv, bad --coords, radec with 4 columns', async () => {
