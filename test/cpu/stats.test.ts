@@ -4,7 +4,7 @@
  * (edges across faces, a branch longer than half the box), and bad input.
  */
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { AbortError, InputError } from '../../src/errors.js';
 import { mstStats } from '../../src/stats/mstStats.js';
 
 const f64 = (a: number[]) => Float64Array.from(a);
@@ -156,6 +156,15 @@ describe('mstStats in a periodic box', () => {
     expect(sorted(open.edgeLengths)[1]).toBe(Math.hypot(8, 0.5)); // open box: 1.5 → 9.5, not across the face
   });
 
+  it('points far from every face: the same statistics as the open box', async () => {
+    const inner = Float64Array.from({ length: 3 * 300 }, (_, i) => 40 + 20 * Math.abs(Math.sin(i * 12.9898) * 43758.5453 % 1));
+    const open = await mstStats(inner, { dim: 3, backend: 'cpu' });
+    const torus = await mstStats(inner, { dim: 3, box: [100, 100, 100], backend: 'cpu' });
+    expect(Array.from(torus.degree)).toEqual(Array.from(open.degree));
+    expect(Array.from(torus.edgeLengths)).toEqual(Array.from(open.edgeLengths));
+    expect(Array.from(torus.branchShapes)).toEqual(Array.from(open.branchShapes));
+  });
+
   it('rejects a box of the wrong length or a non-positive side', async () => {
     await expect(mstStats(pts, { dim: 2, box: [10] })).rejects.toThrow(/2 side lengths/);
     await expect(mstStats(pts, { dim: 2, box: [10, 0] })).rejects.toThrow(/finite and > 0, got 0 at index 1/);
@@ -182,6 +191,12 @@ describe('mstStats input validation', () => {
     await expect(mstStats(p, { dim: 2, emst: tree([[0, 1], [1, 0]]) })).rejects.toThrow(/closes a cycle/);
     await expect(mstStats(p, { dim: 2, emst: { sources: u32([0]), targets: u32([]) } })).rejects.toThrow(/equal length/);
     await expect(mstStats(p, { dim: 2, emst: tree([[0, 1]]), minEdgeLength: 1 })).rejects.toThrow(/cannot apply to a given emst/);
+  });
+
+  it('an aborted signal rejects with AbortError', async () => {
+    const c = new AbortController();
+    c.abort();
+    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, backend: 'cpu', signal: c.signal })).rejects.toThrow(AbortError);
   });
 
   it('a forest: isolated nodes have degree 0 and branches stop at components', async () => {
