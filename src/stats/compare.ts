@@ -16,8 +16,8 @@
  *
  * Inversion: the Moore–Penrose pseudo-inverse C⁺ from ml-matrix's `SingularValueDecomposition`, with the cutoff of
  * ml-matrix's `pseudoInverse` (singular values below ε · p · σ_max count as zero), applied in factored form; never the
- * LU `inverse`. When C has full rank C⁺ = C⁻¹ to rounding;
- * the pseudo-inverse matters because normalised histograms are rank-deficient by construction: when every value
+ * LU `inverse`. When C has full rank C⁺ = C⁻¹ to rounding; the pseudo-inverse matters because normalised
+ * histograms are rank-deficient by construction: when every value
  * falls in a bin, Σ y_i · width_i = 1 in every realisation, so C annihilates the bin widths and has rank p − 1 (the
  * same holds for raw counts at a fixed number of points). An LU inverse then returns noise; the pseudo-inverse
  * measures χ² in the subspace the realisations span, and `dof` is that rank. The Hartlap factor and the
@@ -127,6 +127,12 @@ export function compareStats(
     checkSameBins(catalogue, r, `realisations[${i}]`, values);
   });
   const n = realisations.length;
+  if (chi2Stats.length > 0 && n < 2) {
+    throw new InputError(
+      `χ² needs the realisations' covariance, so at least 2 realisations (and more than bins + 2); got ${n}. ` +
+        `Pass options.chi2 = [] for ratios only.`,
+    );
+  }
   const result = { values, realisations: n, inversion: 'pseudoInverse', joint: null } as StatsComparison;
   for (const name of STAT_NAMES) {
     const rows = realisations.map((r) => pick(r[name], values));

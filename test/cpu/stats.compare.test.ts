@@ -156,6 +156,10 @@ describe('compareStats input errors', () => {
     throws(() => compareStats(handCatalogue, []), /at least one realisation.*got 0/);
   });
 
+  it('compareStats throws InputError for χ² with a single realisation (no covariance)', () => {
+    throws(() => compareStats(handCatalogue, [handRealisations[0]]), /at least 2 realisations.*got 1.*chi2 = \[\]/);
+  });
+
   it('compareStats throws InputError naming the realisation, statistic and edge that differ', () => {
     const bad = handRealisations.slice();
     const shifted = histograms({ ...constant, edgeLength: [1, 1] });
