@@ -11,7 +11,10 @@ struct KarrasParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(2) var<storage, read_write> links: array<vec4u>;
 @group(0) @binding(3) var<storage, read_write> ranges: array<vec2u>;
 @group(0) @binding(4) var<storage, read_write> parents: array<u32>;
-@group(0) @binding(5) var<storage, read_write> boxes: array<u32>;
+// The box array in BOX_PARTS bindings of BOX_PART_WORDS words (src/bvh/layout.ts, "Box parts").
+@group(0) @binding(5) var<storage, read_write> boxes0: array<u32>;
+@group(0) @binding(6) var<storage, read_write> boxes1: array<u32>;
+@group(0) @binding(7) var<storage, read_write> boxes2: array<u32>;
 
 const NONE: u32 = 0xffffffffu;
 
@@ -25,7 +28,16 @@ fn delta(i: i32, j: i32) -> i32 {
 }
 
 fn zero_record(r: u32) {
-  for (var w = 0u; w < 4u * D; w++) { boxes[r * 4u * D + w] = 0u; }
+  for (var w = 0u; w < 4u * D; w++) {
+    let i = r * 4u * D + w;
+    if (i < BOX_PART_WORDS) {
+      boxes0[i] = 0u;
+    } else if (i < 2u * BOX_PART_WORDS) {
+      boxes1[i - BOX_PART_WORDS] = 0u;
+    } else {
+      boxes2[i - 2u * BOX_PART_WORDS] = 0u;
+    }
+  }
 }
 
 @compute @workgroup_size(WG)

@@ -17,7 +17,26 @@ struct RefitParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(2) var<storage, read> order: array<u32>;
 @group(0) @binding(3) var<storage, read> parents: array<u32>;
 @group(0) @binding(4) var<storage, read_write> links: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> boxes: array<atomic<u32>>;
+// The box array in BOX_PARTS bindings of BOX_PART_WORDS words (src/bvh/layout.ts, "Box parts").
+@group(0) @binding(5) var<storage, read_write> boxes0: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> boxes1: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> boxes2: array<atomic<u32>>;
+
+fn box_store(i: u32, v: u32) {
+  if (i < BOX_PART_WORDS) {
+    atomicStore(&boxes0[i], v);
+  } else if (i < 2u * BOX_PART_WORDS) {
+    atomicStore(&boxes1[i - BOX_PART_WORDS], v);
+  } else {
+    atomicStore(&boxes2[i - 2u * BOX_PART_WORDS], v);
+  }
+}
+
+fn box_max(i: u32, v: u32) -> u32 {
+  if (i < BOX_PART_WORDS) { return atomicMax(&boxes0[i], v); }
+  if (i < 2u * BOX_PART_WORDS) { return atomicMax(&boxes1[i - BOX_PART_WORDS], v); }
+  return atomicMax(&boxes2[i - 2u * BOX_PART_WORDS], v);
+}
 
 const C: u32 = 2u * D + 1u;
 
@@ -35,8 +54,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let base = (ps >> 1u) * 4u * D + (ps & 1u) * 2u * D;
   for (var a = 0u; a < D; a++) {
     let bits = sorted[j * D + a];
-    atomicStore(&boxes[base + a], bits);
-    atomicStore(&boxes[base + D + a], bits);
+    box_store(base + a, bits);
+    box_store(base + D + a, bits);
     let o = f32_order(bits);
     v[a] = ~o;
     v[D + a] = o;
@@ -54,10 +73,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     var owns_any = false;
     for (var c = 0u; c < 2u * D; c++) {
       if (!own[c]) { continue; }
-      let old = atomicMax(&boxes[rb + c], v[c]);
+      let old = box_max(rb + c, v[c]);
       if (old == 0u) { own[c] = false; continue; }
       v[c] = max(old, v[c]);
-      atomicStore(&boxes[rb + c], select(f32_unorder(v[c]), f32_unorder(~v[c]), c < D));
+      box_store(rb + c, select(f32_unorder(v[c]), f32_unorder(~v[c]), c < D));
       owns_any = true;
     }
     if (own[2u * D]) {

@@ -20,7 +20,7 @@
 @group(0) @binding(2) var<storage, read> core2: array<f32>;
 @group(0) @binding(3) var<storage, read> order: array<u32>;
 @group(0) @binding(4) var<storage, read> links: array<vec4u>;
-@group(0) @binding(5) var<storage, read> boxes: array<f32>;
+@group(0) @binding(5) var<storage, read> boxes0: array<f32>;
 @group(0) @binding(6) var<storage, read> childLabel: array<vec2u>;
 @group(0) @binding(7) var<storage, read> label: array<u32>;
 @group(0) @binding(8) var<storage, read> ub: array<u32>;
@@ -30,6 +30,9 @@
 // The points to traverse (emst/active.wgsl) and their count; u.skip = 0 traverses every point.
 @group(0) @binding(12) var<storage, read> activeList: array<u32>;
 @group(0) @binding(13) var<storage, read> activeCount: array<u32>;
+// The second and third box parts (bvh/boxread.wgsl).
+@group(0) @binding(14) var<storage, read> boxes1: array<f32>;
+@group(0) @binding(15) var<storage, read> boxes2: array<f32>;
 
 // Never overflows: a root-to-leaf path has at most codeBits + 32 ≤ 96 internal nodes (layout.ts STACK_SIZE),
 // and the stack holds at most one pending sibling per level.
@@ -43,8 +46,8 @@ fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
   var s = 0.0;
   for (var k = 0u; k < D; k++) {
     let x = points[j * D + k];
-    let lo = boxes[base + k];
-    let hi = boxes[base + D + k];
+    let lo = box_word(base + k);
+    let hi = box_word(base + D + k);
     var t = max(max(lo - x, x - hi), 0.0);
     if (PERIODIC != 0u) {
       let L = period_of(k);

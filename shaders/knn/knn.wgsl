@@ -13,9 +13,12 @@ struct KnnParams { n: u32, k: u32, window: u32, inf_bits: u32 }
 @group(0) @binding(1) var<storage, read> points: array<f32>;
 @group(0) @binding(2) var<storage, read> order: array<u32>;
 @group(0) @binding(3) var<storage, read> links: array<vec4u>;
-@group(0) @binding(4) var<storage, read> boxes: array<f32>;
+@group(0) @binding(4) var<storage, read> boxes0: array<f32>;
 @group(0) @binding(5) var<storage, read_write> out_index: array<u32>;
 @group(0) @binding(6) var<storage, read_write> out_dist: array<f32>;
+// The second and third box parts (bvh/boxread.wgsl).
+@group(0) @binding(7) var<storage, read> boxes1: array<f32>;
+@group(0) @binding(8) var<storage, read> boxes2: array<f32>;
 
 const NONE: u32 = 0xffffffffu;
 
@@ -26,10 +29,10 @@ var<private> count: u32;
 var<private> worst_d: f32;
 var<private> worst_i: u32;
 
-// Squared distance from q to the box at boxes[base …): lo D floats, then hi D floats.
+// Squared distance from q to the box at word `base` of the box array: lo D floats, then hi D floats.
 fn box_dist(base: u32) -> f32 {
   var s: array<f32, D>;
-  for (var a = 0u; a < D; a++) { s[a] = gap2(boxes[base + a], boxes[base + D + a], q[a]); }
+  for (var a = 0u; a < D; a++) { s[a] = gap2(box_word(base + a), box_word(base + D + a), q[a]); }
   return pairwise_sum(s);
 }
 

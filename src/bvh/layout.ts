@@ -29,6 +29,20 @@
  * Bit t of axis a's cell goes to code bit t·d + (d − 1 − a) (axis 0 most significant within a bit group).
  */
 
+/**
+ * Box parts. A device binds at most maxStorageBufferBindingSize bytes of one buffer (2 GiB − 4 on the H100), and
+ * the box array of 10^8 points in 3D is 4.8 GB: kernels bind it as BOX_PARTS ranges of `boxPartRecords` whole
+ * records each (the last range shorter; a part beyond n is bound to a small unused buffer), and read the logical
+ * word i through shaders/bvh/boxread.wgsl. Records never straddle two parts, and the CPU twin's layout is the
+ * logical array unchanged.
+ */
+export const BOX_PARTS = 3;
+
+/** Records per box part: the most whole records within `maxBindingBytes`, a multiple of 16 (256-byte offsets). */
+export function boxPartRecords(maxBindingBytes: number, dim: number): number {
+  return Math.max(16, Math.floor(maxBindingBytes / (16 * dim) / 16) * 16);
+}
+
 /** "No node" / "no index". */
 export const NONE = 0xffffffff;
 

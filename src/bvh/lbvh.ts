@@ -20,7 +20,8 @@ import type { Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
-import { bitsPerAxis, codeBits, maxCell } from './layout.js';
+import { boxLimitMessage, createBoxParts } from './boxparts.js';
+import { BOX_PARTS, bitsPerAxis, boxPartRecords, codeBits, maxCell } from './layout.js';
 import { checkPoints } from './points.js';
 
 /** A BVH in GPU buffers, sized for `capacity` points; `n` is the point count of the last build into it. */
@@ -80,10 +81,13 @@ function checkShape(ctx: GpuContext, capacity: number, dim: number): void {
   if (!Number.isInteger(capacity) || capacity < 0) {
     throw new InputError(`Expected maxCount to be a non-negative integer, got ${capacity}.`);
   }
-  const limit = ctx.limits.maxStorageBufferBindingSize;
-  if (16 * dim * capacity > limit) {
+  // The box array is bound in BOX_PARTS ranges (layout.ts, "Box parts"); every other array fits one binding.
+  const maxPoints = BOX_PARTS * boxPartRecords(ctx.limits.maxStorageBufferBindingSize, dim);
+  if (capacity > maxPoints) throw new InputError(boxLimitMessage(capacity, dim, maxPoints, ctx));
+  const largest = Math.max(16 * capacity, 4 * dim * capacity);
+  if (largest > ctx.limits.maxStorageBufferBindingSize) {
     throw new InputError(
-      `A BVH of ${capacity} points in ${dim} dimensions needs ${16 * dim * capacity} bytes of boxes; this device binds at most ${limit}.`,
+      `A BVH of ${capacity} points in ${dim} dimensions needs ${largest}-byte arrays; this device binds at most ${ctx.limits.maxStorageBufferBindingSize} bytes.`,
     );
   }
 }
@@ -94,6 +98,8 @@ export interface BvhBuilderOptions {
   dim: number;
   /** Threads per workgroup of the build kernels (default 256). */
   workgroupSize?: number;
+  /** Box records per binding (layout.ts, "Box parts"); default: as many as the device binds. */
+  boxPartRecords?: number;
 }
 
 export interface BvhBuilder {
@@ -118,6 +124,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   const { maxCount, dim } = options;
   checkShape(ctx, maxCount, dim);
   const wg = options.workgroupSize ?? 256;
+  const parts = createBoxParts(ctx, dim, options.boxPartRecords);
   const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], workgroupSize = wg) => ({
     label: `bvh::${name}`,
     shader: `bvh/${name}`,
@@ -125,15 +132,15 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     bindings,
     workgroupSize,
     include: ['common/grid', 'bvh/floatorder'],
-    constants: { D: dim },
+    constants: { D: dim, ...parts.constants },
   });
   const [bounds, frame, morton, gather, karras, refit]: Kernel[] = await Promise.all([
     ctx.kernel(spec('bounds', ['uniform', 'read', 'rw'])),
     ctx.kernel(spec('frame', ['uniform', 'read', 'rw'], 32)),
     ctx.kernel(spec('morton', ['uniform', 'read', 'read', 'rw', 'rw'])),
     ctx.kernel(spec('gather', ['uniform', 'read', 'read', 'rw'])),
-    ctx.kernel(spec('karras', ['uniform', 'read', 'rw', 'rw', 'rw', 'rw'])),
-    ctx.kernel(spec('refit', ['uniform', 'read', 'read', 'read', 'rw', 'rw'])),
+    ctx.kernel(spec('karras', ['uniform', 'read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'])),
+    ctx.kernel(spec('refit', ['uniform', 'read', 'read', 'read', 'rw', 'rw', 'rw', 'rw'])),
   ]);
   const sorter: RadixSorter = await createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 });
   const acc = ctx.createBuffer('bvh::boundsAcc', 8 * dim);
@@ -178,14 +185,15 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       bvh.n = n;
       if (n === 0) return;
       const u = [n, 0, 0, 0];
+      const boxes = parts.bind(bvh.boxes, n);
       rec.dispatch(gather, { buffers: [points, bvh.order, bvh.sortedPoints], uniforms: u, threads: n });
       rec.dispatch(karras, {
-        buffers: [bvh.codes, bvh.links, bvh.ranges, bvh.parents, bvh.boxes],
+        buffers: [bvh.codes, bvh.links, bvh.ranges, bvh.parents, ...boxes],
         uniforms: u,
         threads: Math.max(n - 1, 1),
       });
       rec.dispatch(refit, {
-        buffers: [bvh.sortedPoints, bvh.order, bvh.parents, bvh.links, bvh.boxes],
+        buffers: [bvh.sortedPoints, bvh.order, bvh.parents, bvh.links, ...boxes],
         uniforms: u,
         threads: n,
       });
@@ -200,6 +208,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       destroyed = true;
       sorter.destroy();
       acc.destroy();
+      parts.destroy();
     },
   };
   return builder;

@@ -16,6 +16,7 @@
  *
  * Vertices are Morton positions of the BVH's leaves; edges come out as original indices.
  */
+import { createBoxParts, type BoxParts } from '../bvh/boxparts.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
@@ -89,10 +90,12 @@ export class Boruvka {
     private readonly scanner: Scanner,
     private readonly uf: GpuUnionFind,
     private readonly b: Record<string, GPUBuffer>,
+    private readonly parts: BoxParts,
   ) {}
 
-  static async create(ctx: GpuContext, maxN: number, dim: number, periodic = false): Promise<Boruvka> {
+  static async create(ctx: GpuContext, maxN: number, dim: number, periodic = false, boxPartRecords?: number): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
+    const parts = createBoxParts(ctx, dim, boxPartRecords);
     const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], wg = 256, entry = 'main', extra: string[] = []) =>
       ctx.kernel({
         label: `emst::${name}${entry === 'main' ? '' : `.${entry}`}`,
@@ -101,7 +104,7 @@ export class Boruvka {
         bindings,
         workgroupSize: wg,
         include: [...EMST_INCLUDE, ...extra],
-        constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
+        constants: { D: dim, PERIODIC: periodic ? 1 : 0, ...parts.constants },
         enable: name === 'best64' ? ['atomic_vec2u_min_max'] : undefined,
       });
     const R = 'read' as const;
@@ -114,7 +117,7 @@ export class Boruvka {
       changes: await spec('changes', [U, R, W]),
       nodelabels: await spec('nodelabels', [U, R, R, R, R, W]),
       upperbounds: await spec('upperbounds', [U, R, R, R, W, R], 256, 'main', ['emst/distance']),
-      nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, R], 32, 'main', ['emst/distance']),
+      nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, R, R, R], 32, 'main', ['emst/distance', 'bvh/boxread']),
       bestmax: await spec('bestmax', [U, R, R, R, W, R]),
       active: await spec('active', [U, R, R, R, W, W, W]),
       activeargs: await ctx.kernel({ label: 'emst::activeArgs', shader: 'emst/activeargs', entry: 'main', bindings: [U, R, W], workgroupSize: 1 }),
@@ -148,7 +151,7 @@ export class Boruvka {
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
-    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b);
+    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts);
   }
 
   /** Computes the MST of the BVH's points. Resolves when the tree is complete (read-backs: one u32 per submit). */
@@ -180,6 +183,7 @@ export class Boruvka {
     plan.set([n, 2, 0, 0, grid256[0], grid256[1], 0, 0, grid32[0], grid32[1], 0, 0]);
     const slot256 = { buffer: b.args, offset: 0 };
     const slot32 = { buffer: b.args, offset: 12 };
+    const [boxes0, boxes1, boxes2] = this.parts.bind(bvh.boxes, n);
     const uf = this.uf;
 
     const relabel = (rec: Recorder, at: { uniforms: Uint32Array; indirect?: { buffer: GPUBuffer; offset: number }; threads?: number }) =>
@@ -220,8 +224,8 @@ export class Boruvka {
         indirect: skip ? { buffer: b.nearestArgs, offset: 0 } : slot32,
         uniforms: u,
         buffers: [
-          bvh.sortedPoints, core2, bvh.order, bvh.links, bvh.boxes, b.childLabel, b.label, b.ub, minCore2, b.cand,
-          b.pointBound, b.active, b.activeCount,
+          bvh.sortedPoints, core2, bvh.order, bvh.links, boxes0, b.childLabel, b.label, b.ub, minCore2, b.cand,
+          b.pointBound, b.active, b.activeCount, boxes1, boxes2,
         ],
       });
       if (k.best64) {
@@ -301,5 +305,6 @@ export class Boruvka {
     for (const buf of Object.values(this.b)) buf.destroy();
     this.scanner.destroy();
     this.uf.destroy();
+    this.parts.destroy();
   }
 }

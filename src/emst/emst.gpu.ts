@@ -40,18 +40,27 @@ export class GpuEmst {
     private readonly gather: Kernel,
     private readonly kth: GPUBuffer | null,
     private readonly core2: GPUBuffer | null,
+    private readonly boxPartRecords: number | undefined,
   ) {}
 
   /**
    * minSamples ≥ 2: mutual reachability with the minSamples-th neighbour (self excluded; clamped to n − 1).
    * periodic: minimum-image distances in a box whose side lengths each run() gives (Euclidean only).
    */
-  static async create(ctx: GpuContext, maxN: number, dim: number, minSamples = 1, periodic = false): Promise<GpuEmst> {
-    const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim });
+  static async create(
+    ctx: GpuContext,
+    maxN: number,
+    dim: number,
+    minSamples = 1,
+    periodic = false,
+    layout: { boxPartRecords?: number } = {},
+  ): Promise<GpuEmst> {
+    const { boxPartRecords } = layout;
+    const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
     const bvh = allocateBvh(ctx, maxN, dim);
-    const boruvka = await Boruvka.create(ctx, maxN, dim, periodic);
+    const boruvka = await Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords);
     const mr = minSamples > 1;
-    const knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth' }) : null;
+    const knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth', boxPartRecords }) : null;
     const gather = await ctx.kernel({
       label: 'emst::gather',
       shader: 'emst/gather',
@@ -61,7 +70,7 @@ export class GpuEmst {
     });
     const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
     const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
-    return new GpuEmst(ctx, maxN, dim, minSamples, builder, bvh, boruvka, knn, gather, kth, core2);
+    return new GpuEmst(ctx, maxN, dim, minSamples, builder, bvh, boruvka, knn, gather, kth, core2, boxPartRecords);
   }
 
   /** Computes the tree of the n points in `points` (n × dim f32 on the GPU). The edges stay on the GPU. */
@@ -71,7 +80,7 @@ export class GpuEmst {
     let knn = this.knn;
     let temporary: KnnSearcher | null = null;
     if (knn && n > 1 && knn.k > n - 1) {
-      temporary = await createKnnSearcher(ctx, { dim: this.dim, k: n - 1, output: 'kth' });
+      temporary = await createKnnSearcher(ctx, { dim: this.dim, k: n - 1, output: 'kth', boxPartRecords: this.boxPartRecords });
       knn = temporary;
     }
     const build = (rec: Recorder) => {

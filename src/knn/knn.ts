@@ -10,6 +10,7 @@ import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { createGpuContext } from '../gpu/context.js';
+import { createBoxParts } from '../bvh/boxparts.js';
 import { InputError } from '../errors.js';
 import { STACK_SIZE } from '../bvh/layout.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
@@ -34,6 +35,8 @@ export interface KnnSearcherOptions {
    * traversals over the BVH want it (no gather needed).
    */
   rows?: 'original' | 'morton';
+  /** Box records per binding (src/bvh/layout.ts, "Box parts"); default: as many as the device binds. */
+  boxPartRecords?: number;
 }
 
 export interface KnnOutput {
@@ -52,7 +55,7 @@ export interface KnnSearcher {
    * n − 1 when minSamples is clamped — without another pipeline; rows then hold k entries.
    */
   encode(rec: Recorder, bvh: GpuBvh, out: KnnOutput, options?: { k?: number }): void;
-  /** Frees the searcher's one small buffer. */
+  /** Frees the searcher's small buffers. */
   destroy(): void;
 }
 
@@ -66,14 +69,22 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
   if (!Number.isInteger(window) || window < 0) throw new InputError(`Expected window to be a non-negative integer, got ${window}.`);
   let kmax = 1;
   while (kmax < k) kmax *= 2;
+  const parts = createBoxParts(ctx, dim, options.boxPartRecords);
   const kernel: Kernel = await ctx.kernel({
     label: 'knn::search',
     shader: 'knn/knn',
     entry: 'main',
-    bindings: ['uniform', 'read', 'read', 'read', 'read', 'rw', 'rw'],
+    bindings: ['uniform', 'read', 'read', 'read', 'read', 'rw', 'rw', 'read', 'read'],
     workgroupSize: options.workgroupSize ?? 32,
-    include: ['common/grid', 'knn/distance'],
-    constants: { D: dim, KMAX: kmax, STACK: STACK_SIZE, ALL: output === 'all' ? 1 : 0, MORTON_ROWS: options.rows === 'morton' ? 1 : 0 },
+    include: ['common/grid', 'knn/distance', 'bvh/boxread'],
+    constants: {
+      D: dim,
+      KMAX: kmax,
+      STACK: STACK_SIZE,
+      ALL: output === 'all' ? 1 : 0,
+      MORTON_ROWS: options.rows === 'morton' ? 1 : 0,
+      ...parts.constants,
+    },
   });
   const uniforms = new Uint32Array(4);
   new Float32Array(uniforms.buffer)[3] = Infinity;
@@ -93,14 +104,16 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
       uniforms[0] = bvh.n;
       uniforms[1] = kk;
       uniforms[2] = window;
+      const [boxes0, boxes1, boxes2] = parts.bind(bvh.boxes, bvh.n);
       rec.dispatch(kernel, {
-        buffers: [bvh.sortedPoints, bvh.order, bvh.links, bvh.boxes, indices, out.squaredDistances],
+        buffers: [bvh.sortedPoints, bvh.order, bvh.links, boxes0, indices, out.squaredDistances, boxes1, boxes2],
         uniforms: uniforms.slice(),
         threads: bvh.n,
       });
     },
     destroy() {
       unused.destroy();
+      parts.destroy();
     },
   };
 }
