@@ -24,7 +24,8 @@ function field(node: SchemaTree): FieldInfo {
   const e = node.element;
   const logical = e.logical_type?.type;
   const annotation = logical ?? e.converted_type;
-  const type = [e.type ?? 'group', annotation].filter(Boolean).join(' ').toLowerCase();
+  const text = annotation === 'UTF8' || annotation === 'STRING';
+  const type = text ? 'string' : [e.type ?? 'group', annotation].filter(Boolean).join(' ').toLowerCase();
   const plain = e.type !== undefined && NUMBER_TYPES.includes(e.type) && !NOT_NUMBERS.some((t) => String(annotation ?? '').startsWith(t));
   const numeric = node.children.length === 0 && e.repetition_type !== 'REPEATED' && (plain || logical === 'FLOAT16' || annotation === 'DECIMAL');
   return { name: e.name, numeric, type };
