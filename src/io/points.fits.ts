@@ -273,16 +273,40 @@ function tableColumns(h: Header, where: string): { columns: TableColumn[]; rowBy
   return { columns, rowBytes, rows };
 }
 
-/** Reads one big-endian value; K stays a bigint so TNULL compares exactly. */
-function reader(code: string): (dv: DataView, at: number) => number | bigint {
-  switch (code) {
-    case 'B': return (dv, at) => dv.getUint8(at);
-    case 'I': return (dv, at) => dv.getInt16(at, false);
-    case 'J': return (dv, at) => dv.getInt32(at, false);
-    case 'K': return (dv, at) => dv.getBigInt64(at, false);
-    case 'E': return (dv, at) => dv.getFloat32(at, false);
-    default: return (dv, at) => dv.getFloat64(at, false);
+/**
+ * Column `c` of `count` big-endian rows into `out`; returns the first row equal to TNULL, or −1. K values are
+ * compared with TNULL as bigints (exact), then rounded to numbers.
+ */
+function decodeColumn(dv: DataView, count: number, rowBytes: number, c: TableColumn, out: Float64Array): number {
+  let at = c.offset;
+  switch (c.code) {
+    case 'B':
+      for (let r = 0; r < count; r++, at += rowBytes) out[r] = dv.getUint8(at);
+      break;
+    case 'I':
+      for (let r = 0; r < count; r++, at += rowBytes) out[r] = dv.getInt16(at, false);
+      break;
+    case 'J':
+      for (let r = 0; r < count; r++, at += rowBytes) out[r] = dv.getInt32(at, false);
+      break;
+    case 'E':
+      for (let r = 0; r < count; r++, at += rowBytes) out[r] = dv.getFloat32(at, false);
+      break;
+    case 'D':
+      for (let r = 0; r < count; r++, at += rowBytes) out[r] = dv.getFloat64(at, false);
+      break;
+    default: {
+      const tnull = c.tnull === undefined ? undefined : BigInt(c.tnull);
+      for (let r = 0; r < count; r++, at += rowBytes) {
+        const v = dv.getBigInt64(at, false);
+        if (v === tnull) return r;
+        out[r] = Number(v);
+      }
+      return -1;
+    }
   }
+  if (c.tnull !== undefined) for (let r = 0; r < count; r++) if (out[r] === c.tnull) return r;
+  return -1;
 }
 
 // ---- the reader ----
@@ -326,9 +350,9 @@ async function readTable(src: ByteSource, h: Header, where: string, wanted: (str
   const { columns, rowBytes, rows } = tableColumns(h, where);
   const picked = pickColumns(columns, wanted, where).map((i) => columns[i]);
   const dim = picked.length;
-  const get = picked.map((c) => reader(c.code));
   const points = new Float32Array(rows * dim);
   const chunkRows = Math.max(1, Math.floor(CHUNK_BYTES / Math.max(1, rowBytes)));
+  const values = new Float64Array(Math.min(chunkRows, rows));
   for (let r0 = 0; r0 < rows; r0 += chunkRows) {
     const count = Math.min(chunkRows, rows - r0);
     const bytes = await src.read(count * rowBytes);
@@ -338,16 +362,13 @@ async function readTable(src: ByteSource, h: Header, where: string, wanted: (str
     const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     for (let j = 0; j < dim; j++) {
       const c = picked[j];
-      const read = get[j];
-      const scaled = c.scale !== 1 || c.zero !== 0;
-      const tnull = c.tnull === undefined ? undefined : c.code === 'K' ? BigInt(c.tnull) : c.tnull;
-      for (let r = 0; r < count; r++) {
-        const raw = read(dv, r * rowBytes + c.offset);
-        if (raw === tnull) throw new InputError(`${where}: column '${c.name}', row ${r0 + r} (0-based) is null (TNULL = ${c.tnull}); expected a number.`);
-        let v = Number(raw);
+      const nullRow = decodeColumn(dv, count, rowBytes, c, values);
+      if (nullRow >= 0) throw new InputError(`${where}: column '${c.name}', row ${r0 + nullRow} (0-based) is null (TNULL = ${c.tnull}); expected a number.`);
+      const { scale, zero } = c;
+      for (let r = 0, at = r0 * dim + j; r < count; r++, at += dim) {
+        const v = values[r];
         if (v !== v) throw new InputError(`${where}: column '${c.name}', row ${r0 + r} (0-based) is NaN (a FITS null); expected a number.`);
-        if (scaled) v = c.zero + c.scale * v;
-        points[(r0 + r) * dim + j] = v;
+        points[at] = zero + scale * v; // exact when scale = 1, zero = 0
       }
     }
   }
