@@ -104,6 +104,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
       signal: options.signal,
       onProgress: options.onProgress && ((f) => options.onProgress!(0.9 * f)),
       ...(box ? { box } : {}),
+      ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
     };
     const tree = await emst(coords, emstOptions);
     ({ sources, targets, backend } = tree);

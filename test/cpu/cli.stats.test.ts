@@ -119,6 +119,17 @@ describe('treeline stats', () => {
     expectInputError(await runCli(['stats', file, '--periodic', '0', ...cpu]), /--periodic: expected .* got '0'/);
   });
 
+  it('--min-edge-length: the scale cut reaches the EMST', async () => {
+    const r = await runCli(['stats', csv, '--min-edge-length', '0.5', '--raw', ...cpu]);
+    expect(r.error).toBeUndefined();
+    const j = JSON.parse(r.out);
+    const lib = await mstStats(points, { dim: 2, minEdgeLength: 0.5, backend: 'cpu' });
+    expect(j.minEdgeLength).toBe(0.5);
+    expect(j.raw.edgeLengths).toEqual(Array.from(lib.edgeLengths));
+    expect(Math.min(...j.raw.edgeLengths)).toBeGreaterThanOrEqual(0.5 - 1e-6);
+    expectInputError(await runCli(['stats', csv, '--min-edge-length', '-1', ...cpu]), /--min-edge-length: expected a finite number ≥ 0, got '-1'/);
+  });
+
   it('--plot writes the 4-panel SVG', async () => {
     const svg = join(dir, 'mst.svg');
     const r = await runCli(['stats', csv, '--plot', svg, ...cpu]);

@@ -193,6 +193,22 @@ describe('mstStats input validation', () => {
     await expect(mstStats(p, { dim: 2, emst: tree([[0, 1]]), minEdgeLength: 1 })).rejects.toThrow(/cannot apply to a given emst/);
   });
 
+  it("minEdgeLength (MiSTree's scale cut): pairs closer than it are not joined", async () => {
+    // x = 0, 1, 3, 6 with a cut of 1.5: the pair 0–1 (1) is no edge, so the tree is 1–2 (2), 0–2 (3), 2–3 (3).
+    const r = await mstStats(f64([0, 0, 1, 0, 3, 0, 6, 0]), { dim: 2, minEdgeLength: 1.5, backend: 'cpu' });
+    expect(sorted(r.edgeLengths)).toEqual([2, 3, 3]);
+    expect(Array.from(r.degree)).toEqual([1, 1, 3, 1]);
+    expect(r.branchLengths.length).toBe(0);
+    // Two clumps of duplicates 10 apart: every pair inside a clump is cut, so only cross pairs remain (a forest
+    // would need isolated points; here each point reaches the other clump).
+    const clumps = await mstStats(f64([0, 0, 0, 0, 10, 0, 10, 0]), { dim: 2, minEdgeLength: 1, backend: 'cpu' });
+    expect(Array.from(clumps.edgeLengths)).toEqual([10, 10, 10]);
+    // Every pair closer than the cut: no edge at all, every degree 0.
+    const none = await mstStats(f64([0, 0, 0.5, 0, 0.2, 0]), { dim: 2, minEdgeLength: 1, backend: 'cpu' });
+    expect(none.edgeLengths.length).toBe(0);
+    expect(Array.from(none.degree)).toEqual([0, 0, 0]);
+  });
+
   it('an aborted signal rejects with AbortError', async () => {
     const c = new AbortController();
     c.abort();
