@@ -107,9 +107,23 @@ class Hdf5Reader {
 
   /** The dataset or group at `name`; anything else is an InputError listing the datasets that exist. */
   private entity(name: string): Dataset | Group {
-    const e = this.file.get(name);
-    if (e instanceof this.h5.Dataset || e instanceof this.h5.Group) return e;
+    const e = this.lookup(name);
+    if (e) return e;
     throw new InputError(`${this.path}: no dataset '${name}' (datasets: ${this.list('')}).`);
+  }
+
+  /**
+   * The dataset or group at `name`, or null. Walks the path one link at a time: h5wasm's get() of a path running
+   * through a dataset prints HDF5's error stack and answers 'Group'.
+   */
+  private lookup(name: string): Dataset | Group | null {
+    const parts = name.split('/').filter(Boolean);
+    let e: unknown = null;
+    for (let i = 1; i <= parts.length; i++) {
+      if (i > 1 && !(e instanceof this.h5.Group)) return null;
+      e = this.file.get(parts.slice(0, i).join('/'));
+    }
+    return e instanceof this.h5.Dataset || e instanceof this.h5.Group ? e : null;
   }
 
   /** `path (shape dtype)` of up to 30 datasets under `group`. */
@@ -184,7 +198,7 @@ class Hdf5Reader {
   private readColumns(group: string, columns: string[]): PointTable {
     const datasets = columns.map((c) => {
       const full = group === '' ? c : `${group}/${c}`;
-      const e = this.file.get(full);
+      const e = this.lookup(full);
       if (!(e instanceof this.h5.Dataset)) {
         throw new InputError(`${this.path}: no dataset '${full}' (datasets: ${this.list(group)}).`);
       }

@@ -95,6 +95,8 @@ describe('readHdf5Points', () => {
       readHdf5Points(snap32, { dataset: 'PartType0/Coordinates' }),
       /snap32\.hdf5: no dataset 'PartType0\/Coordinates' \(datasets: PartType1\/Coordinates \(300×3 float32\), PartType1\/ParticleIDs \(300 uint32\)\)/,
     );
+    await expectInputError(readHdf5Points(snap32, { dataset: 'PartType1/Coordinates/x' }), /no dataset 'PartType1\/Coordinates\/x' \(datasets: PartType1\/Coordinates/);
+    await expectInputError(readHdf5Points(snap32, { dataset: 'Header/BoxSize' }), /no dataset 'Header\/BoxSize'/);
     await expectInputError(readHdf5Points(snap32, { dataset: 'PartType1/ParticleIDs' }), /dataset 'PartType1\/ParticleIDs' is 1-D \(300 uint32 values\); expected a 2-D dataset of n points × d coordinates/);
     await expectInputError(readHdf5Points(snap32, { dataset: 'PartType1/Coordinates', columns: ['3'] }), /has 3 columns: select them by 0-based index \(0–2\), got '3'/);
     const path = writeSnapshot('names.h5', coords32, (f) => f.create_dataset({ name: 'names', data: ['a', 'b'] }));
