@@ -66,3 +66,11 @@ export {
   type GeneratorName,
   type GenerateOptions,
 } from './datasets/generate.js';
+export {
+  mstStats,
+  type MstStats,
+  type MstStatsOptions,
+  type StatsCoords,
+} from './stats/mstStats.js';
+export { mstHistograms, binsOf, type BinSpec, type MstBins } from './stats/histogram.js';
+export { STAT_NAMES, type Histogram, type MstHistograms, type StatName } from './stats/types.js';
