@@ -23,6 +23,8 @@ const result = await build({
   platform: 'browser',
   target: 'es2022',
   sourcemap: true,
+  // Keep the WGSL (its comments have – ≤ ² …) as written instead of \u escapes; ES modules are always UTF-8.
+  charset: 'utf8',
   metafile: true,
   logLevel: 'warning',
   // Loaded through a computed import() in src/gpu/context.ts only where navigator.gpu is missing (Node); listed so

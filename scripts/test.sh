@@ -3,9 +3,11 @@
 #  - Mesa's lavapipe (a CPU Vulkan driver, so the WGSL really runs without a GPU) from Debian bookworm-backports,
 #    when running as root on Debian and no Vulkan driver recent enough for Dawn is installed (bookworm's own
 #    Mesa 22.3 is rejected by Dawn);
+#  - Debian's chromium (for the browser test, test/browser), when running as root on Debian and it is missing;
 #  - the npm dependencies (npm ci) when node_modules is missing;
-# then type-checks and runs the CPU and GPU test projects. With TREELINE_REQUIRE_GPU=1 (CI) GPU tests fail
-# instead of skipping when no adapter is found.
+# then type-checks and runs the cpu, gpu and browser test projects. With TREELINE_REQUIRE_GPU=1 (CI) GPU tests fail
+# instead of skipping when no adapter is found; with TREELINE_REQUIRE_BROWSER=1 (CI) the browser test fails instead
+# of skipping when Chromium is missing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -31,6 +33,19 @@ if command -v dpkg-query >/dev/null 2>&1 && need_lavapipe; then
   else
     echo "test.sh: no recent Mesa Vulkan driver (lavapipe); GPU tests will skip unless TREELINE_REQUIRE_GPU=1." >&2
     echo "         As root on Debian bookworm this script installs it from bookworm-backports." >&2
+  fi
+fi
+
+chromium="${TREELINE_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ]; then
+  if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ] && command -v apt-get >/dev/null 2>&1; then
+    echo "test.sh: installing Debian's chromium for the browser test" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    apt-get install -y -q chromium >/dev/null
+  else
+    echo "test.sh: no Chromium at $chromium; the browser test will skip unless TREELINE_REQUIRE_BROWSER=1." >&2
+    echo "         As root on Debian this script installs it (apt-get install chromium)." >&2
   fi
 fi
 

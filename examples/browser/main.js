@@ -86,6 +86,7 @@ worker.onmessage = ({ data }) => {
     clusters: data.clusters,
     noise,
     labels: Array.from(data.labels),
+    palette: PALETTE,
     ms: data.ms,
     timings: data.timings,
   };

@@ -1,0 +1,257 @@
+/**
+ * The browser example (examples/browser/) in headless Chromium: Debian's /usr/bin/chromium driven by playwright-core.
+ * The page clusters seeded blobs with hdbscan() in a Web Worker from the package's browser bundle; the test checks
+ * the canvas is drawn and the labels equal the Node result for the same dataset and parameters, and prints which
+ * backend ran.
+ *
+ * WebGPU first: Chromium is started with the flags that enable WebGPU on Vulkan (Mesa lavapipe offered through
+ * VK_DRIVER_FILES), then with WebGPU on Chromium's own SwiftShader; the first that gives an adapter runs the page.
+ * Without any adapter the page runs the CPU backend, which the second case forces anyway (`?backend=cpu`).
+ *
+ * Skips when Chromium is missing, unless TREELINE_REQUIRE_BROWSER=1 (CI), which makes that a failure.
+ * scripts/test.sh installs Debian's chromium when run as root.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blobs, hdbscan } from '../../src/index.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const CHROMIUM = process.env.TREELINE_CHROMIUM ?? '/usr/bin/chromium';
+const REQUIRED = process.env.TREELINE_REQUIRE_BROWSER === '1';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+/** Without Chromium the cases skip, unless it is required: then they fail, naming what is missing. */
+const SKIP = !HAVE_CHROMIUM && !REQUIRED;
+
+/** The env notes' flags for this machine's closed network; playwright adds --headless and an empty --user-data-dir. */
+const BASE_FLAGS = [
+  '--no-sandbox',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const LAVAPIPE_ICD = ['/usr/share/vulkan/icd.d/lvp_icd.json', '/usr/share/vulkan/icd.d/lvp_icd.x86_64.json'].find(
+  existsSync,
+);
+
+interface Variant {
+  name: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/** Tried in order; the first whose navigator.gpu gives an adapter runs the page. */
+const WEBGPU_VARIANTS: Variant[] = [
+  {
+    name: 'WebGPU on Vulkan (lavapipe offered)',
+    args: [
+      '--enable-unsafe-webgpu',
+      '--enable-features=Vulkan',
+      '--use-vulkan=native',
+      '--use-angle=vulkan',
+      '--disable-vulkan-surface',
+      '--ignore-gpu-blocklist',
+    ],
+    env: LAVAPIPE_ICD ? { VK_DRIVER_FILES: LAVAPIPE_ICD, VK_ICD_FILENAMES: LAVAPIPE_ICD } : {},
+  },
+  { name: 'WebGPU on SwiftShader', args: ['--disable-gpu', '--enable-unsafe-webgpu'] },
+];
+const CPU_VARIANT: Variant = { name: 'no WebGPU (--disable-gpu)', args: ['--disable-gpu'] };
+
+/** The page's parameters: datasets/blobs2d-2000.csv clustered as in the README's quick start. */
+const PARAMS = { n: 2000, clusters: 4, seed: 1, minClusterSize: 15 };
+
+/** What examples/browser/main.js leaves on `window.treeline`. */
+interface PageResult {
+  done: boolean;
+  error?: string;
+  backend?: 'gpu' | 'cpu';
+  adapter?: { vendor: string; architecture: string; description: string } | null;
+  gpuNote?: string | null;
+  clusters?: number;
+  labels?: number[];
+  palette?: string[];
+  ms?: number;
+}
+
+interface AdapterProbe {
+  vendor: string;
+  architecture: string;
+  description: string;
+  isFallbackAdapter: boolean;
+}
+
+let server: ChildProcess | undefined;
+let pageUrl = '';
+
+/** Starts scripts/serve-examples.mjs on a free port and returns the example's URL (its first stdout line). */
+async function startServer(): Promise<string> {
+  server = spawn(process.execPath, ['scripts/serve-examples.mjs', '--port', '0'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: server.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    server!.once('exit', (code) => reject(new Error(`serve-examples.mjs exited with ${code}`)));
+  });
+  lines.close();
+  return url;
+}
+
+async function launch(variant: Variant): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...BASE_FLAGS, ...variant.args],
+    env: { ...process.env, ...variant.env } as Record<string, string>,
+    timeout: 60_000,
+  });
+}
+
+/** The adapter navigator.gpu gives on a page of the example's origin (WebGPU needs a secure context), or null. */
+async function probeAdapter(browser: Browser): Promise<AdapterProbe | null> {
+  const page = await browser.newPage();
+  try {
+    await page.goto(pageUrl.replace(/examples\/browser\/$/, 'package.json'));
+    return await page.evaluate(async () => {
+      const gpu = (navigator as Navigator & { gpu?: GPU }).gpu;
+      const adapter = gpu ? await gpu.requestAdapter() : null;
+      if (!adapter) return null;
+      const info = adapter.info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
+      return {
+        vendor: info.vendor,
+        architecture: info.architecture,
+        description: info.description,
+        isFallbackAdapter: !!info.isFallbackAdapter,
+      };
+    });
+  } finally {
+    await page.close();
+  }
+}
+
+/** Loads the example with `query`, waits for the worker's result and returns it with the canvas's pixel counts. */
+async function runPage(browser: Browser, query: string): Promise<{ result: PageResult; nonWhite: number; colours: Record<string, number> }> {
+  const page: Page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await page.goto(`${pageUrl}?${query}`);
+    await page.waitForFunction(() => (window as unknown as { treeline?: PageResult }).treeline?.done, null, {
+      timeout: 200_000,
+    });
+    const result = await page.evaluate(() => (window as unknown as { treeline: PageResult }).treeline);
+    expect(errors).toEqual([]);
+    // Pixels of the canvas: how many are not white, and how many have each palette colour exactly (point centres).
+    const { nonWhite, colours } = await page.evaluate((palette) => {
+      const canvas = document.querySelector('canvas')!;
+      const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+      const hex = (i: number) => '#' + [data[i], data[i + 1], data[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+      const counts: Record<string, number> = Object.fromEntries(palette.map((c) => [c, 0]));
+      let nonWhite = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i] !== 255 || data[i + 1] !== 255 || data[i + 2] !== 255) nonWhite++;
+        const c = hex(i);
+        if (c in counts) counts[c]++;
+      }
+      return { nonWhite, colours: counts };
+    }, result.palette ?? []);
+    return { result, nonWhite, colours };
+  } finally {
+    await page.close();
+  }
+}
+
+/** The Node result for the page's dataset and parameters (CPU backend). */
+async function nodeLabels(): Promise<number[]> {
+  const points = blobs({ n: PARAMS.n, dim: 2, clusters: PARAMS.clusters, seed: PARAMS.seed });
+  const { labels } = await hdbscan(points, { dim: 2, minClusterSize: PARAMS.minClusterSize, backend: 'cpu' });
+  return Array.from(labels);
+}
+
+function checkDrawn(run: Awaited<ReturnType<typeof runPage>>, expected: number[]): void {
+  const { result, nonWhite, colours } = run;
+  expect(result.error).toBeUndefined();
+  expect(result.labels).toHaveLength(PARAMS.n);
+  expect(result.labels).toEqual(expected);
+  // Drawn: well above a blank canvas, and every cluster's colour is on it.
+  expect(nonWhite).toBeGreaterThan(5_000);
+  const clusters = Math.max(...expected) + 1;
+  expect(result.clusters).toBe(clusters);
+  for (let c = 0; c < clusters; c++) expect(colours[result.palette![c % result.palette!.length]]).toBeGreaterThan(50);
+}
+
+/** Fails the case where Chromium is required but missing (the cases skip where it is not required). */
+function requireChromium(): void {
+  if (HAVE_CHROMIUM) return;
+  throw new Error(
+    `No Chromium at ${CHROMIUM} (TREELINE_REQUIRE_BROWSER=1): install Debian's chromium ` +
+      '(scripts/test.sh does when run as root) or set TREELINE_CHROMIUM.',
+  );
+}
+
+const query = new URLSearchParams(Object.entries(PARAMS).map(([k, v]) => [k, String(v)])).toString();
+
+describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
+  let expected: number[] = [];
+
+  beforeAll(async () => {
+    if (!HAVE_CHROMIUM) return; // each case fails on its own (TREELINE_REQUIRE_BROWSER=1)
+    // The page imports dist/browser/treeline.js: build it from the current sources (esbuild, well under a second).
+    execFileSync(process.execPath, ['scripts/build-browser.mjs'], { cwd: root, stdio: 'inherit' });
+    pageUrl = await startServer();
+    expected = await nodeLabels();
+  });
+
+  afterAll(() => {
+    server?.kill();
+  });
+
+  it('the page clusters in a worker on WebGPU where Chromium gives an adapter, and matches Node', async () => {
+    requireChromium();
+    let chosen: { variant: Variant; adapter: AdapterProbe | null; browser: Browser } | undefined;
+    for (const variant of WEBGPU_VARIANTS) {
+      const browser = await launch(variant);
+      const adapter = await probeAdapter(browser).catch(() => null);
+      if (adapter) {
+        chosen = { variant, adapter, browser };
+        break;
+      }
+      await browser.close();
+    }
+    chosen ??= { variant: CPU_VARIANT, adapter: null, browser: await launch(CPU_VARIANT) };
+    try {
+      const run = await runPage(chosen.browser, query);
+      const { backend, adapter, gpuNote, ms } = run.result;
+      const adapterText = (a: { vendor: string; architecture: string; description: string } | null | undefined) =>
+        a ? [a.vendor, a.architecture, a.description].filter(Boolean).join(' ') : 'none';
+      // The record of what ran, in the test output.
+      console.log(
+        `browser example: Chromium flags "${chosen.variant.name}", adapter ${adapterText(chosen.adapter)}; ` +
+          `hdbscan ran on ${backend === 'gpu' ? `WebGPU (${adapterText(adapter)})` : 'the CPU backend'}` +
+          `${gpuNote ? ` — ${gpuNote.split('\n')[0]}` : ''}; ${ms?.toFixed(0)} ms in the page.`,
+      );
+      checkDrawn(run, expected);
+    } finally {
+      await chosen.browser.close();
+    }
+  });
+
+  it('the page with ?backend=cpu runs the CPU backend in the worker and matches Node', async () => {
+    requireChromium();
+    const browser = await launch(CPU_VARIANT);
+    try {
+      const run = await runPage(browser, `${query}&backend=cpu`);
+      expect(run.result.backend).toBe('cpu');
+      checkDrawn(run, expected);
+    } finally {
+      await browser.close();
+    }
+  });
+});
