@@ -13,6 +13,11 @@ struct Params {
   ia2: f32,
   // 1: points whose bound from earlier rounds exceeds their component's upper bound skip the traversal.
   skip: u32,
+  // The scale cut: keys below it are not edges (0: no cut; Euclidean only).
+  cut: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
   // Periodic side lengths L_k = period[k / 4][k % 4] when PERIODIC != 0 (points inside [0, L_k)).
   period: array<vec4f, 4>,
 }

@@ -109,7 +109,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         let other = order[k];
         let lo = min(me, other);
         let hi = max(me, other);
-        if (key <= radius && edge_less(key, lo, hi, bestKey, bestLo, bestHi)) {
+        if (key >= u.cut && key <= radius && edge_less(key, lo, hi, bestKey, bestLo, bestHi)) {
           bestKey = key;
           bestOther = k;
           bestLo = lo;

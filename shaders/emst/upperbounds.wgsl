@@ -27,6 +27,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let b = label[k];
     if (a != b) {
       let key = edge_key(j, k);
+      if (key < u.cut) { continue; } // below the scale cut: not an edge
       atomicMin(&ub[a], key);
       atomicMin(&ub[b], key);
     }

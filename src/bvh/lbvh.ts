@@ -105,6 +105,8 @@ export interface BvhBuilderOptions {
 export interface BvhBuilder {
   readonly maxCount: number;
   readonly dim: number;
+  /** The 64-bit-key radix sorter of the build (maxCount pairs), idle between builds: others may borrow it. */
+  readonly sorter: RadixSorter;
   /** Records the whole build of the n points in `points` (n × dim f32) into `bvh`. */
   encode(rec: Recorder, points: Binding, n: number, bvh: GpuBvh): void;
   /** Stage 1: bounds, frame, unsorted codes into bvh.codes and the identity into bvh.order. */
@@ -161,6 +163,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   const builder: BvhBuilder = {
     maxCount,
     dim,
+    sorter,
     encodeCodes(rec, points, n, bvh) {
       check(n, bvh);
       bvh.n = n;

@@ -25,7 +25,7 @@ import { AbortError } from '../errors.js';
 import { buildBvhCpu, type BvhCpu } from '../bvh/lbvh.cpu.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';
 import { CandidateLists } from './candidates.cpu.js';
-import { edgeLess, inverseAlphaSquared, reachabilityKey, squaredDistance, weightOfKey } from './distance.cpu.js';
+import { cutKey, edgeLess, inverseAlphaSquared, reachabilityKey, squaredDistance, weightOfKey } from './distance.cpu.js';
 import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 import {
   NearestOtherComponent,
@@ -50,6 +50,11 @@ export interface EmstCpuOptions {
   alpha?: number;
   /** Periodic side lengths (float32, points already inside [0, L)): minimum-image distances. Euclidean only. */
   period?: Float32Array | null;
+  /**
+   * MiSTree's scale cut: pairs shorter than this are not edges (Euclidean only; default 0). The result is then the
+   * minimum spanning forest of the remaining complete graph, n − c edges for c components.
+   */
+  minEdgeLength?: number;
   /** Called after every Borůvka round with the fraction of the n − 1 edges found. */
   onProgress?: (fraction: number) => void;
   /** Checked between rounds; an aborted signal throws AbortError. */
@@ -122,6 +127,10 @@ class BoruvkaCpu {
   private readonly targets: Uint32Array;
   private readonly keys: Float32Array;
   private readonly period: Float32Array | null;
+  /** Keys below the scale cut are not edges (0: no cut). */
+  private readonly cut: number;
+  /** A round added no edge: with a scale cut, the forest is complete. */
+  private stalled = false;
 
   constructor(
     points: Float32Array,
@@ -136,6 +145,7 @@ class BoruvkaCpu {
     const alpha = options.alpha ?? 1;
     const m = Math.min(minSamples, n - 1);
     this.period = options.period ?? null;
+    this.cut = cutKey(options.minEdgeLength ?? 0);
     const lists = nearestNeighbours(this.bvh, Math.min(n - 1, Math.max(CANDIDATES, m)), this.period);
     if (minSamples > 1 || alpha !== 1) {
       const core2 = new Float32Array(n);
@@ -147,8 +157,8 @@ class BoruvkaCpu {
     for (let i = 0; i < n; i++) this.label[i] = i;
     this.changes = new Uint32Array(n);
     this.best = createComponentBest(n);
-    this.search = new NearestOtherComponent(this.bvh, this.label, this.changes, this.best, this.mr, this.period);
-    this.candidates = new CandidateLists(lists, this.bvh.order, this.label, this.mr);
+    this.search = new NearestOtherComponent(this.bvh, this.label, this.changes, this.best, this.mr, this.period, this.cut);
+    this.candidates = new CandidateLists(lists, this.bvh.order, this.label, this.mr, this.cut);
     this.nearest = new Int32Array(n).fill(-1);
     this.lower = this.mr === null ? new Float32Array(n) : Float32Array.from(this.mr.core2);
     this.roots = new Uint32Array(n);
@@ -163,7 +173,7 @@ class BoruvkaCpu {
   }
 
   get done(): boolean {
-    return this.edges >= this.n - 1;
+    return this.edges >= this.n - 1 || this.stalled;
   }
 
   /** One Borůvka round: every component gains its best outgoing edge. */
@@ -205,6 +215,7 @@ class BoruvkaCpu {
         const b = label[i + 1];
         if (a === b || (searching[a] !== this.rounds && searching[b] !== this.rounds)) continue;
         const k = this.key(i, i + 1);
+        if (k < this.cut) continue;
         this.offer(a, k, i, i + 1);
         this.offer(b, k, i + 1, i);
       }
@@ -218,6 +229,7 @@ class BoruvkaCpu {
       }
     }
     // 5. Merge along every component's best edge (an edge chosen by both of its components is added once).
+    const before = this.edges;
     for (let r = 0; r < this.components; r++) {
       const c = roots[r];
       if (this.uf.union(best.inside[c], best.outside[c])) {
@@ -226,6 +238,12 @@ class BoruvkaCpu {
         this.keys[this.edges] = best.key[c];
         this.edges++;
       }
+    }
+    // Without a scale cut every round adds an edge until the tree is complete; with one, a round that adds none
+    // leaves only components with no edge out.
+    if (this.edges === before && n > 1) {
+      if (this.cut === 0) throw new Error(`emst: Borůvka round ${this.rounds} added no edge (${this.edges} of ${n - 1})`);
+      this.stalled = true;
     }
     this.uf.labels(label);
     let components = 0;
@@ -240,9 +258,10 @@ class BoruvkaCpu {
 
   /** The edges in canonical order, with weights fround(sqrt(key)). */
   result(): EmstCpuResult {
-    const weights = new Float32Array(this.keys.length);
-    for (let i = 0; i < weights.length; i++) weights[i] = weightOfKey(this.keys[i]);
-    const sorted = sortEdgesCanonical({ sources: this.sources, targets: this.targets, weights });
+    const m = this.edges;
+    const weights = new Float32Array(m);
+    for (let i = 0; i < m; i++) weights[i] = weightOfKey(this.keys[i]);
+    const sorted = sortEdgesCanonical({ sources: this.sources.subarray(0, m), targets: this.targets.subarray(0, m), weights });
     this.lap('emst::sort');
     return { ...sorted, timings: this.timings, rounds: this.rounds };
   }

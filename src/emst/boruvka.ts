@@ -16,6 +16,7 @@
  *
  * Vertices are Morton positions of the BVH's leaves; edges come out as original indices.
  */
+import { cutKey } from './distance.cpu.js';
 import { createBoxParts, type BoxParts } from '../bvh/boxparts.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
@@ -53,6 +54,11 @@ export interface BoruvkaRunOptions {
   /** Periodic side lengths (one per dimension; points inside [0, L)): required iff created with `periodic`. */
   period?: Float32Array;
   /**
+   * MiSTree's scale cut (Euclidean only): pairs shorter than this are not edges, and the result is the minimum
+   * spanning forest of what remains (count = n − components).
+   */
+  minEdgeLength?: number;
+  /**
    * Points whose bound from earlier rounds already exceeds their component's upper bound skip the traversal
    * (default true; false for the ablation in bench/RESULTS.md).
    */
@@ -70,7 +76,7 @@ export interface BoruvkaRunOptions {
 }
 
 export interface BoruvkaResult {
-  /** n − 1 records (source, target, key, 0): original indices and the f32 bits of the squared weight. */
+  /** `count` records (source, target, key, 0): original indices and the f32 bits of the squared weight. */
   edges: GPUBuffer;
   count: number;
   rounds: number;
@@ -123,6 +129,7 @@ export class Boruvka {
       activeargs: await ctx.kernel({ label: 'emst::activeArgs', shader: 'emst/activeargs', entry: 'main', bindings: [U, R, W], workgroupSize: 1 }),
       merge: await spec('merge', [U, R, R, R, R, R, W, W, W], 256, 'main', ['unionfind/unionfind']),
       mincore: await spec('mincore', [U, R, R, W, W]),
+      edgekeys: await ctx.kernel({ label: 'emst::edgeKeys', shader: 'emst/edgekeys', entry: 'main', bindings: [U, R, W, W], workgroupSize: 256 }),
     };
     if (ctx.features.atomicVec2uMinMax) {
       k.best64 = await spec('best64', [U, R, R, W, R]);
@@ -166,9 +173,12 @@ export class Boruvka {
     if (this.periodic !== (opts.period !== undefined) || (opts.period && opts.period.length !== this.dim)) {
       throw new TreelineError(`emst::boruvka: created ${this.periodic ? '' : 'non-'}periodic for dim=${this.dim}, run with period=${opts.period}`);
     }
-    // Params (emst/common.wgsl): n, mr, ia2, skip, then 16 periodic side lengths.
-    const params = new ArrayBuffer(16 + 64);
-    if (opts.period) new Float32Array(params, 16, 16).set(opts.period);
+    // Params (emst/common.wgsl): n, mr, ia2, skip, cut, 3 × pad, then 16 periodic side lengths.
+    const params = new ArrayBuffer(32 + 64);
+    if (opts.period) new Float32Array(params, 32, 16).set(opts.period);
+    const cut = cutKey(opts.minEdgeLength ?? 0);
+    if (cut > 0 && opts.core2) throw new TreelineError('emst::boruvka: the scale cut is for the Euclidean MST only');
+    new Float32Array(params, 16, 1)[0] = cut;
     new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
     const skip = opts.skipBounded !== false;
     new Uint32Array(params, 12, 1)[0] = skip ? 1 : 0;
@@ -272,6 +282,7 @@ export class Boruvka {
     };
     let rounds = 0;
     let count = 0;
+    let previous = -1;
     try {
       let next = 0;
       while (next < DEPTH - 1 && encoded < maxRounds) submitChunk(next++);
@@ -286,7 +297,11 @@ export class Boruvka {
         ctx.check('emst::rounds');
         opts.onProgress?.(count / (n - 1));
         if (count >= n - 1) break;
+        // With a scale cut, a chunk of rounds that added no edge leaves only components with no edge out.
+        if (cut > 0 && c > 0 && count === previous) break;
+        previous = count;
         if (c + 1 >= next) {
+          if (cut > 0) break; // every round encoded (more than Borůvka ever needs): the forest is complete
           throw new TreelineError(`emst::boruvka: no progress after ${rounds} rounds (${count} of ${n - 1} edges)`);
         }
       }
@@ -297,8 +312,20 @@ export class Boruvka {
       for (const m of [...mapped, ...errors]) m?.catch(() => undefined);
       for (const st of staging) st.destroy();
     }
-    if (count !== n - 1) throw new TreelineError(`emst::boruvka: ${count} edges for ${n} points`);
+    if (cut === 0 && count !== n - 1) throw new TreelineError(`emst::boruvka: ${count} edges for ${n} points`);
     return { edges: b.edges, count, rounds };
+  }
+
+  /**
+   * Records the 64-bit sort keys (key bits, min end) and values (max end) of a result's edges into scratch that
+   * is free once run() has resolved (emst/edgekeys.wgsl); returns where they are. Valid until the next run().
+   */
+  encodeEdgeKeys(rec: Recorder, result: BoruvkaResult): { keys: GPUBuffer; values: GPUBuffer } {
+    const { b } = this;
+    if (result.count > 0) {
+      rec.dispatch(this.k.edgekeys, { buffers: [result.edges, b.cand, b.chg], uniforms: [result.count, 0, 0, 0], threads: result.count });
+    }
+    return { keys: b.cand, values: b.chg };
   }
 
   destroy(): void {

@@ -31,6 +31,8 @@ export class CandidateLists {
     /** Component label per Morton position. */
     private readonly label: Uint32Array,
     private readonly mr: Reachability | null,
+    /** The scale cut: keys below it are not edges (Euclidean only; 0 for none). */
+    private readonly cut = 0,
   ) {
     const n = lists.keys.length / Math.max(1, lists.k);
     this.cursor = lists.k < 65536 ? new Uint16Array(n) : new Uint32Array(n);
@@ -47,7 +49,8 @@ export class CandidateLists {
     const { label, cursor } = this;
     const base = q * k;
     let r = cursor[q];
-    while (r < k && label[points[base + r]] === c) r++;
+    // Entries in q's component, or below the scale cut, are skipped for good.
+    while (r < k && (label[points[base + r]] === c || keys[base + r] < this.cut)) r++;
     cursor[q] = r;
     this.foundAt = -1;
     if (r === k) {

@@ -40,6 +40,22 @@ export function squaredDistance(xs: Float32Array, dim: number, a: number, b: num
   return sq;
 }
 
+/**
+ * The scale cut in key space: the smallest float32 key whose weight fround(sqrt(key)) is ≥ fround(minLength), so
+ * that "weight ≥ minLength" (MiSTree keeps edges with length ≥ scale_cut_length) is exactly "key ≥ cutKey".
+ * 0 for no cut.
+ */
+export function cutKey(minLength: number): number {
+  const L = f32(minLength);
+  if (!(L > 0)) return 0;
+  const bits = new Uint32Array(1);
+  const asFloat = new Float32Array(bits.buffer);
+  asFloat[0] = f32(L * L);
+  while (bits[0] > 0 && weightOfKey(asFloat[0]) >= L) bits[0]--;
+  while (weightOfKey(asFloat[0]) < L) bits[0]++;
+  return asFloat[0];
+}
+
 /** The float32 reciprocal of alpha², as the GPU receives it. */
 export function inverseAlphaSquared(alpha: number): number {
   return f32(1 / (alpha * alpha));

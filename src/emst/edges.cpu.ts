@@ -52,6 +52,36 @@ export function sortEdgesCanonical(edges: EdgeList): EdgeList {
   return out;
 }
 
+/**
+ * Completes the canonical order of edges already sorted by weight: sorts every run of equal weights by
+ * (source, target), in place. Runs are short and nearly sorted except on ties (integer grids, duplicates), where the
+ * radix path of sortRun takes over.
+ */
+export function sortEqualWeightRuns(edges: EdgeList): void {
+  const { sources, targets, weights } = edges;
+  const m = sources.length;
+  for (let a = 0; a < m; ) {
+    let b = a + 1;
+    while (b < m && weights[b] === weights[a]) b++;
+    if (b - a > 1) {
+      let ordered = true;
+      for (let i = a + 1; i < b && ordered; i++) {
+        ordered = sources[i - 1] < sources[i] || (sources[i - 1] === sources[i] && targets[i - 1] < targets[i]);
+      }
+      if (!ordered) {
+        const perm = new Uint32Array(b - a);
+        for (let i = 0; i < perm.length; i++) perm[i] = a + i;
+        sortRun(perm, 0, perm.length, sources, targets);
+        const s = Uint32Array.from(perm, (e) => sources[e]);
+        const t = Uint32Array.from(perm, (e) => targets[e]);
+        sources.set(s, a);
+        targets.set(t, a);
+      }
+    }
+    a = b;
+  }
+}
+
 /** One stable counting-sort pass on `bits` bits at `shift`; false (nothing moved) when the digit is constant. */
 function radixPass(
   keys: Uint32Array,

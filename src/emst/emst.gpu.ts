@@ -13,12 +13,14 @@ import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
-import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
+import { sortEqualWeightRuns, type EdgeList } from './edges.cpu.js';
 
 export interface GpuEmstRunOptions {
   alpha?: number;
   /** Periodic side lengths (points inside [0, L)); required iff created `periodic`. */
   period?: Float32Array;
+  /** MiSTree's scale cut (Euclidean only): pairs shorter than this are not edges; the result may be a forest. */
+  minEdgeLength?: number;
   /** Borůvka rounds per submission (default: adaptive, see boruvka.ts). */
   roundsPerSubmit?: number;
   timer?: Timer;
@@ -98,6 +100,7 @@ export class GpuEmst {
         core2: this.knn && n > 1 ? this.core2! : undefined,
         alpha: opts.alpha,
         period: opts.period,
+        minEdgeLength: opts.minEdgeLength,
         timer: opts.timer,
         skipBounded: opts.skipBounded,
         roundsPerSubmit: opts.roundsPerSubmit,
@@ -109,20 +112,31 @@ export class GpuEmst {
     }
   }
 
-  /** Reads a result back as the canonical edge list (sources < targets, sorted by (weight, source, target)). */
+  /**
+   * Reads a result back as the canonical edge list (sources < targets, sorted by (weight, source, target)). The GPU
+   * sorts the edges by (key, min end) with the BVH build's idle radix sorter, in Borůvka's free scratch (no memory
+   * beyond the run's); the host reads 12 bytes per edge, takes weights fround(sqrt(key)) and sorts only the runs of
+   * equal weight by (source, target) (edges.cpu.ts) — two keys can round to one weight.
+   */
   async readEdges(result: BoruvkaResult): Promise<EdgeList> {
     const m = result.count;
-    const raw = new Uint32Array(m === 0 ? new ArrayBuffer(0) : await this.ctx.read(result.edges, 0, 16 * m));
-    const keys = new Float32Array(raw.buffer);
-    const edges: EdgeList = { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
+    if (m === 0) return { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
+    let sorted: { keys: GPUBuffer; values: GPUBuffer } | null = null;
+    await this.ctx.submit('emst::canonicalSort', (rec) => {
+      sorted = this.boruvka.encodeEdgeKeys(rec, result);
+      this.builder.sorter.encode(rec, { keys: sorted.keys, values: sorted.values, count: m, bitsLo: 0, bitsHi: 64 });
+    });
+    const { keys, values } = sorted!;
+    const [k, v] = await Promise.all([this.ctx.read(keys, 0, 8 * m), this.ctx.read(values, 0, 4 * m)]);
+    const kw = new Uint32Array(k);
+    const kf = new Float32Array(k);
+    const edges: EdgeList = { sources: new Uint32Array(m), targets: new Uint32Array(v), weights: new Float32Array(m) };
     for (let e = 0; e < m; e++) {
-      const a = raw[4 * e];
-      const b = raw[4 * e + 1];
-      edges.sources[e] = Math.min(a, b);
-      edges.targets[e] = Math.max(a, b);
-      edges.weights[e] = Math.fround(Math.sqrt(keys[4 * e + 2]));
+      edges.sources[e] = kw[2 * e];
+      edges.weights[e] = Math.fround(Math.sqrt(kf[2 * e + 1]));
     }
-    return sortEdgesCanonical(edges);
+    sortEqualWeightRuns(edges);
+    return edges;
   }
 
   destroy(): void {
@@ -150,6 +164,7 @@ export async function emstGpu(
     minSamples?: number;
     alpha?: number;
     period?: Float32Array | null;
+    minEdgeLength?: number;
     ctx?: GpuContext;
     onProgress?: (f: number) => void;
     signal?: AbortSignal;
@@ -174,6 +189,7 @@ export async function emstGpu(
     const result = await e.run(buffer, n, {
       alpha: options.alpha,
       period,
+      minEdgeLength: options.minEdgeLength,
       onProgress: options.onProgress,
       signal: options.signal,
     });

@@ -48,7 +48,8 @@ function noteFallback(reason: string): void {
 /**
  * The exact EMST (minSamples 1) or mutual-reachability MST (minSamples ≥ 2) of `points`, row-major n × dim.
  *
- * Returns n − 1 edges (none for n < 2) with sources[i] < targets[i], sorted by (weight, source, target). Weights are
+ * Returns n − 1 edges (none for n < 2; n − c for c components of a forest under `minEdgeLength`) with
+ * sources[i] < targets[i], sorted by (weight, source, target). Weights are
  * float32: the square root of the float32 squared distance summed in dimension order, or for mutual reachability
  * max(core(a), core(b), d(a, b) / alpha). Float64Array input is rounded to float32 first (validate.ts).
  *
@@ -65,6 +66,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
         minSamples: input.minSamples,
         alpha: input.alpha,
         period: input.period,
+        minEdgeLength: input.minEdgeLength,
         ctx: options.gpu,
         onProgress: options.onProgress,
         signal: options.signal,
@@ -81,6 +83,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
     minSamples: input.minSamples,
     alpha: input.alpha,
     period: input.period,
+    minEdgeLength: input.minEdgeLength,
     onProgress: options.onProgress,
     signal: options.signal,
   });

@@ -86,6 +86,8 @@ export class NearestOtherComponent {
     private readonly mr: Reachability | null,
     /** Periodic side lengths (keys.cpu.ts), or null for an open box. */
     private readonly period: Float32Array | null = null,
+    /** The scale cut: keys below it are not edges (0 for none). */
+    private readonly cut = 0,
   ) {
     this.query = new Float64Array(bvh.dim);
   }
@@ -157,6 +159,7 @@ export class NearestOtherComponent {
         }
         if (node >= leaves) {
           // A leaf's box is its point: its bound is the candidate's key (and R >= bound here).
+          if (bound < this.cut) continue; // below the scale cut: not an edge
           const m = stackMin[sp];
           R = bound;
           BL = m < oq ? m : oq;
@@ -170,6 +173,7 @@ export class NearestOtherComponent {
           for (let p = first; p <= last; p++) {
             if (label[p] === c) continue;
             let key = pointKey(xs, p, dim, query, x0, x1, x2, this.period);
+            if (key < this.cut) continue; // below the scale cut: not an edge
             if (core2 !== null) {
               if (ia2 !== 1) key = f32(key * ia2);
               if (coreQ > key) key = coreQ;

@@ -30,6 +30,12 @@ export interface EmstOptions {
    * value that rounds to L becomes 0). Euclidean MST only (minSamples 1). Omit for an open box.
    */
   box?: ArrayLike<number>;
+  /**
+   * MiSTree's scale cut (its scale_cut_length): pairs shorter than this are not edges, so the result is the
+   * minimum spanning forest of the complete graph without them (n − c edges for c components). Kept pairs have
+   * float32 weight ≥ fround(minEdgeLength). Default 0 (none); Euclidean MST only.
+   */
+  minEdgeLength?: number;
   /** 'auto' (default): the GPU when an adapter exists, else the CPU. */
   backend?: EmstBackend;
   /** A GPU context to run on (kept alive); without one the GPU backend creates and destroys its own. */
@@ -52,6 +58,8 @@ export interface EmstInput {
   converted: boolean;
   /** Periodic side lengths rounded to float32 (points wrapped into [0, L)), or null for an open box. */
   period: Float32Array | null;
+  /** The scale cut (0: none). */
+  minEdgeLength: number;
 }
 
 const describe = (x: unknown) =>
@@ -98,7 +106,14 @@ export function validateEmstInput(points: unknown, options: EmstOptions | undefi
   let xs = converted ? new Float32Array(points) : points;
   const period = options.box === undefined ? null : checkBox(options.box, dim, minSamples, alpha);
   if (period !== null) xs = wrapIntoBox(xs, period, converted);
-  return { points: xs, n, dim, minSamples, alpha, backend, converted, period };
+  const minEdgeLength = options.minEdgeLength ?? 0;
+  if (typeof minEdgeLength !== 'number' || !Number.isFinite(minEdgeLength) || minEdgeLength < 0) {
+    throw new InputError(`Expected minEdgeLength to be a finite number >= 0, got ${describe(minEdgeLength)}.`);
+  }
+  if (minEdgeLength > 0 && (minSamples !== 1 || alpha !== 1)) {
+    throw new InputError(`minEdgeLength (the scale cut) is supported for the Euclidean MST only (minSamples 1, alpha 1), got minSamples=${minSamples}, alpha=${alpha}.`);
+  }
+  return { points: xs, n, dim, minSamples, alpha, backend, converted, period, minEdgeLength };
 }
 
 /** Periodic boxes: MAX_PERIODIC_DIM axes at most (the GPU keeps the side lengths in a uniform block). */

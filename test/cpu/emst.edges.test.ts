@@ -1,0 +1,41 @@
+/** The canonical edge order on the host: sortEqualWeightRuns (after the GPU's sort by key) against sortEdgesCanonical. */
+import { describe, expect, it } from 'vitest';
+import { sortEdgesCanonical, sortEqualWeightRuns, type EdgeList } from '../../src/emst/edges.cpu.js';
+import { mulberry32 } from '../helpers/random.js';
+
+function randomEdges(m: number, distinctWeights: number, seed: number): EdgeList {
+  const r = mulberry32(seed);
+  const e: EdgeList = { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
+  for (let i = 0; i < m; i++) {
+    const a = Math.floor(r() * 50);
+    const b = a + 1 + Math.floor(r() * 50);
+    e.sources[i] = a;
+    e.targets[i] = b;
+    e.weights[i] = Math.fround(Math.floor(r() * distinctWeights) / 7);
+  }
+  return e;
+}
+
+describe('sortEqualWeightRuns(edges sorted by weight)', () => {
+  it.each([
+    [1000, 1000],
+    [1000, 10],
+    [5000, 1],
+    [20, 3],
+    [0, 1],
+  ])('m=%i with %i distinct weights gives sortEdgesCanonical\'s order', (m, distinct) => {
+    const input = randomEdges(m, distinct, m + distinct);
+    const want = sortEdgesCanonical(input);
+    // Sorted by weight only, in an arbitrary order within each run (what a GPU sort by (key, min) can leave).
+    const perm = Array.from({ length: m }, (_, i) => i).sort((x, y) => input.weights[x] - input.weights[y] || ((x * 7919) % 13) - ((y * 7919) % 13));
+    const got: EdgeList = {
+      sources: Uint32Array.from(perm, (i) => input.sources[i]),
+      targets: Uint32Array.from(perm, (i) => input.targets[i]),
+      weights: Float32Array.from(perm, (i) => input.weights[i]),
+    };
+    sortEqualWeightRuns(got);
+    expect(Array.from(got.sources)).toEqual(Array.from(want.sources));
+    expect(Array.from(got.targets)).toEqual(Array.from(want.targets));
+    expect(Array.from(got.weights)).toEqual(Array.from(want.weights));
+  });
+});
