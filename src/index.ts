@@ -74,3 +74,18 @@ export {
 } from './stats/mstStats.js';
 export { mstHistograms, binsOf, type BinSpec, type MstBins } from './stats/histogram.js';
 export { STAT_NAMES, type Histogram, type MstHistograms, type StatName } from './stats/types.js';
+export { compareStats, compareCatalogues } from './stats/compare.js';
+export type {
+  CompareOptions,
+  StatsComparison,
+  StatComparison,
+  Chi2,
+  StatChi2,
+  JointChi2,
+  CatalogueRatio,
+  CatalogueComparison,
+} from './stats/compare.js';
+export { subsample, jitter } from './stats/resample.js';
+export type { SubsampleOptions, Subsample, JitterOptions } from './stats/resample.js';
+export { mstPlotSvg } from './stats/plot.js';
+export type { MstPlotInput } from './stats/plot.js';
