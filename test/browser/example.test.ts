@@ -6,7 +6,9 @@
  *
  * WebGPU first: Chromium is started with the flags that enable WebGPU on Vulkan (Mesa lavapipe offered through
  * VK_DRIVER_FILES), then with WebGPU on Chromium's own SwiftShader; the first that gives an adapter runs the page.
- * Without any adapter the page runs the CPU backend, which the second case forces anyway (`?backend=cpu`).
+ * Without any adapter the page runs the CPU backend, which the last case forces anyway (`?backend=cpu`). A third case
+ * runs the bundle's graph MSF kernels on Chromium's WebGPU and compares them with its CPU backend, so that the
+ * bundled WGSL runs in a browser even where the EMST kernels exceed the browser's limits (README, In the browser).
  *
  * Skips when Chromium is missing, unless TREELINE_REQUIRE_BROWSER=1 (CI), which makes that a failure.
  * scripts/test.sh installs Debian's chromium when run as root.
@@ -187,6 +189,17 @@ function checkDrawn(run: Awaited<ReturnType<typeof runPage>>, expected: number[]
   for (let c = 0; c < clusters; c++) expect(colours[result.palette![c % result.palette!.length]]).toBeGreaterThan(50);
 }
 
+/** Chromium started with the first WebGPU variant that gives an adapter, or undefined where none does. */
+async function launchWithWebGpu(): Promise<{ variant: Variant; adapter: AdapterProbe; browser: Browser } | undefined> {
+  for (const variant of WEBGPU_VARIANTS) {
+    const browser = await launch(variant);
+    const adapter = await probeAdapter(browser).catch(() => null);
+    if (adapter) return { variant, adapter, browser };
+    await browser.close();
+  }
+  return undefined;
+}
+
 /** Fails the case where Chromium is required but missing (the cases skip where it is not required). */
 function requireChromium(): void {
   if (HAVE_CHROMIUM) return;
@@ -215,17 +228,7 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
 
   it('the page clusters in a worker on WebGPU where Chromium gives an adapter, and matches Node', async () => {
     requireChromium();
-    let chosen: { variant: Variant; adapter: AdapterProbe | null; browser: Browser } | undefined;
-    for (const variant of WEBGPU_VARIANTS) {
-      const browser = await launch(variant);
-      const adapter = await probeAdapter(browser).catch(() => null);
-      if (adapter) {
-        chosen = { variant, adapter, browser };
-        break;
-      }
-      await browser.close();
-    }
-    chosen ??= { variant: CPU_VARIANT, adapter: null, browser: await launch(CPU_VARIANT) };
+    const chosen = (await launchWithWebGpu()) ?? { variant: CPU_VARIANT, adapter: null, browser: await launch(CPU_VARIANT) };
     try {
       const run = await runPage(chosen.browser, query);
       const { backend, adapter, gpuNote, ms } = run.result;
@@ -238,6 +241,52 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
           `${gpuNote ? ` — ${gpuNote.split('\n')[0]}` : ''}; ${ms?.toFixed(0)} ms in the page.`,
       );
       checkDrawn(run, expected);
+    } finally {
+      await chosen.browser.close();
+    }
+  });
+
+  it("the bundle's WGSL runs on Chromium's WebGPU: graphMst on the GPU gives the CPU's forest", async (ctx) => {
+    requireChromium();
+    const chosen = await launchWithWebGpu();
+    if (!chosen) {
+      console.log('browser bundle on WebGPU: no adapter in Chromium with any of the WebGPU flags; skipped.');
+      ctx.skip();
+      return;
+    }
+    const page = await chosen.browser.newPage();
+    try {
+      await page.goto(pageUrl.replace(/examples\/browser\/$/, 'package.json'));
+      const bundleUrl = new URL('/dist/browser/treeline.js', pageUrl).href;
+      // Passed as text: vitest rewrites import() in functions, and this one must run in the page.
+      const r = (await page.evaluate(`(async () => {
+        const m = await import(${JSON.stringify(bundleUrl)});
+        // A seeded random multigraph with integer weights (ties, self loops, parallel edges).
+        const n = 500;
+        const edges = 3000;
+        let state = 7;
+        const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+        const graph = {
+          numVertices: n,
+          sources: new Uint32Array(edges),
+          targets: new Uint32Array(edges),
+          weights: new Float32Array(edges),
+        };
+        for (let i = 0; i < edges; i++) {
+          graph.sources[i] = Math.floor(next() * n);
+          graph.targets[i] = Math.floor(next() * n);
+          graph.weights[i] = Math.floor(next() * 100);
+        }
+        const gpu = await m.graphMst(graph, { backend: 'gpu' });
+        const cpu = await m.graphMst(graph, { backend: 'cpu' });
+        return { gpu: Array.from(gpu.edgeIds), cpu: Array.from(cpu.edgeIds), components: gpu.components };
+      })()`)) as { gpu: number[]; cpu: number[]; components: number };
+      console.log(
+        `browser bundle on WebGPU (${chosen.adapter.vendor} ${chosen.adapter.architecture}): graphMst ran on the GPU, ` +
+          `${r.gpu.length} forest edges, ${r.components} components.`,
+      );
+      expect(r.gpu.length).toBeGreaterThan(0);
+      expect(r.gpu).toEqual(r.cpu);
     } finally {
       await chosen.browser.close();
     }
