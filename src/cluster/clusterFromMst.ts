@@ -7,17 +7,12 @@
  * To sweep minClusterSize, the selection method or ε on one MST, build the single linkage once
  * (`canonicalMst` + `singleLinkage`) and call `clusterFromSingleLinkage` per setting.
  */
-import { condenseTree } from './condense.js';
-import { clusterTreeInfo, pointRows } from './clusterTree.js';
+import { condense } from './condense.js';
 import { canonicalMst } from './edgeOrder.js';
-import { outlierScores } from './glosh.js';
-import { labelPoints } from './labels.js';
 import { singleLinkage } from './linkage.js';
 import { checkLinkageShape, checkMstShape, resolveClusterOptions } from './options.js';
-import { clusterPersistence } from './persistence.js';
-import { membershipProbabilities } from './probabilities.js';
+import { pointResults } from './pointResults.js';
 import { selectClusters } from './select.js';
-import { computeStability } from './stability.js';
 import type { ClusterOptions, ClusterResult, MstEdges, SingleLinkageTree } from './types.js';
 
 const now = (): number => globalThis.performance.now();
@@ -54,17 +49,19 @@ export function clusterFromSingleLinkage(
   const resolved = resolveClusterOptions(options);
   checkLinkageShape(linkage, n);
   const t0 = now();
-  const condensedTree = condenseTree(linkage, n, resolved.minClusterSize);
+  // The condensed tree comes with the per-cluster facts and stabilities (one pass, no re-reading of its rows).
+  const { tree: condensedTree, info, stability } = condense(linkage, n, resolved.minClusterSize);
   const t1 = now();
-  const info = clusterTreeInfo(condensedTree);
-  const stability = computeStability(condensedTree, info);
   const selection = selectClusters(info, stability, resolved);
   const t2 = now();
-  const rows = pointRows(condensedTree);
-  const labels = labelPoints(rows, info, selection.selected, resolved);
-  const probabilities = membershipProbabilities(rows, info, selection.selected, labels);
-  const scores = outlierScores(rows, info);
-  const persistence = clusterPersistence(condensedTree, selection.selected, selection.stability, labels);
+  // Labels, probabilities, GLOSH and persistence in one pass over the rows.
+  const { labels, probabilities, outlierScores: scores, persistence } = pointResults(
+    condensedTree,
+    info,
+    selection.selected,
+    selection.stability,
+    resolved,
+  );
   const t3 = now();
   const selectedClusters = new Uint32Array(selection.selected.length);
   for (let k = 0; k < selectedClusters.length; k++) selectedClusters[k] = selection.selected[k] + n;

@@ -7,122 +7,306 @@
  * same cluster.
  *
  * Rows come out in exactly hdbscan's order — the global breadth-first order of the merges, a runt's points in the
- * breadth-first order of its own subtree — because that order numbers the clusters. hdbscan lists every node and
- * skips the runts' nodes with a flag; here runts are never queued, which keeps the same relative order (a node's
- * place in a FIFO breadth-first walk depends only on its ancestors'). Every node is visited once: O(n).
+ * breadth-first order of its own subtree — because that order numbers the clusters.
+ *
+ * How we get that order without a breadth-first walk over the dendrogram (whose reads are a chain of dependent
+ * cache misses: most levels hold a few nodes, and at 10^7 points there are ~10^6 levels):
+ * - The walked ("queued") merges are exactly those holding ≥ minClusterSize points, plus the root: sizes shrink
+ *   downwards, so such a merge's ancestors are all queued, and a smaller one is a runt or inside one.
+ * - A queued merge has two queued children (a split), one (the cluster goes on), or none (the cluster ends), so
+ *   each cluster's queued merges form a chain, one merge per level, from the split that made it down to the merge
+ *   where it splits or ends. Two clusters alive at the same level are never ancestor and descendant, so a level
+ *   of the walk is the alive clusters in left-to-right order, one merge each.
+ * - Two sequential passes over the merges (bottom-up: queued merges per subtree; top-down: each queued merge's
+ *   preorder rank among the queued ones) lay the queued merges out in preorder, where every chain is contiguous.
+ *   Their random accesses are independent of each other, so the CPU overlaps the misses.
+ * - A level-by-level sweep over the alive clusters then reads each chain as a sequential stream and writes the rows
+ *   in order. Runts of one point (most of them) are written directly; larger runts get their rows reserved, and
+ *   their points are found at the end, breadth-first, many runts level by level together (`fillRunts`).
+ * The sweep also gathers what selection and labelling need (per-cluster facts and the stability sums, added in
+ * row order as hdbscan's `compute_stability` does), so no later pass re-reads the rows for them. O(n).
+ *
+ * `test/cpu/cluster.condense.test.ts` checks this against the plain breadth-first walk on random trees.
  */
+import type { ClusterTreeInfo } from './clusterTree.js';
 import type { CondensedTree, SingleLinkageTree } from './types.js';
 
-/**
- * Condenses the dendrogram of n points. With n − 1 merges there are exactly n point rows plus two rows per true
- * split, so the arrays are allocated once at their final size.
- */
+/** The condensed tree with the per-cluster facts and stabilities gathered while it was written. */
+export interface Condensed {
+  tree: CondensedTree;
+  /** Equal to `clusterTreeInfo(tree)`. */
+  info: ClusterTreeInfo;
+  /** Equal to `computeStability(tree, info)`, bit for bit (summed in row order). */
+  stability: Float64Array;
+}
+
+// Payload word b of a queued merge (node ids are < 2^31, so these never clash with one):
+const SPLIT = 0xffffffff; // a split: a = its index in the split table
+const ONE_RUNT = 0xfffffffe; // one runt: a = the runt's node; the cluster goes on in the next slot
+// anything else: both children are runts, a = left node, b = right node (the cluster ends)
+
+/** Condenses the dendrogram of n points (see the file comment). */
 export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize: number): CondensedTree {
-  if (n < 2) {
-    return {
-      parent: new Uint32Array(0),
-      child: new Uint32Array(0),
-      lambda: new Float64Array(0),
-      childSize: new Uint32Array(0),
-      numPoints: n,
-      numClusters: n === 1 ? 1 : 0,
-    };
-  }
+  return condense(tree, n, minClusterSize).tree;
+}
+
+/** Condenses the dendrogram of n points and gathers the per-cluster facts and stabilities on the way. */
+export function condense(tree: SingleLinkageTree, n: number, minClusterSize: number): Condensed {
+  if (n < 2) return trivial(n);
   const { left, right, distance, size } = tree;
+  const mcs = minClusterSize;
   const m = n - 1;
-  // One 24-byte record per merge, so the breadth-first walk (random order) touches one place per node:
-  // | u32 left | u32 right | u32 left size | u32 right size | f64 distance |
-  const rec = new Uint32Array(6 * m);
-  const recDistance = new Float64Array(rec.buffer);
+  const root = m - 1;
+
+  // Bottom-up: q[i] = queued merges in merge i's subtree (0 when merge i holds < minClusterSize points).
+  const q = new Int32Array(m);
   let splits = 0;
   for (let i = 0; i < m; i++) {
-    const l = left[i];
-    const r = right[i];
-    const lc = l < n ? 1 : size[l - n];
-    const rc = r < n ? 1 : size[r - n];
-    rec[6 * i] = l;
-    rec[6 * i + 1] = r;
-    rec[6 * i + 2] = lc;
-    rec[6 * i + 3] = rc;
-    recDistance[3 * i + 2] = distance[i];
-    if (lc >= minClusterSize && rc >= minClusterSize) splits++;
+    if (size[i] < mcs && i !== root) continue;
+    const l = left[i] - n;
+    const r = right[i] - n;
+    const ql = l >= 0 ? q[l] : 0;
+    const qr = r >= 0 ? q[r] : 0;
+    if (ql > 0 && qr > 0) splits++;
+    q[i] = 1 + ql + qr;
   }
+
+  // Top-down: each queued merge's preorder rank among the queued merges (its slot), written over q as the walk
+  // goes (a child's count is read just before its slot replaces it). A slot's payload, 16 bytes:
+  // | f64 λ | u32 a | u32 b |   (see SPLIT, ONE_RUNT above)
+  const slots = q[root];
+  const payload = new ArrayBuffer(16 * slots);
+  const slotLambda = new Float64Array(payload);
+  const slotWord = new Uint32Array(payload);
+  // Per split: | queued merges under its left child | left child's points | right child's points |
+  const splitTable = new Uint32Array(3 * splits);
+  let nextSplit = 0;
+  q[root] = 0;
+  for (let i = root; i >= 0; i--) {
+    if (size[i] < mcs && i !== root) continue;
+    const s = q[i];
+    const lNode = left[i];
+    const rNode = right[i];
+    const l = lNode - n;
+    const r = rNode - n;
+    const ql = l >= 0 ? q[l] : 0;
+    const qr = r >= 0 ? q[r] : 0;
+    const d = distance[i];
+    // Important! λ = ∞ for duplicates (d = 0), explicitly: hdbscan writes INFTY there.
+    slotLambda[2 * s] = d > 0 ? 1 / d : Infinity;
+    if (ql > 0 && qr > 0) {
+      splitTable[3 * nextSplit] = ql;
+      splitTable[3 * nextSplit + 1] = size[l];
+      splitTable[3 * nextSplit + 2] = size[r];
+      slotWord[4 * s + 2] = nextSplit++;
+      slotWord[4 * s + 3] = SPLIT;
+      q[l] = s + 1;
+      q[r] = s + 1 + ql;
+    } else if (ql > 0) {
+      slotWord[4 * s + 2] = rNode;
+      slotWord[4 * s + 3] = ONE_RUNT;
+      q[l] = s + 1;
+    } else if (qr > 0) {
+      slotWord[4 * s + 2] = lNode;
+      slotWord[4 * s + 3] = ONE_RUNT;
+      q[r] = s + 1;
+    } else {
+      slotWord[4 * s + 2] = lNode;
+      slotWord[4 * s + 3] = rNode;
+    }
+  }
+
+  // The rows: n points plus two per split, allocated once at their final size.
   const rows = n + 2 * splits;
   const parent = new Uint32Array(rows);
   const child = new Uint32Array(rows);
   const lambda = new Float64Array(rows);
   const childSize = new Uint32Array(rows);
+  const k = 1 + 2 * splits;
+  const cParent = new Int32Array(k).fill(-1);
+  const birth = new Float64Array(k);
+  const cSize = new Uint32Array(k);
+  const firstChild = new Int32Array(k).fill(-1);
+  const maxLambda = new Float64Array(k);
+  const stability = new Float64Array(k);
+  cSize[0] = n;
   let row = 0;
 
-  // The walk's FIFO queue holds (merge node, cluster id it carries) pairs: the id travels with the node instead
-  // of being written into the child's record (one random access fewer per node).
-  const queue = new Uint32Array(2 * m);
-  // A runt holds < minClusterSize points, so its subtree has < 2 · minClusterSize nodes.
-  const runtQueue = new Uint32Array(Math.min(2 * minClusterSize, 2 * n));
-  let head = 0;
-  let tail = 0;
-  const root = 2 * n - 2;
-  queue[tail++] = root;
-  queue[tail++] = n;
-  let nextLabel = n + 1;
-
-  // Appends every point under `top` as leaving cluster `cluster` at `lam`, in breadth-first order.
-  const emitRunt = (top: number, cluster: number, lam: number): void => {
-    let h = 0;
-    let t = 0;
-    runtQueue[t++] = top;
-    while (h < t) {
-      const x = runtQueue[h++];
-      if (x < n) {
-        parent[row] = cluster;
-        child[row] = x;
-        lambda[row] = lam;
-        childSize[row] = 1;
-        row++;
-      } else {
-        runtQueue[t++] = rec[6 * (x - n)];
-        runtQueue[t++] = rec[6 * (x - n) + 1];
-      }
+  // A runt of one point is written at once. A larger runt's rows are written too, all but their points (child):
+  // those are found later for many runts together (see fillRunts), which overlaps the runts' cache misses instead
+  // of walking one runt at a time. Its (top node, first row) pairs wait here; at most n / 2 runts have ≥ 2 points,
+  // and only the pages written are ever touched.
+  const deferred = new Uint32Array(n - (n & 1));
+  let numDeferred = 0;
+  const emitRunt = (top: number, c: number, lam: number): void => {
+    const term = lam - birth[c];
+    if (lam > maxLambda[c]) maxLambda[c] = lam;
+    if (top < n) {
+      parent[row] = n + c;
+      child[row] = top;
+      lambda[row] = lam;
+      childSize[row] = 1;
+      row++;
+      stability[c] += term;
+      return;
     }
+    const end = row + size[top - n];
+    deferred[numDeferred++] = top;
+    deferred[numDeferred++] = row;
+    let st = stability[c];
+    for (; row < end; row++) {
+      parent[row] = n + c;
+      lambda[row] = lam;
+      childSize[row] = 1;
+      st += term; // one addition per row, in row order, as hdbscan sums
+    }
+    stability[c] = st;
   };
 
-  while (head < tail) {
-    const i = queue[head++] - n;
-    const cluster = queue[head++];
-    const l = rec[6 * i];
-    const r = rec[6 * i + 1];
-    const lc = rec[6 * i + 2];
-    const rc = rec[6 * i + 3];
-    const d = recDistance[3 * i + 2];
-    // Important! λ = ∞ for duplicates (d = 0), explicitly: hdbscan writes INFTY there.
-    const lam = d > 0 ? 1 / d : Infinity;
-    if (lc >= minClusterSize && rc >= minClusterSize) {
-      queue[tail++] = l;
-      queue[tail++] = nextLabel;
-      parent[row] = cluster;
-      child[row] = nextLabel++;
-      lambda[row] = lam;
-      childSize[row] = lc;
-      row++;
-      queue[tail++] = r;
-      queue[tail++] = nextLabel;
-      parent[row] = cluster;
-      child[row] = nextLabel++;
-      lambda[row] = lam;
-      childSize[row] = rc;
-      row++;
-    } else if (lc < minClusterSize && rc < minClusterSize) {
-      emitRunt(l, cluster, lam);
-      emitRunt(r, cluster, lam);
-    } else if (lc < minClusterSize) {
-      emitRunt(l, cluster, lam);
-      queue[tail++] = r;
-      queue[tail++] = cluster;
-    } else {
-      emitRunt(r, cluster, lam);
-      queue[tail++] = l;
-      queue[tail++] = cluster;
+  // The sweep: level by level, the alive clusters in left-to-right order as (slot, cluster index) pairs.
+  let cur = new Int32Array(2 * (splits + 1));
+  let next = new Int32Array(2 * (splits + 1));
+  cur[0] = 0;
+  cur[1] = 0;
+  let curLen = 1;
+  let nextLabel = 1;
+  while (curLen > 0) {
+    let nextLen = 0;
+    for (let j = 0; j < curLen; j++) {
+      const s = cur[2 * j];
+      const c = cur[2 * j + 1];
+      const lam = slotLambda[2 * s];
+      const a = slotWord[4 * s + 2];
+      const b = slotWord[4 * s + 3];
+      if (b === ONE_RUNT) {
+        emitRunt(a, c, lam);
+        next[2 * nextLen] = s + 1;
+        next[2 * nextLen++ + 1] = c;
+      } else if (b === SPLIT) {
+        const ql = splitTable[3 * a];
+        const lc = splitTable[3 * a + 1];
+        const rc = splitTable[3 * a + 2];
+        const cl = nextLabel++;
+        const cr = nextLabel++;
+        const term = lam - birth[c];
+        if (lam > maxLambda[c]) maxLambda[c] = lam;
+        parent[row] = n + c;
+        child[row] = n + cl;
+        lambda[row] = lam;
+        childSize[row] = lc;
+        row++;
+        stability[c] += term * lc;
+        parent[row] = n + c;
+        child[row] = n + cr;
+        lambda[row] = lam;
+        childSize[row] = rc;
+        row++;
+        stability[c] += term * rc;
+        cParent[cl] = c;
+        cParent[cr] = c;
+        birth[cl] = lam;
+        birth[cr] = lam;
+        cSize[cl] = lc;
+        cSize[cr] = rc;
+        firstChild[c] = cl;
+        next[2 * nextLen] = s + 1;
+        next[2 * nextLen++ + 1] = cl;
+        next[2 * nextLen] = s + 1 + ql;
+        next[2 * nextLen++ + 1] = cr;
+      } else {
+        emitRunt(a, c, lam);
+        emitRunt(b, c, lam);
+      }
+    }
+    const swap = cur;
+    cur = next;
+    next = swap;
+    curLen = nextLen;
+  }
+  fillRunts(child, deferred, numDeferred / 2, left, right, n, mcs);
+  return {
+    tree: { parent, child, lambda, childSize, numPoints: n, numClusters: k },
+    info: { numPoints: n, numClusters: k, parent: cParent, birth, size: cSize, firstChild, maxLambda },
+    stability,
+  };
+}
+
+/** Runts filled per batch: their breadth-first frontiers advance together, one level per round. */
+const RUNT_BATCH = 256;
+
+/**
+ * Writes the points of each deferred runt (pairs of top node, first row) into `child`, in breadth-first order of
+ * the runt's subtree (hdbscan's order). A batch of runts is walked level-synchronously: the frontier holds
+ * (node, runt) pairs, runts in order and each runt's nodes in breadth-first order, so a runt's points at one depth
+ * come out left to right after those of the depth above; the reads of one round do not depend on each other.
+ */
+function fillRunts(
+  child: Uint32Array,
+  deferred: Uint32Array,
+  count: number,
+  left: Uint32Array,
+  right: Uint32Array,
+  n: number,
+  minClusterSize: number,
+): void {
+  // A level of a runt holds at most its points (< minClusterSize), so a frontier holds < RUNT_BATCH · that.
+  const cap = RUNT_BATCH * Math.min(minClusterSize, n);
+  let frontier = new Uint32Array(2 * cap);
+  let nextFrontier = new Uint32Array(2 * cap);
+  const cursor = new Uint32Array(RUNT_BATCH);
+  for (let b0 = 0; b0 < count; b0 += RUNT_BATCH) {
+    const b1 = Math.min(count, b0 + RUNT_BATCH);
+    let len = 0;
+    for (let j = b0; j < b1; j++) {
+      frontier[2 * len] = deferred[2 * j];
+      frontier[2 * len++ + 1] = j - b0;
+      cursor[j - b0] = deferred[2 * j + 1];
+    }
+    while (len > 0) {
+      let nextLen = 0;
+      for (let f = 0; f < len; f++) {
+        const x = frontier[2 * f];
+        const j = frontier[2 * f + 1];
+        if (x < n) {
+          child[cursor[j]++] = x;
+        } else {
+          nextFrontier[2 * nextLen] = left[x - n];
+          nextFrontier[2 * nextLen++ + 1] = j;
+          nextFrontier[2 * nextLen] = right[x - n];
+          nextFrontier[2 * nextLen++ + 1] = j;
+        }
+      }
+      const swap = frontier;
+      frontier = nextFrontier;
+      nextFrontier = swap;
+      len = nextLen;
     }
   }
-  return { parent, child, lambda, childSize, numPoints: n, numClusters: nextLabel - n };
+}
+
+/** Fewer than two points: no rows; one point is the root cluster alone. */
+function trivial(n: number): Condensed {
+  const k = n === 1 ? 1 : 0;
+  const size = new Uint32Array(k);
+  if (k > 0) size[0] = n;
+  return {
+    tree: {
+      parent: new Uint32Array(0),
+      child: new Uint32Array(0),
+      lambda: new Float64Array(0),
+      childSize: new Uint32Array(0),
+      numPoints: n,
+      numClusters: k,
+    },
+    info: {
+      numPoints: n,
+      numClusters: k,
+      parent: new Int32Array(k).fill(-1),
+      birth: new Float64Array(k),
+      size,
+      firstChild: new Int32Array(k).fill(-1),
+      maxLambda: new Float64Array(k),
+    },
+    stability: new Float64Array(k),
+  };
 }
