@@ -11,8 +11,7 @@
  * To re-cluster the same points with another minClusterSize, method or ε, keep the result and call
  * `clusterFromSingleLinkage(result.singleLinkage, n, options, result.mst)`: milliseconds, no new MST.
  */
-import { clusterFromMst } from './cluster/clusterFromMst.js';
-import { exemplars as findExemplars } from './cluster/exemplars.js';
+import { clusterFromMstWithExemplars } from './cluster/clusterFromMst.js';
 import { createModel, type HdbscanModel } from './cluster/model.js';
 import { resolveClusterOptions } from './cluster/options.js';
 import type { ClusterOptions, ClusterResult } from './cluster/types.js';
@@ -52,8 +51,8 @@ export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'> {
   backend: 'gpu' | 'cpu';
   /**
    * Wall times in ms: the MST's phases (`emst::…`, `emst::total`), the clustering's (`cluster::sort`,
-   * `cluster::linkage`, `cluster::condense`, `cluster::select`, `cluster::label`, `cluster::exemplars`) and
-   * `hdbscan::total`.
+   * `cluster::linkage`, `cluster::condense`, `cluster::select`, `cluster::label`, `cluster::exemplars`: grouping
+   * the exemplars, which the labelling pass gathers) and `hdbscan::total`.
    */
   timings: Record<string, number>;
 }
@@ -88,9 +87,8 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
 
   const n = points.length / options.dim;
-  const clusters = clusterFromMst(mst, n, clusterOptions);
-  const t1 = now();
-  const found = findExemplars(clusters.condensedTree, clusters.selectedClusters);
+  // The exemplars are gathered in the labelling pass (`exemplars()` would read the condensed tree twice more).
+  const { result: clusters, exemplars: found, exemplarsMs } = clusterFromMstWithExemplars(mst, n, clusterOptions);
   const t2 = now();
   onProgress?.(1);
 
@@ -102,7 +100,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     'cluster::condense': c.condense,
     'cluster::select': c.select,
     'cluster::label': c.label,
-    'cluster::exemplars': t2 - t1,
+    'cluster::exemplars': exemplarsMs,
     'hdbscan::total': t2 - t0,
   };
   // clusterFromMst keeps the input's arrays when they are already canonical, as emst() delivers them.

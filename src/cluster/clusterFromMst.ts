@@ -9,11 +9,12 @@
  */
 import { condense } from './condense.js';
 import { canonicalMst } from './edgeOrder.js';
+import { ExemplarCollector } from './exemplars.js';
 import { singleLinkage } from './linkage.js';
 import { checkLinkageShape, checkMstShape, resolveClusterOptions } from './options.js';
 import { pointResults } from './pointResults.js';
 import { selectClusters } from './select.js';
-import type { ClusterOptions, ClusterResult, MstEdges, SingleLinkageTree } from './types.js';
+import type { ClusterOptions, ClusterResult, MstEdges, ResolvedClusterOptions, SingleLinkageTree } from './types.js';
 
 const now = (): number => globalThis.performance.now();
 
@@ -22,18 +23,37 @@ const now = (): number => globalThis.performance.now();
  * for bad options or an MST that is not a spanning tree of n points.
  */
 export function clusterFromMst(mst: MstEdges, n: number, options: ClusterOptions): ClusterResult {
+  return clusterMst(mst, n, options, false).result;
+}
+
+/**
+ * `clusterFromMst` plus each selected cluster's exemplars (what `exemplars(result.condensedTree,
+ * result.selectedClusters)` returns), gathered during the labelling pass instead of two more passes over the rows.
+ * `exemplarsMs`: the time spent grouping them (gathering is inside `timings.label`).
+ */
+export function clusterFromMstWithExemplars(
+  mst: MstEdges,
+  n: number,
+  options: ClusterOptions,
+): { result: ClusterResult; exemplars: Uint32Array[]; exemplarsMs: number } {
+  const { result, exemplars, exemplarsMs } = clusterMst(mst, n, options, true);
+  return { result, exemplars: exemplars!, exemplarsMs };
+}
+
+function clusterMst(mst: MstEdges, n: number, options: ClusterOptions, withExemplars: boolean): Clustered {
   const resolved = resolveClusterOptions(options);
-  checkMstShape(mst, n);
+  const isCanonical = checkMstShape(mst, n);
   const t0 = now();
-  const sorted = canonicalMst(mst);
+  const sorted = canonicalMst(mst, isCanonical);
   const t1 = now();
   const linkage = singleLinkage(sorted, n);
   const t2 = now();
-  const result = clusterFromSingleLinkage(linkage, n, resolved, sorted);
-  result.timings.sort = t1 - t0;
-  result.timings.linkage = t2 - t1;
-  result.timings.total += t2 - t0;
-  return result;
+  const clustered = clusterLinkage(linkage, n, resolved, sorted, withExemplars);
+  const timings = clustered.result.timings;
+  timings.sort = t1 - t0;
+  timings.linkage = t2 - t1;
+  timings.total += t2 - t0;
+  return clustered;
 }
 
 /**
@@ -48,24 +68,46 @@ export function clusterFromSingleLinkage(
 ): ClusterResult {
   const resolved = resolveClusterOptions(options);
   checkLinkageShape(linkage, n);
+  return clusterLinkage(linkage, n, resolved, mst, false).result;
+}
+
+interface Clustered {
+  result: ClusterResult;
+  exemplars?: Uint32Array[];
+  exemplarsMs: number;
+}
+
+function clusterLinkage(
+  linkage: SingleLinkageTree,
+  n: number,
+  resolved: ResolvedClusterOptions,
+  mst: MstEdges | undefined,
+  withExemplars: boolean,
+): Clustered {
   const t0 = now();
   // The condensed tree comes with the per-cluster facts and stabilities (one pass, no re-reading of its rows).
   const { tree: condensedTree, info, stability } = condense(linkage, n, resolved.minClusterSize);
   const t1 = now();
   const selection = selectClusters(info, stability, resolved);
   const t2 = now();
-  // Labels, probabilities, GLOSH and persistence in one pass over the rows.
+  // Labels, probabilities, GLOSH and persistence (and exemplars' point rows) in one pass over the rows.
+  const collector = withExemplars
+    ? new ExemplarCollector(info.firstChild, info.maxLambda, selection.selected, n)
+    : undefined;
   const { labels, probabilities, outlierScores: scores, persistence } = pointResults(
     condensedTree,
     info,
     selection.selected,
     selection.stability,
     resolved,
+    collector,
   );
   const t3 = now();
+  const exemplars = collector?.result();
+  const t4 = now();
   const selectedClusters = new Uint32Array(selection.selected.length);
   for (let k = 0; k < selectedClusters.length; k++) selectedClusters[k] = selection.selected[k] + n;
-  return {
+  const result: ClusterResult = {
     labels,
     probabilities,
     outlierScores: scores,
@@ -78,4 +120,5 @@ export function clusterFromSingleLinkage(
     options: resolved,
     timings: { sort: 0, linkage: 0, condense: t1 - t0, select: t2 - t1, label: t3 - t2, total: t3 - t0 },
   };
+  return { result, exemplars, exemplarsMs: t4 - t3 };
 }

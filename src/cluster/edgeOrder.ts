@@ -164,10 +164,11 @@ export function canonicalPermutation(mst: MstEdges): Uint32Array {
 
 /**
  * The MST in canonical order with sources < targets. Returns `mst` itself when it already is; otherwise new
- * arrays (weights keep their type; −0 becomes +0).
+ * arrays (weights keep their type; −0 becomes +0). `knownCanonical`: `isCanonicalOrder(mst)` where the caller has
+ * checked it already (`checkMstShape` does, in its pass).
  */
-export function canonicalMst(mst: MstEdges): MstEdges {
-  if (isCanonicalOrder(mst)) return mst;
+export function canonicalMst(mst: MstEdges, knownCanonical = isCanonicalOrder(mst)): MstEdges {
+  if (knownCanonical) return mst;
   const { lo, hi, words } = sortEdges(mst);
   const m = lo.length;
   if (mst.weights instanceof Float32Array) {

@@ -25,58 +25,86 @@ export function exemplars(tree: CondensedTree, selectedClusters: Uint32Array): U
     const c = child[r] - n;
     if (c >= 0 && (firstChild[p] < 0 || c < firstChild[p])) firstChild[p] = c;
   }
-  // The leaves under each selected cluster, depth-first, first child first. A leaf gets a rank the first time
-  // it is met (selected clusters may nest after epsilon, so a leaf can belong to several).
-  const rankOf = new Int32Array(k).fill(-1);
-  let ranks = 0;
-  const leavesOfLabel: number[][] = [];
-  const stack: number[] = [];
-  for (const id of selectedClusters) {
-    const leaves: number[] = [];
-    stack.push(id - n);
-    while (stack.length > 0) {
-      const c = stack.pop()!;
-      const f = firstChild[c];
-      if (f >= 0) {
-        stack.push(f + 1, f); // first child popped first: depth-first, left to right
-        continue;
-      }
-      if (rankOf[c] < 0) rankOf[c] = ranks++;
-      leaves.push(rankOf[c]);
-    }
-    leavesOfLabel.push(leaves);
-  }
-  // Pass 2: the point rows of the wanted leaves at their largest λ, in row order, with a count per leaf. The hit
-  // arrays are sized for the worst case; only the pages actually written are ever touched.
-  const hitPoint = new Uint32Array(n);
-  const hitRank = new Uint32Array(n);
-  const start = new Uint32Array(ranks + 1);
-  let hits = 0;
+  // Pass 2: the point rows of the wanted leaves at their largest λ.
+  const collector = new ExemplarCollector(firstChild, maxLambda, Int32Array.from(selectedClusters, (id) => id - n), n);
   for (let r = 0; r < rows; r++) {
     const x = child[r];
-    if (x >= n) continue;
-    const p = parent[r] - n;
-    const rank = rankOf[p];
-    if (rank >= 0 && lambda[r] === maxLambda[p]) {
-      hitPoint[hits] = x;
-      hitRank[hits++] = rank;
-      start[rank + 1]++;
+    if (x < n) collector.offer(parent[r] - n, x, lambda[r]);
+  }
+  return collector.result();
+}
+
+/**
+ * Gathers exemplars from point rows offered in row order (by `exemplars` above, or by the labelling pass, which
+ * reads every point row anyway). Knows the leaves under each selected cluster, depth-first, first child first; a
+ * leaf gets a rank the first time it is met (selected clusters may nest after epsilon, so a leaf can belong to
+ * several). The hit arrays are sized for the worst case; only the pages written are ever touched.
+ */
+export class ExemplarCollector {
+  /** Rank of each wanted leaf (cluster index), −1 for other clusters. */
+  readonly rankOf: Int32Array;
+  private readonly maxLambda: Float64Array;
+  private readonly leavesOfLabel: number[][] = [];
+  private readonly start: Uint32Array;
+  private readonly hitPoint: Uint32Array;
+  private readonly hitRank: Uint32Array;
+  private hits = 0;
+
+  /** `selected`: cluster indices (id − n) in label order; `firstChild`, `maxLambda` per cluster index. */
+  constructor(firstChild: Int32Array, maxLambda: Float64Array, selected: Int32Array, n: number) {
+    this.maxLambda = maxLambda;
+    const rankOf = new Int32Array(firstChild.length).fill(-1);
+    let ranks = 0;
+    const stack: number[] = [];
+    for (const top of selected) {
+      const leaves: number[] = [];
+      stack.push(top);
+      while (stack.length > 0) {
+        const c = stack.pop()!;
+        const f = firstChild[c];
+        if (f >= 0) {
+          stack.push(f + 1, f); // first child popped first: depth-first, left to right
+          continue;
+        }
+        if (rankOf[c] < 0) rankOf[c] = ranks++;
+        leaves.push(rankOf[c]);
+      }
+      this.leavesOfLabel.push(leaves);
+    }
+    this.rankOf = rankOf;
+    this.start = new Uint32Array(ranks + 1);
+    this.hitPoint = new Uint32Array(n);
+    this.hitRank = new Uint32Array(n);
+  }
+
+  /** Point x leaves cluster index c at λ; rows must come in row order. */
+  offer(c: number, x: number, lam: number): void {
+    const rank = this.rankOf[c];
+    if (rank >= 0 && lam === this.maxLambda[c]) {
+      this.hitPoint[this.hits] = x;
+      this.hitRank[this.hits++] = rank;
+      this.start[rank + 1]++;
     }
   }
-  // Grouped by leaf, stable (row order kept within a leaf).
-  for (let j = 0; j < ranks; j++) start[j + 1] += start[j];
-  const fill = start.slice(0, ranks);
-  const byLeaf = new Uint32Array(hits);
-  for (let h = 0; h < hits; h++) byLeaf[fill[hitRank[h]]++] = hitPoint[h];
-  return leavesOfLabel.map((leaves) => {
-    let count = 0;
-    for (const rank of leaves) count += start[rank + 1] - start[rank];
-    const found = new Uint32Array(count);
-    let j = 0;
-    for (const rank of leaves) {
-      found.set(byLeaf.subarray(start[rank], start[rank + 1]), j);
-      j += start[rank + 1] - start[rank];
-    }
-    return found;
-  });
+
+  /** Exemplars per label: its leaves' hits, leaf by leaf, each in row order. */
+  result(): Uint32Array[] {
+    const { start, hitPoint, hitRank, hits } = this;
+    const ranks = start.length - 1;
+    for (let j = 0; j < ranks; j++) start[j + 1] += start[j];
+    const fill = start.slice(0, ranks);
+    const byLeaf = new Uint32Array(hits);
+    for (let h = 0; h < hits; h++) byLeaf[fill[hitRank[h]]++] = hitPoint[h];
+    return this.leavesOfLabel.map((leaves) => {
+      let count = 0;
+      for (const rank of leaves) count += start[rank + 1] - start[rank];
+      const found = new Uint32Array(count);
+      let j = 0;
+      for (const rank of leaves) {
+        found.set(byLeaf.subarray(start[rank], start[rank + 1]), j);
+        j += start[rank + 1] - start[rank];
+      }
+      return found;
+    });
+  }
 }

@@ -51,8 +51,12 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
   };
 }
 
-/** Checks that `n` is a point count and `mst` has the shape of a spanning tree on it (cycles are found later). */
-export function checkMstShape(mst: MstEdges, n: number): void {
+/**
+ * Checks that `n` is a point count and `mst` has the shape of a spanning tree on it (cycles are found later).
+ * Returns whether the edges are already in canonical order with sources < targets (`isCanonicalOrder`), found
+ * in the same pass.
+ */
+export function checkMstShape(mst: MstEdges, n: number): boolean {
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 2 ** 30) {
     throw new InputError(`Expected n to be an integer point count in [0, 2^30], got ${describe(n)}.`);
   }
@@ -75,6 +79,10 @@ export function checkMstShape(mst: MstEdges, n: number): void {
         `targets.length=${targets.length}, weights.length=${weights.length}.`,
     );
   }
+  let canonical = true;
+  let ps = 0;
+  let pt = 0;
+  let pw = -1;
   for (let i = 0; i < m; i++) {
     const s = sources[i];
     const t = targets[i];
@@ -82,7 +90,13 @@ export function checkMstShape(mst: MstEdges, n: number): void {
     if (s >= n || t >= n) throw new InputError(`Expected MST endpoints below n=${n}, got edge ${i} = (${s}, ${t}).`);
     if (s === t) throw new InputError(`Expected no self-loops in the MST, got edge ${i} = (${s}, ${t}).`);
     if (!(w >= 0)) throw new InputError(`Expected MST weights ≥ 0, got weights[${i}] = ${w}.`);
+    // Canonical: sources < targets and (weight, source, target) strictly ascending (edgeOrder.ts).
+    if (canonical && (s > t || !(pw < w || (pw === w && (ps < s || (ps === s && pt < t)))))) canonical = false;
+    ps = s;
+    pt = t;
+    pw = w;
   }
+  return canonical;
 }
 
 /** Checks that `linkage` has n − 1 rows in all four arrays (its contents are trusted: it comes from singleLinkage). */

@@ -8,6 +8,7 @@
  * `test/cpu/cluster.condense.test.ts` checks it against those four functions.
  */
 import type { ClusterTreeInfo } from './clusterTree.js';
+import type { ExemplarCollector } from './exemplars.js';
 import { subtreeMaxLambda } from './glosh.js';
 import type { CondensedTree, ResolvedClusterOptions } from './types.js';
 
@@ -21,7 +22,7 @@ export interface PointResults {
 
 /**
  * Everything per point for the selected clusters (`selected`: cluster indices, ascending; `stability`: as EOM left
- * it, which persistence divides).
+ * it, which persistence divides). Point rows are also offered to `exemplars` when given (same pass).
  */
 export function pointResults(
   tree: CondensedTree,
@@ -29,6 +30,7 @@ export function pointResults(
   selected: Int32Array,
   stability: Float64Array,
   options: ResolvedClusterOptions,
+  exemplars?: ExemplarCollector,
 ): PointResults {
   const n = info.numPoints;
   const k = info.numClusters;
@@ -55,6 +57,7 @@ export function pointResults(
   const deaths = subtreeMaxLambda(info);
 
   const { parent, child, lambda } = tree;
+  const wanted = exemplars?.rankOf;
   for (let r = 0; r < rows; r++) {
     const x = child[r];
     if (x >= n) continue;
@@ -73,6 +76,7 @@ export function pointResults(
     if (lamMax === 0 || !Number.isFinite(lam)) outlierScores[x] = 0;
     else if (lamMax === Infinity) outlierScores[x] = 1;
     else outlierScores[x] = (lamMax - lam) / lamMax;
+    if (wanted !== undefined && wanted[c] >= 0) exemplars!.offer(c, x, lam);
   }
 
   // Persistence: the largest λ in the whole tree is the largest per-cluster one (every row has a parent cluster).

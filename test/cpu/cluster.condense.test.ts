@@ -1,12 +1,13 @@
 /**
  * Issue 5 (speed after the MST): the fast single linkage (blocks of prefetched finds), condensed tree (chain sweep
- * with the per-cluster facts and stabilities gathered on the way), one-pass labelling and two-pass exemplars give
+ * with the per-cluster facts and stabilities gathered on the way), one-pass labelling and exemplars (two passes, or
+ * gathered while labelling) give
  * exactly what the straightforward versions give (test/helpers/clusterReference.ts and the per-phase functions), on
  * seeded random trees with ties, duplicates (λ = ∞) and infinite weights.
  */
 import { describe, expect, it } from 'vitest';
 import { clusterTreeInfo, pointRows } from '../../src/cluster/clusterTree.js';
-import { clusterFromSingleLinkage } from '../../src/cluster/clusterFromMst.js';
+import { clusterFromMstWithExemplars, clusterFromSingleLinkage } from '../../src/cluster/clusterFromMst.js';
 import { condense, condenseTree } from '../../src/cluster/condense.js';
 import { canonicalMst } from '../../src/cluster/edgeOrder.js';
 import { exemplars } from '../../src/cluster/exemplars.js';
@@ -135,10 +136,13 @@ describe('issue 5: fast clustering phases equal the straightforward ones', () =>
       const ref = referenceExemplars(tree, selected);
       expect(found.map((a) => Array.from(a)), what).toEqual(ref.map((a) => Array.from(a)));
 
-      // And the whole path after the linkage agrees with them.
+      // And the whole path agrees with them, exemplars gathered while labelling included.
       const result = clusterFromSingleLinkage(linkage, n, options);
       expect(firstDifference(result.labels, labels), what).toBe(-1);
       expect(firstDifference(result.clusterPersistence, persistence), what).toBe(-1);
+      const withExemplars = clusterFromMstWithExemplars(mst, n, options);
+      expect(firstDifference(withExemplars.result.outlierScores, outlierScores(rows, info)), what).toBe(-1);
+      expect(withExemplars.exemplars.map((a) => Array.from(a)), what).toEqual(ref.map((a) => Array.from(a)));
     }
   });
 });
