@@ -13,10 +13,18 @@
  *
  * MiSTree builds its tree from a 20-nearest-neighbour graph, which on clustered data silently becomes a forest; the
  * EMST here is exact. Everything after the EMST is O(n) over flat typed arrays.
+ *
+ * When the tree is computed on the GPU, degree, edge lengths and branches are too (branches.gpu.ts: tens of millions
+ * of branch walks at once, in float32 measured from the coordinates); only the histograms stay on the host. With a
+ * given tree, the CPU backend or RA/Dec input (unit-sphere chords need float64) they run on the CPU in float64.
  */
 import { emst, type EmstOptions } from '../emst/emst.js';
 import { AbortError } from '../errors.js';
-import { degreesOf, findBranches, nodeLinks } from './branches.js';
+import { degreesOf, findBranches, nodeLinks, type Branches } from './branches.js';
+import { branchesGpu, type GpuBranchesResult } from './branches.gpu.js';
+import { validateEmstInput } from '../emst/validate.js';
+import { createGpuContext, type GpuContext } from '../gpu/context.js';
+import { GpuUnavailableError } from '../errors.js';
 import { celestialToCartesian, chordToAngle } from './coords.js';
 import { mstHistograms } from './histogram.js';
 import { edgeLengths, type Geometry } from './lengths.js';
@@ -93,14 +101,16 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   let sources: Uint32Array;
   let targets: Uint32Array;
   let backend: MstStats['backend'];
+  let onGpu: GpuBranchesResult | null = null;
+  const gpu = options.emst ? null : await gpuContextFor(options.backend ?? 'auto', options.gpu);
   if (options.emst) {
     ({ sources, targets } = options.emst);
     backend = 'given';
-  } else {
+  } else try {
     const emstOptions: EmstOptions = {
       dim,
-      backend: options.backend,
-      gpu: options.gpu,
+      backend: gpu ? 'gpu' : options.backend,
+      gpu: gpu?.ctx,
       signal: options.signal,
       onProgress: options.onProgress && ((f) => options.onProgress!(0.9 * f)),
       ...(box ? { box } : {}),
@@ -110,17 +120,43 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     ({ sources, targets, backend } = tree);
     Object.assign(timings, tree.timings);
     t = performance.now();
+    // On the unit sphere (RA/Dec) chords are short differences of coordinates near 1: float32 would lose them, so
+    // the statistics stay on the CPU in float64 there.
+    if (gpu && !celestial) {
+      checkAbort();
+      // The float32 points the tree was computed on (wrapped into the box), as emst() validated them.
+      const wrapped = validateEmstInput(coords, { dim, ...(box ? { box } : {}) }).points;
+      onGpu = await branchesGpu(gpu.ctx, wrapped, dim, tree, box ? Float32Array.from(box) : undefined);
+      t = lap('stats::gpu', t);
+    }
+  } finally {
+    if (gpu?.owned) gpu.ctx.destroy();
   }
   checkAbort();
 
   const geometry: Geometry = { coords, dim, box };
-  const links = nodeLinks(n, sources, targets);
-  const degree = degreesOf(links);
-  t = lap('stats::degree', t);
-  const lengths = edgeLengths(geometry, sources, targets);
-  t = lap('stats::edgeLengths', t);
-  checkAbort();
-  const branches = findBranches(sources, targets, links, lengths, geometry);
+  let degree: Uint32Array;
+  let lengths: Float64Array;
+  let branches: Branches;
+  if (onGpu) {
+    degree = onGpu.degree;
+    lengths = Float64Array.from(onGpu.edgeLengths);
+    branches = {
+      lengths: Float64Array.from(onGpu.lengths),
+      edgeCounts: onGpu.edgeCounts,
+      ends: onGpu.ends,
+      endToEnd: Float64Array.from(onGpu.endToEnd),
+    };
+    t = lap('stats::readback', t);
+  } else {
+    const links = nodeLinks(n, sources, targets);
+    degree = degreesOf(links);
+    t = lap('stats::degree', t);
+    lengths = edgeLengths(geometry, sources, targets);
+    t = lap('stats::edgeLengths', t);
+    checkAbort();
+    branches = findBranches(sources, targets, links, lengths, geometry);
+  }
   const shapes = new Float64Array(branches.lengths.length);
   const endToEnd = branches.endToEnd;
   for (let b = 0; b < shapes.length; b++) {
@@ -152,4 +188,19 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     backend,
     timings,
   };
+}
+
+/**
+ * The GPU context the statistics run on: the caller's, a new one (owned: destroyed after), or null for the CPU
+ * (backend 'cpu', or 'auto' without an adapter — emst() then says so on stderr).
+ */
+async function gpuContextFor(backend: string, given?: GpuContext): Promise<{ ctx: GpuContext; owned: boolean } | null> {
+  if (backend === 'cpu') return null;
+  if (given) return { ctx: given, owned: false };
+  try {
+    return { ctx: await createGpuContext(), owned: true };
+  } catch (e) {
+    if (e instanceof GpuUnavailableError && backend !== 'gpu') return null;
+    throw e;
+  }
 }

@@ -1,0 +1,27 @@
+// Displacements and lengths between points for the statistics, in float32 (included by walk.wgsl, lengths.wgsl).
+// Contract: the includer declares `u` with `period: array<vec4f, 4>` and `points: array<f32>` (n × D), and D and
+// PERIODIC are prepended. On a periodic axis the displacement is the minimum image, computed without cancellation:
+// across the face it is (L − the larger coordinate) + the smaller, where L − x is exact for x ≥ L/2 (Sterbenz), so
+// a short edge across a face keeps float32's relative precision (min(|t|, L − |t|) would lose it).
+
+// The displacement from point a to point b along axis k.
+fn axis_step(a: u32, b: u32, k: u32) -> f32 {
+  let xa = points[a * D + k];
+  let xb = points[b * D + k];
+  let d = xb - xa;
+  if (PERIODIC == 0u) { return d; }
+  let L = u.period[k / 4u][k % 4u];
+  if (d > 0.5 * L) { return -((L - xb) + xa); }
+  if (d < -0.5 * L) { return (L - xa) + xb; }
+  return d;
+}
+
+// The length of the edge between points a and b.
+fn edge_length(a: u32, b: u32) -> f32 {
+  var s = 0.0;
+  for (var k = 0u; k < D; k++) {
+    let t = axis_step(a, b, k);
+    s += t * t;
+  }
+  return sqrt(s);
+}

@@ -1,0 +1,22 @@
+// Every edge's length in float32 from the coordinates (stats/image.wgsl: the minimum image without cancellation in
+// a periodic box). CPU twin: src/stats/lengths.ts (float64).
+struct LengthParams {
+  m: u32,
+  p0: u32,
+  p1: u32,
+  p2: u32,
+  period: array<vec4f, 4>,
+}
+@group(0) @binding(0) var<uniform> u: LengthParams;
+@group(0) @binding(1) var<storage, read> sources: array<u32>;
+@group(0) @binding(2) var<storage, read> targets: array<u32>;
+@group(0) @binding(3) var<storage, read> points: array<f32>;
+@group(0) @binding(4) var<storage, read_write> lengths: array<f32>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let e = thread_index(wid, nwg, lid);
+  if (e >= u.m) { return; }
+  lengths[e] = edge_length(sources[e], targets[e]);
+}

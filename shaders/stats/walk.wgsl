@@ -1,0 +1,87 @@
+// Branches of a tree (MiSTree, Naidoo et al. 2020: maximal chains of ≥ 2 edges whose interior nodes have degree
+// 2), one walk per end edge (CPU twin: src/stats/branches.ts, findBranches). An end edge joins a node of degree
+// ≠ 2 (the branch's end) to one of degree 2; from there the walk follows link[v] XOR the edge it came by until it
+// reaches a node of degree ≠ 2. Each branch is walked from both of its end edges; only the walk that started on
+// the smaller edge id reports it, at flags[e] = e + 1 (stream compaction keeps those, in edge order):
+//   rec[e] = (edge count, start node, end node, f32 bits of the summed edge lengths), e2e[e] = end-to-end distance
+// — the straight line between the ends, or in a periodic box (PERIODIC != 0) the length of the summed
+// minimum-image displacements of the walk. Edge lengths are measured from the coordinates (stats/image.wgsl).
+struct WalkParams {
+  m: u32,
+  p0: u32,
+  p1: u32,
+  p2: u32,
+  // Periodic side lengths L_k = period[k / 4][k % 4] when PERIODIC != 0.
+  period: array<vec4f, 4>,
+}
+@group(0) @binding(0) var<uniform> u: WalkParams;
+@group(0) @binding(1) var<storage, read> sources: array<u32>;
+@group(0) @binding(2) var<storage, read> targets: array<u32>;
+@group(0) @binding(3) var<storage, read> deg: array<u32>;
+@group(0) @binding(4) var<storage, read> link: array<u32>;
+@group(0) @binding(5) var<storage, read> points: array<f32>;
+@group(0) @binding(6) var<storage, read_write> rec: array<vec4u>;
+@group(0) @binding(7) var<storage, read_write> e2e: array<f32>;
+@group(0) @binding(8) var<storage, read_write> flags: array<u32>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let e = thread_index(wid, nwg, lid);
+  if (e >= u.m) { return; }
+  let ra = sources[e];
+  let rb = targets[e];
+  let da = deg[ra];
+  let db = deg[rb];
+  var start: u32;
+  var cur: u32;
+  if (da != 2u && db == 2u) {
+    start = ra;
+    cur = rb;
+  } else if (db != 2u && da == 2u) {
+    start = rb;
+    cur = ra;
+  } else {
+    flags[e] = 0u;
+    return;
+  }
+  var disp: array<f32, D>;
+  for (var k = 0u; k < D; k++) {
+    disp[k] = 0.0;
+    if (PERIODIC != 0u) { disp[k] = axis_step(start, cur, k); }
+  }
+  var len = edge_length(start, cur);
+  var count = 1u;
+  var came = e;
+  var end = cur;
+  // Important! A tree has no cycle, so the walk ends at a node of degree ≠ 2 within m steps.
+  for (var step = 0u; step < u.m; step++) {
+    let next = link[cur] ^ came;
+    // The node across edge `next` from cur.
+    let w = sources[next] ^ targets[next] ^ cur;
+    len += edge_length(cur, w);
+    count += 1u;
+    if (PERIODIC != 0u) {
+      for (var k = 0u; k < D; k++) { disp[k] += axis_step(cur, w, k); }
+    }
+    came = next;
+    if (deg[w] != 2u) {
+      end = w;
+      break;
+    }
+    cur = w;
+  }
+  if (came < e) {
+    flags[e] = 0u;
+    return;
+  }
+  var s = 0.0;
+  for (var k = 0u; k < D; k++) {
+    var t = disp[k];
+    if (PERIODIC == 0u) { t = points[end * D + k] - points[start * D + k]; }
+    s += t * t;
+  }
+  rec[e] = vec4u(count, start, end, bitcast<u32>(len));
+  e2e[e] = sqrt(s);
+  flags[e] = e + 1u;
+}

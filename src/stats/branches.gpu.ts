@@ -1,0 +1,182 @@
+/**
+ * MiSTree's degree, edge lengths and branches on the GPU, from a tree's edge list; CPU twins: branches.ts and
+ * lengths.ts (same definitions, same branch order: by the smaller end edge id). Steps:
+ *
+ *   stats::degree   degree and XOR link of every node (atomics)                      shaders/stats/degree.wgsl
+ *   stats::lengths  every edge's length from the coordinates                         shaders/stats/lengths.wgsl
+ *   stats::walk     one walk per end edge; the smaller end edge id reports             shaders/stats/walk.wgsl
+ *   (compaction)    the reporting edges, in edge order                                src/primitives/compact.ts
+ *   stats::gather   their records, read back: edge count, ends, length, end-to-end      shaders/stats/gather.wgsl
+ *
+ * The walks read memory at random wherever node ids are not spatially ordered — on the GPU tens of millions run
+ * at once, which is what makes the statistics of 10^8 points take milliseconds instead of the CPU's seconds.
+ * Lengths are float32, measured from the coordinates (minimum image without cancellation: shaders/stats/image.wgsl);
+ * the CPU twins measure in float64, so they agree to float32 rounding per edge.
+ *
+ * Create once per (maxN, dim, periodic), run many.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel } from '../gpu/kernel.js';
+import type { Recorder } from '../gpu/recorder.js';
+import { createCompactor, type Compactor } from '../primitives/compact.js';
+import { InputError } from '../errors.js';
+
+export interface GpuBranchesResult {
+  /** Per node: its degree. */
+  degree: Uint32Array;
+  /** Per edge: its float32 length (minimum image in a periodic box). */
+  edgeLengths: Float32Array;
+  /** Per branch (ordered by its smaller end edge id): the float32 sum of its edge lengths. */
+  lengths: Float32Array;
+  /** Per branch: its number of edges (≥ 2). */
+  edgeCounts: Uint32Array;
+  /** Per branch b: ends[2b] (the end of its smaller end edge) and ends[2b + 1]. */
+  ends: Uint32Array;
+  /** Per branch: the end-to-end distance (straight line; summed minimum-image displacements in a periodic box). */
+  endToEnd: Float32Array;
+}
+
+function noBranches() {
+  return { lengths: new Float32Array(0), edgeCounts: new Uint32Array(0), ends: new Uint32Array(0), endToEnd: new Float32Array(0) };
+}
+
+export class GpuBranches {
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly maxN: number,
+    readonly dim: number,
+    readonly periodic: boolean,
+    private readonly k: Record<'degree' | 'walk' | 'gather' | 'lengths', Kernel>,
+    private readonly compactor: Compactor,
+  ) {}
+
+  static async create(ctx: GpuContext, maxN: number, dim: number, periodic = false): Promise<GpuBranches> {
+    const spec = (name: 'degree' | 'walk' | 'gather' | 'lengths', bindings: ('uniform' | 'read' | 'rw')[]) =>
+      ctx.kernel({
+        label: `stats::${name}`,
+        shader: `stats/${name}`,
+        entry: 'main',
+        bindings,
+        workgroupSize: name === 'walk' ? 64 : 256,
+        include: name === 'walk' || name === 'lengths' ? ['common/grid', 'stats/image'] : ['common/grid'],
+        constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
+      });
+    const k = {
+      degree: await spec('degree', ['uniform', 'read', 'read', 'rw', 'rw']),
+      lengths: await spec('lengths', ['uniform', 'read', 'read', 'read', 'rw']),
+      walk: await spec('walk', ['uniform', 'read', 'read', 'read', 'read', 'read', 'rw', 'rw', 'rw']),
+      gather: await spec('gather', ['uniform', 'read', 'read', 'read', 'rw', 'rw']),
+    };
+    const compactor = await createCompactor(ctx, Math.max(maxN, 2));
+    return new GpuBranches(ctx, maxN, dim, periodic, k, compactor);
+  }
+
+  /**
+   * Degree, edge lengths and branches of the tree or forest whose m edges are in sources/targets (u32 buffers)
+   * over the n points in `points` (n × dim f32, wrapped into the box when periodic).
+   */
+  async run(
+    points: GPUBuffer,
+    n: number,
+    edges: { sources: GPUBuffer; targets: GPUBuffer },
+    m: number,
+    options: { period?: Float32Array } = {},
+  ): Promise<GpuBranchesResult> {
+    const { ctx, k } = this;
+    if (n > this.maxN) throw new InputError(`stats::branches: n=${n} exceeds the maxN=${this.maxN} it was created for.`);
+    if (this.periodic !== (options.period !== undefined)) {
+      throw new InputError(`stats::branches: created ${this.periodic ? '' : 'non-'}periodic, run with period=${options.period}.`);
+    }
+    if (m === 0 || n === 0) {
+      return { degree: new Uint32Array(n), edgeLengths: new Float32Array(0), ...noBranches() };
+    }
+    const buf = (name: string, bytes: number) => ctx.createBuffer(`stats::${name}`, Math.max(bytes, 4));
+    const deg = buf('degree', 4 * n);
+    const link = buf('link', 4 * n);
+    const rec = buf('walkRecords', 16 * m);
+    const e2e = buf('walkEndToEnd', 4 * m);
+    const flags = buf('walkFlags', 4 * m);
+    const kept = buf('kept', 4 * m);
+    const count = buf('keptCount', 4);
+    const lengths = buf('edgeLengths', 4 * m);
+    const made: GPUBuffer[] = [deg, link, rec, e2e, flags, kept, count, lengths];
+    try {
+      const walkParams = new ArrayBuffer(16 + 64);
+      new Uint32Array(walkParams, 0, 1)[0] = m;
+      if (options.period) new Float32Array(walkParams, 16, 16).set(options.period);
+      await ctx.submit('stats::branches', (r: Recorder) => {
+        r.clear(deg, 0, 4 * n);
+        r.clear(link, 0, 4 * n);
+        const { sources, targets } = edges;
+        r.dispatch(k.degree, { buffers: [sources, targets, deg, link], uniforms: [m, 0, 0, 0], threads: m });
+        r.dispatch(k.lengths, { buffers: [sources, targets, points, lengths], uniforms: new Uint8Array(walkParams), threads: m });
+        r.dispatch(k.walk, {
+          buffers: [sources, targets, deg, link, points, rec, e2e, flags],
+          uniforms: new Uint8Array(walkParams),
+          threads: m,
+        });
+        this.compactor.encode(r, flags, flags, kept, count, m);
+      });
+      const b = new Uint32Array(await ctx.read(count, 0, 4))[0];
+      const [db, lb] = await Promise.all([ctx.read(deg, 0, 4 * n), ctx.read(lengths, 0, 4 * m)]);
+      const degree = new Uint32Array(db);
+      const edgeLengths = new Float32Array(lb);
+      if (b === 0) return { degree, edgeLengths, ...noBranches() };
+      const outRec = buf('branchRecords', 16 * b);
+      const outE2e = buf('branchEndToEnd', 4 * b);
+      made.push(outRec, outE2e);
+      await ctx.submit('stats::gather', (r: Recorder) => {
+        r.dispatch(k.gather, { buffers: [kept, rec, e2e, outRec, outE2e], uniforms: [b, 0, 0, 0], threads: b });
+      });
+      const [rb, eb] = await Promise.all([ctx.read(outRec, 0, 16 * b), ctx.read(outE2e, 0, 4 * b)]);
+      const words = new Uint32Array(rb);
+      const floats = new Float32Array(rb);
+      const out: GpuBranchesResult = {
+        degree,
+        edgeLengths,
+        lengths: new Float32Array(b),
+        edgeCounts: new Uint32Array(b),
+        ends: new Uint32Array(2 * b),
+        endToEnd: new Float32Array(eb),
+      };
+      for (let i = 0; i < b; i++) {
+        out.edgeCounts[i] = words[4 * i];
+        out.ends[2 * i] = words[4 * i + 1];
+        out.ends[2 * i + 1] = words[4 * i + 2];
+        out.lengths[i] = floats[4 * i + 3];
+      }
+      return out;
+    } finally {
+      for (const x of made) x.destroy();
+    }
+  }
+
+  destroy(): void {
+    this.compactor.destroy();
+  }
+}
+
+/**
+ * Degree and branches of a host edge list on the GPU: uploads the points (float32, wrapped into the box when
+ * periodic) and the edges, runs GpuBranches, frees everything. `ctx` stays alive.
+ */
+export async function branchesGpu(
+  ctx: GpuContext,
+  points: Float32Array,
+  dim: number,
+  tree: { sources: Uint32Array; targets: Uint32Array },
+  period?: Float32Array,
+): Promise<GpuBranchesResult> {
+  const n = points.length / dim;
+  const m = tree.sources.length;
+  const g = await GpuBranches.create(ctx, Math.max(n, 1), dim, period !== undefined);
+  const up = (name: string, a: Float32Array | Uint32Array) => ctx.upload(`stats::${name}`, a.length > 0 ? a : new Uint32Array(1));
+  const bufs = [up('points', points), up('sources', tree.sources), up('targets', tree.targets)];
+  try {
+    const [p, sources, targets] = bufs;
+    return await g.run(p, n, { sources, targets }, m, { period });
+  } finally {
+    for (const b of bufs) b.destroy();
+    g.destroy();
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Issue 7: mstStats() on the GPU backend (tree, degree, edge lengths and branches on the GPU; histograms on the host)
+ * against the CPU backend (float64 throughout) on seeded data and, where the folder is present, the MiSTree golden
+ * cases: the same tree, identical degrees and branch edge counts, lengths and shapes within float32 rounding, and
+ * histograms whose counts differ by at most a value or two moved across a bin edge.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mstStats, type MstStats } from '../../src/stats/mstStats.js';
+import { STAT_NAMES } from '../../src/stats/types.js';
+import { cloud } from '../helpers/clouds.js';
+import { readPointsCsv } from '../helpers/golden.js';
+import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+import { periodicPoints } from '../helpers/periodic.js';
+
+const variants = await gpuVariants();
+afterAll(() => destroyVariants(variants));
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const GOLDEN = resolve(ROOT, process.env.TREELINE_GOLDEN_MISTREE_DIR ?? '../shared/golden/mistree');
+const goldenCases = existsSync(GOLDEN) ? readdirSync(GOLDEN).filter((c) => existsSync(join(GOLDEN, c, 'points.csv'))) : [];
+
+function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, rel: number, what: string) {
+  expect(got.length, what).toBe(want.length);
+  for (let i = 0; i < want.length; i++) {
+    if (Number.isNaN(want[i]) && Number.isNaN(got[i])) continue;
+    const tol = rel * Math.abs(want[i]) + 1e-12;
+    if (!(Math.abs(got[i] - want[i]) <= tol)) expect.fail(`${what}[${i}] = ${got[i]}, CPU ${want[i]}`);
+  }
+}
+
+function compare(gpu: MstStats, cpu: MstStats) {
+  expect(gpu.backend).toBe('gpu');
+  expect(Array.from(gpu.edgeSources)).toEqual(Array.from(cpu.edgeSources));
+  expect(Array.from(gpu.edgeTargets)).toEqual(Array.from(cpu.edgeTargets));
+  expect(Array.from(gpu.degree)).toEqual(Array.from(cpu.degree));
+  expect(Array.from(gpu.branchEdgeCounts)).toEqual(Array.from(cpu.branchEdgeCounts));
+  expect(Array.from(gpu.branchEnds)).toEqual(Array.from(cpu.branchEnds));
+  expectClose(gpu.edgeLengths, cpu.edgeLengths, 3e-7, 'edgeLengths');
+  expectClose(gpu.branchLengths, cpu.branchLengths, 3e-6, 'branchLengths');
+  expectClose(gpu.branchShapes, cpu.branchShapes, 3e-5, 'branchShapes');
+  for (const s of STAT_NAMES) {
+    const a = gpu.histograms[s].counts;
+    const b = cpu.histograms[s].counts;
+    let moved = 0;
+    for (let i = 0; i < b.length; i++) moved += Math.abs(a[i] - b[i]);
+    expect(moved, `${s} histogram`).toBeLessThanOrEqual(4);
+  }
+}
+
+describe.skipIf(variants.length === 0).each(variants)('mstStats on the GPU backend ($name)', ({ ctx }) => {
+  it.each([
+    ['uniform 3D', () => ({ p: cloud('uniform', 5000, 3, 11), dim: 3 })],
+    ['clustered 2D', () => ({ p: cloud('clustered', 5000, 2, 12), dim: 2 })],
+    ['periodic 3D', () => ({ p: periodicPoints('faces', 4000, [1, 1, 1], 13), dim: 3, box: [1, 1, 1] })],
+  ] as const)('%s: the CPU backend to float32 rounding', async (_name, make) => {
+    const { p, dim, box } = make() as { p: Float32Array; dim: number; box?: number[] };
+    const gpu = await mstStats(p, { dim, backend: 'gpu', gpu: ctx, ...(box ? { box } : {}) });
+    const cpu = await mstStats(p, { dim, backend: 'cpu', ...(box ? { box } : {}) });
+    compare(gpu, cpu);
+  });
+
+  it.skipIf(goldenCases.length === 0).each(goldenCases)('golden case %s: the CPU backend to float32 rounding', async (c) => {
+    const { points, dim } = readPointsCsv(join(GOLDEN, c, 'points.csv'));
+    const coords = c.startsWith('radec') ? ('radec' as const) : ('cartesian' as const);
+    const gpu = await mstStats(points, { dim, coords, backend: 'gpu', gpu: ctx });
+    const cpu = await mstStats(points, { dim, coords, backend: 'cpu' });
+    compare(gpu, cpu);
+  });
+});
