@@ -5,11 +5,19 @@ import { runCase, type BenchFigure } from '../bench/harness.js';
 import { benchEnvironment } from '../bench/environment.js';
 import { suites } from '../bench/suites.js';
 import { benchHdbscan } from '../bench/hdbscan.js';
+import { benchStats } from '../bench/stats.js';
+import type { GeneratorName } from '../datasets/generate.js';
 
 /** Host-timed end-to-end suites (points in memory → labels in memory). */
 const hostSuites: Record<string, { dim: number; kind: 'blobs' | 'normal'; sizes: number[] }> = {
   'hdbscan-blobs2d': { dim: 2, kind: 'blobs', sizes: [1e6, 1e7] },
   'hdbscan-normal3d': { dim: 3, kind: 'normal', sizes: [1e6, 1e7] },
+};
+
+/** Host-timed MST statistics suites (points in memory → histograms in memory), issue 7. */
+const statsSuites: Record<string, { dim: number; kind: GeneratorName; sizes: number[]; box?: number[]; what: string }> = {
+  'stats-uniform3d': { dim: 3, kind: 'uniform', sizes: [1e7, 1e8], what: 'uniform 3D, open box' },
+  'stats-cosmology3d': { dim: 3, kind: 'cosmology', sizes: [1e7], box: [1000, 1000, 1000], what: 'clustered cosmology-like 3D, periodic box 1000' },
 };
 
 export interface BenchOptions {
@@ -25,7 +33,7 @@ export interface BenchOptions {
 export async function runBench(names: string[], opts: BenchOptions, log: (s: string) => void): Promise<string> {
   const chosen = names.length ? names : Object.keys(suites);
   for (const name of chosen) {
-    if (!suites[name] && !hostSuites[name]) throw new InputError(`Unknown benchmark '${name}'; known: ${Object.keys(suites).join(', ')}`);
+    if (!suites[name] && !hostSuites[name] && !statsSuites[name]) throw new InputError(`Unknown benchmark '${name}'; known: ${[...Object.keys(suites), ...Object.keys(hostSuites), ...Object.keys(statsSuites)].join(', ')}`);
   }
   const ctx = await createGpuContext({ disableRobustness: opts.disableRobustness });
   try {
@@ -34,6 +42,22 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
     log(`robustness: ${opts.disableRobustness ? 'disabled (disable_robustness)' : 'on (default)'}`);
     const figures: BenchFigure[] = [];
     for (const name of chosen) {
+      const st = statsSuites[name];
+      if (st) {
+        for (const n of opts.sizes ?? st.sizes) {
+          const rows = await benchStats(ctx, n, st.dim, st.kind, opts.reps, st.box);
+          const best = rows.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
+          const med = (f: (r: (typeof rows)[number]) => number) => rows.map(f).sort((a, b) => a - b)[rows.length >> 1];
+          log(
+            `${name} n=${n} (${st.what}; host points → host histograms): wall min ${best.wallMs.toFixed(1)} ms ` +
+              `(median ${med((r) => r.wallMs).toFixed(1)}; ${rows.length} reps) = EMST ${best.emstMs.toFixed(1)} ms + ` +
+              `statistics ${best.statsMs.toFixed(1)} ms (median ${med((r) => r.statsMs).toFixed(1)}): statistics / EMST = ` +
+              `${(best.statsMs / best.emstMs).toFixed(2)} | ${best.branches} branches | ${best.backend}\n` +
+              `  phases (ms): ${Object.entries(best.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`,
+          );
+        }
+        continue;
+      }
       const host = hostSuites[name];
       if (host) {
         for (const n of opts.sizes ?? host.sizes) {
