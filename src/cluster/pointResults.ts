@@ -76,7 +76,8 @@ export function pointResults(
     if (lamMax === 0 || !Number.isFinite(lam)) outlierScores[x] = 0;
     else if (lamMax === Infinity) outlierScores[x] = 1;
     else outlierScores[x] = (lamMax - lam) / lamMax;
-    if (wanted !== undefined && wanted[c] >= 0) exemplars!.offer(c, x, lam);
+    // An exemplar: a point leaving a wanted leaf at the leaf's largest λ (the collector was built on info.maxLambda).
+    if (wanted !== undefined && wanted[c] >= 0 && lam === info.maxLambda[c]) exemplars!.offer(c, x, lam);
   }
 
   // Persistence: the largest λ in the whole tree is the largest per-cluster one (every row has a parent cluster).
