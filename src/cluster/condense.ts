@@ -53,15 +53,19 @@ export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize:
 /** Condenses the dendrogram of n points and gathers the per-cluster facts and stabilities on the way. */
 export function condense(tree: SingleLinkageTree, n: number, minClusterSize: number): Condensed {
   if (n < 2) return trivial(n);
-  const { left, right, distance, size } = tree;
-  const mcs = minClusterSize;
-  const m = n - 1;
-  const root = m - 1;
+  // One function per pass: each is compiled on its own (the first call's compile time matters at 10^5 points).
+  const q = new Int32Array(n - 1);
+  const splits = countQueued(tree, n, minClusterSize, q);
+  const layout = layOut(tree, n, minClusterSize, q, splits);
+  return sweep(tree, n, minClusterSize, layout, splits);
+}
 
-  // Bottom-up: q[i] = queued merges in merge i's subtree (0 when merge i holds < minClusterSize points).
-  const q = new Int32Array(m);
+/** Bottom-up: q[i] = queued merges in merge i's subtree (0 when merge i holds < minClusterSize points). Returns the splits. */
+function countQueued(tree: SingleLinkageTree, n: number, mcs: number, q: Int32Array): number {
+  const { left, right, size } = tree;
+  const root = n - 2;
   let splits = 0;
-  for (let i = 0; i < m; i++) {
+  for (let i = 0; i <= root; i++) {
     if (size[i] < mcs && i !== root) continue;
     const l = left[i] - n;
     const r = right[i] - n;
@@ -70,15 +74,30 @@ export function condense(tree: SingleLinkageTree, n: number, minClusterSize: num
     if (ql > 0 && qr > 0) splits++;
     q[i] = 1 + ql + qr;
   }
+  return splits;
+}
 
-  // Top-down: each queued merge's preorder rank among the queued merges (its slot), written over q as the walk
-  // goes (a child's count is read just before its slot replaces it). A slot's payload, 16 bytes:
-  // | f64 λ | u32 a | u32 b |   (see SPLIT, ONE_RUNT above)
-  const slots = q[root];
-  const payload = new ArrayBuffer(16 * slots);
+/** The queued merges laid out in preorder: each slot's payload and the split table. */
+interface Layout {
+  /** Slot s: λ at [2s]. */
+  slotLambda: Float64Array;
+  /** Slot s: a at [4s + 2], b at [4s + 3] (see SPLIT, ONE_RUNT above). */
+  slotWord: Uint32Array;
+  /** Per split: | queued merges under its left child | left child's points | right child's points |. */
+  splitTable: Uint32Array;
+}
+
+/**
+ * Top-down: each queued merge's preorder rank among the queued merges (its slot), written over q as the walk goes
+ * (a child's count is read just before its slot replaces it), and the slot's payload, 16 bytes:
+ * | f64 λ | u32 a | u32 b |.
+ */
+function layOut(tree: SingleLinkageTree, n: number, mcs: number, q: Int32Array, splits: number): Layout {
+  const { left, right, distance, size } = tree;
+  const root = n - 2;
+  const payload = new ArrayBuffer(16 * q[root]);
   const slotLambda = new Float64Array(payload);
   const slotWord = new Uint32Array(payload);
-  // Per split: | queued merges under its left child | left child's points | right child's points |
   const splitTable = new Uint32Array(3 * splits);
   let nextSplit = 0;
   q[root] = 0;
@@ -115,7 +134,13 @@ export function condense(tree: SingleLinkageTree, n: number, minClusterSize: num
       slotWord[4 * s + 3] = rNode;
     }
   }
+  return { slotLambda, slotWord, splitTable };
+}
 
+/** The sweep over the alive clusters, level by level, writing the rows and the per-cluster facts. */
+function sweep(tree: SingleLinkageTree, n: number, mcs: number, layout: Layout, splits: number): Condensed {
+  const { left, right, size } = tree;
+  const { slotLambda, slotWord, splitTable } = layout;
   // The rows: n points plus two per split, allocated once at their final size.
   const rows = n + 2 * splits;
   const parent = new Uint32Array(rows);
