@@ -60,26 +60,40 @@ export function sortEdgesCanonical(edges: EdgeList): EdgeList {
 export function sortEqualWeightRuns(edges: EdgeList): void {
   const { sources, targets, weights } = edges;
   const m = sources.length;
-  for (let a = 0; a < m; ) {
+  let a = 0;
+  while (a < m) {
+    const w = weights[a];
     let b = a + 1;
-    while (b < m && weights[b] === weights[a]) b++;
-    if (b - a > 1) {
-      let ordered = true;
-      for (let i = a + 1; i < b && ordered; i++) {
-        ordered = sources[i - 1] < sources[i] || (sources[i - 1] === sources[i] && targets[i - 1] < targets[i]);
-      }
-      if (!ordered) {
-        const perm = new Uint32Array(b - a);
-        for (let i = 0; i < perm.length; i++) perm[i] = a + i;
-        sortRun(perm, 0, perm.length, sources, targets);
-        const s = Uint32Array.from(perm, (e) => sources[e]);
-        const t = Uint32Array.from(perm, (e) => targets[e]);
-        sources.set(s, a);
-        targets.set(t, a);
-      }
-    }
+    while (b < m && weights[b] === w) b++;
+    if (b - a > 1) sortRunInPlace(sources, targets, a, b);
     a = b;
   }
+}
+
+/** Sorts the pairs (sources[i], targets[i]) for a ≤ i < b: insertion sort in place, or sortRun for long runs. */
+function sortRunInPlace(sources: Uint32Array, targets: Uint32Array, a: number, b: number): void {
+  if (b - a <= 64) {
+    for (let i = a + 1; i < b; i++) {
+      const s = sources[i];
+      const t = targets[i];
+      let j = i;
+      while (j > a && (sources[j - 1] > s || (sources[j - 1] === s && targets[j - 1] > t))) {
+        sources[j] = sources[j - 1];
+        targets[j] = targets[j - 1];
+        j--;
+      }
+      sources[j] = s;
+      targets[j] = t;
+    }
+    return;
+  }
+  const perm = new Uint32Array(b - a);
+  for (let i = 0; i < perm.length; i++) perm[i] = a + i;
+  sortRun(perm, 0, perm.length, sources, targets);
+  const s = Uint32Array.from(perm, (e) => sources[e]);
+  const t = Uint32Array.from(perm, (e) => targets[e]);
+  sources.set(s, a);
+  targets.set(t, a);
 }
 
 /** One stable counting-sort pass on `bits` bits at `shift`; false (nothing moved) when the digit is constant. */
@@ -124,6 +138,12 @@ function sortRun(perm: Uint32Array, a: number, b: number, sources: Uint32Array, 
       }
       perm[j] = e;
     }
+    return;
+  }
+  if (b - a <= 1 << 15) {
+    // Mid-size runs: a comparison sort (the radix passes below cost 2^16 counters each, whatever the run's length).
+    const run = perm.subarray(a, b);
+    run.sort((e, f) => sources[e] - sources[f] || targets[e] - targets[f]);
     return;
   }
   // Long runs (integer grids, duplicates): LSD radix by target, then by source, 16-bit digits.

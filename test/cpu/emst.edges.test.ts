@@ -21,6 +21,7 @@ describe('sortEqualWeightRuns(edges sorted by weight)', () => {
     [1000, 1000],
     [1000, 10],
     [5000, 1],
+    [100000, 2],
     [20, 3],
     [0, 1],
   ])('m=%i with %i distinct weights gives sortEdgesCanonical\'s order', (m, distinct) => {
