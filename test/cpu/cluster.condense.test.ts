@@ -80,6 +80,16 @@ describe('issue 5: fast clustering phases equal the straightforward ones', () =>
     expect(firstDifference(fast.size, ref.size)).toBe(-1);
   });
 
+  it('singleLinkage on 2^21 + 5 points (the blocks touched before merging) equals edge-by-edge Kruskal', () => {
+    const n = 2 ** 21 + 5;
+    const mst = randomMst(n, 21, 'random', 'ties');
+    const fast = singleLinkage(mst, n);
+    const ref = referenceSingleLinkage(mst, n);
+    expect(firstDifference(fast.left, ref.left)).toBe(-1);
+    expect(firstDifference(fast.right, ref.right)).toBe(-1);
+    expect(firstDifference(fast.size, ref.size)).toBe(-1);
+  });
+
   it.each(cases)('condense(n=%i, %s tree, %s weights) equals the breadth-first walk, info and stability', (n, shape, kind) => {
     const mst = randomMst(n, 11 * n + shape.length + kind.length, shape, kind);
     const linkage = singleLinkage(mst, n);
