@@ -63,14 +63,70 @@ function binOf(v: number, edges: Float64Array): number {
   return a;
 }
 
+/**
+ * Counts per bin (binOf's rule) over 10^8 values: for evenly spaced edges (linspace) the bin is guessed with one
+ * multiply and corrected against the edges themselves, so the rule stays exact; other edges use binOf.
+ */
+function countValues(values: ArrayLike<number>, edges: Float64Array): Float64Array {
+  const k = edges.length - 1;
+  const counts = new Float64Array(k);
+  const lo = edges[0];
+  const hi = edges[k];
+  if (!evenlySpaced(edges)) {
+    for (let j = 0; j < values.length; j++) {
+      const i = binOf(values[j], edges);
+      if (i >= 0) counts[i]++;
+    }
+    return counts;
+  }
+  const scale = k / (hi - lo);
+  for (let j = 0; j < values.length; j++) {
+    const v = values[j];
+    if (!(v >= lo && v <= hi)) continue; // also NaN
+    let i = Math.floor((v - lo) * scale);
+    if (i > k - 1) i = k - 1;
+    while (i > 0 && v < edges[i]) i--;
+    while (i < k - 1 && v >= edges[i + 1]) i++;
+    counts[i]++;
+  }
+  return counts;
+}
+
+/** Integer values (degrees): counted per value first, then each distinct value binned once. */
+function countIntegers(values: Uint32Array, edges: Float64Array): Float64Array {
+  const k = edges.length - 1;
+  const counts = new Float64Array(k);
+  const perValue = new Float64Array(64);
+  for (let j = 0; j < values.length; j++) {
+    const v = values[j];
+    if (v < 64) perValue[v]++;
+    else {
+      const i = binOf(v, edges);
+      if (i >= 0) counts[i]++;
+    }
+  }
+  for (let v = 0; v < 64; v++) {
+    if (perValue[v] === 0) continue;
+    const i = binOf(v, edges);
+    if (i >= 0) counts[i] += perValue[v];
+  }
+  return counts;
+}
+
+/** Whether consecutive edges differ by the same step to within rounding (linspace), so a guess lands within a bin. */
+function evenlySpaced(edges: Float64Array): boolean {
+  const k = edges.length - 1;
+  const step = (edges[k] - edges[0]) / k;
+  for (let i = 1; i <= k; i++) {
+    if (Math.abs(edges[i] - edges[i - 1] - step) > 1e-9 * Math.abs(step)) return false;
+  }
+  return true;
+}
+
 /** A histogram of `values` over `edges` (ascending, ≥ 2 of them), normalised to unit area or not. */
 export function histogram(values: ArrayLike<number>, edges: Float64Array, normalised: boolean): Histogram {
   const k = edges.length - 1;
-  const counts = new Float64Array(k);
-  for (let j = 0; j < values.length; j++) {
-    const i = binOf(values[j], edges);
-    if (i >= 0) counts[i]++;
-  }
+  const counts = values instanceof Uint32Array ? countIntegers(values, edges) : countValues(values, edges);
   const x = new Float64Array(k);
   for (let i = 0; i < k; i++) x[i] = 0.5 * (edges[i + 1] + edges[i]);
   let total = 0;

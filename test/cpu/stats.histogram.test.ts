@@ -70,3 +70,26 @@ describe('histogram.ts', () => {
     expect(Array.from(r.histograms.degree.y)).toEqual([2, 2, 0, 0, 0, 0]);
   });
 });
+
+describe('histogram(values, linspace edges): the fast bin guess keeps numpy.histogram\'s rule', () => {
+  it('random values, values exactly on edges, the closed last bin, NaN and out-of-range values', () => {
+    const edges = linspace(0.1, 7.3, 101);
+    const values: number[] = [];
+    let x = 7;
+    for (let i = 0; i < 20000; i++) {
+      x = (x * 16807) % 2147483647;
+      values.push(-0.5 + 8.5 * (x / 2147483647));
+    }
+    for (const e of edges) values.push(e, Math.fround(e), e - 1e-12, e + 1e-12);
+    values.push(NaN, 7.3, 0.1, Infinity, -Infinity);
+    const want = new Float64Array(100);
+    for (const v of values) {
+      if (!(v >= edges[0] && v <= edges[100])) continue;
+      let i = 0;
+      while (i < 99 && !(v < edges[i + 1])) i++;
+      want[i]++;
+    }
+    expect(Array.from(histogram(Float64Array.from(values), edges, false).counts)).toEqual(Array.from(want));
+    expect(Array.from(histogram(Uint32Array.from([0, 1, 1, 2, 7, 100, 3]), linspace(0.5, 6.5, 7), false).counts)).toEqual([2, 1, 1, 0, 0, 0]);
+  });
+});
