@@ -168,6 +168,8 @@ export async function emstGpu(
     ctx?: GpuContext;
     onProgress?: (f: number) => void;
     signal?: AbortSignal;
+    /** Called with the points' GPU buffer and the edge list before the buffers are freed (the statistics use it). */
+    after?: (points: GPUBuffer, edges: EdgeList) => Promise<void>;
   },
 ): Promise<EmstGpuResult> {
   const ctx = options.ctx ?? (await createGpuContext());
@@ -196,6 +198,11 @@ export async function emstGpu(
     lap('emst::gpu');
     const edges = await e.readEdges(result);
     lap('emst::readback');
+    if (options.after) {
+      e.destroy();
+      e = null;
+      await options.after(buffer, edges);
+    }
     return { ...edges, timings };
   } finally {
     buffer?.destroy();

@@ -167,14 +167,30 @@ export async function branchesGpu(
   tree: { sources: Uint32Array; targets: Uint32Array },
   period?: Float32Array,
 ): Promise<GpuBranchesResult> {
-  const n = points.length / dim;
+  const p = ctx.upload('stats::points', points.length > 0 ? points : new Float32Array(1));
+  try {
+    return await branchesOnGpu(ctx, p, points.length / dim, dim, tree, period);
+  } finally {
+    p.destroy();
+  }
+}
+
+/** As branchesGpu, with the points already in a GPU buffer (n × dim f32): only the edges are uploaded. */
+export async function branchesOnGpu(
+  ctx: GpuContext,
+  points: GPUBuffer,
+  n: number,
+  dim: number,
+  tree: { sources: Uint32Array; targets: Uint32Array },
+  period?: Float32Array,
+): Promise<GpuBranchesResult> {
   const m = tree.sources.length;
   const g = await GpuBranches.create(ctx, Math.max(n, 1), dim, period !== undefined);
-  const up = (name: string, a: Float32Array | Uint32Array) => ctx.upload(`stats::${name}`, a.length > 0 ? a : new Uint32Array(1));
-  const bufs = [up('points', points), up('sources', tree.sources), up('targets', tree.targets)];
+  const up = (name: string, a: Uint32Array) => ctx.upload(`stats::${name}`, a.length > 0 ? a : new Uint32Array(1));
+  const bufs = [up('sources', tree.sources), up('targets', tree.targets)];
   try {
-    const [p, sources, targets] = bufs;
-    return await g.run(p, n, { sources, targets }, m, { period });
+    const [sources, targets] = bufs;
+    return await g.run(points, n, { sources, targets }, m, { period });
   } finally {
     for (const b of bufs) b.destroy();
     g.destroy();

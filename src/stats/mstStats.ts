@@ -21,7 +21,8 @@
 import { emst, type EmstOptions } from '../emst/emst.js';
 import { AbortError } from '../errors.js';
 import { degreesOf, findBranches, nodeLinks, type Branches } from './branches.js';
-import { branchesGpu, type GpuBranchesResult } from './branches.gpu.js';
+import { branchesOnGpu, type GpuBranchesResult } from './branches.gpu.js';
+import { emstGpu } from '../emst/emst.gpu.js';
 import { validateEmstInput } from '../emst/validate.js';
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import { GpuUnavailableError } from '../errors.js';
@@ -107,28 +108,50 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     ({ sources, targets } = options.emst);
     backend = 'given';
   } else try {
-    const emstOptions: EmstOptions = {
-      dim,
-      backend: gpu ? 'gpu' : options.backend,
-      gpu: gpu?.ctx,
-      signal: options.signal,
-      onProgress: options.onProgress && ((f) => options.onProgress!(0.9 * f)),
-      ...(box ? { box } : {}),
-      ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
-    };
-    const tree = await emst(coords, emstOptions);
-    ({ sources, targets, backend } = tree);
-    Object.assign(timings, tree.timings);
-    t = performance.now();
+    const progress = options.onProgress && ((f: number) => options.onProgress!(0.9 * f));
     // On the unit sphere (RA/Dec) chords are short differences of coordinates near 1: float32 would lose them, so
     // the statistics stay on the CPU in float64 there.
     if (gpu && !celestial) {
-      checkAbort();
-      // The float32 points the tree was computed on (wrapped into the box), as emst() validated them.
-      const wrapped = validateEmstInput(coords, { dim, ...(box ? { box } : {}) }).points;
-      onGpu = await branchesGpu(gpu.ctx, wrapped, dim, tree, box ? Float32Array.from(box) : undefined);
-      t = lap('stats::gpu', t);
+      // The tree and the statistics on the GPU, the points uploaded once: emstGpu hands its buffer to the walks.
+      const input = validateEmstInput(coords, {
+        dim,
+        ...(box ? { box } : {}),
+        ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
+      });
+      let statsMs = 0;
+      const tree = await emstGpu(input.points, dim, {
+        period: input.period,
+        minEdgeLength: input.minEdgeLength,
+        ctx: gpu.ctx,
+        onProgress: progress,
+        signal: options.signal,
+        after: async (pointsBuffer, edges) => {
+          checkAbort();
+          const s = performance.now();
+          onGpu = await branchesOnGpu(gpu.ctx, pointsBuffer, n, dim, edges, input.period ?? undefined);
+          statsMs = performance.now() - s;
+        },
+      });
+      ({ sources, targets } = tree);
+      backend = 'gpu';
+      Object.assign(timings, tree.timings);
+      timings['emst::total'] = Object.values(tree.timings).reduce((a, b) => a + b, 0);
+      timings['stats::gpu'] = statsMs;
+    } else {
+      const emstOptions: EmstOptions = {
+        dim,
+        backend: gpu ? 'gpu' : options.backend,
+        gpu: gpu?.ctx,
+        signal: options.signal,
+        onProgress: progress,
+        ...(box ? { box } : {}),
+        ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
+      };
+      const tree = await emst(coords, emstOptions);
+      ({ sources, targets, backend } = tree);
+      Object.assign(timings, tree.timings);
     }
+    t = performance.now();
   } finally {
     if (gpu?.owned) gpu.ctx.destroy();
   }
@@ -138,14 +161,16 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   let degree: Uint32Array;
   let lengths: Float64Array;
   let branches: Branches;
-  if (onGpu) {
-    degree = onGpu.degree;
-    lengths = Float64Array.from(onGpu.edgeLengths);
+  // Assigned inside emstGpu's callback, which TypeScript's narrowing does not follow.
+  const g = onGpu as GpuBranchesResult | null;
+  if (g) {
+    degree = g.degree;
+    lengths = Float64Array.from(g.edgeLengths);
     branches = {
-      lengths: Float64Array.from(onGpu.lengths),
-      edgeCounts: onGpu.edgeCounts,
-      ends: onGpu.ends,
-      endToEnd: Float64Array.from(onGpu.endToEnd),
+      lengths: Float64Array.from(g.lengths),
+      edgeCounts: g.edgeCounts,
+      ends: g.ends,
+      endToEnd: Float64Array.from(g.endToEnd),
     };
     t = lap('stats::readback', t);
   } else {
