@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * Times everything after the MST (`clusterFromMst` and the exemplars, as `hdbscan()` runs them; issue 5) on large canonical MSTs built without a
- * GPU, phase by phase, and prints a fingerprint of every result array so that two versions of src/cluster can be
- * compared for identical output at 10^6–10^7 points.
+ * Times everything after the MST (`clusterFromMst` and the exemplars, as `hdbscan()` runs them; issue 5) on large
+ * canonical MSTs built without a GPU, phase by phase, and prints a fingerprint of every result array so that two
+ * versions of src/cluster can be compared for identical output at 10^6–10^7 points.
  *
  *   node scripts/bench-cluster.mjs [--n 1e6,1e7] [--tree random,path,blobs] [--reps 5] [--mcs 15]
  *                                   [--module bundle.mjs] [--cache /tmp/e-work]

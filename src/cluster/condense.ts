@@ -10,7 +10,7 @@
  * breadth-first order of its own subtree — because that order numbers the clusters.
  *
  * How we get that order without a breadth-first walk over the dendrogram (whose reads are a chain of dependent
- * cache misses: most levels hold a few nodes, and at 10^7 points there are ~10^6 levels):
+ * cache misses: most levels hold a few nodes; 2D blobs of 10^6 points give ~1.8·10^5 levels):
  * - The walked ("queued") merges are exactly those holding ≥ minClusterSize points, plus the root: sizes shrink
  *   downwards, so such a merge's ancestors are all queued, and a smaller one is a runt or inside one.
  * - A queued merge has two queued children (a split), one (the cluster goes on), or none (the cluster ends), so
@@ -53,14 +53,17 @@ export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize:
 /** Condenses the dendrogram of n points and gathers the per-cluster facts and stabilities on the way. */
 export function condense(tree: SingleLinkageTree, n: number, minClusterSize: number): Condensed {
   if (n < 2) return trivial(n);
-  // One function per pass: each is compiled on its own (the first call's compile time matters at 10^5 points).
+  // One function per pass.
   const q = new Int32Array(n - 1);
   const splits = countQueued(tree, n, minClusterSize, q);
   const layout = layOut(tree, n, minClusterSize, q, splits);
   return sweep(tree, n, minClusterSize, layout, splits);
 }
 
-/** Bottom-up: q[i] = queued merges in merge i's subtree (0 when merge i holds < minClusterSize points). Returns the splits. */
+/**
+ * Bottom-up: q[i] = queued merges in merge i's subtree (0 when merge i holds < minClusterSize points). Returns the
+ * number of splits.
+ */
 function countQueued(tree: SingleLinkageTree, n: number, mcs: number, q: Int32Array): number {
   const { left, right, size } = tree;
   const root = n - 2;

@@ -49,7 +49,7 @@ export function singleLinkage(mst: MstEdges, n: number): SingleLinkageTree {
     return x;
   };
   const { sources, targets, weights } = mst;
-  // A find's first reads (the endpoint's record, then its parent's: union by size and path halving keep ~99 % of
+  // A find's first reads (the endpoint's record, then its parent's: union by size and path halving keep 98–99 % of
   // finds within those two) are cache and TLB misses at random places beyond 10^6 points, and one edge after
   // another they wait on each other. So each block of edges is first touched, level by level, in loops whose
   // loads do not depend on each other (the CPU overlaps the misses), and then merged from a warm cache: ~1.5×
