@@ -24,7 +24,7 @@ import type { Recorder } from '../gpu/recorder.js';
 import { gridFor } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { MapMode, Usage } from '../gpu/usage.js';
-import { AbortError, TreelineError } from '../errors.js';
+import { AbortError, GpuUnavailableError, InputError, TreelineError } from '../errors.js';
 import { createScanner, type Scanner } from '../primitives/scan.js';
 import { createUnionFind, type GpuUnionFind } from '../unionfind/unionfind.js';
 
@@ -83,6 +83,9 @@ export interface BoruvkaResult {
 }
 
 const EMST_INCLUDE = ['common/grid', 'emst/common'];
+/** Storage buffers the full traversal binds (emst/nearest.wgsl), and the binding-lean one (nearest_lite.wgsl). */
+const NEAREST_STORAGE_BUFFERS = 15;
+const LEAN_STORAGE_BUFFERS = 10;
 const NONE = 0xffffffff;
 
 export class Boruvka {
@@ -97,11 +100,31 @@ export class Boruvka {
     private readonly uf: GpuUnionFind,
     private readonly b: Record<string, GPUBuffer>,
     private readonly parts: BoxParts,
+    /** The binding-lean traversal (emst/nearest_lite.wgsl): no skipping, one box part. */
+    readonly lean: boolean,
   ) {}
 
-  static async create(ctx: GpuContext, maxN: number, dim: number, periodic = false, boxPartRecords?: number): Promise<Boruvka> {
+  /**
+   * `lean` (default: when the device binds fewer than 15 storage buffers per shader stage, as browsers do) runs the
+   * traversal without skipping bounded points and with the box array in one binding (emst/nearest_lite.wgsl).
+   */
+  static async create(
+    ctx: GpuContext,
+    maxN: number,
+    dim: number,
+    periodic = false,
+    boxPartRecords?: number,
+    lean?: boolean,
+  ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
     const parts = createBoxParts(ctx, dim, boxPartRecords);
+    const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
+    const useLean = lean ?? perStage < NEAREST_STORAGE_BUFFERS;
+    if (perStage < LEAN_STORAGE_BUFFERS) {
+      throw new GpuUnavailableError(
+        `The EMST needs ${LEAN_STORAGE_BUFFERS} storage buffers per shader stage; this device binds ${perStage}.`,
+      );
+    }
     const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], wg = 256, entry = 'main', extra: string[] = []) =>
       ctx.kernel({
         label: `emst::${name}${entry === 'main' ? '' : `.${entry}`}`,
@@ -123,7 +146,9 @@ export class Boruvka {
       changes: await spec('changes', [U, R, W]),
       nodelabels: await spec('nodelabels', [U, R, R, R, R, W]),
       upperbounds: await spec('upperbounds', [U, R, R, R, W, R], 256, 'main', ['emst/distance']),
-      nearest: await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, R, R, R], 32, 'main', ['emst/distance', 'bvh/boxread']),
+      nearest: useLean
+        ? await spec('nearest_lite', [U, R, R, R, R, R, R, R, R, R, W], 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
+        : await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, R, R, R], 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
       bestmax: await spec('bestmax', [U, R, R, R, W, R]),
       active: await spec('active', [U, R, R, R, W, W, W]),
       activeargs: await ctx.kernel({ label: 'emst::activeArgs', shader: 'emst/activeargs', entry: 'main', bindings: [U, R, W], workgroupSize: 1 }),
@@ -158,7 +183,7 @@ export class Boruvka {
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
-    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts);
+    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean);
   }
 
   /** Computes the MST of the BVH's points. Resolves when the tree is complete (read-backs: one u32 per submit). */
@@ -180,7 +205,12 @@ export class Boruvka {
     if (cut > 0 && opts.core2) throw new TreelineError('emst::boruvka: the scale cut is for the Euclidean MST only');
     new Float32Array(params, 16, 1)[0] = cut;
     new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
-    const skip = opts.skipBounded !== false;
+    if (this.lean && n > this.parts.records) {
+      throw new InputError(
+        `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${this.parts.records} points).`,
+      );
+    }
+    const skip = opts.skipBounded !== false && !this.lean;
     new Uint32Array(params, 12, 1)[0] = skip ? 1 : 0;
     new Float32Array(params, 8, 1)[0] = Math.fround(1 / (alpha * alpha));
     const u = new Uint32Array(params);
@@ -230,13 +260,11 @@ export class Boruvka {
         rec.dispatch(k.active, { ...at, buffers: [b.label, b.ub, b.pointBound, b.cand, b.active, b.activeCount] });
         rec.dispatch(k.activeargs, { buffers: [b.activeCount, b.nearestArgs], uniforms: [maxDim, 32, 0, 0], groups: 1 });
       }
+      const traversal = [bvh.sortedPoints, core2, bvh.order, bvh.links, boxes0, b.childLabel, b.label, b.ub, minCore2, b.cand];
       rec.dispatch(k.nearest, {
         indirect: skip ? { buffer: b.nearestArgs, offset: 0 } : slot32,
         uniforms: u,
-        buffers: [
-          bvh.sortedPoints, core2, bvh.order, bvh.links, boxes0, b.childLabel, b.label, b.ub, minCore2, b.cand,
-          b.pointBound, b.active, b.activeCount, boxes1, boxes2,
-        ],
+        buffers: this.lean ? traversal : [...traversal, b.pointBound, b.active, b.activeCount, boxes1, boxes2],
       });
       if (k.best64) {
         rec.dispatch(k.best64, { ...at, buffers: [b.label, b.cand, b.best, bvh.order] });

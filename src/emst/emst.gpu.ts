@@ -55,12 +55,12 @@ export class GpuEmst {
     dim: number,
     minSamples = 1,
     periodic = false,
-    layout: { boxPartRecords?: number } = {},
+    layout: { boxPartRecords?: number; lean?: boolean } = {},
   ): Promise<GpuEmst> {
-    const { boxPartRecords } = layout;
+    const { boxPartRecords, lean } = layout;
     const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
     const bvh = allocateBvh(ctx, maxN, dim);
-    const boruvka = await Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords);
+    const boruvka = await Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean);
     const mr = minSamples > 1;
     const knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth', boxPartRecords }) : null;
     const gather = await ctx.kernel({

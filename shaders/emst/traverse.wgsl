@@ -1,0 +1,124 @@
+// The traversal of emst/nearest.wgsl (and its binding-lean twin nearest_lite.wgsl for devices with few storage
+// buffers per stage, e.g. browsers): the nearest point in another component of Morton position j, within its
+// component's upper bound. Contract: the includer declares u (Params), points, core2, order, links, childLabel,
+// label, ub, minCore2 and the box parts box_word() reads (bvh/boxread.wgsl or bvh/boxread1.wgsl).
+
+struct Nearest {
+  // Key of the best candidate, NONE for none.
+  key: u32,
+  // Its Morton position, NONE for none.
+  other: u32,
+  // The final radius: the key found, or the radius searched in vain (a lower bound for later rounds).
+  radius: u32,
+}
+
+// Never overflows: a root-to-leaf path has at most codeBits + 32 ≤ 96 internal nodes (layout.ts STACK_SIZE),
+// and the stack holds at most one pending sibling per level.
+const STACK: u32 = 100u;
+
+// Squared distance from Morton position j's point to the box of child `side` of record `rec` (0 inside). On a
+// periodic axis the gap is the smaller of the direct gap and the gap around the torus, each computed with the
+// point distance's monotone steps so that it bounds every point of the box from below (src/emst/keys.cpu.ts).
+fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
+  let base = rec * 4u * D + side * 2u * D;
+  var s = 0.0;
+  for (var k = 0u; k < D; k++) {
+    let x = points[j * D + k];
+    let lo = box_word(base + k);
+    let hi = box_word(base + D + k);
+    var t = max(max(lo - x, x - hi), 0.0);
+    if (PERIODIC != 0u) {
+      let L = period_of(k);
+      if (x < lo) {
+        t = min(t, L - (hi - x));
+      } else if (x > hi) {
+        t = min(t, L - (x - lo));
+      }
+    }
+    s = s + t * t;
+  }
+  return s;
+}
+
+fn nearest_of(j: u32) -> Nearest {
+  let comp = label[j];
+  let me = order[j];
+  // Important! The upper bound was computed in another kernel, where the compiler may fuse the multiply-adds of
+  // the same distance differently: the bound's own pair can come out a few ulps above it here. Widen it by the
+  // slack so that pair is still accepted (a component with no candidate would stall Borůvka).
+  var radius = ub[comp];
+  if (radius < INF_KEY) { radius += SLACK; }
+  var myCore = 0.0;
+  if (u.mr != 0u) { myCore = core2[j]; }
+  var bestKey = NONE;
+  var bestOther = NONE;
+  var bestLo = NONE;
+  var bestHi = NONE;
+  var stack: array<u32, STACK>;
+  var stackBound: array<u32, STACK>;
+  var sp = 0u;
+  var rec = u.n - 1u; // the header record: its left child is the root
+  loop {
+    let l = links[rec];
+    let cl = childLabel[rec];
+    var lower = array<u32, 2>(NONE, NONE);
+    for (var side = 0u; side < 2u; side++) {
+      let c = select(l.x, l.y, side == 1u);
+      if (c == NONE || select(cl.x, cl.y, side == 1u) == comp) { continue; }
+      if (c >= u.n - 1u) {
+        // A leaf: its key is computed exactly as the upper bounds' keys are (no box test, which a GPU may round
+        // differently by fusing multiply-adds).
+        let k = c - (u.n - 1u);
+        let key = edge_key(j, k);
+        let other = order[k];
+        let lo = min(me, other);
+        let hi = max(me, other);
+        if (key >= u.cut && key <= radius && edge_less(key, lo, hi, bestKey, bestLo, bestHi)) {
+          bestKey = key;
+          bestOther = k;
+          bestLo = lo;
+          bestHi = hi;
+          radius = key;
+        }
+        continue;
+      }
+      var lb = box_d2(rec, side, j);
+      if (u.mr != 0u) {
+        let mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
+        lb = max(max(lb * u.ia2, myCore), mc);
+      }
+      let lbBits = bitcast<u32>(lb);
+      // Prune only beyond a few ulps of slack: the box distance and the keys may be rounded differently (fused
+      // multiply-adds), and a subtree whose point lies exactly at the radius must still be visited.
+      if (lbBits > radius + SLACK) { continue; }
+      lower[side] = lbBits;
+    }
+    // Push the farther internal child first so that the nearer is visited first.
+    let l0 = lower[0];
+    let l1 = lower[1];
+    if (l0 != NONE && l1 != NONE) {
+      if (l0 <= l1) {
+        stack[sp] = l.y; stackBound[sp] = l1; stack[sp + 1u] = l.x; stackBound[sp + 1u] = l0;
+      } else {
+        stack[sp] = l.x; stackBound[sp] = l0; stack[sp + 1u] = l.y; stackBound[sp + 1u] = l1;
+      }
+      sp += 2u;
+    } else if (l0 != NONE) {
+      stack[sp] = l.x; stackBound[sp] = l0; sp += 1u;
+    } else if (l1 != NONE) {
+      stack[sp] = l.y; stackBound[sp] = l1; sp += 1u;
+    }
+    // Pop the next node still within the radius.
+    var next = NONE;
+    while (sp > 0u) {
+      sp -= 1u;
+      if (stackBound[sp] <= radius + SLACK) {
+        next = stack[sp];
+        break;
+      }
+    }
+    if (next == NONE) { break; }
+    rec = next;
+  }
+  return Nearest(bestKey, bestOther, radius);
+}
