@@ -22,22 +22,35 @@ const STACK: u32 = 100u;
 fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
   let base = rec * 4u * D + side * 2u * D;
   var s = 0.0;
-  for (var k = 0u; k < D; k++) {
-    let x = points[j * D + k];
-    let lo = box_word(base + k);
-    let hi = box_word(base + D + k);
-    var t = max(max(lo - x, x - hi), 0.0);
-    if (PERIODIC != 0u) {
-      let L = period_of(k);
-      if (x < lo) {
-        t = min(t, L - (hi - x));
-      } else if (x > hi) {
-        t = min(t, L - (x - lo));
-      }
+  // Important! Records in the first box part (every record below ~4.5·10^7 3D points on the H100) are read from
+  // its binding directly: going through box_word() for every word costs the traversal ~30 % (H100, normal 3D 10^7).
+  if (base < BOX_PART_WORDS) {
+    for (var k = 0u; k < D; k++) {
+      let t = axis_gap(points[j * D + k], boxes0[base + k], boxes0[base + D + k], k);
+      s = s + t * t;
     }
-    s = s + t * t;
+  } else {
+    for (var k = 0u; k < D; k++) {
+      let t = axis_gap(points[j * D + k], box_word(base + k), box_word(base + D + k), k);
+      s = s + t * t;
+    }
   }
   return s;
+}
+
+// The gap from x to [lo, hi] on axis k (0 inside); on a periodic axis the smaller of the direct gap and the gap
+// around the torus.
+fn axis_gap(x: f32, lo: f32, hi: f32, k: u32) -> f32 {
+  var t = max(max(lo - x, x - hi), 0.0);
+  if (PERIODIC != 0u) {
+    let L = period_of(k);
+    if (x < lo) {
+      t = min(t, L - (hi - x));
+    } else if (x > hi) {
+      t = min(t, L - (x - lo));
+    }
+  }
+  return t;
 }
 
 fn nearest_of(j: u32) -> Nearest {

@@ -32,7 +32,12 @@ var<private> worst_i: u32;
 // Squared distance from q to the box at word `base` of the box array: lo D floats, then hi D floats.
 fn box_dist(base: u32) -> f32 {
   var s: array<f32, D>;
-  for (var a = 0u; a < D; a++) { s[a] = gap2(box_word(base + a), box_word(base + D + a), q[a]); }
+  // Records in the first box part are read from its binding directly (see emst/traverse.wgsl, box_d2).
+  if (base < BOX_PART_WORDS) {
+    for (var a = 0u; a < D; a++) { s[a] = gap2(boxes0[base + a], boxes0[base + D + a], q[a]); }
+  } else {
+    for (var a = 0u; a < D; a++) { s[a] = gap2(box_word(base + a), box_word(base + D + a), q[a]); }
+  }
   return pairwise_sum(s);
 }
 

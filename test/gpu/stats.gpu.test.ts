@@ -1,8 +1,10 @@
 /**
  * Issue 7: mstStats() on the GPU backend (tree, degree, edge lengths and branches on the GPU; histograms on the host)
  * against the CPU backend (float64 throughout) on seeded data and, where the folder is present, the MiSTree golden
- * cases: the same tree, identical degrees and branch edge counts, lengths and shapes within float32 rounding, and
- * histograms whose counts differ by at most a value or two moved across a bin edge.
+ * cases: where the trees are the same (always on lavapipe), identical degrees and branch edge counts, lengths and
+ * shapes within float32 rounding, and histograms whose counts differ by at most a value or two moved across a bin
+ * edge; where a GPU's fused multiply-adds swapped near-tied edges (seen on the H100), few swaps and the statistics
+ * nearly unchanged.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -31,10 +33,33 @@ function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, rel: numbe
   }
 }
 
+/** Edges of `a` missing from `b`. */
+function treeDifference(a: MstStats, b: MstStats): number {
+  const key = (s: number, t: number) => s * 4294967296 + t;
+  const inB = new Set(Array.from(b.edgeSources, (s, i) => key(s, b.edgeTargets[i])));
+  let missing = 0;
+  for (let i = 0; i < a.edgeSources.length; i++) if (!inB.has(key(a.edgeSources[i], a.edgeTargets[i]))) missing++;
+  return missing;
+}
+
 function compare(gpu: MstStats, cpu: MstStats) {
   expect(gpu.backend).toBe('gpu');
-  expect(Array.from(gpu.edgeSources)).toEqual(Array.from(cpu.edgeSources));
-  expect(Array.from(gpu.edgeTargets)).toEqual(Array.from(cpu.edgeTargets));
+  const differing = treeDifference(gpu, cpu);
+  if (differing > 0) {
+    // A GPU may fuse multiply-adds (DESIGN.md): on float data near-tied edges can swap. Then the statistics agree
+    // in bulk: few swapped edges, total length and histograms nearly unchanged.
+    expect(differing).toBeLessThanOrEqual(Math.max(2, cpu.edgeSources.length / 1000));
+    const total = (x: Float64Array) => x.reduce((a, b) => a + b, 0);
+    expect(Math.abs(total(gpu.edgeLengths) - total(cpu.edgeLengths))).toBeLessThan(1e-6 * total(cpu.edgeLengths));
+    for (const s of STAT_NAMES) {
+      const a = gpu.histograms[s].counts;
+      const b = cpu.histograms[s].counts;
+      let moved = 0;
+      for (let i = 0; i < b.length; i++) moved += Math.abs(a[i] - b[i]);
+      expect(moved, `${s} histogram`).toBeLessThanOrEqual(4 + 16 * differing);
+    }
+    return;
+  }
   expect(Array.from(gpu.degree)).toEqual(Array.from(cpu.degree));
   expect(Array.from(gpu.branchEdgeCounts)).toEqual(Array.from(cpu.branchEdgeCounts));
   expect(Array.from(gpu.branchEnds)).toEqual(Array.from(cpu.branchEnds));
