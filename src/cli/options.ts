@@ -10,7 +10,7 @@ import { extname } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
-import { readPoints, type PointTable } from '../io/points.js';
+import { readPoints, requireFinite, type PointTable } from '../io/points.js';
 import { writeNpyDir, type Column } from '../io/write.js';
 import type { CliIo } from './program.js';
 
@@ -128,7 +128,7 @@ export async function readInputPoints(path: string, o: InputOptions): Promise<Po
   const ext = extname(path).toLowerCase();
   if (o.dim !== undefined && HEADERLESS.includes(ext)) {
     if (o.dataset !== undefined) throw new InputError(`${path}: --dataset applies to HDF5 and FITS files, not headerless float32.`);
-    return selectIndices(await readHeaderless(path, o.dim), o.columns, path);
+    return requireFinite(selectIndices(await readHeaderless(path, o.dim), o.columns, path), path);
   }
   if (['.f32', '.raw'].includes(ext)) throw new InputError(`${path}: a headerless float32 file needs --dim.`);
   const table = await readPoints(path, { columns: o.columns, dataset: o.dataset });

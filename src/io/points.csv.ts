@@ -1,7 +1,8 @@
 /**
  * CSV/TSV point reader: delimiter detection (comma, tab, semicolon, whitespace), header detection (a first line with
  * a non-numeric field), `#` comments, column selection by name or index. Streams the file line by line into one
- * growing Float32Array. Every bad row is an InputError naming file, line and value.
+ * growing Float32Array. Every bad row is an InputError naming file, line and value: a field that is not a decimal
+ * number (NaN, Infinity, hex), one beyond the float32 range, a wrong field count; an empty file is one too.
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -26,7 +27,9 @@ export interface PointTable {
   columns: string[];
 }
 
-const isNumeric = (s: string) => s.trim() !== '' && !Number.isNaN(Number(s));
+/** A decimal number (sign, digits, point, exponent): not hex, binary, 'Infinity' or 'NaN', which Number() also takes. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const isNumeric = (s: string) => DECIMAL.test(s.trim());
 
 function detectDelimiter(line: string): string | RegExp {
   if (line.includes('\t')) return '\t';
@@ -88,9 +91,13 @@ class CsvPointParser {
     }
     for (const c of this.picks!) {
       const f = fields[c];
-      const v = Number(f);
-      if (f === '' || Number.isNaN(v)) {
+      if (!DECIMAL.test(f)) {
         throw new InputError(`${this.source}:${lineNo}: column '${this.names![c]}' is not a number: '${f}'.`);
+      }
+      const v = Number(f);
+      // Important! coordinates are float32: a finite double beyond its range would become ±Infinity unnoticed.
+      if (!Number.isFinite(Math.fround(v))) {
+        throw new InputError(`${this.source}:${lineNo}: column '${this.names![c]}' is beyond the float32 range: '${f}'.`);
       }
       this.values.push(v);
     }
@@ -112,6 +119,7 @@ class CsvPointParser {
   }
 
   finish(): PointTable {
+    if (!this.sawFirst) throw new InputError(`${this.source}: no header and no data rows (the file is empty or all comments).`);
     const dim = this.picks?.length ?? 0;
     return {
       points: this.values.toArray(),

@@ -42,7 +42,28 @@ export function pointFormat(path: string): 'csv' | 'npy' | 'bin' | 'hdf5' | 'fit
   return null;
 }
 
+/** Reads a point file by extension; every coordinate is checked finite (`requireFinite`). */
 export async function readPoints(path: string, options: PointReadOptions = {}): Promise<PointTable> {
+  return requireFinite(await readAnyPoints(path, options), path);
+}
+
+/**
+ * The first NaN or ±Infinity (a float64 beyond the float32 range reads as one) is an InputError naming the file, the
+ * 0-based row, the column and the value — the library's own check could name only the row.
+ */
+export function requireFinite(t: PointTable, path: string): PointTable {
+  const p = t.points;
+  for (let i = 0; i < p.length; i++) {
+    if (Number.isFinite(p[i])) continue;
+    const row = Math.floor(i / t.dim);
+    const col = t.columns[i % t.dim] ?? String(i % t.dim);
+    const why = Number.isNaN(p[i]) ? '' : ' (infinite, or beyond the float32 range)';
+    throw new InputError(`${path}: row ${row} (0-based), column '${col}' is ${p[i]}${why}; expected a finite number.`);
+  }
+  return t;
+}
+
+async function readAnyPoints(path: string, options: PointReadOptions): Promise<PointTable> {
   const format = pointFormat(path);
   if (options.dataset !== undefined && format !== 'hdf5' && format !== 'fits') {
     throw new InputError(`${path}: --dataset applies to HDF5 (.h5, .hdf5) and FITS (.fits) files only.`);
