@@ -60,13 +60,38 @@ async function hasSignature(path: string): Promise<boolean> {
 export async function readHdf5Points(path: string, options: Hdf5Options = {}): Promise<PointTable> {
   if (!(await hasSignature(path))) throw new InputError(`${path}: not an HDF5 file (no HDF5 signature at byte 0, 512, 1024, …).`);
   const h5 = await h5wasm();
-  const file = new h5.File(resolve(path), 'r');
-  if (file.file_id < 0n) throw new InputError(`${path}: HDF5 could not open the file.`);
+  // HDF5's default error handler prints its whole C error stack on stderr (20-odd lines for a truncated file);
+  // h5wasm's throwing handler turns the stack into a JS Error instead, which becomes one InputError line here.
+  h5.Module.activate_throwing_error_handler();
   try {
-    return new Hdf5Reader(h5, file, path).read(options);
+    let file: File;
+    try {
+      file = new h5.File(resolve(path), 'r');
+    } catch (e) {
+      throw hdf5Error(e, `${path}: HDF5 could not open the file`);
+    }
+    if (file.file_id < 0n) throw new InputError(`${path}: HDF5 could not open the file.`);
+    try {
+      return new Hdf5Reader(h5, file, path).read(options);
+    } catch (e) {
+      throw hdf5Error(e, `${path}: HDF5 could not read the file`);
+    } finally {
+      file.close();
+    }
   } finally {
-    file.close();
+    h5.Module.deactivate_throwing_error_handler();
   }
+}
+
+/**
+ * An error stack from h5wasm's throwing handler (`HDF5-DIAG: … #006: … in H5F__super_read(): truncated file: …`) as
+ * one InputError line carrying the innermost reason; any other error passes through unchanged.
+ */
+function hdf5Error(e: unknown, prefix: string): unknown {
+  const message = e instanceof Error ? e.message : String(e);
+  if (e instanceof InputError || !message.startsWith('HDF5-DIAG')) return e;
+  const reasons = [...message.matchAll(/ in \w+\(\): (.+)$/gm)].map((m) => m[1].trim());
+  return new InputError(`${prefix}: ${reasons.at(-1) ?? 'HDF5 error'}.`);
 }
 
 const isIndex = (c: string | number): boolean => /^\d+$/.test(String(c));

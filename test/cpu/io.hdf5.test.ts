@@ -3,7 +3,7 @@
  * float64, the default dataset, 1-D datasets as columns, and the errors (missing dataset, 1-D dataset, wrong dtype,
  * several candidates, not HDF5); then `treeline emst` on a snapshot.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as h5wasm from 'h5wasm/node';
@@ -104,6 +104,26 @@ describe('readHdf5Points', () => {
     const notHdf5 = join(dir, 'fake.h5');
     writeFileSync(notHdf5, 'x,y\n1,2\n');
     await expectInputError(readHdf5Points(notHdf5), /fake\.h5: not an HDF5 file/);
+  });
+});
+
+describe('readHdf5Points on damaged files', () => {
+  it('a truncated file is one InputError line with HDF5’s reason, and later reads still work', async () => {
+    const whole = readFileSync(snap32);
+    const cut = join(dir, 'truncated.h5');
+    writeFileSync(cut, whole.subarray(0, 600));
+    const e = await readHdf5Points(cut).then(() => undefined, (err: unknown) => err);
+    expect(e).toBeInstanceOf(InputError);
+    expect((e as Error).message).toMatch(/^.*truncated\.h5: HDF5 could not open the file: truncated file: eof = 600, .*\.$/);
+    expect((e as Error).message).not.toMatch(/\n/);
+    expect((await readHdf5Points(snap32)).n).toBe(n); // the error handler was restored
+  });
+
+  it('a NaN coordinate names the file, row and column', async () => {
+    const withNan = Float32Array.from(coords32);
+    withNan[3 * 7 + 2] = NaN;
+    const path = writeSnapshot('nan.h5', withNan);
+    await expectInputError(readPoints(path), /nan\.h5: row 7 \(0-based\), column '2' is NaN; expected a finite number\./);
   });
 });
 
