@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The `treeline` executable: runs the program and turns errors into exit codes (the only place that does). */
+import { CommanderError } from 'commander';
 import { buildProgram, exitCodeFor, processIo, EXIT } from './program.js';
 
 // `treeline … | head` closes the pipe early: stop quietly, as Unix tools do.
@@ -12,7 +13,8 @@ try {
   await buildProgram().parseAsync(process.argv);
 } catch (e) {
   const code = exitCodeFor(e);
-  processIo.log(`treeline: ${(e as Error).message}`);
+  // commander has already printed its own message (or the help) on stderr.
+  if (!(e instanceof CommanderError)) processIo.log(`treeline: ${(e as Error).message}`);
   if (code === EXIT.internal && (e as Error).stack) processIo.log((e as Error).stack!);
   process.exitCode = code;
 }

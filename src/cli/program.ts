@@ -3,7 +3,7 @@
  * `exitCodeFor`; only main.ts sets the process's exit code (CONVENTIONS.md 11). Data goes to stdout or -o; logs and
  * progress to stderr, through the `io` given (tests capture it).
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { AbortError, GpuDeviceLostError, GpuError, GpuUnavailableError, InputError } from '../errors.js';
 import { formatInfo, gatherInfo } from './info.js';
 import { runBench } from './bench.js';
@@ -19,6 +19,9 @@ import { statsCommand } from './stats.js';
 export const EXIT = { ok: 0, internal: 1, input: 2, noGpu: 3, gpu: 4, aborted: 130 } as const;
 
 export function exitCodeFor(e: unknown): number {
+  // commander's own errors (missing argument, unknown option, bad choice) are usage errors: invalid input. --help
+  // and --version arrive here too, with exitCode 0.
+  if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.input;
   if (e instanceof InputError) return EXIT.input;
   if (e instanceof GpuUnavailableError) return EXIT.noGpu;
   if (e instanceof GpuError || e instanceof GpuDeviceLostError) return EXIT.gpu;
@@ -128,5 +131,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   program.addCommand(mstCommand(io));
   program.addCommand(statsCommand(io));
 
+  // commander exits the process itself (always with code 1) unless told to throw: main.ts then maps the error.
+  for (const c of [program, ...program.commands]) c.exitOverride();
   return program;
 }

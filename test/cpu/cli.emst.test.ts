@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor, EXIT } from '../../src/cli/program.js';
 import { blobs } from '../../src/datasets/generate.js';
@@ -91,12 +92,28 @@ describe('treeline emst', () => {
     expectInputError(await runCli(['emst', bad, ...cpu]), /nan\.csv:3: column 'y' is not a number: 'NaN'/);
     const nanNpy = join(dir, 'nan.npy');
     writeFileSync(nanNpy, writeNpy(new Float32Array([0, 0, 1, NaN]), [2, 2]));
-    expectInputError(await runCli(['emst', nanNpy, ...cpu]), /NaN at row 1, column 1/);
+    expectInputError(await runCli(['emst', nanNpy, ...cpu]), /nan\.npy: row 1 \(0-based\), column '1' is NaN; expected a finite number\./);
     expectInputError(await runCli(['emst', csv, '--min-samples', '0', ...cpu]), /--min-samples: expected an integer ≥ 1, got '0'/);
     expectInputError(await runCli(['emst', csv, '--alpha', '-1', ...cpu]), /--alpha/);
     expectInputError(await runCli(['emst', csv, '--backend', 'tpu']), /--backend: expected one of auto, gpu, cpu, got 'tpu'/);
     expectInputError(await runCli(['emst', csv, '--format', 'xml', ...cpu]), /--format/);
     expect(existsSync(join(dir, 'nope.csv'))).toBe(false);
+  });
+
+  it('emst on a headerless .f32 with an Infinity names the file, row, column and value', async () => {
+    const f32 = join(dir, 'inf.f32');
+    writeFileSync(f32, new Uint8Array(new Float32Array([0, 0, 1, 1, 2, Infinity]).buffer));
+    expectInputError(await runCli(['emst', f32, '--dim', '2', ...cpu]), /inf\.f32: row 2 \(0-based\), column '1' is Infinity/);
+  });
+
+  it('emst with a missing argument or an unknown option exits with the input code, not commander’s 1', async () => {
+    for (const args of [['emst'], ['emst', csv, '--no-such-option']]) {
+      const r = await runCli(args);
+      expect(r.error).toBeInstanceOf(CommanderError);
+      expect(exitCodeFor(r.error)).toBe(EXIT.input);
+    }
+    const help = await runCli(['emst', '--help']);
+    expect(exitCodeFor(help.error)).toBe(EXIT.ok);
   });
 
   it('--help has examples', async () => {

@@ -38,9 +38,9 @@ describe('treeline CLI', () => {
   });
 
   it('every command has --help with examples', async () => {
-    for (const cmd of ['info', 'bench', 'generate']) {
+    for (const cmd of ['info', 'bench', 'generate', 'emst', 'hdbscan', 'predict', 'mst', 'stats']) {
       const r = await run([cmd, '--help']);
-      expect(r.out).toMatch(/Examples:/);
+      expect(r.out).toMatch(/Examples:\n  \$ treeline /);
     }
   });
 });
