@@ -14,8 +14,13 @@ import type { TableOptions } from './points.parquet.js';
 
 function wrap(path: string, e: unknown): never {
   if (e instanceof TreelineError) throw e;
-  const message = (e as Error)?.message ?? String(e);
-  const hint = /compress/i.test(message) ? ' (compressed Arrow IPC is not supported: write it uncompressed, e.g. pyarrow.feather.write_feather(…, compression="uncompressed"))' : '';
+  const message = ((e as Error)?.message ?? String(e)).replace(/\.+$/, '');
+  // apache-arrow meets a cut-off file as a null where a message header should be: say what that means.
+  const hint = /compress/i.test(message)
+    ? ' (compressed Arrow IPC is not supported: write it uncompressed, e.g. pyarrow.feather.write_feather(…, compression="uncompressed"))'
+    : e instanceof TypeError
+      ? ' (the file looks truncated or corrupt)'
+      : '';
   throw new InputError(`${path}: not a readable Arrow IPC file or stream: ${message}${hint}.`);
 }
 

@@ -83,6 +83,15 @@ describe('readArrowPoints', () => {
 });
 
 describe('treeline emst on an Arrow file', () => {
+  it('readArrowPoints on a truncated file says it looks truncated, in one sentence', async () => {
+    const whole = tableToIPC(batched(), 'file');
+    const e = await readArrowPoints(write('cut.arrow', whole.subarray(0, 300))).then(() => undefined, (err: unknown) => err);
+    expect(e).toBeInstanceOf(InputError);
+    expect((e as Error).message).toMatch(/^.*cut\.arrow: not a readable Arrow IPC file or stream: .* \(the file looks truncated or corrupt\)\.$/);
+    const junk = await readArrowPoints(write('junk.arrow', new TextEncoder().encode('not arrow at all'))).then(() => undefined, (err: unknown) => err);
+    expect((junk as Error).message).not.toMatch(/\.\.$/);
+  });
+
   it('--columns x,y,z on a .feather file gives the library’s tree', async () => {
     const feather = write('points.feather', tableToIPC(batched(), 'file'));
     const r = await runCli(['emst', feather, '--columns', 'x,y,z', '--backend', 'cpu']);
