@@ -30,7 +30,7 @@ fn delta(i: i32, j: i32) -> i32 {
 fn zero_record(r: u32) {
   for (var w = 0u; w < 4u * D; w++) {
     let i = r * 4u * D + w;
-    if (i < BOX_PART_WORDS) {
+    if (BOX_MULTI == 0u || i < BOX_PART_WORDS) {
       boxes0[i] = 0u;
     } else if (i < 2u * BOX_PART_WORDS) {
       boxes1[i - BOX_PART_WORDS] = 0u;

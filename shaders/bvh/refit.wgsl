@@ -23,7 +23,7 @@ struct RefitParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(7) var<storage, read_write> boxes2: array<atomic<u32>>;
 
 fn box_store(i: u32, v: u32) {
-  if (i < BOX_PART_WORDS) {
+  if (BOX_MULTI == 0u || i < BOX_PART_WORDS) {
     atomicStore(&boxes0[i], v);
   } else if (i < 2u * BOX_PART_WORDS) {
     atomicStore(&boxes1[i - BOX_PART_WORDS], v);
@@ -33,7 +33,7 @@ fn box_store(i: u32, v: u32) {
 }
 
 fn box_max(i: u32, v: u32) -> u32 {
-  if (i < BOX_PART_WORDS) { return atomicMax(&boxes0[i], v); }
+  if (BOX_MULTI == 0u || i < BOX_PART_WORDS) { return atomicMax(&boxes0[i], v); }
   if (i < 2u * BOX_PART_WORDS) { return atomicMax(&boxes1[i - BOX_PART_WORDS], v); }
   return atomicMax(&boxes2[i - 2u * BOX_PART_WORDS], v);
 }

@@ -24,7 +24,7 @@ fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
   var s = 0.0;
   // Important! Records in the first box part (every record below ~4.5·10^7 3D points on the H100) are read from
   // its binding directly: going through box_word() for every word costs the traversal ~30 % (H100, normal 3D 10^7).
-  if (base < BOX_PART_WORDS) {
+  if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
     for (var k = 0u; k < D; k++) {
       let t = axis_gap(points[j * D + k], boxes0[base + k], boxes0[base + D + k], k);
       s = s + t * t;

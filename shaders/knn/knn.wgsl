@@ -33,7 +33,7 @@ var<private> worst_i: u32;
 fn box_dist(base: u32) -> f32 {
   var s: array<f32, D>;
   // Records in the first box part are read from its binding directly (see emst/traverse.wgsl, box_d2).
-  if (base < BOX_PART_WORDS) {
+  if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
     for (var a = 0u; a < D; a++) { s[a] = gap2(boxes0[base + a], boxes0[base + D + a], q[a]); }
   } else {
     for (var a = 0u; a < D; a++) { s[a] = gap2(box_word(base + a), box_word(base + D + a), q[a]); }

@@ -13,8 +13,11 @@ export interface BoxParts {
   readonly records: number;
   /** The largest point count whose records fit in BOX_PARTS parts. */
   readonly maxPoints: number;
-  /** `{ BOX_PART_WORDS }` for the kernel's constants. */
-  readonly constants: { BOX_PART_WORDS: number };
+  /**
+   * The kernel's constants: BOX_PART_WORDS, and BOX_MULTI = 0 when every BVH these kernels will see fits the first
+   * part (the multi-part code is then compiled out: its branch cost the EMST ~4 % on the H100).
+   */
+  readonly constants: { BOX_PART_WORDS: number; BOX_MULTI: number };
   /** The BOX_PARTS bindings of the records of an n-point BVH's `boxes` buffer (n records). */
   bind(boxes: GPUBuffer, n: number): Binding[];
   destroy(): void;
@@ -22,9 +25,10 @@ export interface BoxParts {
 
 /**
  * Box parts for `dim`-dimensional BVHs on this device; `partRecords` overrides the records per part (tests use a
- * small value to exercise several parts with few points).
+ * small value to exercise several parts with few points); `maxPoints`, when known, compiles the multi-part reads
+ * out if every BVH fits one part.
  */
-export function createBoxParts(ctx: GpuContext, dim: number, partRecords?: number): BoxParts {
+export function createBoxParts(ctx: GpuContext, dim: number, partRecords?: number, maxPoints?: number): BoxParts {
   const records = partRecords ?? boxPartRecords(ctx.limits.maxStorageBufferBindingSize, dim);
   if (!Number.isInteger(records) || records < 16 || records % 16 !== 0) {
     throw new InputError(`Expected boxPartRecords to be a positive multiple of 16, got ${partRecords}.`);
@@ -34,13 +38,14 @@ export function createBoxParts(ctx: GpuContext, dim: number, partRecords?: numbe
     throw new InputError(`boxPartRecords=${records} exceeds this device's binding size (${ctx.limits.maxStorageBufferBindingSize} bytes).`);
   }
   const unused = ctx.createBuffer('bvh::boxesUnused', 512);
-  const maxPoints = BOX_PARTS * records;
+  const multi = maxPoints === undefined || maxPoints > records;
+  const limit = multi ? BOX_PARTS * records : records;
   return {
     records,
-    maxPoints,
-    constants: { BOX_PART_WORDS: records * 4 * dim },
+    maxPoints: limit,
+    constants: { BOX_PART_WORDS: records * 4 * dim, BOX_MULTI: multi ? 1 : 0 },
     bind(boxes, n) {
-      if (n > maxPoints) throw new InputError(boxLimitMessage(n, dim, maxPoints, ctx));
+      if (n > limit) throw new InputError(boxLimitMessage(n, dim, limit, ctx));
       const out: Binding[] = [];
       for (let i = 0; i < BOX_PARTS; i++) {
         const first = i * records;

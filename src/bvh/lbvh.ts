@@ -126,7 +126,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   const { maxCount, dim } = options;
   checkShape(ctx, maxCount, dim);
   const wg = options.workgroupSize ?? 256;
-  const parts = createBoxParts(ctx, dim, options.boxPartRecords);
+  const parts = createBoxParts(ctx, dim, options.boxPartRecords, maxCount);
   const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], workgroupSize = wg) => ({
     label: `bvh::${name}`,
     shader: `bvh/${name}`,

@@ -117,7 +117,7 @@ export class Boruvka {
     lean?: boolean,
   ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
-    const parts = createBoxParts(ctx, dim, boxPartRecords);
+    const parts = createBoxParts(ctx, dim, boxPartRecords, n);
     const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
     const useLean = lean ?? perStage < NEAREST_STORAGE_BUFFERS;
     if (perStage < LEAN_STORAGE_BUFFERS) {
