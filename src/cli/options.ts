@@ -140,6 +140,16 @@ export async function readInputPoints(path: string, o: InputOptions): Promise<Po
 
 async function readHeaderless(path: string, dim: number): Promise<PointTable> {
   const bytes = await readFile(path);
+  if (extname(path).toLowerCase() === '.bin' && bytes.byteLength >= 8) {
+    // Important! An ArborX .bin (int32 n, int32 d, then n·d float32) read as headerless rows would turn its header
+    // into a point: refuse when the header matches the file's size.
+    const head = new DataView(bytes.buffer, bytes.byteOffset, 8);
+    const n = head.getInt32(0, true);
+    const d = head.getInt32(4, true);
+    if (n >= 0 && d >= 1 && 8 + 4 * n * d === bytes.byteLength) {
+      throw new InputError(`${path}: this looks like ArborX's binary format (n=${n}, d=${d} header); drop --dim to read it as such.`);
+    }
+  }
   if (bytes.byteLength % (4 * dim) !== 0) {
     throw new InputError(`${path}: ${bytes.byteLength} bytes is not a whole number of rows of ${dim} float32 values (--dim ${dim}).`);
   }

@@ -106,6 +106,19 @@ describe('treeline emst', () => {
     expectInputError(await runCli(['emst', f32, '--dim', '2', ...cpu]), /inf\.f32: row 2 \(0-based\), column '1' is Infinity/);
   });
 
+  it('emst on an ArborX .bin given --dim refuses to read its header as a point', async () => {
+    const bin = join(dir, 'arborx.bin');
+    const body = new Float32Array([0, 0, 1, 1, 2, 2]);
+    const bytes = new Uint8Array(8 + body.byteLength);
+    new DataView(bytes.buffer).setInt32(0, 3, true);
+    new DataView(bytes.buffer).setInt32(4, 2, true);
+    bytes.set(new Uint8Array(body.buffer), 8);
+    writeFileSync(bin, bytes);
+    expectInputError(await runCli(['emst', bin, '--dim', '2', ...cpu]), /arborx\.bin: this looks like ArborX's binary format \(n=3, d=2 header\); drop --dim/);
+    const ok = await runCli(['emst', bin, ...cpu]);
+    expect(ok.error).toBeUndefined();
+  });
+
   it('emst with a missing argument or an unknown option exits with the input code, not commander’s 1', async () => {
     for (const args of [['emst'], ['emst', csv, '--no-such-option']]) {
       const r = await runCli(args);
