@@ -22,12 +22,16 @@ import {
   type InputOptions,
   type OutputOptions,
   type Printable,
+  addBoxOptions,
+  periodicBox,
 } from './options.js';
 
 export interface EmstCliOptions extends InputOptions, OutputOptions {
   minSamples: number;
   alpha: number;
   backend: Backend;
+  periodic?: number[];
+  minEdgeLength?: number;
 }
 
 export interface EmstRun {
@@ -47,10 +51,13 @@ export async function computeEmst(
   const t0 = performance.now();
   const table = await readInputPoints(file, o);
   const tRead = performance.now() - t0;
+  const box = periodicBox(table.dim, o.periodic);
   const tree = await emst(table.points, {
     dim: table.dim,
     minSamples: o.minSamples,
     alpha: o.alpha,
+    ...(box ? { box } : {}),
+    ...(o.minEdgeLength ? { minEdgeLength: o.minEdgeLength } : {}),
     backend: o.backend,
     onProgress: progress,
     signal,
@@ -87,6 +94,7 @@ export function emstCommand(io: CliIo): Command {
     .argument('<points>', 'point file: .csv/.tsv/.txt, .npy, .bin (ArborX: int32 n, int32 d, float32 rows), .f32 with --dim')
     .option('--min-samples <m>', 'mutual reachability with core distance to the m-th neighbour, the point excluded (1: Euclidean)', integer('--min-samples', 1), 1)
     .option('--alpha <a>', 'mutual reachability divides distances by alpha', number('--alpha', (v) => v > 0 && Number.isFinite(v), 'a finite number > 0'), 1);
+  addBoxOptions(cmd);
   addPointInputOptions(cmd);
   addBackendOption(cmd);
   addOutputOptions(cmd);
@@ -102,13 +110,15 @@ export function emstCommand(io: CliIo): Command {
         '  $ treeline emst datasets/normal3d-5000.npy --format json --timings > tree.json',
         '  $ treeline emst points.csv --columns x,y --min-samples 5 --format npy -o tree/',
         '  $ treeline emst points.f32 --dim 3 --backend cpu',
+        '  $ treeline emst halos.npy --periodic 1000 -o edges.csv     # the EMST of a periodic box',
       ].join('\n'),
     )
     .action(async (file: string, o: EmstCliOptions) => {
       const bar = progressLine(io, 'emst');
       const r = await withInterrupt((signal) => computeEmst(file, o, bar.onProgress, signal)).finally(bar.done);
       const where = await writeOutput(io, o, emstPrintable(r, o));
-      const kind = o.minSamples > 1 || o.alpha !== 1 ? 'mutual-reachability MST' : 'EMST';
+      const forest = r.tree.weights.length < Math.max(r.table.n - 1, 0);
+      const kind = o.minSamples > 1 || o.alpha !== 1 ? 'mutual-reachability MST' : forest ? 'minimum spanning forest' : 'EMST';
       io.log(
         `emst: ${r.table.n} points × ${r.table.dim} → ${kind} of ${r.tree.weights.length} edges, total weight ` +
           `${r.totalWeight.toPrecision(8)} (${r.tree.backend} backend, ${r.timings['emst::total']?.toFixed(1)} ms) → ${where}`,

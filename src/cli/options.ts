@@ -299,3 +299,34 @@ export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>
     process.off('SIGINT', onInt);
   }
 }
+
+/** Parses --periodic: one side length L (a cube) or one per dimension, each finite and > 0. */
+export const periodicList = (value: string): number[] =>
+  value.split(',').map((s) => {
+    const v = Number(s.trim());
+    if (s.trim() === '' || !Number.isFinite(v) || v <= 0) {
+      throw new InputError(`--periodic: expected L or Lx,Ly[,Lz] with finite side lengths > 0, got '${value}'.`);
+    }
+    return v;
+  });
+
+/** The periodic box of `dim`-dimensional points from --periodic (one value: a cube), or undefined. */
+export function periodicBox(dim: number, periodic: number[] | undefined): number[] | undefined {
+  if (!periodic) return undefined;
+  const box = periodic.length === 1 ? new Array<number>(dim).fill(periodic[0]) : periodic;
+  if (box.length !== dim) {
+    throw new InputError(`--periodic: ${box.length} side lengths given for ${dim}-dimensional points (give one, or one per column).`);
+  }
+  return box;
+}
+
+/** --periodic and --min-edge-length (emst, stats). */
+export function addBoxOptions(cmd: Command): Command {
+  return cmd
+    .option('--periodic <L>', 'periodic box: one side length L (a cube) or Lx,Ly[,Lz]; minimum-image distances', periodicList)
+    .option(
+      '--min-edge-length <l>',
+      "MiSTree's scale cut: pairs closer than l are not joined (the tree may become a forest)",
+      number('--min-edge-length', (v) => v >= 0 && Number.isFinite(v), 'a finite number ≥ 0'),
+    );
+}

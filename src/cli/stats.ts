@@ -34,6 +34,8 @@ import {
   type NpyGroup,
   type OutputOptions,
   type Printable,
+  periodicBox,
+  periodicList,
 } from './options.js';
 
 export interface StatsCliOptions extends InputOptions, OutputOptions {
@@ -69,21 +71,9 @@ export interface StatsRun {
   timings: Record<string, number>;
 }
 
-const positiveList = (value: string): number[] =>
-  value.split(',').map((s) => {
-    const v = Number(s.trim());
-    if (s.trim() === '' || !Number.isFinite(v) || v <= 0) {
-      throw new InputError(`--periodic: expected L or Lx,Ly[,Lz] with finite side lengths > 0, got '${value}'.`);
-    }
-    return v;
-  });
-
 /** The library options for a table read with `o`; one --periodic value is the side of a cube. */
 function statsOptions(table: PointTable, o: StatsCliOptions): MstStatsOptions {
-  const box = o.periodic && (o.periodic.length === 1 ? new Array<number>(table.dim).fill(o.periodic[0]) : o.periodic);
-  if (box && box.length !== table.dim) {
-    throw new InputError(`--periodic: ${box.length} side lengths given for ${table.dim}-dimensional points (give one, or one per column).`);
-  }
+  const box = periodicBox(table.dim, o.periodic);
   return {
     dim: table.dim,
     coords: o.coords === 'radec' ? 'radec' : 'cartesian',
@@ -279,7 +269,7 @@ export function statsCommand(io: CliIo): Command {
     .description("MiSTree's MST statistics (degree, edge length, branch length and shape) on the exact EMST: summaries and histograms")
     .argument('<points>', 'point file: .csv/.tsv/.txt, .npy, .bin (ArborX: int32 n, int32 d, float32 rows), .f32 with --dim')
     .option('--coords <c>', 'xyz: positions; radec: RA,Dec in degrees on the unit sphere (a third column: distance)', choice('--coords', ['xyz', 'radec'] as const), 'xyz')
-    .option('--periodic <L>', 'periodic box: one side length L (a cube) or Lx,Ly[,Lz]; minimum-image distances', positiveList)
+    .option('--periodic <L>', 'periodic box: one side length L (a cube) or Lx,Ly[,Lz]; minimum-image distances', periodicList)
     .option('--min-edge-length <l>', "MiSTree's scale cut: pairs closer than l are not joined (the tree may become a forest)", number('--min-edge-length', (v) => v >= 0 && Number.isFinite(v), 'a finite number ≥ 0'))
     .option('--counts', "histograms of raw counts instead of MiSTree's unit-area normalisation")
     .option('--json', 'JSON output (as --format json): summaries, histograms and any comparison')

@@ -106,6 +106,18 @@ describe('treeline emst', () => {
     expectInputError(await runCli(['emst', f32, '--dim', '2', ...cpu]), /inf\.f32: row 2 \(0-based\), column '1' is Infinity/);
   });
 
+  it('--periodic and --min-edge-length: the library’s periodic tree and scale-cut forest', async () => {
+    const r = await runCli(['emst', csv, '--periodic', '20', ...cpu]);
+    expect(r.error).toBeUndefined();
+    const lib = await emst(points, { dim: 2, box: [20, 20], backend: 'cpu' });
+    expect(parseCsvColumns(r.out).target).toEqual(Array.from(lib.targets));
+    const cut = await runCli(['emst', csv, '--min-edge-length', '0.5', '--format', 'json', ...cpu]);
+    const forest = await emst(points, { dim: 2, minEdgeLength: 0.5, backend: 'cpu' });
+    expect(JSON.parse(cut.out).edges).toBe(forest.sources.length);
+    expectInputError(await runCli(['emst', csv, '--periodic', '1,2,3', ...cpu]), /--periodic: 3 side lengths given for 2-dimensional points/);
+    expectInputError(await runCli(['emst', csv, '--periodic', '0', ...cpu]), /--periodic: expected L or Lx,Ly\[,Lz\] with finite side lengths > 0, got '0'/);
+  });
+
   it('emst on an ArborX .bin given --dim refuses to read its header as a point', async () => {
     const bin = join(dir, 'arborx.bin');
     const body = new Float32Array([0, 0, 1, 1, 2, 2]);
