@@ -11,7 +11,8 @@ fn axis_step(a: u32, b: u32, k: u32) -> f32 {
   let d = xb - xa;
   if (PERIODIC == 0u) { return d; }
   let L = u.period[k / 4u][k % 4u];
-  if (d > 0.5 * L) { return -((L - xb) + xa); }
+  // At exactly ±L/2 both images are as short: −L/2 is taken, as the CPU twin's d − L·round(d / L) does.
+  if (d >= 0.5 * L) { return -((L - xb) + xa); }
   if (d < -0.5 * L) { return (L - xa) + xb; }
   return d;
 }

@@ -117,7 +117,6 @@ export class Boruvka {
     lean?: boolean,
   ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
-    const parts = createBoxParts(ctx, dim, boxPartRecords, n);
     const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
     const useLean = lean ?? perStage < NEAREST_STORAGE_BUFFERS;
     if (perStage < LEAN_STORAGE_BUFFERS) {
@@ -125,6 +124,7 @@ export class Boruvka {
         `The EMST needs ${LEAN_STORAGE_BUFFERS} storage buffers per shader stage; this device binds ${perStage}.`,
       );
     }
+    const parts = createBoxParts(ctx, dim, boxPartRecords, n);
     const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], wg = 256, entry = 'main', extra: string[] = []) =>
       ctx.kernel({
         label: `emst::${name}${entry === 'main' ? '' : `.${entry}`}`,

@@ -60,7 +60,15 @@ export class GpuEmst {
     const { boxPartRecords, lean } = layout;
     const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
     const bvh = allocateBvh(ctx, maxN, dim);
-    const boruvka = await Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean);
+    let boruvka: Boruvka;
+    try {
+      boruvka = await Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean);
+    } catch (e) {
+      // Say a device too small for the traversal: free what was made for it (the caller may fall back).
+      bvh.destroy();
+      builder.destroy();
+      throw e;
+    }
     const mr = minSamples > 1;
     const knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth', boxPartRecords }) : null;
     const gather = await ctx.kernel({

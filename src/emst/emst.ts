@@ -59,6 +59,13 @@ function noteFallback(reason: string): void {
 export async function emst(points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
   const input = validateEmstInput(points, options);
   if (options.signal?.aborted) throw new AbortError('emst was aborted before it started.');
+  if (input.minEdgeLength > 0 && input.n > 1 && input.minEdgeLength > longestPossibleEdge(input)) {
+    // A scale cut beyond every pair (a cut in the wrong units, say): no edge at all, found without the search,
+    // which would otherwise find nothing to prune by and take quadratic time.
+    options.onProgress?.(1);
+    const none = { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
+    return { ...none, timings: { 'emst::total': 0 }, backend: input.backend === 'gpu' ? 'gpu' : 'cpu' };
+  }
   if (input.backend !== 'cpu') {
     try {
       const t0 = performance.now();
@@ -72,6 +79,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
         signal: options.signal,
       });
       const timings = { ...r.timings, 'emst::total': performance.now() - t0 };
+      if (r.sources.length < input.n - 1) options.onProgress?.(1); // a forest (scale cut): done all the same
       return { sources: r.sources, targets: r.targets, weights: r.weights, timings, backend: 'gpu' };
     } catch (e) {
       if (!(e instanceof GpuUnavailableError) || input.backend === 'gpu') throw e;
@@ -88,5 +96,29 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
     signal: options.signal,
   });
   const timings = { ...result.timings, 'emst::total': performance.now() - t0 };
+  if (result.sources.length < input.n - 1) options.onProgress?.(1); // a forest (scale cut): done all the same
   return { sources: result.sources, targets: result.targets, weights: result.weights, timings, backend: 'cpu' };
+}
+
+/**
+ * An upper bound on every pair's distance (with a little float32 margin): the diagonal of the points' bounding box,
+ * or in a periodic box the half-box diagonal when shorter.
+ */
+function longestPossibleEdge(input: { points: Float32Array; n: number; dim: number; period: Float32Array | null }): number {
+  const { points, n, dim, period } = input;
+  let open = 0;
+  let torus = 0;
+  for (let k = 0; k < dim; k++) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const x = points[i * dim + k];
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+    open += (hi - lo) ** 2;
+    if (period) torus += (period[k] / 2) ** 2;
+  }
+  const bound = Math.sqrt(period ? Math.min(open, torus) : open);
+  return bound * (1 + 1e-5) + 1e-30;
 }

@@ -99,9 +99,9 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     t = lap('stats::coords', t);
   }
 
-  let sources: Uint32Array;
-  let targets: Uint32Array;
-  let backend: MstStats['backend'];
+  let sources: Uint32Array = new Uint32Array(0);
+  let targets: Uint32Array = new Uint32Array(0);
+  let backend: MstStats['backend'] = 'cpu';
   let onGpu: GpuBranchesResult | null = null;
   const gpu = options.emst ? null : await gpuContextFor(options.backend ?? 'auto', options.gpu);
   if (options.emst) {
@@ -111,7 +111,10 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     const progress = options.onProgress && ((f: number) => options.onProgress!(0.9 * f));
     // On the unit sphere (RA/Dec) chords are short differences of coordinates near 1: float32 would lose them, so
     // the statistics stay on the CPU in float64 there.
-    if (gpu && !celestial) {
+    let onCpu = !gpu || celestial;
+    let fellBack = false;
+    if (gpu && !onCpu) try {
+      const ctx = gpu.ctx;
       // The tree and the statistics on the GPU, the points uploaded once: emstGpu hands its buffer to the walks.
       const input = validateEmstInput(coords, {
         dim,
@@ -122,13 +125,13 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
       const tree = await emstGpu(input.points, dim, {
         period: input.period,
         minEdgeLength: input.minEdgeLength,
-        ctx: gpu.ctx,
+        ctx,
         onProgress: progress,
         signal: options.signal,
         after: async (pointsBuffer, edges) => {
           checkAbort();
           const s = performance.now();
-          onGpu = await branchesOnGpu(gpu.ctx, pointsBuffer, n, dim, edges, input.period ?? undefined);
+          onGpu = await branchesOnGpu(ctx, pointsBuffer, n, dim, edges, input.period ?? undefined);
           statsMs = performance.now() - s;
         },
       });
@@ -137,10 +140,19 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
       Object.assign(timings, tree.timings);
       timings['emst::total'] = Object.values(tree.timings).reduce((a, b) => a + b, 0);
       timings['stats::gpu'] = statsMs;
-    } else {
+    } catch (e) {
+      // 'auto' on a device too small for the EMST (GpuUnavailableError: too few storage buffers per stage) falls
+      // back to the CPU, as emst() does.
+      if (!(e instanceof GpuUnavailableError) || options.backend === 'gpu') throw e;
+      console.warn(`treeline: mstStats is running on the CPU backend (${e.message.split('\n')[0]}).`);
+      onGpu = null;
+      onCpu = true;
+      fellBack = true;
+    }
+    if (onCpu) {
       const emstOptions: EmstOptions = {
         dim,
-        backend: gpu ? 'gpu' : options.backend,
+        backend: fellBack ? 'cpu' : gpu ? 'gpu' : options.backend,
         gpu: gpu?.ctx,
         signal: options.signal,
         onProgress: progress,

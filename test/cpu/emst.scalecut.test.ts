@@ -69,3 +69,17 @@ describe('emst(points, { minEdgeLength }) on the CPU backend', () => {
     await expect(emst(p, { dim: 2, minEdgeLength: 1, minSamples: 3 })).rejects.toThrow(/Euclidean MST only/);
   });
 });
+
+describe('emst(points, { minEdgeLength }) beyond every pair', () => {
+  it('a cut longer than the scene returns no edge at once (the search would be quadratic), and progress reaches 1', async () => {
+    const p = cloud('uniform', 20000, 3, 5); // inside the unit cube: no pair is longer than √3
+    let last = 0;
+    const got = await emst(p, { dim: 3, minEdgeLength: 10, backend: 'cpu', onProgress: (f) => (last = f) });
+    expect(got.sources.length).toBe(0);
+    expect(last).toBe(1);
+    // Just below the longest pair, the forest is found by the search and equals Kruskal's.
+    const small = cloud('uniform', 300, 2, 6);
+    const got2 = await emst(small, { dim: 2, minEdgeLength: 1.2, backend: 'cpu' });
+    expect(rows(got2)).toEqual(scaleCutKruskal(small, 2, 1.2));
+  });
+});

@@ -52,6 +52,17 @@ describe.skipIf(variants.length === 0).each(variants)('branchesGpu against the C
     closeTo(got.endToEnd, want.endToEnd, 2e-5, 'endToEnd');
   });
 
+  it('periodic steps of exactly half the box take the same image as the CPU twin (−L/2)', async () => {
+    // The square (0,0), (1,0), (0,1), (1,1) in the box [2, 2]: every step is ±L/2 on one axis.
+    const p = new Float32Array([0, 0, 1, 0, 0, 1, 1, 1]);
+    const tree = { sources: Uint32Array.of(0, 0, 1), targets: Uint32Array.of(2, 1, 3) };
+    const got = await branchesGpu(ctx, p, 2, tree, Float32Array.of(2, 2));
+    const geometry = { coords: p, dim: 2, box: Float64Array.of(2, 2) };
+    const want = findBranches(tree.sources, tree.targets, nodeLinks(4, tree.sources, tree.targets), edgeLengths(geometry, tree.sources, tree.targets), geometry);
+    expect(Array.from(got.ends)).toEqual(Array.from(want.ends));
+    closeTo(got.endToEnd, want.endToEnd, 1e-6, 'endToEnd');
+  });
+
   it('n = 0, 1, 2 and a path', async () => {
     const empty = { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
     expect((await branchesGpu(ctx, new Float32Array(0), 2, empty)).degree.length).toBe(0);
