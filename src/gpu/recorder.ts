@@ -2,7 +2,10 @@
  * Records one submission: dispatches (each in its own compute pass labelled with the kernel's label, so that
  * errors and timer scopes name the kernel), copies and clears. Kernels record; only orchestrators submit
  * (CONVENTIONS.md 6). Per-dispatch uniforms are gathered into one uniform buffer per submission, one
- * 256-byte-aligned slot each, so that every dispatch sees its own values.
+ * 256-byte-aligned slot per distinct content, so that every dispatch sees its own values.
+ *
+ * Dispatches that repeat — the same kernel, buffers and uniform contents, as every Borůvka round does — share one
+ * slot and one bind group: creating bind groups was most of the host time of recording a chunk of rounds.
  */
 import type { GpuContext } from './context.js';
 import type { Kernel } from './kernel.js';
@@ -41,9 +44,22 @@ export function gridFor(groups: number, maxPerDim: number, label: string): [numb
   return [Math.ceil(groups / y), y];
 }
 
+/** Small stable ids for bind-group cache keys (GPU objects have no identity usable in a string key). */
+const ids = new WeakMap<object, number>();
+let nextId = 1;
+function idOf(o: object): number {
+  let id = ids.get(o);
+  if (id === undefined) ids.set(o, (id = nextId++));
+  return id;
+}
+
 export class Recorder {
   private readonly ops: Op[] = [];
   private readonly uniformChunks: Uint8Array[] = [];
+  /** Slot per distinct uniform content. */
+  private readonly slots = new Map<string, number>();
+  /** Bind group per (kernel, slot, buffers). */
+  private readonly bindGroups = new Map<string, GPUBindGroup>();
   private uniformBuffer: GPUBuffer | null = null;
 
   constructor(
@@ -66,10 +82,17 @@ export class Recorder {
       if (!args.uniforms) throw new InputError(`${spec.label}: the kernel has a uniform binding but no uniforms were given`);
       const u = args.uniforms;
       const bytes = ArrayBuffer.isView(u)
-        ? new Uint8Array(u.buffer, u.byteOffset, u.byteLength)
+        ? new Uint8Array(u.buffer, u.byteOffset, u.byteLength).slice()
         : new Uint8Array(Uint32Array.from(u as ArrayLike<number>).buffer);
-      slot = this.uniformChunks.length;
-      this.uniformChunks.push(bytes);
+      const key = bytes.join(',');
+      const known = this.slots.get(key);
+      if (known !== undefined) {
+        slot = known;
+      } else {
+        slot = this.uniformChunks.length;
+        this.uniformChunks.push(bytes);
+        this.slots.set(key, slot);
+      }
     }
     this.ops.push({ kind: 'dispatch', kernel, args, slot, grid });
   }
@@ -121,6 +144,29 @@ export class Recorder {
   ): void {
     const { kernel, args } = op;
     const spec = kernel.spec;
+    const key = `${idOf(kernel)}|${op.slot}|${args.buffers
+      .map((b) => ('buffer' in b ? `${idOf(b.buffer)}:${b.offset ?? 0}:${b.size ?? ''}` : `${idOf(b)}`))
+      .join(',')}`;
+    let bindGroup = this.bindGroups.get(key);
+    if (!bindGroup) {
+      bindGroup = this.createBindGroup(op, align, slotSize);
+      this.bindGroups.set(key, bindGroup);
+    }
+    const pass = enc.beginComputePass({ label: spec.label, timestampWrites: this.timer?.writesFor(spec.label) });
+    pass.setPipeline(kernel.pipeline);
+    pass.setBindGroup(0, bindGroup);
+    if (args.indirect) pass.dispatchWorkgroupsIndirect(args.indirect.buffer, args.indirect.offset ?? 0);
+    else pass.dispatchWorkgroups(op.grid[0], op.grid[1]);
+    pass.end();
+  }
+
+  private createBindGroup(
+    op: Extract<Op, { kind: 'dispatch' }>,
+    align: number,
+    slotSize: (b: Uint8Array) => number,
+  ): GPUBindGroup {
+    const { kernel, args } = op;
+    const spec = kernel.spec;
     let next = 0;
     const entries: GPUBindGroupEntry[] = spec.bindings.map((kind, binding) => {
       if (kind === 'uniform') {
@@ -136,13 +182,7 @@ export class Recorder {
     if (next !== args.buffers.length) {
       throw new InputError(`${spec.label}: expected ${next} buffers, got ${args.buffers.length}`);
     }
-    const bindGroup = this.ctx.device.createBindGroup({ label: spec.label, layout: kernel.layout, entries });
-    const pass = enc.beginComputePass({ label: spec.label, timestampWrites: this.timer?.writesFor(spec.label) });
-    pass.setPipeline(kernel.pipeline);
-    pass.setBindGroup(0, bindGroup);
-    if (args.indirect) pass.dispatchWorkgroupsIndirect(args.indirect.buffer, args.indirect.offset ?? 0);
-    else pass.dispatchWorkgroups(op.grid[0], op.grid[1]);
-    pass.end();
+    return this.ctx.device.createBindGroup({ label: spec.label, layout: kernel.layout, entries });
   }
 
   /** Frees the submission's uniform buffer (WebGPU keeps it alive until the GPU is done with it). */
