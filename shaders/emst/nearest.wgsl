@@ -16,17 +16,7 @@
 // edge and returns at once (u.skip = 1; `pointBound` keeps the bounds). The stack also keeps each pushed node's
 // lower bound, so nodes that fell outside the shrinking radius are dropped without reading their record.
 // The traversal itself is emst/traverse.wgsl, shared with nearest_lite.wgsl.
-@group(0) @binding(0) var<uniform> u: Params;
-@group(0) @binding(1) var<storage, read> points: array<f32>;
-@group(0) @binding(2) var<storage, read> core2: array<f32>;
-@group(0) @binding(3) var<storage, read> order: array<u32>;
-@group(0) @binding(4) var<storage, read> links: array<vec4u>;
-@group(0) @binding(5) var<storage, read> boxes0: array<f32>;
-@group(0) @binding(6) var<storage, read> childLabel: array<vec2u>;
-@group(0) @binding(7) var<storage, read> label: array<u32>;
-@group(0) @binding(8) var<storage, read> ub: array<u32>;
-@group(0) @binding(9) var<storage, read> minCore2: array<vec2f>;
-@group(0) @binding(10) var<storage, read_write> cand: array<vec2u>;
+// Bindings 0–10 are declared by emst/traverse.wgsl.
 @group(0) @binding(11) var<storage, read_write> pointBound: array<u32>;
 // The points to traverse (emst/active.wgsl) and their count; u.skip = 0 traverses every point.
 @group(0) @binding(12) var<storage, read> activeList: array<u32>;

@@ -1,7 +1,19 @@
 // The traversal of emst/nearest.wgsl (and its binding-lean twin nearest_lite.wgsl for devices with few storage
 // buffers per stage, e.g. browsers): the nearest point in another component of Morton position j, within its
-// component's upper bound. Contract: the includer declares u (Params), points, core2, order, links, childLabel,
-// label, ub, minCore2 and the box parts box_word() reads (bvh/boxread.wgsl or bvh/boxread1.wgsl).
+// component's upper bound. Declares the bindings both kernels share (0–10, below); the includer declares the box
+// parts box_word() reads beyond boxes0 (bvh/boxread.wgsl) or none (bvh/boxread1.wgsl).
+
+@group(0) @binding(0) var<uniform> u: Params;
+@group(0) @binding(1) var<storage, read> points: array<f32>;
+@group(0) @binding(2) var<storage, read> core2: array<f32>;
+@group(0) @binding(3) var<storage, read> order: array<u32>;
+@group(0) @binding(4) var<storage, read> links: array<vec4u>;
+@group(0) @binding(5) var<storage, read> boxes0: array<f32>;
+@group(0) @binding(6) var<storage, read> childLabel: array<vec2u>;
+@group(0) @binding(7) var<storage, read> label: array<u32>;
+@group(0) @binding(8) var<storage, read> ub: array<u32>;
+@group(0) @binding(9) var<storage, read> minCore2: array<vec2f>;
+@group(0) @binding(10) var<storage, read_write> cand: array<vec2u>;
 
 struct Nearest {
   // Key of the best candidate, NONE for none.

@@ -1,8 +1,18 @@
 // Displacements and lengths between points for the statistics, in float32 (included by walk.wgsl, lengths.wgsl).
-// Contract: the includer declares `u` with `period: array<vec4f, 4>` and `points: array<f32>` (n × D), and D and
-// PERIODIC are prepended. On a periodic axis the displacement is the minimum image, computed without cancellation:
+// Contract: the includer declares `u: StatsParams` (uniform) and `points: array<f32>` (n × D), and D and PERIODIC
+// are prepended. On a periodic axis the displacement is the minimum image, computed without cancellation:
 // across the face it is (L − the larger coordinate) + the smaller, where L − x is exact for x ≥ L/2 (Sterbenz), so
 // a short edge across a face keeps float32's relative precision (min(|t|, L − |t|) would lose it).
+
+struct StatsParams {
+  // Edges.
+  m: u32,
+  p0: u32,
+  p1: u32,
+  p2: u32,
+  // Periodic side lengths L_k = period[k / 4][k % 4] when PERIODIC != 0.
+  period: array<vec4f, 4>,
+}
 
 // The displacement from point a to point b along axis k.
 fn axis_step(a: u32, b: u32, k: u32) -> f32 {

@@ -1,13 +1,6 @@
 // Every edge's length in float32 from the coordinates (stats/image.wgsl: the minimum image without cancellation in
 // a periodic box). CPU twin: src/stats/lengths.ts (float64).
-struct LengthParams {
-  m: u32,
-  p0: u32,
-  p1: u32,
-  p2: u32,
-  period: array<vec4f, 4>,
-}
-@group(0) @binding(0) var<uniform> u: LengthParams;
+@group(0) @binding(0) var<uniform> u: StatsParams;
 @group(0) @binding(1) var<storage, read> sources: array<u32>;
 @group(0) @binding(2) var<storage, read> targets: array<u32>;
 @group(0) @binding(3) var<storage, read> points: array<f32>;

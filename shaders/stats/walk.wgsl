@@ -6,15 +6,7 @@
 //   rec[e] = (edge count, start node, end node, f32 bits of the summed edge lengths), e2e[e] = end-to-end distance
 // — the straight line between the ends, or in a periodic box (PERIODIC != 0) the length of the summed
 // minimum-image displacements of the walk. Edge lengths are measured from the coordinates (stats/image.wgsl).
-struct WalkParams {
-  m: u32,
-  p0: u32,
-  p1: u32,
-  p2: u32,
-  // Periodic side lengths L_k = period[k / 4][k % 4] when PERIODIC != 0.
-  period: array<vec4f, 4>,
-}
-@group(0) @binding(0) var<uniform> u: WalkParams;
+@group(0) @binding(0) var<uniform> u: StatsParams;
 @group(0) @binding(1) var<storage, read> sources: array<u32>;
 @group(0) @binding(2) var<storage, read> targets: array<u32>;
 @group(0) @binding(3) var<storage, read> deg: array<u32>;

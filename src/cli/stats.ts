@@ -24,7 +24,6 @@ import {
   addPointInputOptions,
   choice,
   logTimings,
-  number,
   progressLine,
   readInputPoints,
   withInterrupt,
@@ -35,7 +34,7 @@ import {
   type OutputOptions,
   type Printable,
   periodicBox,
-  periodicList,
+  addBoxOptions,
 } from './options.js';
 
 export interface StatsCliOptions extends InputOptions, OutputOptions {
@@ -269,13 +268,12 @@ export function statsCommand(io: CliIo): Command {
     .description("MiSTree's MST statistics (degree, edge length, branch length and shape) on the exact EMST: summaries and histograms")
     .argument('<points>', 'point file: .csv/.tsv/.txt, .npy, .bin (ArborX: int32 n, int32 d, float32 rows), .f32 with --dim')
     .option('--coords <c>', 'xyz: positions; radec: RA,Dec in degrees on the unit sphere (a third column: distance)', choice('--coords', ['xyz', 'radec'] as const), 'xyz')
-    .option('--periodic <L>', 'periodic box: one side length L (a cube) or Lx,Ly[,Lz]; minimum-image distances', periodicList)
-    .option('--min-edge-length <l>', "MiSTree's scale cut: pairs closer than l are not joined (the tree may become a forest)", number('--min-edge-length', (v) => v >= 0 && Number.isFinite(v), 'a finite number ≥ 0'))
     .option('--counts', "histograms of raw counts instead of MiSTree's unit-area normalisation")
     .option('--json', 'JSON output (as --format json): summaries, histograms and any comparison')
     .option('--raw', 'add the per-node, per-edge and per-branch arrays to the JSON output')
     .option('--plot <file.svg>', 'write the 4-panel figure (d, l, b, √(1 − s); with --compare, ratio panels and 1σ/2σ bands)')
     .option('--compare <files...>', 'realisations measured on the same bins: ratios, bands, χ² (Hartlap) where N > bins + 2');
+  addBoxOptions(cmd);
   addPointInputOptions(cmd);
   addBackendOption(cmd);
   addOutputOptions(cmd);

@@ -30,14 +30,17 @@ export function squaredDistance(xs: Float32Array, dim: number, a: number, b: num
   const ob = b * dim;
   for (let k = 0; k < dim; k++) {
     let t = f32(xs[oa + k] - xs[ob + k]);
-    if (period !== null) {
-      t = Math.abs(t);
-      const around = f32(period[k] - t);
-      if (around < t) t = around;
-    }
+    if (period !== null) t = minImage(t, period[k]);
     sq = f32(sq + f32(t * t));
   }
   return sq;
+}
+
+/** The minimum image of a float32 difference t on a periodic axis of length L: min(|t|, fround(L − |t|)). */
+export function minImage(t: number, L: number): number {
+  const a = Math.abs(t);
+  const around = f32(L - a);
+  return around < a ? around : a;
 }
 
 /**

@@ -66,6 +66,12 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
     const none = { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
     return { ...none, timings: { 'emst::total': 0 }, backend: input.backend === 'gpu' ? 'gpu' : 'cpu' };
   }
+  // The caller's result; a forest (scale cut) ends below n − 1 edges, so progress is said to be done all the same.
+  const finish = (tree: EdgeList & { timings: Record<string, number> }, t0: number, backend: 'gpu' | 'cpu'): EmstResult => {
+    if (tree.sources.length < input.n - 1) options.onProgress?.(1);
+    const timings = { ...tree.timings, 'emst::total': performance.now() - t0 };
+    return { sources: tree.sources, targets: tree.targets, weights: tree.weights, timings, backend };
+  };
   if (input.backend !== 'cpu') {
     try {
       const t0 = performance.now();
@@ -78,9 +84,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
         onProgress: options.onProgress,
         signal: options.signal,
       });
-      const timings = { ...r.timings, 'emst::total': performance.now() - t0 };
-      if (r.sources.length < input.n - 1) options.onProgress?.(1); // a forest (scale cut): done all the same
-      return { sources: r.sources, targets: r.targets, weights: r.weights, timings, backend: 'gpu' };
+      return finish(r, t0, 'gpu');
     } catch (e) {
       if (!(e instanceof GpuUnavailableError) || input.backend === 'gpu') throw e;
       noteFallback(e.message.split('\n')[0]);
@@ -95,9 +99,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
     onProgress: options.onProgress,
     signal: options.signal,
   });
-  const timings = { ...result.timings, 'emst::total': performance.now() - t0 };
-  if (result.sources.length < input.n - 1) options.onProgress?.(1); // a forest (scale cut): done all the same
-  return { sources: result.sources, targets: result.targets, weights: result.weights, timings, backend: 'cpu' };
+  return finish(result, t0, 'cpu');
 }
 
 /**

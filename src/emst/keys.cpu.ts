@@ -11,6 +11,7 @@
  */
 
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
+import { minImage } from './distance.cpu.js';
 
 const f32 = Math.fround;
 
@@ -53,9 +54,7 @@ function periodicPointKey(xs: Float32Array, p: number, dim: number, query: Float
   let key = 0;
   const o = p * dim;
   for (let k = 0; k < dim; k++) {
-    let t = Math.abs(f32(query[k] - xs[o + k]));
-    const around = f32(period[k] - t);
-    if (around < t) t = around;
+    const t = minImage(f32(query[k] - xs[o + k]), period[k]);
     key = f32(key + f32(t * t));
   }
   return key;

@@ -101,18 +101,18 @@ export class GpuBranches {
     const lengths = buf('edgeLengths', 4 * m);
     const made: GPUBuffer[] = [deg, link, rec, e2e, flags, kept, count, lengths];
     try {
-      const walkParams = new ArrayBuffer(16 + 64);
-      new Uint32Array(walkParams, 0, 1)[0] = m;
-      if (options.period) new Float32Array(walkParams, 16, 16).set(options.period);
+      const statsParams = new ArrayBuffer(16 + 64);
+      new Uint32Array(statsParams, 0, 1)[0] = m;
+      if (options.period) new Float32Array(statsParams, 16, 16).set(options.period);
       await ctx.submit('stats::branches', (r: Recorder) => {
         r.clear(deg, 0, 4 * n);
         r.clear(link, 0, 4 * n);
         const { sources, targets } = edges;
         r.dispatch(k.degree, { buffers: [sources, targets, deg, link], uniforms: [m, 0, 0, 0], threads: m });
-        r.dispatch(k.lengths, { buffers: [sources, targets, points, lengths], uniforms: new Uint8Array(walkParams), threads: m });
+        r.dispatch(k.lengths, { buffers: [sources, targets, points, lengths], uniforms: new Uint8Array(statsParams), threads: m });
         r.dispatch(k.walk, {
           buffers: [sources, targets, deg, link, points, rec, e2e, flags],
-          uniforms: new Uint8Array(walkParams),
+          uniforms: new Uint8Array(statsParams),
           threads: m,
         });
         this.compactor.encode(r, flags, flags, kept, count, m);
