@@ -103,7 +103,7 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
       ? JSON.stringify({ environment: env, robustness: !opts.disableRobustness, figures }, null, 2) + '\n'
       : '';
   } finally {
-    ctx.destroy();
+    await ctx.destroy();
   }
 }
 

@@ -35,7 +35,7 @@ export async function gatherInfo(): Promise<InfoReport> {
     for (const k of LIMITS) limits[k] = (ctx.limits as unknown as Record<string, number>)[k];
     return { backend: 'gpu', adapter: { ...ctx.adapter }, features: { ...ctx.features }, limits };
   } finally {
-    ctx.destroy();
+    await ctx.destroy();
   }
 }
 

@@ -215,6 +215,6 @@ export async function emstGpu(
   } finally {
     buffer?.destroy();
     e?.destroy();
-    if (!options.ctx) ctx.destroy();
+    if (!options.ctx) await ctx.destroy();
   }
 }

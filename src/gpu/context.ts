@@ -4,8 +4,8 @@
  * and turns every validation error, out-of-memory error and device loss into a typed exception.
  *
  * Important! In Node the object returned by `create()` must stay referenced for as long as any adapter or device
- * from it lives: when it was garbage-collected mid-run the process segfaulted (DESIGN.md). The context holds it
- * until `destroy()`.
+ * from it lives: when it was garbage-collected mid-run the process segfaulted (DESIGN.md). Even after its devices
+ * are lost the binding may still pump its events, so treeline keeps one instance per process and never drops it.
  */
 import { GpuDeviceLostError, GpuError, GpuUnavailableError } from '../errors.js';
 import { BufferTracker, type MemoryStats } from './buffers.js';
@@ -95,7 +95,7 @@ export class GpuContext {
     /** The workgroup-count limit per dispatch dimension the dispatch helper uses. */
     readonly maxWorkgroupsPerDimension: number,
     /** Keeps Dawn's instance (the object `create()` returned) alive: never read, only held. */
-    private instance: unknown,
+    private readonly instance: unknown,
   ) {
     this.buffers = new BufferTracker(device);
     device.onuncapturederror = (ev: GPUUncapturedErrorEvent) => {
@@ -242,20 +242,21 @@ export class GpuContext {
   }
 
   /**
-   * Destroys every buffer still alive, the device, and drops Dawn's instance so that Node can exit.
-   * Safe to call twice.
+   * Destroys every buffer still alive and the device (Node exits once no device lives). Safe to call twice. The
+   * returned promise settles once the device's teardown has finished (its `lost` promise).
    */
-  destroy(): void {
-    if (this.destroyed) return;
-    this.destroyed = true;
-    this.buffers.destroyAll();
-    this.kernels.clear();
-    this.device.destroy();
-    // Drop Dawn's instance (so that Node can exit) only once the device's teardown has finished.
-    void this.device.lost.then(() => {
-      this.instance = null;
-    });
+  destroy(): Promise<void> {
+    if (!this.destroyed) {
+      this.destroyed = true;
+      this.buffers.destroyAll();
+      this.kernels.clear();
+      this.device.destroy();
+      this.closed = this.device.lost.then(() => undefined);
+    }
+    return this.closed;
   }
+
+  private closed: Promise<void> = Promise.resolve();
 }
 
 function featuresFromEnv(): GpuContextOptions['features'] | undefined {
@@ -292,6 +293,8 @@ async function getGpu(options: GpuContextOptions): Promise<GpuSource> {
   return nodeGpu(options);
 }
 
+const dawnInstances = new Map<string, GPU>();
+
 /** Dawn's `GPU` in Node, with the `GPUBufferUsage`-style globals browsers have. */
 async function nodeGpu(options: GpuContextOptions): Promise<GpuSource> {
   let mod: { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
@@ -310,7 +313,16 @@ async function nodeGpu(options: GpuContextOptions): Promise<GpuSource> {
   // wants real per-kernel times.
   const flags: string[] = ['disable-dawn-features=timestamp_quantization'];
   if (options.disableRobustness) flags.push('enable-dawn-features=disable_robustness');
-  const gpu = mod.create(flags);
+  // One Dawn instance per set of flags for the life of the process, never released: the binding's event
+  // pump (AsyncRunner) can still fire ProcessEvents on an instance after its last device is lost, and an instance
+  // collected by then is a use-after-free (a segfault in CallbackTaskManager::Flush, seen in test workers).
+  // A held instance does not keep Node from exiting; live devices do.
+  const key = flags.join(' ');
+  let gpu = dawnInstances.get(key);
+  if (!gpu) {
+    gpu = mod.create(flags);
+    dawnInstances.set(key, gpu);
+  }
   return { gpu, instance: gpu, runtime: 'node' };
 }
 

@@ -51,7 +51,7 @@ export async function graphMst(graph: Graph, options: GraphMstOptions = {}): Pro
   try {
     return await gpuMsf(ctx, g, options);
   } finally {
-    if (!options.ctx) ctx.destroy();
+    if (!options.ctx) await ctx.destroy();
   }
 }
 

@@ -175,6 +175,6 @@ export async function withContext<T>(gpu: GpuContext | undefined, fn: (ctx: GpuC
   try {
     return await fn(ctx);
   } finally {
-    ctx.destroy();
+    await ctx.destroy();
   }
 }

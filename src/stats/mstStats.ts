@@ -165,7 +165,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     }
     t = performance.now();
   } finally {
-    if (gpu?.owned) gpu.ctx.destroy();
+    if (gpu?.owned) await gpu.ctx.destroy();
   }
   checkAbort();
 

@@ -94,7 +94,7 @@ describe.skipIf(variants.length === 0)('gpu context lifecycle', () => {
     const ctx = (await tryGpuContext())!;
     ctx.createBuffer('test::leak', 256);
     expect(ctx.memory.liveBuffers).toBe(1);
-    ctx.destroy();
+    await ctx.destroy();
     expect(ctx.memory.liveBuffers).toBe(0);
     expect(() => ctx.createBuffer('test::after', 4)).toThrow();
     ctx.destroy();
@@ -103,6 +103,6 @@ describe.skipIf(variants.length === 0)('gpu context lifecycle', () => {
   it('features: none requests no optional feature', async () => {
     const ctx = await createGpuContext({ features: 'none' });
     expect(ctx.features).toEqual({ subgroups: false, timestampQuery: false, atomicVec2uMinMax: false });
-    ctx.destroy();
+    await ctx.destroy();
   });
 });

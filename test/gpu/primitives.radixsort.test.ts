@@ -189,7 +189,7 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
     try {
       for (const kw of [1, 2] as const) await checkSort(narrow, randomU32(300_007 * kw, 79), kw, {});
     } finally {
-      narrow.destroy();
+      await narrow.destroy();
     }
   });
 

@@ -39,7 +39,7 @@ function featureList(ctx: GpuContext): string {
   return on.length ? on.join('+') : 'none available';
 }
 
-/** Destroys the variants' contexts (call in afterAll). */
-export function destroyVariants(variants: GpuVariant[]): void {
-  for (const v of variants) v.ctx.destroy();
+/** Destroys the variants' contexts and waits for Dawn's teardown (call in afterAll, returning the promise). */
+export async function destroyVariants(variants: GpuVariant[]): Promise<void> {
+  await Promise.all(variants.map((v) => v.ctx.destroy()));
 }
