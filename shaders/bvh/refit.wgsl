@@ -11,6 +11,12 @@
 // parent. Components travel independently (a thread may own some and not others); a thread stops when it owns
 // none. Per-location coherence and atomicity of read-modify-write are all this needs.
 
+//
+// Small subtrees skip the atomics: a node of at most DIRECT leaves gets its box and minIndex from one thread that
+// scans its leaf range (ranges[], from karras.wgsl) in the Morton-ordered points, written by earlier dispatches,
+// so plain reads are safe. Only nodes with more than DIRECT leaves are reached by the atomic walk, which starts
+// at the children (leaves or directly scanned nodes) of such nodes. One thread per leaf (t < n) and one per
+// internal node (t = n + i).
 struct RefitParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> u: RefitParams;
 @group(0) @binding(1) var<storage, read> sorted: array<u32>;
@@ -21,6 +27,9 @@ struct RefitParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(5) var<storage, read_write> boxes0: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> boxes1: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> boxes2: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read> ranges: array<vec2u>;
+
+// DIRECT (a constant from src/bvh/lbvh.ts): nodes of at most DIRECT leaves are refitted by a direct scan.
 
 fn box_store(i: u32, v: u32) {
   if (BOX_MULTI == 0u || i < BOX_PART_WORDS) {
@@ -43,29 +52,60 @@ const C: u32 = 2u * D + 1u;
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let j = thread_index(wid, nwg, lid);
+  let t = thread_index(wid, nwg, lid);
   let n = u.n;
-  if (j >= n) { return; }
+  if (t >= 2u * n - 1u) { return; }
   let header = n - 1u;
-  // The leaf's own slot in its parent's record: box = point, minIndex = original index (one writer).
+  // v: the node's box (minima as ~order, maxima as order) and ~minIndex, as the atomics accumulate them.
   var v: array<u32, C>;
-  var own: array<bool, C>;
-  let ps = parents[n - 1u + j];
+  var ps: u32;
+  if (t < n) {
+    // Leaf j: box = point, minIndex = original index.
+    let j = t;
+    ps = parents[n - 1u + j];
+    for (var a = 0u; a < D; a++) {
+      let o = f32_order(sorted[j * D + a]);
+      v[a] = ~o;
+      v[D + a] = o;
+    }
+    v[2u * D] = ~order[j];
+  } else {
+    // Internal node i: scanned directly when it has at most DIRECT leaves, else left to the atomic walk.
+    let i = t - n;
+    let r = ranges[i];
+    if (r.y - r.x >= DIRECT) { return; }
+    for (var a = 0u; a < D; a++) {
+      let o = f32_order(sorted[r.x * D + a]);
+      v[a] = ~o;
+      v[D + a] = o;
+    }
+    var m = order[r.x];
+    for (var j = r.x + 1u; j <= r.y; j++) {
+      for (var a = 0u; a < D; a++) {
+        let o = f32_order(sorted[j * D + a]);
+        v[a] = max(v[a], ~o);
+        v[D + a] = max(v[D + a], o);
+      }
+      m = min(m, order[j]);
+    }
+    v[2u * D] = ~m;
+    ps = parents[i];
+  }
+  // The node's slot in its parent's record has one writer: this thread.
   let base = (ps >> 1u) * 4u * D + (ps & 1u) * 2u * D;
   for (var a = 0u; a < D; a++) {
-    let bits = sorted[j * D + a];
-    box_store(base + a, bits);
-    box_store(base + D + a, bits);
-    let o = f32_order(bits);
-    v[a] = ~o;
-    v[D + a] = o;
+    box_store(base + a, f32_unorder(~v[a]));
+    box_store(base + D + a, f32_unorder(v[D + a]));
   }
-  let index = order[j];
-  atomicStore(&links[(ps >> 1u) * 4u + 2u + (ps & 1u)], index);
-  v[2u * D] = ~index;
-  for (var c = 0u; c < C; c++) { own[c] = true; }
+  atomicStore(&links[(ps >> 1u) * 4u + 2u + (ps & 1u)], ~v[2u * D]);
   // Walk up: `node` is the internal node whose box (in its parent's record) the owned components enter next.
+  // A parent of at most DIRECT leaves is scanned by its own thread.
   var node = ps >> 1u;
+  if (node == header) { return; }
+  let pr = ranges[node];
+  if (pr.y - pr.x < DIRECT) { return; }
+  var own: array<bool, C>;
+  for (var c = 0u; c < C; c++) { own[c] = true; }
   loop {
     if (node == header) { break; }
     let pp = parents[node];

@@ -23,13 +23,15 @@ export interface BvhBenchOptions {
   seed?: number;
   /** 'exact' (default up to 4M points) or 'structure'. */
   check?: 'exact' | 'structure';
+  /** The builder's refitDirect (lbvh.ts; for ablations). */
+  refitDirect?: number;
 }
 
 export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOptions = {}): Promise<BenchCase> {
   const dim = options.dim ?? 3;
   const points = generate(options.kind ?? 'normal', { n, dim, seed: options.seed ?? 1 });
   const input = ctx.upload('bench::bvhPoints', points);
-  const builder = await createBvhBuilder(ctx, { maxCount: n, dim });
+  const builder = await createBvhBuilder(ctx, { maxCount: n, dim, refitDirect: options.refitDirect });
   const bvh = allocateBvh(ctx, n, dim);
   const fail = (msg: string): never => {
     throw new Error(`bench::bvh (n=${n}, d=${dim}): ${msg}`);

@@ -93,6 +93,18 @@ export const suites: Record<string, BenchSuite> = {
     make: (ctx, n) => benchBvh(ctx, n),
     rates: mfeat(3),
   },
+  // Ablation of the refit's direct scans (lbvh.ts refitDirect; default 32): 1 = the atomic walk from every leaf.
+  ...Object.fromEntries(
+    [1, 8, 64].map((k) => [
+      `bvh-direct${k}`,
+      {
+        description: `ablation: bvh with the refit scanning subtrees of ≤ ${k} leaves directly (default 32)`,
+        defaultSizes: [1e7, 3.7e7],
+        make: (ctx: GpuContext, n: number) => benchBvh(ctx, n, { refitDirect: k }),
+        rates: mfeat(3),
+      } satisfies BenchSuite,
+    ]),
+  ),
   knn1: {
     description: 'all-points 1-NN of normal 3D points (BVH built beforehand)',
     defaultSizes: [1e7],

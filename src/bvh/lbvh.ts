@@ -9,7 +9,7 @@
  *   (radix sort)    stable, keyed by the code's significant bits                  src/primitives/radixsort.ts
  *   bvh::gather     points in Morton order                                         shaders/bvh/gather.wgsl
  *   bvh::karras     Karras 2012: each internal node found independently            shaders/bvh/karras.wgsl
- *   bvh::refit      boxes exchanged only through atomics (WebGPU memory model)     shaders/bvh/refit.wgsl
+ *   bvh::refit      small subtrees by direct scans, the rest through atomics only (memory model)  shaders/bvh/refit.wgsl
  *
  * Create once, run many: `const b = await createBvhBuilder(gpu, { maxCount, dim }); const bvh = allocateBvh(gpu,
  * maxCount, dim); b.encode(rec, points, n, bvh); … bvh.destroy(); b.destroy()`. `buildBvh()` does all of it once.
@@ -100,6 +100,11 @@ export interface BvhBuilderOptions {
   workgroupSize?: number;
   /** Box records per binding (layout.ts, "Box parts"); default: as many as the device binds. */
   boxPartRecords?: number;
+  /**
+   * The refit scans nodes of at most this many leaves directly instead of through the atomic walk (default 32;
+   * 1 = the atomic walk from every leaf). Any value gives the same boxes.
+   */
+  refitDirect?: number;
 }
 
 export interface BvhBuilder {
@@ -127,14 +132,23 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   checkShape(ctx, maxCount, dim);
   const wg = options.workgroupSize ?? 256;
   const parts = createBoxParts(ctx, dim, options.boxPartRecords, maxCount);
-  const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], workgroupSize = wg) => ({
+  const direct = options.refitDirect ?? 32;
+  if (!Number.isInteger(direct) || direct < 1) {
+    throw new InputError(`Expected refitDirect to be an integer ≥ 1, got ${direct}.`);
+  }
+  const spec = (
+    name: string,
+    bindings: ('uniform' | 'read' | 'rw')[],
+    workgroupSize = wg,
+    constants: Record<string, number> = {},
+  ) => ({
     label: `bvh::${name}`,
     shader: `bvh/${name}`,
     entry: 'main',
     bindings,
     workgroupSize,
     include: ['common/grid', 'bvh/floatorder'],
-    constants: { D: dim, ...parts.constants },
+    constants: { D: dim, ...parts.constants, ...constants },
   });
   const [bounds, frame, morton, gather, karras, refit]: Kernel[] = await Promise.all([
     ctx.kernel(spec('bounds', ['uniform', 'read', 'rw'])),
@@ -142,7 +156,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     ctx.kernel(spec('morton', ['uniform', 'read', 'read', 'rw', 'rw'])),
     ctx.kernel(spec('gather', ['uniform', 'read', 'read', 'rw'])),
     ctx.kernel(spec('karras', ['uniform', 'read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'])),
-    ctx.kernel(spec('refit', ['uniform', 'read', 'read', 'read', 'rw', 'rw', 'rw', 'rw'])),
+    ctx.kernel(spec('refit', ['uniform', 'read', 'read', 'read', 'rw', 'rw', 'rw', 'rw', 'read'], wg, { DIRECT: direct })),
   ]);
   const sorter: RadixSorter = await createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 });
   const acc = ctx.createBuffer('bvh::boundsAcc', 8 * dim);
@@ -196,9 +210,9 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
         threads: Math.max(n - 1, 1),
       });
       rec.dispatch(refit, {
-        buffers: [bvh.sortedPoints, bvh.order, bvh.parents, bvh.links, ...boxes],
+        buffers: [bvh.sortedPoints, bvh.order, bvh.parents, bvh.links, ...boxes, bvh.ranges],
         uniforms: u,
-        threads: n,
+        threads: 2 * n - 1,
       });
     },
     encode(rec, points, n, bvh) {

@@ -35,9 +35,9 @@ function expectSameBvh(got: BvhCpu, want: BvhCpu, what: string): void {
 }
 
 /** GPU build stages with the CPU twin's sort in the middle: independent of the GPU radix sort. */
-async function buildWithCpuSort(ctx: GpuContext, pts: Float32Array, dim: number) {
+async function buildWithCpuSort(ctx: GpuContext, pts: Float32Array, dim: number, refitDirect?: number) {
   const n = pts.length / dim;
-  const builder = await createBvhBuilder(ctx, { maxCount: n, dim });
+  const builder = await createBvhBuilder(ctx, { maxCount: n, dim, refitDirect });
   const bvh = allocateBvh(ctx, n, dim);
   const input = ctx.upload('test::points', pts);
   await ctx.submit('test::codes', (rec) => builder.encodeCodes(rec, input, n, bvh));
@@ -110,6 +110,21 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
         }
       }
     }
+  });
+
+  it('the refit gives the CPU twin\'s boxes whatever size of subtree it scans directly (1 = atomics only, 2, 8, 64)', async () => {
+    for (const refitDirect of [1, 2, 8, 64]) {
+      for (const kind of ['normal', 'duplicates', 'collinear', 'clustered'] as CloudKind[]) {
+        for (const dim of [1, 2, 3, 5]) {
+          for (const n of [1, 2, 3, 63, 64, 65, 1000, 5003]) {
+            const pts = cloud(kind, n, dim, 31 * n + dim);
+            const { got } = await buildWithCpuSort(ctx, pts, dim, refitDirect);
+            expectSameBvh(got, buildBvhCpu(pts, dim), `${kind} n=${n} d=${dim} refitDirect=${refitDirect}`);
+          }
+        }
+      }
+    }
+    await expect(createBvhBuilder(ctx, { maxCount: 10, dim: 3, refitDirect: 0 })).rejects.toThrow(/refitDirect/);
   });
 
   it('buildBvh (GPU radix sort included) equals the CPU twin, n = 2^17 + 3 sampled', async () => {
