@@ -15,7 +15,10 @@ import { minImage } from './distance.cpu.js';
 
 const f32 = Math.fround;
 
-/** Key between the query (x0, x1) / `query` and row p of `xs`. */
+/**
+ * Key between the query (x0, x1, x2) / `query` and row p of `xs`. Important! Keep this dispatcher and the 2D and 3D
+ * kernels tiny: V8 inlines small functions only, and an inlined key is worth ~2× to the traversals.
+ */
 export function pointKey(
   xs: Float32Array,
   p: number,
@@ -27,19 +30,26 @@ export function pointKey(
   period: Float32Array | null,
 ): number {
   if (period !== null) return periodicPointKey(xs, p, dim, query, period);
-  if (dim === 2) {
-    const o = 2 * p;
-    const a = f32(x0 - xs[o]);
-    const b = f32(x1 - xs[o + 1]);
-    return f32(f32(a * a) + f32(b * b));
-  }
-  if (dim === 3) {
-    const o = 3 * p;
-    const a = f32(x0 - xs[o]);
-    const b = f32(x1 - xs[o + 1]);
-    const c = f32(x2 - xs[o + 2]);
-    return f32(f32(f32(a * a) + f32(b * b)) + f32(c * c));
-  }
+  if (dim === 2) return pointKey2(xs, p, x0, x1);
+  if (dim === 3) return pointKey3(xs, p, x0, x1, x2);
+  return pointKeyN(xs, p, dim, query);
+}
+
+/** pointKey for 2 dimensions and an open box (for call sites that branch on the dimension themselves). */
+export function pointKey2(xs: Float32Array, p: number, x0: number, x1: number): number {
+  const a = f32(x0 - xs[2 * p]);
+  const b = f32(x1 - xs[2 * p + 1]);
+  return f32(f32(a * a) + f32(b * b));
+}
+
+function pointKey3(xs: Float32Array, p: number, x0: number, x1: number, x2: number): number {
+  const a = f32(x0 - xs[3 * p]);
+  const b = f32(x1 - xs[3 * p + 1]);
+  const c = f32(x2 - xs[3 * p + 2]);
+  return f32(f32(f32(a * a) + f32(b * b)) + f32(c * c));
+}
+
+function pointKeyN(xs: Float32Array, p: number, dim: number, query: Float64Array): number {
   let key = 0;
   const o = p * dim;
   for (let k = 0; k < dim; k++) {
@@ -84,7 +94,7 @@ function gap(x: number, lo: number, hi: number): number {
   return x < lo ? f32(lo - x) : x > hi ? f32(x - hi) : 0;
 }
 
-/** Key lower bound between the query and the box lo = boxes[base …], hi = boxes[base + dim …]. */
+/** Key lower bound between the query and the box lo = boxes[base …], hi = boxes[base + dim …] (tiny: see pointKey). */
 export function boxKey(
   boxes: Float32Array,
   base: number,
@@ -95,28 +105,39 @@ export function boxKey(
   x2: number,
   period: Float32Array | null,
 ): number {
-  if (period !== null) {
-    let key = 0;
-    for (let k = 0; k < dim; k++) {
-      const t = periodicGap(query[k], boxes[base + k], boxes[base + dim + k], period[k]);
-      key = f32(key + f32(t * t));
-    }
-    return key;
-  }
-  if (dim === 2) {
-    const a = gap(x0, boxes[base], boxes[base + 2]);
-    const b = gap(x1, boxes[base + 1], boxes[base + 3]);
-    return f32(f32(a * a) + f32(b * b));
-  }
-  if (dim === 3) {
-    const a = gap(x0, boxes[base], boxes[base + 3]);
-    const b = gap(x1, boxes[base + 1], boxes[base + 4]);
-    const c = gap(x2, boxes[base + 2], boxes[base + 5]);
-    return f32(f32(f32(a * a) + f32(b * b)) + f32(c * c));
-  }
+  if (period !== null) return periodicBoxKey(boxes, base, dim, query, period);
+  if (dim === 2) return boxKey2(boxes, base, x0, x1);
+  if (dim === 3) return boxKey3(boxes, base, x0, x1, x2);
+  return boxKeyN(boxes, base, dim, query);
+}
+
+/** boxKey for 2 dimensions and an open box. */
+export function boxKey2(boxes: Float32Array, base: number, x0: number, x1: number): number {
+  const a = gap(x0, boxes[base], boxes[base + 2]);
+  const b = gap(x1, boxes[base + 1], boxes[base + 3]);
+  return f32(f32(a * a) + f32(b * b));
+}
+
+function boxKey3(boxes: Float32Array, base: number, x0: number, x1: number, x2: number): number {
+  const a = gap(x0, boxes[base], boxes[base + 3]);
+  const b = gap(x1, boxes[base + 1], boxes[base + 4]);
+  const c = gap(x2, boxes[base + 2], boxes[base + 5]);
+  return f32(f32(f32(a * a) + f32(b * b)) + f32(c * c));
+}
+
+function boxKeyN(boxes: Float32Array, base: number, dim: number, query: Float64Array): number {
   let key = 0;
   for (let k = 0; k < dim; k++) {
     const t = gap(query[k], boxes[base + k], boxes[base + dim + k]);
+    key = f32(key + f32(t * t));
+  }
+  return key;
+}
+
+function periodicBoxKey(boxes: Float32Array, base: number, dim: number, query: Float64Array, period: Float32Array): number {
+  let key = 0;
+  for (let k = 0; k < dim; k++) {
+    const t = periodicGap(query[k], boxes[base + k], boxes[base + dim + k], period[k]);
     key = f32(key + f32(t * t));
   }
   return key;
@@ -138,9 +159,7 @@ export function boxKey(
  */
 export function escapeKey(bvh: BvhCpu, node: number, query: Float64Array): number {
   const { dim, codes, ranges, parents, boxes } = bvh;
-  const f = ranges[2 * node];
-  const l = ranges[2 * node + 1];
-  if (codes[2 * f] === codes[2 * l] && codes[2 * f + 1] === codes[2 * l + 1]) return 0;
+  if (!isCell(codes, ranges, node)) return 0;
   const up = parents[node];
   const base = (up >>> 1) * 4 * dim + (up & 1) * 2 * dim;
   let g = Infinity;
@@ -153,4 +172,22 @@ export function escapeKey(bvh: BvhCpu, node: number, query: Float64Array): numbe
   }
   const t = f32(g);
   return f32(t * t);
+}
+
+/** escapeKey for 2 dimensions, the query at (x0, x1). */
+export function escapeKey2(bvh: BvhCpu, node: number, x0: number, x1: number): number {
+  if (!isCell(bvh.codes, bvh.ranges, node)) return 0;
+  const up = bvh.parents[node];
+  const base = (up >>> 1) * 8 + (up & 1) * 4;
+  const boxes = bvh.boxes;
+  const g = Math.min(x0 - boxes[base], x1 - boxes[base + 1], boxes[base + 2] - x0, boxes[base + 3] - x1);
+  const t = f32(g);
+  return f32(t * t);
+}
+
+/** Whether internal node `node` is a whole Morton cell: its first and last codes differ. */
+function isCell(codes: Uint32Array, ranges: Uint32Array, node: number): boolean {
+  const f = ranges[2 * node];
+  const l = ranges[2 * node + 1];
+  return codes[2 * f] !== codes[2 * l] || codes[2 * f + 1] !== codes[2 * l + 1];
 }
