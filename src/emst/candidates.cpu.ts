@@ -9,7 +9,8 @@
  * no such entry, the last key bounds every remaining edge from below.
  * Mutual reachability: the list is ordered by Euclidean key, so the best entry in another component is found by
  * scanning; a point outside the list has a key >= B = max(core²(q), fround(lastKey · ia2)), so the best entry is
- * exact only when its key is below B, and min(best, B) bounds the point's edges from below otherwise.
+ * exact when its key is below B, or (alpha = 1, so B = lastKey) equal to B with an original index up to the last
+ * entry's, and min(best, B) bounds the point's edges from below otherwise.
  */
 import type { NeighbourLists } from './neighbours.cpu.js';
 import type { Reachability } from './nearest.cpu.js';
@@ -84,7 +85,10 @@ export class CandidateLists {
       }
     }
     const outside = this.reachBound(q, keys[base + k - 1]);
-    if (bestKey < outside) {
+    // With alpha = 1, outside = lastKey (core²(q) is a key of the list): a point outside the list with the key
+    // `outside` lies at exactly lastKey with an original index after the last entry's, so it loses the tie-break
+    // to an entry of the list at that key and an index up to the last entry's.
+    if (bestKey < outside || (bestKey === outside && ia2 === 1 && bestIdx <= order[points[base + k - 1]])) {
       this.foundAt = bestAt;
       this.foundKey = bestKey;
       return true;

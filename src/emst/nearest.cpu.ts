@@ -18,7 +18,7 @@
  */
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
 import { STACK_SIZE } from '../bvh/layout.js';
-import { boxKey, escapeKey, pointKey } from './keys.cpu.js';
+import { boxKey, boxKey2, escapeKey, escapeKey2, pointKey, pointKey2 } from './keys.cpu.js';
 
 const f32 = Math.fround;
 
@@ -128,6 +128,8 @@ export class NearestOtherComponent {
     const x1 = dim > 1 ? query[1] : 0;
     const x2 = dim > 2 ? query[2] : 0;
     const w = 4 * dim;
+    // Important! Open 2D calls its kernels directly: V8 then inlines all of them (the dispatchers exceed its budget).
+    const flat2 = dim === 2 && this.period === null;
 
     let sp = 0;
     let climb = leaves + q;
@@ -172,7 +174,7 @@ export class NearestOtherComponent {
         if (last - first < LEAF_RANGE) {
           for (let p = first; p <= last; p++) {
             if (label[p] === c) continue;
-            let key = pointKey(xs, p, dim, query, x0, x1, x2, this.period);
+            let key = flat2 ? pointKey2(xs, p, x0, x1) : pointKey(xs, p, dim, query, x0, x1, x2, this.period);
             if (key < this.cut) continue; // below the scale cut: not an edge
             if (core2 !== null) {
               if (ia2 !== 1) key = f32(key * ia2);
@@ -210,7 +212,7 @@ export class NearestOtherComponent {
       }
       climb = rec;
       // Stop when every point outside `climb`'s subtree is provably farther than R.
-      let outside = escapeKey(this.bvh, climb, query);
+      let outside = flat2 ? escapeKey2(this.bvh, climb, x0, x1) : escapeKey(this.bvh, climb, query);
       if (core2 !== null) {
         if (ia2 !== 1) outside = f32(outside * ia2);
         if (coreQ > outside) outside = coreQ;
@@ -258,7 +260,8 @@ export class NearestOtherComponent {
       const f = ranges[2 * child];
       if (changes[f] === changes[ranges[2 * child + 1]] && label[f] === c) return Infinity;
     }
-    let key = boxKey(boxes, rec * 4 * dim + side * 2 * dim, dim, query, x0, x1, x2, this.period);
+    const o = rec * 4 * dim + side * 2 * dim;
+    let key = dim === 2 && this.period === null ? boxKey2(boxes, o, x0, x1) : boxKey(boxes, o, dim, query, x0, x1, x2, this.period);
     if (this.mr !== null) {
       const { core2, minCore2, ia2 } = this.mr;
       if (ia2 !== 1) key = f32(key * ia2);
