@@ -26,7 +26,8 @@
  * The sweep also gathers what selection and labelling need (per-cluster facts and the stability sums, added in
  * row order as hdbscan's `compute_stability` does), so no later pass re-reads the rows for them. O(n).
  *
- * `test/cpu/cluster.condense.test.ts` checks this against a top-down oracle written from the definition (test/helpers/clusterOracle.ts), itself checked against the golden files.
+ * `test/cpu/cluster.condense.test.ts` checks this against a top-down oracle written from the definition
+ * (test/helpers/clusterOracle.ts), itself checked against the golden files.
  */
 import type { ClusterTreeInfo } from './clusterTree.js';
 import type { CondensedTree, SingleLinkageTree } from './types.js';
