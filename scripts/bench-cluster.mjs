@@ -10,6 +10,7 @@
  * Trees (seeded, cached as binary files under --cache):
  * - random: a random recursive tree (vertex i hangs off a uniform vertex below i) with uniform float32 weights;
  * - path:   the MST of n points on a line with exponential gaps, point ids shuffled (1D single linkage);
+ * - path-ordered: the same with point ids in line order (how much locality of the ids is worth);
  * - blobs:  the mutual-reachability MST (minSamples 15) of the hdbscan bench's 2D blobs with 10 % noise, from the CPU
  *           EMST (slow to build once: ~10 s per 10^6 points; then cached).
  * Without --module the current src/ is bundled with esbuild into the cache folder and timed.
@@ -81,10 +82,10 @@ function randomTree(n, rand) {
   return { sources, targets, weights };
 }
 
-function pathTree(n, rand) {
+function pathTree(n, rand, shuffle = true) {
   const ids = new Uint32Array(n);
   for (let i = 0; i < n; i++) ids[i] = i;
-  for (let i = n - 1; i > 0; i--) {
+  for (let i = shuffle ? n - 1 : 0; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     const t = ids[i];
     ids[i] = ids[j];
@@ -126,6 +127,7 @@ async function loadTree(kind, n) {
   let mst;
   if (kind === 'random') mst = randomTree(n, rand);
   else if (kind === 'path') mst = pathTree(n, rand);
+  else if (kind === 'path-ordered') mst = pathTree(n, rand, false);
   else if (kind === 'blobs') mst = await blobsTree(n);
   else throw new Error(`unknown tree ${kind}`);
   const sorted = cluster.canonicalMst(mst);

@@ -30,6 +30,8 @@ export interface BenchFigure {
   /** GPU span per repetition: min and median, ms. */
   gpuMinMs: number;
   gpuMedianMs: number;
+  /** GPU span of every repetition in order, ms. */
+  gpuMs: number[];
   /** Host submit → done, ms. */
   wallMinMs: number;
   wallMedianMs: number;
@@ -100,6 +102,7 @@ export async function runCase(
       reps,
       gpuMinMs: gpuMin,
       gpuMedianMs: median(gpu),
+      gpuMs: gpu,
       wallMinMs: Math.min(...wall),
       wallMedianMs: median(wall),
       phases: best,

@@ -115,6 +115,7 @@ export function formatFigure(f: BenchFigure): string {
   return (
     `${f.name} n=${f.n}: GPU min ${f.gpuMinMs.toFixed(3)} ms, median ${f.gpuMedianMs.toFixed(3)} ms ` +
     `(wall min ${f.wallMinMs.toFixed(3)}, median ${f.wallMedianMs.toFixed(3)}; ${f.reps} reps) | ${rates} | ` +
-    `peak ${(f.peakBytes / 2 ** 20).toFixed(1)} MiB | checked: ${f.checked ? 'yes' : 'NO'}${f.notes ? ` | ${f.notes}` : ''}\n  phases (ms): ${phases}`
+    `peak ${(f.peakBytes / 2 ** 20).toFixed(1)} MiB | checked: ${f.checked ? 'yes' : 'NO'}${f.notes ? ` | ${f.notes}` : ''}\n  phases (ms): ${phases}` +
+    `\n  per repetition (ms): ${f.gpuMs.map((x) => x.toFixed(2)).join(', ')}`
   );
 }
