@@ -63,7 +63,8 @@ export function allocateBvh(ctx: GpuContext, capacity: number, dim: number): Gpu
     links: ctx.createBuffer('bvh::links', 16 * c),
     boxes: ctx.createBuffer('bvh::boxes', 16 * dim * c),
     ranges: ctx.createBuffer('bvh::ranges', 8 * Math.max(c - 1, 1)),
-    parents: ctx.createBuffer('bvh::parents', 4 * (2 * c - 1)),
+    // One word beyond the 2c − 1 parents, so that Borůvka's 8-byte candidates fit once the parents are dead.
+    parents: ctx.createBuffer('bvh::parents', 8 * c),
   };
   return {
     n: 0,

@@ -46,6 +46,24 @@ export interface BvhBuffers {
   parents: GPUBuffer;
 }
 
+/**
+ * Buffers a caller may lend to Borůvka so that arrays with disjoint lifetimes share memory (issue 4's memory
+ * figure). Each must be at least as large as the array it replaces, and may only be lent when nothing else reads or
+ * writes it between the start of `run()`'s first submission (after its `before` hook) and the end of `run()`, nor
+ * expects it to keep its contents: GpuEmst lends the BVH's codes (dead after the hierarchy; as childLabel) and
+ * parents (dead after the refit and the mutual-reachability prelude, which runs first; as candidates), the radix
+ * sorter's scratch (idle between sorts; as best and pointBound) and the k-NN's k-th distances (consumed by the
+ * `before` hook; as upper bounds). readEdges' sort uses the candidates, the changes and that same sorter scratch,
+ * after the run.
+ */
+export interface BoruvkaBorrow {
+  childLabel?: GPUBuffer;
+  cand?: GPUBuffer;
+  best?: GPUBuffer;
+  pointBound?: GPUBuffer;
+  ub?: GPUBuffer;
+}
+
 export interface BoruvkaRunOptions {
   /** n squared core distances in Morton order: mutual reachability. Omit for the Euclidean MST. */
   core2?: GPUBuffer;
@@ -102,6 +120,8 @@ export class Boruvka {
     private readonly parts: BoxParts,
     /** The binding-lean traversal (emst/nearest_lite.wgsl): no skipping, one box part. */
     readonly lean: boolean,
+    /** Buffers lent by the caller (BoruvkaBorrow): not ours to destroy. */
+    private readonly borrowed: Set<GPUBuffer> = new Set(),
   ) {}
 
   /**
@@ -115,6 +135,7 @@ export class Boruvka {
     periodic = false,
     boxPartRecords?: number,
     lean?: boolean,
+    borrow: BoruvkaBorrow = {},
   ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
     const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
@@ -165,16 +186,27 @@ export class Boruvka {
     const scanner = await createScanner(ctx, n);
     const uf = await createUnionFind(ctx, n);
     const buf = (name: string, bytes: number, usage = 0) => ctx.createBuffer(`emst::${name}`, bytes, usage);
+    // A borrowed buffer stands in for one of ours when it is large enough (BoruvkaBorrow says when that is safe).
+    const owned = new Set<string>();
+    const take = (key: keyof BoruvkaBorrow, name: string, bytes: number) => {
+      const lent = borrow[key];
+      if (lent && lent.size >= bytes) return lent;
+      owned.add(key);
+      return buf(name, bytes);
+    };
+    const chg = buf('changes', 4 * n);
     const b: Record<string, GPUBuffer> = {
       label: buf('label', 4 * n),
-      chg: buf('changes', 4 * n),
-      childLabel: buf('childLabel', 8 * n),
-      ub: buf('upperBounds', 4 * n),
-      best: buf('best', 8 * n),
+      chg,
+      childLabel: take('childLabel', 'childLabel', 8 * n),
+      ub: take('ub', 'upperBounds', 4 * n),
+      best: take('best', 'best', 8 * n),
       bestMax: buf('bestMax', 4 * n),
-      cand: buf('candidates', 8 * n),
-      pointBound: buf('pointBound', 4 * n),
-      active: buf('active', 4 * n),
+      cand: take('cand', 'candidates', 8 * n),
+      pointBound: take('pointBound', 'pointBound', 4 * n),
+      // The active list lives from `active` to `nearest`, the changes from `changes` to `nodelabels`, and no
+      // dispatch binds both: one buffer.
+      active: chg,
       activeCount: buf('activeCount', 4),
       nearestArgs: buf('nearestArgs', 12, Usage.INDIRECT),
       edges: buf('edges', 16 * n),
@@ -183,7 +215,8 @@ export class Boruvka {
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
-    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean);
+    const borrowed = new Set(Object.keys(borrow).filter((key) => !owned.has(key)).map((key) => b[key]));
+    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean, borrowed);
   }
 
   /** Computes the MST of the BVH's points. Resolves when the tree is complete (read-backs: one u32 per submit). */
@@ -236,15 +269,16 @@ export class Boruvka {
     // Recorded at the head of the first submission.
     const prelude = (rec: Recorder) => {
       opts.before?.(rec);
+      // First what reads the BVH's parents: the candidates may be lent from them (BoruvkaBorrow).
+      if (arrive) {
+        rec.dispatch(k.fill, { buffers: [arrive], uniforms: [n, NONE, 0, 0], threads: n });
+        rec.dispatch(k.mincore, { buffers: [core2, bvh.parents, arrive, minCore2], uniforms: u, threads: n });
+      }
       rec.clear(b.edgeCount);
       rec.clear(b.pointBound, 0, 4 * n);
       rec.dispatch(k.fill, { buffers: [b.cand], uniforms: [2 * n, NONE, 0, 0], threads: 2 * n });
       uf.encodeInit(rec, n);
       relabel(rec, { uniforms: u, threads: n });
-      if (arrive) {
-        rec.dispatch(k.fill, { buffers: [arrive], uniforms: [n, NONE, 0, 0], threads: n });
-        rec.dispatch(k.mincore, { buffers: [core2, bvh.parents, arrive, minCore2], uniforms: u, threads: n });
-      }
     };
 
     const round = (rec: Recorder) => {
@@ -359,7 +393,7 @@ export class Boruvka {
   }
 
   destroy(): void {
-    for (const buf of Object.values(this.b)) buf.destroy();
+    for (const buf of new Set(Object.values(this.b))) if (!this.borrowed.has(buf)) buf.destroy();
     this.scanner.destroy();
     this.uf.destroy();
     this.parts.destroy();

@@ -36,6 +36,7 @@ export class GpuEmst {
     readonly dim: number,
     readonly minSamples: number,
     private readonly builder: BvhBuilder,
+    /** The BVH of the last run. Its codes and parents are Borůvka's scratch once run() has started. */
     readonly bvh: GpuBvh,
     private readonly boruvka: Boruvka,
     private readonly knn: KnnSearcher | null,
@@ -60,16 +61,25 @@ export class GpuEmst {
     const { boxPartRecords, lean } = layout;
     const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
     const bvh = allocateBvh(ctx, maxN, dim);
+    const mr = minSamples > 1;
+    const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
     let boruvka: Boruvka;
     try {
-      boruvka = await Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean);
+      // Arrays whose lifetimes do not overlap Borůvka's share its memory (boruvka.ts, BoruvkaBorrow).
+      boruvka = await Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean, {
+        childLabel: bvh.codes,
+        cand: bvh.parents,
+        best: builder.sorter.scratch.keys,
+        pointBound: builder.sorter.scratch.values,
+        ub: kth ?? undefined,
+      });
     } catch (e) {
       // Say a device too small for the traversal: free what was made for it (the caller may fall back).
       bvh.destroy();
       builder.destroy();
+      kth?.destroy();
       throw e;
     }
-    const mr = minSamples > 1;
     const knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth', boxPartRecords }) : null;
     const gather = await ctx.kernel({
       label: 'emst::gather',
@@ -78,7 +88,6 @@ export class GpuEmst {
       bindings: ['uniform', 'read', 'read', 'rw'],
       workgroupSize: 256,
     });
-    const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
     const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
     return new GpuEmst(ctx, maxN, dim, minSamples, builder, bvh, boruvka, knn, gather, kth, core2, boxPartRecords);
   }

@@ -73,6 +73,11 @@ export interface RadixSorter {
   readonly maxCount: number;
   readonly keyWords: 1 | 2;
   readonly shape: RadixSortShape;
+  /**
+   * The ping-pong buffers (maxCount keys and values): their contents matter only during a sort, so between sorts
+   * others may use them as scratch (emst/boruvka.ts borrows them).
+   */
+  readonly scratch: { keys: GPUBuffer; values: GPUBuffer };
   /** Records the sort of `count` pairs in place: ascending, stable on the key bits [bitsLo, bitsHi). */
   encode(rec: Recorder, args: RadixSortArgs): void;
   /** Frees the scratch buffers. */
@@ -245,6 +250,7 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
     maxCount,
     keyWords,
     shape,
+    scratch: { keys: keys2, values: values2 },
     encode,
     destroy() {
       if (destroyed) return;

@@ -1,0 +1,49 @@
+/**
+ * GPU memory of the EMST (issue 4: bytes per point beyond the input) and the arrays Borůvka borrows from the BVH,
+ * the radix sorter and the k-NN (emst/boruvka.ts, BoruvkaBorrow): the live bytes GpuEmst.create allocates stay
+ * under a bound that only holds with the sharing, and a GpuEmst run several times — its borrowed arrays holding
+ * the last run's leftovers — keeps giving the CPU backend's tree.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { GpuEmst } from '../../src/emst/emst.gpu.js';
+import { emst } from '../../src/emst/emst.js';
+import { cloud } from '../helpers/clouds.js';
+import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+
+const variants = await gpuVariants();
+afterAll(() => destroyVariants(variants));
+
+describe.skipIf(variants.length === 0).each(variants)('EMST memory ($name)', ({ ctx }) => {
+  it('GpuEmst.create allocates at most 153 bytes per point in 3D (157 with minSamples), 185 without the sharing', async () => {
+    const n = 100_000;
+    for (const [minSamples, bound] of [[1, 153], [16, 157]] as const) {
+      const before = ctx.memory.liveBytes;
+      const e = await GpuEmst.create(ctx, n, 3, minSamples);
+      const perPoint = (ctx.memory.liveBytes - before) / n;
+      e.destroy();
+      expect(ctx.memory.liveBytes).toBe(before);
+      if (perPoint > bound) expect.fail(`minSamples=${minSamples}: ${perPoint.toFixed(1)} bytes per point, expected ≤ ${bound}`);
+    }
+  });
+
+  it('one GpuEmst run on several inputs in turn gives the CPU backend\'s tree each time', async () => {
+    const e = await GpuEmst.create(ctx, 3000, 3, 5);
+    try {
+      for (const [kind, n, seed] of [['grid', 3000, 1], ['clustered', 2500, 2], ['duplicates', 3000, 3], ['grid', 1200, 4]] as const) {
+        const pts = cloud(kind, n, 3, seed);
+        const buf = ctx.upload('test::points', pts);
+        try {
+          const got = await e.readEdges(await e.run(buf, n));
+          const want = await emst(pts, { dim: 3, minSamples: 5, backend: 'cpu' });
+          expect([...got.sources], `${kind} n=${n}`).toEqual([...want.sources]);
+          expect([...got.targets], `${kind} n=${n}`).toEqual([...want.targets]);
+          expect([...got.weights], `${kind} n=${n}`).toEqual([...want.weights]);
+        } finally {
+          buf.destroy();
+        }
+      }
+    } finally {
+      e.destroy();
+    }
+  });
+});
