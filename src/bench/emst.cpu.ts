@@ -3,18 +3,21 @@
  * uniform 3D points in under 20 s), with the 2D Delaunay + Kruskal baseline timed beside it on the same points.
  *
  *   node dist/bench/emst.cpu.js [--n 1e4,1e5,1e6] [--dim 2,3] [--kind uniform,normal] [--min-samples 1]
- *                               [--reps 3] [--no-delaunay] [--json]
+ *                               [--threads T] [--reps 3] [--no-delaunay] [--json]
  *
  * Seeded data (src/datasets), one untimed warm-up at n = 20,000 (JIT), then `reps` timed runs: wall and process CPU
  * time, min and median, per-phase wall times under the `emst::…` labels of the fastest run. Every run checks its
  * answer (n − 1 edges, no cycle, canonical order: src/emst/check.ts), and in 2D its total weight against Delaunay +
  * Kruskal (1e-6 relative). d3-delaunay is a dev dependency: without it the baseline is skipped and said so.
- * CPU time counts both cores when the process uses them (the garbage collector does).
+ * The EMST runs as emst() runs it (emstCpuAsync): its k-NN phase on `--threads` worker threads, by default the
+ * library's (min(available parallelism, 8) from 50,000 points on); the warm-up starts those workers too.
+ * CPU time counts every thread of the process (workers, the garbage collector).
  */
 import { cpus } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { generate, type GeneratorName } from '../datasets/generate.js';
-import { emstCpu, type EmstCpuResult } from '../emst/boruvka.cpu.js';
+import { emstCpuAsync, type EmstCpuResult } from '../emst/boruvka.cpu.js';
+import { resolveThreads } from '../emst/neighbours.threads.js';
 import { checkSpanningTree, relativeDifference } from '../emst/check.js';
 
 export interface EmstCpuFigure {
@@ -22,6 +25,8 @@ export interface EmstCpuFigure {
   n: number;
   dim: number;
   minSamples: number;
+  /** Threads of the k-NN phase. */
+  threads: number;
   reps: number;
   wallMinMs: number;
   wallMedianMs: number;
@@ -39,6 +44,8 @@ export interface EmstCpuBenchOptions {
   dims?: number[];
   kinds?: GeneratorName[];
   minSamples?: number;
+  /** Threads of the k-NN phase (default: the library's for each n). */
+  threads?: number;
   reps?: number;
   delaunay?: boolean;
   log?: (line: string) => void;
@@ -114,19 +121,22 @@ export async function benchEmstCpu(options: EmstCpuBenchOptions = {}): Promise<E
       log('bench::emst.cpu: d3-delaunay is not installed (a dev dependency): no Delaunay + Kruskal baseline.');
     }
   }
-  emstCpu(generate('uniform', { n: 20000, dim: 2, seed: 99 }), 2, { minSamples }); // JIT warm-up
+  // JIT warm-up, on as many threads as the largest size will use.
+  const warmThreads = await resolveThreads(options.threads, Math.max(...(options.sizes ?? [1e6])));
+  await emstCpuAsync(generate('uniform', { n: 20000, dim: 2, seed: 99 }), 2, { minSamples, threads: warmThreads });
   const figures: EmstCpuFigure[] = [];
   for (const kind of options.kinds ?? (['uniform'] as GeneratorName[])) {
     for (const dim of options.dims ?? [2, 3]) {
       for (const n of options.sizes ?? [1e4, 1e5, 1e6]) {
         const points = generate(kind, { n, dim, seed: 1 });
+        const threads = await resolveThreads(options.threads, n);
         const wall: number[] = [];
         const cpu: number[] = [];
         let best: EmstCpuResult | null = null;
         for (let r = 0; r < reps; r++) {
           const c0 = cpuMs();
           const t0 = performance.now();
-          const result = emstCpu(points, dim, { minSamples });
+          const result = await emstCpuAsync(points, dim, { minSamples, threads });
           wall.push(performance.now() - t0);
           cpu.push(cpuMs() - c0);
           const check = checkSpanningTree(n, result);
@@ -135,7 +145,7 @@ export async function benchEmstCpu(options: EmstCpuBenchOptions = {}): Promise<E
         }
         const totalWeight = best!.weights.reduce((s, x) => s + x, 0);
         const figure: EmstCpuFigure = {
-          kind, n, dim, minSamples, reps,
+          kind, n, dim, minSamples, threads, reps,
           wallMinMs: Math.min(...wall), wallMedianMs: median(wall), cpuMinMs: Math.min(...cpu),
           phases: best!.timings, rounds: best!.rounds, totalWeight,
         };
@@ -161,7 +171,7 @@ export async function benchEmstCpu(options: EmstCpuBenchOptions = {}): Promise<E
 
 function formatFigure(f: EmstCpuFigure): string {
   const phases = Object.entries(f.phases).map(([k, v]) => `${k.replace('emst::', '')} ${v.toFixed(0)}`).join(', ');
-  const base = `${f.kind} d=${f.dim} n=${f.n} minSamples=${f.minSamples}: wall ${f.wallMinMs.toFixed(0)} ms (median ${f.wallMedianMs.toFixed(0)}), cpu ${f.cpuMinMs.toFixed(0)} ms, ${f.rounds} rounds [${phases}] checked`;
+  const base = `${f.kind} d=${f.dim} n=${f.n} minSamples=${f.minSamples} threads=${f.threads}: wall ${f.wallMinMs.toFixed(0)} ms (median ${f.wallMedianMs.toFixed(0)}), cpu ${f.cpuMinMs.toFixed(0)} ms, ${f.rounds} rounds [${phases}] checked`;
   if (!f.delaunay) return base;
   return `${base}; Delaunay + Kruskal ${f.delaunay.wallMinMs.toFixed(0)} ms (median ${f.delaunay.wallMedianMs.toFixed(0)}), total weight within ${f.delaunay.relativeDifference.toExponential(1)}`;
 }
@@ -185,6 +195,7 @@ async function main(args: string[]): Promise<void> {
     dims: parseList(args, '--dim', Number),
     kinds: parseList(args, '--kind', (s) => s as GeneratorName),
     minSamples: parseList(args, '--min-samples', Number)?.[0],
+    threads: parseList(args, '--threads', Number)?.[0],
     reps: parseList(args, '--reps', Number)?.[0],
     delaunay: !args.includes('--no-delaunay'),
   });

@@ -34,7 +34,8 @@ import {
   type ComponentBest,
   type Reachability,
 } from './nearest.cpu.js';
-import { nearestNeighbours } from './neighbours.cpu.js';
+import { nearestNeighbours, type NeighbourLists } from './neighbours.cpu.js';
+import { resolveThreads, startNeighbourWorkers } from './neighbours.threads.js';
 
 /**
  * Length of every point's candidate list (at least minSamples). Lists of 4 to 12 measured within noise of each
@@ -59,6 +60,12 @@ export interface EmstCpuOptions {
   onProgress?: (fraction: number) => void;
   /** Checked between rounds; an aborted signal throws AbortError. */
   signal?: AbortSignal;
+  /**
+   * emstCpuAsync only (emstCpu always runs on one thread): threads for the k-NN phase, Node worker threads beside
+   * the calling one (neighbours.threads.ts); 1 = the single-threaded code. Default: min(available parallelism, 8)
+   * in Node from 50,000 points on (THREADED_MIN_POINTS), else 1; one thread wherever worker threads are missing.
+   */
+  threads?: number;
 }
 
 /** The edge list, per-phase wall times (ms) under the `emst::…` labels, and the number of Borůvka rounds. */
@@ -70,15 +77,38 @@ export interface EmstCpuResult extends EdgeList {
 /** The exact EMST or mutual-reachability MST of valid row-major float32 `points` (n × dim), in canonical order. */
 export function emstCpu(points: Float32Array, dim: number, options: EmstCpuOptions = {}): EmstCpuResult {
   if (points.length < 2 * dim) return noEdges(options);
-  const run = new BoruvkaCpu(points, dim, options);
+  const clock = new PhaseClock();
+  const bvh = buildBvhCpu(points, dim);
+  clock.lap('emst::bvh');
+  const lists = nearestNeighbours(bvh, listLength(bvh.n, options), options.period ?? null);
+  const run = new BoruvkaCpu(bvh, lists, options, clock);
   while (!run.done) run.round();
   return run.result();
 }
 
-/** As emstCpu, yielding to the event loop between rounds so that an AbortSignal can fire. */
+/**
+ * As emstCpu, with the k-NN phase on `options.threads` threads (Node worker threads; the edges are identical), and
+ * yielding to the event loop during that phase and between rounds so that an AbortSignal can fire.
+ */
 export async function emstCpuAsync(points: Float32Array, dim: number, options: EmstCpuOptions = {}): Promise<EmstCpuResult> {
   if (points.length < 2 * dim) return noEdges(options);
-  const run = new BoruvkaCpu(points, dim, options);
+  const n = points.length / dim;
+  const threads = await resolveThreads(options.threads, n);
+  const clock = new PhaseClock();
+  // Workers are taken first: a new one starts up while this thread builds the BVH.
+  const workers = threads > 1 ? await startNeighbourWorkers(threads, n) : null;
+  let bvh: BvhCpu;
+  try {
+    bvh = buildBvhCpu(points, dim);
+  } catch (e) {
+    workers?.cancel();
+    throw e;
+  }
+  clock.lap('emst::bvh');
+  const k = listLength(n, options);
+  const period = options.period ?? null;
+  const lists = workers ? await workers.run(bvh, k, period, options.signal) : nearestNeighbours(bvh, k, period);
+  const run = new BoruvkaCpu(bvh, lists, options, clock);
   while (!run.done) {
     await yieldToEventLoop();
     run.round();
@@ -92,18 +122,33 @@ function noEdges(options: EmstCpuOptions): EmstCpuResult {
   return { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0), timings: {}, rounds: 0 };
 }
 
+/** Length of every point's candidate list: CANDIDATES, or minSamples when larger, at most n − 1. */
+function listLength(n: number, options: EmstCpuOptions): number {
+  return Math.min(n - 1, Math.max(CANDIDATES, options.minSamples ?? 1));
+}
+
+/** Per-phase wall times (ms) under the `emst::…` labels: each lap adds the time since the previous one. */
+class PhaseClock {
+  readonly timings: Record<string, number> = {};
+  private t = performance.now();
+
+  lap(label: string): void {
+    const now = performance.now();
+    this.timings[label] = (this.timings[label] ?? 0) + now - this.t;
+    this.t = now;
+  }
+}
+
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 }
 
-/** One run (n ≥ 2): the constructor builds the BVH and the candidate lists, round() runs one Borůvka round. */
+/** One run (n ≥ 2) over a built BVH and its candidate lists; round() runs one Borůvka round. */
 class BoruvkaCpu {
   readonly n: number;
-  readonly timings: Record<string, number> = {};
   rounds = 0;
   private edges = 0;
-  private t = performance.now();
-  private readonly bvh: BvhCpu;
+  private readonly dim: number;
   private readonly mr: Reachability | null = null;
   /** Component label per Morton position: the smallest Morton position of the component. */
   private readonly label: Uint32Array;
@@ -132,27 +177,29 @@ class BoruvkaCpu {
   /** A round added no edge: with a scale cut, the forest is complete. */
   private stalled = false;
 
+  /**
+   * `lists`: every point's k nearest neighbours (k = listLength), the core distances of mutual reachability and the
+   * candidate lists; their time counts as `emst::neighbours`, up to the end of this constructor.
+   */
   constructor(
-    points: Float32Array,
-    private readonly dim: number,
+    private readonly bvh: BvhCpu,
+    lists: NeighbourLists,
     private readonly options: EmstCpuOptions,
+    private readonly clock: PhaseClock,
   ) {
-    const n = (this.n = points.length / dim);
-    this.bvh = buildBvhCpu(points, dim);
-    this.lap('emst::bvh');
-    // k nearest neighbours: the core distances of mutual reachability, and every point's candidate list.
+    const n = (this.n = bvh.n);
+    this.dim = bvh.dim;
     const minSamples = options.minSamples ?? 1;
     const alpha = options.alpha ?? 1;
     const m = Math.min(minSamples, n - 1);
     this.period = options.period ?? null;
     this.cut = cutKey(options.minEdgeLength ?? 0);
-    const lists = nearestNeighbours(this.bvh, Math.min(n - 1, Math.max(CANDIDATES, m)), this.period);
     if (minSamples > 1 || alpha !== 1) {
       const core2 = new Float32Array(n);
       for (let i = 0; i < n; i++) core2[i] = lists.keys[i * lists.k + m - 1];
       this.mr = { core2, minCore2: subtreeMinCore2(this.bvh, core2), ia2: inverseAlphaSquared(alpha) };
     }
-    this.lap('emst::neighbours');
+    this.clock.lap('emst::neighbours');
     this.label = new Uint32Array(n);
     for (let i = 0; i < n; i++) this.label[i] = i;
     this.changes = new Uint32Array(n);
@@ -249,7 +296,7 @@ class BoruvkaCpu {
     let components = 0;
     for (let r = 0; r < this.components; r++) if (label[roots[r]] === roots[r]) roots[components++] = roots[r];
     this.components = components;
-    this.lap('emst::boruvka');
+    this.clock.lap('emst::boruvka');
     this.options.onProgress?.(this.edges / (n - 1));
     if (!this.done && this.options.signal?.aborted) {
       throw new AbortError(`emst was aborted after Borůvka round ${this.rounds} (${this.edges} of ${n - 1} edges).`);
@@ -262,8 +309,8 @@ class BoruvkaCpu {
     const weights = new Float32Array(m);
     for (let i = 0; i < m; i++) weights[i] = weightOfKey(this.keys[i]);
     const sorted = sortEdgesCanonical({ sources: this.sources.subarray(0, m), targets: this.targets.subarray(0, m), weights });
-    this.lap('emst::sort');
-    return { ...sorted, timings: this.timings, rounds: this.rounds };
+    this.clock.lap('emst::sort');
+    return { ...sorted, timings: this.clock.timings, rounds: this.rounds };
   }
 
   /** The key of the edge between Morton positions a and b. */
@@ -291,11 +338,5 @@ class BoruvkaCpu {
     best.hi[c] = hi;
     best.inside[c] = inside;
     best.outside[c] = outside;
-  }
-
-  private lap(label: string): void {
-    const now = performance.now();
-    this.timings[label] = (this.timings[label] ?? 0) + now - this.t;
-    this.t = now;
   }
 }

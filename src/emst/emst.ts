@@ -98,6 +98,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
     minEdgeLength: input.minEdgeLength,
     onProgress: options.onProgress,
     signal: options.signal,
+    threads: input.threads,
   });
   return finish(result, t0, 'cpu');
 }

@@ -46,8 +46,11 @@ export function nearestNeighbours(bvh: BvhCpu, k: number, period: Float32Array |
   return lists;
 }
 
-/** One k-NN query at a time; the sorted list and the stack are reused. */
-class KnnSearch {
+/**
+ * One k-NN query at a time; the sorted list and the stack are reused. Queries are independent: worker threads
+ * (neighbours.worker.ts) each run one over their ranges of Morton positions, into shared lists.
+ */
+export class KnnSearch {
   private readonly best: SortedK;
   private readonly stackNode = new Int32Array(2 * STACK_SIZE + 4);
   private readonly stackBound = new Float64Array(2 * STACK_SIZE + 4);

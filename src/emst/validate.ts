@@ -44,6 +44,12 @@ export interface EmstOptions {
   onProgress?: (fraction: number) => void;
   /** Checked between Borůvka rounds: an aborted signal rejects with AbortError. */
   signal?: AbortSignal;
+  /**
+   * CPU backend: threads for its k-NN phase (Node worker threads; the edges are identical for any count). Default:
+   * min(os.availableParallelism(), 8) in Node from 50,000 points on, else 1; 1 runs everything on the calling
+   * thread. Browsers and runtimes without worker threads always use one.
+   */
+  threads?: number;
 }
 
 /** The input after validation: float32 points and every option resolved. */
@@ -60,6 +66,8 @@ export interface EmstInput {
   period: Float32Array | null;
   /** The scale cut (0: none). */
   minEdgeLength: number;
+  /** CPU threads as the caller asked (undefined: the CPU backend's default). */
+  threads: number | undefined;
 }
 
 const describe = (x: unknown) =>
@@ -113,7 +121,11 @@ export function validateEmstInput(points: unknown, options: EmstOptions | undefi
   if (minEdgeLength > 0 && (minSamples !== 1 || alpha !== 1)) {
     throw new InputError(`minEdgeLength (the scale cut) is supported for the Euclidean MST only (minSamples 1, alpha 1), got minSamples=${minSamples}, alpha=${alpha}.`);
   }
-  return { points: xs, n, dim, minSamples, alpha, backend, converted, period, minEdgeLength };
+  const threads = options.threads;
+  if (threads !== undefined && (typeof threads !== 'number' || !Number.isInteger(threads) || threads < 1)) {
+    throw new InputError(`Expected threads to be an integer >= 1, got ${describe(threads)}.`);
+  }
+  return { points: xs, n, dim, minSamples, alpha, backend, converted, period, minEdgeLength, threads };
 }
 
 /** Periodic boxes: MAX_PERIODIC_DIM axes at most (the GPU keeps the side lengths in a uniform block). */

@@ -1,0 +1,118 @@
+/**
+ * Node worker threads for the CPU backend: loading `node:worker_threads` only where it exists, the default thread
+ * count, and a pool of workers kept between calls.
+ *
+ * Browsers and bundles never reach Node here: every Node module is loaded through a computed `import()` specifier
+ * (as src/gpu/context.ts loads 'webgpu'), which bundlers leave alone, and anywhere it fails (a browser, a Web Worker,
+ * a runtime without worker_threads) `loadNodeThreads()` answers null and the caller runs on one thread.
+ *
+ * Workers are kept in a pool per script, so that a second call pays neither the start-up (~30–50 ms) nor a cold JIT.
+ * Important! An idle worker is unref()'d, so that the pool never keeps Node from exiting; a busy one is ref()'d, or
+ * Node could exit while the caller awaits its answer (a pending promise keeps nothing alive).
+ */
+import type { Worker as NodeWorker } from 'node:worker_threads';
+
+/** The few Node APIs the CPU threads need. */
+export interface NodeThreads {
+  Worker: typeof NodeWorker;
+  /** os.availableParallelism() (os.cpus().length on older Node). */
+  parallelism: number;
+  /** Whether a worker script exists at this file: URL (an unbuilt source tree has none: then one thread). */
+  exists(url: URL): boolean;
+}
+
+let loaded: Promise<NodeThreads | null> | null = null;
+
+/** The Node APIs, or null where they are missing (browsers, bundles for them, runtimes without worker_threads). */
+export function loadNodeThreads(): Promise<NodeThreads | null> {
+  loaded ??= loadNode();
+  return loaded;
+}
+
+async function loadNode(): Promise<NodeThreads | null> {
+  const proc = (globalThis as { process?: { versions?: { node?: string } } }).process;
+  if (typeof proc?.versions?.node !== 'string') return null;
+  try {
+    // Computed specifiers: bundlers leave them alone, so no browser bundle contains a node: module.
+    const names = ['node:worker_threads', 'node:os', 'node:fs', 'node:url'];
+    const [threads, os, fs, url] = await Promise.all(names.map((name) => import(/* @vite-ignore */ name)));
+    const parallelism: number = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+    return {
+      Worker: threads.Worker,
+      parallelism: Math.max(1, parallelism),
+      exists: (u: URL) => u.protocol === 'file:' && fs.existsSync(url.fileURLToPath(u)),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Most threads the default uses (more cores than this help the k-NN phase little against Borůvka's serial rounds). */
+export const MAX_DEFAULT_THREADS = 8;
+
+/** The default thread count: min(available parallelism, 8) from `minPoints` points on, else 1. */
+export function defaultThreads(node: NodeThreads | null, n: number, minPoints: number): number {
+  if (node === null || n < minPoints) return 1;
+  return Math.min(node.parallelism, MAX_DEFAULT_THREADS);
+}
+
+/** Idle workers kept per script beyond this are terminated. */
+const MAX_IDLE = 16;
+
+/** Idle workers per worker script (file: URL string). */
+const idle = new Map<string, NodeWorker[]>();
+
+/**
+ * `count` workers running `script`, taken from the pool or started; each is ref()'d (busy) until `release`d.
+ * A caller owns the workers it took: concurrent calls never share one.
+ */
+export function takeWorkers(node: NodeThreads, script: URL, count: number): NodeWorker[] {
+  const pool = idle.get(script.href) ?? [];
+  idle.set(script.href, pool);
+  const workers: NodeWorker[] = [];
+  while (workers.length < count) {
+    const w = pool.pop() ?? startWorker(node, script);
+    w.ref();
+    workers.push(w);
+  }
+  return workers;
+}
+
+function startWorker(node: NodeThreads, script: URL): NodeWorker {
+  const w = new node.Worker(script);
+  // A worker that dies while idle leaves the pool (a busy one is watched by its caller as well).
+  w.on('error', () => undefined);
+  w.on('exit', () => {
+    for (const pool of idle.values()) {
+      const i = pool.indexOf(w);
+      if (i >= 0) pool.splice(i, 1);
+    }
+  });
+  return w;
+}
+
+/** Gives healthy workers back to the pool, unref()'d. */
+export function releaseWorkers(script: URL, workers: NodeWorker[]): void {
+  const pool = idle.get(script.href) ?? [];
+  idle.set(script.href, pool);
+  for (const w of workers) {
+    if (pool.length >= MAX_IDLE) {
+      void w.terminate();
+      continue;
+    }
+    w.unref();
+    pool.push(w);
+  }
+}
+
+/** Terminates workers (after an error or an abort: their state is unknown). */
+export function terminateWorkers(workers: NodeWorker[]): void {
+  for (const w of workers) void w.terminate();
+}
+
+/** Terminates every idle worker (tests, or a host that wants its threads back now). */
+export async function closeIdleWorkers(): Promise<void> {
+  const all = [...idle.values()].flat();
+  idle.clear();
+  await Promise.all(all.map((w) => w.terminate()));
+}
