@@ -1,7 +1,10 @@
 /**
- * CPU twin of the GPU radix sort as the BVH uses it: a stable LSD radix sort (11-bit digits) of 64-bit Morton
- * codes over their significant bits, carrying the original indices. Equal codes keep index order, as the GPU's
- * stable sort of (code, iota) does. Keys travel with the indices, so every pass reads sequentially.
+ * CPU twin of the GPU radix sort as the BVH uses it: a stable sort of 64-bit Morton codes over their significant
+ * bits, carrying the original indices. Equal codes keep index order, as the GPU's stable sort of (code, iota) does,
+ * so the result is the GPU's exactly. Large inputs take one most-significant-digit pass (the top 16 bits: 65536
+ * buckets, ~n / 65536 keys each on spread-out points) and finish each bucket by insertion sort, or by the LSD radix
+ * sort where a bucket is large (clustered points, duplicates); small inputs take the LSD radix sort (11-bit
+ * digits, constant digits skipped) directly. Keys travel with the indices, so passes read sequentially.
  */
 
 export interface SortedCodes {
@@ -14,41 +17,133 @@ export interface SortedCodes {
 const DIGIT = 11;
 const BUCKETS = 1 << DIGIT;
 
+/** Keys from which the MSD pass pays (below, its 65536 buckets cost more than they save). */
+const MSD_MIN_KEYS = 1 << 17;
+const TOP = 16;
+/** Buckets up to this size are finished by insertion sort, larger ones by the LSD radix sort. */
+const INSERTION_MAX = 64;
+
 /** Sorts codes (low, high pairs) by their bits [0, bits), stably, carrying indices 0 … n − 1. */
 export function sortCodesCpu(codes: Uint32Array, n: number, bits: number): SortedCodes {
+  if (n < MSD_MIN_KEYS || bits <= TOP + DIGIT) return sortCodesLsd(codes, n, bits);
+  // The MSD pass: bucket by bits [bits − 16, bits), in index order (stable).
+  const shift = bits - TOP;
+  const counts = new Uint32Array(1 << TOP);
+  for (let i = 0; i < n; i++) counts[digitOf(codes[2 * i], codes[2 * i + 1], shift) & 0xffff]++;
+  const starts = new Uint32Array((1 << TOP) + 1);
+  for (let b = 0; b < 1 << TOP; b++) starts[b + 1] = starts[b] + counts[b];
+  counts.set(starts.subarray(0, 1 << TOP));
+  const lo = new Uint32Array(n);
+  const hi = new Uint32Array(n);
+  const idx = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const l = codes[2 * i];
+    const h = codes[2 * i + 1];
+    const q = counts[digitOf(l, h, shift) & 0xffff]++;
+    lo[q] = l;
+    hi[q] = h;
+    idx[q] = i;
+  }
+  // Each bucket by the remaining bits [0, bits − 16).
+  for (let b = 0; b < 1 << TOP; b++) {
+    const a = starts[b];
+    const e = starts[b + 1];
+    if (e - a <= 1) continue;
+    if (e - a <= INSERTION_MAX) insertionSort(lo, hi, idx, a, e);
+    else {
+      const sub = new Uint32Array(2 * (e - a));
+      for (let i = a; i < e; i++) {
+        sub[2 * (i - a)] = lo[i];
+        sub[2 * (i - a) + 1] = hi[i];
+      }
+      const sorted = sortCodesLsd(sub, e - a, shift);
+      const ids = idx.slice(a, e);
+      for (let i = 0; i < e - a; i++) {
+        lo[a + i] = sorted.codes[2 * i];
+        hi[a + i] = sorted.codes[2 * i + 1];
+        idx[a + i] = ids[sorted.order[i]];
+      }
+    }
+  }
+  const sorted = new Uint32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    sorted[2 * i] = lo[i];
+    sorted[2 * i + 1] = hi[i];
+  }
+  return { codes: sorted, order: idx };
+}
+
+/** Stable insertion sort of entries [a, e) by the key (hi, lo), unsigned. */
+function insertionSort(lo: Uint32Array, hi: Uint32Array, idx: Uint32Array, a: number, e: number): void {
+  for (let i = a + 1; i < e; i++) {
+    const l = lo[i];
+    const h = hi[i];
+    const x = idx[i];
+    let j = i;
+    while (j > a && (hi[j - 1] > h || (hi[j - 1] === h && lo[j - 1] > l))) {
+      lo[j] = lo[j - 1];
+      hi[j] = hi[j - 1];
+      idx[j] = idx[j - 1];
+      j--;
+    }
+    lo[j] = l;
+    hi[j] = h;
+    idx[j] = x;
+  }
+}
+
+/** The LSD radix sort of all n keys by bits [0, bits) (11-bit digits; a digit every key shares is skipped). */
+function sortCodesLsd(codes: Uint32Array, n: number, bits: number): SortedCodes {
   let lo = new Uint32Array(n);
   let hi = new Uint32Array(n);
   let idx = new Uint32Array(n);
+  const passes = Math.ceil(bits / DIGIT);
+  const mask = BUCKETS - 1;
+  // Every pass's histogram in one read of the keys (passes · BUCKETS counters).
+  const counts = new Uint32Array(Math.max(passes, 1) * BUCKETS);
   for (let i = 0; i < n; i++) {
-    lo[i] = codes[2 * i];
-    hi[i] = codes[2 * i + 1];
+    const l = codes[2 * i];
+    const h = codes[2 * i + 1];
+    lo[i] = l;
+    hi[i] = h;
     idx[i] = i;
+    for (let p = 0; p < passes; p++) counts[p * BUCKETS + (digitOf(l, h, p * DIGIT) & mask)]++;
   }
   let lo2 = new Uint32Array(n);
   let hi2 = new Uint32Array(n);
   let idx2 = new Uint32Array(n);
-  const count = new Uint32Array(BUCKETS);
-  for (let shift = 0; shift < bits; shift += DIGIT) {
-    // The digit of key i: bits [shift, shift + DIGIT) of (hi:lo), read as one 32-bit window.
-    const word = shift >= 32 ? hi : lo;
-    const s = shift & 31;
-    const straddles = shift < 32 && shift + DIGIT > 32;
-    const mask = BUCKETS - 1;
-    count.fill(0);
-    if (straddles) for (let i = 0; i < n; i++) count[((lo[i] >>> s) | (hi[i] << (32 - s))) & mask]++;
-    else for (let i = 0; i < n; i++) count[(word[i] >>> s) & mask]++;
+  for (let p = 0; p < passes; p++) {
+    const shift = p * DIGIT;
+    const base = p * BUCKETS;
+    // A digit every key shares moves nothing: skip the pass.
+    let constant = false;
     let sum = 0;
     for (let b = 0; b < BUCKETS; b++) {
-      const c = count[b];
-      count[b] = sum;
+      const c = counts[base + b];
+      if (c === n) constant = true;
+      counts[base + b] = sum;
       sum += c;
     }
-    for (let i = 0; i < n; i++) {
-      const dgt = straddles ? ((lo[i] >>> s) | (hi[i] << (32 - s))) & mask : (word[i] >>> s) & mask;
-      const p = count[dgt]++;
-      lo2[p] = lo[i];
-      hi2[p] = hi[i];
-      idx2[p] = idx[i];
+    if (constant) continue;
+    // The digit of key i: bits [shift, shift + DIGIT) of (hi:lo), read as one 32-bit window.
+    const s = shift & 31;
+    if (shift < 32 && shift + DIGIT > 32) {
+      for (let i = 0; i < n; i++) {
+        const l = lo[i];
+        const h = hi[i];
+        const q = counts[base + (((l >>> s) | (h << (32 - s))) & mask)]++;
+        lo2[q] = l;
+        hi2[q] = h;
+        idx2[q] = idx[i];
+      }
+    } else {
+      const word = shift >= 32 ? hi : lo;
+      for (let i = 0; i < n; i++) {
+        const q = counts[base + ((word[i] >>> s) & mask)]++;
+        lo2[q] = lo[i];
+        hi2[q] = hi[i];
+        idx2[q] = idx[i];
+      }
     }
     [lo, lo2] = [lo2, lo];
     [hi, hi2] = [hi2, hi];
@@ -60,4 +155,11 @@ export function sortCodesCpu(codes: Uint32Array, n: number, bits: number): Sorte
     sorted[2 * i + 1] = hi[i];
   }
   return { codes: sorted, order: idx };
+}
+
+/** Bits [shift, shift + 32) of the 64-bit key (hi:lo), as a u32 (only the low DIGIT bits are used). */
+function digitOf(lo: number, hi: number, shift: number): number {
+  if (shift >= 32) return hi >>> (shift - 32);
+  if (shift === 0) return lo;
+  return (lo >>> shift) | (hi << (32 - shift));
 }
