@@ -1,10 +1,10 @@
 /**
  * CPU twin of the GPU radix sort as the BVH uses it: a stable sort of 64-bit Morton codes over their significant
  * bits, carrying the original indices. Equal codes keep index order, as the GPU's stable sort of (code, iota) does,
- * so the result is the GPU's exactly. Large inputs take one most-significant-digit pass (the top 16 bits: 65536
- * buckets, ~n / 65536 keys each on spread-out points) and finish each bucket by insertion sort, or by the LSD radix
- * sort where a bucket is large (clustered points, duplicates); small inputs take the LSD radix sort (11-bit
- * digits, constant digits skipped) directly. Keys travel with the indices, so passes read sequentially.
+ * so the result is the GPU's exactly. Large inputs of spread-out points take one most-significant-digit pass (the
+ * top 16 bits: 65536 buckets of ~n / 65536 keys) and finish each bucket by insertion sort, or by the LSD radix sort
+ * where a bucket is large; the rest (small inputs, clustered points whose buckets are mostly large) take the LSD
+ * radix sort (11-bit digits, constant digits skipped). Keys travel with the indices, so passes read sequentially.
  */
 
 export interface SortedCodes {
@@ -22,14 +22,25 @@ const MSD_MIN_KEYS = 1 << 17;
 const TOP = 16;
 /** Buckets up to this size are finished by insertion sort, larger ones by the LSD radix sort. */
 const INSERTION_MAX = 64;
+/** The MSD pass is taken only when at most this share of the keys falls in buckets beyond INSERTION_MAX. */
+const MSD_MAX_LARGE = 0.1;
 
-/** Sorts codes (low, high pairs) by their bits [0, bits), stably, carrying indices 0 … n − 1. */
+/**
+ * Sorts codes (low, high pairs) by their bits [0, bits), stably, carrying indices 0 … n − 1. The bits at and above
+ * `bits` must be zero (Morton codes are bottom-aligned): both paths may read them.
+ */
 export function sortCodesCpu(codes: Uint32Array, n: number, bits: number): SortedCodes {
   if (n < MSD_MIN_KEYS || bits <= TOP + DIGIT) return sortCodesLsd(codes, n, bits);
   // The MSD pass: bucket by bits [bits − 16, bits), in index order (stable).
   const shift = bits - TOP;
   const counts = new Uint32Array(1 << TOP);
   for (let i = 0; i < n; i++) counts[digitOf(codes[2 * i], codes[2 * i + 1], shift) & 0xffff]++;
+  // Clustered points fill many buckets beyond INSERTION_MAX, where the per-bucket LSD sort costs more than one LSD
+  // sort of everything (10^6 normal or blob codes: 2× slower): the MSD pass only where nearly all keys sit in small
+  // buckets (spread-out points).
+  let inLarge = 0;
+  for (let b = 0; b < 1 << TOP; b++) if (counts[b] > INSERTION_MAX) inLarge += counts[b];
+  if (inLarge > n * MSD_MAX_LARGE) return sortCodesLsd(codes, n, bits);
   const starts = new Uint32Array((1 << TOP) + 1);
   for (let b = 0; b < 1 << TOP; b++) starts[b + 1] = starts[b] + counts[b];
   counts.set(starts.subarray(0, 1 << TOP));

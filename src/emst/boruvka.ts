@@ -49,8 +49,9 @@ export interface BvhBuffers {
 /**
  * Buffers a caller may lend to Borůvka so that arrays with disjoint lifetimes share memory (issue 4's memory
  * figure). Each must be at least as large as the array it replaces, and may only be lent when nothing else reads or
- * writes it between the start of `run()`'s first submission (after its `before` hook) and the end of `run()`, nor
- * expects it to keep its contents: GpuEmst lends the BVH's codes (dead after the hierarchy; as childLabel) and
+ * writes it from the start of `run()`'s first submission (after its `before` hook) until the rounds `run()` queued
+ * ahead have run on the GPU (they may still be running when it resolves; later work is ordered after them by the
+ * queue), nor expects it to keep its contents: GpuEmst lends the BVH's codes (dead after the hierarchy; as childLabel) and
  * parents (dead after the refit and the mutual-reachability prelude, which runs first; as candidates), the radix
  * sorter's scratch (idle between sorts; as best and pointBound) and the k-NN's k-th distances (consumed by the
  * `before` hook; as upper bounds). readEdges' sort uses the candidates, the changes and that same sorter scratch,

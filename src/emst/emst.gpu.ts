@@ -62,9 +62,12 @@ export class GpuEmst {
     const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
     const bvh = allocateBvh(ctx, maxN, dim);
     const mr = minSamples > 1;
-    const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
-    let boruvka: Boruvka;
+    let kth: GPUBuffer | null = null;
+    let core2: GPUBuffer | null = null;
+    let boruvka: Boruvka | null = null;
+    let knn: KnnSearcher | null = null;
     try {
+      kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
       // Arrays whose lifetimes do not overlap Borůvka's share its memory (boruvka.ts, BoruvkaBorrow).
       boruvka = await Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean, {
         childLabel: bvh.codes,
@@ -73,23 +76,26 @@ export class GpuEmst {
         pointBound: builder.sorter.scratch.values,
         ub: kth ?? undefined,
       });
+      knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth', boxPartRecords }) : null;
+      const gather = await ctx.kernel({
+        label: 'emst::gather',
+        shader: 'emst/gather',
+        entry: 'main',
+        bindings: ['uniform', 'read', 'read', 'rw'],
+        workgroupSize: 256,
+      });
+      core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
+      return new GpuEmst(ctx, maxN, dim, minSamples, builder, bvh, boruvka, knn, gather, kth, core2, boxPartRecords);
     } catch (e) {
       // Say a device too small for the traversal: free what was made for it (the caller may fall back).
+      knn?.destroy();
+      boruvka?.destroy();
+      core2?.destroy();
+      kth?.destroy();
       bvh.destroy();
       builder.destroy();
-      kth?.destroy();
       throw e;
     }
-    const knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth', boxPartRecords }) : null;
-    const gather = await ctx.kernel({
-      label: 'emst::gather',
-      shader: 'emst/gather',
-      entry: 'main',
-      bindings: ['uniform', 'read', 'read', 'rw'],
-      workgroupSize: 256,
-    });
-    const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
-    return new GpuEmst(ctx, maxN, dim, minSamples, builder, bvh, boruvka, knn, gather, kth, core2, boxPartRecords);
   }
 
   /** Computes the tree of the n points in `points` (n × dim f32 on the GPU). The edges stay on the GPU. */

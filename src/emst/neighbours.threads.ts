@@ -15,7 +15,7 @@
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
 import { defaultThreads, loadNodeThreads, releaseWorkers, takeWorkers, terminateWorkers } from '../cpu/threads.js';
-import { AbortError } from '../errors.js';
+import { AbortError, InputError } from '../errors.js';
 import type { NeighbourLists } from './neighbours.cpu.js';
 
 /** One job as a worker receives it: every array lies in shared memory. */
@@ -75,7 +75,12 @@ export function setNeighbourWorkerScript(url: URL | null): URL | null {
 
 /** The thread count for n points: `requested`, else min(available parallelism, 8) from THREADED_MIN_POINTS on. */
 export async function resolveThreads(requested: number | undefined, n: number): Promise<number> {
-  if (requested !== undefined) return requested;
+  if (requested !== undefined) {
+    if (!Number.isInteger(requested) || requested < 1) {
+      throw new InputError(`Expected threads to be an integer >= 1, got ${requested}.`);
+    }
+    return requested;
+  }
   return defaultThreads(await loadNodeThreads(), n, THREADED_MIN_POINTS);
 }
 

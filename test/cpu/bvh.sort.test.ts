@@ -1,6 +1,7 @@
 /**
- * The CPU twin of the BVH's radix sort (src/bvh/sort.cpu.ts) against a comparison sort by (code, index): both its
- * paths (the LSD radix sort below 2^17 keys, the most-significant-digit pass with insertion or LSD buckets above),
+ * The CPU twin of the BVH's radix sort (src/bvh/sort.cpu.ts) against a comparison sort by (code, index): all its
+ * paths (the LSD radix sort below 2^17 keys or for clustered keys, the most-significant-digit pass with insertion and
+ * LSD buckets for spread-out ones),
  * on spread-out, clustered, duplicated and few-distinct codes, for the code widths of d = 1, 2, 3, 5, 16.
  */
 import { describe, expect, it } from 'vitest';
@@ -26,7 +27,7 @@ function reference(codes: Uint32Array, n: number, bits: number): { codes: Uint32
   return { codes: out, order: Uint32Array.from(idx) };
 }
 
-type Kind = 'spread' | 'clustered' | 'few' | 'all-equal';
+type Kind = 'spread' | 'mostly-spread' | 'clustered' | 'few' | 'all-equal';
 
 function makeCodes(kind: Kind, n: number, bits: number, seed: number): Uint32Array {
   const rand = mulberry32(seed);
@@ -36,7 +37,10 @@ function makeCodes(kind: Kind, n: number, bits: number, seed: number): Uint32Arr
   for (let i = 0; i < n; i++) {
     let lo = u32();
     let hi = u32();
-    if (kind === 'clustered') {
+    if (kind === 'mostly-spread' && i % 20 === 0) {
+      // 5 % of the keys share their top 20 bits: the MSD pass with one large bucket, sorted by the LSD path.
+      hi = (centres[0][1] & 0xfffff000) | (hi & 0xfff);
+    } else if (kind === 'clustered') {
       // Most keys share their top 20 bits with one of five centres: a few huge MSD buckets.
       const c = centres[i % 5];
       hi = (c[1] & 0xfffff000) | (hi & 0xfff);
@@ -61,7 +65,7 @@ describe('sortCodesCpu (the BVH sort\'s CPU twin)', () => {
   it('equals a comparison sort by (code, index) on both paths, every code width and key shape', () => {
     for (const dim of [1, 2, 3, 5, 16]) {
       const bits = codeBits(dim);
-      for (const kind of ['spread', 'clustered', 'few', 'all-equal'] as Kind[]) {
+      for (const kind of ['spread', 'mostly-spread', 'clustered', 'few', 'all-equal'] as Kind[]) {
         for (const n of [0, 1, 2, 1000, (1 << 17) + 5]) {
           const codes = makeCodes(kind, n, bits, 7 * dim + n);
           const got = sortCodesCpu(codes, n, bits);

@@ -111,6 +111,10 @@ describe('emstCpuAsync(points, { threads }) gives the edge list of one thread', 
       await expect(emst(points, { dim: 2, backend: 'cpu', threads })).rejects.toThrow(InputError);
     }
     await expect(emst(points, { dim: 2, backend: 'cpu', threads: 0 })).rejects.toThrow(/threads to be an integer >= 1, got 0/);
+    // The direct entry point checks it too (2.5 once started three workers).
+    for (const threads of [0, 2.5, -1]) {
+      await expect(emstCpuAsync(points, 2, { threads })).rejects.toThrow(/threads to be an integer >= 1/);
+    }
   });
 });
 
