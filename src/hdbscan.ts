@@ -38,6 +38,8 @@ export interface HdbscanOptions extends ClusterOptions {
   onProgress?: (fraction: number) => void;
   /** Aborts between Borůvka rounds and before clustering: rejects with AbortError. */
   signal?: AbortSignal;
+  /** The CPU backend's threads for the MST's k-NN phase (as `emst`'s `threads`; default: the available cores). */
+  threads?: number;
 }
 
 export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'> {
@@ -82,6 +84,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     backend: options.backend,
     gpu: options.gpu,
     signal,
+    threads: options.threads,
     onProgress: onProgress && ((f) => onProgress(0.9 * f)),
   });
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');

@@ -155,6 +155,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
         backend: fellBack ? 'cpu' : gpu ? 'gpu' : options.backend,
         gpu: gpu?.ctx,
         signal: options.signal,
+        threads: options.threads,
         onProgress: progress,
         ...(box ? { box } : {}),
         ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),

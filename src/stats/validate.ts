@@ -37,6 +37,8 @@ export interface MstStatsOptions {
   onProgress?: (fraction: number) => void;
   /** Checked between phases and by the EMST: an aborted signal rejects with AbortError. */
   signal?: AbortSignal;
+  /** The CPU backend's threads for the EMST's k-NN phase (as `emst`'s `threads`). */
+  threads?: number;
 }
 
 const describe = (x: unknown): string =>

@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeIdleWorkers } from '../../src/cpu/threads.js';
 import { emstCpu, emstCpuAsync } from '../../src/emst/boruvka.cpu.js';
 import { emst } from '../../src/emst/emst.js';
+import { hdbscan } from '../../src/hdbscan.js';
+import { mstStats } from '../../src/stats/mstStats.js';
 import { neighbourThreadStats, setNeighbourWorkerScript } from '../../src/emst/neighbours.threads.js';
 import { AbortError, InputError } from '../../src/errors.js';
 import { generate } from '../../src/datasets/generate.js';
@@ -103,6 +105,21 @@ describe('emstCpuAsync(points, { threads }) gives the edge list of one thread', 
     expect(neighbourThreadStats.workerQueries - before).toBe(3000);
     const one = await emst(points, { dim: 2, backend: 'cpu', threads: 1, minSamples: 3 });
     expect([two.sources, two.targets, two.weights]).toEqual([one.sources, one.targets, one.weights]);
+  });
+
+  it('hdbscan and mstStats pass threads to the CPU EMST: the workers run, the labels and statistics are those of one thread', async () => {
+    const points = generate('blobs', { n: 3000, dim: 2, seed: 6 });
+    let before = neighbourThreadStats.workerQueries;
+    const two = await hdbscan(points, { dim: 2, minClusterSize: 15, backend: 'cpu', threads: 2 });
+    expect(neighbourThreadStats.workerQueries - before).toBe(3000);
+    const one = await hdbscan(points, { dim: 2, minClusterSize: 15, backend: 'cpu', threads: 1 });
+    expect([...two.labels]).toEqual([...one.labels]);
+    before = neighbourThreadStats.workerQueries;
+    const s2 = await mstStats(points, { dim: 2, backend: 'cpu', threads: 2 });
+    expect(neighbourThreadStats.workerQueries - before).toBe(3000);
+    const s1 = await mstStats(points, { dim: 2, backend: 'cpu', threads: 1 });
+    expect([...s2.edgeLengths]).toEqual([...s1.edgeLengths]);
+    await expect(hdbscan(points, { dim: 2, minClusterSize: 15, backend: 'cpu', threads: 0 })).rejects.toThrow(/threads to be an integer >= 1/);
   });
 
   it('emst(points, { threads }) rejects a thread count that is not an integer >= 1, naming it', async () => {
