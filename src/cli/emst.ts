@@ -9,6 +9,7 @@ import type { PointTable } from '../io/points.js';
 import type { CliIo } from './program.js';
 import {
   addBackendOption,
+  addThreadsOption,
   addOutputOptions,
   addPointInputOptions,
   integer,
@@ -30,6 +31,8 @@ export interface EmstCliOptions extends InputOptions, OutputOptions {
   minSamples: number;
   alpha: number;
   backend: Backend;
+  /** CPU backend threads (undefined: the default). */
+  threads?: number;
   periodic?: number[];
   minEdgeLength?: number;
 }
@@ -59,6 +62,7 @@ export async function computeEmst(
     ...(box ? { box } : {}),
     ...(o.minEdgeLength ? { minEdgeLength: o.minEdgeLength } : {}),
     backend: o.backend,
+    threads: o.threads,
     onProgress: progress,
     signal,
   });
@@ -97,6 +101,7 @@ export function emstCommand(io: CliIo): Command {
   addBoxOptions(cmd);
   addPointInputOptions(cmd);
   addBackendOption(cmd);
+  addThreadsOption(cmd);
   addOutputOptions(cmd);
   return cmd
     .addHelpText(

@@ -17,6 +17,7 @@ import type { Column } from '../io/write.js';
 import type { CliIo } from './program.js';
 import {
   addBackendOption,
+  addThreadsOption,
   addOutputOptions,
   addPointInputOptions,
   choice,
@@ -44,6 +45,8 @@ export interface HdbscanCliOptions extends InputOptions, OutputOptions {
   maxClusterSize: number;
   alpha: number;
   backend: Backend;
+  /** CPU backend threads (undefined: the default). */
+  threads?: number;
   saveModel?: string;
 }
 
@@ -88,6 +91,7 @@ export async function computeHdbscan(
     minSamples: o.minSamples ?? first,
     alpha: o.alpha,
     backend: o.backend,
+    threads: o.threads,
     onProgress: progress,
     signal,
     ...shared,
@@ -217,6 +221,7 @@ export function hdbscanCommand(io: CliIo): Command {
     .option('--save-model <file>', 'also save the fitted model (JSON) for `treeline predict`');
   addPointInputOptions(cmd);
   addBackendOption(cmd);
+  addThreadsOption(cmd);
   addOutputOptions(cmd);
   return cmd
     .addHelpText(

@@ -92,6 +92,11 @@ export function addBackendOption(cmd: Command): Command {
   return cmd.option('--backend <b>', "auto | gpu | cpu ('auto': the GPU when WebGPU finds an adapter)", choice('--backend', ['auto', 'gpu', 'cpu'] as const), 'auto');
 }
 
+/** --threads: the CPU backend's worker threads for the EMST's k-NN phase (commands that compute an EMST). */
+export function addThreadsOption(cmd: Command): Command {
+  return cmd.option('--threads <n>', 'CPU backend: threads for the k-NN phase (default: the available cores from 50,000 points on)', integer('--threads', 1));
+}
+
 /** -o/--output, --format csv|json|npy, --timings. */
 export function addOutputOptions(cmd: Command): Command {
   return cmd

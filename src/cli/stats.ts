@@ -20,6 +20,7 @@ import { STAT_NAMES, type MstHistograms, type StatName } from '../stats/types.js
 import type { CliIo } from './program.js';
 import {
   addBackendOption,
+  addThreadsOption,
   addOutputOptions,
   addPointInputOptions,
   choice,
@@ -47,6 +48,8 @@ export interface StatsCliOptions extends InputOptions, OutputOptions {
   plot?: string;
   compare?: string[];
   backend: Backend;
+  /** CPU backend threads (undefined: the default). */
+  threads?: number;
 }
 
 /** One realisation of --compare: its file and histograms (on the catalogue's bins). */
@@ -80,6 +83,7 @@ function statsOptions(table: PointTable, o: StatsCliOptions): MstStatsOptions {
     ...(o.minEdgeLength ? { minEdgeLength: o.minEdgeLength } : {}),
     normalise: !o.counts,
     backend: o.backend,
+    threads: o.threads,
   };
 }
 
@@ -276,6 +280,7 @@ export function statsCommand(io: CliIo): Command {
   addBoxOptions(cmd);
   addPointInputOptions(cmd);
   addBackendOption(cmd);
+  addThreadsOption(cmd);
   addOutputOptions(cmd);
   return cmd
     .addHelpText(

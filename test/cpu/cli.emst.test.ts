@@ -39,6 +39,14 @@ describe('treeline emst', () => {
     expect(r.log).toMatch(/240 points × 2 → EMST of 239 edges/);
   });
 
+  it('--threads 2 gives the tree of --threads 1', async () => {
+    const one = await runCli(['emst', csv, '--threads', '1', ...cpu]);
+    const two = await runCli(['emst', csv, '--threads', '2', ...cpu]);
+    expect(one.error).toBeUndefined();
+    expect(two.error).toBeUndefined();
+    expect(two.out).toBe(one.out);
+  });
+
   it('--min-samples 5 gives the mutual-reachability MST; json inferred from -o, with --timings', async () => {
     const out = join(dir, 'mr.json');
     const r = await runCli(['emst', csv, '--min-samples', '5', '-o', out, '--timings', ...cpu]);
@@ -97,6 +105,9 @@ describe('treeline emst', () => {
     expectInputError(await runCli(['emst', csv, '--alpha', '-1', ...cpu]), /--alpha/);
     expectInputError(await runCli(['emst', csv, '--backend', 'tpu']), /--backend: expected one of auto, gpu, cpu, got 'tpu'/);
     expectInputError(await runCli(['emst', csv, '--format', 'xml', ...cpu]), /--format/);
+    expectInputError(await runCli(['emst', csv, '--threads', '0', ...cpu]), /--threads: expected an integer ≥ 1, got '0'/);
+    expectInputError(await runCli(['hdbscan', csv, '--min-cluster-size', '5', '--threads', '1.5', ...cpu]), /--threads/);
+    expectInputError(await runCli(['stats', csv, '--threads', 'x', ...cpu]), /--threads/);
     expect(existsSync(join(dir, 'nope.csv'))).toBe(false);
   });
 
