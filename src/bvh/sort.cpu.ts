@@ -55,26 +55,17 @@ export function sortCodesCpu(codes: Uint32Array, n: number, bits: number): Sorte
     hi[q] = h;
     idx[q] = i;
   }
-  // Each bucket by the remaining bits [0, bits − 16).
+  // Each bucket by the remaining bits [0, bits − 16); large ones share one scratch.
+  const keys: Keys = { lo, hi, idx };
+  let largest = 0;
+  for (let b = 0; b < 1 << TOP; b++) largest = Math.max(largest, starts[b + 1] - starts[b]);
+  const scratch = largest > INSERTION_MAX ? lsdScratch(largest, shift) : null;
   for (let b = 0; b < 1 << TOP; b++) {
     const a = starts[b];
     const e = starts[b + 1];
     if (e - a <= 1) continue;
     if (e - a <= INSERTION_MAX) insertionSort(lo, hi, idx, a, e);
-    else {
-      const sub = new Uint32Array(2 * (e - a));
-      for (let i = a; i < e; i++) {
-        sub[2 * (i - a)] = lo[i];
-        sub[2 * (i - a) + 1] = hi[i];
-      }
-      const sorted = sortCodesLsd(sub, e - a, shift);
-      const ids = idx.slice(a, e);
-      for (let i = 0; i < e - a; i++) {
-        lo[a + i] = sorted.codes[2 * i];
-        hi[a + i] = sorted.codes[2 * i + 1];
-        idx[a + i] = ids[sorted.order[i]];
-      }
-    }
+    else lsdRange(keys, a, e, shift, scratch!);
   }
   const sorted = new Uint32Array(2 * n);
   for (let i = 0; i < n; i++) {
@@ -103,43 +94,82 @@ function insertionSort(lo: Uint32Array, hi: Uint32Array, idx: Uint32Array, a: nu
   }
 }
 
-/** The LSD radix sort of all n keys by bits [0, bits) (11-bit digits; a digit every key shares is skipped). */
+/** Keys with their indices, as parallel arrays. */
+interface Keys {
+  lo: Uint32Array;
+  hi: Uint32Array;
+  idx: Uint32Array;
+}
+
+/** Scratch for lsdRange over up to `m` keys of `bits` bits: the ping-pong arrays and every pass's counters. */
+function lsdScratch(m: number, bits: number): { tmp: Keys; counts: Uint32Array } {
+  return {
+    tmp: { lo: new Uint32Array(m), hi: new Uint32Array(m), idx: new Uint32Array(m) },
+    counts: new Uint32Array(Math.max(Math.ceil(bits / DIGIT), 1) * BUCKETS),
+  };
+}
+
+/** The LSD radix sort of all n keys by bits [0, bits). */
 function sortCodesLsd(codes: Uint32Array, n: number, bits: number): SortedCodes {
-  let lo = new Uint32Array(n);
-  let hi = new Uint32Array(n);
-  let idx = new Uint32Array(n);
+  const lo = new Uint32Array(n);
+  const hi = new Uint32Array(n);
+  const idx = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    lo[i] = codes[2 * i];
+    hi[i] = codes[2 * i + 1];
+    idx[i] = i;
+  }
+  lsdRange({ lo, hi, idx }, 0, n, bits, lsdScratch(n, bits));
+  const sorted = new Uint32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    sorted[2 * i] = lo[i];
+    sorted[2 * i + 1] = hi[i];
+  }
+  return { codes: sorted, order: idx };
+}
+
+/**
+ * Sorts entries [a, e) of `keys` in place, stably, by bits [0, bits): LSD radix with 11-bit digits, every pass's
+ * histogram taken in one read, a digit all the keys share skipped.
+ */
+function lsdRange(keys: Keys, a: number, e: number, bits: number, scratch: { tmp: Keys; counts: Uint32Array }): void {
+  const m = e - a;
   const passes = Math.ceil(bits / DIGIT);
   const mask = BUCKETS - 1;
-  // Every pass's histogram in one read of the keys (passes · BUCKETS counters).
-  const counts = new Uint32Array(Math.max(passes, 1) * BUCKETS);
-  for (let i = 0; i < n; i++) {
-    const l = codes[2 * i];
-    const h = codes[2 * i + 1];
-    lo[i] = l;
-    hi[i] = h;
-    idx[i] = i;
+  const { counts } = scratch;
+  counts.fill(0, 0, passes * BUCKETS);
+  const { lo: klo, hi: khi } = keys;
+  for (let i = a; i < e; i++) {
+    const l = klo[i];
+    const h = khi[i];
     for (let p = 0; p < passes; p++) counts[p * BUCKETS + (digitOf(l, h, p * DIGIT) & mask)]++;
   }
-  let lo2 = new Uint32Array(n);
-  let hi2 = new Uint32Array(n);
-  let idx2 = new Uint32Array(n);
+  // src[sOff + i] → dst[dOff + q], then the two swap.
+  let src = keys;
+  let sOff = a;
+  let dst = scratch.tmp;
+  let dOff = 0;
   for (let p = 0; p < passes; p++) {
     const shift = p * DIGIT;
     const base = p * BUCKETS;
-    // A digit every key shares moves nothing: skip the pass.
     let constant = false;
     let sum = 0;
     for (let b = 0; b < BUCKETS; b++) {
       const c = counts[base + b];
-      if (c === n) constant = true;
+      if (c === m) constant = true;
       counts[base + b] = sum;
       sum += c;
     }
     if (constant) continue;
-    // The digit of key i: bits [shift, shift + DIGIT) of (hi:lo), read as one 32-bit window.
+    // The digit of a key: bits [shift, shift + DIGIT) of (hi:lo), read as one 32-bit window.
     const s = shift & 31;
+    const { lo, hi, idx } = src;
+    const { lo: lo2, hi: hi2, idx: idx2 } = dst;
+    // Counters start at dOff, so a counter is the destination index itself.
+    if (dOff !== 0) for (let b = 0; b < BUCKETS; b++) counts[base + b] += dOff;
+    const end = sOff + m;
     if (shift < 32 && shift + DIGIT > 32) {
-      for (let i = 0; i < n; i++) {
+      for (let i = sOff; i < end; i++) {
         const l = lo[i];
         const h = hi[i];
         const q = counts[base + (((l >>> s) | (h << (32 - s))) & mask)]++;
@@ -149,23 +179,21 @@ function sortCodesLsd(codes: Uint32Array, n: number, bits: number): SortedCodes 
       }
     } else {
       const word = shift >= 32 ? hi : lo;
-      for (let i = 0; i < n; i++) {
+      for (let i = sOff; i < end; i++) {
         const q = counts[base + ((word[i] >>> s) & mask)]++;
         lo2[q] = lo[i];
         hi2[q] = hi[i];
         idx2[q] = idx[i];
       }
     }
-    [lo, lo2] = [lo2, lo];
-    [hi, hi2] = [hi2, hi];
-    [idx, idx2] = [idx2, idx];
+    [src, dst] = [dst, src];
+    [sOff, dOff] = [dOff, sOff];
   }
-  const sorted = new Uint32Array(2 * n);
-  for (let i = 0; i < n; i++) {
-    sorted[2 * i] = lo[i];
-    sorted[2 * i + 1] = hi[i];
+  if (src !== keys) {
+    keys.lo.set(src.lo.subarray(0, m), a);
+    keys.hi.set(src.hi.subarray(0, m), a);
+    keys.idx.set(src.idx.subarray(0, m), a);
   }
-  return { codes: sorted, order: idx };
 }
 
 /** Bits [shift, shift + 32) of the 64-bit key (hi:lo), as a u32 (only the low DIGIT bits are used). */

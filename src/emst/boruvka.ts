@@ -188,11 +188,13 @@ export class Boruvka {
     const uf = await createUnionFind(ctx, n);
     const buf = (name: string, bytes: number, usage = 0) => ctx.createBuffer(`emst::${name}`, bytes, usage);
     // A borrowed buffer stands in for one of ours when it is large enough (BoruvkaBorrow says when that is safe).
-    const owned = new Set<string>();
+    const borrowed = new Set<GPUBuffer>();
     const take = (key: keyof BoruvkaBorrow, name: string, bytes: number) => {
       const lent = borrow[key];
-      if (lent && lent.size >= bytes) return lent;
-      owned.add(key);
+      if (lent && lent.size >= bytes) {
+        borrowed.add(lent);
+        return lent;
+      }
       return buf(name, bytes);
     };
     const chg = buf('changes', 4 * n);
@@ -216,7 +218,6 @@ export class Boruvka {
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
-    const borrowed = new Set(Object.keys(borrow).filter((key) => !owned.has(key)).map((key) => b[key]));
     return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean, borrowed);
   }
 

@@ -9,13 +9,13 @@ import { createBoxParts } from '../../src/bvh/boxparts.js';
 import { allocateBvh, createBvhBuilder } from '../../src/bvh/lbvh.js';
 import { buildBvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import { readBvh } from '../../src/bvh/readback.js';
-import { GpuEmst } from '../../src/emst/emst.gpu.js';
 import { emst } from '../../src/emst/emst.js';
 import { InputError } from '../../src/errors.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { createKnnSearcher } from '../../src/knn/knn.js';
 import { knnCpu } from '../../src/knn/knn.cpu.js';
 import { cloud } from '../helpers/clouds.js';
+import { gpuEmstOnce } from '../helpers/emst.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { periodicPoints } from '../helpers/periodic.js';
 
@@ -24,17 +24,8 @@ afterAll(() => destroyVariants(variants));
 
 const bits = (a: Float32Array | Uint32Array) => Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length));
 
-async function gpuEmst(ctx: GpuContext, pts: Float32Array, dim: number, minSamples: number, partRecords: number, period?: Float32Array) {
-  const n = pts.length / dim;
-  const e = await GpuEmst.create(ctx, n, dim, minSamples, period !== undefined, { boxPartRecords: partRecords });
-  const buf = ctx.upload('test::points', pts);
-  try {
-    return await e.readEdges(await e.run(buf, n, { period }));
-  } finally {
-    buf.destroy();
-    e.destroy();
-  }
-}
+const gpuEmst = (ctx: GpuContext, pts: Float32Array, dim: number, minSamples: number, partRecords: number, period?: Float32Array) =>
+  gpuEmstOnce(ctx, pts, dim, minSamples, { period, layout: { boxPartRecords: partRecords } });
 
 describe.skipIf(variants.length === 0).each(variants)('the box array in parts ($name)', ({ ctx }) => {
   it.each([

@@ -4,27 +4,14 @@
  * edge lists must be identical there (sources, targets and weights, in order).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { GpuEmst } from '../../src/emst/emst.gpu.js';
 import { emst } from '../../src/emst/emst.js';
-import type { GpuContext } from '../../src/gpu/context.js';
+import { gpuEmstOnce } from '../helpers/emst.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { cloud, type CloudKind } from '../helpers/clouds.js';
 import { primMst } from '../helpers/prim.js';
 
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
-
-async function gpuEmst(ctx: GpuContext, points: Float32Array, dim: number, minSamples = 1) {
-  const n = points.length / dim;
-  const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, minSamples);
-  const buf = ctx.upload('test::points', points);
-  try {
-    return await e.readEdges(await e.run(buf, n));
-  } finally {
-    buf.destroy();
-    e.destroy();
-  }
-}
 
 describe.skipIf(variants.length === 0).each(variants)('GpuEmst end to end ($name)', ({ ctx }) => {
   const cases: [CloudKind, number, number, number][] = [
@@ -38,7 +25,7 @@ describe.skipIf(variants.length === 0).each(variants)('GpuEmst end to end ($name
   ];
   it.each(cases)('%s n=%i d=%i minSamples=%i: identical to the CPU backend and to Prim', async (kind, n, dim, ms) => {
     const pts = cloud(kind, n, dim, 3);
-    const got = await gpuEmst(ctx, pts, dim, ms);
+    const got = await gpuEmstOnce(ctx, pts, dim, ms);
     const cpu = await emst(pts, { dim, minSamples: ms, backend: 'cpu' });
     expect([...got.sources]).toEqual([...cpu.sources]);
     expect([...got.targets]).toEqual([...cpu.targets]);
@@ -57,7 +44,7 @@ describe.skipIf(variants.length === 0).each(variants)('GpuEmst end to end ($name
     ['normal', 500, 8, 2],
   ] as [CloudKind, number, number, number][])('%s n=%i d=%i minSamples=%i: Prim\'s total weight within 1e-6', async (kind, n, dim, ms) => {
     const pts = cloud(kind, n, dim, 9);
-    const got = await gpuEmst(ctx, pts, dim, ms);
+    const got = await gpuEmstOnce(ctx, pts, dim, ms);
     const want = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
     expect(got.sources.length).toBe(n - 1);
     const total = got.weights.reduce((s, w) => s + w, 0);
@@ -78,9 +65,9 @@ describe.skipIf(variants.length === 0).each(variants)('GpuEmst end to end ($name
 
   it('minSamples above n − 1 is clamped, and n = 2 gives one edge', async () => {
     const pts = cloud('grid', 6, 2, 1);
-    const got = await gpuEmst(ctx, pts, 2, 10);
+    const got = await gpuEmstOnce(ctx, pts, 2, 10);
     const cpu = await emst(pts, { dim: 2, minSamples: 10, backend: 'cpu' });
     expect([...got.weights]).toEqual([...cpu.weights]);
-    expect((await gpuEmst(ctx, cloud('uniform', 2, 3, 1), 3)).sources.length).toBe(1);
+    expect((await gpuEmstOnce(ctx, cloud('uniform', 2, 3, 1), 3)).sources.length).toBe(1);
   });
 });

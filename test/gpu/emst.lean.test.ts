@@ -3,27 +3,18 @@
  * stage get (browsers): no skipping of bounded points, the box array in one binding. Same trees as the CPU backend.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { GpuEmst } from '../../src/emst/emst.gpu.js';
 import { emst } from '../../src/emst/emst.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { cloud, type CloudKind } from '../helpers/clouds.js';
+import { gpuEmstOnce } from '../helpers/emst.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { periodicPoints } from '../helpers/periodic.js';
 
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
 
-async function leanEmst(ctx: GpuContext, pts: Float32Array, dim: number, minSamples: number, period?: Float32Array) {
-  const n = pts.length / dim;
-  const e = await GpuEmst.create(ctx, n, dim, minSamples, period !== undefined, { lean: true });
-  const buf = ctx.upload('test::points', pts);
-  try {
-    return await e.readEdges(await e.run(buf, n, { period }));
-  } finally {
-    buf.destroy();
-    e.destroy();
-  }
-}
+const leanEmst = (ctx: GpuContext, pts: Float32Array, dim: number, minSamples: number, period?: Float32Array) =>
+  gpuEmstOnce(ctx, pts, dim, minSamples, { period, layout: { lean: true } });
 
 describe.skipIf(variants.length === 0).each(variants)('the lean traversal ($name)', ({ ctx }) => {
   it.each([

@@ -19,6 +19,7 @@
  * Quadratic in the worst case (paths, stars): meant for n up to a few thousand (single linkage: any n).
  */
 import type { CondensedTree, MstEdges, SingleLinkageTree } from '../../src/cluster/types.js';
+import { PlainUnionFind } from './unionfind.js';
 
 /**
  * Compares two edges by the canonical key (weight, min endpoint, max endpoint). −0 sorts before +0, as the
@@ -54,34 +55,20 @@ export function oracleSingleLinkage(mst: MstEdges, n: number): SingleLinkageTree
   const right = new Uint32Array(m);
   const distance = new Float64Array(m);
   const size = new Uint32Array(m);
-  // Union-find: up[x] is x's parent (x itself at a root); a root knows its component's size and dendrogram node.
-  const up = Array.from({ length: n }, (_, i) => i);
-  const count = new Array<number>(n).fill(1);
+  // Union-find; a root knows its component's dendrogram node.
+  const uf = new PlainUnionFind(n);
   const node = Array.from({ length: n }, (_, i) => i);
-  const find = (x: number): number => {
-    let root = x;
-    while (up[root] !== root) root = up[root];
-    while (up[x] !== root) {
-      const next = up[x];
-      up[x] = root;
-      x = next;
-    }
-    return root;
-  };
   canonicalOrder(mst).forEach((e, i) => {
     const u = Math.min(mst.sources[e], mst.targets[e]);
     const v = Math.max(mst.sources[e], mst.targets[e]);
-    const a = find(u);
-    const b = find(v);
+    const a = uf.find(u);
+    const b = uf.find(v);
     if (a === b) throw new Error(`oracle: edge (${u}, ${v}) closes a cycle`);
     left[i] = node[a];
     right[i] = node[b];
     distance[i] = mst.weights[e];
-    size[i] = count[a] + count[b];
-    const [big, small] = count[a] >= count[b] ? [a, b] : [b, a];
-    up[small] = big;
-    count[big] += count[small];
-    node[big] = n + i;
+    size[i] = uf.size[a] + uf.size[b];
+    node[uf.unionRoots(a, b)] = n + i;
   });
   return { left, right, distance, size };
 }

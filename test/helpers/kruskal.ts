@@ -4,6 +4,8 @@
  * Accepts both input shapes of `graphMst` (edge list; symmetric CSR whose edge ids are the positions of the
  * entries with v < neighbour).
  */
+import { PlainUnionFind } from './unionfind.js';
+
 export interface OracleGraph {
   numVertices?: number;
   sources?: ArrayLike<number>;
@@ -39,27 +41,15 @@ export function kruskalOracle(g: OracleGraph): OracleForest {
     }
   }
   edges.sort((a, b) => (a.w < b.w ? -1 : a.w > b.w ? 1 : a.id - b.id));
-  const parent = Array.from({ length: n }, (_, i) => i);
-  const size = new Array<number>(n).fill(1);
-  const find = (x: number): number => {
-    let r = x;
-    while (parent[r] !== r) r = parent[r];
-    while (parent[x] !== r) {
-      const next = parent[x];
-      parent[x] = r;
-      x = next;
-    }
-    return r;
-  };
+  const uf = new PlainUnionFind(n);
+  const find = (x: number) => uf.find(x);
   const ids: number[] = [];
   let total = 0;
   for (const e of edges) {
-    let a = find(e.u);
-    let b = find(e.v);
+    const a = find(e.u);
+    const b = find(e.v);
     if (a === b) continue;
-    if (size[a] < size[b]) [a, b] = [b, a];
-    parent[b] = a;
-    size[a] += size[b];
+    uf.unionRoots(a, b);
     ids.push(e.id);
     total += e.w;
   }

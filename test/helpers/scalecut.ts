@@ -4,6 +4,7 @@
  * keys as DESIGN.md defines them (optionally on a torus). Returns the forest in (weight, source, target) order.
  */
 import { periodicKey } from './periodic.js';
+import { PlainUnionFind } from './unionfind.js';
 
 const f32 = Math.fround;
 
@@ -28,17 +29,13 @@ export function scaleCutKruskal(p: Float32Array, dim: number, minLength: number,
     }
   }
   pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2]);
-  const parent = Int32Array.from({ length: n }, (_, i) => i);
-  const find = (x: number): number => {
-    while (parent[x] !== x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
+  const uf = new PlainUnionFind(n);
   const out: [number, number, number][] = [];
   for (const [k, a, b] of pairs) {
-    const ra = find(a);
-    const rb = find(b);
+    const ra = uf.find(a);
+    const rb = uf.find(b);
     if (ra === rb) continue;
-    parent[ra] = rb;
+    uf.unionRoots(ra, rb);
     out.push([a, b, f32(Math.sqrt(k))]);
   }
   out.sort((x, y) => x[2] - y[2] || x[0] - y[0] || x[1] - y[1]);

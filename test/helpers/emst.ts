@@ -1,0 +1,23 @@
+/** One GPU EMST of host points through GpuEmst (create, upload, run, read the canonical edges back, free). */
+import { GpuEmst } from '../../src/emst/emst.gpu.js';
+import type { EdgeList } from '../../src/emst/edges.cpu.js';
+import type { GpuContext } from '../../src/gpu/context.js';
+
+export async function gpuEmstOnce(
+  ctx: GpuContext,
+  points: Float32Array,
+  dim: number,
+  minSamples = 1,
+  options: { period?: Float32Array; layout?: { boxPartRecords?: number; lean?: boolean } } = {},
+): Promise<EdgeList> {
+  const n = points.length / dim;
+  const { period, layout } = options;
+  const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, minSamples, period !== undefined, layout);
+  const buf = ctx.upload('test::points', points);
+  try {
+    return await e.readEdges(await e.run(buf, n, { period }));
+  } finally {
+    buf.destroy();
+    e.destroy();
+  }
+}
