@@ -32,9 +32,12 @@ export async function benchGraphMst(ctx: GpuContext, egrBytes: Uint8Array, optio
   const csrBytes = ctx.memory.liveBytes - before;
   const msf = await createGraphMsf(ctx, gpuGraph, options);
   const scratchBytes = ctx.memory.liveBytes - before - csrBytes;
+  let trace = '';
   return {
     encode: (rec) => msf.encode(rec),
     check: async () => {
+      const t = await msf.readTrace();
+      trace = `threshold key ${t.threshold ?? 'none'}; worklist sizes per round: ${t.rounds.map((r, p) => `phase ${p + 1}: ${r.join(' ')}`).join('; ')}`;
       const got = (await msf.readForest()).sort();
       const want = kruskalIds(g).ids.sort();
       let weightGot = 0;
@@ -52,6 +55,7 @@ export async function benchGraphMst(ctx: GpuContext, egrBytes: Uint8Array, optio
       msf.destroy();
       gpuGraph.destroy();
     },
+    notes: () => trace,
     numVertices: g.numVertices,
     undirectedEdges: g.candidates,
     csrBytes,

@@ -51,6 +51,10 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/** Milliseconds of back-to-back warm-up submissions (at least), and how many are queued at a time. */
+const WARM_MS = 1500;
+const WARM_QUEUE = 4;
+
 /** Runs `make()`'s case: `warmup` untimed runs, `reps` timed ones, then its check. */
 export async function runCase(
   ctx: GpuContext,
@@ -65,16 +69,31 @@ export async function runCase(
   const c = await make();
   const timer = new Timer(ctx);
   try {
+    let submitted = 0;
     const once = async (t?: Timer) => {
       if (c.run) await c.run(t ?? timer);
       else await ctx.submit(`bench::${name}`, c.encode!, { timer: t });
+      submitted = performance.now();
       await ctx.onDone();
     };
-    for (let i = 0; i < warmup; i++) {
+    // Warm-up: at least `warmup` runs and at least WARM_MS of them (cases recorded into one submission keep
+    // WARM_QUEUE submissions queued back to back), so that the GPU leaves its idle clock (the H100 idles at 345 MHz and steps up
+    // only under sustained load; a bursty warm-up left repetitions 2× slower, bench/RESULTS.md).
+    const t0warm = performance.now();
+    for (let i = 0; i < warmup || performance.now() - t0warm < WARM_MS; i++) {
       timer.reset();
-      await once();
+      if (c.run || !c.encode) {
+        await once();
+        continue;
+      }
+      const queued: Promise<void>[] = [];
+      for (let q = 0; q < WARM_QUEUE; q++) queued.push(ctx.enqueue(`bench::${name}`, c.encode));
+      await Promise.all(queued);
+      await ctx.onDone();
     }
     const gpu: number[] = [];
+    const hostReport = typeof process !== 'undefined' && process.env.TREELINE_BENCH_HOST === '1';
+    const hostTimes: string[] = [];
     const wall: number[] = [];
     let best: Record<string, number> = {};
     let last: TimerEntry[] = [];
@@ -83,7 +102,9 @@ export async function runCase(
       const t0 = performance.now();
       await once(timer);
       wall.push(performance.now() - t0);
+      const t1 = performance.now();
       const entries = (last = await timer.read());
+      if (hostReport) hostTimes.push(`${(submitted - t0).toFixed(1)}+${(t1 - submitted).toFixed(1)}+${(performance.now() - t1).toFixed(1)}`);
       const g = spanMs(entries) ?? wall[wall.length - 1];
       if (gpu.length === 0 || g < Math.min(...gpu)) {
         best = {};
@@ -91,6 +112,7 @@ export async function runCase(
       }
       gpu.push(g);
     }
+    if (hostReport) process.stderr.write(`  host ms per repetition (submit + done + timer read): ${hostTimes.join(', ')}\n`);
     if (typeof process !== 'undefined' && process.env.TREELINE_BENCH_GAPS === '1') {
       process.stderr.write(gapReport(last));
     }

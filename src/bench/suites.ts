@@ -142,7 +142,7 @@ export const suites: Record<string, BenchSuite> = {
         n: c.undirectedEdges,
         notes: () =>
           `${path}: ${c.numVertices} vertices, ${c.undirectedEdges} undirected edges; scratch beyond the CSR ` +
-          `${(c.scratchBytes / 2 ** 20).toFixed(1)} MiB = ${c.scratchBytesPerEdge.toFixed(1)} B/edge`,
+          `${(c.scratchBytes / 2 ** 20).toFixed(1)} MiB = ${c.scratchBytesPerEdge.toFixed(1)} B/edge; ${c.notes?.() ?? ''}`,
       };
     },
     rates: (m, ms) => ({ 'M edges/s': m / (ms / 1e3) / 1e6 }),

@@ -13,9 +13,12 @@
  *
  * What we changed, and why:
  *  - No host read-back per round. A phase takes at most ⌊log2 n⌋ + 1 rounds — every set with an edge left merges
- *    in each round, so the number of such sets at least halves — and we encode exactly that many, each dispatch
- *    sized from the previous round's count on the GPU (indirect dispatch; select writes the arguments) or over a
- *    fixed grid (`dispatch: 'fixed'`, grid-stride loops). Empty rounds cost a dispatch each, no data.
+ *    in each round, so the number of such sets at least halves — and we encode exactly that many, each over a
+ *    fixed grid of grid-stride loops that read the round's count on the GPU (default), or sized from that count by
+ *    an indirect dispatch (`dispatch: 'indirect'`; select writes the arguments). Empty rounds cost a dispatch each,
+ *    no data. Important! Direct dispatch by default: Dawn validates every indirect dispatch with an extra internal
+ *    pass that costs ~0.45 ms of device time each on the H100 (outside our timed passes; bench/RESULTS.md), i.e.
+ *    ~40 ms per MSF for the ~96 round dispatches.
  *  - The lightest edge per set: one 64-bit atomicStoreMin on atomic<vec2u> (key high, id low) where the device has
  *    'atomic-vec2u-min-max', else two 32-bit passes (key, then id among equal keys: min32.wgsl, min_ids.wgsl).
  *    ECL-MST's atomic guard (read before atomicMin) needs a readable copy of the key with 64-bit records: a u32
@@ -65,7 +68,10 @@ export interface GraphMsfOptions {
   workgroupSize?: number;
   /** CSR entries per thread in the populate kernel (default 8). */
   csrItems?: number;
-  /** 'indirect' (default): dispatches sized on the GPU from the round's count; 'fixed': a fixed grid. */
+  /**
+   * 'fixed' (default): rounds over a fixed grid of grid-stride loops; 'indirect': grids sized on the GPU from the
+   * round's count (each indirect dispatch costs ~0.45 ms of Dawn validation; see the header).
+   */
   dispatch?: 'indirect' | 'fixed';
   /** Workgroups of the fixed grid (default 1024). */
   fixedGroups?: number;
@@ -191,6 +197,9 @@ export async function createGraphMsf(ctx: GpuContext, graph: GpuGraph, options: 
   if (subgroups && !ctx.features.subgroups) {
     throw new InputError(`subgroups: true needs the 'subgroups' feature, which this GPU context lacks.`);
   }
+  if (options.dispatch !== undefined && options.dispatch !== 'fixed' && options.dispatch !== 'indirect') {
+    throw new InputError(`Expected dispatch 'fixed' or 'indirect', got ${JSON.stringify(options.dispatch)}.`);
+  }
   const fixedGroups = options.fixedGroups ?? 1024;
   if (!Number.isInteger(fixedGroups) || fixedGroups < 1) throw new InputError(`Expected fixedGroups ≥ 1, got ${options.fixedGroups}.`);
   const n = graph.numVertices;
@@ -204,7 +213,7 @@ export async function createGraphMsf(ctx: GpuContext, graph: GpuGraph, options: 
   const directed = graph.kind === 'csr' ? graph.slots : 2 * graph.slots;
   const plan = filterPlan(n, graph.slots, directed, options.filter);
   const kernels = await compile(ctx, graph, { wg, items, atomic64, subgroups });
-  return new GraphMsfImpl(ctx, graph, kernels, plan, { wg, items, cap, fixed: options.dispatch === 'fixed', fixedGroups });
+  return new GraphMsfImpl(ctx, graph, kernels, plan, { wg, items, cap, fixed: options.dispatch !== 'indirect', fixedGroups });
 }
 
 class GraphMsfImpl implements GraphMsf {

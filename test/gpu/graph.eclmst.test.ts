@@ -34,6 +34,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
         for (const gpu of [
           { filter: 'off' as const },
           { filter: 'on' as const },
+          { filter: 'on' as const, dispatch: 'indirect' as const },
           { filter: 'on' as const, dispatch: 'fixed' as const, fixedGroups: 3 },
           ...(c.seed === 12 ? [tuned] : []),
         ]) {
