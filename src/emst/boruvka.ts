@@ -18,6 +18,7 @@
  */
 import { cutKey } from './distance.cpu.js';
 import { createBoxParts, type BoxParts } from '../bvh/boxparts.js';
+import { boxRecords, pointsForBoxRecords } from '../bvh/layout.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
@@ -38,7 +39,7 @@ export interface BvhBuffers {
   order: GPUBuffer;
   /** n records × vec4u. */
   links: GPUBuffer;
-  /** n records × 4·dim f32. */
+  /** n − 1 records (at least one) × 2·dim f32: internal node i's own box (leaves have none). */
   boxes: GPUBuffer;
   /** (n − 1) × vec2u. */
   ranges: GPUBuffer;
@@ -240,9 +241,9 @@ export class Boruvka {
     if (cut > 0 && opts.core2) throw new TreelineError('emst::boruvka: the scale cut is for the Euclidean MST only');
     new Float32Array(params, 16, 1)[0] = cut;
     new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
-    if (this.lean && n > this.parts.records) {
+    if (this.lean && boxRecords(n) > this.parts.records) {
       throw new InputError(
-        `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${this.parts.records} points).`,
+        `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${pointsForBoxRecords(this.parts.records)} points).`,
       );
     }
     const skip = opts.skipBounded !== false && !this.lean;
