@@ -2,8 +2,8 @@
 // Fig. 4): one thread per internal node finds, independently of every other node, its direction, the far end of
 // its range and its split from δ, the common prefix length of the sorted keys; keys are augmented with their
 // position so duplicate codes separate (§4). CPU twin: src/bvh/karras.cpu.ts; layout: src/bvh/layout.ts.
-// Thread 0 also writes the header record (n − 1). Each record's box words are zeroed: 0 is the identity of the
-// refit's atomicMax accumulation (refit.wgsl).
+// Thread 0 also writes the header record (n − 1) of links. Each internal node's box words are zeroed: 0 is the
+// identity of the refit's atomicMax accumulation (refit.wgsl). The header has no box (layout.ts).
 
 struct KarrasParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> u: KarrasParams;
@@ -27,9 +27,10 @@ fn delta(i: i32, j: i32) -> i32 {
   return 64 + i32(countLeadingZeros(u32(i ^ j)));
 }
 
-fn zero_record(r: u32) {
-  for (var w = 0u; w < 4u * D; w++) {
-    let i = r * 4u * D + w;
+// Zeroes internal node i's box record (2·D words).
+fn zero_box(r: u32) {
+  for (var w = 0u; w < 2u * D; w++) {
+    let i = r * 2u * D + w;
     if (BOX_MULTI == 0u || i < BOX_PART_WORDS) {
       boxes0[i] = 0u;
     } else if (i < 2u * BOX_PART_WORDS) {
@@ -48,7 +49,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (node == 0u) {
     links[n - 1u] = vec4u(0u, NONE, 0u, 0u);
     parents[0] = (n - 1u) << 1u;
-    zero_record(n - 1u);
   }
   if (node + 1u >= n) { return; }
   let i = i32(node);
@@ -82,5 +82,5 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   ranges[node] = vec2u(first, last);
   parents[left] = node << 1u;
   parents[right] = (node << 1u) | 1u;
-  zero_record(node);
+  zero_box(node);
 }

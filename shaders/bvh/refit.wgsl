@@ -91,15 +91,18 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     v[2u * D] = ~m;
     ps = parents[i];
   }
-  // The node's slot in its parent's record has one writer: this thread.
-  let base = (ps >> 1u) * 4u * D + (ps & 1u) * 2u * D;
-  for (var a = 0u; a < D; a++) {
-    box_store(base + a, f32_unorder(~v[a]));
-    box_store(base + D + a, f32_unorder(v[D + a]));
+  // The node's minIndex slot in its parent's links record has one writer: this thread. So has a directly scanned
+  // node's own box; a leaf has no box (layout.ts: its box is its point).
+  if (t >= n) {
+    let base = (t - n) * 2u * D;
+    for (var a = 0u; a < D; a++) {
+      box_store(base + a, f32_unorder(~v[a]));
+      box_store(base + D + a, f32_unorder(v[D + a]));
+    }
   }
   atomicStore(&links[(ps >> 1u) * 4u + 2u + (ps & 1u)], ~v[2u * D]);
-  // Walk up: `node` is the internal node whose box (in its parent's record) the owned components enter next.
-  // A parent of at most DIRECT leaves is scanned by its own thread.
+  // Walk up: `node` is the internal node whose box (its own record) and minIndex (in its parent's links record)
+  // the owned components enter next. A parent of at most DIRECT leaves is scanned by its own thread.
   var node = ps >> 1u;
   if (node == header) { return; }
   let pr = ranges[node];
@@ -109,7 +112,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   loop {
     if (node == header) { break; }
     let pp = parents[node];
-    let rb = (pp >> 1u) * 4u * D + (pp & 1u) * 2u * D;
+    let rb = node * 2u * D;
     var owns_any = false;
     for (var c = 0u; c < 2u * D; c++) {
       if (!own[c]) { continue; }

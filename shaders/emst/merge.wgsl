@@ -10,8 +10,9 @@
 @group(0) @binding(5) var<storage, read> bestMax: array<u32>;
 @group(0) @binding(6) var<storage, read_write> uf_parent: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> edgeCount: array<atomic<u32>>;
-// (source original index, target original index, key, 0) per MST edge, in the order found.
-@group(0) @binding(8) var<storage, read_write> edges: array<vec4u>;
+// | source original index | target original index | key | per MST edge (3 u32, 12 bytes), in the order found.
+// Important! array<u32> with stride 3: a vec3u would be padded to 16 bytes in storage.
+@group(0) @binding(8) var<storage, read_write> edges: array<u32>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -27,6 +28,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (b.y != c.x || b.x != min(a, o) || bestMax[comp] != max(a, o)) { return; }
   if (uf_union(comp, label[c.y])) {
     let e = atomicAdd(&edgeCount[0], 1u);
-    edges[e] = vec4u(order[j], order[c.y], c.x, 0u);
+    edges[3u * e] = order[j];
+    edges[3u * e + 1u] = order[c.y];
+    edges[3u * e + 2u] = c.x;
   }
 }

@@ -28,13 +28,13 @@ struct Nearest {
 // and the stack holds at most one pending sibling per level.
 const STACK: u32 = 100u;
 
-// Squared distance from Morton position j's point to the box of child `side` of record `rec` (0 inside). On a
-// periodic axis the gap is the smaller of the direct gap and the gap around the torus, each computed with the
+// Squared distance from Morton position j's point to the box of internal node `node` (0 inside; a leaf has no box:
+// its key is computed from the points, below). On a periodic axis the gap is the smaller of the direct gap and the gap around the torus, each computed with the
 // point distance's monotone steps so that it bounds every point of the box from below (src/emst/keys.cpu.ts).
-fn box_d2(rec: u32, side: u32, j: u32) -> f32 {
-  let base = rec * 4u * D + side * 2u * D;
+fn box_d2(node: u32, j: u32) -> f32 {
+  let base = node * 2u * D;
   var s = 0.0;
-  // Important! Records in the first box part (every record below ~4.5·10^7 3D points on the H100) are read from
+  // Important! Records in the first box part (every record below ~8.9·10^7 3D points on the H100) are read from
   // its binding directly: going through box_word() for every word costs the traversal ~30 % (H100, normal 3D 10^7).
   if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
     for (var k = 0u; k < D; k++) {
@@ -107,7 +107,7 @@ fn nearest_of(j: u32) -> Nearest {
         }
         continue;
       }
-      var lb = box_d2(rec, side, j);
+      var lb = box_d2(c, j);
       if (u.mr != 0u) {
         let mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
         lb = max(max(lb * u.ia2, myCore), mc);

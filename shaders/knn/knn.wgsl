@@ -51,6 +51,13 @@ fn point_dist(p: u32) -> f32 {
   return pairwise_sum(s);
 }
 
+// Squared distance from q to child c's box: internal node c's record, or the point of a leaf (unified index ≥
+// header), whose box it is (layout.ts).
+fn child_dist(c: u32, header: u32) -> f32 {
+  if (c >= header) { return point_dist(c - header); }
+  return box_dist(c * 2u * D);
+}
+
 // Inserts (d, idx) into the sorted list if it beats the current k-th (or the radius while not full).
 fn consider(d: f32, idx: u32) {
   if (!(d < worst_d || (d == worst_d && idx < worst_i))) { return; }
@@ -108,10 +115,9 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var node = header;
   loop {
     let lk = links[node];
-    let base = node * 4u * D;
     var go_l = false;
     var go_r = false;
-    let dl = box_dist(base);
+    let dl = child_dist(lk.x, header);
     if (lk.x >= header) {
       if (lk.x != self_leaf) { consider(dl, lk.z); }
     } else {
@@ -119,7 +125,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
     var dr = inf;
     if (lk.y != NONE) {
-      dr = box_dist(base + 2u * D);
+      dr = child_dist(lk.y, header);
       if (lk.y >= header) {
         if (lk.y != self_leaf) { consider(dr, lk.w); }
       } else {

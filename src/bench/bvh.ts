@@ -84,8 +84,7 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
     for (let s = 1; s <= 2000 && s < n - 1; s++) sample.push(Math.floor(((s * 0.6180339887498949) % 1) * (n - 1)));
     for (const i of sample) {
       const [l, r] = [ranges[2 * i], ranges[2 * i + 1]];
-      const p = parents[i];
-      const box = new Float32Array(await ctx.read(bvh.boxes, 16 * dim * (p >>> 1) + 8 * dim * (p & 1), 8 * dim));
+      const box = new Float32Array(await ctx.read(bvh.boxes, 8 * dim * i, 8 * dim));
       for (let a = 0; a < dim; a++) {
         let lo = Infinity;
         let hi = -Infinity;

@@ -28,10 +28,10 @@ export async function benchBoruvka(
     },
     check: async () => {
       if (!last || last.count !== n - 1) throw new Error(`bench::boruvka: ${last?.count ?? 0} edges for n=${n}`);
-      const raw = new Uint32Array(await ctx.read(last.edges, 0, 16 * last.count));
+      const raw = new Uint32Array(await ctx.read(last.edges, 0, 12 * last.count));
       const uf = new UnionFind(n);
       for (let e = 0; e < last.count; e++) {
-        if (!uf.union(raw[4 * e], raw[4 * e + 1])) throw new Error(`bench::boruvka: edge ${e} closes a cycle`);
+        if (!uf.union(raw[3 * e], raw[3 * e + 1])) throw new Error(`bench::boruvka: edge ${e} closes a cycle`);
       }
     },
     notes: () => `${last?.rounds ?? 0} rounds encoded up to the chunk that completed the tree`,

@@ -6,7 +6,7 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { Binding } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
-import { BOX_PARTS, boxPartRecords } from './layout.js';
+import { BOX_PART_ALIGN, BOX_PARTS, boxPartRecords, boxRecords, boxWords, pointsForBoxRecords } from './layout.js';
 
 export interface BoxParts {
   /** Records per part. */
@@ -18,7 +18,7 @@ export interface BoxParts {
    * part (the multi-part code is then compiled out: its branch cost the EMST ~4 % on the H100).
    */
   readonly constants: { BOX_PART_WORDS: number; BOX_MULTI: number };
-  /** The BOX_PARTS bindings of the records of an n-point BVH's `boxes` buffer (n records). */
+  /** The BOX_PARTS bindings of the records of an n-point BVH's `boxes` buffer (boxRecords(n) = max(n − 1, 1) records). */
   bind(boxes: GPUBuffer, n: number): Binding[];
   destroy(): void;
 }
@@ -30,26 +30,26 @@ export interface BoxParts {
  */
 export function createBoxParts(ctx: GpuContext, dim: number, partRecords?: number, maxPoints?: number): BoxParts {
   const records = partRecords ?? boxPartRecords(ctx.limits.maxStorageBufferBindingSize, dim);
-  if (!Number.isInteger(records) || records < 16 || records % 16 !== 0) {
-    throw new InputError(`Expected boxPartRecords to be a positive multiple of 16, got ${partRecords}.`);
+  if (!Number.isInteger(records) || records < BOX_PART_ALIGN || records % BOX_PART_ALIGN !== 0) {
+    throw new InputError(`Expected boxPartRecords to be a positive multiple of ${BOX_PART_ALIGN}, got ${partRecords}.`);
   }
-  const recordBytes = 16 * dim;
+  const recordBytes = 4 * boxWords(dim);
   if (records * recordBytes > ctx.limits.maxStorageBufferBindingSize) {
     throw new InputError(`boxPartRecords=${records} exceeds this device's binding size (${ctx.limits.maxStorageBufferBindingSize} bytes).`);
   }
   const unused = ctx.createBuffer('bvh::boxesUnused', 512);
-  const multi = maxPoints === undefined || maxPoints > records;
-  const limit = multi ? BOX_PARTS * records : records;
+  const multi = maxPoints === undefined || boxRecords(maxPoints) > records;
+  const limit = pointsForBoxRecords(multi ? BOX_PARTS * records : records);
   return {
     records,
     maxPoints: limit,
-    constants: { BOX_PART_WORDS: records * 4 * dim, BOX_MULTI: multi ? 1 : 0 },
+    constants: { BOX_PART_WORDS: records * boxWords(dim), BOX_MULTI: multi ? 1 : 0 },
     bind(boxes, n) {
       if (n > limit) throw new InputError(boxLimitMessage(n, dim, limit, ctx));
       const out: Binding[] = [];
       for (let i = 0; i < BOX_PARTS; i++) {
         const first = i * records;
-        const end = Math.min(Math.max(n, 1), first + records);
+        const end = Math.min(boxRecords(n), first + records);
         if (end > first) out.push({ buffer: boxes, offset: first * recordBytes, size: (end - first) * recordBytes });
         else out.push({ buffer: unused, offset: 256 * (i - 1), size: 256 });
       }
@@ -64,7 +64,7 @@ export function createBoxParts(ctx: GpuContext, dim: number, partRecords?: numbe
 /** The error for a BVH too large for this device's bindings, naming the limit. */
 export function boxLimitMessage(n: number, dim: number, maxPoints: number, ctx: GpuContext): string {
   return (
-    `A BVH of ${n} points in ${dim} dimensions needs ${16 * dim * n} bytes of boxes; this device binds at most ` +
+    `A BVH of ${n} points in ${dim} dimensions needs ${4 * boxWords(dim) * boxRecords(n)} bytes of boxes; this device binds at most ` +
     `${ctx.limits.maxStorageBufferBindingSize} bytes per binding, so ${BOX_PARTS} parts hold at most ${maxPoints} points.`
   );
 }

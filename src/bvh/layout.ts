@@ -7,17 +7,26 @@
  * The root is unified index 0 for every n ≥ 1 (internal node 0, or leaf 0 when n = 1). Leaf j is the j-th point
  * in Morton order; `order[j]` is its original index.
  *
- * Records. Record r (0 ≤ r < n) describes the two children of internal node r; record n − 1 is the *header*,
- * whose left child is the root and whose right child is NONE, so every node (the root included) has a parent
- * record and a traversal starts at the header. A child's box lives in its parent's record, so one record read
- * gives both children's boxes (Aila & Laine's BVH2 node layout):
+ * Records. Record r (0 ≤ r < n) of `links` describes the two children of internal node r; record n − 1 is the
+ * *header*, whose left child is the root and whose right child is NONE, so every node (the root included) has a
+ * parent record and a traversal starts at the header.
  *
- *   boxes (f32, 4·d per record):  | lo(left) d | hi(left) d | lo(right) d | hi(right) d |
- *   links (vec4u per record):     | left child | right child | minIndex(left) | minIndex(right) |
+ *   links (vec4u per record, n records):  | left child | right child | minIndex(left) | minIndex(right) |
  *
- * A leaf's box is its point (lo = hi), and its minIndex is its original index: a traversal never reads the
- * points. An internal child's minIndex is the smallest original index among its leaves (for exact tie-breaking
- * by index, and so that all-duplicate inputs are not quadratic). The header's right box is all zeros.
+ * An internal child's minIndex is the smallest original index among its leaves (for exact tie-breaking by index,
+ * and so that all-duplicate inputs are not quadratic); a leaf's is its original index.
+ *
+ * Boxes (f32, 2·d per internal node, n − 1 records; no header record): internal node i's own tight box.
+ *
+ *   boxes:  | lo(node i) d | hi(node i) d |
+ *
+ * A leaf has no box: its box would be its point (lo = hi), so a traversal reading child c takes boxes[c·2d …] when
+ * c is internal and the point (sortedPoints, Morton position c − (n − 1)) when c is a leaf. The header has no box
+ * either: its left child, the root, is internal node 0 (box boxes[0 …]) when n ≥ 2 and leaf 0 when n = 1. When
+ * both children of a node are internal they are γ and γ + 1 (Karras), so their boxes are adjacent: one contiguous
+ * span of 4·d words, as when both lived in the parent's record. 8·d bytes per point (24 in 3D; the children-in-
+ * the-parent layout, with leaf boxes, took 16·d). The GPU buffer keeps at least one record (no zero-length
+ * buffers); the CPU twin's array is exactly (n − 1)·2·d long (empty for n ≤ 1).
  *
  * Ranges (vec2u per internal node): [first leaf, last leaf] of internal node i, in Morton positions.
  * Parents (u32 per unified index): (parent record << 1) | side, side 0 = left; the root's parent record is the
@@ -31,17 +40,29 @@
 
 /**
  * Box parts. A device binds at most maxStorageBufferBindingSize bytes of one buffer (2 GiB − 4 on the H100), and
- * the box array of 10^8 points in 3D is 4.8 GB: kernels bind it as BOX_PARTS ranges of `boxPartRecords` whole
- * records each (the last range shorter; a part beyond n is bound to a small unused buffer), and read the logical
- * word i through shaders/bvh/boxread.wgsl. Records never straddle two parts, and the CPU twin's layout is the
- * logical array unchanged.
+ * the box array of 10^8 points in 3D is 2.4 GB: kernels bind it as BOX_PARTS ranges of `boxPartRecords` whole
+ * records each (the last range shorter; a part beyond the last record is bound to a small unused buffer), and read
+ * the logical word i through shaders/bvh/boxread.wgsl. Records never straddle two parts, and the CPU twin's layout
+ * is the logical array unchanged.
  */
 export const BOX_PARTS = 3;
 
-/** Records per box part: the most whole records within `maxBindingBytes`, a multiple of 16 (256-byte offsets). */
+/**
+ * Records per box part: the most whole records within `maxBindingBytes`, a multiple of 32 (a part is then
+ * 32·8·d bytes, a multiple of the 256-byte storage offset alignment, for every d).
+ */
 export function boxPartRecords(maxBindingBytes: number, dim: number): number {
-  return Math.max(16, Math.floor(maxBindingBytes / (16 * dim) / 16) * 16);
+  return Math.max(BOX_PART_ALIGN, Math.floor(maxBindingBytes / (4 * boxWords(dim)) / BOX_PART_ALIGN) * BOX_PART_ALIGN);
 }
+
+/** Box part sizes are multiples of this many records (boxPartRecords). */
+export const BOX_PART_ALIGN = 32;
+
+/** Records in the box array of an n-point BVH: one per internal node, at least one (no zero-length buffers). */
+export const boxRecords = (n: number): number => Math.max(n - 1, 1);
+
+/** The most points whose box records fit in `records` records (n − 1 records for n points). */
+export const pointsForBoxRecords = (records: number): number => records + 1;
 
 /** "No node" / "no index". */
 export const NONE = 0xffffffff;
@@ -80,8 +101,10 @@ export function maxCell(bits: number): number {
   return 2 ** bits - 2 ** (bits - 24);
 }
 
-/** f32 words per record in `boxes`. */
-export const boxWords = (dim: number): number => 4 * dim;
+/** f32 words per record in `boxes`: lo, hi. */
+export function boxWords(dim: number): number {
+  return 2 * dim;
+}
 
 /** The largest f32 value. */
 export const F32_MAX = 3.4028234663852886e38;

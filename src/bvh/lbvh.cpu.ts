@@ -31,7 +31,7 @@ export interface BvhCpu {
   sortedPoints: Float32Array;
   /** n records × 4 u32: left child, right child, minIndex(left), minIndex(right) (unified indices). */
   links: Uint32Array;
-  /** n records × 4·dim f32: lo(left), hi(left), lo(right), hi(right). */
+  /** n − 1 records × 2·dim f32: internal node i's own box, lo then hi (leaves have none: a leaf's box is its point). */
   boxes: Float32Array;
   /** (n − 1) × 2 u32: first and last leaf of internal node i. */
   ranges: Uint32Array;

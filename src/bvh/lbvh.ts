@@ -21,7 +21,7 @@ import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
 import { boxLimitMessage, createBoxParts } from './boxparts.js';
-import { BOX_PARTS, bitsPerAxis, boxPartRecords, codeBits, maxCell } from './layout.js';
+import { BOX_PARTS, bitsPerAxis, boxPartRecords, boxRecords, boxWords, codeBits, maxCell, pointsForBoxRecords } from './layout.js';
 import { checkPoints } from './points.js';
 
 /** A BVH in GPU buffers, sized for `capacity` points; `n` is the point count of the last build into it. */
@@ -41,7 +41,7 @@ export interface GpuBvh {
   readonly sortedPoints: GPUBuffer;
   /** n records × vec4u: left, right, minIndex(left), minIndex(right); record n − 1 is the header (`bvh::links`). */
   readonly links: GPUBuffer;
-  /** n records × 4·dim f32: lo(left), hi(left), lo(right), hi(right) (`bvh::boxes`). */
+  /** n − 1 records (at least one) × 2·dim f32: internal node i's own box, lo then hi (`bvh::boxes`). */
   readonly boxes: GPUBuffer;
   /** n − 1 vec2u: first and last leaf of internal node i (`bvh::ranges`). */
   readonly ranges: GPUBuffer;
@@ -61,7 +61,7 @@ export function allocateBvh(ctx: GpuContext, capacity: number, dim: number): Gpu
     order: ctx.createBuffer('bvh::order', 4 * c),
     sortedPoints: ctx.createBuffer('bvh::sortedPoints', 4 * dim * c),
     links: ctx.createBuffer('bvh::links', 16 * c),
-    boxes: ctx.createBuffer('bvh::boxes', 16 * dim * c),
+    boxes: ctx.createBuffer('bvh::boxes', 4 * boxWords(dim) * boxRecords(c)),
     ranges: ctx.createBuffer('bvh::ranges', 8 * Math.max(c - 1, 1)),
     // One word beyond the 2c − 1 parents, so that Borůvka's 8-byte candidates fit once the parents are dead.
     parents: ctx.createBuffer('bvh::parents', 8 * c),
@@ -83,7 +83,7 @@ function checkShape(ctx: GpuContext, capacity: number, dim: number): void {
     throw new InputError(`Expected maxCount to be a non-negative integer, got ${capacity}.`);
   }
   // The box array is bound in BOX_PARTS ranges (layout.ts, "Box parts"); every other array fits one binding.
-  const maxPoints = BOX_PARTS * boxPartRecords(ctx.limits.maxStorageBufferBindingSize, dim);
+  const maxPoints = pointsForBoxRecords(BOX_PARTS * boxPartRecords(ctx.limits.maxStorageBufferBindingSize, dim));
   if (capacity > maxPoints) throw new InputError(boxLimitMessage(capacity, dim, maxPoints, ctx));
   const largest = Math.max(16 * capacity, 4 * dim * capacity);
   if (largest > ctx.limits.maxStorageBufferBindingSize) {

@@ -2,6 +2,7 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { BvhCpu } from './lbvh.cpu.js';
 import type { GpuBvh } from './lbvh.js';
+import { boxWords } from './layout.js';
 
 export async function readBvh(ctx: GpuContext, bvh: GpuBvh): Promise<BvhCpu> {
   const { n, dim } = bvh;
@@ -12,7 +13,7 @@ export async function readBvh(ctx: GpuContext, bvh: GpuBvh): Promise<BvhCpu> {
     ctx.read(bvh.order, 0, 4 * n),
     ctx.read(bvh.sortedPoints, 0, 4 * n * dim),
     ctx.read(bvh.links, 0, 16 * rec),
-    ctx.read(bvh.boxes, 0, 16 * dim * rec),
+    ctx.read(bvh.boxes, 0, 4 * boxWords(dim) * Math.max(n - 1, 0)),
     ctx.read(bvh.ranges, 0, 8 * Math.max(n - 1, 0)),
     ctx.read(bvh.parents, 0, 4 * Math.max(2 * n - 1, 0)),
   ]);

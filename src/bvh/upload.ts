@@ -4,6 +4,7 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { BvhCpu } from './lbvh.cpu.js';
+import { boxRecords, boxWords } from './layout.js';
 
 export interface UploadedBvh {
   n: number;
@@ -23,7 +24,8 @@ export function uploadBvhCpu(ctx: GpuContext, bvh: BvhCpu, label = 'bvh::uploade
     sortedPoints: up('sortedPoints', bvh.sortedPoints),
     order: up('order', bvh.order),
     links: up('links', bvh.links),
-    boxes: up('boxes', bvh.boxes),
+    // At least one record, as the GPU build allocates (the CPU twin's array is empty for n ≤ 1).
+    boxes: up('boxes', bvh.boxes.length > 0 ? bvh.boxes : new Float32Array(boxRecords(bvh.n) * boxWords(bvh.dim))),
     ranges: up('ranges', bvh.ranges),
     parents: up('parents', bvh.parents),
   };

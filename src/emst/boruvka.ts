@@ -18,6 +18,7 @@
  */
 import { cutKey } from './distance.cpu.js';
 import { createBoxParts, type BoxParts } from '../bvh/boxparts.js';
+import { boxRecords, pointsForBoxRecords } from '../bvh/layout.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
@@ -38,7 +39,7 @@ export interface BvhBuffers {
   order: GPUBuffer;
   /** n records × vec4u. */
   links: GPUBuffer;
-  /** n records × 4·dim f32. */
+  /** n − 1 records (at least one) × 2·dim f32: internal node i's own box (leaves have none). */
   boxes: GPUBuffer;
   /** (n − 1) × vec2u. */
   ranges: GPUBuffer;
@@ -56,6 +57,17 @@ export interface BvhBuffers {
  * sorter's scratch (idle between sorts; as best and pointBound) and the k-NN's k-th distances (consumed by the
  * `before` hook; as upper bounds). readEdges' sort uses the candidates, the changes and that same sorter scratch,
  * after the run.
+ *
+ * GpuEmst's GPU memory per point in 3D with this sharing (issue 4's Must: ≤ 128 beyond the input), 124.5 bytes:
+ *
+ *   BVH      boxes 24 (n − 1 internal boxes, bvh/layout.ts), links 16, sorted points 12, codes 8 (= childLabel),
+ *            parents 8 (= candidates), ranges 8, order 4                                                       80
+ *   sorter   scratch 12 (= best 8 + pointBound 4)                                                              12
+ *   Borůvka  edges 12, label 4, changes 4 (= active list), upper bounds 4, bestMax 4, union-find 4             32
+ *   rest     scan partial sums, uniforms, counters                                                           ~0.5
+ *
+ * Mutual reachability adds the core distances (4; the k-th distances are lent as the upper bounds) at creation,
+ * and for the length of a run minCore2 (8) and its arrival flags (4).
  */
 export interface BoruvkaBorrow {
   childLabel?: GPUBuffer;
@@ -95,7 +107,10 @@ export interface BoruvkaRunOptions {
 }
 
 export interface BoruvkaResult {
-  /** `count` records (source, target, key, 0): original indices and the f32 bits of the squared weight. */
+  /**
+   * `count` records of 3 u32, | source | target | key | (12 bytes each): original indices and the f32 bits of the
+   * squared weight, in the order found.
+   */
   edges: GPUBuffer;
   count: number;
   rounds: number;
@@ -212,7 +227,7 @@ export class Boruvka {
       active: chg,
       activeCount: buf('activeCount', 4),
       nearestArgs: buf('nearestArgs', 12, Usage.INDIRECT),
-      edges: buf('edges', 16 * n),
+      edges: buf('edges', 12 * n),
       edgeCount: buf('edgeCount', 4),
       args: buf('dispatchArgs', 4 * 3 * 4, Usage.INDIRECT),
       noCore: buf('noCore', 16),
@@ -240,9 +255,9 @@ export class Boruvka {
     if (cut > 0 && opts.core2) throw new TreelineError('emst::boruvka: the scale cut is for the Euclidean MST only');
     new Float32Array(params, 16, 1)[0] = cut;
     new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
-    if (this.lean && n > this.parts.records) {
+    if (this.lean && boxRecords(n) > this.parts.records) {
       throw new InputError(
-        `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${this.parts.records} points).`,
+        `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${pointsForBoxRecords(this.parts.records)} points).`,
       );
     }
     const skip = opts.skipBounded !== false && !this.lean;

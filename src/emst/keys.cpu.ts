@@ -94,7 +94,11 @@ function gap(x: number, lo: number, hi: number): number {
   return x < lo ? f32(lo - x) : x > hi ? f32(x - hi) : 0;
 }
 
-/** Key lower bound between the query and the box lo = boxes[base …], hi = boxes[base + dim …] (tiny: see pointKey). */
+/**
+ * Key lower bound between the query and the box lo = boxes[base …], hi = boxes[base + dim …] (tiny: see pointKey).
+ * For lo = hi = a point it is that point's pointKey bit for bit (the gap is the difference's magnitude): the
+ * traversals take a leaf's point key where its box would be (a leaf has no box record, bvh/layout.ts).
+ */
 export function boxKey(
   boxes: Float32Array,
   base: number,
@@ -158,10 +162,9 @@ function periodicBoxKey(boxes: Float32Array, base: number, dim: number, query: F
  * of y also covers the rounding of fround(y − x).
  */
 export function escapeKey(bvh: BvhCpu, node: number, query: Float64Array): number {
-  const { dim, codes, ranges, parents, boxes } = bvh;
+  const { dim, codes, ranges, boxes } = bvh;
   if (!isCell(codes, ranges, node)) return 0;
-  const up = parents[node];
-  const base = (up >>> 1) * 4 * dim + (up & 1) * 2 * dim;
+  const base = node * 2 * dim;
   let g = Infinity;
   for (let k = 0; k < dim; k++) {
     const x = query[k];
@@ -177,8 +180,7 @@ export function escapeKey(bvh: BvhCpu, node: number, query: Float64Array): numbe
 /** escapeKey for 2 dimensions, the query at (x0, x1). */
 export function escapeKey2(bvh: BvhCpu, node: number, x0: number, x1: number): number {
   if (!isCell(bvh.codes, bvh.ranges, node)) return 0;
-  const up = bvh.parents[node];
-  const base = (up >>> 1) * 8 + (up & 1) * 4;
+  const base = node * 4;
   const boxes = bvh.boxes;
   const g = Math.min(x0 - boxes[base], x1 - boxes[base + 1], boxes[base + 2] - x0, boxes[base + 3] - x1);
   const t = f32(g);

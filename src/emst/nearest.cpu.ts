@@ -127,7 +127,6 @@ export class NearestOtherComponent {
     const x0 = query[0];
     const x1 = dim > 1 ? query[1] : 0;
     const x2 = dim > 2 ? query[2] : 0;
-    const w = 4 * dim;
     // Important! Open 2D calls its kernels directly: V8 then inlines all of them (the dispatchers exceed its budget).
     const flat2 = dim === 2 && this.period === null;
 
@@ -140,7 +139,7 @@ export class NearestOtherComponent {
       if (rec === leaves) break; // `climb` is the root
       const sib = links[4 * rec + 1 - (up & 1)];
       stackNode[sp] = sib;
-      stackBound[sp] = this.childBound(rec, 1 - (up & 1), sib, c, coreQ, x0, x1, x2);
+      stackBound[sp] = this.childBound(sib, c, coreQ, x0, x1, x2);
       stackMin[sp++] = links[4 * rec + 3 - (up & 1)];
       while (sp > 0) {
         const node = stackNode[--sp];
@@ -160,7 +159,7 @@ export class NearestOtherComponent {
           }
         }
         if (node >= leaves) {
-          // A leaf's box is its point: its bound is the candidate's key (and R >= bound here).
+          // A leaf's bound is the candidate's key (childBound: its point's key; and R >= bound here).
           if (bound < this.cut) continue; // below the scale cut: not an edge
           const m = stackMin[sp];
           R = bound;
@@ -197,11 +196,11 @@ export class NearestOtherComponent {
           }
           continue;
         }
-        // Both children's boxes live in this node's record (Aila & Laine's BVH2 layout): push the farther first.
+        // Push the farther child first.
         const l = links[4 * node];
         const r = links[4 * node + 1];
-        const bl = this.childBound(node, 0, l, c, coreQ, x0, x1, x2);
-        const br = this.childBound(node, 1, r, c, coreQ, x0, x1, x2);
+        const bl = this.childBound(l, c, coreQ, x0, x1, x2);
+        const br = this.childBound(r, c, coreQ, x0, x1, x2);
         const nearLeft = bl <= br;
         stackNode[sp] = nearLeft ? r : l;
         stackBound[sp] = nearLeft ? br : bl;
@@ -238,12 +237,11 @@ export class NearestOtherComponent {
   }
 
   /**
-   * Lower bound on the key of any edge from the query into `child` (side `side` of record `rec`); +∞ when every
-   * point under it is in component c.
+   * Lower bound on the key of any edge from the query into `child` (a unified index): the key to its box, or to its
+   * point when it is a leaf (bit for bit the key to the box lo = hi = the point, keys.cpu.ts); +∞ when every point
+   * under it is in component c.
    */
   private childBound(
-    rec: number,
-    side: number,
     child: number,
     c: number,
     coreQ: number,
@@ -251,17 +249,21 @@ export class NearestOtherComponent {
     x1: number,
     x2: number,
   ): number {
-    const { n, dim, boxes, ranges } = this.bvh;
+    const { n, dim, sortedPoints: xs, boxes, ranges } = this.bvh;
     const { label, changes, query } = this;
     const leaves = n - 1;
+    const flat2 = dim === 2 && this.period === null;
+    let key: number;
     if (child >= leaves) {
-      if (label[child - leaves] === c) return Infinity;
+      const p = child - leaves;
+      if (label[p] === c) return Infinity;
+      key = flat2 ? pointKey2(xs, p, x0, x1) : pointKey(xs, p, dim, query, x0, x1, x2, this.period);
     } else {
       const f = ranges[2 * child];
       if (changes[f] === changes[ranges[2 * child + 1]] && label[f] === c) return Infinity;
+      const o = child * 2 * dim;
+      key = flat2 ? boxKey2(boxes, o, x0, x1) : boxKey(boxes, o, dim, query, x0, x1, x2, this.period);
     }
-    const o = rec * 4 * dim + side * 2 * dim;
-    let key = dim === 2 && this.period === null ? boxKey2(boxes, o, x0, x1) : boxKey(boxes, o, dim, query, x0, x1, x2, this.period);
     if (this.mr !== null) {
       const { core2, minCore2, ia2 } = this.mr;
       if (ia2 !== 1) key = f32(key * ia2);

@@ -72,7 +72,7 @@ export class KnnSearch {
     const { n, dim, sortedPoints: xs, order, links, boxes, ranges, parents } = this.bvh;
     const { k, best, stackNode, stackBound, stackMin, query, period } = this;
     const leaves = n - 1;
-    const w = 4 * dim;
+    const w = 2 * dim;
     for (let c = 0; c < dim; c++) query[c] = xs[q * dim + c];
     const x0 = query[0];
     const x1 = dim > 1 ? query[1] : 0;
@@ -90,9 +90,15 @@ export class KnnSearch {
       const rec = up >>> 1;
       if (rec === leaves) break;
       const side = 1 - (up & 1);
-      stackNode[sp] = links[4 * rec + side];
-      const o = rec * w + side * 2 * dim;
-      stackBound[sp] = flat2 ? boxKey2(boxes, o, x0, x1) : boxKey(boxes, o, dim, query, x0, x1, x2, period);
+      const sib = links[4 * rec + side];
+      stackNode[sp] = sib;
+      // The sibling's box, or its point when it is a leaf (layout.ts: bit for bit the key to lo = hi = the point).
+      if (sib >= leaves) {
+        stackBound[sp] = flat2 ? pointKey2(xs, sib - leaves, x0, x1) : pointKey(xs, sib - leaves, dim, query, x0, x1, x2, period);
+      } else {
+        const o = sib * w;
+        stackBound[sp] = flat2 ? boxKey2(boxes, o, x0, x1) : boxKey(boxes, o, dim, query, x0, x1, x2, period);
+      }
       stackMin[sp++] = links[4 * rec + 2 + side];
       while (sp > 0) {
         const node = stackNode[--sp];
@@ -115,9 +121,15 @@ export class KnnSearch {
           }
           continue;
         }
-        const o = node * w;
-        const bl = flat2 ? boxKey2(boxes, o, x0, x1) : boxKey(boxes, o, dim, query, x0, x1, x2, period);
-        const br = flat2 ? boxKey2(boxes, o + 4, x0, x1) : boxKey(boxes, o + 2 * dim, dim, query, x0, x1, x2, period);
+        // The children's boxes (adjacent records when both are internal), or a leaf child's point.
+        const l = links[4 * node];
+        const r = links[4 * node + 1];
+        let bl: number;
+        let br: number;
+        if (l >= leaves) bl = flat2 ? pointKey2(xs, l - leaves, x0, x1) : pointKey(xs, l - leaves, dim, query, x0, x1, x2, period);
+        else bl = flat2 ? boxKey2(boxes, l * w, x0, x1) : boxKey(boxes, l * w, dim, query, x0, x1, x2, period);
+        if (r >= leaves) br = flat2 ? pointKey2(xs, r - leaves, x0, x1) : pointKey(xs, r - leaves, dim, query, x0, x1, x2, period);
+        else br = flat2 ? boxKey2(boxes, r * w, x0, x1) : boxKey(boxes, r * w, dim, query, x0, x1, x2, period);
         // Push the farther child first, so that the nearer is searched first.
         const near = bl <= br ? 0 : 1;
         stackNode[sp] = links[4 * node + 1 - near];

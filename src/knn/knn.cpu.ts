@@ -18,7 +18,7 @@
  * point distance bit for bit, and no box distance exceeds a point distance inside it.
  */
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
-import { NONE, STACK_SIZE } from '../bvh/layout.js';
+import { NONE, STACK_SIZE, boxWords } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
 import { boxDistanceFor } from './distance.cpu.js';
 
@@ -90,7 +90,7 @@ function traverse(bvh: BvhCpu, k: number, window: number, emit: (point: number, 
   const stackNode = new Int32Array(STACK_SIZE);
   const stackD = new Float64Array(STACK_SIZE);
   const dist = boxDistanceFor(dim);
-  const w4 = 4 * dim;
+  const w = boxWords(dim);
   const header = n - 1;
   const win = Math.min(window, n - 1);
   for (let t = 0; t < n; t++) {
@@ -107,12 +107,12 @@ function traverse(bvh: BvhCpu, k: number, window: number, emit: (point: number, 
     let node = header;
     let sp = 0;
     for (;;) {
-      const base = node * w4;
       const l = links[4 * node];
       const r = links[4 * node + 1];
       const ml = links[4 * node + 2];
       const mr = links[4 * node + 3];
-      const dl = dist(q, boxes, base, base + dim);
+      // A child's box: an internal node's record, or a leaf's point (lo = hi; layout.ts).
+      const dl = l >= header ? dist(q, P, (l - header) * dim, (l - header) * dim) : dist(q, boxes, l * w, l * w + dim);
       let goL = false;
       let goR = false;
       if (l >= header) {
@@ -120,7 +120,7 @@ function traverse(bvh: BvhCpu, k: number, window: number, emit: (point: number, 
       } else goL = list.beats(dl, ml);
       let dr = Infinity;
       if (r !== NONE) {
-        dr = dist(q, boxes, base + 2 * dim, base + 3 * dim);
+        dr = r >= header ? dist(q, P, (r - header) * dim, (r - header) * dim) : dist(q, boxes, r * w, r * w + dim);
         if (r >= header) {
           if (r !== self) list.consider(dr, mr);
         } else goR = list.beats(dr, mr);

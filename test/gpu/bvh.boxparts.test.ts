@@ -1,6 +1,6 @@
 /**
  * The box array bound in several parts (src/bvh/layout.ts, "Box parts"): the H100 binds at most 2 GiB − 4 bytes,
- * and 10^8 3D points need 4.8 GB of boxes. Small parts (a few dozen records) exercise the same code paths with few
+ * and 10^8 3D points need 2.4 GB of boxes (n − 1 records of 2·d f32). Small parts (a few dozen records) exercise the same code paths with few
  * points: the build (karras zeroing, refit atomics), the k-NN traversal and the Borůvka traversal must give
  * exactly what the single-binding layout and the CPU twins give.
  */
@@ -29,11 +29,11 @@ const gpuEmst = (ctx: GpuContext, pts: Float32Array, dim: number, minSamples: nu
 
 describe.skipIf(variants.length === 0).each(variants)('the box array in parts ($name)', ({ ctx }) => {
   it.each([
-    [3, 16, 40],
+    [3, 32, 80],
     [3, 32, 70],
     [2, 64, 190],
-    [5, 16, 33],
-    [1, 16, 48],
+    [5, 32, 66],
+    [1, 32, 96],
   ])('BVH build, d=%i, %i records per part, n=%i: the CPU twin exactly', async (dim, partRecords, n) => {
     const pts = cloud('clustered', n, dim, 5 + n);
     const builder = await createBvhBuilder(ctx, { maxCount: n, dim, boxPartRecords: partRecords });
@@ -103,12 +103,13 @@ describe.skipIf(variants.length === 0).each(variants)('the box array in parts ($
   });
 
   it('more points than 3 parts hold is an InputError naming the limit', () => {
-    const parts = createBoxParts(ctx, 3, 16);
-    const boxes = ctx.createBuffer('test::boxes', 16 * 3 * 64);
+    const parts = createBoxParts(ctx, 3, 32);
+    const boxes = ctx.createBuffer('test::boxes', 8 * 3 * 96);
     try {
-      expect(() => parts.bind(boxes, 49)).toThrow(InputError);
-      expect(() => parts.bind(boxes, 49)).toThrow(/at most 48 points/);
-      expect(parts.bind(boxes, 48)).toHaveLength(3);
+      // 3 parts of 32 records hold the n − 1 = 96 records of 97 points.
+      expect(() => parts.bind(boxes, 98)).toThrow(InputError);
+      expect(() => parts.bind(boxes, 98)).toThrow(/at most 97 points/);
+      expect(parts.bind(boxes, 97)).toHaveLength(3);
     } finally {
       boxes.destroy();
       parts.destroy();

@@ -4,7 +4,7 @@ import { readBvh } from '../../src/bvh/readback.js';
 import { buildBvhCpu, type BvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import { mortonCodesCpu, quantScale } from '../../src/bvh/morton.cpu.js';
 import { sortCodesCpu } from '../../src/bvh/sort.cpu.js';
-import { BOX_PARTS, boxPartRecords, codeBits } from '../../src/bvh/layout.js';
+import { BOX_PARTS, boxPartRecords, codeBits, pointsForBoxRecords } from '../../src/bvh/layout.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { CLOUD_KINDS, cloud, type CloudKind } from '../helpers/clouds.js';
 import { checkBvhInvariants } from '../helpers/bvh.js';
@@ -177,7 +177,7 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
 
   it('rejects a BVH larger than 3 box parts can bind, naming the size and the limit', async () => {
     // The boxes are bound in BOX_PARTS ranges (layout.ts): one point more than they hold is an InputError.
-    const most = BOX_PARTS * boxPartRecords(ctx.limits.maxStorageBufferBindingSize, 4);
+    const most = pointsForBoxRecords(BOX_PARTS * boxPartRecords(ctx.limits.maxStorageBufferBindingSize, 4));
     expect(() => allocateBvh(ctx, most + 1, 4)).toThrow(new RegExp(`this device binds at most .* hold at most ${most} points`));
   });
 });

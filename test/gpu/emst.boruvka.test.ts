@@ -45,13 +45,13 @@ async function gpuMst(ctx: GpuContext, points: Float32Array, dim: number, minSam
   const core2 = minSamples > 1 ? ctx.upload('test::core2', core2Morton(bvh, minSamples)) : undefined;
   try {
     const r = await boruvka.run(bufs, { core2, roundsPerSubmit: 3 });
-    const raw = new Uint32Array(await ctx.read(r.edges, 0, 16 * r.count));
+    const raw = new Uint32Array(await ctx.read(r.edges, 0, 12 * r.count));
     const f = new Float32Array(raw.buffer);
     const edges: [number, number, number][] = [];
     for (let e = 0; e < r.count; e++) {
-      const a = raw[4 * e];
-      const b = raw[4 * e + 1];
-      edges.push([Math.min(a, b), Math.max(a, b), Math.sqrt(f[4 * e + 2])]);
+      const a = raw[3 * e];
+      const b = raw[3 * e + 1];
+      edges.push([Math.min(a, b), Math.max(a, b), Math.sqrt(f[3 * e + 2])]);
     }
     return { edges, rounds: r.rounds };
   } finally {

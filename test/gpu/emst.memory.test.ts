@@ -14,9 +14,10 @@ const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
 
 describe.skipIf(variants.length === 0).each(variants)('EMST memory ($name)', ({ ctx }) => {
-  it('GpuEmst.create allocates at most 153 bytes per point in 3D (157 with minSamples), 185 without the sharing', async () => {
+  it('GpuEmst.create allocates at most 125 bytes per point in 3D (129 with minSamples), 157 without the sharing', async () => {
+    // 124.5 and 128.5 (the budget in emst/boruvka.ts, BoruvkaBorrow): issue 4's Must is ≤ 128 beyond the input.
     const n = 100_000;
-    for (const [minSamples, bound] of [[1, 153], [16, 157]] as const) {
+    for (const [minSamples, bound] of [[1, 125], [16, 129]] as const) {
       const before = ctx.memory.liveBytes;
       const e = await GpuEmst.create(ctx, n, 3, minSamples);
       const perPoint = (ctx.memory.liveBytes - before) / n;

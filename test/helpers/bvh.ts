@@ -1,8 +1,9 @@
 /**
  * Invariants of a linear BVH (layout in src/bvh/layout.ts), checked on host arrays from either backend:
- * every point in exactly one leaf, each range the union of its children's, the radix-tree split rule, every box
- * the union of its children's (so, by induction from the leaves' points, the tight box of its leaves), minIndex
- * the smallest original index below, and the root box equal to the scene bounds. Throws naming the node.
+ * every point in exactly one leaf, each range the union of its children's, the radix-tree split rule, every internal
+ * node's box the union of its children's (a leaf child's box is its point; so, by induction, the tight box of its
+ * leaves), minIndex the smallest original index below, exactly n − 1 box records, and the root box equal to the
+ * scene bounds. Throws naming the node.
  */
 import type { BvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import { NONE } from '../../src/bvh/layout.js';
@@ -43,7 +44,8 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
     }
   }
   // Every node except the root is the child of exactly one record; the header's left child is the root.
-  const w = 4 * dim;
+  const w = 2 * dim;
+  if (boxes.length !== (n - 1) * w) fail(`boxes hold ${boxes.length} words, expected (n − 1)·2·dim = ${(n - 1) * w}`);
   const header = n - 1;
   if (links[4 * header] !== 0 || links[4 * header + 1] !== NONE) fail(`header links are ${links.slice(4 * header, 4 * header + 2)}`);
   const childOf = new Int32Array(2 * n - 1).fill(-1);
@@ -59,6 +61,9 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
   }
   for (let c = 0; c < 2 * n - 1; c++) if (childOf[c] === -1) fail(`node ${c} has no parent`);
   // Ranges, the radix-tree split rule, boxes and minIndex, for every internal node.
+  // A child's box: its record, or a leaf's point.
+  const loOf = (c: number, a: number) => (c >= n - 1 ? sortedPoints[(c - (n - 1)) * dim + a] : boxes[c * w + a]);
+  const hiOf = (c: number, a: number) => (c >= n - 1 ? sortedPoints[(c - (n - 1)) * dim + a] : boxes[c * w + dim + a]);
   const rangeOf = (c: number): [number, number] => (c >= n - 1 ? [c - (n - 1), c - (n - 1)] : [ranges[2 * c], ranges[2 * c + 1]]);
   for (let i = 0; i < n - 1; i++) {
     const [l, r] = [ranges[2 * i], ranges[2 * i + 1]];
@@ -72,12 +77,13 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
       const p = parents[i] >>> 1;
       if (prefix <= delta(codes, ranges[2 * p], ranges[2 * p + 1])) fail(`node ${i}: prefix does not grow from parent ${p}`);
     }
-    // This node's box (in its parent's record) is the union of its children's (in its own record).
+    // This node's box (its own record) is the union of its children's (their records, or a leaf's point).
     const pr = parents[i];
-    const dst = (pr >>> 1) * w + (pr & 1) * 2 * dim;
+    const dst = i * w;
+    const [cl, cr] = [links[4 * i], links[4 * i + 1]];
     for (let a = 0; a < dim; a++) {
-      const lo = minF(boxes[i * w + a], boxes[i * w + 2 * dim + a]);
-      const hi = maxF(boxes[i * w + dim + a], boxes[i * w + 3 * dim + a]);
+      const lo = minF(loOf(cl, a), loOf(cr, a));
+      const hi = maxF(hiOf(cl, a), hiOf(cr, a));
       if (!same(boxes[dst + a], lo) || !same(boxes[dst + dim + a], hi)) {
         fail(`node ${i} axis ${a}: box [${boxes[dst + a]}, ${boxes[dst + dim + a]}] ≠ union of children [${lo}, ${hi}]`);
       }
@@ -85,17 +91,12 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
     const mi = Math.min(links[4 * i + 2], links[4 * i + 3]);
     if (links[4 * (pr >>> 1) + 2 + (pr & 1)] !== mi) fail(`node ${i}: minIndex ≠ min of its children's`);
   }
-  // Leaves: box = point, minIndex = original index.
+  // Leaves: minIndex = original index (a leaf has no box record: its box is its point).
   for (let j = 0; j < n; j++) {
     const pr = parents[n - 1 + j];
-    const dst = (pr >>> 1) * w + (pr & 1) * 2 * dim;
-    for (let a = 0; a < dim; a++) {
-      const x = sortedPoints[j * dim + a];
-      if (!same(boxes[dst + a], x) || !same(boxes[dst + dim + a], x)) fail(`leaf ${j} box is not its point`);
-    }
     if (links[4 * (pr >>> 1) + 2 + (pr & 1)] !== order[j]) fail(`leaf ${j}: minIndex ≠ order[${j}]`);
   }
-  // Root box = scene bounds = the tight box of all points, computed directly.
+  // Root box (internal node 0's, or leaf 0's point when n = 1) = scene bounds = the tight box of all points.
   for (let a = 0; a < dim; a++) {
     let lo = Infinity;
     let hi = -Infinity;
@@ -103,8 +104,8 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
       lo = minF(lo, points[i * dim + a]);
       hi = maxF(hi, points[i * dim + a]);
     }
-    const rb = header * w;
-    if (!same(boxes[rb + a], lo) || !same(boxes[rb + dim + a], hi)) fail(`root box axis ${a} is not the tight box`);
+    const [rootLo, rootHi] = n === 1 ? [sortedPoints[a], sortedPoints[a]] : [boxes[a], boxes[dim + a]];
+    if (!same(rootLo, lo) || !same(rootHi, hi)) fail(`root box axis ${a} is not the tight box`);
     if (!same(bvh.frame.lo[a], lo) || !same(bvh.frame.hi[a], hi)) fail(`scene bounds axis ${a} are not the tight box`);
   }
 }
