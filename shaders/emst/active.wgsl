@@ -13,10 +13,14 @@
 
 var<workgroup> wgCount: atomic<u32>;
 var<workgroup> wgBase: u32;
+var<workgroup> wgDone: u32;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
+  // label[n]: the tree is complete (plan.wgsl); read once, uniformly, as barriers follow.
+  if (lid == 0u) { wgDone = label[u.n]; }
+  if (workgroupUniformLoad(&wgDone) != 0u) { return; }
   let j = thread_index(wid, nwg, lid);
   var needs = false;
   if (j < u.n) {

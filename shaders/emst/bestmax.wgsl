@@ -10,7 +10,7 @@
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let j = thread_index(wid, nwg, lid);
-  if (j >= u.n) { return; }
+  if (j >= u.n || label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
   let c = cand[j];
   if (c.x == NONE) { return; }
   let comp = label[j];

@@ -28,19 +28,20 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let t = thread_index(wid, nwg, lid);
-  var j = t;
-  if (u.skip != 0u) {
-    // Important! Only the points emst/active.wgsl kept: the others either keep last round's candidate — whose
-    // other end still lies in another component, so it is still their nearest other-component point (last
-    // round's search was exact within its radius, and the other components have only lost points since) — or
-    // are bounded below their component's upper bound (their candidate was set to NONE there).
-    if (t >= activeCount[0]) { return; }
-    j = activeList[t];
-  } else if (j >= u.n) {
-    return;
+  // label[n]: the tree is complete (plan.wgsl).
+  if (label[u.n] != 0u) { return; }
+  // Important! Only the points emst/active.wgsl kept (u.skip = 1): the others either keep last round's candidate —
+  // whose other end still lies in another component, so it is still their nearest other-component point (last
+  // round's search was exact within its radius, and the other components have only lost points since) — or are
+  // bounded below their component's upper bound (their candidate was set to NONE there).
+  // A fixed grid strides over them: a direct dispatch (plan.wgsl says why not an indirect one sized to the count).
+  let count = select(u.n, activeCount[0], u.skip != 0u);
+  let stride = nwg.x * nwg.y * WG;
+  for (var t = thread_index(wid, nwg, lid); t < count; t += stride) {
+    var j = t;
+    if (u.skip != 0u) { j = activeList[t]; }
+    let found = nearest_of(j);
+    cand[j] = vec2u(found.key, found.other);
+    pointBound[j] = found.radius;
   }
-  let found = nearest_of(j);
-  cand[j] = vec2u(found.key, found.other);
-  pointBound[j] = found.radius;
 }

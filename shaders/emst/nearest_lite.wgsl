@@ -6,8 +6,11 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let j = thread_index(wid, nwg, lid);
-  if (j >= u.n) { return; }
-  let found = nearest_of(j);
-  cand[j] = vec2u(found.key, found.other);
+  // label[n]: the tree is complete (plan.wgsl). A fixed grid strides over the points (direct dispatch).
+  if (label[u.n] != 0u) { return; }
+  let stride = nwg.x * nwg.y * WG;
+  for (var j = thread_index(wid, nwg, lid); j < u.n; j += stride) {
+    let found = nearest_of(j);
+    cand[j] = vec2u(found.key, found.other);
+  }
 }

@@ -18,7 +18,7 @@ fn child_label(c: u32) -> u32 {
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let r = thread_index(wid, nwg, lid);
-  if (r >= u.n) { return; }
+  if (r >= u.n || label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
   let l = links[r];
   childLabel[r] = vec2u(child_label(l.x), child_label(l.y));
 }

@@ -1,17 +1,14 @@
-// Indirect dispatch arguments for the next Borůvka round: the host-computed grids while edges are missing, empty
-// grids once the tree has n − 1 edges, so that rounds encoded ahead of time cost almost nothing after the end.
-struct Plan { n: u32, slots: u32, pad0: u32, pad1: u32, grids: array<vec4u, 4> }
+// The start of a Borůvka round: raises the "tree complete" flag, label[n], once the tree has n − 1 edges, so that
+// rounds encoded ahead of time return at once after the last (every round kernel reads the flag first).
+// Important! Round kernels are dispatched directly over host-sized grids, never indirectly: Dawn validates each
+// indirect dispatch with an internal pass costing ~0.45 ms of device time on the H100 (bench/RESULTS.md), ~5 ms
+// per round for the ~12 dispatches of a round.
+struct Plan { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> p: Plan;
 @group(0) @binding(1) var<storage, read> edgeCount: array<u32>;
-@group(0) @binding(2) var<storage, read_write> args: array<u32>;
+@group(0) @binding(2) var<storage, read_write> label: array<u32>;
 
 @compute @workgroup_size(1)
 fn main() {
-  let done = edgeCount[0] + 1u >= p.n;
-  for (var s = 0u; s < p.slots; s++) {
-    let g = p.grids[s];
-    args[3u * s] = select(g.x, 0u, done);
-    args[3u * s + 1u] = g.y;
-    args[3u * s + 2u] = 1u;
-  }
+  label[p.n] = select(0u, 1u, edgeCount[0] + 1u >= p.n);
 }

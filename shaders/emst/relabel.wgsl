@@ -11,7 +11,7 @@
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let i = thread_index(wid, nwg, lid);
-  if (i >= u.n) { return; }
+  if (i >= u.n || label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
   label[i] = uf_find(i);
   ub[i] = INF_KEY;
   best[i] = vec2u(NONE, NONE);

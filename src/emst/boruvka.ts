@@ -2,7 +2,7 @@
  * Single-tree Borůvka on the GPU: Prokopenko, Sao & Lebrun-Grandié, "A single-tree algorithm to compute the
  * Euclidean minimum spanning tree on GPUs" (seed 002, §3, Fig. 3 and Algorithm 2). Every round:
  *
- *   plan         indirect-dispatch grids, empty once the tree is complete          (emst/plan.wgsl)
+ *   plan         the "tree complete" flag: rounds encoded ahead return at once     (emst/plan.wgsl)
  *   labels       node label uniformity by prefix sum (no inter-thread hand-off)     (emst/changes, scan, nodelabels)
  *   upperBounds  Morton neighbours ±1, ±2 in different components                   (emst/upperbounds.wgsl)
  *   nearest      nearest point in another component, subtree skipping, pruning      (emst/nearest.wgsl)
@@ -22,7 +22,6 @@ import { boxRecords, pointsForBoxRecords } from '../bvh/layout.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
-import { gridFor } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { MapMode, Usage } from '../gpu/usage.js';
 import { AbortError, GpuUnavailableError, InputError, TreelineError } from '../errors.js';
@@ -121,6 +120,8 @@ const EMST_INCLUDE = ['common/grid', 'emst/common'];
 const NEAREST_STORAGE_BUFFERS = 15;
 const LEAN_STORAGE_BUFFERS = 10;
 const NONE = 0xffffffff;
+/** Workgroups (of 32) of the traversal's fixed grid: ~2^18 threads, about what an H100 keeps resident. */
+const NEAREST_GROUPS = 8192;
 
 export class Boruvka {
   private constructor(
@@ -188,7 +189,6 @@ export class Boruvka {
         : await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, R, R, R], 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
       bestmax: await spec('bestmax', [U, R, R, R, W, R]),
       active: await spec('active', [U, R, R, R, W, W, W]),
-      activeargs: await ctx.kernel({ label: 'emst::activeArgs', shader: 'emst/activeargs', entry: 'main', bindings: [U, R, W], workgroupSize: 1 }),
       merge: await spec('merge', [U, R, R, R, R, R, W, W, W], 256, 'main', ['unionfind/unionfind']),
       mincore: await spec('mincore', [U, R, R, W, W]),
       edgekeys: await ctx.kernel({ label: 'emst::edgeKeys', shader: 'emst/edgekeys', entry: 'main', bindings: [U, R, W, W], workgroupSize: 256 }),
@@ -214,7 +214,8 @@ export class Boruvka {
     };
     const chg = buf('changes', 4 * n);
     const b: Record<string, GPUBuffer> = {
-      label: buf('label', 4 * n),
+      // n labels, then the "tree complete" flag label[n] (plan.wgsl).
+      label: buf('label', 4 * (n + 1)),
       chg,
       childLabel: take('childLabel', 'childLabel', 8 * n),
       ub: take('ub', 'upperBounds', 4 * n),
@@ -226,10 +227,8 @@ export class Boruvka {
       // dispatch binds both: one buffer.
       active: chg,
       activeCount: buf('activeCount', 4),
-      nearestArgs: buf('nearestArgs', 12, Usage.INDIRECT),
       edges: buf('edges', 12 * n),
       edgeCount: buf('edgeCount', 4),
-      args: buf('dispatchArgs', 4 * 3 * 4, Usage.INDIRECT),
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
@@ -266,17 +265,14 @@ export class Boruvka {
     const u = new Uint32Array(params);
     const core2 = opts.core2 ?? b.noCore;
     let minCore2 = b.noMinCore;
-    const maxDim = ctx.maxWorkgroupsPerDimension;
-    const grid256 = gridFor(Math.ceil(n / 256), maxDim, 'emst::round');
-    const grid32 = gridFor(Math.ceil(n / 32), maxDim, 'emst::nearest');
-    const plan = new Uint32Array(4 + 16);
-    plan.set([n, 2, 0, 0, grid256[0], grid256[1], 0, 0, grid32[0], grid32[1], 0, 0]);
-    const slot256 = { buffer: b.args, offset: 0 };
-    const slot32 = { buffer: b.args, offset: 12 };
+    // Important! Every round dispatch is direct (plan.wgsl says why): per-point kernels over n threads, the traversal
+    // over a fixed grid that strides over the active points.
+    const plan = [n, 0, 0, 0];
+    const nearestGroups = Math.min(Math.ceil(n / 32), NEAREST_GROUPS);
     const [boxes0, boxes1, boxes2] = this.parts.bind(bvh.boxes, n);
     const uf = this.uf;
 
-    const relabel = (rec: Recorder, at: { uniforms: Uint32Array; indirect?: { buffer: GPUBuffer; offset: number }; threads?: number }) =>
+    const relabel = (rec: Recorder, at: { uniforms: Uint32Array; threads: number }) =>
       rec.dispatch(k.relabel, { ...at, buffers: [uf.parent, b.label, b.ub, b.best, b.bestMax] });
     let arrive: GPUBuffer | null = null;
     if (mr) {
@@ -292,6 +288,7 @@ export class Boruvka {
         rec.dispatch(k.mincore, { buffers: [core2, bvh.parents, arrive, minCore2], uniforms: u, threads: n });
       }
       rec.clear(b.edgeCount);
+      rec.clear(b.label, 4 * n, 4); // the "tree complete" flag
       rec.clear(b.pointBound, 0, 4 * n);
       rec.dispatch(k.fill, { buffers: [b.cand], uniforms: [2 * n, NONE, 0, 0], threads: 2 * n });
       uf.encodeInit(rec, n);
@@ -299,22 +296,21 @@ export class Boruvka {
     };
 
     const round = (rec: Recorder) => {
-      rec.dispatch(k.plan, { buffers: [b.edgeCount, b.args], uniforms: plan, groups: 1 });
-      const at = { indirect: slot256, uniforms: u };
+      rec.dispatch(k.plan, { buffers: [b.edgeCount, b.label], uniforms: plan, groups: 1 });
+      const at = { threads: n, uniforms: u };
       rec.dispatch(k.changes, { ...at, buffers: [b.label, b.chg] });
-      // In place: the changes become their exclusive prefix sums. Gated by the round's grid (args word 0, zero once
-      // the tree is complete), so rounds after the last cost only a few single-thread dispatches.
-      this.scanner.encode(rec, b.chg, b.chg, n, 'exclusive', { gate: { buffer: b.args, offset: 0 } });
+      // In place: the changes become their exclusive prefix sums. Not gated: after the last round the changes are all
+      // zero and the scan is a few streaming passes (gating it would take indirect dispatches).
+      this.scanner.encode(rec, b.chg, b.chg, n, 'exclusive');
       rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.chg, bvh.links, bvh.ranges, b.childLabel] });
       rec.dispatch(k.upperbounds, { ...at, buffers: [bvh.sortedPoints, core2, b.label, b.ub, b.cand] });
       if (skip) {
         rec.clear(b.activeCount);
         rec.dispatch(k.active, { ...at, buffers: [b.label, b.ub, b.pointBound, b.cand, b.active, b.activeCount] });
-        rec.dispatch(k.activeargs, { buffers: [b.activeCount, b.nearestArgs], uniforms: [maxDim, 32, 0, 0], groups: 1 });
       }
       const traversal = [bvh.sortedPoints, core2, bvh.order, bvh.links, boxes0, b.childLabel, b.label, b.ub, minCore2, b.cand];
       rec.dispatch(k.nearest, {
-        indirect: skip ? { buffer: b.nearestArgs, offset: 0 } : slot32,
+        groups: nearestGroups,
         uniforms: u,
         buffers: this.lean ? traversal : [...traversal, b.pointBound, b.active, b.activeCount, boxes1, boxes2],
       });
