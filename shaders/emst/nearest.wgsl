@@ -18,30 +18,41 @@
 // The traversal itself is emst/traverse.wgsl, shared with nearest_lite.wgsl.
 // Bindings 0–10 are declared by emst/traverse.wgsl.
 @group(0) @binding(11) var<storage, read_write> pointBound: array<u32>;
-// The points to traverse (emst/active.wgsl) and their count; u.skip = 0 traverses every point.
+// The points to traverse (emst/active.wgsl); their count, then the counter of points taken (both zeroed every
+// round); u.skip = 0 traverses every point.
 @group(0) @binding(12) var<storage, read> activeList: array<u32>;
-@group(0) @binding(13) var<storage, read> activeCount: array<u32>;
+@group(0) @binding(13) var<storage, read_write> activeCount: array<atomic<u32>>;
 // The second and third box parts (bvh/boxread.wgsl).
 @group(0) @binding(14) var<storage, read> boxes1: array<f32>;
 @group(0) @binding(15) var<storage, read> boxes2: array<f32>;
 
+var<workgroup> wgWord: u32;
+
 @compute @workgroup_size(WG)
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-        @builtin(local_invocation_index) lid: u32) {
-  // label[n]: the tree is complete (plan.wgsl).
-  if (label[u.n] != 0u) { return; }
+fn main(@builtin(local_invocation_index) lid: u32) {
+  // label[n]: the tree is complete (plan.wgsl). Read once, uniformly: barriers follow.
+  if (lid == 0u) { wgWord = label[u.n]; }
+  if (workgroupUniformLoad(&wgWord) != 0u) { return; }
   // Important! Only the points emst/active.wgsl kept (u.skip = 1): the others either keep last round's candidate —
   // whose other end still lies in another component, so it is still their nearest other-component point (last
   // round's search was exact within its radius, and the other components have only lost points since) — or are
   // bounded below their component's upper bound (their candidate was set to NONE there).
-  // A fixed grid strides over them: a direct dispatch (plan.wgsl says why not an indirect one sized to the count).
-  let count = select(u.n, activeCount[0], u.skip != 0u);
-  let stride = nwg.x * nwg.y * WG;
-  for (var t = thread_index(wid, nwg, lid); t < count; t += stride) {
-    var j = t;
-    if (u.skip != 0u) { j = activeList[t]; }
-    let found = nearest_of(j);
-    cand[j] = vec2u(found.key, found.other);
-    pointBound[j] = found.radius;
+  if (lid == 0u) { wgWord = select(u.n, atomicLoad(&activeCount[0]), u.skip != 0u); }
+  let count = workgroupUniformLoad(&wgWord);
+  // A fixed grid (a direct dispatch: plan.wgsl says why not an indirect one sized to the count) whose workgroups
+  // take the next WG points from a counter (activeCount[1], zeroed every round) until none are left: traversals
+  // differ in length, and taking work as it frees balances them as a grid sized to the count would.
+  loop {
+    if (lid == 0u) { wgWord = atomicAdd(&activeCount[1], WG); }
+    let base = workgroupUniformLoad(&wgWord);
+    if (base >= count) { break; }
+    let t = base + lid;
+    if (t < count) {
+      var j = t;
+      if (u.skip != 0u) { j = activeList[t]; }
+      let found = nearest_of(j);
+      cand[j] = vec2u(found.key, found.other);
+      pointBound[j] = found.radius;
+    }
   }
 }

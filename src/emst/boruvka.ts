@@ -186,7 +186,7 @@ export class Boruvka {
       upperbounds: await spec('upperbounds', [U, R, R, R, W, R], 256, 'main', ['emst/distance']),
       nearest: useLean
         ? await spec('nearest_lite', [U, R, R, R, R, R, R, R, R, R, W], 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
-        : await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, R, R, R], 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
+        : await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, W, R, R], 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
       bestmax: await spec('bestmax', [U, R, R, R, W, R]),
       active: await spec('active', [U, R, R, R, W, W, W]),
       merge: await spec('merge', [U, R, R, R, R, R, W, W, W], 256, 'main', ['unionfind/unionfind']),
@@ -226,7 +226,8 @@ export class Boruvka {
       // The active list lives from `active` to `nearest`, the changes from `changes` to `nodelabels`, and no
       // dispatch binds both: one buffer.
       active: chg,
-      activeCount: buf('activeCount', 4),
+      // The active points' count, then the traversal's counter of points taken (nearest.wgsl).
+      activeCount: buf('activeCount', 8),
       edges: buf('edges', 12 * n),
       edgeCount: buf('edgeCount', 4),
       noCore: buf('noCore', 16),
@@ -304,8 +305,8 @@ export class Boruvka {
       this.scanner.encode(rec, b.chg, b.chg, n, 'exclusive');
       rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.chg, bvh.links, bvh.ranges, b.childLabel] });
       rec.dispatch(k.upperbounds, { ...at, buffers: [bvh.sortedPoints, core2, b.label, b.ub, b.cand] });
+      rec.clear(b.activeCount);
       if (skip) {
-        rec.clear(b.activeCount);
         rec.dispatch(k.active, { ...at, buffers: [b.label, b.ub, b.pointBound, b.cand, b.active, b.activeCount] });
       }
       const traversal = [bvh.sortedPoints, core2, bvh.order, bvh.links, boxes0, b.childLabel, b.label, b.ub, minCore2, b.cand];
