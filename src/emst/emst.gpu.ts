@@ -141,16 +141,25 @@ export class GpuEmst {
    * beyond the run's); the host reads 12 bytes per edge, takes weights fround(sqrt(key)) and sorts only the runs of
    * equal weight by (source, target) (edges.cpu.ts) — two keys can round to one weight.
    */
-  async readEdges(result: BoruvkaResult): Promise<EdgeList> {
+  async readEdges(result: BoruvkaResult, timings?: Record<string, number>): Promise<EdgeList> {
     const m = result.count;
+    let t = performance.now();
+    const lap = (label: string) => {
+      const now = performance.now();
+      if (timings) timings[label] = now - t;
+      t = now;
+    };
     if (m === 0) return { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
     let sorted: { keys: GPUBuffer; values: GPUBuffer } | null = null;
     await this.ctx.submit('emst::canonicalSort', (rec) => {
       sorted = this.boruvka.encodeEdgeKeys(rec, result);
       this.builder.sorter.encode(rec, { keys: sorted.keys, values: sorted.values, count: m, bitsLo: 0, bitsHi: 64 });
     });
+    await this.ctx.onDone();
+    lap('emst::readback.sort');
     const { keys, values } = sorted!;
     const [k, v] = await Promise.all([this.ctx.read(keys, 0, 8 * m), this.ctx.read(values, 0, 4 * m)]);
+    lap('emst::readback.read');
     const kw = new Uint32Array(k);
     const kf = new Float32Array(k);
     const edges: EdgeList = { sources: new Uint32Array(m), targets: new Uint32Array(v), weights: new Float32Array(m) };
@@ -159,6 +168,7 @@ export class GpuEmst {
       edges.weights[e] = Math.fround(Math.sqrt(kf[2 * e + 1]));
     }
     sortEqualWeightRuns(edges);
+    lap('emst::readback.host');
     return edges;
   }
 
@@ -211,6 +221,8 @@ export async function emstGpu(
     e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.minSamples ?? 1, period !== undefined);
     lap('emst::compile');
     buffer = ctx.upload('emst::points', points);
+    await ctx.onDone();
+    lap('emst::upload');
     const result = await e.run(buffer, n, {
       alpha: options.alpha,
       period,
@@ -219,7 +231,9 @@ export async function emstGpu(
       signal: options.signal,
     });
     lap('emst::gpu');
-    const edges = await e.readEdges(result);
+    const t0 = performance.now();
+    const edges = await e.readEdges(result, timings);
+    t = t0;
     lap('emst::readback');
     if (options.after) {
       e.destroy();
