@@ -123,9 +123,10 @@ export async function emstCpuAsync(points: Float32Array, dim: number, options: E
       if (team === null) run.round();
       else await run.roundOn(team);
     }
+    const result = await run.resultOn(team);
     team?.end();
     workers.release();
-    return run.result();
+    return result;
   } catch (e) {
     // A failed or aborted phase's workers may still be inside a chunk: never reuse them.
     workers.terminate();
@@ -183,6 +184,7 @@ class BoruvkaCpu {
   private readonly cut: number;
   /** A round added no edge: with a scale cut, the forest is complete. */
   private stalled = false;
+  private readonly threads: number;
 
   /**
    * `lists`: every point's k nearest neighbours (k = listLength), the core distances of mutual reachability and the
@@ -236,9 +238,10 @@ class BoruvkaCpu {
     for (let i = 0; i < n; i++) this.roots[i] = i;
     this.components = n;
     this.uf = new UnionFind(n);
-    this.sources = new Uint32Array(n - 1);
-    this.targets = new Uint32Array(n - 1);
-    this.keys = new Float32Array(n - 1);
+    this.sources = alloc.u32(n - 1);
+    this.targets = alloc.u32(n - 1);
+    this.keys = alloc.f32(n - 1);
+    this.threads = threads;
   }
 
   get done(): boolean {
@@ -328,13 +331,26 @@ class BoruvkaCpu {
     }
   }
 
-  /** The edges in canonical order, with weights fround(sqrt(key)). */
-  result(): EmstCpuResult {
-    const m = this.edges;
-    const weights = new Float32Array(m);
-    for (let i = 0; i < m; i++) weights[i] = weightOfKey(this.keys[i]);
-    const sorted = sortEdgesCanonical({ sources: this.sources.subarray(0, m), targets: this.targets.subarray(0, m), weights });
+  /** The edges in canonical order, with weights fround(sqrt(key)); the sort split with `team` when given. */
+  async resultOn(team: BoruvkaThreads | null): Promise<EmstCpuResult> {
+    const edges = this.unsorted();
+    const sorted = team === null ? sortEdgesCanonical(edges) : await team.sortEdges(edges, this.options.signal);
     this.clock.lap('emst::sort');
     return { ...sorted, timings: this.clock.timings, rounds: this.rounds };
+  }
+
+  /** As resultOn, on this thread. */
+  result(): EmstCpuResult {
+    const sorted = sortEdgesCanonical(this.unsorted());
+    this.clock.lap('emst::sort');
+    return { ...sorted, timings: this.clock.timings, rounds: this.rounds };
+  }
+
+  /** The edges found, with weights fround(sqrt(key)) (in shared memory when threaded). */
+  private unsorted(): EdgeList {
+    const m = this.edges;
+    const weights = allocator(this.threads > 1).f32(m);
+    for (let i = 0; i < m; i++) weights[i] = weightOfKey(this.keys[i]);
+    return { sources: this.sources.subarray(0, m), targets: this.targets.subarray(0, m), weights };
   }
 }

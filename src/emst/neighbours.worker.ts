@@ -2,13 +2,21 @@
  * The worker thread of the CPU EMST's split phases. k-NN jobs (neighbours.threads.ts): claim chunks of Morton
  * positions from the shared counter until none are left, run the same queries as the single-threaded code
  * (neighbours.cpu.ts, KnnSearch) into the shared lists, and answer how many were run. Borůvka rounds
- * (boruvka.threads.ts): keep the run's state from its setup message, and for each phase claim chunks of the round's
- * per-point work (rounds.cpu.ts) and answer how many were run.
+ * (boruvka.threads.ts): keep the run's state from its setup message, for each phase claim chunks of the round's
+ * per-point work (rounds.cpu.ts) and answer how many were run, and sort one half of the edges at the end.
  *
  * Node only: started by src/cpu/threads.ts, never imported by the library's entry points.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { workerRound, type BoruvkaEnd, type BoruvkaPhase, type BoruvkaReply, type BoruvkaSetup } from './boruvka.threads.js';
+import {
+  workerRound,
+  type BoruvkaEnd,
+  type BoruvkaPhase,
+  type BoruvkaReply,
+  type BoruvkaSetup,
+  type SortEdges,
+} from './boruvka.threads.js';
+import { sortEdgesCanonical } from './edges.cpu.js';
 import { KnnSearch } from './neighbours.cpu.js';
 import type { NeighbourJob, NeighbourReply } from './neighbours.threads.js';
 
@@ -27,7 +35,7 @@ const describe = (e: unknown) => {
   return error.stack ?? error.message;
 };
 
-port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd) => {
+port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges) => {
   switch (m.kind) {
     case 'knn': {
       let reply: NeighbourReply;
@@ -53,6 +61,17 @@ port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd) 
       try {
         if (round === null) throw new Error(setupError ?? 'a Borůvka phase came before its setup.');
         reply = { id: m.id, chunks: round(m) };
+      } catch (e) {
+        reply = { id: m.id, chunks: 0, error: describe(e) };
+      }
+      port.postMessage(reply);
+      return;
+    }
+    case 'sort-edges': {
+      let reply: BoruvkaReply;
+      try {
+        sortEdgesCanonical(m.edges, m.into);
+        reply = { id: m.id, chunks: 0 };
       } catch (e) {
         reply = { id: m.id, chunks: 0, error: describe(e) };
       }

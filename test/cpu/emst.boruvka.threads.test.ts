@@ -1,8 +1,8 @@
 /**
  * The CPU backend's Borůvka rounds on Node worker threads (src/emst/boruvka.threads.ts, src/emst/rounds.cpu.ts): the
  * edge list of one thread, bit for bit, on seeded inputs where ties decide the tree (an integer grid, exact
- * duplicates), with minSamples 5, a scale cut and alpha ≠ 1; a worker failing inside a round rejects with its
- * message and the next call runs.
+ * duplicates), with minSamples 5, a scale cut and alpha ≠ 1, and with the edge sort split in two; a worker failing
+ * inside a round rejects with its message and the next call runs.
  *
  * As in emst.threads.test.ts the worker script is bundled from src/emst/neighbours.worker.ts with esbuild first.
  * Every threaded case checks that the workers ran chunks of the rounds (boruvkaThreadStats), so no test passes on a
@@ -112,6 +112,15 @@ describe('emstCpuAsync(points, { threads }) runs the Borůvka rounds on the work
       expect(edges(await emstCpuAsync(c.points, c.dim, { ...c.options, threads: 1 }))).toEqual(one);
     });
   }
+});
+
+describe('emstCpuAsync(points, { threads: 2 }) sorts the edges in two halves from 50,000 edges on', () => {
+  it('uniform 2D and an integer grid (ties across the halves): the edges of one thread', async () => {
+    for (const points of [generate('uniform', { n: 60_000, dim: 2, seed: 28 }), grid(250, 29)]) {
+      const one = edges(emstCpu(points, 2));
+      expect(edges(await emstCpuAsync(points, 2, { threads: 2 }))).toEqual(one);
+    }
+  });
 });
 
 describe('emstCpuAsync fails cleanly when a worker fails inside a Borůvka round', () => {
