@@ -79,12 +79,16 @@ export function determineRange(codes: Uint32Array, n: number, i: number): [numbe
  * both); no δ inside a node equals its own (bit δ_j flips once in a sorted range). Karras numbers a node by the
  * end of its range that touches its parent's split: its last leaf when it is a left child, its first when a right
  * child — and the parent's split is the neighbouring split with the larger δ (the longer shared prefix). The root
- * (all leaves) is node 0.
+ * (all leaves) is node 0. `buffer` allocates the outputs (a SharedArrayBuffer for worker threads).
  */
-export function karrasSequentialCpu(codes: Uint32Array, n: number): Hierarchy {
-  const links = new Uint32Array(4 * Math.max(n, 1));
-  const ranges = new Uint32Array(2 * Math.max(n - 1, 0));
-  const parents = new Uint32Array(Math.max(2 * n - 1, 0));
+export function karrasSequentialCpu(
+  codes: Uint32Array,
+  n: number,
+  buffer: (bytes: number) => ArrayBufferLike = (bytes) => new ArrayBuffer(bytes),
+): Hierarchy {
+  const links = new Uint32Array(buffer(16 * Math.max(n, 1)));
+  const ranges = new Uint32Array(buffer(8 * Math.max(n - 1, 0)));
+  const parents = new Uint32Array(buffer(4 * Math.max(2 * n - 1, 0)));
   if (n === 0) return { links, ranges, parents };
   const m = n - 1;
   links[4 * m] = 0;

@@ -95,7 +95,8 @@ export async function emstCpuAsync(points: Float32Array, dim: number, options: E
   const workers = threads > 1 ? await startNeighbourWorkers(threads, n) : null;
   let bvh: BvhCpu;
   try {
-    bvh = buildBvhCpu(points, dim);
+    // For the workers: most of the BVH built in shared memory (the rest is copied for the k-NN phase).
+    bvh = buildBvhCpu(points, dim, workers !== null);
   } catch (e) {
     workers?.release();
     throw e;

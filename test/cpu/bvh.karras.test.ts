@@ -36,9 +36,12 @@ describe('karrasSequentialCpu(codes, n)', () => {
     });
   }
 
-  it('equals karrasCpu at n = 2^17 + 3 and for all-equal codes', () => {
+  it('equals karrasCpu at n = 2^17 + 3 (also into SharedArrayBuffers) and for all-equal codes', () => {
     const big = sortedCodes(cloud('uniform', (1 << 17) + 3, 2, 5), 2);
     expect(firstDifference(karrasSequentialCpu(big, (1 << 17) + 3), karrasCpu(big, (1 << 17) + 3))).toBeNull();
+    const shared = karrasSequentialCpu(big, (1 << 17) + 3, (bytes) => new SharedArrayBuffer(bytes));
+    expect(shared.links.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(firstDifference(shared, karrasCpu(big, (1 << 17) + 3))).toBeNull();
     const same = new Uint32Array(2 * 777).fill(12345);
     expect(firstDifference(karrasSequentialCpu(same, 777), karrasCpu(same, 777))).toBeNull();
   });
