@@ -57,8 +57,9 @@ export interface EmstCpuOptions {
   /** Checked between rounds; an aborted signal throws AbortError. */
   signal?: AbortSignal;
   /**
-   * emstCpuAsync only (emstCpu always runs on one thread): threads for the k-NN phase, Node worker threads beside
-   * the calling one (neighbours.threads.ts); 1 = the single-threaded code. Default: min(available parallelism, 8)
+   * emstCpuAsync only (emstCpu always runs on one thread): threads for the k-NN phase (Node worker threads beside
+   * the calling one, neighbours.threads.ts), then for the Borůvka rounds' per-point work and the edge sort (the
+   * calling thread and threads − 1 of those workers, boruvka.threads.ts); 1 = the single-threaded code. Default: min(available parallelism, 8)
    * in Node from 50,000 points on (THREADED_MIN_POINTS), else 1; one thread wherever worker threads are missing.
    */
   threads?: number;
@@ -83,8 +84,9 @@ export function emstCpu(points: Float32Array, dim: number, options: EmstCpuOptio
 }
 
 /**
- * As emstCpu, with the k-NN phase on `options.threads` threads (Node worker threads; the edges are identical), and
- * yielding to the event loop during that phase and between rounds so that an AbortSignal can fire.
+ * As emstCpu, with the k-NN phase, the rounds' per-point work and the edge sort on `options.threads` threads (Node
+ * worker threads; the edges are identical), and yielding to the event loop while the workers run and between rounds
+ * so that an AbortSignal can fire.
  */
 export async function emstCpuAsync(points: Float32Array, dim: number, options: EmstCpuOptions = {}): Promise<EmstCpuResult> {
   if (points.length < 2 * dim) return noEdges(options);
