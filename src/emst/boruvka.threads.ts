@@ -83,6 +83,12 @@ export class BoruvkaThreads {
   private readonly next = new Int32Array(new SharedArrayBuffer(4));
   private readonly chunks: number;
   private readonly work: RoundWork;
+  /**
+   * Why a worker can no longer answer (it threw or exited since the run began), or null. Important! A message
+   * posted to a dead worker is dropped without an error, so a phase would wait for its answer for ever.
+   */
+  private broken: string | null = null;
+  private readonly unwatch: (() => void)[] = [];
 
   constructor(
     private readonly workers: NodeWorker[],
@@ -93,6 +99,16 @@ export class BoruvkaThreads {
     this.work = new RoundWork(shared, null);
     const alloc = allocator(true);
     this.locals = workers.map(() => ({ best: alloc.best(n), stamp: alloc.u32(n) }));
+    for (const w of workers) {
+      const onError = (e: Error) => (this.broken ??= `failed: ${e?.stack ?? e?.message ?? String(e)}`);
+      const onExit = (code: number) => (this.broken ??= `exited (code ${code}).`);
+      w.on('error', onError);
+      w.on('exit', onExit);
+      this.unwatch.push(() => {
+        w.off('error', onError);
+        w.off('exit', onExit);
+      });
+    }
     workers.forEach((w, i) => {
       const setup: BoruvkaSetup = { kind: 'boruvka-setup', id: nextMessageId(), shared, local: this.locals[i], next: this.next };
       w.postMessage(setup);
@@ -106,6 +122,7 @@ export class BoruvkaThreads {
    */
   async phase(phase: 'settle' | 'search', round: number, roots: Uint32Array, count: number, signal?: AbortSignal): Promise<void> {
     const { next, chunks } = this;
+    await this.checkAlive();
     Atomics.store(next, 0, 0);
     const message: BoruvkaPhase = { kind: 'boruvka-phase', id: nextMessageId(), phase, round, chunks };
     const replies = postToWorkers<BoruvkaReply>(
@@ -140,6 +157,7 @@ export class BoruvkaThreads {
   async sortEdges(edges: EdgeList, signal?: AbortSignal): Promise<EdgeList> {
     const m = edges.sources.length;
     if (m < SPLIT_SORT_MIN) return sortEdgesCanonical(edges);
+    await this.checkAlive();
     const half = m >>> 1;
     const part = (a: number, b: number): EdgeList => ({
       sources: edges.sources.subarray(a, b),
@@ -167,8 +185,19 @@ export class BoruvkaThreads {
     return mergeCanonical(first, into);
   }
 
-  /** Tells the workers the run is over (they drop the shared state). */
+  /**
+   * Rejects where a worker died since the run began. Its exit may precede this run's listeners (threadId is −1
+   * then), or its error event may not have been dispatched yet: a few turns of the event loop let it arrive.
+   */
+  private async checkAlive(): Promise<void> {
+    if (this.broken === null && this.workers.every((w) => w.threadId !== -1)) return;
+    for (let turn = 0; turn < 20 && this.broken === null; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+    throw new Error(`emst::boruvka: a Borůvka worker thread ${this.broken ?? 'exited.'}`);
+  }
+
+  /** Tells the workers the run is over (they drop the shared state); stops watching them. */
   end(): void {
+    for (const unwatch of this.unwatch) unwatch();
     for (const w of this.workers) w.postMessage({ kind: 'boruvka-end', id: nextMessageId() } satisfies BoruvkaEnd);
   }
 }
