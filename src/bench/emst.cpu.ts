@@ -9,7 +9,7 @@
  * time, min and median, per-phase wall times under the `emst::…` labels of the fastest run. Every run checks its
  * answer (n − 1 edges, no cycle, canonical order: src/emst/check.ts), and in 2D its total weight against Delaunay +
  * Kruskal (1e-6 relative). d3-delaunay is a dev dependency: without it the baseline is skipped and said so.
- * The EMST runs as emst() runs it (emstCpuAsync): its k-NN phase on `--threads` worker threads, by default the
+ * The EMST runs as emst() runs it (emstCpuAsync): its k-NN phase and rounds on `--threads` threads, by default the
  * library's (min(available parallelism, 8) from 50,000 points on); the warm-up starts those workers too.
  * CPU time counts every thread of the process (workers, the garbage collector).
  */
@@ -25,7 +25,7 @@ export interface EmstCpuFigure {
   n: number;
   dim: number;
   minSamples: number;
-  /** Threads of the k-NN phase. */
+  /** Threads of the k-NN phase and the Borůvka rounds. */
   threads: number;
   reps: number;
   wallMinMs: number;
@@ -44,7 +44,7 @@ export interface EmstCpuBenchOptions {
   dims?: number[];
   kinds?: GeneratorName[];
   minSamples?: number;
-  /** Threads of the k-NN phase (default: the library's for each n). */
+  /** Threads of the k-NN phase and the Borůvka rounds (default: the library's for each n). */
   threads?: number;
   reps?: number;
   delaunay?: boolean;

@@ -6,14 +6,14 @@
  *   frame  = sceneFrameCpu(points)          bounds + quantisation scale     (morton.cpu.ts)
  *   codes  = mortonCodesCpu(points, frame)  64-bit Morton codes              (morton.cpu.ts)
  *   sorted = sortCodesCpu(codes)            stable sort, ties by index       (sort.cpu.ts)
- *   tree   = karrasCpu(sorted.codes)        Karras 2012 hierarchy            (karras.cpu.ts)
+ *   tree   = karrasSequentialCpu(…)         Karras 2012 hierarchy, O(n) stack (karras.cpu.ts)
  *   boxes  = refitCpu(…)                    tight boxes, minIndex            (refit.cpu.ts)
  */
 import { codeBits } from './layout.js';
 import { checkPoints } from './points.js';
 import { mortonCodesCpu, sceneFrameCpu, type SceneFrame } from './morton.cpu.js';
 import { sortCodesCpu } from './sort.cpu.js';
-import { karrasCpu } from './karras.cpu.js';
+import { karrasSequentialCpu } from './karras.cpu.js';
 import { refitCpu } from './refit.cpu.js';
 
 /** A linear BVH in host memory; the arrays have the layout of `layout.ts`, as the GPU build's buffers do. */
@@ -39,18 +39,36 @@ export interface BvhCpu {
   parents: Uint32Array;
 }
 
-/** Builds the BVH of `points` (row-major n × dim, finite, |x| ≤ 1e38). Any dim ≥ 1, any n ≥ 0. */
-export function buildBvhCpu(points: Float32Array, dim: number): BvhCpu {
+/**
+ * Builds the BVH of `points` (row-major n × dim, finite, |x| ≤ 1e38). Any dim ≥ 1, any n ≥ 0. `shared`: the sorted
+ * rows and the hierarchy (links, ranges, parents) lie in SharedArrayBuffers, for worker threads (src/emst/*.threads.ts
+ * copies the rest).
+ */
+export function buildBvhCpu(points: Float32Array, dim: number, shared = false): BvhCpu {
   const n = checkPoints(points, dim);
   const frame = sceneFrameCpu(points, n, dim);
   const unsorted = mortonCodesCpu(points, n, dim, frame);
   const { codes, order } = sortCodesCpu(unsorted, n, codeBits(dim));
-  const sortedPoints = new Float32Array(n * dim);
-  for (let j = 0; j < n; j++) {
-    const src = order[j] * dim;
-    for (let a = 0; a < dim; a++) sortedPoints[j * dim + a] = points[src + a];
-  }
-  const { links, ranges, parents } = karrasCpu(codes, n);
+  const buffer = shared ? (bytes: number) => new SharedArrayBuffer(bytes) : (bytes: number) => new ArrayBuffer(bytes);
+  const sortedPoints = gatherRows(points, order, n, dim, new Float32Array(buffer(4 * n * dim)));
+  const { links, ranges, parents } = karrasSequentialCpu(codes, n, buffer);
   const boxes = refitCpu(sortedPoints, order, n, dim, links, parents);
   return { n, dim, frame, codes, order, sortedPoints, links, boxes, ranges, parents };
+}
+
+/** Rows of `points` in `order` (2D unrolled: ~2× faster on 10^6 points, where the generic loop cost ~90 ms). */
+function gatherRows(points: Float32Array, order: Uint32Array, n: number, dim: number, out: Float32Array): Float32Array {
+  if (dim === 2) {
+    for (let j = 0; j < n; j++) {
+      const src = 2 * order[j];
+      out[2 * j] = points[src];
+      out[2 * j + 1] = points[src + 1];
+    }
+    return out;
+  }
+  for (let j = 0; j < n; j++) {
+    const src = order[j] * dim;
+    for (let a = 0; a < dim; a++) out[j * dim + a] = points[src + a];
+  }
+  return out;
 }

@@ -116,3 +116,71 @@ export async function closeIdleWorkers(): Promise<void> {
   idle.clear();
   await Promise.all(all.map((w) => w.terminate()));
 }
+
+/** What every worker answers to a message: the message's id, and the error that stopped it, if one did. */
+export interface WorkerReply {
+  id: number;
+  error?: string;
+}
+
+let messages = 0;
+
+/** A fresh message id: a reply is matched to its message by it. */
+export function nextMessageId(): number {
+  return ++messages;
+}
+
+/**
+ * Posts `message` to every worker and resolves with their replies once all have answered. Rejects with
+ * `failed(what)` when a worker answers an error, throws or exits, and with `aborted()` when `signal` aborts; `stop`
+ * runs first then (the caller tells the workers to stop claiming work).
+ */
+export function postToWorkers<R extends WorkerReply>(
+  workers: NodeWorker[],
+  message: { id: number },
+  failed: (what: string) => Error,
+  signal?: AbortSignal,
+  aborted?: () => Error,
+  stop?: () => void,
+): Promise<R[]> {
+  return new Promise((resolve, reject) => {
+    let pending = workers.length;
+    const replies: R[] = [];
+    let settled = false;
+    const cleanups: (() => void)[] = [];
+    const finish = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      for (const cleanup of cleanups) cleanup();
+      if (error) {
+        stop?.();
+        reject(error);
+      } else resolve(replies);
+    };
+    for (const w of workers) {
+      const onMessage = (reply: R) => {
+        if (reply.id !== message.id) return;
+        if (reply.error !== undefined) return finish(failed(`failed: ${reply.error}`));
+        replies.push(reply);
+        if (--pending === 0) finish();
+      };
+      const onError = (e: Error) => finish(failed(`failed: ${e?.stack ?? e?.message ?? String(e)}`));
+      const onExit = (code: number) => finish(failed(`exited (code ${code}) before finishing its share.`));
+      w.on('message', onMessage);
+      w.on('error', onError);
+      w.on('exit', onExit);
+      cleanups.push(() => {
+        w.off('message', onMessage);
+        w.off('error', onError);
+        w.off('exit', onExit);
+      });
+    }
+    if (signal && aborted) {
+      const onAbort = () => finish(aborted());
+      signal.addEventListener('abort', onAbort, { once: true });
+      cleanups.push(() => signal.removeEventListener('abort', onAbort));
+    }
+    if (workers.length === 0) finish();
+    for (const w of workers) w.postMessage(message);
+  });
+}

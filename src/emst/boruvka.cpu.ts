@@ -24,18 +24,14 @@
 import { AbortError } from '../errors.js';
 import { buildBvhCpu, type BvhCpu } from '../bvh/lbvh.cpu.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';
-import { CandidateLists } from './candidates.cpu.js';
-import { cutKey, edgeLess, inverseAlphaSquared, reachabilityKey, squaredDistance, weightOfKey } from './distance.cpu.js';
+import { createCursors } from './candidates.cpu.js';
+import { cutKey, inverseAlphaSquared, weightOfKey } from './distance.cpu.js';
 import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
-import {
-  NearestOtherComponent,
-  createComponentBest,
-  subtreeMinCore2,
-  type ComponentBest,
-  type Reachability,
-} from './nearest.cpu.js';
+import { subtreeMinCore2, type ComponentBest, type Reachability } from './nearest.cpu.js';
 import { nearestNeighbours, type NeighbourLists } from './neighbours.cpu.js';
 import { resolveThreads, startNeighbourWorkers } from './neighbours.threads.js';
+import { BoruvkaThreads, roundChunk } from './boruvka.threads.js';
+import { allocator, RoundWork, type RoundShared, type RoundState } from './rounds.cpu.js';
 
 /**
  * Length of every point's candidate list (at least minSamples). Lists of 4 to 12 measured within noise of each
@@ -61,8 +57,9 @@ export interface EmstCpuOptions {
   /** Checked between rounds; an aborted signal throws AbortError. */
   signal?: AbortSignal;
   /**
-   * emstCpuAsync only (emstCpu always runs on one thread): threads for the k-NN phase, Node worker threads beside
-   * the calling one (neighbours.threads.ts); 1 = the single-threaded code. Default: min(available parallelism, 8)
+   * emstCpuAsync only (emstCpu always runs on one thread): threads for the k-NN phase (Node worker threads beside
+   * the calling one, neighbours.threads.ts), then for the Borůvka rounds' per-point work and the edge sort (the
+   * calling thread and threads − 1 of those workers, boruvka.threads.ts); 1 = the single-threaded code. Default: min(available parallelism, 8)
    * in Node from 50,000 points on (THREADED_MIN_POINTS), else 1; one thread wherever worker threads are missing.
    */
   threads?: number;
@@ -81,14 +78,15 @@ export function emstCpu(points: Float32Array, dim: number, options: EmstCpuOptio
   const bvh = buildBvhCpu(points, dim);
   clock.lap('emst::bvh');
   const lists = nearestNeighbours(bvh, listLength(bvh.n, options), options.period ?? null);
-  const run = new BoruvkaCpu(bvh, lists, options, clock);
+  const run = new BoruvkaCpu(bvh, lists, options, clock, 1);
   while (!run.done) run.round();
   return run.result();
 }
 
 /**
- * As emstCpu, with the k-NN phase on `options.threads` threads (Node worker threads; the edges are identical), and
- * yielding to the event loop during that phase and between rounds so that an AbortSignal can fire.
+ * As emstCpu, with the k-NN phase, the rounds' per-point work and the edge sort on `options.threads` threads (Node
+ * worker threads; the edges are identical), and yielding to the event loop while the workers run and between rounds
+ * so that an AbortSignal can fire.
  */
 export async function emstCpuAsync(points: Float32Array, dim: number, options: EmstCpuOptions = {}): Promise<EmstCpuResult> {
   if (points.length < 2 * dim) return noEdges(options);
@@ -99,21 +97,44 @@ export async function emstCpuAsync(points: Float32Array, dim: number, options: E
   const workers = threads > 1 ? await startNeighbourWorkers(threads, n) : null;
   let bvh: BvhCpu;
   try {
-    bvh = buildBvhCpu(points, dim);
+    // For the workers: most of the BVH built in shared memory (the rest is copied for the k-NN phase).
+    bvh = buildBvhCpu(points, dim, workers !== null);
   } catch (e) {
-    workers?.cancel();
+    workers?.release();
     throw e;
   }
   clock.lap('emst::bvh');
   const k = listLength(n, options);
   const period = options.period ?? null;
-  const lists = workers ? await workers.run(bvh, k, period, options.signal) : nearestNeighbours(bvh, k, period);
-  const run = new BoruvkaCpu(bvh, lists, options, clock);
-  while (!run.done) {
-    await yieldToEventLoop();
-    run.round();
+  if (workers === null) {
+    const run = new BoruvkaCpu(bvh, nearestNeighbours(bvh, k, period), options, clock, 1);
+    while (!run.done) {
+      await yieldToEventLoop();
+      run.round();
+    }
+    return run.result();
   }
-  return run.result();
+  // The rounds run on this thread and threads − 1 of the k-NN phase's workers, over its shared BVH.
+  let team: BoruvkaThreads | null = null;
+  try {
+    const knn = await workers.run(bvh, k, period, options.signal);
+    const helpers = workers.workers.slice(0, threads - 1);
+    const run = new BoruvkaCpu(knn.bvh, knn.lists, options, clock, helpers.length + 1);
+    if (helpers.length > 0) team = new BoruvkaThreads(helpers, run.shared);
+    while (!run.done) {
+      await yieldToEventLoop();
+      if (team === null) run.round();
+      else await run.roundOn(team);
+    }
+    const result = await run.resultOn(team);
+    team?.end();
+    workers.release();
+    return result;
+  } catch (e) {
+    // A failed or aborted phase's workers may still be inside a chunk: never reuse them.
+    workers.terminate();
+    throw e;
+  }
 }
 
 /** The empty tree of 0 or 1 points. */
@@ -143,139 +164,149 @@ function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 }
 
-/** One run (n ≥ 2) over a built BVH and its candidate lists; round() runs one Borůvka round. */
+/** One run (n ≥ 2) over a built BVH and its candidate lists; round() or roundOn() runs one Borůvka round. */
 class BoruvkaCpu {
   readonly n: number;
   rounds = 0;
+  /** What every thread of the run shares (rounds.cpu.ts); in SharedArrayBuffers when threads > 1. */
+  readonly shared: RoundShared;
   private edges = 0;
-  private readonly dim: number;
-  private readonly mr: Reachability | null = null;
-  /** Component label per Morton position: the smallest Morton position of the component. */
-  private readonly label: Uint32Array;
-  private readonly changes: Uint32Array;
+  private readonly state: RoundState;
   private readonly best: ComponentBest;
-  private readonly search: NearestOtherComponent;
-  private readonly candidates: CandidateLists;
-  /** Morton position of each point's exact best other-component point, or −1 when unknown. */
-  private readonly nearest: Int32Array;
-  /** A lower bound on the key of every edge from each point to another component (grows every round). */
-  private readonly lower: Float32Array;
+  /** This thread's per-point work (all of it on one thread). */
+  private readonly work: RoundWork;
+  private readonly chunks: number;
   /** The component labels (roots), the first `components` entries. */
   private readonly roots: Uint32Array;
   private components: number;
-  /** The points left for a traversal this round. */
-  private readonly pending: Uint32Array;
-  /** searching[c] === rounds: component c has points left for a traversal this round. */
-  private readonly searching: Uint32Array;
   private readonly uf: UnionFind;
   private readonly sources: Uint32Array;
   private readonly targets: Uint32Array;
   private readonly keys: Float32Array;
-  private readonly period: Float32Array | null;
   /** Keys below the scale cut are not edges (0: no cut). */
   private readonly cut: number;
   /** A round added no edge: with a scale cut, the forest is complete. */
   private stalled = false;
+  private readonly threads: number;
 
   /**
    * `lists`: every point's k nearest neighbours (k = listLength), the core distances of mutual reachability and the
-   * candidate lists; their time counts as `emst::neighbours`, up to the end of this constructor.
+   * candidate lists; their time counts as `emst::neighbours`, up to the end of this constructor. `threads` > 1: the
+   * state lies in shared memory, in chunks for the workers (then `bvh` and `lists` must be shared already).
    */
   constructor(
-    private readonly bvh: BvhCpu,
+    bvh: BvhCpu,
     lists: NeighbourLists,
     private readonly options: EmstCpuOptions,
     private readonly clock: PhaseClock,
+    threads: number,
   ) {
     const n = (this.n = bvh.n);
-    this.dim = bvh.dim;
+    const alloc = allocator(threads > 1);
     const minSamples = options.minSamples ?? 1;
     const alpha = options.alpha ?? 1;
     const m = Math.min(minSamples, n - 1);
-    this.period = options.period ?? null;
     this.cut = cutKey(options.minEdgeLength ?? 0);
+    let mr: Reachability | null = null;
     if (minSamples > 1 || alpha !== 1) {
-      const core2 = new Float32Array(n);
+      const core2 = alloc.f32(n);
       for (let i = 0; i < n; i++) core2[i] = lists.keys[i * lists.k + m - 1];
-      this.mr = { core2, minCore2: subtreeMinCore2(this.bvh, core2), ia2: inverseAlphaSquared(alpha) };
+      const minCore2 = alloc.f32(Math.max(n - 1, 1));
+      minCore2.set(subtreeMinCore2(bvh, core2));
+      mr = { core2, minCore2, ia2: inverseAlphaSquared(alpha) };
     }
     this.clock.lap('emst::neighbours');
-    this.label = new Uint32Array(n);
-    for (let i = 0; i < n; i++) this.label[i] = i;
-    this.changes = new Uint32Array(n);
-    this.best = createComponentBest(n);
-    this.search = new NearestOtherComponent(this.bvh, this.label, this.changes, this.best, this.mr, this.period, this.cut);
-    this.candidates = new CandidateLists(lists, this.bvh.order, this.label, this.mr, this.cut);
-    this.nearest = new Int32Array(n).fill(-1);
-    this.lower = this.mr === null ? new Float32Array(n) : Float32Array.from(this.mr.core2);
+    const chunk = threads > 1 ? roundChunk(n, threads) : n;
+    this.chunks = Math.ceil(n / chunk);
+    const label = alloc.u32(n);
+    for (let i = 0; i < n; i++) label[i] = i;
+    const lower = alloc.f32(n);
+    if (mr !== null) lower.set(mr.core2);
+    this.state = {
+      label,
+      changes: alloc.u32(n),
+      nearest: alloc.i32(n).fill(-1),
+      lower,
+      searching: alloc.u32(n),
+      pending: alloc.u32(n),
+      pendingCount: alloc.u32(this.chunks),
+      chunk,
+    };
+    this.best = alloc.best(n);
+    const cursor = createCursors(n, lists.k, threads > 1);
+    const period = options.period ?? null;
+    this.shared = { bvh, lists, state: this.state, best: this.best, cursor, mr, period, cut: this.cut };
+    this.work = new RoundWork(this.shared, null);
     this.roots = new Uint32Array(n);
     for (let i = 0; i < n; i++) this.roots[i] = i;
     this.components = n;
-    this.pending = new Uint32Array(n);
-    this.searching = new Uint32Array(n);
     this.uf = new UnionFind(n);
-    this.sources = new Uint32Array(n - 1);
-    this.targets = new Uint32Array(n - 1);
-    this.keys = new Float32Array(n - 1);
+    this.sources = alloc.u32(n - 1);
+    this.targets = alloc.u32(n - 1);
+    this.keys = alloc.f32(n - 1);
+    this.threads = threads;
   }
 
   get done(): boolean {
     return this.edges >= this.n - 1 || this.stalled;
   }
 
-  /** One Borůvka round: every component gains its best outgoing edge. */
+  /** One Borůvka round on this thread: every component gains its best outgoing edge. */
   round(): void {
-    const { n, label, changes, best, nearest, lower, candidates, search, searching, roots } = this;
-    this.rounds++;
-    for (let r = 0; r < this.components; r++) this.setBest(roots[r], Infinity, 0xffffffff, 0xffffffff, 0, 0);
-    // 1. Every point whose best edge is already known: reused from the last round, or settled by its list.
+    this.begin();
+    // 1. Every point whose best edge is already known offers it; the rest are queued.
     let pending = 0;
-    for (let q = 0; q < n; q++) {
-      const c = label[q];
-      const j = nearest[q];
-      if (j >= 0) {
-        if (label[j] !== c) {
-          this.offer(c, lower[q], q, j);
-          continue;
-        }
-        nearest[q] = -1;
-      }
-      if (candidates.open(q)) {
-        const settled = candidates.settle(q, c);
-        if (candidates.foundKey > lower[q]) lower[q] = candidates.foundKey;
-        if (settled) {
-          nearest[q] = candidates.foundAt;
-          this.offer(c, lower[q], q, candidates.foundAt);
-          continue;
-        }
-      }
-      this.pending[pending++] = q;
-      searching[c] = this.rounds;
-    }
+    for (let c = 0; c < this.chunks; c++) pending += this.work.settle(c, this.rounds);
     if (pending > 0) {
-      // 2. Node uniformity for the traversals: changes[i] = number of label changes among Morton positions 0 … i.
-      changes[0] = 0;
-      for (let i = 1; i < n; i++) changes[i] = changes[i - 1] + (label[i] !== label[i - 1] ? 1 : 0);
-      // 3. Upper bounds from Morton neighbours in different components, for components that will search.
-      for (let i = 0; i + 1 < n; i++) {
-        const a = label[i];
-        const b = label[i + 1];
-        if (a === b || (searching[a] !== this.rounds && searching[b] !== this.rounds)) continue;
-        const k = this.key(i, i + 1);
-        if (k < this.cut) continue;
-        this.offer(a, k, i, i + 1);
-        this.offer(b, k, i + 1, i);
-      }
-      // 4. A traversal for every other point that can still improve its component's best edge.
-      for (let t = 0; t < pending; t++) {
-        const q = this.pending[t];
-        if (lower[q] > best.key[label[q]]) continue;
-        search.search(q);
-        nearest[q] = search.foundAt;
-        if (search.foundKey > lower[q]) lower[q] = search.foundKey;
-      }
+      this.countChanges();
+      // 3. and 4. Upper bounds from Morton neighbours, then traversals for the queued points.
+      for (let c = 0; c < this.chunks; c++) this.work.search(c, this.rounds);
     }
-    // 5. Merge along every component's best edge (an edge chosen by both of its components is added once).
+    this.finish();
+  }
+
+  /** One Borůvka round with its per-point work (steps 1, 3, 4) split between this thread and `team`'s workers. */
+  async roundOn(team: BoruvkaThreads): Promise<void> {
+    this.begin();
+    const signal = this.options.signal;
+    await team.phase('settle', this.rounds, this.roots, this.components, signal);
+    let pending = 0;
+    const counts = this.state.pendingCount;
+    for (let c = 0; c < this.chunks; c++) pending += counts[c];
+    if (pending > 0) {
+      this.countChanges();
+      await team.phase('search', this.rounds, this.roots, this.components, signal);
+    }
+    this.finish();
+  }
+
+  /** Starts a round: no component has a best edge yet. */
+  private begin(): void {
+    this.rounds++;
+    const { key, lo, hi, inside, outside } = this.best;
+    const roots = this.roots;
+    for (let r = 0; r < this.components; r++) {
+      const c = roots[r];
+      key[c] = Infinity;
+      lo[c] = 0xffffffff;
+      hi[c] = 0xffffffff;
+      // Important! A component with no edge out (a scale cut) must merge nothing: union(0, 0) is a no-op.
+      inside[c] = 0;
+      outside[c] = 0;
+    }
+  }
+
+  /** 2. Node uniformity for the traversals: changes[i] = number of label changes among Morton positions 0 … i. */
+  private countChanges(): void {
+    const { label, changes } = this.state;
+    changes[0] = 0;
+    for (let i = 1; i < this.n; i++) changes[i] = changes[i - 1] + (label[i] !== label[i - 1] ? 1 : 0);
+  }
+
+  /** 5. Merges along every component's best edge (an edge chosen by both of its components is added once). */
+  private finish(): void {
+    const { n, best, roots } = this;
+    const label = this.state.label;
     const before = this.edges;
     for (let r = 0; r < this.components; r++) {
       const c = roots[r];
@@ -303,40 +334,26 @@ class BoruvkaCpu {
     }
   }
 
-  /** The edges in canonical order, with weights fround(sqrt(key)). */
-  result(): EmstCpuResult {
-    const m = this.edges;
-    const weights = new Float32Array(m);
-    for (let i = 0; i < m; i++) weights[i] = weightOfKey(this.keys[i]);
-    const sorted = sortEdgesCanonical({ sources: this.sources.subarray(0, m), targets: this.targets.subarray(0, m), weights });
+  /** The edges in canonical order, with weights fround(sqrt(key)); the sort split with `team` when given. */
+  async resultOn(team: BoruvkaThreads | null): Promise<EmstCpuResult> {
+    const edges = this.unsorted();
+    const sorted = team === null ? sortEdgesCanonical(edges) : await team.sortEdges(edges, this.options.signal);
     this.clock.lap('emst::sort');
     return { ...sorted, timings: this.clock.timings, rounds: this.rounds };
   }
 
-  /** The key of the edge between Morton positions a and b. */
-  private key(a: number, b: number): number {
-    const k = squaredDistance(this.bvh.sortedPoints, this.dim, a, b, this.period);
-    const mr = this.mr;
-    return mr === null ? k : reachabilityKey(k, mr.core2[a], mr.core2[b], mr.ia2);
+  /** As resultOn, on this thread. */
+  result(): EmstCpuResult {
+    const sorted = sortEdgesCanonical(this.unsorted());
+    this.clock.lap('emst::sort');
+    return { ...sorted, timings: this.clock.timings, rounds: this.rounds };
   }
 
-  /** Makes (key k, Morton positions inside → outside) component c's best edge if it precedes the current one. */
-  private offer(c: number, k: number, inside: number, outside: number): void {
-    const { order } = this.bvh;
-    const a = order[inside];
-    const b = order[outside];
-    const lo = a < b ? a : b;
-    const hi = a < b ? b : a;
-    const best = this.best;
-    if (edgeLess(k, lo, hi, best.key[c], best.lo[c], best.hi[c])) this.setBest(c, k, lo, hi, inside, outside);
-  }
-
-  private setBest(c: number, k: number, lo: number, hi: number, inside: number, outside: number): void {
-    const best = this.best;
-    best.key[c] = k;
-    best.lo[c] = lo;
-    best.hi[c] = hi;
-    best.inside[c] = inside;
-    best.outside[c] = outside;
+  /** The edges found, with weights fround(sqrt(key)) (in shared memory when threaded). */
+  private unsorted(): EdgeList {
+    const m = this.edges;
+    const weights = allocator(this.threads > 1).f32(m);
+    for (let i = 0; i < m; i++) weights[i] = weightOfKey(this.keys[i]);
+    return { sources: this.sources.subarray(0, m), targets: this.targets.subarray(0, m), weights };
   }
 }

@@ -17,6 +17,13 @@ import type { Reachability } from './nearest.cpu.js';
 
 const f32 = Math.fround;
 
+/** One list cursor per point, in shared memory when `shared` (boruvka.threads.ts). */
+export function createCursors(n: number, k: number, shared: boolean): Uint16Array | Uint32Array {
+  const bytes = k < 65536 ? 2 : 4;
+  const buffer = shared ? new SharedArrayBuffer(n * bytes) : new ArrayBuffer(n * bytes);
+  return bytes === 2 ? new Uint16Array(buffer) : new Uint32Array(buffer);
+}
+
 export class CandidateLists {
   /** After settle(): Morton position of the exact best other-component point, or −1 when the list cannot tell. */
   foundAt = -1;
@@ -34,9 +41,11 @@ export class CandidateLists {
     private readonly mr: Reachability | null,
     /** The scale cut: keys below it are not edges (Euclidean only; 0 for none). */
     private readonly cut = 0,
+    /** The cursors, zeroed (createCursors), where threads share them; else allocated here. */
+    cursor?: Uint16Array | Uint32Array,
   ) {
     const n = lists.keys.length / Math.max(1, lists.k);
-    this.cursor = lists.k < 65536 ? new Uint16Array(n) : new Uint32Array(n);
+    this.cursor = cursor ?? createCursors(n, lists.k, false);
   }
 
   /** False once q's list holds nothing outside q's component: settle() would always return false. */

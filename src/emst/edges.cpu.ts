@@ -17,8 +17,11 @@ export interface EdgeList {
   weights: Float32Array;
 }
 
-/** Returns the edges sorted by (weight, source, target), sources[i] < targets[i] assumed. Inputs are not modified. */
-export function sortEdgesCanonical(edges: EdgeList): EdgeList {
+/**
+ * Returns the edges sorted by (weight, source, target), sources[i] < targets[i] assumed. Inputs are not modified;
+ * the result goes to `into` when given (arrays of the inputs' length).
+ */
+export function sortEdgesCanonical(edges: EdgeList, into?: EdgeList): EdgeList {
   const m = edges.sources.length;
   const weightBits = new Uint32Array(edges.weights.buffer, edges.weights.byteOffset, m);
   // 1. Stable LSD radix sort of the weight bits (11-bit digits, keys carried along: sequential reads).
@@ -38,7 +41,7 @@ export function sortEdgesCanonical(edges: EdgeList): EdgeList {
     if (b - a > 1) sortRun(perm, a, b, edges.sources, edges.targets);
     a = b;
   }
-  const out: EdgeList = {
+  const out: EdgeList = into ?? {
     sources: new Uint32Array(m),
     targets: new Uint32Array(m),
     weights: new Float32Array(m),
@@ -48,6 +51,49 @@ export function sortEdgesCanonical(edges: EdgeList): EdgeList {
     out.sources[i] = edges.sources[e];
     out.targets[i] = edges.targets[e];
     out.weights[i] = edges.weights[e];
+  }
+  return out;
+}
+
+/** Merges two edge lists each in canonical order into one (ties take `a` first; the order is total, so no ties). */
+export function mergeCanonical(a: EdgeList, b: EdgeList): EdgeList {
+  const m1 = a.sources.length;
+  const m2 = b.sources.length;
+  const out: EdgeList = {
+    sources: new Uint32Array(m1 + m2),
+    targets: new Uint32Array(m1 + m2),
+    weights: new Float32Array(m1 + m2),
+  };
+  const { sources: as, targets: at, weights: aw } = a;
+  const { sources: bs, targets: bt, weights: bw } = b;
+  const { sources: os, targets: ot, weights: ow } = out;
+  let i = 0;
+  let j = 0;
+  let o = 0;
+  while (i < m1 && j < m2) {
+    const wa = aw[i];
+    const wb = bw[j];
+    if (wa < wb || (wa === wb && (as[i] < bs[j] || (as[i] === bs[j] && at[i] <= bt[j])))) {
+      os[o] = as[i];
+      ot[o] = at[i];
+      ow[o++] = wa;
+      i++;
+    } else {
+      os[o] = bs[j];
+      ot[o] = bt[j];
+      ow[o++] = wb;
+      j++;
+    }
+  }
+  for (; i < m1; i++, o++) {
+    os[o] = as[i];
+    ot[o] = at[i];
+    ow[o] = aw[i];
+  }
+  for (; j < m2; j++, o++) {
+    os[o] = bs[j];
+    ot[o] = bt[j];
+    ow[o] = bw[j];
   }
   return out;
 }

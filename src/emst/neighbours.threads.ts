@@ -14,12 +14,21 @@
  */
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
-import { defaultThreads, loadNodeThreads, releaseWorkers, takeWorkers, terminateWorkers } from '../cpu/threads.js';
+import {
+  defaultThreads,
+  loadNodeThreads,
+  nextMessageId,
+  postToWorkers,
+  releaseWorkers,
+  takeWorkers,
+  terminateWorkers,
+} from '../cpu/threads.js';
 import { AbortError, InputError } from '../errors.js';
 import type { NeighbourLists } from './neighbours.cpu.js';
 
 /** One job as a worker receives it: every array lies in shared memory. */
 export interface NeighbourJob {
+  kind: 'knn';
   id: number;
   /** The BVH with shared arrays. */
   bvh: BvhCpu;
@@ -84,17 +93,20 @@ export async function resolveThreads(requested: number | undefined, n: number): 
   return defaultThreads(await loadNodeThreads(), n, THREADED_MIN_POINTS);
 }
 
-let jobs = 0;
-
-/** Worker threads taken for one k-NN phase: run it once, or cancel. */
+/** Worker threads taken for one emst run: its k-NN phase, then its Borůvka rounds (boruvka.threads.ts). */
 export interface NeighbourWorkers {
   /**
-   * nearestNeighbours(bvh, k, period) on the workers. Rejects with AbortError when `signal` aborts, and with an
-   * Error quoting the worker's when one fails. The workers go back to the pool (or are terminated on failure).
+   * nearestNeighbours(bvh, k, period) on the workers; answers the lists and the BVH with its arrays in shared
+   * memory (for the rounds). Rejects with AbortError when `signal` aborts, and with an Error quoting the worker's
+   * when one fails; the workers are terminated then, and kept (for release or terminate) otherwise.
    */
-  run(bvh: BvhCpu, k: number, period: Float32Array | null, signal?: AbortSignal): Promise<NeighbourLists>;
-  /** Gives the workers back unused (the caller failed before run). */
-  cancel(): void;
+  run(bvh: BvhCpu, k: number, period: Float32Array | null, signal?: AbortSignal): Promise<{ lists: NeighbourLists; bvh: BvhCpu }>;
+  /** The workers, still held after run. */
+  readonly workers: NodeWorker[];
+  /** Gives the workers back to the pool (unused, or after the run). Once only, like terminate. */
+  release(): void;
+  /** Terminates the workers (after a failure or an abort: their state is unknown). */
+  terminate(): void;
 }
 
 /**
@@ -106,36 +118,49 @@ export async function startNeighbourWorkers(threads: number, n: number): Promise
   const script = workerScript;
   if (node === null || script === null || !node.exists(script)) return null;
   const workers = takeWorkers(node, script, Math.min(threads, Math.ceil(n / CHUNK)));
-  let open = true;
-  const close = () => {
-    if (!open) throw new Error('emst::neighbours: these worker threads were already used.');
-    open = false;
+  let held = true;
+  let ran = false;
+  const giveBack = (how: () => void) => {
+    if (!held) return;
+    held = false;
+    how();
   };
+  const terminate = () => giveBack(() => terminateWorkers(workers));
   return {
-    cancel: () => {
-      close();
-      releaseWorkers(script, workers);
-    },
+    workers,
+    release: () => giveBack(() => releaseWorkers(script, workers)),
+    terminate,
     run: async (bvh, k, period, signal) => {
-      close();
+      if (ran || !held) throw new Error('emst::neighbours: these worker threads were already used.');
+      ran = true;
       let queries: number;
       let job: NeighbourJob;
       try {
         if (signal?.aborted) throw new AbortError('emst was aborted before its k-NN phase (emst::neighbours).');
         job = createJob(bvh, k, period);
         const chunks = Math.ceil(bvh.n / CHUNK);
-        queries = await runOnWorkers(workers, job, signal, () => Atomics.store(job.next, 0, chunks));
+        const replies = await postToWorkers<NeighbourReply>(
+          workers,
+          job,
+          (what) => new Error(`emst::neighbours: a k-NN worker thread ${what}`),
+          signal,
+          () => new AbortError('emst was aborted during its k-NN phase (emst::neighbours).'),
+          () => Atomics.store(job.next, 0, chunks),
+        );
+        queries = replies.reduce((sum, r) => sum + r.queries, 0);
       } catch (e) {
         // A failed or aborted job's workers may still be inside a chunk: never reuse them.
-        terminateWorkers(workers);
+        terminate();
         throw e;
       }
-      releaseWorkers(script, workers);
       const n = bvh.n;
-      if (queries !== n) throw new Error(`emst::neighbours: the worker threads ran ${queries} of ${n} k-NN queries.`);
+      if (queries !== n) {
+        terminate();
+        throw new Error(`emst::neighbours: the worker threads ran ${queries} of ${n} k-NN queries.`);
+      }
       neighbourThreadStats.jobs++;
       neighbourThreadStats.workerQueries += queries;
-      return { k, keys: job.keys, points: job.points };
+      return { lists: { k, keys: job.keys, points: job.points }, bvh: job.bvh };
     },
   };
 }
@@ -144,7 +169,8 @@ export async function startNeighbourWorkers(threads: number, n: number): Promise
 function createJob(bvh: BvhCpu, k: number, period: Float32Array | null): NeighbourJob {
   const n = bvh.n;
   return {
-    id: ++jobs,
+    kind: 'knn',
+    id: nextMessageId(),
     bvh: {
       n,
       dim: bvh.dim,
@@ -164,50 +190,6 @@ function createJob(bvh: BvhCpu, k: number, period: Float32Array | null): Neighbo
     next: new Int32Array(new SharedArrayBuffer(4)),
     chunk: CHUNK,
   };
-}
-
-/** Posts `job` to every worker; resolves with the total of their query counts once all have answered. */
-function runOnWorkers(workers: NodeWorker[], job: NeighbourJob, signal: AbortSignal | undefined, stop: () => void): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let pending = workers.length;
-    let queries = 0;
-    let settled = false;
-    const cleanups: (() => void)[] = [];
-    const finish = (error?: Error) => {
-      if (settled) return;
-      settled = true;
-      for (const cleanup of cleanups) cleanup();
-      if (error) {
-        stop();
-        reject(error);
-      } else resolve(queries);
-    };
-    const failed = (what: string) => new Error(`emst::neighbours: a k-NN worker thread ${what}`);
-    for (const w of workers) {
-      const onMessage = (reply: NeighbourReply) => {
-        if (reply.id !== job.id) return;
-        if (reply.error !== undefined) return finish(failed(`failed: ${reply.error}`));
-        queries += reply.queries;
-        if (--pending === 0) finish();
-      };
-      const onError = (e: Error) => finish(failed(`failed: ${e?.stack ?? e?.message ?? String(e)}`));
-      const onExit = (code: number) => finish(failed(`exited (code ${code}) before finishing its share.`));
-      w.on('message', onMessage);
-      w.on('error', onError);
-      w.on('exit', onExit);
-      cleanups.push(() => {
-        w.off('message', onMessage);
-        w.off('error', onError);
-        w.off('exit', onExit);
-      });
-    }
-    if (signal) {
-      const onAbort = () => finish(new AbortError('emst was aborted during its k-NN phase (emst::neighbours).'));
-      signal.addEventListener('abort', onAbort, { once: true });
-      cleanups.push(() => signal.removeEventListener('abort', onAbort));
-    }
-    for (const w of workers) w.postMessage(job);
-  });
 }
 
 function shareF32(a: Float32Array): Float32Array {

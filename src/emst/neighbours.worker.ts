@@ -1,11 +1,22 @@
 /**
- * The worker thread of the split k-NN phase (neighbours.threads.ts): for every job it claims chunks of Morton
- * positions from the shared counter until none are left, runs the same queries as the single-threaded code
- * (neighbours.cpu.ts, KnnSearch) into the shared lists, and answers how many it ran.
+ * The worker thread of the CPU EMST's split phases. k-NN jobs (neighbours.threads.ts): claim chunks of Morton
+ * positions from the shared counter until none are left, run the same queries as the single-threaded code
+ * (neighbours.cpu.ts, KnnSearch) into the shared lists, and answer how many were run. Borůvka rounds
+ * (boruvka.threads.ts): keep the run's state from its setup message, for each phase claim chunks of the round's
+ * per-point work (rounds.cpu.ts) and answer how many were run, and sort one half of the edges at the end.
  *
  * Node only: started by src/cpu/threads.ts, never imported by the library's entry points.
  */
 import type { MessagePort } from 'node:worker_threads';
+import {
+  workerRound,
+  type BoruvkaEnd,
+  type BoruvkaPhase,
+  type BoruvkaReply,
+  type BoruvkaSetup,
+  type SortEdges,
+} from './boruvka.threads.js';
+import { sortEdgesCanonical } from './edges.cpu.js';
 import { KnnSearch } from './neighbours.cpu.js';
 import type { NeighbourJob, NeighbourReply } from './neighbours.threads.js';
 
@@ -15,15 +26,63 @@ const { parentPort } = (await import(/* @vite-ignore */ moduleName)) as { parent
 if (parentPort === null) throw new Error('emst::neighbours: neighbours.worker.js must run as a worker thread.');
 const port = parentPort;
 
-port.on('message', (job: NeighbourJob) => {
-  let reply: NeighbourReply;
-  try {
-    reply = { id: job.id, queries: runJob(job) };
-  } catch (e) {
-    const error = e instanceof Error ? e : new Error(String(e));
-    reply = { id: job.id, queries: 0, error: error.stack ?? error.message };
+/** The current Borůvka run's phase runner, or the error its setup failed with. */
+let round: ((phase: BoruvkaPhase) => number) | null = null;
+let setupError: string | null = null;
+
+const describe = (e: unknown) => {
+  const error = e instanceof Error ? e : new Error(String(e));
+  return error.stack ?? error.message;
+};
+
+port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges) => {
+  switch (m.kind) {
+    case 'knn': {
+      let reply: NeighbourReply;
+      try {
+        reply = { id: m.id, queries: runJob(m) };
+      } catch (e) {
+        reply = { id: m.id, queries: 0, error: describe(e) };
+      }
+      port.postMessage(reply);
+      return;
+    }
+    case 'boruvka-setup':
+      round = null;
+      setupError = null;
+      try {
+        round = workerRound(m);
+      } catch (e) {
+        setupError = describe(e);
+      }
+      return;
+    case 'boruvka-phase': {
+      let reply: BoruvkaReply;
+      try {
+        if (round === null) throw new Error(setupError ?? 'a Borůvka phase came before its setup.');
+        reply = { id: m.id, chunks: round(m) };
+      } catch (e) {
+        reply = { id: m.id, chunks: 0, error: describe(e) };
+      }
+      port.postMessage(reply);
+      return;
+    }
+    case 'sort-edges': {
+      let reply: BoruvkaReply;
+      try {
+        sortEdgesCanonical(m.edges, m.into);
+        reply = { id: m.id, chunks: 0 };
+      } catch (e) {
+        reply = { id: m.id, chunks: 0, error: describe(e) };
+      }
+      port.postMessage(reply);
+      return;
+    }
+    case 'boruvka-end':
+      round = null;
+      setupError = null;
+      return;
   }
-  port.postMessage(reply);
 });
 
 /** Claims chunks of `job.chunk` Morton positions until all n are taken; returns the number of queries run. */

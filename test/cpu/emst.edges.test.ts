@@ -1,6 +1,6 @@
 /** The canonical edge order on the host: sortEqualWeightRuns (after the GPU's sort by key) against sortEdgesCanonical. */
 import { describe, expect, it } from 'vitest';
-import { sortEdgesCanonical, sortEqualWeightRuns, type EdgeList } from '../../src/emst/edges.cpu.js';
+import { mergeCanonical, sortEdgesCanonical, sortEqualWeightRuns, type EdgeList } from '../../src/emst/edges.cpu.js';
 import { mulberry32 } from '../helpers/random.js';
 
 function randomEdges(m: number, distinctWeights: number, seed: number): EdgeList {
@@ -38,5 +38,30 @@ describe('sortEqualWeightRuns(edges sorted by weight)', () => {
     expect(Array.from(got.sources)).toEqual(Array.from(want.sources));
     expect(Array.from(got.targets)).toEqual(Array.from(want.targets));
     expect(Array.from(got.weights)).toEqual(Array.from(want.weights));
+  });
+});
+
+describe('mergeCanonical(a, b) of two sorted halves', () => {
+  it.each([
+    [1000, 1000, 500],
+    [3000, 7, 1000],
+    [5000, 1, 4999],
+    [10, 3, 0],
+  ])('m=%i with %i distinct weights, split at %i, gives sortEdgesCanonical\'s order (and the sort writes into given arrays)', (m, distinct, at) => {
+    const input = randomEdges(m, distinct, 3 * m + distinct);
+    const part = (a: number, b: number): EdgeList => ({
+      sources: input.sources.slice(a, b),
+      targets: input.targets.slice(a, b),
+      weights: input.weights.slice(a, b),
+    });
+    const into: EdgeList = { sources: new Uint32Array(m - at), targets: new Uint32Array(m - at), weights: new Float32Array(m - at) };
+    expect(sortEdgesCanonical(part(at, m), into)).toBe(into);
+    const got = mergeCanonical(sortEdgesCanonical(part(0, at)), into);
+    const want = sortEdgesCanonical(input);
+    expect([Array.from(got.sources), Array.from(got.targets), Array.from(got.weights)]).toEqual([
+      Array.from(want.sources),
+      Array.from(want.targets),
+      Array.from(want.weights),
+    ]);
   });
 });
