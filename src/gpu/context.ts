@@ -186,10 +186,18 @@ export class GpuContext {
 
   /** Copies `byteLength` bytes from `buffer` (at `byteOffset`) back to the host. */
   async read(buffer: GPUBuffer, byteOffset = 0, byteLength = buffer.size - byteOffset): Promise<ArrayBuffer> {
+    return this.readWith(buffer, byteOffset, byteLength, (mapped) => mapped.slice(0, byteLength));
+  }
+
+  /**
+   * Brings `byteLength` bytes of `buffer` (at `byteOffset`) back and hands them to `use` while mapped: `use` must
+   * copy what it keeps (the range is detached when it returns). Saves `read`'s copy for large read-backs.
+   */
+  async readWith<T>(buffer: GPUBuffer, byteOffset: number, byteLength: number, use: (mapped: ArrayBuffer) => T): Promise<T> {
     const label = `readback::${buffer.label}`;
     this.check(label);
     const size = Math.ceil(byteLength / 4) * 4;
-    if (size === 0) return new ArrayBuffer(0);
+    if (size === 0) return use(new ArrayBuffer(0));
     const staging = this.device.createBuffer({
       label,
       size,
@@ -203,7 +211,7 @@ export class GpuContext {
       });
       await staging.mapAsync(MapMode.READ);
       this.check(label);
-      return staging.getMappedRange().slice(0, byteLength);
+      return use(staging.getMappedRange());
     } finally {
       staging.destroy();
     }
