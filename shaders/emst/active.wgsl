@@ -1,8 +1,8 @@
 // Compaction of the points that must traverse this round (beyond the paper; the ablation is in bench/RESULTS.md):
 // a point keeps last round's candidate while that candidate's other end is still in another component, and skips
 // when its bound from earlier rounds exceeds its component's upper bound (both explained in nearest.wgsl). The rest
-// are appended, in workgroup order, to `active`, so that the traversal kernel — whose large private stack makes even
-// idle threads costly — launches only for them.
+// are appended, in workgroup order, to `active`, and the traversal kernel — whose large private stack makes even
+// idle threads costly — takes only those from it.
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> label: array<u32>;
 @group(0) @binding(2) var<storage, read> ub: array<u32>;

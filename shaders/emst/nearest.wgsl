@@ -13,7 +13,7 @@
 // component never decreases from round to round (its component only grows, the others only shrink), so the final
 // radius of its last traversal (the key it found, or the radius it searched in vain) bounds this round's from
 // below; when that exceeds its component's current upper bound, the point cannot hold the component's shortest
-// edge and returns at once (u.skip = 1; `pointBound` keeps the bounds). The stack also keeps each pushed node's
+// edge and is left out of the active list (u.skip = 1; emst/active.wgsl; `pointBound` keeps the bounds). The stack also keeps each pushed node's
 // lower bound, so nodes that fell outside the shrinking radius are dropped without reading their record.
 // The traversal itself is emst/traverse.wgsl, shared with nearest_lite.wgsl.
 // Bindings 0–10 are declared by emst/traverse.wgsl.

@@ -1,5 +1,6 @@
 // The start of a Borůvka round: raises the "tree complete" flag, label[n], once the tree has n − 1 edges, so that
-// rounds encoded ahead of time return at once after the last (every round kernel reads the flag first).
+// rounds encoded ahead of time return at once after the last (every round kernel reads the flag first, except the
+// label scan: boruvka.ts).
 // Important! Round kernels are dispatched directly over host-sized grids, never indirectly: Dawn validates each
 // indirect dispatch with an internal pass costing ~0.45 ms of device time on the H100 (bench/RESULTS.md), ~5 ms
 // per round for the ~12 dispatches of a round.

@@ -1,6 +1,7 @@
 // Indirect dispatch arguments for a gated scan (src/primitives/scan.ts, `encode(…, { gate })`): the scan's grids
 // (host-computed, in dispatch order) when the gate word is non-zero, empty grids when it is zero, so a scan
-// recorded ahead of time (a Borůvka round after the last) costs almost nothing.
+// recorded ahead of time costs almost nothing on the GPU. Not used by Borůvka any more: under Dawn every indirect
+// dispatch costs ~0.45 ms of device time for its validation pass (bench/RESULTS.md), more than a small scan.
 struct Gate { gate_word: u32, count: u32, pad0: u32, pad1: u32, grids: array<vec4u, 8> }
 @group(0) @binding(0) var<uniform> p: Gate;
 @group(0) @binding(1) var<storage, read> gate: array<u32>;

@@ -12,7 +12,8 @@
  *
  * What we changed from the paper: labels by prefix sum instead of ArborX's bottom-up label walk (WebGPU has no
  * cross-workgroup memory ordering), merge through a lock-free union-find instead of chain following, several
- * rounds per submission with indirect dispatch instead of a read-back per round, and squared keys throughout.
+ * rounds per submission instead of a read-back per round (direct dispatches that return at once after the last
+ * round: indirect ones cost ~0.45 ms each under Dawn's validation), and squared keys throughout.
  *
  * Vertices are Morton positions of the BVH's leaves; edges come out as original indices.
  */
@@ -93,6 +94,11 @@ export interface BoruvkaRunOptions {
    * (default true; false for the ablation in bench/RESULTS.md).
    */
   skipBounded?: boolean;
+  /**
+   * Workgroups of the traversal's fixed grid (default min(⌈n / 32⌉, 8192)): tests make it tiny so that every
+   * workgroup takes many turns.
+   */
+  nearestGroups?: number;
   /** Rounds encoded per submission (default 4). */
   roundsPerSubmit?: number;
   timer?: Timer;
@@ -269,7 +275,10 @@ export class Boruvka {
     // Important! Every round dispatch is direct (plan.wgsl says why): per-point kernels over n threads, the traversal
     // over a fixed grid that strides over the active points.
     const plan = [n, 0, 0, 0];
-    const nearestGroups = Math.min(Math.ceil(n / 32), NEAREST_GROUPS);
+    const nearestGroups = opts.nearestGroups ?? Math.min(Math.ceil(n / 32), NEAREST_GROUPS);
+    if (!Number.isInteger(nearestGroups) || nearestGroups < 1) {
+      throw new TreelineError(`emst::boruvka: nearestGroups must be a positive integer, got ${opts.nearestGroups}`);
+    }
     const [boxes0, boxes1, boxes2] = this.parts.bind(bvh.boxes, n);
     const uf = this.uf;
 
@@ -300,8 +309,9 @@ export class Boruvka {
       rec.dispatch(k.plan, { buffers: [b.edgeCount, b.label], uniforms: plan, groups: 1 });
       const at = { threads: n, uniforms: u };
       rec.dispatch(k.changes, { ...at, buffers: [b.label, b.chg] });
-      // In place: the changes become their exclusive prefix sums. Not gated: after the last round the changes are all
-      // zero and the scan is a few streaming passes (gating it would take indirect dispatches).
+      // In place: the changes become their exclusive prefix sums. Not gated (gating it would take indirect
+      // dispatches): after the last round it re-scans the buffer's stale contents, which no gated kernel reads; a
+      // few streaming passes whose cost does not depend on the data.
       this.scanner.encode(rec, b.chg, b.chg, n, 'exclusive');
       rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.chg, bvh.links, bvh.ranges, b.childLabel] });
       rec.dispatch(k.upperbounds, { ...at, buffers: [bvh.sortedPoints, core2, b.label, b.ub, b.cand] });
@@ -331,9 +341,9 @@ export class Boruvka {
 
     // Pipelined submissions: two chunks of rounds stay queued ahead of the one whose edge count is being read back
     // (through its own staging buffer), so the GPU never waits for the host. The rounds after the last are
-    // wasted, but nearly empty (indirect dispatches of zero groups, the label scan's included). The first chunk
-    // holds the rounds nearly every input needs (0.7·log2(n): 17 at 10^7, where uniform 2D needs 14), because the
-    // GPU was seen idling for 10–60 ms at the start of a second submission on the H100; later chunks are short.
+    // wasted, but nearly empty (every kernel but the label scan returns at the "tree complete" flag). The
+    // first chunk holds the rounds nearly every input needs (0.7·log2(n): 17 at 10^7, where uniform 2D needs 14);
+    // later chunks are short.
     const firstChunk = opts.roundsPerSubmit ?? Math.max(2, Math.ceil(0.7 * Math.log2(n)));
     const laterChunk = opts.roundsPerSubmit ?? 3;
     const maxRounds = 2 * Math.ceil(Math.log2(n)) + 8;

@@ -156,6 +156,7 @@ export class GpuEmst {
       this.builder.sorter.encode(rec, { keys: sorted.keys, values: sorted.values, count: m, bitsLo: 0, bitsHi: 64 });
     });
     await this.ctx.onDone();
+    // Also waits for the rounds Borůvka queued ahead of the last (up to two short chunks, nearly empty).
     lap('emst::readback.sort');
     const { keys, values } = sorted!;
     const sources = new Uint32Array(m);

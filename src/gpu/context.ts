@@ -190,10 +190,16 @@ export class GpuContext {
   }
 
   /**
-   * Brings `byteLength` bytes of `buffer` (at `byteOffset`) back and hands them to `use` while mapped: `use` must
-   * copy what it keeps (the range is detached when it returns). Saves `read`'s copy for large read-backs.
+   * Brings `byteLength` bytes of `buffer` (at `byteOffset`) back and hands the mapped range (`byteLength` rounded
+   * up to 4 bytes) to `use`, which must be synchronous and copy what it keeps: the range is detached when it
+   * returns. Saves `read`'s copy for large read-backs.
    */
-  async readWith<T>(buffer: GPUBuffer, byteOffset: number, byteLength: number, use: (mapped: ArrayBuffer) => T): Promise<T> {
+  async readWith<T>(
+    buffer: GPUBuffer,
+    byteOffset: number,
+    byteLength: number,
+    use: (mapped: ArrayBuffer) => T extends Promise<unknown> ? never : T,
+  ): Promise<T> {
     const label = `readback::${buffer.label}`;
     this.check(label);
     const size = Math.ceil(byteLength / 4) * 4;

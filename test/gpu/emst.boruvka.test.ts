@@ -38,13 +38,19 @@ function core2Morton(bvh: BvhCpu, minSamples: number): Float32Array {
   return out;
 }
 
-async function gpuMst(ctx: GpuContext, points: Float32Array, dim: number, minSamples = 1) {
+async function gpuMst(
+  ctx: GpuContext,
+  points: Float32Array,
+  dim: number,
+  minSamples = 1,
+  shape: { lean?: boolean; nearestGroups?: number; skipBounded?: boolean } = {},
+) {
   const bvh = buildBvhCpu(points, dim);
   const bufs = uploadBvhCpu(ctx, bvh);
-  const boruvka = await Boruvka.create(ctx, bvh.n, dim);
+  const boruvka = await Boruvka.create(ctx, bvh.n, dim, false, undefined, shape.lean);
   const core2 = minSamples > 1 ? ctx.upload('test::core2', core2Morton(bvh, minSamples)) : undefined;
   try {
-    const r = await boruvka.run(bufs, { core2, roundsPerSubmit: 3 });
+    const r = await boruvka.run(bufs, { core2, roundsPerSubmit: 3, nearestGroups: shape.nearestGroups, skipBounded: shape.skipBounded });
     const raw = new Uint32Array(await ctx.read(r.edges, 0, 12 * r.count));
     const f = new Float32Array(raw.buffer);
     const edges: [number, number, number][] = [];
@@ -82,6 +88,23 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     const missing = [...want.sources].map((s, i) => key(s, want.targets[i])).filter((k) => !gotSet.has(k));
     expect(missing).toEqual([]);
   });
+
+  it.each([
+    ['grid', 1500, 3, 1],
+    ['duplicates', 300, 3, 1],
+    ['grid', 1000, 2, 5],
+  ] as [CloudKind, number, number, number][])(
+    '%s n=%i d=%i minSamples=%i: traversal grids of 1–3 workgroups taking many turns (active list, every point, lean kernel) give Prim\'s edge set',
+    async (kind, n, dim, ms) => {
+      const pts = cloud(kind, n, dim, 11);
+      const want = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
+      const wantKeys = [...want.sources].map((s, i) => key(s, want.targets[i])).sort();
+      for (const shape of [{ nearestGroups: 1 }, { nearestGroups: 3, skipBounded: false }, { nearestGroups: 2, lean: true }]) {
+        const got = await gpuMst(ctx, pts, dim, ms, shape);
+        expect(got.edges.map(([a, b]) => key(a, b)).sort(), JSON.stringify(shape)).toEqual(wantKeys);
+      }
+    },
+  );
 
   const floatCases: [CloudKind, number, number][] = [
     ['uniform', 3000, 2],

@@ -9,6 +9,7 @@ import { GpuEmst } from '../../src/emst/emst.gpu.js';
 import { emst } from '../../src/emst/emst.js';
 import { cloud } from '../helpers/clouds.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+import { PlainUnionFind } from '../helpers/unionfind.js';
 
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
@@ -41,6 +42,13 @@ describe.skipIf(variants.length === 0).each(variants)('EMST memory ($name)', ({ 
             // acceptance), so the same total weight within 1e-6 (the H100 differs here by an ulp on a few edges).
             const sum = (w: Float32Array) => w.reduce((a, x) => a + x, 0);
             expect(got.sources.length, `${kind} n=${n}`).toBe(n - 1);
+            const uf = new PlainUnionFind(n);
+            for (let i = 0; i < n - 1; i++) {
+              const a = uf.find(got.sources[i]);
+              const b = uf.find(got.targets[i]);
+              if (a === b) expect.fail(`${kind} n=${n}: edge ${i} closes a cycle`);
+              uf.unionRoots(a, b);
+            }
             expect(Math.abs(sum(got.weights) - sum(want.weights)) / sum(want.weights), `${kind} n=${n}`).toBeLessThan(1e-6);
             continue;
           }
