@@ -1,6 +1,8 @@
-// The start of a Borůvka round: raises the "tree complete" flag, label[n], once the tree has n − 1 edges, so that
-// rounds encoded ahead of time return at once after the last (every round kernel reads the flag first, except the
-// label scan: boruvka.ts).
+// The start of a Borůvka round: raises the "tree complete" flag, label[n], once the tree has n − 1 edges or the
+// previous round added none (a scale-cut forest: every component with an edge out adds one each round, so a round
+// adding none leaves none with an edge out), so that rounds encoded ahead of time return at once after the last
+// (every round kernel reads the flag first, except the label scan: boruvka.ts). label[n + 1] keeps the edge count
+// seen by the previous round's plan, plus one (0: no round yet; zeroed with the flag before the first round).
 // Important! Round kernels are dispatched directly over host-sized grids, never indirectly: Dawn validates each
 // indirect dispatch with an internal pass costing ~0.45 ms of device time on the H100 (bench/RESULTS.md), ~5 ms
 // per round for the ~12 dispatches of a round.
@@ -11,5 +13,9 @@ struct Plan { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 
 @compute @workgroup_size(1)
 fn main() {
-  label[p.n] = select(0u, 1u, edgeCount[0] + 1u >= p.n);
+  let e = edgeCount[0];
+  let previous = label[p.n + 1u];
+  let stuck = previous != 0u && previous - 1u == e;
+  label[p.n] = select(0u, 1u, e + 1u >= p.n || stuck);
+  label[p.n + 1u] = e + 1u;
 }

@@ -220,8 +220,8 @@ export class Boruvka {
     };
     const chg = buf('changes', 4 * n);
     const b: Record<string, GPUBuffer> = {
-      // n labels, then the "tree complete" flag label[n] (plan.wgsl).
-      label: buf('label', 4 * (n + 1)),
+      // n labels, then the "tree complete" flag label[n] and the previous round's edge count + 1 (plan.wgsl).
+      label: buf('label', 4 * (n + 2)),
       chg,
       childLabel: take('childLabel', 'childLabel', 8 * n),
       ub: take('ub', 'upperBounds', 4 * n),
@@ -298,7 +298,7 @@ export class Boruvka {
         rec.dispatch(k.mincore, { buffers: [core2, bvh.parents, arrive, minCore2], uniforms: u, threads: n });
       }
       rec.clear(b.edgeCount);
-      rec.clear(b.label, 4 * n, 4); // the "tree complete" flag
+      rec.clear(b.label, 4 * n, 8); // the "tree complete" flag and plan.wgsl's previous edge count
       rec.clear(b.pointBound, 0, 4 * n);
       rec.dispatch(k.fill, { buffers: [b.cand], uniforms: [2 * n, NONE, 0, 0], threads: 2 * n });
       uf.encodeInit(rec, n);
