@@ -32,22 +32,35 @@ export function karrasCpu(codes: Uint32Array, n: number): Hierarchy {
   const ranges = new Uint32Array(2 * Math.max(n - 1, 0));
   const parents = new Uint32Array(Math.max(2 * n - 1, 0));
   if (n === 0) return { links, ranges, parents };
-  const header = n - 1;
-  links[4 * header] = 0;
-  links[4 * header + 1] = NONE;
-  parents[0] = header << 1;
+  const h = { links, ranges, parents };
+  linkHeader(h, n);
   for (let i = 0; i < n - 1; i++) {
     const [first, last, split] = determineRange(codes, n, i);
-    const left = first === split ? n - 1 + split : split;
-    const right = last === split + 1 ? n - 1 + split + 1 : split + 1;
-    links[4 * i] = left;
-    links[4 * i + 1] = right;
-    ranges[2 * i] = first;
-    ranges[2 * i + 1] = last;
-    parents[left] = i << 1;
-    parents[right] = (i << 1) | 1;
+    linkNode(h, n, i, first, last, split);
   }
-  return { links, ranges, parents };
+  return h;
+}
+
+/** Writes the header record (n − 1): its left child is the root (unified index 0), its right child NONE. */
+function linkHeader(h: Hierarchy, n: number): void {
+  h.links[4 * (n - 1)] = 0;
+  h.links[4 * (n - 1) + 1] = NONE;
+  h.parents[0] = (n - 1) << 1;
+}
+
+/**
+ * Writes internal node i covering leaves [first, last] and split after leaf `split`: its children (a child whose
+ * range is one leaf is that leaf, unified index n − 1 + leaf), its range, and the children's parent words.
+ */
+function linkNode(h: Hierarchy, n: number, i: number, first: number, last: number, split: number): void {
+  const left = first === split ? n - 1 + split : split;
+  const right = last === split + 1 ? n + split : split + 1;
+  h.links[4 * i] = left;
+  h.links[4 * i + 1] = right;
+  h.ranges[2 * i] = first;
+  h.ranges[2 * i + 1] = last;
+  h.parents[left] = i << 1;
+  h.parents[right] = (i << 1) | 1;
 }
 
 /** Karras Fig. 4 for internal node i: [first, last] of its range and its split γ (left child ends at γ). */
@@ -91,9 +104,8 @@ export function karrasSequentialCpu(
   const parents = new Uint32Array(buffer(4 * Math.max(2 * n - 1, 0)));
   if (n === 0) return { links, ranges, parents };
   const m = n - 1;
-  links[4 * m] = 0;
-  links[4 * m + 1] = NONE;
-  parents[0] = m << 1;
+  const h = { links, ranges, parents };
+  linkHeader(h, n);
   const d = new Int32Array(m);
   for (let j = 0; j < m; j++) d[j] = delta(codes, n, j, j + 1);
   // first[j], last[j]: the leaves of split j's node (after the previous smaller δ, up to the next smaller δ).
@@ -113,14 +125,7 @@ export function karrasSequentialCpu(
     const l = last[j];
     // The node's index: 0 for the root, else the end of its range at its parent's split.
     const i = f === 0 ? (l === m ? 0 : l) : l === m ? f : d[f - 1] > d[l] ? f : l;
-    const left = f === j ? m + j : j;
-    const right = l === j + 1 ? m + j + 1 : j + 1;
-    links[4 * i] = left;
-    links[4 * i + 1] = right;
-    ranges[2 * i] = f;
-    ranges[2 * i + 1] = l;
-    parents[left] = i << 1;
-    parents[right] = (i << 1) | 1;
+    linkNode(h, n, i, f, l, j);
   }
-  return { links, ranges, parents };
+  return h;
 }

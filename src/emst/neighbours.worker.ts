@@ -35,18 +35,22 @@ const describe = (e: unknown) => {
   return error.stack ?? error.message;
 };
 
+/** Posts `work()`'s reply, or `failed` with the error's description when it throws. */
+function answer<R extends NeighbourReply | BoruvkaReply>(work: () => R, failed: R): void {
+  let reply: R;
+  try {
+    reply = work();
+  } catch (e) {
+    reply = { ...failed, error: describe(e) };
+  }
+  port.postMessage(reply);
+}
+
 port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges) => {
   switch (m.kind) {
-    case 'knn': {
-      let reply: NeighbourReply;
-      try {
-        reply = { id: m.id, queries: runJob(m) };
-      } catch (e) {
-        reply = { id: m.id, queries: 0, error: describe(e) };
-      }
-      port.postMessage(reply);
+    case 'knn':
+      answer(() => ({ id: m.id, queries: runJob(m) }), { id: m.id, queries: 0 });
       return;
-    }
     case 'boruvka-setup':
       round = null;
       setupError = null;
@@ -56,28 +60,18 @@ port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd |
         setupError = describe(e);
       }
       return;
-    case 'boruvka-phase': {
-      let reply: BoruvkaReply;
-      try {
+    case 'boruvka-phase':
+      answer(() => {
         if (round === null) throw new Error(setupError ?? 'a Borůvka phase came before its setup.');
-        reply = { id: m.id, chunks: round(m) };
-      } catch (e) {
-        reply = { id: m.id, chunks: 0, error: describe(e) };
-      }
-      port.postMessage(reply);
+        return { id: m.id, chunks: round(m) };
+      }, { id: m.id, chunks: 0 });
       return;
-    }
-    case 'sort-edges': {
-      let reply: BoruvkaReply;
-      try {
+    case 'sort-edges':
+      answer(() => {
         sortEdgesCanonical(m.edges, m.into);
-        reply = { id: m.id, chunks: 0 };
-      } catch (e) {
-        reply = { id: m.id, chunks: 0, error: describe(e) };
-      }
-      port.postMessage(reply);
+        return { id: m.id, chunks: 0 };
+      }, { id: m.id, chunks: 0 });
       return;
-    }
     case 'boruvka-end':
       round = null;
       setupError = null;

@@ -20,8 +20,7 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
-import { gridFor, type Binding, type Recorder } from '../gpu/recorder.js';
-import { Usage } from '../gpu/usage.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 
 export type ScanMode = 'exclusive' | 'inclusive';
@@ -124,15 +123,6 @@ export function checkMaxCount(ctx: GpuContext, label: string, maxCount: number):
   }
 }
 
-export interface ScanEncodeOptions {
-  /**
-   * A u32 word on the GPU (`offset` in bytes, a multiple of 4): the scan runs only where it is non-zero when the
-   * recording executes; otherwise every dispatch of the scan is empty and `output` is left as it was. Costs one
-   * single-thread dispatch; always takes the reduce-then-scan path.
-   */
-  gate?: { buffer: GPUBuffer; offset: number };
-}
-
 export interface Scanner {
   /** The largest count encode() accepts. */
   readonly maxCount: number;
@@ -141,7 +131,7 @@ export interface Scanner {
    * Records the scan of `input[0 … count)` into `output[0 … count)`. `input` and `output` may be the same
    * buffer. Wrapping (mod 2^32) addition.
    */
-  encode(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, mode: ScanMode, options?: ScanEncodeOptions): void;
+  encode(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, mode: ScanMode): void;
   /** Frees the block-sum buffers. */
   destroy(): void;
 }
@@ -189,37 +179,20 @@ export async function createScanner(ctx: GpuContext, maxCount: number, options: 
     sums.push(ctx.createBuffer(`primitives::scanBlockSums${sums.length}`, n * 4));
   }
   const noOffsets = ctx.createBuffer('primitives::scanNoOffsets', 4);
-  const gate = await ctx.kernel({ label: 'primitives::scanGate', shader: 'primitives/scan_gate', entry: 'main',
-    bindings: ['uniform', 'read', 'rw'], workgroupSize: 1 });
-  const gateArgs = ctx.createBuffer('primitives::scanGateArgs', 12 * MAX_GATED, Usage.INDIRECT);
-  return new ScannerImpl(maxCount, shape, { upsweep, downsweep, inPlace, gate }, sums, noOffsets, lookback, gateArgs,
-    ctx.maxWorkgroupsPerDimension);
-}
-
-/** The most dispatches a gated scan may have (scan_gate.wgsl's grids): 2 per level below the top, plus one. */
-const MAX_GATED = 16;
-
-/** One dispatch of a scan, as encodeLevel records it. */
-interface ScanOp {
-  kernel: Kernel;
-  buffers: Binding[];
-  uniforms: number[];
-  groups: number;
+  return new ScannerImpl(maxCount, shape, { upsweep, downsweep, inPlace }, sums, noOffsets, lookback);
 }
 
 class ScannerImpl implements Scanner {
   constructor(
     readonly maxCount: number,
     readonly shape: BlockShape,
-    private readonly kernels: { upsweep: Kernel; downsweep: Kernel; inPlace: Kernel; gate: Kernel },
+    private readonly kernels: { upsweep: Kernel; downsweep: Kernel; inPlace: Kernel },
     private readonly sums: GPUBuffer[],
     private readonly noOffsets: GPUBuffer,
     private readonly lookback: { kernel: Kernel; status: GPUBuffer } | null,
-    private readonly gateArgs: GPUBuffer,
-    private readonly maxDim: number,
   ) {}
 
-  encode(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, mode: ScanMode, options: ScanEncodeOptions = {}): void {
+  encode(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, mode: ScanMode): void {
     checkCount(LABEL, count, this.maxCount);
     if (mode !== 'exclusive' && mode !== 'inclusive') {
       throw new InputError(`${LABEL}: expected mode 'exclusive' or 'inclusive', got '${String(mode)}'.`);
@@ -228,22 +201,6 @@ class ScannerImpl implements Scanner {
     checkBuffer(LABEL, 'output', output, count);
     const flags = mode === 'inclusive' ? INCLUSIVE : 0;
     const tiles = Math.ceil(count / this.shape.tile);
-    if (options.gate) {
-      const { buffer, offset } = options.gate;
-      if (!Number.isInteger(offset) || offset < 0 || offset % 4 !== 0 || offset + 4 > buffer.size) {
-        throw new InputError(`${LABEL}: expected the gate offset to be a multiple of 4 inside its buffer, got ${offset}.`);
-      }
-      if (count === 0) return;
-      const ops: ScanOp[] = [];
-      this.encodeLevel(ops, input, output, count, flags, 0);
-      if (ops.length > MAX_GATED) throw new InputError(`${LABEL}: a gated scan of ${count} elements needs ${ops.length} dispatches, at most ${MAX_GATED}`);
-      const params = new Uint32Array(4 + 4 * (MAX_GATED / 2));
-      params.set([offset / 4, ops.length, 0, 0]);
-      ops.forEach((op, i) => params.set(gridFor(op.groups, this.maxDim, op.kernel.spec.label), 4 + 2 * i));
-      rec.dispatch(this.kernels.gate, { buffers: [{ buffer, offset: 0, size: offset + 4 }, this.gateArgs], uniforms: params, groups: 1 });
-      ops.forEach((op, i) => rec.dispatch(op.kernel, { buffers: op.buffers, uniforms: op.uniforms, indirect: { buffer: this.gateArgs, offset: 12 * i } }));
-      return;
-    }
     if (this.lookback && tiles > 1 && input !== output) {
       const { kernel, status } = this.lookback;
       rec.clear(status, 0, 4 + 16 * tiles);
@@ -253,33 +210,29 @@ class ScannerImpl implements Scanner {
         groups: tiles,
       });
     } else if (count > 0) {
-      const ops: ScanOp[] = [];
-      this.encodeLevel(ops, input, output, count, flags, 0);
-      for (const op of ops) rec.dispatch(op.kernel, op);
+      this.encodeLevel(rec, input, output, count, flags, 0);
     }
   }
 
-  /** Lists the dispatches scanning `count` elements of level `level`; the spine (level + 1) scans its block sums. */
-  private encodeLevel(ops: ScanOp[], input: GPUBuffer, output: GPUBuffer, count: number, flags: number, level: number): void {
+  /** Scans `count` elements of level `level`; the spine (level + 1) scans this level's block sums. */
+  private encodeLevel(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, flags: number, level: number): void {
     const blocks = Math.ceil(count / this.shape.tile);
     let offsets = this.noOffsets;
     if (blocks > 1) {
       offsets = this.sums[level];
-      ops.push({
-        kernel: this.kernels.upsweep,
+      rec.dispatch(this.kernels.upsweep, {
         buffers: [words(input, count), words(offsets, blocks)],
         uniforms: [count, 0, blocks, 0],
         groups: blocks,
       });
-      this.encodeLevel(ops, offsets, offsets, blocks, 0, level + 1);
+      this.encodeLevel(rec, offsets, offsets, blocks, 0, level + 1);
       flags |= HAS_OFFSETS;
     }
     const uniforms = [count, flags, blocks, 0];
     if (input === output) {
-      ops.push({ kernel: this.kernels.inPlace, buffers: [words(input, count), words(offsets, blocks)], uniforms, groups: blocks });
+      rec.dispatch(this.kernels.inPlace, { buffers: [words(input, count), words(offsets, blocks)], uniforms, groups: blocks });
     } else {
-      ops.push({
-        kernel: this.kernels.downsweep,
+      rec.dispatch(this.kernels.downsweep, {
         buffers: [words(input, count), words(offsets, blocks), words(output, count)],
         uniforms,
         groups: blocks,
@@ -291,7 +244,6 @@ class ScannerImpl implements Scanner {
     for (const b of this.sums) b.destroy();
     this.sums.length = 0;
     this.noOffsets.destroy();
-    this.gateArgs.destroy();
     this.lookback?.status.destroy();
   }
 }

@@ -8,44 +8,17 @@
  * Every threaded case checks that the workers ran chunks of the rounds (boruvkaThreadStats), so no test passes on a
  * silent fallback to one thread.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildSync } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeIdleWorkers } from '../../src/cpu/threads.js';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
 import { emstCpu, emstCpuAsync, type EmstCpuOptions } from '../../src/emst/boruvka.cpu.js';
 import { boruvkaThreadStats } from '../../src/emst/boruvka.threads.js';
 import { setNeighbourWorkerScript } from '../../src/emst/neighbours.threads.js';
 import { generate } from '../../src/datasets/generate.js';
+import { repeatedIntegerPoints, useBundledWorkerScript } from '../helpers/workers.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-let dir = '';
-let previous: URL | null = null;
-let workerScript: URL;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'treeline-rounds-'));
-  buildSync({
-    absWorkingDir: root,
-    entryPoints: ['src/emst/neighbours.worker.ts'],
-    outfile: join(dir, 'neighbours.worker.js'),
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    logLevel: 'warning',
-  });
-  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
-  workerScript = pathToFileURL(join(dir, 'neighbours.worker.js'));
-  previous = setNeighbourWorkerScript(workerScript);
-});
-
-afterAll(async () => {
-  setNeighbourWorkerScript(previous);
-  await closeIdleWorkers();
-  rmSync(dir, { recursive: true, force: true });
-});
+const worker = useBundledWorkerScript('treeline-rounds-');
 
 /** A seeded permutation of 0 … n − 1 (xorshift32). */
 function permutation(n: number, seed: number): Uint32Array {
@@ -74,16 +47,7 @@ function grid(side: number, seed: number): Float32Array {
   return out;
 }
 
-/** Seeded integer points where each appears 1–4 times. */
-function duplicates(n: number, dim: number): Float32Array {
-  const base = generate('uniform', { n, dim, seed: 11 });
-  const out = new Float32Array(n * dim);
-  for (let i = 0; i < n; i++) {
-    const src = Math.floor(i / (1 + (i % 4))) * dim;
-    for (let a = 0; a < dim; a++) out[i * dim + a] = Math.round(base[src + a] * 30);
-  }
-  return out;
-}
+const duplicates = (n: number, dim: number) => repeatedIntegerPoints(n, dim, 11, 30);
 
 const edges = (r: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array }) => ({
   sources: r.sources,
@@ -125,7 +89,7 @@ describe('emstCpuAsync(points, { threads: 2 }) sorts the edges in two halves fro
 
 describe('emstCpuAsync fails cleanly when a worker fails inside a Borůvka round', () => {
   it('rejects with a message quoting the worker, and the next call runs', async () => {
-    const bad = join(dir, 'bad-round.worker.js');
+    const bad = join(worker.dir(), 'bad-round.worker.js');
     writeFileSync(
       bad,
       `import { parentPort } from 'node:worker_threads';
@@ -138,7 +102,7 @@ parentPort.on('message', (m) => { if (m.kind === 'boruvka-phase' && m.round === 
     try {
       await expect(emstCpuAsync(points, 2, { threads: 2 })).rejects.toThrow(/Borůvka worker thread failed: .*boom in round 2/s);
     } finally {
-      setNeighbourWorkerScript(workerScript);
+      setNeighbourWorkerScript(worker.script());
     }
     const one = edges(emstCpu(points, 2));
     expect(edges(await emstCpuAsync(points, 2, { threads: 2 }))).toEqual(one);

@@ -8,13 +8,11 @@
  * ran all n queries (neighbourThreadStats), so no test passes on a silent fallback to one thread.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeIdleWorkers } from '../../src/cpu/threads.js';
+import { describe, expect, it } from 'vitest';
 import { emstCpu, emstCpuAsync } from '../../src/emst/boruvka.cpu.js';
 import { emst } from '../../src/emst/emst.js';
 import { hdbscan } from '../../src/hdbscan.js';
@@ -22,44 +20,12 @@ import { mstStats } from '../../src/stats/mstStats.js';
 import { neighbourThreadStats, setNeighbourWorkerScript } from '../../src/emst/neighbours.threads.js';
 import { AbortError, InputError } from '../../src/errors.js';
 import { generate } from '../../src/datasets/generate.js';
+import { repeatedIntegerPoints, useBundledWorkerScript } from '../helpers/workers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-let dir = '';
-let previous: URL | null = null;
-let workerScript: URL;
+const worker = useBundledWorkerScript('treeline-threads-');
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'treeline-threads-'));
-  buildSync({
-    absWorkingDir: root,
-    entryPoints: ['src/emst/neighbours.worker.ts'],
-    outfile: join(dir, 'neighbours.worker.js'),
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    logLevel: 'warning',
-  });
-  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
-  workerScript = pathToFileURL(join(dir, 'neighbours.worker.js'));
-  previous = setNeighbourWorkerScript(workerScript);
-});
-
-afterAll(async () => {
-  setNeighbourWorkerScript(previous);
-  await closeIdleWorkers();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** Points with many exact duplicates: a seeded integer grid where each point appears 1–4 times. */
-function duplicates(n: number, dim: number): Float32Array {
-  const base = generate('uniform', { n, dim, seed: 7 });
-  const out = new Float32Array(n * dim);
-  for (let i = 0; i < n; i++) {
-    const src = Math.floor(i / (1 + (i % 4))) * dim;
-    for (let a = 0; a < dim; a++) out[i * dim + a] = Math.round(base[src + a] * 20);
-  }
-  return out;
-}
+const duplicates = (n: number, dim: number) => repeatedIntegerPoints(n, dim, 7, 20);
 
 /** The edges of emstCpuAsync with `threads`, asserting that the workers ran every query when threads > 1. */
 async function edgesOn(points: Float32Array, dim: number, threads: number, extra: { minSamples?: number; period?: Float32Array }) {
@@ -137,14 +103,14 @@ describe('emstCpuAsync(points, { threads }) gives the edge list of one thread', 
 
 describe('emstCpuAsync on worker threads fails and aborts cleanly', () => {
   it('an error inside a worker rejects with a message quoting it, and the next call runs', async () => {
-    const bad = join(dir, 'bad.worker.js');
+    const bad = join(worker.dir(), 'bad.worker.js');
     writeFileSync(bad, `import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => { throw new Error('boom in the worker'); });\n`);
     setNeighbourWorkerScript(pathToFileURL(bad));
     const points = generate('uniform', { n: 3000, dim: 2, seed: 6 });
     try {
       await expect(emstCpuAsync(points, 2, { threads: 2 })).rejects.toThrow(/k-NN worker thread failed: .*boom in the worker/s);
     } finally {
-      setNeighbourWorkerScript(workerScript);
+      setNeighbourWorkerScript(worker.script());
     }
     const one = await edgesOn(points, 2, 1, {});
     expect(await edgesOn(points, 2, 2, {})).toEqual(one);
@@ -166,7 +132,7 @@ describe('emstCpuAsync on worker threads fails and aborts cleanly', () => {
 
   it('workers never keep Node from exiting', () => {
     // A process that runs emst on two worker threads and then simply ends: it must exit by itself.
-    const entry = join(dir, 'exit.entry.ts');
+    const entry = join(worker.dir(), 'exit.entry.ts');
     writeFileSync(
       entry,
       `import { emst } from ${JSON.stringify(join(root, 'src/emst/emst.ts'))};
@@ -177,8 +143,8 @@ console.log(JSON.stringify({ edges: tree.sources.length, workerQueries: neighbou
 `,
     );
     // The bundle's worker script is neighbours.worker.js beside it, as in dist/emst.
-    buildSync({ entryPoints: [entry], outfile: join(dir, 'exit.js'), bundle: true, format: 'esm', platform: 'node', logLevel: 'error' });
-    const run = spawnSync(process.execPath, [join(dir, 'exit.js')], { encoding: 'utf8', timeout: 30_000 });
+    buildSync({ entryPoints: [entry], outfile: join(worker.dir(), 'exit.js'), bundle: true, format: 'esm', platform: 'node', logLevel: 'error' });
+    const run = spawnSync(process.execPath, [join(worker.dir(), 'exit.js')], { encoding: 'utf8', timeout: 30_000 });
     expect(run.error, 'the process did not exit by itself within 30 s').toBeUndefined();
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ edges: 19999, workerQueries: 20000 });

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../../src/gpu/index.js';
-import { Recorder } from '../../src/gpu/recorder.js';
 import { InputError } from '../../src/errors.js';
 import { createScanner, scanU32, type ScanMode, type ScannerOptions } from '../../src/primitives/scan.js';
 import { scanU32Cpu } from '../../src/primitives/scan.cpu.js';
@@ -17,20 +16,17 @@ async function gpuScan(
   ctx: GpuContext,
   data: Uint32Array,
   mode: ScanMode,
-  options: ScannerOptions & { inPlace?: boolean; gate?: number } = {},
+  options: ScannerOptions & { inPlace?: boolean } = {},
 ): Promise<Uint32Array> {
   const n = data.length;
   const scanner = await createScanner(ctx, n, options);
   const input = ctx.upload('test::scanInput', data);
   // The output starts as garbage, so that an element the scan skips shows.
   const output = options.inPlace ? input : ctx.upload('test::scanOutput', new Uint32Array(n).fill(0xdeadbeef));
-  // A gate word at byte 8 of a small buffer, the words around it non-zero.
-  const gate = options.gate === undefined ? null : ctx.upload('test::scanGate', new Uint32Array([7, 7, options.gate, 7]));
-  await ctx.submit('test::scan', (rec) => scanner.encode(rec, input, output, n, mode, gate ? { gate: { buffer: gate, offset: 8 } } : {}));
+  await ctx.submit('test::scan', (rec) => scanner.encode(rec, input, output, n, mode));
   const got = new Uint32Array(await ctx.read(output, 0, n * 4));
   input.destroy();
   output.destroy();
-  gate?.destroy();
   scanner.destroy();
   return got;
 }
@@ -76,34 +72,6 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
       expectScan(await gpuScan(ctx, data, 'exclusive', { workgroupSize: wg, itemsPerThread: items }), data, 'exclusive',
         `WG=${wg} items=${items}`);
     }
-  });
-
-  it('a gated scan runs where its gate word is non-zero and leaves the output untouched where it is zero', async () => {
-    for (const n of [1, 33, 1025, (1 << 20) + 7]) {
-      const data = u32Data(n, 6000 + n);
-      for (const mode of MODES) {
-        // 32 threads × 1 item: up to four levels, i.e. seven gated dispatches.
-        for (const shape of [{}, { workgroupSize: 32, itemsPerThread: 1 }]) {
-          for (const inPlace of [false, true]) {
-            const what = `gated n=${n} ${JSON.stringify(shape)} inPlace=${inPlace}`;
-            expectScan(await gpuScan(ctx, data, mode, { ...shape, inPlace, gate: 1 }), data, mode, what);
-            const closed = await gpuScan(ctx, data, mode, { ...shape, inPlace, gate: 0 });
-            const diff = firstDifference(closed, inPlace ? data : new Uint32Array(n).fill(0xdeadbeef));
-            if (diff) expect.fail(`${what}, gate 0: ${diff} (the output changed)`);
-          }
-        }
-      }
-    }
-    // The lookback strategy takes the gated reduce-then-scan path too.
-    const data = u32Data(70_001, 6100);
-    expectScan(await gpuScan(ctx, data, 'exclusive', { strategy: 'lookback', gate: 5 }), data, 'exclusive', 'gated lookback');
-    const scanner = await createScanner(ctx, 10);
-    const buf = ctx.createBuffer('test::scanBuf', 40);
-    const rec = new Recorder(ctx, 'test::badGate');
-    expect(() => scanner.encode(rec, buf, buf, 10, 'exclusive', { gate: { buffer: buf, offset: 6 } })).toThrow(/gate offset.*6/);
-    rec.release();
-    buf.destroy();
-    scanner.destroy();
   });
 
   it('a count above 65535 blocks runs on a 2D dispatch grid', async () => {
