@@ -5,15 +5,18 @@
  * versions of src/cluster can be compared for identical output at 10^6–10^7 points.
  *
  *   node scripts/bench-cluster.mjs [--n 1e6,1e7] [--tree random,path,blobs] [--reps 5] [--mcs 15]
- *                                   [--module bundle.mjs] [--cache /tmp/e-work]
+ *                                   [--module bundle.mjs] [--cache /tmp/e-work] [--threads N]
  *
  * Trees (seeded, cached as binary files under --cache):
  * - random: a random recursive tree (vertex i hangs off a uniform vertex below i) with uniform float32 weights;
  * - path:   the MST of n points on a line with exponential gaps, point ids shuffled (1D single linkage);
  * - path-ordered: the same with point ids in line order (how much locality of the ids is worth);
  * - blobs:  the mutual-reachability MST (minSamples 15) of the hdbscan bench's 2D blobs with 10 % noise, from the CPU
- *           EMST (slow to build once: ~10 s per 10^6 points; then cached).
- * Without --module the current src/ is bundled with esbuild into the cache folder and timed.
+ *           EMST (slow to build once: ~10 s per 10^6 points; then cached);
+ * - normal3d: the same for the hdbscan bench's 3D normal cloud (its `hdbscan-normal3d` suite).
+ * Without --module the current src/ is bundled with esbuild into the cache folder and timed. --threads N times
+ * `hdbscan()`'s threaded path (the labelling pass on N threads); it needs the built worker script, so it runs the
+ * build in dist/ (`npm run build` first) instead of a bundle.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -31,6 +34,7 @@ const trees = opt('tree', 'random').split(',');
 const reps = Number(opt('reps', '5'));
 const minClusterSize = Number(opt('mcs', '15'));
 const cache = opt('cache', '/tmp/e-work');
+const threads = Number(opt('threads', '0'));
 mkdirSync(cache, { recursive: true });
 // Bundles import their dependencies from the checkout's node_modules.
 if (!existsSync(join(cache, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(cache, 'node_modules'));
@@ -51,6 +55,7 @@ async function bundle(entry, out, extra = '') {
 
 const modulePath =
   opt('module', null) ??
+  (threads > 0 ? join(root, 'scripts', 'dist-cluster.mjs') : null) ??
   (await bundle(
     'src/cluster/index.ts',
     join(cache, `cluster-${process.pid}.mjs`),
@@ -102,12 +107,12 @@ function pathTree(n, rand, shuffle = true) {
   return { sources, targets, weights };
 }
 
-async function blobsTree(n) {
+async function benchTree(n, generator, dim) {
   const index = await import(pathToFileURL(await bundle('src/index.ts', join(cache, `index-${process.pid}.mjs`))).href);
-  const points = index.generate('blobs', { n, dim: 2, seed: 1, clusters: 10, noise: 0.1 });
+  const points = index.generate(generator, { n, dim, seed: 1, clusters: 10, noise: 0.1 });
   const t0 = performance.now();
-  const mst = await index.emst(points, { dim: 2, minSamples: 15, backend: 'cpu' });
-  console.error(`blobs ${n}: CPU EMST ${(performance.now() - t0).toFixed(0)} ms`);
+  const mst = await index.emst(points, { dim, minSamples: 15, backend: 'cpu' });
+  console.error(`${generator} ${dim}D ${n}: CPU EMST ${(performance.now() - t0).toFixed(0)} ms`);
   return { sources: mst.sources, targets: mst.targets, weights: mst.weights };
 }
 
@@ -128,7 +133,8 @@ async function loadTree(kind, n) {
   if (kind === 'random') mst = randomTree(n, rand);
   else if (kind === 'path') mst = pathTree(n, rand);
   else if (kind === 'path-ordered') mst = pathTree(n, rand, false);
-  else if (kind === 'blobs') mst = await blobsTree(n);
+  else if (kind === 'blobs') mst = await benchTree(n, 'blobs', 2);
+  else if (kind === 'normal3d') mst = await benchTree(n, 'normal', 3);
   else throw new Error(`unknown tree ${kind}`);
   const sorted = cluster.canonicalMst(mst);
   const out = new Uint8Array(12 * m);
@@ -162,7 +168,15 @@ for (const kind of trees) {
       let result;
       let found;
       let exemplarsMs;
-      if (cluster.clusterFromMstWithExemplars) {
+      if (threads > 0) {
+        ({ result, exemplars: found, exemplarsMs } = await cluster.clusterFromMstWithExemplarsThreaded(
+          mst,
+          n,
+          { minClusterSize },
+          false,
+          threads,
+        ));
+      } else if (cluster.clusterFromMstWithExemplars) {
         ({ result, exemplars: found, exemplarsMs } = cluster.clusterFromMstWithExemplars(mst, n, { minClusterSize }));
       } else {
         result = cluster.clusterFromMst(mst, n, { minClusterSize });

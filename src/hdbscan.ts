@@ -11,13 +11,14 @@
  * To re-cluster the same points with another minClusterSize, method or ε, keep the result and call
  * `clusterFromSingleLinkage(result.singleLinkage, n, options, result.mst)`: milliseconds, no new MST.
  */
-import { clusterFromMstWithExemplars } from './cluster/clusterFromMst.js';
+import { clusterFromMstWithExemplarsThreaded } from './cluster/clusterFromMst.js';
 import { createModel, type HdbscanModel } from './cluster/model.js';
 import { resolveClusterOptions } from './cluster/options.js';
 import type { ClusterOptions, ClusterResult } from './cluster/types.js';
 import { emst, type EmstBackend, type EmstResult } from './emst/emst.js';
 import { AbortError, InputError } from './errors.js';
 import type { GpuContext } from './gpu/context.js';
+import { resolveThreads } from './emst/neighbours.threads.js';
 import { coreDistances } from './knn/core.js';
 
 export interface HdbscanOptions extends ClusterOptions {
@@ -38,7 +39,11 @@ export interface HdbscanOptions extends ClusterOptions {
   onProgress?: (fraction: number) => void;
   /** Aborts between Borůvka rounds and before clustering: rejects with AbortError. */
   signal?: AbortSignal;
-  /** The CPU backend's threads for the MST's k-NN phase (as `emst`'s `threads`; default: the available cores). */
+  /**
+   * Threads for the CPU work: the CPU backend's MST (as `emst`'s `threads`) and, from 2^20 points on, the labelling
+   * pass (then `labels`, `probabilities`, `outlierScores` and the condensed tree's arrays are views of
+   * SharedArrayBuffers). Default: the available cores, at most 8; Node only (one thread in browsers).
+   */
   threads?: number;
 }
 
@@ -91,7 +96,14 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
 
   const n = points.length / options.dim;
   // The exemplars are gathered in the labelling pass (`exemplars()` would read the condensed tree twice more).
-  const { result: clusters, exemplars: found, exemplarsMs } = clusterFromMstWithExemplars(mst, n, clusterOptions);
+  const threads = await resolveThreads(options.threads, n);
+  const { result: clusters, exemplars: found, exemplarsMs } = await clusterFromMstWithExemplarsThreaded(
+    mst,
+    n,
+    clusterOptions,
+    true,
+    threads,
+  );
   const t2 = now();
   onProgress?.(1);
 

@@ -12,7 +12,8 @@ import { canonicalMst } from './edgeOrder.js';
 import { ExemplarCollector } from './exemplars.js';
 import { singleLinkage } from './linkage.js';
 import { checkLinkageShape, checkMstShape, resolveClusterOptions } from './options.js';
-import { pointResults } from './pointResults.js';
+import { pointResults, type PointResults } from './pointResults.js';
+import { pointResultsThreaded } from './pointResults.threads.js';
 import { selectClusters } from './select.js';
 import type { ClusterOptions, ClusterResult, MstEdges, ResolvedClusterOptions, SingleLinkageTree } from './types.js';
 
@@ -30,29 +31,79 @@ export function clusterFromMst(mst: MstEdges, n: number, options: ClusterOptions
  * `clusterFromMst` plus each selected cluster's exemplars (what `exemplars(result.condensedTree,
  * result.selectedClusters)` returns), gathered during the labelling pass instead of two more passes over the rows.
  * `exemplarsMs`: the time spent grouping them (gathering is inside `timings.label`).
+ *
+ * `fromEmst`: the MST is `emst()`'s own result for n points (n − 1 edges, canonical order, endpoints < n), so the
+ * pass that checks it is skipped (~0.1–0.3 s at 10^7 points). Only `hdbscan()` says so.
  */
 export function clusterFromMstWithExemplars(
   mst: MstEdges,
   n: number,
   options: ClusterOptions,
+  fromEmst = false,
 ): { result: ClusterResult; exemplars: Uint32Array[]; exemplarsMs: number } {
-  const { result, exemplars, exemplarsMs } = clusterMst(mst, n, options, true);
+  const { result, exemplars, exemplarsMs } = clusterMst(mst, n, options, true, fromEmst);
   return { result, exemplars: exemplars!, exemplarsMs };
 }
 
-function clusterMst(mst: MstEdges, n: number, options: ClusterOptions, withExemplars: boolean): Clustered {
+/**
+ * `clusterFromMstWithExemplars` with the labelling pass on `threads` threads where Node's worker threads are at
+ * hand and the tree is large (pointResults.threads.ts; same results). Its labels, probabilities, outlier scores and
+ * condensed tree then lie in SharedArrayBuffers. For `hdbscan()`; `minPoints`: the size from which threads are used.
+ */
+export async function clusterFromMstWithExemplarsThreaded(
+  mst: MstEdges,
+  n: number,
+  options: ClusterOptions,
+  fromEmst: boolean,
+  threads: number,
+  minPoints = THREADED_LABEL_MIN_POINTS,
+): Promise<{ result: ClusterResult; exemplars: Uint32Array[]; exemplarsMs: number }> {
+  const { resolved, sorted, linkage, t0, t1, t2 } = linkMst(mst, n, options, fromEmst);
+  const shared = threads > 1 && n >= minPoints;
+  const pre = condenseAndSelect(linkage, n, resolved, true, shared);
+  const threaded = await pointResultsThreaded(
+    pre.condensedTree,
+    pre.info,
+    pre.selection.selected,
+    pre.selection.stability,
+    resolved,
+    pre.collector,
+    shared ? threads : 1,
+    minPoints,
+  );
+  const points =
+    threaded ??
+    pointResults(pre.condensedTree, pre.info, pre.selection.selected, pre.selection.stability, resolved, pre.collector);
+  const clustered = assemble(pre, points, linkage, n, resolved, sorted);
+  stampLinkage(clustered.result, t0, t1, t2);
+  return { result: clustered.result, exemplars: clustered.exemplars!, exemplarsMs: clustered.exemplarsMs };
+}
+
+/** Points from which `clusterFromMstWithExemplarsThreaded` labels on several threads (tests pass less). */
+const THREADED_LABEL_MIN_POINTS = 1 << 20;
+
+function linkMst(mst: MstEdges, n: number, options: ClusterOptions, fromEmst: boolean) {
   const resolved = resolveClusterOptions(options);
-  const isCanonical = checkMstShape(mst, n);
+  const isCanonical = fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);
   const t0 = now();
   const sorted = canonicalMst(mst, isCanonical);
   const t1 = now();
   const linkage = singleLinkage(sorted, n);
   const t2 = now();
-  const clustered = clusterLinkage(linkage, n, resolved, sorted, withExemplars);
-  const timings = clustered.result.timings;
+  return { resolved, sorted, linkage, t0, t1, t2 };
+}
+
+function stampLinkage(result: ClusterResult, t0: number, t1: number, t2: number): void {
+  const timings = result.timings;
   timings.sort = t1 - t0;
   timings.linkage = t2 - t1;
   timings.total += t2 - t0;
+}
+
+function clusterMst(mst: MstEdges, n: number, options: ClusterOptions, withExemplars: boolean, fromEmst = false): Clustered {
+  const { resolved, sorted, linkage, t0, t1, t2 } = linkMst(mst, n, options, fromEmst);
+  const clustered = clusterLinkage(linkage, n, resolved, sorted, withExemplars);
+  stampLinkage(clustered.result, t0, t1, t2);
   return clustered;
 }
 
@@ -84,25 +135,45 @@ function clusterLinkage(
   mst: MstEdges | undefined,
   withExemplars: boolean,
 ): Clustered {
+  const pre = condenseAndSelect(linkage, n, resolved, withExemplars, false);
+  const { condensedTree, info, selection, collector } = pre;
+  // Labels, probabilities, GLOSH and persistence (and exemplars' point rows) in one pass over the rows.
+  const points = pointResults(condensedTree, info, selection.selected, selection.stability, resolved, collector);
+  return assemble(pre, points, linkage, n, resolved, mst);
+}
+
+/** The condensed tree, the selection, and the exemplar collector when wanted; timed from `t0`. */
+function condenseAndSelect(
+  linkage: SingleLinkageTree,
+  n: number,
+  resolved: ResolvedClusterOptions,
+  withExemplars: boolean,
+  shared: boolean,
+) {
   const t0 = now();
   // The condensed tree comes with the per-cluster facts and stabilities (one pass, no re-reading of its rows).
-  const { tree: condensedTree, info, stability } = condense(linkage, n, resolved.minClusterSize);
+  const { tree: condensedTree, info, stability } = condense(linkage, n, resolved.minClusterSize, shared);
   const t1 = now();
   const selection = selectClusters(info, stability, resolved);
   const t2 = now();
-  // Labels, probabilities, GLOSH and persistence (and exemplars' point rows) in one pass over the rows.
   const collector = withExemplars
     ? new ExemplarCollector(info.firstChild, info.maxLambda, selection.selected, n)
     : undefined;
-  const { labels, probabilities, outlierScores: scores, persistence } = pointResults(
-    condensedTree,
-    info,
-    selection.selected,
-    selection.stability,
-    resolved,
-    collector,
-  );
+  return { condensedTree, info, stability, selection, collector, t0, t1, t2 };
+}
+
+/** The result from the condensed tree, the selection and the point results (timed up to now). */
+function assemble(
+  pre: ReturnType<typeof condenseAndSelect>,
+  points: PointResults,
+  linkage: SingleLinkageTree,
+  n: number,
+  resolved: ResolvedClusterOptions,
+  mst: MstEdges | undefined,
+): Clustered {
+  const { condensedTree, stability, selection, collector, t0, t1, t2 } = pre;
   const t3 = now();
+  const { labels, probabilities, outlierScores: scores, persistence } = points;
   const exemplars = collector?.result();
   const t4 = now();
   const selectedClusters = new Uint32Array(selection.selected.length);

@@ -51,14 +51,17 @@ export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize:
   return condense(tree, n, minClusterSize).tree;
 }
 
-/** Condenses the dendrogram of n points and gathers the per-cluster facts and stabilities on the way. */
-export function condense(tree: SingleLinkageTree, n: number, minClusterSize: number): Condensed {
+/**
+ * Condenses the dendrogram of n points and gathers the per-cluster facts and stabilities on the way. `shared`: the
+ * rows' arrays lie in SharedArrayBuffers (for the threaded labelling, pointResults.threads.ts).
+ */
+export function condense(tree: SingleLinkageTree, n: number, minClusterSize: number, shared = false): Condensed {
   if (n < 2) return trivial(n);
   // One function per pass.
   const q = new Int32Array(n - 1);
   const splits = countQueued(tree, n, minClusterSize, q);
   const layout = layOut(tree, n, minClusterSize, q, splits);
-  return sweep(tree, n, minClusterSize, layout, splits);
+  return sweep(tree, n, minClusterSize, layout, splits, shared);
 }
 
 /**
@@ -142,15 +145,16 @@ function layOut(tree: SingleLinkageTree, n: number, mcs: number, q: Int32Array, 
 }
 
 /** The sweep over the alive clusters, level by level, writing the rows and the per-cluster facts. */
-function sweep(tree: SingleLinkageTree, n: number, mcs: number, layout: Layout, splits: number): Condensed {
+function sweep(tree: SingleLinkageTree, n: number, mcs: number, layout: Layout, splits: number, shared: boolean): Condensed {
   const { left, right, size } = tree;
   const { slotLambda, slotWord, splitTable } = layout;
   // The rows: n points plus two per split, allocated once at their final size.
   const rows = n + 2 * splits;
-  const parent = new Uint32Array(rows);
-  const child = new Uint32Array(rows);
-  const lambda = new Float64Array(rows);
-  const childSize = new Uint32Array(rows);
+  const bytes = (size: number) => (shared ? new SharedArrayBuffer(size * rows) : new ArrayBuffer(size * rows));
+  const parent = new Uint32Array(bytes(4));
+  const child = new Uint32Array(bytes(4));
+  const lambda = new Float64Array(bytes(8));
+  const childSize = new Uint32Array(bytes(4));
   const k = 1 + 2 * splits;
   const cParent = new Int32Array(k).fill(-1);
   const birth = new Float64Array(k);

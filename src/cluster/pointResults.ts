@@ -5,6 +5,9 @@
  * without gathering every point's row first. Each point has exactly one row (n ≥ 2), so its three outputs are
  * written once, where its row is read; the per-cluster tables the pass looks up are small and stay in cache. O(n).
  *
+ * The pass over the rows (`labelRows`) reads nothing but its range of rows and the tables, and writes nothing but
+ * those rows' points, so ranges of rows can run on several threads (pointResults.threads.ts) with equal results.
+ *
  * `test/cpu/cluster.condense.test.ts` checks it against those four functions.
  */
 import type { ClusterTreeInfo } from './clusterTree.js';
@@ -20,6 +23,32 @@ export interface PointResults {
   persistence: Float64Array;
 }
 
+/** The per-cluster tables the pass over the rows looks up (cluster index c = id − n). */
+export interface PointTables {
+  /** The number of points. */
+  n: number;
+  /** owner[c]: the label of the nearest selected cluster at or above c, −1 for none. */
+  owner: Int32Array;
+  /** Per label: its cluster's largest λ. */
+  labelMaxLambda: Float64Array;
+  /** deaths[c]: the largest λ in c's whole subtree (GLOSH). */
+  deaths: Float64Array;
+  /** The root is the single selected cluster (allowSingleCluster): labels by `rootThreshold` instead. */
+  rootOnly: boolean;
+  rootThreshold: number;
+  /** Exemplars: wanted[c] ≥ 0 for a wanted leaf, whose point rows at `maxLambda[c]` are offered. */
+  wanted: Int32Array | null;
+  maxLambda: Float64Array;
+}
+
+/** The output arrays the pass writes (indexed by point) and the per-label point counts it adds to. */
+export interface PointOutputs {
+  labels: Int32Array;
+  probabilities: Float64Array;
+  outlierScores: Float64Array;
+  counts: Float64Array;
+}
+
 /**
  * Everything per point for the selected clusters (`selected`: cluster indices, ascending; `stability`: as EOM left
  * it, which persistence divides). Point rows are also offered to `exemplars` when given (same pass).
@@ -33,14 +62,27 @@ export function pointResults(
   exemplars?: ExemplarCollector,
 ): PointResults {
   const n = info.numPoints;
-  const k = info.numClusters;
-  const labels = new Int32Array(n);
-  const probabilities = new Float64Array(n);
-  const outlierScores = new Float64Array(n);
-  const counts = new Float64Array(selected.length);
+  const tables = pointTables(info, selected, options, exemplars);
+  const out: PointOutputs = {
+    labels: new Int32Array(n),
+    probabilities: new Float64Array(n),
+    outlierScores: new Float64Array(n),
+    counts: new Float64Array(selected.length),
+  };
   const rows = tree.parent.length;
-  if (rows === 0) labels.fill(-1); // n < 2: no point has a row
+  if (rows === 0) out.labels.fill(-1); // n < 2: no point has a row
+  labelRows(tables, tree, 0, rows, out, exemplars ? (c, x, lam) => exemplars.offer(c, x, lam) : undefined);
+  return { ...out, persistence: persistenceOf(info, selected, stability, out.counts, rows) };
+}
 
+/** The tables for `labelRows`. */
+export function pointTables(
+  info: ClusterTreeInfo,
+  selected: Int32Array,
+  options: ResolvedClusterOptions,
+  exemplars?: ExemplarCollector,
+): PointTables {
+  const k = info.numClusters;
   // owner[c]: the label of the nearest selected cluster at or above c, −1 for none (labels.ts), with the root
   // as one of several selected clusters labelling nothing; then the label's largest λ (probabilities.ts).
   const labelOf = new Int32Array(k).fill(-1);
@@ -54,11 +96,35 @@ export function pointResults(
   for (let j = 0; j < selected.length; j++) labelMaxLambda[j] = info.maxLambda[selected[j]];
   const epsilon = options.clusterSelectionEpsilon;
   const rootThreshold = epsilon !== 0 ? 1 / epsilon : k > 0 ? info.maxLambda[0] : 0;
-  const deaths = subtreeMaxLambda(info);
+  return {
+    n: info.numPoints,
+    owner,
+    labelMaxLambda,
+    deaths: subtreeMaxLambda(info),
+    rootOnly,
+    rootThreshold,
+    wanted: exemplars?.rankOf ?? null,
+    maxLambda: info.maxLambda,
+  };
+}
 
+/**
+ * The pass over rows [r0, r1): each point row's label, probability and GLOSH score, the labels' counts, and the
+ * exemplar candidates (`offer`, in row order).
+ */
+export function labelRows(
+  tables: PointTables,
+  tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>,
+  r0: number,
+  r1: number,
+  out: PointOutputs,
+  offer?: (c: number, x: number, lam: number) => void,
+): void {
+  const { n, owner, labelMaxLambda, deaths, rootOnly, rootThreshold, maxLambda } = tables;
+  const wanted = offer ? tables.wanted : null;
+  const { labels, probabilities, outlierScores, counts } = out;
   const { parent, child, lambda } = tree;
-  const wanted = exemplars?.rankOf;
-  for (let r = 0; r < rows; r++) {
+  for (let r = r0; r < r1; r++) {
     const x = child[r];
     if (x >= n) continue;
     const c = parent[r] - n;
@@ -76,11 +142,21 @@ export function pointResults(
     if (lamMax === 0 || !Number.isFinite(lam)) outlierScores[x] = 0;
     else if (lamMax === Infinity) outlierScores[x] = 1;
     else outlierScores[x] = (lamMax - lam) / lamMax;
-    // An exemplar: a point leaving a wanted leaf at the leaf's largest λ (the collector was built on info.maxLambda).
-    if (wanted !== undefined && wanted[c] >= 0 && lam === info.maxLambda[c]) exemplars!.offer(c, x, lam);
+    // An exemplar: a point leaving a wanted leaf at the leaf's largest λ (the collector was built on maxLambda).
+    if (wanted !== null && wanted[c] >= 0 && lam === maxLambda[c]) offer!(c, x, lam);
   }
+}
 
-  // Persistence: the largest λ in the whole tree is the largest per-cluster one (every row has a parent cluster).
+/** Persistence per label from the counts (`rows`: the condensed tree's row count). */
+export function persistenceOf(
+  info: ClusterTreeInfo,
+  selected: Int32Array,
+  stability: Float64Array,
+  counts: Float64Array,
+  rows: number,
+): Float64Array {
+  const k = info.numClusters;
+  // The largest λ in the whole tree is the largest per-cluster one (every row has a parent cluster).
   let treeMaxLambda = -Infinity;
   if (rows > 0) for (let c = 0; c < k; c++) if (info.maxLambda[c] > treeMaxLambda) treeMaxLambda = info.maxLambda[c];
   const persistence = new Float64Array(selected.length);
@@ -89,5 +165,5 @@ export function pointResults(
     if (treeMaxLambda === Infinity || treeMaxLambda === 0 || size === 0) persistence[j] = 1;
     else persistence[j] = stability[selected[j]] / (size * treeMaxLambda);
   }
-  return { labels, probabilities, outlierScores, persistence };
+  return persistence;
 }

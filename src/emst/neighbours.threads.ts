@@ -82,6 +82,11 @@ export function setNeighbourWorkerScript(url: URL | null): URL | null {
   return previous;
 }
 
+/** The worker script of the CPU backend's threads (also the clustering's: src/cluster/pointResults.threads.ts). */
+export function neighbourWorkerScript(): URL | null {
+  return workerScript;
+}
+
 /** The thread count for n points: `requested`, else min(available parallelism, 8) from THREADED_MIN_POINTS on. */
 export async function resolveThreads(requested: number | undefined, n: number): Promise<number> {
   if (requested !== undefined) {

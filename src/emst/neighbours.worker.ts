@@ -4,6 +4,7 @@
  * (neighbours.cpu.ts, KnnSearch) into the shared lists, and answer how many were run. Borůvka rounds
  * (boruvka.threads.ts): keep the run's state from its setup message, for each phase claim chunks of the round's
  * per-point work (rounds.cpu.ts) and answer how many were run, and sort one half of the edges at the end.
+ * HDBSCAN*'s labelling (src/cluster/pointResults.threads.ts): one range of the condensed tree's rows.
  *
  * Node only: started by src/cpu/threads.ts, never imported by the library's entry points.
  */
@@ -16,6 +17,7 @@ import {
   type BoruvkaSetup,
   type SortEdges,
 } from './boruvka.threads.js';
+import { runPointRowsJob, type PointRowsJob, type PointRowsReply } from '../cluster/pointResults.threads.js';
 import { sortEdgesCanonical } from './edges.cpu.js';
 import { KnnSearch } from './neighbours.cpu.js';
 import type { NeighbourJob, NeighbourReply } from './neighbours.threads.js';
@@ -36,7 +38,7 @@ const describe = (e: unknown) => {
 };
 
 /** Posts `work()`'s reply, or `failed` with the error's description when it throws. */
-function answer<R extends NeighbourReply | BoruvkaReply>(work: () => R, failed: R): void {
+function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply>(work: () => R, failed: R): void {
   let reply: R;
   try {
     reply = work();
@@ -46,8 +48,11 @@ function answer<R extends NeighbourReply | BoruvkaReply>(work: () => R, failed: 
   port.postMessage(reply);
 }
 
-port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges) => {
+port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob) => {
   switch (m.kind) {
+    case 'cluster-points':
+      answer(() => runPointRowsJob(m), { id: m.id });
+      return;
     case 'knn':
       answer(() => ({ id: m.id, queries: runJob(m) }), { id: m.id, queries: 0 });
       return;

@@ -1,0 +1,80 @@
+/**
+ * Issue 5 (speed after the MST): `hdbscan()`'s threaded labelling (src/cluster/pointResults.threads.ts: ranges of
+ * the condensed tree's rows on worker threads, the rows and outputs in shared memory) gives bit for bit what one
+ * thread gives — labels, probabilities, GLOSH, persistence, exemplars and the condensed tree — on seeded random
+ * trees with ties, duplicates (λ = ∞) and every selection option whose labelling differs (EOM, leaf, ε, the
+ * single root cluster). The worker script is bundled from the sources (test/helpers/workers.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  clusterFromMstWithExemplars,
+  clusterFromMstWithExemplarsThreaded,
+} from '../../src/cluster/clusterFromMst.js';
+import { pointThreadStats } from '../../src/cluster/pointResults.threads.js';
+import type { ClusterOptions, MstEdges } from '../../src/cluster/types.js';
+import { mulberry32 } from '../helpers/random.js';
+import { useBundledWorkerScript } from '../helpers/workers.js';
+
+useBundledWorkerScript('treeline-cluster-threads-');
+
+/** A random recursive tree of n points with weights drawn from `levels` values (0 among them: duplicates). */
+function randomMst(n: number, seed: number, levels: number): MstEdges {
+  const rand = mulberry32(seed);
+  const sources = new Uint32Array(n - 1);
+  const targets = new Uint32Array(n - 1);
+  const weights = new Float32Array(n - 1);
+  for (let i = 1; i < n; i++) {
+    // Mostly attached near the previous point (long chains, as mutual reachability gives), sometimes anywhere.
+    const j = rand() < 0.8 ? Math.max(0, i - 1 - Math.floor(rand() * 8)) : Math.floor(rand() * i);
+    sources[i - 1] = i;
+    targets[i - 1] = j;
+    weights[i - 1] = Math.floor(rand() * levels) / levels;
+  }
+  return { sources, targets, weights };
+}
+
+const cases: { name: string; options: ClusterOptions }[] = [
+  { name: 'eom', options: { minClusterSize: 10 } },
+  { name: 'leaf', options: { minClusterSize: 10, clusterSelectionMethod: 'leaf' } },
+  { name: 'epsilon', options: { minClusterSize: 5, clusterSelectionEpsilon: 0.5 } },
+  { name: 'single root cluster', options: { minClusterSize: 10, allowSingleCluster: true, clusterSelectionEpsilon: 2 } },
+];
+
+describe('threaded labelling (pointResults.threads.ts)', () => {
+  for (const { name, options } of cases) {
+    it(`equals one thread bit for bit: ${name}`, async () => {
+      for (const [n, seed, levels] of [
+        [20000, 1, 1000],
+        [30011, 2, 7],
+      ] as const) {
+        const mst = randomMst(n, seed, levels);
+        const one = clusterFromMstWithExemplars(mst, n, options);
+        const runs = pointThreadStats.runs;
+        const many = await clusterFromMstWithExemplarsThreaded(mst, n, options, false, 3, 64);
+        expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 1);
+        expect(many.result.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
+        const a = one.result;
+        const b = many.result;
+        const what = `${name}, n=${n}`;
+        expect(a.selectedClusters.length, what).toBeGreaterThan(0);
+        for (const key of ['labels', 'probabilities', 'outlierScores', 'clusterPersistence', 'selectedClusters'] as const) {
+          expect(Array.from(b[key]), `${what}: ${key}`).toEqual(Array.from(a[key]));
+        }
+        for (const key of ['parent', 'child', 'lambda', 'childSize'] as const) {
+          expect(Array.from(b.condensedTree[key]), `${what}: condensedTree.${key}`).toEqual(Array.from(a.condensedTree[key]));
+        }
+        expect(many.exemplars.map((e) => Array.from(e)), `${what}: exemplars`).toEqual(one.exemplars.map((e) => Array.from(e)));
+      }
+    });
+  }
+
+  it('runs on one thread below its size, or with threads: 1', async () => {
+    const mst = randomMst(5000, 3, 100);
+    const runs = pointThreadStats.runs;
+    const small = await clusterFromMstWithExemplarsThreaded(mst, 5000, { minClusterSize: 10 }, false, 4);
+    const single = await clusterFromMstWithExemplarsThreaded(mst, 5000, { minClusterSize: 10 }, false, 1, 64);
+    expect(pointThreadStats.runs).toBe(runs);
+    expect(small.result.labels.buffer).toBeInstanceOf(ArrayBuffer);
+    expect(Array.from(single.result.labels)).toEqual(Array.from(small.result.labels));
+  });
+});
