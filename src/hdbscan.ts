@@ -11,6 +11,7 @@
  * To re-cluster the same points with another minClusterSize, method or ε, keep the result and call
  * `clusterFromSingleLinkage(result.singleLinkage, n, options, result.mst)`: milliseconds, no new MST.
  */
+import { prepareClusterBuffers } from './cluster/buffers.js';
 import { clusterFromMstWithExemplarsThreaded } from './cluster/clusterFromMst.js';
 import { createModel, type HdbscanModel } from './cluster/model.js';
 import { resolveClusterOptions } from './cluster/options.js';
@@ -82,27 +83,42 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   const { onProgress, signal } = options;
   const t0 = now();
 
-  const mst = await emst(points, {
-    dim: options.dim,
-    minSamples,
-    alpha: options.alpha,
-    backend: options.backend,
-    gpu: options.gpu,
-    signal,
-    threads: options.threads,
-    onProgress: onProgress && ((f) => onProgress(0.9 * f)),
-  });
+  // The clustering's arrays (~100 bytes a point) are allocated now and first touched by worker threads while the
+  // MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every core.
+  const dim = options.dim;
+  const typed = points instanceof Float32Array || points instanceof Float64Array;
+  const n = typed && Number.isInteger(dim) && dim > 0 ? Math.floor(points.length / dim) : 0;
+  const threads = await resolveThreads(options.threads, n);
+  const prepared =
+    options.backend === 'cpu' ? null : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
+  let mst: EmstResult;
+  try {
+    mst = await emst(points, {
+      dim: options.dim,
+      minSamples,
+      alpha: options.alpha,
+      backend: options.backend,
+      gpu: options.gpu,
+      signal,
+      threads: options.threads,
+      onProgress: onProgress && ((f) => onProgress(0.9 * f)),
+    });
+  } catch (e) {
+    await prepared?.touched.catch(() => undefined);
+    throw e;
+  }
+  if (prepared) await prepared.touched;
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
 
-  const n = points.length / options.dim;
   // The exemplars are gathered in the labelling pass (`exemplars()` would read the condensed tree twice more).
-  const threads = await resolveThreads(options.threads, n);
   const { result: clusters, exemplars: found, exemplarsMs } = await clusterFromMstWithExemplarsThreaded(
     mst,
     n,
     clusterOptions,
     true,
     threads,
+    undefined,
+    prepared?.buffers,
   );
   const t2 = now();
   onProgress?.(1);

@@ -7,6 +7,7 @@
  * To sweep minClusterSize, the selection method or ε on one MST, build the single linkage once
  * (`canonicalMst` + `singleLinkage`) and call `clusterFromSingleLinkage` per setting.
  */
+import { maxCondensedRows, type ClusterBuffers } from './buffers.js';
 import { condense } from './condense.js';
 import { canonicalMst } from './edgeOrder.js';
 import { ExemplarCollector } from './exemplars.js';
@@ -48,7 +49,8 @@ export function clusterFromMstWithExemplars(
 /**
  * `clusterFromMstWithExemplars` with the labelling pass on `threads` threads where Node's worker threads are at
  * hand and the tree is large (pointResults.threads.ts; same results). Its labels, probabilities, outlier scores and
- * condensed tree then lie in SharedArrayBuffers. For `hdbscan()`; `minPoints`: the size from which threads are used.
+ * condensed tree then lie in SharedArrayBuffers. For `hdbscan()`; `minPoints`: the size from which threads are used;
+ * `buffers`: every array the clustering writes, allocated (and touched) ahead for these n and minClusterSize.
  */
 export async function clusterFromMstWithExemplarsThreaded(
   mst: MstEdges,
@@ -57,10 +59,15 @@ export async function clusterFromMstWithExemplarsThreaded(
   fromEmst: boolean,
   threads: number,
   minPoints = THREADED_LABEL_MIN_POINTS,
+  buffers?: ClusterBuffers,
 ): Promise<{ result: ClusterResult; exemplars: Uint32Array[]; exemplarsMs: number }> {
-  const { resolved, sorted, linkage, t0, t1, t2 } = linkMst(mst, n, options, fromEmst);
+  const resolved = resolveClusterOptions(options);
+  if (buffers && (buffers.n !== n || buffers.rowCapacity < maxCondensedRows(n, resolved.minClusterSize))) {
+    throw new Error(`cluster: buffers for ${buffers.n} points given for ${n} points at this minClusterSize.`);
+  }
+  const { sorted, linkage, t0, t1, t2 } = linkMst(mst, n, options, fromEmst, buffers);
   const shared = threads > 1 && n >= minPoints;
-  const pre = condenseAndSelect(linkage, n, resolved, true, shared);
+  const pre = condenseAndSelect(linkage, n, resolved, true, shared, buffers);
   const threaded = await pointResultsThreaded(
     pre.condensedTree,
     pre.info,
@@ -70,6 +77,7 @@ export async function clusterFromMstWithExemplarsThreaded(
     pre.collector,
     shared ? threads : 1,
     minPoints,
+    buffers,
   );
   const points =
     threaded ??
@@ -82,13 +90,13 @@ export async function clusterFromMstWithExemplarsThreaded(
 /** Points from which `clusterFromMstWithExemplarsThreaded` labels on several threads (tests pass less). */
 const THREADED_LABEL_MIN_POINTS = 1 << 20;
 
-function linkMst(mst: MstEdges, n: number, options: ClusterOptions, fromEmst: boolean) {
+function linkMst(mst: MstEdges, n: number, options: ClusterOptions, fromEmst: boolean, buffers?: ClusterBuffers) {
   const resolved = resolveClusterOptions(options);
   const isCanonical = fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);
   const t0 = now();
   const sorted = canonicalMst(mst, isCanonical);
   const t1 = now();
-  const linkage = singleLinkage(sorted, n);
+  const linkage = singleLinkage(sorted, n, buffers);
   const t2 = now();
   return { resolved, sorted, linkage, t0, t1, t2 };
 }
@@ -149,10 +157,11 @@ function condenseAndSelect(
   resolved: ResolvedClusterOptions,
   withExemplars: boolean,
   shared: boolean,
+  buffers?: ClusterBuffers,
 ) {
   const t0 = now();
   // The condensed tree comes with the per-cluster facts and stabilities (one pass, no re-reading of its rows).
-  const { tree: condensedTree, info, stability } = condense(linkage, n, resolved.minClusterSize, shared);
+  const { tree: condensedTree, info, stability } = condense(linkage, n, resolved.minClusterSize, shared, buffers);
   const t1 = now();
   const selection = selectClusters(info, stability, resolved);
   const t2 = now();

@@ -29,6 +29,7 @@
  * `test/cpu/cluster.condense.test.ts` checks this against a top-down oracle written from the definition
  * (test/helpers/clusterOracle.ts), itself checked against the golden files.
  */
+import type { ClusterBuffers } from './buffers.js';
 import type { ClusterTreeInfo } from './clusterTree.js';
 import type { CondensedTree, SingleLinkageTree } from './types.js';
 
@@ -53,15 +54,22 @@ export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize:
 
 /**
  * Condenses the dendrogram of n points and gathers the per-cluster facts and stabilities on the way. `shared`: the
- * rows' arrays lie in SharedArrayBuffers (for the threaded labelling, pointResults.threads.ts).
+ * rows' arrays lie in SharedArrayBuffers (for the threaded labelling, pointResults.threads.ts); `buffers`: they and
+ * the scratch come from there (buffers.ts: zeros, allocated for these n points and this minClusterSize).
  */
-export function condense(tree: SingleLinkageTree, n: number, minClusterSize: number, shared = false): Condensed {
+export function condense(
+  tree: SingleLinkageTree,
+  n: number,
+  minClusterSize: number,
+  shared = false,
+  buffers?: ClusterBuffers,
+): Condensed {
   if (n < 2) return trivial(n);
   // One function per pass.
-  const q = new Int32Array(n - 1);
+  const q = buffers?.queued ?? new Int32Array(n - 1);
   const splits = countQueued(tree, n, minClusterSize, q);
-  const layout = layOut(tree, n, minClusterSize, q, splits);
-  return sweep(tree, n, minClusterSize, layout, splits, shared);
+  const layout = layOut(tree, n, minClusterSize, q, splits, buffers?.payload);
+  return sweep(tree, n, minClusterSize, layout, splits, shared, buffers);
 }
 
 /**
@@ -99,10 +107,17 @@ interface Layout {
  * (a child's count is read just before its slot replaces it), and the slot's payload, 16 bytes:
  * | f64 λ | u32 a | u32 b |.
  */
-function layOut(tree: SingleLinkageTree, n: number, mcs: number, q: Int32Array, splits: number): Layout {
+function layOut(
+  tree: SingleLinkageTree,
+  n: number,
+  mcs: number,
+  q: Int32Array,
+  splits: number,
+  room?: SharedArrayBuffer,
+): Layout {
   const { left, right, distance, size } = tree;
   const root = n - 2;
-  const payload = new ArrayBuffer(16 * q[root]);
+  const payload = room ?? new ArrayBuffer(16 * q[root]);
   const slotLambda = new Float64Array(payload);
   const slotWord = new Uint32Array(payload);
   const splitTable = new Uint32Array(3 * splits);
@@ -145,16 +160,27 @@ function layOut(tree: SingleLinkageTree, n: number, mcs: number, q: Int32Array, 
 }
 
 /** The sweep over the alive clusters, level by level, writing the rows and the per-cluster facts. */
-function sweep(tree: SingleLinkageTree, n: number, mcs: number, layout: Layout, splits: number, shared: boolean): Condensed {
+function sweep(
+  tree: SingleLinkageTree,
+  n: number,
+  mcs: number,
+  layout: Layout,
+  splits: number,
+  shared: boolean,
+  buffers?: ClusterBuffers,
+): Condensed {
   const { left, right, size } = tree;
   const { slotLambda, slotWord, splitTable } = layout;
   // The rows: n points plus two per split, allocated once at their final size.
   const rows = n + 2 * splits;
   const bytes = (size: number) => (shared ? new SharedArrayBuffer(size * rows) : new ArrayBuffer(size * rows));
-  const parent = new Uint32Array(bytes(4));
-  const child = new Uint32Array(bytes(4));
-  const lambda = new Float64Array(bytes(8));
-  const childSize = new Uint32Array(bytes(4));
+  if (buffers && rows > buffers.rowCapacity) {
+    throw new Error(`cluster::condense: ${rows} rows exceed the buffers' room for ${buffers.rowCapacity}.`);
+  }
+  const parent = buffers ? buffers.rows.parent.subarray(0, rows) : new Uint32Array(bytes(4));
+  const child = buffers ? buffers.rows.child.subarray(0, rows) : new Uint32Array(bytes(4));
+  const lambda = buffers ? buffers.rows.lambda.subarray(0, rows) : new Float64Array(bytes(8));
+  const childSize = buffers ? buffers.rows.childSize.subarray(0, rows) : new Uint32Array(bytes(4));
   const k = 1 + 2 * splits;
   const cParent = new Int32Array(k).fill(-1);
   const birth = new Float64Array(k);
@@ -169,7 +195,7 @@ function sweep(tree: SingleLinkageTree, n: number, mcs: number, layout: Layout, 
   // those are found later for many runts together (see fillRunts), which overlaps the runts' cache misses instead
   // of walking one runt at a time. Its (top node, first row) pairs wait here; at most n / 2 runts have ≥ 2 points,
   // and only the pages written are ever touched.
-  const deferred = new Uint32Array(n - (n & 1));
+  const deferred = buffers?.deferred ?? new Uint32Array(n - (n & 1));
   let numDeferred = 0;
   const emitRunt = (top: number, c: number, lam: number): void => {
     const term = lam - birth[c];

@@ -22,16 +22,21 @@ let prefetchSink = 0;
 /**
  * Builds the dendrogram of n points from their MST, whose edges must already be in canonical order with
  * sources < targets (see `canonicalMst`). Throws InputError if an edge closes a cycle (not a spanning tree).
+ * `into`: arrays to write the rows into (n − 1 each) and 2n words of scratch (buffers.ts), else fresh ones.
  */
-export function singleLinkage(mst: MstEdges, n: number): SingleLinkageTree {
+export function singleLinkage(
+  mst: MstEdges,
+  n: number,
+  into?: { linkage: SingleLinkageTree; unionFind: Int32Array },
+): SingleLinkageTree {
   const m = n === 0 ? 0 : n - 1;
-  const left = new Uint32Array(m);
-  const right = new Uint32Array(m);
-  const distance = new Float64Array(m);
-  const size = new Uint32Array(m);
+  const left = into?.linkage.left ?? new Uint32Array(m);
+  const right = into?.linkage.right ?? new Uint32Array(m);
+  const distance = into?.linkage.distance ?? new Float64Array(m);
+  const size = into?.linkage.size ?? new Uint32Array(m);
   // Union-find on points, one interleaved record per point so a root's facts share its cache line:
   // | uf[2x]: parent, or −(component size) for a root | uf[2x + 1]: the root's dendrogram node |
-  const uf = new Int32Array(2 * n);
+  const uf = into?.unionFind ?? new Int32Array(2 * n);
   for (let x = 0; x < n; x++) {
     uf[2 * x] = -1;
     uf[2 * x + 1] = x;

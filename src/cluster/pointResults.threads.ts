@@ -67,7 +67,7 @@ function rowsShared(tree: CondensedTree): boolean {
 
 /**
  * `pointResults` on `threads` threads (the main thread included), or null where that is not possible or not worth
- * it (`minRows`: the size from which it is; tests lower it).
+ * it (`minRows`: the size from which it is; tests lower it). `into`: shared output arrays (zeros) to fill.
  */
 export async function pointResultsThreaded(
   tree: CondensedTree,
@@ -78,6 +78,7 @@ export async function pointResultsThreaded(
   exemplars: ExemplarCollector | undefined,
   threads: number,
   minRows = THREADED_MIN_ROWS,
+  into?: Omit<PointOutputs, 'counts'>,
 ): Promise<PointResults | null> {
   const rows = tree.parent.length;
   if (threads < 2 || rows < Math.max(minRows, 2) || !rowsShared(tree)) return null;
@@ -86,7 +87,7 @@ export async function pointResultsThreaded(
   if (node === null || script === null || !node.exists(script)) return null;
   const n = info.numPoints;
   const tables = shareTables(pointTables(info, selected, options, exemplars));
-  const out = {
+  const out = into ?? {
     labels: new Int32Array(new SharedArrayBuffer(4 * n)),
     probabilities: new Float64Array(new SharedArrayBuffer(8 * n)),
     outlierScores: new Float64Array(new SharedArrayBuffer(8 * n)),

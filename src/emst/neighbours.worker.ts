@@ -4,7 +4,8 @@
  * (neighbours.cpu.ts, KnnSearch) into the shared lists, and answer how many were run. Borůvka rounds
  * (boruvka.threads.ts): keep the run's state from its setup message, for each phase claim chunks of the round's
  * per-point work (rounds.cpu.ts) and answer how many were run, and sort one half of the edges at the end.
- * HDBSCAN*'s labelling (src/cluster/pointResults.threads.ts): one range of the condensed tree's rows.
+ * HDBSCAN*'s labelling (src/cluster/pointResults.threads.ts): one range of the condensed tree's rows; and the first
+ * touch of its buffers' pages ahead of time (src/cluster/buffers.ts).
  *
  * Node only: started by src/cpu/threads.ts, never imported by the library's entry points.
  */
@@ -17,6 +18,7 @@ import {
   type BoruvkaSetup,
   type SortEdges,
 } from './boruvka.threads.js';
+import { touchPages, type TouchJob, type TouchReply } from '../cluster/buffers.js';
 import { runPointRowsJob, type PointRowsJob, type PointRowsReply } from '../cluster/pointResults.threads.js';
 import { sortEdgesCanonical } from './edges.cpu.js';
 import { KnnSearch } from './neighbours.cpu.js';
@@ -38,7 +40,7 @@ const describe = (e: unknown) => {
 };
 
 /** Posts `work()`'s reply, or `failed` with the error's description when it throws. */
-function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply>(work: () => R, failed: R): void {
+function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | TouchReply>(work: () => R, failed: R): void {
   let reply: R;
   try {
     reply = work();
@@ -48,8 +50,11 @@ function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply>(work: 
   port.postMessage(reply);
 }
 
-port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob) => {
+port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob | TouchJob) => {
   switch (m.kind) {
+    case 'touch-pages':
+      answer(() => touchPages(m), { id: m.id });
+      return;
     case 'cluster-points':
       answer(() => runPointRowsJob(m), { id: m.id });
       return;

@@ -3,13 +3,15 @@
  * the condensed tree's rows on worker threads, the rows and outputs in shared memory) gives bit for bit what one
  * thread gives — labels, probabilities, GLOSH, persistence, exemplars and the condensed tree — on seeded random
  * trees with ties, duplicates (λ = ∞) and every selection option whose labelling differs (EOM, leaf, ε, the
- * single root cluster). The worker script is bundled from the sources (test/helpers/workers.ts).
+ * single root cluster), also when every array comes from buffers allocated ahead and touched by the workers
+ * (src/cluster/buffers.ts). The worker script is bundled from the sources (test/helpers/workers.ts).
  */
 import { describe, expect, it } from 'vitest';
 import {
   clusterFromMstWithExemplars,
   clusterFromMstWithExemplarsThreaded,
 } from '../../src/cluster/clusterFromMst.js';
+import { maxCondensedRows, prepareClusterBuffers } from '../../src/cluster/buffers.js';
 import { pointThreadStats } from '../../src/cluster/pointResults.threads.js';
 import type { ClusterOptions, MstEdges } from '../../src/cluster/types.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -50,23 +52,62 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         const mst = randomMst(n, seed, levels);
         const one = clusterFromMstWithExemplars(mst, n, options);
         const runs = pointThreadStats.runs;
-        const many = await clusterFromMstWithExemplarsThreaded(mst, n, options, false, 3, 64);
-        expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 1);
-        expect(many.result.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
-        const a = one.result;
-        const b = many.result;
-        const what = `${name}, n=${n}`;
-        expect(a.selectedClusters.length, what).toBeGreaterThan(0);
-        for (const key of ['labels', 'probabilities', 'outlierScores', 'clusterPersistence', 'selectedClusters'] as const) {
-          expect(Array.from(b[key]), `${what}: ${key}`).toEqual(Array.from(a[key]));
+        const plain = await clusterFromMstWithExemplarsThreaded(mst, n, options, false, 3, 64);
+        const prepared = await prepareClusterBuffers(n, options.minClusterSize, 2, 64);
+        expect(prepared).not.toBeNull();
+        await prepared!.touched;
+        const ahead = await clusterFromMstWithExemplarsThreaded(mst, n, options, false, 3, 64, prepared!.buffers);
+        expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 2);
+        expect(ahead.result.labels).toBe(prepared!.buffers.labels);
+        expect(ahead.result.singleLinkage.left).toBe(prepared!.buffers.linkage.left);
+        expect(ahead.result.condensedTree.parent.buffer).toBe(prepared!.buffers.rows.parent.buffer);
+        for (const [many, how] of [[plain, 'fresh arrays'], [ahead, 'buffers ahead']] as const) {
+          expect(many.result.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
+          const a = one.result;
+          const b = many.result;
+          const what = `${name}, n=${n}, ${how}`;
+          for (const key of ['left', 'right', 'distance', 'size'] as const) {
+            expect(Array.from(b.singleLinkage[key]), `${what}: singleLinkage.${key}`).toEqual(Array.from(a.singleLinkage[key]));
+          }
+          expect(a.selectedClusters.length, what).toBeGreaterThan(0);
+          for (const key of ['labels', 'probabilities', 'outlierScores', 'clusterPersistence', 'selectedClusters'] as const) {
+            expect(Array.from(b[key]), `${what}: ${key}`).toEqual(Array.from(a[key]));
+          }
+          for (const key of ['parent', 'child', 'lambda', 'childSize'] as const) {
+            expect(Array.from(b.condensedTree[key]), `${what}: condensedTree.${key}`).toEqual(Array.from(a.condensedTree[key]));
+          }
+          expect(many.exemplars.map((e) => Array.from(e)), `${what}: exemplars`).toEqual(one.exemplars.map((e) => Array.from(e)));
         }
-        for (const key of ['parent', 'child', 'lambda', 'childSize'] as const) {
-          expect(Array.from(b.condensedTree[key]), `${what}: condensedTree.${key}`).toEqual(Array.from(a.condensedTree[key]));
-        }
-        expect(many.exemplars.map((e) => Array.from(e)), `${what}: exemplars`).toEqual(one.exemplars.map((e) => Array.from(e)));
       }
     });
   }
+
+  it('room for the most condensed-tree rows: n + 2 (⌊n / minClusterSize⌋ − 1) at most', () => {
+    // Trees that split as often as possible: a balanced merge order over equal-sized runs of equal weights.
+    for (const [n, mcs] of [
+      [64, 2],
+      [1000, 2],
+      [999, 3],
+      [4096, 16],
+    ]) {
+      const sources = new Uint32Array(n - 1);
+      const targets = new Uint32Array(n - 1);
+      const weights = new Float32Array(n - 1);
+      let e = 0;
+      for (let width = 1; width < n; width *= 2) {
+        for (let i = 0; i + width < n; i += 2 * width) {
+          sources[e] = i;
+          targets[e] = i + width;
+          weights[e++] = width;
+        }
+      }
+      const one = clusterFromMstWithExemplars({ sources, targets, weights }, n, { minClusterSize: mcs });
+      const rows = one.result.condensedTree.parent.length;
+      expect(rows, `n=${n}, mcs=${mcs}`).toBeLessThanOrEqual(maxCondensedRows(n, mcs));
+      // A perfect split tree reaches the bound within the last level's remainder.
+      if (n % mcs === 0 && (n & (n - 1)) === 0) expect(rows).toBe(maxCondensedRows(n, mcs) - 2);
+    }
+  });
 
   it('runs on one thread below its size, or with threads: 1', async () => {
     const mst = randomMst(5000, 3, 100);
