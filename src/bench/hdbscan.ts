@@ -3,8 +3,12 @@
  * distances, mutual-reachability Borůvka, read-back, canonical sort, single linkage, condensed tree, selection,
  * labels, probabilities and GLOSH — with the phase breakdown. Timed on the host (wall), since most phases after the
  * MST run on the CPU; the GPU context and compiled pipelines are warm. Also reports the growth of host memory
- * (rss and arrayBuffers) across the call, the issue's ≤ 300 bytes per point after the MST.
+ * (rss and arrayBuffers) across the call, the issue's ≤ 300 bytes per point after the MST: garbage is collected
+ * before each repetition (the previous one's result would otherwise be freed during the call and hide the growth),
+ * and the call's scratch is still uncollected when it returns, so the growth is the call's peak.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { GpuContext } from '../gpu/context.js';
 import { hdbscan } from '../hdbscan.js';
 import { generate, type GeneratorName } from '../datasets/generate.js';
@@ -29,13 +33,17 @@ export async function benchHdbscan(
   const options = { dim, minClusterSize: 15, backend: 'gpu' as const, gpu: ctx };
   await hdbscan(points, options); // warm-up: pipelines compiled
   const rows: HdbscanBenchRow[] = [];
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
   for (let r = 0; r < reps; r++) {
+    gc();
     const m0 = process.memoryUsage();
     const t0 = performance.now();
     const res = await hdbscan(points, options);
     const wallMs = performance.now() - t0;
     const m1 = process.memoryUsage();
-    const growth = Math.max(0, m1.rss - m0.rss) + Math.max(0, m1.arrayBuffers - m0.arrayBuffers);
+    // ArrayBuffers live outside V8's heap but inside rss: the larger of the two growths, not their sum.
+    const growth = Math.max(0, m1.rss - m0.rss, m1.arrayBuffers - m0.arrayBuffers);
     let noise = 0;
     let clusters = 0;
     for (const l of res.labels) {

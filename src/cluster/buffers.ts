@@ -21,10 +21,13 @@ export interface ClusterBuffers {
   n: number;
   /** singleLinkage's output (n − 1 rows each). */
   linkage: SingleLinkageTree;
-  /** singleLinkage's union-find records (2n). */
+  /** singleLinkage's union-find records (4n). */
   unionFind: Int32Array;
-  /** condense's scratch: queued-merge counts (n − 1), slot payloads (16 bytes a merge), deferred runts (n). */
+  /** singleLinkage's queued counts for condense (linkage.ts, QueuedCounts: n − 1 each). */
   queued: Int32Array;
+  queuedLeft: Int32Array;
+  queuedRight: Int32Array;
+  /** condense's scratch: slot payloads (16 bytes a merge), deferred runts (n). */
   payload: SharedArrayBuffer;
   deferred: Uint32Array;
   /** condense's rows, room for `rowCapacity`. */
@@ -51,8 +54,10 @@ export function allocateClusterBuffers(n: number, minClusterSize: number): Clust
   return {
     n,
     linkage: { left: u32(m), right: u32(m), distance: f64(m), size: u32(m) },
-    unionFind: i32(2 * n),
+    unionFind: i32(4 * n),
     queued: i32(m),
+    queuedLeft: i32(m),
+    queuedRight: i32(m),
     payload: new SharedArrayBuffer(16 * m),
     deferred: u32(n),
     rows: { parent: u32(rowCapacity), child: u32(rowCapacity), lambda: f64(rowCapacity), childSize: u32(rowCapacity) },
@@ -66,7 +71,7 @@ export function allocateClusterBuffers(n: number, minClusterSize: number): Clust
 /** Every SharedArrayBuffer of `b`. */
 function buffersOf(b: ClusterBuffers): SharedArrayBuffer[] {
   const { linkage: l, rows: r } = b;
-  const arrays = [l.left, l.right, l.distance, l.size, b.unionFind, b.queued, b.deferred];
+  const arrays = [l.left, l.right, l.distance, l.size, b.unionFind, b.queued, b.queuedLeft, b.queuedRight, b.deferred];
   arrays.push(r.parent, r.child, r.lambda, r.childSize, b.labels, b.probabilities, b.outlierScores);
   return [...arrays.map((a) => a.buffer as SharedArrayBuffer), b.payload];
 }

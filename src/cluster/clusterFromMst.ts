@@ -11,7 +11,7 @@ import { maxCondensedRows, type ClusterBuffers } from './buffers.js';
 import { condense } from './condense.js';
 import { canonicalMst } from './edgeOrder.js';
 import { ExemplarCollector } from './exemplars.js';
-import { singleLinkage } from './linkage.js';
+import { queuedCounts, singleLinkage, type QueuedCounts } from './linkage.js';
 import { checkLinkageShape, checkMstShape, resolveClusterOptions } from './options.js';
 import { pointResults, type PointResults } from './pointResults.js';
 import { pointResultsThreaded } from './pointResults.threads.js';
@@ -65,9 +65,9 @@ export async function clusterFromMstWithExemplarsThreaded(
   if (buffers && (buffers.n !== n || buffers.rowCapacity < maxCondensedRows(n, resolved.minClusterSize))) {
     throw new Error(`cluster: buffers for ${buffers.n} points given for ${n} points at this minClusterSize.`);
   }
-  const { sorted, linkage, t0, t1, t2 } = linkMst(mst, n, options, fromEmst, buffers);
+  const { sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, options, fromEmst, buffers);
   const shared = threads > 1 && n >= minPoints;
-  const pre = condenseAndSelect(linkage, n, resolved, true, shared, buffers);
+  const pre = condenseAndSelect(linkage, n, resolved, true, shared, buffers, counts);
   const threaded = await pointResultsThreaded(
     pre.condensedTree,
     pre.info,
@@ -96,9 +96,14 @@ function linkMst(mst: MstEdges, n: number, options: ClusterOptions, fromEmst: bo
   const t0 = now();
   const sorted = canonicalMst(mst, isCanonical);
   const t1 = now();
-  const linkage = singleLinkage(sorted, n, buffers);
+  // The queued counts condensing needs, gathered by the linkage (no extra pass with random reads).
+  const mcs = resolved.minClusterSize;
+  const counts: QueuedCounts = buffers
+    ? { minClusterSize: mcs, q: buffers.queued, ql: buffers.queuedLeft, qr: buffers.queuedRight, splits: 0 }
+    : queuedCounts(n, mcs);
+  const linkage = singleLinkage(sorted, n, buffers, counts);
   const t2 = now();
-  return { resolved, sorted, linkage, t0, t1, t2 };
+  return { resolved, sorted, linkage, counts, t0, t1, t2 };
 }
 
 function stampLinkage(result: ClusterResult, t0: number, t1: number, t2: number): void {
@@ -109,8 +114,8 @@ function stampLinkage(result: ClusterResult, t0: number, t1: number, t2: number)
 }
 
 function clusterMst(mst: MstEdges, n: number, options: ClusterOptions, withExemplars: boolean, fromEmst = false): Clustered {
-  const { resolved, sorted, linkage, t0, t1, t2 } = linkMst(mst, n, options, fromEmst);
-  const clustered = clusterLinkage(linkage, n, resolved, sorted, withExemplars);
+  const { resolved, sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, options, fromEmst);
+  const clustered = clusterLinkage(linkage, n, resolved, sorted, withExemplars, counts);
   stampLinkage(clustered.result, t0, t1, t2);
   return clustered;
 }
@@ -142,8 +147,9 @@ function clusterLinkage(
   resolved: ResolvedClusterOptions,
   mst: MstEdges | undefined,
   withExemplars: boolean,
+  counts?: QueuedCounts,
 ): Clustered {
-  const pre = condenseAndSelect(linkage, n, resolved, withExemplars, false);
+  const pre = condenseAndSelect(linkage, n, resolved, withExemplars, false, undefined, counts);
   const { condensedTree, info, selection, collector } = pre;
   // Labels, probabilities, GLOSH and persistence (and exemplars' point rows) in one pass over the rows.
   const points = pointResults(condensedTree, info, selection.selected, selection.stability, resolved, collector);
@@ -158,10 +164,11 @@ function condenseAndSelect(
   withExemplars: boolean,
   shared: boolean,
   buffers?: ClusterBuffers,
+  counts?: QueuedCounts,
 ) {
   const t0 = now();
   // The condensed tree comes with the per-cluster facts and stabilities (one pass, no re-reading of its rows).
-  const { tree: condensedTree, info, stability } = condense(linkage, n, resolved.minClusterSize, shared, buffers);
+  const { tree: condensedTree, info, stability } = condense(linkage, n, resolved.minClusterSize, shared, buffers, counts);
   const t1 = now();
   const selection = selectClusters(info, stability, resolved);
   const t2 = now();

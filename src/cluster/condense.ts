@@ -31,6 +31,7 @@
  */
 import type { ClusterBuffers } from './buffers.js';
 import type { ClusterTreeInfo } from './clusterTree.js';
+import type { QueuedCounts } from './linkage.js';
 import type { CondensedTree, SingleLinkageTree } from './types.js';
 
 /** The condensed tree with the per-cluster facts and stabilities gathered while it was written. */
@@ -55,7 +56,9 @@ export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize:
 /**
  * Condenses the dendrogram of n points and gathers the per-cluster facts and stabilities on the way. `shared`: the
  * rows' arrays lie in SharedArrayBuffers (for the threaded labelling, pointResults.threads.ts); `buffers`: they and
- * the scratch come from there (buffers.ts: zeros, allocated for these n points and this minClusterSize).
+ * the scratch come from there (buffers.ts: zeros, allocated for these n points and this minClusterSize);
+ * `counts`: the queued counts singleLinkage gathered for this minClusterSize (then the bottom-up pass is skipped and
+ * the top-down one reads the children's counts as streams); its q is overwritten.
  */
 export function condense(
   tree: SingleLinkageTree,
@@ -63,12 +66,16 @@ export function condense(
   minClusterSize: number,
   shared = false,
   buffers?: ClusterBuffers,
+  counts?: QueuedCounts,
 ): Condensed {
   if (n < 2) return trivial(n);
+  if (counts && counts.minClusterSize !== minClusterSize) {
+    throw new Error(`cluster::condense: counts for minClusterSize ${counts.minClusterSize}, not ${minClusterSize}.`);
+  }
   // One function per pass.
-  const q = buffers?.queued ?? new Int32Array(n - 1);
-  const splits = countQueued(tree, n, minClusterSize, q);
-  const layout = layOut(tree, n, minClusterSize, q, splits, buffers?.payload);
+  const q = counts?.q ?? buffers?.queued ?? new Int32Array(n - 1);
+  const splits = counts ? counts.splits : countQueued(tree, n, minClusterSize, q);
+  const layout = layOut(tree, n, minClusterSize, q, splits, buffers?.payload, counts);
   return sweep(tree, n, minClusterSize, layout, splits, shared, buffers);
 }
 
@@ -114,6 +121,7 @@ function layOut(
   q: Int32Array,
   splits: number,
   room?: SharedArrayBuffer,
+  counts?: QueuedCounts,
 ): Layout {
   const { left, right, distance, size } = tree;
   const root = n - 2;
@@ -123,6 +131,9 @@ function layOut(
   const splitTable = new Uint32Array(3 * splits);
   let nextSplit = 0;
   q[root] = 0;
+  const given = counts !== undefined;
+  const qLeft = counts?.ql ?? q;
+  const qRight = counts?.qr ?? q;
   for (let i = root; i >= 0; i--) {
     if (size[i] < mcs && i !== root) continue;
     const s = q[i];
@@ -130,8 +141,9 @@ function layOut(
     const rNode = right[i];
     const l = lNode - n;
     const r = rNode - n;
-    const ql = l >= 0 ? q[l] : 0;
-    const qr = r >= 0 ? q[r] : 0;
+    // The children's counts, before their slots replace them: streams when singleLinkage gathered them.
+    const ql = given ? qLeft[i] : l >= 0 ? q[l] : 0;
+    const qr = given ? qRight[i] : r >= 0 ? q[r] : 0;
     const d = distance[i];
     // Important! λ = ∞ for duplicates (d = 0), explicitly: hdbscan writes INFTY there.
     slotLambda[2 * s] = d > 0 ? 1 / d : Infinity;

@@ -20,14 +20,36 @@ const PREFETCH_MIN_POINTS = 1 << 21;
 let prefetchSink = 0;
 
 /**
+ * What condensing needs from the linkage (condense.ts's bottom-up count), gathered during it at no extra cache
+ * miss, for one minClusterSize: per merge i, the queued merges in its subtree (q: 1 + both children's when it holds
+ * ≥ minClusterSize points or is the root, else 0) and its children's counts (ql, qr: what condensing would otherwise
+ * read at random places), and the number of splits (merges whose children both count).
+ */
+export interface QueuedCounts {
+  minClusterSize: number;
+  q: Int32Array;
+  ql: Int32Array;
+  qr: Int32Array;
+  splits: number;
+}
+
+/** Empty counts for n points at this minClusterSize, for `singleLinkage` to fill. */
+export function queuedCounts(n: number, minClusterSize: number): QueuedCounts {
+  const m = Math.max(0, n - 1);
+  return { minClusterSize, q: new Int32Array(m), ql: new Int32Array(m), qr: new Int32Array(m), splits: 0 };
+}
+
+/**
  * Builds the dendrogram of n points from their MST, whose edges must already be in canonical order with
  * sources < targets (see `canonicalMst`). Throws InputError if an edge closes a cycle (not a spanning tree).
- * `into`: arrays to write the rows into (n − 1 each) and 2n words of scratch (buffers.ts), else fresh ones.
+ * `into`: arrays to write the rows into (n − 1 each) and 4n words of scratch (buffers.ts), else fresh ones.
+ * `queued`: filled in as well (see QueuedCounts).
  */
 export function singleLinkage(
   mst: MstEdges,
   n: number,
   into?: { linkage: SingleLinkageTree; unionFind: Int32Array },
+  queued?: QueuedCounts,
 ): SingleLinkageTree {
   const m = n === 0 ? 0 : n - 1;
   const left = into?.linkage.left ?? new Uint32Array(m);
@@ -35,21 +57,28 @@ export function singleLinkage(
   const distance = into?.linkage.distance ?? new Float64Array(m);
   const size = into?.linkage.size ?? new Uint32Array(m);
   // Union-find on points, one interleaved record per point so a root's facts share its cache line:
-  // | uf[2x]: parent, or −(component size) for a root | uf[2x + 1]: the root's dendrogram node |
-  const uf = into?.unionFind ?? new Int32Array(2 * n);
+  // | uf[W x]: parent, or −(component size) for a root | uf[W x + 1]: the root's dendrogram node |
+  // | uf[W x + 2]: the node's queued count (only with `queued`; W = 4 then, else 2) |
+  const W = queued ? 4 : 2;
+  const uf = into?.unionFind.subarray(0, W * n) ?? new Int32Array(W * n);
   for (let x = 0; x < n; x++) {
-    uf[2 * x] = -1;
-    uf[2 * x + 1] = x;
+    uf[W * x] = -1;
+    uf[W * x + 1] = x;
   }
+  const mcs = queued ? queued.minClusterSize : 0;
+  const q = queued?.q ?? new Int32Array(0);
+  const qLeft = queued?.ql ?? new Int32Array(0);
+  const qRight = queued?.qr ?? new Int32Array(0);
+  let splits = 0;
   const find = (x: number): number => {
     // Path halving.
-    let p = uf[2 * x];
+    let p = uf[W * x];
     while (p >= 0) {
-      const g = uf[2 * p];
+      const g = uf[W * p];
       if (g < 0) return p;
-      uf[2 * x] = g;
+      uf[W * x] = g;
       x = g;
-      p = uf[2 * x];
+      p = uf[W * x];
     }
     return x;
   };
@@ -64,12 +93,12 @@ export function singleLinkage(
   for (let i0 = 0; i0 < m; i0 += PREFETCH_BLOCK) {
     const i1 = Math.min(m, i0 + PREFETCH_BLOCK);
     if (prefetch) {
-      for (let i = i0; i < i1; i++) touched ^= uf[2 * sources[i]] ^ uf[2 * targets[i]];
+      for (let i = i0; i < i1; i++) touched ^= uf[W * sources[i]] ^ uf[W * targets[i]];
       for (let i = i0; i < i1; i++) {
-        const ps = uf[2 * sources[i]];
-        const pt = uf[2 * targets[i]];
-        if (ps >= 0) touched ^= uf[2 * ps];
-        if (pt >= 0) touched ^= uf[2 * pt];
+        const ps = uf[W * sources[i]];
+        const pt = uf[W * targets[i]];
+        if (ps >= 0) touched ^= uf[W * ps];
+        if (pt >= 0) touched ^= uf[W * pt];
       }
     }
     for (let i = i0; i < i1; i++) {
@@ -81,19 +110,31 @@ export function singleLinkage(
             `left disconnected).`,
         );
       }
-      left[i] = uf[2 * ra + 1];
-      right[i] = uf[2 * rb + 1];
+      left[i] = uf[W * ra + 1];
+      right[i] = uf[W * rb + 1];
       distance[i] = weights[i];
-      const sa = -uf[2 * ra];
-      const sb = -uf[2 * rb];
+      const sa = -uf[W * ra];
+      const sb = -uf[W * rb];
       size[i] = sa + sb;
       // Union by size.
       const big = sa >= sb ? ra : rb;
-      uf[2 * (big === ra ? rb : ra)] = big;
-      uf[2 * big] = -(sa + sb);
-      uf[2 * big + 1] = n + i;
+      uf[W * (big === ra ? rb : ra)] = big;
+      uf[W * big] = -(sa + sb);
+      uf[W * big + 1] = n + i;
+      if (W === 4) {
+        // A point's record holds 0 there (fresh memory, or written below before it is read as a root's).
+        const qa = uf[4 * ra + 2];
+        const qb = uf[4 * rb + 2];
+        qLeft[i] = qa;
+        qRight[i] = qb;
+        const qi = sa + sb >= mcs || i === m - 1 ? 1 + qa + qb : 0;
+        if (qa > 0 && qb > 0) splits++;
+        q[i] = qi;
+        uf[4 * big + 2] = qi;
+      }
     }
   }
+  if (queued) queued.splits = splits;
   prefetchSink ^= touched; // keeps the touching loads from being optimised away
   return { left, right, distance, size };
 }
