@@ -21,7 +21,7 @@ export interface ClusterBuffers {
   n: number;
   /** singleLinkage's output (n − 1 rows each). */
   linkage: SingleLinkageTree;
-  /** singleLinkage's union-find records (4n). */
+  /** singleLinkage's union-find records (3n). */
   unionFind: Int32Array;
   /** singleLinkage's queued counts for condense (linkage.ts, QueuedCounts: n − 1 each). */
   queued: Int32Array;
