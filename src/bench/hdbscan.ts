@@ -2,11 +2,13 @@
  * HDBSCAN* end to end (issue 5): from points in host memory to labels in host memory — upload, BVH, core
  * distances, mutual-reachability Borůvka, read-back, canonical sort, single linkage, condensed tree, selection,
  * labels, probabilities and GLOSH — with the phase breakdown. Timed on the host (wall), since most phases after the
- * MST run on the CPU; the GPU context and compiled pipelines are warm. Also reports the growth of host memory
- * (rss and arrayBuffers) across the call, the issue's ≤ 300 bytes per point after the MST: garbage is collected
- * before each repetition (the previous one's result would otherwise be freed during the call and hide the growth),
- * and the call's scratch is still uncollected when it returns, so the growth is the call's peak.
+ * MST run on the CPU; the GPU context and compiled pipelines are warm. Also reports host memory (the issue's
+ * ≤ 300 bytes per point after the MST): the peak resident set of each call (Linux: /proc/self/status VmHWM, reset
+ * before the call through /proc/self/clear_refs) above the resident set before the first call — so it counts the
+ * MST's host side too, and whatever an earlier repetition left for the collector (an overestimate). Elsewhere, the
+ * growth of process.memoryUsage() across the call (rss or arrayBuffers, the larger), which misses freed scratch.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { GpuContext } from '../gpu/context.js';
@@ -20,6 +22,28 @@ export interface HdbscanBenchRow {
   clusters: number;
   noise: number;
   hostBytesPerPoint: number;
+  /** Whether hostBytesPerPoint is the call's peak (VmHWM), not the growth across it. */
+  hostPeak: boolean;
+}
+
+/** A /proc/self/status field in bytes (VmRSS, VmHWM), or null off Linux. */
+function procBytes(field: string): number | null {
+  try {
+    const m = readFileSync('/proc/self/status', 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Resets VmHWM to the current resident set (Linux ≥ 4.0); false where that is not possible. */
+function resetPeak(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function benchHdbscan(
@@ -31,19 +55,26 @@ export async function benchHdbscan(
 ): Promise<HdbscanBenchRow[]> {
   const points = generate(kind, { n, dim, seed: 1, clusters: 10, noise: 0.1 });
   const options = { dim, minClusterSize: 15, backend: 'gpu' as const, gpu: ctx };
-  await hdbscan(points, options); // warm-up: pipelines compiled
-  const rows: HdbscanBenchRow[] = [];
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
+  gc();
+  const baseline = procBytes('VmRSS');
+  await hdbscan(points, options); // warm-up: pipelines compiled
+  const rows: HdbscanBenchRow[] = [];
   for (let r = 0; r < reps; r++) {
     gc();
     const m0 = process.memoryUsage();
+    const peak = baseline !== null && resetPeak();
     const t0 = performance.now();
     const res = await hdbscan(points, options);
     const wallMs = performance.now() - t0;
     const m1 = process.memoryUsage();
+    const hwm = peak ? procBytes('VmHWM') : null;
     // ArrayBuffers live outside V8's heap but inside rss: the larger of the two growths, not their sum.
-    const growth = Math.max(0, m1.rss - m0.rss, m1.arrayBuffers - m0.arrayBuffers);
+    const growth =
+      hwm !== null && baseline !== null
+        ? Math.max(0, hwm - baseline)
+        : Math.max(0, m1.rss - m0.rss, m1.arrayBuffers - m0.arrayBuffers);
     let noise = 0;
     let clusters = 0;
     for (const l of res.labels) {
@@ -51,7 +82,7 @@ export async function benchHdbscan(
       else if (l + 1 > clusters) clusters = l + 1;
     }
     if (res.labels.length !== n) throw new Error(`bench::hdbscan: ${res.labels.length} labels for n=${n}`);
-    rows.push({ n, wallMs, phases: res.timings ?? {}, clusters, noise, hostBytesPerPoint: growth / n });
+    rows.push({ n, wallMs, phases: res.timings ?? {}, clusters, noise, hostBytesPerPoint: growth / n, hostPeak: hwm !== null });
   }
   return rows;
 }

@@ -67,7 +67,7 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
           log(
             `${name} n=${n} (minClusterSize 15, end to end from host points to host labels): wall min ` +
               `${walls[0].toFixed(1)} ms, median ${walls[walls.length >> 1].toFixed(1)} ms (${rows.length} reps) | ` +
-              `${best.clusters} clusters, ${best.noise} noise | host memory growth ${best.hostBytesPerPoint.toFixed(0)} B/point\n` +
+              `${best.clusters} clusters, ${best.noise} noise | host memory ${best.hostPeak ? 'peak' : 'growth'} ${Math.max(...rows.map((r) => r.hostBytesPerPoint)).toFixed(0)} B/point (most of any repetition)\n` +
               `  phases (ms): ${Object.entries(best.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`,
           );
         }
