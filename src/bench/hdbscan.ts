@@ -4,9 +4,10 @@
  * labels, probabilities and GLOSH — with the phase breakdown. Timed on the host (wall), since most phases after the
  * MST run on the CPU; the GPU context and compiled pipelines are warm. Also reports host memory (the issue's
  * ≤ 300 bytes per point after the MST): the peak resident set of each call (Linux: /proc/self/status VmHWM, reset
- * before the call through /proc/self/clear_refs) above the resident set before the first call — so it counts the
- * MST's host side too, and whatever an earlier repetition left for the collector (an overestimate). Elsewhere, the
- * growth of process.memoryUsage() across the call (rss or arrayBuffers, the larger), which misses freed scratch.
+ * before the call through /proc/self/clear_refs) above the resident set just before it — so it counts the MST's host
+ * side too, not the warm-up's one-time costs (compiled pipelines); garbage is collected (and its memory given back)
+ * before each call. Elsewhere, the growth of process.memoryUsage() across the call (rss or arrayBuffers, the larger),
+ * which misses freed scratch.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -36,6 +37,21 @@ function procBytes(field: string): number | null {
   }
 }
 
+/**
+ * Collects garbage and waits until the resident set stops shrinking (V8 frees ArrayBuffer and SharedArrayBuffer
+ * memory on a background thread after a collection), at most ~2 s.
+ */
+async function settle(gc: () => void): Promise<void> {
+  let last = Infinity;
+  for (let i = 0; i < 20; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const rss = procBytes('VmRSS') ?? process.memoryUsage().rss;
+    if (rss >= last - (1 << 20)) return;
+    last = rss;
+  }
+}
+
 /** Resets VmHWM to the current resident set (Linux ≥ 4.0); false where that is not possible. */
 function resetPeak(): boolean {
   try {
@@ -57,13 +73,12 @@ export async function benchHdbscan(
   const options = { dim, minClusterSize: 15, backend: 'gpu' as const, gpu: ctx };
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
-  gc();
-  const baseline = procBytes('VmRSS');
   await hdbscan(points, options); // warm-up: pipelines compiled
   const rows: HdbscanBenchRow[] = [];
   for (let r = 0; r < reps; r++) {
-    gc();
+    await settle(gc);
     const m0 = process.memoryUsage();
+    const baseline = procBytes('VmRSS');
     const peak = baseline !== null && resetPeak();
     const t0 = performance.now();
     const res = await hdbscan(points, options);
