@@ -173,8 +173,7 @@ for (const kind of trees) {
           mst,
           n,
           { minClusterSize },
-          false,
-          threads,
+          { threads, fromEmst: false },
         ));
       } else if (cluster.clusterFromMstWithExemplars) {
         ({ result, exemplars: found, exemplarsMs } = cluster.clusterFromMstWithExemplars(mst, n, { minClusterSize }));

@@ -41,9 +41,10 @@ export interface HdbscanOptions extends ClusterOptions {
   /** Aborts between Borůvka rounds and before clustering: rejects with AbortError. */
   signal?: AbortSignal;
   /**
-   * Threads for the CPU work: the CPU backend's MST (as `emst`'s `threads`) and, from 2^20 points on, the labelling
-   * pass (then `labels`, `probabilities`, `outlierScores` and the condensed tree's arrays are views of
-   * SharedArrayBuffers). Default: the available cores, at most 8; Node only (one thread in browsers).
+   * Threads for the CPU work: the CPU backend's MST (as `emst`'s `threads`) and, from 2^19 points on, the labelling
+   * pass and the first touch of the clustering's memory while the GPU computes the MST. Then `labels`,
+   * `probabilities`, `outlierScores` and the single-linkage and condensed trees' arrays are views of
+   * SharedArrayBuffers. Default: the available cores, at most 8; Node only (one thread in browsers).
    */
   threads?: number;
 }
@@ -115,10 +116,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     mst,
     n,
     clusterOptions,
-    true,
-    threads,
-    undefined,
-    prepared?.buffers,
+    { threads, fromEmst: true, buffers: prepared?.buffers },
   );
   const t2 = now();
   onProgress?.(1);

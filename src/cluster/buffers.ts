@@ -104,7 +104,7 @@ export function touchPages(job: TouchJob): TouchReply {
 }
 
 /** Points from which `prepareClusterBuffers` prepares anything. */
-export const PREPARED_MIN_POINTS = 1 << 20;
+export const PREPARED_MIN_POINTS = 1 << 19;
 
 /**
  * Allocates the buffers for n points and starts `threads` worker threads touching them; `touched` resolves when

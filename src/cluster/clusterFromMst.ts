@@ -46,26 +46,37 @@ export function clusterFromMstWithExemplars(
   return { result, exemplars: exemplars!, exemplarsMs };
 }
 
+/** How `clusterFromMstWithExemplarsThreaded` runs. */
+export interface ThreadedClustering {
+  /** Threads for the labelling pass (the main thread included). */
+  threads: number;
+  /** The MST is `emst()`'s own (see clusterFromMstWithExemplars). */
+  fromEmst: boolean;
+  /** Every array the clustering writes, allocated (and touched) ahead for these n and minClusterSize (buffers.ts). */
+  buffers?: ClusterBuffers;
+  /** Points from which the labelling pass is split (default 2^19; tests pass less). */
+  minPoints?: number;
+  /** Points from which the linkage gathers condensing's counts (default 2^21; tests pass less). */
+  gatherMinPoints?: number;
+}
+
 /**
- * `clusterFromMstWithExemplars` with the labelling pass on `threads` threads where Node's worker threads are at
- * hand and the tree is large (pointResults.threads.ts; same results). Its labels, probabilities, outlier scores and
- * condensed tree then lie in SharedArrayBuffers. For `hdbscan()`; `minPoints`: the size from which threads are used;
- * `buffers`: every array the clustering writes, allocated (and touched) ahead for these n and minClusterSize.
+ * `clusterFromMstWithExemplars` with the labelling pass on several threads where Node's worker threads are at hand
+ * and the tree is large (pointResults.threads.ts; same results). Its labels, probabilities, outlier scores and
+ * condensed tree then lie in SharedArrayBuffers (as everything from `buffers` does). For `hdbscan()`.
  */
 export async function clusterFromMstWithExemplarsThreaded(
   mst: MstEdges,
   n: number,
   options: ClusterOptions,
-  fromEmst: boolean,
-  threads: number,
-  minPoints = THREADED_LABEL_MIN_POINTS,
-  buffers?: ClusterBuffers,
+  how: ThreadedClustering,
 ): Promise<{ result: ClusterResult; exemplars: Uint32Array[]; exemplarsMs: number }> {
+  const { threads, buffers, minPoints = THREADED_MIN_POINTS } = how;
   const resolved = resolveClusterOptions(options);
   if (buffers && (buffers.n !== n || buffers.rowCapacity < maxCondensedRows(n, resolved.minClusterSize))) {
     throw new Error(`cluster: buffers for ${buffers.n} points given for ${n} points at this minClusterSize.`);
   }
-  const { sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, options, fromEmst, buffers);
+  const { sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, options, how.fromEmst, buffers, how.gatherMinPoints);
   const shared = threads > 1 && n >= minPoints;
   const pre = condenseAndSelect(linkage, n, resolved, true, shared, buffers, counts);
   const threaded = await pointResultsThreaded(
@@ -87,27 +98,37 @@ export async function clusterFromMstWithExemplarsThreaded(
   return { result: clustered.result, exemplars: clustered.exemplars!, exemplarsMs: clustered.exemplarsMs };
 }
 
-/** Points from which the linkage gathers condensing's counts without buffers given (with them, always). */
+/**
+ * Points from which the linkage gathers condensing's counts (no extra pass with random reads): its union-find
+ * records grow from 8 to 16 bytes, which costs more than it saves while 8-byte ones still fit the TLB's reach
+ * (10^6 points: linkage 100 → 140–190 ms on the 2-core machine, 61 → 173 ms on the H100's host).
+ */
 const GATHER_MIN_POINTS = 1 << 21;
 
-/** Points from which `clusterFromMstWithExemplarsThreaded` labels on several threads (tests pass less). */
-const THREADED_LABEL_MIN_POINTS = 1 << 20;
+/** Points from which `clusterFromMstWithExemplarsThreaded` labels on several threads. */
+const THREADED_MIN_POINTS = 1 << 19;
 
-function linkMst(mst: MstEdges, n: number, options: ClusterOptions, fromEmst: boolean, buffers?: ClusterBuffers) {
+function linkMst(
+  mst: MstEdges,
+  n: number,
+  options: ClusterOptions,
+  fromEmst: boolean,
+  buffers?: ClusterBuffers,
+  gatherMinPoints = GATHER_MIN_POINTS,
+) {
   const resolved = resolveClusterOptions(options);
   const isCanonical = fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);
   const t0 = now();
   const sorted = canonicalMst(mst, isCanonical);
   const t1 = now();
-  // The queued counts condensing needs, gathered by the linkage (no extra pass with random reads) where that pays:
-  // the union-find records grow from 8 to 16 bytes, which costs more than it saves while 8-byte ones still fit the
-  // TLB's reach (10^6 points: linkage 100 → 140–190 ms on the 2-core machine, 61 → 173 ms on the H100's host).
+  // The queued counts condensing needs, gathered by the linkage where that pays (GATHER_MIN_POINTS).
   const mcs = resolved.minClusterSize;
-  const counts: QueuedCounts | undefined = buffers
-    ? { minClusterSize: mcs, q: buffers.queued, ql: buffers.queuedLeft, qr: buffers.queuedRight, splits: 0 }
-    : n >= GATHER_MIN_POINTS
-      ? queuedCounts(n, mcs)
-      : undefined;
+  const gather = n >= gatherMinPoints;
+  const counts: QueuedCounts | undefined = !gather
+    ? undefined
+    : buffers
+      ? { minClusterSize: mcs, q: buffers.queued, ql: buffers.queuedLeft, qr: buffers.queuedRight, splits: 0 }
+      : queuedCounts(n, mcs);
   const linkage = singleLinkage(sorted, n, buffers, counts);
   const t2 = now();
   return { resolved, sorted, linkage, counts, t0, t1, t2 };

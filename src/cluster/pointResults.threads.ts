@@ -27,7 +27,7 @@ import {
 import type { CondensedTree, ResolvedClusterOptions } from './types.js';
 
 /** Rows from which the pass is split (below, a worker's message costs more than its share saves). */
-export const THREADED_MIN_ROWS = 1 << 20;
+export const THREADED_MIN_ROWS = 1 << 19;
 
 /** One range of rows as a worker receives it: every array lies in shared memory. */
 export interface PointRowsJob {

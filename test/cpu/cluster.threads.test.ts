@@ -4,7 +4,7 @@
  * thread gives — labels, probabilities, GLOSH, persistence, exemplars and the condensed tree — on seeded random
  * trees with ties, duplicates (λ = ∞) and every selection option whose labelling differs (EOM, leaf, ε, the
  * single root cluster), also when every array comes from buffers allocated ahead and touched by the workers
- * (src/cluster/buffers.ts). The worker script is bundled from the sources (test/helpers/workers.ts).
+ * (src/cluster/buffers.ts) and when the linkage gathers condensing's counts (linkage.ts, QueuedCounts). The worker script is bundled from the sources (test/helpers/workers.ts).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -52,16 +52,29 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         const mst = randomMst(n, seed, levels);
         const one = clusterFromMstWithExemplars(mst, n, options);
         const runs = pointThreadStats.runs;
-        const plain = await clusterFromMstWithExemplarsThreaded(mst, n, options, false, 3, 64);
-        const prepared = await prepareClusterBuffers(n, options.minClusterSize, 2, 64);
-        expect(prepared).not.toBeNull();
-        await prepared!.touched;
-        const ahead = await clusterFromMstWithExemplarsThreaded(mst, n, options, false, 3, 64, prepared!.buffers);
-        expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 2);
-        expect(ahead.result.labels).toBe(prepared!.buffers.labels);
-        expect(ahead.result.singleLinkage.left).toBe(prepared!.buffers.linkage.left);
-        expect(ahead.result.condensedTree.parent.buffer).toBe(prepared!.buffers.rows.parent.buffer);
-        for (const [many, how] of [[plain, 'fresh arrays'], [ahead, 'buffers ahead']] as const) {
+        const how = { threads: 3, fromEmst: false, minPoints: 64 };
+        const plain = await clusterFromMstWithExemplarsThreaded(mst, n, options, how);
+        const gathered = await clusterFromMstWithExemplarsThreaded(mst, n, options, { ...how, gatherMinPoints: 0 });
+        const ahead: (typeof plain)[] = [];
+        for (const gatherMinPoints of [undefined, 0]) {
+          const prepared = await prepareClusterBuffers(n, options.minClusterSize, 2, 64);
+          expect(prepared).not.toBeNull();
+          await prepared!.touched;
+          const { buffers } = prepared!;
+          const run = await clusterFromMstWithExemplarsThreaded(mst, n, options, { ...how, buffers, gatherMinPoints });
+          expect(run.result.labels).toBe(buffers.labels);
+          expect(run.result.singleLinkage.left).toBe(buffers.linkage.left);
+          expect(run.result.condensedTree.parent.buffer).toBe(buffers.rows.parent.buffer);
+          ahead.push(run);
+        }
+        expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 4);
+        const variants = [
+          [plain, 'fresh arrays'],
+          [gathered, 'counts gathered by the linkage'],
+          [ahead[0], 'buffers ahead'],
+          [ahead[1], 'buffers ahead, counts gathered'],
+        ] as const;
+        for (const [many, how] of variants) {
           expect(many.result.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
           const a = one.result;
           const b = many.result;
@@ -112,8 +125,13 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
   it('runs on one thread below its size, or with threads: 1', async () => {
     const mst = randomMst(5000, 3, 100);
     const runs = pointThreadStats.runs;
-    const small = await clusterFromMstWithExemplarsThreaded(mst, 5000, { minClusterSize: 10 }, false, 4);
-    const single = await clusterFromMstWithExemplarsThreaded(mst, 5000, { minClusterSize: 10 }, false, 1, 64);
+    const small = await clusterFromMstWithExemplarsThreaded(mst, 5000, { minClusterSize: 10 }, { threads: 4, fromEmst: false });
+    const single = await clusterFromMstWithExemplarsThreaded(
+      mst,
+      5000,
+      { minClusterSize: 10 },
+      { threads: 1, fromEmst: false, minPoints: 64 },
+    );
     expect(pointThreadStats.runs).toBe(runs);
     expect(small.result.labels.buffer).toBeInstanceOf(ArrayBuffer);
     expect(Array.from(single.result.labels)).toEqual(Array.from(small.result.labels));
