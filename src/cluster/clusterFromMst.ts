@@ -8,7 +8,8 @@
  * (`canonicalMst` + `singleLinkage`) and call `clusterFromSingleLinkage` per setting.
  */
 import { maxCondensedRows, type ClusterBuffers } from './buffers.js';
-import { condense } from './condense.js';
+import { condense, fillRunts, type Condensed } from './condense.js';
+import { fillRuntsThreaded } from './condense.threads.js';
 import { canonicalMst } from './edgeOrder.js';
 import { ExemplarCollector } from './exemplars.js';
 import { queuedCounts, singleLinkage, type QueuedCounts } from './linkage.js';
@@ -58,6 +59,8 @@ export interface ThreadedClustering {
   minPoints?: number;
   /** Points from which the linkage gathers condensing's counts (default 2^21; tests pass less). */
   gatherMinPoints?: number;
+  /** Runts per thread from which condensing's last pass is split (default 4096; tests pass less). */
+  minRunts?: number;
 }
 
 /**
@@ -78,7 +81,18 @@ export async function clusterFromMstWithExemplarsThreaded(
   }
   const { sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, options, how.fromEmst, buffers, how.gatherMinPoints);
   const shared = threads > 1 && n >= minPoints;
-  const pre = condenseAndSelect(linkage, n, resolved, true, shared, buffers, counts);
+  const t3 = now();
+  // With every array shared, the runts' points are filled on the threads too.
+  const mcs = resolved.minClusterSize;
+  const condensed = condense(linkage, n, mcs, { shared, buffers, counts, deferRunts: shared && buffers !== undefined });
+  const runts = condensed.runts;
+  if (runts) {
+    const child = condensed.tree.child;
+    const { left, right } = linkage;
+    const filled = await fillRuntsThreaded(child, runts, left, right, n, mcs, threads, how.minRunts);
+    if (!filled) fillRunts(child, runts, 0, runts.count, left, right, n, mcs);
+  }
+  const pre = selectAfter(condensed, n, resolved, true, t3);
   const threaded = await pointResultsThreaded(
     pre.condensedTree,
     pre.info,
@@ -177,26 +191,18 @@ function clusterLinkage(
   withExemplars: boolean,
   counts?: QueuedCounts,
 ): Clustered {
-  const pre = condenseAndSelect(linkage, n, resolved, withExemplars, false, undefined, counts);
+  const t0 = now();
+  // The condensed tree comes with the per-cluster facts and stabilities (one pass, no re-reading of its rows).
+  const pre = selectAfter(condense(linkage, n, resolved.minClusterSize, { counts }), n, resolved, withExemplars, t0);
   const { condensedTree, info, selection, collector } = pre;
   // Labels, probabilities, GLOSH and persistence (and exemplars' point rows) in one pass over the rows.
   const points = pointResults(condensedTree, info, selection.selected, selection.stability, resolved, collector);
   return assemble(pre, points, linkage, n, resolved, mst);
 }
 
-/** The condensed tree, the selection, and the exemplar collector when wanted; timed from `t0`. */
-function condenseAndSelect(
-  linkage: SingleLinkageTree,
-  n: number,
-  resolved: ResolvedClusterOptions,
-  withExemplars: boolean,
-  shared: boolean,
-  buffers?: ClusterBuffers,
-  counts?: QueuedCounts,
-) {
-  const t0 = now();
-  // The condensed tree comes with the per-cluster facts and stabilities (one pass, no re-reading of its rows).
-  const { tree: condensedTree, info, stability } = condense(linkage, n, resolved.minClusterSize, shared, buffers, counts);
+/** The selection and the exemplar collector (when wanted) after condensing, which started at `t0`. */
+function selectAfter(condensed: Condensed, n: number, resolved: ResolvedClusterOptions, withExemplars: boolean, t0: number) {
+  const { tree: condensedTree, info, stability } = condensed;
   const t1 = now();
   const selection = selectClusters(info, stability, resolved);
   const t2 = now();
@@ -208,7 +214,7 @@ function condenseAndSelect(
 
 /** The result from the condensed tree, the selection and the point results (timed up to now). */
 function assemble(
-  pre: ReturnType<typeof condenseAndSelect>,
+  pre: ReturnType<typeof selectAfter>,
   points: PointResults,
   linkage: SingleLinkageTree,
   n: number,

@@ -53,21 +53,38 @@ export function condenseTree(tree: SingleLinkageTree, n: number, minClusterSize:
   return condense(tree, n, minClusterSize).tree;
 }
 
-/**
- * Condenses the dendrogram of n points and gathers the per-cluster facts and stabilities on the way. `shared`: the
- * rows' arrays lie in SharedArrayBuffers (for the threaded labelling, pointResults.threads.ts); `buffers`: they and
- * the scratch come from there (buffers.ts: zeros, allocated for these n points and this minClusterSize);
- * `counts`: the queued counts singleLinkage gathered for this minClusterSize (then the bottom-up pass is skipped and
- * the top-down one reads the children's counts as streams); its q is overwritten.
- */
+/** How `condense` runs (all optional). */
+export interface CondenseOptions {
+  /** The rows' arrays lie in SharedArrayBuffers (for the threaded labelling, pointResults.threads.ts). */
+  shared?: boolean;
+  /** The rows and the scratch come from there (buffers.ts: zeros, allocated for these n and minClusterSize). */
+  buffers?: ClusterBuffers;
+  /**
+   * The queued counts singleLinkage gathered for this minClusterSize: the bottom-up pass is skipped and the
+   * top-down one reads the children's counts as streams. Its q is overwritten.
+   */
+  counts?: QueuedCounts;
+  /**
+   * Leave the points of runts with ≥ 2 points unwritten in `child` and hand their list over (`Condensed.runts`),
+   * for the caller to fill with `fillRunts` (on several threads: condense.threads.ts).
+   */
+  deferRunts?: boolean;
+}
+
+/** Runts whose points are still to be written: (top node, first row) pairs. */
+export interface DeferredRunts {
+  deferred: Uint32Array;
+  count: number;
+}
+
+/** Condenses the dendrogram of n points and gathers the per-cluster facts and stabilities on the way. */
 export function condense(
   tree: SingleLinkageTree,
   n: number,
   minClusterSize: number,
-  shared = false,
-  buffers?: ClusterBuffers,
-  counts?: QueuedCounts,
-): Condensed {
+  options: CondenseOptions = {},
+): Condensed & { runts?: DeferredRunts } {
+  const { shared = false, buffers, counts, deferRunts = false } = options;
   if (n < 2) return trivial(n);
   if (counts && counts.minClusterSize !== minClusterSize) {
     throw new Error(`cluster::condense: counts for minClusterSize ${counts.minClusterSize}, not ${minClusterSize}.`);
@@ -76,7 +93,7 @@ export function condense(
   const q = counts?.q ?? buffers?.queued ?? new Int32Array(n - 1);
   const splits = counts ? counts.splits : countQueued(tree, n, minClusterSize, q);
   const layout = layOut(tree, n, minClusterSize, q, splits, buffers?.payload, counts);
-  return sweep(tree, n, minClusterSize, layout, splits, shared, buffers);
+  return sweep(tree, n, minClusterSize, layout, splits, shared, buffers, deferRunts);
 }
 
 /**
@@ -179,8 +196,9 @@ function sweep(
   layout: Layout,
   splits: number,
   shared: boolean,
-  buffers?: ClusterBuffers,
-): Condensed {
+  buffers: ClusterBuffers | undefined,
+  deferRunts: boolean,
+): Condensed & { runts?: DeferredRunts } {
   const { left, right, size } = tree;
   const { slotLambda, slotWord, splitTable } = layout;
   // The rows: n points plus two per split, allocated once at their final size.
@@ -294,11 +312,13 @@ function sweep(
     next = swap;
     curLen = nextLen;
   }
-  fillRunts(child, deferred, numDeferred / 2, left, right, n, mcs);
+  const runts = { deferred, count: numDeferred / 2 };
+  if (!deferRunts) fillRunts(child, runts, 0, runts.count, left, right, n, mcs);
   return {
     tree: { parent, child, lambda, childSize, numPoints: n, numClusters: k },
     info: { numPoints: n, numClusters: k, parent: cParent, birth, size: cSize, firstChild, maxLambda },
     stability,
+    runts: deferRunts ? runts : undefined,
   };
 }
 
@@ -307,28 +327,31 @@ const RUNT_BATCH = 256;
 let runtSink = 0;
 
 /**
- * Writes the points of each deferred runt (pairs of top node, first row) into `child`, in breadth-first order of
- * the runt's subtree (hdbscan's order). A batch of runts is walked level-synchronously: the frontier holds
+ * Writes the points of deferred runts j0 … j1 − 1 (pairs of top node, first row) into `child`, in breadth-first
+ * order of each runt's subtree (hdbscan's order). A batch of runts is walked level-synchronously: the frontier holds
  * (node, runt) pairs, runts in order and each runt's nodes in breadth-first order, so a runt's points at one depth
  * come out left to right after those of the depth above; the reads of one round do not depend on each other.
+ * Runts write disjoint rows, so ranges of them can be filled on several threads.
  */
-function fillRunts(
+export function fillRunts(
   child: Uint32Array,
-  deferred: Uint32Array,
-  count: number,
+  runts: DeferredRunts,
+  j0: number,
+  j1: number,
   left: Uint32Array,
   right: Uint32Array,
   n: number,
   minClusterSize: number,
 ): void {
+  const { deferred } = runts;
   // A level of a runt holds at most its points (< minClusterSize), so a frontier holds < RUNT_BATCH · that.
   const cap = RUNT_BATCH * Math.min(minClusterSize, n);
   let frontier = new Uint32Array(2 * cap);
   let nextFrontier = new Uint32Array(2 * cap);
   const cursor = new Uint32Array(RUNT_BATCH);
   let touched = 0;
-  for (let b0 = 0; b0 < count; b0 += RUNT_BATCH) {
-    const b1 = Math.min(count, b0 + RUNT_BATCH);
+  for (let b0 = j0; b0 < j1; b0 += RUNT_BATCH) {
+    const b1 = Math.min(j1, b0 + RUNT_BATCH);
     let len = 0;
     for (let j = b0; j < b1; j++) {
       frontier[2 * len] = deferred[2 * j];

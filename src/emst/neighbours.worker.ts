@@ -5,7 +5,8 @@
  * (boruvka.threads.ts): keep the run's state from its setup message, for each phase claim chunks of the round's
  * per-point work (rounds.cpu.ts) and answer how many were run, and sort one half of the edges at the end.
  * HDBSCAN*'s labelling (src/cluster/pointResults.threads.ts): one range of the condensed tree's rows; and the first
- * touch of its buffers' pages ahead of time (src/cluster/buffers.ts).
+ * touch of its buffers' pages ahead of time (src/cluster/buffers.ts); a range of condensing's runts
+ * (src/cluster/condense.threads.ts).
  *
  * Node only: started by src/cpu/threads.ts, never imported by the library's entry points.
  */
@@ -19,6 +20,7 @@ import {
   type SortEdges,
 } from './boruvka.threads.js';
 import { touchPages, type TouchJob, type TouchReply } from '../cluster/buffers.js';
+import { runFillRuntsJob, type FillRuntsJob, type FillRuntsReply } from '../cluster/condense.threads.js';
 import { runPointRowsJob, type PointRowsJob, type PointRowsReply } from '../cluster/pointResults.threads.js';
 import { sortEdgesCanonical } from './edges.cpu.js';
 import { KnnSearch } from './neighbours.cpu.js';
@@ -40,7 +42,7 @@ const describe = (e: unknown) => {
 };
 
 /** Posts `work()`'s reply, or `failed` with the error's description when it throws. */
-function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | TouchReply>(work: () => R, failed: R): void {
+function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | TouchReply | FillRuntsReply>(work: () => R, failed: R): void {
   let reply: R;
   try {
     reply = work();
@@ -50,8 +52,11 @@ function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | Touch
   port.postMessage(reply);
 }
 
-port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob | TouchJob) => {
+port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob | TouchJob | FillRuntsJob) => {
   switch (m.kind) {
+    case 'fill-runts':
+      answer(() => runFillRuntsJob(m), { id: m.id });
+      return;
     case 'touch-pages':
       answer(() => touchPages(m), { id: m.id });
       return;

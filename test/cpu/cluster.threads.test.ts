@@ -4,7 +4,8 @@
  * thread gives — labels, probabilities, GLOSH, persistence, exemplars and the condensed tree — on seeded random
  * trees with ties, duplicates (λ = ∞) and every selection option whose labelling differs (EOM, leaf, ε, the
  * single root cluster), also when every array comes from buffers allocated ahead and touched by the workers
- * (src/cluster/buffers.ts) and when the linkage gathers condensing's counts (linkage.ts, QueuedCounts). The worker script is bundled from the sources (test/helpers/workers.ts).
+ * (src/cluster/buffers.ts; the runts' points are then filled on the threads too, condense.threads.ts) and when the
+ * linkage gathers condensing's counts (linkage.ts, QueuedCounts). The worker script is bundled from the sources (test/helpers/workers.ts).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,6 +13,7 @@ import {
   clusterFromMstWithExemplarsThreaded,
 } from '../../src/cluster/clusterFromMst.js';
 import { maxCondensedRows, prepareClusterBuffers } from '../../src/cluster/buffers.js';
+import { runtThreadStats } from '../../src/cluster/condense.threads.js';
 import { pointThreadStats } from '../../src/cluster/pointResults.threads.js';
 import type { ClusterOptions, MstEdges } from '../../src/cluster/types.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -52,7 +54,8 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         const mst = randomMst(n, seed, levels);
         const one = clusterFromMstWithExemplars(mst, n, options);
         const runs = pointThreadStats.runs;
-        const how = { threads: 3, fromEmst: false, minPoints: 64 };
+        const how = { threads: 3, fromEmst: false, minPoints: 64, minRunts: 1 };
+        const runtRuns = runtThreadStats.runs;
         const plain = await clusterFromMstWithExemplarsThreaded(mst, n, options, how);
         const gathered = await clusterFromMstWithExemplarsThreaded(mst, n, options, { ...how, gatherMinPoints: 0 });
         const ahead: (typeof plain)[] = [];
@@ -68,6 +71,7 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
           ahead.push(run);
         }
         expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 4);
+        expect(runtThreadStats.runs, 'the runts were filled on threads (with buffers)').toBe(runtRuns + 2);
         const variants = [
           [plain, 'fresh arrays'],
           [gathered, 'counts gathered by the linkage'],
