@@ -59,9 +59,11 @@ export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'> {
   /** The backend that computed the MST. */
   backend: 'gpu' | 'cpu';
   /**
-   * Wall times in ms: the MST's phases (`emst::…`, `emst::total`), the clustering's (`cluster::sort`,
-   * `cluster::linkage`, `cluster::condense`, `cluster::select`, `cluster::label`, `cluster::exemplars`: grouping
-   * the exemplars, which the labelling pass gathers) and `hdbscan::total`.
+   * Wall times in ms: the MST's phases (`emst::validate`, then `emst::…` and `emst::total`, which excludes the
+   * validation), the clustering's (`cluster::sort`, `cluster::linkage`, `cluster::condense`, `cluster::select`,
+   * `cluster::label`, `cluster::exemplars`: grouping the exemplars, which the labelling pass gathers),
+   * `hdbscan::prepare` (allocating the clustering's buffers and starting their touching), `hdbscan::wait` (for that
+   * touching after the MST) and `hdbscan::total`.
    */
   timings: Record<string, number>;
 }
@@ -92,6 +94,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   const threads = await resolveThreads(options.threads, n);
   const prepared =
     options.backend === 'cpu' ? null : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
+  const tm = now();
   let mst: EmstResult;
   try {
     mst = await emst(points, {
@@ -108,7 +111,9 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     await prepared?.touched.catch(() => undefined);
     throw e;
   }
+  const tw = now();
   if (prepared) await prepared.touched;
+  const waitMs = now() - tw;
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
 
   // The exemplars are gathered in the labelling pass (`exemplars()` would read the condensed tree twice more).
@@ -130,6 +135,8 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     'cluster::select': c.select,
     'cluster::label': c.label,
     'cluster::exemplars': exemplarsMs,
+    'hdbscan::prepare': tm - t0,
+    'hdbscan::wait': waitMs,
     'hdbscan::total': t2 - t0,
   };
   // clusterFromMst keeps the input's arrays when they are already canonical, as emst() delivers them.

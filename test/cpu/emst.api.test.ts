@@ -36,6 +36,13 @@ describe('emst(points) validates its input', () => {
     await rejects(new Float32Array([0, 0, 1, NaN, 2, 2]), { dim: 2, ...cpu }, /NaN at row 1, column 1/);
     await rejects(new Float64Array([0, 0, 1, 1, -Infinity, 2]), { dim: 2, ...cpu }, /-Infinity at row 2, column 0/);
     await rejects(new Float64Array([1e300, 0]), { dim: 2, ...cpu }, /1e\+300 at row 0, column 0/);
+    // float32 is scanned four at a time: the first offender inside a later block, and one in the tail.
+    const late = Float32Array.from({ length: 10 }, (_, i) => i);
+    late[6] = NaN;
+    late[9] = Infinity;
+    await rejects(late, { dim: 2, ...cpu }, /NaN at row 3, column 0/);
+    late[6] = 6;
+    await rejects(late, { dim: 2, ...cpu }, /Infinity at row 4, column 1/);
   });
 
   it('rejects a dim that does not divide the array, dim < 1 and non-integer dim', async () => {
