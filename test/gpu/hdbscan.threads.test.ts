@@ -1,0 +1,43 @@
+/**
+ * hdbscan() from 2^19 points in Node (issue 5's host side on threads): the clustering's buffers allocated before the
+ * MST and touched by worker threads while the GPU computes it, the labelling and runts on threads — equal, array by
+ * array, to the one-thread clustering of the same MST (`clusterFromMstWithExemplars`, itself checked against the
+ * oracles and goldens). The worker script is bundled from the sources (test/helpers/workers.ts).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { clusterFromMstWithExemplars } from '../../src/cluster/clusterFromMst.js';
+import { pointThreadStats } from '../../src/cluster/pointResults.threads.js';
+import { generate } from '../../src/datasets/generate.js';
+import { hdbscan } from '../../src/hdbscan.js';
+import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+import { useBundledWorkerScript } from '../helpers/workers.js';
+
+useBundledWorkerScript('treeline-hdbscan-threads-');
+// One device is enough: the GPU's part is the MST, which the other GPU suites cover on both.
+const all = await gpuVariants();
+const variants = all.slice(0, 1);
+afterAll(() => destroyVariants(all));
+
+describe.skipIf(variants.length === 0).each(variants)('hdbscan() with its host side on threads ($name)', ({ ctx }) => {
+  it('2^19 blobs: buffers ahead, labels on threads, the same arrays as one thread on the same MST', async () => {
+    const n = 1 << 19;
+    const points = generate('blobs', { n, dim: 2, seed: 5, clusters: 6, noise: 0.1 });
+    const runs = pointThreadStats.runs;
+    const r = await hdbscan(points, { dim: 2, minClusterSize: 15, minSamples: 4, backend: 'gpu', gpu: ctx, threads: 3 });
+    expect(pointThreadStats.runs, 'the labelling ran on threads').toBe(runs + 1);
+    expect(r.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(r.singleLinkage.left.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const one = clusterFromMstWithExemplars(r.mst, n, { minClusterSize: 15 });
+    expect(one.result.selectedClusters.length).toBeGreaterThan(1);
+    for (const key of ['labels', 'probabilities', 'outlierScores', 'clusterPersistence', 'selectedClusters'] as const) {
+      expect(Array.from(r[key]), key).toEqual(Array.from(one.result[key]));
+    }
+    for (const key of ['left', 'right', 'distance', 'size'] as const) {
+      expect(Array.from(r.singleLinkage[key]), `singleLinkage.${key}`).toEqual(Array.from(one.result.singleLinkage[key]));
+    }
+    for (const key of ['parent', 'child', 'lambda', 'childSize'] as const) {
+      expect(Array.from(r.condensedTree[key]), `condensedTree.${key}`).toEqual(Array.from(one.result.condensedTree[key]));
+    }
+    expect(r.exemplars.map((e) => Array.from(e))).toEqual(one.exemplars.map((e) => Array.from(e)));
+  }, 120_000);
+});
