@@ -106,6 +106,11 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
       signal,
       threads: options.threads,
       onProgress: onProgress && ((f) => onProgress(0.9 * f)),
+      // The GPU's edges go straight into the buffers (payload: condensing's scratch, free until then), the read-back's
+      // host work on the threads.
+      readInto: prepared
+        ? { edges: prepared.buffers.mst, scratch: prepared.buffers.payload, threads, ready: prepared.touched }
+        : undefined,
     });
   } catch (e) {
     await prepared?.touched.catch(() => undefined);

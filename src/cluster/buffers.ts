@@ -21,6 +21,8 @@ import type { SingleLinkageTree } from './types.js';
 /** The arrays, all in SharedArrayBuffers. */
 export interface ClusterBuffers {
   n: number;
+  /** The MST as the GPU's read-back writes it (n − 1 edges; emst's readInto). */
+  mst: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array };
   /** singleLinkage's output (n − 1 rows each). */
   linkage: SingleLinkageTree;
   /** singleLinkage's union-find records (3n). */
@@ -55,6 +57,7 @@ export function allocateClusterBuffers(n: number, minClusterSize: number): Clust
   const rowCapacity = maxCondensedRows(n, minClusterSize);
   return {
     n,
+    mst: { sources: u32(m), targets: u32(m), weights: new Float32Array(new SharedArrayBuffer(4 * m)) },
     linkage: { left: u32(m), right: u32(m), distance: f64(m), size: u32(m) },
     unionFind: i32(4 * n),
     queued: i32(m),
@@ -72,9 +75,10 @@ export function allocateClusterBuffers(n: number, minClusterSize: number): Clust
 
 /** Every SharedArrayBuffer of `b`. */
 function buffersOf(b: ClusterBuffers): SharedArrayBuffer[] {
-  const { linkage: l, rows: r } = b;
-  const arrays = [l.left, l.right, l.distance, l.size, b.unionFind, b.queued, b.queuedLeft, b.queuedRight, b.deferred];
-  arrays.push(r.parent, r.child, r.lambda, r.childSize, b.labels, b.probabilities, b.outlierScores);
+  const { linkage: l, rows: r, mst } = b;
+  const arrays: ArrayBufferView[] = [l.left, l.right, l.distance, l.size, b.unionFind, b.queued, b.queuedLeft];
+  arrays.push(b.queuedRight, b.deferred, r.parent, r.child, r.lambda, r.childSize, b.labels, b.probabilities);
+  arrays.push(b.outlierScores, mst.sources, mst.targets, mst.weights);
   return [...arrays.map((a) => a.buffer as SharedArrayBuffer), b.payload];
 }
 

@@ -104,10 +104,20 @@ export function mergeCanonical(a: EdgeList, b: EdgeList): EdgeList {
  * radix path of sortRun takes over.
  */
 export function sortEqualWeightRuns(edges: EdgeList): void {
+  sortEqualWeightRunsFrom(edges, 0, edges.sources.length);
+}
+
+/**
+ * `sortEqualWeightRuns` for the runs that start at e0 … e1 − 1 (a run may end beyond e1): ranges that tile the edges
+ * sort every run exactly once, so they can run on several threads.
+ */
+export function sortEqualWeightRunsFrom(edges: EdgeList, e0: number, e1: number): void {
   const { sources, targets, weights } = edges;
   const m = sources.length;
-  let a = 0;
-  while (a < m) {
+  let a = e0;
+  // Skip the tail of a run that started before e0 (its own range sorts it).
+  while (a > 0 && a < e1 && weights[a] === weights[a - 1]) a++;
+  while (a < e1) {
     const w = weights[a];
     let b = a + 1;
     while (b < m && weights[b] === w) b++;

@@ -13,6 +13,7 @@ import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
+import { finishReadbackThreaded, readbackPass, type ReadbackInto } from './readback.threads.js';
 import { sortEqualWeightRuns, type EdgeList } from './edges.cpu.js';
 
 export interface GpuEmstRunOptions {
@@ -141,7 +142,7 @@ export class GpuEmst {
    * beyond the run's); the host reads 12 bytes per edge, takes weights fround(sqrt(key)) and sorts only the runs of
    * equal weight by (source, target) (edges.cpu.ts) — two keys can round to one weight.
    */
-  async readEdges(result: BoruvkaResult, timings?: Record<string, number>): Promise<EdgeList> {
+  async readEdges(result: BoruvkaResult, timings?: Record<string, number>, into?: ReadbackInto): Promise<EdgeList> {
     const m = result.count;
     let t = performance.now();
     const lap = (label: string) => {
@@ -159,6 +160,22 @@ export class GpuEmst {
     // Also waits for the rounds Borůvka queued ahead of the last (up to two short chunks, nearly empty).
     lap('emst::readback.sort');
     const { keys, values } = sorted!;
+    if (into && into.edges.sources.length === m && into.scratch.byteLength >= 8 * m) {
+      // Shared arrays (hdbscan's buffers): copy the mapped ranges there, finish on threads.
+      await into.ready;
+      const pairs = new Uint32Array(into.scratch, 0, 2 * m);
+      await Promise.all([
+        this.ctx.readWith(keys, 0, 8 * m, (k) => pairs.set(new Uint32Array(k, 0, 2 * m))),
+        this.ctx.readWith(values, 0, 4 * m, (v) => into.edges.targets.set(new Uint32Array(v, 0, m))),
+      ]);
+      lap('emst::readback.read');
+      if (!(await finishReadbackThreaded(pairs, into.edges, into.threads))) {
+        readbackPass({ pass: 'convert', pairs, edges: into.edges, e0: 0, e1: m });
+        sortEqualWeightRuns(into.edges);
+      }
+      lap('emst::readback.host');
+      return into.edges;
+    }
     const sources = new Uint32Array(m);
     const weights = new Float32Array(m);
     // Straight from the mapped ranges (no intermediate copies: 10^7 edges are 120 MB).
@@ -212,6 +229,8 @@ export async function emstGpu(
     signal?: AbortSignal;
     /** Called with the points' GPU buffer and the edge list before the buffers are freed (the statistics use it). */
     after?: (points: GPUBuffer, edges: EdgeList) => Promise<void>;
+    /** Shared arrays to read the edges into, finishing on threads (readback.threads.ts; hdbscan's buffers). */
+    readInto?: ReadbackInto;
   },
 ): Promise<EmstGpuResult> {
   const ctx = options.ctx ?? (await createGpuContext());
@@ -241,7 +260,7 @@ export async function emstGpu(
     });
     lap('emst::gpu');
     const t0 = performance.now();
-    const edges = await e.readEdges(result, timings);
+    const edges = await e.readEdges(result, timings, options.readInto);
     t = t0;
     lap('emst::readback');
     if (options.after) {

@@ -85,6 +85,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
         ctx: options.gpu,
         onProgress: options.onProgress,
         signal: options.signal,
+        readInto: options.readInto,
       });
       return finish(r, t0, 'gpu');
     } catch (e) {

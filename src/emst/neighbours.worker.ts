@@ -6,7 +6,7 @@
  * per-point work (rounds.cpu.ts) and answer how many were run, and sort one half of the edges at the end.
  * HDBSCAN*'s labelling (src/cluster/pointResults.threads.ts): one range of the condensed tree's rows; and the first
  * touch of its buffers' pages ahead of time (src/cluster/buffers.ts); a range of condensing's runts
- * (src/cluster/condense.threads.ts).
+ * (src/cluster/condense.threads.ts); a range of the GPU MST's read-back (readback.threads.ts).
  *
  * Node only: started by src/cpu/threads.ts, never imported by the library's entry points.
  */
@@ -23,6 +23,7 @@ import { touchPages, type TouchJob, type TouchReply } from '../cluster/buffers.j
 import { runFillRuntsJob, type FillRuntsJob, type FillRuntsReply } from '../cluster/condense.threads.js';
 import { runPointRowsJob, type PointRowsJob, type PointRowsReply } from '../cluster/pointResults.threads.js';
 import { sortEdgesCanonical } from './edges.cpu.js';
+import { runReadbackJob, type ReadbackJob, type ReadbackReply } from './readback.threads.js';
 import { KnnSearch } from './neighbours.cpu.js';
 import type { NeighbourJob, NeighbourReply } from './neighbours.threads.js';
 
@@ -42,7 +43,7 @@ const describe = (e: unknown) => {
 };
 
 /** Posts `work()`'s reply, or `failed` with the error's description when it throws. */
-function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | TouchReply | FillRuntsReply>(work: () => R, failed: R): void {
+function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | TouchReply | FillRuntsReply | ReadbackReply>(work: () => R, failed: R): void {
   let reply: R;
   try {
     reply = work();
@@ -52,8 +53,11 @@ function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | Touch
   port.postMessage(reply);
 }
 
-port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob | TouchJob | FillRuntsJob) => {
+port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob | TouchJob | FillRuntsJob | ReadbackJob) => {
   switch (m.kind) {
+    case 'readback':
+      answer(() => runReadbackJob(m), { id: m.id });
+      return;
     case 'fill-runts':
       answer(() => runFillRuntsJob(m), { id: m.id });
       return;

@@ -1,6 +1,12 @@
 /** The canonical edge order on the host: sortEqualWeightRuns (after the GPU's sort by key) against sortEdgesCanonical. */
 import { describe, expect, it } from 'vitest';
-import { mergeCanonical, sortEdgesCanonical, sortEqualWeightRuns, type EdgeList } from '../../src/emst/edges.cpu.js';
+import {
+  mergeCanonical,
+  sortEdgesCanonical,
+  sortEqualWeightRuns,
+  sortEqualWeightRunsFrom,
+  type EdgeList,
+} from '../../src/emst/edges.cpu.js';
 import { mulberry32 } from '../helpers/random.js';
 
 function randomEdges(m: number, distinctWeights: number, seed: number): EdgeList {
@@ -34,10 +40,17 @@ describe('sortEqualWeightRuns(edges sorted by weight)', () => {
       targets: Uint32Array.from(perm, (i) => input.targets[i]),
       weights: Float32Array.from(perm, (i) => input.weights[i]),
     };
+    const copy = (): EdgeList => ({ sources: got.sources.slice(), targets: got.targets.slice(), weights: got.weights.slice() });
+    // In ranges that cut runs anywhere (as the read-back's threads do, readback.threads.ts), in any order.
+    const ranged = copy();
+    const cuts = [0, Math.floor(m / 3), Math.floor(m / 3) + 1, Math.floor((2 * m) / 3), m];
+    for (let j = cuts.length - 2; j >= 0; j--) sortEqualWeightRunsFrom(ranged, cuts[j], cuts[j + 1]);
     sortEqualWeightRuns(got);
     expect(Array.from(got.sources)).toEqual(Array.from(want.sources));
     expect(Array.from(got.targets)).toEqual(Array.from(want.targets));
     expect(Array.from(got.weights)).toEqual(Array.from(want.weights));
+    expect(Array.from(ranged.sources)).toEqual(Array.from(want.sources));
+    expect(Array.from(ranged.targets)).toEqual(Array.from(want.targets));
   });
 });
 

@@ -1,13 +1,16 @@
 /**
  * hdbscan() from 2^19 points in Node (issue 5's host side on threads): the clustering's buffers allocated before the
- * MST and touched by worker threads while the GPU computes it, the labelling and runts on threads — equal, array by
- * array, to the one-thread clustering of the same MST (`clusterFromMstWithExemplars`, itself checked against the
+ * MST and touched by worker threads while the GPU computes it, the MST read back into them and finished on threads
+ * (equal to emst()'s own read-back), the labelling and runts on threads — equal, array by array, to the one-thread
+ * clustering of the same MST (`clusterFromMstWithExemplars`, itself checked against the
  * oracles and goldens). The worker script is bundled from the sources (test/helpers/workers.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { clusterFromMstWithExemplars } from '../../src/cluster/clusterFromMst.js';
 import { pointThreadStats } from '../../src/cluster/pointResults.threads.js';
 import { generate } from '../../src/datasets/generate.js';
+import { emst } from '../../src/emst/emst.js';
+import { readbackThreadStats } from '../../src/emst/readback.threads.js';
 import { hdbscan } from '../../src/hdbscan.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -23,8 +26,17 @@ describe.skipIf(variants.length === 0).each(variants)('hdbscan() with its host s
     const n = 1 << 19;
     const points = generate('blobs', { n, dim: 2, seed: 5, clusters: 6, noise: 0.1 });
     const runs = pointThreadStats.runs;
+    const reads = readbackThreadStats.runs;
     const r = await hdbscan(points, { dim: 2, minClusterSize: 15, minSamples: 4, backend: 'gpu', gpu: ctx, threads: 3 });
     expect(pointThreadStats.runs, 'the labelling ran on threads').toBe(runs + 1);
+    expect(readbackThreadStats.runs, "the MST's read-back finished on threads").toBe(reads + 1);
+    expect(r.mst.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // The same MST as emst() reads back on one thread into its own arrays.
+    const plain = await emst(points, { dim: 2, minSamples: 4, backend: 'gpu', gpu: ctx });
+    expect(plain.sources.buffer).toBeInstanceOf(ArrayBuffer);
+    for (const key of ['sources', 'targets', 'weights'] as const) {
+      expect(Array.from(r.mst[key]), `mst.${key}`).toEqual(Array.from(plain[key]));
+    }
     expect(r.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(r.singleLinkage.left.buffer).toBeInstanceOf(SharedArrayBuffer);
     const one = clusterFromMstWithExemplars(r.mst, n, { minClusterSize: 15 });
