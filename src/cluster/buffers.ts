@@ -13,8 +13,7 @@
  * most rows any tree has (every split leaves two clusters of ≥ minClusterSize points: splits < n / minClusterSize)
  * and are handed out as views of exactly the rows written.
  */
-import type { Worker as NodeWorker } from 'node:worker_threads';
-import { loadNodeThreads, nextMessageId, postToWorkers, releaseWorkers, takeWorkers, terminateWorkers } from '../cpu/threads.js';
+import { loadNodeThreads, nextMessageId, splitOnWorkers } from '../cpu/threads.js';
 import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
 import type { SingleLinkageTree } from './types.js';
 
@@ -124,28 +123,16 @@ export async function prepareClusterBuffers(
   minPoints = PREPARED_MIN_POINTS,
 ): Promise<{ buffers: ClusterBuffers; touched: Promise<void> } | null> {
   if (threads < 2 || n < minPoints) return null;
-  const node = await loadNodeThreads();
   const script = neighbourWorkerScript();
+  const node = await loadNodeThreads();
   if (node === null || script === null || !node.exists(script)) return null;
   const buffers = allocateClusterBuffers(n, minClusterSize);
-  const workers: NodeWorker[] = takeWorkers(node, script, threads);
-  const id = nextMessageId();
   const all = buffersOf(buffers);
-  const job = (part: number): TouchJob => ({ kind: 'touch-pages', id, buffers: all, part, parts: workers.length });
-  const touched = Promise.all(
-    workers.map((w, part) =>
-      postToWorkers<TouchReply>(
-        [w],
-        job(part),
-        (what) => new Error(`cluster::buffers: a worker thread ${what}`),
-      ),
-    ),
-  ).then(
-    () => releaseWorkers(script, workers),
-    (e) => {
-      terminateWorkers(workers);
-      throw e;
-    },
+  const id = nextMessageId();
+  const job = (part: number): TouchJob => ({ kind: 'touch-pages', id, buffers: all, part, parts: threads });
+  // Every range on a worker: the calling thread goes on to drive the GPU.
+  const touched = splitOnWorkers(script, threads, false, 'cluster::buffers', (pass) => pass<TouchReply>(job)).then(
+    () => undefined,
   );
   return { buffers, touched };
 }

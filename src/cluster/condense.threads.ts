@@ -7,7 +7,7 @@
  * Node only; answers false where worker threads or the built worker script are missing (the caller then fills on
  * one thread).
  */
-import { loadNodeThreads, nextMessageId, postToWorkers, releaseWorkers, takeWorkers, terminateWorkers } from '../cpu/threads.js';
+import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
 import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
 import { fillRunts, type DeferredRunts } from './condense.js';
 
@@ -59,35 +59,16 @@ export async function fillRuntsThreaded(
   const parts = Math.min(threads, Math.floor(runts.count / Math.max(1, minPerThread)));
   const shared = [child, runts.deferred, left, right].every((a) => a.buffer instanceof SharedArrayBuffer);
   if (parts < 2 || !shared) return false;
-  const node = await loadNodeThreads();
-  const script = neighbourWorkerScript();
-  if (node === null || script === null || !node.exists(script)) return false;
   const bound = (j: number) => Math.floor((runts.count * j) / parts);
-  const workers = takeWorkers(node, script, parts - 1);
   const id = nextMessageId();
-  try {
-    const pending = workers.map((w, j) => {
-      const job: FillRuntsJob = {
-        kind: 'fill-runts',
-        id,
-        child,
-        runts,
-        left,
-        right,
-        n,
-        minClusterSize,
-        j0: bound(j + 1),
-        j1: bound(j + 2),
-      };
-      return postToWorkers<FillRuntsReply>([w], job, (what) => new Error(`cluster::condense: a worker thread ${what}`));
-    });
-    fillRunts(child, runts, 0, bound(1), left, right, n, minClusterSize);
-    await Promise.all(pending);
-  } catch (e) {
-    terminateWorkers(workers);
-    throw e;
-  }
-  releaseWorkers(script, workers);
+  const job = (j: number): FillRuntsJob => {
+    return { kind: 'fill-runts', id, child, runts, left, right, n, minClusterSize, j0: bound(j), j1: bound(j + 1) };
+  };
+  const mine = () => fillRunts(child, runts, 0, bound(1), left, right, n, minClusterSize);
+  const done = await splitOnWorkers(neighbourWorkerScript(), parts, true, 'cluster::condense', (pass) =>
+    pass<FillRuntsReply>(job, mine),
+  );
+  if (done === null) return false;
   runtThreadStats.runs++;
   return true;
 }

@@ -12,7 +12,7 @@
  * Node only; where worker threads or the built worker script are missing, or the tree is small, it answers null and
  * the caller runs `pointResults`.
  */
-import { loadNodeThreads, nextMessageId, postToWorkers, releaseWorkers, takeWorkers, terminateWorkers } from '../cpu/threads.js';
+import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
 import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
 import type { ClusterTreeInfo } from './clusterTree.js';
 import type { ExemplarCollector } from './exemplars.js';
@@ -82,9 +82,6 @@ export async function pointResultsThreaded(
 ): Promise<PointResults | null> {
   const rows = tree.parent.length;
   if (threads < 2 || rows < Math.max(minRows, 2) || !rowsShared(tree)) return null;
-  const node = await loadNodeThreads();
-  const script = neighbourWorkerScript();
-  if (node === null || script === null || !node.exists(script)) return null;
   const n = info.numPoints;
   const tables = shareTables(pointTables(info, selected, options, exemplars));
   const out = into ?? {
@@ -95,33 +92,24 @@ export async function pointResultsThreaded(
   // Ranges of at least min(minRows, 2^16) rows.
   const parts = Math.max(1, Math.min(threads, Math.floor(rows / Math.min(minRows, 65536))));
   const bound = (j: number) => Math.floor((rows * j) / parts);
-  const workers = takeWorkers(node, script, parts - 1);
   const id = nextMessageId();
-  const jobs: PointRowsJob[] = workers.map((_, w) => ({
+  const job = (j: number): PointRowsJob => ({
     kind: 'cluster-points',
     id,
     tables,
     tree: { parent: tree.parent, child: tree.child, lambda: tree.lambda },
     out,
     labelCount: selected.length,
-    r0: bound(w + 1),
-    r1: bound(w + 2),
-  }));
-  let replies: PointRowsReply[];
+    r0: bound(j),
+    r1: bound(j + 1),
+  });
   const counts = new Float64Array(selected.length);
   const first: number[] = [];
-  try {
-    // Each worker gets its own range (postToWorkers sends one message to all, so the ranges go one by one).
-    const pending = workers.map((w, j) =>
-      postToWorkers<PointRowsReply>([w], jobs[j], (what) => new Error(`cluster::label: a worker thread ${what}`)),
-    );
-    labelRows(tables, tree, 0, bound(1), { ...out, counts }, (c, x, lam) => first.push(c, x, lam));
-    replies = (await Promise.all(pending)).map((r) => r[0]);
-  } catch (e) {
-    terminateWorkers(workers);
-    throw e;
-  }
-  releaseWorkers(script, workers);
+  const mine = () => labelRows(tables, tree, 0, bound(1), { ...out, counts }, (c, x, lam) => first.push(c, x, lam));
+  const replies = await splitOnWorkers(neighbourWorkerScript(), parts, true, 'cluster::label', (pass) =>
+    pass<PointRowsReply>(job, mine),
+  );
+  if (replies === null) return null;
   const offer = (list: ArrayLike<number>) => {
     for (let i = 0; i < list.length; i += 3) exemplars!.offer(list[i], list[i + 1], list[i + 2]);
   };

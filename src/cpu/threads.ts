@@ -184,3 +184,41 @@ export function postToWorkers<R extends WorkerReply>(
     for (const w of workers) w.postMessage(message);
   });
 }
+
+/** One pass of work split by ranges (see splitOnWorkers): resolves with the workers' replies in range order. */
+export type RangePass = <R extends WorkerReply>(job: (part: number) => { id: number }, here?: () => void) => Promise<R[]>;
+
+/**
+ * Takes workers for `parts` ranges of work from the pool and hands `body` a `pass` function. A pass posts `job(j)`
+ * to the worker of range j and, when `onCaller`, runs range 0 itself (`here`) meanwhile; it resolves with the
+ * workers' replies in range order. The workers go back to the pool when `body` resolves and are terminated when it
+ * throws (their state is unknown then). Null where worker threads or the script are missing; `what` names the work
+ * in errors.
+ */
+export async function splitOnWorkers<T>(
+  script: URL | null,
+  parts: number,
+  onCaller: boolean,
+  what: string,
+  body: (pass: RangePass) => Promise<T>,
+): Promise<T | null> {
+  const node = await loadNodeThreads();
+  if (node === null || script === null || !node.exists(script)) return null;
+  const first = onCaller ? 1 : 0;
+  const workers = takeWorkers(node, script, parts - first);
+  const pass: RangePass = async <R extends WorkerReply>(job: (part: number) => { id: number }, here?: () => void) => {
+    const fail = (how: string) => new Error(`${what}: a worker thread ${how}`);
+    const all = Promise.all(workers.map((w, k) => postToWorkers<R>([w], job(k + first), fail)));
+    all.catch(() => undefined); // awaited below; a throw of `here` must not leave it unhandled
+    if (onCaller) here?.();
+    return (await all).map((replies) => replies[0]);
+  };
+  try {
+    const result = await body(pass);
+    releaseWorkers(script, workers);
+    return result;
+  } catch (e) {
+    terminateWorkers(workers);
+    throw e;
+  }
+}

@@ -8,7 +8,7 @@
  * Node only; answers false where worker threads or the built worker script are missing (the caller then finishes
  * on one thread).
  */
-import { loadNodeThreads, nextMessageId, postToWorkers, releaseWorkers, takeWorkers, terminateWorkers } from '../cpu/threads.js';
+import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
 import { sortEqualWeightRunsFrom, type EdgeList } from './edges.cpu.js';
 import { neighbourWorkerScript } from './neighbours.threads.js';
 
@@ -68,28 +68,16 @@ export async function finishReadbackThreaded(pairs: Uint32Array, edges: EdgeList
   const parts = Math.max(1, Math.min(threads, Math.floor(m / 65536)));
   const arrays = [pairs, edges.sources, edges.targets, edges.weights];
   if (parts < 2 || !arrays.every((a) => a.buffer instanceof SharedArrayBuffer)) return false;
-  const node = await loadNodeThreads();
-  const script = neighbourWorkerScript();
-  if (node === null || script === null || !node.exists(script)) return false;
-  const workers = takeWorkers(node, script, parts - 1);
   const bound = (j: number) => Math.floor((m * j) / parts);
-  const run = async (pass: ReadbackJob['pass']) => {
-    const id = nextMessageId();
-    const pending = workers.map((w, j) => {
-      const job: ReadbackJob = { kind: 'readback', id, pass, pairs, edges, e0: bound(j + 1), e1: bound(j + 2) };
-      return postToWorkers<ReadbackReply>([w], job, (what) => new Error(`emst::readback: a worker thread ${what}`));
-    });
-    readbackPass({ pass, pairs, edges, e0: 0, e1: bound(1) });
-    await Promise.all(pending);
-  };
-  try {
-    await run('convert');
-    await run('runs');
-  } catch (e) {
-    terminateWorkers(workers);
-    throw e;
-  }
-  releaseWorkers(script, workers);
+  const done = await splitOnWorkers(neighbourWorkerScript(), parts, true, 'emst::readback', async (pass) => {
+    for (const kind of ['convert', 'runs'] as const) {
+      const id = nextMessageId();
+      const range = (j: number) => ({ pass: kind, pairs, edges, e0: bound(j), e1: bound(j + 1) });
+      await pass<ReadbackReply>((j): ReadbackJob => ({ kind: 'readback', id, ...range(j) }), () => readbackPass(range(0)));
+    }
+    return true;
+  });
+  if (done === null) return false;
   readbackThreadStats.runs++;
   return true;
 }
