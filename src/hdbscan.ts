@@ -86,7 +86,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   const { onProgress, signal } = options;
   const t0 = now();
 
-  // The clustering's arrays (~100 bytes a point) are allocated now and first touched by worker threads while the
+  // The clustering's arrays (~120 bytes a point, the MST's included) are allocated now and first touched by worker threads while the
   // MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every core.
   const dim = options.dim;
   const typed = points instanceof Float32Array || points instanceof Float64Array;

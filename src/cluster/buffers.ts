@@ -24,7 +24,7 @@ export interface ClusterBuffers {
   mst: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array };
   /** singleLinkage's output (n − 1 rows each). */
   linkage: SingleLinkageTree;
-  /** singleLinkage's union-find records (3n). */
+  /** singleLinkage's union-find records (4n words: 16-byte records when it gathers the counts, else 8). */
   unionFind: Int32Array;
   /** singleLinkage's queued counts for condense (linkage.ts, QueuedCounts: n − 1 each). */
   queued: Int32Array;
@@ -51,12 +51,13 @@ export function maxCondensedRows(n: number, minClusterSize: number): number {
 export function allocateClusterBuffers(n: number, minClusterSize: number): ClusterBuffers {
   const m = Math.max(0, n - 1);
   const u32 = (length: number) => new Uint32Array(new SharedArrayBuffer(4 * length));
+  const f32 = (length: number) => new Float32Array(new SharedArrayBuffer(4 * length));
   const f64 = (length: number) => new Float64Array(new SharedArrayBuffer(8 * length));
   const i32 = (length: number) => new Int32Array(new SharedArrayBuffer(4 * length));
   const rowCapacity = maxCondensedRows(n, minClusterSize);
   return {
     n,
-    mst: { sources: u32(m), targets: u32(m), weights: new Float32Array(new SharedArrayBuffer(4 * m)) },
+    mst: { sources: u32(m), targets: u32(m), weights: f32(m) },
     linkage: { left: u32(m), right: u32(m), distance: f64(m), size: u32(m) },
     unionFind: i32(4 * n),
     queued: i32(m),

@@ -33,17 +33,13 @@ export function clusterFromMst(mst: MstEdges, n: number, options: ClusterOptions
  * `clusterFromMst` plus each selected cluster's exemplars (what `exemplars(result.condensedTree,
  * result.selectedClusters)` returns), gathered during the labelling pass instead of two more passes over the rows.
  * `exemplarsMs`: the time spent grouping them (gathering is inside `timings.label`).
- *
- * `fromEmst`: the MST is `emst()`'s own result for n points (n − 1 edges, canonical order, endpoints < n), so the
- * pass that checks it is skipped (~0.1–0.3 s at 10^7 points). Only `hdbscan()` says so.
  */
 export function clusterFromMstWithExemplars(
   mst: MstEdges,
   n: number,
   options: ClusterOptions,
-  fromEmst = false,
 ): { result: ClusterResult; exemplars: Uint32Array[]; exemplarsMs: number } {
-  const { result, exemplars, exemplarsMs } = clusterMst(mst, n, options, true, fromEmst);
+  const { result, exemplars, exemplarsMs } = clusterMst(mst, n, options, true);
   return { result, exemplars: exemplars!, exemplarsMs };
 }
 
@@ -51,7 +47,10 @@ export function clusterFromMstWithExemplars(
 export interface ThreadedClustering {
   /** Threads for the labelling pass (the main thread included). */
   threads: number;
-  /** The MST is `emst()`'s own (see clusterFromMstWithExemplars). */
+  /**
+   * The MST is `emst()`'s own result for n points (n − 1 edges, canonical order, endpoints < n), so the pass that
+   * checks it is skipped (~0.1–0.3 s at 10^7 points). Only `hdbscan()` says so.
+   */
   fromEmst: boolean;
   /** Every array the clustering writes, allocated (and touched) ahead for these n and minClusterSize (buffers.ts). */
   buffers?: ClusterBuffers;
@@ -79,7 +78,7 @@ export async function clusterFromMstWithExemplarsThreaded(
   if (buffers && (buffers.n !== n || buffers.rowCapacity < maxCondensedRows(n, resolved.minClusterSize))) {
     throw new Error(`cluster: buffers for ${buffers.n} points given for ${n} points at this minClusterSize.`);
   }
-  const { sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, options, how.fromEmst, buffers, how.gatherMinPoints);
+  const { sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, resolved, how.fromEmst, buffers, how.gatherMinPoints);
   const shared = threads > 1 && n >= minPoints;
   const t3 = now();
   // With every array shared, the runts' points are filled on the threads too.
@@ -125,12 +124,11 @@ const THREADED_MIN_POINTS = 1 << 19;
 function linkMst(
   mst: MstEdges,
   n: number,
-  options: ClusterOptions,
+  resolved: ResolvedClusterOptions,
   fromEmst: boolean,
   buffers?: ClusterBuffers,
   gatherMinPoints = GATHER_MIN_POINTS,
 ) {
-  const resolved = resolveClusterOptions(options);
   const isCanonical = fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);
   const t0 = now();
   const sorted = canonicalMst(mst, isCanonical);
@@ -145,7 +143,7 @@ function linkMst(
       : queuedCounts(n, mcs);
   const linkage = singleLinkage(sorted, n, buffers, counts);
   const t2 = now();
-  return { resolved, sorted, linkage, counts, t0, t1, t2 };
+  return { sorted, linkage, counts, t0, t1, t2 };
 }
 
 function stampLinkage(result: ClusterResult, t0: number, t1: number, t2: number): void {
@@ -155,8 +153,9 @@ function stampLinkage(result: ClusterResult, t0: number, t1: number, t2: number)
   timings.total += t2 - t0;
 }
 
-function clusterMst(mst: MstEdges, n: number, options: ClusterOptions, withExemplars: boolean, fromEmst = false): Clustered {
-  const { resolved, sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, options, fromEmst);
+function clusterMst(mst: MstEdges, n: number, options: ClusterOptions, withExemplars: boolean): Clustered {
+  const resolved = resolveClusterOptions(options);
+  const { sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, resolved, false);
   const clustered = clusterLinkage(linkage, n, resolved, sorted, withExemplars, counts);
   stampLinkage(clustered.result, t0, t1, t2);
   return clustered;

@@ -64,6 +64,7 @@ export function singleLinkage(
   for (let x = 0; x < n; x++) {
     uf[W * x] = -1;
     uf[W * x + 1] = x;
+    if (W === 4) uf[4 * x + 2] = 0; // the same cache line: no reliance on the scratch being zeros
   }
   const mcs = queued ? queued.minClusterSize : 0;
   const q = queued?.q ?? new Int32Array(0);
@@ -122,7 +123,6 @@ export function singleLinkage(
       uf[W * big] = -(sa + sb);
       uf[W * big + 1] = n + i;
       if (W === 4) {
-        // A point's record holds 0 there (fresh memory, or written below before it is read as a root's).
         const qa = uf[4 * ra + 2];
         const qb = uf[4 * rb + 2];
         qLeft[i] = qa;

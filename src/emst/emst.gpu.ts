@@ -160,40 +160,28 @@ export class GpuEmst {
     // Also waits for the rounds Borůvka queued ahead of the last (up to two short chunks, nearly empty).
     lap('emst::readback.sort');
     const { keys, values } = sorted!;
-    if (into && into.edges.sources.length === m && into.scratch.byteLength >= 8 * m) {
-      // Shared arrays (hdbscan's buffers): copy the mapped ranges there, finish on threads.
-      await into.ready;
-      const pairs = new Uint32Array(into.scratch, 0, 2 * m);
-      await Promise.all([
-        this.ctx.readWith(keys, 0, 8 * m, (k) => pairs.set(new Uint32Array(k, 0, 2 * m))),
-        this.ctx.readWith(values, 0, 4 * m, (v) => into.edges.targets.set(new Uint32Array(v, 0, m))),
-      ]);
-      lap('emst::readback.read');
-      if (!(await finishReadbackThreaded(pairs, into.edges, into.threads))) {
-        readbackPass({ pass: 'convert', pairs, edges: into.edges, e0: 0, e1: m });
-        sortEqualWeightRuns(into.edges);
-      }
-      lap('emst::readback.host');
-      return into.edges;
-    }
-    const sources = new Uint32Array(m);
-    const weights = new Float32Array(m);
-    // Straight from the mapped ranges (no intermediate copies: 10^7 edges are 120 MB).
-    const [, targets] = await Promise.all([
+    const shared = into !== undefined && into.edges.sources.length === m && into.scratch.byteLength >= 8 * m;
+    if (shared) await into.ready;
+    const edges: EdgeList = shared
+      ? into.edges
+      : { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
+    // Shared arrays (hdbscan's buffers): the mapped (min end, key) pairs are copied into shared scratch and finished
+    // on threads. Otherwise straight from the mapped ranges (no intermediate copies: 10^7 edges are 120 MB).
+    const pairs = shared ? new Uint32Array(into.scratch, 0, 2 * m) : null;
+    const convert = (words: Uint32Array) => readbackPass({ pass: 'convert', pairs: words, edges, e0: 0, e1: m });
+    await Promise.all([
       this.ctx.readWith(keys, 0, 8 * m, (k) => {
-        const kw = new Uint32Array(k, 0, 2 * m);
-        const kf = new Float32Array(k, 0, 2 * m);
-        // Locals, not the result object's fields: V8 keeps this loop ~2× faster that way (10^7 edges: ~100 ms).
-        for (let e = 0; e < m; e++) {
-          sources[e] = kw[2 * e];
-          weights[e] = Math.sqrt(kf[2 * e + 1]); // rounded to f32 by the store: fround(sqrt(key))
-        }
+        const mapped = new Uint32Array(k, 0, 2 * m);
+        if (pairs) pairs.set(mapped);
+        else convert(mapped);
       }),
-      this.ctx.readWith(values, 0, 4 * m, (v) => new Uint32Array(v, 0, m).slice()),
+      this.ctx.readWith(values, 0, 4 * m, (v) => edges.targets.set(new Uint32Array(v, 0, m))),
     ]);
     lap('emst::readback.read');
-    const edges: EdgeList = { sources, targets, weights };
-    sortEqualWeightRuns(edges);
+    if (!pairs || !(await finishReadbackThreaded(pairs, edges, into!.threads))) {
+      if (pairs) convert(pairs);
+      sortEqualWeightRuns(edges);
+    }
     lap('emst::readback.host');
     return edges;
   }

@@ -38,7 +38,10 @@ export interface ReadbackReply {
   error?: string;
 }
 
-/** One pass over edges [e0, e1) (both sides run it). */
+/**
+ * One pass over edges [e0, e1): both sides run it, and readEdges runs 'convert' on one thread straight from the
+ * mapped range. Locals, not the edge list's fields, inside the loop: V8 keeps it ~2× faster that way.
+ */
 export function readbackPass(job: Pick<ReadbackJob, 'pass' | 'pairs' | 'edges' | 'e0' | 'e1'>): void {
   const { pairs, edges, e0, e1 } = job;
   if (job.pass === 'runs') {
@@ -49,7 +52,7 @@ export function readbackPass(job: Pick<ReadbackJob, 'pass' | 'pairs' | 'edges' |
   const keys = new Float32Array(pairs.buffer, pairs.byteOffset, pairs.length);
   for (let e = e0; e < e1; e++) {
     sources[e] = pairs[2 * e];
-    weights[e] = Math.sqrt(keys[2 * e + 1]); // rounded to f32 by the store: fround(sqrt(key)), as readEdges
+    weights[e] = Math.sqrt(keys[2 * e + 1]); // rounded to f32 by the store: fround(sqrt(key))
   }
 }
 
