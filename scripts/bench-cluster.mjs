@@ -5,7 +5,7 @@
  * versions of src/cluster can be compared for identical output at 10^6–10^7 points.
  *
  *   node scripts/bench-cluster.mjs [--n 1e6,1e7] [--tree random,path,blobs] [--reps 5] [--mcs 15]
- *                                   [--module bundle.mjs] [--cache /tmp/e-work] [--threads N]
+ *                                   [--module bundle.mjs] [--cache /tmp/e-work] [--threads N [--buffers]]
  *
  * Trees (seeded, cached as binary files under --cache):
  * - random: a random recursive tree (vertex i hangs off a uniform vertex below i) with uniform float32 weights;
@@ -16,7 +16,8 @@
  * - normal3d: the same for the hdbscan bench's 3D normal cloud (its `hdbscan-normal3d` suite).
  * Without --module the current src/ is bundled with esbuild into the cache folder and timed. --threads N times
  * `hdbscan()`'s threaded path (the labelling pass on N threads); it needs the built worker script, so it runs the
- * build in dist/ (`npm run build` first) instead of a bundle.
+ * build in dist/ (`npm run build` first) instead of a bundle. --buffers gives it shared buffers as hdbscan() does
+ * (the MST copied into them; single linkage then runs on the threads too, from 2^21 points).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -35,6 +36,7 @@ const reps = Number(opt('reps', '5'));
 const minClusterSize = Number(opt('mcs', '15'));
 const cache = opt('cache', '/tmp/e-work');
 const threads = Number(opt('threads', '0'));
+const withBuffers = args.includes('--buffers');
 mkdirSync(cache, { recursive: true });
 // Bundles import their dependencies from the checkout's node_modules.
 if (!existsSync(join(cache, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(cache, 'node_modules'));
@@ -169,11 +171,20 @@ for (const kind of trees) {
       let found;
       let exemplarsMs;
       if (threads > 0) {
+        let buffers;
+        let edges = mst;
+        if (withBuffers) {
+          buffers = cluster.allocateClusterBuffers(n, minClusterSize);
+          buffers.mst.sources.set(mst.sources);
+          buffers.mst.targets.set(mst.targets);
+          buffers.mst.weights.set(mst.weights);
+          edges = buffers.mst;
+        }
         ({ result, exemplars: found, exemplarsMs } = await cluster.clusterFromMstWithExemplarsThreaded(
-          mst,
+          edges,
           n,
           { minClusterSize },
-          { threads, fromEmst: false },
+          { threads, fromEmst: withBuffers, buffers },
         ));
       } else if (cluster.clusterFromMstWithExemplars) {
         ({ result, exemplars: found, exemplarsMs } = cluster.clusterFromMstWithExemplars(mst, n, { minClusterSize }));

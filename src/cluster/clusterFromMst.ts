@@ -13,6 +13,7 @@ import { fillRuntsThreaded } from './condense.threads.js';
 import { canonicalMst } from './edgeOrder.js';
 import { ExemplarCollector } from './exemplars.js';
 import { queuedCounts, singleLinkage, type QueuedCounts } from './linkage.js';
+import { singleLinkageThreaded } from './linkage.threads.js';
 import { checkLinkageShape, checkMstShape, resolveClusterOptions } from './options.js';
 import { pointResults, type PointResults } from './pointResults.js';
 import { pointResultsThreaded } from './pointResults.threads.js';
@@ -60,6 +61,13 @@ export interface ThreadedClustering {
   gatherMinPoints?: number;
   /** Runts per thread from which condensing's last pass is split (default 4096; tests pass less). */
   minRunts?: number;
+  /**
+   * Points from which single linkage runs on the threads, by chunks of edges, when every array is shared (default
+   * 2^21; tests pass less). Needs `buffers`.
+   */
+  linkageMinPoints?: number;
+  /** Its chunks (default 2 per thread; tests pass others). */
+  linkageChunks?: number;
 }
 
 /**
@@ -78,7 +86,7 @@ export async function clusterFromMstWithExemplarsThreaded(
   if (buffers && (buffers.n !== n || buffers.rowCapacity < maxCondensedRows(n, resolved.minClusterSize))) {
     throw new Error(`cluster: buffers for ${buffers.n} points given for ${n} points at this minClusterSize.`);
   }
-  const { sorted, linkage, counts, t0, t1, t2 } = linkMst(mst, n, resolved, how.fromEmst, buffers, how.gatherMinPoints);
+  const { sorted, linkage, counts, t0, t1, t2 } = await linkMstThreaded(mst, n, resolved, how);
   const shared = threads > 1 && n >= minPoints;
   const t3 = now();
   // With every array shared, the runts' points are filled on the threads too.
@@ -117,6 +125,38 @@ export async function clusterFromMstWithExemplarsThreaded(
  * (10^6 points: linkage 100 → 140–190 ms on the 2-core machine, 61 → 173 ms on the H100's host).
  */
 const GATHER_MIN_POINTS = 1 << 21;
+
+/**
+ * Points from which single linkage runs on the threads (linkage.threads.ts): below, the sequential union-find's
+ * records stay in cache and the threads' extra passes and round trips cost more than they save.
+ */
+const LINKAGE_THREADS_MIN_POINTS = 1 << 21;
+
+/** `linkMst`, with single linkage on the threads where `how` allows it (same rows and counts). */
+async function linkMstThreaded(mst: MstEdges, n: number, resolved: ResolvedClusterOptions, how: ThreadedClustering) {
+  const { threads, buffers, linkageMinPoints = LINKAGE_THREADS_MIN_POINTS } = how;
+  if (buffers === undefined || threads < 2 || n < linkageMinPoints) {
+    return linkMst(mst, n, resolved, how.fromEmst, buffers, how.gatherMinPoints);
+  }
+  const isCanonical = how.fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);
+  const t0 = now();
+  const sorted = canonicalMst(mst, isCanonical);
+  const t1 = now();
+  const mcs = resolved.minClusterSize;
+  const counts: QueuedCounts = {
+    minClusterSize: mcs,
+    q: buffers.queued,
+    ql: buffers.queuedLeft,
+    qr: buffers.queuedRight,
+    splits: 0,
+  };
+  const into = { linkage: buffers.linkage, unionFind: buffers.unionFind, payload: buffers.payload };
+  const linkage =
+    (await singleLinkageThreaded(sorted, n, counts, threads, into, how.linkageChunks)) ??
+    singleLinkage(sorted, n, buffers, counts);
+  const t2 = now();
+  return { sorted, linkage, counts, t0, t1, t2 };
+}
 
 /** Points from which `clusterFromMstWithExemplarsThreaded` labels on several threads. */
 const THREADED_MIN_POINTS = 1 << 19;

@@ -6,7 +6,8 @@
  * per-point work (rounds.cpu.ts) and answer how many were run, and sort one half of the edges at the end.
  * HDBSCAN*'s labelling (src/cluster/pointResults.threads.ts): one range of the condensed tree's rows; and the first
  * touch of its buffers' pages ahead of time (src/cluster/buffers.ts); a range of condensing's runts
- * (src/cluster/condense.threads.ts); a range of the GPU MST's read-back (readback.threads.ts).
+ * (src/cluster/condense.threads.ts); a share of single linkage's steps (src/cluster/linkage.threads.ts); a range of
+ * the GPU MST's read-back (readback.threads.ts).
  *
  * Node only: started by src/cpu/threads.ts, never imported by the library's entry points.
  */
@@ -21,6 +22,7 @@ import {
 } from './boruvka.threads.js';
 import { touchPages, type TouchJob, type TouchReply } from '../cluster/buffers.js';
 import { runFillRuntsJob, type FillRuntsJob, type FillRuntsReply } from '../cluster/condense.threads.js';
+import { runLinkageJob, type LinkageJob, type LinkageReply } from '../cluster/linkage.threads.js';
 import { runPointRowsJob, type PointRowsJob, type PointRowsReply } from '../cluster/pointResults.threads.js';
 import { sortEdgesCanonical } from './edges.cpu.js';
 import { runReadbackJob, type ReadbackJob, type ReadbackReply } from './readback.threads.js';
@@ -43,7 +45,7 @@ const describe = (e: unknown) => {
 };
 
 /** Posts `work()`'s reply, or `failed` with the error's description when it throws. */
-function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | TouchReply | FillRuntsReply | ReadbackReply>(work: () => R, failed: R): void {
+function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | TouchReply | FillRuntsReply | ReadbackReply | LinkageReply>(work: () => R, failed: R): void {
   let reply: R;
   try {
     reply = work();
@@ -53,13 +55,16 @@ function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | Touch
   port.postMessage(reply);
 }
 
-port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob | TouchJob | FillRuntsJob | ReadbackJob) => {
+port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob | TouchJob | FillRuntsJob | ReadbackJob | LinkageJob) => {
   switch (m.kind) {
     case 'readback':
       answer(() => runReadbackJob(m), { id: m.id });
       return;
     case 'fill-runts':
       answer(() => runFillRuntsJob(m), { id: m.id });
+      return;
+    case 'linkage':
+      answer(() => runLinkageJob(m), { id: m.id });
       return;
     case 'touch-pages':
       answer(() => touchPages(m), { id: m.id });

@@ -5,7 +5,8 @@
  * trees with ties, duplicates (λ = ∞) and every selection option whose labelling differs (EOM, leaf, ε, the
  * single root cluster), also when every array comes from buffers allocated ahead and touched by the workers
  * (src/cluster/buffers.ts; the runts' points are then filled on the threads too, condense.threads.ts) and when the
- * linkage gathers condensing's counts (linkage.ts, QueuedCounts). The worker script is bundled from the sources (test/helpers/workers.ts).
+ * linkage gathers condensing's counts (linkage.ts, QueuedCounts), and when single linkage itself runs on the threads by
+ * chunks of edges (linkage.threads.ts, the MST in the buffers as hdbscan() puts it there). The worker script is bundled from the sources (test/helpers/workers.ts).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,6 +15,8 @@ import {
 } from '../../src/cluster/clusterFromMst.js';
 import { maxCondensedRows, prepareClusterBuffers } from '../../src/cluster/buffers.js';
 import { runtThreadStats } from '../../src/cluster/condense.threads.js';
+import { canonicalMst } from '../../src/cluster/edgeOrder.js';
+import { linkageThreadStats } from '../../src/cluster/linkage.threads.js';
 import { pointThreadStats } from '../../src/cluster/pointResults.threads.js';
 import type { ClusterOptions, MstEdges } from '../../src/cluster/types.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -70,13 +73,29 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
           expect(run.result.condensedTree.parent.buffer).toBe(buffers.rows.parent.buffer);
           ahead.push(run);
         }
-        expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 4);
-        expect(runtThreadStats.runs, 'the runts were filled on threads (with buffers)').toBe(runtRuns + 2);
+        // Single linkage on the threads: the canonical MST in the buffers, as hdbscan() has the GPU's read-back put it.
+        const linkageRuns = linkageThreadStats.runs;
+        for (const linkageChunks of [3, 8]) {
+          const prepared = await prepareClusterBuffers(n, options.minClusterSize, 3, 64);
+          await prepared!.touched;
+          const { buffers } = prepared!;
+          const sorted = canonicalMst(mst);
+          buffers.mst.sources.set(sorted.sources);
+          buffers.mst.targets.set(sorted.targets);
+          buffers.mst.weights.set(sorted.weights);
+          const linked = { ...how, buffers, fromEmst: true, linkageMinPoints: 0, linkageChunks };
+          ahead.push(await clusterFromMstWithExemplarsThreaded(buffers.mst, n, options, linked));
+        }
+        expect(linkageThreadStats.runs, 'single linkage ran on the threads').toBe(linkageRuns + 2);
+        expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 6);
+        expect(runtThreadStats.runs, 'the runts were filled on threads (with buffers)').toBe(runtRuns + 4);
         const variants = [
           [plain, 'fresh arrays'],
           [gathered, 'counts gathered by the linkage'],
           [ahead[0], 'buffers ahead'],
           [ahead[1], 'buffers ahead, counts gathered'],
+          [ahead[2], 'single linkage on the threads, 3 chunks'],
+          [ahead[3], 'single linkage on the threads, 8 chunks'],
         ] as const;
         for (const [many, how] of variants) {
           expect(many.result.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
