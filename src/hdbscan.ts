@@ -20,6 +20,7 @@ import { emst, type EmstBackend, type EmstResult } from './emst/emst.js';
 import { AbortError, InputError } from './errors.js';
 import type { GpuContext } from './gpu/context.js';
 import { resolveThreads } from './emst/neighbours.threads.js';
+import { MAX_DEFAULT_HOST_THREADS } from './cpu/threads.js';
 import { coreDistances } from './knn/core.js';
 
 export interface HdbscanOptions extends ClusterOptions {
@@ -41,10 +42,11 @@ export interface HdbscanOptions extends ClusterOptions {
   /** Aborts between Borůvka rounds and before clustering: rejects with AbortError. */
   signal?: AbortSignal;
   /**
-   * Threads for the CPU work: the CPU backend's MST (as `emst`'s `threads`) and, from 2^19 points on, the labelling
-   * pass and the first touch of the clustering's memory while the GPU computes the MST. Then `labels`,
-   * `probabilities`, `outlierScores` and the single-linkage and condensed trees' arrays are views of
-   * SharedArrayBuffers. Default: the available cores, at most 8; Node only (one thread in browsers).
+   * Threads for the CPU work: the CPU backend's MST (as `emst`'s `threads`) and, from 2^19 points on, the first touch
+   * of the clustering's memory while the GPU computes the MST, the MST's read-back, the labelling pass and (from 2^21
+   * points, with ≥ 6 threads) single linkage. Then `labels`, `probabilities`, `outlierScores` and the single-linkage
+   * and condensed trees' arrays are views of SharedArrayBuffers. Default: the available cores, at most 8 for the CPU
+   * backend's MST and at most 16 for the rest; Node only (one thread in browsers).
    */
   threads?: number;
 }
@@ -91,7 +93,8 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   const dim = options.dim;
   const typed = points instanceof Float32Array || points instanceof Float64Array;
   const n = typed && Number.isInteger(dim) && dim > 0 ? Math.floor(points.length / dim) : 0;
-  const threads = await resolveThreads(options.threads, n);
+  // After a GPU MST the host's cores are free for the clustering's passes: up to 16 by default (8 beside a CPU MST).
+  const threads = await resolveThreads(options.threads, n, options.backend === 'cpu' ? undefined : MAX_DEFAULT_HOST_THREADS);
   const prepared =
     options.backend === 'cpu' ? null : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
   const tm = now();

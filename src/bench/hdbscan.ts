@@ -68,9 +68,10 @@ export async function benchHdbscan(
   dim: number,
   kind: GeneratorName,
   reps: number,
+  threads?: number,
 ): Promise<HdbscanBenchRow[]> {
   const points = generate(kind, { n, dim, seed: 1, clusters: 10, noise: 0.1 });
-  const options = { dim, minClusterSize: 15, backend: 'gpu' as const, gpu: ctx };
+  const options = { dim, minClusterSize: 15, backend: 'gpu' as const, gpu: ctx, threads };
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   await hdbscan(points, options); // warm-up: pipelines compiled

@@ -28,6 +28,8 @@ export interface BenchOptions {
   warmup: number;
   json: boolean;
   disableRobustness: boolean;
+  /** Host threads of the hdbscan suites (hdbscan()'s `threads`; its default when absent). */
+  threads?: number;
 }
 
 export async function runBench(names: string[], opts: BenchOptions, log: (s: string) => void): Promise<string> {
@@ -61,11 +63,11 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
       const host = hostSuites[name];
       if (host) {
         for (const n of opts.sizes ?? host.sizes) {
-          const rows = await benchHdbscan(ctx, n, host.dim, host.kind, opts.reps);
+          const rows = await benchHdbscan(ctx, n, host.dim, host.kind, opts.reps, opts.threads);
           const walls = rows.map((r) => r.wallMs).sort((a, b) => a - b);
           const best = rows.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
           log(
-            `${name} n=${n} (minClusterSize 15, end to end from host points to host labels): wall min ` +
+            `${name} n=${n} (minClusterSize 15, end to end from host points to host labels${opts.threads ? `, ${opts.threads} threads` : ''}): wall min ` +
               `${walls[0].toFixed(1)} ms, median ${walls[walls.length >> 1].toFixed(1)} ms (${rows.length} reps) | ` +
               `${best.clusters} clusters, ${best.noise} noise | host memory ${best.hostPeak ? 'peak' : 'growth'} ${Math.max(...rows.map((r) => r.hostBytesPerPoint)).toFixed(0)} B/point (most of any repetition)\n` +
               `  phases (ms): ${Object.entries(best.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`,

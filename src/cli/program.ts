@@ -92,8 +92,9 @@ export function buildProgram(io: CliIo = processIo): Command {
     .option('--warmup <k>', 'untimed warm-up runs', positiveInt, 3)
     .option('--json', 'print the figures as JSON on stdout')
     .option('--disable-robustness', "Dawn's disable_robustness toggle (no bounds clamping)")
+    .option('--threads <n>', "host threads of the hdbscan-* suites (hdbscan()'s `threads`; default: its own)", positiveInt)
     .addHelpText('after', '\nExamples:\n  $ treeline bench copy scan --n 268435456\n  $ treeline bench radix64 --reps 20 --json > r.json')
-    .action(async (names: string[], opts: { n?: number[]; input?: string[]; reps: number; warmup: number; json?: boolean; disableRobustness?: boolean }) => {
+    .action(async (names: string[], opts: { n?: number[]; input?: string[]; reps: number; warmup: number; json?: boolean; disableRobustness?: boolean; threads?: number }) => {
       const json = await runBench(names, {
         sizes: opts.n,
         inputs: opts.input,
@@ -101,6 +102,7 @@ export function buildProgram(io: CliIo = processIo): Command {
         warmup: opts.warmup,
         json: !!opts.json,
         disableRobustness: !!opts.disableRobustness,
+        threads: opts.threads,
       }, log);
       if (json) out(json);
     });

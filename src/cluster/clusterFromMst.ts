@@ -63,7 +63,7 @@ export interface ThreadedClustering {
   minRunts?: number;
   /**
    * Points from which single linkage runs on the threads, by chunks of edges, when every array is shared (default
-   * 2^21; tests pass less). Needs `buffers`.
+   * 2^21; tests pass less). Needs `buffers` and ≥ 6 threads.
    */
   linkageMinPoints?: number;
   /** Its chunks (default 2 per thread; tests pass others). */
@@ -132,10 +132,17 @@ const GATHER_MIN_POINTS = 1 << 21;
  */
 const LINKAGE_THREADS_MIN_POINTS = 1 << 21;
 
+/**
+ * Threads from which single linkage runs on them: the chunked algorithm does ~2.5× the sequential union-find's
+ * work, so fewer threads lose (10^7 points on the H100's host: 1.1–1.3 s on one thread; 1.8–2.0 s on 2, 0.87–1.1 s
+ * on 4, 0.50–0.66 s on 8, 0.34–0.42 s on 16).
+ */
+const LINKAGE_MIN_THREADS = 6;
+
 /** `linkMst`, with single linkage on the threads where `how` allows it (same rows and counts). */
 async function linkMstThreaded(mst: MstEdges, n: number, resolved: ResolvedClusterOptions, how: ThreadedClustering) {
   const { threads, buffers, linkageMinPoints = LINKAGE_THREADS_MIN_POINTS } = how;
-  if (buffers === undefined || threads < 2 || n < linkageMinPoints) {
+  if (buffers === undefined || threads < LINKAGE_MIN_THREADS || n < linkageMinPoints) {
     return linkMst(mst, n, resolved, how.fromEmst, buffers, how.gatherMinPoints);
   }
   const isCanonical = how.fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);

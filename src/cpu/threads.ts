@@ -50,10 +50,17 @@ async function loadNode(): Promise<NodeThreads | null> {
 /** Most threads the default uses (more cores than this help the k-NN phase little against Borůvka's serial rounds). */
 export const MAX_DEFAULT_THREADS = 8;
 
-/** The default thread count: min(available parallelism, 8) from `minPoints` points on, else 1. */
-export function defaultThreads(node: NodeThreads | null, n: number, minPoints: number): number {
+/**
+ * Most threads hdbscan()'s clustering after a GPU MST uses by default: its passes (single linkage by chunks,
+ * labelling, read-back) scale on to 16 cores (10^7 points on the H100's 16-core host: 8 → 16 threads, the linkage
+ * 0.50–0.53 → 0.34–0.42 s; bench/RESULTS.md, issue 5).
+ */
+export const MAX_DEFAULT_HOST_THREADS = 16;
+
+/** The default thread count: min(available parallelism, `max`, default 8) from `minPoints` points on, else 1. */
+export function defaultThreads(node: NodeThreads | null, n: number, minPoints: number, max = MAX_DEFAULT_THREADS): number {
   if (node === null || n < minPoints) return 1;
-  return Math.min(node.parallelism, MAX_DEFAULT_THREADS);
+  return Math.min(node.parallelism, max);
 }
 
 /** Idle workers kept per script beyond this are terminated. */

@@ -87,15 +87,15 @@ export function neighbourWorkerScript(): URL | null {
   return workerScript;
 }
 
-/** The thread count for n points: `requested`, else min(available parallelism, 8) from THREADED_MIN_POINTS on. */
-export async function resolveThreads(requested: number | undefined, n: number): Promise<number> {
+/** The thread count for n points: `requested`, else min(available parallelism, `max` (8)) from THREADED_MIN_POINTS on. */
+export async function resolveThreads(requested: number | undefined, n: number, max?: number): Promise<number> {
   if (requested !== undefined) {
     if (!Number.isInteger(requested) || requested < 1) {
       throw new InputError(`Expected threads to be an integer >= 1, got ${requested}.`);
     }
     return requested;
   }
-  return defaultThreads(await loadNodeThreads(), n, THREADED_MIN_POINTS);
+  return defaultThreads(await loadNodeThreads(), n, THREADED_MIN_POINTS, max);
 }
 
 /** Worker threads taken for one emst run: its k-NN phase, then its Borůvka rounds (boruvka.threads.ts). */

@@ -83,12 +83,21 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
           buffers.mst.sources.set(sorted.sources);
           buffers.mst.targets.set(sorted.targets);
           buffers.mst.weights.set(sorted.weights);
-          const linked = { ...how, buffers, fromEmst: true, linkageMinPoints: 0, linkageChunks };
+          const linked = { ...how, threads: 6, buffers, fromEmst: true, linkageMinPoints: 0, linkageChunks };
           ahead.push(await clusterFromMstWithExemplarsThreaded(buffers.mst, n, options, linked));
         }
         expect(linkageThreadStats.runs, 'single linkage ran on the threads').toBe(linkageRuns + 2);
-        expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 6);
-        expect(runtThreadStats.runs, 'the runts were filled on threads (with buffers)').toBe(runtRuns + 4);
+        // Below 6 threads the sequential union-find runs (the chunks' extra work would not pay).
+        const few = await prepareClusterBuffers(n, options.minClusterSize, 3, 64);
+        await few!.touched;
+        few!.buffers.mst.sources.set(canonicalMst(mst).sources);
+        few!.buffers.mst.targets.set(canonicalMst(mst).targets);
+        few!.buffers.mst.weights.set(canonicalMst(mst).weights);
+        const fewHow = { ...how, threads: 5, buffers: few!.buffers, fromEmst: true, linkageMinPoints: 0 };
+        ahead.push(await clusterFromMstWithExemplarsThreaded(few!.buffers.mst, n, options, fewHow));
+        expect(linkageThreadStats.runs, 'not with 5 threads').toBe(linkageRuns + 2);
+        expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 7);
+        expect(runtThreadStats.runs, 'the runts were filled on threads (with buffers)').toBe(runtRuns + 5);
         const variants = [
           [plain, 'fresh arrays'],
           [gathered, 'counts gathered by the linkage'],
@@ -96,6 +105,7 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
           [ahead[1], 'buffers ahead, counts gathered'],
           [ahead[2], 'single linkage on the threads, 3 chunks'],
           [ahead[3], 'single linkage on the threads, 8 chunks'],
+          [ahead[4], 'sequential linkage into the buffers, 5 threads'],
         ] as const;
         for (const [many, how] of variants) {
           expect(many.result.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
