@@ -6,6 +6,7 @@
  *
  *   node scripts/bench-cluster.mjs [--n 1e6,1e7] [--tree random,path,blobs] [--reps 5] [--mcs 15]
  *                                   [--module bundle.mjs] [--cache /tmp/e-work] [--threads N [--buffers]]
+ *                                   [--linkage-min points]
  *
  * Trees (seeded, cached as binary files under --cache):
  * - random: a random recursive tree (vertex i hangs off a uniform vertex below i) with uniform float32 weights;
@@ -17,7 +18,7 @@
  * Without --module the current src/ is bundled with esbuild into the cache folder and timed. --threads N times
  * `hdbscan()`'s threaded path (the labelling pass on N threads); it needs the built worker script, so it runs the
  * build in dist/ (`npm run build` first) instead of a bundle. --buffers gives it shared buffers as hdbscan() does
- * (the MST copied into them; single linkage then runs on the threads too, from 2^21 points).
+ * (the MST copied into them; single linkage then runs on the threads too, from 2^19 points or --linkage-min).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,7 @@ const minClusterSize = Number(opt('mcs', '15'));
 const cache = opt('cache', '/tmp/e-work');
 const threads = Number(opt('threads', '0'));
 const withBuffers = args.includes('--buffers');
+const linkageMin = opt('linkage-min', null);
 mkdirSync(cache, { recursive: true });
 // Bundles import their dependencies from the checkout's node_modules.
 if (!existsSync(join(cache, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(cache, 'node_modules'));
@@ -184,7 +186,7 @@ for (const kind of trees) {
           edges,
           n,
           { minClusterSize },
-          { threads, fromEmst: withBuffers, buffers },
+          { threads, fromEmst: withBuffers, buffers, linkageMinPoints: linkageMin === null ? undefined : Number(linkageMin) },
         ));
       } else if (cluster.clusterFromMstWithExemplars) {
         ({ result, exemplars: found, exemplarsMs } = cluster.clusterFromMstWithExemplars(mst, n, { minClusterSize }));

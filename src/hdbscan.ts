@@ -43,8 +43,8 @@ export interface HdbscanOptions extends ClusterOptions {
   signal?: AbortSignal;
   /**
    * Threads for the CPU work: the CPU backend's MST (as `emst`'s `threads`) and, from 2^19 points on, the first touch
-   * of the clustering's memory while the GPU computes the MST, the MST's read-back, the labelling pass and (from 2^21
-   * points, with ≥ 6 threads) single linkage. Then `labels`, `probabilities`, `outlierScores` and the single-linkage
+   * of the clustering's memory while the GPU computes the MST, the MST's read-back, the labelling pass and (with ≥ 6
+   * threads) single linkage. Then `labels`, `probabilities`, `outlierScores` and the single-linkage
    * and condensed trees' arrays are views of SharedArrayBuffers. Default: the available cores, at most 8 for the CPU
    * backend's MST and at most 16 for the rest; Node only (one thread in browsers).
    */

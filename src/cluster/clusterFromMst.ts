@@ -63,7 +63,7 @@ export interface ThreadedClustering {
   minRunts?: number;
   /**
    * Points from which single linkage runs on the threads, by chunks of edges, when every array is shared (default
-   * 2^21; tests pass less). Needs `buffers` and ≥ 6 threads.
+   * 2^19; tests pass less). Needs `buffers` and ≥ 6 threads.
    */
   linkageMinPoints?: number;
   /** Its chunks (default 2 per thread; tests pass others). */
@@ -127,10 +127,11 @@ export async function clusterFromMstWithExemplarsThreaded(
 const GATHER_MIN_POINTS = 1 << 21;
 
 /**
- * Points from which single linkage runs on the threads (linkage.threads.ts): below, the sequential union-find's
- * records stay in cache and the threads' extra passes and round trips cost more than they save.
+ * Points from which single linkage runs on the threads (linkage.threads.ts), as hdbscan() prepares its buffers:
+ * at 10^6 points on the H100's host, 8–16 threads, the linkage 90–98 → 56–92 ms and the whole clustering after
+ * the MST 208–245 → 156–200 ms (its counts gathered for condensing; scripts/bench-cluster.mjs --linkage-min).
  */
-const LINKAGE_THREADS_MIN_POINTS = 1 << 21;
+const LINKAGE_THREADS_MIN_POINTS = 1 << 19;
 
 /**
  * Threads from which single linkage runs on them: the chunked algorithm does ~2.5× the sequential union-find's
