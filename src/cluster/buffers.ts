@@ -30,7 +30,11 @@ export interface ClusterBuffers {
   queued: Int32Array;
   queuedLeft: Int32Array;
   queuedRight: Int32Array;
-  /** condense's scratch: slot payloads (16 bytes a merge), deferred runts (n). */
+  /**
+   * condense's scratch: slot payloads (its first 16 bytes a merge; also the read-back's and the threaded linkage's
+   * scratch before), deferred runts (n). The union-find, the queued counts and the deferred runts lie in the same
+   * buffer after the payloads (see allocateClusterBuffers).
+   */
   payload: SharedArrayBuffer;
   deferred: Uint32Array;
   /** condense's rows, room for `rowCapacity`. */
@@ -55,16 +59,33 @@ export function allocateClusterBuffers(n: number, minClusterSize: number): Clust
   const f64 = (length: number) => new Float64Array(new SharedArrayBuffer(8 * length));
   const i32 = (length: number) => new Int32Array(new SharedArrayBuffer(4 * length));
   const rowCapacity = maxCondensedRows(n, minClusterSize);
+  // The scratch arrays share one buffer, the payloads first (their users view it from offset 0). One large buffer
+  // rather than several: glibc serves allocations under its mmap threshold (up to 32 MiB) from freed heap memory,
+  // which calloc then clears on this thread (~20–40 ms for hdbscan's scratch at 10^6 points on a second call); a
+  // larger one comes from the OS as untouched zero pages, first touched by the workers.
+  const payloadBytes = 16 * m;
+  const scratch = new SharedArrayBuffer(8 * Math.ceil((payloadBytes + 4 * (4 * n + 3 * m + n)) / 8));
+  let offset = payloadBytes;
+  const scratchI32 = (length: number) => {
+    const view = new Int32Array(scratch, offset, length);
+    offset += 4 * length;
+    return view;
+  };
+  const unionFind = scratchI32(4 * n);
+  const queued = scratchI32(m);
+  const queuedLeft = scratchI32(m);
+  const queuedRight = scratchI32(m);
+  const deferred = new Uint32Array(scratch, offset, n);
   return {
     n,
     mst: { sources: u32(m), targets: u32(m), weights: f32(m) },
     linkage: { left: u32(m), right: u32(m), distance: f64(m), size: u32(m) },
-    unionFind: i32(4 * n),
-    queued: i32(m),
-    queuedLeft: i32(m),
-    queuedRight: i32(m),
-    payload: new SharedArrayBuffer(16 * m),
-    deferred: u32(n),
+    unionFind,
+    queued,
+    queuedLeft,
+    queuedRight,
+    payload: scratch,
+    deferred,
     rows: { parent: u32(rowCapacity), child: u32(rowCapacity), lambda: f64(rowCapacity), childSize: u32(rowCapacity) },
     rowCapacity,
     labels: i32(n),
@@ -76,9 +97,9 @@ export function allocateClusterBuffers(n: number, minClusterSize: number): Clust
 /** Every SharedArrayBuffer of `b`. */
 function buffersOf(b: ClusterBuffers): SharedArrayBuffer[] {
   const { linkage: l, rows: r, mst } = b;
-  const arrays: ArrayBufferView[] = [l.left, l.right, l.distance, l.size, b.unionFind, b.queued, b.queuedLeft];
-  arrays.push(b.queuedRight, b.deferred, r.parent, r.child, r.lambda, r.childSize, b.labels, b.probabilities);
-  arrays.push(b.outlierScores, mst.sources, mst.targets, mst.weights);
+  const arrays: ArrayBufferView[] = [l.left, l.right, l.distance, l.size, r.parent, r.child, r.lambda, r.childSize];
+  arrays.push(b.labels, b.probabilities, b.outlierScores, mst.sources, mst.targets, mst.weights);
+  // The scratch arrays are views of the payload's buffer.
   return [...arrays.map((a) => a.buffer as SharedArrayBuffer), b.payload];
 }
 

@@ -142,9 +142,10 @@ function layOut(
 ): Layout {
   const { left, right, distance, size } = tree;
   const root = n - 2;
-  const payload = room ?? new ArrayBuffer(16 * q[root]);
-  const slotLambda = new Float64Array(payload);
-  const slotWord = new Uint32Array(payload);
+  const slots = q[root];
+  const payload = room ?? new ArrayBuffer(16 * slots);
+  const slotLambda = new Float64Array(payload, 0, 2 * slots);
+  const slotWord = new Uint32Array(payload, 0, 4 * slots);
   const splitTable = new Uint32Array(3 * splits);
   let nextSplit = 0;
   q[root] = 0;
