@@ -9,7 +9,7 @@
  */
 import { maxCondensedRows, type ClusterBuffers } from './buffers.js';
 import { condense, fillRunts, type Condensed } from './condense.js';
-import { fillRuntsThreaded } from './condense.threads.js';
+import { fillRuntsThreaded, layOutThreaded } from './condense.threads.js';
 import { canonicalMst } from './edgeOrder.js';
 import { ExemplarCollector } from './exemplars.js';
 import { queuedCounts, singleLinkage, type QueuedCounts } from './linkage.js';
@@ -91,7 +91,13 @@ export async function clusterFromMstWithExemplarsThreaded(
   const t3 = now();
   // With every array shared, the runts' points are filled on the threads too.
   const mcs = resolved.minClusterSize;
-  const condensed = condense(linkage, n, mcs, { shared, buffers, counts, deferRunts: shared && buffers !== undefined });
+  // With the counts gathered, condensing's layout runs on the threads too (condense.layout.ts).
+  const layout =
+    shared && buffers && counts && threads >= THREADED_STEPS_MIN_THREADS
+      ? ((await layOutThreaded(linkage, n, counts, buffers, threads, how.linkageChunks)) ?? undefined)
+      : undefined;
+  const deferRunts = shared && buffers !== undefined;
+  const condensed = condense(linkage, n, mcs, { shared, buffers, counts, deferRunts, layout });
   const runts = condensed.runts;
   if (runts) {
     const child = condensed.tree.child;
@@ -134,16 +140,16 @@ const GATHER_MIN_POINTS = 1 << 21;
 const LINKAGE_THREADS_MIN_POINTS = 1 << 19;
 
 /**
- * Threads from which single linkage runs on them: the chunked algorithm does ~2.5× the sequential union-find's
- * work, so fewer threads lose (10^7 points on the H100's host: 1.1–1.3 s on one thread; 1.8–2.0 s on 2, 0.87–1.1 s
+ * Threads from which single linkage and condensing's layout run on them: the chunked linkage does ~2.5× the
+ * sequential union-find's work, so fewer threads lose (10^7 points on the H100's host: 1.1–1.3 s on one thread; 1.8–2.0 s on 2, 0.87–1.1 s
  * on 4, 0.50–0.66 s on 8, 0.34–0.42 s on 16).
  */
-const LINKAGE_MIN_THREADS = 6;
+const THREADED_STEPS_MIN_THREADS = 6;
 
 /** `linkMst`, with single linkage on the threads where `how` allows it (same rows and counts). */
 async function linkMstThreaded(mst: MstEdges, n: number, resolved: ResolvedClusterOptions, how: ThreadedClustering) {
   const { threads, buffers, linkageMinPoints = LINKAGE_THREADS_MIN_POINTS } = how;
-  if (buffers === undefined || threads < LINKAGE_MIN_THREADS || n < linkageMinPoints) {
+  if (buffers === undefined || threads < THREADED_STEPS_MIN_THREADS || n < linkageMinPoints) {
     return linkMst(mst, n, resolved, how.fromEmst, buffers, how.gatherMinPoints);
   }
   const isCanonical = how.fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);

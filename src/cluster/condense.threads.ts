@@ -1,6 +1,6 @@
 /**
- * The last pass of condensing (`fillRunts`, condense.ts: the points of every runt of ≥ 2 points, found by walking
- * its subtree) split across Node worker threads: each thread takes a contiguous range of the deferred runts, whose
+ * Condensing's layout (condense.layout.ts) on Node worker threads, and its last pass (`fillRunts`, condense.ts: the
+ * points of every runt of ≥ 2 points, found by walking its subtree) split across them: each thread takes a contiguous range of the deferred runts, whose
  * rows are disjoint, so the rows come out as one thread writes them. Its reads are cache misses into the linkage
  * (~0.1–0.15 s at 10^7 points on one core). Every array must lie in shared memory (buffers.ts).
  *
@@ -9,7 +9,20 @@
  */
 import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
 import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
-import { fillRunts, type DeferredRunts } from './condense.js';
+import { fillRunts, type DeferredRunts, type Layout } from './condense.js';
+import {
+  anchorSlots,
+  firstSplits,
+  layoutArrays,
+  linkParents,
+  mergeRanges,
+  relativeSlots,
+  writePayloads,
+  type LayoutArrays,
+} from './condense.layout.js';
+import type { ClusterBuffers } from './buffers.js';
+import type { QueuedCounts } from './linkage.js';
+import type { SingleLinkageTree } from './types.js';
 
 /** One range of runts as a worker receives it. */
 export interface FillRuntsJob {
@@ -71,4 +84,91 @@ export async function fillRuntsThreaded(
   if (done === null) return false;
   runtThreadStats.runs++;
   return true;
+}
+
+type LayoutStep = 'parents' | 'relative' | 'payloads';
+
+/** One thread's share of a layout step: (from, to, first split) triples. */
+export interface LayoutJob {
+  kind: 'condense-layout';
+  id: number;
+  step: LayoutStep;
+  arrays: LayoutArrays;
+  ranges: number[];
+}
+
+export interface LayoutReply {
+  id: number;
+  error?: string;
+  splits?: number[];
+  anchors?: Int32Array[];
+}
+
+/** Runs one share of a layout step (the worker's side, and the calling thread's). */
+export function runLayoutJob(job: { id: number; step: LayoutStep; arrays: LayoutArrays; ranges: number[] }): LayoutReply {
+  const { step, arrays: a, ranges } = job;
+  const splits: number[] = [];
+  const anchors: Int32Array[] = [];
+  for (let j = 0; j < ranges.length; j += 3) {
+    if (step === 'parents') splits.push(linkParents(a, ranges[j], ranges[j + 1]));
+    else if (step === 'relative') anchors.push(relativeSlots(a, ranges[j], ranges[j + 1]));
+    else writePayloads(a, ranges[j], ranges[j + 1], ranges[j + 2]);
+  }
+  return { id: job.id, splits, anchors };
+}
+
+/** Counts of the threaded layout, for tests that must know it ran (cumulative per process). */
+export const layoutThreadStats = { runs: 0 };
+
+/**
+ * Condensing's layout on `threads` threads (the calling one included), by `chunks` chunks of merges (default 2 per
+ * thread), into the buffers' payload; null where it cannot run (no workers, or an array not shared).
+ */
+export async function layOutThreaded(
+  tree: SingleLinkageTree,
+  n: number,
+  counts: QueuedCounts,
+  buffers: ClusterBuffers,
+  threads: number,
+  chunks = 2 * threads,
+): Promise<Layout | null> {
+  const m = n - 1;
+  if (threads < 2 || n < 3) return null;
+  const splitTable = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, 3 * counts.splits)));
+  const a = { ...layoutArrays(tree, n, counts.minClusterSize, counts, counts.splits, buffers.unionFind, buffers.payload) };
+  a.splitTable = splitTable.subarray(0, 3 * counts.splits);
+  const views = [a.left, a.right, a.distance, a.size, a.ql, a.qr, a.rel, a.parent, a.slotLambda];
+  if (!views.every((v) => v.buffer instanceof SharedArrayBuffer)) return null;
+  const T = threads;
+  const ranges = mergeRanges(m, T);
+  const bounds = mergeRanges(m, chunks);
+  const K = bounds.length - 1;
+  const byRange = (first?: number[]) =>
+    Array.from({ length: T }, (_, p) => (p + 1 < ranges.length ? [ranges[p], ranges[p + 1], first?.[p] ?? 0] : []));
+  const byChunk: number[][] = Array.from({ length: T }, () => []);
+  for (let k = 0; k < K; k++) byChunk[k % T].push(bounds[k], bounds[k + 1], 0);
+  const done = await splitOnWorkers(neighbourWorkerScript(), T, true, 'cluster::condense', async (pass) => {
+    const run = async (step: LayoutStep, shares: number[][]): Promise<LayoutReply[]> => {
+      const id = nextMessageId();
+      let mine: LayoutReply | null = null;
+      const replies = await pass<LayoutReply>(
+        (p) => ({ kind: 'condense-layout', id, step, arrays: a, ranges: shares[p] }) as LayoutJob,
+        () => {
+          mine = runLayoutJob({ id, step, arrays: a, ranges: shares[0] });
+        },
+      );
+      return [mine!, ...replies];
+    };
+    const counted = await run('parents', byRange());
+    const splits = counted.map((r) => r.splits?.[0] ?? 0);
+    const related = await run('relative', byChunk);
+    const anchors: Int32Array[] = new Array(K);
+    related.forEach((reply, p) => reply.anchors!.forEach((list, j) => (anchors[p + j * T] = list)));
+    anchorSlots(a, anchors);
+    await run('payloads', byRange(firstSplits(splits)));
+    return true;
+  });
+  if (done === null) return null;
+  layoutThreadStats.runs++;
+  return { slotLambda: a.slotLambda, slotWord: a.slotWord, splitTable: a.splitTable };
 }

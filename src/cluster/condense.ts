@@ -69,6 +69,8 @@ export interface CondenseOptions {
    * for the caller to fill with `fillRunts` (on several threads: condense.threads.ts).
    */
   deferRunts?: boolean;
+  /** The layout, already made (condense.layout.ts, on threads: condense.threads.ts); `counts` must be given too. */
+  layout?: Layout;
 }
 
 /** Runts whose points are still to be written: (top node, first row) pairs. */
@@ -89,10 +91,11 @@ export function condense(
   if (counts && counts.minClusterSize !== minClusterSize) {
     throw new Error(`cluster::condense: counts for minClusterSize ${counts.minClusterSize}, not ${minClusterSize}.`);
   }
+  if (options.layout && !counts) throw new Error('cluster::condense: a layout given without its counts.');
   // One function per pass.
   const q = counts?.q ?? buffers?.queued ?? new Int32Array(n - 1);
   const splits = counts ? counts.splits : countQueued(tree, n, minClusterSize, q);
-  const layout = layOut(tree, n, minClusterSize, q, splits, buffers?.payload, counts);
+  const layout = options.layout ?? layOut(tree, n, minClusterSize, q, splits, buffers?.payload, counts);
   return sweep(tree, n, minClusterSize, layout, splits, shared, buffers, deferRunts);
 }
 
@@ -117,7 +120,7 @@ function countQueued(tree: SingleLinkageTree, n: number, mcs: number, q: Int32Ar
 }
 
 /** The queued merges laid out in preorder: each slot's payload and the split table. */
-interface Layout {
+export interface Layout {
   /** Slot s: λ at [2s]. */
   slotLambda: Float64Array;
   /** Slot s: a at [4s + 2], b at [4s + 3] (see SPLIT, ONE_RUNT above). */
