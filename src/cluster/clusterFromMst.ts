@@ -165,9 +165,9 @@ async function linkMstThreaded(mst: MstEdges, n: number, resolved: ResolvedClust
     splits: 0,
   };
   const into = { linkage: buffers.linkage, unionFind: buffers.unionFind, payload: buffers.payload };
-  const linkage =
-    (await singleLinkageThreaded(sorted, n, counts, threads, into, how.linkageChunks)) ??
-    singleLinkage(sorted, n, buffers, counts);
+  const linkage = await singleLinkageThreaded(sorted, n, counts, threads, into, how.linkageChunks);
+  // Not on the threads (no workers, or an array not shared): the one-thread path, as below the thresholds.
+  if (linkage === null) return linkMst(sorted, n, resolved, true, buffers, how.gatherMinPoints);
   const t2 = now();
   return { sorted, linkage, counts, t0, t1, t2 };
 }

@@ -9,26 +9,33 @@
  * from a union-find over chunk k's edges alone, on P_k's components as vertices ("slots": one per edge end, the
  * ends in one P_k component joined from the start), given each P_k component's last edge and size.
  *
- * 1. For k = 0 … K−1, three passes over chunk k's edges, each split across the threads (a shared union-find on the
- *    points, changed with atomic operations; its result does not depend on the threads' timing):
- *    claim — each end's P_k root; the first end of a root in the chunk (compare-and-swap) becomes its slot's
- *            representative and takes the component's node and size; the other ends point at it;
- *    unite — links the roots of every edge's ends (P_{k+1});
- *    settle — each merged component's size (atomic add) and last edge (atomic max) at its new root.
- * 2. Each chunk's rows by a sequential union-find over its slots (chunks on different threads at once): the left
- *    and right nodes, sizes, and each component's queued count as far as the chunk sees it (counts from earlier
- *    chunks taken as 0). It also lists which of its final components took in a P_k component of ≥ minClusterSize
- *    points (1–3 % of the edges at 10^7 points).
- * 3. On one thread, chunk by chunk: each final component's count gains those of the earlier chunks' components it
- *    took in (their counts are final by then).
- * 4. Each chunk's queued counts from its rows, in index order (chunks on different threads at once), and the
- *    distances.
+ * 1. For k = 0 … K−1, two passes over chunk k's edges, each split across the threads, on a shared union-find of the
+ *    points (what it computes does not depend on the threads' timing):
+ *    claim — each end's P_k root; each root's record names one slot of the chunk (the last of its ends' plain
+ *            writes), and a root claimed in an earlier chunk (a component of ≥ 2 points) leaves that chunk's slot
+ *            in the end's node word;
+ *    unite — each end's slot points at its root's slot (the representative), and the P_k roots of every edge's ends
+ *            are linked (compare-and-swap, the larger root id under the smaller: concurrent links make no cycle).
+ * 2. Each chunk's rows by a sequential union-find over its slots (chunks on different threads at once): left and
+ *    right nodes and sizes counting the chunk's own points; a row whose child is an earlier component is pending.
+ * 3. On one thread, chunk by chunk: a pending row's child is the final representative of the slot its root kept
+ *    (the last chunk that grew that component), and the chunk's final component holding it gains its size.
+ * 4. Each chunk's sizes from its rows, and queued counts as far as the chunk sees them (threads at once).
+ * 5. On one thread, chunk by chunk: each final component's count gains its earlier components' counts.
+ * 6. Each chunk's final counts and the distances (threads at once).
+ * Steps 4 and 6 read an earlier chunk's final rows while that chunk's own thread rewrites them: with the value
+ * steps 3 and 5 already stored there (sizes and counts of rows add up across chunks), so either read is right.
  *
- * Scratch (buffers.ts's arrays, free at this point): the shared union-find in the 4n-word union-find buffer, one
- * interleaved 16-byte record per point | parent (−1: a root) | size | last edge (−1: none) | first slot claimed in
- * the current chunk |; the slots' parents (−size at a representative) and nodes in condensing's payload (16 bytes a
- * merge, 16 needed); the slots' queued counts over the distances (written last); each end's root in left / right
- * (written over in step 2).
+ * Scratch (buffers.ts's arrays, free at this point): the shared union-find in the union-find buffer, one 8-byte
+ * record per point | parent (−1: a root) | slot claimed in the current chunk (−1: none yet) |; the slots' parents
+ * (−1 − size at a representative) and nodes in condensing's payload (16 bytes a merge); each end's root in left /
+ * right (written over in step 2).
+ *
+ * Important! claim's racing plain writes: the JS memory model gives plain writes to one word no order that every
+ * thread must agree on, but every engine compiles them to plain stores, which cache coherence orders, and the
+ * pass ends with a message round trip (a full barrier), after which every end reads the same last value. A
+ * compare-and-swap there (first writer wins) made the pass ~2.5× slower on one thread (the locked instruction
+ * waits for every load before it).
  */
 import { InputError } from '../errors.js';
 import type { QueuedCounts } from './linkage.js';
@@ -57,7 +64,7 @@ export interface ChunkedLinkage {
 
 /** The chunks' first edges and the end: K + 1 bounds over m edges. */
 export function chunkBounds(m: number, chunks: number): number[] {
-  const k = Math.max(1, Math.min(chunks, m));
+  const k = Math.max(1, Math.min(Number.isFinite(chunks) ? Math.floor(chunks) : 1, m));
   return Array.from({ length: k + 1 }, (_, i) => Math.floor((m * i) / k));
 }
 
@@ -153,7 +160,8 @@ export function uniteRoots(a: ChunkedLinkage, f0: number, f1: number): void {
 
 /**
  * What step 2 answers for a chunk: its rows whose child is an earlier chunk's component, as (edge · 2 + side,
- * that component's slot in its last chunk, the final slot of this chunk that took it in — filled by step 3).
+ * that component's slot in its last chunk, the node (n + row) of this chunk's final component that took it in —
+ * filled by step 3).
  */
 export interface ChunkLinks {
   pending: Int32Array;

@@ -80,9 +80,12 @@ export async function singleLinkageThreaded(
   into: { linkage: SingleLinkageTree; unionFind: Int32Array; payload: SharedArrayBuffer },
   chunks = CHUNKS_PER_THREAD * threads,
 ): Promise<SingleLinkageTree | null> {
+  // Slots (2f + side < 2^31) and their marks (−2 − slot) fit 32 bits up to 2^30 points.
+  if (threads < 2 || n < 2 || n > 2 ** 30) return null;
   const a = chunkedLinkageArrays(mst, n, counts, into);
   const views = [a.sources, a.targets, a.weights, a.left, a.right, a.distance, a.size, a.q, a.ql, a.qr, a.uf];
-  if (threads < 2 || n < 2 || !views.every((v) => v.buffer instanceof SharedArrayBuffer)) return null;
+  views.push(a.slotParent, a.slotNode);
+  if (!views.every((v) => v.buffer instanceof SharedArrayBuffer)) return null;
   const m = n - 1;
   const bounds = chunkBounds(m, chunks);
   const K = bounds.length - 1;
@@ -114,16 +117,18 @@ export async function singleLinkageThreaded(
     // Back in chunk order (part p holds chunks p, p + T, …).
     const links: ChunkLinks[] = new Array(K);
     linked.forEach((reply, p) => reply.links!.forEach((l, i) => (links[p + i * T] = l)));
+    // A cycle ends the work here; the error is thrown once the workers are back in the pool.
     const cycles = links.map((l) => l.cycle).filter((f) => f >= 0);
-    if (cycles.length > 0) throw cycleError(mst, Math.min(...cycles));
+    if (cycles.length > 0) return { cycle: Math.min(...cycles), splits: 0 };
     resolveSizes(a, links);
     await run('sizes', byChunk);
     resolveCounts(a, links);
     const counted = await run('count', byChunk);
-    return counted.reduce((s, r) => s + (r.splits ?? 0), 0);
+    return { cycle: -1, splits: counted.reduce((s, r) => s + (r.splits ?? 0), 0) };
   });
   if (result === null) return null;
-  counts.splits = result;
+  if (result.cycle >= 0) throw cycleError(mst, result.cycle);
+  counts.splits = result.splits;
   linkageThreadStats.runs++;
   return { left: a.left, right: a.right, distance: a.distance, size: a.size };
 }
