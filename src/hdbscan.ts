@@ -62,7 +62,8 @@ export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'> {
   backend: 'gpu' | 'cpu';
   /**
    * Wall times in ms: the MST's phases (`emst::validate`, then `emst::…` and `emst::total`, which excludes the
-   * validation), the clustering's (`cluster::sort`, `cluster::linkage`, `cluster::condense`, `cluster::select`,
+   * validation), the clustering's (`cluster::sort`, `cluster::linkage`, `cluster::condense` — with its parts
+   * `cluster::condense.layout`, `.sweep` and `.runts` — `cluster::select`,
    * `cluster::label`, `cluster::exemplars`: grouping the exemplars, which the labelling pass gathers),
    * `hdbscan::prepare` (allocating the clustering's buffers and starting their touching), `hdbscan::wait` (for that
    * touching after the MST) and `hdbscan::total`.
@@ -140,6 +141,13 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     'cluster::sort': c.sort,
     'cluster::linkage': c.linkage,
     'cluster::condense': c.condense,
+    ...(c.condenseParts
+      ? {
+          'cluster::condense.layout': c.condenseParts.layout,
+          'cluster::condense.sweep': c.condenseParts.sweep,
+          'cluster::condense.runts': c.condenseParts.runts,
+        }
+      : {}),
     'cluster::select': c.select,
     'cluster::label': c.label,
     'cluster::exemplars': exemplarsMs,

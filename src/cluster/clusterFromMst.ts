@@ -97,7 +97,9 @@ export async function clusterFromMstWithExemplarsThreaded(
       ? ((await layOutThreaded(linkage, n, counts, buffers, threads, how.linkageChunks)) ?? undefined)
       : undefined;
   const deferRunts = shared && buffers !== undefined;
+  const tc = now();
   const condensed = condense(linkage, n, mcs, { shared, buffers, counts, deferRunts, layout });
+  const td = now();
   const runts = condensed.runts;
   if (runts) {
     const child = condensed.tree.child;
@@ -105,6 +107,9 @@ export async function clusterFromMstWithExemplarsThreaded(
     const filled = await fillRuntsThreaded(child, runts, left, right, n, mcs, threads, how.minRunts);
     if (!filled) fillRunts(child, runts, 0, runts.count, left, right, n, mcs);
   }
+  // The layout inside condense when not on the threads: its share is condense's own measure.
+  const own = condensed.layoutMs ?? 0;
+  const parts = { layout: tc - t3 + own, sweep: td - tc - own, runts: now() - td };
   const pre = selectAfter(condensed, n, resolved, true, t3);
   const threaded = await pointResultsThreaded(
     pre.condensedTree,
@@ -122,6 +127,7 @@ export async function clusterFromMstWithExemplarsThreaded(
     pointResults(pre.condensedTree, pre.info, pre.selection.selected, pre.selection.stability, resolved, pre.collector);
   const clustered = assemble(pre, points, linkage, n, resolved, sorted);
   stampLinkage(clustered.result, t0, t1, t2);
+  clustered.result.timings.condenseParts = parts;
   return { result: clustered.result, exemplars: clustered.exemplars!, exemplarsMs: clustered.exemplarsMs };
 }
 

@@ -41,6 +41,8 @@ export interface Condensed {
   info: ClusterTreeInfo;
   /** Equal to `computeStability(tree, info)`, bit for bit (summed in row order). */
   stability: Float64Array;
+  /** The time the layout took here (ms; absent when it came made). */
+  layoutMs?: number;
 }
 
 // Payload word b of a queued merge (node ids are < 2^31, so these never clash with one):
@@ -95,8 +97,10 @@ export function condense(
   // One function per pass.
   const q = counts?.q ?? buffers?.queued ?? new Int32Array(n - 1);
   const splits = counts ? counts.splits : countQueued(tree, n, minClusterSize, q);
+  const t0 = globalThis.performance.now();
   const layout = options.layout ?? layOut(tree, n, minClusterSize, q, splits, buffers?.payload, counts);
-  return sweep(tree, n, minClusterSize, layout, splits, shared, buffers, deferRunts);
+  const layoutMs = options.layout ? undefined : globalThis.performance.now() - t0;
+  return { ...sweep(tree, n, minClusterSize, layout, splits, shared, buffers, deferRunts), layoutMs };
 }
 
 /**

@@ -87,6 +87,8 @@ export interface ClusterTimings {
   select: number;
   label: number;
   total: number;
+  /** Parts of `condense` where measured (hdbscan()'s threaded path): its layout, level sweep and runts' points. */
+  condenseParts?: { layout: number; sweep: number; runts: number };
 }
 
 /** Everything `clusterFromMst` computes. Named fields, never tuples. */

@@ -82,6 +82,10 @@ describe('hdbscan(points, options)', () => {
     for (const k of ['emst::total', 'cluster::linkage', 'cluster::condense', 'cluster::exemplars', 'hdbscan::total']) {
       expect(a.timings[k], k).toBeGreaterThanOrEqual(0);
     }
+    // condense's parts add up to it (the layout runs inside it here).
+    const parts = ['layout', 'sweep', 'runts'].map((p) => a.timings[`cluster::condense.${p}`]);
+    for (const v of parts) expect(v).toBeGreaterThanOrEqual(0);
+    expect(Math.abs(parts[0] + parts[1] + parts[2] - a.timings['cluster::condense'])).toBeLessThan(1);
     expect(a.backend).toBe('cpu');
   });
 
