@@ -54,17 +54,14 @@ export function maxCondensedRows(n: number, minClusterSize: number): number {
 /** Allocates the buffers (zeros, untouched). */
 export function allocateClusterBuffers(n: number, minClusterSize: number): ClusterBuffers {
   const m = Math.max(0, n - 1);
-  const u32 = (length: number) => new Uint32Array(new SharedArrayBuffer(4 * length));
-  const f32 = (length: number) => new Float32Array(new SharedArrayBuffer(4 * length));
-  const f64 = (length: number) => new Float64Array(new SharedArrayBuffer(8 * length));
-  const i32 = (length: number) => new Int32Array(new SharedArrayBuffer(4 * length));
+  const u32 = (length: number) => new Uint32Array(shared(4 * length), 0, length);
+  const f32 = (length: number) => new Float32Array(shared(4 * length), 0, length);
+  const f64 = (length: number) => new Float64Array(shared(8 * length), 0, length);
+  const i32 = (length: number) => new Int32Array(shared(4 * length), 0, length);
   const rowCapacity = maxCondensedRows(n, minClusterSize);
-  // The scratch arrays share one buffer, the payloads first (their users view it from offset 0). One large buffer
-  // rather than several: glibc serves allocations under its mmap threshold (up to 32 MiB) from freed heap memory,
-  // which calloc then clears on this thread (~20–40 ms for hdbscan's scratch at 10^6 points on a second call); a
-  // larger one comes from the OS as untouched zero pages, first touched by the workers.
+  // The scratch arrays share one buffer, the payloads first (their users view it from offset 0).
   const payloadBytes = 16 * m;
-  const scratch = new SharedArrayBuffer(8 * Math.ceil((payloadBytes + 4 * (4 * n + 3 * m + n)) / 8));
+  const scratch = shared(8 * Math.ceil((payloadBytes + 4 * (4 * n + 3 * m + n)) / 8));
   let offset = payloadBytes;
   const scratchI32 = (length: number) => {
     const view = new Int32Array(scratch, offset, length);
@@ -94,20 +91,36 @@ export function allocateClusterBuffers(n: number, minClusterSize: number): Clust
   };
 }
 
-/** Every SharedArrayBuffer of `b`. */
-function buffersOf(b: ClusterBuffers): SharedArrayBuffer[] {
-  const { linkage: l, rows: r, mst } = b;
+/**
+ * Bytes from which a buffer is allocated with room up to glibc's largest mmap threshold (32 MiB): glibc serves
+ * allocations under its threshold (which rises to the size of the last large block freed) from freed heap memory,
+ * which calloc then clears on the calling thread — 20–40 ms for hdbscan's buffers at 10^6 points on a second call
+ * (a 16 MB SharedArrayBuffer 0.03 ms first, up to 20 ms after a free; a 40 MB one 0.05 ms every time). Beyond the
+ * threshold the memory comes from the OS as zero pages that only cost when touched, so the room past the array
+ * costs address space, not memory (the touching below stops at the array's end).
+ */
+const ROOMY_BYTES = 1 << 20;
+const MMAP_BYTES = 32 * 2 ** 20 + 65536;
+
+function shared(bytes: number): SharedArrayBuffer {
+  return new SharedArrayBuffer(bytes >= ROOMY_BYTES ? Math.max(bytes, MMAP_BYTES) : bytes);
+}
+
+/** Every SharedArrayBuffer of `b` with the bytes its arrays use (from offset 0). */
+function buffersOf(b: ClusterBuffers): { buffer: SharedArrayBuffer; bytes: number }[] {
+  const { linkage: l, rows: r, mst, n } = b;
   const arrays: ArrayBufferView[] = [l.left, l.right, l.distance, l.size, r.parent, r.child, r.lambda, r.childSize];
   arrays.push(b.labels, b.probabilities, b.outlierScores, mst.sources, mst.targets, mst.weights);
-  // The scratch arrays are views of the payload's buffer.
-  return [...arrays.map((a) => a.buffer as SharedArrayBuffer), b.payload];
+  // The scratch arrays are views of the payload's buffer, the deferred runts last.
+  const scratch = { buffer: b.payload, bytes: b.deferred.byteOffset + 4 * n };
+  return [...arrays.map((a) => ({ buffer: a.buffer as SharedArrayBuffer, bytes: a.byteOffset + a.byteLength })), scratch];
 }
 
 /** A worker's share of the touching: every 4 KiB page of its part of each buffer gets one write of 0. */
 export interface TouchJob {
   kind: 'touch-pages';
   id: number;
-  buffers: SharedArrayBuffer[];
+  buffers: { buffer: SharedArrayBuffer; bytes: number }[];
   part: number;
   parts: number;
 }
@@ -121,8 +134,8 @@ export interface TouchReply {
 /** The worker's side. */
 export function touchPages(job: TouchJob): TouchReply {
   let pages = 0;
-  for (const buffer of job.buffers) {
-    const words = new Int32Array(buffer, 0, buffer.byteLength >>> 2);
+  for (const { buffer, bytes } of job.buffers) {
+    const words = new Int32Array(buffer, 0, bytes >>> 2);
     const from = Math.floor((words.length * job.part) / job.parts) & ~1023;
     const to = job.part + 1 === job.parts ? words.length : Math.floor((words.length * (job.part + 1)) / job.parts) & ~1023;
     for (let i = from; i < to; i += 1024, pages++) words[i] = 0;
