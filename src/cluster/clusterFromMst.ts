@@ -9,7 +9,7 @@
  */
 import { maxCondensedRows, type ClusterBuffers } from './buffers.js';
 import { condense, fillRunts, type Condensed } from './condense.js';
-import { fillRuntsThreaded, layOutThreaded, sweepThreaded } from './condense.threads.js';
+import { fillRuntsThreaded, layOutThreaded } from './condense.threads.js';
 import { canonicalMst } from './edgeOrder.js';
 import { ExemplarCollector } from './exemplars.js';
 import { queuedCounts, singleLinkage, type QueuedCounts } from './linkage.js';
@@ -91,17 +91,14 @@ export async function clusterFromMstWithExemplarsThreaded(
   const t3 = now();
   // With every array shared, the runts' points are filled on the threads too.
   const mcs = resolved.minClusterSize;
-  // With the counts gathered, condensing's layout and level sweep run on the threads too (condense.layout.ts,
-  // condense.sweep.ts).
-  const made =
+  // With the counts gathered, condensing's layout runs on the threads too (condense.layout.ts).
+  const layout =
     shared && buffers && counts && threads >= THREADED_STEPS_MIN_THREADS
-      ? await layOutThreaded(linkage, n, counts, buffers, threads, how.linkageChunks)
-      : null;
+      ? ((await layOutThreaded(linkage, n, counts, buffers, threads, how.linkageChunks)) ?? undefined)
+      : undefined;
   const deferRunts = shared && buffers !== undefined;
   const tc = now();
-  const swept = made && buffers && counts ? await sweepThreaded(linkage, n, counts.splits, made, buffers, threads) : null;
-  const condensed =
-    swept ?? condense(linkage, n, mcs, { shared, buffers, counts, deferRunts, layout: made?.layout ?? undefined });
+  const condensed = condense(linkage, n, mcs, { shared, buffers, counts, deferRunts, layout });
   const td = now();
   const runts = condensed.runts;
   if (runts) {

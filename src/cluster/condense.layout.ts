@@ -14,8 +14,7 @@
  * 4. by ranges (threads at once): every queued merge's slot, its payload and (splits) its split-table row.
  *
  * Scratch: the parents, offsets, anchors and anchors' slots in the union-find buffer (4n words, free after the
- * linkage); the relative slots over q (read for the slot count first); depths below the anchors in the deferred
- * runts' array. Each slot's depth (its level in condensing's sweep) comes out over the offsets.
+ * linkage); the relative slots over q (read for the slot count first).
  */
 import type { SingleLinkageTree } from './types.js';
 
@@ -36,16 +35,11 @@ export interface LayoutArrays {
   qr: Int32Array;
   /** Relative slots (written over the counts). */
   rel: Int32Array;
-  /**
-   * m words each: a queued merge's parent (an anchor's depth once step 3 has used it), its offset from it (each
-   * slot's depth in step 4), its anchor; an anchor's slot.
-   */
+  /** m words each: a queued merge's parent, its offset from it, its anchor; an anchor's slot. */
   parent: Int32Array;
   offset: Int32Array;
   anchor: Int32Array;
   anchorSlot: Int32Array;
-  /** A queued merge's depth below its anchor (m words: the deferred runts' array, free until the sweep). */
-  relDepth: Int32Array;
   /** The payloads (condense.ts's Layout) and the split table. */
   slotLambda: Float64Array;
   slotWord: Uint32Array;
@@ -78,7 +72,7 @@ export function linkParents(a: LayoutArrays, i0: number, i1: number): number {
 
 /** Step 2 for the chunk [c0, c1): relative slots and anchors, top down; answers the chunk's anchors. */
 export function relativeSlots(a: LayoutArrays, c0: number, c1: number): Int32Array {
-  const { n, parent, offset, anchor, rel, relDepth } = a;
+  const { n, parent, offset, anchor, rel } = a;
   const root = n - 2;
   const anchors: number[] = [];
   for (let i = c1 - 1; i >= c0; i--) {
@@ -87,53 +81,41 @@ export function relativeSlots(a: LayoutArrays, c0: number, c1: number): Int32Arr
     if (p >= 0 && p < c1) {
       anchor[i] = anchor[p];
       rel[i] = rel[p] + offset[i];
-      relDepth[i] = relDepth[p] + 1;
     } else {
       anchor[i] = i;
       rel[i] = 0;
-      relDepth[i] = 0;
       anchors.push(i);
     }
   }
   return Int32Array.from(anchors);
 }
 
-/**
- * Step 3, on one thread: the anchors' slots and depths, chunks from the top down (each chunk's anchors in any
- * order). An anchor's depth goes over its parent, read here only (an anchor's parent is never read again).
- */
+/** Step 3, on one thread: the anchors' slots, chunks from the top down (each chunk's anchors in any order). */
 export function anchorSlots(a: LayoutArrays, chunks: Int32Array[]): void {
-  const { n, parent, offset, anchor, rel, relDepth, anchorSlot } = a;
+  const { n, parent, offset, anchor, rel, anchorSlot } = a;
   const root = n - 2;
   for (let k = chunks.length - 1; k >= 0; k--) {
     for (const i of chunks[k]) {
       if (i === root) {
         anchorSlot[i] = 0;
-        parent[i] = 0;
         continue;
       }
       const p = parent[i];
-      const top = anchor[p];
-      anchorSlot[i] = anchorSlot[top] + rel[p] + offset[i];
-      parent[i] = parent[top] + relDepth[p] + 1;
+      anchorSlot[i] = anchorSlot[anchor[p]] + rel[p] + offset[i];
     }
   }
 }
 
 /**
- * Step 4 for merges [i0, i1), top down: payloads, each slot's depth (over the offsets) and split-table rows;
- * `firstSplit` = the splits above i1 − 1.
+ * Step 4 for merges [i0, i1), top down: payloads and split-table rows; `firstSplit` = the splits above i1 − 1.
  */
 export function writePayloads(a: LayoutArrays, i0: number, i1: number, firstSplit: number): void {
   const { n, left, right, distance, size, ql, qr, anchor, anchorSlot, rel, slotLambda, slotWord, splitTable } = a;
-  const { parent, relDepth, offset: depthOfSlot } = a;
   const root = n - 2;
   let nextSplit = firstSplit;
   for (let i = i1 - 1; i >= i0; i--) {
     if (!queued(a, i, root)) continue;
-    const top = anchor[i];
-    const s = anchorSlot[top] + rel[i];
-    depthOfSlot[s] = parent[top] + relDepth[i];
+    const s = anchorSlot[anchor[i]] + rel[i];
     const lNode = left[i];
     const rNode = right[i];
     const qa = ql[i];
@@ -182,7 +164,6 @@ export function layoutArrays(
   splits: number,
   scratch: Int32Array,
   payload: ArrayBufferLike,
-  depthScratch: Int32Array,
 ): LayoutArrays {
   const m = Math.max(0, n - 1);
   if (scratch.length < 4 * m) throw new Error(`cluster::condense: layout scratch of ${scratch.length} words, need ${4 * m}.`);
@@ -201,7 +182,6 @@ export function layoutArrays(
     offset: scratch.subarray(m, 2 * m),
     anchor: scratch.subarray(2 * m, 3 * m),
     anchorSlot: scratch.subarray(3 * m, 4 * m),
-    relDepth: depthScratch.subarray(0, m),
     slotLambda: new Float64Array(payload, 0, 2 * slots),
     slotWord: new Uint32Array(payload, 0, 4 * slots),
     splitTable: new Uint32Array(3 * splits),

@@ -9,20 +9,7 @@
  */
 import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
 import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
-import { fillRunts, type Condensed, type DeferredRunts, type Layout } from './condense.js';
-import {
-  clusterArrays,
-  countPart,
-  partLevels,
-  placeDeferred,
-  placeParts,
-  planRows,
-  sweepArrays,
-  sweepParts,
-  writePart,
-  type SweepArrays,
-  type SweepPart,
-} from './condense.sweep.js';
+import { fillRunts, type DeferredRunts, type Layout } from './condense.js';
 import {
   anchorSlots,
   firstSplits,
@@ -144,14 +131,11 @@ export async function layOutThreaded(
   buffers: ClusterBuffers,
   threads: number,
   chunks = 2 * threads,
-): Promise<{ layout: Layout; depth: Int32Array } | null> {
+): Promise<Layout | null> {
   const m = n - 1;
   if (threads < 2 || n < 3) return null;
   const splitTable = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, 3 * counts.splits)));
-  const depths = new Int32Array(buffers.deferred.buffer, buffers.deferred.byteOffset, n);
-  const a = {
-    ...layoutArrays(tree, n, counts.minClusterSize, counts, counts.splits, buffers.unionFind, buffers.payload, depths),
-  };
+  const a = { ...layoutArrays(tree, n, counts.minClusterSize, counts, counts.splits, buffers.unionFind, buffers.payload) };
   a.splitTable = splitTable.subarray(0, 3 * counts.splits);
   const views = [a.left, a.right, a.distance, a.size, a.ql, a.qr, a.rel, a.parent, a.slotLambda];
   if (!views.every((v) => v.buffer instanceof SharedArrayBuffer)) return null;
@@ -186,109 +170,5 @@ export async function layOutThreaded(
   });
   if (done === null) return null;
   layoutThreadStats.runs++;
-  const slots = a.slotWord.length >>> 2;
-  return { layout: { slotLambda: a.slotLambda, slotWord: a.slotWord, splitTable: a.splitTable }, depth: a.offset.subarray(0, slots) };
-}
-
-type SweepStep = 'levels' | 'count' | 'write';
-
-/** One thread's share of a sweep step: its parts. */
-export interface SweepJob {
-  kind: 'condense-sweep';
-  id: number;
-  step: SweepStep;
-  arrays: SweepArrays;
-  parts: SweepPart[];
-}
-
-export interface SweepReply {
-  id: number;
-  error?: string;
-  levels?: [number, number][];
-  counted?: { deferred: number; splits: Int32Array }[];
-}
-
-/** Runs one share of a sweep step (the worker's side, and the calling thread's). */
-export function runSweepJob(job: { id: number; step: SweepStep; arrays: SweepArrays; parts: SweepPart[] }): SweepReply {
-  const { step, arrays: a, parts } = job;
-  if (step === 'levels') return { id: job.id, levels: parts.map((p) => (p.s1 > p.s0 ? partLevels(a, p.s0, p.s1) : [0, -1])) };
-  if (step === 'count') return { id: job.id, counted: parts.map((p) => countPart(a, p)) };
-  for (const p of parts) writePart(a, p);
-  return { id: job.id };
-}
-
-/** Counts of the threaded sweep, for tests that must know it ran (cumulative per process). */
-export const sweepThreadStats = { runs: 0 };
-
-/**
- * Condensing's level sweep on `threads` threads (condense.sweep.ts) after `layOutThreaded`, into the buffers' rows;
- * the runts of ≥ 2 points are left for `fillRuntsThreaded`. Null where it cannot run (no workers, or the parts'
- * levels would take more than ~4 words a slot: the caller then sweeps on one thread).
- */
-export async function sweepThreaded(
-  tree: SingleLinkageTree,
-  n: number,
-  splits: number,
-  made: { layout: Layout; depth: Int32Array },
-  buffers: ClusterBuffers,
-  threads: number,
-): Promise<(Condensed & { runts: DeferredRunts }) | null> {
-  const { layout, depth } = made;
-  const slots = depth.length;
-  const rows = n + 2 * splits;
-  const k = 1 + 2 * splits;
-  if (threads < 2 || n < 3 || rows > buffers.rowCapacity) return null;
-  const out = {
-    parent: buffers.rows.parent.subarray(0, rows),
-    child: buffers.rows.child.subarray(0, rows),
-    lambda: buffers.rows.lambda.subarray(0, rows),
-    childSize: buffers.rows.childSize.subarray(0, rows),
-  };
-  const clusters = clusterArrays(k, n, true);
-  // Each chain head's cluster over the layout's parents (free once the layout is made).
-  const headCluster = buffers.unionFind.subarray(0, Math.max(1, slots));
-  const placeholder = new Int32Array(new SharedArrayBuffer(4));
-  const a = sweepArrays(tree, n, layout, depth, headCluster, out, buffers.deferred, clusters, placeholder);
-  const parts = sweepParts(layout.slotWord, slots, threads);
-  const shares = (list: SweepPart[]) => Array.from({ length: threads }, (_, j) => (j < list.length ? [list[j]] : []));
-  const result = await splitOnWorkers(neighbourWorkerScript(), threads, true, 'cluster::condense', async (pass) => {
-    const run = async (step: SweepStep): Promise<SweepReply[]> => {
-      const id = nextMessageId();
-      const share = shares(parts);
-      let mine: SweepReply | null = null;
-      const replies = await pass<SweepReply>(
-        (j) => ({ kind: 'condense-sweep', id, step, arrays: a, parts: share[j] }) as SweepJob,
-        () => {
-          mine = runSweepJob({ id, step, arrays: a, parts: share[0] });
-        },
-      );
-      return [mine!, ...replies];
-    };
-    const levels = (await run('levels')).flatMap((r) => r.levels ?? []);
-    parts.forEach((p, j) => ([p.minLevel, p.maxLevel] = levels[j]));
-    const words = placeParts(parts);
-    if (words > 4 * slots + (1 << 20)) return null;
-    a.levelRows = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, words)));
-    const counted = (await run('count')).flatMap((r) => r.counted ?? []);
-    const total = placeDeferred(parts, counted.map((c) => c.deferred));
-    planRows(a, parts, counted.map((c) => c.splits));
-    await run('write');
-    return total;
-  });
-  if (result === null || result === undefined) return null;
-  sweepThreadStats.runs++;
-  return {
-    tree: { ...out, numPoints: n, numClusters: k },
-    info: {
-      numPoints: n,
-      numClusters: k,
-      parent: clusters.cParent,
-      birth: clusters.birth,
-      size: clusters.cSize,
-      firstChild: clusters.firstChild,
-      maxLambda: clusters.maxLambda,
-    },
-    stability: clusters.stability,
-    runts: { deferred: buffers.deferred, count: result },
-  };
+  return { slotLambda: a.slotLambda, slotWord: a.slotWord, splitTable: a.splitTable };
 }

@@ -5,9 +5,9 @@
  * (boruvka.threads.ts): keep the run's state from its setup message, for each phase claim chunks of the round's
  * per-point work (rounds.cpu.ts) and answer how many were run, and sort one half of the edges at the end.
  * HDBSCAN*'s labelling (src/cluster/pointResults.threads.ts): one range of the condensed tree's rows; and the first
- * touch of its buffers' pages ahead of time (src/cluster/buffers.ts); a share of condensing's layout and sweep and a
- * range of its runts (src/cluster/condense.threads.ts); a share of single linkage's steps
- * (src/cluster/linkage.threads.ts); a range of the GPU MST's read-back (readback.threads.ts).
+ * touch of its buffers' pages ahead of time (src/cluster/buffers.ts); a share of condensing's layout and a range of
+ * its runts (src/cluster/condense.threads.ts); a share of single linkage's steps (src/cluster/linkage.threads.ts); a range of
+ * the GPU MST's read-back (readback.threads.ts).
  *
  * Node only: started by src/cpu/threads.ts, never imported by the library's entry points.
  */
@@ -24,13 +24,10 @@ import { touchPages, type TouchJob, type TouchReply } from '../cluster/buffers.j
 import {
   runFillRuntsJob,
   runLayoutJob,
-  runSweepJob,
   type FillRuntsJob,
   type FillRuntsReply,
   type LayoutJob,
   type LayoutReply,
-  type SweepJob,
-  type SweepReply,
 } from '../cluster/condense.threads.js';
 import { runLinkageJob, type LinkageJob, type LinkageReply } from '../cluster/linkage.threads.js';
 import { runPointRowsJob, type PointRowsJob, type PointRowsReply } from '../cluster/pointResults.threads.js';
@@ -55,7 +52,7 @@ const describe = (e: unknown) => {
 };
 
 /** Posts `work()`'s reply, or `failed` with the error's description when it throws. */
-function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | TouchReply | FillRuntsReply | ReadbackReply | LinkageReply | LayoutReply | SweepReply>(work: () => R, failed: R): void {
+function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | TouchReply | FillRuntsReply | ReadbackReply | LinkageReply | LayoutReply>(work: () => R, failed: R): void {
   let reply: R;
   try {
     reply = work();
@@ -65,7 +62,7 @@ function answer<R extends NeighbourReply | BoruvkaReply | PointRowsReply | Touch
   port.postMessage(reply);
 }
 
-port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob | TouchJob | FillRuntsJob | ReadbackJob | LinkageJob | LayoutJob | SweepJob) => {
+port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd | SortEdges | PointRowsJob | TouchJob | FillRuntsJob | ReadbackJob | LinkageJob | LayoutJob) => {
   switch (m.kind) {
     case 'readback':
       answer(() => runReadbackJob(m), { id: m.id });
@@ -78,9 +75,6 @@ port.on('message', (m: NeighbourJob | BoruvkaSetup | BoruvkaPhase | BoruvkaEnd |
       return;
     case 'condense-layout':
       answer(() => runLayoutJob(m), { id: m.id });
-      return;
-    case 'condense-sweep':
-      answer(() => runSweepJob(m), { id: m.id });
       return;
     case 'touch-pages':
       answer(() => touchPages(m), { id: m.id });

@@ -7,7 +7,7 @@
  * (src/cluster/buffers.ts; the runts' points are then filled on the threads too, condense.threads.ts) and when the
  * linkage gathers condensing's counts (linkage.ts, QueuedCounts), and when single linkage itself runs on the threads by
  * chunks of edges (linkage.threads.ts, the MST in the buffers as hdbscan() puts it there) and condensing's layout
- * and level sweep with it (condense.layout.ts, condense.sweep.ts). The worker script is bundled from the sources (test/helpers/workers.ts).
+ * with it (condense.layout.ts). The worker script is bundled from the sources (test/helpers/workers.ts).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -15,7 +15,7 @@ import {
   clusterFromMstWithExemplarsThreaded,
 } from '../../src/cluster/clusterFromMst.js';
 import { maxCondensedRows, prepareClusterBuffers } from '../../src/cluster/buffers.js';
-import { layoutThreadStats, runtThreadStats, sweepThreadStats } from '../../src/cluster/condense.threads.js';
+import { layoutThreadStats, runtThreadStats } from '../../src/cluster/condense.threads.js';
 import { canonicalMst } from '../../src/cluster/edgeOrder.js';
 import { linkageThreadStats } from '../../src/cluster/linkage.threads.js';
 import { pointThreadStats } from '../../src/cluster/pointResults.threads.js';
@@ -77,7 +77,6 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         // Single linkage on the threads: the canonical MST in the buffers, as hdbscan() has the GPU's read-back put it.
         const linkageRuns = linkageThreadStats.runs;
         const layoutRuns = layoutThreadStats.runs;
-        const sweepRuns = sweepThreadStats.runs;
         for (const linkageChunks of [3, 8]) {
           const prepared = await prepareClusterBuffers(n, options.minClusterSize, 3, 64);
           await prepared!.touched;
@@ -91,7 +90,6 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         }
         expect(linkageThreadStats.runs, 'single linkage ran on the threads').toBe(linkageRuns + 2);
         expect(layoutThreadStats.runs, "and condensing's layout").toBe(layoutRuns + 2);
-        expect(sweepThreadStats.runs, "and condensing's sweep").toBe(sweepRuns + 2);
         // Below 6 threads the sequential union-find runs (the chunks' extra work would not pay).
         const few = await prepareClusterBuffers(n, options.minClusterSize, 3, 64);
         await few!.touched;
@@ -102,7 +100,6 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         ahead.push(await clusterFromMstWithExemplarsThreaded(few!.buffers.mst, n, options, fewHow));
         expect(linkageThreadStats.runs, 'not with 5 threads').toBe(linkageRuns + 2);
         expect(layoutThreadStats.runs, 'not with 5 threads').toBe(layoutRuns + 2);
-        expect(sweepThreadStats.runs, 'not with 5 threads').toBe(sweepRuns + 2);
         expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 7);
         expect(runtThreadStats.runs, 'the runts were filled on threads (with buffers)').toBe(runtRuns + 5);
         const variants = [
