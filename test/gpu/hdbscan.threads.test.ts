@@ -1,12 +1,15 @@
 /**
  * hdbscan() from 2^19 points in Node (issue 5's host side on threads): the clustering's buffers allocated before the
  * MST and touched by worker threads while the GPU computes it, the MST read back into them and finished on threads
- * (equal to emst()'s own read-back), the labelling and runts on threads — equal, array by array, to the one-thread
+ * (equal to emst()'s own read-back), the labelling and runts on threads, and with 6 threads single linkage and
+ * condensing's layout on them too — equal, array by array, to the one-thread
  * clustering of the same MST (`clusterFromMstWithExemplars`, itself checked against the
  * oracles and goldens). The worker script is bundled from the sources (test/helpers/workers.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { clusterFromMstWithExemplars } from '../../src/cluster/clusterFromMst.js';
+import { layoutThreadStats } from '../../src/cluster/condense.threads.js';
+import { linkageThreadStats } from '../../src/cluster/linkage.threads.js';
 import { pointThreadStats } from '../../src/cluster/pointResults.threads.js';
 import { generate } from '../../src/datasets/generate.js';
 import { emst } from '../../src/emst/emst.js';
@@ -22,14 +25,19 @@ const variants = all.slice(0, 1);
 afterAll(() => destroyVariants(all));
 
 describe.skipIf(variants.length === 0).each(variants)('hdbscan() with its host side on threads ($name)', ({ ctx }) => {
-  it('2^19 blobs: buffers ahead, labels on threads, the same arrays as one thread on the same MST', async () => {
+  it.each([3, 6])('2^19 blobs, %i threads: buffers ahead, the host side on threads, the same arrays as one thread on the same MST', async (threads) => {
     const n = 1 << 19;
     const points = generate('blobs', { n, dim: 2, seed: 5, clusters: 6, noise: 0.1 });
     const runs = pointThreadStats.runs;
     const reads = readbackThreadStats.runs;
-    const r = await hdbscan(points, { dim: 2, minClusterSize: 15, minSamples: 4, backend: 'gpu', gpu: ctx, threads: 3 });
+    const links = linkageThreadStats.runs;
+    const layouts = layoutThreadStats.runs;
+    const r = await hdbscan(points, { dim: 2, minClusterSize: 15, minSamples: 4, backend: 'gpu', gpu: ctx, threads });
     expect(pointThreadStats.runs, 'the labelling ran on threads').toBe(runs + 1);
     expect(readbackThreadStats.runs, "the MST's read-back finished on threads").toBe(reads + 1);
+    // From 6 threads single linkage and condensing's layout run on them too.
+    expect(linkageThreadStats.runs, 'single linkage on threads').toBe(links + (threads >= 6 ? 1 : 0));
+    expect(layoutThreadStats.runs, "condensing's layout on threads").toBe(layouts + (threads >= 6 ? 1 : 0));
     expect(r.mst.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
     // The same MST as emst() reads back on one thread into its own arrays.
     const plain = await emst(points, { dim: 2, minSamples: 4, backend: 'gpu', gpu: ctx });
