@@ -6,7 +6,7 @@
  *
  *   node scripts/bench-cluster.mjs [--n 1e6,1e7] [--tree random,path,blobs] [--reps 5] [--mcs 15]
  *                                   [--module bundle.mjs] [--cache /tmp/e-work] [--threads N [--buffers]]
- *                                   [--linkage-min points]
+ *                                   [--linkage-min points] [--linkage-chunks K]
  *
  * Trees (seeded, cached as binary files under --cache):
  * - random: a random recursive tree (vertex i hangs off a uniform vertex below i) with uniform float32 weights;
@@ -39,6 +39,7 @@ const cache = opt('cache', '/tmp/e-work');
 const threads = Number(opt('threads', '0'));
 const withBuffers = args.includes('--buffers');
 const linkageMin = opt('linkage-min', null);
+const linkageChunks = opt('linkage-chunks', null);
 mkdirSync(cache, { recursive: true });
 // Bundles import their dependencies from the checkout's node_modules.
 if (!existsSync(join(cache, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(cache, 'node_modules'));
@@ -186,7 +187,13 @@ for (const kind of trees) {
           edges,
           n,
           { minClusterSize },
-          { threads, fromEmst: withBuffers, buffers, linkageMinPoints: linkageMin === null ? undefined : Number(linkageMin) },
+          {
+            threads,
+            fromEmst: withBuffers,
+            buffers,
+            linkageMinPoints: linkageMin === null ? undefined : Number(linkageMin),
+            linkageChunks: linkageChunks === null ? undefined : Number(linkageChunks),
+          },
         ));
       } else if (cluster.clusterFromMstWithExemplars) {
         ({ result, exemplars: found, exemplarsMs } = cluster.clusterFromMstWithExemplars(mst, n, { minClusterSize }));

@@ -66,7 +66,7 @@ export interface ThreadedClustering {
    * 2^19; tests pass less). Needs `buffers` and ≥ 6 threads.
    */
   linkageMinPoints?: number;
-  /** Its chunks (default 2 per thread; tests pass others). */
+  /** Its chunks, and the layout's (default: 2 per thread, ≥ 2^16 edges each; tests pass others). */
   linkageChunks?: number;
 }
 

@@ -21,6 +21,7 @@ import {
   type LayoutArrays,
 } from './condense.layout.js';
 import type { ClusterBuffers } from './buffers.js';
+import { defaultChunks } from './linkage.chunks.js';
 import type { QueuedCounts } from './linkage.js';
 import type { SingleLinkageTree } from './types.js';
 
@@ -121,8 +122,8 @@ export function runLayoutJob(job: { id: number; step: LayoutStep; arrays: Layout
 export const layoutThreadStats = { runs: 0 };
 
 /**
- * Condensing's layout on `threads` threads (the calling one included), by `chunks` chunks of merges (default 2 per
- * thread), into the buffers' payload; null where it cannot run (no workers, or an array not shared).
+ * Condensing's layout on `threads` threads (the calling one included), by `chunks` chunks of merges (as the
+ * linkage's, `defaultChunks`), into the buffers' payload; null where it cannot run (no workers, or an array not shared).
  */
 export async function layOutThreaded(
   tree: SingleLinkageTree,
@@ -130,7 +131,7 @@ export async function layOutThreaded(
   counts: QueuedCounts,
   buffers: ClusterBuffers,
   threads: number,
-  chunks = 2 * threads,
+  chunks = defaultChunks(n - 1, threads),
 ): Promise<Layout | null> {
   const m = n - 1;
   if (threads < 2 || n < 3) return null;

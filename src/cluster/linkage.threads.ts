@@ -12,6 +12,7 @@ import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
 import {
   chunkBounds,
   chunkedLinkageArrays,
+  defaultChunks,
   claimRoots,
   countChunk,
   cycleError,
@@ -62,15 +63,12 @@ export function runLinkageJob(job: { id: number; step: Step; arrays: ChunkedLink
   return { id: job.id, links, splits };
 }
 
-/** Chunks per thread: more chunks balance the per-chunk steps better, but add pending rows (~1.3 % at 16). */
-const CHUNKS_PER_THREAD = 2;
-
 /** Counts of the threaded path, for tests that must know it ran (cumulative per process). */
 export const linkageThreadStats = { runs: 0 };
 
 /**
  * `singleLinkage(mst, n, into, counts)` on `threads` threads (the calling one included), by `chunks` chunks
- * (default 2 per thread). Null where it cannot run (see the file's comment).
+ * (default `defaultChunks`: 2 per thread, ≥ 2^16 edges each). Null where it cannot run (see the file's comment).
  */
 export async function singleLinkageThreaded(
   mst: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array | Float64Array },
@@ -78,7 +76,7 @@ export async function singleLinkageThreaded(
   counts: QueuedCounts,
   threads: number,
   into: { linkage: SingleLinkageTree; unionFind: Int32Array; payload: SharedArrayBuffer },
-  chunks = CHUNKS_PER_THREAD * threads,
+  chunks = defaultChunks(n - 1, threads),
 ): Promise<SingleLinkageTree | null> {
   // Slots (2f + side < 2^31) and their marks (−2 − slot) fit 32 bits up to 2^30 points.
   if (threads < 2 || n < 2 || n > 2 ** 30) return null;
