@@ -113,7 +113,8 @@ function buffersOf(b: ClusterBuffers): { buffer: SharedArrayBuffer; bytes: numbe
   arrays.push(b.labels, b.probabilities, b.outlierScores, mst.sources, mst.targets, mst.weights);
   // The scratch arrays are views of the payload's buffer, the deferred runts last.
   const scratch = { buffer: b.payload, bytes: b.deferred.byteOffset + 4 * n };
-  return [...arrays.map((a) => ({ buffer: a.buffer as SharedArrayBuffer, bytes: a.byteOffset + a.byteLength })), scratch];
+  const used = (a: ArrayBufferView) => ({ buffer: a.buffer as SharedArrayBuffer, bytes: a.byteOffset + a.byteLength });
+  return [...arrays.map(used), scratch];
 }
 
 /** A worker's share of the touching: every 4 KiB page of its part of each buffer gets one write of 0. */

@@ -89,7 +89,6 @@ export async function clusterFromMstWithExemplarsThreaded(
   const { sorted, linkage, counts, t0, t1, t2 } = await linkMstThreaded(mst, n, resolved, how);
   const shared = threads > 1 && n >= minPoints;
   const t3 = now();
-  // With every array shared, the runts' points are filled on the threads too.
   const mcs = resolved.minClusterSize;
   // With the counts gathered, condensing's layout runs on the threads too (condense.layout.ts).
   const layout =
@@ -100,6 +99,7 @@ export async function clusterFromMstWithExemplarsThreaded(
   const tc = now();
   const condensed = condense(linkage, n, mcs, { shared, buffers, counts, deferRunts, layout });
   const td = now();
+  // With every array shared, the runts' points are filled on the threads too.
   const runts = condensed.runts;
   if (runts) {
     const child = condensed.tree.child;
@@ -147,8 +147,8 @@ const LINKAGE_THREADS_MIN_POINTS = 1 << 19;
 
 /**
  * Threads from which single linkage and condensing's layout run on them: the chunked linkage does ~2.5× the
- * sequential union-find's work, so fewer threads lose (10^7 points on the H100's host: 1.1–1.3 s on one thread; 1.8–2.0 s on 2, 0.87–1.1 s
- * on 4, 0.50–0.66 s on 8, 0.34–0.42 s on 16).
+ * sequential union-find's work, so fewer threads lose (10^7 points on the H100's host: 1.1–1.3 s on one thread;
+ * 1.8–2.0 s on 2, 0.87–1.1 s on 4, 0.50–0.66 s on 8, 0.34–0.42 s on 16).
  */
 const THREADED_STEPS_MIN_THREADS = 6;
 

@@ -166,7 +166,9 @@ export function layoutArrays(
   payload: ArrayBufferLike,
 ): LayoutArrays {
   const m = Math.max(0, n - 1);
-  if (scratch.length < 4 * m) throw new Error(`cluster::condense: layout scratch of ${scratch.length} words, need ${4 * m}.`);
+  if (scratch.length < 4 * m) {
+    throw new Error(`cluster::condense: layout scratch of ${scratch.length} words, need ${4 * m}.`);
+  }
   const slots = counts.q[n - 2];
   return {
     n,

@@ -1,11 +1,12 @@
 /**
  * Condensing's layout (condense.layout.ts) on Node worker threads, and its last pass (`fillRunts`, condense.ts: the
- * points of every runt of ≥ 2 points, found by walking its subtree) split across them: each thread takes a contiguous range of the deferred runts, whose
- * rows are disjoint, so the rows come out as one thread writes them. Its reads are cache misses into the linkage
- * (~0.1–0.15 s at 10^7 points on one core). Every array must lie in shared memory (buffers.ts).
+ * points of every runt of ≥ 2 points, found by walking its subtree) split across them: each thread takes a
+ * contiguous range of the deferred runts, whose rows are disjoint, so the rows come out as one thread writes them.
+ * Its reads are cache misses into the linkage (~0.1–0.15 s at 10^7 points on one core). Every array must lie in
+ * shared memory (buffers.ts).
  *
- * Node only; answers false where worker threads or the built worker script are missing (the caller then fills on
- * one thread).
+ * Node only; where worker threads or the built worker script are missing, `fillRuntsThreaded` answers false and
+ * `layOutThreaded` null (the caller then runs them on one thread).
  */
 import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
 import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
@@ -106,7 +107,12 @@ export interface LayoutReply {
 }
 
 /** Runs one share of a layout step (the worker's side, and the calling thread's). */
-export function runLayoutJob(job: { id: number; step: LayoutStep; arrays: LayoutArrays; ranges: number[] }): LayoutReply {
+export function runLayoutJob(job: {
+  id: number;
+  step: LayoutStep;
+  arrays: LayoutArrays;
+  ranges: number[];
+}): LayoutReply {
   const { step, arrays: a, ranges } = job;
   const splits: number[] = [];
   const anchors: Int32Array[] = [];
@@ -123,7 +129,8 @@ export const layoutThreadStats = { runs: 0 };
 
 /**
  * Condensing's layout on `threads` threads (the calling one included), by `chunks` chunks of merges (as the
- * linkage's, `defaultChunks`), into the buffers' payload; null where it cannot run (no workers, or an array not shared).
+ * linkage's, `defaultChunks`), into the buffers' payload; null where it cannot run (no workers, or an array not
+ * shared).
  */
 export async function layOutThreaded(
   tree: SingleLinkageTree,
@@ -136,7 +143,8 @@ export async function layOutThreaded(
   const m = n - 1;
   if (threads < 2 || n < 3) return null;
   const splitTable = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, 3 * counts.splits)));
-  const a = { ...layoutArrays(tree, n, counts.minClusterSize, counts, counts.splits, buffers.unionFind, buffers.payload) };
+  const mcs = counts.minClusterSize;
+  const a = { ...layoutArrays(tree, n, mcs, counts, counts.splits, buffers.unionFind, buffers.payload) };
   a.splitTable = splitTable.subarray(0, 3 * counts.splits);
   const views = [a.left, a.right, a.distance, a.size, a.ql, a.qr, a.rel, a.parent, a.slotLambda];
   if (!views.every((v) => v.buffer instanceof SharedArrayBuffer)) return null;

@@ -90,7 +90,10 @@ export async function singleLinkageThreaded(
   const T = threads;
   /** Ranges [from, to) split in T parts, as (c0, from, to) triples per part. */
   const split = (c0: number, from: number, to: number): number[][] =>
-    Array.from({ length: T }, (_, p) => [c0, from + Math.floor(((to - from) * p) / T), from + Math.floor(((to - from) * (p + 1)) / T)]);
+    Array.from({ length: T }, (_, p) => {
+      const at = (q: number) => from + Math.floor(((to - from) * q) / T);
+      return [c0, at(p), at(p + 1)];
+    });
   /** Whole chunks, round robin. */
   const byChunk: number[][] = Array.from({ length: T }, () => []);
   for (let k = 0; k < K; k++) byChunk[k % T].push(bounds[k], bounds[k], bounds[k + 1]);
