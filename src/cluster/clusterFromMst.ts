@@ -158,24 +158,27 @@ async function linkMstThreaded(mst: MstEdges, n: number, resolved: ResolvedClust
   if (buffers === undefined || threads < THREADED_STEPS_MIN_THREADS || n < linkageMinPoints) {
     return linkMst(mst, n, resolved, how.fromEmst, buffers, how.gatherMinPoints);
   }
-  const isCanonical = how.fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);
-  const t0 = now();
-  const sorted = canonicalMst(mst, isCanonical);
-  const t1 = now();
-  const mcs = resolved.minClusterSize;
-  const counts: QueuedCounts = {
-    minClusterSize: mcs,
-    q: buffers.queued,
-    ql: buffers.queuedLeft,
-    qr: buffers.queuedRight,
-    splits: 0,
-  };
+  const { sorted, t0, t1 } = sortMst(mst, n, how.fromEmst);
+  const counts = countsIn(buffers, resolved.minClusterSize);
   const into = { linkage: buffers.linkage, unionFind: buffers.unionFind, payload: buffers.payload };
   const linkage = await singleLinkageThreaded(sorted, n, counts, threads, into, how.linkageChunks);
   // Not on the threads (no workers, or an array not shared): the one-thread path, as below the thresholds.
   if (linkage === null) return linkMst(sorted, n, resolved, true, buffers, how.gatherMinPoints);
   const t2 = now();
   return { sorted, linkage, counts, t0, t1, t2 };
+}
+
+/** The MST in canonical order (checked first unless it is emst()'s own), and when the sort started and ended. */
+function sortMst(mst: MstEdges, n: number, fromEmst: boolean) {
+  const isCanonical = fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);
+  const t0 = now();
+  const sorted = canonicalMst(mst, isCanonical);
+  return { sorted, t0, t1: now() };
+}
+
+/** Queued counts for this minClusterSize in the buffers' arrays. */
+function countsIn(buffers: ClusterBuffers, minClusterSize: number): QueuedCounts {
+  return { minClusterSize, q: buffers.queued, ql: buffers.queuedLeft, qr: buffers.queuedRight, splits: 0 };
 }
 
 /** Points from which `clusterFromMstWithExemplarsThreaded` labels on several threads. */
@@ -189,18 +192,11 @@ function linkMst(
   buffers?: ClusterBuffers,
   gatherMinPoints = GATHER_MIN_POINTS,
 ) {
-  const isCanonical = fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);
-  const t0 = now();
-  const sorted = canonicalMst(mst, isCanonical);
-  const t1 = now();
+  const { sorted, t0, t1 } = sortMst(mst, n, fromEmst);
   // The queued counts condensing needs, gathered by the linkage where that pays (GATHER_MIN_POINTS).
   const mcs = resolved.minClusterSize;
   const gather = n >= gatherMinPoints;
-  const counts: QueuedCounts | undefined = !gather
-    ? undefined
-    : buffers
-      ? { minClusterSize: mcs, q: buffers.queued, ql: buffers.queuedLeft, qr: buffers.queuedRight, splits: 0 }
-      : queuedCounts(n, mcs);
+  const counts = !gather ? undefined : buffers ? countsIn(buffers, mcs) : queuedCounts(n, mcs);
   const linkage = singleLinkage(sorted, n, buffers, counts);
   const t2 = now();
   return { sorted, linkage, counts, t0, t1, t2 };

@@ -16,6 +16,7 @@
  * Scratch: the parents, offsets, anchors and anchors' slots in the union-find buffer (4n words, free after the
  * linkage); the relative slots over q (read for the slot count first).
  */
+import { chunkBounds } from './linkage.chunks.js';
 import type { SingleLinkageTree } from './types.js';
 
 /** Payload word b (condense.ts's SPLIT, ONE_RUNT). */
@@ -149,19 +150,16 @@ export function firstSplits(splits: number[]): number[] {
   return first;
 }
 
-/** Bounds of `parts` ranges over m merges. */
-export function mergeRanges(m: number, parts: number): number[] {
-  const k = Math.max(1, Math.min(parts, m));
-  return Array.from({ length: k + 1 }, (_, j) => Math.floor((m * j) / k));
-}
-
-/** The arrays for the layout of `tree` (queued counts gathered by the linkage) in the given scratch. */
+/**
+ * The arrays for the layout of `tree` (queued counts gathered by the linkage) in the given scratch; `splitTable`:
+ * 3 words per split.
+ */
 export function layoutArrays(
   tree: SingleLinkageTree,
   n: number,
   minClusterSize: number,
   counts: { q: Int32Array; ql: Int32Array; qr: Int32Array },
-  splits: number,
+  splitTable: Uint32Array,
   scratch: Int32Array,
   payload: ArrayBufferLike,
 ): LayoutArrays {
@@ -186,14 +184,14 @@ export function layoutArrays(
     anchorSlot: scratch.subarray(3 * m, 4 * m),
     slotLambda: new Float64Array(payload, 0, 2 * slots),
     slotWord: new Uint32Array(payload, 0, 4 * slots),
-    splitTable: new Uint32Array(3 * splits),
+    splitTable,
   };
 }
 
 /** The layout by the steps above on this thread (tests; the threaded path's twin). Chunks in reverse order. */
 export function layOutChunked(a: LayoutArrays, chunks: number): void {
   const m = Math.max(0, a.n - 1);
-  const bounds = mergeRanges(m, chunks);
+  const bounds = chunkBounds(m, chunks);
   const K = bounds.length - 1;
   const splits: number[] = [];
   for (let k = K - 1; k >= 0; k--) splits[k] = linkParents(a, bounds[k], bounds[k + 1]);

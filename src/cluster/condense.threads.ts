@@ -8,7 +8,7 @@
  * Node only; where worker threads or the built worker script are missing, `fillRuntsThreaded` answers false and
  * `layOutThreaded` null (the caller then runs them on one thread).
  */
-import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
+import { nextMessageId, passWithCaller, splitOnWorkers } from '../cpu/threads.js';
 import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
 import { fillRunts, type DeferredRunts, type Layout } from './condense.js';
 import {
@@ -16,13 +16,12 @@ import {
   firstSplits,
   layoutArrays,
   linkParents,
-  mergeRanges,
   relativeSlots,
   writePayloads,
   type LayoutArrays,
 } from './condense.layout.js';
 import type { ClusterBuffers } from './buffers.js';
-import { defaultChunks } from './linkage.chunks.js';
+import { chunkBounds, defaultChunks } from './linkage.chunks.js';
 import type { QueuedCounts } from './linkage.js';
 import type { SingleLinkageTree } from './types.js';
 
@@ -142,31 +141,24 @@ export async function layOutThreaded(
 ): Promise<Layout | null> {
   const m = n - 1;
   if (threads < 2 || n < 3) return null;
-  const splitTable = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, 3 * counts.splits)));
-  const mcs = counts.minClusterSize;
-  const a = { ...layoutArrays(tree, n, mcs, counts, counts.splits, buffers.unionFind, buffers.payload) };
-  a.splitTable = splitTable.subarray(0, 3 * counts.splits);
+  const tableWords = 3 * counts.splits;
+  const splitTable = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, tableWords)), 0, tableWords);
+  const a = layoutArrays(tree, n, counts.minClusterSize, counts, splitTable, buffers.unionFind, buffers.payload);
   const views = [a.left, a.right, a.distance, a.size, a.ql, a.qr, a.rel, a.parent, a.slotLambda];
   if (!views.every((v) => v.buffer instanceof SharedArrayBuffer)) return null;
   const T = threads;
-  const ranges = mergeRanges(m, T);
-  const bounds = mergeRanges(m, chunks);
+  const ranges = chunkBounds(m, T);
+  const bounds = chunkBounds(m, chunks);
   const K = bounds.length - 1;
   const byRange = (first?: number[]) =>
     Array.from({ length: T }, (_, p) => (p + 1 < ranges.length ? [ranges[p], ranges[p + 1], first?.[p] ?? 0] : []));
   const byChunk: number[][] = Array.from({ length: T }, () => []);
   for (let k = 0; k < K; k++) byChunk[k % T].push(bounds[k], bounds[k + 1], 0);
   const done = await splitOnWorkers(neighbourWorkerScript(), T, true, 'cluster::condense', async (pass) => {
-    const run = async (step: LayoutStep, shares: number[][]): Promise<LayoutReply[]> => {
+    const run = (step: LayoutStep, shares: number[][]): Promise<LayoutReply[]> => {
       const id = nextMessageId();
-      let mine: LayoutReply | null = null;
-      const replies = await pass<LayoutReply>(
-        (p) => ({ kind: 'condense-layout', id, step, arrays: a, ranges: shares[p] }) as LayoutJob,
-        () => {
-          mine = runLayoutJob({ id, step, arrays: a, ranges: shares[0] });
-        },
-      );
-      return [mine!, ...replies];
+      const job = (p: number): LayoutJob => ({ kind: 'condense-layout', id, step, arrays: a, ranges: shares[p] });
+      return passWithCaller(pass, job, runLayoutJob);
     };
     const counted = await run('parents', byRange());
     const splits = counted.map((r) => r.splits?.[0] ?? 0);

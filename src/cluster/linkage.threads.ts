@@ -7,7 +7,7 @@
  * Node only; answers null where worker threads or the built worker script are missing, or an array is not shared
  * (the caller then runs `singleLinkage`).
  */
-import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
+import { nextMessageId, passWithCaller, splitOnWorkers } from '../cpu/threads.js';
 import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
 import {
   chunkBounds,
@@ -98,16 +98,10 @@ export async function singleLinkageThreaded(
   const byChunk: number[][] = Array.from({ length: T }, () => []);
   for (let k = 0; k < K; k++) byChunk[k % T].push(bounds[k], bounds[k], bounds[k + 1]);
   const result = await splitOnWorkers(neighbourWorkerScript(), T, true, 'cluster::linkage', async (pass) => {
-    const run = async (step: Step, ranges: number[][]): Promise<LinkageReply[]> => {
+    const run = (step: Step, ranges: number[][]): Promise<LinkageReply[]> => {
       const id = nextMessageId();
-      let mine: LinkageReply | null = null;
-      const replies = await pass<LinkageReply>(
-        (p) => ({ kind: 'linkage', id, step, arrays: a, ranges: ranges[p] }) as LinkageJob,
-        () => {
-          mine = runLinkageJob({ id, step, arrays: a, ranges: ranges[0] });
-        },
-      );
-      return [mine!, ...replies];
+      const job = (p: number): LinkageJob => ({ kind: 'linkage', id, step, arrays: a, ranges: ranges[p] });
+      return passWithCaller(pass, job, runLinkageJob);
     };
     await run('reset', split(0, 0, n));
     for (let k = 0; k < K; k++) {

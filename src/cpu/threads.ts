@@ -196,6 +196,22 @@ export function postToWorkers<R extends WorkerReply>(
 export type RangePass = <R extends WorkerReply>(job: (part: number) => { id: number }, here?: () => void) => Promise<R[]>;
 
 /**
+ * A pass whose range 0 the calling thread runs with `here` on the same message the workers get (`job(0)`): the
+ * replies of every range, in range order, the caller's first.
+ */
+export async function passWithCaller<J extends { id: number }, R extends WorkerReply>(
+  pass: RangePass,
+  job: (part: number) => J,
+  here: (job: J) => R,
+): Promise<R[]> {
+  let mine: R | null = null;
+  const replies = await pass<R>(job, () => {
+    mine = here(job(0));
+  });
+  return [mine!, ...replies];
+}
+
+/**
  * Takes workers for `parts` ranges of work from the pool and hands `body` a `pass` function. A pass posts `job(j)`
  * to the worker of range j and, when `onCaller`, runs range 0 itself (`here`) meanwhile; it resolves with the
  * workers' replies in range order. The workers go back to the pool when `body` resolves and are terminated when it

@@ -7,24 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { condense } from '../../src/cluster/condense.js';
 import { layOutChunked, layoutArrays } from '../../src/cluster/condense.layout.js';
-import { canonicalMst } from '../../src/cluster/edgeOrder.js';
 import { queuedCounts, singleLinkage } from '../../src/cluster/linkage.js';
-import type { MstEdges } from '../../src/cluster/types.js';
-import { mulberry32 } from '../helpers/random.js';
-
-function randomTree(n: number, seed: number, levels: number, chain: number): MstEdges {
-  const rand = mulberry32(seed);
-  const sources = new Uint32Array(n - 1);
-  const targets = new Uint32Array(n - 1);
-  const weights = new Float32Array(n - 1);
-  for (let i = 1; i < n; i++) {
-    const j = rand() < chain ? Math.max(0, i - 1 - Math.floor(rand() * 8)) : Math.floor(rand() * i);
-    sources[i - 1] = i;
-    targets[i - 1] = j;
-    weights[i - 1] = Math.floor(rand() * levels) / levels;
-  }
-  return canonicalMst({ sources, targets, weights });
-}
+import { randomChainTree } from '../helpers/trees.js';
 
 describe("condensing's layout by chunks (condense.layout.ts)", () => {
   it('gives the same condensed tree, facts and stabilities as the one-pass layout, for any number of chunks', () => {
@@ -36,7 +20,7 @@ describe("condensing's layout by chunks (condense.layout.ts)", () => {
         [4, 0.8],
         [100, 0],
       ] as const) {
-        const mst = randomTree(n, seed++, levels, chain);
+        const mst = randomChainTree(n, seed++, levels, chain, false);
         for (const mcs of [2, 5, 12]) {
           const reference = queuedCounts(n, mcs);
           const tree = singleLinkage(mst, n, undefined, reference);
@@ -46,7 +30,8 @@ describe("condensing's layout by chunks (condense.layout.ts)", () => {
             singleLinkage(mst, n, undefined, counts);
             const m = n - 1;
             const payload = new ArrayBuffer(16 * Math.max(1, counts.q[n - 2]));
-            const a = layoutArrays(tree, n, mcs, counts, counts.splits, new Int32Array(4 * m).fill(-7), payload);
+            const splitTable = new Uint32Array(3 * counts.splits);
+            const a = layoutArrays(tree, n, mcs, counts, splitTable, new Int32Array(4 * m).fill(-7), payload);
             layOutChunked(a, chunks);
             const layout = { slotLambda: a.slotLambda, slotWord: a.slotWord, splitTable: a.splitTable };
             const many = condense(tree, n, mcs, { counts, layout });
@@ -68,7 +53,7 @@ describe("condensing's layout by chunks (condense.layout.ts)", () => {
 
   it('refuses a layout without its counts', () => {
     const n = 40;
-    const mst = randomTree(n, 3, 10, 0.5);
+    const mst = randomChainTree(n, 3, 10, 0.5, false);
     const tree = singleLinkage(mst, n);
     const layout = { slotLambda: new Float64Array(0), slotWord: new Uint32Array(0), splitTable: new Uint32Array(0) };
     expect(() => condense(tree, n, 5, { layout })).toThrow(/without its counts/);

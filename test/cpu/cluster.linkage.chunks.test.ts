@@ -12,27 +12,7 @@ import { queuedCounts, singleLinkage } from '../../src/cluster/linkage.js';
 import type { MstEdges } from '../../src/cluster/types.js';
 import { InputError } from '../../src/errors.js';
 import { mulberry32 } from '../helpers/random.js';
-
-/** A random tree of n points: `chain` of the points hang near the previous one, the rest anywhere. */
-function randomTree(n: number, seed: number, levels: number, chain: number): MstEdges {
-  const rand = mulberry32(seed);
-  const sources = new Uint32Array(Math.max(0, n - 1));
-  const targets = new Uint32Array(Math.max(0, n - 1));
-  const weights = new Float32Array(Math.max(0, n - 1));
-  // Point ids shuffled, so that ids carry no order.
-  const id = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [id[i], id[j]] = [id[j], id[i]];
-  }
-  for (let i = 1; i < n; i++) {
-    const j = rand() < chain ? Math.max(0, i - 1 - Math.floor(rand() * 8)) : Math.floor(rand() * i);
-    sources[i - 1] = id[i];
-    targets[i - 1] = id[j];
-    weights[i - 1] = Math.floor(rand() * levels) / levels;
-  }
-  return canonicalMst({ sources, targets, weights });
-}
+import { randomChainTree } from '../helpers/trees.js';
 
 function expectSame(mst: MstEdges, n: number, mcs: number, chunks: number, what: string): void {
   const a = queuedCounts(n, mcs);
@@ -55,7 +35,7 @@ describe('single linkage by chunks (linkage.chunks.ts)', () => {
         [3, 0.8],
         [50, 0],
       ] as const) {
-        const mst = randomTree(n, seed++, levels, chain);
+        const mst = randomChainTree(n, seed++, levels, chain);
         for (const chunks of [1, 2, 3, 7, 16, 64, n]) {
           for (const mcs of [2, 5, 15]) expectSame(mst, n, mcs, chunks, `n=${n} levels=${levels} chain=${chain} K=${chunks} mcs=${mcs}`);
         }
@@ -95,7 +75,7 @@ describe('single linkage by chunks (linkage.chunks.ts)', () => {
 
   it('throws the InputError singleLinkage throws for a cycle (the first edge closing one)', () => {
     const n = 500;
-    const mst = randomTree(n, 99, 1000, 0.5);
+    const mst = randomChainTree(n, 99, 1000, 0.5);
     // Edge 400 replaced by a copy of edge 100: a cycle, and a point left out.
     mst.sources[400] = mst.sources[100];
     mst.targets[400] = mst.targets[100];

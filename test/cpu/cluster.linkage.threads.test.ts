@@ -6,35 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allocateClusterBuffers } from '../../src/cluster/buffers.js';
-import { canonicalMst } from '../../src/cluster/edgeOrder.js';
 import { queuedCounts, singleLinkage } from '../../src/cluster/linkage.js';
 import { linkageThreadStats, singleLinkageThreaded } from '../../src/cluster/linkage.threads.js';
 import type { MstEdges } from '../../src/cluster/types.js';
 import { InputError } from '../../src/errors.js';
 import { mulberry32 } from '../helpers/random.js';
+import { randomChainTree } from '../helpers/trees.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
 useBundledWorkerScript('treeline-linkage-threads-');
-
-function randomTree(n: number, seed: number, levels: number, chain: number): MstEdges {
-  const rand = mulberry32(seed);
-  const m = Math.max(0, n - 1);
-  const sources = new Uint32Array(m);
-  const targets = new Uint32Array(m);
-  const weights = new Float32Array(m);
-  const id = Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [id[i], id[j]] = [id[j], id[i]];
-  }
-  for (let i = 1; i < n; i++) {
-    const j = rand() < chain ? Math.max(0, i - 1 - Math.floor(rand() * 8)) : Math.floor(rand() * i);
-    sources[i - 1] = id[i];
-    targets[i - 1] = id[j];
-    weights[i - 1] = Math.floor(rand() * levels) / levels;
-  }
-  return canonicalMst({ sources, targets, weights });
-}
 
 /** The threaded linkage of `mst` in fresh buffers filled with junk first (stale data from an earlier use). */
 async function threaded(mst: MstEdges, n: number, mcs: number, threads: number, chunks: number | undefined, f64: boolean) {
@@ -67,7 +47,7 @@ describe('single linkage on threads (linkage.threads.ts)', () => {
     }
     cases.push([5000, 3, 5, 2, 15, true]);
     for (const [n, T, K, levels, mcs, f64] of cases) {
-      const mst = randomTree(n, seed++, levels, 0.8);
+      const mst = randomChainTree(n, seed++, levels, 0.8);
       const a = queuedCounts(n, mcs);
       const one = singleLinkage(mst, n, undefined, a);
       const { tree, counts } = await threaded(mst, n, mcs, T, K, f64);
@@ -86,15 +66,15 @@ describe('single linkage on threads (linkage.threads.ts)', () => {
   });
 
   it('answers null below 2 points and for one thread (the caller runs singleLinkage)', async () => {
-    for (const n of [0, 1]) expect((await threaded(randomTree(n, 5, 3, 0.5), n, 2, 4, undefined, false)).tree).toBeNull();
-    expect((await threaded(randomTree(100, 5, 3, 0.5), 100, 2, 1, undefined, false)).tree).toBeNull();
+    for (const n of [0, 1]) expect((await threaded(randomChainTree(n, 5, 3, 0.5), n, 2, 4, undefined, false)).tree).toBeNull();
+    expect((await threaded(randomChainTree(100, 5, 3, 0.5), 100, 2, 1, undefined, false)).tree).toBeNull();
   });
 
   it('throws the InputError singleLinkage throws on a cycle, and can run again after it', async () => {
     let cycles = 0;
     for (let r = 0; r < 12; r++) {
       const n = 60 + 97 * r;
-      const mst = randomTree(n, 100 + r, 10, 0.5);
+      const mst = randomChainTree(n, 100 + r, 10, 0.5);
       const rand = mulberry32(r);
       for (let c = 0; c < 1 + (r % 3); c++) {
         const f = Math.floor(rand() * (n - 1));
@@ -117,7 +97,7 @@ describe('single linkage on threads (linkage.threads.ts)', () => {
     }
     expect(cycles).toBeGreaterThan(6);
     const n = 3000;
-    const mst = randomTree(n, 77, 100, 0.8);
+    const mst = randomChainTree(n, 77, 100, 0.8);
     const { tree } = await threaded(mst, n, 5, 4, undefined, false);
     expect(Array.from(tree!.left)).toEqual(Array.from(singleLinkage(mst, n).left));
   });

@@ -14,7 +14,7 @@ import {
   clusterFromMstWithExemplars,
   clusterFromMstWithExemplarsThreaded,
 } from '../../src/cluster/clusterFromMst.js';
-import { maxCondensedRows, prepareClusterBuffers } from '../../src/cluster/buffers.js';
+import { maxCondensedRows, prepareClusterBuffers, type ClusterBuffers } from '../../src/cluster/buffers.js';
 import { layoutThreadStats, runtThreadStats } from '../../src/cluster/condense.threads.js';
 import { canonicalMst } from '../../src/cluster/edgeOrder.js';
 import { linkageThreadStats } from '../../src/cluster/linkage.threads.js';
@@ -77,14 +77,17 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         // Single linkage on the threads: the canonical MST in the buffers, as hdbscan() has the GPU's read-back put it.
         const linkageRuns = linkageThreadStats.runs;
         const layoutRuns = layoutThreadStats.runs;
+        const sorted = canonicalMst(mst);
+        const putSorted = (buffers: ClusterBuffers) => {
+          buffers.mst.sources.set(sorted.sources);
+          buffers.mst.targets.set(sorted.targets);
+          buffers.mst.weights.set(sorted.weights);
+        };
         for (const linkageChunks of [3, 8]) {
           const prepared = await prepareClusterBuffers(n, options.minClusterSize, 3, 64);
           await prepared!.touched;
           const { buffers } = prepared!;
-          const sorted = canonicalMst(mst);
-          buffers.mst.sources.set(sorted.sources);
-          buffers.mst.targets.set(sorted.targets);
-          buffers.mst.weights.set(sorted.weights);
+          putSorted(buffers);
           const linked = { ...how, threads: 6, buffers, fromEmst: true, linkageMinPoints: 0, linkageChunks };
           ahead.push(await clusterFromMstWithExemplarsThreaded(buffers.mst, n, options, linked));
         }
@@ -93,9 +96,7 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         // Below 6 threads the sequential union-find runs (the chunks' extra work would not pay).
         const few = await prepareClusterBuffers(n, options.minClusterSize, 3, 64);
         await few!.touched;
-        few!.buffers.mst.sources.set(canonicalMst(mst).sources);
-        few!.buffers.mst.targets.set(canonicalMst(mst).targets);
-        few!.buffers.mst.weights.set(canonicalMst(mst).weights);
+        putSorted(few!.buffers);
         const fewHow = { ...how, threads: 5, buffers: few!.buffers, fromEmst: true, linkageMinPoints: 0 };
         ahead.push(await clusterFromMstWithExemplarsThreaded(few!.buffers.mst, n, options, fewHow));
         expect(linkageThreadStats.runs, 'not with 5 threads').toBe(linkageRuns + 2);
