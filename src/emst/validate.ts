@@ -179,9 +179,10 @@ function wrapIntoBox(xs: Float32Array, period: Float32Array, owned: boolean): Fl
 
 /**
  * Every coordinate must be finite and within ±MAX_COORDINATE (1e38: box extents and Morton scales stay finite in
- * float32); the message names the first offending row and column.
+ * float32); the message names the first offending row and column. Also checks approximatePredict's new points
+ * and a model's training points (src/cluster/predict.ts, model.ts), so that they meet the rule hdbscan() applied.
  */
-function checkCoordinates(points: Float32Array | Float64Array, dim: number): void {
+export function checkCoordinates(points: Float32Array | Float64Array, dim: number): void {
   const i = points instanceof Float32Array ? firstBadFloat32(points) : firstBadFloat64(points);
   if (i < 0) return;
   const x = points[i];
