@@ -55,10 +55,7 @@ npx tsc -p tsconfig.json --noEmit
 report="$(mktemp -t treeline-vitest-XXXXXX.json)"
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-# One plain closing line for CI: "N passed, N failed, N skipped".
-node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
-' "$report" || true
+# One plain closing line for CI, agreeing with vitest's exit status (scripts/vitest-summary.mjs).
+node scripts/vitest-summary.mjs "$report" "$status" || status=1
 rm -f "$report"
 exit $status

@@ -10,7 +10,8 @@ import { extname } from 'node:path';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
-import { readPoints, requireFinite, type PointTable } from '../io/points.js';
+import { GRAPH_EXTENSIONS } from '../io/graph.js';
+import { POINT_EXTENSIONS, readPoints, requireFinite, type PointTable } from '../io/points.js';
 import { writeNpyDir, type Column } from '../io/write.js';
 import type { CliIo } from './program.js';
 
@@ -74,10 +75,56 @@ const columnList = (value: string): string[] => {
   return list;
 };
 
+// ---- messages and help ----
+
+/** A count and its noun, pluralised: `plural(1, 'point')` → '1 point', `plural(3, 'branch', 'branches')`. */
+export function plural(k: number, noun: string, nouns = `${noun}s`): string {
+  return `${k} ${k === 1 ? noun : nouns}`;
+}
+
+const POINT_FORMAT_NAMES: Record<keyof typeof POINT_EXTENSIONS, string> = {
+  csv: 'CSV/TSV/text (header and delimiter detected)',
+  npy: 'NumPy (n, d) or (n,)',
+  bin: 'ArborX binary: int32 n, int32 d, float32 rows',
+  hdf5: 'HDF5 (--dataset)',
+  fits: 'FITS binary table (--dataset: the HDU)',
+  parquet: 'Parquet',
+  arrow: 'Arrow IPC / Feather',
+};
+
+/** The `<points>` argument's description; the formats follow in the help (`pointFormatsHelp`). */
+export const POINTS_ARGUMENT = 'point file, in any format listed below (chosen by extension)';
+
+/** Every point format the readers take, by extension, from src/io/points.ts (so this list cannot drift). */
+export function pointFormatsHelp(): string {
+  const rows = Object.entries(POINT_EXTENSIONS).map(([f, exts]) => [exts.join(' '), POINT_FORMAT_NAMES[f as keyof typeof POINT_EXTENSIONS]]);
+  rows.push([`${HEADERLESS.join(' ')} with --dim`, 'headerless little-endian float32 rows of --dim values']);
+  const width = Math.max(...rows.map((r) => r[0].length));
+  return ['', 'Point files, by extension:', ...rows.map(([e, what]) => `  ${e.padEnd(width)}  ${what}`)].join('\n');
+}
+
+const GRAPH_FORMAT_NAMES: Record<string, string> = {
+  mtx: 'MatrixMarket coordinate',
+  gr: 'DIMACS shortest-path (.gr)',
+  egr: 'ECL binary CSR',
+  edgelist: 'edge list: u v [weight] per line',
+  csv: 'edge list with commas: u,v[,weight]',
+};
+
+/** Every graph format the readers take, by extension, from src/io/graph.ts (so this list cannot drift). */
+export function graphFormatsHelp(): string {
+  const byFormat = new Map<string, string[]>();
+  for (const [ext, f] of Object.entries(GRAPH_EXTENSIONS)) byFormat.set(f, [...(byFormat.get(f) ?? []), ext]);
+  const rows = [...byFormat].map(([f, exts]) => [exts.join(' '), `${GRAPH_FORMAT_NAMES[f] ?? f} (--input-format ${f})`]);
+  const width = Math.max(...rows.map((r) => r[0].length));
+  return ['', 'Graph files, by extension:', ...rows.map(([e, what]) => `  ${e.padEnd(width)}  ${what}`)].join('\n');
+}
+
 // ---- shared declarations ----
 
-/** --columns, --dim and --dataset: how to read a point file. */
+/** --columns, --dim and --dataset: how to read a point file (and the formats' list in --help). */
 export function addPointInputOptions(cmd: Command): Command {
+  cmd.addHelpText('after', pointFormatsHelp());
   return cmd
     .option('--columns <list>', 'columns to use, by header name or 0-based index (e.g. x,y or 0,2; FITS names are case-insensitive)', columnList)
     .option('--dim <d>', 'coordinates per point of a headerless float32 file (.f32, .raw, .bin without the n, d header)', integer('--dim', 1))
@@ -253,7 +300,7 @@ export function* csvChunks(columns: Record<string, Column>, rows = 1 << 15): Gen
   }
 }
 
-/** JSON with typed arrays as arrays and non-finite numbers as strings (as in ../shared/golden). */
+/** JSON with typed arrays as arrays and non-finite numbers as strings (as in the golden files, test/golden). */
 export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, v) => {
     if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as unknown as ArrayLike<number>);

@@ -1,5 +1,5 @@
 /**
- * Golden tests of clusterFromMst against scikit-learn-contrib hdbscan 0.8.43 (../shared/golden/hdbscan): every
+ * Golden tests of clusterFromMst against scikit-learn-contrib hdbscan 0.8.43 (test/golden/hdbscan): every
  * case, from the golden canonical MST (float64 and rounded to float32 as the GPU delivers it) and from the MST our
  * Prim oracle computes on points.csv (the stand-in for the EMST backends until they exist).
  */

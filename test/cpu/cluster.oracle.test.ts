@@ -1,6 +1,6 @@
 /**
  * The clustering oracles (test/helpers/clusterOracle.ts) reproduce scikit-learn-contrib hdbscan 0.8.43
- * (../shared/golden/hdbscan): single linkage and the condensed tree from each case's canonical MST, and the
+ * (test/golden/hdbscan): single linkage and the condensed tree from each case's canonical MST, and the
  * exemplars of the prediction case. This is what lets cluster.condense.test.ts trust them on random trees.
  */
 import { describe, expect, it } from 'vitest';

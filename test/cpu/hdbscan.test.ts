@@ -1,6 +1,6 @@
 /**
  * hdbscan() end to end on the CPU backend: points → emst() → clusterFromMst, against every golden case of
- * scikit-learn-contrib hdbscan 0.8.43 (../shared/golden/hdbscan), plus defaults, progress, abort, validation,
+ * scikit-learn-contrib hdbscan 0.8.43 (test/golden/hdbscan), plus defaults, progress, abort, validation,
  * degenerate inputs, re-clustering from the result and the fitted model (hdbscanModel → approximatePredict).
  */
 import { describe, expect, it } from 'vitest';

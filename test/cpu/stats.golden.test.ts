@@ -1,23 +1,16 @@
 /**
- * Golden tests of mstStats() against MiSTree 2.x's statistics (../shared/golden/mistree; its README says how each
+ * Golden tests of mstStats() against MiSTree 2.x's statistics (test/golden/mistree; test/golden/README.md says how each
  * case was made): for every case, the EMST that treeline's CPU backend computes has the golden tree's edges, and the
  * degree, edge-length, branch-length, branch-shape and edge-count multisets and the four histograms (x and y) equal
  * the golden ones to float32 rounding (relative 2^-24; ours are float64 from the same float32 coordinates).
  *
- * The folder is `$TREELINE_GOLDEN_MISTREE_DIR`, else `../shared/golden/mistree` from the repository root. Where it is
- * missing the cases skip, unless TREELINE_REQUIRE_GOLDEN=1 or CI is set: then the missing folder is a failure.
+ * The files are in the repository (test/helpers/golden.ts reads them); a missing one is a failure, never a skip.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mstStats, type MstStats } from '../../src/stats/mstStats.js';
-import { parseGoldenJson, readPointsCsv } from '../helpers/golden.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIR = resolve(ROOT, process.env.TREELINE_GOLDEN_MISTREE_DIR ?? '../shared/golden/mistree');
-const required = process.env.TREELINE_REQUIRE_GOLDEN === '1' || !!process.env.CI;
-const present = existsSync(DIR);
+import { goldenExists, MISTREE_DIR as DIR, parseGoldenJson, readGoldenText, readPointsCsv } from '../helpers/golden.js';
 
 interface GoldenStats {
   meta: { n: number; dim: number; mode: string; graph: string; n_branches: number };
@@ -92,23 +85,16 @@ function expectGolden(r: MstStats, g: GoldenStats): void {
   }
 }
 
-const cases = present ? readdirSync(DIR).filter((c) => existsSync(join(DIR, c, 'stats.json'))).sort() : [];
+const cases = readdirSync(DIR).filter((c) => goldenExists(join(DIR, c, 'stats.json'))).sort();
 
-describe('mstStats reproduces MiSTree 2.x on the golden cases (../shared/golden/mistree)', () => {
-  if (!present) {
-    it.skipIf(!required)(`golden folder ${DIR} exists (required: TREELINE_REQUIRE_GOLDEN=1 or CI)`, () => {
-      expect(existsSync(DIR), `missing ${DIR}`).toBe(true);
-    });
-    return;
-  }
-
+describe('mstStats reproduces MiSTree 2.x on the golden cases (test/golden/mistree)', () => {
   it('has the four cases of the README', () => {
     expect(cases).toEqual(['clustered3d-5000', 'radec-3000', 'uniform2d-5000', 'uniform3d-5000']);
   });
 
   for (const name of cases) {
     it(`${name}: degree, l, b, s, edge counts and histograms from the CPU EMST`, async () => {
-      const g = parseGoldenJson<GoldenStats>(readFileSync(join(DIR, name, 'stats.json'), 'utf8'));
+      const g = parseGoldenJson<GoldenStats>(readGoldenText(join(DIR, name, 'stats.json')));
       const { points, dim } = readPointsCsv(join(DIR, name, 'points.csv'));
       const celestial = g.meta.mode.includes('celestial');
       const r = await mstStats(points, { dim, coords: celestial ? 'radec' : 'cartesian', backend: 'cpu' });
@@ -128,7 +114,7 @@ describe('mstStats reproduces MiSTree 2.x on the golden cases (../shared/golden/
 
   it('the golden tree given as options.emst gives the same statistics as computing it', async () => {
     const name = 'uniform2d-5000';
-    const g = parseGoldenJson<GoldenStats>(readFileSync(join(DIR, name, 'stats.json'), 'utf8'));
+    const g = parseGoldenJson<GoldenStats>(readGoldenText(join(DIR, name, 'stats.json')));
     const { points, dim } = readPointsCsv(join(DIR, name, 'points.csv'));
     const tree = {
       sources: Uint32Array.from(g.raw.edge_index, (e) => e[0]),

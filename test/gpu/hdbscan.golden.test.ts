@@ -1,6 +1,6 @@
 /**
  * hdbscan() on the GPU backend against every golden case of scikit-learn-contrib hdbscan 0.8.43
- * (../shared/golden/hdbscan; the CPU backend's twin of this test is test/cpu/hdbscan.test.ts): identical MST, labels
+ * (test/golden/hdbscan; the CPU backend's twin of this test is test/cpu/hdbscan.test.ts): identical MST, labels
  * and condensed tree, probabilities and GLOSH scores within 1e-5, where the case has no near-ties; ARI ≥ 0.999 and the
  * same cluster count where it has.
  */

@@ -1,28 +1,24 @@
 /**
  * Issue 7: mstStats() on the GPU backend (tree, degree, edge lengths and branches on the GPU; histograms on the host)
- * against the CPU backend (float64 throughout) on seeded data and, where the folder is present, the MiSTree golden
- * cases: where the trees are the same (always on lavapipe), identical degrees and branch edge counts, lengths and
+ * against the CPU backend (float64 throughout) on seeded data and the MiSTree golden cases (test/golden/mistree): where the trees are the same (always on lavapipe), identical degrees and branch edge counts, lengths and
  * shapes within float32 rounding, and histograms whose counts differ by at most a value or two moved across a bin
  * edge; where a GPU's fused multiply-adds swapped near-tied edges (seen on the H100), few swaps and the statistics
  * nearly unchanged.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mstStats, type MstStats } from '../../src/stats/mstStats.js';
 import { STAT_NAMES } from '../../src/stats/types.js';
 import { cloud } from '../helpers/clouds.js';
-import { readPointsCsv } from '../helpers/golden.js';
+import { goldenExists, MISTREE_DIR as GOLDEN, readPointsCsv } from '../helpers/golden.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { periodicPoints } from '../helpers/periodic.js';
 
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const GOLDEN = resolve(ROOT, process.env.TREELINE_GOLDEN_MISTREE_DIR ?? '../shared/golden/mistree');
-const goldenCases = existsSync(GOLDEN) ? readdirSync(GOLDEN).filter((c) => existsSync(join(GOLDEN, c, 'points.csv'))) : [];
+const goldenCases = readdirSync(GOLDEN).filter((c) => goldenExists(join(GOLDEN, c, 'points.csv')));
 
 function expectClose(got: ArrayLike<number>, want: ArrayLike<number>, rel: number, what: string) {
   expect(got.length, what).toBe(want.length);
@@ -87,7 +83,7 @@ describe.skipIf(variants.length === 0).each(variants)('mstStats on the GPU backe
     compare(gpu, cpu);
   });
 
-  it.skipIf(goldenCases.length === 0).each(goldenCases)('golden case %s: the CPU backend to float32 rounding', async (c) => {
+  it.each(goldenCases)('golden case %s: the CPU backend to float32 rounding', async (c) => {
     const { points, dim } = readPointsCsv(join(GOLDEN, c, 'points.csv'));
     const coords = c.startsWith('radec') ? ('radec' as const) : ('cartesian' as const);
     const gpu = await mstStats(points, { dim, coords, backend: 'gpu', gpu: ctx });

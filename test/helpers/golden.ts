@@ -1,22 +1,30 @@
 /**
- * Loads the golden HDBSCAN outputs in ../shared/golden/hdbscan (scikit-learn-contrib hdbscan 0.8.43; see that
- * folder's README for how they were made and how to compare). Paths are relative to the repository root; set
- * TREELINE_GOLDEN_DIR to point elsewhere. Non-finite numbers are stored as the strings "Infinity"/"NaN".
+ * Loads the golden outputs in test/golden (hdbscan/: scikit-learn-contrib hdbscan 0.8.43; mistree/: MiSTree 2.x; see
+ * test/golden/README.md for how each was made and how to compare). They live in the repository, gzip-compressed:
+ * `readGoldenText(path)` reads `<path>.gz`. TREELINE_GOLDEN_DIR points elsewhere (a folder with the same layout,
+ * compressed or not). Non-finite numbers are stored as the strings "Infinity"/"NaN".
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The golden folder: `<repo>/../shared/golden`. */
-export const GOLDEN_DIR =
-  process.env.TREELINE_GOLDEN_DIR ?? fileURLToPath(new URL('../../../shared/golden/', import.meta.url));
+/** The golden folder: `<repo>/test/golden`, or $TREELINE_GOLDEN_DIR. */
+export const GOLDEN_DIR = process.env.TREELINE_GOLDEN_DIR ?? fileURLToPath(new URL('../golden/', import.meta.url));
 
 export const HDBSCAN_DIR = join(GOLDEN_DIR, 'hdbscan');
+export const MISTREE_DIR = join(GOLDEN_DIR, 'mistree');
 
-/** Whether the golden files are present. */
-export function haveGolden(): boolean {
-  return existsSync(join(HDBSCAN_DIR, 'index.json'));
+/** Whether a golden file exists (as `path.gz`, or plain). */
+export function goldenExists(path: string): boolean {
+  return existsSync(`${path}.gz`) || existsSync(path);
+}
+
+/** A golden file's text: `path.gz` decompressed, else `path` itself. A missing file throws (never a skip). */
+export function readGoldenText(path: string): string {
+  if (existsSync(`${path}.gz`)) return gunzipSync(readFileSync(`${path}.gz`)).toString('utf8');
+  return readFileSync(path, 'utf8');
 }
 
 /** One row of hdbscan/index.json. */
@@ -94,7 +102,7 @@ export function parseGoldenJson<T>(text: string): T {
 }
 
 function readJson<T>(...parts: string[]): T {
-  return parseGoldenJson<T>(readFileSync(join(HDBSCAN_DIR, ...parts), 'utf8'));
+  return parseGoldenJson<T>(readGoldenText(join(HDBSCAN_DIR, ...parts)));
 }
 
 export function goldenIndex(): GoldenIndexEntry[] {
@@ -109,9 +117,9 @@ export function goldenPredict(caseName: string, params: string): GoldenPredict {
   return readJson<GoldenPredict>(caseName, `predict-${params}.json`);
 }
 
-/** A CSV of numbers with a header line, as row-major float32 points. */
+/** A CSV of numbers with a header line (a golden one compressed as `path.gz`), as row-major float32 points. */
 export function readPointsCsv(path: string): { points: Float32Array; dim: number; n: number } {
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim().length > 0);
+  const lines = readGoldenText(path).split('\n').filter((l) => l.trim().length > 0);
   const rows = lines.slice(1).map((l) => l.split(',').map(Number));
   const dim = rows.length > 0 ? rows[0].length : 0;
   const points = new Float32Array(rows.length * dim);
