@@ -5,6 +5,7 @@
  */
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import { GpuUnavailableError, InputError } from '../errors.js';
+import { compactVertices, expandResult } from './compact.js';
 import { createGraphMsf, type GraphMsfOptions } from './eclmst.js';
 import { uploadGraph } from './gpugraph.js';
 import { keyOfBits, weightBits } from './keys.js';
@@ -35,7 +36,14 @@ export const AUTO_GPU_MIN_EDGES = 1 << 15;
 export async function graphMst(graph: Graph, options: GraphMstOptions = {}): Promise<GraphMstResult> {
   const backend = options.backend ?? 'auto';
   if (!['auto', 'gpu', 'cpu'].includes(backend)) throw new InputError(`Expected backend 'auto', 'gpu' or 'cpu', got '${backend}'.`);
-  const g = validateGraph(graph);
+  const valid = validateGraph(graph);
+  // Memory follows the edges, not numVertices: ids that no edge touches are compacted away (compact.ts).
+  const c = compactVertices(valid, options.labels);
+  const r = await solve(c ? c.graph : valid, backend, options);
+  return c ? expandResult(c, r, valid.numVertices) : r;
+}
+
+async function solve(g: NormalGraph, backend: 'auto' | 'gpu' | 'cpu', options: GraphMstOptions): Promise<GraphMstResult> {
   if (backend === 'cpu' || (backend === 'auto' && !options.ctx && g.idCount < AUTO_GPU_MIN_EDGES)) {
     return kruskal(g, { labels: options.labels });
   }
@@ -57,7 +65,9 @@ export async function graphMst(graph: Graph, options: GraphMstOptions = {}): Pro
 
 /** The CPU backend, synchronously. */
 export function graphMstCpu(graph: Graph, options: { labels?: boolean } = {}): GraphMstResult {
-  return kruskal(validateGraph(graph), options);
+  const valid = validateGraph(graph);
+  const c = compactVertices(valid, options.labels);
+  return c ? expandResult(c, kruskal(c.graph, options), valid.numVertices) : kruskal(valid, options);
 }
 
 async function gpuMsf(ctx: GpuContext, g: NormalGraph, options: GraphMstOptions): Promise<GraphMstResult> {
@@ -71,7 +81,7 @@ async function gpuMsf(ctx: GpuContext, g: NormalGraph, options: GraphMstOptions)
       });
       const ids = (await msf.readForest()).sort();
       const labels = options.labels ? await msf.readLabels() : undefined;
-      return buildResult(g, canonical(g, ids), labels);
+      return buildResult(g, canonical(g, ids), labels, 'gpu');
     } finally {
       msf.destroy();
     }

@@ -12,7 +12,7 @@
  * forest. Ties between equal weights break by edge id: the canonical order is (weight, edge id) ascending.
  */
 
-/** Edge weights: any of the three 32-bit types. Negative weights are allowed; NaN is rejected. */
+/** Edge weights: any of the three 32-bit types. Negative weights are allowed; float weights must be finite. */
 export type WeightArray = Float32Array | Int32Array | Uint32Array;
 
 /** The weight type, as kernels see it. */
@@ -20,7 +20,10 @@ export type WeightKind = 'u32' | 'i32' | 'f32';
 
 /** An undirected graph as a list of edges. */
 export interface EdgeListGraph {
-  /** Number of vertices; every endpoint is below it. */
+  /**
+   * Number of vertices; every endpoint is below it. Memory follows the edges, not this number: vertices that no
+   * edge touches are compacted away internally (src/graph/compact.ts) and are components of their own.
+   */
   numVertices: number;
   /** First endpoint of each edge. */
   sources: Uint32Array;
@@ -58,6 +61,8 @@ export interface GraphMstResult {
   components: number;
   /** When asked for: each vertex's component, named by its smallest vertex. */
   componentLabels?: Uint32Array;
+  /** The backend that computed the forest ('auto' resolves to one of these). */
+  backend: 'gpu' | 'cpu';
 }
 
 export function isCsr(g: Graph): g is CsrGraph {

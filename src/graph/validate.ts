@@ -44,7 +44,11 @@ function checkWeights(w: unknown, count: number, name: string): WeightKind {
   }
   if (w.length !== count) throw new InputError(`Expected weights.length = ${name} = ${count}, got ${w.length}.`);
   if (w instanceof Float32Array) {
-    for (let i = 0; i < w.length; i++) if (Number.isNaN(w[i])) throw new InputError(`Expected no NaN weight, got weights[${i}] = NaN.`);
+    // One rule for every graph (API and every reader): a weight is a finite float32. ±Infinity and NaN are refused
+    // like 1e39 (beyond float32, it would round to Infinity): sums of infinite weights give NaN totals.
+    for (let i = 0; i < w.length; i++) {
+      if (!Number.isFinite(w[i])) throw new InputError(`Expected finite weights (a finite float32, |w| ≤ 3.4028235e38), got weights[${i}] = ${w[i]}.`);
+    }
   }
   return weightKind(w);
 }

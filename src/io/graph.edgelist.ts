@@ -6,7 +6,8 @@
  *
  * Every line has the same number of fields, 2 or 3. Weights: with 2 fields every weight is 1 (Uint32Array); with 3,
  * by default Int32Array when all are integers that fit (Uint32Array when some exceed 2^31 − 1 and none is
- * negative), else Float32Array (parsed as float64, rounded to float32; `inf`/`-inf` accepted).
+ * negative), else Float32Array (parsed as float64, rounded to float32; a weight must be a finite float32: `inf`, `-inf`
+ * and values beyond ±3.4028235e38 are errors).
  */
 import { InputError } from '../errors.js';
 import type { EdgeListGraph } from '../graph/types.js';

@@ -167,10 +167,13 @@ function latin1(b: Uint8Array, s: number, e: number): string {
   return out;
 }
 
+/** The largest finite float32, as the weight messages print it. */
+const F32_MAX = '3.4028235e38';
+
 /**
  * Collects weights as they are parsed, checking each at its line: integers become an Int32Array when they all
- * fit, else a Uint32Array (all non-negative, below 2^32); floats become a Float32Array (finite values beyond its
- * range are an error). `kind` 'auto' picks integer while every value is one, float otherwise.
+ * fit, else a Uint32Array (all non-negative, below 2^32); floats become a Float32Array (inf, -inf and values beyond
+ * its range are an error: every weight must be a finite float32). `kind` 'auto' picks integer while every value is one, float otherwise.
  */
 export class WeightCollector {
   private readonly values = new Growable(new Float64Array(1024));
@@ -201,7 +204,8 @@ export class WeightCollector {
     } else {
       this.fractional = true;
     }
-    if (this.kind !== 'integer' && Number.isFinite(v) && !Number.isFinite(Math.fround(v))) sc.fail(k, 'expected a weight within float32 range');
+    // One rule for every graph reader and the API (validate.ts): a weight is a finite float32; inf and 1e39 alike fail.
+    if (this.kind !== 'integer' && !Number.isFinite(Math.fround(v))) sc.fail(k, `expected a finite weight within the float32 range (|w| ≤ ${F32_MAX})`);
     this.values.push(v);
   }
 
