@@ -45,7 +45,14 @@ export async function computePredict(modelFile: string, file: string, o: Predict
     throw new InputError(`${file}: the model was fitted on ${model.dim}-dimensional points, got ${table.dim} columns.`);
   }
   const t2 = performance.now();
-  const prediction = approximatePredict(model, table.points);
+  let prediction: ApproximatePrediction;
+  try {
+    prediction = approximatePredict(model, table.points);
+  } catch (e) {
+    // The reader checked finiteness; the range rule (and anything else about the points) is reported with the file.
+    if (e instanceof InputError) throw new InputError(`${file}: ${e.message}`);
+    throw e;
+  }
   const t3 = performance.now();
   return { model, table, prediction, timings: { 'io::model': t1 - t0, 'io::read': t2 - t1, 'cluster::predict': t3 - t2 } };
 }

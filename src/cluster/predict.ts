@@ -15,11 +15,17 @@
  * Different from hdbscan: the clusters are the fit's selected clusters (epsilon and maxClusterSize included);
  * hdbscan's prediction data re-runs a plain EOM/leaf selection without them. The two agree whenever neither
  * option is set.
+ *
+ * Input is checked at the door as hdbscan() checks its own (issue 15): the model by `validateModel` (once per model
+ * object), the new points by the same coordinate rule (finite, within float32's range; the message names row and
+ * column). A Float64Array of new points is rounded to float32 first, as hdbscan() rounds its input (DESIGN.md
+ * "Data at the boundary"), so a point predicts exactly as its float32 rounding does.
  */
+import { checkCoordinates } from '../emst/validate.js';
 import { InputError } from '../errors.js';
 import { clusterTreeInfo, pointRows, type ClusterTreeInfo, type PointRows } from './clusterTree.js';
 import { bruteForceKnn, type KnnSearch } from './bruteKnn.js';
-import type { HdbscanModel } from './model.js';
+import { validateModel, type HdbscanModel } from './model.js';
 
 export interface ApproximatePrediction {
   /** Predicted label of each new point (−1 noise). */
@@ -45,6 +51,7 @@ const prepared = new WeakMap<HdbscanModel, Prepared>();
 function prepare(model: HdbscanModel): Prepared {
   let p = prepared.get(model);
   if (p) return p;
+  validateModel(model);
   const tree = model.condensedTree;
   const n = tree.numPoints;
   const info = clusterTreeInfo(tree);
@@ -63,6 +70,7 @@ export function approximatePredict(
   newPoints: Float32Array | Float64Array,
   options: ApproximatePredictOptions = {},
 ): ApproximatePrediction {
+  const { info, rows, labelOf } = prepare(model);
   const dim = model.dim;
   if (!(newPoints instanceof Float32Array) && !(newPoints instanceof Float64Array)) {
     throw new InputError(`Expected newPoints to be a Float32Array or Float64Array.`);
@@ -70,16 +78,21 @@ export function approximatePredict(
   if (newPoints.length % dim !== 0) {
     throw new InputError(`Expected newPoints.length to be a multiple of the model's dim=${dim}, got ${newPoints.length}.`);
   }
-  const m = newPoints.length / dim;
+  try {
+    checkCoordinates(newPoints, dim);
+  } catch (e) {
+    throw e instanceof InputError ? new InputError(`newPoints: ${e.message}`) : e;
+  }
+  const queries = newPoints instanceof Float64Array ? new Float32Array(newPoints) : newPoints;
+  const m = queries.length / dim;
   const labels = new Int32Array(m).fill(-1);
   const probabilities = new Float64Array(m);
-  const { info, rows, labelOf } = prepare(model);
   const n = model.condensedTree.numPoints;
   // No cluster rows: hdbscan predicts noise for everything.
   if (info.numClusters <= 1 || n === 0) return { labels, probabilities };
 
   const minSamples = model.minSamples;
-  const knn = (options.knn ?? bruteForceKnn)(model.points, dim, newPoints, 2 * minSamples);
+  const knn = (options.knn ?? bruteForceKnn)(model.points, dim, queries, 2 * minSamples);
   const k = knn.k;
   // hdbscan 0.8.43 reads neighbor_distances[min_samples]: the (minSamples + 1)-th nearest training point.
   const coreColumn = Math.min(minSamples, k - 1);
