@@ -21,9 +21,12 @@ export async function runGenerate(kind: string, o: GenerateCliOptions, out: (s: 
   if (!GENERATORS.includes(kind as GeneratorName)) {
     throw new InputError(`Unknown generator '${kind}'; known: ${GENERATORS.join(', ')}.`);
   }
-  const points = generate(kind as GeneratorName, { n: o.n, dim: o.dim, seed: o.seed, clusters: o.clusters, noise: o.noise });
   const format = o.format ?? (o.output ? extname(o.output).slice(1).toLowerCase() || 'csv' : 'csv');
   if (!['csv', 'npy', 'bin'].includes(format)) throw new InputError(`Unknown format '${format}' (expected csv, npy or bin).`);
+  if (format === 'bin' && o.n > 0x7fffffff) {
+    throw new InputError(`--format bin stores n as an int32: expected -n ≤ 2147483647, got ${o.n} (write .npy instead).`);
+  }
+  const points = generate(kind as GeneratorName, { n: o.n, dim: o.dim, seed: o.seed, clusters: o.clusters, noise: o.noise });
   if (!o.output) {
     if (format !== 'csv') throw new InputError(`--format ${format} is binary: give a file with -o.`);
     out(pointsToCsv(points, o.dim));

@@ -3,6 +3,7 @@
  * benchmarks. Every generator is deterministic in (n, dim, seed, options).
  */
 import { InputError } from '../errors.js';
+import { MAX_TABLE_VALUES } from '../io/limits.js';
 import { Random } from './random.js';
 
 export type GeneratorName = 'uniform' | 'normal' | 'blobs' | 'moons' | 'visualvar' | 'cosmology';
@@ -34,6 +35,14 @@ export function uniform(opts: GenerateOptions): Float32Array {
   return out;
 }
 
+  // Sizes are checked before anything is allocated from them (issue 15: `generate -n 1e12` was a RangeError).
+  if (opts.n * opts.dim > MAX_TABLE_VALUES) {
+    throw new InputError(`Expected n · dim ≤ ${MAX_TABLE_VALUES} (2^32 − 1, the longest Float32Array), got n = ${opts.n}, dim = ${opts.dim}.`);
+  }
+  const k = opts.clusters;
+  if (k !== undefined && (!Number.isInteger(k) || k < 1 || k > Math.max(1, opts.n))) {
+    throw new InputError(`Expected clusters to be an integer in [1, max(1, n) = ${Math.max(1, opts.n)}], got ${k}.`);
+  }
 /** Standard normal in every coordinate (ArborX's "normal" data). */
 export function normal(opts: GenerateOptions): Float32Array {
   check(opts);

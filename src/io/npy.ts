@@ -5,6 +5,7 @@
  */
 import { InputError } from '../errors.js';
 import type { PointTable } from './points.csv.js';
+import { allocFloat32, checkTableSize } from './limits.js';
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
@@ -29,7 +30,12 @@ export function parseNpy(bytes: Uint8Array, source = '<npy>'): NpyArray {
   const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(header)?.[1];
   const shapeText = /'shape'\s*:\s*\(([^)]*)\)/.exec(header)?.[1];
   if (!descr || !fortran || shapeText === undefined) throw new InputError(`${source}: malformed .npy header: ${header.trim()}`);
-  const shape = shapeText.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const dims = shapeText.split(',').map((s) => s.trim()).filter(Boolean);
+  const shape = dims.map((d) => Number(d.replace(/L$/, ''))); // Python 2 wrote long ints as 3L
+  const shown = `(${dims.join(', ')}${dims.length === 1 ? ',' : ''})`;
+  // Header-derived sizes are checked before anything is allocated from them (limits.ts).
+  if (shape.some((d) => d < 0)) throw new InputError(`${source}: shape ${shown} has a negative dimension.`);
+  if (shape.some((d) => !Number.isSafeInteger(d))) throw new InputError(`${source}: shape ${shown} has a dimension that is not a whole number.`);
   return { dtype: descr, shape, fortranOrder: fortran === 'True', data: bytes.subarray(start + headerLen) };
 }
 
@@ -59,10 +65,13 @@ export function npyToPoints(arr: NpyArray, source = '<npy>'): PointTable {
   const [size, get] = reader;
   const le = endian !== '>';
   if (arr.data.byteLength < n * dim * size) {
-    throw new InputError(`${source}: truncated: expected ${n * dim * size} data bytes, got ${arr.data.byteLength}.`);
+    throw new InputError(
+      `${source}: shape (${arr.shape.join(', ')}) of '${arr.dtype}' needs ${n * dim * size} data bytes, the file holds only ${arr.data.byteLength}.`,
+    );
   }
+  checkTableSize(n, dim, source, 'shape[0]');
   const dv = new DataView(arr.data.buffer, arr.data.byteOffset, arr.data.byteLength);
-  const out = new Float32Array(n * dim);
+  const out = allocFloat32(n * dim, source);
   if (kind === 'f4' && le && !arr.fortranOrder && arr.data.byteOffset % 4 === 0) {
     out.set(new Float32Array(arr.data.buffer, arr.data.byteOffset, n * dim));
   } else {

@@ -10,6 +10,7 @@ import { open } from 'node:fs/promises';
 import { InputError, TreelineError } from '../errors.js';
 import type { PointTable } from './points.csv.js';
 import { pickColumns, type FieldInfo } from './points.columns.js';
+import { allocFloat32, checkTableSize } from './limits.js';
 import type { TableOptions } from './points.parquet.js';
 
 function wrap(path: string, e: unknown): never {
@@ -28,6 +29,7 @@ export async function readArrowPoints(path: string, options: TableOptions = {}):
   const arrow = await import('apache-arrow');
   const fh = await open(path, 'r');
   try {
+    const size = (await fh.stat()).size;
     const head = new Uint8Array(6);
     await fh.read(head, 0, 6, 0);
     if (String.fromCharCode(...head.subarray(0, 4)) === 'FEA1') {
@@ -52,7 +54,13 @@ export async function readArrowPoints(path: string, options: TableOptions = {}):
     try {
       for await (const batch of reader) {
         const rows = batch.numRows;
-        const block = new Float32Array(rows * dim);
+        // Important! A batch's length comes from its header: each selected numeric column stores at least one
+        // byte per row in the file (IPC has no run-length encoding of numbers), so the file's size bounds it.
+        if (rows * dim > size) {
+          throw new InputError(`${path}: a record batch claims length = ${rows} rows of ${dim} numeric columns; the file holds only ${size} bytes.`);
+        }
+        checkTableSize(n + rows, dim, path, 'the record batches\' total length');
+        const block = allocFloat32(rows * dim, path);
         picks.forEach((p, j) => {
           const column = batch.getChildAt(p)!;
           if (column.nullCount > 0) {
@@ -71,7 +79,7 @@ export async function readArrowPoints(path: string, options: TableOptions = {}):
     } catch (e) {
       wrap(path, e);
     }
-    const points = blocks.length === 1 ? blocks[0] : new Float32Array(n * dim);
+    const points = blocks.length === 1 ? blocks[0] : allocFloat32(n * dim, path);
     if (blocks.length !== 1) {
       let at = 0;
       for (const b of blocks) {

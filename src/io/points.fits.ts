@@ -17,6 +17,7 @@ import { createGunzip } from 'node:zlib';
 import { InputError } from '../errors.js';
 import type { PointTable } from './points.csv.js';
 import { pickColumns, type FieldInfo } from './points.columns.js';
+import { allocFloat32, checkTableSize } from './limits.js';
 
 export interface FitsOptions {
   /** Columns by TTYPE name (case-insensitive) or 0-based field index (default: every numeric scalar column). */
@@ -38,11 +39,16 @@ interface ByteSource {
   read(n: number): Promise<Uint8Array>;
   /** Skips up to n bytes; returns how many were skipped. */
   skip(n: number): Promise<number>;
+  /** The most bytes left to read: exact for a plain file, an upper bound for a gzip stream. */
+  remaining(): number;
+  /** How `remaining` is known, for messages. */
+  readonly bound: string;
   close(): Promise<void>;
 }
 
 class FileSource implements ByteSource {
   private pos = 0;
+  readonly bound = 'the file holds only';
   constructor(
     private readonly fh: FileHandle,
     private readonly size: number,
@@ -66,6 +72,10 @@ class FileSource implements ByteSource {
     return k;
   }
 
+  remaining(): number {
+    return this.size - this.pos;
+  }
+
   close(): Promise<void> {
     return this.fh.close();
   }
@@ -75,10 +85,14 @@ class StreamSource implements ByteSource {
   private readonly it: AsyncIterator<Uint8Array>;
   private pending: Uint8Array = new Uint8Array(0);
   private ended = false;
+  private consumed = 0;
+  readonly bound = 'the compressed file can hold at most';
   constructor(
     stream: AsyncIterable<Uint8Array>,
     private readonly onClose: () => void,
     private readonly source: string,
+    /** An upper bound on the decompressed size. */
+    private readonly limit: number,
   ) {
     this.it = stream[Symbol.asyncIterator]();
   }
@@ -107,6 +121,7 @@ class StreamSource implements ByteSource {
       this.pending = this.pending.subarray(k);
       got += k;
     }
+    this.consumed += got;
     return got;
   }
 
@@ -120,18 +135,26 @@ class StreamSource implements ByteSource {
     return this.consume(n, null);
   }
 
+  remaining(): number {
+    return this.limit - this.consumed;
+  }
+
   async close(): Promise<void> {
     this.onClose();
   }
 }
 
+/** Deflate's largest compression ratio (RFC 1951: a 258-byte match in at least 2 bits, ~1032:1): gzip's bound. */
+const DEFLATE_MAX_RATIO = 1032;
+
 async function openSource(path: string): Promise<ByteSource> {
   if (/\.gz$/i.test(path)) {
+    const compressed = (await stat(path)).size;
     const raw = createReadStream(path);
     const gunzip = createGunzip();
     raw.on('error', (e) => gunzip.destroy(e));
     raw.pipe(gunzip);
-    return new StreamSource(gunzip, () => (raw.destroy(), gunzip.destroy()), path);
+    return new StreamSource(gunzip, () => (raw.destroy(), gunzip.destroy()), path, compressed * DEFLATE_MAX_RATIO);
   }
   const size = (await stat(path)).size;
   return new FileSource(await open(path, 'r'), size);
@@ -350,7 +373,14 @@ async function readTable(src: ByteSource, h: Header, where: string, wanted: (str
   const { columns, rowBytes, rows } = tableColumns(h, where);
   const picked = pickColumns(columns, wanted, where).map((i) => columns[i]);
   const dim = picked.length;
-  const points = new Float32Array(rows * dim);
+  // Important! NAXIS2 comes from the header: check it against the bytes the file holds before allocating from it.
+  if (rows * rowBytes > src.remaining()) {
+    throw new InputError(
+      `${where}: ${src instanceof FileSource ? 'truncated: ' : ''}NAXIS2 = ${rows} rows of NAXIS1 = ${rowBytes} bytes need ${rows * rowBytes} bytes; ${src.bound} ${Math.max(0, src.remaining())} after the header.`,
+    );
+  }
+  checkTableSize(rows, dim, where, 'NAXIS2');
+  const points = allocFloat32(rows * dim, where);
   const chunkRows = Math.max(1, Math.floor(CHUNK_BYTES / Math.max(1, rowBytes)));
   const values = new Float64Array(Math.min(chunkRows, rows));
   for (let r0 = 0; r0 < rows; r0 += chunkRows) {

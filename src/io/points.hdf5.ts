@@ -10,11 +10,12 @@
  * - No `dataset`: the file's only 2-D numeric dataset; several or none is an InputError listing them.
  * Float64 coordinates are rounded to float32, as every reader here does (treeline computes in float32).
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Dataset, File, Group, Metadata } from 'h5wasm/node';
 import { InputError } from '../errors.js';
 import type { PointTable } from './points.csv.js';
+import { allocFloat32, checkTableSize } from './limits.js';
 
 export interface Hdf5Options {
   /** A 2-D dataset, or a group holding the 1-D datasets named by `columns` (default: the only 2-D dataset). */
@@ -72,7 +73,7 @@ export async function readHdf5Points(path: string, options: Hdf5Options = {}): P
     }
     if (file.file_id < 0n) throw new InputError(`${path}: HDF5 could not open the file.`);
     try {
-      return new Hdf5Reader(h5, file, path).read(options);
+      return new Hdf5Reader(h5, file, path, (await stat(path)).size).read(options);
     } catch (e) {
       throw hdf5Error(e, `${path}: HDF5 could not read the file`);
     } finally {
@@ -109,7 +110,22 @@ class Hdf5Reader {
     private readonly h5: H5,
     private readonly file: File,
     private readonly path: string,
+    /** The file's size in bytes. */
+    private readonly size: number,
   ) {}
+
+  /**
+   * A dataset's shape (from its header) checked before n · dim values are allocated (limits.ts): a contiguous
+   * dataset's values lie in the file, so its n · width elements must fit in the file's bytes; a chunked one may
+   * be compressed, and only the table limit applies.
+   */
+  private checkSize(m: Metadata, n: number, width: number, dim: number, where: string): void {
+    checkTableSize(n, dim, where, `shape (${shapeText(m)}): rows`);
+    const bytes = n * width * m.size;
+    if (m.chunks === null && !m.virtual_sources?.length && bytes > this.size) {
+      throw new InputError(`${where}: shape (${shapeText(m)}) of ${dtypeName(m)} needs ${bytes} bytes; the file holds only ${this.size}.`);
+    }
+  }
 
   read(o: Hdf5Options): PointTable {
     const columns = (o.columns ?? []).map(String);
@@ -203,7 +219,8 @@ class Hdf5Reader {
       return Number(c);
     });
     const dim = picks.length;
-    const points = new Float32Array(n * dim);
+    this.checkSize(m, n, width, dim, where);
+    const points = allocFloat32(n * dim, where);
     const step = Math.max(1, Math.floor(SLICE_BYTES / (width * m.size)));
     const whole = dim === width && picks.every((p, j) => p === j);
     for (let r0 = 0; r0 < n; r0 += step) {
@@ -241,7 +258,8 @@ class Hdf5Reader {
       if (d.n !== n) throw new InputError(`${this.path}: dataset '${d.full}' has ${d.n} values, but '${datasets[0].full}' has ${n}; columns must have equal lengths.`);
     }
     const dim = datasets.length;
-    const points = new Float32Array(n * dim);
+    for (const d of datasets) this.checkSize(d.m, n, 1, dim, `${this.path}: dataset '${d.full}'`);
+    const points = allocFloat32(n * dim, this.path);
     datasets.forEach(({ dataset, m }, j) => {
       const step = Math.max(1, Math.floor(SLICE_BYTES / m.size));
       for (let r0 = 0; r0 < n; r0 += step) {

@@ -10,6 +10,7 @@ import type { FileMetaData, SchemaTree } from 'hyparquet';
 import { InputError, TreelineError } from '../errors.js';
 import type { PointTable } from './points.csv.js';
 import { pickColumns, type FieldInfo } from './points.columns.js';
+import { allocFloat32, checkTableSize } from './limits.js';
 
 export interface TableOptions {
   /** Columns by name (exact, else case-insensitive) or 0-based index (default: every numeric column). */
@@ -53,7 +54,15 @@ export async function readParquetPoints(path: string, options: TableOptions = {}
   const slots = names.map((name) => picks.flatMap((p, j) => (fields[p].name === name ? [j] : [])));
   const n = Number(metadata.num_rows);
   const dim = picks.length;
-  const points = new Float32Array(n * dim);
+  // Important! num_rows comes from the footer: it must agree with the row groups and fit a table before
+  // anything is allocated from it (limits.ts). Parquet's run-length encoding makes the file size no bound.
+  const groups = metadata.row_groups.map((g) => Number(g.num_rows));
+  const grouped = groups.reduce((a, b) => a + b, 0);
+  checkTableSize(n, dim, path, 'num_rows');
+  if (grouped !== n) {
+    throw new InputError(`${path}: the footer's num_rows = ${n}, but its ${groups.length} row groups hold ${grouped} rows.`);
+  }
+  const points = allocFloat32(n * dim, path);
   let filled = 0;
   let problem: InputError | undefined; // onChunk runs inside hyparquet's promise callbacks: never throw there
 
@@ -74,7 +83,6 @@ export async function readParquetPoints(path: string, options: TableOptions = {}
 
   // Whole row groups, about BATCH_ROWS rows per read, so hyparquet never holds every column chunk at once.
   let rowStart = 0;
-  const groups = metadata.row_groups.map((g) => Number(g.num_rows));
   for (let g = 0; g < groups.length && !problem; ) {
     let rowEnd = rowStart;
     do rowEnd += groups[g++];

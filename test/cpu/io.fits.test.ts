@@ -13,6 +13,7 @@ import { InputError } from '../../src/errors.js';
 import { readFitsPoints } from '../../src/io/points.fits.js';
 import { readPoints } from '../../src/io/points.js';
 import { parseCsvColumns, runCli } from '../helpers/cli.js';
+import { runCliProcess } from '../helpers/cli.process.js';
 import { mulberry32 } from '../helpers/random.js';
 
 // ---- a minimal FITS writer (Pence et al. 2010 §3–§4, §7.3) ----
@@ -207,7 +208,7 @@ describe('readFitsPoints', () => {
     await expectInputError(readFitsPoints(write('cut-header.fits', whole.subarray(0, 2880 + 1000))), /truncated in the header of HDU 1/);
     const rowBytes = 8 + 4 + 8 + 4 + 4;
     const cut = write('cut-rows.fits', whole.subarray(0, 2 * 2880 + 50 * rowBytes + 3));
-    await expectInputError(readFitsPoints(cut), /cut-rows\.fits, HDU 1: truncated: NAXIS2 = 200 rows of 28 bytes, the file ends after 50 rows/);
+    await expectInputError(readFitsPoints(cut), /cut-rows\.fits, HDU 1: truncated: NAXIS2 = 200 rows of NAXIS1 = 28 bytes need 5600 bytes; the file holds only 1403 after the header/);
     const badWidth = write('width.fits', concat([...primary(), ...bintable(catalogue, { rowBytes: 30 })]));
     await expectInputError(readFitsPoints(badWidth), /add up to 28 bytes per row, but NAXIS1 = 30/);
     await expectInputError(readFitsPoints(catalogueFile, { columns: ['RA', 'MAG'] }), /HDU 1 \('GALAXIES'\): no column 'MAG' \(columns: NAME \(TFORM 8A \(characters\)\), RA \(float32, TFORM 1E\)/);
@@ -215,6 +216,25 @@ describe('readFitsPoints', () => {
     const vector = write('vector.fits', concat([...primary(), ...bintable([{ name: 'POS', form: '3E', values: [[1, 2, 3]] }])]));
     await expectInputError(readFitsPoints(vector, { columns: ['POS'] }), /column 'POS' is TFORM 3E \(a vector of 3; only repeat count 1 is read\)/);
     await expectInputError(readFitsPoints(write('empty.fits', concat(primary({ w: 2, h: 2 })))), /no BINTABLE extension \(HDUs: 0 primary\)/);
+  });
+});
+
+describe('issue 15: FITS header sizes are checked against the file before allocating', () => {
+  const small = [{ name: 'X', form: 'E', values: [1, 2] }, { name: 'Y', form: 'E', values: [3, 4] }];
+
+  it('readFitsPoints on a table claiming NAXIS2 = 10^12 rows names the file, HDU and NAXIS2', async () => {
+    const big = write('big.fits', concat([...primary(), ...bintable(small, { rows: 1e12 })]));
+    await expectInputError(readFitsPoints(big), /big\.fits, HDU 1: truncated: NAXIS2 = 1000000000000 rows of NAXIS1 = 8 bytes need 8000000000000 bytes; the file holds only 2880 after the header\./);
+    const gz = write('big.fits.gz', gzipSync(concat([...primary(), ...bintable(small, { rows: 1e12 })])));
+    await expectInputError(readFitsPoints(gz), /big\.fits\.gz, HDU 1: NAXIS2 = 1000000000000 rows of NAXIS1 = 8 bytes need 8000000000000 bytes; the compressed file can hold at most \d+ after the header\./);
+  });
+
+  it('treeline emst on it exits 2 with one line, no stack (child process)', async () => {
+    const big = write('cli-big.fits', concat([...primary(), ...bintable(small, { rows: 1e12 })]));
+    const r = await runCliProcess(['emst', big, '--backend', 'cpu']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cli-big\.fits, HDU 1: truncated: NAXIS2 = 1000000000000 rows/);
+    expect(r.stderr).not.toMatch(/RangeError|\n\s+at /);
   });
 });
 
