@@ -82,7 +82,7 @@ const now = (): number => globalThis.performance.now();
  */
 export async function hdbscan(points: Float32Array | Float64Array, options: HdbscanOptions): Promise<HdbscanResult> {
   if (options === null || typeof options !== 'object') {
-    throw new InputError(`Expected an options object with { dim, minClusterSize }, got ${String(options)}.`);
+    throw new InputError(`Expected an options object with at least { dim }, got ${String(options)}.`);
   }
   const clusterOptions = resolveClusterOptions(options); // fail fast, before the MST
   const minSamples = options.minSamples ?? clusterOptions.minClusterSize;

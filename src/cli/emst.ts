@@ -15,6 +15,8 @@ import {
   integer,
   logTimings,
   number,
+  plural,
+  POINTS_ARGUMENT,
   progressLine,
   readInputPoints,
   withInterrupt,
@@ -81,7 +83,7 @@ export function emstPrintable(r: EmstRun, o: EmstCliOptions): Printable {
       minSamples: o.minSamples,
       alpha: o.alpha,
       backend: r.tree.backend,
-      edges: weights.length,
+      numEdges: weights.length,
       totalWeight: r.totalWeight,
       sources,
       targets,
@@ -95,7 +97,7 @@ export function emstPrintable(r: EmstRun, o: EmstCliOptions): Printable {
 export function emstCommand(io: CliIo): Command {
   const cmd = new Command('emst')
     .description('exact Euclidean minimum spanning tree of a point file (or the mutual-reachability MST with --min-samples)')
-    .argument('<points>', 'point file: .csv/.tsv/.txt, .npy, .bin (ArborX: int32 n, int32 d, float32 rows), .f32 with --dim')
+    .argument('<points>', POINTS_ARGUMENT)
     .option('--min-samples <m>', 'mutual reachability with core distance to the m-th neighbour, the point excluded (1: Euclidean)', integer('--min-samples', 1), 1)
     .option('--alpha <a>', 'mutual reachability divides distances by alpha', number('--alpha', (v) => v > 0 && Number.isFinite(v), 'a finite number > 0'), 1);
   addBoxOptions(cmd);
@@ -108,7 +110,9 @@ export function emstCommand(io: CliIo): Command {
       'after',
       [
         '',
-        'Output: one row per edge (source,target,weight), sources < targets, sorted by (weight, source, target).',
+        'Output: csv: one row per edge (source,target,weight), sources < targets, sorted by (weight, source, target);',
+        'json: n, dim, backend, numEdges, totalWeight and the arrays sources, targets, weights; npy: sources.npy,',
+        'targets.npy, weights.npy in -o.',
         '',
         'Examples:',
         '  $ treeline emst datasets/blobs2d-2000.csv -o edges.csv',
@@ -125,7 +129,7 @@ export function emstCommand(io: CliIo): Command {
       const forest = r.tree.weights.length < Math.max(r.table.n - 1, 0);
       const kind = o.minSamples > 1 || o.alpha !== 1 ? 'mutual-reachability MST' : forest ? 'minimum spanning forest' : 'EMST';
       io.log(
-        `emst: ${r.table.n} points × ${r.table.dim} → ${kind} of ${r.tree.weights.length} edges, total weight ` +
+        `emst: ${plural(r.table.n, 'point')} × ${r.table.dim} → ${kind} of ${plural(r.tree.weights.length, 'edge')}, total weight ` +
           `${r.totalWeight.toPrecision(8)} (${r.tree.backend} backend, ${r.timings['emst::total']?.toFixed(1)} ms) → ${where}`,
       );
       if (o.timings) logTimings(io, r.timings);

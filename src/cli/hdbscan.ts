@@ -5,11 +5,13 @@
  * printing (`hdbscanPrintable`) stay apart.
  */
 import { writeFile } from 'node:fs/promises';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { clusterFromSingleLinkage } from '../cluster/clusterFromMst.js';
 import { exemplars } from '../cluster/exemplars.js';
 import { saveModel } from '../cluster/model.js';
+import { DEFAULT_MIN_CLUSTER_SIZE } from '../cluster/options.js';
 import type { ClusterResult } from '../cluster/types.js';
+import { relativeValidity } from '../cluster/validity.js';
 import { InputError } from '../errors.js';
 import { hdbscan, hdbscanModel, type HdbscanResult } from '../hdbscan.js';
 import type { PointTable } from '../io/points.js';
@@ -25,6 +27,8 @@ import {
   integerList,
   logTimings,
   number,
+  plural,
+  POINTS_ARGUMENT,
   progressLine,
   readInputPoints,
   withInterrupt,
@@ -48,6 +52,8 @@ export interface HdbscanCliOptions extends InputOptions, OutputOptions {
   /** CPU backend threads (undefined: the default). */
   threads?: number;
   saveModel?: string;
+  /** Also compute each clustering's relative validity (hdbscan's `relative_validity_`, a fast DBCV). */
+  validity?: boolean;
 }
 
 /** One clustering of the shared MST. */
@@ -55,6 +61,8 @@ export interface Clustering {
   minClusterSize: number;
   result: Omit<ClusterResult, 'timings' | 'mst'>;
   exemplars: Uint32Array[];
+  /** With --validity: `relativeValidity(mst, labels)`, the DBCV approximation on the mutual-reachability MST. */
+  relativeValidity?: number;
 }
 
 export interface HdbscanRun {
@@ -71,6 +79,7 @@ export async function computeHdbscan(
   o: HdbscanCliOptions,
   progress?: (fraction: number) => void,
   signal?: AbortSignal,
+  warn?: (message: string) => void,
 ): Promise<HdbscanRun> {
   if (o.saveModel && o.minClusterSize.length > 1) {
     throw new InputError(`--save-model saves one fit: give one --min-cluster-size, got ${o.minClusterSize.join(',')}.`);
@@ -78,6 +87,10 @@ export async function computeHdbscan(
   const t0 = performance.now();
   const table = await readInputPoints(file, o);
   const timings: Record<string, number> = { 'io::read': performance.now() - t0 };
+  // Not an error (hdbscan accepts it too), but a newcomer's likely slip: say so before the MST, then run.
+  for (const c of o.minClusterSize.filter((c) => c > table.n)) {
+    warn?.(`hdbscan: warning: --min-cluster-size ${c} is larger than the ${plural(table.n, 'point')} of ${file}: no cluster can reach that size.`);
+  }
   const [first, ...rest] = o.minClusterSize;
   const shared = {
     clusterSelectionMethod: o.method,
@@ -104,10 +117,14 @@ export async function computeHdbscan(
     clusterings.push({ minClusterSize, result, exemplars: exemplars(result.condensedTree, result.selectedClusters) });
     timings[`cluster::recluster(${minClusterSize})`] = performance.now() - t;
   }
+  if (o.validity) {
+    const t = performance.now();
+    for (const c of clusterings) c.relativeValidity = relativeValidity(fit.mst, c.result.labels);
+    timings['cluster::validity'] = performance.now() - t;
+  }
   return { table, fit, clusterings, timings };
 }
 
-const plural = (k: number, what: string): string => `${k} ${what}${k === 1 ? '' : 's'}`;
 const noiseCount = (labels: Int32Array): number => labels.reduce((s, l) => s + (l < 0 ? 1 : 0), 0);
 
 /** Exemplars flattened: point indices and the label of each. */
@@ -129,6 +146,7 @@ function clusteringJson(c: Clustering): Record<string, unknown> {
     options: r.options,
     numClusters: r.selectedClusters.length,
     numNoise: noiseCount(r.labels),
+    ...(c.relativeValidity !== undefined ? { relativeValidity: c.relativeValidity } : {}),
     labels: r.labels,
     probabilities: r.probabilities,
     outlierScores: r.outlierScores,
@@ -155,7 +173,9 @@ function clusteringNpy(c: Clustering, dir: string): NpyGroup {
       condensed_child: t.child,
       condensed_lambda: t.lambda,
       condensed_child_size: t.childSize,
+      ...(c.relativeValidity !== undefined ? { relative_validity: new Float64Array([c.relativeValidity]) } : {}),
     },
+    shapes: c.relativeValidity !== undefined ? { relative_validity: [] } : undefined,
   };
 }
 
@@ -200,7 +220,7 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
       };
       if (single) {
         const own = clusteringNpy(clusterings[0], '');
-        return [{ ...top, arrays: { ...own.arrays, ...top.arrays } }];
+        return [{ ...top, arrays: { ...own.arrays, ...top.arrays }, shapes: { ...own.shapes, ...top.shapes } }];
       }
       return [top, ...clusterings.map((c) => clusteringNpy(c, `mcs${c.minClusterSize}`))];
     },
@@ -210,15 +230,20 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
 export function hdbscanCommand(io: CliIo): Command {
   const cmd = new Command('hdbscan')
     .description('HDBSCAN* clustering of a point file: labels, probabilities and GLOSH outlier scores per point')
-    .argument('<points>', 'point file: .csv/.tsv/.txt, .npy, .bin (ArborX: int32 n, int32 d, float32 rows), .f32 with --dim')
-    .requiredOption('--min-cluster-size <sizes>', 'smallest cluster (≥ 2); a comma list re-clusters one MST per value', integerList('--min-cluster-size', 2))
+    .argument('<points>', POINTS_ARGUMENT)
+    .addOption(
+      new Option('--min-cluster-size <sizes>', "smallest cluster (≥ 2; hdbscan's min_cluster_size); a comma list re-clusters one MST per value")
+        .argParser(integerList('--min-cluster-size', 2))
+        .default([DEFAULT_MIN_CLUSTER_SIZE], String(DEFAULT_MIN_CLUSTER_SIZE)),
+    )
     .option('--min-samples <m>', "core distance's neighbour count, the point excluded (hdbscan's min_samples; default: the first min cluster size)", integer('--min-samples', 1))
     .option('--method <m>', 'cluster selection: eom | leaf', choice('--method', ['eom', 'leaf'] as const), 'eom')
     .option('--epsilon <e>', 'cluster_selection_epsilon: do not split clusters below this distance', number('--epsilon', (v) => v >= 0 && Number.isFinite(v), 'a finite number ≥ 0'), 0)
     .option('--allow-single-cluster', 'the root may be the one cluster')
     .option('--max-cluster-size <m>', 'EOM selects no cluster larger than this (0: no limit)', integer('--max-cluster-size', 0), 0)
     .option('--alpha <a>', 'mutual reachability divides distances by alpha', number('--alpha', (v) => v > 0 && Number.isFinite(v), 'a finite number > 0'), 1)
-    .option('--save-model <file>', 'also save the fitted model (JSON) for `treeline predict`');
+    .option('--save-model <file>', 'also save the fitted model (JSON) for `treeline predict`')
+    .option('--validity', "also report each clustering's relative validity (hdbscan's relative_validity_, a fast DBCV) on stderr and in json/npy");
   addPointInputOptions(cmd);
   addBackendOption(cmd);
   addThreadsOption(cmd);
@@ -229,7 +254,8 @@ export function hdbscanCommand(io: CliIo): Command {
       [
         '',
         'Output: csv: label,probability,outlier_score per point (with a list: one column of each per value);',
-        'json: every array (condensed tree, persistence, exemplars, single linkage, MST); npy: one .npy per array in -o.',
+        'json: every array (condensed tree, persistence, exemplars, single linkage, MST as mst.sources/targets/weights);',
+        'npy: one .npy per array in -o (the MST as mst_sources, mst_targets, mst_weights).',
         '',
         'Examples:',
         '  $ treeline hdbscan datasets/blobs2d-2000.csv --min-cluster-size 15 -o labels.csv',
@@ -240,7 +266,7 @@ export function hdbscanCommand(io: CliIo): Command {
     )
     .action(async (file: string, o: HdbscanCliOptions) => {
       const bar = progressLine(io, 'hdbscan');
-      const r = await withInterrupt((signal) => computeHdbscan(file, o, bar.onProgress, signal)).finally(bar.done);
+      const r = await withInterrupt((signal) => computeHdbscan(file, o, bar.onProgress, signal, io.log)).finally(bar.done);
       const where = await writeOutput(io, o, hdbscanPrintable(r, o));
       if (o.saveModel) {
         await writeFile(o.saveModel, saveModel(await hdbscanModel(r.table.points, r.table.dim, r.fit)));
@@ -248,8 +274,9 @@ export function hdbscanCommand(io: CliIo): Command {
       }
       for (const c of r.clusterings) {
         io.log(
-          `hdbscan: ${r.table.n} points × ${r.table.dim}, minClusterSize ${c.minClusterSize}, minSamples ${r.fit.minSamples}: ` +
-            `${plural(c.result.selectedClusters.length, 'cluster')}, ${noiseCount(c.result.labels)} noise`,
+          `hdbscan: ${plural(r.table.n, 'point')} × ${r.table.dim}, minClusterSize ${c.minClusterSize}, minSamples ${r.fit.minSamples}: ` +
+            `${plural(c.result.selectedClusters.length, 'cluster')}, ${noiseCount(c.result.labels)} noise` +
+            (c.relativeValidity !== undefined ? `, relative validity ${c.relativeValidity.toPrecision(4)}` : ''),
         );
       }
       io.log(`hdbscan: ${r.fit.backend} backend, ${r.fit.timings['hdbscan::total'].toFixed(1)} ms → ${where}`);

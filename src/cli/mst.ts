@@ -4,7 +4,7 @@
  * Compute (`graphMstFromFile`, src/graph/file.ts) and printing (`mstPrintable`) stay apart.
  */
 import { Command } from 'commander';
-import { graphMstFromFile, forestColumns, forestJson, type GraphFileMst } from '../graph/file.js';
+import { graphMstFromFile, forestArrays, forestColumns, forestJson, type GraphFileMst } from '../graph/file.js';
 import type { GraphFormat } from '../io/graph.js';
 import type { Column } from '../io/write.js';
 import { InputError } from '../errors.js';
@@ -13,7 +13,9 @@ import {
   addBackendOption,
   addOutputOptions,
   choice,
+  graphFormatsHelp,
   logTimings,
+  plural,
   requireFile,
   resolveFormat,
   writeOutput,
@@ -54,30 +56,23 @@ export function mstPrintable(r: MstRun, o: MstCliOptions): Printable {
   return {
     csv: () => forestColumns(f.result) as Record<string, Column>,
     json: () => ({
-      vertices: f.numVertices,
-      inputEdges: f.inputEdges,
+      numVertices: f.numVertices,
+      numInputEdges: f.inputEdges,
       ...forestJson(f.result),
       ...(o.timings ? { timings: r.timings } : {}),
     }),
-    npy: () => [
-      {
-        dir: '',
-        arrays: {
-          ...(forestColumns(f.result) as Record<string, Column>),
-          ...(f.result.componentLabels ? { component_labels: f.result.componentLabels } : {}),
-        },
-      },
-    ],
+    npy: () => [{ dir: '', arrays: forestArrays(f.result) as Record<string, Column> }],
   };
 }
 
 export function mstCommand(io: CliIo): Command {
   const cmd = new Command('mst')
     .description('minimum spanning forest of a graph file: forest edges, total weight, component count')
-    .argument('<graph>', 'graph file: .mtx, .gr (DIMACS), .egr (ECL CSR), .txt/.el/.edges/.edgelist/.tsv/.wel/.csv edge lists')
+    .argument('<graph>', 'graph file, in any format listed below (chosen by extension, or --input-format)')
     .option('--input-format <fmt>', `read as ${GRAPH_FORMATS.join(' | ')} whatever the extension`, choice('--input-format', GRAPH_FORMATS))
     .option('--one-based', 'edge-list vertex ids start at 1')
-    .option('--labels', "also output each vertex's component (its smallest vertex); json and npy only");
+    .option('--labels', "also output each vertex's component (its smallest vertex); json and npy only")
+    .addHelpText('after', graphFormatsHelp());
   addBackendOption(cmd);
   addOutputOptions(cmd);
   return cmd
@@ -85,8 +80,9 @@ export function mstCommand(io: CliIo): Command {
       'after',
       [
         '',
-        'Output: csv: edge,source,target,weight per forest edge (edge: the id of the input edge), sorted by',
-        '(weight, edge id); the total weight and component count go to stderr (and into json).',
+        'Output: csv: edge_id,source,target,weight per forest edge (edge_id: the id of the input edge), sorted by',
+        '(weight, edge id); the total weight and component count go to stderr (and into json: numEdges, numComponents,',
+        'totalWeight, edgeIds, sources, targets, weights); npy: edge_ids, sources, targets, weights (.npy) in -o.',
         '',
         'Examples:',
         '  $ treeline mst road.gr -o forest.csv',
@@ -100,8 +96,9 @@ export function mstCommand(io: CliIo): Command {
       const where = await writeOutput(io, o, mstPrintable(r, o));
       const f = r.forest;
       io.log(
-        `mst: ${f.numVertices} vertices, ${f.inputEdges} edges → forest of ${f.result.edgeIds.length} edges, total weight ` +
-          `${f.result.totalWeight}, ${f.result.components} component${f.result.components === 1 ? '' : 's'} → ${where}`,
+        `mst: ${plural(f.numVertices, 'vertex', 'vertices')}, ${plural(f.inputEdges, 'edge')} → forest of ` +
+          `${plural(f.result.edgeIds.length, 'edge')}, total weight ${f.result.totalWeight}, ` +
+          `${plural(f.result.components, 'component')} (${f.result.backend} backend, ${r.timings['graph::total'].toFixed(1)} ms) → ${where}`,
       );
       if (o.timings) logTimings(io, r.timings);
     });

@@ -120,6 +120,26 @@ export function graphFormatsHelp(): string {
   return ['', 'Graph files, by extension:', ...rows.map(([e, what]) => `  ${e.padEnd(width)}  ${what}`)].join('\n');
 }
 
+/**
+ * An unknown option spelled the Python way (`--min_cluster_size`, `--min_cluster_size=5`) is told the option it
+ * means. commander's own suggestion goes by edit distance, which misses the `=value` form and long names with several
+ * underscores; so an unknown `--a_b[=v]` whose name with `_` → `-` is one of the command's options gets that one.
+ * This wraps commander's `unknownOption`, the one place it reports unknown options (not in its typings;
+ * test/cpu/cli.options.process.test.ts keeps it honest).
+ */
+export function suggestDashedOptions(cmd: Command): void {
+  const c = cmd as unknown as { unknownOption: (flag: string) => void };
+  const commanders = c.unknownOption.bind(cmd);
+  c.unknownOption = (flag) => {
+    const dashed = flag.split('=')[0].replace(/_/g, '-');
+    const known = cmd.options.some((o) => o.long === dashed);
+    if (dashed !== flag && flag.startsWith('--') && known) {
+      cmd.error(`error: unknown option '${flag}'\n(Did you mean ${dashed}?)`, { code: 'commander.unknownOption' });
+    }
+    commanders(flag);
+  };
+}
+
 // ---- shared declarations ----
 
 /** --columns, --dim and --dataset: how to read a point file (and the formats' list in --help). */

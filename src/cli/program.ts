@@ -14,6 +14,7 @@ import { hdbscanCommand } from './hdbscan.js';
 import { mstCommand } from './mst.js';
 import { predictCommand } from './predict.js';
 import { statsCommand } from './stats.js';
+import { suggestDashedOptions } from './options.js';
 
 /** Exit codes by error class. */
 export const EXIT = { ok: 0, internal: 1, input: 2, noGpu: 3, gpu: 4, aborted: 130 } as const;
@@ -134,6 +135,9 @@ export function buildProgram(io: CliIo = processIo): Command {
   program.addCommand(statsCommand(io));
 
   // commander exits the process itself (always with code 1) unless told to throw: main.ts then maps the error.
-  for (const c of [program, ...program.commands]) c.exitOverride();
+  for (const c of [program, ...program.commands]) {
+    c.exitOverride();
+    suggestDashedOptions(c);
+  }
   return program;
 }

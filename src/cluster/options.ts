@@ -12,12 +12,15 @@ function describe(value: unknown): string {
   return Object.prototype.toString.call(value);
 }
 
+/** hdbscan's and scikit-learn's `min_cluster_size` default (and the CLI's `--min-cluster-size`). */
+export const DEFAULT_MIN_CLUSTER_SIZE = 5;
+
 /** Checks `options` and fills in hdbscan's defaults. Throws InputError naming the bad value. */
 export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterOptions {
   if (options === null || typeof options !== 'object') {
-    throw new InputError(`Expected an options object with minClusterSize, got ${describe(options)}.`);
+    throw new InputError(`Expected an options object, got ${describe(options)}.`);
   }
-  const { minClusterSize } = options;
+  const minClusterSize = options.minClusterSize ?? DEFAULT_MIN_CLUSTER_SIZE;
   if (typeof minClusterSize !== 'number' || !Number.isInteger(minClusterSize) || minClusterSize < 2) {
     throw new InputError(`Expected minClusterSize to be an integer ≥ 2, got ${describe(minClusterSize)}.`);
   }

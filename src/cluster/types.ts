@@ -57,8 +57,11 @@ export interface CondensedTree {
 
 /** How flat clusters are extracted from the condensed tree (hdbscan's parameters of the same names). */
 export interface ClusterOptions {
-  /** Smallest cluster, ≥ 2: smaller splits are runts whose points fall out of their parent (hdbscan). */
-  minClusterSize: number;
+  /**
+   * Smallest cluster, ≥ 2: smaller splits are runts whose points fall out of their parent (hdbscan). Default 5, as
+   * hdbscan's and scikit-learn's `min_cluster_size`.
+   */
+  minClusterSize?: number;
   /** `'eom'` (excess of mass, default) or `'leaf'`. */
   clusterSelectionMethod?: 'eom' | 'leaf';
   /** Distance below which clusters are not split further (hdbscan's `cluster_selection_epsilon`); default 0. */

@@ -9,6 +9,17 @@ import { Random } from './random.js';
 export type GeneratorName = 'uniform' | 'normal' | 'blobs' | 'moons' | 'visualvar' | 'cosmology';
 export const GENERATORS: GeneratorName[] = ['uniform', 'normal', 'blobs', 'moons', 'visualvar', 'cosmology'];
 
+/**
+ * The generators' defaults and boxes, used below and listed by `treeline generate --help` (so the help cannot
+ * drift): blobs' centres and noise lie in [−halfWidth, halfWidth)^dim, visualvar's in [0, box]^dim, cosmology's in
+ * the periodic [0, box)^dim.
+ */
+export const GENERATOR_DEFAULTS = {
+  blobs: { clusters: 5, noise: 0.05, halfWidth: 10 },
+  visualvar: { clusters: 100, noise: 1e-4, box: 1e4 },
+  cosmology: { box: 1000 },
+} as const;
+
 export interface GenerateOptions {
   /** Number of points. */
   n: number;
@@ -24,6 +35,14 @@ export interface GenerateOptions {
 function check(opts: GenerateOptions): void {
   if (!Number.isInteger(opts.n) || opts.n < 0) throw new InputError(`Expected n to be a non-negative integer, got ${opts.n}.`);
   if (!Number.isInteger(opts.dim) || opts.dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${opts.dim}.`);
+  // Sizes are checked before anything is allocated from them (issue 15: `generate -n 1e12` was a RangeError).
+  if (opts.n * opts.dim > MAX_TABLE_VALUES) {
+    throw new InputError(`Expected n · dim ≤ ${MAX_TABLE_VALUES} (2^32 − 1, the longest Float32Array), got n = ${opts.n}, dim = ${opts.dim}.`);
+  }
+  const k = opts.clusters;
+  if (k !== undefined && (!Number.isInteger(k) || k < 1 || k > Math.max(1, opts.n))) {
+    throw new InputError(`Expected clusters to be an integer in [1, max(1, n) = ${Math.max(1, opts.n)}], got ${k}.`);
+  }
 }
 
 /** Uniform in the unit cube [0, 1)^dim. */
@@ -35,14 +54,6 @@ export function uniform(opts: GenerateOptions): Float32Array {
   return out;
 }
 
-  // Sizes are checked before anything is allocated from them (issue 15: `generate -n 1e12` was a RangeError).
-  if (opts.n * opts.dim > MAX_TABLE_VALUES) {
-    throw new InputError(`Expected n · dim ≤ ${MAX_TABLE_VALUES} (2^32 − 1, the longest Float32Array), got n = ${opts.n}, dim = ${opts.dim}.`);
-  }
-  const k = opts.clusters;
-  if (k !== undefined && (!Number.isInteger(k) || k < 1 || k > Math.max(1, opts.n))) {
-    throw new InputError(`Expected clusters to be an integer in [1, max(1, n) = ${Math.max(1, opts.n)}], got ${k}.`);
-  }
 /** Standard normal in every coordinate (ArborX's "normal" data). */
 export function normal(opts: GenerateOptions): Float32Array {
   check(opts);
@@ -57,9 +68,10 @@ export function blobs(opts: GenerateOptions): Float32Array {
   check(opts);
   const { n, dim } = opts;
   const r = new Random(opts.seed ?? 1);
-  const k = opts.clusters ?? 5;
-  const noise = opts.noise ?? 0.05;
-  const centres = new Float64Array(k * dim).map(() => r.next() * 20 - 10);
+  const { clusters, noise: noiseDefault, halfWidth: h } = GENERATOR_DEFAULTS.blobs;
+  const k = opts.clusters ?? clusters;
+  const noise = opts.noise ?? noiseDefault;
+  const centres = new Float64Array(k * dim).map(() => r.next() * 2 * h - h);
   const out = new Float32Array(n * dim);
   const nNoise = Math.round(n * noise);
   for (let i = 0; i < n; i++) {
@@ -67,7 +79,7 @@ export function blobs(opts: GenerateOptions): Float32Array {
       const c = Math.floor(r.next() * k);
       for (let d = 0; d < dim; d++) out[i * dim + d] = centres[c * dim + d] + r.normal();
     } else {
-      for (let d = 0; d < dim; d++) out[i * dim + d] = r.next() * 20 - 10;
+      for (let d = 0; d < dim; d++) out[i * dim + d] = r.next() * 2 * h - h;
     }
   }
   return out;
@@ -100,10 +112,10 @@ export function visualVar(opts: GenerateOptions): Float32Array {
   check(opts);
   const { n, dim } = opts;
   const r = new Random(opts.seed ?? 1);
-  const L = 1e4;
-  const noise = opts.noise ?? 1e-4;
+  const L = GENERATOR_DEFAULTS.visualvar.box;
+  const noise = opts.noise ?? GENERATOR_DEFAULTS.visualvar.noise;
   const nSignal = Math.floor(n * (1 - noise));
-  const restart = (opts.clusters ?? 100) / Math.max(1, nSignal);
+  const restart = (opts.clusters ?? GENERATOR_DEFAULTS.visualvar.clusters) / Math.max(1, nSignal);
   const cReset = 100;
   const origin = new Float64Array(dim);
   const dir = new Float64Array(dim);
@@ -150,7 +162,7 @@ export function cosmology(opts: GenerateOptions): Float32Array {
   check(opts);
   const { n, dim } = opts;
   const r = new Random(opts.seed ?? 1);
-  const box = 1000;
+  const box = GENERATOR_DEFAULTS.cosmology.box;
   const nHalo = Math.max(1, Math.round(n / 200));
   const centres = new Float64Array(nHalo * dim).map(() => r.next() * box);
   const weights = new Float64Array(nHalo);

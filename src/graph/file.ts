@@ -28,16 +28,32 @@ export async function graphMstFromFile(
   return { graph, result, numVertices, inputEdges };
 }
 
-/** The forest as parallel columns (edge id, source, target, weight), canonical order, for toCsv / writeNpyDir. */
+/**
+ * The forest as CSV columns (one row per edge: edge_id, source, target, weight), canonical order. The CLI's naming
+ * (README, "Result arrays"): CSV columns are the singular of the arrays' names, JSON keys the API's names, counts
+ * `num…`, `.npy` files the snake_case of the JSON keys.
+ */
 export function forestColumns(r: GraphMstResult): Record<string, Uint32Array | Int32Array | Float32Array> {
-  return { edge: r.edgeIds, source: r.sources, target: r.targets, weight: r.weights };
+  return { edge_id: r.edgeIds, source: r.sources, target: r.targets, weight: r.weights };
+}
+
+/** The forest as `.npy` arrays: edge_ids, sources, targets, weights (and component_labels when computed). */
+export function forestArrays(r: GraphMstResult): Record<string, Uint32Array | Int32Array | Float32Array> {
+  return {
+    edge_ids: r.edgeIds,
+    sources: r.sources,
+    targets: r.targets,
+    weights: r.weights,
+    ...(r.componentLabels ? { component_labels: r.componentLabels } : {}),
+  };
 }
 
 /** A JSON-ready summary plus the forest (arrays as plain number arrays). */
 export function forestJson(r: GraphMstResult): Record<string, unknown> {
   return {
-    edges: r.edgeIds.length,
-    components: r.components,
+    backend: r.backend,
+    numEdges: r.edgeIds.length,
+    numComponents: r.components,
     totalWeight: r.totalWeight,
     edgeIds: Array.from(r.edgeIds),
     sources: Array.from(r.sources),

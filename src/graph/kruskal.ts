@@ -50,5 +50,5 @@ export function kruskalIds(g: NormalGraph): { ids: Uint32Array; uf: UnionFind } 
 /** Kruskal's minimum spanning forest of a validated graph. */
 export function kruskal(g: NormalGraph, options: { labels?: boolean } = {}): GraphMstResult {
   const { ids, uf } = kruskalIds(g);
-  return buildResult(g, ids, options.labels ? uf.labels() : undefined);
+  return buildResult(g, ids, options.labels ? uf.labels() : undefined, 'cpu');
 }

@@ -20,7 +20,7 @@ export function csrRows(offsets: Uint32Array, entries: number): Uint32Array {
 }
 
 /** Builds the result from forest ids sorted by (weight key, id). */
-export function buildResult(g: NormalGraph, ids: Uint32Array, labels?: Uint32Array): GraphMstResult {
+export function buildResult(g: NormalGraph, ids: Uint32Array, labels: Uint32Array | undefined, backend: 'gpu' | 'cpu'): GraphMstResult {
   const m = ids.length;
   const sources = new Uint32Array(m);
   const targets = new Uint32Array(m);
@@ -35,7 +35,7 @@ export function buildResult(g: NormalGraph, ids: Uint32Array, labels?: Uint32Arr
     weights[i] = g.weights[id];
     total += weights[i];
   }
-  const result: GraphMstResult = { edgeIds: ids, sources, targets, weights, totalWeight: total, components: g.numVertices - m };
+  const result: GraphMstResult = { edgeIds: ids, sources, targets, weights, totalWeight: total, components: g.numVertices - m, backend };
   if (labels) result.componentLabels = labels;
   return result;
 }

@@ -30,6 +30,9 @@ const BY_EXTENSION: Record<string, GraphFormat> = {
   '.csv': 'csv',
 };
 
+/** Extension → graph format, as `graphFormatOf` reads them (the CLI's `--help` lists these). */
+export const GRAPH_EXTENSIONS: Readonly<Record<string, GraphFormat>> = BY_EXTENSION;
+
 /** The format a path's extension names; InputError for an unknown one. */
 export function graphFormatOf(path: string): GraphFormat {
   const ext = extname(path).toLowerCase();

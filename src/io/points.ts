@@ -27,6 +27,20 @@ const HDF5 = ['.h5', '.hdf5', '.hdf', '.he5'];
 const FITS = ['.fits', '.fit', '.fts'];
 const ARROW = ['.arrow', '.feather', '.arrows', '.ipc'];
 
+/**
+ * The extensions each reader takes, as `pointFormat` reads them: the CLI's `--help` lists these, so the help cannot
+ * drift from the readers (a test checks every entry against `pointFormat`).
+ */
+export const POINT_EXTENSIONS: Record<NonNullable<ReturnType<typeof pointFormat>>, readonly string[]> = {
+  csv: CSV.filter((e) => e !== ''),
+  npy: ['.npy'],
+  bin: ['.bin'],
+  hdf5: HDF5,
+  fits: [...FITS, ...FITS.map((e) => `${e}.gz`)],
+  parquet: ['.parquet'],
+  arrow: ARROW,
+};
+
 /** The reader a path goes to, by extension (`.fits.gz` counts as FITS). */
 export function pointFormat(path: string): 'csv' | 'npy' | 'bin' | 'hdf5' | 'fits' | 'parquet' | 'arrow' | null {
   const lower = path.toLowerCase();

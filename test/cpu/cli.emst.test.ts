@@ -54,7 +54,7 @@ describe('treeline emst', () => {
     expect(r.out).toBe('');
     const j = JSON.parse(readFileSync(out, 'utf8'));
     const lib = await emst(points, { dim: 2, minSamples: 5, backend: 'cpu' });
-    expect(j.edges).toBe(n - 1);
+    expect(j.numEdges).toBe(n - 1);
     expect(j.minSamples).toBe(5);
     expect(j.weights).toEqual(Array.from(lib.weights));
     expect(j.totalWeight).toBeCloseTo(lib.weights.reduce((s, w) => s + w, 0), 6);
@@ -124,7 +124,7 @@ describe('treeline emst', () => {
     expect(parseCsvColumns(r.out).target).toEqual(Array.from(lib.targets));
     const cut = await runCli(['emst', csv, '--min-edge-length', '0.5', '--format', 'json', ...cpu]);
     const forest = await emst(points, { dim: 2, minEdgeLength: 0.5, backend: 'cpu' });
-    expect(JSON.parse(cut.out).edges).toBe(forest.sources.length);
+    expect(JSON.parse(cut.out).numEdges).toBe(forest.sources.length);
     expectInputError(await runCli(['emst', csv, '--periodic', '1,2,3', ...cpu]), /--periodic: 3 side lengths given for 2-dimensional points/);
     expectInputError(await runCli(['emst', csv, '--periodic', '0', ...cpu]), /--periodic: expected L or Lx,Ly\[,Lz\] with finite side lengths > 0, got '0'/);
   });

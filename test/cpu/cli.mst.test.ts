@@ -32,28 +32,30 @@ function expectInputError(r: { error?: unknown }, message: RegExp): void {
 }
 
 describe('treeline mst', () => {
-  it('csv: edge,source,target,weight of the forest; total weight and components on stderr', async () => {
+  it('csv: edge_id,source,target,weight of the forest; total weight, components and backend on stderr', async () => {
     const r = await runCli(['mst', graph, '--backend', 'cpu']);
     expect(r.error).toBeUndefined();
     const cols = parseCsvColumns(r.out);
-    expect(Object.keys(cols)).toEqual(['edge', 'source', 'target', 'weight']);
-    expect(cols.edge).toEqual(Array.from(expected.edgeIds));
+    expect(Object.keys(cols)).toEqual(['edge_id', 'source', 'target', 'weight']);
+    expect(cols.edge_id).toEqual(Array.from(expected.edgeIds));
     expect(cols.source).toEqual(Array.from(expected.sources));
     expect(cols.weight.map(Math.fround)).toEqual(Array.from(expected.weights));
-    expect(cols.edge.length).toBe(63 - 2);
-    expect(r.log).toMatch(/63 vertices, 153 edges → forest of 61 edges, total weight [\d.]+, 2 components/);
+    expect(cols.edge_id.length).toBe(63 - 2);
+    expect(r.log).toMatch(/63 vertices, 153 edges → forest of 61 edges, total weight [\d.]+, 2 components \(cpu backend, [\d.]+ ms\)/);
   });
 
   it('json with --labels: summary, forest and component labels; npy: one file per column', async () => {
     const j = JSON.parse((await runCli(['mst', graph, '--format', 'json', '--labels', '--backend', 'cpu'])).out);
-    expect(j.components).toBe(2);
-    expect(j.vertices).toBe(63);
+    expect(j.numComponents).toBe(2);
+    expect(j.numVertices).toBe(63);
+    expect(j.numEdges).toBe(61);
+    expect(j.backend).toBe('cpu');
     expect(j.totalWeight).toBeCloseTo(expected.totalWeight, 9);
     expect(j.edgeIds).toEqual(Array.from(expected.edgeIds));
     expect(new Set(j.componentLabels)).toEqual(new Set([0, 60]));
     const out = join(dir, 'forest');
     expect((await runCli(['mst', graph, '--format', 'npy', '-o', out, '--labels'])).error).toBeUndefined();
-    for (const f of ['edge', 'source', 'target', 'weight']) expect(parseNpy(readFileSync(join(out, `${f}.npy`))).shape).toEqual([61]);
+    for (const f of ['edge_ids', 'sources', 'targets', 'weights']) expect(parseNpy(readFileSync(join(out, `${f}.npy`))).shape).toEqual([61]);
     expect(parseNpy(readFileSync(join(out, 'component_labels.npy'))).shape).toEqual([63]);
   });
 

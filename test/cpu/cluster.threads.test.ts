@@ -41,7 +41,7 @@ function randomMst(n: number, seed: number, levels: number): MstEdges {
   return { sources, targets, weights };
 }
 
-const cases: { name: string; options: ClusterOptions }[] = [
+const cases: { name: string; options: ClusterOptions & { minClusterSize: number } }[] = [
   { name: 'eom', options: { minClusterSize: 10 } },
   { name: 'leaf', options: { minClusterSize: 10, clusterSelectionMethod: 'leaf' } },
   { name: 'epsilon', options: { minClusterSize: 5, clusterSelectionEpsilon: 0.5 } },

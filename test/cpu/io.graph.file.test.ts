@@ -32,8 +32,8 @@ describe('graph files by extension', () => {
       // Edge lists keep edge order (ids survive); .egr renumbers ids as CSR entries.
       if (ext !== 'egr') expect(Array.from(graphMstCpu(back).edgeIds)).toEqual(Array.from(want.edgeIds));
       const cols = forestColumns(result);
-      expect(Object.keys(cols)).toEqual(['edge', 'source', 'target', 'weight']);
-      expect(forestJson(result)).toMatchObject({ edges: result.edgeIds.length, totalWeight: want.totalWeight });
+      expect(Object.keys(cols)).toEqual(['edge_id', 'source', 'target', 'weight']);
+      expect(forestJson(result)).toMatchObject({ numEdges: result.edgeIds.length, totalWeight: want.totalWeight });
     });
   }
 
