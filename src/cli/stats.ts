@@ -7,6 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Command } from 'commander';
+import { checkCelestial } from '../stats/coords.js';
 import { InputError } from '../errors.js';
 import type { PointTable } from '../io/points.js';
 import type { Column } from '../io/write.js';
@@ -118,6 +119,7 @@ export async function computeStats(
   for (const [i, other] of compare.entries()) {
     const tab = await readInputPoints(other, o);
     if (tab.dim !== table.dim) throw new InputError(`${other}: ${tab.dim} columns, but ${file} has ${table.dim}.`);
+  if (o.coords === 'radec' && (table.dim === 2 || table.dim === 3)) checkCelestial(table.points, table.dim, file, table.columns);
     const onProgress = progress?.(`stats ${i + 1}/${compare.length}`);
     const r = await mstStats(tab.points, { ...statsOptions(tab, o), bins: binsOf(stats.histograms), onProgress, signal });
     realisations.push({ file: other, n: r.n, edges: r.edgeLengths.length, branches: r.branchLengths.length, histograms: r.histograms });
@@ -127,6 +129,7 @@ export async function computeStats(
   if (realisations.length > 0) {
     timings['stats::realisations'] = performance.now() - t;
     t = performance.now();
+    if (o.coords === 'radec' && (tab.dim === 2 || tab.dim === 3)) checkCelestial(tab.points, tab.dim, other, tab.columns);
     chi2 = chi2Statistics(stats.histograms, realisations.length);
     comparison = compareStats(stats.histograms, realisations.map((r) => r.histograms), { chi2 });
     timings['stats::compare'] = performance.now() - t;

@@ -4,6 +4,7 @@
  * `GraphFormatError` naming the file, the 1-based line and the offending text.
  */
 import { InputError } from '../errors.js';
+import { SNIFF_BYTES, utf16Problem, utf8BomLength } from './encoding.js';
 
 /** A malformed graph file: `file`, `line` (1-based; for binary files the byte offset is in the message) and `value`. */
 export class GraphFormatError extends InputError {
@@ -35,6 +36,9 @@ export class LineScanner {
 
   constructor(data: Uint8Array | string, readonly file: string) {
     this.bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+    const problem = utf16Problem(this.bytes.subarray(0, SNIFF_BYTES));
+    if (problem) throw new GraphFormatError(file, null, '', `${problem}.`);
+    this.pos = utf8BomLength(this.bytes); // a UTF-8 byte-order mark would glue itself to the first field
   }
 
   /** Moves to the next line; false at the end of the file. */

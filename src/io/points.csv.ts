@@ -2,11 +2,14 @@
  * CSV/TSV point reader: delimiter detection (comma, tab, semicolon, whitespace), header detection (a first line with
  * a non-numeric field), `#` comments, column selection by name or index. Streams the file line by line into one
  * growing Float32Array. Every bad row is an InputError naming file, line and value: a field that is not a decimal
- * number (NaN, Infinity, hex), one beyond the float32 range, a wrong field count; an empty file is one too.
+ * number (NaN, Infinity, hex), one beyond the float32 range, a wrong field count; an empty file, a header without
+ * data rows and a UTF-16 file (NUL bytes) are ones too. A UTF-8 byte-order mark is skipped.
  */
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { InputError } from '../errors.js';
+import { SNIFF_BYTES, utf16Problem } from './encoding.js';
 import { GrowableF32 } from './growable.js';
 
 export interface CsvOptions {
@@ -48,6 +51,15 @@ export function parseCsvPoints(text: string, options: CsvOptions = {}, source = 
 
 /** Reads a CSV/TSV file, streaming. */
 export async function readCsvPoints(path: string, options: CsvOptions = {}): Promise<PointTable> {
+  const fh = await open(path, 'r');
+  try {
+    const head = new Uint8Array(SNIFF_BYTES);
+    const { bytesRead } = await fh.read(head, 0, SNIFF_BYTES, 0);
+    const problem = utf16Problem(head.subarray(0, bytesRead));
+    if (problem) throw new InputError(`${path} ${problem}.`);
+  } finally {
+    await fh.close();
+  }
   const parser = new CsvPointParser(options, path);
   const rl = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   let lineNo = 0;
@@ -72,7 +84,11 @@ class CsvPointParser {
   }
 
   line(raw: string, lineNo: number): void {
-    const line = raw.trim();
+    // A UTF-8 byte-order mark would glue itself to the first field (and turn a first data row into a header).
+    const line = (lineNo === 1 && raw.startsWith('\uFEFF') ? raw.slice(1) : raw).trim();
+    if (line.includes('\0')) {
+      throw new InputError(`${this.source}:${lineNo}: a NUL character: the file looks like UTF-16 or binary; save it as UTF-8 text.`);
+    }
     if (line === '' || line.startsWith('#')) return;
     this.delimiter ??= detectDelimiter(line);
     const fields = line.split(this.delimiter).map((f) => f.trim().replace(/^"(.*)"$/, '$1'));
@@ -120,6 +136,7 @@ class CsvPointParser {
 
   finish(): PointTable {
     if (!this.sawFirst) throw new InputError(`${this.source}: no header and no data rows (the file is empty or all comments).`);
+    if (this.rows === 0) throw new InputError(`${this.source} has a header but no data rows.`);
     const dim = this.picks?.length ?? 0;
     return {
       points: this.values.toArray(),

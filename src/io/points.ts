@@ -6,7 +6,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { MAX_COORDINATE } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
+import { formatF32 } from './graph.text.js';
 import { readCsvPoints, type CsvOptions, type PointTable } from './points.csv.js';
 import { npyToPoints, parseNpy } from './npy.js';
 import { parseBinPoints } from './points.bin.js';
@@ -62,17 +64,23 @@ export async function readPoints(path: string, options: PointReadOptions = {}): 
 }
 
 /**
- * The first NaN or ±Infinity (a float64 beyond the float32 range reads as one) is an InputError naming the file, the
- * 0-based row, the column and the value — the library's own check could name only the row.
+ * Every table a command reads passes here. No rows is an InputError (issue 15: a header-only CSV clustered 0 points
+ * and exited 0). The first NaN or ±Infinity (a float64 beyond the float32 range reads as one), or a coordinate
+ * beyond the library's ±MAX_COORDINATE (src/emst/validate.ts applies the same rule), is an InputError naming the
+ * file, the 0-based row, the column and the value — the library's own check could name only the row.
  */
 export function requireFinite(t: PointTable, path: string): PointTable {
+  if (t.n === 0) throw new InputError(`${path}: no data rows (0 points of ${t.dim} column${t.dim === 1 ? '' : 's'}); expected at least one point.`);
   const p = t.points;
   for (let i = 0; i < p.length; i++) {
-    if (Number.isFinite(p[i])) continue;
+    const x = p[i];
+    if (Math.abs(x) <= MAX_COORDINATE) continue;
     const row = Math.floor(i / t.dim);
     const col = t.columns[i % t.dim] ?? String(i % t.dim);
-    const why = Number.isNaN(p[i]) ? '' : ' (infinite, or beyond the float32 range)';
-    throw new InputError(`${path}: row ${row} (0-based), column '${col}' is ${p[i]}${why}; expected a finite number.`);
+    const at = `${path}: row ${row} (0-based), column '${col}' is ${x}`;
+    if (Number.isFinite(x)) throw new InputError(`${path}: row ${row} (0-based), column '${col}' is ${formatF32(x)}; expected coordinates within ±${MAX_COORDINATE} (float32 range).`);
+    const why = Number.isNaN(x) ? '' : ' (infinite, or beyond the float32 range)';
+    throw new InputError(`${at}${why}; expected a finite number.`);
   }
   return t;
 }

@@ -41,7 +41,7 @@ describe('CSV points', () => {
   it('parseCsvPoints on an empty file (or only comments) names the file', () => {
     expect(() => parseCsvPoints('', {}, 'e.csv')).toThrow('e.csv: no header and no data rows (the file is empty or all comments).');
     expect(() => parseCsvPoints('# nothing\n\n', {}, 'e.csv')).toThrow(/^e\.csv: no header and no data rows/);
-    expect(parseCsvPoints('x,y\n', {}, 'h.csv')).toMatchObject({ n: 0, dim: 2 }); // a header alone: zero points, valid
+    expect(() => parseCsvPoints('x,y\n', {}, 'h.csv')).toThrow('h.csv has a header but no data rows.'); // issue 15
   });
 });
 
