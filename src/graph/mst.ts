@@ -1,7 +1,8 @@
 /**
  * `graphMst`: the minimum spanning forest of an undirected graph, on the GPU (ECL-MST, `eclmst.ts`) or the CPU
  * (Kruskal, `kruskal.ts`); both return the same forest, edge for edge, in the canonical (weight, edge id) order.
- * Input shapes and edge ids are described in `types.ts`.
+ * Input shapes and edge ids are described in `types.ts`. Memory follows the edges: an edge list naming far more
+ * vertices than its edges touch runs on the touched ones only (`compact.ts`), its result mapped back.
  */
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import { GpuUnavailableError, InputError } from '../errors.js';
