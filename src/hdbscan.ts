@@ -16,7 +16,7 @@ import { clusterFromMstWithExemplarsThreaded } from './cluster/clusterFromMst.js
 import { createModel, type HdbscanModel } from './cluster/model.js';
 import { resolveClusterOptions } from './cluster/options.js';
 import type { ClusterOptions, ClusterResult } from './cluster/types.js';
-import { emst, type EmstBackend, type EmstResult } from './emst/emst.js';
+import { emstFor, type EmstBackend, type EmstResult } from './emst/emst.js';
 import { AbortError, InputError } from './errors.js';
 import type { GpuContext } from './gpu/context.js';
 import { resolveThreads } from './emst/neighbours.threads.js';
@@ -33,7 +33,7 @@ export interface HdbscanOptions extends ClusterOptions {
   minSamples?: number;
   /** Mutual reachability divides distances by alpha (default 1). */
   alpha?: number;
-  /** 'auto' (default): the GPU when an adapter exists, else the CPU. Both give the same MST. */
+  /** 'auto' (default): the GPU when a hardware adapter exists (never a software one), else the CPU. Same MST. */
   backend?: EmstBackend;
   /** A GPU context to reuse (not destroyed); without one the GPU backend creates and destroys its own. */
   gpu?: GpuContext;
@@ -101,7 +101,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   const tm = now();
   let mst: EmstResult;
   try {
-    mst = await emst(points, {
+    mst = await emstFor('hdbscan', points, {
       dim: options.dim,
       minSamples,
       alpha: options.alpha,

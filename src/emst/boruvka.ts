@@ -343,9 +343,11 @@ export class Boruvka {
     // (through its own staging buffer), so the GPU never waits for the host. The rounds after the last are
     // wasted, but nearly empty (every kernel but the label scan returns at the "tree complete" flag). The
     // first chunk holds the rounds nearly every input needs (0.7·log2(n): 17 at 10^7, where uniform 2D needs 14);
-    // later chunks are short.
-    const firstChunk = opts.roundsPerSubmit ?? Math.max(2, Math.ceil(0.7 * Math.log2(n)));
-    const laterChunk = opts.roundsPerSubmit ?? 3;
+    // later chunks are short. With a signal, one round per submission instead, so that an abort stops the host within
+    // a round and leaves at most DEPTH − 1 queued ones to the GPU (issue 15 §3); the pipelining hides the read-backs.
+    const abortable = opts.signal !== undefined;
+    const firstChunk = opts.roundsPerSubmit ?? (abortable ? 1 : Math.max(2, Math.ceil(0.7 * Math.log2(n))));
+    const laterChunk = opts.roundsPerSubmit ?? (abortable ? 1 : 3);
     const maxRounds = 2 * Math.ceil(Math.log2(n)) + 8;
     const DEPTH = 3;
     const staging = Array.from({ length: DEPTH }, (_, i) =>
@@ -371,14 +373,18 @@ export class Boruvka {
     let rounds = 0;
     let count = 0;
     let previous = -1;
+    const abort = whenAborted(opts.signal, () => new AbortError(
+      `emst was aborted after Borůvka round ${rounds} (${count} of ${n - 1} edges; emst::rounds).`,
+    ));
     try {
       let next = 0;
       while (next < DEPTH - 1 && encoded < maxRounds) submitChunk(next++);
       for (let c = 0; ; c++) {
-        if (opts.signal?.aborted) throw new AbortError('emst: aborted');
+        abort.check();
         if (encoded < maxRounds) submitChunk(next++);
-        await errors[c];
-        await mapped[c];
+        // The read-back waits race the signal: the host returns at once, the GPU finishes what was queued.
+        await abort.race(errors[c]);
+        await abort.race(mapped[c]);
         count = new Uint32Array(staging[c % DEPTH].getMappedRange())[0];
         staging[c % DEPTH].unmap();
         rounds = chunkEnd[c];
@@ -394,6 +400,7 @@ export class Boruvka {
         }
       }
     } finally {
+      abort.off();
       if (mr) minCore2.destroy();
       arrive?.destroy();
       // A map still pending (the chunk after the last) is aborted by destroy(): expected, not an error.
@@ -422,4 +429,33 @@ export class Boruvka {
     this.uf.destroy();
     this.parts.destroy();
   }
+}
+
+/**
+ * An AbortSignal as checks and races: `check()` throws `error()` once aborted, `race(p)` rejects with it as soon as the
+ * signal aborts (p's own rejection is then ignored), `off()` removes the listener. Without a signal, p as it is.
+ */
+function whenAborted(signal: AbortSignal | undefined, error: () => Error) {
+  let onAbort: (() => void) | null = null;
+  const aborted = signal
+    ? new Promise<never>((_, reject) => {
+        onAbort = () => reject(error());
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      })
+    : null;
+  aborted?.catch(() => undefined);
+  return {
+    check(): void {
+      if (signal?.aborted) throw error();
+    },
+    race<T>(p: Promise<T>): Promise<T> {
+      if (!aborted) return p;
+      p.catch(() => undefined);
+      return Promise.race([p, aborted]);
+    },
+    off(): void {
+      if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+    },
+  };
 }

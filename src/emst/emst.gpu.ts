@@ -12,6 +12,7 @@ import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
+import { AbortError } from '../errors.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
 import { finishReadbackThreaded, readbackPass, type ReadbackInto } from './readback.threads.js';
 import { sortEqualWeightRuns, type EdgeList } from './edges.cpu.js';
@@ -213,6 +214,8 @@ export async function emstGpu(
     period?: Float32Array | null;
     minEdgeLength?: number;
     ctx?: GpuContext;
+    /** Without `ctx`: refuse a software adapter (GpuUnavailableError), as `backend: 'auto'` does (src/gpu/adapter.ts). */
+    hardwareOnly?: boolean;
     onProgress?: (f: number) => void;
     signal?: AbortSignal;
     /** Called with the points' GPU buffer and the edge list before the buffers are freed (the statistics use it). */
@@ -221,7 +224,7 @@ export async function emstGpu(
     readInto?: ReadbackInto;
   },
 ): Promise<EmstGpuResult> {
-  const ctx = options.ctx ?? (await createGpuContext());
+  const ctx = options.ctx ?? (await createGpuContext({ hardwareOnly: options.hardwareOnly }));
   const n = points.length / dim;
   const timings: Record<string, number> = {};
   let t = performance.now();
@@ -239,6 +242,7 @@ export async function emstGpu(
     buffer = ctx.upload('emst::points', points);
     await ctx.onDone();
     lap('emst::upload');
+    if (options.signal?.aborted) throw new AbortError('emst was aborted before its Borůvka rounds (emst::upload).');
     const result = await e.run(buffer, n, {
       alpha: options.alpha,
       period,
@@ -247,6 +251,7 @@ export async function emstGpu(
       signal: options.signal,
     });
     lap('emst::gpu');
+    if (options.signal?.aborted) throw new AbortError('emst was aborted before its read-back (emst::readback).');
     const t0 = performance.now();
     const edges = await e.readEdges(result, timings, options.readInto);
     t = t0;

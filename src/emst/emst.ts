@@ -20,6 +20,7 @@
  * (src/emst/keys.cpu.ts, shaders/emst/distance.wgsl).
  */
 import { GpuUnavailableError, AbortError } from '../errors.js';
+import { noteCpuFallback } from '../gpu/fallback.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
 import { emstGpu } from './emst.gpu.js';
 import type { EdgeList } from './edges.cpu.js';
@@ -36,15 +37,6 @@ export interface EmstResult extends EdgeList {
   backend: 'gpu' | 'cpu';
 }
 
-let fallbackNoted = false;
-
-/** Says once per process, on stderr, that `backend: 'auto'` fell back to the CPU. */
-function noteFallback(reason: string): void {
-  if (fallbackNoted) return;
-  fallbackNoted = true;
-  console.warn(`treeline: emst is running on the CPU backend (${reason}).`);
-}
-
 /**
  * The exact EMST (minSamples 1) or mutual-reachability MST (minSamples ≥ 2) of `points`, row-major n × dim.
  *
@@ -57,6 +49,15 @@ function noteFallback(reason: string): void {
  *   backend can run, AbortError when `signal` aborts.
  */
 export async function emst(points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
+  return emstFor('emst', points, options);
+}
+
+/**
+ * `emst()` on behalf of another entry point (`caller`: 'hdbscan', 'mstStats'), which the note on stderr names when
+ * `backend: 'auto'` runs on the CPU (src/gpu/fallback.ts). 'auto' never takes a software adapter (src/gpu/adapter.ts);
+ * a context the caller passed is used as it is.
+ */
+export async function emstFor(caller: string, points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
   const tv = performance.now();
   const input = validateEmstInput(points, options);
   const validateMs = performance.now() - tv;
@@ -83,6 +84,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
         period: input.period,
         minEdgeLength: input.minEdgeLength,
         ctx: options.gpu,
+        hardwareOnly: input.backend === 'auto',
         onProgress: options.onProgress,
         signal: options.signal,
         readInto: options.readInto,
@@ -90,7 +92,7 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
       return finish(r, t0, 'gpu');
     } catch (e) {
       if (!(e instanceof GpuUnavailableError) || input.backend === 'gpu') throw e;
-      noteFallback(e.message.split('\n')[0]);
+      noteCpuFallback(caller, e.message);
     }
   }
   const t0 = performance.now();

@@ -6,6 +6,7 @@
  */
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import { GpuUnavailableError, InputError } from '../errors.js';
+import { noteCpuFallback } from '../gpu/fallback.js';
 import { compactVertices, expandResult } from './compact.js';
 import { createGraphMsf, type GraphMsfOptions } from './eclmst.js';
 import { uploadGraph } from './gpugraph.js';
@@ -18,8 +19,8 @@ import { validateGraph, type NormalGraph } from './validate.js';
 
 export interface GraphMstOptions {
   /**
-   * 'gpu', 'cpu', or 'auto' (default): the GPU when a context is given or one can be created and the graph has at
-   * least `AUTO_GPU_MIN_EDGES` edges, else the CPU.
+   * 'gpu', 'cpu', or 'auto' (default): the GPU when a context is given or one can be created on a hardware adapter
+   * (never a software one: src/gpu/adapter.ts) and the graph has at least `AUTO_GPU_MIN_EDGES` edges, else the CPU.
    */
   backend?: 'auto' | 'gpu' | 'cpu';
   /** The GPU context to use (not destroyed). Without it, the GPU backend creates one and destroys it after. */
@@ -51,9 +52,12 @@ async function solve(g: NormalGraph, backend: 'auto' | 'gpu' | 'cpu', options: G
   let ctx = options.ctx;
   if (!ctx) {
     try {
-      ctx = await createGpuContext();
+      ctx = await createGpuContext({ hardwareOnly: backend === 'auto' });
     } catch (e) {
-      if (backend === 'auto' && e instanceof GpuUnavailableError) return kruskal(g, { labels: options.labels });
+      if (backend === 'auto' && e instanceof GpuUnavailableError) {
+        noteCpuFallback('graphMst', e.message);
+        return kruskal(g, { labels: options.labels });
+      }
       throw e;
     }
   }

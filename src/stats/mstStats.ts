@@ -18,13 +18,14 @@
  * of branch walks at once, in float32 measured from the coordinates); only the histograms stay on the host. With a
  * given tree, the CPU backend or RA/Dec input (unit-sphere chords need float64) they run on the CPU in float64.
  */
-import { emst, type EmstOptions } from '../emst/emst.js';
+import { emstFor, type EmstOptions } from '../emst/emst.js';
 import { AbortError } from '../errors.js';
 import { degreesOf, findBranches, nodeLinks, type Branches } from './branches.js';
 import { branchesOnGpu, type GpuBranchesResult } from './branches.gpu.js';
 import { emstGpu } from '../emst/emst.gpu.js';
 import { validateEmstInput } from '../emst/validate.js';
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
+import { noteCpuFallback } from '../gpu/fallback.js';
 import { GpuUnavailableError } from '../errors.js';
 import { celestialToCartesian, chordToAngle } from './coords.js';
 import { mstHistograms } from './histogram.js';
@@ -145,7 +146,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
       // 'auto' on a device too small for the EMST (GpuUnavailableError: too few storage buffers per stage) falls
       // back to the CPU, as emst() does.
       if (!(e instanceof GpuUnavailableError) || options.backend === 'gpu') throw e;
-      console.warn(`treeline: mstStats is running on the CPU backend (${e.message.split('\n')[0]}).`);
+      noteCpuFallback('mstStats', e.message);
       onGpu = null;
       onCpu = true;
       fellBack = true;
@@ -161,7 +162,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
         ...(box ? { box } : {}),
         ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
       };
-      const tree = await emst(coords, emstOptions);
+      const tree = await emstFor('mstStats', coords, emstOptions);
       ({ sources, targets, backend } = tree);
       Object.assign(timings, tree.timings);
     }
@@ -231,13 +232,13 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
 
 /**
  * The GPU context the statistics run on: the caller's, a new one (owned: destroyed after), or null for the CPU
- * (backend 'cpu', or 'auto' without an adapter — emst() then says so on stderr).
+ * (backend 'cpu', or 'auto' without a hardware adapter — emstFor() then says so on stderr).
  */
 async function gpuContextFor(backend: string, given?: GpuContext): Promise<{ ctx: GpuContext; owned: boolean } | null> {
   if (backend === 'cpu') return null;
   if (given) return { ctx: given, owned: false };
   try {
-    return { ctx: await createGpuContext(), owned: true };
+    return { ctx: await createGpuContext({ hardwareOnly: backend === 'auto' }), owned: true };
   } catch (e) {
     if (e instanceof GpuUnavailableError && backend !== 'gpu') return null;
     throw e;

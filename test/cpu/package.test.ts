@@ -170,6 +170,37 @@ describe('the npm package (npm pack → install → import and run)', () => {
     expect(out.labels[0]).not.toBe(out.labels[3]);
   });
 
+  it("issue 15: require('treeline') from a CommonJS project runs (Node ≥ 20.19 loads the ES module through require)", () => {
+    // A CommonJS consumer beside the ES one: its own folder with a package.json of type commonjs, treeline resolved
+    // from the project's node_modules. The "default" export condition is what require() matches; without it
+    // Node reports ERR_PACKAGE_PATH_NOT_EXPORTED. The whole graph must be free of top-level await, or Node throws
+    // ERR_REQUIRE_ASYNC_MODULE.
+    const cjs = join(project, 'cjs');
+    mkdirSync(cjs, { recursive: true });
+    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'treeline-cjs-consumer', private: true, type: 'commonjs' }));
+    const script = `
+      const { emst, hdbscan, approximatePredict, hdbscanModel } = require('treeline');
+      if (typeof approximatePredict !== 'function' || typeof hdbscanModel !== 'function') throw new Error('missing exports');
+      const points = new Float32Array([0, 0, 1, 0, 0, 2, 5, 5, 5, 6, 6, 5]);
+      (async () => {
+        const tree = await emst(points, { dim: 2, backend: 'cpu' });
+        const clusters = await hdbscan(points, { dim: 2, minClusterSize: 2, minSamples: 1, backend: 'cpu' });
+        console.log(JSON.stringify({ weights: [...tree.weights], backend: tree.backend, labels: [...clusters.labels] }));
+      })();
+    `;
+    writeFileSync(join(cjs, 'use.js'), script);
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    if (major > 20 || (major === 20 && minor >= 19)) {
+      const out = JSON.parse(run(process.execPath, ['use.js'], { cwd: cjs }));
+      expect(out.backend).toBe('cpu');
+      expect(out.weights.slice(0, 4)).toEqual([1, 1, 1, 2]);
+      expect(out.labels[0]).not.toBe(out.labels[3]);
+    } else {
+      // Older Node: require() of an ES module fails with Node's own message, which says to use import().
+      expect(() => run(process.execPath, ['use.js'], { cwd: cjs })).toThrow(/ERR_REQUIRE_ESM|import\(\)/);
+    }
+  });
+
   it('the installed treeline bin runs info and emst on a tiny CSV', () => {
     const bin = join(project, 'node_modules', '.bin', 'treeline');
     expect(existsSync(bin)).toBe(true);
