@@ -22,6 +22,7 @@ import type { GpuContext } from './gpu/context.js';
 import { resolveThreads } from './emst/neighbours.threads.js';
 import { MAX_DEFAULT_HOST_THREADS } from './cpu/threads.js';
 import { coreDistances } from './knn/core.js';
+import { progressSpan, type ProgressCallback } from './progress.js';
 
 export interface HdbscanOptions extends ClusterOptions {
   /** Coordinates per point; points.length must be a multiple of it. */
@@ -37,8 +38,8 @@ export interface HdbscanOptions extends ClusterOptions {
   backend?: EmstBackend;
   /** A GPU context to reuse (not destroyed); without one the GPU backend creates and destroys its own. */
   gpu?: GpuContext;
-  /** Progress of the whole call, 0 … 1 (the MST is the first 90 %). */
-  onProgress?: (fraction: number) => void;
+  /** Progress of the whole call, 0 … 1 (the MST is the first 90 %), and its phase: the MST's, then 'cluster'. */
+  onProgress?: ProgressCallback;
   /** Aborts between Borůvka rounds and before clustering: rejects with AbortError. */
   signal?: AbortSignal;
   /**
@@ -109,7 +110,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
       gpu: options.gpu,
       signal,
       threads: options.threads,
-      onProgress: onProgress && ((f) => onProgress(0.9 * f)),
+      onProgress: progressSpan(onProgress, 0, 0.9),
       // The GPU's edges go straight into the buffers (payload: condensing's scratch, free until then), the read-back's
       // host work on the threads.
       readInto: prepared
@@ -124,6 +125,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   if (prepared) await prepared.touched;
   const waitMs = now() - tw;
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
+  onProgress?.(0.9, 'cluster');
 
   // The exemplars are gathered in the labelling pass (`exemplars()` would read the condensed tree twice more).
   const { result: clusters, exemplars: found, exemplarsMs } = await clusterFromMstWithExemplarsThreaded(
@@ -133,7 +135,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     { threads, fromEmst: true, buffers: prepared?.buffers },
   );
   const t2 = now();
-  onProgress?.(1);
+  onProgress?.(1, 'cluster');
 
   const c = clusters.timings;
   const timings: Record<string, number> = {

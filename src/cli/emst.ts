@@ -7,6 +7,8 @@ import { Command } from 'commander';
 import { emst, type EmstResult } from '../emst/emst.js';
 import type { PointTable } from '../io/points.js';
 import type { CliIo } from './program.js';
+import type { ProgressCallback } from '../progress.js';
+import { runCommand } from './run.js';
 import {
   addBackendOption,
   addThreadsOption,
@@ -17,9 +19,8 @@ import {
   number,
   plural,
   POINTS_ARGUMENT,
-  progressLine,
+  outputKind,
   readInputPoints,
-  withInterrupt,
   writeOutput,
   type Backend,
   type InputOptions,
@@ -50,10 +51,11 @@ export interface EmstRun {
 export async function computeEmst(
   file: string,
   o: EmstCliOptions,
-  progress?: (fraction: number) => void,
+  progress?: ProgressCallback,
   signal?: AbortSignal,
 ): Promise<EmstRun> {
   const t0 = performance.now();
+  progress?.(0, 'read');
   const table = await readInputPoints(file, o);
   const tRead = performance.now() - t0;
   const box = periodicBox(table.dim, o.periodic);
@@ -123,9 +125,12 @@ export function emstCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (file: string, o: EmstCliOptions) => {
-      const bar = progressLine(io, 'emst');
-      const r = await withInterrupt((signal) => computeEmst(file, o, bar.onProgress, signal)).finally(bar.done);
-      const where = await writeOutput(io, o, emstPrintable(r, o));
+      const outputs = [{ path: o.output, option: '-o', kind: outputKind(o) }];
+      const { r, where } = await runCommand(io, 'emst', { verbose: o.verbose, outputs }, async (run) => {
+        const r = await computeEmst(file, o, run.progress.onProgress, run.signal);
+        run.progress.phase('write', 1);
+        return { r, where: await writeOutput(io, o, emstPrintable(r, o), run) };
+      });
       const forest = r.tree.weights.length < Math.max(r.table.n - 1, 0);
       const kind = o.minSamples > 1 || o.alpha !== 1 ? 'mutual-reachability MST' : forest ? 'minimum spanning forest' : 'EMST';
       io.log(

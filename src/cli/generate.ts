@@ -1,9 +1,8 @@
 /** `treeline generate`: seeded point clouds (the generators of src/datasets/) as CSV, NPY or ArborX binary. */
-import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
 import { generate, GENERATORS, type GeneratorName } from '../datasets/generate.js';
-import { pointsToCsv } from '../io/write.js';
+import { AtomicOutputs, checkOutputPath, pointsToCsv } from '../io/write.js';
 import { writeNpy } from '../io/npy.js';
 import { writeBinPoints } from '../io/points.bin.js';
 
@@ -26,6 +25,7 @@ export async function runGenerate(kind: string, o: GenerateCliOptions, out: (s: 
   if (format === 'bin' && o.n > 0x7fffffff) {
     throw new InputError(`--format bin stores n as an int32: expected -n ≤ 2147483647, got ${o.n} (write .npy instead).`);
   }
+  if (o.output !== undefined) checkOutputPath(o.output, '-o'); // before generating (issue 15)
   const points = generate(kind as GeneratorName, { n: o.n, dim: o.dim, seed: o.seed, clusters: o.clusters, noise: o.noise });
   if (!o.output) {
     if (format !== 'csv') throw new InputError(`--format ${format} is binary: give a file with -o.`);
@@ -38,6 +38,14 @@ export async function runGenerate(kind: string, o: GenerateCliOptions, out: (s: 
       : format === 'npy'
         ? writeNpy(points, [o.n, o.dim])
         : writeBinPoints(points, o.dim);
-  await writeFile(o.output, bytes);
+  // Beside the target first, renamed when complete: a failed write never truncates an existing file.
+  const outputs = new AtomicOutputs();
+  try {
+    await outputs.write(o.output, [bytes]);
+    await outputs.commit();
+  } catch (e) {
+    outputs.discard();
+    throw e;
+  }
   return o.output;
 }

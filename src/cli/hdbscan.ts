@@ -4,7 +4,6 @@
  * once and re-clusters per value (`clusterFromSingleLinkage`: milliseconds each). Compute (`computeHdbscan`) and
  * printing (`hdbscanPrintable`) stay apart.
  */
-import { writeFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { clusterFromSingleLinkage } from '../cluster/clusterFromMst.js';
 import { exemplars } from '../cluster/exemplars.js';
@@ -17,6 +16,8 @@ import { hdbscan, hdbscanModel, type HdbscanResult } from '../hdbscan.js';
 import type { PointTable } from '../io/points.js';
 import type { Column } from '../io/write.js';
 import type { CliIo } from './program.js';
+import type { ProgressCallback } from '../progress.js';
+import { runCommand } from './run.js';
 import {
   addBackendOption,
   addThreadsOption,
@@ -29,9 +30,8 @@ import {
   number,
   plural,
   POINTS_ARGUMENT,
-  progressLine,
+  outputKind,
   readInputPoints,
-  withInterrupt,
   writeOutput,
   type Backend,
   type InputOptions,
@@ -77,7 +77,7 @@ export interface HdbscanRun {
 export async function computeHdbscan(
   file: string,
   o: HdbscanCliOptions,
-  progress?: (fraction: number) => void,
+  progress?: ProgressCallback,
   signal?: AbortSignal,
   warn?: (message: string) => void,
 ): Promise<HdbscanRun> {
@@ -85,6 +85,7 @@ export async function computeHdbscan(
     throw new InputError(`--save-model saves one fit: give one --min-cluster-size, got ${o.minClusterSize.join(',')}.`);
   }
   const t0 = performance.now();
+  progress?.(0, 'read');
   const table = await readInputPoints(file, o);
   const timings: Record<string, number> = { 'io::read': performance.now() - t0 };
   // Not an error (hdbscan accepts it too), but a newcomer's likely slip: say so before the MST, then run.
@@ -111,6 +112,7 @@ export async function computeHdbscan(
   });
   Object.assign(timings, fit.timings);
   const clusterings: Clustering[] = [{ minClusterSize: first, result: fit, exemplars: fit.exemplars }];
+  if (rest.length > 0) progress?.(1, 'recluster');
   for (const minClusterSize of rest) {
     const t = performance.now();
     const result = clusterFromSingleLinkage(fit.singleLinkage, table.n, { minClusterSize, ...shared }, fit.mst);
@@ -118,6 +120,7 @@ export async function computeHdbscan(
     timings[`cluster::recluster(${minClusterSize})`] = performance.now() - t;
   }
   if (o.validity) {
+    progress?.(1, 'relative validity');
     const t = performance.now();
     for (const c of clusterings) c.relativeValidity = relativeValidity(fit.mst, c.result.labels);
     timings['cluster::validity'] = performance.now() - t;
@@ -265,13 +268,21 @@ export function hdbscanCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (file: string, o: HdbscanCliOptions) => {
-      const bar = progressLine(io, 'hdbscan');
-      const r = await withInterrupt((signal) => computeHdbscan(file, o, bar.onProgress, signal, io.log)).finally(bar.done);
-      const where = await writeOutput(io, o, hdbscanPrintable(r, o));
-      if (o.saveModel) {
-        await writeFile(o.saveModel, saveModel(await hdbscanModel(r.table.points, r.table.dim, r.fit)));
-        io.log(`hdbscan: model saved to ${o.saveModel}`);
-      }
+      const outputs = [
+        { path: o.output, option: '-o', kind: outputKind(o) },
+        { path: o.saveModel, option: '--save-model' },
+      ];
+      const { r, where } = await runCommand(io, 'hdbscan', { verbose: o.verbose, outputs }, async (run) => {
+        const r = await computeHdbscan(file, o, run.progress.onProgress, run.signal, (m) => run.progress.log(m));
+        run.progress.phase('write', 1);
+        const where = await writeOutput(io, o, hdbscanPrintable(r, o), run);
+        if (o.saveModel) {
+          run.progress.phase('save model', 1);
+          await run.outputs.write(o.saveModel, [saveModel(await hdbscanModel(r.table.points, r.table.dim, r.fit))], run.signal);
+        }
+        return { r, where };
+      });
+      if (o.saveModel) io.log(`hdbscan: model saved to ${o.saveModel}`);
       for (const c of r.clusterings) {
         io.log(
           `hdbscan: ${plural(r.table.n, 'point')} × ${r.table.dim}, minClusterSize ${c.minClusterSize}, minSamples ${r.fit.minSamples}: ` +

@@ -9,12 +9,15 @@ import type { GraphFormat } from '../io/graph.js';
 import type { Column } from '../io/write.js';
 import { InputError } from '../errors.js';
 import type { CliIo } from './program.js';
+import type { ProgressCallback } from '../progress.js';
+import { runCommand } from './run.js';
 import {
   addBackendOption,
   addOutputOptions,
   choice,
   graphFormatsHelp,
   logTimings,
+  outputKind,
   plural,
   requireFile,
   resolveFormat,
@@ -39,7 +42,7 @@ export interface MstRun {
   timings: Record<string, number>;
 }
 
-export async function computeMst(file: string, o: MstCliOptions): Promise<MstRun> {
+export async function computeMst(file: string, o: MstCliOptions, progress?: ProgressCallback): Promise<MstRun> {
   await requireFile(file);
   const t0 = performance.now();
   const forest = await graphMstFromFile(file, {
@@ -47,6 +50,7 @@ export async function computeMst(file: string, o: MstCliOptions): Promise<MstRun
     oneBased: !!o.oneBased,
     labels: !!o.labels,
     backend: o.backend,
+    onProgress: progress,
   });
   return { file, forest, timings: { 'graph::total': performance.now() - t0 } };
 }
@@ -92,8 +96,12 @@ export function mstCommand(io: CliIo): Command {
     )
     .action(async (file: string, o: MstCliOptions) => {
       if (o.labels && resolveFormat(o) === 'csv') throw new InputError('--labels: component labels need --format json or npy.');
-      const r = await computeMst(file, o);
-      const where = await writeOutput(io, o, mstPrintable(r, o));
+      const outputs = [{ path: o.output, option: '-o', kind: outputKind(o) }];
+      const { r, where } = await runCommand(io, 'mst', { verbose: o.verbose, outputs }, async (run) => {
+        const r = await computeMst(file, o, run.progress.onProgress);
+        run.progress.phase('write', 1);
+        return { r, where: await writeOutput(io, o, mstPrintable(r, o), run) };
+      });
       const f = r.forest;
       io.log(
         `mst: ${plural(f.numVertices, 'vertex', 'vertices')}, ${plural(f.inputEdges, 'edge')} → forest of ` +

@@ -2,17 +2,16 @@
  * What the computing commands (emst, hdbscan, predict, mst) share, declared once (CONVENTIONS.md 12): the input
  * options (--columns, --dim, --backend), the output options (-o, --format, --timings), option parsers that throw
  * InputError naming the option and the value (so main.ts exits with the input code), the point reader, the
- * CSV / JSON / NPY writers, a progress line for TTYs, and Ctrl-C as an AbortSignal.
+ * CSV / JSON / NPY writers (through atomic outputs, src/io/write.ts). Progress is progress.ts's; Ctrl-C, SIGTERM and
+ * the output-path checks are run.ts's.
  */
-import { createWriteStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { extname } from 'node:path';
-import { once } from 'node:events';
+import { extname, join } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 import { GRAPH_EXTENSIONS } from '../io/graph.js';
 import { POINT_EXTENSIONS, readPoints, requireFinite, type PointTable } from '../io/points.js';
-import { writeNpyDir, type Column } from '../io/write.js';
+import { AtomicOutputs, writeNpyDir, type Column, type OutputKind } from '../io/write.js';
 import type { CliIo } from './program.js';
 
 export type OutputFormat = 'csv' | 'json' | 'npy';
@@ -31,6 +30,8 @@ export interface OutputOptions {
   output?: string;
   format?: OutputFormat;
   timings?: boolean;
+  /** One line per phase on stderr (progress.ts). */
+  verbose?: boolean;
 }
 
 // ---- option parsers: each throws InputError naming the option and the value it got ----
@@ -169,7 +170,8 @@ export function addOutputOptions(cmd: Command): Command {
   return cmd
     .option('-o, --output <path>', 'output file (csv, json) or directory (npy); default: stdout')
     .option('--format <fmt>', 'csv | json | npy (default: json for a .json output, else csv)', choice('--format', ['csv', 'json', 'npy'] as const))
-    .option('--timings', 'print per-phase wall times (ms) on stderr, and add them to JSON output');
+    .option('--timings', 'print per-phase wall times (ms) on stderr, and add them to JSON output')
+    .option('--verbose', 'print each phase (read, k-NN, every Borůvka round, …) on stderr as it starts; a terminal shows a progress bar anyway');
 }
 
 // ---- input ----
@@ -265,27 +267,39 @@ export function resolveFormat(o: OutputOptions): OutputFormat {
   return o.output && extname(o.output).toLowerCase() === '.json' ? 'json' : 'csv';
 }
 
-/** Writes `result` to -o or stdout in the chosen format; returns where it went. */
-export async function writeOutput(io: CliIo, o: OutputOptions, result: Printable): Promise<string> {
+/** What -o names for these options: a folder for --format npy, else a file (checked before computing, run.ts). */
+export function outputKind(o: OutputOptions): OutputKind {
+  return resolveFormat(o) === 'npy' ? 'folder' : 'file';
+}
+
+/**
+ * Writes `result` to -o or stdout in the chosen format; returns where it went. Files go through `run.outputs`
+ * (committed by runCommand, run.ts) or, without a run, are committed here: either way beside their targets first.
+ */
+export async function writeOutput(
+  io: CliIo,
+  o: OutputOptions,
+  result: Printable,
+  run?: { outputs: AtomicOutputs; signal?: AbortSignal },
+): Promise<string> {
   const format = resolveFormat(o);
-  if (format === 'npy') {
-    if (!o.output) throw new InputError('--format npy writes one .npy file per array: give a directory with -o.');
-    for (const g of result.npy()) await writeNpyDir(g.dir ? `${o.output}/${g.dir}` : o.output, g.arrays, g.shapes);
-    return o.output;
-  }
-  const chunks = format === 'csv' ? csvChunks(result.csv()) : [toJson(result.json()) + '\n'];
+  if (format === 'npy' && !o.output) throw new InputError('--format npy writes one .npy file per array: give a directory with -o.');
   if (!o.output) {
-    for (const c of chunks) io.out(c);
+    for (const c of format === 'csv' ? csvChunks(result.csv()) : [toJson(result.json()) + '\n']) io.out(c);
     return 'stdout';
   }
-  const stream = createWriteStream(o.output);
-  const failed = once(stream, 'error').then(([e]) => {
-    throw new InputError(`${o.output}: cannot write: ${(e as Error).message}`);
-  });
-  failed.catch(() => {}); // handled by the races below; never an unhandled rejection
-  for (const c of chunks) if (!stream.write(c)) await Promise.race([once(stream, 'drain'), failed]);
-  stream.end();
-  await Promise.race([once(stream, 'finish'), failed]);
+  const outputs = run?.outputs ?? new AtomicOutputs();
+  try {
+    if (format === 'npy') {
+      for (const g of result.npy()) await writeNpyDir(g.dir ? join(o.output, g.dir) : o.output, g.arrays, g.shapes, outputs);
+    } else {
+      await outputs.write(o.output, format === 'csv' ? csvChunks(result.csv()) : [toJson(result.json()) + '\n'], run?.signal);
+    }
+    if (!run) await outputs.commit();
+  } catch (e) {
+    if (!run) outputs.discard();
+    throw e;
+  }
   return o.output;
 }
 
@@ -333,43 +347,6 @@ export function toJson(value: unknown): string {
 export function logTimings(io: CliIo, timings: Record<string, number>): void {
   const width = Math.max(...Object.keys(timings).map((k) => k.length));
   for (const [k, v] of Object.entries(timings)) io.log(`  ${k.padEnd(width)}  ${v.toFixed(2).padStart(10)} ms`);
-}
-
-// ---- progress and cancellation ----
-
-/**
- * A progress callback drawing `label [#####.....] 42%` on stderr, only where `io.progress` exists (stderr is a
- * TTY) and only once the work has run for a second; `done()` clears the line.
- */
-export function progressLine(io: CliIo, label: string): { onProgress: (fraction: number) => void; done: () => void } {
-  const start = Date.now();
-  let drawn = 0;
-  let shown = false;
-  return {
-    onProgress: (fraction) => {
-      const t = Date.now();
-      if (!io.progress || t - start < 1000 || t - drawn < 100) return;
-      drawn = t;
-      shown = true;
-      const filled = Math.round(30 * Math.min(1, Math.max(0, fraction)));
-      io.progress(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(30 - filled)}] ${Math.floor(100 * fraction)}%`);
-    },
-    done: () => {
-      if (shown) io.progress?.('\r\x1b[2K');
-    },
-  };
-}
-
-/** Runs `work` with an AbortSignal that Ctrl-C (SIGINT) aborts: the command then exits with AbortError's code. */
-export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const onInt = (): void => controller.abort();
-  process.once('SIGINT', onInt);
-  try {
-    return await work(controller.signal);
-  } finally {
-    process.off('SIGINT', onInt);
-  }
 }
 
 /** Parses --periodic: one side length L (a cube) or one per dimension, each finite and > 0. */

@@ -8,10 +8,12 @@ import { approximatePredict, type ApproximatePrediction } from '../cluster/predi
 import { InputError } from '../errors.js';
 import type { PointTable } from '../io/points.js';
 import type { CliIo } from './program.js';
+import { runCommand } from './run.js';
 import {
   addOutputOptions,
   addPointInputOptions,
   logTimings,
+  outputKind,
   readInputPoints,
   readTextFile,
   writeOutput,
@@ -87,8 +89,13 @@ export function predictCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (modelFile: string, file: string, o: PredictCliOptions) => {
-      const r = await computePredict(modelFile, file, o);
-      const where = await writeOutput(io, o, predictPrintable(r, o));
+      const outputs = [{ path: o.output, option: '-o', kind: outputKind(o) }];
+      const { r, where } = await runCommand(io, 'predict', { verbose: o.verbose, outputs }, async (run) => {
+        run.progress.phase('read');
+        const r = await computePredict(modelFile, file, o);
+        run.progress.phase('write', 1);
+        return { r, where: await writeOutput(io, o, predictPrintable(r, o), run) };
+      });
       const clustered = r.prediction.labels.reduce((s, l) => s + (l >= 0 ? 1 : 0), 0);
       io.log(`predict: ${r.table.n} points, ${clustered} in the model's ${r.model.selectedClusters.length} clusters → ${where}`);
       if (o.timings) logTimings(io, r.timings);

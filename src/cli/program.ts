@@ -13,11 +13,12 @@ import { emstCommand } from './emst.js';
 import { hdbscanCommand } from './hdbscan.js';
 import { mstCommand } from './mst.js';
 import { predictCommand } from './predict.js';
+import { InterruptError } from './run.js';
 import { statsCommand } from './stats.js';
 import { suggestDashedOptions } from './options.js';
 
 /** Exit codes by error class. */
-export const EXIT = { ok: 0, internal: 1, input: 2, noGpu: 3, gpu: 4, aborted: 130 } as const;
+export const EXIT = { ok: 0, internal: 1, input: 2, noGpu: 3, gpu: 4, aborted: 130, terminated: 143 } as const;
 
 export function exitCodeFor(e: unknown): number {
   // commander's own errors (missing argument, unknown option, bad choice) are usage errors: invalid input. --help
@@ -26,6 +27,8 @@ export function exitCodeFor(e: unknown): number {
   if (e instanceof InputError) return EXIT.input;
   if (e instanceof GpuUnavailableError) return EXIT.noGpu;
   if (e instanceof GpuError || e instanceof GpuDeviceLostError) return EXIT.gpu;
+  // As a shell reports a process ended by the signal: 128 + 2 (SIGINT), 128 + 15 (SIGTERM).
+  if (e instanceof InterruptError && e.signal === 'SIGTERM') return EXIT.terminated;
   if (e instanceof AbortError) return EXIT.aborted;
   return EXIT.internal;
 }

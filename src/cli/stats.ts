@@ -4,7 +4,6 @@
  * comparison against realisations (other files measured on the same bins). Compute (`computeStats`) and printing
  * (`statsPrintable`) stay apart.
  */
-import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { checkCelestial } from '../stats/coords.js';
@@ -19,6 +18,9 @@ import { mstPlotSvg } from '../stats/plot.js';
 import { summarise } from '../stats/summary.js';
 import { STAT_NAMES, type MstHistograms, type StatName } from '../stats/types.js';
 import type { CliIo } from './program.js';
+import type { ProgressCallback } from '../progress.js';
+import { plotBytes, plotFormat } from './plot.js';
+import { runCommand } from './run.js';
 import {
   addBackendOption,
   addThreadsOption,
@@ -26,9 +28,8 @@ import {
   addPointInputOptions,
   choice,
   logTimings,
-  progressLine,
+  outputKind,
   readInputPoints,
-  withInterrupt,
   writeOutput,
   type Backend,
   type InputOptions,
@@ -105,22 +106,28 @@ export function chi2Statistics(h: MstHistograms, realisations: number): StatName
 export async function computeStats(
   file: string,
   o: StatsCliOptions,
-  progress?: (label: string) => (fraction: number) => void,
+  progress?: ProgressCallback,
   signal?: AbortSignal,
 ): Promise<StatsRun> {
+  // The catalogue and each realisation get an equal share of the fraction; a realisation's phases are prefixed.
+  const compare = o.compare ?? [];
+  const share = 1 / (1 + compare.length);
+  const part = (k: number, prefix: string): ProgressCallback | undefined =>
+    progress && ((f, phase) => progress(share * (k + f), phase === undefined ? undefined : prefix + phase));
   let t = performance.now();
+  progress?.(0, 'read');
   const table = await readInputPoints(file, o);
   const timings: Record<string, number> = { 'io::read': performance.now() - t };
-  const stats = await mstStats(table.points, { ...statsOptions(table, o), onProgress: progress?.('stats'), signal });
+  const stats = await mstStats(table.points, { ...statsOptions(table, o), onProgress: part(0, ''), signal });
   Object.assign(timings, stats.timings);
   const realisations: Realisation[] = [];
-  const compare = o.compare ?? [];
   t = performance.now();
   for (const [i, other] of compare.entries()) {
+    const onProgress = part(i + 1, `realisation ${i + 1}/${compare.length}: `);
+    onProgress?.(0, 'read');
     const tab = await readInputPoints(other, o);
     if (tab.dim !== table.dim) throw new InputError(`${other}: ${tab.dim} columns, but ${file} has ${table.dim}.`);
   if (o.coords === 'radec' && (table.dim === 2 || table.dim === 3)) checkCelestial(table.points, table.dim, file, table.columns);
-    const onProgress = progress?.(`stats ${i + 1}/${compare.length}`);
     const r = await mstStats(tab.points, { ...statsOptions(tab, o), bins: binsOf(stats.histograms), onProgress, signal });
     realisations.push({ file: other, n: r.n, edges: r.edgeLengths.length, branches: r.branchLengths.length, histograms: r.histograms });
   }
@@ -304,22 +311,24 @@ export function statsCommand(io: CliIo): Command {
       if (o.json && o.format && o.format !== 'json') throw new InputError(`--json conflicts with --format ${o.format}.`);
       const format = o.json ? 'json' : (o.format ?? (o.output?.toLowerCase().endsWith('.csv') ? 'csv' : 'json'));
       const opts = { ...o, format } as StatsCliOptions;
-      const bars: ReturnType<typeof progressLine>[] = [];
-      const progress = (label: string) => {
-        bars.at(-1)?.done();
-        bars.push(progressLine(io, label));
-        return bars.at(-1)!.onProgress;
-      };
-      const r = await withInterrupt((signal) => computeStats(file, opts, progress, signal)).finally(() => bars.at(-1)?.done());
-      const where = await writeOutput(io, opts, statsPrintable(r, opts));
-      if (o.plot) {
-        const labels = { catalogue: basename(file), ...(r.realisations.length ? { realisations: `realisations (mean of ${r.realisations.length})` } : {}) };
-        const svg = mstPlotSvg({ catalogue: r.stats.histograms, realisations: r.realisations.map((x) => x.histograms), labels });
-        await writeFile(o.plot, svg).catch((e: Error) => {
-          throw new InputError(`${o.plot}: cannot write: ${e.message}`);
-        });
-        io.log(`stats: figure written to ${o.plot}`);
-      }
+      const plot = o.plot === undefined ? null : plotFormat(o.plot);
+      const outputs = [
+        { path: o.output, option: '-o', kind: outputKind(opts) },
+        { path: o.plot, option: '--plot' },
+      ];
+      const { r, where } = await runCommand(io, 'stats', { verbose: o.verbose, outputs }, async (run) => {
+        const r = await computeStats(file, opts, run.progress.onProgress, run.signal);
+        run.progress.phase('write', 1);
+        const where = await writeOutput(io, opts, statsPrintable(r, opts), run);
+        if (o.plot && plot) {
+          run.progress.phase(`plot (${plot})`, 1);
+          const labels = { catalogue: basename(file), ...(r.realisations.length ? { realisations: `realisations (mean of ${r.realisations.length})` } : {}) };
+          const svg = mstPlotSvg({ catalogue: r.stats.histograms, realisations: r.realisations.map((x) => x.histograms), labels });
+          await run.outputs.write(o.plot, [await plotBytes(svg, plot)], run.signal);
+        }
+        return { r, where };
+      });
+      if (o.plot) io.log(`stats: figure written to ${o.plot}`);
       logSummary(io, r, where);
       if (o.timings) logTimings(io, r.timings);
     });

@@ -22,6 +22,7 @@
  *     bounded below their own lower bound").
  */
 import { AbortError } from '../errors.js';
+import { roundsFraction, type ProgressCallback } from '../progress.js';
 import { buildBvhCpu, type BvhCpu } from '../bvh/lbvh.cpu.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';
 import { createCursors } from './candidates.cpu.js';
@@ -52,8 +53,11 @@ export interface EmstCpuOptions {
    * minimum spanning forest of the remaining complete graph, n − c edges for c components.
    */
   minEdgeLength?: number;
-  /** Called after every Borůvka round with the fraction of the n − 1 edges found. */
-  onProgress?: (fraction: number) => void;
+  /**
+   * Called at the start of every phase ('bvh', 'k-NN', 'Borůvka round r', 'sort') with the fraction of the work
+   * done (PHASES below; the rounds by roundsFraction), and with 1 at the end (src/progress.ts).
+   */
+  onProgress?: ProgressCallback;
   /** Checked between rounds; an aborted signal throws AbortError. */
   signal?: AbortSignal;
   /**
@@ -71,12 +75,20 @@ export interface EmstCpuResult extends EdgeList {
   rounds: number;
 }
 
+/**
+ * Where each phase starts in the fraction reported to onProgress: about the shares of the wall time measured with
+ * --timings on 4·10^5 uniform 2D points (BVH 10 %, k-NN 35 %, rounds 50 %, sort 5 %).
+ */
+const PHASES = { bvh: 0, knn: 0.1, rounds: 0.45, sort: 0.95 } as const;
+
 /** The exact EMST or mutual-reachability MST of valid row-major float32 `points` (n × dim), in canonical order. */
 export function emstCpu(points: Float32Array, dim: number, options: EmstCpuOptions = {}): EmstCpuResult {
   if (points.length < 2 * dim) return noEdges(options);
   const clock = new PhaseClock();
+  options.onProgress?.(PHASES.bvh, 'bvh');
   const bvh = buildBvhCpu(points, dim);
   clock.lap('emst::bvh');
+  options.onProgress?.(PHASES.knn, 'k-NN');
   const lists = nearestNeighbours(bvh, listLength(bvh.n, options), options.period ?? null);
   const run = new BoruvkaCpu(bvh, lists, options, clock, 1);
   while (!run.done) run.round();
@@ -93,6 +105,7 @@ export async function emstCpuAsync(points: Float32Array, dim: number, options: E
   const n = points.length / dim;
   const threads = await resolveThreads(options.threads, n);
   const clock = new PhaseClock();
+  options.onProgress?.(PHASES.bvh, 'bvh');
   // Workers are taken first: a new one starts up while this thread builds the BVH.
   const workers = threads > 1 ? await startNeighbourWorkers(threads, n) : null;
   let bvh: BvhCpu;
@@ -104,6 +117,7 @@ export async function emstCpuAsync(points: Float32Array, dim: number, options: E
     throw e;
   }
   clock.lap('emst::bvh');
+  options.onProgress?.(PHASES.knn, 'k-NN');
   const k = listLength(n, options);
   const period = options.period ?? null;
   if (workers === null) {
@@ -245,6 +259,7 @@ class BoruvkaCpu {
     this.targets = alloc.u32(n - 1);
     this.keys = alloc.f32(n - 1);
     this.threads = threads;
+    this.options.onProgress?.(PHASES.rounds, 'Borůvka round 1');
   }
 
   get done(): boolean {
@@ -328,7 +343,12 @@ class BoruvkaCpu {
     for (let r = 0; r < this.components; r++) if (label[roots[r]] === roots[r]) roots[components++] = roots[r];
     this.components = components;
     this.clock.lap('emst::boruvka');
-    this.options.onProgress?.(this.edges / (n - 1));
+    // The next round's start (or the sort's, once done): a forest under a scale cut ends with components > 1.
+    if (this.done) this.options.onProgress?.(PHASES.sort, 'sort');
+    else {
+      const f = PHASES.rounds + (PHASES.sort - PHASES.rounds) * roundsFraction(n, this.components);
+      this.options.onProgress?.(f, `Borůvka round ${this.rounds + 1}`);
+    }
     if (!this.done && this.options.signal?.aborted) {
       throw new AbortError(`emst was aborted after Borůvka round ${this.rounds} (${this.edges} of ${n - 1} edges).`);
     }
@@ -339,6 +359,7 @@ class BoruvkaCpu {
     const edges = this.unsorted();
     const sorted = team === null ? sortEdgesCanonical(edges) : await team.sortEdges(edges, this.options.signal);
     this.clock.lap('emst::sort');
+    this.options.onProgress?.(1, 'sort');
     return { ...sorted, timings: this.clock.timings, rounds: this.rounds };
   }
 
@@ -346,6 +367,7 @@ class BoruvkaCpu {
   result(): EmstCpuResult {
     const sorted = sortEdgesCanonical(this.unsorted());
     this.clock.lap('emst::sort');
+    this.options.onProgress?.(1, 'sort');
     return { ...sorted, timings: this.clock.timings, rounds: this.rounds };
   }
 

@@ -26,6 +26,7 @@ import type { Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { MapMode, Usage } from '../gpu/usage.js';
 import { AbortError, GpuUnavailableError, InputError, TreelineError } from '../errors.js';
+import { roundsFraction, type ProgressCallback } from '../progress.js';
 import { createScanner, type Scanner } from '../primitives/scan.js';
 import { createUnionFind, type GpuUnionFind } from '../unionfind/unionfind.js';
 
@@ -102,7 +103,8 @@ export interface BoruvkaRunOptions {
   /** Rounds encoded per submission (default 4). */
   roundsPerSubmit?: number;
   timer?: Timer;
-  onProgress?: (fraction: number) => void;
+  /** Called after every read-back with roundsFraction(n, components left) and 'Borůvka round r' (src/progress.ts). */
+  onProgress?: ProgressCallback;
   signal?: AbortSignal;
   /**
    * Work recorded at the head of the first submission (the BVH build, the core distances), so that no host
@@ -389,7 +391,7 @@ export class Boruvka {
         staging[c % DEPTH].unmap();
         rounds = chunkEnd[c];
         ctx.check('emst::rounds');
-        opts.onProgress?.(count / (n - 1));
+        opts.onProgress?.(roundsFraction(n, n - count), `Borůvka round ${rounds}`);
         if (count >= n - 1) break;
         // With a scale cut, a chunk of rounds that added no edge leaves only components with no edge out.
         if (cut > 0 && c > 0 && count === previous) break;

@@ -16,6 +16,7 @@ import { AbortError } from '../errors.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
 import { finishReadbackThreaded, readbackPass, type ReadbackInto } from './readback.threads.js';
 import { sortEqualWeightRuns, type EdgeList } from './edges.cpu.js';
+import { progressSpan, type ProgressCallback } from '../progress.js';
 
 export interface GpuEmstRunOptions {
   alpha?: number;
@@ -27,7 +28,7 @@ export interface GpuEmstRunOptions {
   roundsPerSubmit?: number;
   timer?: Timer;
   skipBounded?: boolean;
-  onProgress?: (fraction: number) => void;
+  onProgress?: ProgressCallback;
   signal?: AbortSignal;
 }
 
@@ -205,6 +206,9 @@ export interface EmstGpuResult extends EdgeList {
  * The GPU backend of `emst()` from host arrays: uploads the points, runs the pipeline and reads the canonical edge
  * list back. Uses `ctx` when given (and leaves it alive), else creates a context and destroys it.
  */
+/** Where each phase of emstGpu starts in the fraction reported to onProgress (the rounds take most of the time). */
+const GPU_PHASES = { upload: 0.05, rounds: 0.1, readback: 0.95 } as const;
+
 export async function emstGpu(
   points: Float32Array,
   dim: number,
@@ -216,7 +220,8 @@ export async function emstGpu(
     ctx?: GpuContext;
     /** Without `ctx`: refuse a software adapter (GpuUnavailableError), as `backend: 'auto'` does (src/gpu/adapter.ts). */
     hardwareOnly?: boolean;
-    onProgress?: (f: number) => void;
+    /** 'compile', 'upload', then the rounds (the BVH and k-NN run in the first submission), 'readback'. */
+    onProgress?: ProgressCallback;
     signal?: AbortSignal;
     /** Called with the points' GPU buffer and the edge list before the buffers are freed (the statistics use it). */
     after?: (points: GPUBuffer, edges: EdgeList) => Promise<void>;
@@ -237,20 +242,25 @@ export async function emstGpu(
   let buffer: GPUBuffer | null = null;
   try {
     const period = options.period ?? undefined;
+    const report = options.onProgress;
+    report?.(0, 'compile');
     e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.minSamples ?? 1, period !== undefined);
     lap('emst::compile');
+    report?.(GPU_PHASES.upload, 'upload');
     buffer = ctx.upload('emst::points', points);
     await ctx.onDone();
     lap('emst::upload');
+    report?.(GPU_PHASES.rounds, 'bvh, k-NN and Borůvka rounds');
     if (options.signal?.aborted) throw new AbortError('emst was aborted before its Borůvka rounds (emst::upload).');
     const result = await e.run(buffer, n, {
       alpha: options.alpha,
       period,
       minEdgeLength: options.minEdgeLength,
-      onProgress: options.onProgress,
+      onProgress: progressSpan(report, GPU_PHASES.rounds, GPU_PHASES.readback),
       signal: options.signal,
     });
     lap('emst::gpu');
+    report?.(GPU_PHASES.readback, 'readback');
     if (options.signal?.aborted) throw new AbortError('emst was aborted before its read-back (emst::readback).');
     const t0 = performance.now();
     const edges = await e.readEdges(result, timings, options.readInto);

@@ -20,6 +20,7 @@
  * (src/emst/keys.cpu.ts, shaders/emst/distance.wgsl).
  */
 import { GpuUnavailableError, AbortError } from '../errors.js';
+import { progressSpan } from '../progress.js';
 import { noteCpuFallback } from '../gpu/fallback.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
 import { emstGpu } from './emst.gpu.js';
@@ -62,16 +63,18 @@ export async function emstFor(caller: string, points: Float32Array | Float64Arra
   const input = validateEmstInput(points, options);
   const validateMs = performance.now() - tv;
   if (options.signal?.aborted) throw new AbortError('emst was aborted before it started.');
+  // One non-decreasing sequence of (fraction, phase) whichever backend runs, or both after a fallback.
+  const onProgress = progressSpan(options.onProgress, 0, 1);
   if (input.minEdgeLength > 0 && input.n > 1 && input.minEdgeLength > longestPossibleEdge(input)) {
     // A scale cut beyond every pair (a cut in the wrong units, say): no edge at all, found without the search,
     // which would otherwise find nothing to prune by and take quadratic time.
-    options.onProgress?.(1);
+    onProgress?.(1);
     const none = { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
     return { ...none, timings: { 'emst::total': 0 }, backend: input.backend === 'gpu' ? 'gpu' : 'cpu' };
   }
-  // The caller's result; a forest (scale cut) ends below n − 1 edges, so progress is said to be done all the same.
+  // The caller's result; progress is said to be done whatever the backend reported last.
   const finish = (tree: EdgeList & { timings: Record<string, number> }, t0: number, backend: 'gpu' | 'cpu'): EmstResult => {
-    if (tree.sources.length < input.n - 1) options.onProgress?.(1);
+    onProgress?.(1);
     const timings = { 'emst::validate': validateMs, ...tree.timings, 'emst::total': performance.now() - t0 };
     return { sources: tree.sources, targets: tree.targets, weights: tree.weights, timings, backend };
   };
@@ -85,7 +88,7 @@ export async function emstFor(caller: string, points: Float32Array | Float64Arra
         minEdgeLength: input.minEdgeLength,
         ctx: options.gpu,
         hardwareOnly: input.backend === 'auto',
-        onProgress: options.onProgress,
+        onProgress,
         signal: options.signal,
         readInto: options.readInto,
       });
@@ -101,7 +104,7 @@ export async function emstFor(caller: string, points: Float32Array | Float64Arra
     alpha: input.alpha,
     period: input.period,
     minEdgeLength: input.minEdgeLength,
-    onProgress: options.onProgress,
+    onProgress,
     signal: options.signal,
     threads: input.threads,
   });

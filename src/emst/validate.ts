@@ -10,6 +10,7 @@ import { MAX_COORDINATE } from '../bvh/layout.js';
 import type { ReadbackInto } from './readback.threads.js';
 import { InputError } from '../errors.js';
 import type { GpuContext } from '../gpu/context.js';
+import type { ProgressCallback } from '../progress.js';
 
 export type EmstBackend = 'auto' | 'gpu' | 'cpu';
 const BACKENDS: EmstBackend[] = ['auto', 'gpu', 'cpu'];
@@ -41,8 +42,11 @@ export interface EmstOptions {
   backend?: EmstBackend;
   /** A GPU context to run on (kept alive); without one the GPU backend creates and destroys its own. */
   gpu?: GpuContext;
-  /** Called after every Borůvka round with the fraction of the n − 1 edges found so far. */
-  onProgress?: (fraction: number) => void;
+  /**
+   * Called with the fraction of the work done (non-decreasing, 1 at the end) and the phase now running ('bvh',
+   * 'k-NN', 'Borůvka round r', 'sort', …): at the start of every phase and after every Borůvka round (src/progress.ts).
+   */
+  onProgress?: ProgressCallback;
   /** Checked between Borůvka rounds: an aborted signal rejects with AbortError. */
   signal?: AbortSignal;
   /**

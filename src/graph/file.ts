@@ -7,6 +7,7 @@ import { readGraph, type GraphFormat } from '../io/graph.js';
 import type { EdgeListReadOptions } from '../io/graph.edgelist.js';
 import { graphMst, type GraphMstOptions } from './mst.js';
 import { isCsr, type Graph, type GraphMstResult } from './types.js';
+import type { ProgressCallback } from '../progress.js';
 
 export interface GraphFileMst {
   graph: Graph;
@@ -16,13 +17,16 @@ export interface GraphFileMst {
   inputEdges: number;
 }
 
-/** Reads `path` and computes its minimum spanning forest. */
+/** Reads `path` and computes its minimum spanning forest; `onProgress` hears of the two phases, 'read' and 'MST'. */
 export async function graphMstFromFile(
   path: string,
-  options: GraphMstOptions & EdgeListReadOptions & { format?: GraphFormat } = {},
+  options: GraphMstOptions & EdgeListReadOptions & { format?: GraphFormat; onProgress?: ProgressCallback } = {},
 ): Promise<GraphFileMst> {
+  options.onProgress?.(0, 'read');
   const graph = await readGraph(path, options);
+  options.onProgress?.(0.5, 'MST');
   const result = await graphMst(graph, options);
+  options.onProgress?.(1, 'MST');
   const numVertices = isCsr(graph) ? graph.offsets.length - 1 : graph.numVertices;
   const inputEdges = isCsr(graph) ? graph.neighbours.length : graph.sources.length;
   return { graph, result, numVertices, inputEdges };

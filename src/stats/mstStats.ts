@@ -32,6 +32,7 @@ import { mstHistograms } from './histogram.js';
 import { edgeLengths, type Geometry } from './lengths.js';
 import type { MstHistograms } from './types.js';
 import { validateStatsInput, type MstStatsOptions } from './validate.js';
+import { progressSpan } from '../progress.js';
 
 export type { MstStatsOptions, StatsCoords } from './validate.js';
 
@@ -109,7 +110,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     ({ sources, targets } = options.emst);
     backend = 'given';
   } else try {
-    const progress = options.onProgress && ((f: number) => options.onProgress!(0.9 * f));
+    const progress = progressSpan(options.onProgress, 0, 0.9);
     // On the unit sphere (RA/Dec) chords are short differences of coordinates near 1: float32 would lose them, so
     // the statistics stay on the CPU in float64 there.
     let onCpu = !gpu || celestial;
@@ -172,6 +173,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   }
   checkAbort();
 
+  options.onProgress?.(0.9, 'branches');
   const geometry: Geometry = { coords, dim, box };
   let degree: Uint32Array;
   let lengths: Float64Array;
@@ -204,7 +206,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     shapes[b] = endToEnd[b] / branches.lengths[b];
   }
   t = lap('stats::branches', t);
-  options.onProgress?.(0.95);
+  options.onProgress?.(0.95, 'histograms');
   const histograms = mstHistograms(
     { degree, edgeLengths: lengths, branchLengths: branches.lengths, branchShapes: shapes },
     options.bins,
@@ -212,7 +214,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   );
   lap('stats::histograms', t);
   timings['stats::total'] = performance.now() - t0;
-  options.onProgress?.(1);
+  options.onProgress?.(1, 'histograms');
   return {
     n,
     degree,

@@ -6,6 +6,7 @@ import { InputError } from '../errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';
 import { checkBins, type MstBins } from './histogram.js';
+import type { ProgressCallback } from '../progress.js';
 
 export type StatsCoords = 'cartesian' | 'radec';
 
@@ -33,8 +34,8 @@ export interface MstStatsOptions {
   backend?: EmstBackend;
   /** A GPU context for the EMST (kept alive). */
   gpu?: GpuContext;
-  /** Called with the fraction done (the EMST takes most of it). */
-  onProgress?: (fraction: number) => void;
+  /** Called with the fraction done (the EMST takes most of it) and the phase running (src/progress.ts). */
+  onProgress?: ProgressCallback;
   /** Checked between phases and by the EMST: an aborted signal rejects with AbortError. */
   signal?: AbortSignal;
   /** The CPU backend's threads for the EMST's k-NN phase (as `emst`'s `threads`). */

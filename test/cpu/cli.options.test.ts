@@ -1,35 +1,12 @@
 /**
- * The shared CLI helpers of src/cli/options.ts: the progress line (TTY only, after a second), CSV chunks with
+ * The shared CLI helpers of src/cli/options.ts (the progress bar: cli.progress.test.ts): CSV chunks with
  * shortest float32 digits, JSON with typed arrays and infinities, format resolution and option parsers.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { csvChunks, integerList, progressLine, resolveFormat, toJson } from '../../src/cli/options.js';
+import { csvChunks, integerList, resolveFormat, toJson } from '../../src/cli/options.js';
 import { InputError } from '../../src/errors.js';
 
 afterEach(() => void vi.useRealTimers());
-
-describe('progressLine(io, label)', () => {
-  it('draws on io.progress only after a second, throttled, and clears the line when done', () => {
-    vi.useFakeTimers();
-    const drawn: string[] = [];
-    const bar = progressLine({ out: () => {}, log: () => {}, progress: (s) => void drawn.push(s) }, 'emst');
-    bar.onProgress(0.1);
-    expect(drawn).toEqual([]); // under a second: nothing
-    vi.advanceTimersByTime(1500);
-    bar.onProgress(0.5);
-    bar.onProgress(0.6); // within 100 ms of the last draw: skipped
-    expect(drawn).toEqual([`\remst [${'#'.repeat(15)}${'.'.repeat(15)}] 50%`]);
-    bar.done();
-    expect(drawn[1]).toBe('\r\x1b[2K');
-  });
-
-  it('draws nothing without io.progress (stderr is not a TTY)', () => {
-    vi.useFakeTimers();
-    const bar = progressLine({ out: () => {}, log: () => {} }, 'emst');
-    vi.advanceTimersByTime(5000);
-    expect(() => (bar.onProgress(0.5), bar.done())).not.toThrow();
-  });
-});
 
 describe('output formatting', () => {
   it('csvChunks: header, rows in chunks, float32 in the fewest digits that read back exactly', () => {
