@@ -7,7 +7,8 @@
  * from it lives: when it was garbage-collected mid-run the process segfaulted (DESIGN.md). Even after its devices
  * are lost the binding may still pump its events, so treeline keeps one instance per process and never drops it.
  */
-import { GpuDeviceLostError, GpuError, GpuUnavailableError } from '../errors.js';
+import { GpuDeviceLostError, GpuError, GpuUnavailableError, InputError } from '../errors.js';
+import { adapterName, softwareAdapterReason } from './adapter.js';
 import { BufferTracker, type MemoryStats } from './buffers.js';
 import { createKernel, type Kernel, type KernelSpec } from './kernel.js';
 import { Recorder } from './recorder.js';
@@ -28,11 +29,17 @@ export interface GpuContextOptions {
   /**
    * Which optional features to request where the adapter has them. `'none'` requests none, so that every
    * fallback path runs (the tests use it). Defaults to all; the environment variable
-   * `TREELINE_GPU_FEATURES=none` (or a comma list such as `subgroups,timestamp-query`) overrides the default.
+   * `TREELINE_GPU_FEATURES=none` (or a comma list such as `subgroups,timestamp-query`) overrides the default, and
+   * any other value is an InputError naming it.
    */
   features?: Partial<GpuFeatures> | 'none' | 'all';
   /** Passed to `requestAdapter`. */
   powerPreference?: GPUPowerPreference;
+  /**
+   * Refuse a software adapter (lavapipe, SwiftShader, WARP: adapter.ts) with GpuUnavailableError, as
+   * `backend: 'auto'` does: one is slower than the CPU backend. Default false: `backend: 'gpu'` uses any adapter.
+   */
+  hardwareOnly?: boolean;
   /**
    * The `GPU` object to take the adapter from, instead of finding one (`navigator.gpu` in browsers and workers,
    * Dawn's `create()` from the `webgpu` package in Node). The caller keeps it alive.
@@ -58,6 +65,8 @@ export interface AdapterDescription {
   description: string;
   /** `'node'` (Dawn through the `webgpu` package) or `'browser'` (`navigator.gpu`). */
   runtime: 'node' | 'browser';
+  /** Why this is a software (CPU) implementation, which `backend: 'auto'` never uses (adapter.ts); null for a GPU. */
+  software: string | null;
 }
 
 const FEATURE_NAMES: Record<keyof GpuFeatures, string> = {
@@ -273,11 +282,25 @@ export class GpuContext {
   private closed: Promise<void> = Promise.resolve();
 }
 
-function featuresFromEnv(): GpuContextOptions['features'] | undefined {
-  const env = typeof process !== 'undefined' ? process.env?.TREELINE_GPU_FEATURES : undefined;
-  if (env === undefined || env === '' || env === 'all') return undefined;
-  if (env === 'none') return 'none';
-  const names = new Set(env.split(',').map((s) => s.trim()));
+/**
+ * `TREELINE_GPU_FEATURES`: unset, '' or 'all' (every feature the adapter has), 'none', or a comma list of feature
+ * names. Anything else is an InputError naming the value and the valid ones: a typo must not silently change which
+ * code paths run (issue 15 §4.10).
+ */
+export function featuresFromEnv(
+  env = typeof process !== 'undefined' ? process.env?.TREELINE_GPU_FEATURES : undefined,
+): GpuContextOptions['features'] | undefined {
+  if (env === undefined || env.trim() === '' || env.trim() === 'all') return undefined;
+  if (env.trim() === 'none') return 'none';
+  const known = Object.values(FEATURE_NAMES);
+  const names = new Set(env.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const unknown = [...names].filter((s) => !known.includes(s));
+  if (unknown.length > 0) {
+    throw new InputError(
+      `Unknown TREELINE_GPU_FEATURES value '${unknown.join("', '")}' (in '${env}'): expected 'all', 'none' or a ` +
+        `comma list of ${known.map((k) => `'${k}'`).join(', ')}.`,
+    );
+  }
   return {
     subgroups: names.has('subgroups'),
     timestampQuery: names.has('timestamp-query'),
@@ -308,6 +331,8 @@ async function getGpu(options: GpuContextOptions): Promise<GpuSource> {
 }
 
 const dawnInstances = new Map<string, GPU>();
+/** Dawn instances whose adapters were enumerated (their first requestAdapter, which prints: stderr.ts). */
+const enumerated = new WeakSet<GPU>();
 
 /** Dawn's `GPU` in Node, with the `GPUBufferUsage`-style globals browsers have. */
 async function nodeGpu(options: GpuContextOptions): Promise<GpuSource> {
@@ -341,19 +366,44 @@ async function nodeGpu(options: GpuContextOptions): Promise<GpuSource> {
 }
 
 /**
+ * Dawn's first `requestAdapter` on an instance, with its native stderr lines kept from the user (stderr.ts); later
+ * ones print nothing and run as they are.
+ */
+async function requestAdapter(gpu: GPU, runtime: 'node' | 'browser', options: GPURequestAdapterOptions): Promise<GPUAdapter | null> {
+  if (runtime !== 'node' || enumerated.has(gpu)) return gpu.requestAdapter(options);
+  const { quietNativeStderr } = await import('./stderr.js');
+  const adapter = await quietNativeStderr(() => gpu.requestAdapter(options));
+  enumerated.add(gpu);
+  return adapter;
+}
+
+/**
  * Finds an adapter and creates a device with the adapter's maximum limits for what treeline needs and the
- * optional features it can use. Throws `GpuUnavailableError` when there is no adapter.
+ * optional features it can use. Throws `GpuUnavailableError` when there is no adapter, or (with `hardwareOnly`) when
+ * the adapter is a software implementation; InputError for an unknown `TREELINE_GPU_FEATURES`.
  */
 export async function createGpuContext(options: GpuContextOptions = {}): Promise<GpuContext> {
+  const wanted = options.features ?? featuresFromEnv() ?? 'all';
   const { gpu, instance, runtime } = await getGpu(options);
-  const adapter = await gpu.requestAdapter({ powerPreference: options.powerPreference });
+  const adapter = await requestAdapter(gpu, runtime, { powerPreference: options.powerPreference });
   if (!adapter) {
     throw new GpuUnavailableError(
-      'No WebGPU adapter was found. On Linux without a GPU install Mesa lavapipe ' +
-        '(mesa-vulkan-drivers from bookworm-backports); or use the CPU backend (--backend cpu).',
+      'No WebGPU adapter was found (no GPU with a Vulkan, Metal or Direct3D 12 driver that WebGPU can use).',
     );
   }
-  const wanted = options.features ?? featuresFromEnv() ?? 'all';
+  const info = adapter.info ?? ({} as GPUAdapterInfo);
+  // isFallbackAdapter moved from GPUAdapter to GPUAdapterInfo in 2024; implementations have either.
+  const fallback = (info as { isFallbackAdapter?: boolean }).isFallbackAdapter ??
+    (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter;
+  const software = softwareAdapterReason({ ...pickInfo(info), isFallbackAdapter: fallback });
+  if (software && options.hardwareOnly) {
+    // WebGPU ranks software adapters after every GPU (Dawn: discrete, integrated, then CPU), so this is the only
+    // kind on offer.
+    throw new GpuUnavailableError(
+      `The only WebGPU adapter (${adapterName(pickInfo(info))}) is a software implementation (${software}), slower ` +
+        "than the CPU backend; backend 'gpu' (--backend gpu) uses it anyway.",
+    );
+  }
   const features = {} as GpuFeatures;
   const required: GPUFeatureName[] = [];
   for (const key of Object.keys(FEATURE_NAMES) as (keyof GpuFeatures)[]) {
@@ -372,17 +422,20 @@ export async function createGpuContext(options: GpuContextOptions = {}): Promise
     requiredFeatures: required,
     requiredLimits,
   });
-  const info = adapter.info ?? ({} as GPUAdapterInfo);
-  const description: AdapterDescription = {
-    vendor: info.vendor ?? '',
-    architecture: info.architecture ?? '',
-    device: info.device ?? '',
-    description: info.description ?? '',
-    runtime,
-  };
+  const description: AdapterDescription = { ...pickInfo(info), runtime, software };
   const maxDim = Math.min(
     device.limits.maxComputeWorkgroupsPerDimension,
     options.maxWorkgroupsPerDimension ?? Number.POSITIVE_INFINITY,
   );
   return new GpuContext(device, description, features, maxDim, instance);
+}
+
+/** GPUAdapterInfo's four strings ('' where missing). */
+function pickInfo(info: GPUAdapterInfo): { vendor: string; architecture: string; device: string; description: string } {
+  return {
+    vendor: info.vendor ?? '',
+    architecture: info.architecture ?? '',
+    device: info.device ?? '',
+    description: info.description ?? '',
+  };
 }

@@ -4,3 +4,4 @@ export { Recorder, gridFor, type Binding, type DispatchArgs } from './recorder.j
 export { Timer, type TimerEntry } from './timer.js';
 export { type MemoryStats } from './buffers.js';
 export { Usage } from './usage.js';
+export { softwareAdapterReason, adapterName, type AdapterFacts } from './adapter.js';
