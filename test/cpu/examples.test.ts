@@ -1,0 +1,58 @@
+/**
+ * The scripts in examples/ run as a user runs them (`node examples/<name>.mjs`), as child processes. They import
+ * '../dist/index.js', which may be stale or missing while vitest runs the sources, so each is bundled with esbuild
+ * with that import pointed at src/index.ts (packages stay external and resolve from this checkout's node_modules:
+ * the bundle lies in node_modules/.cache, as in test/helpers/cli.process.ts).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cache = join(root, 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const dir = mkdtempSync(join(cache, 'treeline-examples-'));
+writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Bundles examples/<name> against the sources and runs it; returns its stdout. */
+async function runExample(name: string): Promise<string> {
+  const outfile = join(dir, name);
+  await build({
+    absWorkingDir: root,
+    entryPoints: [join('examples', name)],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+    plugins: [
+      {
+        name: 'dist-to-src',
+        setup(b) {
+          b.onResolve({ filter: /\/dist\/index\.js$/ }, () => ({ path: join(root, 'src', 'index.ts') }));
+        },
+      },
+    ],
+  });
+  return execFileSync(process.execPath, [outfile], { cwd: root, encoding: 'utf8', timeout: 240_000, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+describe('examples/', () => {
+  it('issue 15: examples/mst-stats.mjs prints the four statistics of a clustered and a random catalogue', async () => {
+    const out = await runExample('mst-stats.mjs');
+    for (const catalogue of ['clustered (cosmology): 19999 edges', 'uniform random: 19999 edges']) expect(out).toContain(catalogue);
+    for (const stat of ['degree d', 'edge length l', 'branch length b', 'branch shape s', 'nodes by degree']) {
+      expect(out.split('\n').filter((l) => l.includes(stat))).toHaveLength(2);
+    }
+    // Clustering shows: the clustered catalogue's mean edge length is far below the random one's.
+    const means = [...out.matchAll(/edge length l .*mean\s+([\d.]+)/g)].map((m) => Number(m[1]));
+    expect(means).toHaveLength(2);
+    expect(means[0]).toBeLessThan(means[1] / 2);
+  }, 300_000);
+});
