@@ -7,11 +7,12 @@ import { suites } from '../bench/suites.js';
 import { benchHdbscan } from '../bench/hdbscan.js';
 import { benchStats } from '../bench/stats.js';
 import type { GeneratorName } from '../datasets/generate.js';
+import { plural } from './options.js';
 
 /** Host-timed end-to-end suites (points in memory → labels in memory). */
-const hostSuites: Record<string, { dim: number; kind: 'blobs' | 'normal'; sizes: number[] }> = {
-  'hdbscan-blobs2d': { dim: 2, kind: 'blobs', sizes: [1e6, 1e7] },
-  'hdbscan-normal3d': { dim: 3, kind: 'normal', sizes: [1e6, 1e7] },
+const hostSuites: Record<string, { dim: number; kind: 'blobs' | 'normal'; sizes: number[]; what: string }> = {
+  'hdbscan-blobs2d': { dim: 2, kind: 'blobs', sizes: [1e6, 1e7], what: 'blobs 2D' },
+  'hdbscan-normal3d': { dim: 3, kind: 'normal', sizes: [1e6, 1e7], what: 'normal 3D' },
 };
 
 /** Host-timed MST statistics suites (points in memory → histograms in memory), issue 7. */
@@ -19,6 +20,17 @@ const statsSuites: Record<string, { dim: number; kind: GeneratorName; sizes: num
   'stats-uniform3d': { dim: 3, kind: 'uniform', sizes: [1e7, 1e8], what: 'uniform 3D, open box' },
   'stats-cosmology3d': { dim: 3, kind: 'cosmology', sizes: [1e7], box: [1000, 1000, 1000], what: 'clustered cosmology-like 3D, periodic box 1000' },
 };
+
+/** Every suite `treeline bench` knows, with what it measures: `bench --help` lists these (so the list cannot drift). */
+export function benchSuitesHelp(): string {
+  const rows: [string, string][] = [
+    ...Object.entries(suites).map(([name, s]): [string, string] => [name, s.description]),
+    ...Object.entries(hostSuites).map(([name, s]): [string, string] => [name, `hdbscan() end to end, host points → host labels, ${s.what}, minClusterSize 15 (sizes ${s.sizes.join(', ')})`]),
+    ...Object.entries(statsSuites).map(([name, s]): [string, string] => [name, `mstStats() end to end, ${s.what} (sizes ${s.sizes.join(', ')})`]),
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return ['', 'Suites (none named: all but the hdbscan-* and stats-* ones):', ...rows.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`)].join('\n');
+}
 
 export interface BenchOptions {
   sizes?: number[];
@@ -54,7 +66,7 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
             `${name} n=${n} (${st.what}; host points → host histograms): wall min ${best.wallMs.toFixed(1)} ms ` +
               `(median ${med((r) => r.wallMs).toFixed(1)}; ${rows.length} reps) = EMST ${best.emstMs.toFixed(1)} ms + ` +
               `statistics ${best.statsMs.toFixed(1)} ms (median ${med((r) => r.statsMs).toFixed(1)}): statistics / EMST = ` +
-              `${(best.statsMs / best.emstMs).toFixed(2)} | ${best.branches} branches | ${best.backend}\n` +
+              `${(best.statsMs / best.emstMs).toFixed(2)} | ${plural(best.branches, 'branch', 'branches')} | ${best.backend}\n` +
               `  phases (ms): ${Object.entries(best.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`,
           );
         }
@@ -69,7 +81,7 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
           log(
             `${name} n=${n} (minClusterSize 15, end to end from host points to host labels${opts.threads ? `, ${opts.threads} threads` : ''}): wall min ` +
               `${walls[0].toFixed(1)} ms, median ${walls[walls.length >> 1].toFixed(1)} ms (${rows.length} reps) | ` +
-              `${best.clusters} clusters, ${best.noise} noise | host memory ${best.hostPeak ? 'peak' : 'growth'} ${Math.max(...rows.map((r) => r.hostBytesPerPoint)).toFixed(0)} B/point (most of any repetition)\n` +
+              `${plural(best.clusters, 'cluster')}, ${best.noise} noise | host memory ${best.hostPeak ? 'peak' : 'growth'} ${Math.max(...rows.map((r) => r.hostBytesPerPoint)).toFixed(0)} B/point (most of any repetition)\n` +
               `  phases (ms): ${Object.entries(best.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`,
           );
         }

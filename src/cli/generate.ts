@@ -1,10 +1,34 @@
 /** `treeline generate`: seeded point clouds (the generators of src/datasets/) as CSV, NPY or ArborX binary. */
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
-import { generate, GENERATORS, type GeneratorName } from '../datasets/generate.js';
+import { generate, GENERATOR_DEFAULTS, GENERATORS, type GeneratorName } from '../datasets/generate.js';
 import { AtomicOutputs, checkOutputPath, pointsToCsv } from '../io/write.js';
 import { writeNpy } from '../io/npy.js';
 import { writeBinPoints } from '../io/points.bin.js';
+
+const { blobs, visualvar, cosmology } = GENERATOR_DEFAULTS;
+
+/** `--clusters` and `--noise` defaults per generator, from src/datasets/generate.ts (so the help cannot drift). */
+export const CLUSTERS_HELP = `blobs, visualvar: number of clusters (default: blobs ${blobs.clusters}, visualvar ${visualvar.clusters})`;
+export const NOISE_HELP = `blobs, visualvar: fraction of uniform noise points (default: blobs ${blobs.noise}, visualvar ${visualvar.noise})`;
+
+/** What each generator draws, its box and defaults (`generate --help`), from src/datasets/generate.ts. */
+export function generatorsHelp(): string {
+  const what: Record<GeneratorName, string> = {
+    uniform: 'uniform in the unit cube [0, 1)^d',
+    normal: 'standard normal in every coordinate',
+    blobs:
+      `--clusters ${blobs.clusters} Gaussian blobs (σ 1), centres uniform in the box [−${blobs.halfWidth}, ${blobs.halfWidth})^d, ` +
+      `plus --noise ${blobs.noise} of the points uniform in that box`,
+    moons: 'two interleaving half circles (2-D only), Gaussian noise σ 0.05',
+    visualvar:
+      `Gan & Tao's variable-density seed spreader in the box [0, ${visualvar.box}]^d: about --clusters ${visualvar.clusters} ` +
+      `clusters, --noise ${visualvar.noise} uniform noise`,
+    cosmology: `haloes and filaments in the periodic box [0, ${cosmology.box})^d (treeline stats --periodic ${cosmology.box})`,
+  };
+  const width = Math.max(...GENERATORS.map((g) => g.length));
+  return ['', 'Generators (and their defaults):', ...GENERATORS.map((g) => `  ${g.padEnd(width)}  ${what[g]}`)].join('\n');
+}
 
 export interface GenerateCliOptions {
   n: number;

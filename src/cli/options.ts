@@ -207,7 +207,7 @@ export async function readInputPoints(path: string, o: InputOptions): Promise<Po
   if (['.f32', '.raw'].includes(ext)) throw new InputError(`${path}: a headerless float32 file needs --dim.`);
   const table = await readPoints(path, { columns: o.columns, dataset: o.dataset });
   if (o.dim !== undefined && table.dim !== o.dim) {
-    throw new InputError(`${path}: --dim ${o.dim} given, but the file has ${table.dim} columns.`);
+    throw new InputError(`${path}: --dim ${o.dim} given, but the file has ${plural(table.dim, 'column')}.`);
   }
   return table;
 }
@@ -236,7 +236,7 @@ function selectIndices(t: PointTable, columns: string[] | undefined, path: strin
   if (!columns?.length) return t;
   const idx = columns.map((c) => {
     const i = Number(c);
-    if (!/^\d+$/.test(c) || i >= t.dim) throw new InputError(`${path}: no column '${c}' (it has ${t.dim} columns, 0-based).`);
+    if (!/^\d+$/.test(c) || i >= t.dim) throw new InputError(`${path}: no column '${c}' (it has ${plural(t.dim, 'column')}, 0-based).`);
     return i;
   });
   const out = new Float32Array(t.n * idx.length);

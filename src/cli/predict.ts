@@ -13,6 +13,7 @@ import {
   addOutputOptions,
   addPointInputOptions,
   logTimings,
+  plural,
   outputKind,
   readInputPoints,
   readTextFile,
@@ -44,7 +45,7 @@ export async function computePredict(modelFile: string, file: string, o: Predict
   const t1 = performance.now();
   const table = await readInputPoints(file, o);
   if (table.dim !== model.dim) {
-    throw new InputError(`${file}: the model was fitted on ${model.dim}-dimensional points, got ${table.dim} columns.`);
+    throw new InputError(`${file}: the model was fitted on ${model.dim}-dimensional points, got ${plural(table.dim, 'column')}.`);
   }
   const t2 = performance.now();
   let prediction: ApproximatePrediction;
@@ -97,7 +98,7 @@ export function predictCommand(io: CliIo): Command {
         return { r, where: await writeOutput(io, o, predictPrintable(r, o), run) };
       });
       const clustered = r.prediction.labels.reduce((s, l) => s + (l >= 0 ? 1 : 0), 0);
-      io.log(`predict: ${r.table.n} points, ${clustered} in the model's ${r.model.selectedClusters.length} clusters → ${where}`);
+      io.log(`predict: ${plural(r.table.n, 'point')}, ${clustered} in the model's ${plural(r.model.selectedClusters.length, 'cluster')} → ${where}`);
       if (o.timings) logTimings(io, r.timings);
     });
 }

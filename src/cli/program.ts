@@ -6,8 +6,8 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { AbortError, GpuDeviceLostError, GpuError, GpuUnavailableError, InputError } from '../errors.js';
 import { formatInfo, gatherInfo } from './info.js';
-import { runBench } from './bench.js';
-import { runGenerate } from './generate.js';
+import { benchSuitesHelp, runBench } from './bench.js';
+import { CLUSTERS_HELP, generatorsHelp, NOISE_HELP, runGenerate } from './generate.js';
 import { GENERATORS } from '../datasets/generate.js';
 import { emstCommand } from './emst.js';
 import { hdbscanCommand } from './hdbscan.js';
@@ -15,7 +15,7 @@ import { mstCommand } from './mst.js';
 import { predictCommand } from './predict.js';
 import { InterruptError } from './run.js';
 import { statsCommand } from './stats.js';
-import { suggestDashedOptions } from './options.js';
+import { plural, suggestDashedOptions } from './options.js';
 
 /** Exit codes by error class. */
 export const EXIT = { ok: 0, internal: 1, input: 2, noGpu: 3, gpu: 4, aborted: 130, terminated: 143 } as const;
@@ -97,6 +97,7 @@ export function buildProgram(io: CliIo = processIo): Command {
     .option('--json', 'print the figures as JSON on stdout')
     .option('--disable-robustness', "Dawn's disable_robustness toggle (no bounds clamping)")
     .option('--threads <n>', "host threads of the hdbscan-* suites (hdbscan()'s `threads`; default: its own)", positiveInt)
+    .addHelpText('after', benchSuitesHelp())
     .addHelpText('after', '\nExamples:\n  $ treeline bench copy scan --n 268435456\n  $ treeline bench radix64 --reps 20 --json > r.json')
     .action(async (names: string[], opts: { n?: number[]; input?: string[]; reps: number; warmup: number; json?: boolean; disableRobustness?: boolean; threads?: number }) => {
       const json = await runBench(names, {
@@ -118,17 +119,18 @@ export function buildProgram(io: CliIo = processIo): Command {
     .requiredOption('-n, --n <count>', 'number of points', nonNegativeInt)
     .option('-d, --dim <d>', 'dimension', positiveInt, 2)
     .option('--seed <s>', 'random seed', nonNegativeInt, 1)
-    .option('--clusters <k>', 'blobs/visualvar: number of clusters', positiveInt)
-    .option('--noise <fraction>', 'blobs/visualvar: fraction of uniform noise', Number)
+    .option('--clusters <k>', CLUSTERS_HELP, positiveInt)
+    .option('--noise <fraction>', NOISE_HELP, Number)
     .option('-o, --output <file>', 'output file (default: CSV on stdout)')
     .option('--format <fmt>', 'csv | npy | bin (default: from the -o extension, else csv)')
+    .addHelpText('after', generatorsHelp())
     .addHelpText(
       'after',
       '\nExamples:\n  $ treeline generate blobs -n 2000 --clusters 4 -o blobs.csv\n  $ treeline generate normal -n 10000000 -d 3 -o normal3d.npy',
     )
     .action(async (kind: string, opts) => {
       const where = await runGenerate(kind, opts, out);
-      if (where !== 'stdout') log(`wrote ${opts.n} × ${opts.dim} ${kind} points to ${where}`);
+      if (where !== 'stdout') log(`generate: ${plural(opts.n, 'point')} × ${opts.dim} (${kind}) → ${where}`);
     });
 
   program.addCommand(emstCommand(io));

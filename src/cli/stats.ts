@@ -6,8 +6,8 @@
  */
 import { basename } from 'node:path';
 import { Command } from 'commander';
-import { checkCelestial } from '../stats/coords.js';
 import { InputError } from '../errors.js';
+import { checkCelestial } from '../stats/coords.js';
 import type { PointTable } from '../io/points.js';
 import type { Column } from '../io/write.js';
 import { compareStats, type StatsComparison } from '../stats/compare.js';
@@ -28,6 +28,8 @@ import {
   addPointInputOptions,
   choice,
   logTimings,
+  plural,
+  POINTS_ARGUMENT,
   outputKind,
   readInputPoints,
   writeOutput,
@@ -58,8 +60,8 @@ export interface StatsCliOptions extends InputOptions, OutputOptions {
 export interface Realisation {
   file: string;
   n: number;
-  edges: number;
-  branches: number;
+  numEdges: number;
+  numBranches: number;
   histograms: MstHistograms;
 }
 
@@ -117,6 +119,7 @@ export async function computeStats(
   let t = performance.now();
   progress?.(0, 'read');
   const table = await readInputPoints(file, o);
+  if (o.coords === 'radec' && (table.dim === 2 || table.dim === 3)) checkCelestial(table.points, table.dim, file, table.columns);
   const timings: Record<string, number> = { 'io::read': performance.now() - t };
   const stats = await mstStats(table.points, { ...statsOptions(table, o), onProgress: part(0, ''), signal });
   Object.assign(timings, stats.timings);
@@ -126,17 +129,16 @@ export async function computeStats(
     const onProgress = part(i + 1, `realisation ${i + 1}/${compare.length}: `);
     onProgress?.(0, 'read');
     const tab = await readInputPoints(other, o);
-    if (tab.dim !== table.dim) throw new InputError(`${other}: ${tab.dim} columns, but ${file} has ${table.dim}.`);
-  if (o.coords === 'radec' && (table.dim === 2 || table.dim === 3)) checkCelestial(table.points, table.dim, file, table.columns);
+    if (o.coords === 'radec' && (tab.dim === 2 || tab.dim === 3)) checkCelestial(tab.points, tab.dim, other, tab.columns);
+    if (tab.dim !== table.dim) throw new InputError(`${other}: ${plural(tab.dim, 'column')}, but ${file} has ${table.dim}.`);
     const r = await mstStats(tab.points, { ...statsOptions(tab, o), bins: binsOf(stats.histograms), onProgress, signal });
-    realisations.push({ file: other, n: r.n, edges: r.edgeLengths.length, branches: r.branchLengths.length, histograms: r.histograms });
+    realisations.push({ file: other, n: r.n, numEdges: r.edgeLengths.length, numBranches: r.branchLengths.length, histograms: r.histograms });
   }
   let comparison: StatsComparison | null = null;
   let chi2: StatName[] = [];
   if (realisations.length > 0) {
     timings['stats::realisations'] = performance.now() - t;
     t = performance.now();
-    if (o.coords === 'radec' && (tab.dim === 2 || tab.dim === 3)) checkCelestial(tab.points, tab.dim, other, tab.columns);
     chi2 = chi2Statistics(stats.histograms, realisations.length);
     comparison = compareStats(stats.histograms, realisations.map((r) => r.histograms), { chi2 });
     timings['stats::compare'] = performance.now() - t;
@@ -211,8 +213,8 @@ export function statsPrintable(r: StatsRun, o: StatsCliOptions): Printable {
       box: options.box ?? null,
       minEdgeLength: options.minEdgeLength ?? 0,
       backend: s.backend,
-      edges: s.edgeLengths.length,
-      branches: s.branchLengths.length,
+      numEdges: s.edgeLengths.length,
+      numBranches: s.branchLengths.length,
       summary: summaries(s),
       histograms: s.histograms,
       ...(r.comparison
@@ -263,7 +265,8 @@ function logSummary(io: CliIo, r: StatsRun, where: string): void {
   const s = r.stats;
   const mean = (a: ArrayLike<number>) => fmt(summarise(a).mean);
   io.log(
-    `stats: ${s.n} points × ${r.table.dim} → ${s.edgeLengths.length} edges, ${s.branchLengths.length} branches; mean d ${mean(s.degree)}, ` +
+    `stats: ${plural(s.n, 'point')} × ${r.table.dim} → ${plural(s.edgeLengths.length, 'edge')}, ` +
+      `${plural(s.branchLengths.length, 'branch', 'branches')}; mean d ${mean(s.degree)}, ` +
       `l ${mean(s.edgeLengths)}, b ${mean(s.branchLengths)}, s ${mean(s.branchShapes)} (${s.backend} backend, ` +
       `${s.timings['stats::total'].toFixed(1)} ms) → ${where}`,
   );
@@ -274,13 +277,13 @@ function logSummary(io: CliIo, r: StatsRun, where: string): void {
     return chi ? `${name} χ² ${fmt(chi.chi2)} / ${chi.dof}` : `${name} (no χ²: needs N > ${s.histograms[name].x.length + 2})`;
   });
   const joint = c.joint ? `; joint χ² ${fmt(c.joint.chi2)} / ${c.joint.dof}` : '';
-  io.log(`stats: against ${c.realisations} realisation${c.realisations === 1 ? '' : 's'}: ${parts.join(', ')}${joint}`);
+  io.log(`stats: against ${plural(c.realisations, 'realisation')}: ${parts.join(', ')}${joint}`);
 }
 
 export function statsCommand(io: CliIo): Command {
   const cmd = new Command('stats')
     .description("MiSTree's MST statistics (degree, edge length, branch length and shape) on the exact EMST: summaries and histograms")
-    .argument('<points>', 'point file: .csv/.tsv/.txt, .npy, .bin (ArborX: int32 n, int32 d, float32 rows), .f32 with --dim')
+    .argument('<points>', POINTS_ARGUMENT)
     .option('--coords <c>', 'xyz: positions; radec: RA,Dec in degrees on the unit sphere (a third column: distance)', choice('--coords', ['xyz', 'radec'] as const), 'xyz')
     .option('--counts', "histograms of raw counts instead of MiSTree's unit-area normalisation")
     .option('--json', 'JSON output (as --format json): summaries, histograms and any comparison')

@@ -12,7 +12,7 @@ import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
-import { AbortError } from '../errors.js';
+import { AbortError, TreelineError } from '../errors.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
 import { finishReadbackThreaded, readbackPass, type ReadbackInto } from './readback.threads.js';
 import { sortEqualWeightRuns, type EdgeList } from './edges.cpu.js';
@@ -50,7 +50,9 @@ export class GpuEmst {
   ) {}
 
   /**
-   * minSamples ≥ 2: mutual reachability with the minSamples-th neighbour (self excluded; clamped to n − 1).
+   * minSamples ≥ 2, or `layout.reachability` (alpha ≠ 1): mutual reachability with the minSamples-th neighbour
+   * (self excluded; clamped to n − 1) — at minSamples 1 the core distance is the nearest neighbour's, as hdbscan's
+   * mutual_reachability(min_points=1) takes it, so only d / alpha changes the tree.
    * periodic: minimum-image distances in a box whose side lengths each run() gives (Euclidean only).
    */
   static async create(
@@ -59,12 +61,14 @@ export class GpuEmst {
     dim: number,
     minSamples = 1,
     periodic = false,
-    layout: { boxPartRecords?: number; lean?: boolean } = {},
+    layout: { boxPartRecords?: number; lean?: boolean; reachability?: boolean } = {},
   ): Promise<GpuEmst> {
     const { boxPartRecords, lean } = layout;
     const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
     const bvh = allocateBvh(ctx, maxN, dim);
-    const mr = minSamples > 1;
+    // Important! The one place the GPU decides "mutual reachability", as the CPU does (boruvka.cpu.ts): minSamples
+    // ≥ 2 or alpha ≠ 1. Deciding it from minSamples alone dropped alpha at minSamples 1 (issue 15 §4.9).
+    const mr = minSamples > 1 || layout.reachability === true;
     let kth: GPUBuffer | null = null;
     let core2: GPUBuffer | null = null;
     let boruvka: Boruvka | null = null;
@@ -104,6 +108,9 @@ export class GpuEmst {
   /** Computes the tree of the n points in `points` (n × dim f32 on the GPU). The edges stay on the GPU. */
   async run(points: Binding, n: number, opts: GpuEmstRunOptions = {}): Promise<BoruvkaResult> {
     const { ctx } = this;
+    if ((opts.alpha ?? 1) !== 1 && !this.knn) {
+      throw new TreelineError('emst::run: alpha ≠ 1 needs a GpuEmst created for mutual reachability (layout.reachability).');
+    }
     // minSamples above n − 1 is clamped to n − 1, as hdbscan does: a searcher for the smaller k.
     let knn = this.knn;
     let temporary: KnnSearcher | null = null;
@@ -244,7 +251,9 @@ export async function emstGpu(
     const period = options.period ?? undefined;
     const report = options.onProgress;
     report?.(0, 'compile');
-    e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.minSamples ?? 1, period !== undefined);
+    e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.minSamples ?? 1, period !== undefined, {
+      reachability: (options.alpha ?? 1) !== 1,
+    });
     lap('emst::compile');
     report?.(GPU_PHASES.upload, 'upload');
     buffer = ctx.upload('emst::points', points);

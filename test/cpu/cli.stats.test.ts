@@ -34,8 +34,8 @@ describe('treeline stats', () => {
     const j = JSON.parse(r.out);
     const lib = await mstStats(points, { dim: 2, backend: 'cpu' });
     expect(j.n).toBe(n);
-    expect(j.edges).toBe(n - 1);
-    expect(j.branches).toBe(lib.branchLengths.length);
+    expect(j.numEdges).toBe(n - 1);
+    expect(j.numBranches).toBe(lib.branchLengths.length);
     expect(j.coords).toBe('cartesian');
     expect(j.summary.degree.count).toBe(n);
     expect(j.summary.degree.mean).toBeCloseTo((2 * (n - 1)) / n, 12);
@@ -182,7 +182,7 @@ describe('treeline stats', () => {
     const j = JSON.parse(r.out);
     const lib = await mstStats(coords, { dim: 3, box: [100, 100, 100], backend: 'cpu' });
     expect(j.box).toEqual([100, 100, 100]);
-    expect(j.edges).toBe(399);
+    expect(j.numEdges).toBe(399);
     expect(j.histograms.branchLength.y).toEqual(Array.from(lib.histograms.branchLength.y));
     expect(readFileSync(svg, 'utf8')).toContain('panel-branchShape');
   });
