@@ -90,7 +90,8 @@ export async function computeHdbscan(
   const timings: Record<string, number> = { 'io::read': performance.now() - t0 };
   // Not an error (hdbscan accepts it too), but a newcomer's likely slip: say so before the MST, then run.
   for (const c of o.minClusterSize.filter((c) => c > table.n)) {
-    warn?.(`hdbscan: warning: --min-cluster-size ${c} is larger than the ${plural(table.n, 'point')} of ${file}: no cluster can reach that size.`);
+    const outcome = o.allowSingleCluster ? 'at most one cluster, all the points (--allow-single-cluster)' : 'every point will be noise';
+    warn?.(`hdbscan: warning: --min-cluster-size ${c} is larger than the ${plural(table.n, 'point')} of ${file}: ${outcome}.`);
   }
   const [first, ...rest] = o.minClusterSize;
   const shared = {

@@ -42,11 +42,14 @@ describe('issue 15: --min-cluster-size', () => {
   it('--min-cluster-size larger than n warns on stderr and still clusters (every point noise)', async () => {
     const r = await runCli(['hdbscan', csv, '--min-cluster-size', '200,10', ...cpu]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/warning: --min-cluster-size 200 is larger than the 150 points of .*points\.csv/);
+    expect(r.stderr).toMatch(/warning: --min-cluster-size 200 is larger than the 150 points of .*points\.csv: every point will be noise/);
     expect(r.stderr).not.toMatch(/--min-cluster-size 10 is larger/);
     const cols = parseCsvColumns(r.stdout);
     expect(cols.label_mcs200).toHaveLength(n);
     expect(cols.label_mcs200.every((l) => l === -1)).toBe(true);
+    const single = await runCli(['hdbscan', csv, '--min-cluster-size', '200', '--allow-single-cluster', ...cpu]);
+    expect(single.stderr).toMatch(/larger than the 150 points of .*: at most one cluster, all the points \(--allow-single-cluster\)/);
+    expect(single.stderr).toMatch(/: 1 cluster, 0 noise/);
     const fine = await runCli(['hdbscan', csv, '--min-cluster-size', '150', ...cpu]);
     expect(fine.stderr).not.toMatch(/warning/);
   });
