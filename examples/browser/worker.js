@@ -11,11 +11,12 @@ self.onmessage = async ({ data: params }) => {
     const points = blobs({ n, dim: 2, clusters, seed });
 
     // Create the GPU context ourselves (rather than backend 'auto') to report which adapter ran, or why none did.
+    // 'auto' takes a hardware adapter only, as the library's 'auto' does (a software one is slower than the CPU).
     let gpu = null;
     let gpuNote = null;
     if (backend !== 'cpu') {
       try {
-        gpu = await createGpuContext();
+        gpu = await createGpuContext({ hardwareOnly: backend === 'auto' });
       } catch (e) {
         if (backend === 'gpu') throw e;
         gpuNote = `no WebGPU: ${e.message}`;
@@ -24,7 +25,7 @@ self.onmessage = async ({ data: params }) => {
 
     let result;
     try {
-      const onProgress = (fraction) => self.postMessage({ type: 'progress', fraction });
+      const onProgress = (fraction, phase) => self.postMessage({ type: 'progress', fraction, phase });
       const options = { dim: 2, minClusterSize, minSamples, onProgress };
       if (gpu) {
         try {

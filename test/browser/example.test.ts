@@ -6,9 +6,15 @@
  *
  * WebGPU first: Chromium is started with the flags that enable WebGPU on Vulkan (Mesa lavapipe offered through
  * VK_DRIVER_FILES), then with WebGPU on Chromium's own SwiftShader; the first that gives an adapter runs the page.
+ * The page's 'auto' takes hardware adapters only (as the library's does), so where Chromium offers a software one
+ * (SwiftShader, lavapipe) the first case asks for `?backend=gpu`, which takes any adapter.
  * Without any adapter the page runs the CPU backend, which the last case forces anyway (`?backend=cpu`). A third case
  * runs the bundle's graph MSF kernels on Chromium's WebGPU and compares them with its CPU backend, so that the
  * bundled WGSL runs in a browser even where the EMST kernels exceed the browser's limits (README, In the browser).
+ *
+ * A fourth case uses the page as a person does (issue 15): opened at the README's URL with no query it runs with
+ * its defaults; then its controls (n, clusters, minClusterSize, minSamples, backend) are set and "Cluster" pressed,
+ * and the result, the legend (one entry per cluster with its colour and size, and one for noise) and the URL follow.
  *
  * Skips when Chromium is missing, unless TREELINE_REQUIRE_BROWSER=1 (CI), which makes that a failure.
  * scripts/test.sh installs Debian's chromium when run as root.
@@ -171,10 +177,27 @@ async function runPage(browser: Browser, query: string): Promise<{ result: PageR
 }
 
 /** The Node result for the page's dataset and parameters (CPU backend). */
-async function nodeLabels(): Promise<number[]> {
-  const points = blobs({ n: PARAMS.n, dim: 2, clusters: PARAMS.clusters, seed: PARAMS.seed });
-  const { labels } = await hdbscan(points, { dim: 2, minClusterSize: PARAMS.minClusterSize, backend: 'cpu' });
+async function nodeLabels(params: { n: number; clusters: number; seed: number; minClusterSize: number; minSamples?: number } = PARAMS): Promise<number[]> {
+  const points = blobs({ n: params.n, dim: 2, clusters: params.clusters, seed: params.seed });
+  const { minClusterSize, minSamples } = params;
+  const { labels } = await hdbscan(points, { dim: 2, minClusterSize, minSamples, backend: 'cpu' });
   return Array.from(labels);
+}
+
+/** The legend's entries: their text and swatch colour (the `data-colour` of each item). */
+async function legendEntries(page: Page): Promise<{ text: string; colour: string }[]> {
+  return page.$$eval('#legend li', (items) => items.map((li) => ({ text: li.textContent ?? '', colour: (li as HTMLElement).dataset.colour ?? '' })));
+}
+
+/** Checks the legend against the labels: one entry per cluster (palette colour, size) and one for noise. */
+function checkLegend(entries: { text: string; colour: string }[], labels: number[], palette: string[]): void {
+  const clusters = Math.max(-1, ...labels) + 1;
+  expect(entries).toHaveLength(clusters + 1);
+  for (let c = 0; c < clusters; c++) {
+    const size = labels.filter((l) => l === c).length;
+    expect(entries[c]).toEqual({ text: `cluster ${c} (${size})`, colour: palette[c % palette.length] });
+  }
+  expect(entries[clusters].text).toBe(`noise (${labels.filter((l) => l < 0).length})`);
 }
 
 function checkDrawn(run: Awaited<ReturnType<typeof runPage>>, expected: number[]): void {
@@ -230,7 +253,7 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
     requireChromium();
     const chosen = (await launchWithWebGpu()) ?? { variant: CPU_VARIANT, adapter: null, browser: await launch(CPU_VARIANT) };
     try {
-      const run = await runPage(chosen.browser, query);
+      const run = await runPage(chosen.browser, chosen.adapter ? `${query}&backend=gpu` : query);
       const { backend, adapter, gpuNote, ms } = run.result;
       const adapterText = (a: { vendor: string; architecture: string; description: string } | null | undefined) =>
         a ? [a.vendor, a.architecture, a.description].filter(Boolean).join(' ') : 'none';
@@ -289,6 +312,59 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
       expect(r.gpu).toEqual(r.cpu);
     } finally {
       await chosen.browser.close();
+    }
+  });
+
+  it('issue 15: the page at the README URL runs with its defaults; its controls and legend work without a query', async () => {
+    requireChromium();
+    const browser = await launch(CPU_VARIANT);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const done = (n: number) =>
+      page.waitForFunction((n) => {
+        const t = (window as unknown as { treeline?: PageResult & { params: { n: number } } }).treeline;
+        return t?.done && t.params.n === n;
+      }, n, { timeout: 200_000 });
+    try {
+      // As the README says: http://localhost:8080/examples/browser/, nothing in the query.
+      await page.goto(pageUrl);
+      await done(PARAMS.n);
+      const first = await page.evaluate(() => (window as unknown as { treeline: PageResult }).treeline);
+      expect(first.error).toBeUndefined();
+      expect(first.labels).toEqual(expected);
+      const form = await page.$$eval('#controls [name]', (els) =>
+        Object.fromEntries(els.map((e) => [(e as HTMLInputElement).name, (e as HTMLInputElement).value])),
+      );
+      expect(form).toEqual({ n: '2000', clusters: '4', minClusterSize: '15', minSamples: '', backend: 'auto', seed: '1' });
+      checkLegend(await legendEntries(page), expected, first.palette!);
+
+      // Set every control and press "Cluster".
+      const next = { n: 1200, clusters: 3, seed: 1, minClusterSize: 10, minSamples: 4 };
+      await page.fill('input[name=n]', String(next.n));
+      await page.fill('input[name=clusters]', String(next.clusters));
+      await page.fill('input[name=minClusterSize]', String(next.minClusterSize));
+      await page.fill('input[name=minSamples]', String(next.minSamples));
+      await page.selectOption('select[name=backend]', 'cpu');
+      await page.click('#controls button[type=submit]');
+      await done(next.n);
+      const second = await page.evaluate(() => (window as unknown as { treeline: PageResult }).treeline);
+      expect(second.error).toBeUndefined();
+      expect(second.backend).toBe('cpu');
+      const labels = await nodeLabels(next);
+      expect(second.labels).toEqual(labels);
+      expect(second.clusters).toBe(Math.max(...labels) + 1);
+      expect(second.clusters).toBeGreaterThan(1);
+      checkLegend(await legendEntries(page), labels, second.palette!);
+      // The parameters are kept in the URL (a reload or a shared link gives the same page).
+      const url = new URL(page.url());
+      expect(Object.fromEntries(url.searchParams)).toEqual({
+        n: '1200', clusters: '3', seed: '1', minClusterSize: '10', minSamples: '4', backend: 'cpu',
+      });
+      expect(await page.textContent('#status')).toMatch(/^1200 points: \d+ clusters, \d+ noise — on the CPU backend/);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
     }
   });
 
