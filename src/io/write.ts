@@ -73,6 +73,16 @@ export type OutputKind = 'file' | 'folder';
 
 const errorCode = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
+/** `stat` of a path, or undefined where there is none (also when a parent on the way is a file: ENOTDIR). */
+function statOf(path: string): ReturnType<typeof statSync> {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw e;
+  }
+}
+
 /** The temporary name of `target`: hidden, beside it (same filesystem, so the rename is atomic), unique. */
 function temporaryFor(target: string): string {
   const rand = Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0');
@@ -92,18 +102,18 @@ export function checkOutputPath(path: string, option: string, kind: OutputKind =
     throw new InputError(`${option} ${path}: ${why}.`);
   };
   if (path === '') fail('an empty path');
-  const target = statSync(path, { throwIfNoEntry: false });
+  const target = statOf(path);
   let folder: string;
   if (kind === 'folder') {
     if (target && !target.isDirectory()) fail('exists and is not a folder (--format npy writes one .npy file per array into a folder)');
     // The nearest existing ancestor: the folders below it are created when the results are written.
     folder = resolve(path);
-    while (!statSync(folder, { throwIfNoEntry: false })) folder = dirname(folder);
+    while (!statOf(folder)) folder = dirname(folder);
     if (!statSync(folder).isDirectory()) fail(`${folder} is not a folder`);
   } else {
     if (target?.isDirectory()) fail('is a folder, not a file');
     folder = dirname(resolve(path));
-    const parent = statSync(folder, { throwIfNoEntry: false });
+    const parent = statOf(folder);
     if (!parent) fail(`no such folder ${dirname(path)}`);
     if (!parent!.isDirectory()) fail(`${dirname(path)} is not a folder`);
   }
@@ -131,7 +141,7 @@ export class AtomicOutputs {
   mkdir(dir: string): void {
     const missing: string[] = [];
     let d = resolve(dir);
-    while (!statSync(d, { throwIfNoEntry: false })) {
+    while (!statOf(d)) {
       missing.unshift(d);
       d = dirname(d);
     }
@@ -153,7 +163,7 @@ export class AtomicOutputs {
   async write(target: string, chunks: Iterable<string | Uint8Array>, signal?: AbortSignal): Promise<void> {
     if (this.done) throw new Error(`AtomicOutputs: ${target} written after commit or discard.`);
     if (this.files.has(target)) throw new Error(`AtomicOutputs: ${target} written twice.`);
-    if (statSync(target, { throwIfNoEntry: false })?.isDirectory()) throw new InputError(`${target}: is a folder, not a file.`);
+    if (statOf(target)?.isDirectory()) throw new InputError(`${target}: is a folder, not a file.`);
     const temp = temporaryFor(target);
     let handle;
     try {
