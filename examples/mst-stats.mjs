@@ -4,8 +4,8 @@
 //
 // MiSTree correspondence: `mist.GetMST(x=…, y=…, z=…)` + `get_stats()` → mstStats(points, { dim: 3 }) (d, l, b, s
 // as `degree`, `edgeLengths`, `branchLengths`, `branchShapes`); `mist.HistMST().get_hist(d, l, b, s)` →
-// `result.histograms` (MiSTree's default bins); `scale_cut_length` → `minEdgeLength`; `GetMST(phi=…, theta=…)`
-// (RA, Dec in degrees) → `coords: 'radec'`. The periodic box (`box`) is treeline's own: MiSTree has none, so its
+// `result.histograms` (MiSTree's default bins); `scale_cut_length` → `minEdgeLength`; `GetMST(ra=…, dec=…)`
+// (degrees) → `coords: 'radec'`. The periodic box (`box`) is treeline's own: MiSTree has none, so its
 // edges would not cross the faces. The same from the command line:
 //   treeline generate cosmology -n 20000 -d 3 -o halos.npy && treeline stats halos.npy --periodic 1000 --plot mst.svg
 import { binsOf, cosmology, mstStats, uniform } from '../dist/index.js';
