@@ -117,6 +117,24 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     expect(ctx.memory.liveBytes).toBe(before);
   });
 
+  it('issue 15: graphMst on the GPU compacts vertex ids no edge touches (numVertices 2^32 − 1), same forest as the CPU', async () => {
+    const base = randomGraph(16, { numVertices: 300, numEdges: 900, weightType: 'f32', distinctWeights: 50 });
+    const spread = (a: Uint32Array) => a.map((v) => v * 14_000_000 + 5);
+    const sparse = { numVertices: 2 ** 32 - 1, sources: spread(base.sources), targets: spread(base.targets), weights: base.weights };
+    const cpu = graphMstCpu(sparse);
+    const gpu = await graphMst(sparse, { backend: 'gpu', ctx });
+    expect(Array.from(gpu.edgeIds)).toEqual(Array.from(cpu.edgeIds));
+    expect(gpu.sources).toEqual(cpu.sources);
+    expect(gpu.targets).toEqual(cpu.targets);
+    expect(gpu.components).toBe(2 ** 32 - 1 - cpu.edgeIds.length);
+    // Labels (allowed below 2^27 vertices): 1.5·10^6 vertices, 300 of them touched.
+    const few = { ...sparse, numVertices: 1_500_000, sources: base.sources.map((v) => v * 5000 + 5), targets: base.targets.map((v) => v * 5000 + 5) };
+    const want = graphMstCpu(few, { labels: true }).componentLabels!;
+    const got = (await graphMst(few, { backend: 'gpu', ctx, labels: true })).componentLabels!;
+    expect(got.length).toBe(1_500_000);
+    expect(got.every((x, i) => x === want[i])).toBe(true);
+  });
+
   it('degenerate graphs on the GPU: no edges, only self loops, one vertex', async () => {
     for (const g of [
       { numVertices: 5, sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) },
