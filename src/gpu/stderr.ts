@@ -37,6 +37,23 @@ export function isNativeNoise(line: string, env: Record<string, string | undefin
   return !env.VK_LOADER_DEBUG && LOADER_LINE.test(line);
 }
 
+/**
+ * `text` byte for byte but for the noise lines (exported for the tests). A noise line may follow a progress line drawn
+ * without a newline (redrawn with '\r'): the noise is cut from where it starts, the progress line is kept.
+ */
+export function withoutNoise(text: string, env: Record<string, string | undefined> = process.env): string {
+  return text
+    .split(/(?<=\n)/)
+    .map((piece) => {
+      const body = piece.replace(/\r?\n$/, '');
+      for (const m of body.matchAll(/Warning: |ERROR|WARNING|INFO|DEBUG|PERF/g)) {
+        if (isNativeNoise(body.slice(m.index), env)) return piece.slice(0, m.index);
+      }
+      return piece;
+    })
+    .join('');
+}
+
 type Fs = typeof import('node:fs');
 
 async function builtin<T>(name: string): Promise<T> {
@@ -61,11 +78,8 @@ async function capture<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } finally {
-    const captured = redirect.restore();
-    const kept = captured
-      .split('\n')
-      .filter((line, i, all) => !(i === all.length - 1 && line === '') && !isNativeNoise(line));
-    if (kept.length > 0) process.stderr.write(kept.join('\n') + '\n');
+    const kept = withoutNoise(redirect.restore());
+    if (kept.length > 0) process.stderr.write(kept);
   }
 }
 

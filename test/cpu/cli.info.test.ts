@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { softwareAdapterReason } from '../../src/gpu/adapter.js';
 import { featuresFromEnv } from '../../src/gpu/context.js';
-import { isNativeNoise } from '../../src/gpu/stderr.js';
+import { isNativeNoise, withoutNoise } from '../../src/gpu/stderr.js';
 import { InputError } from '../../src/errors.js';
 import { runCliProcess } from '../helpers/cli.process.js';
 
@@ -110,6 +110,14 @@ describe('native stderr lines (src/gpu/stderr.ts)', () => {
   it('issue 15: Dawn’s two limit warnings and the Vulkan loader’s lines are noise; other lines are not', () => {
     for (const line of [...dawn, ...loader]) expect(isNativeNoise(line, {}), line).toBe(true);
     for (const line of other) expect(isNativeNoise(line, {}), line).toBe(false);
+  });
+
+  it('issue 15: withoutNoise(captured stderr) keeps everything else byte for byte, a progress line without newline too', () => {
+    const bar = '\x1b[2Kemst  compile  [....]    0%  0.2 s';
+    const captured = `note one\n${bar}${dawn[0]}\n${dawn[1]}\n${loader[1]}\n${bar}`;
+    expect(withoutNoise(captured, {})).toBe(`note one\n${bar}${bar}`);
+    expect(withoutNoise('plain\r\nlast', {})).toBe('plain\r\nlast');
+    expect(withoutNoise(`${loader[0]}\n`, { VK_LOADER_DEBUG: 'error' })).toBe(`${loader[0]}\n`);
   });
 
   it('issue 15: with VK_LOADER_DEBUG set the loader’s lines pass (the user asked for them); Dawn’s never do', () => {
