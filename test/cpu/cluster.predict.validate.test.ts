@@ -148,7 +148,9 @@ describe('issue 15: treeline predict (child process) exits 2 on a bad model or b
     writeFileSync(far, 'x,y\n0,0\n1,3e38\n');
     const r = await runCliProcess(['predict', file, far]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/far\.csv: newPoints: .*got 3\.0\d*e\+38 at row 1, column 1/);
+    // The reader or approximatePredict, whichever checks first: the file, the row, the column and the value.
+    expect(r.stderr).toMatch(/far\.csv: .*row 1.*column (1|'y')/);
+    expect(r.stderr).toMatch(/3(\.0\d*)?e\+38/);
     const ok = await runCliProcess(['predict', file, queries]);
     expect(ok.code).toBe(0);
     expect(ok.stdout.split('\n')[0]).toBe('label,probability');
