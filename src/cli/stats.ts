@@ -288,7 +288,7 @@ export function statsCommand(io: CliIo): Command {
     .option('--counts', "histograms of raw counts instead of MiSTree's unit-area normalisation")
     .option('--json', 'JSON output (as --format json): summaries, histograms and any comparison')
     .option('--raw', 'add the per-node, per-edge and per-branch arrays to the JSON output')
-    .option('--plot <file.svg>', 'write the 4-panel figure (d, l, b, √(1 − s); with --compare, ratio panels and 1σ/2σ bands)')
+    .option('--plot <file>', 'write the 4-panel figure (d, l, b, √(1 − s); with --compare, ratio panels and 1σ/2σ bands) as .svg or .png, by the extension')
     .option('--compare <files...>', 'realisations measured on the same bins: ratios, bands, χ² (Hartlap) where N > bins + 2');
   addBoxOptions(cmd);
   addPointInputOptions(cmd);

@@ -47,6 +47,12 @@ describe('treeline stats --plot <file> (child process)', () => {
     expect(png.length).toBeGreaterThan(10_000);
   });
 
+  it('issue 15: stats --help says which formats --plot writes', async () => {
+    const r = await runCliProcess(['stats', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--plot <file>\s+write the 4-panel figure[^]*as \.svg or\s+\.png, by the extension/);
+  });
+
   it('issue 15: any other extension is an input error naming the path, before anything is read or computed', async () => {
     for (const name of ['mst.pdf', 'mst']) {
       const file = join(dir, name);
