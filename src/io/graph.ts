@@ -65,7 +65,12 @@ export async function readGraph(path: string, options: EdgeListReadOptions & { f
 
 /** The bytes of a graph in a format (edge lists are converted to CSR for .egr, CSRs to edge lists otherwise). */
 export function formatGraph(g: Graph, format: GraphFormat): Uint8Array {
-  if (format === 'egr') return writeEgr(isCsr(g) ? g : edgeListToCsr(g).csr);
+  if (format === 'egr') {
+    // .egr stores int32 counts; check before edgeListToCsr allocates numVertices + 1 offsets.
+    const n = isCsr(g) ? g.offsets.length - 1 : g.numVertices;
+    if (n > 0x7fffffff) throw new InputError(`.egr stores the vertex count as an int32: expected numVertices ≤ 2147483647, got ${n}.`);
+    return writeEgr(isCsr(g) ? g : edgeListToCsr(g).csr);
+  }
   const el = isCsr(g) ? csrToEdgeList(g) : g;
   const text = format === 'mtx' ? writeMatrixMarket(el) : format === 'gr' ? writeDimacs(el) : writeEdgeList(el, { delimiter: format === 'csv' ? ',' : ' ' });
   return new TextEncoder().encode(text);

@@ -11,6 +11,7 @@ import { parquetMetadata } from 'hyparquet';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { readPoints } from '../../src/io/points.js';
+import { formatGraph } from '../../src/io/graph.js';
 import { parseNpy, npyToPoints } from '../../src/io/npy.js';
 import { generate } from '../../src/datasets/generate.js';
 import { checkTableSize, MAX_TABLE_VALUES } from '../../src/io/limits.js';
@@ -97,6 +98,11 @@ describe('issue 15: header sizes are input errors naming the file and field', ()
     expect(() => generate('blobs', { n: 10, dim: 2, clusters: 1e12 })).toThrow('Expected clusters to be an integer in [1, max(1, n) = 10], got 1000000000000.');
     expect(() => checkTableSize(-1, 3, 'x.bin', 'n')).toThrow('x.bin: n = -1, expected a non-negative integer.');
     expect(MAX_TABLE_VALUES).toBe(2 ** 32 - 1);
+  });
+
+  it('formatGraph to .egr with numVertices beyond int32 is an InputError before any CSR is allocated', () => {
+    const g = { numVertices: 3e9, sources: Uint32Array.from([0]), targets: Uint32Array.from([2_999_999_999]), weights: Int32Array.from([1]) };
+    expect(() => formatGraph(g, 'egr')).toThrow('.egr stores the vertex count as an int32: expected numVertices ≤ 2147483647, got 3000000000.');
   });
 });
 
