@@ -1,7 +1,9 @@
 /**
  * The GPU context: the only place that obtains a WebGPU device. It works in Node (the `webgpu` package = Dawn)
  * and in browsers (`navigator.gpu`), requests the limits treeline needs and the optional features it can use,
- * and turns every validation error, out-of-memory error and device loss into a typed exception.
+ * and turns every validation error, out-of-memory error and device loss into a typed exception. It says whether the
+ * adapter is a software implementation (adapter.ts), which `backend: 'auto'` refuses through `hardwareOnly`, and keeps
+ * Dawn's and the Vulkan loader's native lines off the user's stderr (stderr.ts).
  *
  * Important! In Node the object returned by `create()` must stay referenced for as long as any adapter or device
  * from it lives: when it was garbage-collected mid-run the process segfaulted (DESIGN.md). Even after its devices
