@@ -18,9 +18,9 @@ export const COMPACT_SLACK = 1 << 16;
 
 /**
  * The most vertices a `labels` result may have when the graph was compacted: one u32 label per vertex, even an
- * isolated one, is memory the file does not hold (2^27 labels = 512 MiB).
+ * isolated one, is memory the file does not hold (2^24 labels = 64 MiB; as JSON, about 150 MB of text).
  */
-export const MAX_SPARSE_LABELS = 1 << 27;
+export const MAX_SPARSE_LABELS = 1 << 24;
 
 export interface Compaction {
   /** The graph on touched vertices 0 … k − 1 (same edge ids, weights and order). */
@@ -39,8 +39,8 @@ export function compactVertices(g: NormalGraph, labels = false): Compaction | nu
   if (g.kind !== 'edges' || !needsCompaction(g)) return null;
   if (labels && g.numVertices > MAX_SPARSE_LABELS) {
     throw new InputError(
-      `Expected numVertices ≤ ${MAX_SPARSE_LABELS} (2^27) when component labels are asked for and most vertices touch no ` +
-        `edge, got numVertices = ${g.numVertices} with ${g.idCount} edges: the labels would take ${gib(4 * g.numVertices)}. ` +
+      `Expected numVertices ≤ ${MAX_SPARSE_LABELS} (2^24) when component labels are asked for and most vertices touch no ` +
+        `edge, got numVertices = ${g.numVertices} with ${g.idCount} edge${g.idCount === 1 ? '' : 's'}: the labels would take ${gib(4 * g.numVertices)}. ` +
         `Leave labels off (every vertex that no edge touches is its own component) or renumber the vertices.`,
     );
   }

@@ -127,7 +127,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     expect(gpu.sources).toEqual(cpu.sources);
     expect(gpu.targets).toEqual(cpu.targets);
     expect(gpu.components).toBe(2 ** 32 - 1 - cpu.edgeIds.length);
-    // Labels (allowed below 2^27 vertices): 1.5·10^6 vertices, 300 of them touched.
+    // Labels (allowed up to 2^24 vertices): 1.5·10^6 vertices, 300 of them touched.
     const few = { ...sparse, numVertices: 1_500_000, sources: base.sources.map((v) => v * 5000 + 5), targets: base.targets.map((v) => v * 5000 + 5) };
     const want = graphMstCpu(few, { labels: true }).componentLabels!;
     const got = (await graphMst(few, { backend: 'gpu', ctx, labels: true })).componentLabels!;
