@@ -163,8 +163,8 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
 
 /**
  * A fitted model for `approximatePredict` and `saveModel`, from the points `hdbscan()` clustered. The prediction
- * core distances (hdbscan's: the (minSamples − 1)-th other neighbour) come from the BVH k-NN in O(n log n) where
- * minSamples ≤ 65, else by brute force (O(n² d)).
+ * core distances (hdbscan's: the (minSamples − 1)-th other neighbour) come from the BVH k-NN in O(n log n), for any
+ * minSamples (the k-th distance has no limit of 64 since issue 15).
  */
 export async function hdbscanModel(
   points: Float32Array | Float64Array,
@@ -177,8 +177,7 @@ export async function hdbscanModel(
     throw new InputError(`Expected the ${n} clustered points × dim=${dim}, got ${f32.length} coordinates.`);
   }
   const rank = result.minSamples - 1;
-  let core: Float64Array | undefined;
-  if (rank <= 64) core = Float64Array.from(await coreDistances(f32, { dim, minSamples: rank, backend: 'cpu' }));
+  const core = Float64Array.from(await coreDistances(f32, { dim, minSamples: rank, backend: 'cpu' }));
   const fit = { ...result, timings: { sort: 0, linkage: 0, condense: 0, select: 0, label: 0, total: 0 } };
   return createModel({ points: f32, dim, result: fit, minSamples: result.minSamples, predictionCoreDistances: core });
 }

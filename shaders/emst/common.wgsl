@@ -15,7 +15,8 @@ struct Params {
   skip: u32,
   // The scale cut: keys below it are not edges (0: no cut; Euclidean only).
   cut: u32,
-  pad0: u32,
+  // 1.0, for add_square (knn/distance.wgsl): a factor the compiler cannot fold keeps squares from being fused.
+  one: f32,
   pad1: u32,
   pad2: u32,
   // Periodic side lengths L_k = period[k / 4][k % 4] when PERIODIC != 0 (points inside [0, L_k)).

@@ -4,35 +4,30 @@
 // `const` prepended by the composer.
 
 // Squared distance between Morton positions a and b: the sum over dimensions, in dimension order, of the squared
-// f32 differences (the CPU twin rounds each step the same way; a GPU may fuse the multiply-add). In a periodic box
-// (PERIODIC != 0) each difference is the minimum image min(|t|, L − |t|) (src/emst/keys.cpu.ts).
+// f32 differences, each step rounded (add_square, knn/distance.wgsl: no kernel may fuse them), exactly as the CPU
+// twin (src/emst/keys.cpu.ts) and the k-NN kernel round them. In a periodic box (PERIODIC != 0) each difference is
+// the minimum image min(|t|, L − |t|).
 fn dist2(a: u32, b: u32) -> f32 {
   var s = 0.0;
   for (var k = 0u; k < D; k++) {
-    var t = points[a * D + k] - points[b * D + k];
+    var t = abs(points[a * D + k] - points[b * D + k]);
     if (PERIODIC != 0u) {
-      t = abs(t);
       t = min(t, period_of(k) - t);
     }
-    s = s + t * t;
+    s = add_square(s, t, u.one);
   }
   return s;
 }
 
-// Ulps within which a mutual-reachability distance counts as equal to the larger core distance (see edge_key).
-const MR_SNAP: u32 = D + 2u;
-
+// Important! Mutual reachability ties massively at core distances: the edge from a to its minSamples-th neighbour
+// must weigh exactly core(a). It does, bit for bit: the k-NN kernel found core²(a) with this very formula
+// (add_square), so no snapping to the core distance is needed, and none is done — the CPU does none either, and a
+// snap on one backend only gave different trees on tie-heavy data (issue 15 §4.9).
 fn edge_key(a: u32, b: u32) -> u32 {
   var w = dist2(a, b);
   if (u.mr != 0u) {
     let m = max(core2[a], core2[b]);
-    let w2 = w * u.ia2;
-    // Important! Mutual reachability ties massively at core distances: the edge from a to its minSamples-th
-    // neighbour must weigh exactly core(a). The core distances come from the k-NN kernel, where the GPU compiler
-    // may fuse the multiply-adds of the same distance differently than here (seen on the H100), so a distance a
-    // few ulps above the larger core distance is snapped to it; on the CPU (no fusion) the two are bit-equal.
-    w = select(max(m, w2), m, bitcast<u32>(w2) <= bitcast<u32>(m) + MR_SNAP);
+    w = max(m, w * u.ia2);
   }
   return bitcast<u32>(w);
 }
-

@@ -39,12 +39,12 @@ fn box_d2(node: u32, j: u32) -> f32 {
   if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
     for (var k = 0u; k < D; k++) {
       let t = axis_gap(points[j * D + k], boxes0[base + k], boxes0[base + D + k], k);
-      s = s + t * t;
+      s = add_square(s, t, u.one);
     }
   } else {
     for (var k = 0u; k < D; k++) {
       let t = axis_gap(points[j * D + k], box_word(base + k), box_word(base + D + k), k);
-      s = s + t * t;
+      s = add_square(s, t, u.one);
     }
   }
   return s;

@@ -1,19 +1,18 @@
-// The one distance formula of treeline's point-cloud kernels (twin: src/knn/distance.cpu.ts):
-//   dist²(q, box) = pairwise Σ_a g_a²,  g_a = max(lo_a − q_a, q_a − hi_a, 0),
-// the sum a fixed pairwise tree over the axes (sequential for D ≤ 3). A point is a box with lo = hi. Every step
+// The one distance formula of treeline's point-cloud kernels (twins: src/knn/distance.cpu.ts, src/emst/keys.cpu.ts):
+//   dist²(q, box) = Σ_a g_a², summed in axis order,  g_a = max(lo_a − q_a, q_a − hi_a, 0),
+// every square and every addition rounded to f32. A point is a box with lo = hi (g_a = |q_a − x_a|). Every step
 // is monotone, so a box's distance never exceeds that of a point inside it.
-
-// The pairwise sum of s[0 … D).
-fn pairwise_sum(v: array<f32, D>) -> f32 {
-  var s = v;
-  for (var w = 1u; w < D; w = w * 2u) {
-    for (var a = 0u; a + w < D; a = a + 2u * w) { s[a] = s[a] + s[a + w]; }
-  }
-  return s[0];
+//
+// Important! Every kernel that forms a squared distance adds its terms with add_square(): a GPU compiler may fuse
+// `s + t * t` into one fma (no rounding of the square) in one kernel and not in another (DESIGN.md: seen on the
+// H100), and then the core distance found by the k-NN kernel and the same pair's key in the Borůvka kernels differ
+// by an ulp. `one` is a uniform 1.0 the compiler cannot see through: the square is rounded by its own multiply, and
+// fusing the `* one` into the addition changes nothing, so every kernel, and the CPU, round the same steps.
+fn add_square(s: f32, t: f32, one: f32) -> f32 {
+  return s + (t * t) * one;
 }
 
-// The gap term g² of one axis.
-fn gap2(lo: f32, hi: f32, q: f32) -> f32 {
-  let g = max(max(lo - q, q - hi), 0.0);
-  return g * g;
+// The gap g of one axis: 0 inside [lo, hi].
+fn axis_gap_of(lo: f32, hi: f32, q: f32) -> f32 {
+  return max(max(lo - q, q - hi), 0.0);
 }

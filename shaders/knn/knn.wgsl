@@ -4,11 +4,15 @@
 // One thread per query, queries in Morton order (thread t = leaf t), 32 threads per workgroup (DESIGN.md: 64 was
 // 14 % slower). The radius starts at the k-th distance to the `window` Morton neighbours; then a stack-based,
 // nearest-child-first descent from the header record, pruning by (distance, minIndex) against the current k-th
-// (distance, index). No atomics, no inter-thread communication. Constants: D (dimension), KMAX (list capacity,
-// ≥ k), STACK (depth bound, layout.ts), ALL (1: write indices and distances, 0: write the k-th distance only),
+// (distance, index). No atomics, no inter-thread communication. k above KMAX runs in passes (src/knn/knn.ts): each
+// finds the next k ≤ KMAX neighbours after the previous pass's last (floor). Constants: D (dimension), KMAX (list
+// capacity, ≥ k), STACK (depth bound, layout.ts), ALL (1: write indices and distances, 0: write the k-th distance only),
 // MORTON_ROWS (1: row j is leaf j's; 0: row i is point i's).
 
-struct KnnParams { n: u32, k: u32, window: u32, inf_bits: u32 }
+// one: 1.0 (distance.wgsl, add_square). floor: passes (k > KMAX) find the neighbours after (floor_d, floor_i) of the
+// previous pass, read from out_dist / out_index (0: none).
+// write_index (ALL = 0): also write the k-th neighbour's original index to out_index (the next pass's floor).
+struct KnnParams { n: u32, k: u32, window: u32, inf_bits: u32, one: f32, floor: u32, write_index: u32, p1: u32 }
 @group(0) @binding(0) var<uniform> u: KnnParams;
 @group(0) @binding(1) var<storage, read> points: array<f32>;
 @group(0) @binding(2) var<storage, read> order: array<u32>;
@@ -28,27 +32,28 @@ var<private> best_i: array<u32, KMAX>;
 var<private> count: u32;
 var<private> worst_d: f32;
 var<private> worst_i: u32;
+// Only neighbours after (floor_d, floor_i) in (distance, index) order count (a pass after the first; else −1).
+var<private> floor_d: f32;
+var<private> floor_i: u32;
 
 // Squared distance from q to the box at word `base` of the box array: lo D floats, then hi D floats.
 fn box_dist(base: u32) -> f32 {
-  var s: array<f32, D>;
+  var s = 0.0;
   // Records in the first box part are read from its binding directly (see emst/traverse.wgsl, box_d2).
   if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
-    for (var a = 0u; a < D; a++) { s[a] = gap2(boxes0[base + a], boxes0[base + D + a], q[a]); }
+    for (var a = 0u; a < D; a++) { s = add_square(s, axis_gap_of(boxes0[base + a], boxes0[base + D + a], q[a]), u.one); }
   } else {
-    for (var a = 0u; a < D; a++) { s[a] = gap2(box_word(base + a), box_word(base + D + a), q[a]); }
+    for (var a = 0u; a < D; a++) { s = add_square(s, axis_gap_of(box_word(base + a), box_word(base + D + a), q[a]), u.one); }
   }
-  return pairwise_sum(s);
+  return s;
 }
 
-// Squared distance from q to the point at Morton position p.
+// Squared distance from q to the point at Morton position p: bit for bit the Borůvka kernels' key of the pair
+// (emst/distance.wgsl), so a core distance equals the key of the edge to that neighbour.
 fn point_dist(p: u32) -> f32 {
-  var s: array<f32, D>;
-  for (var a = 0u; a < D; a++) {
-    let x = points[p * D + a];
-    s[a] = gap2(x, x, q[a]);
-  }
-  return pairwise_sum(s);
+  var s = 0.0;
+  for (var a = 0u; a < D; a++) { s = add_square(s, abs(q[a] - points[p * D + a]), u.one); }
+  return s;
 }
 
 // Squared distance from q to child c's box: internal node c's record, or the point of a leaf (unified index ≥
@@ -61,6 +66,7 @@ fn child_dist(c: u32, header: u32) -> f32 {
 // Inserts (d, idx) into the sorted list if it beats the current k-th (or the radius while not full).
 fn consider(d: f32, idx: u32) {
   if (!(d < worst_d || (d == worst_d && idx < worst_i))) { return; }
+  if (!(d > floor_d || (d == floor_d && idx > floor_i))) { return; }
   var pos = min(count, u.k - 1u);
   loop {
     if (pos == 0u) { break; }
@@ -92,6 +98,13 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (t >= n) { return; }
   let inf = bitcast<f32>(u.inf_bits);
   for (var a = 0u; a < D; a++) { q[a] = points[t * D + a]; }
+  let o = select(order[t], t, MORTON_ROWS == 1u);
+  floor_d = -1.0;
+  floor_i = NONE;
+  if (u.floor != 0u) {
+    floor_d = out_dist[o];
+    floor_i = out_index[o];
+  }
 
   // Initial radius: the k-th distance among the window's Morton neighbours.
   count = 0u;
@@ -155,7 +168,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     if (!found) { break; }
   }
 
-  let o = select(order[t], t, MORTON_ROWS == 1u);
   if (ALL == 1u) {
     for (var r = 0u; r < u.k; r++) {
       out_index[o * u.k + r] = select(NONE, best_i[r], r < count);
@@ -163,5 +175,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
   } else {
     out_dist[o] = select(inf, best_d[u.k - 1u], count == u.k);
+    if (u.write_index != 0u) { out_index[o] = select(NONE, best_i[u.k - 1u], count == u.k); }
   }
 }

@@ -123,7 +123,7 @@ export interface BoruvkaResult {
   rounds: number;
 }
 
-const EMST_INCLUDE = ['common/grid', 'emst/common'];
+const EMST_INCLUDE = ['common/grid', 'knn/distance', 'emst/common'];
 /** Storage buffers the full traversal binds (emst/nearest.wgsl), and the binding-lean one (nearest_lite.wgsl). */
 const NEAREST_STORAGE_BUFFERS = 15;
 const LEAN_STORAGE_BUFFERS = 10;
@@ -256,12 +256,12 @@ export class Boruvka {
     if (this.periodic !== (opts.period !== undefined) || (opts.period && opts.period.length !== this.dim)) {
       throw new TreelineError(`emst::boruvka: created ${this.periodic ? '' : 'non-'}periodic for dim=${this.dim}, run with period=${opts.period}`);
     }
-    // Params (emst/common.wgsl): n, mr, ia2, skip, cut, 3 × pad, then 16 periodic side lengths.
+    // Params (emst/common.wgsl): n, mr, ia2, skip, cut, one = 1.0, 2 × pad, then 16 periodic side lengths.
     const params = new ArrayBuffer(32 + 64);
     if (opts.period) new Float32Array(params, 32, 16).set(opts.period);
     const cut = cutKey(opts.minEdgeLength ?? 0);
     if (cut > 0 && opts.core2) throw new TreelineError('emst::boruvka: the scale cut is for the Euclidean MST only');
-    new Float32Array(params, 16, 1)[0] = cut;
+    new Float32Array(params, 16, 2).set([cut, 1]);
     new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
     if (this.lean && boxRecords(n) > this.parts.records) {
       throw new InputError(

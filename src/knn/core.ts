@@ -17,7 +17,7 @@ import { createKnnSearcher, withContext } from './knn.js';
 
 export interface CoreDistanceOptions {
   dim: number;
-  /** The neighbour rank, self excluded: 0 … 64 (clamped to n − 1). */
+  /** The neighbour rank, self excluded: 0 or more (clamped to n − 1; above 64 the GPU searches in passes). */
   minSamples: number;
   /** 'gpu' (default when `gpu` is given) or 'cpu' (default otherwise). */
   backend?: 'gpu' | 'cpu';
@@ -29,8 +29,8 @@ export interface CoreDistanceOptions {
 export async function coreDistances(points: Float32Array, options: CoreDistanceOptions): Promise<Float32Array> {
   const { dim, minSamples } = options;
   const n = checkPoints(points, dim);
-  if (!Number.isInteger(minSamples) || minSamples < 0 || minSamples > 64) {
-    throw new InputError(`Expected minSamples to be an integer in [0, 64], got ${minSamples}.`);
+  if (!Number.isInteger(minSamples) || minSamples < 0) {
+    throw new InputError(`Expected minSamples to be an integer >= 0, got ${minSamples}.`);
   }
   const k = Math.min(minSamples, n - 1);
   if (k <= 0) return new Float32Array(n);

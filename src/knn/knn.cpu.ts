@@ -14,7 +14,7 @@
  * quadratic. The point itself is excluded by index, so a duplicate is a neighbour at distance 0.
  *
  * Distances: squared Euclidean, by the one formula of `distance.cpu.ts` (f32 squares of the gaps to the box,
- * summed by a fixed pairwise tree over the axes, `Math.fround` at every step); a leaf's box distance is its
+ * summed in axis order, `Math.fround` at every step — the EMST's keys, keys.cpu.ts); a leaf's box distance is its
  * point distance bit for bit, and no box distance exceeds a point distance inside it.
  */
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
@@ -146,7 +146,17 @@ function traverse(bvh: BvhCpu, k: number, window: number, emit: (point: number, 
 
 /** Throws unless 1 ≤ k ≤ 64. */
 export function checkK(k: number): void {
-  if (!Number.isInteger(k) || k < 1 || k > 64) throw new InputError(`Expected k to be an integer in [1, 64], got ${k}.`);
+  if (!Number.isInteger(k) || k < 1 || k > KNN_PASS) {
+    throw new InputError(`Expected k to be an integer in [1, ${KNN_PASS}], got ${k}.`);
+  }
+}
+
+/** Neighbours one GPU pass holds (knn.wgsl's list capacity); the k-th distance alone takes any k, in passes. */
+export const KNN_PASS = 64;
+
+/** The k-th distance alone: any integer k ≥ 1 (the GPU runs k above KNN_PASS in passes). */
+export function checkKth(k: number): void {
+  if (!Number.isInteger(k) || k < 1) throw new InputError(`Expected k to be an integer >= 1, got ${k}.`);
 }
 
 /** The k nearest neighbours (self excluded) of every point of `bvh`, 1 ≤ k ≤ 64. */
@@ -165,7 +175,7 @@ export function knnCpu(bvh: BvhCpu, k: number, options: KnnCpuOptions = {}): Knn
 
 /** The squared distance of every point of `bvh` to its k-th nearest other point (+Infinity if n − 1 < k). */
 export function kthSquaredDistancesCpu(bvh: BvhCpu, k: number, options: KnnCpuOptions = {}): Float32Array {
-  checkK(k);
+  checkKth(k);
   const out = new Float32Array(bvh.n).fill(Infinity);
   traverse(bvh, k, options.window ?? defaultWindow(k), (point, list) => {
     if (list.count === k) out[point] = list.d[k - 1];

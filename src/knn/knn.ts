@@ -16,13 +16,16 @@ import { STACK_SIZE } from '../bvh/layout.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
 import { buildBvh, type GpuBvh } from '../bvh/lbvh.js';
 import { checkPoints } from '../bvh/points.js';
-import { checkK, defaultWindow, knnCpu, type KnnResult } from './knn.cpu.js';
+import { checkK, checkKth, defaultWindow, KNN_PASS, knnCpu, type KnnResult } from './knn.cpu.js';
 
 export type { KnnResult } from './knn.cpu.js';
 
 export interface KnnSearcherOptions {
   dim: number;
-  /** Neighbours per point, 1 … 64. */
+  /**
+   * Neighbours per point: 1 … 64 for 'all'; any k ≥ 1 for 'kth', whose k above 64 runs in passes of 64 (each pass
+   * finds the next neighbours after the previous pass's last, in (distance, index) order).
+   */
   k: number;
   /** 'all': n × k indices and squared distances; 'kth': the k-th squared distance of each point only. */
   output?: 'all' | 'kth';
@@ -62,13 +65,16 @@ export interface KnnSearcher {
 /** Compiles (once per device, dim, list capacity and output) the k-NN kernel. */
 export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOptions): Promise<KnnSearcher> {
   const { dim, k } = options;
-  checkK(k);
-  if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
   const output = options.output ?? 'all';
-  const window = options.window ?? defaultWindow(k);
-  if (!Number.isInteger(window) || window < 0) throw new InputError(`Expected window to be a non-negative integer, got ${window}.`);
+  if (output === 'kth') checkKth(k);
+  else checkK(k);
+  if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
+  const window = options.window;
+  if (window !== undefined && (!Number.isInteger(window) || window < 0)) {
+    throw new InputError(`Expected window to be a non-negative integer, got ${window}.`);
+  }
   let kmax = 1;
-  while (kmax < k) kmax *= 2;
+  while (kmax < Math.min(k, KNN_PASS)) kmax *= 2;
   const parts = createBoxParts(ctx, dim, options.boxPartRecords);
   const kernel: Kernel = await ctx.kernel({
     label: 'knn::search',
@@ -86,10 +92,14 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
       ...parts.constants,
     },
   });
-  const uniforms = new Uint32Array(4);
-  new Float32Array(uniforms.buffer)[3] = Infinity;
-  // 'kth' writes no indices, but the binding must exist and must not alias the distances.
-  const unused = ctx.createBuffer('knn::unusedIndices', 4);
+  // KnnParams (knn.wgsl): n, k, window, +∞, one = 1.0 (distance.wgsl, add_square), floor, write_index, pad.
+  const uniforms = new Uint32Array(8);
+  const floats = new Float32Array(uniforms.buffer);
+  floats[3] = Infinity;
+  floats[4] = 1;
+  // 'kth' writes no indices in one pass, but the binding must exist and must not alias the distances. In passes it
+  // holds each point's last neighbour so far (the next pass's floor): n words, grown on demand.
+  let indexBuffer = ctx.createBuffer('knn::unusedIndices', 4);
   return {
     dim,
     k,
@@ -99,20 +109,31 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
       const kk = opts.k ?? k;
       if (!Number.isInteger(kk) || kk < 1 || kk > k) throw new InputError(`Expected k to be an integer in [1, ${k}], got ${kk}.`);
       if (bvh.n === 0) return;
-      const indices = output === 'all' ? out.indices : unused;
+      if (kk > KNN_PASS && indexBuffer.size < 4 * bvh.n) {
+        indexBuffer.destroy();
+        indexBuffer = ctx.createBuffer('knn::floorIndices', 4 * bvh.n);
+      }
+      const indices = output === 'all' ? out.indices : indexBuffer;
       if (!indices) throw new InputError("knn::search: output 'all' needs an indices buffer");
-      uniforms[0] = bvh.n;
-      uniforms[1] = kk;
-      uniforms[2] = window;
       const [boxes0, boxes1, boxes2] = parts.bind(bvh.boxes, bvh.n);
-      rec.dispatch(kernel, {
-        buffers: [bvh.sortedPoints, bvh.order, bvh.links, boxes0, indices, out.squaredDistances, boxes1, boxes2],
-        uniforms: uniforms.slice(),
-        threads: bvh.n,
-      });
+      // Passes of at most KNN_PASS neighbours ('kth' only): each finds the next ones after the previous pass's last.
+      for (let done = 0; done < kk; ) {
+        const kp = Math.min(KNN_PASS, kk - done);
+        uniforms[0] = bvh.n;
+        uniforms[1] = kp;
+        uniforms[2] = window ?? defaultWindow(kp);
+        uniforms[5] = done > 0 ? 1 : 0;
+        uniforms[6] = done + kp < kk ? 1 : 0;
+        rec.dispatch(kernel, {
+          buffers: [bvh.sortedPoints, bvh.order, bvh.links, boxes0, indices, out.squaredDistances, boxes1, boxes2],
+          uniforms: uniforms.slice(),
+          threads: bvh.n,
+        });
+        done += kp;
+      }
     },
     destroy() {
-      unused.destroy();
+      indexBuffer.destroy();
       parts.destroy();
     },
   };

@@ -51,7 +51,8 @@ describe.skipIf(variants.length === 0).each(variants)('knn on the GPU ($name)', 
           const pts = cloud(kind, n, dim, 17 * dim + k);
           const got = await knn(pts, { dim, k, backend: 'gpu', gpu: ctx });
           const what = `${kind} n=${n} d=${dim} k=${k}`;
-          const cmp = compareWithOracle(pts, dim, got, sampleQueries(n, 60), 2);
+          // Sums in axis order (one formula with the EMST's keys, issue 15): 2 ulps up to d = 8, 3 beyond.
+          const cmp = compareWithOracle(pts, dim, got, sampleQueries(n, 60), dim <= 8 ? 2 : 3);
           if (cmp.failures.length) expect.fail(`${what}:\n${cmp.failures.join('\n')}`);
           expectTwin(pts, dim, got, knnCpu(buildBvhCpu(pts, dim), k), what);
         }

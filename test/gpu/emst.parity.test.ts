@@ -1,0 +1,58 @@
+/**
+ * Issue 15 §4.9: both backends give the same edges. The GPU and the CPU compute mutual reachability from the same
+ * float32 keys — the core distance of a point is the key of the edge to its minSamples-th neighbour, bit for bit —
+ * so their edge lists are identical even on tie-heavy data (coordinates rounded to two decimals, whose equal
+ * distances come out of float32 arithmetic a few ulps apart), and alpha ≠ 1 means the same on both backends.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { emst } from '../../src/emst/emst.js';
+import { blobs } from '../../src/datasets/generate.js';
+import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+import { cloud } from '../helpers/clouds.js';
+
+const variants = await gpuVariants();
+afterAll(() => destroyVariants(variants));
+
+/** Seeded Gaussian blobs rounded to two decimals (np.round(blobs, 2)): ties everywhere, a few ulps apart. */
+function roundedBlobs(n: number, dim: number, seed: number): Float32Array {
+  const xs = blobs({ n, dim, seed });
+  for (let i = 0; i < xs.length; i++) xs[i] = Math.round(xs[i] * 100) / 100;
+  return xs;
+}
+
+describe.skipIf(variants.length === 0).each(variants)('emst() on both backends ($name)', ({ ctx }) => {
+  const same = async (pts: Float32Array, options: { dim: number; minSamples?: number; alpha?: number }) => {
+    const g = await emst(pts, { ...options, backend: 'gpu', gpu: ctx });
+    const c = await emst(pts, { ...options, backend: 'cpu' });
+    expect(g.backend).toBe('gpu');
+    const diff = [...g.sources].filter((s, i) => s !== c.sources[i] || g.targets[i] !== c.targets[i]).length;
+    expect(diff).toBe(0);
+    expect([...g.weights]).toEqual([...c.weights]);
+  };
+
+  it.each([
+    [3000, 2, 10],
+    [2000, 3, 10],
+    [1500, 5, 10],
+  ])('issue 15: emst(rounded blobs n=%i d=%i, { minSamples: %i }) gives identical edge lists', async (n, dim, ms) => {
+    await same(roundedBlobs(n, dim, 7), { dim, minSamples: ms });
+  });
+
+  it.each([
+    [1, 0.5],
+    [5, 0.5],
+    [1, 2],
+    [5, 2],
+  ])('issue 15: emst(points, { minSamples: %i, alpha: %f }) gives identical edge lists', async (ms, alpha) => {
+    const pts = cloud('normal', 2000, 2, 11);
+    await same(pts, { dim: 2, minSamples: ms, alpha });
+  });
+
+  it('issue 15: emst(points, { minSamples: 1, alpha: 0.5 }) weighs every edge twice the Euclidean one', async () => {
+    const pts = cloud('uniform', 1500, 2, 5);
+    const e = await emst(pts, { dim: 2, backend: 'gpu', gpu: ctx });
+    const half = await emst(pts, { dim: 2, minSamples: 1, alpha: 0.5, backend: 'gpu', gpu: ctx });
+    expect([...half.sources]).toEqual([...e.sources]);
+    expect([...half.weights]).toEqual([...e.weights].map((w) => Math.fround(2 * w)));
+  });
+});
