@@ -26,6 +26,7 @@ import { emstCpuAsync } from './boruvka.cpu.js';
 import { emstGpu } from './emst.gpu.js';
 import type { EdgeList } from './edges.cpu.js';
 import { validateEmstInput, type EmstOptions } from './validate.js';
+import { scaleInput, unscaleWeights } from './scale.js';
 
 export type { EmstOptions, EmstBackend } from './validate.js';
 export type { EdgeList } from './edges.cpu.js';
@@ -60,7 +61,9 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
  */
 export async function emstFor(caller: string, points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
   const tv = performance.now();
-  const input = validateEmstInput(points, options);
+  // Coordinates brought to unit scale by a power of two (exact), weights scaled back in finish(): no key overflows
+  // or underflows at any scale float32 holds (scale.ts, issue 15 §4.1).
+  const { input, exponent } = scaleInput(validateEmstInput(points, options));
   const validateMs = performance.now() - tv;
   if (options.signal?.aborted) throw new AbortError('emst was aborted before it started.');
   // One non-decreasing sequence of (fraction, phase) whichever backend runs, or both after a fallback.
@@ -74,6 +77,7 @@ export async function emstFor(caller: string, points: Float32Array | Float64Arra
   }
   // The caller's result; progress is said to be done whatever the backend reported last.
   const finish = (tree: EdgeList & { timings: Record<string, number> }, t0: number, backend: 'gpu' | 'cpu'): EmstResult => {
+    unscaleWeights(tree, exponent);
     onProgress?.(1);
     const timings = { 'emst::validate': validateMs, ...tree.timings, 'emst::total': performance.now() - t0 };
     return { sources: tree.sources, targets: tree.targets, weights: tree.weights, timings, backend };

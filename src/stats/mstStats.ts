@@ -24,6 +24,7 @@ import { degreesOf, findBranches, nodeLinks, type Branches } from './branches.js
 import { branchesOnGpu, type GpuBranchesResult } from './branches.gpu.js';
 import { emstGpu } from '../emst/emst.gpu.js';
 import { validateEmstInput } from '../emst/validate.js';
+import { scaleInput } from '../emst/scale.js';
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import { noteCpuFallback } from '../gpu/fallback.js';
 import { GpuUnavailableError } from '../errors.js';
@@ -105,6 +106,8 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   let targets: Uint32Array = new Uint32Array(0);
   let backend: MstStats['backend'] = 'cpu';
   let onGpu: GpuBranchesResult | null = null;
+  // The GPU path runs on points scaled by a power of two (src/emst/scale.ts); its lengths come back times this.
+  let unscale = 1;
   const gpu = options.emst ? null : await gpuContextFor(options.backend ?? 'auto', options.gpu);
   if (options.emst) {
     ({ sources, targets } = options.emst);
@@ -118,11 +121,14 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     if (gpu && !onCpu) try {
       const ctx = gpu.ctx;
       // The tree and the statistics on the GPU, the points uploaded once: emstGpu hands its buffer to the walks.
-      const input = validateEmstInput(coords, {
-        dim,
-        ...(box ? { box } : {}),
-        ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
-      });
+      const { input, exponent } = scaleInput(
+        validateEmstInput(coords, {
+          dim,
+          ...(box ? { box } : {}),
+          ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
+        }),
+      );
+      unscale = 2 ** -exponent;
       let statsMs = 0;
       const tree = await emstGpu(input.points, dim, {
         period: input.period,
@@ -182,12 +188,12 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   const g = onGpu as GpuBranchesResult | null;
   if (g) {
     degree = g.degree;
-    lengths = Float64Array.from(g.edgeLengths);
+    lengths = Float64Array.from(g.edgeLengths, (x) => x * unscale);
     branches = {
-      lengths: Float64Array.from(g.lengths),
+      lengths: Float64Array.from(g.lengths, (x) => x * unscale),
       edgeCounts: g.edgeCounts,
       ends: g.ends,
-      endToEnd: Float64Array.from(g.endToEnd),
+      endToEnd: Float64Array.from(g.endToEnd, (x) => x * unscale),
     };
     t = lap('stats::readback', t);
   } else {
