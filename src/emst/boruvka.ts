@@ -103,7 +103,7 @@ export interface BoruvkaRunOptions {
   /** Rounds encoded per submission (default 4). */
   roundsPerSubmit?: number;
   timer?: Timer;
-  /** Called after every read-back with roundsFraction(n, components left) and 'Borůvka round r' (src/progress.ts). */
+  /** Called after every read-back with roundsFraction(n, components left) and the next 'Borůvka round r' (src/progress.ts). */
   onProgress?: ProgressCallback;
   signal?: AbortSignal;
   /**
@@ -391,7 +391,8 @@ export class Boruvka {
         staging[c % DEPTH].unmap();
         rounds = chunkEnd[c];
         ctx.check('emst::rounds');
-        opts.onProgress?.(roundsFraction(n, n - count), `Borůvka round ${rounds}`);
+        // Named as the CPU names them, by the round that runs now: the next one is already queued (pipelined).
+        opts.onProgress?.(roundsFraction(n, n - count), count < n - 1 ? `Borůvka round ${rounds + 1}` : undefined);
         if (count >= n - 1) break;
         // With a scale cut, a chunk of rounds that added no edge leaves only components with no edge out.
         if (cut > 0 && c > 0 && count === previous) break;
