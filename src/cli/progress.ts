@@ -77,11 +77,6 @@ export class Progress {
     }
   };
 
-  /** A library callback for one part of the command: fractions mapped into [lo, hi], phases prefixed. */
-  part(prefix: string, lo: number, hi: number): ProgressCallback {
-    return (fraction, phase) => this.onProgress(lo + (hi - lo) * fraction, prefix + (phase ?? this.phaseName));
-  }
-
   /** Starts a phase (at `fraction` of the work, or where the last one was). */
   phase(name: string, fraction = this.fraction): void {
     if (this.finished) return;
