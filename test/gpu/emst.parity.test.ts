@@ -27,7 +27,7 @@ function roundedBlobs(n: number, dim: number, seed: number, decimals: number): F
 }
 
 describe.skipIf(variants.length === 0).each(variants)('emst() on both backends ($name)', ({ ctx }) => {
-  const same = async (pts: Float32Array, options: { dim: number; minSamples?: number; alpha?: number }) => {
+  const same = async (pts: Float32Array, options: { dim: number; minSamples?: number; alpha?: number; threads?: number }) => {
     const g = await emst(pts, { ...options, backend: 'gpu', gpu: ctx });
     const c = await emst(pts, { ...options, backend: 'cpu' });
     expect(g.backend).toBe('gpu');
@@ -43,6 +43,10 @@ describe.skipIf(variants.length === 0).each(variants)('emst() on both backends (
     [1500, 5, 2, 10],
   ])('issue 15: emst(blobs n=%i d=%i rounded to %i decimals, { minSamples: %i }) gives identical edge lists', async (n, dim, decimals, ms) => {
     await same(roundedBlobs(n, dim, dim === 3 ? 1 : 7, decimals), { dim, minSamples: ms });
+  });
+
+  it("issue 15: the issue's reproduction, 60,000 2D blobs rounded to two decimals, { minSamples: 10 }", async () => {
+    await same(roundedBlobs(60000, 2, 1, 2), { dim: 2, minSamples: 10, threads: 1 });
   });
 
   it.each([
