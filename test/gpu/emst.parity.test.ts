@@ -9,6 +9,7 @@ import { emst } from '../../src/emst/emst.js';
 import { blobs } from '../../src/datasets/generate.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { cloud } from '../helpers/clouds.js';
+import { primMst } from '../helpers/prim.js';
 
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
@@ -54,9 +55,15 @@ describe.skipIf(variants.length === 0).each(variants)('emst() on both backends (
     [5, 0.5],
     [1, 2],
     [5, 2],
-  ])('issue 15: emst(points, { minSamples: %i, alpha: %f }) gives identical edge lists', async (ms, alpha) => {
+  ])('issue 15: emst(points, { minSamples: %i, alpha: %f }) gives identical edge lists, hdbscan\'s total weight', async (ms, alpha) => {
     const pts = cloud('normal', 2000, 2, 11);
     await same(pts, { dim: 2, minSamples: ms, alpha });
+    // hdbscan's mutual_reachability(min_points = m, alpha): core = the m-th other point (the nearest at m = 1),
+    // weights max(core(a), core(b), d(a, b) / alpha) — the float64 Prim oracle computes exactly that.
+    const g = await emst(pts, { dim: 2, minSamples: ms, alpha, backend: 'gpu', gpu: ctx });
+    const want = primMst(pts, 2, { minSamples: ms, alpha });
+    const total = (w: ArrayLike<number>) => Array.from(w).reduce((a, b) => a + b, 0);
+    expect(Math.abs(total(g.weights) - total(want.weights)) / total(want.weights)).toBeLessThan(1e-6);
   });
 
   it('issue 15: emst(points, { minSamples: 1, alpha: 0.5 }) weighs every edge twice the Euclidean one', async () => {
