@@ -35,6 +35,9 @@ export interface GenerateOptions {
   noise?: number;
 }
 
+/** Clusters allowed whatever n is (more need n at least as large). */
+const MAX_CLUSTERS_ANY_N = 65536;
+
 function check(opts: GenerateOptions): void {
   if (!Number.isInteger(opts.n) || opts.n < 0) throw new InputError(`Expected n to be a non-negative integer, got ${opts.n}.`);
   if (!Number.isInteger(opts.dim) || opts.dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${opts.dim}.`);
@@ -42,9 +45,12 @@ function check(opts: GenerateOptions): void {
   if (opts.n * opts.dim > MAX_TABLE_VALUES) {
     throw new InputError(`Expected n · dim ≤ ${MAX_TABLE_VALUES} (2^32 − 1, the longest Float32Array), got n = ${opts.n}, dim = ${opts.dim}.`);
   }
+  // The cluster centres take clusters · dim values: bounded by the output's size, or a small constant, so that a
+  // few points may still be drawn from many clusters (some then empty) without --clusters 1e12 exhausting memory.
   const k = opts.clusters;
-  if (k !== undefined && (!Number.isInteger(k) || k < 1 || k > Math.max(1, opts.n))) {
-    throw new InputError(`Expected clusters to be an integer in [1, max(1, n) = ${Math.max(1, opts.n)}], got ${k}.`);
+  const maxClusters = Math.max(MAX_CLUSTERS_ANY_N, opts.n);
+  if (k !== undefined && (!Number.isInteger(k) || k < 1 || k > maxClusters)) {
+    throw new InputError(`Expected clusters to be an integer in [1, max(n, ${MAX_CLUSTERS_ANY_N}) = ${maxClusters}], got ${k}.`);
   }
 }
 

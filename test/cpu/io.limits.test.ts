@@ -95,7 +95,7 @@ describe('issue 15: header sizes are input errors naming the file and field', ()
   it('generate with n · dim beyond a Float32Array or absurd clusters is an InputError', () => {
     expect(() => generate('uniform', { n: 1e12, dim: 2 })).toThrow(InputError);
     expect(() => generate('uniform', { n: 1e12, dim: 2 })).toThrow('Expected n · dim ≤ 4294967295 (2^32 − 1, the longest Float32Array), got n = 1000000000000, dim = 2.');
-    expect(() => generate('blobs', { n: 10, dim: 2, clusters: 1e12 })).toThrow('Expected clusters to be an integer in [1, max(1, n) = 10], got 1000000000000.');
+    expect(() => generate('blobs', { n: 10, dim: 2, clusters: 1e12 })).toThrow('Expected clusters to be an integer in [1, max(n, 65536) = 65536], got 1000000000000.');
     expect(() => checkTableSize(-1, 3, 'x.bin', 'n')).toThrow('x.bin: n = -1, expected a non-negative integer.');
     expect(MAX_TABLE_VALUES).toBe(2 ** 32 - 1);
   });
