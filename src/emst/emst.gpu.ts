@@ -8,11 +8,11 @@
  */
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
+import { AbortError, TreelineError } from '../errors.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
-import { AbortError, TreelineError } from '../errors.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
 import { finishReadbackThreaded, readbackPass, type ReadbackInto } from './readback.threads.js';
 import { sortEqualWeightRuns, type EdgeList } from './edges.cpu.js';
@@ -259,8 +259,8 @@ export async function emstGpu(
     buffer = ctx.upload('emst::points', points);
     await ctx.onDone();
     lap('emst::upload');
-    report?.(GPU_PHASES.rounds, 'bvh, k-NN and Borůvka rounds');
     if (options.signal?.aborted) throw new AbortError('emst was aborted before its Borůvka rounds (emst::upload).');
+    report?.(GPU_PHASES.rounds, 'bvh, k-NN and Borůvka rounds');
     const result = await e.run(buffer, n, {
       alpha: options.alpha,
       period,
@@ -269,8 +269,8 @@ export async function emstGpu(
       signal: options.signal,
     });
     lap('emst::gpu');
-    report?.(GPU_PHASES.readback, 'readback');
     if (options.signal?.aborted) throw new AbortError('emst was aborted before its read-back (emst::readback).');
+    report?.(GPU_PHASES.readback, 'readback');
     const t0 = performance.now();
     const edges = await e.readEdges(result, timings, options.readInto);
     t = t0;

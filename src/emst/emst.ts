@@ -20,8 +20,8 @@
  * (src/emst/keys.cpu.ts, shaders/emst/distance.wgsl).
  */
 import { GpuUnavailableError, AbortError } from '../errors.js';
-import { progressSpan } from '../progress.js';
 import { noteCpuFallback } from '../gpu/fallback.js';
+import { progressSpan } from '../progress.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
 import { emstGpu } from './emst.gpu.js';
 import type { EdgeList } from './edges.cpu.js';
