@@ -12,7 +12,7 @@
 import { GpuDeviceLostError, GpuError, GpuUnavailableError, InputError } from '../errors.js';
 import { adapterName, softwareAdapterReason } from './adapter.js';
 import { BufferTracker, type MemoryStats } from './buffers.js';
-import { createKernel, type Kernel, type KernelSpec } from './kernel.js';
+import { createKernel, type Bindings, type Kernel, type KernelSpec, type PositionalKind, type UniformLayout } from './kernel.js';
 import { Recorder } from './recorder.js';
 import type { Timer } from './timer.js';
 import { MapMode, Usage } from './usage.js';
@@ -141,16 +141,16 @@ export class GpuContext {
   }
 
   /** Creates (once per device, then cached) a compute kernel. */
-  kernel(spec: KernelSpec): Promise<Kernel> {
+  kernel<B extends Bindings | readonly PositionalKind[], U extends UniformLayout>(spec: KernelSpec<B, U>): Promise<Kernel<B, U>> {
     this.check(spec.label);
     const key = JSON.stringify(spec);
     let k = this.kernels.get(key);
     if (!k) {
-      k = createKernel(this, spec);
+      k = createKernel(this, spec) as Promise<Kernel>;
       this.kernels.set(key, k);
       k.catch(() => this.kernels.delete(key));
     }
-    return k;
+    return k as Promise<Kernel<B, U>>;
   }
 
   /** Creates a labelled storage buffer (`layer::thing`) tracked for leaks and peak memory. */

@@ -10,18 +10,52 @@ import type { GpuContext } from './context.js';
 import { GpuError } from '../errors.js';
 import { shaderSources } from './shaders.generated.js';
 
-/** How a kernel's binding is used: a uniform block, a read-only storage buffer, or a read-write one. */
-export type BindingKind = 'uniform' | 'read' | 'rw';
+/**
+ * How a kernel's binding is used, spelled as WGSL spells it: `var<uniform>`, `var<storage, read>` (or
+ * `var<storage>`), `var<storage, read_write>`.
+ */
+export type BindingKind = 'uniform' | 'read' | 'read_write';
+/** The positional form still accepted for kernels not yet converted: `'rw'` is `'read_write'`. */
+export type PositionalKind = 'uniform' | 'read' | 'rw';
 
-export interface KernelSpec {
+/**
+ * A kernel's bindings of group 0 BY NAME, each name the WGSL variable's, in binding-number order from 0 (object
+ * key order): `{ u: 'uniform', points: 'read', out: 'read_write' }` is `@binding(0) var<uniform> u`,
+ * `@binding(1) var<storage, read> points`, `@binding(2) var<storage, read_write> out`. Checked against the
+ * composed WGSL when the kernel is created (`checkBindings`).
+ */
+export type Bindings = Readonly<Record<string, BindingKind>>;
+
+/** A uniform field's type: a 4-byte scalar, or a `vec4f` / `array<vec4f, N>` (16 bytes each, 16-aligned). */
+export type UniformType = 'u32' | 'i32' | 'f32' | 'vec4f' | `array<vec4f, ${number}>`;
+/**
+ * A uniform block's fields by name and type, in the WGSL struct's order (checked against it when the kernel is
+ * created). Values are written through `writeUniforms`, which picks the view by the declared type: a u32 field
+ * takes only an integer in [0, 2³²), so a float cannot land in it by accident.
+ */
+export type UniformLayout = Readonly<Record<string, UniformType>>;
+
+/** The names of the non-uniform bindings of `B`. */
+export type BufferName<B> = B extends readonly unknown[]
+  ? never
+  : { [K in keyof B]: B[K] extends 'uniform' ? never : K }[keyof B] & string;
+
+/** Values of a uniform layout's fields (`pad*` fields may be left out; absent fields are 0). */
+export type UniformValues<U> = {
+  [K in keyof U as K extends `pad${string}` ? never : K]?: U[K] extends 'u32' | 'i32' | 'f32' ? number : ArrayLike<number>;
+};
+
+export interface KernelSpec<B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[], U extends UniformLayout = UniformLayout> {
   /** `layer::thing`, used for the pipeline, its passes, errors and timer scopes. */
   label: string;
   /** The kernel's own module, by path under `shaders/` without `.wgsl` (e.g. `'primitives/scan'`). */
   shader: string;
   /** Entry point. */
   entry: string;
-  /** Bindings of group 0, in binding-number order. */
-  bindings: BindingKind[];
+  /** Bindings of group 0 by name (see `Bindings`); a positional array only for kernels not yet converted. */
+  bindings: B;
+  /** The uniform block's fields (see `UniformLayout`), when the kernel has a uniform binding. */
+  uniforms?: U;
   /** Threads per workgroup: the value of the WGSL override `WG`. */
   workgroupSize: number;
   /** Shared modules (under `shaders/`) composed before the kernel's own; default `['common/grid']`. */
@@ -34,10 +68,203 @@ export interface KernelSpec {
   enable?: string[];
 }
 
-export interface Kernel {
-  readonly spec: KernelSpec;
+/** Declares a kernel spec with its binding names and uniform fields kept as literal types. */
+export function kernelSpec<const B extends Bindings, const U extends UniformLayout = Record<never, never>>(
+  spec: KernelSpec<B, U>,
+): KernelSpec<B, U> {
+  return spec;
+}
+
+/** The binding table resolved once at kernel creation: kinds by index, the buffers' names in binding order. */
+export interface ResolvedBindings {
+  /** Kind of binding i. */
+  kinds: readonly BindingKind[];
+  /** Binding index of the uniform block, or −1. */
+  uniform: number;
+  /** Names of the non-uniform bindings in binding order (empty for a positional spec). */
+  names: readonly string[];
+  /** Binding index of each of `names`. */
+  indices: readonly number[];
+  /** Whether buffers are passed by name (an object) rather than by position (an array). */
+  named: boolean;
+  /** The uniform layout with byte offsets, when declared. */
+  uniformFields: readonly { name: string; type: UniformType; offset: number; words: number }[] | null;
+  /** Size of the uniform block in bytes (a multiple of 16), when declared. */
+  uniformSize: number;
+}
+
+function uniformWords(t: UniformType): number {
+  if (t === 'u32' || t === 'i32' || t === 'f32') return 1;
+  if (t === 'vec4f') return 4;
+  const m = /^array<vec4f, (\d+)>$/.exec(t);
+  if (!m) throw new Error(`Unknown uniform type '${t}'`);
+  return 4 * Number(m[1]);
+}
+
+/** Resolves a spec's bindings (and uniform layout) to indices, once. */
+export function resolveBindings(spec: KernelSpec): ResolvedBindings {
+  const b = spec.bindings;
+  let kinds: BindingKind[];
+  let names: string[] = [];
+  let indices: number[] = [];
+  const named = !Array.isArray(b);
+  if (Array.isArray(b)) {
+    kinds = (b as readonly PositionalKind[]).map((k) => (k === 'rw' ? 'read_write' : k));
+  } else {
+    const entries = Object.entries(b as Bindings);
+    kinds = entries.map(([, k]) => k);
+    entries.forEach(([name, k], i) => {
+      if (k !== 'uniform') {
+        names.push(name);
+        indices.push(i);
+      }
+    });
+  }
+  if (!named) indices = kinds.flatMap((k, i) => (k === 'uniform' ? [] : [i]));
+  let uniformFields: ResolvedBindings['uniformFields'] = null;
+  let uniformSize = 0;
+  if (spec.uniforms) {
+    let offset = 0;
+    uniformFields = Object.entries(spec.uniforms).map(([name, type]) => {
+      const words = uniformWords(type);
+      if (words > 1) offset = Math.ceil(offset / 16) * 16;
+      const f = { name, type, offset, words };
+      offset += 4 * words;
+      return f;
+    });
+    uniformSize = Math.max(16, Math.ceil(offset / 16) * 16);
+  }
+  return { kinds, uniform: kinds.indexOf('uniform'), names, indices, named, uniformFields, uniformSize };
+}
+
+/**
+ * Writes a uniform block from field values through the declared layout: u32/i32 fields through integer views
+ * (a value that is not an integer of the field's range throws), f32 and vec4f fields through a float view.
+ */
+export function writeUniforms(label: string, r: ResolvedBindings, values: Readonly<Record<string, number | ArrayLike<number>>>): Uint8Array {
+  const fields = r.uniformFields;
+  if (!fields) throw new Error(`${label}: uniform values given by name, but the kernel declares no uniform layout`);
+  const buf = new ArrayBuffer(r.uniformSize);
+  const u32 = new Uint32Array(buf);
+  const f32 = new Float32Array(buf);
+  const i32 = new Int32Array(buf);
+  let used = 0;
+  for (const f of fields) {
+    const v = values[f.name];
+    if (v === undefined) continue;
+    used++;
+    const at = f.offset >> 2;
+    if (f.type === 'u32') {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff) {
+        throw new Error(`${label}: uniform field ${f.name} is u32, got ${String(v)}`);
+      }
+      u32[at] = v;
+    } else if (f.type === 'i32') {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) {
+        throw new Error(`${label}: uniform field ${f.name} is i32, got ${String(v)}`);
+      }
+      i32[at] = v;
+    } else if (f.type === 'f32') {
+      if (typeof v !== 'number') throw new Error(`${label}: uniform field ${f.name} is f32, got ${String(v)}`);
+      f32[at] = v;
+    } else {
+      if (typeof v === 'number' || v.length > 4 * f.words) {
+        throw new Error(`${label}: uniform field ${f.name} is ${f.type} (${4 * f.words} floats), got ${String(v)}`);
+      }
+      for (let i = 0; i < v.length; i++) f32[at + i] = v[i];
+    }
+  }
+  if (used !== Object.keys(values).length) {
+    const unknown = Object.keys(values).filter((k) => !fields.some((f) => f.name === k));
+    throw new Error(`${label}: no uniform field ${unknown.join(', ')} (fields: ${fields.map((f) => f.name).join(', ')})`);
+  }
+  return new Uint8Array(buf);
+}
+
+/** A `@group(0) @binding(i) var<…> name` declaration found in composed WGSL. */
+export interface WgslBinding {
+  index: number;
+  name: string;
+  kind: BindingKind;
+  /** The variable's type (the struct name, for a uniform). */
+  type: string;
+}
+
+function stripComments(code: string): string {
+  return code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/[^\n]*/g, '');
+}
+
+/** The group-0 binding declarations of composed WGSL (several may share an index, used by different entries). */
+export function parseBindings(code: string): WgslBinding[] {
+  const re = /@group\(\s*0\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*<\s*(uniform|storage)\s*(?:,\s*(read|read_write)\s*)?>\s*(\w+)\s*:\s*([^;]+);/g;
+  const out: WgslBinding[] = [];
+  for (const m of stripComments(code).matchAll(re)) {
+    const kind: BindingKind = m[2] === 'uniform' ? 'uniform' : m[3] === 'read_write' ? 'read_write' : 'read';
+    out.push({ index: Number(m[1]), name: m[4], kind, type: m[5].trim() });
+  }
+  return out;
+}
+
+/** The fields (name, type) of `struct name { … }` in WGSL, or null if there is no such struct. */
+export function parseStruct(code: string, name: string): { name: string; type: string }[] | null {
+  const m = new RegExp(`struct\\s+${name}\\s*\\{([^}]*)\\}`).exec(stripComments(code));
+  if (!m) return null;
+  const fields: { name: string; type: string }[] = [];
+  for (const f of m[1].matchAll(/(\w+)\s*:\s*(array\s*<[^>]*>|vec\d\s*<\s*\w+\s*>|\w+)/g)) {
+    fields.push({ name: f[1], type: normalizeType(f[2]) });
+  }
+  return fields;
+}
+
+function normalizeType(t: string): string {
+  return t
+    .replace(/\s+/g, '')
+    .replace(/vec4<f32>/g, 'vec4f')
+    .replace(/,/g, ', ');
+}
+
+/**
+ * Checks a kernel's declared bindings (and uniform layout) against its composed WGSL: every declared binding
+ * must be declared in the WGSL at the same index with the same access, and (for named specs) the same name; the
+ * uniform layout's fields must be the uniform struct's, in order, with the same types. Throws naming the kernel,
+ * the binding and both sides.
+ */
+export function checkBindings(spec: KernelSpec, code: string, resolved = resolveBindings(spec)): void {
+  const wgsl = parseBindings(code);
+  const declared = (i: number) => wgsl.filter((w) => w.index === i);
+  const show = (ws: WgslBinding[]) =>
+    ws.length === 0 ? 'nothing' : ws.map((w) => `var<${w.kind === 'uniform' ? 'uniform' : `storage, ${w.kind}`}> ${w.name}`).join(' | ');
+  const names = resolved.named ? Object.keys(spec.bindings as Bindings) : null;
+  resolved.kinds.forEach((kind, i) => {
+    const ws = declared(i);
+    const name = names ? names[i] : null;
+    const match = ws.find((w) => w.kind === kind && (name === null || w.name === name));
+    if (!match) {
+      const ours = `${name ?? `binding ${i}`}: '${kind}'`;
+      throw new Error(
+        `${spec.label}: binding ${i} is declared as ${ours} in the kernel spec, but the WGSL declares ${show(ws)} at @binding(${i})`,
+      );
+    }
+  });
+  if (resolved.uniformFields) {
+    const u = resolved.uniform >= 0 ? declared(resolved.uniform).find((w) => w.kind === 'uniform') : undefined;
+    if (!u) throw new Error(`${spec.label}: a uniform layout is declared but the kernel has no uniform binding`);
+    const fields = parseStruct(code, u.type);
+    if (!fields) throw new Error(`${spec.label}: no struct ${u.type} (the type of uniform ${u.name}) in the WGSL`);
+    const ours = resolved.uniformFields.map((f) => `${f.name}: ${f.type}`).join(', ');
+    const theirs = fields.map((f) => `${f.name}: ${f.type}`).join(', ');
+    if (ours !== theirs) {
+      throw new Error(`${spec.label}: uniform layout { ${ours} } in the kernel spec, but the WGSL's struct ${u.type} is { ${theirs} }`);
+    }
+  }
+}
+
+export interface Kernel<B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[], U extends UniformLayout = UniformLayout> {
+  readonly spec: KernelSpec<B, U>;
   readonly pipeline: GPUComputePipeline;
   readonly layout: GPUBindGroupLayout;
+  /** The binding table, resolved once at creation. */
+  readonly bindings: ResolvedBindings;
 }
 
 function source(name: string): string {
@@ -59,19 +286,36 @@ export function composeShader(spec: KernelSpec): string {
   return parts.join('\n');
 }
 
+/** Composes a kernel's WGSL and checks its declared bindings and uniform layout against it. */
+export function composeChecked(spec: KernelSpec): { code: string; bindings: ResolvedBindings } {
+  const code = composeShader(spec);
+  const bindings = resolveBindings(spec);
+  checkBindings(spec, code, bindings);
+  return { code, bindings };
+}
+
 const bindingType: Record<BindingKind, GPUBufferBindingType> = {
   uniform: 'uniform',
   read: 'read-only-storage',
-  rw: 'storage',
+  read_write: 'storage',
 };
 
-export async function createKernel(ctx: GpuContext, spec: KernelSpec): Promise<Kernel> {
+export async function createKernel<B extends Bindings | readonly PositionalKind[], U extends UniformLayout>(
+  ctx: GpuContext,
+  spec: KernelSpec<B, U>,
+): Promise<Kernel<B, U>> {
   const device = ctx.device;
-  const code = composeShader(spec);
+  let checked: ReturnType<typeof composeChecked>;
+  try {
+    checked = composeChecked(spec);
+  } catch (e) {
+    throw new GpuError('validation', spec.label, (e as Error).message);
+  }
+  const { code, bindings } = checked;
   const layout = await ctx.scoped(spec.label, () =>
     device.createBindGroupLayout({
       label: spec.label,
-      entries: spec.bindings.map((kind, binding) => ({
+      entries: bindings.kinds.map((kind, binding) => ({
         binding,
         visibility: 4 /* GPUShaderStage.COMPUTE */,
         buffer: { type: bindingType[kind] },
@@ -98,7 +342,7 @@ export async function createKernel(ctx: GpuContext, spec: KernelSpec): Promise<K
         constants: { WG: spec.workgroupSize, ...(spec.overrides ?? {}) },
       },
     });
-    return { spec, pipeline, layout };
+    return { spec, pipeline, layout, bindings };
   } catch (e) {
     throw new GpuError('validation', spec.label, (e as Error).message);
   }

@@ -8,7 +8,7 @@
  * slot and one bind group: creating bind groups was most of the host time of recording a chunk of rounds.
  */
 import type { GpuContext } from './context.js';
-import type { Kernel } from './kernel.js';
+import { writeUniforms, type Bindings, type BufferName, type Kernel, type PositionalKind, type UniformLayout, type UniformValues } from './kernel.js';
 import type { Timer } from './timer.js';
 import { InputError } from '../errors.js';
 import { Usage } from './usage.js';
@@ -16,11 +16,17 @@ import { Usage } from './usage.js';
 /** A whole buffer, or a range of one. */
 export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
-export interface DispatchArgs {
-  /** The non-uniform bindings, in the kernel's binding order. */
-  buffers: Binding[];
-  /** The uniform block's contents (u32 words, or raw bytes) when the kernel has a uniform binding. */
-  uniforms?: ArrayLike<number> | ArrayBufferView;
+export interface DispatchArgs<B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[], U extends UniformLayout = UniformLayout> {
+  /**
+   * The non-uniform bindings by their declared names (`{ points, out }`); for a kernel still declared by
+   * position, an array in binding order.
+   */
+  buffers: B extends readonly unknown[] ? Binding[] : { readonly [K in BufferName<B>]: Binding };
+  /**
+   * The uniform block's contents when the kernel has a uniform binding: its fields by name, written through the
+   * kernel's declared layout (`writeUniforms`); or u32 words, or raw bytes.
+   */
+  uniforms?: UniformValues<U> | ArrayLike<number> | ArrayBufferView;
   /** Number of threads: the workgroup count is ⌈threads / WG⌉, spread over a 2D grid where needed. */
   threads?: number;
   /** Number of workgroups, for kernels that give each group a block of work. */
@@ -53,6 +59,29 @@ function idOf(o: object): number {
   return id;
 }
 
+/**
+ * The dispatch's buffers in binding order: by position as given, or looked up by the names resolved at kernel
+ * creation (one property read per binding; a missing name throws here, naming it).
+ */
+function bufferList(kernel: Kernel, args: DispatchArgs): readonly Binding[] {
+  const r = kernel.bindings;
+  if (!r.named) {
+    const list = args.buffers as Binding[];
+    for (let i = 0; i < list.length; i++) {
+      if (!list[i]) throw new InputError(`${kernel.spec.label}: binding ${r.indices[i]} has no buffer (got ${list.length} buffers)`);
+    }
+    return list;
+  }
+  const byName = args.buffers as Readonly<Record<string, Binding>>;
+  const list: Binding[] = new Array(r.names.length);
+  for (let i = 0; i < r.names.length; i++) {
+    const b = byName[r.names[i]];
+    if (!b) throw new InputError(`${kernel.spec.label}: no buffer for binding ${r.indices[i]} '${r.names[i]}'`);
+    list[i] = b;
+  }
+  return list;
+}
+
 export class Recorder {
   private readonly ops: Op[] = [];
   private readonly uniformChunks: Uint8Array[] = [];
@@ -69,7 +98,7 @@ export class Recorder {
   ) {}
 
   /** Records a dispatch of `kernel`. */
-  dispatch(kernel: Kernel, args: DispatchArgs): void {
+  dispatch<B extends Bindings | readonly PositionalKind[], U extends UniformLayout>(kernel: Kernel<B, U>, args: DispatchArgs<B, U>): void {
     const { spec } = kernel;
     let grid: [number, number] = [0, 0];
     if (!args.indirect) {
@@ -78,12 +107,14 @@ export class Recorder {
       grid = gridFor(groups, this.ctx.maxWorkgroupsPerDimension, spec.label);
     }
     let slot = -1;
-    if (spec.bindings.includes('uniform')) {
+    if (kernel.bindings.uniform >= 0) {
       if (!args.uniforms) throw new InputError(`${spec.label}: the kernel has a uniform binding but no uniforms were given`);
       const u = args.uniforms;
       const bytes = ArrayBuffer.isView(u)
         ? new Uint8Array(u.buffer, u.byteOffset, u.byteLength).slice()
-        : new Uint8Array(Uint32Array.from(u as ArrayLike<number>).buffer);
+        : typeof (u as ArrayLike<number>).length === 'number'
+          ? new Uint8Array(Uint32Array.from(u as ArrayLike<number>).buffer)
+          : writeUniforms(spec.label, kernel.bindings, u as Record<string, number>);
       const key = bytes.join(',');
       const known = this.slots.get(key);
       if (known !== undefined) {
@@ -94,7 +125,7 @@ export class Recorder {
         this.slots.set(key, slot);
       }
     }
-    this.ops.push({ kind: 'dispatch', kernel, args, slot, grid });
+    this.ops.push({ kind: 'dispatch', kernel: kernel as Kernel, args: args as DispatchArgs, slot, grid });
   }
 
   /** Records a buffer-to-buffer copy. */
@@ -184,12 +215,13 @@ export class Recorder {
     slotSize: (b: Uint8Array) => number,
   ): void {
     const { kernel, args } = op;
-    const key = `${idOf(kernel)}|${op.slot}|${args.buffers
+    const list = bufferList(kernel, args);
+    const key = `${idOf(kernel)}|${op.slot}|${list
       .map((b) => ('buffer' in b ? `${idOf(b.buffer)}:${b.offset ?? 0}:${b.size ?? ''}` : `${idOf(b)}`))
       .join(',')}`;
     let bindGroup = this.bindGroups.get(key);
     if (!bindGroup) {
-      bindGroup = this.createBindGroup(op, align, slotSize);
+      bindGroup = this.createBindGroup(op, list, align, slotSize);
       this.bindGroups.set(key, bindGroup);
     }
     pass.setBindGroup(0, bindGroup);
@@ -199,26 +231,32 @@ export class Recorder {
 
   private createBindGroup(
     op: Extract<Op, { kind: 'dispatch' }>,
+    list: readonly Binding[],
     align: number,
     slotSize: (b: Uint8Array) => number,
   ): GPUBindGroup {
     const { kernel, args } = op;
     const spec = kernel.spec;
+    const r = kernel.bindings;
+    if (r.named) {
+      const extra = Object.keys(args.buffers).filter((name) => !r.names.includes(name));
+      if (extra.length > 0) {
+        throw new InputError(`${spec.label}: no binding named ${extra.join(', ')} (bindings: ${r.names.join(', ')})`);
+      }
+    } else if (list.length !== r.indices.length) {
+      throw new InputError(`${spec.label}: expected ${r.indices.length} buffers, got ${list.length}`);
+    }
     let next = 0;
-    const entries: GPUBindGroupEntry[] = spec.bindings.map((kind, binding) => {
+    const entries: GPUBindGroupEntry[] = r.kinds.map((kind, binding) => {
       if (kind === 'uniform') {
         return {
           binding,
           resource: { buffer: this.uniformBuffer!, offset: op.slot * align, size: slotSize(this.uniformChunks[op.slot]) },
         };
       }
-      const b = args.buffers[next++];
-      if (!b) throw new InputError(`${spec.label}: binding ${binding} has no buffer (got ${args.buffers.length} buffers)`);
+      const b = list[next++];
       return { binding, resource: 'buffer' in b ? b : { buffer: b } };
     });
-    if (next !== args.buffers.length) {
-      throw new InputError(`${spec.label}: expected ${next} buffers, got ${args.buffers.length}`);
-    }
     return this.ctx.device.createBindGroup({ label: spec.label, layout: kernel.layout, entries });
   }
 
