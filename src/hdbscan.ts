@@ -19,8 +19,8 @@ import type { ClusterOptions, ClusterResult } from './cluster/types.js';
 import { emstFor, type EmstBackend, type EmstResult } from './emst/emst.js';
 import { AbortError, InputError } from './errors.js';
 import type { GpuContext } from './gpu/context.js';
-import { resolveThreads } from './emst/neighbours.threads.js';
-import { MAX_DEFAULT_HOST_THREADS } from './cpu/threads.js';
+import { resolveThreads } from './host/threads.js';
+import { MAX_DEFAULT_HOST_THREADS } from './host/thresholds.js';
 import { coreDistances } from './knn/core.js';
 import { progressSpan, type ProgressCallback } from './progress.js';
 

@@ -17,7 +17,7 @@ import { cpus } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { generate, type GeneratorName } from '../datasets/generate.js';
 import { emstCpuAsync, type EmstCpuResult } from '../emst/boruvka.cpu.js';
-import { resolveThreads } from '../emst/neighbours.threads.js';
+import { resolveThreads } from '../host/threads.js';
 import { checkSpanningTree, relativeDifference } from '../emst/check.js';
 
 export interface EmstCpuFigure {

@@ -13,8 +13,9 @@
  * most rows any tree has (every split leaves two clusters of ≥ minClusterSize points: splits < n / minClusterSize)
  * and are handed out as views of exactly the rows written.
  */
-import { loadNodeThreads, nextMessageId, splitOnWorkers } from '../cpu/threads.js';
-import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
+import { sharedBuffer as shared, touchOnWorkers } from '../host/buffers.js';
+import { workersAtHand } from '../host/threads.js';
+import { THRESHOLDS } from '../host/thresholds.js';
 import type { SingleLinkageTree } from './types.js';
 
 /** The arrays, all in SharedArrayBuffers. */
@@ -91,21 +92,6 @@ export function allocateClusterBuffers(n: number, minClusterSize: number): Clust
   };
 }
 
-/**
- * Bytes from which a buffer is allocated with room up to glibc's largest mmap threshold (32 MiB): glibc serves
- * allocations under its threshold (which rises to the size of the last large block freed) from freed heap memory,
- * which calloc then clears on the calling thread — 20–40 ms for hdbscan's buffers at 10^6 points on a second call
- * (a 16 MB SharedArrayBuffer 0.03 ms first, up to 20 ms after a free; a 40 MB one 0.05 ms every time). Beyond the
- * threshold the memory comes from the OS as zero pages that only cost when touched, so the room past the array
- * costs address space, not memory (the touching below stops at the array's end).
- */
-const ROOMY_BYTES = 1 << 20;
-const MMAP_BYTES = 32 * 2 ** 20 + 65536;
-
-function shared(bytes: number): SharedArrayBuffer {
-  return new SharedArrayBuffer(bytes >= ROOMY_BYTES ? Math.max(bytes, MMAP_BYTES) : bytes);
-}
-
 /** Every SharedArrayBuffer of `b` with the bytes its arrays use (from offset 0). */
 function buffersOf(b: ClusterBuffers): { buffer: SharedArrayBuffer; bytes: number }[] {
   const { linkage: l, rows: r, mst, n } = b;
@@ -117,36 +103,6 @@ function buffersOf(b: ClusterBuffers): { buffer: SharedArrayBuffer; bytes: numbe
   return [...arrays.map(used), scratch];
 }
 
-/** A worker's share of the touching: every 4 KiB page of its part of each buffer gets one write of 0. */
-export interface TouchJob {
-  kind: 'touch-pages';
-  id: number;
-  buffers: { buffer: SharedArrayBuffer; bytes: number }[];
-  part: number;
-  parts: number;
-}
-
-export interface TouchReply {
-  id: number;
-  pages?: number;
-  error?: string;
-}
-
-/** The worker's side. */
-export function touchPages(job: TouchJob): TouchReply {
-  let pages = 0;
-  for (const { buffer, bytes } of job.buffers) {
-    const words = new Int32Array(buffer, 0, bytes >>> 2);
-    const from = Math.floor((words.length * job.part) / job.parts) & ~1023;
-    const to = job.part + 1 === job.parts ? words.length : Math.floor((words.length * (job.part + 1)) / job.parts) & ~1023;
-    for (let i = from; i < to; i += 1024, pages++) words[i] = 0;
-  }
-  return { id: job.id, pages };
-}
-
-/** Points from which `prepareClusterBuffers` prepares anything. */
-export const PREPARED_MIN_POINTS = 1 << 19;
-
 /**
  * Allocates the buffers for n points and starts `threads` worker threads touching them; `touched` resolves when
  * they are done (the caller awaits it before clustering, meanwhile computing the MST). Null where worker threads
@@ -156,19 +112,9 @@ export async function prepareClusterBuffers(
   n: number,
   minClusterSize: number,
   threads: number,
-  minPoints = PREPARED_MIN_POINTS,
+  minPoints = THRESHOLDS.preparedMinPoints,
 ): Promise<{ buffers: ClusterBuffers; touched: Promise<void> } | null> {
-  if (threads < 2 || n < minPoints) return null;
-  const script = neighbourWorkerScript();
-  const node = await loadNodeThreads();
-  if (node === null || script === null || !node.exists(script)) return null;
+  if (threads < 2 || n < minPoints || !(await workersAtHand())) return null;
   const buffers = allocateClusterBuffers(n, minClusterSize);
-  const all = buffersOf(buffers);
-  const id = nextMessageId();
-  const job = (part: number): TouchJob => ({ kind: 'touch-pages', id, buffers: all, part, parts: threads });
-  // Every range on a worker: the calling thread goes on to drive the GPU.
-  const touched = splitOnWorkers(script, threads, false, 'cluster::buffers', (pass) => pass<TouchReply>(job)).then(
-    () => undefined,
-  );
-  return { buffers, touched };
+  return { buffers, touched: touchOnWorkers(buffersOf(buffers), threads, 'cluster::buffers') };
 }

@@ -2,14 +2,13 @@
  * Condensing's layout (condense.layout.ts) on Node worker threads, and its last pass (`fillRunts`, condense.ts: the
  * points of every runt of ≥ 2 points, found by walking its subtree) split across them: each thread takes a
  * contiguous range of the deferred runts, whose rows are disjoint, so the rows come out as one thread writes them.
- * Its reads are cache misses into the linkage (~0.1–0.15 s at 10^7 points on one core). Every array must lie in
+ * Its reads are cache misses into the linkage. Every array must lie in
  * shared memory (buffers.ts).
  *
  * Node only; where worker threads or the built worker script are missing, `fillRuntsThreaded` answers false and
  * `layOutThreaded` null (the caller then runs them on one thread).
  */
-import { nextMessageId, passWithCaller, splitOnWorkers } from '../cpu/threads.js';
-import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
+import { nextMessageId, passWithCaller, splitOnWorkers, type JobTable } from '../host/threads.js';
 import { fillRunts, type DeferredRunts, type Layout } from './condense.js';
 import {
   anchorSlots,
@@ -79,7 +78,7 @@ export async function fillRuntsThreaded(
     return { kind: 'fill-runts', id, child, runts, left, right, n, minClusterSize, j0: bound(j), j1: bound(j + 1) };
   };
   const mine = () => fillRunts(child, runts, 0, bound(1), left, right, n, minClusterSize);
-  const done = await splitOnWorkers(neighbourWorkerScript(), parts, true, 'cluster::condense', (pass) =>
+  const done = await splitOnWorkers(parts, true, 'cluster::condense', (pass) =>
     pass<FillRuntsReply>(job, mine),
   );
   if (done === null) return false;
@@ -154,7 +153,7 @@ export async function layOutThreaded(
     Array.from({ length: T }, (_, p) => (p + 1 < ranges.length ? [ranges[p], ranges[p + 1], first?.[p] ?? 0] : []));
   const byChunk: number[][] = Array.from({ length: T }, () => []);
   for (let k = 0; k < K; k++) byChunk[k % T].push(bounds[k], bounds[k + 1], 0);
-  const done = await splitOnWorkers(neighbourWorkerScript(), T, true, 'cluster::condense', async (pass) => {
+  const done = await splitOnWorkers(T, true, 'cluster::condense', async (pass) => {
     const run = (step: LayoutStep, shares: number[][]): Promise<LayoutReply[]> => {
       const id = nextMessageId();
       const job = (p: number): LayoutJob => ({ kind: 'condense-layout', id, step, arrays: a, ranges: shares[p] });
@@ -173,3 +172,6 @@ export async function layOutThreaded(
   layoutThreadStats.runs++;
   return { slotLambda: a.slotLambda, slotWord: a.slotWord, splitTable: a.splitTable };
 }
+
+/** The worker's side (src/worker.ts). */
+export const condenseJobs = { 'fill-runts': runFillRuntsJob, 'condense-layout': runLayoutJob } satisfies JobTable;

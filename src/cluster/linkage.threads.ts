@@ -7,8 +7,7 @@
  * Node only; answers null where worker threads or the built worker script are missing, or an array is not shared
  * (the caller then runs `singleLinkage`).
  */
-import { nextMessageId, passWithCaller, splitOnWorkers } from '../cpu/threads.js';
-import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
+import { nextMessageId, passWithCaller, splitOnWorkers, type JobTable } from '../host/threads.js';
 import {
   chunkBounds,
   chunkedLinkageArrays,
@@ -97,7 +96,7 @@ export async function singleLinkageThreaded(
   /** Whole chunks, round robin. */
   const byChunk: number[][] = Array.from({ length: T }, () => []);
   for (let k = 0; k < K; k++) byChunk[k % T].push(bounds[k], bounds[k], bounds[k + 1]);
-  const result = await splitOnWorkers(neighbourWorkerScript(), T, true, 'cluster::linkage', async (pass) => {
+  const result = await splitOnWorkers(T, true, 'cluster::linkage', async (pass) => {
     const run = (step: Step, ranges: number[][]): Promise<LinkageReply[]> => {
       const id = nextMessageId();
       const job = (p: number): LinkageJob => ({ kind: 'linkage', id, step, arrays: a, ranges: ranges[p] });
@@ -127,3 +126,6 @@ export async function singleLinkageThreaded(
   linkageThreadStats.runs++;
   return { left: a.left, right: a.right, distance: a.distance, size: a.size };
 }
+
+/** The worker's side (src/worker.ts). */
+export const linkageJobs = { linkage: runLinkageJob } satisfies JobTable;

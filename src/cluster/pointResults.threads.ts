@@ -5,15 +5,13 @@
  * candidates in row order; the main thread runs the first range itself, adds the counts and offers the candidates
  * range by range — the same results, bit for bit, as one thread.
  *
- * The pass is bound by its three scattered writes per point (cache and TLB misses: ~0.6–0.8 s at 10^7 points on one
- * core) and by first touches of the 200 MB of output; threads overlap both. The rows and the outputs lie in shared
+ * The pass is bound by its three scattered writes per point (cache and TLB misses) and by first touches of the 200 MB of output; threads overlap both. The rows and the outputs lie in shared
  * memory (condense allocates the rows there when asked), so the returned arrays are views of SharedArrayBuffers.
  *
  * Node only; where worker threads or the built worker script are missing, or the tree is small, it answers null and
  * the caller runs `pointResults`.
  */
-import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
-import { neighbourWorkerScript } from '../emst/neighbours.threads.js';
+import { nextMessageId, splitOnWorkers, type JobTable } from '../host/threads.js';
 import type { ClusterTreeInfo } from './clusterTree.js';
 import type { ExemplarCollector } from './exemplars.js';
 import {
@@ -106,7 +104,7 @@ export async function pointResultsThreaded(
   const counts = new Float64Array(selected.length);
   const first: number[] = [];
   const mine = () => labelRows(tables, tree, 0, bound(1), { ...out, counts }, (c, x, lam) => first.push(c, x, lam));
-  const replies = await splitOnWorkers(neighbourWorkerScript(), parts, true, 'cluster::label', (pass) =>
+  const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) =>
     pass<PointRowsReply>(job, mine),
   );
   if (replies === null) return null;
@@ -140,3 +138,6 @@ function shareTables(t: PointTables): PointTables {
     maxLambda: share(t.maxLambda),
   };
 }
+
+/** The worker's side (src/worker.ts). */
+export const pointResultsJobs = { 'cluster-points': runPointRowsJob } satisfies JobTable;

@@ -30,7 +30,8 @@ import { cutKey, inverseAlphaSquared, weightOfKey } from './distance.cpu.js';
 import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 import { subtreeMinCore2, type ComponentBest, type Reachability } from './nearest.cpu.js';
 import { nearestNeighbours, type NeighbourLists } from './neighbours.cpu.js';
-import { resolveThreads, startNeighbourWorkers } from './neighbours.threads.js';
+import { resolveThreads } from '../host/threads.js';
+import { startNeighbourWorkers } from './neighbours.threads.js';
 import { BoruvkaThreads, roundChunk } from './boruvka.threads.js';
 import { allocator, RoundWork, type RoundShared, type RoundState } from './rounds.cpu.js';
 

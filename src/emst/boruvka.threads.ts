@@ -14,7 +14,7 @@
  * fewer; chunks are runs of Morton positions, so most components lie in one and a thread's radii stay tight.
  */
 import type { Worker as NodeWorker } from 'node:worker_threads';
-import { nextMessageId, postToWorkers, type WorkerReply } from '../cpu/threads.js';
+import { nextMessageId, postToWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 import { AbortError } from '../errors.js';
 import { mergeCanonical, sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 import { allocator, claimChunks, mergeBest, phaseMark, RoundWork, type LocalBest, type RoundShared } from './rounds.cpu.js';
@@ -61,8 +61,8 @@ export interface BoruvkaReply extends WorkerReply {
 }
 
 /**
- * Morton positions per chunk: at most 8192 (~1–4 ms of a settle phase on 10^6 points, so claims are rare and the
- * tail short), and small inputs still split into ~8 chunks per thread.
+ * Morton positions per chunk: at most 8192 (a few ms of a settle phase, so claims are rare and the tail short),
+ * and small inputs still split into ~8 chunks per thread.
  */
 export function roundChunk(n: number, threads: number): number {
   return Math.max(256, Math.min(8192, Math.ceil(n / (8 * threads))));
@@ -152,7 +152,7 @@ export class BoruvkaThreads {
 
   /**
    * The edges (in shared memory) in canonical order: one half sorted on a worker while this thread sorts the other,
-   * then merged (emst::sort; ~40 % less wall time than one thread on 10^6 edges).
+   * then merged (emst::sort; less wall time than one thread: bench/RESULTS.md).
    */
   async sortEdges(edges: EdgeList, signal?: AbortSignal): Promise<EdgeList> {
     const m = edges.sources.length;
@@ -201,3 +201,32 @@ export class BoruvkaThreads {
     for (const w of this.workers) w.postMessage({ kind: 'boruvka-end', id: nextMessageId() } satisfies BoruvkaEnd);
   }
 }
+
+/** The worker's side of a run (src/worker.ts): the current run's phase runner, or the error its setup failed with. */
+let round: ((phase: BoruvkaPhase) => number) | null = null;
+let setupError: string | null = null;
+
+export const boruvkaJobs = {
+  'boruvka-setup': (m: BoruvkaSetup): void => {
+    round = null;
+    setupError = null;
+    try {
+      round = workerRound(m);
+    } catch (e) {
+      const error = e instanceof Error ? e : new Error(String(e));
+      setupError = error.stack ?? error.message;
+    }
+  },
+  'boruvka-phase': (m: BoruvkaPhase): BoruvkaReply => {
+    if (round === null) throw new Error(setupError ?? 'a Borůvka phase came before its setup.');
+    return { id: m.id, chunks: round(m) };
+  },
+  'sort-edges': (m: SortEdges): BoruvkaReply => {
+    sortEdgesCanonical(m.edges, m.into);
+    return { id: m.id, chunks: 0 };
+  },
+  'boruvka-end': (): void => {
+    round = null;
+    setupError = null;
+  },
+} satisfies JobTable;

@@ -48,7 +48,7 @@ export function nearestNeighbours(bvh: BvhCpu, k: number, period: Float32Array |
 
 /**
  * One k-NN query at a time; the sorted list and the stack are reused. Queries are independent: worker threads
- * (neighbours.worker.ts) each run one over their ranges of Morton positions, into shared lists.
+ * (src/worker.ts, neighbours.threads.ts) each run one over their ranges of Morton positions, into shared lists.
  */
 export class KnnSearch {
   private readonly best: SortedK;

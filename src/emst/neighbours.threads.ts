@@ -8,23 +8,23 @@
  *   main:    awaits every answer (the event loop stays free: an AbortSignal stops the workers at once)
  *
  * Chunks are claimed rather than assigned, so a thread slowed by start-up or by another process takes fewer.
- * Workers come from a pool kept between calls (src/cpu/threads.ts). Where worker threads or the built worker script
- * (neighbours.worker.js beside this module) are missing, startNeighbourWorkers answers null and the caller
- * runs the single-threaded code.
+ * Workers come from a pool kept between calls (src/host/threads.ts). Where worker threads or the built worker script
+ * (src/worker.ts) are missing, startNeighbourWorkers answers null and the caller runs the single-threaded code.
  */
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
 import {
-  defaultThreads,
   loadNodeThreads,
   nextMessageId,
   postToWorkers,
   releaseWorkers,
   takeWorkers,
   terminateWorkers,
-} from '../cpu/threads.js';
-import { AbortError, InputError } from '../errors.js';
-import type { NeighbourLists } from './neighbours.cpu.js';
+  workerScript,
+  type JobTable,
+} from '../host/threads.js';
+import { AbortError } from '../errors.js';
+import { KnnSearch, type NeighbourLists } from './neighbours.cpu.js';
 
 /** One job as a worker receives it: every array lies in shared memory. */
 export interface NeighbourJob {
@@ -50,53 +50,11 @@ export interface NeighbourReply {
   error?: string;
 }
 
-/**
- * The default uses threads from this many points on. Measured on the 2-core machine (uniform 2D, k = 8, another job
- * running), emst::neighbours of one thread vs two: 3·10^4 points, a process's first call 96 vs 107 ms, warm calls
- * ~74 vs ~46 ms; 5·10^4 points, first call 181 vs 153 ms, warm ~105 vs ~60 ms. (A new worker starts while the BVH
- * is built, but runs its first queries unoptimised.)
- */
-export const THREADED_MIN_POINTS = 50_000;
-
-/** Morton positions per claimed chunk (~1–3 ms of queries: claims are rare, the tail is short). */
+/** Morton positions per claimed chunk (a few ms of queries: claims are rare, the tail is short). */
 const CHUNK = 1024;
 
 /** Counts of the worker path, for tests that must know it ran (cumulative per process). */
 export const neighbourThreadStats = { jobs: 0, workerQueries: 0 };
-
-/**
- * The worker script beside this module. Important! Not a literal in `new URL(…, import.meta.url)`: bundlers
- * (webpack, Vite) would take that for an asset of the browser bundle, where it does not exist.
- */
-const WORKER_FILE = './neighbours.worker.js';
-let workerScript: URL | null = new URL(WORKER_FILE, import.meta.url);
-
-/**
- * Replaces the worker script (null: none, so one thread); returns the previous one. For tests that run the
- * TypeScript sources, where no neighbours.worker.js lies beside this module: they bundle neighbours.worker.ts with
- * esbuild and point here.
- */
-export function setNeighbourWorkerScript(url: URL | null): URL | null {
-  const previous = workerScript;
-  workerScript = url;
-  return previous;
-}
-
-/** The worker script of the CPU backend's threads (also the clustering's: src/cluster/pointResults.threads.ts). */
-export function neighbourWorkerScript(): URL | null {
-  return workerScript;
-}
-
-/** The thread count for n points: `requested`, else min(available parallelism, `max` (8)) from THREADED_MIN_POINTS on. */
-export async function resolveThreads(requested: number | undefined, n: number, max?: number): Promise<number> {
-  if (requested !== undefined) {
-    if (!Number.isInteger(requested) || requested < 1) {
-      throw new InputError(`Expected threads to be an integer >= 1, got ${requested}.`);
-    }
-    return requested;
-  }
-  return defaultThreads(await loadNodeThreads(), n, THREADED_MIN_POINTS, max);
-}
 
 /** Worker threads taken for one emst run: its k-NN phase, then its Borůvka rounds (boruvka.threads.ts). */
 export interface NeighbourWorkers {
@@ -120,7 +78,7 @@ export interface NeighbourWorkers {
  */
 export async function startNeighbourWorkers(threads: number, n: number): Promise<NeighbourWorkers | null> {
   const node = await loadNodeThreads();
-  const script = workerScript;
+  const script = workerScript();
   if (node === null || script === null || !node.exists(script)) return null;
   const workers = takeWorkers(node, script, Math.min(threads, Math.ceil(n / CHUNK)));
   let held = true;
@@ -210,3 +168,21 @@ function shareU32(a: Uint32Array): Uint32Array {
   s.set(a);
   return s;
 }
+
+/** The worker's side (src/worker.ts): claims chunks of `job.chunk` Morton positions until all n are taken. */
+function runNeighbourJob(job: NeighbourJob): NeighbourReply {
+  const { bvh, k, period, next, chunk } = job;
+  const n = bvh.n;
+  const search = new KnnSearch(bvh, k, period);
+  const lists = { k, keys: job.keys, points: job.points };
+  let queries = 0;
+  for (;;) {
+    const first = Atomics.add(next, 0, 1) * chunk;
+    if (first >= n) return { id: job.id, queries };
+    const end = Math.min(first + chunk, n);
+    for (let q = first; q < end; q++) search.run(q, lists);
+    queries += end - first;
+  }
+}
+
+export const neighbourJobs = { knn: runNeighbourJob } satisfies JobTable;

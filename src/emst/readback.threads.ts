@@ -2,15 +2,13 @@
  * The host side of the GPU MST's read-back (emst.gpu.ts, readEdges) on Node worker threads, for `hdbscan()`, whose
  * buffers are shared: the sorted (key, min end) pairs, copied from the mapped range into shared scratch, become
  * sources and weights (fround(sqrt(key))) by ranges of edges, then each range sorts the runs of equal weight that
- * start in it by (source, target) (edges.cpu.ts) — the same arrays as one thread writes. ~0.3 s of one core at 10^7
- * edges on the H100's host.
+ * start in it by (source, target) (edges.cpu.ts) — the same arrays as one thread writes.
  *
  * Node only; answers false where worker threads or the built worker script are missing (the caller then finishes
  * on one thread).
  */
-import { nextMessageId, splitOnWorkers } from '../cpu/threads.js';
+import { nextMessageId, splitOnWorkers, type JobTable } from '../host/threads.js';
 import { sortEqualWeightRunsFrom, type EdgeList } from './edges.cpu.js';
-import { neighbourWorkerScript } from './neighbours.threads.js';
 
 /** Where readEdges may finish on threads: shared output arrays (n − 1 each) and scratch of ≥ 8(n − 1) bytes. */
 export interface ReadbackInto {
@@ -72,7 +70,7 @@ export async function finishReadbackThreaded(pairs: Uint32Array, edges: EdgeList
   const arrays = [pairs, edges.sources, edges.targets, edges.weights];
   if (parts < 2 || !arrays.every((a) => a.buffer instanceof SharedArrayBuffer)) return false;
   const bound = (j: number) => Math.floor((m * j) / parts);
-  const done = await splitOnWorkers(neighbourWorkerScript(), parts, true, 'emst::readback', async (pass) => {
+  const done = await splitOnWorkers(parts, true, 'emst::readback', async (pass) => {
     for (const kind of ['convert', 'runs'] as const) {
       const id = nextMessageId();
       const range = (j: number) => ({ pass: kind, pairs, edges, e0: bound(j), e1: bound(j + 1) });
@@ -84,3 +82,6 @@ export async function finishReadbackThreaded(pairs: Uint32Array, edges: EdgeList
   readbackThreadStats.runs++;
   return true;
 }
+
+/** The worker's side (src/worker.ts). */
+export const readbackJobs = { readback: runReadbackJob } satisfies JobTable;

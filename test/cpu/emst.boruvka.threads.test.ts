@@ -4,7 +4,7 @@
  * duplicates), with minSamples 5, a scale cut and alpha ≠ 1, and with the edge sort split in two; a worker failing
  * inside a round rejects with its message and the next call runs.
  *
- * As in emst.threads.test.ts the worker script is bundled from src/emst/neighbours.worker.ts with esbuild first.
+ * As in emst.threads.test.ts the worker script is bundled from src/worker.ts with esbuild first.
  * Every threaded case checks that the workers ran chunks of the rounds (boruvkaThreadStats), so no test passes on a
  * silent fallback to one thread.
  */
@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { emstCpu, emstCpuAsync, type EmstCpuOptions } from '../../src/emst/boruvka.cpu.js';
 import { boruvkaThreadStats } from '../../src/emst/boruvka.threads.js';
-import { setNeighbourWorkerScript } from '../../src/emst/neighbours.threads.js';
+import { setWorkerScript } from '../../src/host/threads.js';
 import { generate } from '../../src/datasets/generate.js';
 import { repeatedIntegerPoints, useBundledWorkerScript } from '../helpers/workers.js';
 
@@ -93,16 +93,16 @@ describe('emstCpuAsync fails cleanly when a worker fails inside a Borůvka round
     writeFileSync(
       bad,
       `import { parentPort } from 'node:worker_threads';
-import './neighbours.worker.js';
+import './worker.js';
 parentPort.on('message', (m) => { if (m.kind === 'boruvka-phase' && m.round === 2) throw new Error('boom in round 2'); });
 `,
     );
-    setNeighbourWorkerScript(pathToFileURL(bad));
+    setWorkerScript(pathToFileURL(bad));
     const points = generate('uniform', { n: 6000, dim: 2, seed: 27 });
     try {
       await expect(emstCpuAsync(points, 2, { threads: 2 })).rejects.toThrow(/Borůvka worker thread failed: .*boom in round 2/s);
     } finally {
-      setNeighbourWorkerScript(worker.script());
+      setWorkerScript(worker.script());
     }
     const one = edges(emstCpu(points, 2));
     expect(edges(await emstCpuAsync(points, 2, { threads: 2 }))).toEqual(one);

@@ -3,8 +3,8 @@
  * thread, bit for bit, on seeded inputs (2D and 3D, minSamples 1 and 5, duplicates, a periodic box); a failing worker
  * rejects with its message; an AbortSignal stops the phase; workers never keep Node from exiting.
  *
- * Vitest runs the TypeScript sources, beside which no neighbours.worker.js lies, so the worker script is bundled from
- * src/emst/neighbours.worker.ts with esbuild (a dev dependency) first. Every threaded call checks that the workers
+ * Vitest runs the TypeScript sources, beside which no worker.js lies, so the worker script is bundled from
+ * src/worker.ts with esbuild (a dev dependency) first. Every threaded call checks that the workers
  * ran all n queries (neighbourThreadStats), so no test passes on a silent fallback to one thread.
  */
 import { spawnSync } from 'node:child_process';
@@ -17,7 +17,8 @@ import { emstCpu, emstCpuAsync } from '../../src/emst/boruvka.cpu.js';
 import { emst } from '../../src/emst/emst.js';
 import { hdbscan } from '../../src/hdbscan.js';
 import { mstStats } from '../../src/stats/mstStats.js';
-import { neighbourThreadStats, setNeighbourWorkerScript } from '../../src/emst/neighbours.threads.js';
+import { setWorkerScript } from '../../src/host/threads.js';
+import { neighbourThreadStats } from '../../src/emst/neighbours.threads.js';
 import { AbortError, InputError } from '../../src/errors.js';
 import { generate } from '../../src/datasets/generate.js';
 import { repeatedIntegerPoints, useBundledWorkerScript } from '../helpers/workers.js';
@@ -105,12 +106,12 @@ describe('emstCpuAsync on worker threads fails and aborts cleanly', () => {
   it('an error inside a worker rejects with a message quoting it, and the next call runs', async () => {
     const bad = join(worker.dir(), 'bad.worker.js');
     writeFileSync(bad, `import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => { throw new Error('boom in the worker'); });\n`);
-    setNeighbourWorkerScript(pathToFileURL(bad));
+    setWorkerScript(pathToFileURL(bad));
     const points = generate('uniform', { n: 3000, dim: 2, seed: 6 });
     try {
       await expect(emstCpuAsync(points, 2, { threads: 2 })).rejects.toThrow(/k-NN worker thread failed: .*boom in the worker/s);
     } finally {
-      setNeighbourWorkerScript(worker.script());
+      setWorkerScript(worker.script());
     }
     const one = await edgesOn(points, 2, 1, {});
     expect(await edgesOn(points, 2, 2, {})).toEqual(one);
@@ -142,9 +143,9 @@ const tree = await emst(generate('uniform', { n: 20000, dim: 2, seed: 1 }), { di
 console.log(JSON.stringify({ edges: tree.sources.length, workerQueries: neighbourThreadStats.workerQueries }));
 `,
     );
-    // The bundle's worker script is neighbours.worker.js beside it, as in dist/emst.
-    buildSync({ entryPoints: [entry], outfile: join(worker.dir(), 'exit.js'), bundle: true, format: 'esm', platform: 'node', logLevel: 'error' });
-    const run = spawnSync(process.execPath, [join(worker.dir(), 'exit.js')], { encoding: 'utf8', timeout: 30_000 });
+    // The bundle's worker script is worker.js one folder up, as dist/worker.js is from dist/host/.
+    buildSync({ entryPoints: [entry], outfile: join(worker.dir(), 'exit', 'exit.js'), bundle: true, format: 'esm', platform: 'node', logLevel: 'error' });
+    const run = spawnSync(process.execPath, [join(worker.dir(), 'exit', 'exit.js')], { encoding: 'utf8', timeout: 30_000 });
     expect(run.error, 'the process did not exit by itself within 30 s').toBeUndefined();
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ edges: 19999, workerQueries: 20000 });

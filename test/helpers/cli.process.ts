@@ -1,8 +1,8 @@
 /**
  * The real `treeline` executable as a child process, for CLI tests (issue 15: "CLI tests run the real CLI as a child
  * process"). Vitest runs the TypeScript sources and `dist/` may be stale or missing, so the first call in a test
- * process bundles src/cli/main.ts (and the CPU backend's worker script, which must lie beside it as
- * neighbours.worker.js) with esbuild into a temporary folder; `webgpu` and the other packages stay external and
+ * process bundles src/cli/main.ts (and the host's worker script, src/worker.ts, which must lie one folder up as
+ * worker.js, as in dist/) with esbuild into a temporary folder; `webgpu` and the other packages stay external and
  * resolve from the repository's node_modules (the folder lies inside the
  * repository's node_modules/.cache so that Node finds them by walking up).
  */
@@ -30,11 +30,12 @@ export function cliEntry(): string {
     packages: 'external' as const,
     logLevel: 'warning' as const,
   };
-  buildSync({ ...common, entryPoints: ['src/cli/main.ts'], outfile: join(dir, 'main.js') });
-  buildSync({ ...common, entryPoints: ['src/emst/neighbours.worker.ts'], outfile: join(dir, 'neighbours.worker.js') });
+  // As in dist/: cli/main.js, and worker.js one folder up (src/host/threads.ts looks for '../worker.js').
+  buildSync({ ...common, entryPoints: ['src/cli/main.ts'], outfile: join(dir, 'cli', 'main.js') });
+  buildSync({ ...common, entryPoints: ['src/worker.ts'], outfile: join(dir, 'worker.js') });
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  bundled = join(dir, 'main.js');
+  bundled = join(dir, 'cli', 'main.js');
   return bundled;
 }
 

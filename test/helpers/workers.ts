@@ -1,7 +1,7 @@
 /**
- * The CPU backend's worker script for tests. Vitest runs the TypeScript sources, beside which no
- * neighbours.worker.js lies, so the file's tests bundle src/emst/neighbours.worker.ts with esbuild (a dev
- * dependency) into a temporary folder first, make it the worker script, and undo both after.
+ * The host's worker script for tests. Vitest runs the TypeScript sources, beside which no worker.js lies, so the
+ * file's tests bundle src/worker.ts with esbuild (a dev dependency) into a temporary folder first, make it the
+ * worker script, and undo both after.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
 import { afterAll, beforeAll } from 'vitest';
-import { closeIdleWorkers } from '../../src/cpu/threads.js';
+import { closeIdleWorkers, setWorkerScript } from '../../src/host/threads.js';
 import { generate } from '../../src/datasets/generate.js';
-import { setNeighbourWorkerScript } from '../../src/emst/neighbours.threads.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -27,19 +26,19 @@ export function useBundledWorkerScript(prefix: string): { dir: () => string; scr
     dir = mkdtempSync(join(tmpdir(), prefix));
     buildSync({
       absWorkingDir: root,
-      entryPoints: ['src/emst/neighbours.worker.ts'],
-      outfile: join(dir, 'neighbours.worker.js'),
+      entryPoints: ['src/worker.ts'],
+      outfile: join(dir, 'worker.js'),
       bundle: true,
       format: 'esm',
       platform: 'node',
       logLevel: 'warning',
     });
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
-    script = pathToFileURL(join(dir, 'neighbours.worker.js'));
-    previous = setNeighbourWorkerScript(script);
+    script = pathToFileURL(join(dir, 'worker.js'));
+    previous = setWorkerScript(script);
   });
   afterAll(async () => {
-    setNeighbourWorkerScript(previous);
+    setWorkerScript(previous);
     await closeIdleWorkers();
     rmSync(dir, { recursive: true, force: true });
   });

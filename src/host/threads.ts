@@ -1,6 +1,8 @@
 /**
- * Node worker threads for the CPU backend: loading `node:worker_threads` only where it exists, the default thread
- * count, and a pool of workers kept between calls.
+ * Node worker threads for the host side (the CPU backend's MST, the GPU MST's read-back, the clustering's passes):
+ * loading `node:worker_threads` only where it exists, where the worker script lies, the thread count (resolved once,
+ * by the public entry point), and a pool of workers kept between calls. The worker script is src/worker.ts: one
+ * entry that dispatches each message to its folder's job table (src/emst/*.threads.ts, src/cluster/*.threads.ts).
  *
  * Browsers and bundles never reach Node here: every Node module is loaded through a computed `import()` specifier
  * (as src/gpu/context.ts loads 'webgpu'), which bundlers leave alone, and anywhere it fails (a browser, a Web Worker,
@@ -11,6 +13,8 @@
  * Node could exit while the caller awaits its answer (a pending promise keeps nothing alive).
  */
 import type { Worker as NodeWorker } from 'node:worker_threads';
+import { InputError } from '../errors.js';
+import { MAX_DEFAULT_THREADS, THRESHOLDS } from './thresholds.js';
 
 /** The few Node APIs the CPU threads need. */
 export interface NodeThreads {
@@ -47,21 +51,60 @@ async function loadNode(): Promise<NodeThreads | null> {
   }
 }
 
-/** Most threads the default uses (more cores than this help the k-NN phase little against Borůvka's serial rounds). */
-export const MAX_DEFAULT_THREADS = 8;
-
-/**
- * Most threads hdbscan()'s clustering after a GPU MST uses by default: its passes (single linkage by chunks,
- * labelling, read-back) scale on to 16 cores (10^7 points on the H100's 16-core host: 8 → 16 threads, the linkage
- * 0.50–0.53 → 0.34–0.42 s; bench/RESULTS.md, issue 5).
- */
-export const MAX_DEFAULT_HOST_THREADS = 16;
-
 /** The default thread count: min(available parallelism, `max`, default 8) from `minPoints` points on, else 1. */
 export function defaultThreads(node: NodeThreads | null, n: number, minPoints: number, max = MAX_DEFAULT_THREADS): number {
   if (node === null || n < minPoints) return 1;
   return Math.min(node.parallelism, max);
 }
+
+/**
+ * The thread count for n points: `requested` (checked), else min(available parallelism, `max` (8)) from
+ * THRESHOLDS.emstThreadsMinPoints on. Called once per public call (emst(): at most 8, hdbscan(): 16 beside a GPU MST).
+ */
+export async function resolveThreads(requested: number | undefined, n: number, max?: number): Promise<number> {
+  if (requested !== undefined) {
+    if (!Number.isInteger(requested) || requested < 1) {
+      throw new InputError(`Expected threads to be an integer >= 1, got ${requested}.`);
+    }
+    return requested;
+  }
+  return defaultThreads(await loadNodeThreads(), n, THRESHOLDS.emstThreadsMinPoints, max);
+}
+
+/**
+ * The worker script: src/worker.ts, built as dist/worker.js beside dist/host/. Important! Not a literal in
+ * `new URL(…, import.meta.url)`: bundlers (webpack, Vite) would take that for an asset of the browser bundle, where
+ * it does not exist.
+ */
+const WORKER_FILE = '../worker.js';
+let script: URL | null = new URL(WORKER_FILE, import.meta.url);
+
+/**
+ * Replaces the worker script (null: none, so one thread); returns the previous one. For tests that run the
+ * TypeScript sources, where no worker.js lies beside src/: they bundle src/worker.ts with esbuild and point here.
+ */
+export function setWorkerScript(url: URL | null): URL | null {
+  const previous = script;
+  script = url;
+  return previous;
+}
+
+/** The worker script of every threaded pass (null: none, so one thread). */
+export function workerScript(): URL | null {
+  return script;
+}
+
+/** Whether worker threads and the worker script are at hand (else every pass runs on the calling thread). */
+export async function workersAtHand(): Promise<boolean> {
+  const node = await loadNodeThreads();
+  return node !== null && script !== null && node.exists(script);
+}
+
+/**
+ * A folder's worker jobs by message kind (its *.threads.ts exports one): each runs on the worker and answers its
+ * reply, or nothing for a message that wants none. src/worker.ts dispatches to them.
+ */
+export type JobTable = { readonly [kind: string]: (message: never) => WorkerReply | void };
 
 /** Idle workers kept per script beyond this are terminated. */
 const MAX_IDLE = 16;
@@ -215,17 +258,17 @@ export async function passWithCaller<J extends { id: number }, R extends WorkerR
  * Takes workers for `parts` ranges of work from the pool and hands `body` a `pass` function. A pass posts `job(j)`
  * to the worker of range j and, when `onCaller`, runs range 0 itself (`here`) meanwhile; it resolves with the
  * workers' replies in range order. The workers go back to the pool when `body` resolves and are terminated when it
- * throws (their state is unknown then). Null where worker threads or the script are missing; `what` names the work
- * in errors.
+ * throws (their state is unknown then). Null where worker threads or the worker script are missing; `what` names
+ * the work in errors.
  */
 export async function splitOnWorkers<T>(
-  script: URL | null,
   parts: number,
   onCaller: boolean,
   what: string,
   body: (pass: RangePass) => Promise<T>,
 ): Promise<T | null> {
   const node = await loadNodeThreads();
+  const script = workerScript();
   if (node === null || script === null || !node.exists(script)) return null;
   const first = onCaller ? 1 : 0;
   const workers = takeWorkers(node, script, parts - first);

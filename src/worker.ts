@@ -1,0 +1,54 @@
+/**
+ * The one worker entry of treeline's host threads (src/host/threads.ts starts it; built as dist/worker.js): each
+ * message is dispatched by its `kind` to the job table of the folder that owns the work, and its reply posted back.
+ *
+ *   host/buffers.ts             touch-pages        first touch of shared buffers' pages ahead of their use
+ *   emst/neighbours.threads.ts  knn                the CPU backend's k-NN phase, by claimed chunks
+ *   emst/boruvka.threads.ts     boruvka-*, sort-edges  the CPU backend's Borůvka phases and edge sort
+ *   emst/readback.threads.ts    readback           a range of the GPU MST's read-back
+ *   cluster/linkage.threads.ts  linkage            a share of single linkage's steps
+ *   cluster/condense.threads.ts condense-layout, fill-runts  condensing's layout and its runts
+ *   cluster/pointResults.threads.ts cluster-points  a range of the labelling pass
+ *
+ * It sits above every folder it dispatches to, so no folder imports another's worker code. Node only: never
+ * imported by the library's entry points.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { condenseJobs } from './cluster/condense.threads.js';
+import { linkageJobs } from './cluster/linkage.threads.js';
+import { pointResultsJobs } from './cluster/pointResults.threads.js';
+import { boruvkaJobs } from './emst/boruvka.threads.js';
+import { neighbourJobs } from './emst/neighbours.threads.js';
+import { readbackJobs } from './emst/readback.threads.js';
+import { hostJobs } from './host/buffers.js';
+import type { JobTable, WorkerReply } from './host/threads.js';
+
+// A computed specifier, like every node: import of the library (test/cpu/package.test.ts checks that).
+const moduleName = 'node:worker_threads';
+const { parentPort } = (await import(/* @vite-ignore */ moduleName)) as { parentPort: MessagePort | null };
+if (parentPort === null) throw new Error('treeline: worker.js must run as a worker thread.');
+const port = parentPort;
+
+const tables: JobTable[] = [hostJobs, neighbourJobs, boruvkaJobs, readbackJobs, linkageJobs, condenseJobs, pointResultsJobs];
+const jobs = new Map<string, (message: { kind: string; id: number }) => WorkerReply | void>();
+for (const table of tables) {
+  for (const [kind, run] of Object.entries(table)) jobs.set(kind, run as (message: { kind: string; id: number }) => WorkerReply | void);
+}
+
+const describe = (e: unknown) => {
+  const error = e instanceof Error ? e : new Error(String(e));
+  return error.stack ?? error.message;
+};
+
+port.on('message', (m: { kind: string; id: number }) => {
+  let reply: WorkerReply | void;
+  try {
+    const run = jobs.get(m.kind);
+    if (run === undefined) throw new Error(`no job of kind '${m.kind}'.`);
+    reply = run(m);
+  } catch (e) {
+    reply = { id: m.id, error: describe(e) };
+  }
+  // A message that wants no reply (a Borůvka run's setup and end) answers nothing.
+  if (reply !== undefined) port.postMessage(reply);
+});
