@@ -33,8 +33,15 @@ const result = await build({
   banner: { js: `// treeline ${version} browser bundle (ES module; WGSL shaders inside). MIT License.` },
 });
 
+// src/io/ is the bottom layer: its readers are Node-only, but the graph input types and the coordinate limit that
+// every layer above shares (graph.types.ts, limits.ts) are plain TypeScript and belong in the bundle.
+const ioShared = new Set(['src/io/graph.types.ts', 'src/io/limits.ts']);
 const forbidden = Object.keys(result.metafile.inputs).filter(
-  (f) => f.startsWith('node:') || /^src\/(cli|io|bench)\//.test(f) || f.includes('node_modules/webgpu/'),
+  (f) =>
+    f.startsWith('node:') ||
+    /^src\/(cli|bench)\//.test(f) ||
+    (/^src\/io\//.test(f) && !ioShared.has(f)) ||
+    f.includes('node_modules/webgpu/'),
 );
 const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
 const nodeImports = imports.filter((p) => p.startsWith('node:') || p === 'webgpu');

@@ -67,11 +67,8 @@ export const pointsForBoxRecords = (records: number): number => records + 1;
 /** "No node" / "no index". */
 export const NONE = 0xffffffff;
 
-/**
- * Largest coordinate magnitude accepted: extents (hi − lo) and scaled cells stay finite in f32. Host arrays are
- * checked; GPU buffers are the caller's responsibility.
- */
-export const MAX_COORDINATE = 1e38;
+/** Largest coordinate magnitude accepted (src/io/limits.ts, where the point readers check it too). */
+export { MAX_COORDINATE } from '../io/limits.js';
 
 /**
  * Traversal stack depth that can never overflow: along a root-to-leaf path the (code, position) prefix length

@@ -11,39 +11,14 @@
  * Self loops are dropped, multi-edges are kept (the canonical order picks one), a disconnected graph gives a
  * forest. Ties between equal weights break by edge id: the canonical order is (weight, edge id) ascending.
  */
+import type { CsrGraph, EdgeListGraph, Graph, WeightArray } from '../io/graph.types.js';
 
-/** Edge weights: any of the three 32-bit types. Negative weights are allowed; float weights must be finite. */
-export type WeightArray = Float32Array | Int32Array | Uint32Array;
+// The input shapes are data at the boundary, read and written by src/io/ (the bottom layer): defined there.
+export { isCsr } from '../io/graph.types.js';
+export type { CsrGraph, EdgeListGraph, Graph, WeightArray };
 
 /** The weight type, as kernels see it. */
 export type WeightKind = 'u32' | 'i32' | 'f32';
-
-/** An undirected graph as a list of edges. */
-export interface EdgeListGraph {
-  /**
-   * Number of vertices; every endpoint is below it. Memory follows the edges, not this number: vertices that no
-   * edge touches are compacted away internally (src/graph/compact.ts) and are components of their own.
-   */
-  numVertices: number;
-  /** First endpoint of each edge. */
-  sources: Uint32Array;
-  /** Second endpoint of each edge (sources[i] === targets[i] is a self loop, ignored). */
-  targets: Uint32Array;
-  /** Weight of each edge. */
-  weights: WeightArray;
-}
-
-/** An undirected graph in compressed sparse rows, each edge stored in both endpoints' rows. */
-export interface CsrGraph {
-  /** numVertices + 1 row starts: row v is [offsets[v], offsets[v + 1]); offsets[0] = 0. */
-  offsets: Uint32Array | Int32Array;
-  /** The neighbour of each entry. */
-  neighbours: Uint32Array | Int32Array;
-  /** The weight of each entry; an entry and its mirror carry the same weight. */
-  weights: WeightArray;
-}
-
-export type Graph = EdgeListGraph | CsrGraph;
 
 /** A minimum spanning forest, its edges in the canonical (weight, edge id) order. */
 export interface GraphMstResult {
@@ -63,10 +38,6 @@ export interface GraphMstResult {
   componentLabels?: Uint32Array;
   /** The backend that computed the forest ('auto' resolves to one of these). */
   backend: 'gpu' | 'cpu';
-}
-
-export function isCsr(g: Graph): g is CsrGraph {
-  return (g as CsrGraph).offsets !== undefined;
 }
 
 export function weightKind(w: WeightArray): WeightKind {

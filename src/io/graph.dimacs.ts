@@ -8,7 +8,7 @@
  * canonical (weight, id) order picks the earlier line. Weights: Int32Array (Uint32Array when some weight exceeds
  * 2^31 − 1 and none is negative); negative weights are accepted although the challenge's files have none.
  */
-import type { EdgeListGraph } from '../graph/types.js';
+import type { EdgeListGraph } from './graph.types.js';
 import { GraphFormatError, Growable, LineScanner, WeightCollector } from './graph.text.js';
 
 /** Parses a DIMACS .gr file held in memory; `file` names it in errors. */

@@ -10,7 +10,7 @@
  * and values beyond ±3.4028235e38 are errors).
  */
 import { InputError } from '../errors.js';
-import type { EdgeListGraph } from '../graph/types.js';
+import type { EdgeListGraph } from './graph.types.js';
 import { formatF32, Growable, LineScanner, WeightCollector } from './graph.text.js';
 
 export interface EdgeListReadOptions {

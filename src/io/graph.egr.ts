@@ -9,7 +9,7 @@
  * 1 everywhere (ECL-MST itself invents pseudo-random weights instead). Writers store Int32 weights, so they take
  * Int32Array weights, or integers that fit int32.
  */
-import type { CsrGraph, EdgeListGraph } from '../graph/types.js';
+import type { CsrGraph, EdgeListGraph } from './graph.types.js';
 import { GraphFormatError } from './graph.text.js';
 
 export interface EgrGraph extends CsrGraph {

@@ -13,7 +13,7 @@
  *  - The matrix must be square (rows = vertices). Edge i is the i-th entry line: its id in `graphMst`'s result.
  *    Diagonal entries are self loops (kept here, ignored by `graphMst`).
  */
-import type { EdgeListGraph, WeightArray } from '../graph/types.js';
+import type { EdgeListGraph, WeightArray } from './graph.types.js';
 import { formatF32, GraphFormatError, Growable, LineScanner, WeightCollector } from './graph.text.js';
 
 export type MtxField = 'real' | 'integer' | 'pattern';

@@ -9,7 +9,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
-import { isCsr, type Graph } from '../graph/types.js';
+import { isCsr, type Graph } from './graph.types.js';
 import { parseDimacs, writeDimacs } from './graph.dimacs.js';
 import { csrToEdgeList, edgeListToCsr, parseEgr, writeEgr } from './graph.egr.js';
 import { parseEdgeList, writeEdgeList, type EdgeListReadOptions } from './graph.edgelist.js';

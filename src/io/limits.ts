@@ -6,6 +6,13 @@
  */
 import { InputError } from '../errors.js';
 
+/**
+ * Largest coordinate magnitude accepted: extents (hi − lo) and scaled cells stay finite in f32 (src/bvh/layout.ts
+ * re-exports it for the BVH and emst's validation). Host arrays are checked; GPU buffers are the caller's
+ * responsibility.
+ */
+export const MAX_COORDINATE = 1e38;
+
 /** The most float32 values one point table may hold: the longest typed array Node allocates (2^32 − 1). */
 export const MAX_TABLE_VALUES = 2 ** 32 - 1;
 

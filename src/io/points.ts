@@ -6,8 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { MAX_COORDINATE } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
+import { MAX_COORDINATE } from './limits.js';
 import { formatF32 } from './graph.text.js';
 import { readCsvPoints, type CsvOptions, type PointTable } from './points.csv.js';
 import { npyToPoints, parseNpy } from './npy.js';
