@@ -1,5 +1,7 @@
 /**
- * treeline's public API: the short list. Everything else is an implementation detail.
+ * treeline's public API: what users call (README "API" lists each name; test/cpu/exports.test.ts holds the list, so
+ * it cannot grow silently). Building blocks (BVH, union-find, scan/reduce/compact, radix sort, the GPU timer) are in
+ * `treeline/kernels` (src/kernels.ts); everything else is an implementation detail.
  */
 export {
   TreelineError,
@@ -12,7 +14,6 @@ export {
 export {
   createGpuContext,
   GpuContext,
-  Timer,
   type GpuContextOptions,
   type GpuFeatures,
   type AdapterDescription,
@@ -47,13 +48,13 @@ export {
   type GraphMstResult,
   type GraphMstOptions,
 } from './graph/index.js';
-export { buildBvh, buildBvhCpu, type GpuBvh, type BvhCpu } from './bvh/index.js';
-export { knn, coreDistances, type KnnResult } from './knn/index.js';
-export { createUnionFind, unionFindLabels, type GpuUnionFind } from './unionfind/unionfind.js';
-export { UnionFind, unionFindLabelsCpu } from './unionfind/unionfind.cpu.js';
-export * from './primitives/index.js';
-export { createRadixSorter, sortPairs, type RadixSorter, type RadixSorterOptions } from './primitives/radixsort.js';
-export { sortPairsCpu } from './primitives/radixsort.cpu.js';
+export {
+  knn,
+  coreDistances,
+  type KnnResult,
+  type KnnOptions,
+  type CoreDistanceOptions,
+} from './knn/index.js';
 export {
   generate,
   GENERATORS,
@@ -72,7 +73,7 @@ export {
   type MstStatsOptions,
   type StatsCoords,
 } from './stats/mstStats.js';
-export { mstHistograms, binsOf, type BinSpec, type MstBins } from './stats/histogram.js';
+export { binsOf, type BinSpec, type MstBins } from './stats/histogram.js';
 export { STAT_NAMES, type Histogram, type MstHistograms, type StatName } from './stats/types.js';
 export { compareStats, compareCatalogues } from './stats/compare.js';
 export type {

@@ -4,8 +4,7 @@
 // (every round kernel reads the flag first, except the label scan: boruvka.ts). label[n + 1] keeps the edge count
 // seen by the previous round's plan, plus one (0: no round yet; zeroed with the flag before the first round).
 // Important! Round kernels are dispatched directly over host-sized grids, never indirectly: Dawn validates each
-// indirect dispatch with an internal pass costing ~0.45 ms of device time on the H100 (bench/RESULTS.md), ~5 ms
-// per round for the ~12 dispatches of a round.
+// indirect dispatch with an internal pass of device time (its cost per round: bench/RESULTS.md).
 struct Plan { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> p: Plan;
 @group(0) @binding(1) var<storage, read> edgeCount: array<u32>;

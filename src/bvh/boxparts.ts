@@ -15,7 +15,7 @@ export interface BoxParts {
   readonly maxPoints: number;
   /**
    * The kernel's constants: BOX_PART_WORDS, and BOX_MULTI = 0 when every BVH these kernels will see fits the first
-   * part (the multi-part code is then compiled out: its branch cost the EMST ~4 % on the H100).
+   * part (the multi-part code is then compiled out: its branch slows the EMST, bench/RESULTS.md).
    */
   readonly constants: { BOX_PART_WORDS: number; BOX_MULTI: number };
   /** The BOX_PARTS bindings of the records of an n-point BVH's `boxes` buffer (boxRecords(n) = max(n − 1, 1) records). */

@@ -56,7 +56,7 @@ export function buildBvhCpu(points: Float32Array, dim: number, shared = false): 
   return { n, dim, frame, codes, order, sortedPoints, links, boxes, ranges, parents };
 }
 
-/** Rows of `points` in `order` (2D unrolled: ~2× faster on 10^6 points, where the generic loop cost ~90 ms). */
+/** Rows of `points` in `order` (2D unrolled: faster than the generic loop, bench/RESULTS.md). */
 function gatherRows(points: Float32Array, order: Uint32Array, n: number, dim: number, out: Float32Array): Float32Array {
   if (dim === 2) {
     for (let j = 0; j < n; j++) {

@@ -36,7 +36,7 @@ export function sortCodesCpu(codes: Uint32Array, n: number, bits: number): Sorte
   const counts = new Uint32Array(1 << TOP);
   for (let i = 0; i < n; i++) counts[digitOf(codes[2 * i], codes[2 * i + 1], shift) & 0xffff]++;
   // Clustered points fill many buckets beyond INSERTION_MAX, where the per-bucket LSD sort costs more than one LSD
-  // sort of everything (10^6 normal or blob codes: 2× slower): the MSD pass only where nearly all keys sit in small
+  // sort of everything (bench/RESULTS.md): the MSD pass only where nearly all keys sit in small
   // buckets (spread-out points).
   let inLarge = 0;
   for (let b = 0; b < 1 << TOP; b++) if (counts[b] > INSERTION_MAX) inLarge += counts[b];

@@ -63,9 +63,8 @@ export interface ChunkedLinkage {
 }
 
 /**
- * Chunks for m edges on `threads` threads: 2 per thread, but ≥ 2^16 edges each (10^6 points, 16 threads, H100
- * host: linkage 54–63 ms with 32 chunks, 41–44 with 16, 39 with 8, 48–49 with 4, 66–69 with 2, 68–72 on one thread:
- * below ~2^16 edges a chunk, the steps' round trips cost more than the threads save).
+ * Chunks for m edges on `threads` threads: 2 per thread, but ≥ 2^16 edges each (below ~2^16 edges a chunk, the
+ * steps' round trips cost more than the threads save: bench/RESULTS.md).
  */
 export function defaultChunks(m: number, threads: number): number {
   return Math.max(1, Math.min(2 * threads, Math.max(2, Math.ceil(m / 65536))));

@@ -14,7 +14,7 @@ import type { MstEdges, SingleLinkageTree } from './types.js';
 const PREFETCH_BLOCK = 64;
 /**
  * Points from which the blocks are touched first: below, the records (8 bytes a point) stay in the last-level
- * cache and the touching loops only cost (10^6 points: 80 ms without, 100 ms with, on the 2-core machine).
+ * cache and the touching loops only cost (bench/RESULTS.md).
  */
 const PREFETCH_MIN_POINTS = 1 << 21;
 let prefetchSink = 0;
@@ -87,8 +87,8 @@ export function singleLinkage(
   // A find's first reads (the endpoint's record, then its parent's: union by size and path halving keep 98–99 % of
   // finds within those two) are cache and TLB misses at random places beyond 10^6 points, and one edge after
   // another they wait on each other. So each block of edges is first touched, level by level, in loops whose
-  // loads do not depend on each other (the CPU overlaps the misses), and then merged from a warm cache: ~1.5×
-  // faster at 10^7 points on a busy machine (other processes sharing the memory system), the same on an idle one.
+  // loads do not depend on each other (the CPU overlaps the misses), and then merged from a warm cache: faster on
+  // a busy machine (other processes sharing the memory system), the same on an idle one (bench/RESULTS.md).
   const prefetch = n >= PREFETCH_MIN_POINTS;
   let touched = 0;
   for (let i0 = 0; i0 < m; i0 += PREFETCH_BLOCK) {

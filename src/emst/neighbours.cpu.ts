@@ -22,9 +22,9 @@ import { boxKey, boxKey2, escapeKey, escapeKey2, pointKey, pointKey2 } from './k
 import { createSortedK, insertSorted, type SortedK } from './topk.cpu.js';
 
 /**
- * Subtrees with fewer than this many points are scanned point by point. 32 measured ~7 % faster than 8 on 10^6
- * uniform 2D points (k = 8) and on 10^5 blobs (k = 15): the scan reads Morton-ordered rows sequentially and most
- * of its points fail one comparison, where a descent pays a box key and a stack entry per node.
+ * Subtrees with fewer than this many points are scanned point by point (32 beat 8: bench/RESULTS.md): the scan
+ * reads Morton-ordered rows sequentially and most of its points fail one comparison, where a descent pays a box key
+ * and a stack entry per node.
  */
 const SCAN_RANGE = 32;
 

@@ -3,12 +3,12 @@
  * entry is the one a candidate must beat once they are full (neighbours.cpu.ts).
  *
  * A sorted array rather than a heap: k is small (≤ 64, usually 8–16) and the traversal offers nearer candidates
- * first, so most insertions land at or near the end, and draining is a copy (measured: k-NN of 10^5 2D points with
- * k = 15 spent 45 % of its time in the heap's sift-downs and drain).
+ * first, so most insertions land at or near the end, and draining is a copy (a heap's sift-downs and drain
+ * dominated the k-NN: bench/RESULTS.md).
  *
  * The traversal keeps the size and the bound (last key and index) in local variables and calls `insertSorted`, a
- * function small enough for V8 to inline: 10^6 uniform 2D points, k = 8, went from ~2.6 to ~1.9 s (loaded machine)
- * against the same insertion as a method updating the object's own size and bound.
+ * function small enough for V8 to inline, which is faster than the same insertion as a method updating the
+ * object's own size and bound (bench/RESULTS.md).
  */
 
 /** Sorted entries: key (a float32 value, held exactly as a double), original index, Morton position. */

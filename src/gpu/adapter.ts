@@ -1,7 +1,7 @@
 /**
  * Is a WebGPU adapter a software implementation? Mesa's lavapipe (llvmpipe), SwiftShader and Microsoft's WARP run
- * the shaders on the CPU's cores: hdbscan on 200k 2D points took 24.7 s through lavapipe and 6.1 s on the CPU
- * backend of the same machine (DESIGN.md), so `backend: 'auto'` never picks one; `'gpu'` still does (the tests run
+ * the shaders on the CPU's cores, slower than the CPU backend of the same machine (bench/RESULTS.md), so
+ * `backend: 'auto'` never picks one; `'gpu'` still does (the tests run
  * the real WGSL on lavapipe on purpose).
  *
  * WebGPU says it two ways: `isFallbackAdapter` (on `GPUAdapterInfo` since 2024, on `GPUAdapter` before; Dawn sets it

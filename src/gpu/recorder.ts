@@ -159,8 +159,8 @@ export class Recorder {
     }
     const enc = device.createCommandEncoder({ label: this.label });
     // Without a timer, consecutive dispatches share one compute pass: every dispatch is its own synchronization
-    // scope in WebGPU either way, and each pass costs the host ~0.1–0.3 ms in dawn.node (measured on the H100: a
-    // 10^6-point Borůvka of ~260 passes spent more time encoding than the GPU spent computing). With a timer each
+    // scope in WebGPU either way, and each pass costs the host time in dawn.node (with a pass per dispatch the
+    // Borůvka spent more time encoding than the GPU spent computing: bench/RESULTS.md). With a timer each
     // dispatch keeps its own pass, labelled with the kernel, for its timestamps.
     let shared: GPUComputePassEncoder | null = null;
     let lastPipeline: GPUComputePipeline | null = null;

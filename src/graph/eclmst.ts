@@ -17,8 +17,7 @@
  *    fixed grid of grid-stride loops that read the round's count on the GPU (default), or sized from that count by
  *    an indirect dispatch (`dispatch: 'indirect'`; select writes the arguments). Empty rounds cost a dispatch each,
  *    no data. Important! Direct dispatch by default: Dawn validates every indirect dispatch with an extra internal
- *    pass that costs ~0.45 ms of device time each on the H100 (outside our timed passes; bench/RESULTS.md), i.e.
- *    ~40 ms per MSF for the ~96 round dispatches.
+ *    pass of device time each, outside our timed passes (its cost per MSF: bench/RESULTS.md).
  *  - The lightest edge per set: one 64-bit atomicStoreMin on atomic<vec2u> (key high, id low) where the device has
  *    'atomic-vec2u-min-max', else two 32-bit passes (key, then id among equal keys: min32.wgsl, min_ids.wgsl).
  *    ECL-MST's atomic guard (read before atomicMin) needs a readable copy of the key with 64-bit records: a u32
@@ -70,7 +69,7 @@ export interface GraphMsfOptions {
   csrItems?: number;
   /**
    * 'fixed' (default): rounds over a fixed grid of grid-stride loops; 'indirect': grids sized on the GPU from the
-   * round's count (each indirect dispatch costs ~0.45 ms of Dawn validation; see the header).
+   * round's count (each indirect dispatch costs a pass of Dawn validation; see the header).
    */
   dispatch?: 'indirect' | 'fixed';
   /** Workgroups of the fixed grid (default 1024). */

@@ -201,6 +201,33 @@ describe('the npm package (npm pack → install → import and run)', () => {
     }
   });
 
+  it("issue 16: 'treeline/kernels' resolves from ES and CommonJS projects, with its declarations, and is not in 'treeline'", () => {
+    expect(entries).toContain('dist/kernels.js');
+    expect(entries).toContain('dist/kernels.d.ts');
+    writeFileSync(
+      join(project, 'kernels.mjs'),
+      `
+      import { sortPairsCpu, UnionFind } from 'treeline/kernels';
+      import * as api from 'treeline';
+      const { keys, values } = sortPairsCpu(new Uint32Array([3, 1, 2]), new Uint32Array([0, 1, 2]), 1);
+      console.log(JSON.stringify({ keys: [...keys], values: [...values], unionFind: typeof UnionFind,
+        inApi: 'sortPairsCpu' in api }));
+    `,
+    );
+    const esm = JSON.parse(run(process.execPath, ['kernels.mjs'], { cwd: project }));
+    expect(esm).toEqual({ keys: [1, 2, 3], values: [1, 2, 0], unionFind: 'function', inApi: false });
+    const cjs = join(project, 'cjs-kernels');
+    mkdirSync(cjs, { recursive: true });
+    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'treeline-cjs-kernels', private: true, type: 'commonjs' }));
+    writeFileSync(join(cjs, 'use.js'), `console.log(typeof require('treeline/kernels').buildBvhCpu);`);
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    if (major > 20 || (major === 20 && minor >= 19)) {
+      expect(run(process.execPath, ['use.js'], { cwd: cjs }).trim()).toBe('function');
+    } else {
+      expect(() => run(process.execPath, ['use.js'], { cwd: cjs })).toThrow(/ERR_REQUIRE_ESM|import\(\)/);
+    }
+  });
+
   it('the installed treeline bin runs info and emst on a tiny CSV', () => {
     const bin = join(project, 'node_modules', '.bin', 'treeline');
     expect(existsSync(bin)).toBe(true);
