@@ -42,6 +42,10 @@ export interface Compactor {
 
 const LABEL = 'primitives::compact';
 const HAS_OFFSETS = 2;
+/** compact.wgsl's uniform block (`Params`) and its two entry points' bindings, by their WGSL names. */
+const COMPACT_PARAMS = { count: 'u32', flags: 'u32', num_groups: 'u32', pad: 'u32' } as const;
+const COUNT = { u: 'uniform', count_flags: 'read', count_counts: 'read_write' } as const;
+const SCATTER = { u: 'uniform', values: 'read', flags: 'read', offsets: 'read', out: 'read_write', count_out: 'read_write' } as const;
 
 /** Creates a compactor for up to `maxCount` elements: compiles its kernels and allocates its block counts. */
 export async function createCompactor(
@@ -53,12 +57,12 @@ export async function createCompactor(
   const shape = blockShape(ctx, LABEL, options);
   const { include, enable } = scanIncludes(ctx);
   const base = { shader: 'primitives/compact', workgroupSize: shape.workgroupSize, include, enable,
-    constants: { ITEMS: shape.itemsPerThread } };
+    constants: { ITEMS: shape.itemsPerThread }, uniforms: COMPACT_PARAMS };
   const maxBlocks = Math.ceil(maxCount / shape.tile);
   const [countKernel, scatter, spine] = await Promise.all([
-    ctx.kernel({ ...base, label: 'primitives::compactCount', entry: 'count', bindings: ['uniform', 'read', 'rw'] }),
+    ctx.kernel({ ...base, label: 'primitives::compactCount', entry: 'count', bindings: COUNT }),
     ctx.kernel({ ...base, label: 'primitives::compactScatter', entry: 'scatter',
-      bindings: ['uniform', 'read', 'read', 'read', 'rw', 'rw'] }),
+      bindings: SCATTER }),
     createScanner(ctx, maxBlocks, options),
   ]);
   const counts = ctx.createBuffer('primitives::compactBlockCounts', maxBlocks * 4);
@@ -69,8 +73,8 @@ class CompactorImpl implements Compactor {
   constructor(
     readonly maxCount: number,
     readonly shape: BlockShape,
-    private readonly countKernel: Kernel,
-    private readonly scatter: Kernel,
+    private readonly countKernel: Kernel<typeof COUNT, typeof COMPACT_PARAMS>,
+    private readonly scatter: Kernel<typeof SCATTER, typeof COMPACT_PARAMS>,
     private readonly spine: Scanner,
     private readonly counts: GPUBuffer,
   ) {}
@@ -95,16 +99,22 @@ class CompactorImpl implements Compactor {
     let flagBits = 0;
     if (blocks > 1) {
       rec.dispatch(this.countKernel, {
-        buffers: [words(flags, count), words(this.counts, blocks)],
-        uniforms: [count, 0, blocks, 0],
+        buffers: { count_flags: words(flags, count), count_counts: words(this.counts, blocks) },
+        uniforms: { count, num_groups: blocks },
         groups: blocks,
       });
       this.spine.encode(rec, this.counts, this.counts, blocks, 'exclusive');
       flagBits = HAS_OFFSETS;
     }
     rec.dispatch(this.scatter, {
-      buffers: [words(values, count), words(flags, count), words(this.counts, blocks), words(out, count), words(countOut, 1)],
-      uniforms: [count, flagBits, blocks, 0],
+      buffers: {
+        values: words(values, count),
+        flags: words(flags, count),
+        offsets: words(this.counts, blocks),
+        out: words(out, count),
+        count_out: words(countOut, 1),
+      },
+      uniforms: { count, flags: flagBits, num_groups: blocks },
       groups: blocks,
     });
   }

@@ -21,7 +21,7 @@
  * Blocks are WG threads × KPT keys; block counts above 65535 use the recorder's 2D grids.
  */
 import type { GpuContext } from '../gpu/context.js';
-import type { Kernel } from '../gpu/kernel.js';
+import type { Bindings } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 import { pairCount, resolveBitRange, type BitRange, type SortedPairs } from './radixsort.cpu.js';
@@ -85,6 +85,19 @@ export interface RadixSorter {
 }
 
 const SHADERS = 'primitives/radixsort';
+/** radixsort_common.wgsl's uniform block (`SortParams`) and each pass's bindings, by their WGSL names. */
+const SORT_PARAMS = { count: 'u32', shift: 'u32', bits: 'u32', numBlocks: 'u32' } as const;
+const HISTOGRAM = { u: 'uniform', keys: 'read', table: 'read_write' } as const;
+const SCAN = { u: 'uniform', table: 'read_write', totals: 'read_write' } as const;
+const SCATTER = {
+  u: 'uniform',
+  keysIn: 'read',
+  valsIn: 'read',
+  table: 'read',
+  totals: 'read',
+  keysOut: 'read_write',
+  valsOut: 'read_write',
+} as const;
 
 /** Workgroup memory in bytes of the largest kernel (the scatter) of a shape. */
 export function radixSortSharedBytes(shape: RadixSortShape): number {
@@ -143,7 +156,7 @@ function chooseShape(ctx: GpuContext, options: RadixSorterOptions): RadixSortSha
     throw new InputError(`Expected workgroupSize to be a power of two in [${minWg}, ${maxWg}], got ${wg}.`);
   }
   if (kpt === undefined) {
-    // 8 keys per thread: 2.2× faster than 16 on the H100 (bench/RESULTS.md, radix sweep), as more blocks fit per SM.
+    // 8 keys per thread: faster than 16 (bench/RESULTS.md, radix sweep), as more blocks fit per SM.
     kpt = 8;
     while (kpt > 1 && !fits(wg, kpt)) kpt >>= 1;
   }
@@ -183,25 +196,25 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
   const blockKeys = wg * kpt;
   const maxBlocks = Math.ceil(maxCount / blockKeys);
 
-  const spec = (name: string, label: string, bindings: ('uniform' | 'read' | 'rw')[], extra: string[] = []) => ({
+  const spec = <const B extends Bindings>(name: string, label: string, bindings: B, extra: string[] = []) => ({
     label,
     shader: `${SHADERS}_${name}`,
     entry: 'main',
     bindings,
+    uniforms: SORT_PARAMS,
     workgroupSize: wg,
     include: ['common/grid', `${SHADERS}_key${32 * keyWords}`, `${SHADERS}_common`, ...extra.map((e) => `${SHADERS}_${e}`)],
     constants: { RADIX_BITS: radixBits, KPT: kpt, ...(shape.subgroups ? { MAX_WARPS: shape.maxWarps } : {}) },
     ...(shape.subgroups && name === 'scatter_sg' ? { enable: ['subgroups'] } : {}),
   });
-  const scatterBindings: ('uniform' | 'read' | 'rw')[] = ['uniform', 'read', 'read', 'read', 'read', 'rw', 'rw'];
-  const [histogram, scan, scatter]: Kernel[] = await Promise.all([
+  const [histogram, scan, scatter] = await Promise.all([
     shape.subgroups
-      ? ctx.kernel(spec('histogram_atomic', 'primitives::radixSortHistogram', ['uniform', 'read', 'rw']))
-      : ctx.kernel(spec('histogram', 'primitives::radixSortHistogram', ['uniform', 'read', 'rw'], ['counters'])),
-    ctx.kernel(spec('scan', 'primitives::radixSortScan', ['uniform', 'rw', 'rw'])),
+      ? ctx.kernel(spec('histogram_atomic', 'primitives::radixSortHistogram', HISTOGRAM))
+      : ctx.kernel(spec('histogram', 'primitives::radixSortHistogram', HISTOGRAM, ['counters'])),
+    ctx.kernel(spec('scan', 'primitives::radixSortScan', SCAN)),
     shape.subgroups
-      ? ctx.kernel(spec('scatter_sg', 'primitives::radixSortScatter', scatterBindings, ['scatter_common']))
-      : ctx.kernel(spec('scatter', 'primitives::radixSortScatter', scatterBindings, ['counters', 'scatter_common'])),
+      ? ctx.kernel(spec('scatter_sg', 'primitives::radixSortScatter', SCATTER, ['scatter_common']))
+      : ctx.kernel(spec('scatter', 'primitives::radixSortScatter', SCATTER, ['counters', 'scatter_common'])),
   ]);
 
   const keys2 = ctx.createBuffer('primitives::radixSortKeys', maxCount * 4 * keyWords);
@@ -229,11 +242,11 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
     let dst = { keys: keys2, values: values2 };
     let passes = 0;
     for (let shift = bitsLo; shift < bitsHi; shift += radixBits) {
-      const uniforms = [count, shift, Math.min(radixBits, bitsHi - shift), numBlocks];
-      rec.dispatch(histogram, { buffers: [src.keys, table], uniforms, groups: numBlocks });
-      rec.dispatch(scan, { buffers: [table, totals], uniforms, groups: digits });
+      const uniforms = { count, shift, bits: Math.min(radixBits, bitsHi - shift), numBlocks };
+      rec.dispatch(histogram, { buffers: { keys: src.keys, table }, uniforms, groups: numBlocks });
+      rec.dispatch(scan, { buffers: { table, totals }, uniforms, groups: digits });
       rec.dispatch(scatter, {
-        buffers: [src.keys, src.values, table, totals, dst.keys, dst.values],
+        buffers: { keysIn: src.keys, valsIn: src.values, table, totals, keysOut: dst.keys, valsOut: dst.values },
         uniforms,
         groups: numBlocks,
       });

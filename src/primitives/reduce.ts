@@ -42,13 +42,17 @@ export interface Reducer {
 const LABEL = 'primitives::reduce';
 const OPS: Record<ReduceOp, number> = { sum: 0, min: 1, max: 2 };
 const TYPES: ReduceType[] = ['u32', 'f32'];
+/** reduce.wgsl's uniform block (`Params`) and bindings, by their WGSL names. */
+const REDUCE_PARAMS = { count: 'u32', out_index: 'u32', num_groups: 'u32', pad: 'u32' } as const;
+const REDUCE = { u: 'uniform', src: 'read', dst: 'read_write' } as const;
+type ReduceKernel = Kernel<typeof REDUCE, typeof REDUCE_PARAMS>;
 
 /** Creates a reducer for up to `maxCount` elements: compiles its six kernels (3 ops × 2 types), allocates scratch. */
 export async function createReducer(ctx: GpuContext, maxCount: number, options: PrimitiveOptions = {}): Promise<Reducer> {
   checkMaxCount(ctx, LABEL, maxCount);
   const shape = blockShape(ctx, LABEL, options);
   const sg = ctx.features.subgroups;
-  const kernels = new Map<string, Kernel>();
+  const kernels = new Map<string, ReduceKernel>();
   await Promise.all(
     (Object.keys(OPS) as ReduceOp[]).flatMap((op) =>
       TYPES.map(async (type) => {
@@ -56,7 +60,8 @@ export async function createReducer(ctx: GpuContext, maxCount: number, options: 
           label: `primitives::reduce${op[0].toUpperCase()}${op.slice(1)}${type.toUpperCase()}`,
           shader: 'primitives/reduce',
           entry: 'reduce',
-          bindings: ['uniform', 'read', 'rw'],
+          bindings: REDUCE,
+          uniforms: REDUCE_PARAMS,
           workgroupSize: shape.workgroupSize,
           include: ['common/grid', sg ? 'primitives/reduce_wg_subgroup' : 'primitives/reduce_wg_shared'],
           enable: sg ? ['subgroups'] : [],
@@ -80,7 +85,7 @@ class ReducerImpl implements Reducer {
   constructor(
     readonly maxCount: number,
     readonly shape: BlockShape,
-    private readonly kernels: Map<string, Kernel>,
+    private readonly kernels: Map<string, ReduceKernel>,
     private readonly partials: GPUBuffer[],
   ) {}
 
@@ -111,8 +116,8 @@ class ReducerImpl implements Reducer {
       const last = blocks === 1;
       const dst = last ? output : this.partials[pass];
       rec.dispatch(kernel, {
-        buffers: [words(src, n), last ? words(output, outputIndex + 1) : words(dst, blocks)],
-        uniforms: [n, last ? outputIndex : 0, blocks, 0],
+        buffers: { src: words(src, n), dst: last ? words(output, outputIndex + 1) : words(dst, blocks) },
+        uniforms: { count: n, out_index: last ? outputIndex : 0, num_groups: blocks },
         groups: blocks,
       });
       if (last) return;

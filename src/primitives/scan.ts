@@ -19,7 +19,7 @@
  * This module also holds the block shape shared by reduce.ts and compact.ts.
  */
 import type { GpuContext } from '../gpu/context.js';
-import type { Kernel } from '../gpu/kernel.js';
+import type { Bindings, Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 
@@ -68,7 +68,7 @@ export function blockShape(ctx: GpuContext, label: string, options: PrimitiveOpt
   const budget = ctx.limits.maxComputeWorkgroupStorageSize;
   let items = options.itemsPerThread;
   if (items === undefined) {
-    // 8 items per thread: on the H100 a 2^28 scan runs at 195 G elements/s with 8, 173 with 16 (bench/RESULTS.md).
+    // 8 items per thread: faster than 16 on large scans (bench/RESULTS.md).
     items = 8;
     while (items > 1 && tileBytes(wg, items) > budget) items >>= 1;
   }
@@ -138,6 +138,14 @@ export interface Scanner {
 
 const LABEL = 'primitives::scan';
 const TEST_MODES = ['none', 'hide-odd-tiles', 'aggregates-only'];
+/** The uniform block of scan.wgsl and scan_lookback.wgsl (`Params`). */
+const SCAN_PARAMS = { count: 'u32', flags: 'u32', num_groups: 'u32', pad: 'u32' } as const;
+/** Bindings of scan.wgsl's three entry points and of scan_lookback.wgsl, by their WGSL names. */
+const UPSWEEP = { u: 'uniform', up_src: 'read', up_sums: 'read_write' } as const;
+const DOWNSWEEP = { u: 'uniform', down_src: 'read', down_offsets: 'read', down_dst: 'read_write' } as const;
+const IN_PLACE = { u: 'uniform', inplace_data: 'read_write', down_offsets: 'read' } as const;
+const LOOKBACK = { u: 'uniform', src: 'read', dst: 'read_write', status: 'read_write' } as const;
+type ScanKernel<B extends Bindings> = Kernel<B, typeof SCAN_PARAMS>;
 const INCLUSIVE = 1;
 const HAS_OFFSETS = 2;
 
@@ -155,18 +163,18 @@ export async function createScanner(ctx: GpuContext, maxCount: number, options: 
   }
   const { include, enable } = scanIncludes(ctx);
   const base = { shader: 'primitives/scan', workgroupSize: shape.workgroupSize, include, enable,
-    constants: { ITEMS: shape.itemsPerThread } };
+    constants: { ITEMS: shape.itemsPerThread }, uniforms: SCAN_PARAMS };
   const [upsweep, downsweep, inPlace] = await Promise.all([
-    ctx.kernel({ ...base, label: 'primitives::scanUpsweep', entry: 'upsweep', bindings: ['uniform', 'read', 'rw'] }),
+    ctx.kernel({ ...base, label: 'primitives::scanUpsweep', entry: 'upsweep', bindings: UPSWEEP }),
     ctx.kernel({ ...base, label: 'primitives::scanDownsweep', entry: 'downsweep',
-      bindings: ['uniform', 'read', 'read', 'rw'] }),
+      bindings: DOWNSWEEP }),
     ctx.kernel({ ...base, label: 'primitives::scanDownsweepInPlace', entry: 'downsweep_in_place',
-      bindings: ['uniform', 'rw', 'read'] }),
+      bindings: IN_PLACE }),
   ]);
-  let lookback: { kernel: Kernel; status: GPUBuffer } | null = null;
+  let lookback: { kernel: ScanKernel<typeof LOOKBACK>; status: GPUBuffer } | null = null;
   if (strategy === 'lookback') {
     const kernel = await ctx.kernel({ ...base, shader: 'primitives/scan_lookback', label: 'primitives::scanLookback',
-      entry: 'single_pass', bindings: ['uniform', 'read', 'rw', 'rw'],
+      entry: 'single_pass', bindings: LOOKBACK,
       overrides: { MAX_SPIN: spins, TEST_MODE: TEST_MODES.indexOf(options.lookbackTestMode ?? 'none') } });
     // The tile counter, then four status words per tile.
     const status = ctx.createBuffer('primitives::scanLookbackStatus', 4 + 16 * Math.ceil(maxCount / shape.tile));
@@ -186,10 +194,14 @@ class ScannerImpl implements Scanner {
   constructor(
     readonly maxCount: number,
     readonly shape: BlockShape,
-    private readonly kernels: { upsweep: Kernel; downsweep: Kernel; inPlace: Kernel },
+    private readonly kernels: {
+      upsweep: ScanKernel<typeof UPSWEEP>;
+      downsweep: ScanKernel<typeof DOWNSWEEP>;
+      inPlace: ScanKernel<typeof IN_PLACE>;
+    },
     private readonly sums: GPUBuffer[],
     private readonly noOffsets: GPUBuffer,
-    private readonly lookback: { kernel: Kernel; status: GPUBuffer } | null,
+    private readonly lookback: { kernel: ScanKernel<typeof LOOKBACK>; status: GPUBuffer } | null,
   ) {}
 
   encode(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, mode: ScanMode): void {
@@ -205,8 +217,8 @@ class ScannerImpl implements Scanner {
       const { kernel, status } = this.lookback;
       rec.clear(status, 0, 4 + 16 * tiles);
       rec.dispatch(kernel, {
-        buffers: [words(input, count), words(output, count), { buffer: status, offset: 0, size: 4 + 16 * tiles }],
-        uniforms: [count, flags, tiles, 0],
+        buffers: { src: words(input, count), dst: words(output, count), status: { buffer: status, offset: 0, size: 4 + 16 * tiles } },
+        uniforms: { count, flags, num_groups: tiles },
         groups: tiles,
       });
     } else if (count > 0) {
@@ -221,19 +233,23 @@ class ScannerImpl implements Scanner {
     if (blocks > 1) {
       offsets = this.sums[level];
       rec.dispatch(this.kernels.upsweep, {
-        buffers: [words(input, count), words(offsets, blocks)],
-        uniforms: [count, 0, blocks, 0],
+        buffers: { up_src: words(input, count), up_sums: words(offsets, blocks) },
+        uniforms: { count, num_groups: blocks },
         groups: blocks,
       });
       this.encodeLevel(rec, offsets, offsets, blocks, 0, level + 1);
       flags |= HAS_OFFSETS;
     }
-    const uniforms = [count, flags, blocks, 0];
+    const uniforms = { count, flags, num_groups: blocks };
     if (input === output) {
-      rec.dispatch(this.kernels.inPlace, { buffers: [words(input, count), words(offsets, blocks)], uniforms, groups: blocks });
+      rec.dispatch(this.kernels.inPlace, {
+        buffers: { inplace_data: words(input, count), down_offsets: words(offsets, blocks) },
+        uniforms,
+        groups: blocks,
+      });
     } else {
       rec.dispatch(this.kernels.downsweep, {
-        buffers: [words(input, count), words(offsets, blocks), words(output, count)],
+        buffers: { down_src: words(input, count), down_offsets: words(offsets, blocks), down_dst: words(output, count) },
         uniforms,
         groups: blocks,
       });
