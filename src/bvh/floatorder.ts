@@ -8,12 +8,12 @@ const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
 /** order(bits): flip all bits of negatives, set the sign bit of non-negatives. */
-export function orderBits(bits: number): number {
+function orderBits(bits: number): number {
   return (bits & 0x80000000 ? ~bits : bits | 0x80000000) >>> 0;
 }
 
 /** The inverse of `orderBits`. */
-export function unorderBits(u: number): number {
+function unorderBits(u: number): number {
   return (u & 0x80000000 ? u & 0x7fffffff : ~u) >>> 0;
 }
 

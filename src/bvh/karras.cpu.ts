@@ -64,7 +64,7 @@ function linkNode(h: Hierarchy, n: number, i: number, first: number, last: numbe
 }
 
 /** Karras Fig. 4 for internal node i: [first, last] of its range and its split γ (left child ends at γ). */
-export function determineRange(codes: Uint32Array, n: number, i: number): [number, number, number] {
+function determineRange(codes: Uint32Array, n: number, i: number): [number, number, number] {
   const d = delta(codes, n, i, i + 1) - delta(codes, n, i, i - 1) > 0 ? 1 : -1;
   const dMin = delta(codes, n, i, i - d);
   let lMax = 2;
@@ -86,8 +86,8 @@ export function determineRange(codes: Uint32Array, n: number, i: number): [numbe
 }
 
 /**
- * karrasCpu's hierarchy, bit for bit, built sequentially in O(n) without a search per node (~2× faster on 10^6
- * codes): the binary radix tree is the Cartesian tree of δ_j = δ(j, j + 1) over the n − 1 splits. The node split
+ * karrasCpu's hierarchy, bit for bit, built sequentially in O(n) without a search per node (faster than
+ * karrasCpu: bench/RESULTS.md): the binary radix tree is the Cartesian tree of δ_j = δ(j, j + 1) over the n − 1 splits. The node split
  * at j spans the leaves between the nearest splits on either side with a smaller δ (one monotonic stack finds
  * both); no δ inside a node equals its own (bit δ_j flips once in a sorted range). Karras numbers a node by the
  * end of its range that touches its parent's split: its last leaf when it is a left child, its first when a right

@@ -3,7 +3,7 @@ import { InputError } from '../errors.js';
 import { MAX_COORDINATE } from './layout.js';
 
 /** Checks `dim` and the array's length; returns n. */
-export function pointCount(points: Float32Array, dim: number): number {
+function pointCount(points: Float32Array, dim: number): number {
   if (!(points instanceof Float32Array)) {
     throw new InputError(`Expected points to be a Float32Array, got ${Object.prototype.toString.call(points)}.`);
   }

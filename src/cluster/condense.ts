@@ -39,7 +39,11 @@ export interface Condensed {
   tree: CondensedTree;
   /** Equal to `clusterTreeInfo(tree)`. */
   info: ClusterTreeInfo;
-  /** Equal to `computeStability(tree, info)`, bit for bit (summed in row order). */
+  /**
+   * Every cluster's stability (excess of mass, Campello, Moulavi & Sander 2013, eq. 3, as hdbscan's
+   * `compute_stability`): S(C) = Σ over the rows leaving C of (λ_row − λ_birth(C)) · childSize, the root born at 0,
+   * summed in row order in float64 so that sums agree with hdbscan's bit for bit; index id − n.
+   */
   stability: Float64Array;
   /** The time the layout took here (ms; absent when it came made). */
   layoutMs?: number;

@@ -1,7 +1,8 @@
 /**
  * Labels, membership probabilities, GLOSH scores and cluster persistence in one sequential pass over the condensed
  * tree's rows: the same results as `labelPoints`, `membershipProbabilities`, `outlierScores` and
- * `clusterPersistence` (labels.ts, probabilities.ts, glosh.ts, persistence.ts: the semantics are documented there),
+ * `clusterPersistence` (labels.ts, probabilities.ts, glosh.ts, test/helpers/persistence.ts: the semantics are
+ * documented there),
  * without gathering every point's row first. Each point has exactly one row (n ≥ 2), so its three outputs are
  * written once, where its row is read; the per-cluster tables the pass looks up are small and stay in cache. O(n).
  *

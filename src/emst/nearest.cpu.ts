@@ -23,7 +23,7 @@ import { boxKey, boxKey2, escapeKey, escapeKey2, pointKey, pointKey2 } from './k
 const f32 = Math.fround;
 
 /** Subtrees with at most this many points are scanned point by point (4 to 32 measured within noise). */
-export const LEAF_RANGE = 8;
+const LEAF_RANGE = 8;
 
 /** The per-component best outgoing edge, indexed by component label (the component's smallest Morton position). */
 export interface ComponentBest {
@@ -37,16 +37,6 @@ export interface ComponentBest {
   inside: Uint32Array;
   /** Morton position of the endpoint outside the component. */
   outside: Uint32Array;
-}
-
-export function createComponentBest(n: number): ComponentBest {
-  return {
-    key: new Float32Array(n),
-    lo: new Uint32Array(n),
-    hi: new Uint32Array(n),
-    inside: new Uint32Array(n),
-    outside: new Uint32Array(n),
-  };
 }
 
 /** Mutual reachability inputs, all in Morton order. */

@@ -30,7 +30,7 @@ export interface ScaledInput {
 }
 
 /** The power of two e with |x|·2^e in [1, 2) for the largest |x|, or 0 when no scaling is needed. */
-export function scaleExponent(maxAbs: number): number {
+function scaleExponent(maxAbs: number): number {
   if (!(maxAbs > 0) || (maxAbs >= 2 ** -SAFE_EXPONENT && maxAbs <= 2 ** SAFE_EXPONENT)) return 0;
   return -Math.floor(Math.log2(maxAbs));
 }

@@ -17,7 +17,7 @@ export interface MemoryStats {
 }
 
 /** Storage buffers can be read, written, copied from and to, and used for indirect dispatch. */
-export const STORAGE_USAGE = Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST;
+const STORAGE_USAGE = Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST;
 
 export class BufferTracker {
   private readonly live = new Map<GPUBuffer, number>();

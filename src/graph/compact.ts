@@ -30,7 +30,7 @@ export interface Compaction {
 }
 
 /** Whether `g` claims more vertices than its edges can touch (2 per edge slot) by more than `COMPACT_SLACK`. */
-export function needsCompaction(g: NormalGraph): boolean {
+function needsCompaction(g: NormalGraph): boolean {
   return g.kind === 'edges' && g.numVertices > 2 * g.idCount + COMPACT_SLACK;
 }
 

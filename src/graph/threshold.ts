@@ -10,7 +10,7 @@
  * threshold only moves work between the phases: the forest is the same for every threshold.
  */
 
-export const SAMPLE_COUNT = 20;
+const SAMPLE_COUNT = 20;
 const C = 3;
 
 /** ECL-MST's sample hash (an integer mixer from a well-known Stack Overflow answer). */

@@ -33,7 +33,7 @@ export type NormalGraph =
     };
 
 /** The largest edge-id count: ids must stay below the 0xffffffff sentinel of the GPU's minimum records. */
-export const MAX_EDGE_SLOTS = 0xfffffffe;
+const MAX_EDGE_SLOTS = 0xfffffffe;
 
 const asU32 = (a: Uint32Array | Int32Array): Uint32Array =>
   a instanceof Uint32Array ? a : new Uint32Array(a.buffer, a.byteOffset, a.length);

@@ -145,7 +145,7 @@ export class LineScanner {
 }
 
 /** A decimal number as C's strtod reads it, with inf/infinity/nan words; NaN when it is none. */
-export function parseNumber(t: string): number {
+function parseNumber(t: string): number {
   const lower = t.toLowerCase();
   const body = lower.startsWith('-') || lower.startsWith('+') ? lower.slice(1) : lower;
   if (body === 'inf' || body === 'infinity') return lower.startsWith('-') ? -Infinity : Infinity;

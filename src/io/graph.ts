@@ -44,7 +44,7 @@ export function graphFormatOf(path: string): GraphFormat {
 }
 
 /** Parses graph file contents held in memory. */
-export function parseGraph(bytes: Uint8Array, format: GraphFormat, file: string, options: EdgeListReadOptions = {}): Graph {
+function parseGraph(bytes: Uint8Array, format: GraphFormat, file: string, options: EdgeListReadOptions = {}): Graph {
   switch (format) {
     case 'mtx':
       return parseMatrixMarket(bytes, file);

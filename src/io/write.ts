@@ -16,7 +16,7 @@ export type Column = Float32Array | Float64Array | Int32Array | Uint32Array;
 export type OutputFormat = 'csv' | 'json' | 'npy';
 
 /** Formats parallel columns as CSV text with a header. */
-export function toCsv(columns: Record<string, Column>): string {
+function toCsv(columns: Record<string, Column>): string {
   const names = Object.keys(columns);
   const n = names.length ? columns[names[0]].length : 0;
   for (const k of names) {

@@ -199,7 +199,7 @@ export function checkBins(bins: MstBins): void {
 }
 
 /** √(1 − s) per branch shape (NaN for s > 1, as numpy gives). */
-export function sqrtOneMinus(shapes: Float64Array): Float64Array {
+function sqrtOneMinus(shapes: Float64Array): Float64Array {
   const out = new Float64Array(shapes.length);
   for (let i = 0; i < shapes.length; i++) out[i] = Math.sqrt(1 - shapes[i]);
   return out;

@@ -16,7 +16,7 @@ import { outlierScores } from '../../src/cluster/glosh.js';
 import { labelPoints } from '../../src/cluster/labels.js';
 import { singleLinkage } from '../../src/cluster/linkage.js';
 import { resolveClusterOptions } from '../../src/cluster/options.js';
-import { clusterPersistence } from '../../src/cluster/persistence.js';
+import { clusterPersistence } from '../helpers/persistence.js';
 import { pointResults } from '../../src/cluster/pointResults.js';
 import { membershipProbabilities } from '../../src/cluster/probabilities.js';
 import { selectClusters } from '../../src/cluster/select.js';

@@ -2,8 +2,11 @@
  * Cluster persistence, hdbscan's `cluster_persistence_` (`get_stability_scores`): for label k, the selected
  * cluster's stability (as EOM left it) divided by (points labelled k · the largest λ in the whole tree); 1 where
  * that largest λ is ∞ or 0 or the cluster labels no point. O(n).
+ *
+ * A test oracle (issue 16 moved it here from src/cluster/): the library computes persistence in its fused pass,
+ * src/cluster/pointResults.ts, which test/cpu/cluster.condense.test.ts checks against this.
  */
-import type { CondensedTree } from './types.js';
+import type { CondensedTree } from '../../src/cluster/types.js';
 
 /** One persistence per label. */
 export function clusterPersistence(
