@@ -1,6 +1,6 @@
 // emst(): the exact Euclidean minimum spanning tree of a point cloud, and HDBSCAN*'s mutual-reachability MST.
 // Run after `npm run build`:  node examples/emst.mjs
-import { emst, uniform } from '../dist/index.js';
+import { emst, uniform } from 'treeline';
 
 const points = uniform({ n: 20000, dim: 3, seed: 1 }); // Float32Array, row-major n × 3
 

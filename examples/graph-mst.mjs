@@ -1,6 +1,6 @@
 // graphMst(): the minimum spanning forest of an explicit graph (ECL-MST on the GPU, Kruskal on the CPU).
 // Run after `npm run build`:  node examples/graph-mst.mjs
-import { graphMst } from '../dist/index.js';
+import { graphMst } from 'treeline';
 
 // A 100 × 100 grid with seeded pseudo-random integer weights, as an edge list, plus 5 isolated vertices.
 const side = 100;

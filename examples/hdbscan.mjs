@@ -1,6 +1,6 @@
 // hdbscan(): labels, membership probabilities and GLOSH outlier scores of every point.
 // Run after `npm run build`:  node examples/hdbscan.mjs
-import { blobs, hdbscan } from '../dist/index.js';
+import { blobs, hdbscan } from 'treeline';
 
 // The points of datasets/blobs2d-2000.csv: 4 Gaussian blobs plus 5 % uniform noise, seed 1.
 const points = blobs({ n: 2000, dim: 2, clusters: 4, seed: 1 });

@@ -8,7 +8,7 @@
 // (degrees) → `coords: 'radec'`. The periodic box (`box`) is treeline's own: MiSTree has none, so its
 // edges would not cross the faces. The same from the command line:
 //   treeline generate cosmology -n 20000 -d 3 -o halos.npy && treeline stats halos.npy --periodic 1000 --plot mst.svg
-import { binsOf, cosmology, mstStats, uniform } from '../dist/index.js';
+import { binsOf, cosmology, mstStats, uniform } from 'treeline';
 
 const n = 20000;
 const L = 1000; // cosmology() fills the periodic box [0, 1000)^3

@@ -1,6 +1,6 @@
 // approximatePredict(): labels and probabilities of new points under a fitted model, which saves to JSON.
 // Run after `npm run build`:  node examples/predict.mjs
-import { approximatePredict, blobs, hdbscan, hdbscanModel, loadModel, saveModel, uniform } from '../dist/index.js';
+import { approximatePredict, blobs, hdbscan, hdbscanModel, loadModel, saveModel, uniform } from 'treeline';
 
 const points = blobs({ n: 2000, dim: 2, clusters: 4, seed: 1 });
 const fit = await hdbscan(points, { dim: 2, minClusterSize: 15 });

@@ -1,6 +1,6 @@
 // Cheap re-clustering: one MST and single linkage, then clusterFromSingleLinkage per minClusterSize / method / ε.
 // Run after `npm run build`:  node examples/recluster.mjs
-import { clusterFromSingleLinkage, hdbscan, moons, relativeValidity } from '../dist/index.js';
+import { clusterFromSingleLinkage, hdbscan, moons, relativeValidity } from 'treeline';
 
 const points = moons({ n: 1000, dim: 2, seed: 1 }); // datasets/moons-1000.csv
 const n = points.length / 2;

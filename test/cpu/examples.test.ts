@@ -1,7 +1,8 @@
 /**
  * The scripts in examples/ run as a user runs them (`node examples/<name>.mjs`), as child processes. They import
- * '../dist/index.js', which may be stale or missing while vitest runs the sources, so each is bundled with esbuild
- * with that import pointed at src/index.ts (packages stay external and resolve from this checkout's node_modules:
+ * 'treeline' (and 'treeline/kernels'), which Node resolves to this package's dist/, which may be stale or missing
+ * while vitest runs the sources, so each is bundled with esbuild with those imports pointed at src/index.ts and
+ * src/kernels.ts (other packages stay external and resolve from this checkout's node_modules:
  * the bundle lies in node_modules/.cache, as in test/helpers/cli.process.ts).
  */
 import { execFileSync } from 'node:child_process';
@@ -35,7 +36,8 @@ async function runExample(name: string): Promise<string> {
       {
         name: 'dist-to-src',
         setup(b) {
-          b.onResolve({ filter: /\/dist\/index\.js$/ }, () => ({ path: join(root, 'src', 'index.ts') }));
+          b.onResolve({ filter: /^treeline$/ }, () => ({ path: join(root, 'src', 'index.ts') }));
+          b.onResolve({ filter: /^treeline\/kernels$/ }, () => ({ path: join(root, 'src', 'kernels.ts') }));
         },
       },
     ],
