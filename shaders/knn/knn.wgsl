@@ -1,8 +1,8 @@
 // Exact k nearest neighbours of every point by BVH traversal. CPU twin (the algorithm is described there):
 // src/knn/knn.cpu.ts; BVH layout: src/bvh/layout.ts; distance formula: distance.wgsl.
 //
-// One thread per query, queries in Morton order (thread t = leaf t), 32 threads per workgroup (DESIGN.md: 64 was
-// 14 % slower). The radius starts at the k-th distance to the `window` Morton neighbours; then a stack-based,
+// One thread per query, queries in Morton order (thread t = leaf t), 32 threads per workgroup (faster than 64:
+// bench/RESULTS.md). The radius starts at the k-th distance to the `window` Morton neighbours; then a stack-based,
 // nearest-child-first descent from the header record, pruning by (distance, minIndex) against the current k-th
 // (distance, index). No atomics, no inter-thread communication. k above KMAX runs in passes (src/knn/knn.ts): each
 // finds the next k ≤ KMAX neighbours after the previous pass's last (floor). Constants: D (dimension), KMAX (list

@@ -1,12 +1,10 @@
 /**
  * Host memory for clustering n points, allocated and first touched ahead of time by worker threads (issue 5).
  *
- * Every page of a fresh typed array costs a page fault at its first write (~2.5–3 µs per 4 KiB page on the 2-core
- * machine and the H100's host, single-threaded), and single linkage, condensing and labelling write ~1 GB at 10^7
- * points. `hdbscan()` instead allocates those arrays in shared memory before the MST and has worker threads touch
+ * Every page of a fresh typed array costs a page fault at its first write, and single linkage, condensing and
+ * labelling write ~1 GB at 10^7 points. `hdbscan()` instead allocates those arrays in shared memory before the MST and has worker threads touch
  * them while the GPU computes it; the clustering then writes into memory that is already mapped. The contents are
- * zeros, as a fresh array's. Measured: the linkage alone 1.5 → 1.3 s at 10^7 on the 2-core machine; on the H100's
- * host a same-start A/B showed no gain beyond the noise (bench/RESULTS.md, issue 5). The threaded passes
+ * zeros, as a fresh array's (its measured gain: bench/RESULTS.md, issue 5). The threaded passes
  * (labelling, runts) write into these arrays, and they are what the result's arrays view.
  *
  * The condensed tree's row count (n + 2 · splits) is known only while condensing, so its arrays get room for the

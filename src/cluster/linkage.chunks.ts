@@ -34,8 +34,8 @@
  * Important! claim's racing plain writes: the JS memory model gives plain writes to one word no order that every
  * thread must agree on, but every engine compiles them to plain stores, which cache coherence orders, and the
  * pass ends with a message round trip (a full barrier), after which every end reads the same last value. A
- * compare-and-swap there (first writer wins) made the pass ~2.5× slower on one thread (the locked instruction
- * waits for every load before it).
+ * compare-and-swap there (first writer wins) made the pass much slower (the locked instruction waits for every
+ * load before it; bench/RESULTS.md).
  */
 import { InputError } from '../errors.js';
 import type { QueuedCounts } from './linkage.js';

@@ -17,7 +17,7 @@ const f32 = Math.fround;
 
 /**
  * Key between the query (x0, x1, x2) / `query` and row p of `xs`. Important! Keep this dispatcher and the 2D and 3D
- * kernels tiny: V8 inlines small functions only, and an inlined key is worth ~2× to the traversals.
+ * kernels tiny: V8 inlines small functions only, and the traversals depend on an inlined key (bench/RESULTS.md).
  */
 export function pointKey(
   xs: Float32Array,

@@ -13,8 +13,8 @@
  * cannot beat its last entry; the climb stops once everything outside the ancestor's subtree is provably farther
  * than that entry (keys.cpu.ts, escapeKey). (Processing the points of a small subtree together, with one traversal
  * for the group and a scan of its candidates per point, was measured slower here: the heap work per candidate costs
- * more than the traversal it saves. Starting from the exact k-th key as the radius saved only ~10 %: the climb and
- * its pruning tests, not the list, are the cost.)
+ * more than the traversal it saves. Starting from the exact k-th key as the radius saved little (bench/RESULTS.md):
+ * the climb and its pruning tests, not the list, are the cost.)
  */
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
 import { NONE, STACK_SIZE } from '../bvh/layout.js';

@@ -38,7 +38,7 @@ export interface ReadbackReply {
 
 /**
  * One pass over edges [e0, e1): both sides run it, and readEdges runs 'convert' on one thread straight from the
- * mapped range. Locals, not the edge list's fields, inside the loop: V8 keeps it ~2× faster that way.
+ * mapped range. Locals, not the edge list's fields, inside the loop: V8 keeps it faster that way (bench/RESULTS.md).
  */
 export function readbackPass(job: Pick<ReadbackJob, 'pass' | 'pairs' | 'edges' | 'e0' | 'e1'>): void {
   const { pairs, edges, e0, e1 } = job;

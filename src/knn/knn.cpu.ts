@@ -5,7 +5,7 @@
  * Seed 002 §3 (ArborX's nearest query, Algorithm 2): a stack-based, nearest-child-first descent of the linear BVH
  * (layout in `../bvh/layout.ts`), pruning by the current k-th distance, queries in Morton order. Before the
  * descent the radius starts finite: the k-th smallest distance to the `window` points nearest in Morton order
- * (DESIGN.md measured ~18× for 1-NN on the GPU); the list is then emptied and the descent accepts anything within
+ * (much faster than an infinite start: bench/RESULTS.md); the list is then emptied and the descent accepts anything within
  * that radius, so no candidate is counted twice.
  *
  * Order: ascending (squared distance, original index) — ties break on the smaller index, exactly, because

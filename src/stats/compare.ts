@@ -307,8 +307,7 @@ function chi2Of(parts: Part[], n: number): Chi2 {
 
 /**
  * Δᵀ C⁺ Δ and rank(C) from one ml-matrix SVD, C = U Σ Vᵀ: C⁺ = V Σ⁺ Uᵀ, so Δᵀ C⁺ Δ = Σ_k (v_kᵀΔ)(u_kᵀΔ) / σ_k over
- * σ_k > ε · p · σ_max — ml-matrix's `pseudoInverse` cutoff — without forming C⁺ (which would double the time: ~1 s
- * for MiSTree's 256 bins).
+ * σ_k > ε · p · σ_max — ml-matrix's `pseudoInverse` cutoff — without forming C⁺ (which would double the time).
  */
 function pseudoInverseQuadraticForm(cov: number[][], delta: Float64Array): { q: number; rank: number } {
   const p = delta.length;
