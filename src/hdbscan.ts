@@ -12,13 +12,15 @@
  * `clusterFromSingleLinkage(result.singleLinkage, n, options, result.mst)`: milliseconds, no new MST.
  */
 import { prepareClusterBuffers } from './cluster/buffers.js';
-import { clusterFromMstWithExemplarsThreaded } from './cluster/clusterFromMst.js';
+import { clusterOnHost, type ClusterHost } from './cluster/clusterFromMst.js';
 import { createModel, type HdbscanModel } from './cluster/model.js';
 import { resolveClusterOptions } from './cluster/options.js';
-import type { ClusterOptions, ClusterResult } from './cluster/types.js';
+import type { ClusterOptions, ClusterResult, ClusterTimings } from './cluster/types.js';
 import { emstFor, type EmstBackend, type EmstResult } from './emst/emst.js';
 import { AbortError, InputError } from './errors.js';
 import type { GpuContext } from './gpu/context.js';
+import { startClock } from './host/clock.js';
+import { createHost } from './host/host.js';
 import { resolveThreads } from './host/threads.js';
 import { MAX_DEFAULT_HOST_THREADS } from './host/thresholds.js';
 import { coreDistances } from './knn/core.js';
@@ -72,8 +74,6 @@ export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'> {
   timings: Record<string, number>;
 }
 
-const now = (): number => globalThis.performance.now();
-
 /**
  * Clusters `points` (row-major n × dim) with HDBSCAN*. Reproduces scikit-learn-contrib hdbscan 0.8.43 on the same
  * MST; ties between equal weights break by the canonical edge order, so results are reproducible.
@@ -87,78 +87,55 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   }
   const clusterOptions = resolveClusterOptions(options); // fail fast, before the MST
   const minSamples = options.minSamples ?? clusterOptions.minClusterSize;
-  const { onProgress, signal } = options;
-  const t0 = now();
-
-  // The clustering's arrays (~120 bytes a point, the MST's included) are allocated now and first touched by worker threads while the
-  // MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every core.
-  const dim = options.dim;
-  const typed = points instanceof Float32Array || points instanceof Float64Array;
-  const n = typed && Number.isInteger(dim) && dim > 0 ? Math.floor(points.length / dim) : 0;
+  const { onProgress, signal, dim } = options;
+  const clock = startClock();
+  const n = points instanceof Float32Array || points instanceof Float64Array ? pointCount(points.length, dim) : 0;
   // After a GPU MST the host's cores are free for the clustering's passes: up to 16 by default (8 beside a CPU MST).
   const threads = await resolveThreads(options.threads, n, options.backend === 'cpu' ? undefined : MAX_DEFAULT_HOST_THREADS);
-  const prepared =
-    options.backend === 'cpu' ? null : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
-  const tm = now();
-  let mst: EmstResult;
-  try {
-    mst = await emstFor('hdbscan', points, {
-      dim: options.dim,
-      minSamples,
-      alpha: options.alpha,
-      backend: options.backend,
-      gpu: options.gpu,
-      signal,
-      threads: options.threads,
-      onProgress: progressSpan(onProgress, 0, 0.9),
-      // The GPU's edges go straight into the buffers (payload: condensing's scratch, free until then), the read-back's
-      // host work on the threads.
-      readInto: prepared
-        ? { edges: prepared.buffers.mst, scratch: prepared.buffers.payload, threads, ready: prepared.touched }
-        : undefined,
-    });
-  } catch (e) {
+  // The clustering's arrays (~120 bytes a point, the MST's included) are allocated now and first touched by worker
+  // threads while the MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every core.
+  const prepared = options.backend === 'cpu' ? null : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
+  const host: ClusterHost = { ...createHost(threads), buffers: prepared?.buffers, fromEmst: true };
+  clock.lap('hdbscan::prepare');
+  // The GPU's edges go straight into the buffers (payload: condensing's scratch, free until then), the read-back's
+  // host work on the threads.
+  const readInto = prepared ? { edges: prepared.buffers.mst, scratch: prepared.buffers.payload, threads, ready: prepared.touched } : undefined;
+  const emstOptions = { dim, minSamples, alpha: options.alpha, backend: options.backend, gpu: options.gpu, signal, threads: options.threads };
+  const mst = await emstFor('hdbscan', points, { ...emstOptions, onProgress: progressSpan(onProgress, 0, 0.9), readInto }).catch(async (e) => {
     await prepared?.touched.catch(() => undefined);
     throw e;
-  }
-  const tw = now();
+  });
+  clock.skip();
   if (prepared) await prepared.touched;
-  const waitMs = now() - tw;
+  clock.lap('hdbscan::wait');
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
   onProgress?.(0.9, 'cluster');
-
   // The exemplars are gathered in the labelling pass (`exemplars()` would read the condensed tree twice more).
-  const { result: clusters, exemplars: found, exemplarsMs } = await clusterFromMstWithExemplarsThreaded(
-    mst,
-    n,
-    clusterOptions,
-    { threads, fromEmst: true, buffers: prepared?.buffers },
-  );
-  const t2 = now();
+  const { result: clusters, exemplars, exemplarsMs } = await clusterOnHost(mst, n, clusterOptions, host);
+  const total = clock.total();
   onProgress?.(1, 'cluster');
+  const timings = { ...mst.timings, ...clusterTimings(clusters.timings, exemplarsMs), ...clock.laps, 'hdbscan::total': total };
+  // clusterOnHost keeps the input's arrays when they are already canonical, as emst() delivers them.
+  return { ...clusters, mst, exemplars, minSamples, backend: mst.backend, timings };
+}
 
-  const c = clusters.timings;
-  const timings: Record<string, number> = {
-    ...mst.timings,
+/** n for well-formed input (validation, in emst(), names anything else). */
+function pointCount(length: number, dim: number): number {
+  return Number.isInteger(dim) && dim > 0 ? Math.floor(length / dim) : 0;
+}
+
+/** The clustering's timings under the `cluster::…` labels. */
+function clusterTimings(c: ClusterTimings, exemplarsMs: number): Record<string, number> {
+  const parts = c.condenseParts;
+  return {
     'cluster::sort': c.sort,
     'cluster::linkage': c.linkage,
     'cluster::condense': c.condense,
-    ...(c.condenseParts
-      ? {
-          'cluster::condense.layout': c.condenseParts.layout,
-          'cluster::condense.sweep': c.condenseParts.sweep,
-          'cluster::condense.runts': c.condenseParts.runts,
-        }
-      : {}),
+    ...(parts ? { 'cluster::condense.layout': parts.layout, 'cluster::condense.sweep': parts.sweep, 'cluster::condense.runts': parts.runts } : {}),
     'cluster::select': c.select,
     'cluster::label': c.label,
     'cluster::exemplars': exemplarsMs,
-    'hdbscan::prepare': tm - t0,
-    'hdbscan::wait': waitMs,
-    'hdbscan::total': t2 - t0,
   };
-  // clusterFromMst keeps the input's arrays when they are already canonical, as emst() delivers them.
-  return { ...clusters, mst, exemplars: found, minSamples, backend: mst.backend, timings };
 }
 
 /**

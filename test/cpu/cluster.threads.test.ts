@@ -10,20 +10,43 @@
  * with it (condense.layout.ts). The worker script is bundled from the sources (test/helpers/workers.ts).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  clusterFromMstWithExemplars,
-  clusterFromMstWithExemplarsThreaded,
-} from '../../src/cluster/clusterFromMst.js';
+import { clusterFromMstWithExemplars, clusterOnHost, type ClusterHost } from '../../src/cluster/clusterFromMst.js';
 import { maxCondensedRows, prepareClusterBuffers, type ClusterBuffers } from '../../src/cluster/buffers.js';
 import { layoutThreadStats, runtThreadStats } from '../../src/cluster/condense.threads.js';
 import { canonicalMst } from '../../src/cluster/edgeOrder.js';
 import { linkageThreadStats } from '../../src/cluster/linkage.threads.js';
 import { pointThreadStats } from '../../src/cluster/pointResults.threads.js';
 import type { ClusterOptions, MstEdges } from '../../src/cluster/types.js';
+import { createHost } from '../../src/host/host.js';
+import type { Thresholds } from '../../src/host/thresholds.js';
 import { mulberry32 } from '../helpers/random.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
 useBundledWorkerScript('treeline-cluster-threads-');
+
+/** The knobs these tests turn. */
+interface How {
+  threads: number;
+  fromEmst: boolean;
+  buffers?: ClusterBuffers;
+  /** Thresholds lowered so that the threaded paths run on small trees (src/host/thresholds.ts). */
+  minPoints?: number;
+  gatherMinPoints?: number;
+  minRunts?: number;
+  linkageMinPoints?: number;
+  linkageChunks?: number;
+}
+
+/** The host `clusterOnHost` runs on for `how`. */
+function host(how: How): ClusterHost {
+  const lowered: Partial<Thresholds> = {};
+  if (how.minPoints !== undefined) lowered.labelMinPoints = how.minPoints;
+  if (how.gatherMinPoints !== undefined) lowered.gatherMinPoints = how.gatherMinPoints;
+  if (how.minRunts !== undefined) lowered.minRuntsPerThread = how.minRunts;
+  if (how.linkageMinPoints !== undefined) lowered.linkageMinPoints = how.linkageMinPoints;
+  if (how.linkageChunks !== undefined) lowered.linkageChunks = how.linkageChunks;
+  return { ...createHost(how.threads, lowered), buffers: how.buffers, fromEmst: how.fromEmst };
+}
 
 /** A random recursive tree of n points with weights drawn from `levels` values (0 among them: duplicates). */
 function randomMst(n: number, seed: number, levels: number): MstEdges {
@@ -60,15 +83,15 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         const runs = pointThreadStats.runs;
         const how = { threads: 3, fromEmst: false, minPoints: 64, minRunts: 1 };
         const runtRuns = runtThreadStats.runs;
-        const plain = await clusterFromMstWithExemplarsThreaded(mst, n, options, how);
-        const gathered = await clusterFromMstWithExemplarsThreaded(mst, n, options, { ...how, gatherMinPoints: 0 });
+        const plain = await clusterOnHost(mst, n, options, host(how));
+        const gathered = await clusterOnHost(mst, n, options, host({ ...how, gatherMinPoints: 0 }));
         const ahead: (typeof plain)[] = [];
         for (const gatherMinPoints of [undefined, 0]) {
           const prepared = await prepareClusterBuffers(n, options.minClusterSize, 2, 64);
           expect(prepared).not.toBeNull();
           await prepared!.touched;
           const { buffers } = prepared!;
-          const run = await clusterFromMstWithExemplarsThreaded(mst, n, options, { ...how, buffers, gatherMinPoints });
+          const run = await clusterOnHost(mst, n, options, host({ ...how, buffers, gatherMinPoints }));
           expect(run.result.labels).toBe(buffers.labels);
           expect(run.result.singleLinkage.left).toBe(buffers.linkage.left);
           expect(run.result.condensedTree.parent.buffer).toBe(buffers.rows.parent.buffer);
@@ -89,7 +112,7 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
           const { buffers } = prepared!;
           putSorted(buffers);
           const linked = { ...how, threads: 6, buffers, fromEmst: true, linkageMinPoints: 0, linkageChunks };
-          ahead.push(await clusterFromMstWithExemplarsThreaded(buffers.mst, n, options, linked));
+          ahead.push(await clusterOnHost(buffers.mst, n, options, host(linked)));
         }
         expect(linkageThreadStats.runs, 'single linkage ran on the threads').toBe(linkageRuns + 2);
         expect(layoutThreadStats.runs, "and condensing's layout").toBe(layoutRuns + 2);
@@ -98,7 +121,7 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
         await few!.touched;
         putSorted(few!.buffers);
         const fewHow = { ...how, threads: 5, buffers: few!.buffers, fromEmst: true, linkageMinPoints: 0 };
-        ahead.push(await clusterFromMstWithExemplarsThreaded(few!.buffers.mst, n, options, fewHow));
+        ahead.push(await clusterOnHost(few!.buffers.mst, n, options, host(fewHow)));
         expect(linkageThreadStats.runs, 'not with 5 threads').toBe(linkageRuns + 2);
         expect(layoutThreadStats.runs, 'not with 5 threads').toBe(layoutRuns + 2);
         expect(pointThreadStats.runs, 'the threaded path ran').toBe(runs + 7);
@@ -163,13 +186,8 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
   it('runs on one thread below its size, or with threads: 1', async () => {
     const mst = randomMst(5000, 3, 100);
     const runs = pointThreadStats.runs;
-    const small = await clusterFromMstWithExemplarsThreaded(mst, 5000, { minClusterSize: 10 }, { threads: 4, fromEmst: false });
-    const single = await clusterFromMstWithExemplarsThreaded(
-      mst,
-      5000,
-      { minClusterSize: 10 },
-      { threads: 1, fromEmst: false, minPoints: 64 },
-    );
+    const small = await clusterOnHost(mst, 5000, { minClusterSize: 10 }, host({ threads: 4, fromEmst: false }));
+    const single = await clusterOnHost(mst, 5000, { minClusterSize: 10 }, host({ threads: 1, fromEmst: false, minPoints: 64 }));
     expect(pointThreadStats.runs).toBe(runs);
     expect(small.result.labels.buffer).toBeInstanceOf(ArrayBuffer);
     expect(Array.from(single.result.labels)).toEqual(Array.from(small.result.labels));
