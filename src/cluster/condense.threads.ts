@@ -23,6 +23,7 @@ import type { ClusterBuffers } from './buffers.js';
 import { chunkBounds, defaultChunks } from './linkage.chunks.js';
 import type { QueuedCounts } from './linkage.js';
 import type { SingleLinkageTree } from './types.js';
+import { THRESHOLDS } from '../host/thresholds.js';
 
 /** One range of runts as a worker receives it. */
 export interface FillRuntsJob {
@@ -49,9 +50,6 @@ export function runFillRuntsJob(job: FillRuntsJob): FillRuntsReply {
   return { id: job.id };
 }
 
-/** Runts per thread below which one thread fills them all. */
-const MIN_RUNTS_PER_THREAD = 4096;
-
 /** Counts of the threaded path, for tests that must know it ran (cumulative per process). */
 export const runtThreadStats = { runs: 0 };
 
@@ -67,7 +65,7 @@ export async function fillRuntsThreaded(
   n: number,
   minClusterSize: number,
   threads: number,
-  minPerThread = MIN_RUNTS_PER_THREAD,
+  minPerThread = THRESHOLDS.minRuntsPerThread,
 ): Promise<boolean> {
   const parts = Math.min(threads, Math.floor(runts.count / Math.max(1, minPerThread)));
   const shared = [child, runts.deferred, left, right].every((a) => a.buffer instanceof SharedArrayBuffer);

@@ -9,14 +9,10 @@
  */
 import { InputError } from '../errors.js';
 import type { MstEdges, SingleLinkageTree } from './types.js';
+import { THRESHOLDS } from '../host/thresholds.js';
 
 /** Edges per block whose union-find records are touched before the block is merged (64–256 measured alike). */
 const PREFETCH_BLOCK = 64;
-/**
- * Points from which the blocks are touched first: below, the records (8 bytes a point) stay in the last-level
- * cache and the touching loops only cost (bench/RESULTS.md).
- */
-const PREFETCH_MIN_POINTS = 1 << 21;
 let prefetchSink = 0;
 
 /**
@@ -89,7 +85,7 @@ export function singleLinkage(
   // another they wait on each other. So each block of edges is first touched, level by level, in loops whose
   // loads do not depend on each other (the CPU overlaps the misses), and then merged from a warm cache: faster on
   // a busy machine (other processes sharing the memory system), the same on an idle one (bench/RESULTS.md).
-  const prefetch = n >= PREFETCH_MIN_POINTS;
+  const prefetch = n >= THRESHOLDS.prefetchMinPoints;
   let touched = 0;
   for (let i0 = 0; i0 < m; i0 += PREFETCH_BLOCK) {
     const i1 = Math.min(m, i0 + PREFETCH_BLOCK);

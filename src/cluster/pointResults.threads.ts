@@ -23,9 +23,7 @@ import {
   type PointTables,
 } from './pointResults.js';
 import type { CondensedTree, ResolvedClusterOptions } from './types.js';
-
-/** Rows from which the pass is split (below, a worker's message costs more than its share saves). */
-export const THREADED_MIN_ROWS = 1 << 19;
+import { THRESHOLDS } from '../host/thresholds.js';
 
 /** One range of rows as a worker receives it: every array lies in shared memory. */
 export interface PointRowsJob {
@@ -75,7 +73,7 @@ export async function pointResultsThreaded(
   options: ResolvedClusterOptions,
   exemplars: ExemplarCollector | undefined,
   threads: number,
-  minRows = THREADED_MIN_ROWS,
+  minRows = THRESHOLDS.labelMinPoints,
   into?: Omit<PointOutputs, 'counts'>,
 ): Promise<PointResults | null> {
   const rows = tree.parent.length;

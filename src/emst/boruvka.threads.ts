@@ -18,6 +18,7 @@ import { nextMessageId, postToWorkers, type JobTable, type WorkerReply } from '.
 import { AbortError } from '../errors.js';
 import { mergeCanonical, sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 import { allocator, claimChunks, mergeBest, phaseMark, RoundWork, type LocalBest, type RoundShared } from './rounds.cpu.js';
+import { THRESHOLDS } from '../host/thresholds.js';
 
 /** Once per run: the shared state and this worker's own minima. */
 export interface BoruvkaSetup {
@@ -51,9 +52,6 @@ export interface SortEdges {
   edges: EdgeList;
   into: EdgeList;
 }
-
-/** The edge sort splits in two halves (one on a worker, then a merge) from this many edges on. */
-const SPLIT_SORT_MIN = 50_000;
 
 /** A worker's answer to a phase: the chunks it ran, or the error that stopped it. */
 export interface BoruvkaReply extends WorkerReply {
@@ -156,7 +154,7 @@ export class BoruvkaThreads {
    */
   async sortEdges(edges: EdgeList, signal?: AbortSignal): Promise<EdgeList> {
     const m = edges.sources.length;
-    if (m < SPLIT_SORT_MIN) return sortEdgesCanonical(edges);
+    if (m < THRESHOLDS.splitSortMinEdges) return sortEdgesCanonical(edges);
     await this.checkAlive();
     const half = m >>> 1;
     const part = (a: number, b: number): EdgeList => ({
