@@ -5,7 +5,8 @@
  * than at `treeline`'s door. Node and bundlers only (no browser bundle of its own; a bundler builds it from
  * dist/kernels.js like any ES module).
  */
-export { buildBvh, buildBvhCpu, type GpuBvh, type BvhCpu } from './bvh/index.js';
+export { buildBvh, type GpuBvh } from './bvh/lbvh.js';
+export { buildBvhCpu, type BvhCpu } from './bvh/lbvh.cpu.js';
 export { createUnionFind, unionFindLabels, type GpuUnionFind } from './unionfind/unionfind.js';
 export { UnionFind, unionFindLabelsCpu } from './unionfind/unionfind.cpu.js';
 export {

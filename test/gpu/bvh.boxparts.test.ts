@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createBoxParts } from '../../src/bvh/boxparts.js';
 import { allocateBvh, createBvhBuilder } from '../../src/bvh/lbvh.js';
 import { buildBvhCpu } from '../../src/bvh/lbvh.cpu.js';
-import { readBvh } from '../../src/bvh/readback.js';
+import { readBvh } from '../helpers/bvh.readback.js';
 import { emst } from '../../src/emst/emst.js';
 import { InputError } from '../../src/errors.js';
 import type { GpuContext } from '../../src/gpu/context.js';

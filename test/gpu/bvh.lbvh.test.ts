@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { allocateBvh, buildBvh, createBvhBuilder } from '../../src/bvh/lbvh.js';
-import { readBvh } from '../../src/bvh/readback.js';
+import { readBvh } from '../helpers/bvh.readback.js';
 import { buildBvhCpu, type BvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import { mortonCodesCpu, quantScale } from '../../src/bvh/morton.cpu.js';
 import { sortCodesCpu } from '../../src/bvh/sort.cpu.js';

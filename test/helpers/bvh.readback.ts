@@ -1,8 +1,9 @@
-/** Reads a GPU BVH back into the CPU twin's layout (tests, debugging, and GPU-built trees on the CPU). */
-import type { GpuContext } from '../gpu/context.js';
-import type { BvhCpu } from './lbvh.cpu.js';
-import type { GpuBvh } from './lbvh.js';
-import { boxWords } from './layout.js';
+/** Reads a GPU BVH back into the CPU twin's layout, to compare it with buildBvhCpu's (issue 16 moved it here from
+ * src/bvh/readback.ts: only tests used it). */
+import type { GpuContext } from '../../src/gpu/context.js';
+import type { BvhCpu } from '../../src/bvh/lbvh.cpu.js';
+import type { GpuBvh } from '../../src/bvh/lbvh.js';
+import { boxWords } from '../../src/bvh/layout.js';
 
 export async function readBvh(ctx: GpuContext, bvh: GpuBvh): Promise<BvhCpu> {
   const { n, dim } = bvh;
