@@ -22,7 +22,7 @@ import type { GpuContext } from './gpu/context.js';
 import { startClock } from './host/clock.js';
 import { createHost } from './host/host.js';
 import { resolveThreads } from './host/threads.js';
-import { MAX_DEFAULT_HOST_THREADS } from './host/thresholds.js';
+import { MAX_DEFAULT_HOST_THREADS, MAX_DEFAULT_THREADS } from './host/thresholds.js';
 import { coreDistances } from './knn/core.js';
 import { progressSpan, type ProgressCallback } from './progress.js';
 
@@ -100,8 +100,10 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   // The GPU's edges go straight into the buffers (payload: condensing's scratch, free until then), the read-back's
   // host work on the threads.
   const readInto = prepared ? { edges: prepared.buffers.mst, scratch: prepared.buffers.payload, threads, ready: prepared.touched } : undefined;
-  const emstOptions = { dim, minSamples, alpha: options.alpha, backend: options.backend, gpu: options.gpu, signal, threads: options.threads };
-  const mst = await emstFor('hdbscan', points, { ...emstOptions, onProgress: progressSpan(onProgress, 0, 0.9), readInto }).catch(async (e) => {
+  // A CPU MST takes at most 8 of them by default (as emst()'s): min(threads, 8), so the count is resolved once.
+  const emstThreads = options.threads ?? Math.min(threads, MAX_DEFAULT_THREADS);
+  const emstOptions = { dim, minSamples, alpha: options.alpha, backend: options.backend, gpu: options.gpu, signal, threads: emstThreads };
+  const mst = await emstFor('hdbscan', points, { ...emstOptions, onProgress: progressSpan(onProgress, 0, 0.9) }, { readInto }).catch(async (e) => {
     await prepared?.touched.catch(() => undefined);
     throw e;
   });

@@ -24,6 +24,7 @@ import { noteCpuFallback } from '../gpu/fallback.js';
 import { progressSpan } from '../progress.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
 import { emstGpu } from './emst.gpu.js';
+import type { ReadbackInto } from './readback.threads.js';
 import type { EdgeList } from './edges.cpu.js';
 import { validateEmstInput, type EmstOptions } from './validate.js';
 import { scaleInput, unscaleWeights } from './scale.js';
@@ -37,6 +38,15 @@ export interface EmstResult extends EdgeList {
   timings?: Record<string, number>;
   /** The backend that computed the tree. */
   backend: 'gpu' | 'cpu';
+}
+
+/** What hdbscan() hands emst() beside the public options (internal: never part of EmstOptions). */
+export interface EmstInternal {
+  /**
+   * Shared arrays for the GPU backend to read the edges into, its host work then on the host's threads
+   * (src/emst/readback.threads.ts). The CPU backend ignores it.
+   */
+  readInto?: ReadbackInto;
 }
 
 /**
@@ -57,9 +67,14 @@ export async function emst(points: Float32Array | Float64Array, options: EmstOpt
 /**
  * `emst()` on behalf of another entry point (`caller`: 'hdbscan', 'mstStats'), which the note on stderr names when
  * `backend: 'auto'` runs on the CPU (src/gpu/fallback.ts). 'auto' never takes a software adapter (src/gpu/adapter.ts);
- * a context the caller passed is used as it is.
+ * a context the caller passed is used as it is. `internal`: what only hdbscan() passes (EmstInternal).
  */
-export async function emstFor(caller: string, points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
+export async function emstFor(
+  caller: string,
+  points: Float32Array | Float64Array,
+  options: EmstOptions,
+  internal: EmstInternal = {},
+): Promise<EmstResult> {
   const tv = performance.now();
   // Coordinates brought to unit scale by a power of two (exact), weights scaled back in finish(): no key overflows
   // or underflows at any scale float32 holds (scale.ts, issue 15 §4.1).
@@ -94,7 +109,7 @@ export async function emstFor(caller: string, points: Float32Array | Float64Arra
         hardwareOnly: input.backend === 'auto',
         onProgress,
         signal: options.signal,
-        readInto: options.readInto,
+        readInto: internal.readInto,
       });
       return finish(r, t0, 'gpu');
     } catch (e) {

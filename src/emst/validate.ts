@@ -7,7 +7,6 @@
  * resolution become duplicates. That is documented behaviour, not an error; a value beyond float32's range is.
  */
 import { MAX_COORDINATE } from '../bvh/layout.js';
-import type { ReadbackInto } from './readback.threads.js';
 import { InputError } from '../errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { ProgressCallback } from '../progress.js';
@@ -55,11 +54,6 @@ export interface EmstOptions {
    * thread. Browsers and runtimes without worker threads always use one.
    */
   threads?: number;
-  /**
-   * Internal (hdbscan()): shared arrays for the GPU backend to read the edges into, its host work then on threads
-   * (src/emst/readback.threads.ts). The CPU backend ignores it.
-   */
-  readInto?: ReadbackInto;
 }
 
 /** The input after validation: float32 points and every option resolved. */
