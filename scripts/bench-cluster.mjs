@@ -183,18 +183,12 @@ for (const kind of trees) {
           buffers.mst.weights.set(mst.weights);
           edges = buffers.mst;
         }
-        ({ result, exemplars: found, exemplarsMs } = await cluster.clusterFromMstWithExemplarsThreaded(
-          edges,
-          n,
-          { minClusterSize },
-          {
-            threads,
-            fromEmst: withBuffers,
-            buffers,
-            linkageMinPoints: linkageMin === null ? undefined : Number(linkageMin),
-            linkageChunks: linkageChunks === null ? undefined : Number(linkageChunks),
-          },
-        ));
+        // hdbscan()'s host: these threads, the buffers, and the thresholds the options lower (src/host/thresholds.ts).
+        const lowered = {};
+        if (linkageMin !== null) lowered.linkageMinPoints = Number(linkageMin);
+        if (linkageChunks !== null) lowered.linkageChunks = Number(linkageChunks);
+        const host = { ...cluster.createHost(threads, lowered), buffers, fromEmst: withBuffers };
+        ({ result, exemplars: found, exemplarsMs } = await cluster.clusterOnHost(edges, n, { minClusterSize }, host));
       } else if (cluster.clusterFromMstWithExemplars) {
         ({ result, exemplars: found, exemplarsMs } = cluster.clusterFromMstWithExemplars(mst, n, { minClusterSize }));
       } else {
