@@ -16,7 +16,7 @@
  * The build is one recording: no read-back, so it can sit in one submission with the traversal that follows.
  */
 import type { GpuContext } from '../gpu/context.js';
-import type { Kernel } from '../gpu/kernel.js';
+import type { Bindings, UniformLayout } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
@@ -24,17 +24,14 @@ import { boxLimitMessage, createBoxParts } from './boxparts.js';
 import { BOX_PARTS, bitsPerAxis, boxPartRecords, boxRecords, boxWords, codeBits, maxCell, pointsForBoxRecords } from './layout.js';
 import { checkPoints } from './points.js';
 
-/** A BVH in GPU buffers, sized for `capacity` points; `n` is the point count of the last build into it. */
-export interface GpuBvh {
-  /** Points of the last build (0 before any). */
-  n: number;
+/**
+ * The buffers of an n-point BVH that traversals read (layout.ts): what the k-NN search and Borůvka take, whether
+ * the BVH was built on the GPU (GpuBvh) or uploaded from the CPU twin (upload.ts).
+ */
+export interface BvhBuffers {
+  /** Points of the BVH (for a GpuBvh: of the last build, 0 before any). */
+  readonly n: number;
   readonly dim: number;
-  /** The largest n the buffers hold. */
-  readonly capacity: number;
-  /** 3·dim f32: lo[dim], hi[dim], scale[dim] (`bvh::frame`). */
-  readonly frame: GPUBuffer;
-  /** n vec2u sorted Morton codes, .x low word (`bvh::codes`). */
-  readonly codes: GPUBuffer;
   /** n u32: original index of leaf j (`bvh::order`). */
   readonly order: GPUBuffer;
   /** n × dim f32: the points in Morton order (`bvh::sortedPoints`). */
@@ -49,6 +46,17 @@ export interface GpuBvh {
   readonly parents: GPUBuffer;
   /** Frees every buffer. */
   destroy(): void;
+}
+
+/** A BVH in GPU buffers, sized for `capacity` points; `n` is the point count of the last build into it. */
+export interface GpuBvh extends BvhBuffers {
+  n: number;
+  /** The largest n the buffers hold. */
+  readonly capacity: number;
+  /** 3·dim f32: lo[dim], hi[dim], scale[dim] (`bvh::frame`). */
+  readonly frame: GPUBuffer;
+  /** n vec2u sorted Morton codes, .x low word (`bvh::codes`). */
+  readonly codes: GPUBuffer;
 }
 
 /** Allocates the buffers of a BVH of up to `capacity` points of dimension `dim`. */
@@ -127,6 +135,31 @@ export interface BvhBuilder {
 
 const BOUNDS_MAX_GROUPS = 1024;
 
+/** Each build kernel's bindings and uniform block (shaders/bvh/<name>.wgsl), by their WGSL names. */
+const ONLY_N = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
+const BOUNDS = {
+  bindings: { bp: 'uniform', points: 'read', acc: 'read_write' },
+  uniforms: { n: 'u32', threads: 'u32', pad0: 'u32', pad1: 'u32' },
+} as const;
+const FRAME = {
+  bindings: { u: 'uniform', acc: 'read', frame: 'read_write' },
+  uniforms: { bits: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' },
+} as const;
+const MORTON = {
+  bindings: { mp: 'uniform', points: 'read', frame: 'read', codes: 'read_write', values: 'read_write' },
+  uniforms: { n: 'u32', bits: 'u32', max_cell: 'f32', pad: 'u32' },
+} as const;
+const GATHER = { bindings: { gp: 'uniform', points: 'read', order: 'read', sorted: 'read_write' }, uniforms: ONLY_N } as const;
+const BOXES_RW = { boxes0: 'read_write', boxes1: 'read_write', boxes2: 'read_write' } as const;
+const KARRAS = {
+  bindings: { u: 'uniform', codes: 'read', links: 'read_write', ranges: 'read_write', parents: 'read_write', ...BOXES_RW },
+  uniforms: ONLY_N,
+} as const;
+const REFIT = {
+  bindings: { u: 'uniform', sorted: 'read', order: 'read', parents: 'read', links: 'read_write', ...BOXES_RW, ranges: 'read' },
+  uniforms: ONLY_N,
+} as const;
+
 /** Compiles (once per device and dim) the build kernels and allocates the scratch for up to maxCount points. */
 export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptions): Promise<BvhBuilder> {
   const { maxCount, dim } = options;
@@ -137,9 +170,9 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   if (!Number.isInteger(direct) || direct < 1) {
     throw new InputError(`Expected refitDirect to be an integer ≥ 1, got ${direct}.`);
   }
-  const spec = (
+  const spec = <const B extends Bindings, const U extends UniformLayout>(
     name: string,
-    bindings: ('uniform' | 'read' | 'rw')[],
+    { bindings, uniforms }: { bindings: B; uniforms: U },
     workgroupSize = wg,
     constants: Record<string, number> = {},
   ) => ({
@@ -147,24 +180,23 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     shader: `bvh/${name}`,
     entry: 'main',
     bindings,
+    uniforms,
     workgroupSize,
     include: ['common/grid', 'bvh/floatorder'],
     constants: { D: dim, ...parts.constants, ...constants },
   });
-  const [bounds, frame, morton, gather, karras, refit]: Kernel[] = await Promise.all([
-    ctx.kernel(spec('bounds', ['uniform', 'read', 'rw'])),
-    ctx.kernel(spec('frame', ['uniform', 'read', 'rw'], 32)),
-    ctx.kernel(spec('morton', ['uniform', 'read', 'read', 'rw', 'rw'])),
-    ctx.kernel(spec('gather', ['uniform', 'read', 'read', 'rw'])),
-    ctx.kernel(spec('karras', ['uniform', 'read', 'rw', 'rw', 'rw', 'rw', 'rw', 'rw'])),
-    ctx.kernel(spec('refit', ['uniform', 'read', 'read', 'read', 'rw', 'rw', 'rw', 'rw', 'read'], wg, { DIRECT: direct })),
+  const [bounds, frame, morton, gather, karras, refit] = await Promise.all([
+    ctx.kernel(spec('bounds', BOUNDS)),
+    ctx.kernel(spec('frame', FRAME, 32)),
+    ctx.kernel(spec('morton', MORTON)),
+    ctx.kernel(spec('gather', GATHER)),
+    ctx.kernel(spec('karras', KARRAS)),
+    ctx.kernel(spec('refit', REFIT, wg, { DIRECT: direct })),
   ]);
   const sorter: RadixSorter = await createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 });
   const acc = ctx.createBuffer('bvh::boundsAcc', 8 * dim);
   const bits = bitsPerAxis(dim);
-  const mortonUniforms = new Uint32Array(4);
-  mortonUniforms[1] = bits;
-  new Float32Array(mortonUniforms.buffer)[2] = maxCell(bits);
+  const cell = maxCell(bits);
   let destroyed = false;
 
   const check = (n: number, bvh: GpuBvh) => {
@@ -185,12 +217,11 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       if (n === 0) return;
       const groups = Math.min(Math.ceil(n / wg), BOUNDS_MAX_GROUPS);
       rec.clear(acc);
-      rec.dispatch(bounds, { buffers: [points, acc], uniforms: [n, groups * wg, 0, 0], groups });
-      rec.dispatch(frame, { buffers: [acc, bvh.frame], uniforms: [bits, 0, 0, 0], threads: dim });
-      mortonUniforms[0] = n;
+      rec.dispatch(bounds, { buffers: { points, acc }, uniforms: { n, threads: groups * wg }, groups });
+      rec.dispatch(frame, { buffers: { acc, frame: bvh.frame }, uniforms: { bits }, threads: dim });
       rec.dispatch(morton, {
-        buffers: [points, bvh.frame, bvh.codes, bvh.order],
-        uniforms: mortonUniforms.slice(),
+        buffers: { points, frame: bvh.frame, codes: bvh.codes, values: bvh.order },
+        uniforms: { n, bits, max_cell: cell },
         threads: n,
       });
     },
@@ -202,16 +233,17 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       check(n, bvh);
       bvh.n = n;
       if (n === 0) return;
-      const u = [n, 0, 0, 0];
-      const boxes = parts.bind(bvh.boxes, n);
-      rec.dispatch(gather, { buffers: [points, bvh.order, bvh.sortedPoints], uniforms: u, threads: n });
+      const u = { n };
+      const [boxes0, boxes1, boxes2] = parts.bind(bvh.boxes, n);
+      const { order, links, ranges, parents } = bvh;
+      rec.dispatch(gather, { buffers: { points, order, sorted: bvh.sortedPoints }, uniforms: u, threads: n });
       rec.dispatch(karras, {
-        buffers: [bvh.codes, bvh.links, bvh.ranges, bvh.parents, ...boxes],
+        buffers: { codes: bvh.codes, links, ranges, parents, boxes0, boxes1, boxes2 },
         uniforms: u,
         threads: Math.max(n - 1, 1),
       });
       rec.dispatch(refit, {
-        buffers: [bvh.sortedPoints, bvh.order, bvh.parents, bvh.links, ...boxes, bvh.ranges],
+        buffers: { sorted: bvh.sortedPoints, order, parents, links, boxes0, boxes1, boxes2, ranges },
         uniforms: u,
         threads: 2 * n - 1,
       });

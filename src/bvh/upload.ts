@@ -4,21 +4,10 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { BvhCpu } from './lbvh.cpu.js';
+import type { BvhBuffers } from './lbvh.js';
 import { boxRecords, boxWords } from './layout.js';
 
-export interface UploadedBvh {
-  n: number;
-  dim: number;
-  sortedPoints: GPUBuffer;
-  order: GPUBuffer;
-  links: GPUBuffer;
-  boxes: GPUBuffer;
-  ranges: GPUBuffer;
-  parents: GPUBuffer;
-  destroy(): void;
-}
-
-export function uploadBvhCpu(ctx: GpuContext, bvh: BvhCpu, label = 'bvh::uploaded'): UploadedBvh {
+export function uploadBvhCpu(ctx: GpuContext, bvh: BvhCpu, label = 'bvh::uploaded'): BvhBuffers {
   const up = (name: string, a: ArrayBufferView) => ctx.upload(`${label}.${name}`, a);
   const buffers = {
     sortedPoints: up('sortedPoints', bvh.sortedPoints),

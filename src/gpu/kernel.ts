@@ -42,7 +42,11 @@ export type BufferName<B> = B extends readonly unknown[]
 
 /** Values of a uniform layout's fields (`pad*` fields may be left out; absent fields are 0). */
 export type UniformValues<U> = {
-  [K in keyof U as K extends `pad${string}` ? never : K]?: U[K] extends 'u32' | 'i32' | 'f32' ? number : ArrayLike<number>;
+  [K in keyof U as K extends `pad${string}` ? never : K]?: U[K] extends 'u32' | 'i32' | 'f32'
+    ? number
+    : U[K] extends 'vec4f' | `array<vec4f, ${number}>`
+      ? ArrayLike<number>
+      : number | ArrayLike<number>;
 };
 
 export interface KernelSpec<B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[], U extends UniformLayout = UniformLayout> {
@@ -144,10 +148,7 @@ export function resolveBindings(spec: KernelSpec): ResolvedBindings {
 export function writeUniforms(label: string, r: ResolvedBindings, values: Readonly<Record<string, number | ArrayLike<number>>>): Uint8Array {
   const fields = r.uniformFields;
   if (!fields) throw new Error(`${label}: uniform values given by name, but the kernel declares no uniform layout`);
-  const buf = new ArrayBuffer(r.uniformSize);
-  const u32 = new Uint32Array(buf);
-  const f32 = new Float32Array(buf);
-  const i32 = new Int32Array(buf);
+  const u32 = new Uint32Array(r.uniformSize >> 2);
   let used = 0;
   for (const f of fields) {
     const v = values[f.name];
@@ -163,22 +164,46 @@ export function writeUniforms(label: string, r: ResolvedBindings, values: Readon
       if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) {
         throw new Error(`${label}: uniform field ${f.name} is i32, got ${String(v)}`);
       }
-      i32[at] = v;
+      u32[at] = v >>> 0;
     } else if (f.type === 'f32') {
       if (typeof v !== 'number') throw new Error(`${label}: uniform field ${f.name} is f32, got ${String(v)}`);
-      f32[at] = v;
+      f32Bits[0] = v;
+      u32[at] = u32Bits[0];
     } else {
       if (typeof v === 'number' || v.length > 4 * f.words) {
         throw new Error(`${label}: uniform field ${f.name} is ${f.type} (${4 * f.words} floats), got ${String(v)}`);
       }
-      for (let i = 0; i < v.length; i++) f32[at + i] = v[i];
+      for (let i = 0; i < v.length; i++) {
+        f32Bits[0] = v[i];
+        u32[at + i] = u32Bits[0];
+      }
     }
   }
-  if (used !== Object.keys(values).length) {
+  let given = 0;
+  for (const k in values) if (values[k] !== undefined) given++;
+  if (used !== given) {
     const unknown = Object.keys(values).filter((k) => !fields.some((f) => f.name === k));
     throw new Error(`${label}: no uniform field ${unknown.join(', ')} (fields: ${fields.map((f) => f.name).join(', ')})`);
   }
-  return new Uint8Array(buf);
+  return new Uint8Array(u32.buffer);
+}
+
+/** One float's bits, for writing f32 fields into the u32 words of a uniform block. */
+const f32Bits = new Float32Array(1);
+const u32Bits = new Uint32Array(f32Bits.buffer);
+
+/** The bits of `x` as an f32: the value of a u32 field that holds a float's bits on purpose (ordered keys, ±∞). */
+export function floatBits(x: number): number {
+  f32Bits[0] = x;
+  return u32Bits[0];
+}
+
+/**
+ * A kernel's uniform block written once through its declared layout, for a caller that dispatches it many times
+ * with the same values (the recorder copies the bytes at each dispatch).
+ */
+export function uniformBytes<U extends UniformLayout>(kernel: Kernel<Bindings | readonly PositionalKind[], U>, values: UniformValues<U>): Uint8Array {
+  return writeUniforms(kernel.spec.label, kernel.bindings, values as Record<string, number | ArrayLike<number>>);
 }
 
 /** A `@group(0) @binding(i) var<…> name` declaration found in composed WGSL. */

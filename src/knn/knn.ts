@@ -7,7 +7,6 @@
  * `knn()` is the one-call API on either backend.
  */
 import type { GpuContext } from '../gpu/context.js';
-import type { Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { createGpuContext } from '../gpu/context.js';
 import { createBoxParts } from '../bvh/boxparts.js';
@@ -62,6 +61,32 @@ export interface KnnSearcher {
   destroy(): void;
 }
 
+/** knn.wgsl's bindings and uniform block (`KnnParams`), by their WGSL names. */
+const KNN_BINDINGS = {
+  u: 'uniform',
+  points: 'read',
+  order: 'read',
+  links: 'read',
+  boxes0: 'read',
+  out_index: 'read_write',
+  out_dist: 'read_write',
+  boxes1: 'read',
+  boxes2: 'read',
+} as const;
+/** `one` = 1.0 for distance.wgsl's add_square; `floor`, `write_index`: 1 or 0 (passes, see encode). */
+const KNN_PARAMS = {
+  n: 'u32',
+  k: 'u32',
+  window: 'u32',
+  inf_bits: 'u32',
+  one: 'f32',
+  floor: 'u32',
+  write_index: 'u32',
+  p1: 'u32',
+} as const;
+/** The bits of f32 +∞ (KnnParams.inf_bits). */
+const F32_INFINITY_BITS = 0x7f800000;
+
 /** Compiles (once per device, dim, list capacity and output) the k-NN kernel. */
 export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOptions): Promise<KnnSearcher> {
   const { dim, k } = options;
@@ -76,11 +101,12 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
   let kmax = 1;
   while (kmax < Math.min(k, KNN_PASS)) kmax *= 2;
   const parts = createBoxParts(ctx, dim, options.boxPartRecords);
-  const kernel: Kernel = await ctx.kernel({
+  const kernel = await ctx.kernel({
     label: 'knn::search',
     shader: 'knn/knn',
     entry: 'main',
-    bindings: ['uniform', 'read', 'read', 'read', 'read', 'rw', 'rw', 'read', 'read'],
+    bindings: KNN_BINDINGS,
+    uniforms: KNN_PARAMS,
     workgroupSize: options.workgroupSize ?? 32,
     include: ['common/grid', 'knn/distance', 'bvh/boxread'],
     constants: {
@@ -92,11 +118,6 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
       ...parts.constants,
     },
   });
-  // KnnParams (knn.wgsl): n, k, window, +∞, one = 1.0 (distance.wgsl, add_square), floor, write_index, pad.
-  const uniforms = new Uint32Array(8);
-  const floats = new Float32Array(uniforms.buffer);
-  floats[3] = Infinity;
-  floats[4] = 1;
   // 'kth' writes no indices in one pass, but the binding must exist and must not alias the distances. In passes it
   // holds each point's last neighbour so far (the next pass's floor): n words, grown on demand.
   let indexBuffer = ctx.createBuffer('knn::unusedIndices', 4);
@@ -119,14 +140,26 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
       // Passes of at most KNN_PASS neighbours ('kth' only): each finds the next ones after the previous pass's last.
       for (let done = 0; done < kk; ) {
         const kp = Math.min(KNN_PASS, kk - done);
-        uniforms[0] = bvh.n;
-        uniforms[1] = kp;
-        uniforms[2] = window ?? defaultWindow(kp);
-        uniforms[5] = done > 0 ? 1 : 0;
-        uniforms[6] = done + kp < kk ? 1 : 0;
         rec.dispatch(kernel, {
-          buffers: [bvh.sortedPoints, bvh.order, bvh.links, boxes0, indices, out.squaredDistances, boxes1, boxes2],
-          uniforms: uniforms.slice(),
+          buffers: {
+            points: bvh.sortedPoints,
+            order: bvh.order,
+            links: bvh.links,
+            boxes0,
+            out_index: indices,
+            out_dist: out.squaredDistances,
+            boxes1,
+            boxes2,
+          },
+          uniforms: {
+            n: bvh.n,
+            k: kp,
+            window: window ?? defaultWindow(kp),
+            inf_bits: F32_INFINITY_BITS,
+            one: 1,
+            floor: done > 0 ? 1 : 0,
+            write_index: done + kp < kk ? 1 : 0,
+          },
           threads: bvh.n,
         });
         done += kp;

@@ -9,7 +9,7 @@
  * uf.destroy()`. Every `encode*` records into a `Recorder` and never submits.
  */
 import type { GpuContext } from '../gpu/context.js';
-import type { Kernel, KernelSpec } from '../gpu/kernel.js';
+import type { Bindings, Kernel, KernelSpec } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 import { checkPairs } from './unionfind.cpu.js';
@@ -49,8 +49,25 @@ export interface GpuUnionFind {
 
 const MAX_COUNT = 0xffffffff;
 
-function spec(label: string, shader: string, entry: string, bindings: KernelSpec['bindings'], wg: number): KernelSpec {
-  return { label, shader, entry, bindings, workgroupSize: wg, include: ['common/grid', 'unionfind/unionfind'] };
+/** kernels.wgsl's uniform block (`UfParams`) and its entry points' bindings (each uses a prefix), by WGSL name. */
+const UF_PARAMS = { n: 'u32', count: 'u32', pad0: 'u32', pad1: 'u32' } as const;
+const PARENT = { uf_u: 'uniform', uf_parent: 'read_write' } as const;
+const PAIRS = { ...PARENT, uf_a: 'read', uf_b: 'read' } as const;
+const PAIRS_MERGED = { ...PAIRS, uf_merged: 'read_write' } as const;
+/** roots.wgsl's uniform block (`RootsParams`) and bindings. */
+const ROOTS_PARAMS = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
+const ROOTS = { roots_u: 'uniform', roots_parent: 'read', roots_total: 'read_write' } as const;
+
+function spec<const B extends Bindings>(label: string, entry: string, bindings: B, wg: number): KernelSpec<B, typeof UF_PARAMS> {
+  return {
+    label,
+    shader: 'unionfind/kernels',
+    entry,
+    bindings,
+    uniforms: UF_PARAMS,
+    workgroupSize: wg,
+    include: ['common/grid', 'unionfind/unionfind'],
+  };
 }
 
 /** Compiles (once per device) the union-find kernels and allocates a parent array of maxCount elements. */
@@ -69,17 +86,16 @@ export async function createUnionFind(
     );
   }
   const [init, union, unionMerged, flatten, roots] = await Promise.all([
-    ctx.kernel(spec('unionfind::init', 'unionfind/kernels', 'init', ['uniform', 'rw'], wg)),
-    ctx.kernel(spec('unionfind::unionPairs', 'unionfind/kernels', 'unionPairs', ['uniform', 'rw', 'read', 'read'], wg)),
-    ctx.kernel(
-      spec('unionfind::unionPairsMerged', 'unionfind/kernels', 'unionPairsMerged', ['uniform', 'rw', 'read', 'read', 'rw'], wg),
-    ),
-    ctx.kernel(spec('unionfind::flatten', 'unionfind/kernels', 'flatten', ['uniform', 'rw'], wg)),
+    ctx.kernel(spec('unionfind::init', 'init', PARENT, wg)),
+    ctx.kernel(spec('unionfind::unionPairs', 'unionPairs', PAIRS, wg)),
+    ctx.kernel(spec('unionfind::unionPairsMerged', 'unionPairsMerged', PAIRS_MERGED, wg)),
+    ctx.kernel(spec('unionfind::flatten', 'flatten', PARENT, wg)),
     ctx.kernel({
       label: 'unionfind::countRoots',
       shader: 'unionfind/roots',
       entry: 'countRoots',
-      bindings: ['uniform', 'read', 'rw'],
+      bindings: ROOTS,
+      uniforms: ROOTS_PARAMS,
       workgroupSize: wg,
     }),
   ]);
@@ -89,11 +105,11 @@ export async function createUnionFind(
 }
 
 interface Kernels {
-  init: Kernel;
-  union: Kernel;
-  unionMerged: Kernel;
-  flatten: Kernel;
-  roots: Kernel;
+  init: Kernel<typeof PARENT, typeof UF_PARAMS>;
+  union: Kernel<typeof PAIRS, typeof UF_PARAMS>;
+  unionMerged: Kernel<typeof PAIRS_MERGED, typeof UF_PARAMS>;
+  flatten: Kernel<typeof PARENT, typeof UF_PARAMS>;
+  roots: Kernel<typeof ROOTS, typeof ROOTS_PARAMS>;
 }
 
 class UnionFindImpl implements GpuUnionFind {
@@ -106,7 +122,7 @@ class UnionFindImpl implements GpuUnionFind {
 
   encodeInit(rec: Recorder, n: number): void {
     this.checkN(n, 'encodeInit');
-    rec.dispatch(this.k.init, { buffers: [this.parent], uniforms: [n, 0, 0, 0], threads: n });
+    rec.dispatch(this.k.init, { buffers: { uf_parent: this.parent }, uniforms: { n }, threads: n });
   }
 
   encodeUnionPairs(rec: Recorder, a: Binding, b: Binding, count: number, merged?: Binding): void {
@@ -126,14 +142,17 @@ class UnionFindImpl implements GpuUnionFind {
         throw new InputError(`unionfind::unionPairs: ${name} holds ${size / 4} u32s, fewer than count=${count}.`);
       }
     }
-    const uniforms = [0, count, 0, 0];
-    if (merged) rec.dispatch(this.k.unionMerged, { buffers: [this.parent, a, b, merged], uniforms, threads: count });
-    else rec.dispatch(this.k.union, { buffers: [this.parent, a, b], uniforms, threads: count });
+    const uniforms = { count };
+    if (merged) {
+      rec.dispatch(this.k.unionMerged, { buffers: { uf_parent: this.parent, uf_a: a, uf_b: b, uf_merged: merged }, uniforms, threads: count });
+    } else {
+      rec.dispatch(this.k.union, { buffers: { uf_parent: this.parent, uf_a: a, uf_b: b }, uniforms, threads: count });
+    }
   }
 
   encodeFlatten(rec: Recorder, n: number): void {
     this.checkN(n, 'encodeFlatten');
-    rec.dispatch(this.k.flatten, { buffers: [this.parent], uniforms: [n, 0, 0, 0], threads: n });
+    rec.dispatch(this.k.flatten, { buffers: { uf_parent: this.parent }, uniforms: { n }, threads: n });
   }
 
   encodeCountRoots(rec: Recorder, n: number, out: GPUBuffer, offset = 0): void {
@@ -145,7 +164,11 @@ class UnionFindImpl implements GpuUnionFind {
       );
     }
     rec.clear(out, offset, 4);
-    rec.dispatch(this.k.roots, { buffers: [this.parent, { buffer: out, offset, size: 4 }], uniforms: [n, 0, 0, 0], threads: n });
+    rec.dispatch(this.k.roots, {
+      buffers: { roots_parent: this.parent, roots_total: { buffer: out, offset, size: 4 } },
+      uniforms: { n },
+      threads: n,
+    });
   }
 
   destroy(): void {
