@@ -5,6 +5,14 @@
  * private arrays (k, d, …), then the shared modules of `shaders/common/`, then the kernel's own module. Shape is
  * set through `override` constants (the workgroup size is always the override `WG`); per-dispatch values go
  * through a uniform buffer. No string surgery on WGSL anywhere else.
+ *
+ * Bindings by name (issue 16; TypeGPU's layouts as data): each kernel declares its group-0 bindings once, by the
+ * WGSL variables' names and access (`Bindings`), and its uniform block's fields by name and type
+ * (`UniformLayout`), in the module that owns its WGSL. Composing the kernel checks both against the composed WGSL
+ * (`checkBindings`: a mismatch throws naming the kernel, the binding and both sides), names are resolved to binding
+ * indices once at creation (`resolveBindings`), and dispatches pass buffers by name and uniform values by field
+ * (`writeUniforms`: a u32 field takes only an integer, so a float cannot land in it by accident).
+ * test/cpu/gpu.bindings.test.ts composes every kernel of the project and checks them all without a GPU.
  */
 import type { GpuContext } from './context.js';
 import { GpuError } from '../errors.js';
@@ -15,7 +23,10 @@ import { shaderSources } from './shaders.generated.js';
  * `var<storage>`), `var<storage, read_write>`.
  */
 export type BindingKind = 'uniform' | 'read' | 'read_write';
-/** The positional form still accepted for kernels not yet converted: `'rw'` is `'read_write'`. */
+/**
+ * The older positional form (an array in binding order, `'rw'` for `'read_write'`), still accepted and checked
+ * (access only) for callers outside treeline's own kernels, which all declare bindings by name.
+ */
 export type PositionalKind = 'uniform' | 'read' | 'rw';
 
 /**
@@ -70,13 +81,6 @@ export interface KernelSpec<B extends Bindings | readonly PositionalKind[] = Bin
   overrides?: Record<string, number>;
   /** WGSL extensions to enable (`'subgroups'`). */
   enable?: string[];
-}
-
-/** Declares a kernel spec with its binding names and uniform fields kept as literal types. */
-export function kernelSpec<const B extends Bindings, const U extends UniformLayout = Record<never, never>>(
-  spec: KernelSpec<B, U>,
-): KernelSpec<B, U> {
-  return spec;
 }
 
 /** The binding table resolved once at kernel creation: kinds by index, the buffers' names in binding order. */

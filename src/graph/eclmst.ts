@@ -35,7 +35,7 @@
  * msf.encode(rec)); …; msf.destroy()`. `encode` records one whole computation and never submits.
  */
 import type { GpuContext } from '../gpu/context.js';
-import type { Kernel, KernelSpec } from '../gpu/kernel.js';
+import { uniformBytes, type Bindings, type Kernel, type KernelSpec } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
 import { Usage } from '../gpu/usage.js';
 import { InputError } from '../errors.js';
@@ -112,6 +112,35 @@ const STATE_WORDS = 8 + 2 * 64;
 const PHASE_ALL = 0, PHASE_LIGHT = 1, PHASE_HEAVY = 2;
 const KIND_CODE: Record<WeightKind, number> = { u32: 0, i32: 1, f32: 2 };
 
+/**
+ * The uniform block (`GraphParams`) and the bindings every kernel shares (graph/common.wgsl), then each kernel's
+ * own (shaders/graph/<name>.wgsl, min32/min64.wgsl's `g_min` at 3), by their WGSL names.
+ */
+const GRAPH_PARAMS = {
+  n: 'u32',
+  slots: 'u32',
+  cap: 'u32',
+  phase: 'u32',
+  inSlot: 'u32',
+  outSlot: 'u32',
+  statsAt: 'u32',
+  maxDim: 'u32',
+  forestCap: 'u32',
+  samples: 'u32',
+  pick: 'u32',
+  pad: 'u32',
+} as const;
+const COMMON = { P: 'uniform', g_state: 'read_write', uf_parent: 'read_write' } as const;
+const B = {
+  init: { g_minA: 'read_write', g_minB: 'read_write', g_guard: 'read_write' },
+  threshold: { e_w: 'read' },
+  populateEdges: { g_min: 'read_write', wl_out: 'read_write', e_src: 'read', e_dst: 'read', e_w: 'read' },
+  populateCsr: { g_min: 'read_write', wl_out: 'read_write', c_off: 'read', c_nbr: 'read', e_w: 'read' },
+  filter: { g_min: 'read_write', wl_out: 'read_write', wl_in: 'read', e_w: 'read', g_prev: 'read_write' },
+  minIds: { g_min: 'read_write', wl: 'read', e_w: 'read' },
+  select: { g_min: 'read', wl: 'read', forest: 'read_write', args_next: 'read_write', g_guard: 'read_write' },
+} as const;
+
 interface Kernels {
   init: Kernel;
   threshold: Kernel;
@@ -142,40 +171,34 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
   const appendEnable = subgroups ? ['subgroups'] : [];
   const enable = [...(atomic64 ? ['atomic_vec2u_min_max'] : []), ...appendEnable];
   const overrides = { WEIGHT_KIND: KIND_CODE[g.weightKind] };
-  const spec = (name: string, shader: string, entry: string, n: number, extra: Partial<KernelSpec> = {}): KernelSpec => ({
+  const spec = (name: string, shader: string, entry: string, bindings: Bindings, extra: Partial<KernelSpec> = {}): KernelSpec => ({
     label: `graph::${name}`,
     shader: `graph/${shader}`,
     entry,
-    bindings: ['uniform', ...Array<'rw'>(n).fill('rw')],
+    bindings: { ...COMMON, ...bindings },
+    uniforms: GRAPH_PARAMS,
     workgroupSize: wg,
     include: base,
     overrides,
     ...extra,
   });
-  const rw = (...kinds: ('read' | 'rw')[]) => ['uniform', 'rw', 'rw', ...kinds] as KernelSpec['bindings'];
   const producer = { include: [...base, reserve, minMod, 'graph/push'], enable };
   // min64.wgsl's guard keys are one more binding (8) of the kernels that record minima.
-  const guard: ('rw')[] = atomic64 ? ['rw'] : [];
+  const guard: Bindings = atomic64 ? { g_guard: 'read_write' } : {};
   const [init, threshold, populate, filter, minIds, select, labels] = await Promise.all([
-    ctx.kernel(spec('init', 'init', 'init', 5)),
-    ctx.kernel({ ...spec('threshold', 'threshold', 'threshold', 0), bindings: rw('read'), workgroupSize: 1 }),
+    ctx.kernel(spec('init', 'init', 'init', B.init)),
+    ctx.kernel({ ...spec('threshold', 'threshold', 'threshold', B.threshold), workgroupSize: 1 }),
     g.kind === 'edges'
-      ? ctx.kernel({ ...spec('populate', 'populate_edges', 'populateEdges', 0), ...producer, bindings: rw('rw', 'rw', 'read', 'read', 'read', ...guard) })
+      ? ctx.kernel({ ...spec('populate', 'populate_edges', 'populateEdges', { ...B.populateEdges, ...guard }), ...producer })
       : ctx.kernel({
-          ...spec('populate', 'populate_csr', 'populateCsr', 0),
+          ...spec('populate', 'populate_csr', 'populateCsr', { ...B.populateCsr, ...guard }),
           ...producer,
-          bindings: rw('rw', 'rw', 'read', 'read', 'read', ...guard),
           constants: { ITEMS: items },
         }),
-    ctx.kernel({ ...spec('filter', 'filter', 'filterRound', 0), ...producer, bindings: rw('rw', 'rw', 'read', 'read', 'rw', ...guard) }),
-    atomic64 ? null : ctx.kernel({ ...spec('minIds', 'min_ids', 'minIds', 0), bindings: rw('rw', 'read', 'read') }),
-    ctx.kernel({
-      ...spec('select', 'select', 'selectRound', 0),
-      include: [...base, reserve],
-      enable: appendEnable,
-      bindings: rw('read', 'read', 'rw', 'rw', 'rw'),
-    }),
-    ctx.kernel({ ...spec('labels', 'labels', 'labels', 0), bindings: rw() }),
+    ctx.kernel({ ...spec('filter', 'filter', 'filterRound', { ...B.filter, ...guard }), ...producer }),
+    atomic64 ? null : ctx.kernel(spec('minIds', 'min_ids', 'minIds', B.minIds)),
+    ctx.kernel({ ...spec('select', 'select', 'selectRound', B.select), include: [...base, reserve], enable: appendEnable }),
+    ctx.kernel(spec('labels', 'labels', 'labels', {})),
   ]);
   return { init, threshold, populate, filter, minIds, select, labels };
 }
@@ -225,8 +248,8 @@ class GraphMsfImpl implements GraphMsf {
   private readonly args: [GPUBuffer, GPUBuffer];
   /** min64.wgsl's guard keys (one u32 per vertex). */
   private readonly guard: GPUBuffer;
-  /** The extra binding of the minimum-recording kernels: [guard] with 64-bit minima, [] with 32-bit ones. */
-  private readonly guardBinding: GPUBuffer[];
+  /** The extra binding of the minimum-recording kernels: { g_guard } with 64-bit minima, none with 32-bit ones. */
+  private readonly guardBinding: Readonly<Record<string, GPUBuffer>>;
   private readonly forestCap: number;
 
   constructor(
@@ -246,19 +269,28 @@ class GraphMsfImpl implements GraphMsf {
     this.state = ctx.createBuffer('graph::state', 4 * STATE_WORDS);
     this.args = [ctx.createBuffer('graph::argsA', 16, Usage.INDIRECT), ctx.createBuffer('graph::argsB', 16, Usage.INDIRECT)];
     this.guard = ctx.createBuffer('graph::guard', 4 * n);
-    this.guardBinding = k.minIds ? [] : [this.guard];
+    this.guardBinding = k.minIds ? {} : { g_guard: this.guard };
   }
 
-  private params(p: { phase?: number; inSlot?: number; outSlot?: number; statsAt?: number }): Uint32Array {
+  private params(p: { phase?: number; inSlot?: number; outSlot?: number; statsAt?: number }): Uint8Array {
     const g = this.g;
-    return Uint32Array.from([
-      g.numVertices, g.slots, this.cfg.cap, p.phase ?? 0, p.inSlot ?? 0, p.outSlot ?? 0, p.statsAt ?? 0,
-      this.ctx.maxWorkgroupsPerDimension, this.forestCap, this.plan.samples, this.plan.pick, 0,
-    ]);
+    return uniformBytes(this.k.init as Kernel<Bindings, typeof GRAPH_PARAMS>, {
+      n: g.numVertices,
+      slots: g.slots,
+      cap: this.cfg.cap,
+      phase: p.phase ?? 0,
+      inSlot: p.inSlot ?? 0,
+      outSlot: p.outSlot ?? 0,
+      statsAt: p.statsAt ?? 0,
+      maxDim: this.ctx.maxWorkgroupsPerDimension,
+      forestCap: this.forestCap,
+      samples: this.plan.samples,
+      pick: this.plan.pick,
+    });
   }
 
   /** A round's dispatch: direct over the capacity in round 1, then from the GPU-written arguments (or fixed). */
-  private round(rec: Recorder, kernel: Kernel, buffers: GPUBuffer[], uniforms: Uint32Array, r: number): void {
+  private round(rec: Recorder, kernel: Kernel, buffers: Readonly<Record<string, GPUBuffer>>, uniforms: Uint8Array, r: number): void {
     if (this.cfg.fixed) rec.dispatch(kernel, { buffers, uniforms, groups: this.cfg.fixedGroups });
     else if (r === 1) rec.dispatch(kernel, { buffers, uniforms, threads: this.cfg.cap });
     else rec.dispatch(kernel, { buffers, uniforms, indirect: { buffer: this.args[r % 2] } });
@@ -267,11 +299,15 @@ class GraphMsfImpl implements GraphMsf {
   encode(rec: Recorder): void {
     const { g, k } = this;
     const n = g.numVertices;
-    const common = [this.state, this.parent];
+    const common = { g_state: this.state, uf_parent: this.parent };
     rec.clear(this.state);
-    rec.dispatch(k.init, { buffers: [...common, ...this.minRec, this.guard], uniforms: this.params({}), threads: n });
+    rec.dispatch(k.init, {
+      buffers: { ...common, g_minA: this.minRec[0], g_minB: this.minRec[1], g_guard: this.guard },
+      uniforms: this.params({}),
+      threads: n,
+    });
     if (g.slots === 0 || n < 2) return;
-    if (this.plan.filter) rec.dispatch(k.threshold, { buffers: [...common, g.weights], uniforms: this.params({}), groups: 1 });
+    if (this.plan.filter) rec.dispatch(k.threshold, { buffers: { ...common, e_w: g.weights }, uniforms: this.params({}), groups: 1 });
     if (!this.plan.filter) return this.encodePhase(rec, PHASE_ALL, 0);
     this.encodePhase(rec, PHASE_LIGHT, 0);
     // Flatten the union-find once (parent = root) so that the heavy phase's finds over every edge are two loads.
@@ -281,12 +317,15 @@ class GraphMsfImpl implements GraphMsf {
 
   private encodePhase(rec: Recorder, phase: number, index: number): void {
     const { g, k, wl, minRec } = this;
-    const common = [this.state, this.parent];
+    const common = { g_state: this.state, uf_parent: this.parent };
     rec.clear(this.state, 0, 8); // both worklist counters
-    const input = g.kind === 'edges' ? [g.sources!, g.targets!, g.weights] : [g.offsets!, g.neighbours!, g.weights];
+    const input: Readonly<Record<string, GPUBuffer>> =
+      g.kind === 'edges'
+        ? { e_src: g.sources!, e_dst: g.targets!, e_w: g.weights }
+        : { c_off: g.offsets!, c_nbr: g.neighbours!, e_w: g.weights };
     // Round 1: populate into worklist 1 / counter 1, records in minRec[1].
     const pop = this.params({ phase, outSlot: 1 });
-    const popBuffers = [...common, minRec[1], wl[1], ...input, ...this.guardBinding];
+    const popBuffers = { ...common, g_min: minRec[1], wl_out: wl[1], ...input, ...this.guardBinding };
     if (g.kind === 'edges') rec.dispatch(k.populate, { buffers: popBuffers, uniforms: pop, threads: g.slots });
     else rec.dispatch(k.populate, { buffers: popBuffers, uniforms: pop, groups: Math.ceil(g.slots / (this.cfg.wg * this.cfg.items)) });
     for (let r = 1; r <= this.rounds; r++) {
@@ -294,17 +333,21 @@ class GraphMsfImpl implements GraphMsf {
       const prev = 1 - cur;
       if (r > 1) {
         const u = this.params({ phase, inSlot: prev, outSlot: cur });
-        this.round(rec, k.filter, [...common, minRec[cur], wl[cur], wl[prev], g.weights, minRec[prev], ...this.guardBinding], u, r);
+        const buffers = { ...common, g_min: minRec[cur], wl_out: wl[cur], wl_in: wl[prev], e_w: g.weights, g_prev: minRec[prev] };
+        this.round(rec, k.filter, { ...buffers, ...this.guardBinding }, u, r);
       }
-      if (k.minIds) this.round(rec, k.minIds, [...common, minRec[cur], wl[cur], g.weights], this.params({ outSlot: cur }), r);
+      if (k.minIds) {
+        this.round(rec, k.minIds, { ...common, g_min: minRec[cur], wl: wl[cur], e_w: g.weights }, this.params({ outSlot: cur }), r);
+      }
       const s = this.params({ inSlot: prev, outSlot: cur, statsAt: 64 * index + r });
-      this.round(rec, k.select, [...common, minRec[cur], wl[cur], this.forest, this.args[(r + 1) % 2], this.guard], s, r);
+      const selected = { g_min: minRec[cur], wl: wl[cur], forest: this.forest, args_next: this.args[(r + 1) % 2], g_guard: this.guard };
+      this.round(rec, k.select, { ...common, ...selected }, s, r);
     }
   }
 
   encodeLabels(rec: Recorder): void {
     const n = this.g.numVertices;
-    rec.dispatch(this.k.labels, { buffers: [this.state, this.parent], uniforms: this.params({}), threads: n });
+    rec.dispatch(this.k.labels, { buffers: { g_state: this.state, uf_parent: this.parent }, uniforms: this.params({}), threads: n });
   }
 
   async readForest(): Promise<Uint32Array> {

@@ -16,7 +16,7 @@
  * Create once per (maxN, dim, periodic), run many.
  */
 import type { GpuContext } from '../gpu/context.js';
-import type { Kernel } from '../gpu/kernel.js';
+import { uniformBytes, type Bindings, type Kernel, type UniformLayout } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
 import { createCompactor, type Compactor } from '../primitives/compact.js';
 import { InputError } from '../errors.js';
@@ -40,6 +40,35 @@ function noBranches() {
   return { lengths: new Float32Array(0), edgeCounts: new Uint32Array(0), ends: new Uint32Array(0), endToEnd: new Float32Array(0) };
 }
 
+/** Each kernel's bindings and uniform block (shaders/stats/<name>.wgsl, StatsParams in image.wgsl), by WGSL name. */
+const STATS_PARAMS = { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32', period: 'array<vec4f, 4>' } as const;
+const DEGREE = {
+  bindings: { u: 'uniform', sources: 'read', targets: 'read', deg: 'read_write', link: 'read_write' },
+  uniforms: { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+} as const;
+const LENGTHS = {
+  bindings: { u: 'uniform', sources: 'read', targets: 'read', points: 'read', lengths: 'read_write' },
+  uniforms: STATS_PARAMS,
+} as const;
+const WALK = {
+  bindings: {
+    u: 'uniform',
+    sources: 'read',
+    targets: 'read',
+    deg: 'read',
+    link: 'read',
+    points: 'read',
+    rec: 'read_write',
+    e2e: 'read_write',
+    flags: 'read_write',
+  },
+  uniforms: STATS_PARAMS,
+} as const;
+const GATHER = {
+  bindings: { u: 'uniform', kept: 'read', rec: 'read', e2e: 'read', outRec: 'read_write', outE2e: 'read_write' },
+  uniforms: { count: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+} as const;
+
 export class GpuBranches {
   private constructor(
     private readonly ctx: GpuContext,
@@ -51,21 +80,22 @@ export class GpuBranches {
   ) {}
 
   static async create(ctx: GpuContext, maxN: number, dim: number, periodic = false): Promise<GpuBranches> {
-    const spec = (name: 'degree' | 'walk' | 'gather' | 'lengths', bindings: ('uniform' | 'read' | 'rw')[]) =>
+    const spec = (name: 'degree' | 'walk' | 'gather' | 'lengths', { bindings, uniforms }: { bindings: Bindings; uniforms: UniformLayout }) =>
       ctx.kernel({
         label: `stats::${name}`,
         shader: `stats/${name}`,
         entry: 'main',
         bindings,
+        uniforms,
         workgroupSize: name === 'walk' ? 64 : 256,
         include: name === 'walk' || name === 'lengths' ? ['common/grid', 'stats/image'] : ['common/grid'],
         constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
       });
     const k = {
-      degree: await spec('degree', ['uniform', 'read', 'read', 'rw', 'rw']),
-      lengths: await spec('lengths', ['uniform', 'read', 'read', 'read', 'rw']),
-      walk: await spec('walk', ['uniform', 'read', 'read', 'read', 'read', 'read', 'rw', 'rw', 'rw']),
-      gather: await spec('gather', ['uniform', 'read', 'read', 'read', 'rw', 'rw']),
+      degree: await spec('degree', DEGREE),
+      lengths: await spec('lengths', LENGTHS),
+      walk: await spec('walk', WALK),
+      gather: await spec('gather', GATHER),
     };
     const compactor = await createCompactor(ctx, Math.max(maxN, 2));
     return new GpuBranches(ctx, maxN, dim, periodic, k, compactor);
@@ -101,18 +131,16 @@ export class GpuBranches {
     const lengths = buf('edgeLengths', 4 * m);
     const made: GPUBuffer[] = [deg, link, rec, e2e, flags, kept, count, lengths];
     try {
-      const statsParams = new ArrayBuffer(16 + 64);
-      new Uint32Array(statsParams, 0, 1)[0] = m;
-      if (options.period) new Float32Array(statsParams, 16, 16).set(options.period);
+      const statsParams = uniformBytes(k.walk as Kernel<Bindings, typeof STATS_PARAMS>, { m, period: options.period });
       await ctx.submit('stats::branches', (r: Recorder) => {
         r.clear(deg, 0, 4 * n);
         r.clear(link, 0, 4 * n);
         const { sources, targets } = edges;
-        r.dispatch(k.degree, { buffers: [sources, targets, deg, link], uniforms: [m, 0, 0, 0], threads: m });
-        r.dispatch(k.lengths, { buffers: [sources, targets, points, lengths], uniforms: new Uint8Array(statsParams), threads: m });
+        r.dispatch(k.degree, { buffers: { sources, targets, deg, link }, uniforms: { m }, threads: m });
+        r.dispatch(k.lengths, { buffers: { sources, targets, points, lengths }, uniforms: statsParams, threads: m });
         r.dispatch(k.walk, {
-          buffers: [sources, targets, deg, link, points, rec, e2e, flags],
-          uniforms: new Uint8Array(statsParams),
+          buffers: { sources, targets, deg, link, points, rec, e2e, flags },
+          uniforms: statsParams,
           threads: m,
         });
         this.compactor.encode(r, flags, flags, kept, count, m);
@@ -126,7 +154,7 @@ export class GpuBranches {
       const outE2e = buf('branchEndToEnd', 4 * b);
       made.push(outRec, outE2e);
       await ctx.submit('stats::gather', (r: Recorder) => {
-        r.dispatch(k.gather, { buffers: [kept, rec, e2e, outRec, outE2e], uniforms: [b, 0, 0, 0], threads: b });
+        r.dispatch(k.gather, { buffers: { kept, rec, e2e, outRec, outE2e }, uniforms: { count: b }, threads: b });
       });
       const [rb, eb] = await Promise.all([ctx.read(outRec, 0, 16 * b), ctx.read(outE2e, 0, 4 * b)]);
       const words = new Uint32Array(rb);
