@@ -216,9 +216,11 @@ export class Recorder {
   ): void {
     const { kernel, args } = op;
     const list = bufferList(kernel, args);
-    const key = `${idOf(kernel)}|${op.slot}|${list
-      .map((b) => ('buffer' in b ? `${idOf(b.buffer)}:${b.offset ?? 0}:${b.size ?? ''}` : `${idOf(b)}`))
-      .join(',')}`;
+    let key = `${idOf(kernel)}|${op.slot}|`;
+    for (let i = 0; i < list.length; i++) {
+      const b = list[i];
+      key += `${i > 0 ? ',' : ''}${'buffer' in b ? `${idOf(b.buffer)}:${b.offset ?? 0}:${b.size ?? ''}` : idOf(b)}`;
+    }
     let bindGroup = this.bindGroups.get(key);
     if (!bindGroup) {
       bindGroup = this.createBindGroup(op, list, align, slotSize);
