@@ -29,9 +29,9 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     if (prev.x != NONE && label[prev.y] != comp) {
       needs = false; // keep the candidate
     } else {
-      var radius = ub[comp];
-      if (radius < INF_KEY) { radius += SLACK; }
-      if (pointBound[j] > radius + SLACK) {
+      // Keys against keys, exactly (emst/common.wgsl, SLACK): the point's nearest other-component key is ≥ its bound,
+      // so above the upper bound it cannot be its component's best edge, nor tie with it.
+      if (pointBound[j] > ub[comp]) {
         cand[j] = vec2u(NONE, NONE);
       } else {
         needs = true;

@@ -29,7 +29,16 @@ fn period_of(k: u32) -> f32 {
 }
 
 const NONE: u32 = 0xffffffffu;
-// Ulps of slack where keys computed in different kernels are compared (a GPU may fuse multiply-adds differently).
+// Ulps of slack for the box test of the traversal only (traverse.wgsl: a subtree is pruned when its box bound
+// exceeds the radius by more than SLACK). Keys are compared with keys exactly, with no slack: every key comes from
+// edge_key() (emst/distance.wgsl), whose squares add_square() keeps from being fused, so the upper bounds, the
+// candidates, the radius, the scale cut and the core distances (the k-NN's add_square) agree bit for bit in every
+// kernel, as on the CPU. Important! The box bound is a different computation — max(lo − x, x − hi, 0) on box
+// corners, and on a periodic axis L − (hi − x), against abs(a − b) and L − |a − b| on points — and is a lower bound
+// on the key of every point of the box only because each of its steps is a monotone, correctly rounded f32 operation
+// (src/knn/keys.cpu.ts; the CPU prunes with no slack). Nothing checks that a GPU compiler keeps those two shapes of
+// code equally unfused; a bound rounded above a key would prune a subtree holding the best edge and give a wrong
+// tree, while SLACK costs a few extra box visits. Kept there until a GPU run without it is measured (issue 16).
 const SLACK: u32 = 4u * D + 8u;
 // The bit pattern of +inf: larger than every finite key, smaller than NONE.
 const INF_KEY: u32 = 0x7f800000u;

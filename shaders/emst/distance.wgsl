@@ -5,7 +5,7 @@
 
 // Squared distance between Morton positions a and b: the sum over dimensions, in dimension order, of the squared
 // f32 differences, each step rounded (add_square, knn/distance.wgsl: no kernel may fuse them), exactly as the CPU
-// twin (src/emst/keys.cpu.ts) and the k-NN kernel round them. In a periodic box (PERIODIC != 0) each difference is
+// twin (src/knn/keys.cpu.ts) and the k-NN kernel round them. In a periodic box (PERIODIC != 0) each difference is
 // the minimum image min(|t|, L − |t|).
 fn dist2(a: u32, b: u32) -> f32 {
   var s = 0.0;

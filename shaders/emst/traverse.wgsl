@@ -30,12 +30,12 @@ const STACK: u32 = 100u;
 
 // Squared distance from Morton position j's point to the box of internal node `node` (0 inside; a leaf has no box:
 // its key is computed from the points, below). On a periodic axis the gap is the smaller of the direct gap and the gap around the torus, each computed with the
-// point distance's monotone steps so that it bounds every point of the box from below (src/emst/keys.cpu.ts).
+// point distance's monotone steps so that it bounds every point of the box from below (src/knn/keys.cpu.ts).
 fn box_d2(node: u32, j: u32) -> f32 {
   let base = node * 2u * D;
   var s = 0.0;
   // Important! Records in the first box part (every record below ~8.9·10^7 3D points on the H100) are read from
-  // its binding directly: going through box_word() for every word costs the traversal ~30 % (H100, normal 3D 10^7).
+  // its binding directly: going through box_word() for every word slows the traversal (bench/RESULTS.md).
   if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
     for (var k = 0u; k < D; k++) {
       let t = axis_gap(points[j * D + k], boxes0[base + k], boxes0[base + D + k], k);
@@ -68,11 +68,9 @@ fn axis_gap(x: f32, lo: f32, hi: f32, k: u32) -> f32 {
 fn nearest_of(j: u32) -> Nearest {
   let comp = label[j];
   let me = order[j];
-  // Important! The upper bound was computed in another kernel, where the compiler may fuse the multiply-adds of
-  // the same distance differently: the bound's own pair can come out a few ulps above it here. Widen it by the
-  // slack so that pair is still accepted (a component with no candidate would stall Borůvka).
+  // The upper bound is a key of edge_key(), as every leaf's key here: the bound's own pair comes out exactly at it
+  // and is accepted (`<=`), so no slack widens it (emst/common.wgsl, SLACK).
   var radius = ub[comp];
-  if (radius < INF_KEY) { radius += SLACK; }
   var myCore = 0.0;
   if (u.mr != 0u) { myCore = core2[j]; }
   var bestKey = NONE;
@@ -113,8 +111,8 @@ fn nearest_of(j: u32) -> Nearest {
         lb = max(max(lb * u.ia2, myCore), mc);
       }
       let lbBits = bitcast<u32>(lb);
-      // Prune only beyond a few ulps of slack: the box distance and the keys may be rounded differently (fused
-      // multiply-adds), and a subtree whose point lies exactly at the radius must still be visited.
+      // Prune only beyond a few ulps of slack: the box bound is computed unlike the keys (emst/common.wgsl, SLACK),
+      // and a subtree whose point lies exactly at the radius must still be visited.
       if (lbBits > radius + SLACK) { continue; }
       lower[side] = lbBits;
     }

@@ -27,10 +27,9 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let b = label[k];
     if (a != b) {
       let key = edge_key(j, k);
-      // Below the scale cut a pair is not an edge. Important! With a cut, only pairs SLACK ulps above it bound a
-      // component: the traversal recomputes keys in another kernel (fused multiply-adds may differ) and must not
-      // find the bounding pair below the cut, or the component would search a radius with nothing in it.
-      if (u.cut != 0u && key < u.cut + SLACK) { continue; }
+      // Below the scale cut a pair is not an edge. The traversal recomputes this key bit for bit (edge_key), so a
+      // pair at or above the cut here is an edge there too (emst/common.wgsl, SLACK).
+      if (u.cut != 0u && key < u.cut) { continue; }
       atomicMin(&ub[a], key);
       atomicMin(&ub[b], key);
     }

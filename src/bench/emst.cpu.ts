@@ -19,6 +19,7 @@ import { generate, type GeneratorName } from '../datasets/generate.js';
 import { emstCpuAsync, type EmstCpuResult } from '../emst/boruvka.cpu.js';
 import { resolveThreads } from '../host/threads.js';
 import { checkSpanningTree, relativeDifference } from '../emst/check.js';
+import { metricOf } from '../emst/metric.js';
 
 export interface EmstCpuFigure {
   kind: GeneratorName;
@@ -123,7 +124,7 @@ export async function benchEmstCpu(options: EmstCpuBenchOptions = {}): Promise<E
   }
   // JIT warm-up, on as many threads as the largest size will use.
   const warmThreads = await resolveThreads(options.threads, Math.max(...(options.sizes ?? [1e6])));
-  await emstCpuAsync(generate('uniform', { n: 20000, dim: 2, seed: 99 }), 2, { minSamples, threads: warmThreads });
+  await emstCpuAsync(generate('uniform', { n: 20000, dim: 2, seed: 99 }), 2, { metric: metricOf(minSamples), threads: warmThreads });
   const figures: EmstCpuFigure[] = [];
   for (const kind of options.kinds ?? (['uniform'] as GeneratorName[])) {
     for (const dim of options.dims ?? [2, 3]) {
@@ -136,7 +137,7 @@ export async function benchEmstCpu(options: EmstCpuBenchOptions = {}): Promise<E
         for (let r = 0; r < reps; r++) {
           const c0 = cpuMs();
           const t0 = performance.now();
-          const result = await emstCpuAsync(points, dim, { minSamples, threads });
+          const result = await emstCpuAsync(points, dim, { metric: metricOf(minSamples), threads });
           wall.push(performance.now() - t0);
           cpu.push(cpuMs() - c0);
           const check = checkSpanningTree(n, result);

@@ -11,6 +11,7 @@ import { emstCpu } from '../emst/boruvka.cpu.js';
 import { generate, type GeneratorName } from '../datasets/generate.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';
 import type { BoruvkaResult } from '../emst/boruvka.js';
+import { metricOf } from '../emst/metric.js';
 
 export async function benchEmst(
   ctx: GpuContext,
@@ -22,7 +23,7 @@ export async function benchEmst(
   const minSamples = options.minSamples ?? 1;
   const points = generate(kind, { n, dim, seed: 1 });
   const buffer = ctx.upload('bench::points', points);
-  const e = await GpuEmst.create(ctx, n, dim, minSamples);
+  const e = await GpuEmst.create(ctx, n, dim, metricOf(minSamples));
   let last: BoruvkaResult | null = null;
   return {
     run: async (timer) => {
@@ -40,7 +41,7 @@ export async function benchEmst(
         total += edges.weights[i];
       }
       if (n <= 1_000_000) {
-        const cpu = emstCpu(points, dim, { minSamples });
+        const cpu = emstCpu(points, dim, { metric: metricOf(minSamples) });
         const want = cpu.weights.reduce((s, w) => s + w, 0);
         if (Math.abs(total - want) > 1e-6 * want) throw new Error(`bench::emst: total ${total}, CPU backend ${want}`);
       }

@@ -8,6 +8,7 @@ import { emst, type EmstResult } from '../emst/emst.js';
 import type { PointTable } from '../io/points.js';
 import type { CliIo } from './program.js';
 import type { ProgressCallback } from '../progress.js';
+import { metricOf } from '../emst/metric.js';
 import { runCommand } from './run.js';
 import {
   addBackendOption,
@@ -132,7 +133,7 @@ export function emstCommand(io: CliIo): Command {
         return { r, where: await writeOutput(io, o, emstPrintable(r, o), run) };
       });
       const forest = r.tree.weights.length < Math.max(r.table.n - 1, 0);
-      const kind = o.minSamples > 1 || o.alpha !== 1 ? 'mutual-reachability MST' : forest ? 'minimum spanning forest' : 'EMST';
+      const kind = metricOf(o.minSamples, o.alpha).kind === 'mutual-reachability' ? 'mutual-reachability MST' : forest ? 'minimum spanning forest' : 'EMST';
       io.log(
         `emst: ${plural(r.table.n, 'point')} × ${r.table.dim} → ${kind} of ${plural(r.tree.weights.length, 'edge')}, total weight ` +
           `${r.totalWeight.toPrecision(8)} (${r.tree.backend} backend, ${r.timings['emst::total']?.toFixed(1)} ms) → ${where}`,

@@ -7,7 +7,7 @@ export { singleLinkage } from './linkage.js';
 export { condenseTree } from './condense.js';
 export { exemplars } from './exemplars.js';
 export { approximatePredict, type ApproximatePrediction, type ApproximatePredictOptions } from './predict.js';
-export { bruteForceKnn, predictionCoreDistances, type KnnQueryResult, type KnnSearch } from './bruteKnn.js';
+export { bruteForceKnn, predictionCoreDistances, type KnnQueryResult, type KnnSearch } from '../knn/brute.cpu.js';
 export { relativeValidity } from './validity.js';
 export { createModel, saveModel, loadModel, type HdbscanModel, type CreateModelInput } from './model.js';
 export type {

@@ -16,7 +16,7 @@ import { InputError } from '../errors.js';
 import { base64ToBytes, bytesToBase64 } from './base64.js';
 import { clusterTreeInfo, pointRows } from './clusterTree.js';
 import { outlierScores } from './glosh.js';
-import { predictionCoreDistances } from './bruteKnn.js';
+import { predictionCoreDistances } from '../knn/brute.cpu.js';
 import { labelPoints } from './labels.js';
 import { resolveClusterOptions } from './options.js';
 import { membershipProbabilities } from './probabilities.js';

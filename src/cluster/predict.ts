@@ -24,7 +24,7 @@
 import { checkCoordinates } from '../emst/validate.js';
 import { InputError } from '../errors.js';
 import { clusterTreeInfo, pointRows, type ClusterTreeInfo, type PointRows } from './clusterTree.js';
-import { bruteForceKnn, type KnnSearch } from './bruteKnn.js';
+import { bruteForceKnn, type KnnSearch } from '../knn/brute.cpu.js';
 import { validateModel, type HdbscanModel } from './model.js';
 
 export interface ApproximatePrediction {

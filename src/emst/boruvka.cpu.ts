@@ -14,7 +14,7 @@
  *      cycle among equal edges;
  *   5. merge along the chosen edges through the shared union-find (smaller root wins).
  * What the sequential CPU adds — each exact, because a point's candidates only shrink as components merge:
- *   - candidate lists: every point's k nearest neighbours, found once (neighbours.cpu.ts), settle its best edge
+ *   - candidate lists: every point's k nearest neighbours, found once (src/knn/neighbours.cpu.ts), settle its best edge
  *     without a traversal while any of them lies in another component (candidates.cpu.ts);
  *   - reuse: a traversal that finds the point's exact best edge is reused while its far end stays outside;
  *   - lower bounds: what a point's list or traversal proved bounds all its later edges from below, and a point
@@ -29,11 +29,12 @@ import { createCursors } from './candidates.cpu.js';
 import { cutKey, inverseAlphaSquared, weightOfKey } from './distance.cpu.js';
 import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 import { subtreeMinCore2, type ComponentBest, type Reachability } from './nearest.cpu.js';
-import { nearestNeighbours, type NeighbourLists } from './neighbours.cpu.js';
+import { nearestNeighbours, type NeighbourLists } from '../knn/neighbours.cpu.js';
 import { resolveThreads } from '../host/threads.js';
 import { startNeighbourWorkers } from './neighbours.threads.js';
 import { BoruvkaThreads, roundChunk } from './boruvka.threads.js';
 import { allocator, RoundWork, type RoundShared, type RoundState } from './rounds.cpu.js';
+import type { Metric } from './metric.js';
 
 /**
  * Length of every point's candidate list (at least minSamples). Lists of 4 to 12 measured within noise of each
@@ -43,10 +44,8 @@ import { allocator, RoundWork, type RoundShared, type RoundState } from './round
 export const CANDIDATES = 8;
 
 export interface EmstCpuOptions {
-  /** 1 (default): Euclidean. m ≥ 2, or any alpha ≠ 1: mutual reachability with core = m-th neighbour. */
-  minSamples?: number;
-  /** Mutual reachability divides distances by alpha (default 1). */
-  alpha?: number;
+  /** Euclidean (default) or mutual reachability with core = minSamples-th neighbour (metric.ts: metricOf). */
+  metric?: Metric;
   /** Periodic side lengths (float32, points already inside [0, L)): minimum-image distances. Euclidean only. */
   period?: Float32Array | null;
   /**
@@ -160,7 +159,8 @@ function noEdges(options: EmstCpuOptions): EmstCpuResult {
 
 /** Length of every point's candidate list: CANDIDATES, or minSamples when larger, at most n − 1. */
 function listLength(n: number, options: EmstCpuOptions): number {
-  return Math.min(n - 1, Math.max(CANDIDATES, options.minSamples ?? 1));
+  const m = options.metric?.kind === 'mutual-reachability' ? options.metric.minSamples : 1;
+  return Math.min(n - 1, Math.max(CANDIDATES, m));
 }
 
 /** Per-phase wall times (ms) under the `emst::…` labels: each lap adds the time since the previous one. */
@@ -218,12 +218,12 @@ class BoruvkaCpu {
   ) {
     const n = (this.n = bvh.n);
     const alloc = allocator(threads > 1);
-    const minSamples = options.minSamples ?? 1;
-    const alpha = options.alpha ?? 1;
-    const m = Math.min(minSamples, n - 1);
+    const metric = options.metric;
     this.cut = cutKey(options.minEdgeLength ?? 0);
     let mr: Reachability | null = null;
-    if (minSamples > 1 || alpha !== 1) {
+    if (metric?.kind === 'mutual-reachability') {
+      const { minSamples, alpha } = metric;
+      const m = Math.min(minSamples, n - 1);
       const core2 = alloc.f32(n);
       for (let i = 0; i < n; i++) core2[i] = lists.keys[i * lists.k + m - 1];
       const minCore2 = alloc.f32(Math.max(n - 1, 1));

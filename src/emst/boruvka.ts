@@ -13,15 +13,16 @@
  * What we changed from the paper: labels by prefix sum instead of ArborX's bottom-up label walk (WebGPU has no
  * cross-workgroup memory ordering), merge through a lock-free union-find instead of chain following, several
  * rounds per submission instead of a read-back per round (direct dispatches that return at once after the last
- * round: indirect ones cost ~0.45 ms each under Dawn's validation), and squared keys throughout.
+ * round: Dawn validates each indirect one with an extra pass), and squared keys throughout.
  *
  * Vertices are Morton positions of the BVH's leaves; edges come out as original indices.
  */
 import { cutKey } from './distance.cpu.js';
 import { createBoxParts, type BoxParts } from '../bvh/boxparts.js';
+import type { BvhBuffers } from '../bvh/lbvh.js';
 import { boxRecords, pointsForBoxRecords } from '../bvh/layout.js';
 import type { GpuContext } from '../gpu/context.js';
-import type { Kernel } from '../gpu/kernel.js';
+import { floatBits, uniformBytes, type Bindings, type Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { MapMode, Usage } from '../gpu/usage.js';
@@ -29,24 +30,6 @@ import { AbortError, GpuUnavailableError, InputError, TreelineError } from '../e
 import { roundsFraction, type ProgressCallback } from '../progress.js';
 import { createScanner, type Scanner } from '../primitives/scan.js';
 import { createUnionFind, type GpuUnionFind } from '../unionfind/unionfind.js';
-
-/** The BVH buffers Borůvka reads (layout: src/bvh/layout.ts). */
-export interface BvhBuffers {
-  n: number;
-  dim: number;
-  /** n × dim f32, Morton order. */
-  sortedPoints: GPUBuffer;
-  /** n u32: original index of leaf j. */
-  order: GPUBuffer;
-  /** n records × vec4u. */
-  links: GPUBuffer;
-  /** n − 1 records (at least one) × 2·dim f32: internal node i's own box (leaves have none). */
-  boxes: GPUBuffer;
-  /** (n − 1) × vec2u. */
-  ranges: GPUBuffer;
-  /** 2n − 1 u32. */
-  parents: GPUBuffer;
-}
 
 /**
  * Buffers a caller may lend to Borůvka so that arrays with disjoint lifetimes share memory (issue 4's memory
@@ -79,10 +62,11 @@ export interface BoruvkaBorrow {
 }
 
 export interface BoruvkaRunOptions {
-  /** n squared core distances in Morton order: mutual reachability. Omit for the Euclidean MST. */
-  core2?: GPUBuffer;
-  /** Mutual reachability's alpha (default 1). */
-  alpha?: number;
+  /**
+   * Mutual reachability (ArborX's MutualReachability{core}; the metric emst.gpu.ts was created for, metric.ts): n
+   * squared core distances in Morton order and alpha. Omit for the Euclidean MST.
+   */
+  reachability?: { core2: GPUBuffer; alpha: number };
   /** Periodic side lengths (one per dimension; points inside [0, L)): required iff created with `periodic`. */
   period?: Float32Array;
   /**
@@ -128,6 +112,75 @@ const EMST_INCLUDE = ['common/grid', 'knn/distance', 'emst/common'];
 const NEAREST_STORAGE_BUFFERS = 15;
 const LEAN_STORAGE_BUFFERS = 10;
 const NONE = 0xffffffff;
+
+/**
+ * The round kernels' uniform block (`Params`, emst/common.wgsl) and each kernel's bindings (shaders/emst/<name>.wgsl),
+ * by their WGSL names; checked against the WGSL when the kernels are created.
+ */
+const EMST_PARAMS = {
+  n: 'u32',
+  mr: 'u32',
+  ia2: 'f32',
+  skip: 'u32',
+  cut: 'u32',
+  one: 'f32',
+  pad1: 'u32',
+  pad2: 'u32',
+  period: 'array<vec4f, 4>',
+} as const;
+const PLAN = {
+  bindings: { p: 'uniform', edgeCount: 'read', label: 'read_write' },
+  uniforms: { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' },
+} as const;
+const FILL = { bindings: { f: 'uniform', out: 'read_write' }, uniforms: { count: 'u32', value: 'u32', p0: 'u32', p1: 'u32' } } as const;
+const EDGE_KEYS = {
+  bindings: { u: 'uniform', edges: 'read', keys: 'read_write', values: 'read_write' },
+  uniforms: { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+} as const;
+const TRAVERSE = {
+  u: 'uniform',
+  points: 'read',
+  core2: 'read',
+  order: 'read',
+  links: 'read',
+  boxes0: 'read',
+  childLabel: 'read',
+  label: 'read',
+  ub: 'read',
+  minCore2: 'read',
+  cand: 'read_write',
+} as const;
+const B = {
+  relabel: { u: 'uniform', uf_parent: 'read_write', label: 'read_write', ub: 'read_write', best: 'read_write', bestMax: 'read_write' },
+  changes: { u: 'uniform', label: 'read', chg: 'read_write' },
+  nodelabels: { u: 'uniform', label: 'read', prefix: 'read', links: 'read', ranges: 'read', childLabel: 'read_write' },
+  upperbounds: { u: 'uniform', points: 'read', core2: 'read', label: 'read', ub: 'read_write', cand: 'read' },
+  traverse: TRAVERSE,
+  nearest: { ...TRAVERSE, pointBound: 'read_write', activeList: 'read', activeCount: 'read_write', boxes1: 'read', boxes2: 'read' },
+  best: { u: 'uniform', label: 'read', cand: 'read', best: 'read_write', order: 'read' },
+  bestmax: { u: 'uniform', label: 'read', cand: 'read', best: 'read', bestMax: 'read_write', order: 'read' },
+  active: {
+    u: 'uniform',
+    label: 'read',
+    ub: 'read',
+    pointBound: 'read',
+    cand: 'read_write',
+    activeList: 'read_write',
+    activeCount: 'read_write',
+  },
+  merge: {
+    u: 'uniform',
+    label: 'read',
+    order: 'read',
+    cand: 'read',
+    best: 'read',
+    bestMax: 'read',
+    uf_parent: 'read_write',
+    edgeCount: 'read_write',
+    edges: 'read_write',
+  },
+  mincore: { u: 'uniform', core2: 'read', parents: 'read', arrive: 'read_write', minCore2: 'read_write' },
+} as const;
 /** Workgroups (of 32) of the traversal's fixed grid: ~2^18 threads, about what an H100 keeps resident. */
 const NEAREST_GROUPS = 8192;
 
@@ -171,41 +224,39 @@ export class Boruvka {
       );
     }
     const parts = createBoxParts(ctx, dim, boxPartRecords, n);
-    const spec = (name: string, bindings: ('uniform' | 'read' | 'rw')[], wg = 256, entry = 'main', extra: string[] = []) =>
+    const spec = (name: string, bindings: Bindings, wg = 256, entry = 'main', extra: string[] = []) =>
       ctx.kernel({
         label: `emst::${name}${entry === 'main' ? '' : `.${entry}`}`,
         shader: `emst/${name}`,
         entry,
         bindings,
+        uniforms: EMST_PARAMS,
         workgroupSize: wg,
         include: [...EMST_INCLUDE, ...extra],
         constants: { D: dim, PERIODIC: periodic ? 1 : 0, ...parts.constants },
         enable: name === 'best64' ? ['atomic_vec2u_min_max'] : undefined,
       });
-    const R = 'read' as const;
-    const W = 'rw' as const;
-    const U = 'uniform' as const;
     const k: Record<string, Kernel> = {
-      plan: await ctx.kernel({ label: 'emst::plan', shader: 'emst/plan', entry: 'main', bindings: [U, R, W], workgroupSize: 1 }),
-      fill: await ctx.kernel({ label: 'emst::fill', shader: 'emst/fill', entry: 'main', bindings: [U, W], workgroupSize: 256 }),
-      relabel: await spec('relabel', [U, W, W, W, W, W], 256, 'main', ['unionfind/unionfind']),
-      changes: await spec('changes', [U, R, W]),
-      nodelabels: await spec('nodelabels', [U, R, R, R, R, W]),
-      upperbounds: await spec('upperbounds', [U, R, R, R, W, R], 256, 'main', ['emst/distance']),
+      plan: await ctx.kernel({ label: 'emst::plan', shader: 'emst/plan', entry: 'main', ...PLAN, workgroupSize: 1 }),
+      fill: await ctx.kernel({ label: 'emst::fill', shader: 'emst/fill', entry: 'main', ...FILL, workgroupSize: 256 }),
+      relabel: await spec('relabel', B.relabel, 256, 'main', ['unionfind/unionfind']),
+      changes: await spec('changes', B.changes),
+      nodelabels: await spec('nodelabels', B.nodelabels),
+      upperbounds: await spec('upperbounds', B.upperbounds, 256, 'main', ['emst/distance']),
       nearest: useLean
-        ? await spec('nearest_lite', [U, R, R, R, R, R, R, R, R, R, W], 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
-        : await spec('nearest', [U, R, R, R, R, R, R, R, R, R, W, W, R, W, R, R], 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
-      bestmax: await spec('bestmax', [U, R, R, R, W, R]),
-      active: await spec('active', [U, R, R, R, W, W, W]),
-      merge: await spec('merge', [U, R, R, R, R, R, W, W, W], 256, 'main', ['unionfind/unionfind']),
-      mincore: await spec('mincore', [U, R, R, W, W]),
-      edgekeys: await ctx.kernel({ label: 'emst::edgeKeys', shader: 'emst/edgekeys', entry: 'main', bindings: [U, R, W, W], workgroupSize: 256 }),
+        ? await spec('nearest_lite', B.traverse, 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
+        : await spec('nearest', B.nearest, 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
+      bestmax: await spec('bestmax', B.bestmax),
+      active: await spec('active', B.active),
+      merge: await spec('merge', B.merge, 256, 'main', ['unionfind/unionfind']),
+      mincore: await spec('mincore', B.mincore),
+      edgekeys: await ctx.kernel({ label: 'emst::edgeKeys', shader: 'emst/edgekeys', entry: 'main', ...EDGE_KEYS, workgroupSize: 256 }),
     };
     if (ctx.features.atomicVec2uMinMax) {
-      k.best64 = await spec('best64', [U, R, R, W, R]);
+      k.best64 = await spec('best64', B.best);
     } else {
-      k.best32key = await spec('best32', [U, R, R, W, R], 256, 'key');
-      k.best32lo = await spec('best32', [U, R, R, W, R], 256, 'lo');
+      k.best32key = await spec('best32', B.best, 256, 'key');
+      k.best32lo = await spec('best32', B.best, 256, 'lo');
     }
     const scanner = await createScanner(ctx, n);
     const uf = await createUnionFind(ctx, n);
@@ -251,32 +302,35 @@ export class Boruvka {
     if (n > this.maxN) throw new TreelineError(`emst::boruvka: n=${n} exceeds the maxN=${this.maxN} it was created for`);
     if (bvh.dim !== this.dim) throw new TreelineError(`emst::boruvka: dim=${bvh.dim}, created for dim=${this.dim}`);
     if (n < 2) return { edges: b.edges, count: 0, rounds: 0 };
-    const alpha = opts.alpha ?? 1;
-    const mr = opts.core2 !== undefined;
+    const mr = opts.reachability !== undefined;
+    const alpha = opts.reachability?.alpha ?? 1;
     if (this.periodic !== (opts.period !== undefined) || (opts.period && opts.period.length !== this.dim)) {
       throw new TreelineError(`emst::boruvka: created ${this.periodic ? '' : 'non-'}periodic for dim=${this.dim}, run with period=${opts.period}`);
     }
-    // Params (emst/common.wgsl): n, mr, ia2, skip, cut, one = 1.0, 2 × pad, then 16 periodic side lengths.
-    const params = new ArrayBuffer(32 + 64);
-    if (opts.period) new Float32Array(params, 32, 16).set(opts.period);
     const cut = cutKey(opts.minEdgeLength ?? 0);
-    if (cut > 0 && opts.core2) throw new TreelineError('emst::boruvka: the scale cut is for the Euclidean MST only');
-    new Float32Array(params, 16, 2).set([cut, 1]);
-    new Uint32Array(params, 0, 2).set([n, mr ? 1 : 0]);
+    if (cut > 0 && mr) throw new TreelineError('emst::boruvka: the scale cut is for the Euclidean MST only');
     if (this.lean && boxRecords(n) > this.parts.records) {
       throw new InputError(
         `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${pointsForBoxRecords(this.parts.records)} points).`,
       );
     }
     const skip = opts.skipBounded !== false && !this.lean;
-    new Uint32Array(params, 12, 1)[0] = skip ? 1 : 0;
-    new Float32Array(params, 8, 1)[0] = Math.fround(1 / (alpha * alpha));
-    const u = new Uint32Array(params);
-    const core2 = opts.core2 ?? b.noCore;
+    // Params (emst/common.wgsl, EMST_PARAMS), the same for every round kernel: written once. `cut` is a squared
+    // length's f32 bits (keys are compared as u32), `one` = 1.0 for add_square.
+    const u = uniformBytes(k.relabel as Kernel<Bindings, typeof EMST_PARAMS>, {
+      n,
+      mr: mr ? 1 : 0,
+      ia2: Math.fround(1 / (alpha * alpha)),
+      skip: skip ? 1 : 0,
+      cut: floatBits(cut),
+      one: 1,
+      period: opts.period,
+    });
+    const core2 = opts.reachability?.core2 ?? b.noCore;
     let minCore2 = b.noMinCore;
     // Important! Every round dispatch is direct (plan.wgsl says why): per-point kernels over n threads, the traversal
     // over a fixed grid that strides over the active points.
-    const plan = [n, 0, 0, 0];
+    const plan = uniformBytes(k.plan as Kernel<Bindings, typeof PLAN.uniforms>, { n });
     const nearestGroups = opts.nearestGroups ?? Math.min(Math.ceil(n / 32), NEAREST_GROUPS);
     if (!Number.isInteger(nearestGroups) || nearestGroups < 1) {
       throw new TreelineError(`emst::boruvka: nearestGroups must be a positive integer, got ${opts.nearestGroups}`);
@@ -284,59 +338,76 @@ export class Boruvka {
     const [boxes0, boxes1, boxes2] = this.parts.bind(bvh.boxes, n);
     const uf = this.uf;
 
-    const relabel = (rec: Recorder, at: { uniforms: Uint32Array; threads: number }) =>
-      rec.dispatch(k.relabel, { ...at, buffers: [uf.parent, b.label, b.ub, b.best, b.bestMax] });
+    const relabel = (rec: Recorder, at: { uniforms: Uint8Array; threads: number }) =>
+      rec.dispatch(k.relabel, { ...at, buffers: { uf_parent: uf.parent, label: b.label, ub: b.ub, best: b.best, bestMax: b.bestMax } });
     let arrive: GPUBuffer | null = null;
     if (mr) {
       minCore2 = ctx.createBuffer('emst::minCore2', 8 * n);
       arrive = ctx.createBuffer('emst::arrive', 4 * n);
     }
+    // The buffers of the traversal (emst/traverse.wgsl; nearest.wgsl adds the skip's and the other box parts) and of
+    // the per-component minima, by binding name: the same objects every round.
+    const traversal = {
+      points: bvh.sortedPoints,
+      core2,
+      order: bvh.order,
+      links: bvh.links,
+      boxes0,
+      childLabel: b.childLabel,
+      label: b.label,
+      ub: b.ub,
+      minCore2,
+      cand: b.cand,
+    };
+    const nearest = { ...traversal, pointBound: b.pointBound, activeList: b.active, activeCount: b.activeCount, boxes1, boxes2 };
+    const best = { label: b.label, cand: b.cand, best: b.best, order: bvh.order };
     // Recorded at the head of the first submission.
     const prelude = (rec: Recorder) => {
       opts.before?.(rec);
       // First what reads the BVH's parents: the candidates may be lent from them (BoruvkaBorrow).
       if (arrive) {
-        rec.dispatch(k.fill, { buffers: [arrive], uniforms: [n, NONE, 0, 0], threads: n });
-        rec.dispatch(k.mincore, { buffers: [core2, bvh.parents, arrive, minCore2], uniforms: u, threads: n });
+        rec.dispatch(k.fill, { buffers: { out: arrive }, uniforms: { count: n, value: NONE }, threads: n });
+        rec.dispatch(k.mincore, { buffers: { core2, parents: bvh.parents, arrive, minCore2 }, uniforms: u, threads: n });
       }
       rec.clear(b.edgeCount);
       rec.clear(b.label, 4 * n, 8); // the "tree complete" flag and plan.wgsl's previous edge count
       rec.clear(b.pointBound, 0, 4 * n);
-      rec.dispatch(k.fill, { buffers: [b.cand], uniforms: [2 * n, NONE, 0, 0], threads: 2 * n });
+      rec.dispatch(k.fill, { buffers: { out: b.cand }, uniforms: { count: 2 * n, value: NONE }, threads: 2 * n });
       uf.encodeInit(rec, n);
       relabel(rec, { uniforms: u, threads: n });
     };
 
     const round = (rec: Recorder) => {
-      rec.dispatch(k.plan, { buffers: [b.edgeCount, b.label], uniforms: plan, groups: 1 });
+      rec.dispatch(k.plan, { buffers: { edgeCount: b.edgeCount, label: b.label }, uniforms: plan, groups: 1 });
       const at = { threads: n, uniforms: u };
-      rec.dispatch(k.changes, { ...at, buffers: [b.label, b.chg] });
+      rec.dispatch(k.changes, { ...at, buffers: { label: b.label, chg: b.chg } });
       // In place: the changes become their exclusive prefix sums. Not gated (gating it would take indirect
       // dispatches): after the last round it re-scans the buffer's stale contents, which no gated kernel reads; a
       // few streaming passes whose cost does not depend on the data.
       this.scanner.encode(rec, b.chg, b.chg, n, 'exclusive');
-      rec.dispatch(k.nodelabels, { ...at, buffers: [b.label, b.chg, bvh.links, bvh.ranges, b.childLabel] });
-      rec.dispatch(k.upperbounds, { ...at, buffers: [bvh.sortedPoints, core2, b.label, b.ub, b.cand] });
+      rec.dispatch(k.nodelabels, {
+        ...at,
+        buffers: { label: b.label, prefix: b.chg, links: bvh.links, ranges: bvh.ranges, childLabel: b.childLabel },
+      });
+      rec.dispatch(k.upperbounds, { ...at, buffers: { points: bvh.sortedPoints, core2, label: b.label, ub: b.ub, cand: b.cand } });
       rec.clear(b.activeCount);
       if (skip) {
-        rec.dispatch(k.active, { ...at, buffers: [b.label, b.ub, b.pointBound, b.cand, b.active, b.activeCount] });
+        rec.dispatch(k.active, {
+          ...at,
+          buffers: { label: b.label, ub: b.ub, pointBound: b.pointBound, cand: b.cand, activeList: b.active, activeCount: b.activeCount },
+        });
       }
-      const traversal = [bvh.sortedPoints, core2, bvh.order, bvh.links, boxes0, b.childLabel, b.label, b.ub, minCore2, b.cand];
-      rec.dispatch(k.nearest, {
-        groups: nearestGroups,
-        uniforms: u,
-        buffers: this.lean ? traversal : [...traversal, b.pointBound, b.active, b.activeCount, boxes1, boxes2],
-      });
+      rec.dispatch(k.nearest, { groups: nearestGroups, uniforms: u, buffers: this.lean ? traversal : nearest });
       if (k.best64) {
-        rec.dispatch(k.best64, { ...at, buffers: [b.label, b.cand, b.best, bvh.order] });
+        rec.dispatch(k.best64, { ...at, buffers: best });
       } else {
-        rec.dispatch(k.best32key, { ...at, buffers: [b.label, b.cand, b.best, bvh.order] });
-        rec.dispatch(k.best32lo, { ...at, buffers: [b.label, b.cand, b.best, bvh.order] });
+        rec.dispatch(k.best32key, { ...at, buffers: best });
+        rec.dispatch(k.best32lo, { ...at, buffers: best });
       }
-      rec.dispatch(k.bestmax, { ...at, buffers: [b.label, b.cand, b.best, b.bestMax, bvh.order] });
+      rec.dispatch(k.bestmax, { ...at, buffers: { ...best, bestMax: b.bestMax } });
       rec.dispatch(k.merge, {
         ...at,
-        buffers: [b.label, bvh.order, b.cand, b.best, b.bestMax, uf.parent, b.edgeCount, b.edges],
+        buffers: { ...best, bestMax: b.bestMax, uf_parent: uf.parent, edgeCount: b.edgeCount, edges: b.edges },
       });
       relabel(rec, at);
     };
@@ -421,7 +492,11 @@ export class Boruvka {
   encodeEdgeKeys(rec: Recorder, result: BoruvkaResult): { keys: GPUBuffer; values: GPUBuffer } {
     const { b } = this;
     if (result.count > 0) {
-      rec.dispatch(this.k.edgekeys, { buffers: [result.edges, b.cand, b.chg], uniforms: [result.count, 0, 0, 0], threads: result.count });
+      rec.dispatch(this.k.edgekeys, {
+        buffers: { edges: result.edges, keys: b.cand, values: b.chg },
+        uniforms: { m: result.count },
+        threads: result.count,
+      });
     }
     return { keys: b.cand, values: b.chg };
   }

@@ -12,7 +12,7 @@
  * exact when its key is below B, or (alpha = 1, so B = lastKey) equal to B with an original index up to the last
  * entry's, and min(best, B) bounds the point's edges from below otherwise.
  */
-import type { NeighbourLists } from './neighbours.cpu.js';
+import type { NeighbourLists } from '../knn/neighbours.cpu.js';
 import type { Reachability } from './nearest.cpu.js';
 
 const f32 = Math.fround;

@@ -4,7 +4,7 @@
  *
  * A key is a float32 *squared* weight, so the algorithm never takes a square root:
  *   Euclidean:           key(a, b) = Σ_k fround(fround(a_k − b_k)²), summed in dimension order, rounded after
- *                        every step (DESIGN.md, floating point);
+ *                        every step (DESIGN.md, floating point) — src/knn/keys.cpu.ts computes it, for the k-NN too;
  *   mutual reachability: key(a, b) = max(core²(a), core²(b), fround(key_E(a, b) · ia2)), ia2 = fround(1 / alpha²)
  *                        (Campello et al. 2015; seed 002 §4.5), core² the squared core distance.
  * The weight returned to the caller is fround(sqrt(key)): for alpha = 1 that is exactly max(core(a), core(b),
@@ -20,28 +20,6 @@
 
 const f32 = Math.fround;
 
-/**
- * Squared float32 distance between rows a and b of `xs` (row-major, `dim` columns), rounded step by step; with a
- * periodic `period` (points inside [0, L)) each axis takes the minimum image min(|t|, fround(L − |t|)).
- */
-export function squaredDistance(xs: Float32Array, dim: number, a: number, b: number, period: Float32Array | null = null): number {
-  let sq = 0;
-  const oa = a * dim;
-  const ob = b * dim;
-  for (let k = 0; k < dim; k++) {
-    let t = f32(xs[oa + k] - xs[ob + k]);
-    if (period !== null) t = minImage(t, period[k]);
-    sq = f32(sq + f32(t * t));
-  }
-  return sq;
-}
-
-/** The minimum image of a float32 difference t on a periodic axis of length L: min(|t|, fround(L − |t|)). */
-export function minImage(t: number, L: number): number {
-  const a = Math.abs(t);
-  const around = f32(L - a);
-  return around < a ? around : a;
-}
 
 /**
  * The scale cut in key space: the smallest float32 key whose weight fround(sqrt(key)) is ≥ fround(minLength), so

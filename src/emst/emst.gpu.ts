@@ -4,11 +4,11 @@
  * order → single-tree Borůvka (boruvka.ts) → edges on the GPU. `readEdges` brings them back in the canonical
  * (weight, min, max) order, with weights fround(sqrt(key)) taken on the host exactly as the CPU backend takes them.
  *
- * Create once per (maxN, dim, minSamples), run many: the buffers are sized for maxN.
+ * Create once per (maxN, dim, metric), run many: the buffers are sized for maxN.
  */
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
-import { AbortError, TreelineError } from '../errors.js';
+import { AbortError } from '../errors.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
@@ -17,9 +17,9 @@ import { Boruvka, type BoruvkaResult } from './boruvka.js';
 import { finishReadbackThreaded, readbackPass, type ReadbackInto } from './readback.threads.js';
 import { sortEqualWeightRuns, type EdgeList } from './edges.cpu.js';
 import { progressSpan, type ProgressCallback } from '../progress.js';
+import { EUCLIDEAN, type Metric } from './metric.js';
 
 export interface GpuEmstRunOptions {
-  alpha?: number;
   /** Periodic side lengths (points inside [0, L)); required iff created `periodic`. */
   period?: Float32Array;
   /** MiSTree's scale cut (Euclidean only): pairs shorter than this are not edges; the result may be a forest. */
@@ -32,43 +32,52 @@ export interface GpuEmstRunOptions {
   signal?: AbortSignal;
 }
 
+/** emst/gather.wgsl's bindings and uniform block, by their WGSL names: out[j] = src[order[j]]. */
+const GATHER = {
+  bindings: { g: 'uniform', order: 'read', src: 'read', out: 'read_write' },
+  uniforms: { n: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+} as const;
+
+/** The kernel that gathers the core distances into Morton order (emst/gather.wgsl). */
+export function createGatherKernel(ctx: GpuContext): Promise<Kernel<typeof GATHER.bindings, typeof GATHER.uniforms>> {
+  return ctx.kernel({ label: 'emst::gather', shader: 'emst/gather', entry: 'main', ...GATHER, workgroupSize: 256 });
+}
+
 export class GpuEmst {
   private constructor(
     private readonly ctx: GpuContext,
     readonly maxN: number,
     readonly dim: number,
-    readonly minSamples: number,
+    readonly metric: Metric,
     private readonly builder: BvhBuilder,
     /** The BVH of the last run. Its codes and parents are Borůvka's scratch once run() has started. */
     readonly bvh: GpuBvh,
     private readonly boruvka: Boruvka,
     private readonly knn: KnnSearcher | null,
-    private readonly gather: Kernel,
+    private readonly gather: Kernel<typeof GATHER.bindings, typeof GATHER.uniforms>,
     private readonly kth: GPUBuffer | null,
     private readonly core2: GPUBuffer | null,
     private readonly boxPartRecords: number | undefined,
   ) {}
 
   /**
-   * minSamples ≥ 2, or `layout.reachability` (alpha ≠ 1): mutual reachability with the minSamples-th neighbour
-   * (self excluded; clamped to n − 1) — at minSamples 1 the core distance is the nearest neighbour's, as hdbscan's
-   * mutual_reachability(min_points=1) takes it, so only d / alpha changes the tree.
+   * `metric` (metric.ts, decided by validate.ts): Euclidean, or mutual reachability with the minSamples-th
+   * neighbour (self excluded; clamped to n − 1) — at minSamples 1 the core distance is the nearest neighbour's, as
+   * hdbscan's mutual_reachability(min_points=1) takes it, so only d / alpha changes the tree.
    * periodic: minimum-image distances in a box whose side lengths each run() gives (Euclidean only).
    */
   static async create(
     ctx: GpuContext,
     maxN: number,
     dim: number,
-    minSamples = 1,
+    metric: Metric = EUCLIDEAN,
     periodic = false,
-    layout: { boxPartRecords?: number; lean?: boolean; reachability?: boolean } = {},
+    layout: { boxPartRecords?: number; lean?: boolean } = {},
   ): Promise<GpuEmst> {
     const { boxPartRecords, lean } = layout;
     const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
     const bvh = allocateBvh(ctx, maxN, dim);
-    // Important! The one place the GPU decides "mutual reachability", as the CPU does (boruvka.cpu.ts): minSamples
-    // ≥ 2 or alpha ≠ 1. Deciding it from minSamples alone dropped alpha at minSamples 1 (issue 15 §4.9).
-    const mr = minSamples > 1 || layout.reachability === true;
+    const mr = metric.kind === 'mutual-reachability';
     let kth: GPUBuffer | null = null;
     let core2: GPUBuffer | null = null;
     let boruvka: Boruvka | null = null;
@@ -83,16 +92,10 @@ export class GpuEmst {
         pointBound: builder.sorter.scratch.values,
         ub: kth ?? undefined,
       });
-      knn = mr ? await createKnnSearcher(ctx, { dim, k: minSamples, output: 'kth', boxPartRecords }) : null;
-      const gather = await ctx.kernel({
-        label: 'emst::gather',
-        shader: 'emst/gather',
-        entry: 'main',
-        bindings: ['uniform', 'read', 'read', 'rw'],
-        workgroupSize: 256,
-      });
+      knn = mr ? await createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords }) : null;
+      const gather = await createGatherKernel(ctx);
       core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
-      return new GpuEmst(ctx, maxN, dim, minSamples, builder, bvh, boruvka, knn, gather, kth, core2, boxPartRecords);
+      return new GpuEmst(ctx, maxN, dim, metric, builder, bvh, boruvka, knn, gather, kth, core2, boxPartRecords);
     } catch (e) {
       // Say a device too small for the traversal: free what was made for it (the caller may fall back).
       knn?.destroy();
@@ -108,9 +111,6 @@ export class GpuEmst {
   /** Computes the tree of the n points in `points` (n × dim f32 on the GPU). The edges stay on the GPU. */
   async run(points: Binding, n: number, opts: GpuEmstRunOptions = {}): Promise<BoruvkaResult> {
     const { ctx } = this;
-    if ((opts.alpha ?? 1) !== 1 && !this.knn) {
-      throw new TreelineError('emst::run: alpha ≠ 1 needs a GpuEmst created for mutual reachability (layout.reachability).');
-    }
     // minSamples above n − 1 is clamped to n − 1, as hdbscan does: a searcher for the smaller k.
     let knn = this.knn;
     let temporary: KnnSearcher | null = null;
@@ -122,7 +122,7 @@ export class GpuEmst {
       this.builder.encode(rec, points, n, this.bvh);
       if (knn && n > 1) {
         knn.encode(rec, this.bvh, { squaredDistances: this.kth! });
-        rec.dispatch(this.gather, { buffers: [this.bvh.order, this.kth!, this.core2!], uniforms: [n, 0, 0, 0], threads: n });
+        rec.dispatch(this.gather, { buffers: { order: this.bvh.order, src: this.kth!, out: this.core2! }, uniforms: { n }, threads: n });
       }
     };
     this.bvh.n = n;
@@ -130,8 +130,7 @@ export class GpuEmst {
     try {
       return await this.boruvka.run(this.bvh, {
         before: n < 2 ? undefined : build,
-        core2: this.knn && n > 1 ? this.core2! : undefined,
-        alpha: opts.alpha,
+        reachability: this.metric.kind === 'mutual-reachability' && n > 1 ? { core2: this.core2!, alpha: this.metric.alpha } : undefined,
         period: opts.period,
         minEdgeLength: opts.minEdgeLength,
         timer: opts.timer,
@@ -220,8 +219,8 @@ export async function emstGpu(
   points: Float32Array,
   dim: number,
   options: {
-    minSamples?: number;
-    alpha?: number;
+    /** Euclidean (default) or mutual reachability (metric.ts). */
+    metric?: Metric;
     period?: Float32Array | null;
     minEdgeLength?: number;
     ctx?: GpuContext;
@@ -251,9 +250,7 @@ export async function emstGpu(
     const period = options.period ?? undefined;
     const report = options.onProgress;
     report?.(0, 'compile');
-    e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.minSamples ?? 1, period !== undefined, {
-      reachability: (options.alpha ?? 1) !== 1,
-    });
+    e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.metric ?? EUCLIDEAN, period !== undefined);
     lap('emst::compile');
     report?.(GPU_PHASES.upload, 'upload');
     buffer = ctx.upload('emst::points', points);
@@ -262,7 +259,6 @@ export async function emstGpu(
     if (options.signal?.aborted) throw new AbortError('emst was aborted before its Borůvka rounds (emst::upload).');
     report?.(GPU_PHASES.rounds, 'bvh, k-NN and Borůvka rounds');
     const result = await e.run(buffer, n, {
-      alpha: options.alpha,
       period,
       minEdgeLength: options.minEdgeLength,
       onProgress: progressSpan(report, GPU_PHASES.rounds, GPU_PHASES.readback),

@@ -19,8 +19,8 @@
  * backends: the BVH is built over the wrapped points as usual, and only the point keys and the box bounds change
  * (src/emst/keys.cpu.ts, shaders/emst/distance.wgsl).
  */
-import { GpuUnavailableError, AbortError } from '../errors.js';
-import { noteCpuFallback } from '../gpu/fallback.js';
+import { AbortError } from '../errors.js';
+import { gpuElseCpu } from '../gpu/fallback.js';
 import { progressSpan } from '../progress.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
 import { emstGpu } from './emst.gpu.js';
@@ -97,37 +97,33 @@ export async function emstFor(
     const timings = { 'emst::validate': validateMs, ...tree.timings, 'emst::total': performance.now() - t0 };
     return { sources: tree.sources, targets: tree.targets, weights: tree.weights, timings, backend };
   };
-  if (input.backend !== 'cpu') {
-    try {
-      const t0 = performance.now();
-      const r = await emstGpu(input.points, input.dim, {
-        minSamples: input.minSamples,
-        alpha: input.alpha,
-        period: input.period,
-        minEdgeLength: input.minEdgeLength,
-        ctx: options.gpu,
-        hardwareOnly: input.backend === 'auto',
-        onProgress,
-        signal: options.signal,
-        readInto: internal.readInto,
-      });
-      return finish(r, t0, 'gpu');
-    } catch (e) {
-      if (!(e instanceof GpuUnavailableError) || input.backend === 'gpu') throw e;
-      noteCpuFallback(caller, e.message);
-    }
-  }
-  const t0 = performance.now();
-  const result = await emstCpuAsync(input.points, input.dim, {
-    minSamples: input.minSamples,
-    alpha: input.alpha,
-    period: input.period,
-    minEdgeLength: input.minEdgeLength,
-    onProgress,
-    signal: options.signal,
-    threads: input.threads,
-  });
-  return finish(result, t0, 'cpu');
+  const onGpu = async (): Promise<EmstResult> => {
+    const t0 = performance.now();
+    const r = await emstGpu(input.points, input.dim, {
+      metric: input.metric,
+      period: input.period,
+      minEdgeLength: input.minEdgeLength,
+      ctx: options.gpu,
+      hardwareOnly: input.backend === 'auto',
+      onProgress,
+      signal: options.signal,
+      readInto: internal.readInto,
+    });
+    return finish(r, t0, 'gpu');
+  };
+  const onCpu = async (): Promise<EmstResult> => {
+    const t0 = performance.now();
+    const result = await emstCpuAsync(input.points, input.dim, {
+      metric: input.metric,
+      period: input.period,
+      minEdgeLength: input.minEdgeLength,
+      onProgress,
+      signal: options.signal,
+      threads: input.threads,
+    });
+    return finish(result, t0, 'cpu');
+  };
+  return gpuElseCpu(caller, input.backend, onGpu, onCpu);
 }
 
 /**

@@ -18,7 +18,7 @@
  */
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
 import { STACK_SIZE } from '../bvh/layout.js';
-import { boxKey, boxKey2, escapeKey, escapeKey2, pointKey, pointKey2 } from './keys.cpu.js';
+import { boxKey, boxKey2, escapeKey, escapeKey2, pointKey, pointKey2 } from '../knn/keys.cpu.js';
 
 const f32 = Math.fround;
 
@@ -74,7 +74,7 @@ export class NearestOtherComponent {
     private readonly best: ComponentBest,
     /** Mutual reachability, or null for the Euclidean MST. */
     private readonly mr: Reachability | null,
-    /** Periodic side lengths (keys.cpu.ts), or null for an open box. */
+    /** Periodic side lengths (src/knn/keys.cpu.ts), or null for an open box. */
     private readonly period: Float32Array | null = null,
     /** The scale cut: keys below it are not edges (0 for none). */
     private readonly cut = 0,
@@ -88,7 +88,7 @@ export class NearestOtherComponent {
    *
    * The traversal climbs from q's leaf towards the root and searches each sibling subtree top-down (nearer child
    * first); it stops climbing once everything outside the ancestor's subtree is provably farther than the radius
-   * (keys.cpu.ts, escapeKey: the ancestor must be a whole Morton cell). Most queries never come near the root.
+   * (src/knn/keys.cpu.ts, escapeKey: the ancestor must be a whole Morton cell). Most queries never come near the root.
    */
   search(q: number): void {
     const { n, dim, sortedPoints: xs, order, links, boxes, ranges, parents } = this.bvh;

@@ -1,5 +1,5 @@
 /**
- * The k-NN phase of the CPU backend (neighbours.cpu.ts) split across Node worker threads: the same queries, each
+ * The k-NN phase of the CPU backend (src/knn/neighbours.cpu.ts) split across Node worker threads: the same queries, each
  * Morton position's list written by exactly one thread, so the lists — and the tree — are bit-identical to one
  * thread's.
  *
@@ -24,7 +24,7 @@ import {
   type JobTable,
 } from '../host/threads.js';
 import { AbortError } from '../errors.js';
-import { KnnSearch, type NeighbourLists } from './neighbours.cpu.js';
+import { KnnSearch, type NeighbourLists } from '../knn/neighbours.cpu.js';
 
 /** One job as a worker receives it: every array lies in shared memory. */
 export interface NeighbourJob {
@@ -34,7 +34,7 @@ export interface NeighbourJob {
   bvh: BvhCpu;
   k: number;
   period: Float32Array | null;
-  /** The output lists (neighbours.cpu.ts, NeighbourLists), n × k each. */
+  /** The output lists (src/knn/neighbours.cpu.ts, NeighbourLists), n × k each. */
   keys: Float32Array;
   points: Uint32Array;
   /** next[0]: the next unclaimed chunk. */

@@ -14,9 +14,10 @@
  */
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
 import { CandidateLists } from './candidates.cpu.js';
-import { edgeLess, reachabilityKey, squaredDistance } from './distance.cpu.js';
+import { edgeLess, reachabilityKey } from './distance.cpu.js';
+import { squaredDistance } from '../knn/keys.cpu.js';
 import { NearestOtherComponent, type ComponentBest, type Reachability } from './nearest.cpu.js';
-import type { NeighbourLists } from './neighbours.cpu.js';
+import type { NeighbourLists } from '../knn/neighbours.cpu.js';
 
 /** The state of a run that every thread reads and writes (SharedArrayBuffers when threaded), per Morton position. */
 export interface RoundState {

@@ -10,6 +10,7 @@ import { MAX_COORDINATE } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { ProgressCallback } from '../progress.js';
+import { metricOf, type Metric } from './metric.js';
 
 export type EmstBackend = 'auto' | 'gpu' | 'cpu';
 const BACKENDS: EmstBackend[] = ['auto', 'gpu', 'cpu'];
@@ -61,8 +62,8 @@ export interface EmstInput {
   points: Float32Array;
   n: number;
   dim: number;
-  minSamples: number;
-  alpha: number;
+  /** Euclidean or mutual reachability: decided here, once, for both backends (metric.ts). */
+  metric: Metric;
   backend: EmstBackend;
   /** True when the caller passed a Float64Array that was rounded to float32. */
   converted: boolean;
@@ -118,32 +119,34 @@ export function validateEmstInput(points: unknown, options: EmstOptions | undefi
   const maxAbs = checkCoordinates(points, dim);
   const converted = points instanceof Float64Array;
   let xs = converted ? new Float32Array(points) : points;
-  const period = options.box === undefined ? null : checkBox(options.box, dim, minSamples, alpha);
+  const metric = metricOf(minSamples, alpha);
+  const period = options.box === undefined ? null : checkBox(options.box, dim, metric);
   if (period !== null) xs = wrapIntoBox(xs, period, converted);
   const minEdgeLength = options.minEdgeLength ?? 0;
   if (typeof minEdgeLength !== 'number' || !Number.isFinite(minEdgeLength) || minEdgeLength < 0) {
     throw new InputError(`Expected minEdgeLength to be a finite number >= 0, got ${describe(minEdgeLength)}.`);
   }
-  if (minEdgeLength > 0 && (minSamples !== 1 || alpha !== 1)) {
+  if (minEdgeLength > 0 && metric.kind !== 'euclidean') {
     throw new InputError(`minEdgeLength (the scale cut) is supported for the Euclidean MST only (minSamples 1, alpha 1), got minSamples=${minSamples}, alpha=${alpha}.`);
   }
   const threads = options.threads;
   if (threads !== undefined && (typeof threads !== 'number' || !Number.isInteger(threads) || threads < 1)) {
     throw new InputError(`Expected threads to be an integer >= 1, got ${describe(threads)}.`);
   }
-  return { points: xs, n, dim, minSamples, alpha, backend, converted, period, minEdgeLength, threads, maxAbs };
+  return { points: xs, n, dim, metric, backend, converted, period, minEdgeLength, threads, maxAbs };
 }
 
 /** Periodic boxes: MAX_PERIODIC_DIM axes at most (the GPU keeps the side lengths in a uniform block). */
 export const MAX_PERIODIC_DIM = 16;
 
-function checkBox(box: ArrayLike<number>, dim: number, minSamples: number, alpha: number): Float32Array {
+function checkBox(box: ArrayLike<number>, dim: number, metric: Metric): Float32Array {
   if (box === null || typeof box !== 'object' || typeof box.length !== 'number') {
     throw new InputError(`Expected box to be an array of ${dim} side lengths, got ${describe(box)}.`);
   }
   if (box.length !== dim) throw new InputError(`Expected box to have one side length per dimension (${dim}), got ${box.length}.`);
   if (dim > MAX_PERIODIC_DIM) throw new InputError(`Periodic boxes support at most ${MAX_PERIODIC_DIM} dimensions, got dim=${dim}.`);
-  if (minSamples !== 1 || alpha !== 1) {
+  if (metric.kind !== 'euclidean') {
+    const { minSamples, alpha } = metric;
     throw new InputError(`A periodic box is supported for the Euclidean MST only (minSamples 1, alpha 1), got minSamples=${minSamples}, alpha=${alpha}.`);
   }
   const period = new Float32Array(dim);
@@ -197,9 +200,8 @@ export function checkCoordinates(points: Float32Array | Float64Array, dim: numbe
 
 /**
  * The largest |coordinate|, or NaN as soon as one is NaN or beyond ±MAX_COORDINATE (the caller then finds it). One
- * function per array type, so that each loop stays monomorphic, four at a time with four running maxima: ~2×
- * faster than one shared loop (3 · 10^7 floats: ~30 vs ~65 ms on the 2-core machine, ~150 ms on the H100's host
- * before).
+ * function per array type, so that each loop stays monomorphic, four at a time with four running maxima: faster
+ * than one shared loop (bench/RESULTS.md).
  */
 function maxAbsFloat32(points: Float32Array): number {
   const n = points.length;

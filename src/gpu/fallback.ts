@@ -3,6 +3,8 @@
  * adapter: adapter.ts, or a device too small): once per process, on stderr, naming the call that ran and why —
  * `treeline: hdbscan runs on the CPU backend: the only WebGPU adapter (llvmpipe: …) is a software implementation …`.
  */
+import { GpuUnavailableError } from '../errors.js';
+
 let noted = false;
 
 /** Says once per process that `caller` ('emst', 'hdbscan', 'mstStats', 'graphMst') runs on the CPU, and why. */
@@ -13,4 +15,27 @@ export function noteCpuFallback(caller: string, reason: string): void {
   // 'No WebGPU adapter …' reads 'no WebGPU adapter …' after a colon; 'WebGPU …' keeps its capital.
   const why = /^[A-Z][a-z]/.test(first) ? first[0].toLowerCase() + first.slice(1) : first;
   console.warn(`treeline: ${caller} runs on the CPU backend: ${why}${/[.!?]$/.test(why) ? '' : '.'}`);
+}
+
+/**
+ * The one auto fallback of treeline's entry points (emst, hdbscan through it, mstStats, graphMst): backend 'cpu' runs
+ * `onCpu`; otherwise `onGpu`, and under 'auto' a GpuUnavailableError from it (no adapter, only a software one, a
+ * device too small) runs `onCpu` instead, with the note above. Every other error, and any error under 'gpu', is
+ * the caller's.
+ */
+export async function gpuElseCpu<T>(
+  caller: string,
+  backend: 'auto' | 'gpu' | 'cpu',
+  onGpu: () => Promise<T>,
+  onCpu: () => Promise<T> | T,
+): Promise<T> {
+  if (backend !== 'cpu') {
+    try {
+      return await onGpu();
+    } catch (e) {
+      if (!(e instanceof GpuUnavailableError) || backend === 'gpu') throw e;
+      noteCpuFallback(caller, e.message);
+    }
+  }
+  return onCpu();
 }

@@ -5,8 +5,8 @@
  * vertices than its edges touch runs on the touched ones only (`compact.ts`), its result mapped back.
  */
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
-import { GpuUnavailableError, InputError } from '../errors.js';
-import { noteCpuFallback } from '../gpu/fallback.js';
+import { InputError } from '../errors.js';
+import { gpuElseCpu } from '../gpu/fallback.js';
 import { compactVertices, expandResult } from './compact.js';
 import { createGraphMsf, type GraphMsfOptions } from './eclmst.js';
 import { uploadGraph } from './gpugraph.js';
@@ -49,23 +49,15 @@ async function solve(g: NormalGraph, backend: 'auto' | 'gpu' | 'cpu', options: G
   if (backend === 'cpu' || (backend === 'auto' && !options.ctx && g.idCount < AUTO_GPU_MIN_EDGES)) {
     return kruskal(g, { labels: options.labels });
   }
-  let ctx = options.ctx;
-  if (!ctx) {
+  const onGpu = async (): Promise<GraphMstResult> => {
+    const ctx = options.ctx ?? (await createGpuContext({ hardwareOnly: backend === 'auto' }));
     try {
-      ctx = await createGpuContext({ hardwareOnly: backend === 'auto' });
-    } catch (e) {
-      if (backend === 'auto' && e instanceof GpuUnavailableError) {
-        noteCpuFallback('graphMst', e.message);
-        return kruskal(g, { labels: options.labels });
-      }
-      throw e;
+      return await gpuMsf(ctx, g, options);
+    } finally {
+      if (!options.ctx) await ctx.destroy();
     }
-  }
-  try {
-    return await gpuMsf(ctx, g, options);
-  } finally {
-    if (!options.ctx) await ctx.destroy();
-  }
+  };
+  return gpuElseCpu('graphMst', backend, onGpu, () => kruskal(g, { labels: options.labels }));
 }
 
 /** The CPU backend, synchronously. */

@@ -2,4 +2,4 @@
 export { knn, createKnnSearcher, type KnnOptions, type KnnSearcher, type KnnSearcherOptions, type KnnOutput } from './knn.js';
 export { knnCpu, kthSquaredDistancesCpu, type KnnResult } from './knn.cpu.js';
 export { coreDistances, type CoreDistanceOptions } from './core.js';
-export { boxDistance2 } from './distance.cpu.js';
+export { boxDistance2 } from './keys.cpu.js';

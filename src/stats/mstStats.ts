@@ -26,8 +26,7 @@ import { emstGpu } from '../emst/emst.gpu.js';
 import { validateEmstInput } from '../emst/validate.js';
 import { scaleInput } from '../emst/scale.js';
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
-import { noteCpuFallback } from '../gpu/fallback.js';
-import { GpuUnavailableError } from '../errors.js';
+import { gpuElseCpu } from '../gpu/fallback.js';
 import { celestialToCartesian, chordToAngle } from './coords.js';
 import { mstHistograms } from './histogram.js';
 import { edgeLengths, type Geometry } from './lengths.js';
@@ -108,61 +107,18 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   let onGpu: GpuBranchesResult | null = null;
   // The GPU path runs on points scaled by a power of two (src/emst/scale.ts); its lengths come back times this.
   let unscale = 1;
-  const gpu = options.emst ? null : await gpuContextFor(options.backend ?? 'auto', options.gpu);
   if (options.emst) {
     ({ sources, targets } = options.emst);
     backend = 'given';
-  } else try {
+  } else {
     const progress = progressSpan(options.onProgress, 0, 0.9);
-    // On the unit sphere (RA/Dec) chords are short differences of coordinates near 1: float32 would lose them, so
-    // the statistics stay on the CPU in float64 there.
-    let onCpu = !gpu || celestial;
-    let fellBack = false;
-    if (gpu && !onCpu) try {
-      const ctx = gpu.ctx;
-      // The tree and the statistics on the GPU, the points uploaded once: emstGpu hands its buffer to the walks.
-      const { input, exponent } = scaleInput(
-        validateEmstInput(coords, {
-          dim,
-          ...(box ? { box } : {}),
-          ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
-        }),
-      );
-      unscale = 2 ** -exponent;
-      let statsMs = 0;
-      const tree = await emstGpu(input.points, dim, {
-        period: input.period,
-        minEdgeLength: input.minEdgeLength,
-        ctx,
-        onProgress: progress,
-        signal: options.signal,
-        after: async (pointsBuffer, edges) => {
-          checkAbort();
-          const s = performance.now();
-          onGpu = await branchesOnGpu(ctx, pointsBuffer, n, dim, edges, input.period ?? undefined);
-          statsMs = performance.now() - s;
-        },
-      });
-      ({ sources, targets } = tree);
-      backend = 'gpu';
-      Object.assign(timings, tree.timings);
-      // The phases, not their sub-phases (`emst::readback.sort` is part of `emst::readback`).
-      timings['emst::total'] = Object.entries(tree.timings).reduce((a, [k, v]) => (k.includes('.') ? a : a + v), 0);
-      timings['stats::gpu'] = statsMs;
-    } catch (e) {
-      // 'auto' on a device too small for the EMST (GpuUnavailableError: too few storage buffers per stage) falls
-      // back to the CPU, as emst() does.
-      if (!(e instanceof GpuUnavailableError) || options.backend === 'gpu') throw e;
-      noteCpuFallback('mstStats', e.message);
-      onGpu = null;
-      onCpu = true;
-      fellBack = true;
-    }
-    if (onCpu) {
+    const requested = options.backend ?? 'auto';
+    // The tree through emst() (the statistics then on the CPU, in float64).
+    const viaEmst = async (on: 'gpu' | 'cpu', ctx?: GpuContext): Promise<void> => {
       const emstOptions: EmstOptions = {
         dim,
-        backend: fellBack ? 'cpu' : gpu ? 'gpu' : options.backend,
-        gpu: gpu?.ctx,
+        backend: on,
+        gpu: ctx,
         signal: options.signal,
         threads: options.threads,
         onProgress: progress,
@@ -172,10 +128,53 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
       const tree = await emstFor('mstStats', coords, emstOptions);
       ({ sources, targets, backend } = tree);
       Object.assign(timings, tree.timings);
-    }
+    };
+    const gpuPath = async (): Promise<void> => {
+      const ctx = options.gpu ?? (await createGpuContext({ hardwareOnly: requested === 'auto' }));
+      try {
+        // On the unit sphere (RA/Dec) chords are short differences of coordinates near 1: float32 would lose them,
+        // so the statistics stay on the CPU in float64 there.
+        if (celestial) return await viaEmst('gpu', ctx);
+        // The tree and the statistics on the GPU, the points uploaded once: emstGpu hands its buffer to the walks.
+        const { input, exponent } = scaleInput(
+          validateEmstInput(coords, {
+            dim,
+            ...(box ? { box } : {}),
+            ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
+          }),
+        );
+        unscale = 2 ** -exponent;
+        let statsMs = 0;
+        const tree = await emstGpu(input.points, dim, {
+          period: input.period,
+          minEdgeLength: input.minEdgeLength,
+          ctx,
+          onProgress: progress,
+          signal: options.signal,
+          after: async (pointsBuffer, edges) => {
+            checkAbort();
+            const s = performance.now();
+            onGpu = await branchesOnGpu(ctx, pointsBuffer, n, dim, edges, input.period ?? undefined);
+            statsMs = performance.now() - s;
+          },
+        });
+        ({ sources, targets } = tree);
+        backend = 'gpu';
+        Object.assign(timings, tree.timings);
+        // The phases, not their sub-phases (`emst::readback.sort` is part of `emst::readback`).
+        timings['emst::total'] = Object.entries(tree.timings).reduce((a, [k, v]) => (k.includes('.') ? a : a + v), 0);
+        timings['stats::gpu'] = statsMs;
+      } finally {
+        if (!options.gpu) await ctx.destroy();
+      }
+    };
+    // 'auto' without a hardware adapter, or on a device too small for the EMST, runs on the CPU (src/gpu/fallback.ts).
+    await gpuElseCpu('mstStats', requested, gpuPath, () => {
+      onGpu = null;
+      unscale = 1;
+      return viaEmst('cpu');
+    });
     t = performance.now();
-  } finally {
-    if (gpu?.owned) await gpu.ctx.destroy();
   }
   checkAbort();
 
@@ -236,19 +235,4 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     backend,
     timings,
   };
-}
-
-/**
- * The GPU context the statistics run on: the caller's, a new one (owned: destroyed after), or null for the CPU
- * (backend 'cpu', or 'auto' without a hardware adapter — emstFor() then says so on stderr).
- */
-async function gpuContextFor(backend: string, given?: GpuContext): Promise<{ ctx: GpuContext; owned: boolean } | null> {
-  if (backend === 'cpu') return null;
-  if (given) return { ctx: given, owned: false };
-  try {
-    return { ctx: await createGpuContext({ hardwareOnly: backend === 'auto' }), owned: true };
-  } catch (e) {
-    if (e instanceof GpuUnavailableError && backend !== 'gpu') return null;
-    throw e;
-  }
 }

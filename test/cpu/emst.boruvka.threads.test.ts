@@ -17,6 +17,7 @@ import { boruvkaThreadStats } from '../../src/emst/boruvka.threads.js';
 import { setWorkerScript } from '../../src/host/threads.js';
 import { generate } from '../../src/datasets/generate.js';
 import { repeatedIntegerPoints, useBundledWorkerScript } from '../helpers/workers.js';
+import { metricOf } from '../../src/emst/metric.js';
 
 const worker = useBundledWorkerScript('treeline-rounds-');
 
@@ -60,9 +61,9 @@ describe('emstCpuAsync(points, { threads }) runs the Borůvka rounds on the work
     { name: 'uniform 2D', points: generate('uniform', { n: 8000, dim: 2, seed: 21 }), dim: 2, options: {} },
     { name: 'integer grid 2D (ties)', points: grid(90, 22), dim: 2, options: {} },
     { name: 'duplicates 2D', points: duplicates(6000, 2), dim: 2, options: {} },
-    { name: 'uniform 2D, minSamples 5', points: generate('uniform', { n: 8000, dim: 2, seed: 23 }), dim: 2, options: { minSamples: 5 } },
-    { name: 'integer grid 2D, minSamples 5', points: grid(80, 24), dim: 2, options: { minSamples: 5 } },
-    { name: 'duplicates 3D, minSamples 5, alpha 1.5', points: duplicates(5000, 3), dim: 3, options: { minSamples: 5, alpha: 1.5 } },
+    { name: 'uniform 2D, minSamples 5', points: generate('uniform', { n: 8000, dim: 2, seed: 23 }), dim: 2, options: { metric: metricOf(5) } },
+    { name: 'integer grid 2D, minSamples 5', points: grid(80, 24), dim: 2, options: { metric: metricOf(5) } },
+    { name: 'duplicates 3D, minSamples 5, alpha 1.5', points: duplicates(5000, 3), dim: 3, options: { metric: metricOf(5, 1.5) } },
     { name: 'blobs 2D, scale cut', points: generate('blobs', { n: 6000, dim: 2, seed: 25 }), dim: 2, options: { minEdgeLength: 0.02 } },
     { name: 'uniform 3D, periodic', points: generate('uniform', { n: 6000, dim: 3, seed: 26 }), dim: 3, options: { period: new Float32Array([1, 1, 1]) } },
   ];

@@ -1,11 +1,11 @@
 /**
- * The CPU backend's k-nearest-neighbour lists (src/emst/neighbours.cpu.ts) against brute force: exactly the k
+ * The CPU backend's k-nearest-neighbour lists (src/knn/neighbours.cpu.ts) against brute force: exactly the k
  * smallest (key, original index) pairs, in that order, with keys computed as DESIGN.md says. The lists decide
  * Borůvka's edges without a traversal, so they must be exact, ties included.
  */
 import { describe, expect, it } from 'vitest';
 import { buildBvhCpu } from '../../src/bvh/lbvh.cpu.js';
-import { nearestNeighbours } from '../../src/emst/neighbours.cpu.js';
+import { nearestNeighbours } from '../../src/knn/neighbours.cpu.js';
 import { cloud, type CloudKind } from '../helpers/clouds.js';
 
 const f32 = Math.fround;

@@ -15,6 +15,7 @@ import { checkSpanningTree, relativeDifference } from '../../src/emst/check.js';
 import { cloud } from '../helpers/clouds.js';
 import { primMst, type PrimMst } from '../helpers/prim.js';
 import { mulberry32 } from '../helpers/random.js';
+import { metricOf } from '../../src/emst/metric.js';
 
 const f32 = Math.fround;
 type Kind = 'uniform' | 'normal' | 'clustered' | 'grid' | 'duplicates' | 'someDuplicates' | 'collinear';
@@ -140,7 +141,7 @@ describe('emstCpu(points) against brute-force Prim', () => {
           const n = 160 + 13 * dim;
           const seed = 1000 * dim + 7 * minSamples + kind.length;
           const p = points(kind, n, dim, seed);
-          const got = emstCpu(p, dim, { minSamples });
+          const got = emstCpu(p, dim, { metric: metricOf(minSamples) });
           const where = `${kind} d=${dim} n=${n} minSamples=${minSamples}`;
           expect(checkSpanningTree(n, got).problems, where).toEqual([]);
           // Exact order of the float32 keys: identical on every input.
@@ -166,7 +167,7 @@ describe('emstCpu(points) against brute-force Prim', () => {
     for (const [dim, minSamples, alpha] of [[2, 1, 0.5], [3, 5, 2], [5, 2, 1.3]] as const) {
       const n = 300;
       const p = points('clustered', n, dim, 11 * dim);
-      const got = emstCpu(p, dim, { minSamples, alpha });
+      const got = emstCpu(p, dim, { metric: metricOf(minSamples, alpha) });
       expectIdentical(got, primF32(p, dim, minSamples, alpha));
       const oracle = primMst(p, dim, { minSamples, alpha });
       const total = got.weights.reduce((s, w) => s + w, 0);
@@ -182,7 +183,7 @@ describe('emstCpu(points) against brute-force Prim', () => {
       ['grid', 2, 5, 2000],
     ] as const) {
       const p = points(kind, n, dim, 99 + dim);
-      const got = emstCpu(p, dim, { minSamples });
+      const got = emstCpu(p, dim, { metric: metricOf(minSamples) });
       expect(checkSpanningTree(n, got).problems).toEqual([]);
       expectIdentical(got, primF32(p, dim, minSamples));
       if (minSamples === 1) {

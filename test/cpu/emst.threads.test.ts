@@ -22,6 +22,7 @@ import { neighbourThreadStats } from '../../src/emst/neighbours.threads.js';
 import { AbortError, InputError } from '../../src/errors.js';
 import { generate } from '../../src/datasets/generate.js';
 import { repeatedIntegerPoints, useBundledWorkerScript } from '../helpers/workers.js';
+import { metricOf, type Metric } from '../../src/emst/metric.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const worker = useBundledWorkerScript('treeline-threads-');
@@ -29,7 +30,7 @@ const worker = useBundledWorkerScript('treeline-threads-');
 const duplicates = (n: number, dim: number) => repeatedIntegerPoints(n, dim, 7, 20);
 
 /** The edges of emstCpuAsync with `threads`, asserting that the workers ran every query when threads > 1. */
-async function edgesOn(points: Float32Array, dim: number, threads: number, extra: { minSamples?: number; period?: Float32Array }) {
+async function edgesOn(points: Float32Array, dim: number, threads: number, extra: { metric?: Metric; period?: Float32Array }) {
   const before = neighbourThreadStats.workerQueries;
   const r = await emstCpuAsync(points, dim, { ...extra, threads });
   expect(neighbourThreadStats.workerQueries - before, `queries run by the workers (threads ${threads})`).toBe(threads > 1 ? points.length / dim : 0);
@@ -47,12 +48,12 @@ describe('emstCpuAsync(points, { threads }) gives the edge list of one thread', 
   for (const c of cases) {
     for (const minSamples of [1, 5]) {
       it(`${c.name}, minSamples ${minSamples}: threads 1, 2 and 3 agree bit for bit`, async () => {
-        const one = await edgesOn(c.points, c.dim, 1, { minSamples });
+        const one = await edgesOn(c.points, c.dim, 1, { metric: metricOf(minSamples) });
         expect(one.sources.length).toBe(c.points.length / c.dim - 1);
-        expect(await edgesOn(c.points, c.dim, 2, { minSamples })).toEqual(one);
-        expect(await edgesOn(c.points, c.dim, 3, { minSamples })).toEqual(one);
+        expect(await edgesOn(c.points, c.dim, 2, { metric: metricOf(minSamples) })).toEqual(one);
+        expect(await edgesOn(c.points, c.dim, 3, { metric: metricOf(minSamples) })).toEqual(one);
         // …and the synchronous single-threaded entry point.
-        const sync = emstCpu(c.points, c.dim, { minSamples });
+        const sync = emstCpu(c.points, c.dim, { metric: metricOf(minSamples) });
         expect({ sources: sync.sources, targets: sync.targets, weights: sync.weights }).toEqual(one);
       });
     }

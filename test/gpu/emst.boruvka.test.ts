@@ -50,7 +50,7 @@ async function gpuMst(
   const boruvka = await Boruvka.create(ctx, bvh.n, dim, false, undefined, shape.lean);
   const core2 = minSamples > 1 ? ctx.upload('test::core2', core2Morton(bvh, minSamples)) : undefined;
   try {
-    const r = await boruvka.run(bufs, { core2, roundsPerSubmit: 3, nearestGroups: shape.nearestGroups, skipBounded: shape.skipBounded });
+    const r = await boruvka.run(bufs, { reachability: core2 && { core2, alpha: 1 }, roundsPerSubmit: 3, nearestGroups: shape.nearestGroups, skipBounded: shape.skipBounded });
     const raw = new Uint32Array(await ctx.read(r.edges, 0, 12 * r.count));
     const f = new Float32Array(raw.buffer);
     const edges: [number, number, number][] = [];

@@ -10,6 +10,7 @@ import { emst } from '../../src/emst/emst.js';
 import { cloud } from '../helpers/clouds.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { PlainUnionFind } from '../helpers/unionfind.js';
+import { metricOf } from '../../src/emst/metric.js';
 
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
@@ -20,7 +21,7 @@ describe.skipIf(variants.length === 0).each(variants)('EMST memory ($name)', ({ 
     const n = 100_000;
     for (const [minSamples, bound] of [[1, 125], [16, 129]] as const) {
       const before = ctx.memory.liveBytes;
-      const e = await GpuEmst.create(ctx, n, 3, minSamples);
+      const e = await GpuEmst.create(ctx, n, 3, metricOf(minSamples));
       const perPoint = (ctx.memory.liveBytes - before) / n;
       e.destroy();
       expect(ctx.memory.liveBytes).toBe(before);
@@ -29,7 +30,7 @@ describe.skipIf(variants.length === 0).each(variants)('EMST memory ($name)', ({ 
   });
 
   it('one GpuEmst run on several inputs in turn gives the CPU backend\'s tree each time', async () => {
-    const e = await GpuEmst.create(ctx, 3000, 3, 5);
+    const e = await GpuEmst.create(ctx, 3000, 3, metricOf(5));
     try {
       for (const [kind, n, seed] of [['grid', 3000, 1], ['clustered', 2500, 2], ['duplicates', 3000, 3], ['grid', 1200, 4]] as const) {
         const pts = cloud(kind, n, 3, seed);

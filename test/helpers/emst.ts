@@ -2,6 +2,7 @@
 import { GpuEmst } from '../../src/emst/emst.gpu.js';
 import type { EdgeList } from '../../src/emst/edges.cpu.js';
 import type { GpuContext } from '../../src/gpu/context.js';
+import { metricOf } from '../../src/emst/metric.js';
 
 export async function gpuEmstOnce(
   ctx: GpuContext,
@@ -12,7 +13,7 @@ export async function gpuEmstOnce(
 ): Promise<EdgeList> {
   const n = points.length / dim;
   const { period, layout } = options;
-  const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, minSamples, period !== undefined, layout);
+  const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, metricOf(minSamples), period !== undefined, layout);
   const buf = ctx.upload('test::points', points);
   try {
     return await e.readEdges(await e.run(buf, n, { period }));

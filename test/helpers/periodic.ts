@@ -1,7 +1,7 @@
 /**
  * Point sets for periodic-box EMST tests, and a float32-key Prim on the torus (the exact order the backends must
  * reproduce: per axis t = fround(a − b), |t|, min(|t|, fround(L − |t|)), squares summed in dimension order with a
- * rounding after every step, as src/emst/keys.cpu.ts and shaders/emst/distance.wgsl compute them).
+ * rounding after every step, as src/knn/keys.cpu.ts and shaders/emst/distance.wgsl compute them).
  */
 import { mulberry32 } from './random.js';
 

@@ -1,7 +1,8 @@
 /**
- * Brute-force k nearest neighbours on the CPU, O(m · n · d): the stand-in k-NN for prediction until the BVH k-NN
- * (src/knn/) can answer queries for points outside the tree. Distances are float64 from the (float32) coordinates;
- * neighbours come sorted by (distance, index).
+ * Brute-force k nearest neighbours on the CPU, O(m · n · d), for prediction (src/cluster/predict.ts, model.ts).
+ * Kept beside the one BVH k-NN (neighbours.cpu.ts) for a reason: it answers queries outside the tree in float64, as
+ * hdbscan's approximate_predict and PredictionData do; the float32 search would round distances differently.
+ * Neighbours come sorted by (distance, index).
  */
 import { InputError } from '../errors.js';
 

@@ -1,8 +1,17 @@
 /**
- * The hot float32 key computations of the CPU traversals, specialized for 2 and 3 dimensions (V8 inlines these
- * small functions into the loops that call them). Each is the computation of distance.cpu.ts: differences,
- * squares and the running sum rounded to float32 after every step, in dimension order; box bounds clamp the query
- * to the box first, so they are lower bounds on the key of every point of the box in float32 arithmetic.
+ * The distance formula of treeline's CPU point-cloud code — the k-NN (neighbours.cpu.ts, knn.cpu.ts), the core
+ * distances and the EMST's Borůvka keys (src/emst/distance.cpu.ts, nearest.cpu.ts) all compute it here; its GPU twin
+ * is add_square() in shaders/knn/distance.wgsl:
+ *
+ *   key(q, box) = Σ over axes a, in axis order, of fround(g_a · g_a),  g_a = the gap from q_a to [lo_a, hi_a]
+ *                 rounded to float32 (0 inside), every addition rounded to float32.
+ *
+ * A point is a box with lo = hi, so its gap is |q_a − x_a| rounded and a leaf's box key is the point's key bit for
+ * bit: a core distance is exactly the key of the edge to that neighbour (issue 15 §4.9). Every step is monotone, so
+ * a box key is a lower bound on the key of every point of the box in float32 arithmetic (no slack).
+ *
+ * The functions below are that one formula specialized for 2 and 3 dimensions and for periodic boxes (V8 inlines
+ * these small functions into the loops that call them).
  *
  * Periodic boxes (`period` not null; points inside [0, L) per axis): the per-axis difference is the minimum image
  * t = min(|a − b|, L − |a − b|), each step rounded to float32 as the GPU rounds it (shaders/emst/distance.wgsl).
@@ -11,9 +20,44 @@
  */
 
 import type { BvhCpu } from '../bvh/lbvh.cpu.js';
-import { minImage } from './distance.cpu.js';
 
 const f32 = Math.fround;
+
+/** The minimum image of a float32 difference t on a periodic axis of length L: min(|t|, fround(L − |t|)). */
+export function minImage(t: number, L: number): number {
+  const a = Math.abs(t);
+  const around = f32(L - a);
+  return around < a ? around : a;
+}
+
+/**
+ * Squared float32 distance between rows a and b of `xs` (row-major, `dim` columns), rounded step by step; with a
+ * periodic `period` (points inside [0, L)) each axis takes the minimum image min(|t|, fround(L − |t|)).
+ */
+export function squaredDistance(xs: Float32Array, dim: number, a: number, b: number, period: Float32Array | null = null): number {
+  let sq = 0;
+  const oa = a * dim;
+  const ob = b * dim;
+  for (let k = 0; k < dim; k++) {
+    let t = f32(xs[oa + k] - xs[ob + k]);
+    if (period !== null) t = minImage(t, period[k]);
+    sq = f32(sq + f32(t * t));
+  }
+  return sq;
+}
+
+/**
+ * The key from q (dim values) to the open box whose lo is arr[lo … lo + dim) and hi arr[hi … hi + dim): the formula
+ * above for any layout (the traversals use boxKey and pointKey).
+ */
+export function boxDistance2(q: ArrayLike<number>, arr: Float32Array, lo: number, hi: number, dim: number): number {
+  let key = 0;
+  for (let k = 0; k < dim; k++) {
+    const t = gap(q[k], arr[lo + k], arr[hi + k]);
+    key = f32(key + f32(t * t));
+  }
+  return key;
+}
 
 /**
  * Key between the query (x0, x1, x2) / `query` and row p of `xs`. Important! Keep this dispatcher and the 2D and 3D

@@ -1,5 +1,7 @@
 /**
- * The k nearest neighbours of every point on the CPU, by traversal of the linear BVH (src/bvh/layout.ts): the
+ * The k nearest neighbours of every point on the CPU, by traversal of the linear BVH (src/bvh/layout.ts) — the one
+ * CPU k-NN: the public knnCpu / kthSquaredDistancesCpu / coreDistances (knn.cpu.ts, core.ts) and the EMST's k-NN
+ * phase (src/emst/boruvka.cpu.ts, on threads in src/emst/neighbours.threads.ts) all run this search. For the EMST: the
  * squared core distances of mutual reachability (core²(i) = key of i's minSamples-th neighbour, i excluded by
  * index, a duplicate being a neighbour at key 0; DESIGN.md, HDBSCAN* semantics) and the candidate lists that let
  * Borůvka settle most points without a traversal (boruvka.cpu.ts).
@@ -51,7 +53,8 @@ export function nearestNeighbours(bvh: BvhCpu, k: number, period: Float32Array |
  * (src/worker.ts, neighbours.threads.ts) each run one over their ranges of Morton positions, into shared lists.
  */
 export class KnnSearch {
-  private readonly best: SortedK;
+  /** The last query's neighbours, ascending by (key, original index): `search` returns how many. */
+  readonly best: SortedK;
   private readonly stackNode = new Int32Array(2 * STACK_SIZE + 4);
   private readonly stackBound = new Float64Array(2 * STACK_SIZE + 4);
   private readonly stackMin = new Uint32Array(2 * STACK_SIZE + 4);
@@ -69,6 +72,17 @@ export class KnnSearch {
 
   /** Writes the k nearest neighbours of Morton position q into `lists`. */
   run(q: number, lists: NeighbourLists): void {
+    const size = this.search(q);
+    const best = this.best;
+    const out = q * this.k;
+    for (let r = 0; r < size; r++) {
+      lists.keys[out + r] = best.key[r];
+      lists.points[out + r] = best.pos[r];
+    }
+  }
+
+  /** Finds the k nearest neighbours of Morton position q (itself excluded) into `best`; returns their number. */
+  search(q: number): number {
     const { n, dim, sortedPoints: xs, order, links, boxes, ranges, parents } = this.bvh;
     const { k, best, stackNode, stackBound, stackMin, query, period } = this;
     const leaves = n - 1;
@@ -144,10 +158,6 @@ export class KnnSearch {
       if (size < k) continue;
       if ((flat2 ? escapeKey2(this.bvh, climb, x0, x1) : escapeKey(this.bvh, climb, query)) > topKey) break;
     }
-    const out = q * k;
-    for (let r = 0; r < size; r++) {
-      lists.keys[out + r] = best.key[r];
-      lists.points[out + r] = best.pos[r];
-    }
+    return size;
   }
 }
