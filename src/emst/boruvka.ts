@@ -17,7 +17,7 @@
  *
  * Vertices are Morton positions of the BVH's leaves; edges come out as original indices.
  */
-import { cutKey } from './distance.cpu.js';
+import { cutKey, inverseAlphaSquared } from './distance.cpu.js';
 import { createBoxParts, type BoxParts } from '../bvh/boxparts.js';
 import type { BvhBuffers } from '../bvh/lbvh.js';
 import { boxRecords, pointsForBoxRecords } from '../bvh/layout.js';
@@ -320,7 +320,7 @@ export class Boruvka {
     const u = uniformBytes(k.relabel as Kernel<Bindings, typeof EMST_PARAMS>, {
       n,
       mr: mr ? 1 : 0,
-      ia2: Math.fround(1 / (alpha * alpha)),
+      ia2: inverseAlphaSquared(alpha),
       skip: skip ? 1 : 0,
       cut: floatBits(cut),
       one: 1,
