@@ -15,7 +15,7 @@
  * test/cpu/gpu.bindings.test.ts composes every kernel of the project and checks them all without a GPU.
  */
 import type { GpuContext } from './context.js';
-import { GpuError } from '../errors.js';
+import { GpuError, InputError, TreelineError } from '../errors.js';
 import { shaderSources } from './shaders.generated.js';
 
 /**
@@ -112,23 +112,14 @@ function uniformWords(t: UniformType): number {
 /** Resolves a spec's bindings (and uniform layout) to indices, once. */
 export function resolveBindings(spec: KernelSpec): ResolvedBindings {
   const b = spec.bindings;
-  let kinds: BindingKind[];
-  let names: string[] = [];
-  let indices: number[] = [];
   const named = !Array.isArray(b);
-  if (Array.isArray(b)) {
-    kinds = (b as readonly PositionalKind[]).map((k) => (k === 'rw' ? 'read_write' : k));
-  } else {
-    const entries = Object.entries(b as Bindings);
-    kinds = entries.map(([, k]) => k);
-    entries.forEach(([name, k], i) => {
-      if (k !== 'uniform') {
-        names.push(name);
-        indices.push(i);
-      }
-    });
-  }
-  if (!named) indices = kinds.flatMap((k, i) => (k === 'uniform' ? [] : [i]));
+  // Named: binding i is the i-th key (WGSL identifiers never look like integers, so key order is declaration order).
+  const keys = named ? Object.keys(b) : [];
+  const kinds: BindingKind[] = named
+    ? Object.values(b as Bindings)
+    : (b as readonly PositionalKind[]).map((k) => (k === 'rw' ? 'read_write' : k));
+  const indices = kinds.flatMap((k, i) => (k === 'uniform' ? [] : [i]));
+  const names = named ? indices.map((i) => keys[i]) : [];
   let uniformFields: ResolvedBindings['uniformFields'] = null;
   let uniformSize = 0;
   if (spec.uniforms) {
@@ -151,7 +142,7 @@ export function resolveBindings(spec: KernelSpec): ResolvedBindings {
  */
 export function writeUniforms(label: string, r: ResolvedBindings, values: Readonly<Record<string, number | ArrayLike<number>>>): Uint8Array {
   const fields = r.uniformFields;
-  if (!fields) throw new Error(`${label}: uniform values given by name, but the kernel declares no uniform layout`);
+  if (!fields) throw new InputError(`${label}: uniform values given by name, but the kernel declares no uniform layout`);
   const u32 = new Uint32Array(r.uniformSize >> 2);
   let used = 0;
   for (const f of fields) {
@@ -161,21 +152,21 @@ export function writeUniforms(label: string, r: ResolvedBindings, values: Readon
     const at = f.offset >> 2;
     if (f.type === 'u32') {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff) {
-        throw new Error(`${label}: uniform field ${f.name} is u32, got ${String(v)}`);
+        throw new InputError(`${label}: uniform field ${f.name} is u32, got ${String(v)}`);
       }
       u32[at] = v;
     } else if (f.type === 'i32') {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) {
-        throw new Error(`${label}: uniform field ${f.name} is i32, got ${String(v)}`);
+        throw new InputError(`${label}: uniform field ${f.name} is i32, got ${String(v)}`);
       }
       u32[at] = v >>> 0;
     } else if (f.type === 'f32') {
-      if (typeof v !== 'number') throw new Error(`${label}: uniform field ${f.name} is f32, got ${String(v)}`);
+      if (typeof v !== 'number') throw new InputError(`${label}: uniform field ${f.name} is f32, got ${String(v)}`);
       f32Bits[0] = v;
       u32[at] = u32Bits[0];
     } else {
       if (typeof v === 'number' || v.length > 4 * f.words) {
-        throw new Error(`${label}: uniform field ${f.name} is ${f.type} (${4 * f.words} floats), got ${String(v)}`);
+        throw new InputError(`${label}: uniform field ${f.name} is ${f.type} (${4 * f.words} floats), got ${String(v)}`);
       }
       for (let i = 0; i < v.length; i++) {
         f32Bits[0] = v[i];
@@ -187,7 +178,7 @@ export function writeUniforms(label: string, r: ResolvedBindings, values: Readon
   for (const k in values) if (values[k] !== undefined) given++;
   if (used !== given) {
     const unknown = Object.keys(values).filter((k) => !fields.some((f) => f.name === k));
-    throw new Error(`${label}: no uniform field ${unknown.join(', ')} (fields: ${fields.map((f) => f.name).join(', ')})`);
+    throw new InputError(`${label}: no uniform field ${unknown.join(', ')} (fields: ${fields.map((f) => f.name).join(', ')})`);
   }
   return new Uint8Array(u32.buffer);
 }
@@ -270,20 +261,20 @@ export function checkBindings(spec: KernelSpec, code: string, resolved = resolve
     const match = ws.find((w) => w.kind === kind && (name === null || w.name === name));
     if (!match) {
       const ours = `${name ?? `binding ${i}`}: '${kind}'`;
-      throw new Error(
+      throw new TreelineError(
         `${spec.label}: binding ${i} is declared as ${ours} in the kernel spec, but the WGSL declares ${show(ws)} at @binding(${i})`,
       );
     }
   });
   if (resolved.uniformFields) {
     const u = resolved.uniform >= 0 ? declared(resolved.uniform).find((w) => w.kind === 'uniform') : undefined;
-    if (!u) throw new Error(`${spec.label}: a uniform layout is declared but the kernel has no uniform binding`);
+    if (!u) throw new TreelineError(`${spec.label}: a uniform layout is declared but the kernel has no uniform binding`);
     const fields = parseStruct(code, u.type);
-    if (!fields) throw new Error(`${spec.label}: no struct ${u.type} (the type of uniform ${u.name}) in the WGSL`);
+    if (!fields) throw new TreelineError(`${spec.label}: no struct ${u.type} (the type of uniform ${u.name}) in the WGSL`);
     const ours = resolved.uniformFields.map((f) => `${f.name}: ${f.type}`).join(', ');
     const theirs = fields.map((f) => `${f.name}: ${f.type}`).join(', ');
     if (ours !== theirs) {
-      throw new Error(`${spec.label}: uniform layout { ${ours} } in the kernel spec, but the WGSL's struct ${u.type} is { ${theirs} }`);
+      throw new TreelineError(`${spec.label}: uniform layout { ${ours} } in the kernel spec, but the WGSL's struct ${u.type} is { ${theirs} }`);
     }
   }
 }
@@ -334,13 +325,13 @@ export async function createKernel<B extends Bindings | readonly PositionalKind[
   spec: KernelSpec<B, U>,
 ): Promise<Kernel<B, U>> {
   const device = ctx.device;
-  let checked: ReturnType<typeof composeChecked>;
+  const code = composeShader(spec);
+  const bindings = resolveBindings(spec);
   try {
-    checked = composeChecked(spec);
+    checkBindings(spec, code, bindings);
   } catch (e) {
     throw new GpuError('validation', spec.label, (e as Error).message);
   }
-  const { code, bindings } = checked;
   const layout = await ctx.scoped(spec.label, () =>
     device.createBindGroupLayout({
       label: spec.label,
