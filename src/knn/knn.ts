@@ -13,7 +13,7 @@ import { createBoxParts } from '../bvh/boxparts.js';
 import { InputError } from '../errors.js';
 import { STACK_SIZE } from '../bvh/layout.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
-import { buildBvh, type GpuBvh } from '../bvh/lbvh.js';
+import { buildBvh, type BvhBuffers } from '../bvh/lbvh.js';
 import { checkPoints } from '../bvh/points.js';
 import { checkK, checkKth, defaultWindow, KNN_PASS, knnCpu, type KnnResult } from './knn.cpu.js';
 
@@ -56,7 +56,7 @@ export interface KnnSearcher {
    * Records the search of every point of `bvh`. `k` (default the searcher's) may be lowered per call — e.g. to
    * n − 1 when minSamples is clamped — without another pipeline; rows then hold k entries.
    */
-  encode(rec: Recorder, bvh: GpuBvh, out: KnnOutput, options?: { k?: number }): void;
+  encode(rec: Recorder, bvh: BvhBuffers, out: KnnOutput, options?: { k?: number }): void;
   /** Frees the searcher's small buffers. */
   destroy(): void;
 }
