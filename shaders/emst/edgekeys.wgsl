@@ -1,4 +1,4 @@
-// Sort keys of the MST's edges for the canonical order on the GPU (emst.gpu.ts, readEdges): edge e = (a, b, key
+// Sort keys of the MST's edges for the canonical order on the GPU (pipeline.ts, readEdges): edge e = (a, b, key
 // bits) (3 u32, merge.wgsl) becomes the 64-bit key | key bits (high word) | min(a, b) (low word) | with value max(a, b), so a radix
 // sort of the 64-bit keys orders edges by (key, min) and the host only fixes runs of equal weight.
 struct EdgeKeyParams { m: u32, p0: u32, p1: u32, p2: u32 }

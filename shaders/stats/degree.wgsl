@@ -1,4 +1,4 @@
-// Degree and XOR link of every node of a tree on the GPU (CPU twin: src/stats/branches.ts, nodeLinks): edge e =
+// Degree and XOR link of every node of a tree on the GPU (CPU twin: src/stats/branches.cpu.ts, nodeLinks): edge e =
 // (sources[e], targets[e]) adds 1 to the degree of both ends and XORs e into their links. At a degree-2 node the link
 // XOR one incident edge is the other, so a branch walk needs no adjacency lists. Both arrays start at 0.
 struct DegreeParams { m: u32, p0: u32, p1: u32, p2: u32 }

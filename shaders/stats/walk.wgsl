@@ -1,5 +1,5 @@
 // Branches of a tree (MiSTree, Naidoo et al. 2020: maximal chains of ≥ 2 edges whose interior nodes have degree
-// 2), one walk per end edge (CPU twin: src/stats/branches.ts, findBranches). An end edge joins a node of degree
+// 2), one walk per end edge (CPU twin: src/stats/branches.cpu.ts, findBranches). An end edge joins a node of degree
 // ≠ 2 (the branch's end) to one of degree 2; from there the walk follows link[v] XOR the edge it came by until it
 // reaches a node of degree ≠ 2. Each branch is walked from both of its end edges; only the walk that started on
 // the smaller edge id reports it, at flags[e] = e + 1 (stream compaction keeps those, in edge order):

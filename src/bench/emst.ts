@@ -6,7 +6,7 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { BenchCase } from './harness.js';
-import { GpuEmst } from '../emst/emst.gpu.js';
+import { GpuEmst } from '../emst/pipeline.js';
 import { emstCpu } from '../emst/boruvka.cpu.js';
 import { generate, type GeneratorName } from '../datasets/generate.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';

@@ -63,7 +63,7 @@ export interface BoruvkaBorrow {
 
 export interface BoruvkaRunOptions {
   /**
-   * Mutual reachability (ArborX's MutualReachability{core}; the metric emst.gpu.ts was created for, metric.ts): n
+   * Mutual reachability (ArborX's MutualReachability{core}; the metric pipeline.ts was created for, metric.ts): n
    * squared core distances in Morton order and alpha. Omit for the Euclidean MST.
    */
   reachability?: { core2: GPUBuffer; alpha: number };

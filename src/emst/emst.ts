@@ -23,7 +23,7 @@ import { AbortError } from '../errors.js';
 import { gpuElseCpu } from '../gpu/fallback.js';
 import { progressSpan } from '../progress.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
-import { emstGpu } from './emst.gpu.js';
+import { emstGpu } from './pipeline.js';
 import type { ReadbackInto } from './readback.threads.js';
 import type { EdgeList } from './edges.cpu.js';
 import { validateEmstInput, type EmstOptions } from './validate.js';

@@ -1,5 +1,5 @@
 /**
- * The host side of the GPU MST's read-back (emst.gpu.ts, readEdges) on Node worker threads, for `hdbscan()`, whose
+ * The host side of the GPU MST's read-back (pipeline.ts, readEdges) on Node worker threads, for `hdbscan()`, whose
  * buffers are shared: the sorted (key, min end) pairs, copied from the mapped range into shared scratch, become
  * sources and weights (fround(sqrt(key))) by ranges of edges, then each range sorts the runs of equal weight that
  * start in it by (source, target) (edges.cpu.ts) — the same arrays as one thread writes.

@@ -1,137 +1,226 @@
 /**
- * MiSTree's branches (Naidoo et al. 2020, §2.2; MiSTree's `branches.py`), found in linear time.
+ * MiSTree's degree, edge lengths and branches on the GPU, from a tree's edge list; CPU twins: branches.cpu.ts and
+ * lengths.ts (same definitions, same branch order: by the smaller end edge id). Steps:
  *
- * A branch is a maximal chain of ≥ 2 edges whose interior nodes have degree 2 and whose two end nodes have degree ≠ 2.
- * Its length is the sum of its edge lengths, its edge count the number of edges, and its end-to-end distance the
- * straight line between its end nodes — or, in a periodic box, the length of the sum of the minimum-image
- * displacements of its edges walked in order (the chain unwrapped, so a branch that crosses a face is measured
- * across that face, and one longer than half the box is not folded back).
+ *   stats::degree   degree and XOR link of every node (atomics)                      shaders/stats/degree.wgsl
+ *   stats::lengths  every edge's length from the coordinates                         shaders/stats/lengths.wgsl
+ *   stats::walk     one walk per end edge; the smaller end edge id reports             shaders/stats/walk.wgsl
+ *   (compaction)    the reporting edges, in edge order                                src/primitives/compact.ts
+ *   stats::gather   their records, read back: edge count, ends, length, end-to-end      shaders/stats/gather.wgsl
  *
- * MiSTree finds branches by repeated `np.where` scans over the edge list (quadratic in the worst case). Here each
- * branch is walked once from one of its two "end edges" (edges with exactly one endpoint of degree 2):
+ * The walks read memory at random wherever node ids are not spatially ordered — on the GPU tens of millions run
+ * at once, which is what makes the statistics of 10^8 points take milliseconds instead of the CPU's seconds.
+ * Lengths are float32, measured from the coordinates (minimum image without cancellation: shaders/stats/image.wgsl);
+ * the CPU twins measure in float64, so they agree to float32 rounding per edge.
  *
- *   link(v) = XOR of the ids of the edges touching v     one pass over the edges (with the degrees)
- *   for a degree-2 node v entered along edge e:          the other edge is link(v) ^ e
- *   the node across edge e from v:                        sources[e] ^ targets[e] ^ v
- *
- * so the walk needs 8 bytes per node (degree and link side by side; a CSR adjacency needs 4 per node plus 8 per
- * edge) and 1 byte per edge marking the end edges still to walk (a walk clears the end edge it arrives at, so the
- * branch is not walked again from its other end). No recursion, no per-node objects: it runs on 10^8-point trees in
- * one process. The walks jump through memory wherever node ids are not spatially ordered; that, not the arithmetic,
- * is what they cost.
- *
- * Branches are numbered in the order of their first end edge in the edge list; each is walked from that edge's end
- * node of degree ≠ 2 (`ends[2b]`) to its other end (`ends[2b + 1]`).
+ * Create once per (maxN, dim, periodic), run many.
  */
-import type { Geometry } from './lengths.js';
-import { displacement, distance } from './lengths.js';
+import type { GpuContext } from '../gpu/context.js';
+import { uniformBytes, type Bindings, type Kernel, type UniformLayout } from '../gpu/kernel.js';
+import type { Recorder } from '../gpu/recorder.js';
+import { createCompactor, type Compactor } from '../primitives/compact.js';
+import { InputError } from '../errors.js';
 
-export interface Branches {
-  /** Per branch: the sum of its edge lengths (float64, summed in walk order). */
-  lengths: Float64Array;
+export interface GpuBranchesResult {
+  /** Per node: its degree. */
+  degree: Uint32Array;
+  /** Per edge: its float32 length (minimum image in a periodic box). */
+  edgeLengths: Float32Array;
+  /** Per branch (ordered by its smaller end edge id): the float32 sum of its edge lengths. */
+  lengths: Float32Array;
   /** Per branch: its number of edges (≥ 2). */
   edgeCounts: Uint32Array;
-  /** Per branch b: its end nodes ends[2b] (where the walk started) and ends[2b + 1]; both have degree ≠ 2. */
+  /** Per branch b: ends[2b] (the end of its smaller end edge) and ends[2b + 1]. */
   ends: Uint32Array;
+  /** Per branch: the end-to-end distance (straight line; summed minimum-image displacements in a periodic box). */
+  endToEnd: Float32Array;
+}
+
+function noBranches() {
+  return { lengths: new Float32Array(0), edgeCounts: new Uint32Array(0), ends: new Uint32Array(0), endToEnd: new Float32Array(0) };
+}
+
+/** Each kernel's bindings and uniform block (shaders/stats/<name>.wgsl, StatsParams in image.wgsl), by WGSL name. */
+const STATS_PARAMS = { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32', period: 'array<vec4f, 4>' } as const;
+const DEGREE = {
+  bindings: { u: 'uniform', sources: 'read', targets: 'read', deg: 'read_write', link: 'read_write' },
+  uniforms: { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+} as const;
+const LENGTHS = {
+  bindings: { u: 'uniform', sources: 'read', targets: 'read', points: 'read', lengths: 'read_write' },
+  uniforms: STATS_PARAMS,
+} as const;
+const WALK = {
+  bindings: {
+    u: 'uniform',
+    sources: 'read',
+    targets: 'read',
+    deg: 'read',
+    link: 'read',
+    points: 'read',
+    rec: 'read_write',
+    e2e: 'read_write',
+    flags: 'read_write',
+  },
+  uniforms: STATS_PARAMS,
+} as const;
+const GATHER = {
+  bindings: { u: 'uniform', kept: 'read', rec: 'read', e2e: 'read', outRec: 'read_write', outE2e: 'read_write' },
+  uniforms: { count: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+} as const;
+
+export class GpuBranches {
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly maxN: number,
+    readonly dim: number,
+    readonly periodic: boolean,
+    private readonly k: Record<'degree' | 'walk' | 'gather' | 'lengths', Kernel>,
+    private readonly compactor: Compactor,
+  ) {}
+
+  static async create(ctx: GpuContext, maxN: number, dim: number, periodic = false): Promise<GpuBranches> {
+    const spec = (name: 'degree' | 'walk' | 'gather' | 'lengths', { bindings, uniforms }: { bindings: Bindings; uniforms: UniformLayout }) =>
+      ctx.kernel({
+        label: `stats::${name}`,
+        shader: `stats/${name}`,
+        entry: 'main',
+        bindings,
+        uniforms,
+        workgroupSize: name === 'walk' ? 64 : 256,
+        include: name === 'walk' || name === 'lengths' ? ['common/grid', 'stats/image'] : ['common/grid'],
+        constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
+      });
+    const k = {
+      degree: await spec('degree', DEGREE),
+      lengths: await spec('lengths', LENGTHS),
+      walk: await spec('walk', WALK),
+      gather: await spec('gather', GATHER),
+    };
+    const compactor = await createCompactor(ctx, Math.max(maxN, 2));
+    return new GpuBranches(ctx, maxN, dim, periodic, k, compactor);
+  }
+
   /**
-   * Per branch: the straight-line distance between its end nodes; in a periodic box the length of the summed
-   * minimum-image displacements along the chain.
+   * Degree, edge lengths and branches of the tree or forest whose m edges are in sources/targets (u32 buffers)
+   * over the n points in `points` (n × dim f32, wrapped into the box when periodic).
    */
-  endToEnd: Float64Array;
-}
-
-/**
- * Per node v, side by side so a walk reads both from one cache line: links[2v] = the degree of v, links[2v + 1] =
- * the XOR of the ids of the edges touching v (for a node of degree 2, a walk steps past it in O(1)).
- */
-export function nodeLinks(n: number, sources: Uint32Array, targets: Uint32Array): Uint32Array {
-  const links = new Uint32Array(2 * n);
-  for (let e = 0; e < sources.length; e++) {
-    const s = 2 * sources[e];
-    const t = 2 * targets[e];
-    links[s]++;
-    links[s + 1] ^= e;
-    links[t]++;
-    links[t + 1] ^= e;
-  }
-  return links;
-}
-
-/** The degrees out of nodeLinks (every other entry). */
-export function degreesOf(links: Uint32Array): Uint32Array {
-  const degree = new Uint32Array(links.length >>> 1);
-  for (let v = 0; v < degree.length; v++) degree[v] = links[2 * v];
-  return degree;
-}
-
-/**
- * Every branch of the forest `sources[i]`–`targets[i]`, with `links` from nodeLinks and `lengths` aligned with the
- * edges. `geometry` gives the end-to-end distances (its box, if any, the minimum images).
- */
-export function findBranches(
-  sources: Uint32Array,
-  targets: Uint32Array,
-  links: Uint32Array,
-  lengths: Float64Array,
-  geometry: Geometry,
-): Branches {
-  const m = sources.length;
-  // pending[e] = 1 for an end edge (exactly one endpoint of degree 2) whose branch has not been walked yet.
-  const pending = new Uint8Array(m);
-  let endEdges = 0;
-  for (let e = 0; e < m; e++) {
-    if ((links[2 * sources[e]] === 2) !== (links[2 * targets[e]] === 2)) {
-      pending[e] = 1;
-      endEdges++;
+  async run(
+    points: GPUBuffer,
+    n: number,
+    edges: { sources: GPUBuffer; targets: GPUBuffer },
+    m: number,
+    options: { period?: Float32Array } = {},
+  ): Promise<GpuBranchesResult> {
+    const { ctx, k } = this;
+    if (n > this.maxN) throw new InputError(`stats::branches: n=${n} exceeds the maxN=${this.maxN} it was created for.`);
+    if (this.periodic !== (options.period !== undefined)) {
+      throw new InputError(`stats::branches: created ${this.periodic ? '' : 'non-'}periodic, run with period=${options.period}.`);
     }
-  }
-  // Important! Every branch has exactly two end edges and every end edge lies on exactly one branch.
-  const count = endEdges >>> 1;
-  const out: Branches = {
-    lengths: new Float64Array(count),
-    edgeCounts: new Uint32Array(count),
-    ends: new Uint32Array(2 * count),
-    endToEnd: new Float64Array(count),
-  };
-  const periodic = geometry.box !== undefined;
-  const dim = geometry.dim;
-  const step = new Float64Array(dim);
-  const sum = new Float64Array(dim);
-  let b = 0;
-  for (let e = 0; e < m; e++) {
-    if (!pending[e]) continue;
-    const s = sources[e];
-    const t = targets[e];
-    const start = links[2 * s] === 2 ? t : s;
-    let v = start === s ? t : s;
-    let edge = e;
-    let length = lengths[e];
-    let edges = 1;
-    if (periodic) displacement(geometry, start, v, sum);
-    while (links[2 * v] === 2) {
-      edge = (links[2 * v + 1] ^ edge) >>> 0; // >>> 0: ids ≥ 2^31 stay unsigned
-      const w = (sources[edge] ^ targets[edge] ^ v) >>> 0;
-      length += lengths[edge];
-      edges++;
-      if (periodic) {
-        displacement(geometry, v, w, step);
-        for (let k = 0; k < dim; k++) sum[k] += step[k];
+    if (m === 0 || n === 0) {
+      return { degree: new Uint32Array(n), edgeLengths: new Float32Array(0), ...noBranches() };
+    }
+    const buf = (name: string, bytes: number) => ctx.createBuffer(`stats::${name}`, Math.max(bytes, 4));
+    const deg = buf('degree', 4 * n);
+    const link = buf('link', 4 * n);
+    const rec = buf('walkRecords', 16 * m);
+    const e2e = buf('walkEndToEnd', 4 * m);
+    const flags = buf('walkFlags', 4 * m);
+    const kept = buf('kept', 4 * m);
+    const count = buf('keptCount', 4);
+    const lengths = buf('edgeLengths', 4 * m);
+    const made: GPUBuffer[] = [deg, link, rec, e2e, flags, kept, count, lengths];
+    try {
+      const statsParams = uniformBytes(k.walk as Kernel<Bindings, typeof STATS_PARAMS>, { m, period: options.period });
+      await ctx.submit('stats::branches', (r: Recorder) => {
+        r.clear(deg, 0, 4 * n);
+        r.clear(link, 0, 4 * n);
+        const { sources, targets } = edges;
+        r.dispatch(k.degree, { buffers: { sources, targets, deg, link }, uniforms: { m }, threads: m });
+        r.dispatch(k.lengths, { buffers: { sources, targets, points, lengths }, uniforms: statsParams, threads: m });
+        r.dispatch(k.walk, {
+          buffers: { sources, targets, deg, link, points, rec, e2e, flags },
+          uniforms: statsParams,
+          threads: m,
+        });
+        this.compactor.encode(r, flags, flags, kept, count, m);
+      });
+      const b = new Uint32Array(await ctx.read(count, 0, 4))[0];
+      const [db, lb] = await Promise.all([ctx.read(deg, 0, 4 * n), ctx.read(lengths, 0, 4 * m)]);
+      const degree = new Uint32Array(db);
+      const edgeLengths = new Float32Array(lb);
+      if (b === 0) return { degree, edgeLengths, ...noBranches() };
+      const outRec = buf('branchRecords', 16 * b);
+      const outE2e = buf('branchEndToEnd', 4 * b);
+      made.push(outRec, outE2e);
+      await ctx.submit('stats::gather', (r: Recorder) => {
+        r.dispatch(k.gather, { buffers: { kept, rec, e2e, outRec, outE2e }, uniforms: { count: b }, threads: b });
+      });
+      const [rb, eb] = await Promise.all([ctx.read(outRec, 0, 16 * b), ctx.read(outE2e, 0, 4 * b)]);
+      const words = new Uint32Array(rb);
+      const floats = new Float32Array(rb);
+      const out: GpuBranchesResult = {
+        degree,
+        edgeLengths,
+        lengths: new Float32Array(b),
+        edgeCounts: new Uint32Array(b),
+        ends: new Uint32Array(2 * b),
+        endToEnd: new Float32Array(eb),
+      };
+      for (let i = 0; i < b; i++) {
+        out.edgeCounts[i] = words[4 * i];
+        out.ends[2 * i] = words[4 * i + 1];
+        out.ends[2 * i + 1] = words[4 * i + 2];
+        out.lengths[i] = floats[4 * i + 3];
       }
-      v = w;
+      return out;
+    } finally {
+      for (const x of made) x.destroy();
     }
-    pending[edge] = 0; // the other end edge: this branch is done
-    out.lengths[b] = length;
-    out.edgeCounts[b] = edges;
-    out.ends[2 * b] = start;
-    out.ends[2 * b + 1] = v;
-    out.endToEnd[b] = periodic ? norm(sum) : distance(geometry, start, v);
-    b++;
   }
-  return out;
+
+  destroy(): void {
+    this.compactor.destroy();
+  }
 }
 
-function norm(v: Float64Array): number {
-  let s = 0;
-  for (let k = 0; k < v.length; k++) s += v[k] * v[k];
-  return Math.sqrt(s);
+/**
+ * Degree and branches of a host edge list on the GPU: uploads the points (float32, wrapped into the box when
+ * periodic) and the edges, runs GpuBranches, frees everything. `ctx` stays alive.
+ */
+export async function branchesGpu(
+  ctx: GpuContext,
+  points: Float32Array,
+  dim: number,
+  tree: { sources: Uint32Array; targets: Uint32Array },
+  period?: Float32Array,
+): Promise<GpuBranchesResult> {
+  const p = ctx.upload('stats::points', points.length > 0 ? points : new Float32Array(1));
+  try {
+    return await branchesOnGpu(ctx, p, points.length / dim, dim, tree, period);
+  } finally {
+    p.destroy();
+  }
+}
+
+/** As branchesGpu, with the points already in a GPU buffer (n × dim f32): only the edges are uploaded. */
+export async function branchesOnGpu(
+  ctx: GpuContext,
+  points: GPUBuffer,
+  n: number,
+  dim: number,
+  tree: { sources: Uint32Array; targets: Uint32Array },
+  period?: Float32Array,
+): Promise<GpuBranchesResult> {
+  const m = tree.sources.length;
+  const g = await GpuBranches.create(ctx, Math.max(n, 1), dim, period !== undefined);
+  const up = (name: string, a: Uint32Array) => ctx.upload(`stats::${name}`, a.length > 0 ? a : new Uint32Array(1));
+  const bufs = [up('sources', tree.sources), up('targets', tree.targets)];
+  try {
+    const [sources, targets] = bufs;
+    return await g.run(points, n, { sources, targets }, m, { period });
+  } finally {
+    for (const b of bufs) b.destroy();
+    g.destroy();
+  }
 }

@@ -6,7 +6,7 @@
  *          → exact EMST         (emst(): GPU or CPU; or the tree the caller gives; periodic with `box`)
  *          → degree             (degree.ts)
  *          → edge lengths       (lengths.ts: float64 from the coordinates, minimum image in a box)
- *          → branches           (branches.ts: linear-time chain walk; lengths, edge counts, end-to-end)
+ *          → branches           (branches.cpu.ts: linear-time chain walk; lengths, edge counts, end-to-end)
  *          → shapes             s = end-to-end / branch length (on the unit sphere the end-to-end chord becomes
  *                                the angle 2·arcsin(chord / 2) first, as MiSTree does, so s can exceed 1)
  *          → histograms         (histogram.ts: MiSTree's HistMST bins, or the caller's)
@@ -14,15 +14,15 @@
  * MiSTree builds its tree from a 20-nearest-neighbour graph, which on clustered data silently becomes a forest; the
  * EMST here is exact. Everything after the EMST is O(n) over flat typed arrays.
  *
- * When the tree is computed on the GPU, degree, edge lengths and branches are too (branches.gpu.ts: tens of millions
+ * When the tree is computed on the GPU, degree, edge lengths and branches are too (branches.ts: tens of millions
  * of branch walks at once, in float32 measured from the coordinates); only the histograms stay on the host. With a
  * given tree, the CPU backend or RA/Dec input (unit-sphere chords need float64) they run on the CPU in float64.
  */
 import { emstFor, type EmstOptions } from '../emst/emst.js';
 import { AbortError } from '../errors.js';
-import { degreesOf, findBranches, nodeLinks, type Branches } from './branches.js';
-import { branchesOnGpu, type GpuBranchesResult } from './branches.gpu.js';
-import { emstGpu } from '../emst/emst.gpu.js';
+import { degreesOf, findBranches, nodeLinks, type Branches } from './branches.cpu.js';
+import { branchesOnGpu, type GpuBranchesResult } from './branches.js';
+import { emstGpu } from '../emst/pipeline.js';
 import { validateEmstInput } from '../emst/validate.js';
 import { scaleInput } from '../emst/scale.js';
 import { createGpuContext, type GpuContext } from '../gpu/context.js';

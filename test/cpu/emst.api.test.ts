@@ -13,7 +13,7 @@ import { primMst } from '../helpers/prim.js';
 const cpu = { backend: 'cpu' } as const;
 
 // This file runs in the CPU project: every GPU context request fails as it does on a machine without an adapter.
-// (The GPU backend itself is tested against the CPU backend in test/gpu/emst.gpu.test.ts.)
+// (The GPU backend itself is tested against the CPU backend in test/gpu/emst.pipeline.test.ts.)
 vi.mock('../../src/gpu/context.js', () => ({
   createGpuContext: async () => {
     throw new GpuUnavailableError('No WebGPU adapter was found (mocked in this CPU test).');

@@ -16,9 +16,9 @@ import { createUnionFind } from '../../src/unionfind/unionfind.js';
 import { createBvhBuilder } from '../../src/bvh/lbvh.js';
 import { createKnnSearcher } from '../../src/knn/knn.js';
 import { Boruvka } from '../../src/emst/boruvka.js';
-import { createGatherKernel } from '../../src/emst/emst.gpu.js';
+import { createGatherKernel } from '../../src/emst/pipeline.js';
 import { createGraphMsf, type GpuGraph } from '../../src/graph/eclmst.js';
-import { GpuBranches } from '../../src/stats/branches.gpu.js';
+import { GpuBranches } from '../../src/stats/branches.js';
 import { benchCopy } from '../../src/bench/copy.js';
 
 const LIMITS: Record<string, number> = {

@@ -4,7 +4,7 @@
  * once (keyed by their sorted edge ids). Integer edge lengths make the sums exact, so branches compare exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { degreesOf, findBranches, nodeLinks } from '../../src/stats/branches.js';
+import { degreesOf, findBranches, nodeLinks } from '../../src/stats/branches.cpu.js';
 import { nodeDegrees, degreeCounts } from '../../src/stats/degree.js';
 import { distance, type Geometry } from '../../src/stats/lengths.js';
 import { mulberry32 } from '../helpers/random.js';

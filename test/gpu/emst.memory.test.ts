@@ -5,7 +5,7 @@
  * the last run's leftovers — keeps giving the CPU backend's tree (exactly where distances are exact in f32).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { GpuEmst } from '../../src/emst/emst.gpu.js';
+import { GpuEmst } from '../../src/emst/pipeline.js';
 import { emst } from '../../src/emst/emst.js';
 import { cloud } from '../helpers/clouds.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';

@@ -1,13 +1,13 @@
 /**
- * Issue 7: degree and branches on the GPU (src/stats/branches.gpu.ts) against the CPU twin (src/stats/branches.ts)
+ * Issue 7: degree and branches on the GPU (src/stats/branches.ts) against the CPU twin (src/stats/branches.cpu.ts)
  * on exact EMSTs of seeded point sets — open and periodic boxes, clustered data, duplicates, a scale-cut forest:
  * identical degrees, branch edge counts and ends (same order), lengths and end-to-end distances within float32
  * rounding of the CPU's float64 sums.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { emst } from '../../src/emst/emst.js';
-import { branchesGpu } from '../../src/stats/branches.gpu.js';
-import { degreesOf, findBranches, nodeLinks } from '../../src/stats/branches.js';
+import { branchesGpu } from '../../src/stats/branches.js';
+import { degreesOf, findBranches, nodeLinks } from '../../src/stats/branches.cpu.js';
 import { edgeLengths } from '../../src/stats/lengths.js';
 import { cloud, type CloudKind } from '../helpers/clouds.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';

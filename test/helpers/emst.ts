@@ -1,5 +1,5 @@
 /** One GPU EMST of host points through GpuEmst (create, upload, run, read the canonical edges back, free). */
-import { GpuEmst } from '../../src/emst/emst.gpu.js';
+import { GpuEmst } from '../../src/emst/pipeline.js';
 import type { EdgeList } from '../../src/emst/edges.cpu.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { metricOf } from '../../src/emst/metric.js';

@@ -5,6 +5,9 @@
  * (weight, min, max) order, with weights fround(sqrt(key)) taken on the host exactly as the CPU backend takes them.
  *
  * Create once per (maxN, dim, metric), run many: the buffers are sized for maxN.
+ *
+ * (File names: GPU code has the plain name and its CPU twin `*.cpu.ts`; `emst.ts`, the backend-neutral entry point,
+ * holds the folder's name, so the GPU pipeline is `pipeline.ts` and the CPU one `boruvka.cpu.ts`'s emstCpuAsync.)
  */
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
