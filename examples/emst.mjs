@@ -12,6 +12,10 @@ console.log(`EMST: ${tree.sources.length} edges, total weight ${total.toFixed(4)
 console.log(`shortest edge: ${tree.sources[0]}–${tree.targets[0]} at ${tree.weights[0]}`); // canonical order: (weight, source, target)
 
 // Mutual reachability: max(core(a), core(b), d(a, b)), core = distance to the 5th other point.
-const mr = await emst(points, { dim: 3, minSamples: 5, onProgress: (f) => process.stderr.write(`\r${(100 * f).toFixed(0)}%`) });
+const mr = await emst(points, {
+  dim: 3,
+  minSamples: 5,
+  onProgress: (f) => process.stderr.write(`\r${(100 * f).toFixed(0)}%`),
+});
 process.stderr.write('\n');
 console.log(`mutual-reachability MST: longest edge ${mr.weights[mr.weights.length - 1]}, timings (ms):`, mr.timings);

@@ -8,9 +8,15 @@ const points = blobs({ n: 2000, dim: 2, clusters: 4, seed: 1 });
 const result = await hdbscan(points, { dim: 2, minClusterSize: 15 }); // minSamples defaults to minClusterSize
 const sizes = new Map();
 for (const label of result.labels) sizes.set(label, (sizes.get(label) ?? 0) + 1);
-console.log(`${result.selectedClusters.length} clusters (${result.backend} backend, ${result.timings['hdbscan::total'].toFixed(0)} ms)`);
+console.log(
+  `${result.selectedClusters.length} clusters (${result.backend} backend, ${result.timings['hdbscan::total'].toFixed(0)} ms)`,
+);
 for (const [label, size] of [...sizes].sort((a, b) => a[0] - b[0])) {
-  console.log(label < 0 ? `  noise: ${size} points` : `  cluster ${label}: ${size} points, persistence ${result.clusterPersistence[label].toFixed(3)}, ${result.exemplars[label].length} exemplars`);
+  console.log(
+    label < 0
+      ? `  noise: ${size} points`
+      : `  cluster ${label}: ${size} points, persistence ${result.clusterPersistence[label].toFixed(3)}, ${result.exemplars[label].length} exemplars`,
+  );
 }
 const outlier = result.outlierScores.indexOf(Math.max(...result.outlierScores));
 console.log(`strongest outlier: point ${outlier} (GLOSH ${result.outlierScores[outlier].toFixed(3)})`);

@@ -21,10 +21,14 @@ const catalogue = await mstStats(halos, { dim: 3, box });
 const reference = await mstStats(random, { dim: 3, box, bins: binsOf(catalogue.histograms) });
 
 function summary(values) {
-  let count = 0, sum = 0, sq = 0, min = Infinity, max = -Infinity;
+  let count = 0,
+    sum = 0,
+    sq = 0,
+    min = Infinity,
+    max = -Infinity;
   for (const v of values) {
     if (Number.isNaN(v)) continue; // a branch of duplicate points has shape NaN (0/0), as in MiSTree
-    count++, (sum += v), (sq += v * v), (min = Math.min(min, v)), (max = Math.max(max, v));
+    (count++, (sum += v), (sq += v * v), (min = Math.min(min, v)), (max = Math.max(max, v)));
   }
   const mean = sum / count;
   return { count, mean, std: Math.sqrt(Math.max(0, sq / count - mean * mean)), min, max };
@@ -33,13 +37,18 @@ const fmt = (s) =>
   `n=${String(s.count).padStart(6)}  mean ${s.mean.toFixed(4).padStart(9)}  std ${s.std.toFixed(4).padStart(9)}  ` +
   `min ${s.min.toFixed(4).padStart(9)}  max ${s.max.toFixed(4).padStart(9)}`;
 
-for (const [name, r] of [['clustered (cosmology)', catalogue], ['uniform random', reference]]) {
+for (const [name, r] of [
+  ['clustered (cosmology)', catalogue],
+  ['uniform random', reference],
+]) {
   console.log(`${name}: ${r.edgeLengths.length} edges, ${r.branchLengths.length} branches (${r.backend} backend)`);
   console.log(`  degree d        ${fmt(summary(r.degree))}`);
   console.log(`  edge length l   ${fmt(summary(r.edgeLengths))}`);
   console.log(`  branch length b ${fmt(summary(r.branchLengths))}`);
   console.log(`  branch shape s  ${fmt(summary(r.branchShapes))}`);
-  const perDegree = [1, 2, 3, 4].map((d) => `${d}: ${(100 * r.degree.filter((x) => x === d).length / r.n).toFixed(1)}%`);
+  const perDegree = [1, 2, 3, 4].map(
+    (d) => `${d}: ${((100 * r.degree.filter((x) => x === d).length) / r.n).toFixed(1)}%`,
+  );
   console.log(`  nodes by degree ${perDegree.join(', ')}`);
 }
 
@@ -47,4 +56,6 @@ for (const [name, r] of [['clustered (cosmology)', catalogue], ['uniform random'
 const h = catalogue.histograms.edgeLength;
 const hr = reference.histograms.edgeLength;
 const peak = (y) => y.indexOf(Math.max(...y));
-console.log(`l histogram peaks at ${h.x[peak(Array.from(h.y))].toFixed(2)} (clustered) vs ${hr.x[peak(Array.from(hr.y))].toFixed(2)} (random)`);
+console.log(
+  `l histogram peaks at ${h.x[peak(Array.from(h.y))].toFixed(2)} (clustered) vs ${hr.x[peak(Array.from(hr.y))].toFixed(2)} (random)`,
+);

@@ -15,5 +15,7 @@ const fresh = new Float32Array([...jittered, ...uniform({ n: 10, dim: 2, seed: 2
 const { labels, probabilities } = approximatePredict(loadModel(json), fresh);
 for (let i = 0; i < labels.length; i++) {
   const kind = i < 10 ? `near training point ${i} (label ${fit.labels[i]})` : 'uniform';
-  console.log(`  ${kind.padEnd(36)} → label ${String(labels[i]).padStart(2)}, probability ${probabilities[i].toFixed(3)}`);
+  console.log(
+    `  ${kind.padEnd(36)} → label ${String(labels[i]).padStart(2)}, probability ${probabilities[i].toFixed(3)}`,
+  );
 }

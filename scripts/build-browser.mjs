@@ -50,4 +50,6 @@ if (forbidden.length > 0 || nodeImports.length > 0) {
   process.exit(1);
 }
 const out = result.metafile.outputs['dist/browser/treeline.js'];
-console.error(`build-browser: dist/browser/treeline.js (${(out.bytes / 1024).toFixed(0)} KiB, ${Object.keys(out.inputs).length} modules)`);
+console.error(
+  `build-browser: dist/browser/treeline.js (${(out.bytes / 1024).toFixed(0)} KiB, ${Object.keys(out.inputs).length} modules)`,
+);

@@ -14,7 +14,9 @@ const read = (p) => {
     return '(unreadable)';
   }
 };
-console.log(`THP enabled: ${read('/sys/kernel/mm/transparent_hugepage/enabled')}; defrag: ${read('/sys/kernel/mm/transparent_hugepage/defrag')}`);
+console.log(
+  `THP enabled: ${read('/sys/kernel/mm/transparent_hugepage/enabled')}; defrag: ${read('/sys/kernel/mm/transparent_hugepage/defrag')}`,
+);
 console.log(`GLIBC_TUNABLES=${process.env.GLIBC_TUNABLES ?? ''}`);
 const N = 150e6; // 600 MB of u32
 let sink = 0;
@@ -38,5 +40,7 @@ for (let rep = 0; rep < 3; rep++) {
       `second ${(t3 - t2).toFixed(1)} ms, 10^7 random reads ${(t4 - t3).toFixed(1)} ms`,
   );
 }
-const huge = read('/proc/meminfo').split('\n').find((l) => l.startsWith('AnonHugePages'));
+const huge = read('/proc/meminfo')
+  .split('\n')
+  .find((l) => l.startsWith('AnonHugePages'));
 console.log(`${huge}; sink ${sink & 1}`);

@@ -33,7 +33,8 @@ const server = createServer(async (req, res) => {
     if (path.endsWith('/')) path += 'index.html';
     const file = normalize(join(root, path));
     // Never serve outside the repository (../ in the path).
-    if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) throw Object.assign(new Error(), { code: 'ENOENT' });
+    if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep))
+      throw Object.assign(new Error(), { code: 'ENOENT' });
     const info = await stat(file);
     if (info.isDirectory()) {
       res.writeHead(302, { location: `${path}/` }).end();

@@ -91,19 +91,39 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   const clock = startClock();
   const n = points instanceof Float32Array || points instanceof Float64Array ? pointCount(points.length, dim) : 0;
   // After a GPU MST the host's cores are free for the clustering's passes: up to 16 by default (8 beside a CPU MST).
-  const threads = await resolveThreads(options.threads, n, options.backend === 'cpu' ? undefined : MAX_DEFAULT_HOST_THREADS);
+  const threads = await resolveThreads(
+    options.threads,
+    n,
+    options.backend === 'cpu' ? undefined : MAX_DEFAULT_HOST_THREADS,
+  );
   // The clustering's arrays (~120 bytes a point, the MST's included) are allocated now and first touched by worker
   // threads while the MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every core.
-  const prepared = options.backend === 'cpu' ? null : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
+  const prepared =
+    options.backend === 'cpu' ? null : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
   const host: ClusterHost = { ...createHost(threads), buffers: prepared?.buffers, fromEmst: true };
   clock.lap('hdbscan::prepare');
   // The GPU's edges go straight into the buffers (payload: condensing's scratch, free until then), the read-back's
   // host work on the threads.
-  const readInto = prepared ? { edges: prepared.buffers.mst, scratch: prepared.buffers.payload, threads, ready: prepared.touched } : undefined;
+  const readInto = prepared
+    ? { edges: prepared.buffers.mst, scratch: prepared.buffers.payload, threads, ready: prepared.touched }
+    : undefined;
   // A CPU MST takes at most 8 of them by default (as emst()'s): min(threads, 8), so the count is resolved once.
   const emstThreads = options.threads ?? Math.min(threads, MAX_DEFAULT_THREADS);
-  const emstOptions = { dim, minSamples, alpha: options.alpha, backend: options.backend, gpu: options.gpu, signal, threads: emstThreads };
-  const mst = await emstFor('hdbscan', points, { ...emstOptions, onProgress: progressSpan(onProgress, 0, 0.9) }, { readInto }).catch(async (e) => {
+  const emstOptions = {
+    dim,
+    minSamples,
+    alpha: options.alpha,
+    backend: options.backend,
+    gpu: options.gpu,
+    signal,
+    threads: emstThreads,
+  };
+  const mst = await emstFor(
+    'hdbscan',
+    points,
+    { ...emstOptions, onProgress: progressSpan(onProgress, 0, 0.9) },
+    { readInto },
+  ).catch(async (e) => {
     await prepared?.touched.catch(() => undefined);
     throw e;
   });
@@ -116,7 +136,12 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   const { result: clusters, exemplars, exemplarsMs } = await clusterOnHost(mst, n, clusterOptions, host);
   const total = clock.total();
   onProgress?.(1, 'cluster');
-  const timings = { ...mst.timings, ...clusterTimings(clusters.timings, exemplarsMs), ...clock.laps, 'hdbscan::total': total };
+  const timings = {
+    ...mst.timings,
+    ...clusterTimings(clusters.timings, exemplarsMs),
+    ...clock.laps,
+    'hdbscan::total': total,
+  };
   // clusterOnHost keeps the input's arrays when they are already canonical, as emst() delivers them.
   return { ...clusters, mst, exemplars, minSamples, backend: mst.backend, timings };
 }
@@ -133,7 +158,13 @@ function clusterTimings(c: ClusterTimings, exemplarsMs: number): Record<string, 
     'cluster::sort': c.sort,
     'cluster::linkage': c.linkage,
     'cluster::condense': c.condense,
-    ...(parts ? { 'cluster::condense.layout': parts.layout, 'cluster::condense.sweep': parts.sweep, 'cluster::condense.runts': parts.runts } : {}),
+    ...(parts
+      ? {
+          'cluster::condense.layout': parts.layout,
+          'cluster::condense.sweep': parts.sweep,
+          'cluster::condense.runts': parts.runts,
+        }
+      : {}),
     'cluster::select': c.select,
     'cluster::label': c.label,
     'cluster::exemplars': exemplarsMs,

@@ -3,14 +3,7 @@
  * it cannot grow silently). Building blocks (BVH, union-find, scan/reduce/compact, radix sort, the GPU timer) are in
  * `treeline/kernels` (src/kernels.ts); everything else is an implementation detail.
  */
-export {
-  TreelineError,
-  InputError,
-  GpuUnavailableError,
-  GpuError,
-  GpuDeviceLostError,
-  AbortError,
-} from './errors.js';
+export { TreelineError, InputError, GpuUnavailableError, GpuError, GpuDeviceLostError, AbortError } from './errors.js';
 export {
   createGpuContext,
   GpuContext,
@@ -48,13 +41,7 @@ export {
   type GraphMstResult,
   type GraphMstOptions,
 } from './graph/index.js';
-export {
-  knn,
-  coreDistances,
-  type KnnResult,
-  type KnnOptions,
-  type CoreDistanceOptions,
-} from './knn/index.js';
+export { knn, coreDistances, type KnnResult, type KnnOptions, type CoreDistanceOptions } from './knn/index.js';
 export {
   generate,
   GENERATORS,
@@ -67,12 +54,7 @@ export {
   type GeneratorName,
   type GenerateOptions,
 } from './datasets/generate.js';
-export {
-  mstStats,
-  type MstStats,
-  type MstStatsOptions,
-  type StatsCoords,
-} from './stats/mstStats.js';
+export { mstStats, type MstStats, type MstStatsOptions, type StatsCoords } from './stats/mstStats.js';
 export { binsOf, type BinSpec, type MstBins } from './stats/histogram.js';
 export { STAT_NAMES, type Histogram, type MstHistograms, type StatName } from './stats/types.js';
 export { compareStats, compareCatalogues } from './stats/compare.js';

@@ -14,7 +14,11 @@ export type ProgressCallback = (fraction: number, phase?: string) => void;
  * The callback of a part of the work spanning [lo, hi] of the caller's: fractions are mapped into the span and
  * never go back; a report that repeats the last fraction without a new phase is dropped.
  */
-export function progressSpan(callback: ProgressCallback | undefined, lo: number, hi: number): ProgressCallback | undefined {
+export function progressSpan(
+  callback: ProgressCallback | undefined,
+  lo: number,
+  hi: number,
+): ProgressCallback | undefined {
   if (!callback) return undefined;
   let last = -1;
   let lastPhase: string | undefined;

@@ -29,10 +29,19 @@ const { parentPort } = (await import(/* @vite-ignore */ moduleName)) as { parent
 if (parentPort === null) throw new Error('treeline: worker.js must run as a worker thread.');
 const port = parentPort;
 
-const tables: JobTable[] = [hostJobs, neighbourJobs, boruvkaJobs, readbackJobs, linkageJobs, condenseJobs, pointResultsJobs];
+const tables: JobTable[] = [
+  hostJobs,
+  neighbourJobs,
+  boruvkaJobs,
+  readbackJobs,
+  linkageJobs,
+  condenseJobs,
+  pointResultsJobs,
+];
 const jobs = new Map<string, (message: { kind: string; id: number }) => WorkerReply | void>();
 for (const table of tables) {
-  for (const [kind, run] of Object.entries(table)) jobs.set(kind, run as (message: { kind: string; id: number }) => WorkerReply | void);
+  for (const [kind, run] of Object.entries(table))
+    jobs.set(kind, run as (message: { kind: string; id: number }) => WorkerReply | void);
 }
 
 const describe = (e: unknown) => {

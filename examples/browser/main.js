@@ -11,7 +11,18 @@ const form = document.querySelector('#controls');
 const legend = document.querySelector('#legend');
 
 // Tableau 10; noise (−1) is drawn small and grey.
-const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#76b7b2',
+  '#59a14f',
+  '#edc948',
+  '#b07aa1',
+  '#ff9da7',
+  '#9c755f',
+  '#bab0ac',
+];
 const NOISE = '#c8c8c8';
 
 /** The form's values as hdbscan parameters (minSamples undefined when blank), or a message saying what is wrong. */
@@ -26,9 +37,16 @@ function readForm() {
     minSamples: f.get('minSamples') === '' ? undefined : int('minSamples'),
     backend: f.get('backend'),
   };
-  for (const [name, min] of [['n', 10], ['clusters', 1], ['seed', 0], ['minClusterSize', 2], ['minSamples', 1]]) {
+  for (const [name, min] of [
+    ['n', 10],
+    ['clusters', 1],
+    ['seed', 0],
+    ['minClusterSize', 2],
+    ['minSamples', 1],
+  ]) {
     const v = params[name];
-    if (v !== undefined && !(Number.isInteger(v) && v >= min)) return `${name} must be an integer ≥ ${min}, got ${f.get(name)}.`;
+    if (v !== undefined && !(Number.isInteger(v) && v >= min))
+      return `${name} must be an integer ≥ ${min}, got ${f.get(name)}.`;
   }
   return params;
 }
@@ -64,8 +82,10 @@ function draw({ points, labels, sources, targets }) {
   const { width, height } = canvas;
   let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
   for (let i = 0; i < points.length; i += 2) {
-    x0 = Math.min(x0, points[i]); x1 = Math.max(x1, points[i]);
-    y0 = Math.min(y0, points[i + 1]); y1 = Math.max(y1, points[i + 1]);
+    x0 = Math.min(x0, points[i]);
+    x1 = Math.max(x1, points[i]);
+    y0 = Math.min(y0, points[i + 1]);
+    y1 = Math.max(y1, points[i + 1]);
   }
   const pad = 16;
   const scale = Math.min((width - 2 * pad) / (x1 - x0 || 1), (height - 2 * pad) / (y1 - y0 || 1));
@@ -127,9 +147,10 @@ function onResult(params, data) {
   draw(data);
   drawLegend(data.labels, data.clusters);
   const noise = data.labels.reduce((s, l) => s + (l < 0 ? 1 : 0), 0);
-  const where = data.backend === 'gpu'
-    ? `WebGPU (${[data.adapter.vendor, data.adapter.architecture, data.adapter.description].filter(Boolean).join(' ')})`
-    : `the CPU backend${data.gpuNote ? ` (${data.gpuNote})` : ''}`;
+  const where =
+    data.backend === 'gpu'
+      ? `WebGPU (${[data.adapter.vendor, data.adapter.architecture, data.adapter.description].filter(Boolean).join(' ')})`
+      : `the CPU backend${data.gpuNote ? ` (${data.gpuNote})` : ''}`;
   status.textContent = `${params.n} points: ${data.clusters} clusters, ${noise} noise — on ${where}, ${data.ms.toFixed(0)} ms.`;
   window.treeline = {
     done: true,

@@ -35,7 +35,9 @@ export function createBoxParts(ctx: GpuContext, dim: number, partRecords?: numbe
   }
   const recordBytes = 4 * boxWords(dim);
   if (records * recordBytes > ctx.limits.maxStorageBufferBindingSize) {
-    throw new InputError(`boxPartRecords=${records} exceeds this device's binding size (${ctx.limits.maxStorageBufferBindingSize} bytes).`);
+    throw new InputError(
+      `boxPartRecords=${records} exceeds this device's binding size (${ctx.limits.maxStorageBufferBindingSize} bytes).`,
+    );
   }
   const unused = ctx.createBuffer('bvh::boxesUnused', 512);
   const multi = maxPoints === undefined || boxRecords(maxPoints) > records;

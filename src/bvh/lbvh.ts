@@ -21,7 +21,16 @@ import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
 import { boxLimitMessage, createBoxParts } from './boxparts.js';
-import { BOX_PARTS, bitsPerAxis, boxPartRecords, boxRecords, boxWords, codeBits, maxCell, pointsForBoxRecords } from './layout.js';
+import {
+  BOX_PARTS,
+  bitsPerAxis,
+  boxPartRecords,
+  boxRecords,
+  boxWords,
+  codeBits,
+  maxCell,
+  pointsForBoxRecords,
+} from './layout.js';
 import { checkPoints } from './points.js';
 
 /**
@@ -149,14 +158,32 @@ const MORTON = {
   bindings: { mp: 'uniform', points: 'read', frame: 'read', codes: 'read_write', values: 'read_write' },
   uniforms: { n: 'u32', bits: 'u32', max_cell: 'f32', pad: 'u32' },
 } as const;
-const GATHER = { bindings: { gp: 'uniform', points: 'read', order: 'read', sorted: 'read_write' }, uniforms: ONLY_N } as const;
+const GATHER = {
+  bindings: { gp: 'uniform', points: 'read', order: 'read', sorted: 'read_write' },
+  uniforms: ONLY_N,
+} as const;
 const BOXES_RW = { boxes0: 'read_write', boxes1: 'read_write', boxes2: 'read_write' } as const;
 const KARRAS = {
-  bindings: { u: 'uniform', codes: 'read', links: 'read_write', ranges: 'read_write', parents: 'read_write', ...BOXES_RW },
+  bindings: {
+    u: 'uniform',
+    codes: 'read',
+    links: 'read_write',
+    ranges: 'read_write',
+    parents: 'read_write',
+    ...BOXES_RW,
+  },
   uniforms: ONLY_N,
 } as const;
 const REFIT = {
-  bindings: { u: 'uniform', sorted: 'read', order: 'read', parents: 'read', links: 'read_write', ...BOXES_RW, ranges: 'read' },
+  bindings: {
+    u: 'uniform',
+    sorted: 'read',
+    order: 'read',
+    parents: 'read',
+    links: 'read_write',
+    ...BOXES_RW,
+    ranges: 'read',
+  },
   uniforms: ONLY_N,
 } as const;
 
@@ -278,12 +305,15 @@ export async function buildBvh(
   let owned: GPUBuffer | null = null;
   if (points instanceof Float32Array) {
     const m = checkPoints(points, dim);
-    if (m !== n) throw new InputError(`Expected ${n} points of dim=${dim} (${n * dim} floats), got ${points.length} floats.`);
+    if (m !== n)
+      throw new InputError(`Expected ${n} points of dim=${dim} (${n * dim} floats), got ${points.length} floats.`);
     owned = ctx.upload('bvh::points', points);
     input = owned;
   } else {
     if (points.size < 4 * n * dim) {
-      throw new InputError(`Expected the points buffer to hold ${n} × ${dim} f32 (${4 * n * dim} bytes), got ${points.size} bytes.`);
+      throw new InputError(
+        `Expected the points buffer to hold ${n} × ${dim} f32 (${4 * n * dim} bytes), got ${points.size} bytes.`,
+      );
     }
     input = points;
   }

@@ -16,20 +16,37 @@ const hostSuites: Record<string, { dim: number; kind: 'blobs' | 'normal'; sizes:
 };
 
 /** Host-timed MST statistics suites (points in memory → histograms in memory), issue 7. */
-const statsSuites: Record<string, { dim: number; kind: GeneratorName; sizes: number[]; box?: number[]; what: string }> = {
-  'stats-uniform3d': { dim: 3, kind: 'uniform', sizes: [1e7, 1e8], what: 'uniform 3D, open box' },
-  'stats-cosmology3d': { dim: 3, kind: 'cosmology', sizes: [1e7], box: [1000, 1000, 1000], what: 'clustered cosmology-like 3D, periodic box 1000' },
-};
+const statsSuites: Record<string, { dim: number; kind: GeneratorName; sizes: number[]; box?: number[]; what: string }> =
+  {
+    'stats-uniform3d': { dim: 3, kind: 'uniform', sizes: [1e7, 1e8], what: 'uniform 3D, open box' },
+    'stats-cosmology3d': {
+      dim: 3,
+      kind: 'cosmology',
+      sizes: [1e7],
+      box: [1000, 1000, 1000],
+      what: 'clustered cosmology-like 3D, periodic box 1000',
+    },
+  };
 
 /** Every suite `treeline bench` knows, with what it measures: `bench --help` lists these (so the list cannot drift). */
 export function benchSuitesHelp(): string {
   const rows: [string, string][] = [
     ...Object.entries(suites).map(([name, s]): [string, string] => [name, s.description]),
-    ...Object.entries(hostSuites).map(([name, s]): [string, string] => [name, `hdbscan() end to end, host points → host labels, ${s.what}, minClusterSize 15 (sizes ${s.sizes.join(', ')})`]),
-    ...Object.entries(statsSuites).map(([name, s]): [string, string] => [name, `mstStats() end to end, ${s.what} (sizes ${s.sizes.join(', ')})`]),
+    ...Object.entries(hostSuites).map(([name, s]): [string, string] => [
+      name,
+      `hdbscan() end to end, host points → host labels, ${s.what}, minClusterSize 15 (sizes ${s.sizes.join(', ')})`,
+    ]),
+    ...Object.entries(statsSuites).map(([name, s]): [string, string] => [
+      name,
+      `mstStats() end to end, ${s.what} (sizes ${s.sizes.join(', ')})`,
+    ]),
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
-  return ['', 'Suites (none named: all but the hdbscan-* and stats-* ones):', ...rows.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`)].join('\n');
+  return [
+    '',
+    'Suites (none named: all but the hdbscan-* and stats-* ones):',
+    ...rows.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`),
+  ].join('\n');
 }
 
 export interface BenchOptions {
@@ -47,7 +64,10 @@ export interface BenchOptions {
 export async function runBench(names: string[], opts: BenchOptions, log: (s: string) => void): Promise<string> {
   const chosen = names.length ? names : Object.keys(suites);
   for (const name of chosen) {
-    if (!suites[name] && !hostSuites[name] && !statsSuites[name]) throw new InputError(`Unknown benchmark '${name}'; known: ${[...Object.keys(suites), ...Object.keys(hostSuites), ...Object.keys(statsSuites)].join(', ')}`);
+    if (!suites[name] && !hostSuites[name] && !statsSuites[name])
+      throw new InputError(
+        `Unknown benchmark '${name}'; known: ${[...Object.keys(suites), ...Object.keys(hostSuites), ...Object.keys(statsSuites)].join(', ')}`,
+      );
   }
   const ctx = await createGpuContext({ disableRobustness: opts.disableRobustness });
   try {
@@ -67,7 +87,9 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
               `(median ${med((r) => r.wallMs).toFixed(1)}; ${rows.length} reps) = EMST ${best.emstMs.toFixed(1)} ms + ` +
               `statistics ${best.statsMs.toFixed(1)} ms (median ${med((r) => r.statsMs).toFixed(1)}): statistics / EMST = ` +
               `${(best.statsMs / best.emstMs).toFixed(2)} | ${plural(best.branches, 'branch', 'branches')} | ${best.backend}\n` +
-              `  phases (ms): ${Object.entries(best.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`,
+              `  phases (ms): ${Object.entries(best.phases)
+                .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+                .join(', ')}`,
           );
         }
         continue;
@@ -82,7 +104,9 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
             `${name} n=${n} (minClusterSize 15, end to end from host points to host labels${opts.threads ? `, ${opts.threads} threads` : ''}): wall min ` +
               `${walls[0].toFixed(1)} ms, median ${walls[walls.length >> 1].toFixed(1)} ms (${rows.length} reps) | ` +
               `${plural(best.clusters, 'cluster')}, ${best.noise} noise | host memory ${best.hostPeak ? 'peak' : 'growth'} ${Math.max(...rows.map((r) => r.hostBytesPerPoint)).toFixed(0)} B/point (most of any repetition)\n` +
-              `  phases (ms): ${Object.entries(best.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`,
+              `  phases (ms): ${Object.entries(best.phases)
+                .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+                .join(', ')}`,
           );
         }
         continue;
@@ -92,11 +116,17 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
         if (!opts.inputs?.length) throw new InputError(`The '${name}' benchmark needs --input FILE (one or more).`);
         for (const path of opts.inputs) {
           let n = 0;
-          const f = await runCase(ctx, name, 0, async () => {
-            const c = await suite.fromFile!(ctx, path);
-            n = c.n;
-            return c;
-          }, { reps: opts.reps, warmup: opts.warmup, rates: (ms) => suite.rates(n, ms) });
+          const f = await runCase(
+            ctx,
+            name,
+            0,
+            async () => {
+              const c = await suite.fromFile!(ctx, path);
+              n = c.n;
+              return c;
+            },
+            { reps: opts.reps, warmup: opts.warmup, rates: (ms) => suite.rates(n, ms) },
+          );
           f.n = n;
           figures.push(f);
           log(formatFigure(f));
@@ -122,7 +152,9 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
 }
 
 export function formatFigure(f: BenchFigure): string {
-  const rates = Object.entries(f.rates).map(([k, v]) => `${v.toFixed(2)} ${k}`).join(', ');
+  const rates = Object.entries(f.rates)
+    .map(([k, v]) => `${v.toFixed(2)} ${k}`)
+    .join(', ');
   const phases = Object.entries(f.phases)
     .map(([k, v]) => `${k} ${v.toFixed(3)}`)
     .join(', ');

@@ -99,10 +99,22 @@ export function emstPrintable(r: EmstRun, o: EmstCliOptions): Printable {
 
 export function emstCommand(io: CliIo): Command {
   const cmd = new Command('emst')
-    .description('exact Euclidean minimum spanning tree of a point file (or the mutual-reachability MST with --min-samples)')
+    .description(
+      'exact Euclidean minimum spanning tree of a point file (or the mutual-reachability MST with --min-samples)',
+    )
     .argument('<points>', POINTS_ARGUMENT)
-    .option('--min-samples <m>', 'mutual reachability with core distance to the m-th neighbour, the point excluded (1: Euclidean)', integer('--min-samples', 1), 1)
-    .option('--alpha <a>', 'mutual reachability divides distances by alpha', number('--alpha', (v) => v > 0 && Number.isFinite(v), 'a finite number > 0'), 1);
+    .option(
+      '--min-samples <m>',
+      'mutual reachability with core distance to the m-th neighbour, the point excluded (1: Euclidean)',
+      integer('--min-samples', 1),
+      1,
+    )
+    .option(
+      '--alpha <a>',
+      'mutual reachability divides distances by alpha',
+      number('--alpha', (v) => v > 0 && Number.isFinite(v), 'a finite number > 0'),
+      1,
+    );
   addBoxOptions(cmd);
   addPointInputOptions(cmd);
   addBackendOption(cmd);
@@ -133,7 +145,12 @@ export function emstCommand(io: CliIo): Command {
         return { r, where: await writeOutput(io, o, emstPrintable(r, o), run) };
       });
       const forest = r.tree.weights.length < Math.max(r.table.n - 1, 0);
-      const kind = metricOf(o.minSamples, o.alpha).kind === 'mutual-reachability' ? 'mutual-reachability MST' : forest ? 'minimum spanning forest' : 'EMST';
+      const kind =
+        metricOf(o.minSamples, o.alpha).kind === 'mutual-reachability'
+          ? 'mutual-reachability MST'
+          : forest
+            ? 'minimum spanning forest'
+            : 'EMST';
       io.log(
         `emst: ${plural(r.table.n, 'point')} × ${r.table.dim} → ${kind} of ${plural(r.tree.weights.length, 'edge')}, total weight ` +
           `${r.totalWeight.toPrecision(8)} (${r.tree.backend} backend, ${r.timings['emst::total']?.toFixed(1)} ms) → ${where}`,

@@ -27,7 +27,9 @@ export function generatorsHelp(): string {
     cosmology: `haloes and filaments in the periodic box [0, ${cosmology.box})^d (treeline stats --periodic ${cosmology.box})`,
   };
   const width = Math.max(...GENERATORS.map((g) => g.length));
-  return ['', 'Generators (and their defaults):', ...GENERATORS.map((g) => `  ${g.padEnd(width)}  ${what[g]}`)].join('\n');
+  return ['', 'Generators (and their defaults):', ...GENERATORS.map((g) => `  ${g.padEnd(width)}  ${what[g]}`)].join(
+    '\n',
+  );
 }
 
 export interface GenerateCliOptions {
@@ -45,12 +47,21 @@ export async function runGenerate(kind: string, o: GenerateCliOptions, out: (s: 
     throw new InputError(`Unknown generator '${kind}'; known: ${GENERATORS.join(', ')}.`);
   }
   const format = o.format ?? (o.output ? extname(o.output).slice(1).toLowerCase() || 'csv' : 'csv');
-  if (!['csv', 'npy', 'bin'].includes(format)) throw new InputError(`Unknown format '${format}' (expected csv, npy or bin).`);
+  if (!['csv', 'npy', 'bin'].includes(format))
+    throw new InputError(`Unknown format '${format}' (expected csv, npy or bin).`);
   if (format === 'bin' && o.n > 0x7fffffff) {
-    throw new InputError(`--format bin stores n as an int32: expected -n ≤ 2147483647, got ${o.n} (write .npy instead).`);
+    throw new InputError(
+      `--format bin stores n as an int32: expected -n ≤ 2147483647, got ${o.n} (write .npy instead).`,
+    );
   }
   if (o.output !== undefined) checkOutputPath(o.output, '-o'); // before generating (issue 15)
-  const points = generate(kind as GeneratorName, { n: o.n, dim: o.dim, seed: o.seed, clusters: o.clusters, noise: o.noise });
+  const points = generate(kind as GeneratorName, {
+    n: o.n,
+    dim: o.dim,
+    seed: o.seed,
+    clusters: o.clusters,
+    noise: o.noise,
+  });
   if (!o.output) {
     if (format !== 'csv') throw new InputError(`--format ${format} is binary: give a file with -o.`);
     out(pointsToCsv(points, o.dim));

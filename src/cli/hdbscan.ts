@@ -90,8 +90,12 @@ export async function computeHdbscan(
   const timings: Record<string, number> = { 'io::read': performance.now() - t0 };
   // Not an error (hdbscan accepts it too), but a newcomer's likely slip: say so before the MST, then run.
   for (const c of o.minClusterSize.filter((c) => c > table.n)) {
-    const outcome = o.allowSingleCluster ? 'at most one cluster, all the points (--allow-single-cluster)' : 'every point will be noise';
-    warn?.(`hdbscan: warning: --min-cluster-size ${c} is larger than the ${plural(table.n, 'point')} of ${file}: ${outcome}.`);
+    const outcome = o.allowSingleCluster
+      ? 'at most one cluster, all the points (--allow-single-cluster)'
+      : 'every point will be noise';
+    warn?.(
+      `hdbscan: warning: --min-cluster-size ${c} is larger than the ${plural(table.n, 'point')} of ${file}: ${outcome}.`,
+    );
   }
   const [first, ...rest] = o.minClusterSize;
   const shared = {
@@ -219,7 +223,12 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
     npy: () => {
       const top: NpyGroup = {
         dir: '',
-        arrays: { single_linkage: linkageMatrix(fit), mst_sources: mst.sources, mst_targets: mst.targets, mst_weights: mst.weights },
+        arrays: {
+          single_linkage: linkageMatrix(fit),
+          mst_sources: mst.sources,
+          mst_targets: mst.targets,
+          mst_weights: mst.weights,
+        },
         shapes: { single_linkage: [fit.singleLinkage.left.length, 4] },
       };
       if (single) {
@@ -236,18 +245,43 @@ export function hdbscanCommand(io: CliIo): Command {
     .description('HDBSCAN* clustering of a point file: labels, probabilities and GLOSH outlier scores per point')
     .argument('<points>', POINTS_ARGUMENT)
     .addOption(
-      new Option('--min-cluster-size <sizes>', "smallest cluster (≥ 2; hdbscan's min_cluster_size); a comma list re-clusters one MST per value")
+      new Option(
+        '--min-cluster-size <sizes>',
+        "smallest cluster (≥ 2; hdbscan's min_cluster_size); a comma list re-clusters one MST per value",
+      )
         .argParser(integerList('--min-cluster-size', 2))
         .default([DEFAULT_MIN_CLUSTER_SIZE], String(DEFAULT_MIN_CLUSTER_SIZE)),
     )
-    .option('--min-samples <m>', "core distance's neighbour count, the point excluded (hdbscan's min_samples; default: the first min cluster size)", integer('--min-samples', 1))
+    .option(
+      '--min-samples <m>',
+      "core distance's neighbour count, the point excluded (hdbscan's min_samples; default: the first min cluster size)",
+      integer('--min-samples', 1),
+    )
     .option('--method <m>', 'cluster selection: eom | leaf', choice('--method', ['eom', 'leaf'] as const), 'eom')
-    .option('--epsilon <e>', 'cluster_selection_epsilon: do not split clusters below this distance', number('--epsilon', (v) => v >= 0 && Number.isFinite(v), 'a finite number ≥ 0'), 0)
+    .option(
+      '--epsilon <e>',
+      'cluster_selection_epsilon: do not split clusters below this distance',
+      number('--epsilon', (v) => v >= 0 && Number.isFinite(v), 'a finite number ≥ 0'),
+      0,
+    )
     .option('--allow-single-cluster', 'the root may be the one cluster')
-    .option('--max-cluster-size <m>', 'EOM selects no cluster larger than this (0: no limit)', integer('--max-cluster-size', 0), 0)
-    .option('--alpha <a>', 'mutual reachability divides distances by alpha', number('--alpha', (v) => v > 0 && Number.isFinite(v), 'a finite number > 0'), 1)
+    .option(
+      '--max-cluster-size <m>',
+      'EOM selects no cluster larger than this (0: no limit)',
+      integer('--max-cluster-size', 0),
+      0,
+    )
+    .option(
+      '--alpha <a>',
+      'mutual reachability divides distances by alpha',
+      number('--alpha', (v) => v > 0 && Number.isFinite(v), 'a finite number > 0'),
+      1,
+    )
     .option('--save-model <file>', 'also save the fitted model (JSON) for `treeline predict`')
-    .option('--validity', "also report each clustering's relative validity (hdbscan's relative_validity_, a fast DBCV) on stderr and in json/npy");
+    .option(
+      '--validity',
+      "also report each clustering's relative validity (hdbscan's relative_validity_, a fast DBCV) on stderr and in json/npy",
+    );
   addPointInputOptions(cmd);
   addBackendOption(cmd);
   addThreadsOption(cmd);
@@ -279,7 +313,11 @@ export function hdbscanCommand(io: CliIo): Command {
         const where = await writeOutput(io, o, hdbscanPrintable(r, o), run);
         if (o.saveModel) {
           run.progress.phase('save model', 1);
-          await run.outputs.write(o.saveModel, [saveModel(await hdbscanModel(r.table.points, r.table.dim, r.fit))], run.signal);
+          await run.outputs.write(
+            o.saveModel,
+            [saveModel(await hdbscanModel(r.table.points, r.table.dim, r.fit))],
+            run.signal,
+          );
         }
         return { r, where };
       });

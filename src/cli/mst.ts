@@ -73,7 +73,11 @@ export function mstCommand(io: CliIo): Command {
   const cmd = new Command('mst')
     .description('minimum spanning forest of a graph file: forest edges, total weight, component count')
     .argument('<graph>', 'graph file, in any format listed below (chosen by extension, or --input-format)')
-    .option('--input-format <fmt>', `read as ${GRAPH_FORMATS.join(' | ')} whatever the extension`, choice('--input-format', GRAPH_FORMATS))
+    .option(
+      '--input-format <fmt>',
+      `read as ${GRAPH_FORMATS.join(' | ')} whatever the extension`,
+      choice('--input-format', GRAPH_FORMATS),
+    )
     .option('--one-based', 'edge-list vertex ids start at 1')
     .option('--labels', "also output each vertex's component (its smallest vertex); json and npy only")
     .addHelpText('after', graphFormatsHelp());
@@ -95,7 +99,8 @@ export function mstCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (file: string, o: MstCliOptions) => {
-      if (o.labels && resolveFormat(o) === 'csv') throw new InputError('--labels: component labels need --format json or npy.');
+      if (o.labels && resolveFormat(o) === 'csv')
+        throw new InputError('--labels: component labels need --format json or npy.');
       const outputs = [{ path: o.output, option: '-o', kind: outputKind(o) }];
       const { r, where } = await runCommand(io, 'mst', { verbose: o.verbose, outputs }, async (run) => {
         const r = await computeMst(file, o, run.progress.onProgress);

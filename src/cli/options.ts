@@ -50,7 +50,8 @@ export function integerList(option: string, min: number): (value: string) => num
   const one = integer(option, min);
   return (value) => {
     const list = value.split(',').map((s) => one(s.trim()));
-    if (new Set(list).size !== list.length) throw new InputError(`${option}: expected distinct values, got '${value}'.`);
+    if (new Set(list).size !== list.length)
+      throw new InputError(`${option}: expected distinct values, got '${value}'.`);
     return list;
   };
 }
@@ -58,21 +59,24 @@ export function integerList(option: string, min: number): (value: string) => num
 export function number(option: string, check: (v: number) => boolean, expected: string): (value: string) => number {
   return (value) => {
     const v = Number(value);
-    if (value.trim() === '' || Number.isNaN(v) || !check(v)) throw new InputError(`${option}: expected ${expected}, got '${value}'.`);
+    if (value.trim() === '' || Number.isNaN(v) || !check(v))
+      throw new InputError(`${option}: expected ${expected}, got '${value}'.`);
     return v;
   };
 }
 
 export function choice<T extends string>(option: string, choices: readonly T[]): (value: string) => T {
   return (value) => {
-    if (!choices.includes(value as T)) throw new InputError(`${option}: expected one of ${choices.join(', ')}, got '${value}'.`);
+    if (!choices.includes(value as T))
+      throw new InputError(`${option}: expected one of ${choices.join(', ')}, got '${value}'.`);
     return value as T;
   };
 }
 
 const columnList = (value: string): string[] => {
   const list = value.split(',').map((s) => s.trim());
-  if (list.some((s) => s === '')) throw new InputError(`--columns: expected names or 0-based indices separated by commas, got '${value}'.`);
+  if (list.some((s) => s === ''))
+    throw new InputError(`--columns: expected names or 0-based indices separated by commas, got '${value}'.`);
   return list;
 };
 
@@ -98,7 +102,10 @@ export const POINTS_ARGUMENT = 'point file, in any format listed below (chosen b
 
 /** Every point format the readers take, by extension, from src/io/points.ts (so this list cannot drift). */
 export function pointFormatsHelp(): string {
-  const rows = Object.entries(POINT_EXTENSIONS).map(([f, exts]) => [exts.join(' '), POINT_FORMAT_NAMES[f as keyof typeof POINT_EXTENSIONS]]);
+  const rows = Object.entries(POINT_EXTENSIONS).map(([f, exts]) => [
+    exts.join(' '),
+    POINT_FORMAT_NAMES[f as keyof typeof POINT_EXTENSIONS],
+  ]);
   rows.push([`${HEADERLESS.join(' ')} with --dim`, 'headerless little-endian float32 rows of --dim values']);
   const width = Math.max(...rows.map((r) => r[0].length));
   return ['', 'Point files, by extension:', ...rows.map(([e, what]) => `  ${e.padEnd(width)}  ${what}`)].join('\n');
@@ -116,7 +123,10 @@ const GRAPH_FORMAT_NAMES: Record<string, string> = {
 export function graphFormatsHelp(): string {
   const byFormat = new Map<string, string[]>();
   for (const [ext, f] of Object.entries(GRAPH_EXTENSIONS)) byFormat.set(f, [...(byFormat.get(f) ?? []), ext]);
-  const rows = [...byFormat].map(([f, exts]) => [exts.join(' '), `${GRAPH_FORMAT_NAMES[f] ?? f} (--input-format ${f})`]);
+  const rows = [...byFormat].map(([f, exts]) => [
+    exts.join(' '),
+    `${GRAPH_FORMAT_NAMES[f] ?? f} (--input-format ${f})`,
+  ]);
   const width = Math.max(...rows.map((r) => r[0].length));
   return ['', 'Graph files, by extension:', ...rows.map(([e, what]) => `  ${e.padEnd(width)}  ${what}`)].join('\n');
 }
@@ -147,8 +157,16 @@ export function suggestDashedOptions(cmd: Command): void {
 export function addPointInputOptions(cmd: Command): Command {
   cmd.addHelpText('after', pointFormatsHelp());
   return cmd
-    .option('--columns <list>', 'columns to use, by header name or 0-based index (e.g. x,y or 0,2; FITS names are case-insensitive)', columnList)
-    .option('--dim <d>', 'coordinates per point of a headerless float32 file (.f32, .raw, .bin without the n, d header)', integer('--dim', 1))
+    .option(
+      '--columns <list>',
+      'columns to use, by header name or 0-based index (e.g. x,y or 0,2; FITS names are case-insensitive)',
+      columnList,
+    )
+    .option(
+      '--dim <d>',
+      'coordinates per point of a headerless float32 file (.f32, .raw, .bin without the n, d header)',
+      integer('--dim', 1),
+    )
     .option(
       '--dataset <name>',
       'HDF5: the n × d dataset (e.g. PartType1/Coordinates), or the group whose 1-D datasets --columns names; FITS: the HDU (EXTNAME or 0-based number)',
@@ -157,21 +175,37 @@ export function addPointInputOptions(cmd: Command): Command {
 
 /** --backend auto|gpu|cpu. */
 export function addBackendOption(cmd: Command): Command {
-  return cmd.option('--backend <b>', "auto | gpu | cpu ('auto': the GPU when WebGPU finds an adapter)", choice('--backend', ['auto', 'gpu', 'cpu'] as const), 'auto');
+  return cmd.option(
+    '--backend <b>',
+    "auto | gpu | cpu ('auto': the GPU when WebGPU finds an adapter)",
+    choice('--backend', ['auto', 'gpu', 'cpu'] as const),
+    'auto',
+  );
 }
 
 /** --threads: the CPU backend's worker threads for the EMST's k-NN phase (commands that compute an EMST). */
 export function addThreadsOption(cmd: Command): Command {
-  return cmd.option('--threads <n>', 'CPU threads: the CPU backend\'s k-NN phase and Borůvka rounds, and hdbscan\'s passes after the MST from 2^19 points (default: the available cores from 50,000 points on, at most 8 for the CPU MST, at most 16 for hdbscan after a GPU MST)', integer('--threads', 1));
+  return cmd.option(
+    '--threads <n>',
+    "CPU threads: the CPU backend's k-NN phase and Borůvka rounds, and hdbscan's passes after the MST from 2^19 points (default: the available cores from 50,000 points on, at most 8 for the CPU MST, at most 16 for hdbscan after a GPU MST)",
+    integer('--threads', 1),
+  );
 }
 
 /** -o/--output, --format csv|json|npy, --timings. */
 export function addOutputOptions(cmd: Command): Command {
   return cmd
     .option('-o, --output <path>', 'output file (csv, json) or directory (npy); default: stdout')
-    .option('--format <fmt>', 'csv | json | npy (default: json for a .json output, else csv)', choice('--format', ['csv', 'json', 'npy'] as const))
+    .option(
+      '--format <fmt>',
+      'csv | json | npy (default: json for a .json output, else csv)',
+      choice('--format', ['csv', 'json', 'npy'] as const),
+    )
     .option('--timings', 'print per-phase wall times (ms) on stderr, and add them to JSON output')
-    .option('--verbose', 'print each phase (read, k-NN, every Borůvka round, …) on stderr as it starts; a terminal shows a progress bar anyway');
+    .option(
+      '--verbose',
+      'print each phase (read, k-NN, every Borůvka round, …) on stderr as it starts; a terminal shows a progress bar anyway',
+    );
 }
 
 // ---- input ----
@@ -201,7 +235,8 @@ export async function readInputPoints(path: string, o: InputOptions): Promise<Po
   await checkFile(path);
   const ext = extname(path).toLowerCase();
   if (o.dim !== undefined && HEADERLESS.includes(ext)) {
-    if (o.dataset !== undefined) throw new InputError(`${path}: --dataset applies to HDF5 and FITS files, not headerless float32.`);
+    if (o.dataset !== undefined)
+      throw new InputError(`${path}: --dataset applies to HDF5 and FITS files, not headerless float32.`);
     return requireFinite(selectIndices(await readHeaderless(path, o.dim), o.columns, path), path);
   }
   if (['.f32', '.raw'].includes(ext)) throw new InputError(`${path}: a headerless float32 file needs --dim.`);
@@ -221,11 +256,15 @@ async function readHeaderless(path: string, dim: number): Promise<PointTable> {
     const n = head.getInt32(0, true);
     const d = head.getInt32(4, true);
     if (n >= 0 && d >= 1 && 8 + 4 * n * d === bytes.byteLength) {
-      throw new InputError(`${path}: this looks like ArborX's binary format (n=${n}, d=${d} header); drop --dim to read it as such.`);
+      throw new InputError(
+        `${path}: this looks like ArborX's binary format (n=${n}, d=${d} header); drop --dim to read it as such.`,
+      );
     }
   }
   if (bytes.byteLength % (4 * dim) !== 0) {
-    throw new InputError(`${path}: ${bytes.byteLength} bytes is not a whole number of rows of ${dim} float32 values (--dim ${dim}).`);
+    throw new InputError(
+      `${path}: ${bytes.byteLength} bytes is not a whole number of rows of ${dim} float32 values (--dim ${dim}).`,
+    );
   }
   const points = new Float32Array(bytes.byteLength / 4);
   new Uint8Array(points.buffer).set(bytes); // little-endian hosts (every Node platform)
@@ -236,11 +275,13 @@ function selectIndices(t: PointTable, columns: string[] | undefined, path: strin
   if (!columns?.length) return t;
   const idx = columns.map((c) => {
     const i = Number(c);
-    if (!/^\d+$/.test(c) || i >= t.dim) throw new InputError(`${path}: no column '${c}' (it has ${plural(t.dim, 'column')}, 0-based).`);
+    if (!/^\d+$/.test(c) || i >= t.dim)
+      throw new InputError(`${path}: no column '${c}' (it has ${plural(t.dim, 'column')}, 0-based).`);
     return i;
   });
   const out = new Float32Array(t.n * idx.length);
-  for (let r = 0; r < t.n; r++) for (let j = 0; j < idx.length; j++) out[r * idx.length + j] = t.points[r * t.dim + idx[j]];
+  for (let r = 0; r < t.n; r++)
+    for (let j = 0; j < idx.length; j++) out[r * idx.length + j] = t.points[r * t.dim + idx[j]];
   return { points: out, n: t.n, dim: idx.length, columns: idx.map(String) };
 }
 
@@ -283,7 +324,8 @@ export async function writeOutput(
   run?: { outputs: AtomicOutputs; signal?: AbortSignal },
 ): Promise<string> {
   const format = resolveFormat(o);
-  if (format === 'npy' && !o.output) throw new InputError('--format npy writes one .npy file per array: give a directory with -o.');
+  if (format === 'npy' && !o.output)
+    throw new InputError('--format npy writes one .npy file per array: give a directory with -o.');
   if (!o.output) {
     for (const c of format === 'csv' ? csvChunks(result.csv()) : [toJson(result.json()) + '\n']) io.out(c);
     return 'stdout';
@@ -291,9 +333,14 @@ export async function writeOutput(
   const outputs = run?.outputs ?? new AtomicOutputs();
   try {
     if (format === 'npy') {
-      for (const g of result.npy()) await writeNpyDir(g.dir ? join(o.output, g.dir) : o.output, g.arrays, g.shapes, outputs);
+      for (const g of result.npy())
+        await writeNpyDir(g.dir ? join(o.output, g.dir) : o.output, g.arrays, g.shapes, outputs);
     } else {
-      await outputs.write(o.output, format === 'csv' ? csvChunks(result.csv()) : [toJson(result.json()) + '\n'], run?.signal);
+      await outputs.write(
+        o.output,
+        format === 'csv' ? csvChunks(result.csv()) : [toJson(result.json()) + '\n'],
+        run?.signal,
+      );
     }
     if (!run) await outputs.commit();
   } catch (e) {
@@ -364,7 +411,9 @@ export function periodicBox(dim: number, periodic: number[] | undefined): number
   if (!periodic) return undefined;
   const box = periodic.length === 1 ? new Array<number>(dim).fill(periodic[0]) : periodic;
   if (box.length !== dim) {
-    throw new InputError(`--periodic: ${box.length} side lengths given for ${dim}-dimensional points (give one, or one per column).`);
+    throw new InputError(
+      `--periodic: ${box.length} side lengths given for ${dim}-dimensional points (give one, or one per column).`,
+    );
   }
   return box;
 }
@@ -372,7 +421,11 @@ export function periodicBox(dim: number, periodic: number[] | undefined): number
 /** --periodic and --min-edge-length (emst, stats). */
 export function addBoxOptions(cmd: Command): Command {
   return cmd
-    .option('--periodic <L>', 'periodic box: one side length L (a cube) or Lx,Ly[,Lz]; minimum-image distances', periodicList)
+    .option(
+      '--periodic <L>',
+      'periodic box: one side length L (a cube) or Lx,Ly[,Lz]; minimum-image distances',
+      periodicList,
+    )
     .option(
       '--min-edge-length <l>',
       "MiSTree's scale cut: pairs closer than l are not joined (the tree may become a forest)",

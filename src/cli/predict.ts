@@ -45,7 +45,9 @@ export async function computePredict(modelFile: string, file: string, o: Predict
   const t1 = performance.now();
   const table = await readInputPoints(file, o);
   if (table.dim !== model.dim) {
-    throw new InputError(`${file}: the model was fitted on ${model.dim}-dimensional points, got ${plural(table.dim, 'column')}.`);
+    throw new InputError(
+      `${file}: the model was fitted on ${model.dim}-dimensional points, got ${plural(table.dim, 'column')}.`,
+    );
   }
   const t2 = performance.now();
   let prediction: ApproximatePrediction;
@@ -57,14 +59,25 @@ export async function computePredict(modelFile: string, file: string, o: Predict
     throw e;
   }
   const t3 = performance.now();
-  return { model, table, prediction, timings: { 'io::model': t1 - t0, 'io::read': t2 - t1, 'cluster::predict': t3 - t2 } };
+  return {
+    model,
+    table,
+    prediction,
+    timings: { 'io::model': t1 - t0, 'io::read': t2 - t1, 'cluster::predict': t3 - t2 },
+  };
 }
 
 export function predictPrintable(r: PredictRun, o: PredictCliOptions): Printable {
   const { labels, probabilities } = r.prediction;
   return {
     csv: () => ({ label: labels, probability: probabilities }),
-    json: () => ({ n: r.table.n, dim: r.table.dim, labels, probabilities, ...(o.timings ? { timings: r.timings } : {}) }),
+    json: () => ({
+      n: r.table.n,
+      dim: r.table.dim,
+      labels,
+      probabilities,
+      ...(o.timings ? { timings: r.timings } : {}),
+    }),
     npy: () => [{ dir: '', arrays: { labels, probabilities } }],
   };
 }
@@ -98,7 +111,9 @@ export function predictCommand(io: CliIo): Command {
         return { r, where: await writeOutput(io, o, predictPrintable(r, o), run) };
       });
       const clustered = r.prediction.labels.reduce((s, l) => s + (l >= 0 ? 1 : 0), 0);
-      io.log(`predict: ${plural(r.table.n, 'point')}, ${clustered} in the model's ${plural(r.model.selectedClusters.length, 'cluster')} → ${where}`);
+      io.log(
+        `predict: ${plural(r.table.n, 'point')}, ${clustered} in the model's ${plural(r.model.selectedClusters.length, 'cluster')} → ${where}`,
+      );
       if (o.timings) logTimings(io, r.timings);
     });
 }

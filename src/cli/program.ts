@@ -90,27 +90,51 @@ export function buildProgram(io: CliIo = processIo): Command {
     .command('bench')
     .description('run GPU benchmarks (GPU-resident timings from timestamp queries; each run checks its answer)')
     .argument('[suites...]', 'benchmarks to run (default: all)')
-    .option('-n, --n <sizes>', 'comma-separated sizes (default: each suite\'s)', sizeList)
+    .option('-n, --n <sizes>', "comma-separated sizes (default: each suite's)", sizeList)
     .option('--input <files...>', 'input files for suites that read them (graph: .egr)')
     .option('--reps <k>', 'timed repetitions', positiveInt, 10)
     .option('--warmup <k>', 'untimed warm-up runs', positiveInt, 3)
     .option('--json', 'print the figures as JSON on stdout')
     .option('--disable-robustness', "Dawn's disable_robustness toggle (no bounds clamping)")
-    .option('--threads <n>', "host threads of the hdbscan-* suites (hdbscan()'s `threads`; default: its own)", positiveInt)
+    .option(
+      '--threads <n>',
+      "host threads of the hdbscan-* suites (hdbscan()'s `threads`; default: its own)",
+      positiveInt,
+    )
     .addHelpText('after', benchSuitesHelp())
-    .addHelpText('after', '\nExamples:\n  $ treeline bench copy scan --n 268435456\n  $ treeline bench radix64 --reps 20 --json > r.json')
-    .action(async (names: string[], opts: { n?: number[]; input?: string[]; reps: number; warmup: number; json?: boolean; disableRobustness?: boolean; threads?: number }) => {
-      const json = await runBench(names, {
-        sizes: opts.n,
-        inputs: opts.input,
-        reps: opts.reps,
-        warmup: opts.warmup,
-        json: !!opts.json,
-        disableRobustness: !!opts.disableRobustness,
-        threads: opts.threads,
-      }, log);
-      if (json) out(json);
-    });
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ treeline bench copy scan --n 268435456\n  $ treeline bench radix64 --reps 20 --json > r.json',
+    )
+    .action(
+      async (
+        names: string[],
+        opts: {
+          n?: number[];
+          input?: string[];
+          reps: number;
+          warmup: number;
+          json?: boolean;
+          disableRobustness?: boolean;
+          threads?: number;
+        },
+      ) => {
+        const json = await runBench(
+          names,
+          {
+            sizes: opts.n,
+            inputs: opts.input,
+            reps: opts.reps,
+            warmup: opts.warmup,
+            json: !!opts.json,
+            disableRobustness: !!opts.disableRobustness,
+            threads: opts.threads,
+          },
+          log,
+        );
+        if (json) out(json);
+      },
+    );
 
   program
     .command('generate')

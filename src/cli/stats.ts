@@ -119,7 +119,8 @@ export async function computeStats(
   let t = performance.now();
   progress?.(0, 'read');
   const table = await readInputPoints(file, o);
-  if (o.coords === 'radec' && (table.dim === 2 || table.dim === 3)) checkCelestial(table.points, table.dim, file, table.columns);
+  if (o.coords === 'radec' && (table.dim === 2 || table.dim === 3))
+    checkCelestial(table.points, table.dim, file, table.columns);
   const timings: Record<string, number> = { 'io::read': performance.now() - t };
   const stats = await mstStats(table.points, { ...statsOptions(table, o), onProgress: part(0, ''), signal });
   Object.assign(timings, stats.timings);
@@ -129,10 +130,23 @@ export async function computeStats(
     const onProgress = part(i + 1, `realisation ${i + 1}/${compare.length}: `);
     onProgress?.(0, 'read');
     const tab = await readInputPoints(other, o);
-    if (o.coords === 'radec' && (tab.dim === 2 || tab.dim === 3)) checkCelestial(tab.points, tab.dim, other, tab.columns);
-    if (tab.dim !== table.dim) throw new InputError(`${other}: ${plural(tab.dim, 'column')}, but ${file} has ${table.dim}.`);
-    const r = await mstStats(tab.points, { ...statsOptions(tab, o), bins: binsOf(stats.histograms), onProgress, signal });
-    realisations.push({ file: other, n: r.n, numEdges: r.edgeLengths.length, numBranches: r.branchLengths.length, histograms: r.histograms });
+    if (o.coords === 'radec' && (tab.dim === 2 || tab.dim === 3))
+      checkCelestial(tab.points, tab.dim, other, tab.columns);
+    if (tab.dim !== table.dim)
+      throw new InputError(`${other}: ${plural(tab.dim, 'column')}, but ${file} has ${table.dim}.`);
+    const r = await mstStats(tab.points, {
+      ...statsOptions(tab, o),
+      bins: binsOf(stats.histograms),
+      onProgress,
+      signal,
+    });
+    realisations.push({
+      file: other,
+      n: r.n,
+      numEdges: r.edgeLengths.length,
+      numBranches: r.branchLengths.length,
+      histograms: r.histograms,
+    });
   }
   let comparison: StatsComparison | null = null;
   let chi2: StatName[] = [];
@@ -140,7 +154,11 @@ export async function computeStats(
     timings['stats::realisations'] = performance.now() - t;
     t = performance.now();
     chi2 = chi2Statistics(stats.histograms, realisations.length);
-    comparison = compareStats(stats.histograms, realisations.map((r) => r.histograms), { chi2 });
+    comparison = compareStats(
+      stats.histograms,
+      realisations.map((r) => r.histograms),
+      { chi2 },
+    );
     timings['stats::compare'] = performance.now() - t;
   }
   return { file, table, stats, realisations, comparison, chi2, timings };
@@ -161,7 +179,13 @@ function summaries(s: MstStats): Record<string, unknown> {
 function histogramColumns(h: MstHistograms): Record<string, Column> {
   const rows = STAT_NAMES.reduce((k, name) => k + h[name].x.length, 0);
   const statistic = new Array<string>(rows);
-  const cols = { lo: new Float64Array(rows), hi: new Float64Array(rows), x: new Float64Array(rows), count: new Float64Array(rows), y: new Float64Array(rows) };
+  const cols = {
+    lo: new Float64Array(rows),
+    hi: new Float64Array(rows),
+    x: new Float64Array(rows),
+    count: new Float64Array(rows),
+    y: new Float64Array(rows),
+  };
   let r = 0;
   for (const name of STAT_NAMES) {
     const hist = h[name];
@@ -218,7 +242,11 @@ export function statsPrintable(r: StatsRun, o: StatsCliOptions): Printable {
       summary: summaries(s),
       histograms: s.histograms,
       ...(r.comparison
-        ? { realisations: r.realisations.map(({ histograms: _, ...rest }) => rest), chi2Statistics: r.chi2, comparison: r.comparison }
+        ? {
+            realisations: r.realisations.map(({ histograms: _, ...rest }) => rest),
+            chi2Statistics: r.chi2,
+            comparison: r.comparison,
+          }
         : {}),
       ...(o.raw
         ? {
@@ -274,7 +302,9 @@ function logSummary(io: CliIo, r: StatsRun, where: string): void {
   if (!c) return;
   const parts = STAT_NAMES.map((name) => {
     const chi = c[name].chi2;
-    return chi ? `${name} χ² ${fmt(chi.chi2)} / ${chi.dof}` : `${name} (no χ²: needs N > ${s.histograms[name].x.length + 2})`;
+    return chi
+      ? `${name} χ² ${fmt(chi.chi2)} / ${chi.dof}`
+      : `${name} (no χ²: needs N > ${s.histograms[name].x.length + 2})`;
   });
   const joint = c.joint ? `; joint χ² ${fmt(c.joint.chi2)} / ${c.joint.dof}` : '';
   io.log(`stats: against ${plural(c.realisations, 'realisation')}: ${parts.join(', ')}${joint}`);
@@ -282,14 +312,27 @@ function logSummary(io: CliIo, r: StatsRun, where: string): void {
 
 export function statsCommand(io: CliIo): Command {
   const cmd = new Command('stats')
-    .description("MiSTree's MST statistics (degree, edge length, branch length and shape) on the exact EMST: summaries and histograms")
+    .description(
+      "MiSTree's MST statistics (degree, edge length, branch length and shape) on the exact EMST: summaries and histograms",
+    )
     .argument('<points>', POINTS_ARGUMENT)
-    .option('--coords <c>', 'xyz: positions; radec: RA,Dec in degrees on the unit sphere (a third column: distance)', choice('--coords', ['xyz', 'radec'] as const), 'xyz')
+    .option(
+      '--coords <c>',
+      'xyz: positions; radec: RA,Dec in degrees on the unit sphere (a third column: distance)',
+      choice('--coords', ['xyz', 'radec'] as const),
+      'xyz',
+    )
     .option('--counts', "histograms of raw counts instead of MiSTree's unit-area normalisation")
     .option('--json', 'JSON output (as --format json): summaries, histograms and any comparison')
     .option('--raw', 'add the per-node, per-edge and per-branch arrays to the JSON output')
-    .option('--plot <file>', 'write the 4-panel figure (d, l, b, √(1 − s); with --compare, ratio panels and 1σ/2σ bands) as .svg or .png, by the extension')
-    .option('--compare <files...>', 'realisations measured on the same bins: ratios, bands, χ² (Hartlap) where N > bins + 2');
+    .option(
+      '--plot <file>',
+      'write the 4-panel figure (d, l, b, √(1 − s); with --compare, ratio panels and 1σ/2σ bands) as .svg or .png, by the extension',
+    )
+    .option(
+      '--compare <files...>',
+      'realisations measured on the same bins: ratios, bands, χ² (Hartlap) where N > bins + 2',
+    );
   addBoxOptions(cmd);
   addPointInputOptions(cmd);
   addBackendOption(cmd);
@@ -311,7 +354,8 @@ export function statsCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (file: string, o: StatsCliOptions) => {
-      if (o.json && o.format && o.format !== 'json') throw new InputError(`--json conflicts with --format ${o.format}.`);
+      if (o.json && o.format && o.format !== 'json')
+        throw new InputError(`--json conflicts with --format ${o.format}.`);
       const format = o.json ? 'json' : (o.format ?? (o.output?.toLowerCase().endsWith('.csv') ? 'csv' : 'json'));
       const opts = { ...o, format } as StatsCliOptions;
       const plot = o.plot === undefined ? null : plotFormat(o.plot);
@@ -325,8 +369,15 @@ export function statsCommand(io: CliIo): Command {
         const where = await writeOutput(io, opts, statsPrintable(r, opts), run);
         if (o.plot && plot) {
           run.progress.phase(`plot (${plot})`, 1);
-          const labels = { catalogue: basename(file), ...(r.realisations.length ? { realisations: `realisations (mean of ${r.realisations.length})` } : {}) };
-          const svg = mstPlotSvg({ catalogue: r.stats.histograms, realisations: r.realisations.map((x) => x.histograms), labels });
+          const labels = {
+            catalogue: basename(file),
+            ...(r.realisations.length ? { realisations: `realisations (mean of ${r.realisations.length})` } : {}),
+          };
+          const svg = mstPlotSvg({
+            catalogue: r.stats.histograms,
+            realisations: r.realisations.map((x) => x.histograms),
+            labels,
+          });
           await run.outputs.write(o.plot, [await plotBytes(svg, plot)], run.signal);
         }
         return { r, where };

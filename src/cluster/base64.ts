@@ -33,7 +33,9 @@ export function bytesToBase64(view: ArrayBufferView): string {
 /** The bytes encoded by `text`; `what` names the field in error messages. */
 export function base64ToBytes(text: string, what: string): Uint8Array {
   if (typeof text !== 'string' || text.length % 4 !== 0) {
-    throw new InputError(`Expected ${what} to be base64 text (length a multiple of 4), got length ${String(text?.length)}.`);
+    throw new InputError(
+      `Expected ${what} to be base64 text (length a multiple of 4), got length ${String(text?.length)}.`,
+    );
   }
   const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   const out = new Uint8Array((text.length / 4) * 3 - pad);

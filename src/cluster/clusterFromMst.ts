@@ -73,7 +73,12 @@ export function clusterFromMstWithExemplars(mst: MstEdges, n: number, options: C
  * large, its buffers where given. The labels, probabilities, outlier scores and condensed tree then lie in
  * SharedArrayBuffers. For `hdbscan()`.
  */
-export async function clusterOnHost(mst: MstEdges, n: number, options: ClusterOptions, host: ClusterHost): Promise<Clustering> {
+export async function clusterOnHost(
+  mst: MstEdges,
+  n: number,
+  options: ClusterOptions,
+  host: ClusterHost,
+): Promise<Clustering> {
   const resolved = resolveClusterOptions(options);
   const { buffers } = host;
   if (buffers && (buffers.n !== n || buffers.rowCapacity < maxCondensedRows(n, resolved.minClusterSize))) {
@@ -90,7 +95,13 @@ function* wait<T>(promise: Promise<T>): Steps<T> {
 }
 
 /** The pipeline, once. On a host of one thread it never waits, so the synchronous entry points can run it. */
-function* clustering(mst: MstEdges, n: number, resolved: ResolvedClusterOptions, host: ClusterHost, withExemplars: boolean): Steps<Clustering> {
+function* clustering(
+  mst: MstEdges,
+  n: number,
+  resolved: ResolvedClusterOptions,
+  host: ClusterHost,
+  withExemplars: boolean,
+): Steps<Clustering> {
   const { threads, buffers, thresholds: at } = host;
   const mcs = resolved.minClusterSize;
   const isCanonical = host.fromEmst && mst.sources.length === Math.max(0, n - 1) ? true : checkMstShape(mst, n);
@@ -102,19 +113,34 @@ function* clustering(mst: MstEdges, n: number, resolved: ResolvedClusterOptions,
   // Condensing (its layout, the level sweep, the runts' points) on the threads where everything is shared.
   const shared = threads > 1 && n >= at.labelMinPoints;
   const onThreads = shared && buffers !== undefined && counts !== undefined && threads >= at.linkageMinThreads;
-  const layout = onThreads ? ((yield* wait(layOutThreaded(linkage, n, counts, buffers, threads, at.linkageChunks))) ?? undefined) : undefined;
+  const layout = onThreads
+    ? ((yield* wait(layOutThreaded(linkage, n, counts, buffers, threads, at.linkageChunks))) ?? undefined)
+    : undefined;
   const layoutMs = clock.lap('layout');
   const deferRunts = shared && buffers !== undefined;
-  const { tree: condensedTree, info, stability, runts, layoutMs: own = 0 } = condense(linkage, n, mcs, { shared, buffers, counts, deferRunts, layout });
+  const {
+    tree: condensedTree,
+    info,
+    stability,
+    runts,
+    layoutMs: own = 0,
+  } = condense(linkage, n, mcs, { shared, buffers, counts, deferRunts, layout });
   const sweepMs = clock.lap('sweep');
-  if (runts && !(yield* wait(fillRuntsThreaded(condensedTree.child, runts, linkage.left, linkage.right, n, mcs, threads, at.minRuntsPerThread)))) {
+  if (
+    runts &&
+    !(yield* wait(
+      fillRuntsThreaded(condensedTree.child, runts, linkage.left, linkage.right, n, mcs, threads, at.minRuntsPerThread),
+    ))
+  ) {
     fillRunts(condensedTree.child, runts, 0, runts.count, linkage.left, linkage.right, n, mcs);
   }
   const runtsMs = clock.lap('runts');
   const selection = selectClusters(info, stability, resolved);
   clock.lap('select');
   // Labels, probabilities, GLOSH and persistence (and the exemplars' point rows) in one pass over the rows.
-  const collector = withExemplars ? new ExemplarCollector(info.firstChild, info.maxLambda, selection.selected, n) : undefined;
+  const collector = withExemplars
+    ? new ExemplarCollector(info.firstChild, info.maxLambda, selection.selected, n)
+    : undefined;
   const args = [condensedTree, info, selection.selected, selection.stability, resolved, collector] as const;
   const threaded = shared ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, buffers)) : null;
   const points = threaded ?? pointResults(...args);
@@ -124,10 +150,18 @@ function* clustering(mst: MstEdges, n: number, resolved: ResolvedClusterOptions,
   const result = assemble(condensedTree, stability, selection.selected, points, linkage, n, resolved, sorted);
   const t = clock.laps;
   const condenseMs = layoutMs + sweepMs + runtsMs;
-  result.timings = { sort: t.sort, linkage: t.linkage, condense: condenseMs, select: t.select, label: t.label, total: 0 };
+  result.timings = {
+    sort: t.sort,
+    linkage: t.linkage,
+    condense: condenseMs,
+    select: t.select,
+    label: t.label,
+    total: 0,
+  };
   result.timings.total = t.sort + t.linkage + condenseMs + t.select + t.label;
   // Condensing's parts: the layout inside condense when not on the threads is condense's own measure.
-  if (host !== ONE_THREAD) result.timings.condenseParts = { layout: layoutMs + own, sweep: sweepMs - own, runts: runtsMs };
+  if (host !== ONE_THREAD)
+    result.timings.condenseParts = { layout: layoutMs + own, sweep: sweepMs - own, runts: runtsMs };
   return { result, exemplars, exemplarsMs };
 }
 
@@ -135,7 +169,12 @@ function* clustering(mst: MstEdges, n: number, resolved: ResolvedClusterOptions,
  * Single linkage of the sorted MST, with condensing's queued counts where the linkage gathers them
  * (thresholds.gatherMinPoints; always when on the threads, which need the host's buffers).
  */
-function* link(sorted: MstEdges, n: number, mcs: number, host: ClusterHost): Steps<{ linkage: SingleLinkageTree; counts?: QueuedCounts }> {
+function* link(
+  sorted: MstEdges,
+  n: number,
+  mcs: number,
+  host: ClusterHost,
+): Steps<{ linkage: SingleLinkageTree; counts?: QueuedCounts }> {
   const { threads, buffers, thresholds: at } = host;
   if (buffers !== undefined && threads >= at.linkageMinThreads && n >= at.linkageMinPoints) {
     const counts = countsIn(buffers, mcs);

@@ -76,9 +76,7 @@ export async function fillRuntsThreaded(
     return { kind: 'fill-runts', id, child, runts, left, right, n, minClusterSize, j0: bound(j), j1: bound(j + 1) };
   };
   const mine = () => fillRunts(child, runts, 0, bound(1), left, right, n, minClusterSize);
-  const done = await splitOnWorkers(parts, true, 'cluster::condense', (pass) =>
-    pass<FillRuntsReply>(job, mine),
-  );
+  const done = await splitOnWorkers(parts, true, 'cluster::condense', (pass) => pass<FillRuntsReply>(job, mine));
   if (done === null) return false;
   runtThreadStats.runs++;
   return true;

@@ -13,13 +13,7 @@ import type { MstEdges } from './types.js';
 const DIGIT_BITS = 11;
 const DIGIT_MASK = (1 << DIGIT_BITS) - 1;
 
-function edgeLess(
-  w: Float32Array | Float64Array,
-  s: Uint32Array,
-  t: Uint32Array,
-  i: number,
-  j: number,
-): boolean {
+function edgeLess(w: Float32Array | Float64Array, s: Uint32Array, t: Uint32Array, i: number, j: number): boolean {
   const wi = w[i];
   const wj = w[j];
   if (wi !== wj) return wi < wj;

@@ -26,7 +26,12 @@ export function exemplars(tree: CondensedTree, selectedClusters: Uint32Array): U
     if (c >= 0 && (firstChild[p] < 0 || c < firstChild[p])) firstChild[p] = c;
   }
   // Pass 2: the point rows of the wanted leaves at their largest λ.
-  const collector = new ExemplarCollector(firstChild, maxLambda, Int32Array.from(selectedClusters, (id) => id - n), n);
+  const collector = new ExemplarCollector(
+    firstChild,
+    maxLambda,
+    Int32Array.from(selectedClusters, (id) => id - n),
+    n,
+  );
   for (let r = 0; r < rows; r++) {
     const x = child[r];
     if (x < n) collector.offer(parent[r] - n, x, lambda[r]);

@@ -66,7 +66,8 @@ const describe = (x: unknown) =>
   x === null || typeof x !== 'object' ? String(x) : Object.prototype.toString.call(x).slice(8, -1);
 
 function checkPoints(points: unknown, dim: unknown, n: number): asserts points is Float32Array {
-  if (!(points instanceof Float32Array)) throw new InputError(`Expected model points to be a Float32Array, got ${describe(points)}.`);
+  if (!(points instanceof Float32Array))
+    throw new InputError(`Expected model points to be a Float32Array, got ${describe(points)}.`);
   if (typeof dim !== 'number' || !Number.isInteger(dim) || dim < 1) {
     throw new InputError(`Expected model dim to be a positive integer, got ${describe(dim)}.`);
   }
@@ -81,8 +82,15 @@ function checkPoints(points: unknown, dim: unknown, n: number): asserts points i
 }
 
 function checkMinSamples(minSamples: unknown): asserts minSamples is number {
-  if (typeof minSamples !== 'number' || !Number.isInteger(minSamples) || minSamples < 1 || minSamples > MAX_MIN_SAMPLES) {
-    throw new InputError(`Expected the model's minSamples to be an integer in [1, 2^32 − 1], got ${describe(minSamples)}.`);
+  if (
+    typeof minSamples !== 'number' ||
+    !Number.isInteger(minSamples) ||
+    minSamples < 1 ||
+    minSamples > MAX_MIN_SAMPLES
+  ) {
+    throw new InputError(
+      `Expected the model's minSamples to be an integer in [1, 2^32 − 1], got ${describe(minSamples)}.`,
+    );
   }
 }
 
@@ -92,10 +100,13 @@ function checkMinSamples(minSamples: unknown): asserts minSamples is number {
  * ≥ 0, the condensed tree's rows and λ (≥ 0, ∞ allowed) and the selected clusters in range. Throws InputError.
  */
 export function validateModel(model: HdbscanModel): void {
-  if (model === null || typeof model !== 'object') throw new InputError(`Expected a model object, got ${describe(model)}.`);
+  if (model === null || typeof model !== 'object')
+    throw new InputError(`Expected a model object, got ${describe(model)}.`);
   const tree = model.condensedTree;
   if (tree === null || typeof tree !== 'object' || !Number.isInteger(tree.numPoints) || tree.numPoints < 0) {
-    throw new InputError(`Expected the model's condensedTree to have an integer numPoints ≥ 0, got ${describe(tree?.numPoints)}.`);
+    throw new InputError(
+      `Expected the model's condensedTree to have an integer numPoints ≥ 0, got ${describe(tree?.numPoints)}.`,
+    );
   }
   const n = tree.numPoints;
   checkPoints(model.points, model.dim, n);
@@ -106,7 +117,9 @@ export function validateModel(model: HdbscanModel): void {
 
 function checkCoreDistances(core: unknown, n: number): void {
   if (!(core instanceof Float64Array) || core.length !== n) {
-    throw new InputError(`Expected ${n} prediction core distances (Float64Array), got ${core instanceof Float64Array ? core.length : describe(core)}.`);
+    throw new InputError(
+      `Expected ${n} prediction core distances (Float64Array), got ${core instanceof Float64Array ? core.length : describe(core)}.`,
+    );
   }
   for (let i = 0; i < n; i++) {
     if (!(core[i] >= 0 && core[i] < Infinity)) {
@@ -118,21 +131,28 @@ function checkCoreDistances(core: unknown, n: number): void {
 /** The condensed tree's rows, λ and the selected clusters, against n points and numClusters clusters. */
 function checkTree(tree: CondensedTree, selectedClusters: Uint32Array): void {
   const { numPoints: n, numClusters: k } = tree;
-  if (!Number.isInteger(k) || k < 0) throw new InputError(`Expected the model's numClusters to be an integer ≥ 0, got ${describe(k)}.`);
+  if (!Number.isInteger(k) || k < 0)
+    throw new InputError(`Expected the model's numClusters to be an integer ≥ 0, got ${describe(k)}.`);
   const rows = tree.parent.length;
   if (tree.child.length !== rows || tree.lambda.length !== rows || tree.childSize.length !== rows) {
-    throw new InputError(`Expected the model's condensed tree arrays to have one length, got ${rows}, ${tree.child.length}, ${tree.lambda.length}, ${tree.childSize.length}.`);
+    throw new InputError(
+      `Expected the model's condensed tree arrays to have one length, got ${rows}, ${tree.child.length}, ${tree.lambda.length}, ${tree.childSize.length}.`,
+    );
   }
   for (let r = 0; r < rows; r++) {
     const p = tree.parent[r];
     const c = tree.child[r];
     if (p < n || p >= n + k || c >= n + k || (c >= n && c <= p)) {
-      throw new InputError(`Model condensed tree row ${r} = (${p}, ${c}) is out of range for ${n} points, ${k} clusters.`);
+      throw new InputError(
+        `Model condensed tree row ${r} = (${p}, ${c}) is out of range for ${n} points, ${k} clusters.`,
+      );
     }
-    if (!(tree.lambda[r] >= 0)) throw new InputError(`Expected model condensed tree λ ≥ 0 (∞ allowed), got ${tree.lambda[r]} at row ${r}.`);
+    if (!(tree.lambda[r] >= 0))
+      throw new InputError(`Expected model condensed tree λ ≥ 0 (∞ allowed), got ${tree.lambda[r]} at row ${r}.`);
   }
   for (const s of selectedClusters) {
-    if (s < n || s >= n + k) throw new InputError(`Model selected cluster ${s} is not a cluster id in [${n}, ${n + k}).`);
+    if (s < n || s >= n + k)
+      throw new InputError(`Model selected cluster ${s} is not a cluster id in [${n}, ${n + k}).`);
   }
 }
 
@@ -189,7 +209,13 @@ function decode<T extends Float32Array | Float64Array | Uint32Array>(
     throw new InputError(`Expected ${length * size} bytes in model field ${what}, got ${bytes.length}.`);
   }
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  return (dtype === 'float32' ? new Float32Array(buffer) : dtype === 'float64' ? new Float64Array(buffer) : new Uint32Array(buffer)) as T;
+  return (
+    dtype === 'float32'
+      ? new Float32Array(buffer)
+      : dtype === 'float64'
+        ? new Float64Array(buffer)
+        : new Uint32Array(buffer)
+  ) as T;
 }
 
 /** The model as a JSON string. */
@@ -224,14 +250,21 @@ export function loadModel(json: string): HdbscanModel {
     throw new InputError(`Expected a model in JSON, got unparsable text: ${(e as Error).message}`);
   }
   if (doc?.format !== FORMAT || doc.version !== VERSION) {
-    throw new InputError(`Expected a ${FORMAT} version ${VERSION}, got format ${String(doc?.format)} version ${String(doc?.version)}.`);
+    throw new InputError(
+      `Expected a ${FORMAT} version ${VERSION}, got format ${String(doc?.format)} version ${String(doc?.version)}.`,
+    );
   }
   const n = doc.numPoints as number;
   const dim = doc.dim as number;
   const k = doc.numClusters as number;
   const minSamples = doc.minSamples as number;
-  for (const [name, v] of [['numPoints', n], ['dim', dim], ['numClusters', k]] as const) {
-    if (!Number.isInteger(v) || v < 0) throw new InputError(`Expected model field ${name} to be an integer ≥ 0, got ${v}.`);
+  for (const [name, v] of [
+    ['numPoints', n],
+    ['dim', dim],
+    ['numClusters', k],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 0)
+      throw new InputError(`Expected model field ${name} to be an integer ≥ 0, got ${v}.`);
   }
   checkMinSamples(minSamples);
   const options = resolveClusterOptions(doc.options as ResolvedClusterOptions);

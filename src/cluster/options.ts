@@ -43,7 +43,9 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
     maxSize < 0 ||
     (Number.isFinite(maxSize) && !Number.isInteger(maxSize))
   ) {
-    throw new InputError(`Expected maxClusterSize to be an integer ≥ 0 (0 or Infinity: no limit), got ${describe(maxSize)}.`);
+    throw new InputError(
+      `Expected maxClusterSize to be an integer ≥ 0 (0 or Infinity: no limit), got ${describe(maxSize)}.`,
+    );
   }
   return {
     minClusterSize,

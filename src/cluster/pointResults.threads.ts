@@ -102,9 +102,7 @@ export async function pointResultsThreaded(
   const counts = new Float64Array(selected.length);
   const first: number[] = [];
   const mine = () => labelRows(tables, tree, 0, bound(1), { ...out, counts }, (c, x, lam) => first.push(c, x, lam));
-  const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) =>
-    pass<PointRowsReply>(job, mine),
-  );
+  const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) => pass<PointRowsReply>(job, mine));
   if (replies === null) return null;
   const offer = (list: ArrayLike<number>) => {
     for (let i = 0; i < list.length; i += 3) exemplars!.offer(list[i], list[i + 1], list[i + 2]);

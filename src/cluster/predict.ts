@@ -76,7 +76,9 @@ export function approximatePredict(
     throw new InputError(`Expected newPoints to be a Float32Array or Float64Array.`);
   }
   if (newPoints.length % dim !== 0) {
-    throw new InputError(`Expected newPoints.length to be a multiple of the model's dim=${dim}, got ${newPoints.length}.`);
+    throw new InputError(
+      `Expected newPoints.length to be a multiple of the model's dim=${dim}, got ${newPoints.length}.`,
+    );
   }
   try {
     checkCoordinates(newPoints, dim);

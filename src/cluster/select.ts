@@ -72,7 +72,12 @@ function leaves(info: ClusterTreeInfo): Uint8Array {
 }
 
 /** hdbscan's `epsilon_search` over the candidate set, in place. */
-function epsilonSearch(info: ClusterTreeInfo, candidates: Uint8Array, epsilon: number, allowSingle: boolean): Uint8Array {
+function epsilonSearch(
+  info: ClusterTreeInfo,
+  candidates: Uint8Array,
+  epsilon: number,
+  allowSingle: boolean,
+): Uint8Array {
   const k = info.numClusters;
   const { parent, birth } = info;
   const out = new Uint8Array(k);

@@ -100,7 +100,11 @@ export function emstCpu(points: Float32Array, dim: number, options: EmstCpuOptio
  * worker threads; the edges are identical), and yielding to the event loop while the workers run and between rounds
  * so that an AbortSignal can fire.
  */
-export async function emstCpuAsync(points: Float32Array, dim: number, options: EmstCpuOptions = {}): Promise<EmstCpuResult> {
+export async function emstCpuAsync(
+  points: Float32Array,
+  dim: number,
+  options: EmstCpuOptions = {},
+): Promise<EmstCpuResult> {
   if (points.length < 2 * dim) return noEdges(options);
   const n = points.length / dim;
   const threads = await resolveThreads(options.threads, n);
@@ -154,7 +158,13 @@ export async function emstCpuAsync(points: Float32Array, dim: number, options: E
 /** The empty tree of 0 or 1 points. */
 function noEdges(options: EmstCpuOptions): EmstCpuResult {
   options.onProgress?.(1);
-  return { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0), timings: {}, rounds: 0 };
+  return {
+    sources: new Uint32Array(0),
+    targets: new Uint32Array(0),
+    weights: new Float32Array(0),
+    timings: {},
+    rounds: 0,
+  };
 }
 
 /** Length of every point's candidate list: CANDIDATES, or minSamples when larger, at most n − 1. */
@@ -176,7 +186,9 @@ class PhaseClock {
 }
 
 function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+  return new Promise((resolve) =>
+    typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0),
+  );
 }
 
 /** One run (n ≥ 2) over a built BVH and its candidate lists; round() or roundOn() runs one Borůvka round. */
@@ -336,7 +348,8 @@ class BoruvkaCpu {
     // Without a scale cut every round adds an edge until the tree is complete; with one, a round that adds none
     // leaves only components with no edge out.
     if (this.edges === before && n > 1) {
-      if (this.cut === 0) throw new Error(`emst: Borůvka round ${this.rounds} added no edge (${this.edges} of ${n - 1})`);
+      if (this.cut === 0)
+        throw new Error(`emst: Borůvka round ${this.rounds} added no edge (${this.edges} of ${n - 1})`);
       this.stalled = true;
     }
     this.uf.labels(label);

@@ -17,7 +17,15 @@ import type { Worker as NodeWorker } from 'node:worker_threads';
 import { nextMessageId, postToWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 import { AbortError } from '../errors.js';
 import { mergeCanonical, sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
-import { allocator, claimChunks, mergeBest, phaseMark, RoundWork, type LocalBest, type RoundShared } from './rounds.cpu.js';
+import {
+  allocator,
+  claimChunks,
+  mergeBest,
+  phaseMark,
+  RoundWork,
+  type LocalBest,
+  type RoundShared,
+} from './rounds.cpu.js';
 import { THRESHOLDS } from '../host/thresholds.js';
 
 /** Once per run: the shared state and this worker's own minima. */
@@ -108,7 +116,13 @@ export class BoruvkaThreads {
       });
     }
     workers.forEach((w, i) => {
-      const setup: BoruvkaSetup = { kind: 'boruvka-setup', id: nextMessageId(), shared, local: this.locals[i], next: this.next };
+      const setup: BoruvkaSetup = {
+        kind: 'boruvka-setup',
+        id: nextMessageId(),
+        shared,
+        local: this.locals[i],
+        next: this.next,
+      };
       w.postMessage(setup);
     });
   }
@@ -118,7 +132,13 @@ export class BoruvkaThreads {
    * for the components roots[0 … count). Rejects with AbortError when `signal` aborts, and with an Error quoting a
    * failed worker's message (the caller terminates the workers then).
    */
-  async phase(phase: 'settle' | 'search', round: number, roots: Uint32Array, count: number, signal?: AbortSignal): Promise<void> {
+  async phase(
+    phase: 'settle' | 'search',
+    round: number,
+    roots: Uint32Array,
+    count: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const { next, chunks } = this;
     await this.checkAlive();
     Atomics.store(next, 0, 0);
@@ -141,7 +161,8 @@ export class BoruvkaThreads {
     }
     let total = ran;
     for (const reply of await replies) total += reply.chunks;
-    if (total !== chunks) throw new Error(`emst::boruvka: the threads ran ${total} of ${chunks} chunks of a ${phase} phase.`);
+    if (total !== chunks)
+      throw new Error(`emst::boruvka: the threads ran ${total} of ${chunks} chunks of a ${phase} phase.`);
     const mark = phaseMark(round, phase);
     for (const local of this.locals) mergeBest(this.shared.best, local, mark, roots, count);
     boruvkaThreadStats.phases++;
@@ -189,7 +210,8 @@ export class BoruvkaThreads {
    */
   private async checkAlive(): Promise<void> {
     if (this.broken === null && this.workers.every((w) => w.threadId !== -1)) return;
-    for (let turn = 0; turn < 20 && this.broken === null; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+    for (let turn = 0; turn < 20 && this.broken === null; turn++)
+      await new Promise((resolve) => setTimeout(resolve, 1));
     throw new Error(`emst::boruvka: a Borůvka worker thread ${this.broken ?? 'exited.'}`);
   }
 

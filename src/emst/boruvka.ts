@@ -132,7 +132,10 @@ const PLAN = {
   bindings: { p: 'uniform', edgeCount: 'read', label: 'read_write' },
   uniforms: { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' },
 } as const;
-const FILL = { bindings: { f: 'uniform', out: 'read_write' }, uniforms: { count: 'u32', value: 'u32', p0: 'u32', p1: 'u32' } } as const;
+const FILL = {
+  bindings: { f: 'uniform', out: 'read_write' },
+  uniforms: { count: 'u32', value: 'u32', p0: 'u32', p1: 'u32' },
+} as const;
 const EDGE_KEYS = {
   bindings: { u: 'uniform', edges: 'read', keys: 'read_write', values: 'read_write' },
   uniforms: { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
@@ -151,12 +154,26 @@ const TRAVERSE = {
   cand: 'read_write',
 } as const;
 const B = {
-  relabel: { u: 'uniform', uf_parent: 'read_write', label: 'read_write', ub: 'read_write', best: 'read_write', bestMax: 'read_write' },
+  relabel: {
+    u: 'uniform',
+    uf_parent: 'read_write',
+    label: 'read_write',
+    ub: 'read_write',
+    best: 'read_write',
+    bestMax: 'read_write',
+  },
   changes: { u: 'uniform', label: 'read', chg: 'read_write' },
   nodelabels: { u: 'uniform', label: 'read', prefix: 'read', links: 'read', ranges: 'read', childLabel: 'read_write' },
   upperbounds: { u: 'uniform', points: 'read', core2: 'read', label: 'read', ub: 'read_write', cand: 'read' },
   traverse: TRAVERSE,
-  nearest: { ...TRAVERSE, pointBound: 'read_write', activeList: 'read', activeCount: 'read_write', boxes1: 'read', boxes2: 'read' },
+  nearest: {
+    ...TRAVERSE,
+    pointBound: 'read_write',
+    activeList: 'read',
+    activeCount: 'read_write',
+    boxes1: 'read',
+    boxes2: 'read',
+  },
   best: { u: 'uniform', label: 'read', cand: 'read', best: 'read_write', order: 'read' },
   bestmax: { u: 'uniform', label: 'read', cand: 'read', best: 'read', bestMax: 'read_write', order: 'read' },
   active: {
@@ -250,7 +267,13 @@ export class Boruvka {
       active: await spec('active', B.active),
       merge: await spec('merge', B.merge, 256, 'main', ['unionfind/unionfind']),
       mincore: await spec('mincore', B.mincore),
-      edgekeys: await ctx.kernel({ label: 'emst::edgeKeys', shader: 'emst/edgekeys', entry: 'main', ...EDGE_KEYS, workgroupSize: 256 }),
+      edgekeys: await ctx.kernel({
+        label: 'emst::edgeKeys',
+        shader: 'emst/edgekeys',
+        entry: 'main',
+        ...EDGE_KEYS,
+        workgroupSize: 256,
+      }),
     };
     if (ctx.features.atomicVec2uMinMax) {
       k.best64 = await spec('best64', B.best);
@@ -299,13 +322,16 @@ export class Boruvka {
   async run(bvh: BvhBuffers, opts: BoruvkaRunOptions = {}): Promise<BoruvkaResult> {
     const { ctx, k, b } = this;
     const n = bvh.n;
-    if (n > this.maxN) throw new TreelineError(`emst::boruvka: n=${n} exceeds the maxN=${this.maxN} it was created for`);
+    if (n > this.maxN)
+      throw new TreelineError(`emst::boruvka: n=${n} exceeds the maxN=${this.maxN} it was created for`);
     if (bvh.dim !== this.dim) throw new TreelineError(`emst::boruvka: dim=${bvh.dim}, created for dim=${this.dim}`);
     if (n < 2) return { edges: b.edges, count: 0, rounds: 0 };
     const mr = opts.reachability !== undefined;
     const alpha = opts.reachability?.alpha ?? 1;
     if (this.periodic !== (opts.period !== undefined) || (opts.period && opts.period.length !== this.dim)) {
-      throw new TreelineError(`emst::boruvka: created ${this.periodic ? '' : 'non-'}periodic for dim=${this.dim}, run with period=${opts.period}`);
+      throw new TreelineError(
+        `emst::boruvka: created ${this.periodic ? '' : 'non-'}periodic for dim=${this.dim}, run with period=${opts.period}`,
+      );
     }
     const cut = cutKey(opts.minEdgeLength ?? 0);
     if (cut > 0 && mr) throw new TreelineError('emst::boruvka: the scale cut is for the Euclidean MST only');
@@ -339,7 +365,10 @@ export class Boruvka {
     const uf = this.uf;
 
     const relabel = (rec: Recorder, at: { uniforms: Uint8Array; threads: number }) =>
-      rec.dispatch(k.relabel, { ...at, buffers: { uf_parent: uf.parent, label: b.label, ub: b.ub, best: b.best, bestMax: b.bestMax } });
+      rec.dispatch(k.relabel, {
+        ...at,
+        buffers: { uf_parent: uf.parent, label: b.label, ub: b.ub, best: b.best, bestMax: b.bestMax },
+      });
     let arrive: GPUBuffer | null = null;
     if (mr) {
       minCore2 = ctx.createBuffer('emst::minCore2', 8 * n);
@@ -359,7 +388,14 @@ export class Boruvka {
       minCore2,
       cand: b.cand,
     };
-    const nearest = { ...traversal, pointBound: b.pointBound, activeList: b.active, activeCount: b.activeCount, boxes1, boxes2 };
+    const nearest = {
+      ...traversal,
+      pointBound: b.pointBound,
+      activeList: b.active,
+      activeCount: b.activeCount,
+      boxes1,
+      boxes2,
+    };
     const best = { label: b.label, cand: b.cand, best: b.best, order: bvh.order };
     // Recorded at the head of the first submission.
     const prelude = (rec: Recorder) => {
@@ -367,7 +403,11 @@ export class Boruvka {
       // First what reads the BVH's parents: the candidates may be lent from them (BoruvkaBorrow).
       if (arrive) {
         rec.dispatch(k.fill, { buffers: { out: arrive }, uniforms: { count: n, value: NONE }, threads: n });
-        rec.dispatch(k.mincore, { buffers: { core2, parents: bvh.parents, arrive, minCore2 }, uniforms: u, threads: n });
+        rec.dispatch(k.mincore, {
+          buffers: { core2, parents: bvh.parents, arrive, minCore2 },
+          uniforms: u,
+          threads: n,
+        });
       }
       rec.clear(b.edgeCount);
       rec.clear(b.label, 4 * n, 8); // the "tree complete" flag and plan.wgsl's previous edge count
@@ -389,12 +429,22 @@ export class Boruvka {
         ...at,
         buffers: { label: b.label, prefix: b.chg, links: bvh.links, ranges: bvh.ranges, childLabel: b.childLabel },
       });
-      rec.dispatch(k.upperbounds, { ...at, buffers: { points: bvh.sortedPoints, core2, label: b.label, ub: b.ub, cand: b.cand } });
+      rec.dispatch(k.upperbounds, {
+        ...at,
+        buffers: { points: bvh.sortedPoints, core2, label: b.label, ub: b.ub, cand: b.cand },
+      });
       rec.clear(b.activeCount);
       if (skip) {
         rec.dispatch(k.active, {
           ...at,
-          buffers: { label: b.label, ub: b.ub, pointBound: b.pointBound, cand: b.cand, activeList: b.active, activeCount: b.activeCount },
+          buffers: {
+            label: b.label,
+            ub: b.ub,
+            pointBound: b.pointBound,
+            cand: b.cand,
+            activeList: b.active,
+            activeCount: b.activeCount,
+          },
         });
       }
       rec.dispatch(k.nearest, { groups: nearestGroups, uniforms: u, buffers: this.lean ? traversal : nearest });
@@ -424,7 +474,11 @@ export class Boruvka {
     const maxRounds = 2 * Math.ceil(Math.log2(n)) + 8;
     const DEPTH = 3;
     const staging = Array.from({ length: DEPTH }, (_, i) =>
-      ctx.device.createBuffer({ label: `emst::edgeCountReadback${i}`, size: 4, usage: Usage.MAP_READ | Usage.COPY_DST }),
+      ctx.device.createBuffer({
+        label: `emst::edgeCountReadback${i}`,
+        size: 4,
+        usage: Usage.MAP_READ | Usage.COPY_DST,
+      }),
     );
     const mapped: Promise<void>[] = [];
     const chunkEnd: number[] = [];
@@ -434,11 +488,15 @@ export class Boruvka {
     const errors: Promise<void>[] = [];
     const submitChunk = (c: number) => {
       const rounds = c === 0 ? firstChunk : laterChunk;
-      errors[c] = ctx.enqueue('emst::rounds', (rec) => {
-        if (c === 0) prelude(rec);
-        for (let r = 0; r < rounds; r++) round(rec);
-        rec.copy(b.edgeCount, 0, staging[c % DEPTH], 0, 4);
-      }, { timer: opts.timer });
+      errors[c] = ctx.enqueue(
+        'emst::rounds',
+        (rec) => {
+          if (c === 0) prelude(rec);
+          for (let r = 0; r < rounds; r++) round(rec);
+          rec.copy(b.edgeCount, 0, staging[c % DEPTH], 0, 4);
+        },
+        { timer: opts.timer },
+      );
       encoded += rounds;
       chunkEnd[c] = encoded;
       mapped[c] = staging[c % DEPTH].mapAsync(MapMode.READ);
@@ -446,9 +504,11 @@ export class Boruvka {
     let rounds = 0;
     let count = 0;
     let previous = -1;
-    const abort = whenAborted(opts.signal, () => new AbortError(
-      `emst was aborted after Borůvka round ${rounds} (${count} of ${n - 1} edges; emst::rounds).`,
-    ));
+    const abort = whenAborted(
+      opts.signal,
+      () =>
+        new AbortError(`emst was aborted after Borůvka round ${rounds} (${count} of ${n - 1} edges; emst::rounds).`),
+    );
     try {
       let next = 0;
       while (next < DEPTH - 1 && encoded < maxRounds) submitChunk(next++);

@@ -72,10 +72,14 @@ export function checkSpanningTree(n: number, tree: EdgeList, options: TreeCheckO
       const ps = sources[i - 1];
       const pt = targets[i - 1];
       const after = w > pw || (w === pw && (s > ps || (s === ps && t > pt)));
-      if (!after) report(`edge ${i} (${s}, ${t}, ${w}) does not follow edge ${i - 1} (${ps}, ${pt}, ${pw}) in (weight, source, target) order.`);
+      if (!after)
+        report(
+          `edge ${i} (${s}, ${t}, ${w}) does not follow edge ${i - 1} (${ps}, ${pt}, ${pw}) in (weight, source, target) order.`,
+        );
     }
   }
-  if (components !== expected && m === n - expected) report(`the edges leave ${components} components, expected ${expected}.`);
+  if (components !== expected && m === n - expected)
+    report(`the edges leave ${components} components, expected ${expected}.`);
   return { ok: problems.length === 0, problems, edges: m, components, totalWeight: total };
 }
 

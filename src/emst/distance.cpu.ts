@@ -20,7 +20,6 @@
 
 const f32 = Math.fround;
 
-
 /**
  * The scale cut in key space: the smallest float32 key whose weight fround(sqrt(key)) is ≥ fround(minLength), so
  * that "weight ≥ minLength" (MiSTree keeps edges with length ≥ scale_cut_length) is exactly "key ≥ cutKey".

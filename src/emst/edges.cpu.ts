@@ -35,7 +35,7 @@ export function sortEdgesCanonical(edges: EdgeList, into?: EdgeList): EdgeList {
     if (radixPass(keys, perm, shift, 11, keys2, perm2, counts)) [keys, keys2, perm, perm2] = [keys2, keys, perm2, perm];
   }
   // 2. Runs of equal weights, by (source, target).
-  for (let a = 0; a < m; ) {
+  for (let a = 0; a < m;) {
     let b = a + 1;
     while (b < m && keys[b] === keys[a]) b++;
     if (b - a > 1) sortRun(perm, a, b, edges.sources, edges.targets);
@@ -183,7 +183,8 @@ function radixPass(
 
 /** Sorts perm[a … b) by (sources, targets) of the edges it names: insertion sort, or radix sort for long runs. */
 function sortRun(perm: Uint32Array, a: number, b: number, sources: Uint32Array, targets: Uint32Array): void {
-  const less = (e: number, f: number) => sources[e] < sources[f] || (sources[e] === sources[f] && targets[e] < targets[f]);
+  const less = (e: number, f: number) =>
+    sources[e] < sources[f] || (sources[e] === sources[f] && targets[e] < targets[f]);
   if (b - a <= 32) {
     for (let i = a + 1; i < b; i++) {
       const e = perm[i];

@@ -91,7 +91,11 @@ export async function emstFor(
     return { ...none, timings: { 'emst::total': 0 }, backend: input.backend === 'gpu' ? 'gpu' : 'cpu' };
   }
   // The caller's result; progress is said to be done whatever the backend reported last.
-  const finish = (tree: EdgeList & { timings: Record<string, number> }, t0: number, backend: 'gpu' | 'cpu'): EmstResult => {
+  const finish = (
+    tree: EdgeList & { timings: Record<string, number> },
+    t0: number,
+    backend: 'gpu' | 'cpu',
+  ): EmstResult => {
     unscaleWeights(tree, exponent);
     onProgress?.(1);
     const timings = { 'emst::validate': validateMs, ...tree.timings, 'emst::total': performance.now() - t0 };
@@ -130,7 +134,12 @@ export async function emstFor(
  * An upper bound on every pair's distance (with a little float32 margin): the diagonal of the points' bounding box,
  * or in a periodic box the half-box diagonal when shorter.
  */
-function longestPossibleEdge(input: { points: Float32Array; n: number; dim: number; period: Float32Array | null }): number {
+function longestPossibleEdge(input: {
+  points: Float32Array;
+  n: number;
+  dim: number;
+  period: Float32Array | null;
+}): number {
   const { points, n, dim, period } = input;
   let open = 0;
   let torus = 0;

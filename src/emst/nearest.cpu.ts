@@ -231,14 +231,7 @@ export class NearestOtherComponent {
    * point when it is a leaf (bit for bit the key to the box lo = hi = the point, keys.cpu.ts); +∞ when every point
    * under it is in component c.
    */
-  private childBound(
-    child: number,
-    c: number,
-    coreQ: number,
-    x0: number,
-    x1: number,
-    x2: number,
-  ): number {
+  private childBound(child: number, c: number, coreQ: number, x0: number, x1: number, x2: number): number {
     const { n, dim, sortedPoints: xs, boxes, ranges } = this.bvh;
     const { label, changes, query } = this;
     const leaves = n - 1;

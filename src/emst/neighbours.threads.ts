@@ -63,7 +63,12 @@ export interface NeighbourWorkers {
    * memory (for the rounds). Rejects with AbortError when `signal` aborts, and with an Error quoting the worker's
    * when one fails; the workers are terminated then, and kept (for release or terminate) otherwise.
    */
-  run(bvh: BvhCpu, k: number, period: Float32Array | null, signal?: AbortSignal): Promise<{ lists: NeighbourLists; bvh: BvhCpu }>;
+  run(
+    bvh: BvhCpu,
+    k: number,
+    period: Float32Array | null,
+    signal?: AbortSignal,
+  ): Promise<{ lists: NeighbourLists; bvh: BvhCpu }>;
   /** The workers, still held after run. */
   readonly workers: NodeWorker[];
   /** Gives the workers back to the pool (unused, or after the run). Once only, like terminate. */

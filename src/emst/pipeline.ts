@@ -118,14 +118,23 @@ export class GpuEmst {
     let knn = this.knn;
     let temporary: KnnSearcher | null = null;
     if (knn && n > 1 && knn.k > n - 1) {
-      temporary = await createKnnSearcher(ctx, { dim: this.dim, k: n - 1, output: 'kth', boxPartRecords: this.boxPartRecords });
+      temporary = await createKnnSearcher(ctx, {
+        dim: this.dim,
+        k: n - 1,
+        output: 'kth',
+        boxPartRecords: this.boxPartRecords,
+      });
       knn = temporary;
     }
     const build = (rec: Recorder) => {
       this.builder.encode(rec, points, n, this.bvh);
       if (knn && n > 1) {
         knn.encode(rec, this.bvh, { squaredDistances: this.kth! });
-        rec.dispatch(this.gather, { buffers: { order: this.bvh.order, src: this.kth!, out: this.core2! }, uniforms: { n }, threads: n });
+        rec.dispatch(this.gather, {
+          buffers: { order: this.bvh.order, src: this.kth!, out: this.core2! },
+          uniforms: { n },
+          threads: n,
+        });
       }
     };
     this.bvh.n = n;
@@ -133,7 +142,10 @@ export class GpuEmst {
     try {
       return await this.boruvka.run(this.bvh, {
         before: n < 2 ? undefined : build,
-        reachability: this.metric.kind === 'mutual-reachability' && n > 1 ? { core2: this.core2!, alpha: this.metric.alpha } : undefined,
+        reachability:
+          this.metric.kind === 'mutual-reachability' && n > 1
+            ? { core2: this.core2!, alpha: this.metric.alpha }
+            : undefined,
         period: opts.period,
         minEdgeLength: opts.minEdgeLength,
         timer: opts.timer,

@@ -74,7 +74,10 @@ export async function finishReadbackThreaded(pairs: Uint32Array, edges: EdgeList
     for (const kind of ['convert', 'runs'] as const) {
       const id = nextMessageId();
       const range = (j: number) => ({ pass: kind, pairs, edges, e0: bound(j), e1: bound(j + 1) });
-      await pass<ReadbackReply>((j): ReadbackJob => ({ kind: 'readback', id, ...range(j) }), () => readbackPass(range(0)));
+      await pass<ReadbackReply>(
+        (j): ReadbackJob => ({ kind: 'readback', id, ...range(j) }),
+        () => readbackPass(range(0)),
+      );
     }
     return true;
   });

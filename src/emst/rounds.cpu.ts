@@ -49,7 +49,8 @@ export interface LocalBest {
 }
 
 /** The mark of a round's phase in LocalBest.stamp (0 is never one). */
-export const phaseMark = (round: number, phase: 'settle' | 'search'): number => 2 * round + (phase === 'search' ? 1 : 0);
+export const phaseMark = (round: number, phase: 'settle' | 'search'): number =>
+  2 * round + (phase === 'search' ? 1 : 0);
 
 const NONE = 0xffffffff;
 
@@ -225,7 +226,13 @@ export function mergeBest(run: ComponentBest, local: LocalBest, mark: number, ro
 }
 
 /** Runs chunks of `phase` claimed from next[0] until all `chunks` are taken; returns how many this thread ran. */
-export function claimChunks(work: RoundWork, phase: 'settle' | 'search', round: number, next: Int32Array, chunks: number): number {
+export function claimChunks(
+  work: RoundWork,
+  phase: 'settle' | 'search',
+  round: number,
+  next: Int32Array,
+  chunks: number,
+): number {
   let ran = 0;
   for (;;) {
     const chunk = Atomics.add(next, 0, 1);

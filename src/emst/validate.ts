@@ -87,7 +87,9 @@ export function validateEmstInput(points: unknown, options: EmstOptions | undefi
   }
   const { dim } = options;
   if (!(points instanceof Float32Array) && !(points instanceof Float64Array)) {
-    throw new InputError(`Expected points to be a Float32Array or Float64Array (row-major n × dim), got ${describe(points)}.`);
+    throw new InputError(
+      `Expected points to be a Float32Array or Float64Array (row-major n × dim), got ${describe(points)}.`,
+    );
   }
   if (typeof dim !== 'number' || !Number.isInteger(dim) || dim < 1) {
     throw new InputError(`Expected dim to be a positive integer, got ${describe(dim)}.`);
@@ -107,7 +109,9 @@ export function validateEmstInput(points: unknown, options: EmstOptions | undefi
   }
   const backend = options.backend ?? 'auto';
   if (!BACKENDS.includes(backend)) {
-    throw new InputError(`Expected backend to be one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}, got ${describe(backend)}.`);
+    throw new InputError(
+      `Expected backend to be one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}, got ${describe(backend)}.`,
+    );
   }
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new InputError(`Expected onProgress to be a function, got ${describe(options.onProgress)}.`);
@@ -127,7 +131,9 @@ export function validateEmstInput(points: unknown, options: EmstOptions | undefi
     throw new InputError(`Expected minEdgeLength to be a finite number >= 0, got ${describe(minEdgeLength)}.`);
   }
   if (minEdgeLength > 0 && metric.kind !== 'euclidean') {
-    throw new InputError(`minEdgeLength (the scale cut) is supported for the Euclidean MST only (minSamples 1, alpha 1), got minSamples=${minSamples}, alpha=${alpha}.`);
+    throw new InputError(
+      `minEdgeLength (the scale cut) is supported for the Euclidean MST only (minSamples 1, alpha 1), got minSamples=${minSamples}, alpha=${alpha}.`,
+    );
   }
   const threads = options.threads;
   if (threads !== undefined && (typeof threads !== 'number' || !Number.isInteger(threads) || threads < 1)) {
@@ -143,11 +149,15 @@ function checkBox(box: ArrayLike<number>, dim: number, metric: Metric): Float32A
   if (box === null || typeof box !== 'object' || typeof box.length !== 'number') {
     throw new InputError(`Expected box to be an array of ${dim} side lengths, got ${describe(box)}.`);
   }
-  if (box.length !== dim) throw new InputError(`Expected box to have one side length per dimension (${dim}), got ${box.length}.`);
-  if (dim > MAX_PERIODIC_DIM) throw new InputError(`Periodic boxes support at most ${MAX_PERIODIC_DIM} dimensions, got dim=${dim}.`);
+  if (box.length !== dim)
+    throw new InputError(`Expected box to have one side length per dimension (${dim}), got ${box.length}.`);
+  if (dim > MAX_PERIODIC_DIM)
+    throw new InputError(`Periodic boxes support at most ${MAX_PERIODIC_DIM} dimensions, got dim=${dim}.`);
   if (metric.kind !== 'euclidean') {
     const { minSamples, alpha } = metric;
-    throw new InputError(`A periodic box is supported for the Euclidean MST only (minSamples 1, alpha 1), got minSamples=${minSamples}, alpha=${alpha}.`);
+    throw new InputError(
+      `A periodic box is supported for the Euclidean MST only (minSamples 1, alpha 1), got minSamples=${minSamples}, alpha=${alpha}.`,
+    );
   }
   const period = new Float32Array(dim);
   for (let k = 0; k < dim; k++) {

@@ -12,7 +12,14 @@
 import { GpuDeviceLostError, GpuError, GpuUnavailableError, InputError } from '../errors.js';
 import { adapterName, softwareAdapterReason } from './adapter.js';
 import { BufferTracker, type MemoryStats } from './buffers.js';
-import { createKernel, type Bindings, type Kernel, type KernelSpec, type PositionalKind, type UniformLayout } from './kernel.js';
+import {
+  createKernel,
+  type Bindings,
+  type Kernel,
+  type KernelSpec,
+  type PositionalKind,
+  type UniformLayout,
+} from './kernel.js';
 import { Recorder } from './recorder.js';
 import type { Timer } from './timer.js';
 import { MapMode, Usage } from './usage.js';
@@ -141,7 +148,9 @@ export class GpuContext {
   }
 
   /** Creates (once per device, then cached) a compute kernel. */
-  kernel<B extends Bindings | readonly PositionalKind[], U extends UniformLayout>(spec: KernelSpec<B, U>): Promise<Kernel<B, U>> {
+  kernel<B extends Bindings | readonly PositionalKind[], U extends UniformLayout>(
+    spec: KernelSpec<B, U>,
+  ): Promise<Kernel<B, U>> {
     this.check(spec.label);
     const key = JSON.stringify(spec);
     let k = this.kernels.get(key);
@@ -295,7 +304,12 @@ export function featuresFromEnv(
   if (env === undefined || env.trim() === '' || env.trim() === 'all') return undefined;
   if (env.trim() === 'none') return 'none';
   const known = Object.values(FEATURE_NAMES);
-  const names = new Set(env.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+  const names = new Set(
+    env
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  );
   const unknown = [...names].filter((s) => !known.includes(s));
   if (unknown.length > 0) {
     throw new InputError(
@@ -371,7 +385,11 @@ async function nodeGpu(options: GpuContextOptions): Promise<GpuSource> {
  * Dawn's first `requestAdapter` on an instance, with its native stderr lines kept from the user (stderr.ts); later
  * ones print nothing and run as they are.
  */
-async function requestAdapter(gpu: GPU, runtime: 'node' | 'browser', options: GPURequestAdapterOptions): Promise<GPUAdapter | null> {
+async function requestAdapter(
+  gpu: GPU,
+  runtime: 'node' | 'browser',
+  options: GPURequestAdapterOptions,
+): Promise<GPUAdapter | null> {
   if (runtime !== 'node' || enumerated.has(gpu)) return gpu.requestAdapter(options);
   const { quietNativeStderr } = await import('./stderr.js');
   const adapter = await quietNativeStderr(() => gpu.requestAdapter(options));
@@ -395,7 +413,8 @@ export async function createGpuContext(options: GpuContextOptions = {}): Promise
   }
   const info = adapter.info ?? ({} as GPUAdapterInfo);
   // isFallbackAdapter moved from GPUAdapter to GPUAdapterInfo in 2024; implementations have either.
-  const fallback = (info as { isFallbackAdapter?: boolean }).isFallbackAdapter ??
+  const fallback =
+    (info as { isFallbackAdapter?: boolean }).isFallbackAdapter ??
     (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter;
   const software = softwareAdapterReason({ ...pickInfo(info), isFallbackAdapter: fallback });
   if (software && options.hardwareOnly) {

@@ -1,4 +1,10 @@
-export { createGpuContext, GpuContext, type GpuContextOptions, type GpuFeatures, type AdapterDescription } from './context.js';
+export {
+  createGpuContext,
+  GpuContext,
+  type GpuContextOptions,
+  type GpuFeatures,
+  type AdapterDescription,
+} from './context.js';
 export {
   type Kernel,
   type KernelSpec,

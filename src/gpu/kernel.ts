@@ -60,7 +60,10 @@ export type UniformValues<U> = {
       : number | ArrayLike<number>;
 };
 
-export interface KernelSpec<B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[], U extends UniformLayout = UniformLayout> {
+export interface KernelSpec<
+  B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[],
+  U extends UniformLayout = UniformLayout,
+> {
   /** `layer::thing`, used for the pipeline, its passes, errors and timer scopes. */
   label: string;
   /** The kernel's own module, by path under `shaders/` without `.wgsl` (e.g. `'primitives/scan'`). */
@@ -140,9 +143,14 @@ export function resolveBindings(spec: KernelSpec): ResolvedBindings {
  * Writes a uniform block from field values through the declared layout: u32/i32 fields through integer views
  * (a value that is not an integer of the field's range throws), f32 and vec4f fields through a float view.
  */
-export function writeUniforms(label: string, r: ResolvedBindings, values: Readonly<Record<string, number | ArrayLike<number>>>): Uint8Array {
+export function writeUniforms(
+  label: string,
+  r: ResolvedBindings,
+  values: Readonly<Record<string, number | ArrayLike<number>>>,
+): Uint8Array {
   const fields = r.uniformFields;
-  if (!fields) throw new InputError(`${label}: uniform values given by name, but the kernel declares no uniform layout`);
+  if (!fields)
+    throw new InputError(`${label}: uniform values given by name, but the kernel declares no uniform layout`);
   const u32 = new Uint32Array(r.uniformSize >> 2);
   let used = 0;
   for (const f of fields) {
@@ -166,7 +174,9 @@ export function writeUniforms(label: string, r: ResolvedBindings, values: Readon
       u32[at] = u32Bits[0];
     } else {
       if (typeof v === 'number' || v.length > 4 * f.words) {
-        throw new InputError(`${label}: uniform field ${f.name} is ${f.type} (${4 * f.words} floats), got ${String(v)}`);
+        throw new InputError(
+          `${label}: uniform field ${f.name} is ${f.type} (${4 * f.words} floats), got ${String(v)}`,
+        );
       }
       for (let i = 0; i < v.length; i++) {
         f32Bits[0] = v[i];
@@ -178,7 +188,9 @@ export function writeUniforms(label: string, r: ResolvedBindings, values: Readon
   for (const k in values) if (values[k] !== undefined) given++;
   if (used !== given) {
     const unknown = Object.keys(values).filter((k) => !fields.some((f) => f.name === k));
-    throw new InputError(`${label}: no uniform field ${unknown.join(', ')} (fields: ${fields.map((f) => f.name).join(', ')})`);
+    throw new InputError(
+      `${label}: no uniform field ${unknown.join(', ')} (fields: ${fields.map((f) => f.name).join(', ')})`,
+    );
   }
   return new Uint8Array(u32.buffer);
 }
@@ -197,7 +209,10 @@ export function floatBits(x: number): number {
  * A kernel's uniform block written once through its declared layout, for a caller that dispatches it many times
  * with the same values (the recorder copies the bytes at each dispatch).
  */
-export function uniformBytes<U extends UniformLayout>(kernel: Kernel<Bindings | readonly PositionalKind[], U>, values: UniformValues<U>): Uint8Array {
+export function uniformBytes<U extends UniformLayout>(
+  kernel: Kernel<Bindings | readonly PositionalKind[], U>,
+  values: UniformValues<U>,
+): Uint8Array {
   return writeUniforms(kernel.spec.label, kernel.bindings, values as Record<string, number | ArrayLike<number>>);
 }
 
@@ -216,7 +231,8 @@ function stripComments(code: string): string {
 
 /** The group-0 binding declarations of composed WGSL (several may share an index, used by different entries). */
 export function parseBindings(code: string): WgslBinding[] {
-  const re = /@group\(\s*0\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*<\s*(uniform|storage)\s*(?:,\s*(read|read_write)\s*)?>\s*(\w+)\s*:\s*([^;]+);/g;
+  const re =
+    /@group\(\s*0\s*\)\s*@binding\(\s*(\d+)\s*\)\s*var\s*<\s*(uniform|storage)\s*(?:,\s*(read|read_write)\s*)?>\s*(\w+)\s*:\s*([^;]+);/g;
   const out: WgslBinding[] = [];
   for (const m of stripComments(code).matchAll(re)) {
     const kind: BindingKind = m[2] === 'uniform' ? 'uniform' : m[3] === 'read_write' ? 'read_write' : 'read';
@@ -253,7 +269,9 @@ export function checkBindings(spec: KernelSpec, code: string, resolved = resolve
   const wgsl = parseBindings(code);
   const declared = (i: number) => wgsl.filter((w) => w.index === i);
   const show = (ws: WgslBinding[]) =>
-    ws.length === 0 ? 'nothing' : ws.map((w) => `var<${w.kind === 'uniform' ? 'uniform' : `storage, ${w.kind}`}> ${w.name}`).join(' | ');
+    ws.length === 0
+      ? 'nothing'
+      : ws.map((w) => `var<${w.kind === 'uniform' ? 'uniform' : `storage, ${w.kind}`}> ${w.name}`).join(' | ');
   const names = resolved.named ? Object.keys(spec.bindings as Bindings) : null;
   resolved.kinds.forEach((kind, i) => {
     const ws = declared(i);
@@ -268,18 +286,25 @@ export function checkBindings(spec: KernelSpec, code: string, resolved = resolve
   });
   if (resolved.uniformFields) {
     const u = resolved.uniform >= 0 ? declared(resolved.uniform).find((w) => w.kind === 'uniform') : undefined;
-    if (!u) throw new TreelineError(`${spec.label}: a uniform layout is declared but the kernel has no uniform binding`);
+    if (!u)
+      throw new TreelineError(`${spec.label}: a uniform layout is declared but the kernel has no uniform binding`);
     const fields = parseStruct(code, u.type);
-    if (!fields) throw new TreelineError(`${spec.label}: no struct ${u.type} (the type of uniform ${u.name}) in the WGSL`);
+    if (!fields)
+      throw new TreelineError(`${spec.label}: no struct ${u.type} (the type of uniform ${u.name}) in the WGSL`);
     const ours = resolved.uniformFields.map((f) => `${f.name}: ${f.type}`).join(', ');
     const theirs = fields.map((f) => `${f.name}: ${f.type}`).join(', ');
     if (ours !== theirs) {
-      throw new TreelineError(`${spec.label}: uniform layout { ${ours} } in the kernel spec, but the WGSL's struct ${u.type} is { ${theirs} }`);
+      throw new TreelineError(
+        `${spec.label}: uniform layout { ${ours} } in the kernel spec, but the WGSL's struct ${u.type} is { ${theirs} }`,
+      );
     }
   }
 }
 
-export interface Kernel<B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[], U extends UniformLayout = UniformLayout> {
+export interface Kernel<
+  B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[],
+  U extends UniformLayout = UniformLayout,
+> {
   readonly spec: KernelSpec<B, U>;
   readonly pipeline: GPUComputePipeline;
   readonly layout: GPUBindGroupLayout;
@@ -298,7 +323,8 @@ export function composeShader(spec: KernelSpec): string {
   const parts: string[] = [];
   for (const e of spec.enable ?? []) parts.push(`enable ${e};`);
   for (const [name, value] of Object.entries(spec.constants ?? {})) {
-    if (!Number.isInteger(value) || value < 0) throw new Error(`${spec.label}: constant ${name}=${value} must be a u32`);
+    if (!Number.isInteger(value) || value < 0)
+      throw new Error(`${spec.label}: constant ${name}=${value} must be a u32`);
     parts.push(`const ${name}: u32 = ${value}u;`);
   }
   for (const inc of spec.include ?? ['common/grid']) parts.push(source(inc));

@@ -8,7 +8,15 @@
  * slot and one bind group: creating bind groups was most of the host time of recording a chunk of rounds.
  */
 import type { GpuContext } from './context.js';
-import { writeUniforms, type Bindings, type BufferName, type Kernel, type PositionalKind, type UniformLayout, type UniformValues } from './kernel.js';
+import {
+  writeUniforms,
+  type Bindings,
+  type BufferName,
+  type Kernel,
+  type PositionalKind,
+  type UniformLayout,
+  type UniformValues,
+} from './kernel.js';
 import type { Timer } from './timer.js';
 import { InputError } from '../errors.js';
 import { Usage } from './usage.js';
@@ -16,7 +24,10 @@ import { Usage } from './usage.js';
 /** A whole buffer, or a range of one. */
 export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
-export interface DispatchArgs<B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[], U extends UniformLayout = UniformLayout> {
+export interface DispatchArgs<
+  B extends Bindings | readonly PositionalKind[] = Bindings | readonly PositionalKind[],
+  U extends UniformLayout = UniformLayout,
+> {
   /**
    * The non-uniform bindings by their declared names (`{ points, out }`); for a kernel still declared by
    * position, an array in binding order.
@@ -68,7 +79,10 @@ function bufferList(kernel: Kernel, args: DispatchArgs): readonly Binding[] {
   if (!r.named) {
     const list = args.buffers as Binding[];
     for (let i = 0; i < list.length; i++) {
-      if (!list[i]) throw new InputError(`${kernel.spec.label}: binding ${r.indices[i]} has no buffer (got ${list.length} buffers)`);
+      if (!list[i])
+        throw new InputError(
+          `${kernel.spec.label}: binding ${r.indices[i]} has no buffer (got ${list.length} buffers)`,
+        );
     }
     return list;
   }
@@ -98,7 +112,10 @@ export class Recorder {
   ) {}
 
   /** Records a dispatch of `kernel`. */
-  dispatch<B extends Bindings | readonly PositionalKind[], U extends UniformLayout>(kernel: Kernel<B, U>, args: DispatchArgs<B, U>): void {
+  dispatch<B extends Bindings | readonly PositionalKind[], U extends UniformLayout>(
+    kernel: Kernel<B, U>,
+    args: DispatchArgs<B, U>,
+  ): void {
     const { spec } = kernel;
     let grid: [number, number] = [0, 0];
     if (!args.indirect) {
@@ -108,7 +125,8 @@ export class Recorder {
     }
     let slot = -1;
     if (kernel.bindings.uniform >= 0) {
-      if (!args.uniforms) throw new InputError(`${spec.label}: the kernel has a uniform binding but no uniforms were given`);
+      if (!args.uniforms)
+        throw new InputError(`${spec.label}: the kernel has a uniform binding but no uniforms were given`);
       const u = args.uniforms;
       const bytes = ArrayBuffer.isView(u)
         ? new Uint8Array(u.buffer, u.byteOffset, u.byteLength).slice()
@@ -144,7 +162,8 @@ export class Recorder {
     const align = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
     const slotSize = (b: Uint8Array) => Math.max(16, Math.ceil(b.byteLength / 16) * 16);
     if (this.uniformChunks.length > 0) {
-      const total = (this.uniformChunks.length - 1) * align + slotSize(this.uniformChunks[this.uniformChunks.length - 1]);
+      const total =
+        (this.uniformChunks.length - 1) * align + slotSize(this.uniformChunks[this.uniformChunks.length - 1]);
       const maxSlot = Math.max(...this.uniformChunks.map(slotSize));
       if (maxSlot > align) throw new InputError(`${this.label}: a uniform block is larger than ${align} bytes`);
       this.uniformBuffer = device.createBuffer({
@@ -253,7 +272,11 @@ export class Recorder {
       if (kind === 'uniform') {
         return {
           binding,
-          resource: { buffer: this.uniformBuffer!, offset: op.slot * align, size: slotSize(this.uniformChunks[op.slot]) },
+          resource: {
+            buffer: this.uniformBuffer!,
+            offset: op.slot * align,
+            size: slotSize(this.uniformChunks[op.slot]),
+          },
         };
       }
       const b = list[next++];

@@ -113,7 +113,10 @@ async function redirectStderr(): Promise<{ restore: () => string } | null> {
     if (saved >= 0) fs.closeSync(saved);
     return null;
   }
-  const file = path.join(os.tmpdir(), `treeline-stderr-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  const file = path.join(
+    os.tmpdir(),
+    `treeline-stderr-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+  );
   let tmp = -1;
   try {
     tmp = fs.openSync(file, O_RDWR | O_CREAT | O_EXCL, 0o600);

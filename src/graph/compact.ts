@@ -53,7 +53,8 @@ export function compactVertices(g: NormalGraph, labels = false): Compaction | nu
   for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[k++] = all[i];
   const original = all.slice(0, k);
   const rank = (v: number): number => {
-    let lo = 0, hi = k - 1;
+    let lo = 0,
+      hi = k - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (original[mid] < v) lo = mid + 1;

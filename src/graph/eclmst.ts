@@ -109,7 +109,9 @@ export interface GraphMsf {
 /** Byte offset of the forest edge count in `state`. */
 export const FOREST_COUNT_OFFSET = 8;
 const STATE_WORDS = 8 + 2 * 64;
-const PHASE_ALL = 0, PHASE_LIGHT = 1, PHASE_HEAVY = 2;
+const PHASE_ALL = 0,
+  PHASE_LIGHT = 1,
+  PHASE_HEAVY = 2;
 const KIND_CODE: Record<WeightKind, number> = { u32: 0, i32: 1, f32: 2 };
 
 /**
@@ -171,7 +173,13 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
   const appendEnable = subgroups ? ['subgroups'] : [];
   const enable = [...(atomic64 ? ['atomic_vec2u_min_max'] : []), ...appendEnable];
   const overrides = { WEIGHT_KIND: KIND_CODE[g.weightKind] };
-  const spec = (name: string, shader: string, entry: string, bindings: Bindings, extra: Partial<KernelSpec> = {}): KernelSpec => ({
+  const spec = (
+    name: string,
+    shader: string,
+    entry: string,
+    bindings: Bindings,
+    extra: Partial<KernelSpec> = {},
+  ): KernelSpec => ({
     label: `graph::${name}`,
     shader: `graph/${shader}`,
     entry,
@@ -189,7 +197,10 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
     ctx.kernel(spec('init', 'init', 'init', B.init)),
     ctx.kernel({ ...spec('threshold', 'threshold', 'threshold', B.threshold), workgroupSize: 1 }),
     g.kind === 'edges'
-      ? ctx.kernel({ ...spec('populate', 'populate_edges', 'populateEdges', { ...B.populateEdges, ...guard }), ...producer })
+      ? ctx.kernel({
+          ...spec('populate', 'populate_edges', 'populateEdges', { ...B.populateEdges, ...guard }),
+          ...producer,
+        })
       : ctx.kernel({
           ...spec('populate', 'populate_csr', 'populateCsr', { ...B.populateCsr, ...guard }),
           ...producer,
@@ -197,17 +208,27 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
         }),
     ctx.kernel({ ...spec('filter', 'filter', 'filterRound', { ...B.filter, ...guard }), ...producer }),
     atomic64 ? null : ctx.kernel(spec('minIds', 'min_ids', 'minIds', B.minIds)),
-    ctx.kernel({ ...spec('select', 'select', 'selectRound', B.select), include: [...base, reserve], enable: appendEnable }),
+    ctx.kernel({
+      ...spec('select', 'select', 'selectRound', B.select),
+      include: [...base, reserve],
+      enable: appendEnable,
+    }),
     ctx.kernel(spec('labels', 'labels', 'labels', {})),
   ]);
   return { init, threshold, populate, filter, minIds, select, labels };
 }
 
 /** Compiles the kernels (once per device) and allocates the scratch for MSFs of `graph`. */
-export async function createGraphMsf(ctx: GpuContext, graph: GpuGraph, options: GraphMsfOptions = {}): Promise<GraphMsf> {
+export async function createGraphMsf(
+  ctx: GpuContext,
+  graph: GpuGraph,
+  options: GraphMsfOptions = {},
+): Promise<GraphMsf> {
   const wg = options.workgroupSize ?? 256;
   if (!Number.isInteger(wg) || wg < 1 || wg > ctx.limits.maxComputeInvocationsPerWorkgroup) {
-    throw new InputError(`Expected workgroupSize in [1, ${ctx.limits.maxComputeInvocationsPerWorkgroup}], got ${options.workgroupSize}.`);
+    throw new InputError(
+      `Expected workgroupSize in [1, ${ctx.limits.maxComputeInvocationsPerWorkgroup}], got ${options.workgroupSize}.`,
+    );
   }
   const items = options.csrItems ?? 8;
   if (!Number.isInteger(items) || items < 1) throw new InputError(`Expected csrItems ≥ 1, got ${options.csrItems}.`);
@@ -223,19 +244,32 @@ export async function createGraphMsf(ctx: GpuContext, graph: GpuGraph, options: 
     throw new InputError(`Expected dispatch 'fixed' or 'indirect', got ${JSON.stringify(options.dispatch)}.`);
   }
   const fixedGroups = options.fixedGroups ?? 1024;
-  if (!Number.isInteger(fixedGroups) || fixedGroups < 1) throw new InputError(`Expected fixedGroups ≥ 1, got ${options.fixedGroups}.`);
+  if (!Number.isInteger(fixedGroups) || fixedGroups < 1)
+    throw new InputError(`Expected fixedGroups ≥ 1, got ${options.fixedGroups}.`);
   const n = graph.numVertices;
   const cap = Math.max(1, graph.capacity);
   const maxBinding = ctx.limits.maxStorageBufferBindingSize;
-  for (const [what, bytes] of [['worklist (12 bytes per edge)', 12 * cap], ['weights', 4 * graph.slots], ['vertex records', 8 * n]] as const) {
+  for (const [what, bytes] of [
+    ['worklist (12 bytes per edge)', 12 * cap],
+    ['weights', 4 * graph.slots],
+    ['vertex records', 8 * n],
+  ] as const) {
     if (bytes > maxBinding) {
-      throw new InputError(`graph::msf: the ${what} needs ${bytes} bytes, above this device's maxStorageBufferBindingSize (${maxBinding}).`);
+      throw new InputError(
+        `graph::msf: the ${what} needs ${bytes} bytes, above this device's maxStorageBufferBindingSize (${maxBinding}).`,
+      );
     }
   }
   const directed = graph.kind === 'csr' ? graph.slots : 2 * graph.slots;
   const plan = filterPlan(n, graph.slots, directed, options.filter);
   const kernels = await compile(ctx, graph, { wg, items, atomic64, subgroups });
-  return new GraphMsfImpl(ctx, graph, kernels, plan, { wg, items, cap, fixed: options.dispatch !== 'indirect', fixedGroups });
+  return new GraphMsfImpl(ctx, graph, kernels, plan, {
+    wg,
+    items,
+    cap,
+    fixed: options.dispatch !== 'indirect',
+    fixedGroups,
+  });
 }
 
 class GraphMsfImpl implements GraphMsf {
@@ -267,7 +301,10 @@ class GraphMsfImpl implements GraphMsf {
     this.wl = [ctx.createBuffer('graph::worklistA', 12 * cfg.cap), ctx.createBuffer('graph::worklistB', 12 * cfg.cap)];
     this.forest = ctx.createBuffer('graph::forest', 4 * this.forestCap);
     this.state = ctx.createBuffer('graph::state', 4 * STATE_WORDS);
-    this.args = [ctx.createBuffer('graph::argsA', 16, Usage.INDIRECT), ctx.createBuffer('graph::argsB', 16, Usage.INDIRECT)];
+    this.args = [
+      ctx.createBuffer('graph::argsA', 16, Usage.INDIRECT),
+      ctx.createBuffer('graph::argsB', 16, Usage.INDIRECT),
+    ];
     this.guard = ctx.createBuffer('graph::guard', 4 * n);
     this.guardBinding = k.minIds ? {} : { g_guard: this.guard };
   }
@@ -290,7 +327,13 @@ class GraphMsfImpl implements GraphMsf {
   }
 
   /** A round's dispatch: direct over the capacity in round 1, then from the GPU-written arguments (or fixed). */
-  private round(rec: Recorder, kernel: Kernel, buffers: Readonly<Record<string, GPUBuffer>>, uniforms: Uint8Array, r: number): void {
+  private round(
+    rec: Recorder,
+    kernel: Kernel,
+    buffers: Readonly<Record<string, GPUBuffer>>,
+    uniforms: Uint8Array,
+    r: number,
+  ): void {
     if (this.cfg.fixed) rec.dispatch(kernel, { buffers, uniforms, groups: this.cfg.fixedGroups });
     else if (r === 1) rec.dispatch(kernel, { buffers, uniforms, threads: this.cfg.cap });
     else rec.dispatch(kernel, { buffers, uniforms, indirect: { buffer: this.args[r % 2] } });
@@ -307,7 +350,8 @@ class GraphMsfImpl implements GraphMsf {
       threads: n,
     });
     if (g.slots === 0 || n < 2) return;
-    if (this.plan.filter) rec.dispatch(k.threshold, { buffers: { ...common, e_w: g.weights }, uniforms: this.params({}), groups: 1 });
+    if (this.plan.filter)
+      rec.dispatch(k.threshold, { buffers: { ...common, e_w: g.weights }, uniforms: this.params({}), groups: 1 });
     if (!this.plan.filter) return this.encodePhase(rec, PHASE_ALL, 0);
     this.encodePhase(rec, PHASE_LIGHT, 0);
     // Flatten the union-find once (parent = root) so that the heavy phase's finds over every edge are two loads.
@@ -327,27 +371,55 @@ class GraphMsfImpl implements GraphMsf {
     const pop = this.params({ phase, outSlot: 1 });
     const popBuffers = { ...common, g_min: minRec[1], wl_out: wl[1], ...input, ...this.guardBinding };
     if (g.kind === 'edges') rec.dispatch(k.populate, { buffers: popBuffers, uniforms: pop, threads: g.slots });
-    else rec.dispatch(k.populate, { buffers: popBuffers, uniforms: pop, groups: Math.ceil(g.slots / (this.cfg.wg * this.cfg.items)) });
+    else
+      rec.dispatch(k.populate, {
+        buffers: popBuffers,
+        uniforms: pop,
+        groups: Math.ceil(g.slots / (this.cfg.wg * this.cfg.items)),
+      });
     for (let r = 1; r <= this.rounds; r++) {
       const cur = r % 2;
       const prev = 1 - cur;
       if (r > 1) {
         const u = this.params({ phase, inSlot: prev, outSlot: cur });
-        const buffers = { ...common, g_min: minRec[cur], wl_out: wl[cur], wl_in: wl[prev], e_w: g.weights, g_prev: minRec[prev] };
+        const buffers = {
+          ...common,
+          g_min: minRec[cur],
+          wl_out: wl[cur],
+          wl_in: wl[prev],
+          e_w: g.weights,
+          g_prev: minRec[prev],
+        };
         this.round(rec, k.filter, { ...buffers, ...this.guardBinding }, u, r);
       }
       if (k.minIds) {
-        this.round(rec, k.minIds, { ...common, g_min: minRec[cur], wl: wl[cur], e_w: g.weights }, this.params({ outSlot: cur }), r);
+        this.round(
+          rec,
+          k.minIds,
+          { ...common, g_min: minRec[cur], wl: wl[cur], e_w: g.weights },
+          this.params({ outSlot: cur }),
+          r,
+        );
       }
       const s = this.params({ inSlot: prev, outSlot: cur, statsAt: 64 * index + r });
-      const selected = { g_min: minRec[cur], wl: wl[cur], forest: this.forest, args_next: this.args[(r + 1) % 2], g_guard: this.guard };
+      const selected = {
+        g_min: minRec[cur],
+        wl: wl[cur],
+        forest: this.forest,
+        args_next: this.args[(r + 1) % 2],
+        g_guard: this.guard,
+      };
       this.round(rec, k.select, { ...common, ...selected }, s, r);
     }
   }
 
   encodeLabels(rec: Recorder): void {
     const n = this.g.numVertices;
-    rec.dispatch(this.k.labels, { buffers: { g_state: this.state, uf_parent: this.parent }, uniforms: this.params({}), threads: n });
+    rec.dispatch(this.k.labels, {
+      buffers: { g_state: this.state, uf_parent: this.parent },
+      uniforms: this.params({}),
+      threads: n,
+    });
   }
 
   async readForest(): Promise<Uint32Array> {
@@ -374,11 +446,13 @@ class GraphMsfImpl implements GraphMsf {
   private traceOf(state: Uint32Array): EclTrace {
     const phases = this.g.slots === 0 || this.g.numVertices < 2 ? 0 : this.plan.filter ? 2 : 1;
     const rounds: number[][] = [];
-    for (let p = 0; p < phases; p++) rounds.push(Array.from(state.subarray(8 + 64 * p + 1, 8 + 64 * p + 1 + this.rounds)));
+    for (let p = 0; p < phases; p++)
+      rounds.push(Array.from(state.subarray(8 + 64 * p + 1, 8 + 64 * p + 1 + this.rounds)));
     return { threshold: this.plan.filter && phases > 0 ? state[3] : null, rounds };
   }
 
   destroy(): void {
-    for (const b of [this.parent, ...this.minRec, ...this.wl, this.forest, this.state, ...this.args, this.guard]) b.destroy();
+    for (const b of [this.parent, ...this.minRec, ...this.wl, this.forest, this.state, ...this.args, this.guard])
+      b.destroy();
   }
 }

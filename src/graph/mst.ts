@@ -37,7 +37,8 @@ export const AUTO_GPU_MIN_EDGES = 1 << 15;
 /** The minimum spanning forest of `graph`. */
 export async function graphMst(graph: Graph, options: GraphMstOptions = {}): Promise<GraphMstResult> {
   const backend = options.backend ?? 'auto';
-  if (!['auto', 'gpu', 'cpu'].includes(backend)) throw new InputError(`Expected backend 'auto', 'gpu' or 'cpu', got '${backend}'.`);
+  if (!['auto', 'gpu', 'cpu'].includes(backend))
+    throw new InputError(`Expected backend 'auto', 'gpu' or 'cpu', got '${backend}'.`);
   const valid = validateGraph(graph);
   // Memory follows the edges, not numVertices: ids that no edge touches are compacted away (compact.ts).
   const c = compactVertices(valid, options.labels);
@@ -45,7 +46,11 @@ export async function graphMst(graph: Graph, options: GraphMstOptions = {}): Pro
   return c ? expandResult(c, r, valid.numVertices) : r;
 }
 
-async function solve(g: NormalGraph, backend: 'auto' | 'gpu' | 'cpu', options: GraphMstOptions): Promise<GraphMstResult> {
+async function solve(
+  g: NormalGraph,
+  backend: 'auto' | 'gpu' | 'cpu',
+  options: GraphMstOptions,
+): Promise<GraphMstResult> {
   if (backend === 'cpu' || (backend === 'auto' && !options.ctx && g.idCount < AUTO_GPU_MIN_EDGES)) {
     return kruskal(g, { labels: options.labels });
   }

@@ -12,8 +12,10 @@ export function sortIdsByKey(ids: Uint32Array, keys: Uint32Array): Uint32Array {
   const n = ids.length;
   if (n < 2) return ids;
   if (n < 64) return insertionSort(ids, keys);
-  let srcIds: Uint32Array = ids, srcKeys: Uint32Array = keys;
-  let dstIds: Uint32Array = new Uint32Array(n), dstKeys: Uint32Array = new Uint32Array(n);
+  let srcIds: Uint32Array = ids,
+    srcKeys: Uint32Array = keys;
+  let dstIds: Uint32Array = new Uint32Array(n),
+    dstKeys: Uint32Array = new Uint32Array(n);
   const count = new Uint32Array(1 << 16);
   for (const shift of [0, 16]) {
     count.fill(0);

@@ -20,7 +20,12 @@ export function csrRows(offsets: Uint32Array, entries: number): Uint32Array {
 }
 
 /** Builds the result from forest ids sorted by (weight key, id). */
-export function buildResult(g: NormalGraph, ids: Uint32Array, labels: Uint32Array | undefined, backend: 'gpu' | 'cpu'): GraphMstResult {
+export function buildResult(
+  g: NormalGraph,
+  ids: Uint32Array,
+  labels: Uint32Array | undefined,
+  backend: 'gpu' | 'cpu',
+): GraphMstResult {
   const m = ids.length;
   const sources = new Uint32Array(m);
   const targets = new Uint32Array(m);
@@ -35,7 +40,15 @@ export function buildResult(g: NormalGraph, ids: Uint32Array, labels: Uint32Arra
     weights[i] = g.weights[id];
     total += weights[i];
   }
-  const result: GraphMstResult = { edgeIds: ids, sources, targets, weights, totalWeight: total, components: g.numVertices - m, backend };
+  const result: GraphMstResult = {
+    edgeIds: ids,
+    sources,
+    targets,
+    weights,
+    totalWeight: total,
+    components: g.numVertices - m,
+    backend,
+  };
   if (labels) result.componentLabels = labels;
   return result;
 }
@@ -46,7 +59,8 @@ function csrRowsOf(offsets: Uint32Array, entries: Uint32Array): Uint32Array {
   const n = offsets.length - 1;
   for (let i = 0; i < entries.length; i++) {
     const j = entries[i];
-    let lo = 0, hi = n - 1;
+    let lo = 0,
+      hi = n - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
       if (offsets[mid] <= j) lo = mid;

@@ -35,7 +35,12 @@ export interface FilterPlan {
  * entries); `directed`: the directed-entry count (CSR: its entries; edge list: twice its edges).
  * `mode` 'on'/'off' forces the decision (tests use it to run both paths on small graphs).
  */
-export function filterPlan(numVertices: number, slots: number, directed: number, mode: 'auto' | 'on' | 'off' = 'auto'): FilterPlan {
+export function filterPlan(
+  numVertices: number,
+  slots: number,
+  directed: number,
+  mode: 'auto' | 'on' | 'off' = 'auto',
+): FilterPlan {
   const samples = Math.min(slots, SAMPLE_COUNT);
   if (samples === 0 || numVertices === 0 || mode === 'off') return { filter: false, samples, pick: 0 };
   const auto = Math.floor(directed / numVertices) >= 4;

@@ -47,7 +47,10 @@ function checkWeights(w: unknown, count: number, name: string): WeightKind {
     // One rule for every graph (API and every reader): a weight is a finite float32. ±Infinity and NaN are refused
     // like 1e39 (beyond float32, it would round to Infinity): sums of infinite weights give NaN totals.
     for (let i = 0; i < w.length; i++) {
-      if (!Number.isFinite(w[i])) throw new InputError(`Expected finite weights (a finite float32, |w| ≤ 3.4028235e38), got weights[${i}] = ${w[i]}.`);
+      if (!Number.isFinite(w[i]))
+        throw new InputError(
+          `Expected finite weights (a finite float32, |w| ≤ 3.4028235e38), got weights[${i}] = ${w[i]}.`,
+        );
     }
   }
   return weightKind(w);
@@ -72,7 +75,8 @@ function validateEdgeList(g: Extract<Graph, { sources: unknown }>): NormalGraph 
   const { sources: s, targets: t } = g;
   if (!(s instanceof Uint32Array)) throw new InputError(`Expected sources to be a Uint32Array, got ${describe(s)}.`);
   if (!(t instanceof Uint32Array)) throw new InputError(`Expected targets to be a Uint32Array, got ${describe(t)}.`);
-  if (t.length !== s.length) throw new InputError(`Expected targets.length = sources.length = ${s.length}, got ${t.length}.`);
+  if (t.length !== s.length)
+    throw new InputError(`Expected targets.length = sources.length = ${s.length}, got ${t.length}.`);
   if (s.length > MAX_EDGE_SLOTS) throw new InputError(`Expected at most ${MAX_EDGE_SLOTS} edges, got ${s.length}.`);
   const kind = checkWeights(g.weights, s.length, 'sources.length');
   let candidates = 0;
@@ -81,7 +85,16 @@ function validateEdgeList(g: Extract<Graph, { sources: unknown }>): NormalGraph 
     if (t[i] >= n) throw new InputError(`Expected targets[${i}] < numVertices = ${n}, got ${t[i]}.`);
     if (s[i] !== t[i]) candidates++;
   }
-  return { kind: 'edges', numVertices: n, sources: s, targets: t, weights: g.weights, weightKind: kind, idCount: s.length, candidates };
+  return {
+    kind: 'edges',
+    numVertices: n,
+    sources: s,
+    targets: t,
+    weights: g.weights,
+    weightKind: kind,
+    idCount: s.length,
+    candidates,
+  };
 }
 
 function validateCsr(g: Extract<Graph, { offsets: unknown }>): NormalGraph {
@@ -100,7 +113,9 @@ function validateCsr(g: Extract<Graph, { offsets: unknown }>): NormalGraph {
   if (g.offsets[0] !== 0) throw new InputError(`Expected offsets[0] = 0, got ${g.offsets[0]}.`);
   for (let v = 0; v < n; v++) {
     if (g.offsets[v + 1] < g.offsets[v]) {
-      throw new InputError(`Expected non-decreasing offsets, got offsets[${v}] = ${g.offsets[v]} > offsets[${v + 1}] = ${g.offsets[v + 1]}.`);
+      throw new InputError(
+        `Expected non-decreasing offsets, got offsets[${v}] = ${g.offsets[v]} > offsets[${v + 1}] = ${g.offsets[v + 1]}.`,
+      );
     }
   }
   if (off[n] !== e) throw new InputError(`Expected offsets[${n}] = neighbours.length = ${e}, got ${g.offsets[n]}.`);
@@ -110,13 +125,23 @@ function validateCsr(g: Extract<Graph, { offsets: unknown }>): NormalGraph {
   for (let v = 0; v < n; v++) {
     for (let j = off[v]; j < off[v + 1]; j++) {
       const u = nbr[j];
-      if (u >= n) throw new InputError(`Expected neighbours[${j}] (row ${v}) < numVertices = ${n}, got ${g.neighbours[j]}.`);
+      if (u >= n)
+        throw new InputError(`Expected neighbours[${j}] (row ${v}) < numVertices = ${n}, got ${g.neighbours[j]}.`);
       if (u > v) up++;
       else if (u < v) down++;
     }
   }
   checkSymmetric(off, nbr, g.weights, up, down);
-  return { kind: 'csr', numVertices: n, offsets: off, neighbours: nbr, weights: g.weights, weightKind: kind, idCount: e, candidates: up };
+  return {
+    kind: 'csr',
+    numVertices: n,
+    offsets: off,
+    neighbours: nbr,
+    weights: g.weights,
+    weightKind: kind,
+    idCount: e,
+    candidates: up,
+  };
 }
 
 /**
@@ -126,7 +151,10 @@ function validateCsr(g: Extract<Graph, { offsets: unknown }>): NormalGraph {
  */
 function checkSymmetric(off: Uint32Array, nbr: Uint32Array, w: WeightArray, up: number, down: number): void {
   const bits = new Uint32Array(w.buffer, w.byteOffset, w.length);
-  let a1 = 0, a2 = 0, b1 = 0, b2 = 0;
+  let a1 = 0,
+    a2 = 0,
+    b1 = 0,
+    b2 = 0;
   const n = off.length - 1;
   for (let v = 0; v < n; v++) {
     for (let j = off[v]; j < off[v + 1]; j++) {
@@ -136,8 +164,13 @@ function checkSymmetric(off: Uint32Array, nbr: Uint32Array, w: WeightArray, up: 
       const hi = u < v ? v : u;
       const h1 = mix(lo, hi, bits[j], 0x9e3779b9);
       const h2 = mix(hi, lo, bits[j], 0x85ebca6b);
-      if (u > v) { a1 = (a1 + h1) | 0; a2 = (a2 + h2) | 0; }
-      else { b1 = (b1 + h1) | 0; b2 = (b2 + h2) | 0; }
+      if (u > v) {
+        a1 = (a1 + h1) | 0;
+        a2 = (a2 + h2) | 0;
+      } else {
+        b1 = (b1 + h1) | 0;
+        b2 = (b2 + h2) | 0;
+      }
     }
   }
   if (up === down && a1 === b1 && a2 === b2) return;

@@ -42,7 +42,8 @@ export function touchPages(job: TouchJob): TouchReply {
   for (const { buffer, bytes } of job.buffers) {
     const words = new Int32Array(buffer, 0, bytes >>> 2);
     const from = Math.floor((words.length * job.part) / job.parts) & ~1023;
-    const to = job.part + 1 === job.parts ? words.length : Math.floor((words.length * (job.part + 1)) / job.parts) & ~1023;
+    const to =
+      job.part + 1 === job.parts ? words.length : Math.floor((words.length * (job.part + 1)) / job.parts) & ~1023;
     for (let i = from; i < to; i += 1024, pages++) words[i] = 0;
   }
   return { id: job.id, pages };

@@ -40,7 +40,8 @@ async function loadNode(): Promise<NodeThreads | null> {
     // Computed specifiers: bundlers leave them alone, so no browser bundle contains a node: module.
     const names = ['node:worker_threads', 'node:os', 'node:fs', 'node:url'];
     const [threads, os, fs, url] = await Promise.all(names.map((name) => import(/* @vite-ignore */ name)));
-    const parallelism: number = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+    const parallelism: number =
+      typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
     return {
       Worker: threads.Worker,
       parallelism: Math.max(1, parallelism),
@@ -52,7 +53,12 @@ async function loadNode(): Promise<NodeThreads | null> {
 }
 
 /** The default thread count: min(available parallelism, `max`, default 8) from `minPoints` points on, else 1. */
-export function defaultThreads(node: NodeThreads | null, n: number, minPoints: number, max = MAX_DEFAULT_THREADS): number {
+export function defaultThreads(
+  node: NodeThreads | null,
+  n: number,
+  minPoints: number,
+  max = MAX_DEFAULT_THREADS,
+): number {
   if (node === null || n < minPoints) return 1;
   return Math.min(node.parallelism, max);
 }
@@ -236,7 +242,10 @@ export function postToWorkers<R extends WorkerReply>(
 }
 
 /** One pass of work split by ranges (see splitOnWorkers): resolves with the workers' replies in range order. */
-export type RangePass = <R extends WorkerReply>(job: (part: number) => { id: number }, here?: () => void) => Promise<R[]>;
+export type RangePass = <R extends WorkerReply>(
+  job: (part: number) => { id: number },
+  here?: () => void,
+) => Promise<R[]>;
 
 /**
  * A pass whose range 0 the calling thread runs with `here` on the same message the workers get (`job(0)`): the

@@ -12,11 +12,14 @@ const SNIFF_BYTES = 4096;
  * without one, or a binary file). The message completes "<file> ...".
  */
 export function utf16Problem(head: Uint8Array): string | null {
-  if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe) return 'looks like UTF-16 (little-endian byte-order mark FF FE); save it as UTF-8';
-  if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff) return 'looks like UTF-16 (big-endian byte-order mark FE FF); save it as UTF-8';
+  if (head.length >= 2 && head[0] === 0xff && head[1] === 0xfe)
+    return 'looks like UTF-16 (little-endian byte-order mark FF FE); save it as UTF-8';
+  if (head.length >= 2 && head[0] === 0xfe && head[1] === 0xff)
+    return 'looks like UTF-16 (big-endian byte-order mark FE FF); save it as UTF-8';
   const end = Math.min(head.length, SNIFF_BYTES);
   for (let i = 0; i < end; i++) {
-    if (head[i] === 0) return `has a NUL byte at byte ${i}: it looks like UTF-16 or a binary file; save it as UTF-8 text`;
+    if (head[i] === 0)
+      return `has a NUL byte at byte ${i}: it looks like UTF-16 or a binary file; save it as UTF-8 text`;
   }
   return null;
 }

@@ -44,7 +44,12 @@ export function parseDimacs(data: Uint8Array | string, file = '<gr>'): EdgeListG
   }
   if (n < 0) throw new GraphFormatError(file, sc.line, '', 'missing the problem line "p sp <vertices> <arcs>".');
   if (sources.length !== m) {
-    throw new GraphFormatError(file, problemLine, String(m), `expected ${m} arcs as the problem line says, found ${sources.length}.`);
+    throw new GraphFormatError(
+      file,
+      problemLine,
+      String(m),
+      `expected ${m} arcs as the problem line says, found ${sources.length}.`,
+    );
   }
   return { numVertices: n, sources: sources.done(), targets: targets.done(), weights: weights.done() };
 }
@@ -57,7 +62,12 @@ export function writeDimacs(g: EdgeListGraph, comment = 'written by treeline'): 
   for (let i = 0; i < g.sources.length; i++) {
     const w = g.weights[i];
     if (!Number.isInteger(w)) {
-      throw new GraphFormatError('<gr writer>', null, String(w), `DIMACS .gr weights are integers, got weights[${i}] = ${w}.`);
+      throw new GraphFormatError(
+        '<gr writer>',
+        null,
+        String(w),
+        `DIMACS .gr weights are integers, got weights[${i}] = ${w}.`,
+      );
     }
     out.push(`a ${g.sources[i] + 1} ${g.targets[i] + 1} ${w}`);
   }

@@ -23,7 +23,11 @@ export interface EdgeListReadOptions {
 }
 
 /** Parses an edge list held in memory; `file` names it in errors. */
-export function parseEdgeList(data: Uint8Array | string, file = '<edges>', options: EdgeListReadOptions = {}): EdgeListGraph {
+export function parseEdgeList(
+  data: Uint8Array | string,
+  file = '<edges>',
+  options: EdgeListReadOptions = {},
+): EdgeListGraph {
   const sc = new LineScanner(data, file);
   const base = options.oneBased ? 1 : 0;
   const limit = options.numVertices ?? 0xffffffff;

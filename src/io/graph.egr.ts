@@ -25,7 +25,12 @@ export function parseEgr(bytes: Uint8Array, file = '<egr>'): EgrGraph {
   const fail = (offset: number, value: string, detail: string): never => {
     throw new GraphFormatError(file, null, value, `byte ${offset}: ${detail}`);
   };
-  if (bytes.length < 8) fail(0, String(bytes.length), `expected at least the 8-byte header (nodes, edges), the file has ${bytes.length} bytes.`);
+  if (bytes.length < 8)
+    fail(
+      0,
+      String(bytes.length),
+      `expected at least the 8-byte header (nodes, edges), the file has ${bytes.length} bytes.`,
+    );
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const nodes = dv.getInt32(0, true);
   const edges = dv.getInt32(4, true);
@@ -34,12 +39,16 @@ export function parseEgr(bytes: Uint8Array, file = '<egr>'): EgrGraph {
   const bare = 8 + 4 * (nodes + 1) + 4 * edges;
   const full = bare + 4 * edges;
   if (bytes.length !== bare && bytes.length !== full) {
-    fail(bytes.length, String(bytes.length),
-      `the file has ${bytes.length} bytes; nodes = ${nodes} and edges = ${edges} need ${full} (with weights) or ${bare} (without).`);
+    fail(
+      bytes.length,
+      String(bytes.length),
+      `the file has ${bytes.length} bytes; nodes = ${nodes} and edges = ${edges} need ${full} (with weights) or ${bare} (without).`,
+    );
   }
   const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
   const read = (offset: number, count: number): Int32Array => {
-    if (littleEndian && (bytes.byteOffset + offset) % 4 === 0) return new Int32Array(bytes.buffer, bytes.byteOffset + offset, count).slice();
+    if (littleEndian && (bytes.byteOffset + offset) % 4 === 0)
+      return new Int32Array(bytes.buffer, bytes.byteOffset + offset, count).slice();
     const out = new Int32Array(count);
     for (let i = 0; i < count; i++) out[i] = dv.getInt32(offset + 4 * i, true);
     return out;
@@ -52,10 +61,15 @@ export function parseEgr(bytes: Uint8Array, file = '<egr>'): EgrGraph {
   if (offsets[0] !== 0) fail(at(0, 0), String(offsets[0]), `expected nindex[0] = 0, got ${offsets[0]}.`);
   for (let v = 0; v < nodes; v++) {
     if (offsets[v + 1] < offsets[v]) {
-      fail(at(0, v + 1), String(offsets[v + 1]), `expected non-decreasing nindex, got nindex[${v + 1}] = ${offsets[v + 1]} < nindex[${v}] = ${offsets[v]}.`);
+      fail(
+        at(0, v + 1),
+        String(offsets[v + 1]),
+        `expected non-decreasing nindex, got nindex[${v + 1}] = ${offsets[v + 1]} < nindex[${v}] = ${offsets[v]}.`,
+      );
     }
   }
-  if (offsets[nodes] !== edges) fail(at(0, nodes), String(offsets[nodes]), `expected nindex[${nodes}] = edges = ${edges}, got ${offsets[nodes]}.`);
+  if (offsets[nodes] !== edges)
+    fail(at(0, nodes), String(offsets[nodes]), `expected nindex[${nodes}] = edges = ${edges}, got ${offsets[nodes]}.`);
   for (let j = 0; j < edges; j++) {
     const u = neighbours[j];
     if (u < 0 || u >= nodes) fail(at(1, j), String(u), `expected nlist[${j}] in [0, ${nodes}), got ${u}.`);

@@ -29,12 +29,14 @@ export function parseMatrixMarket(data: Uint8Array | string, file = '<mtx>'): Mt
   const sc = new LineScanner(data, file);
   if (!sc.next()) throw new GraphFormatError(file, 1, '', 'empty file: expected the %%MatrixMarket banner.');
   const n0 = sc.tokenize();
-  if (n0 === 0 || sc.token(0).toLowerCase() !== '%%matrixmarket') sc.failLine('expected the banner %%MatrixMarket matrix coordinate <field> <symmetry>');
+  if (n0 === 0 || sc.token(0).toLowerCase() !== '%%matrixmarket')
+    sc.failLine('expected the banner %%MatrixMarket matrix coordinate <field> <symmetry>');
   if (n0 !== 5) sc.failLine('expected 5 words in the banner');
   const [object, format, field, symmetry] = [1, 2, 3, 4].map((k) => sc.token(k).toLowerCase());
   if (object !== 'matrix') sc.fail(1, "expected the object 'matrix'");
   if (format !== 'coordinate') sc.fail(2, "expected the format 'coordinate' (dense 'array' files are not graphs)");
-  if (field !== 'real' && field !== 'integer' && field !== 'pattern') sc.fail(3, "expected the field 'real', 'integer' or 'pattern'");
+  if (field !== 'real' && field !== 'integer' && field !== 'pattern')
+    sc.fail(3, "expected the field 'real', 'integer' or 'pattern'");
   if (symmetry !== 'general' && symmetry !== 'symmetric') sc.fail(4, "expected the symmetry 'general' or 'symmetric'");
   // Size line: the first line that is neither a comment nor blank.
   let size = false;
@@ -64,10 +66,22 @@ export function parseMatrixMarket(data: Uint8Array | string, file = '<mtx>'): Mt
     if (want === 3) weights.push(sc, 2);
   }
   if (sources.length !== entries) {
-    throw new GraphFormatError(file, sc.line, String(sources.length), `expected ${entries} entries as the size line says, found ${sources.length}.`);
+    throw new GraphFormatError(
+      file,
+      sc.line,
+      String(sources.length),
+      `expected ${entries} entries as the size line says, found ${sources.length}.`,
+    );
   }
   const w: WeightArray = field === 'pattern' ? new Uint32Array(entries).fill(1) : weights.done();
-  return { numVertices: rows, sources: sources.done(), targets: targets.done(), weights: w, field: field as MtxField, symmetry: symmetry as MtxSymmetry };
+  return {
+    numVertices: rows,
+    sources: sources.done(),
+    targets: targets.done(),
+    weights: w,
+    field: field as MtxField,
+    symmetry: symmetry as MtxSymmetry,
+  };
 }
 
 export interface MtxWriteOptions {
@@ -95,7 +109,12 @@ export function writeMatrixMarket(g: EdgeListGraph, options: MtxWriteOptions = {
     else {
       const w = g.weights[i];
       if (field === 'integer' && !Number.isInteger(w)) {
-        throw new GraphFormatError('<mtx writer>', null, String(w), `field 'integer' needs integer weights, got weights[${i}] = ${w}.`);
+        throw new GraphFormatError(
+          '<mtx writer>',
+          null,
+          String(w),
+          `field 'integer' needs integer weights, got weights[${i}] = ${w}.`,
+        );
       }
       out.push(`${a} ${b} ${f32 ? formatF32(w) : w}`);
     }

@@ -19,7 +19,15 @@ export class GraphFormatError extends InputError {
   }
 }
 
-const SPACE = 32, TAB = 9, CR = 13, LF = 10, COMMA = 44, MINUS = 45, PLUS = 43, ZERO = 48, NINE = 57;
+const SPACE = 32,
+  TAB = 9,
+  CR = 13,
+  LF = 10,
+  COMMA = 44,
+  MINUS = 45,
+  PLUS = 43,
+  ZERO = 48,
+  NINE = 57;
 const MAX_TOKENS = 64;
 
 export class LineScanner {
@@ -34,7 +42,10 @@ export class LineScanner {
   private readonly starts = new Int32Array(MAX_TOKENS + 1);
   private readonly ends = new Int32Array(MAX_TOKENS + 1);
 
-  constructor(data: Uint8Array | string, readonly file: string) {
+  constructor(
+    data: Uint8Array | string,
+    readonly file: string,
+  ) {
     this.bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
     const problem = utf16Problem(this.bytes.subarray(0, SNIFF_BYTES));
     if (problem) throw new GraphFormatError(file, null, '', `${problem}.`);
@@ -200,7 +211,10 @@ export class WeightCollector {
         if (v > 0x7fffffff) this.big = true;
         if (this.negative && this.big) {
           if (this.kind === 'integer') {
-            sc.fail(k, 'expected integer weights that all fit int32, or all uint32 (this file mixes negative values and values above 2^31 − 1)');
+            sc.fail(
+              k,
+              'expected integer weights that all fit int32, or all uint32 (this file mixes negative values and values above 2^31 − 1)',
+            );
           }
           this.fractional = true;
         }
@@ -209,7 +223,8 @@ export class WeightCollector {
       this.fractional = true;
     }
     // One rule for every graph reader and the API (validate.ts): a weight is a finite float32; inf and 1e39 alike fail.
-    if (this.kind !== 'integer' && !Number.isFinite(Math.fround(v))) sc.fail(k, `expected a finite weight within the float32 range (|w| ≤ ${F32_MAX})`);
+    if (this.kind !== 'integer' && !Number.isFinite(Math.fround(v)))
+      sc.fail(k, `expected a finite weight within the float32 range (|w| ≤ ${F32_MAX})`);
     this.values.push(v);
   }
 

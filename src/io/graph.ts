@@ -58,7 +58,10 @@ function parseGraph(bytes: Uint8Array, format: GraphFormat, file: string, option
 }
 
 /** Reads a graph file; the format comes from the extension unless given. */
-export async function readGraph(path: string, options: EdgeListReadOptions & { format?: GraphFormat } = {}): Promise<Graph> {
+export async function readGraph(
+  path: string,
+  options: EdgeListReadOptions & { format?: GraphFormat } = {},
+): Promise<Graph> {
   const format = options.format ?? graphFormatOf(path);
   return parseGraph(await readFile(path), format, path, options);
 }
@@ -68,11 +71,17 @@ export function formatGraph(g: Graph, format: GraphFormat): Uint8Array {
   if (format === 'egr') {
     // .egr stores int32 counts; check before edgeListToCsr allocates numVertices + 1 offsets.
     const n = isCsr(g) ? g.offsets.length - 1 : g.numVertices;
-    if (n > 0x7fffffff) throw new InputError(`.egr stores the vertex count as an int32: expected numVertices ≤ 2147483647, got ${n}.`);
+    if (n > 0x7fffffff)
+      throw new InputError(`.egr stores the vertex count as an int32: expected numVertices ≤ 2147483647, got ${n}.`);
     return writeEgr(isCsr(g) ? g : edgeListToCsr(g).csr);
   }
   const el = isCsr(g) ? csrToEdgeList(g) : g;
-  const text = format === 'mtx' ? writeMatrixMarket(el) : format === 'gr' ? writeDimacs(el) : writeEdgeList(el, { delimiter: format === 'csv' ? ',' : ' ' });
+  const text =
+    format === 'mtx'
+      ? writeMatrixMarket(el)
+      : format === 'gr'
+        ? writeDimacs(el)
+        : writeEdgeList(el, { delimiter: format === 'csv' ? ',' : ' ' });
   return new TextEncoder().encode(text);
 }
 

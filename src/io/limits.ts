@@ -21,7 +21,8 @@ export const MAX_TABLE_VALUES = 2 ** 32 - 1;
  * `where` names the file or option, `field` the header field as the format spells it (`NAXIS2`, `num_rows`…).
  */
 export function checkTableSize(n: number, dim: number, where: string, field: string): void {
-  if (!Number.isSafeInteger(n) || n < 0) throw new InputError(`${where}: ${field} = ${n}, expected a non-negative integer.`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new InputError(`${where}: ${field} = ${n}, expected a non-negative integer.`);
   if (n * dim > MAX_TABLE_VALUES) {
     throw new InputError(
       `${where}: ${field} = ${n} rows × ${dim} columns = ${n * dim} values exceeds the ${MAX_TABLE_VALUES} (2^32 − 1) a point table can hold.`,
@@ -38,6 +39,8 @@ export function allocFloat32(count: number, what: string): Float32Array {
     return new Float32Array(count);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    throw new InputError(`${what}: cannot allocate ${count} float32 values (${(count * 4 / 2 ** 30).toFixed(1)} GiB): not enough memory.`);
+    throw new InputError(
+      `${what}: cannot allocate ${count} float32 values (${((count * 4) / 2 ** 30).toFixed(1)} GiB): not enough memory.`,
+    );
   }
 }

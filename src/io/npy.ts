@@ -29,13 +29,18 @@ export function parseNpy(bytes: Uint8Array, source = '<npy>'): NpyArray {
   const descr = /'descr'\s*:\s*'([^']+)'/.exec(header)?.[1];
   const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(header)?.[1];
   const shapeText = /'shape'\s*:\s*\(([^)]*)\)/.exec(header)?.[1];
-  if (!descr || !fortran || shapeText === undefined) throw new InputError(`${source}: malformed .npy header: ${header.trim()}`);
-  const dims = shapeText.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!descr || !fortran || shapeText === undefined)
+    throw new InputError(`${source}: malformed .npy header: ${header.trim()}`);
+  const dims = shapeText
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const shape = dims.map((d) => Number(d.replace(/L$/, ''))); // Python 2 wrote long ints as 3L
   const shown = `(${dims.join(', ')}${dims.length === 1 ? ',' : ''})`;
   // Header-derived sizes are checked before anything is allocated from them (limits.ts).
   if (shape.some((d) => d < 0)) throw new InputError(`${source}: shape ${shown} has a negative dimension.`);
-  if (shape.some((d) => !Number.isSafeInteger(d))) throw new InputError(`${source}: shape ${shown} has a dimension that is not a whole number.`);
+  if (shape.some((d) => !Number.isSafeInteger(d)))
+    throw new InputError(`${source}: shape ${shown} has a dimension that is not a whole number.`);
   return { dtype: descr, shape, fortranOrder: fortran === 'True', data: bytes.subarray(start + headerLen) };
 }
 
@@ -88,9 +93,16 @@ export function npyToPoints(arr: NpyArray, source = '<npy>'): PointTable {
 /** Serialises a typed array of shape (n,) or (n, d) as a version-1 .npy file in C order. */
 export function writeNpy(data: Float32Array | Float64Array | Int32Array | Uint32Array, shape: number[]): Uint8Array {
   const descr =
-    data instanceof Float32Array ? '<f4' : data instanceof Float64Array ? '<f8' : data instanceof Int32Array ? '<i4' : '<u4';
+    data instanceof Float32Array
+      ? '<f4'
+      : data instanceof Float64Array
+        ? '<f8'
+        : data instanceof Int32Array
+          ? '<i4'
+          : '<u4';
   const count = shape.reduce((a, b) => a * b, 1);
-  if (count !== data.length) throw new InputError(`writeNpy: shape (${shape.join(', ')}) holds ${count} values, got ${data.length}.`);
+  if (count !== data.length)
+    throw new InputError(`writeNpy: shape (${shape.join(', ')}) holds ${count} values, got ${data.length}.`);
   const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;
   const pad = 64 - ((10 + header.length + 1) % 64);

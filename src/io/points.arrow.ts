@@ -33,7 +33,9 @@ export async function readArrowPoints(path: string, options: TableOptions = {}):
     const head = new Uint8Array(6);
     await fh.read(head, 0, 6, 0);
     if (String.fromCharCode(...head.subarray(0, 4)) === 'FEA1') {
-      throw new InputError(`${path}: a Feather v1 file; only Feather v2 (Arrow IPC) is read — re-save it with a current pyarrow or pandas.`);
+      throw new InputError(
+        `${path}: a Feather v1 file; only Feather v2 (Arrow IPC) is read — re-save it with a current pyarrow or pandas.`,
+      );
     }
     let reader: Awaited<ReturnType<typeof arrow.RecordBatchReader.from>>;
     try {
@@ -57,16 +59,20 @@ export async function readArrowPoints(path: string, options: TableOptions = {}):
         // Important! A batch's length comes from its header: each selected numeric column stores at least one
         // byte per row in the file (IPC has no run-length encoding of numbers), so the file's size bounds it.
         if (rows * dim > size) {
-          throw new InputError(`${path}: a record batch claims length = ${rows} rows of ${dim} numeric columns; the file holds only ${size} bytes.`);
+          throw new InputError(
+            `${path}: a record batch claims length = ${rows} rows of ${dim} numeric columns; the file holds only ${size} bytes.`,
+          );
         }
-        checkTableSize(n + rows, dim, path, 'the record batches\' total length');
+        checkTableSize(n + rows, dim, path, "the record batches' total length");
         const block = allocFloat32(rows * dim, path);
         picks.forEach((p, j) => {
           const column = batch.getChildAt(p)!;
           if (column.nullCount > 0) {
             let i = 0;
             while (column.isValid(i)) i++;
-            throw new InputError(`${path}: column '${fields[p].name}', row ${n + i} (0-based) is null; expected a number.`);
+            throw new InputError(
+              `${path}: column '${fields[p].name}', row ${n + i} (0-based) is null; expected a number.`,
+            );
           }
           // Float16 arrays hold raw half bits: get() decodes them; every other numeric type is a plain typed array.
           const half = arrow.DataType.isFloat(column.type) && column.type.precision === arrow.Precision.HALF;

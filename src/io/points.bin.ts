@@ -3,13 +3,15 @@ import { InputError } from '../errors.js';
 import type { PointTable } from './points.csv.js';
 
 export function parseBinPoints(bytes: Uint8Array, source = '<bin>'): PointTable {
-  if (bytes.byteLength < 8) throw new InputError(`${source}: too short for the int32 n, int32 d header (${bytes.byteLength} bytes).`);
+  if (bytes.byteLength < 8)
+    throw new InputError(`${source}: too short for the int32 n, int32 d header (${bytes.byteLength} bytes).`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = dv.getInt32(0, true);
   const dim = dv.getInt32(4, true);
   if (n < 0 || dim < 1) throw new InputError(`${source}: invalid header n=${n}, d=${dim}.`);
   const need = 8 + n * dim * 4;
-  if (bytes.byteLength < need) throw new InputError(`${source}: truncated: n=${n}, d=${dim} needs ${need} bytes, got ${bytes.byteLength}.`);
+  if (bytes.byteLength < need)
+    throw new InputError(`${source}: truncated: n=${n}, d=${dim} needs ${need} bytes, got ${bytes.byteLength}.`);
   const points = new Float32Array(n * dim);
   for (let i = 0; i < n * dim; i++) points[i] = dv.getFloat32(8 + 4 * i, true);
   return { points, n, dim, columns: Array.from({ length: dim }, (_, i) => String(i)) };

@@ -35,7 +35,10 @@ export function pickColumns(fields: FieldInfo[], wanted: (string | number)[] | u
       i = fields.findIndex((f) => f.name === key);
       if (i < 0) {
         const folded = fields.flatMap((f, j) => (f.name.toLowerCase() === key.toLowerCase() ? [j] : []));
-        if (folded.length > 1) throw new InputError(`${where}: column name '${key}' is ambiguous (${folded.map((j) => fields[j].name).join(', ')}).`);
+        if (folded.length > 1)
+          throw new InputError(
+            `${where}: column name '${key}' is ambiguous (${folded.map((j) => fields[j].name).join(', ')}).`,
+          );
         i = folded[0] ?? -1;
       }
       if (i < 0) throw new InputError(`${where}: no column '${key}' (columns: ${list(fields)}).`);

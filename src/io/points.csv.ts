@@ -87,7 +87,9 @@ class CsvPointParser {
     // A UTF-8 byte-order mark would glue itself to the first field (and turn a first data row into a header).
     const line = (lineNo === 1 && raw.startsWith('\uFEFF') ? raw.slice(1) : raw).trim();
     if (line.includes('\0')) {
-      throw new InputError(`${this.source}:${lineNo}: a NUL character: the file looks like UTF-16 or binary; save it as UTF-8 text.`);
+      throw new InputError(
+        `${this.source}:${lineNo}: a NUL character: the file looks like UTF-16 or binary; save it as UTF-8 text.`,
+      );
     }
     if (line === '' || line.startsWith('#')) return;
     this.delimiter ??= detectDelimiter(line);
@@ -113,7 +115,9 @@ class CsvPointParser {
       const v = Number(f);
       // Important! coordinates are float32: a finite double beyond its range would become ±Infinity unnoticed.
       if (!Number.isFinite(Math.fround(v))) {
-        throw new InputError(`${this.source}:${lineNo}: column '${this.names![c]}' is beyond the float32 range: '${f}'.`);
+        throw new InputError(
+          `${this.source}:${lineNo}: column '${this.names![c]}' is beyond the float32 range: '${f}'.`,
+        );
       }
       this.values.push(v);
     }
@@ -126,16 +130,15 @@ class CsvPointParser {
     return cols.map((c) => {
       const idx = typeof c === 'number' || /^\d+$/.test(c) ? Number(c) : this.names!.indexOf(c);
       if (idx < 0 || idx >= this.width) {
-        throw new InputError(
-          `${this.source}:${lineNo}: no column '${c}' (columns: ${this.names!.join(', ')}).`,
-        );
+        throw new InputError(`${this.source}:${lineNo}: no column '${c}' (columns: ${this.names!.join(', ')}).`);
       }
       return idx;
     });
   }
 
   finish(): PointTable {
-    if (!this.sawFirst) throw new InputError(`${this.source}: no header and no data rows (the file is empty or all comments).`);
+    if (!this.sawFirst)
+      throw new InputError(`${this.source}: no header and no data rows (the file is empty or all comments).`);
     if (this.rows === 0) throw new InputError(`${this.source} has a header but no data rows.`);
     const dim = this.picks?.length ?? 0;
     return {

@@ -194,15 +194,20 @@ async function readHeader(src: ByteSource, hdu: number, path: string): Promise<H
     const bytes = await src.read(BLOCK);
     if (bytes.length === 0 && block === 0 && hdu > 0) return null;
     if (bytes.length < BLOCK) {
-      if (hdu === 0 && block === 0) throw new InputError(`${path}: not a FITS file (${bytes.length} bytes, less than one 2880-byte block).`);
-      throw new InputError(`${path}: truncated in the header of HDU ${hdu} (block ${block} has ${bytes.length} of 2880 bytes, no END card yet).`);
+      if (hdu === 0 && block === 0)
+        throw new InputError(`${path}: not a FITS file (${bytes.length} bytes, less than one 2880-byte block).`);
+      throw new InputError(
+        `${path}: truncated in the header of HDU ${hdu} (block ${block} has ${bytes.length} of 2880 bytes, no END card yet).`,
+      );
     }
     const text = new TextDecoder('latin1').decode(bytes);
     for (let c = 0; c < BLOCK; c += CARD) {
       const [key, value] = parseCard(text.slice(c, c + CARD));
       if (block === 0 && c === 0) {
         if (hdu === 0 && !(key === 'SIMPLE' && value === true)) {
-          throw new InputError(`${path}: not a FITS file (the first card is not SIMPLE = T: '${text.slice(0, 30).replace(/[^\x20-\x7e]/g, '?')}').`);
+          throw new InputError(
+            `${path}: not a FITS file (the first card is not SIMPLE = T: '${text.slice(0, 30).replace(/[^\x20-\x7e]/g, '?')}').`,
+          );
         }
         if (hdu > 0 && key !== 'XTENSION') return null;
       }
@@ -215,8 +220,10 @@ async function readHeader(src: ByteSource, hdu: number, path: string): Promise<H
 function integerKey(h: Header, key: string, where: string, fallback?: number): number {
   const v = h.get(key);
   if (v === undefined && fallback !== undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 && key !== 'BITPIX') {
-    throw new InputError(`${where}: keyword ${key} is ${v === undefined ? 'missing' : `'${v}'`}, expected a non-negative integer.`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || (v < 0 && key !== 'BITPIX')) {
+    throw new InputError(
+      `${where}: keyword ${key} is ${v === undefined ? 'missing' : `'${v}'`}, expected a non-negative integer.`,
+    );
   }
   return v;
 }
@@ -244,7 +251,15 @@ function describeHdu(h: Header, hdu: number): string {
 /** Bytes per element of each TFORM code; X (bits) is handled apart. */
 const SIZE: Record<string, number> = { L: 1, B: 1, I: 2, J: 4, K: 8, A: 1, E: 4, D: 8, C: 8, M: 16, P: 8, Q: 16 };
 const NUMERIC: Record<string, string> = { B: 'uint8', I: 'int16', J: 'int32', K: 'int64', E: 'float32', D: 'float64' };
-const DESCRIBE: Record<string, string> = { L: 'logical', X: 'bits', A: 'characters', C: 'complex', M: 'double complex', P: 'variable-length array', Q: 'variable-length array' };
+const DESCRIBE: Record<string, string> = {
+  L: 'logical',
+  X: 'bits',
+  A: 'characters',
+  C: 'complex',
+  M: 'double complex',
+  P: 'variable-length array',
+  Q: 'variable-length array',
+};
 
 interface TableColumn extends FieldInfo {
   code: string;
@@ -265,11 +280,18 @@ function tableColumns(h: Header, where: string): { columns: TableColumn[]; rowBy
     const m = /^\s*(\d*)\s*([A-Z])(.*)$/i.exec(String(tform ?? ''));
     const name = h.has(`TTYPE${k}`) ? String(h.get(`TTYPE${k}`)).trim() : String(k - 1);
     if (!m || !(m[2].toUpperCase() in SIZE || m[2].toUpperCase() === 'X')) {
-      throw new InputError(`${where}: column ${k} ('${name}') has TFORM${k} = ${tform === undefined ? 'missing' : `'${tform}'`}, expected a repeat count and one of L, X, B, I, J, K, A, E, D, C, M, P, Q.`);
+      throw new InputError(
+        `${where}: column ${k} ('${name}') has TFORM${k} = ${tform === undefined ? 'missing' : `'${tform}'`}, expected a repeat count and one of L, X, B, I, J, K, A, E, D, C, M, P, Q.`,
+      );
     }
     const repeat = m[1] === '' ? 1 : Number(m[1]);
     const code = m[2].toUpperCase();
-    const width = code === 'X' ? Math.ceil(repeat / 8) : code === 'P' || code === 'Q' ? SIZE[code] * Math.min(repeat, 1) : SIZE[code] * repeat;
+    const width =
+      code === 'X'
+        ? Math.ceil(repeat / 8)
+        : code === 'P' || code === 'Q'
+          ? SIZE[code] * Math.min(repeat, 1)
+          : SIZE[code] * repeat;
     const form = `${m[1]}${code}`;
     const numeric = code in NUMERIC && repeat === 1;
     const type = numeric
@@ -280,18 +302,27 @@ function tableColumns(h: Header, where: string): { columns: TableColumn[]; rowBy
     const scale = h.get(`TSCAL${k}`) ?? 1;
     const zero = h.get(`TZERO${k}`) ?? 0;
     if (numeric && (typeof scale !== 'number' || typeof zero !== 'number')) {
-      throw new InputError(`${where}: column '${name}' has TSCAL${k} = '${scale}', TZERO${k} = '${zero}', expected numbers.`);
+      throw new InputError(
+        `${where}: column '${name}' has TSCAL${k} = '${scale}', TZERO${k} = '${zero}', expected numbers.`,
+      );
     }
     const tnull = h.get(`TNULL${k}`);
     columns.push({
-      name, numeric, type, code, offset,
-      scale: Number(scale), zero: Number(zero),
+      name,
+      numeric,
+      type,
+      code,
+      offset,
+      scale: Number(scale),
+      zero: Number(zero),
       tnull: typeof tnull === 'number' && 'BIJK'.includes(code) ? tnull : undefined,
     });
     offset += width;
   }
   if (offset !== rowBytes) {
-    throw new InputError(`${where}: the TFORMs of its ${fields} columns add up to ${offset} bytes per row, but NAXIS1 = ${rowBytes}.`);
+    throw new InputError(
+      `${where}: the TFORMs of its ${fields} columns add up to ${offset} bytes per row, but NAXIS1 = ${rowBytes}.`,
+    );
   }
   return { columns, rowBytes, rows };
 }
@@ -346,14 +377,23 @@ export async function readFitsPoints(path: string, options: FitsOptions = {}): P
       seen.push(describeHdu(h, hdu));
       if (selects(h, hdu, options.dataset)) {
         if (kindOf(h) !== 'BINTABLE') {
-          const is = kindOf(h) === 'primary' ? 'the primary HDU' : `a${/^[AEIOU]/.test(kindOf(h)) ? 'n' : ''} ${kindOf(h)} extension`;
+          const is =
+            kindOf(h) === 'primary'
+              ? 'the primary HDU'
+              : `a${/^[AEIOU]/.test(kindOf(h)) ? 'n' : ''} ${kindOf(h)} extension`;
           throw new InputError(`${where}: this HDU is ${is}, expected a BINTABLE extension.`);
         }
-        return await readTable(src, h, `${where}${h.has('EXTNAME') ? ` ('${String(h.get('EXTNAME')).trim()}')` : ''}`, options.columns);
+        return await readTable(
+          src,
+          h,
+          `${where}${h.has('EXTNAME') ? ` ('${String(h.get('EXTNAME')).trim()}')` : ''}`,
+          options.columns,
+        );
       }
       const bytes = Math.ceil(dataBytes(h, where) / BLOCK) * BLOCK;
       const skipped = await src.skip(bytes);
-      if (skipped < bytes) throw new InputError(`${where}: truncated: its data needs ${bytes} bytes, the file has ${skipped} left.`);
+      if (skipped < bytes)
+        throw new InputError(`${where}: truncated: its data needs ${bytes} bytes, the file has ${skipped} left.`);
     }
     const hdus = `HDUs: ${seen.join(', ')}`;
     if (options.dataset === undefined) throw new InputError(`${path}: no BINTABLE extension (${hdus}).`);
@@ -369,7 +409,12 @@ function selects(h: Header, hdu: number, dataset: string | undefined): boolean {
   return h.has('EXTNAME') && String(h.get('EXTNAME')).trim().toLowerCase() === dataset.trim().toLowerCase();
 }
 
-async function readTable(src: ByteSource, h: Header, where: string, wanted: (string | number)[] | undefined): Promise<PointTable> {
+async function readTable(
+  src: ByteSource,
+  h: Header,
+  where: string,
+  wanted: (string | number)[] | undefined,
+): Promise<PointTable> {
   const { columns, rowBytes, rows } = tableColumns(h, where);
   const picked = pickColumns(columns, wanted, where).map((i) => columns[i]);
   const dim = picked.length;
@@ -387,17 +432,25 @@ async function readTable(src: ByteSource, h: Header, where: string, wanted: (str
     const count = Math.min(chunkRows, rows - r0);
     const bytes = await src.read(count * rowBytes);
     if (bytes.length < count * rowBytes) {
-      throw new InputError(`${where}: truncated: NAXIS2 = ${rows} rows of ${rowBytes} bytes, the file ends after ${r0 + Math.floor(bytes.length / rowBytes)} rows.`);
+      throw new InputError(
+        `${where}: truncated: NAXIS2 = ${rows} rows of ${rowBytes} bytes, the file ends after ${r0 + Math.floor(bytes.length / rowBytes)} rows.`,
+      );
     }
     const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     for (let j = 0; j < dim; j++) {
       const c = picked[j];
       const nullRow = decodeColumn(dv, count, rowBytes, c, values);
-      if (nullRow >= 0) throw new InputError(`${where}: column '${c.name}', row ${r0 + nullRow} (0-based) is null (TNULL = ${c.tnull}); expected a number.`);
+      if (nullRow >= 0)
+        throw new InputError(
+          `${where}: column '${c.name}', row ${r0 + nullRow} (0-based) is null (TNULL = ${c.tnull}); expected a number.`,
+        );
       const { scale, zero } = c;
       for (let r = 0, at = r0 * dim + j; r < count; r++, at += dim) {
         const v = values[r];
-        if (v !== v) throw new InputError(`${where}: column '${c.name}', row ${r0 + r} (0-based) is NaN (a FITS null); expected a number.`);
+        if (v !== v)
+          throw new InputError(
+            `${where}: column '${c.name}', row ${r0 + r} (0-based) is NaN (a FITS null); expected a number.`,
+          );
         points[at] = zero + scale * v; // exact when scale = 1, zero = 0
       }
     }

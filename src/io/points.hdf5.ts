@@ -40,7 +40,17 @@ const SIGNATURE = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]; // \x89HDF\r
 const SLICE_BYTES = 1 << 25;
 const H5T_INTEGER = 0;
 const H5T_FLOAT = 1;
-const CLASS_NAMES: Record<number, string> = { 2: 'time', 3: 'string', 4: 'bitfield', 5: 'opaque', 6: 'compound', 7: 'reference', 8: 'enum', 9: 'variable-length', 10: 'array' };
+const CLASS_NAMES: Record<number, string> = {
+  2: 'time',
+  3: 'string',
+  4: 'bitfield',
+  5: 'opaque',
+  6: 'compound',
+  7: 'reference',
+  8: 'enum',
+  9: 'variable-length',
+  10: 'array',
+};
 
 /** The superblock sits at byte 0, 512, 1024, 2048, … (after a user block); h5wasm prints a C error stack otherwise. */
 async function hasSignature(path: string): Promise<boolean> {
@@ -59,7 +69,8 @@ async function hasSignature(path: string): Promise<boolean> {
 }
 
 export async function readHdf5Points(path: string, options: Hdf5Options = {}): Promise<PointTable> {
-  if (!(await hasSignature(path))) throw new InputError(`${path}: not an HDF5 file (no HDF5 signature at byte 0, 512, 1024, …).`);
+  if (!(await hasSignature(path)))
+    throw new InputError(`${path}: not an HDF5 file (no HDF5 signature at byte 0, 512, 1024, …).`);
   const h5 = await h5wasm();
   // HDF5's default error handler prints its whole C error stack on stderr (20-odd lines for a truncated file);
   // h5wasm's throwing handler turns the stack into a JS Error instead, which becomes one InputError line here.
@@ -123,7 +134,9 @@ class Hdf5Reader {
     checkTableSize(n, dim, where, `shape (${shapeText(m)}): rows`);
     const bytes = n * width * m.size;
     if (m.chunks === null && !m.virtual_sources?.length && bytes > this.size) {
-      throw new InputError(`${where}: shape (${shapeText(m)}) of ${dtypeName(m)} needs ${bytes} bytes; the file holds only ${this.size}.`);
+      throw new InputError(
+        `${where}: shape (${shapeText(m)}) of ${dtypeName(m)} needs ${bytes} bytes; the file holds only ${this.size}.`,
+      );
     }
   }
 
@@ -133,7 +146,10 @@ class Hdf5Reader {
     const name = o.dataset?.replace(/^\/+|\/+$/g, '');
     if (name === undefined || name === '') {
       if (byName) return this.readColumns('', columns);
-      if (o.dataset !== undefined) throw new InputError(`${this.path}: --dataset '/' is the root group; name a 2-D dataset, or 1-D datasets with --columns.`);
+      if (o.dataset !== undefined)
+        throw new InputError(
+          `${this.path}: --dataset '/' is the root group; name a 2-D dataset, or 1-D datasets with --columns.`,
+        );
       return this.readMatrix(this.defaultDataset(), columns);
     }
     const entity = this.entity(name);
@@ -186,7 +202,8 @@ class Hdf5Reader {
     const candidates: { name: string; dataset: Dataset }[] = [];
     for (const p of this.file.paths()) {
       const e = this.file.get(p);
-      if (e instanceof this.h5.Dataset && e.metadata.shape?.length === 2 && numeric(e.metadata)) candidates.push({ name: p, dataset: e });
+      if (e instanceof this.h5.Dataset && e.metadata.shape?.length === 2 && numeric(e.metadata))
+        candidates.push({ name: p, dataset: e });
     }
     if (candidates.length === 1) return candidates[0];
     if (candidates.length === 0) {
@@ -194,8 +211,12 @@ class Hdf5Reader {
         `${this.path}: no 2-D numeric dataset to read (datasets: ${this.list('')}); name 1-D ones with --dataset <group> --columns x,y,z.`,
       );
     }
-    const names = candidates.map((c) => `${c.name} (${shapeText(c.dataset.metadata)} ${dtypeName(c.dataset.metadata)})`);
-    throw new InputError(`${this.path}: ${candidates.length} 2-D datasets; choose one with --dataset: ${names.join(', ')}.`);
+    const names = candidates.map(
+      (c) => `${c.name} (${shapeText(c.dataset.metadata)} ${dtypeName(c.dataset.metadata)})`,
+    );
+    throw new InputError(
+      `${this.path}: ${candidates.length} 2-D datasets; choose one with --dataset: ${names.join(', ')}.`,
+    );
   }
 
   /** A 2-D dataset (n × d), with columns picked by 0-based index. */
@@ -210,14 +231,22 @@ class Hdf5Reader {
           `To use 1-D datasets as coordinates, give their group and names: --dataset <group> --columns x,y,z.`,
       );
     }
-    if (shape.length !== 2) throw new InputError(`${where} has shape (${shape.join(', ')}); expected a 2-D dataset of n points × d coordinates.`);
+    if (shape.length !== 2)
+      throw new InputError(
+        `${where} has shape (${shape.join(', ')}); expected a 2-D dataset of n points × d coordinates.`,
+      );
     const [n, width] = shape;
-    const picks = columns.length === 0 ? Array.from({ length: width }, (_, j) => j) : columns.map((c) => {
-      if (!isIndex(c) || Number(c) >= width) {
-        throw new InputError(`${where} has ${width} columns: select them by 0-based index (0–${width - 1}), got '${c}'.`);
-      }
-      return Number(c);
-    });
+    const picks =
+      columns.length === 0
+        ? Array.from({ length: width }, (_, j) => j)
+        : columns.map((c) => {
+            if (!isIndex(c) || Number(c) >= width) {
+              throw new InputError(
+                `${where} has ${width} columns: select them by 0-based index (0–${width - 1}), got '${c}'.`,
+              );
+            }
+            return Number(c);
+          });
     const dim = picks.length;
     this.checkSize(m, n, width, dim, where);
     const points = allocFloat32(n * dim, where);
@@ -231,7 +260,8 @@ class Hdf5Reader {
         continue;
       }
       const get = accessor(raw, m);
-      for (let r = 0; r < r1 - r0; r++) for (let j = 0; j < dim; j++) points[(r0 + r) * dim + j] = get(r * width + picks[j]);
+      for (let r = 0; r < r1 - r0; r++)
+        for (let j = 0; j < dim; j++) points[(r0 + r) * dim + j] = get(r * width + picks[j]);
     }
     return { points, n, dim, columns: picks.map(String) };
   }
@@ -249,13 +279,18 @@ class Hdf5Reader {
       checkNumeric(m, where);
       const shape = m.shape ?? [];
       if (!(shape.length === 1 || (shape.length === 2 && shape[1] === 1))) {
-        throw new InputError(`${where} has shape (${shape.join(', ')}); a column given by --columns must be a 1-D dataset.`);
+        throw new InputError(
+          `${where} has shape (${shape.join(', ')}); a column given by --columns must be a 1-D dataset.`,
+        );
       }
       return { full, dataset: e, m, n: shape[0] };
     });
     const n = datasets[0].n;
     for (const d of datasets) {
-      if (d.n !== n) throw new InputError(`${this.path}: dataset '${d.full}' has ${d.n} values, but '${datasets[0].full}' has ${n}; columns must have equal lengths.`);
+      if (d.n !== n)
+        throw new InputError(
+          `${this.path}: dataset '${d.full}' has ${d.n} values, but '${datasets[0].full}' has ${n}; columns must have equal lengths.`,
+        );
     }
     const dim = datasets.length;
     for (const d of datasets) this.checkSize(d.m, n, 1, dim, `${this.path}: dataset '${d.full}'`);

@@ -27,8 +27,14 @@ function field(node: SchemaTree): FieldInfo {
   const annotation = logical ?? e.converted_type;
   const text = annotation === 'UTF8' || annotation === 'STRING';
   const type = text ? 'string' : [e.type ?? 'group', annotation].filter(Boolean).join(' ').toLowerCase();
-  const plain = e.type !== undefined && NUMBER_TYPES.includes(e.type) && !NOT_NUMBERS.some((t) => String(annotation ?? '').startsWith(t));
-  const numeric = node.children.length === 0 && e.repetition_type !== 'REPEATED' && (plain || logical === 'FLOAT16' || annotation === 'DECIMAL');
+  const plain =
+    e.type !== undefined &&
+    NUMBER_TYPES.includes(e.type) &&
+    !NOT_NUMBERS.some((t) => String(annotation ?? '').startsWith(t));
+  const numeric =
+    node.children.length === 0 &&
+    e.repetition_type !== 'REPEATED' &&
+    (plain || logical === 'FLOAT16' || annotation === 'DECIMAL');
   return { name: e.name, numeric, type };
 }
 
@@ -60,20 +66,32 @@ export async function readParquetPoints(path: string, options: TableOptions = {}
   const grouped = groups.reduce((a, b) => a + b, 0);
   checkTableSize(n, dim, path, 'num_rows');
   if (grouped !== n) {
-    throw new InputError(`${path}: the footer's num_rows = ${n}, but its ${groups.length} row groups hold ${grouped} rows.`);
+    throw new InputError(
+      `${path}: the footer's num_rows = ${n}, but its ${groups.length} row groups hold ${grouped} rows.`,
+    );
   }
   const points = allocFloat32(n * dim, path);
   let filled = 0;
   let problem: InputError | undefined; // onChunk runs inside hyparquet's promise callbacks: never throw there
 
-  const onChunk = ({ columnName, columnData, rowStart }: { columnName: string; columnData: ArrayLike<unknown>; rowStart: number }): void => {
+  const onChunk = ({
+    columnName,
+    columnData,
+    rowStart,
+  }: {
+    columnName: string;
+    columnData: ArrayLike<unknown>;
+    rowStart: number;
+  }): void => {
     if (problem) return;
     const js = slots[names.indexOf(columnName)];
     for (let i = 0; i < columnData.length; i++) {
       const v = columnData[i];
       if (typeof v !== 'number' && typeof v !== 'bigint') {
         const what = v === null || v === undefined ? 'null' : `${typeof v} ${String(v).slice(0, 40)}`;
-        problem = new InputError(`${path}: column '${columnName}', row ${rowStart + i} (0-based) is ${what}; expected a number.`);
+        problem = new InputError(
+          `${path}: column '${columnName}', row ${rowStart + i} (0-based) is ${what}; expected a number.`,
+        );
         return;
       }
       for (const j of js) points[(rowStart + i) * dim + j] = Number(v);
@@ -83,7 +101,7 @@ export async function readParquetPoints(path: string, options: TableOptions = {}
 
   // Whole row groups, about BATCH_ROWS rows per read, so hyparquet never holds every column chunk at once.
   let rowStart = 0;
-  for (let g = 0; g < groups.length && !problem; ) {
+  for (let g = 0; g < groups.length && !problem;) {
     let rowEnd = rowStart;
     do rowEnd += groups[g++];
     while (g < groups.length && rowEnd - rowStart + groups[g] <= BATCH_ROWS);

@@ -70,7 +70,10 @@ export async function readPoints(path: string, options: PointReadOptions = {}): 
  * file, the 0-based row, the column and the value — the library's own check could name only the row.
  */
 export function requireFinite(t: PointTable, path: string): PointTable {
-  if (t.n === 0) throw new InputError(`${path}: no data rows (0 points of ${t.dim} column${t.dim === 1 ? '' : 's'}); expected at least one point.`);
+  if (t.n === 0)
+    throw new InputError(
+      `${path}: no data rows (0 points of ${t.dim} column${t.dim === 1 ? '' : 's'}); expected at least one point.`,
+    );
   const p = t.points;
   for (let i = 0; i < p.length; i++) {
     const x = p[i];
@@ -78,7 +81,10 @@ export function requireFinite(t: PointTable, path: string): PointTable {
     const row = Math.floor(i / t.dim);
     const col = t.columns[i % t.dim] ?? String(i % t.dim);
     const at = `${path}: row ${row} (0-based), column '${col}' is ${x}`;
-    if (Number.isFinite(x)) throw new InputError(`${path}: row ${row} (0-based), column '${col}' is ${formatF32(x)}; expected coordinates within ±${MAX_COORDINATE} (float32 range).`);
+    if (Number.isFinite(x))
+      throw new InputError(
+        `${path}: row ${row} (0-based), column '${col}' is ${formatF32(x)}; expected coordinates within ±${MAX_COORDINATE} (float32 range).`,
+      );
     const why = Number.isNaN(x) ? '' : ' (infinite, or beyond the float32 range)';
     throw new InputError(`${at}${why}; expected a finite number.`);
   }
@@ -118,10 +124,12 @@ async function readAnyPoints(path: string, options: PointReadOptions): Promise<P
 function selectColumns(t: PointTable, cols: (string | number)[], path: string): PointTable {
   const idx = cols.map((c) => {
     const i = Number(c);
-    if (!Number.isInteger(i) || i < 0 || i >= t.dim) throw new InputError(`${path}: no column '${c}' (it has ${t.dim} columns, 0-based).`);
+    if (!Number.isInteger(i) || i < 0 || i >= t.dim)
+      throw new InputError(`${path}: no column '${c}' (it has ${t.dim} columns, 0-based).`);
     return i;
   });
   const out = new Float32Array(t.n * idx.length);
-  for (let r = 0; r < t.n; r++) for (let j = 0; j < idx.length; j++) out[r * idx.length + j] = t.points[r * t.dim + idx[j]];
+  for (let r = 0; r < t.n; r++)
+    for (let j = 0; j < idx.length; j++) out[r * idx.length + j] = t.points[r * t.dim + idx[j]];
   return { points: out, n: t.n, dim: idx.length, columns: idx.map(String) };
 }

@@ -20,7 +20,8 @@ function toCsv(columns: Record<string, Column>): string {
   const names = Object.keys(columns);
   const n = names.length ? columns[names[0]].length : 0;
   for (const k of names) {
-    if (columns[k].length !== n) throw new InputError(`toCsv: column '${k}' has ${columns[k].length} rows, expected ${n}.`);
+    if (columns[k].length !== n)
+      throw new InputError(`toCsv: column '${k}' has ${columns[k].length} rows, expected ${n}.`);
   }
   const parts: string[] = [names.join(',')];
   for (let i = 0; i < n; i++) parts.push(names.map((k) => String(columns[k][i])).join(','));
@@ -85,7 +86,9 @@ function statOf(path: string): ReturnType<typeof statSync> {
 
 /** The temporary name of `target`: hidden, beside it (same filesystem, so the rename is atomic), unique. */
 function temporaryFor(target: string): string {
-  const rand = Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0');
+  const rand = Math.floor(Math.random() * 0x100000000)
+    .toString(16)
+    .padStart(8, '0');
   return join(dirname(target), `.${basename(target)}.${process.pid}.${rand}.tmp`);
 }
 
@@ -105,7 +108,8 @@ export function checkOutputPath(path: string, option: string, kind: OutputKind =
   const target = statOf(path);
   let folder: string;
   if (kind === 'folder') {
-    if (target && !target.isDirectory()) fail('exists and is not a folder (--format npy writes one .npy file per array into a folder)');
+    if (target && !target.isDirectory())
+      fail('exists and is not a folder (--format npy writes one .npy file per array into a folder)');
     // The nearest existing ancestor: the folders below it are created when the results are written.
     folder = resolve(path);
     while (!statOf(folder)) folder = dirname(folder);

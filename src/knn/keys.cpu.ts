@@ -34,7 +34,13 @@ export function minImage(t: number, L: number): number {
  * Squared float32 distance between rows a and b of `xs` (row-major, `dim` columns), rounded step by step; with a
  * periodic `period` (points inside [0, L)) each axis takes the minimum image min(|t|, fround(L − |t|)).
  */
-export function squaredDistance(xs: Float32Array, dim: number, a: number, b: number, period: Float32Array | null = null): number {
+export function squaredDistance(
+  xs: Float32Array,
+  dim: number,
+  a: number,
+  b: number,
+  period: Float32Array | null = null,
+): number {
   let sq = 0;
   const oa = a * dim;
   const ob = b * dim;
@@ -182,7 +188,13 @@ function boxKeyN(boxes: Float32Array, base: number, dim: number, query: Float64A
   return key;
 }
 
-function periodicBoxKey(boxes: Float32Array, base: number, dim: number, query: Float64Array, period: Float32Array): number {
+function periodicBoxKey(
+  boxes: Float32Array,
+  base: number,
+  dim: number,
+  query: Float64Array,
+  period: Float32Array,
+): number {
   let key = 0;
   for (let k = 0; k < dim; k++) {
     const t = periodicGap(query[k], boxes[base + k], boxes[base + dim + k], period[k]);

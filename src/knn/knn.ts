@@ -128,7 +128,8 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
     encode(rec, bvh, out, opts = {}) {
       if (bvh.dim !== dim) throw new InputError(`Expected a BVH of dim=${dim}, got dim=${bvh.dim}.`);
       const kk = opts.k ?? k;
-      if (!Number.isInteger(kk) || kk < 1 || kk > k) throw new InputError(`Expected k to be an integer in [1, ${k}], got ${kk}.`);
+      if (!Number.isInteger(kk) || kk < 1 || kk > k)
+        throw new InputError(`Expected k to be an integer in [1, ${k}], got ${kk}.`);
       if (bvh.n === 0) return;
       if (kk > KNN_PASS && indexBuffer.size < 4 * bvh.n) {
         indexBuffer.destroy();
@@ -138,7 +139,7 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
       if (!indices) throw new InputError("knn::search: output 'all' needs an indices buffer");
       const [boxes0, boxes1, boxes2] = parts.bind(bvh.boxes, bvh.n);
       // Passes of at most KNN_PASS neighbours ('kth' only): each finds the next ones after the previous pass's last.
-      for (let done = 0; done < kk; ) {
+      for (let done = 0; done < kk;) {
         const kp = Math.min(KNN_PASS, kk - done);
         rec.dispatch(kernel, {
           buffers: {
@@ -201,7 +202,9 @@ export async function knn(points: Float32Array, options: KnnOptions): Promise<Kn
     if (n === 0) return { k, indices, squaredDistances };
     const limit = ctx.limits.maxStorageBufferBindingSize;
     if (4 * n * k > limit) {
-      throw new InputError(`n × k = ${n * k} results exceed this device's binding limit of ${limit} bytes; use a smaller k or coreDistances().`);
+      throw new InputError(
+        `n × k = ${n * k} results exceed this device's binding limit of ${limit} bytes; use a smaller k or coreDistances().`,
+      );
     }
     const searcher = await createKnnSearcher(ctx, { dim, k, window: options.window });
     const bvh = await buildBvh(ctx, points, n, dim);

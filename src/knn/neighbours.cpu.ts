@@ -108,7 +108,9 @@ export class KnnSearch {
       stackNode[sp] = sib;
       // The sibling's box, or its point when it is a leaf (layout.ts: bit for bit the key to lo = hi = the point).
       if (sib >= leaves) {
-        stackBound[sp] = flat2 ? pointKey2(xs, sib - leaves, x0, x1) : pointKey(xs, sib - leaves, dim, query, x0, x1, x2, period);
+        stackBound[sp] = flat2
+          ? pointKey2(xs, sib - leaves, x0, x1)
+          : pointKey(xs, sib - leaves, dim, query, x0, x1, x2, period);
       } else {
         const o = sib * w;
         stackBound[sp] = flat2 ? boxKey2(boxes, o, x0, x1) : boxKey(boxes, o, dim, query, x0, x1, x2, period);
@@ -140,9 +142,11 @@ export class KnnSearch {
         const r = links[4 * node + 1];
         let bl: number;
         let br: number;
-        if (l >= leaves) bl = flat2 ? pointKey2(xs, l - leaves, x0, x1) : pointKey(xs, l - leaves, dim, query, x0, x1, x2, period);
+        if (l >= leaves)
+          bl = flat2 ? pointKey2(xs, l - leaves, x0, x1) : pointKey(xs, l - leaves, dim, query, x0, x1, x2, period);
         else bl = flat2 ? boxKey2(boxes, l * w, x0, x1) : boxKey(boxes, l * w, dim, query, x0, x1, x2, period);
-        if (r >= leaves) br = flat2 ? pointKey2(xs, r - leaves, x0, x1) : pointKey(xs, r - leaves, dim, query, x0, x1, x2, period);
+        if (r >= leaves)
+          br = flat2 ? pointKey2(xs, r - leaves, x0, x1) : pointKey(xs, r - leaves, dim, query, x0, x1, x2, period);
         else br = flat2 ? boxKey2(boxes, r * w, x0, x1) : boxKey(boxes, r * w, dim, query, x0, x1, x2, period);
         // Push the farther child first, so that the nearer is searched first.
         const near = bl <= br ? 0 : 1;

@@ -45,7 +45,14 @@ const HAS_OFFSETS = 2;
 /** compact.wgsl's uniform block (`Params`) and its two entry points' bindings, by their WGSL names. */
 const COMPACT_PARAMS = { count: 'u32', flags: 'u32', num_groups: 'u32', pad: 'u32' } as const;
 const COUNT = { u: 'uniform', count_flags: 'read', count_counts: 'read_write' } as const;
-const SCATTER = { u: 'uniform', values: 'read', flags: 'read', offsets: 'read', out: 'read_write', count_out: 'read_write' } as const;
+const SCATTER = {
+  u: 'uniform',
+  values: 'read',
+  flags: 'read',
+  offsets: 'read',
+  out: 'read_write',
+  count_out: 'read_write',
+} as const;
 
 /** Creates a compactor for up to `maxCount` elements: compiles its kernels and allocates its block counts. */
 export async function createCompactor(
@@ -56,13 +63,18 @@ export async function createCompactor(
   checkMaxCount(ctx, LABEL, maxCount);
   const shape = blockShape(ctx, LABEL, options);
   const { include, enable } = scanIncludes(ctx);
-  const base = { shader: 'primitives/compact', workgroupSize: shape.workgroupSize, include, enable,
-    constants: { ITEMS: shape.itemsPerThread }, uniforms: COMPACT_PARAMS };
+  const base = {
+    shader: 'primitives/compact',
+    workgroupSize: shape.workgroupSize,
+    include,
+    enable,
+    constants: { ITEMS: shape.itemsPerThread },
+    uniforms: COMPACT_PARAMS,
+  };
   const maxBlocks = Math.ceil(maxCount / shape.tile);
   const [countKernel, scatter, spine] = await Promise.all([
     ctx.kernel({ ...base, label: 'primitives::compactCount', entry: 'count', bindings: COUNT }),
-    ctx.kernel({ ...base, label: 'primitives::compactScatter', entry: 'scatter',
-      bindings: SCATTER }),
+    ctx.kernel({ ...base, label: 'primitives::compactScatter', entry: 'scatter', bindings: SCATTER }),
     createScanner(ctx, maxBlocks, options),
   ]);
   const counts = ctx.createBuffer('primitives::compactBlockCounts', maxBlocks * 4);
@@ -128,7 +140,9 @@ class CompactorImpl implements Compactor {
 /** Compacts `values` by `flags` on the GPU (upload, compact, read back, free): a convenience over createCompactor(). */
 export async function compact(ctx: GpuContext, values: Uint32Array, flags: Uint32Array): Promise<Uint32Array> {
   if (flags.length !== values.length) {
-    throw new InputError(`${LABEL}: expected flags.length to equal values.length=${values.length}, got ${flags.length}.`);
+    throw new InputError(
+      `${LABEL}: expected flags.length to equal values.length=${values.length}, got ${flags.length}.`,
+    );
   }
   const n = values.length;
   const compactor = await createCompactor(ctx, n);

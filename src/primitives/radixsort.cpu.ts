@@ -65,7 +65,12 @@ const DIGIT_BITS = 8;
  * Sorts (key, value) pairs by the key bits [bitsLo, bitsHi), ascending and stable; returns sorted copies.
  * `keys` is `array<u32>` for `keyWords` 1 and interleaved (low, high) words for `keyWords` 2.
  */
-export function sortPairsCpu(keys: Uint32Array, values: Uint32Array, keyWords: 1 | 2, bits: BitRange = {}): SortedPairs {
+export function sortPairsCpu(
+  keys: Uint32Array,
+  values: Uint32Array,
+  keyWords: 1 | 2,
+  bits: BitRange = {},
+): SortedPairs {
   const n = pairCount(keys, values, keyWords);
   const { bitsLo, bitsHi } = resolveBitRange(keyWords, bits);
   let k = Uint32Array.from(keys);

@@ -114,7 +114,8 @@ export function radixSortSharedBytes(shape: RadixSortShape): number {
 
 /** The adapter's subgroup sizes, where the platform reports them. */
 function subgroupSizes(ctx: GpuContext): { min: number; max: number } | null {
-  const info = (ctx.device as unknown as { adapterInfo?: { subgroupMinSize?: number; subgroupMaxSize?: number } }).adapterInfo;
+  const info = (ctx.device as unknown as { adapterInfo?: { subgroupMinSize?: number; subgroupMaxSize?: number } })
+    .adapterInfo;
   const min = info?.subgroupMinSize;
   const max = info?.subgroupMaxSize;
   return typeof min === 'number' && typeof max === 'number' && min > 0 ? { min, max } : null;
@@ -137,14 +138,17 @@ function chooseShape(ctx: GpuContext, options: RadixSorterOptions): RadixSortSha
   const radixBits = options.radixBits ?? (subgroups ? 8 : 4);
   const maxBits = subgroups ? 8 : 6;
   if (!Number.isInteger(radixBits) || radixBits < 2 || radixBits > maxBits) {
-    throw new InputError(`Expected radixBits to be an integer in [2, ${maxBits}]${subgroups ? '' : ' without subgroups'}, got ${radixBits}.`);
+    throw new InputError(
+      `Expected radixBits to be an integer in [2, ${maxBits}]${subgroups ? '' : ' without subgroups'}, got ${radixBits}.`,
+    );
   }
   const limit = ctx.limits.maxComputeWorkgroupStorageSize;
   const maxWg = Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX);
   const minWg = Math.max(16, subgroups ? Math.max(32, 1 << (radixBits - 1)) : 1 << radixBits);
   const warpsOf = (wg: number) => (subgroups ? Math.max(1, Math.floor(wg / sizes!.min)) : 0);
   const fits = (wg: number, kpt: number) =>
-    radixSortSharedBytes({ subgroups, workgroupSize: wg, radixBits, maxWarps: warpsOf(wg), keysPerThread: kpt }) <= limit;
+    radixSortSharedBytes({ subgroups, workgroupSize: wg, radixBits, maxWarps: warpsOf(wg), keysPerThread: kpt }) <=
+    limit;
   let wg = options.workgroupSize;
   let kpt = options.keysPerThread;
   if (wg === undefined) {
@@ -203,7 +207,12 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
     bindings,
     uniforms: SORT_PARAMS,
     workgroupSize: wg,
-    include: ['common/grid', `${SHADERS}_key${32 * keyWords}`, `${SHADERS}_common`, ...extra.map((e) => `${SHADERS}_${e}`)],
+    include: [
+      'common/grid',
+      `${SHADERS}_key${32 * keyWords}`,
+      `${SHADERS}_common`,
+      ...extra.map((e) => `${SHADERS}_${e}`),
+    ],
     constants: { RADIX_BITS: radixBits, KPT: kpt, ...(shape.subgroups ? { MAX_WARPS: shape.maxWarps } : {}) },
     ...(shape.subgroups && name === 'scatter_sg' ? { enable: ['subgroups'] } : {}),
   });
@@ -230,10 +239,14 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
       throw new InputError(`Expected count to be an integer in [0, maxCount=${maxCount}], got ${count}.`);
     }
     if (keys.size < count * 4 * keyWords) {
-      throw new InputError(`Expected the keys buffer to hold ${count} keys (${count * 4 * keyWords} bytes), got ${keys.size} bytes.`);
+      throw new InputError(
+        `Expected the keys buffer to hold ${count} keys (${count * 4 * keyWords} bytes), got ${keys.size} bytes.`,
+      );
     }
     if (values.size < count * 4) {
-      throw new InputError(`Expected the values buffer to hold ${count} values (${count * 4} bytes), got ${values.size} bytes.`);
+      throw new InputError(
+        `Expected the values buffer to hold ${count} values (${count * 4} bytes), got ${values.size} bytes.`,
+      );
     }
     const { bitsLo, bitsHi } = resolveBitRange(keyWords, args);
     if (count <= 1 || bitsLo === bitsHi) return;

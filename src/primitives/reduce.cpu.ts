@@ -16,7 +16,9 @@ export function reduceIdentity(op: ReduceOp, type: 'u32' | 'f32'): number {
 export function reduceCpu(data: Uint32Array | Float32Array, op: ReduceOp): number {
   const f32 = data instanceof Float32Array;
   if (!f32 && !(data instanceof Uint32Array)) {
-    throw new InputError(`reduceCpu: expected a Uint32Array or Float32Array, got ${Object.prototype.toString.call(data)}.`);
+    throw new InputError(
+      `reduceCpu: expected a Uint32Array or Float32Array, got ${Object.prototype.toString.call(data)}.`,
+    );
   }
   let acc = reduceIdentity(op, f32 ? 'f32' : 'u32');
   if (op === 'sum') {

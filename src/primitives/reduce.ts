@@ -13,7 +13,15 @@ import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
-import { blockShape, checkBuffer, checkCount, checkMaxCount, words, type BlockShape, type PrimitiveOptions } from './scan.js';
+import {
+  blockShape,
+  checkBuffer,
+  checkCount,
+  checkMaxCount,
+  words,
+  type BlockShape,
+  type PrimitiveOptions,
+} from './scan.js';
 
 export type ReduceOp = 'min' | 'max' | 'sum';
 export type ReduceType = 'u32' | 'f32';
@@ -48,7 +56,11 @@ const REDUCE = { u: 'uniform', src: 'read', dst: 'read_write' } as const;
 type ReduceKernel = Kernel<typeof REDUCE, typeof REDUCE_PARAMS>;
 
 /** Creates a reducer for up to `maxCount` elements: compiles its six kernels (3 ops × 2 types), allocates scratch. */
-export async function createReducer(ctx: GpuContext, maxCount: number, options: PrimitiveOptions = {}): Promise<Reducer> {
+export async function createReducer(
+  ctx: GpuContext,
+  maxCount: number,
+  options: PrimitiveOptions = {},
+): Promise<Reducer> {
   checkMaxCount(ctx, LABEL, maxCount);
   const shape = blockShape(ctx, LABEL, options);
   const sg = ctx.features.subgroups;
@@ -74,7 +86,7 @@ export async function createReducer(ctx: GpuContext, maxCount: number, options: 
   );
   // Pass p writes its block results into partials[p]; the last pass writes the caller's output.
   const partials: GPUBuffer[] = [];
-  for (let n = maxCount; n > shape.tile; ) {
+  for (let n = maxCount; n > shape.tile;) {
     n = Math.ceil(n / shape.tile);
     partials.push(ctx.createBuffer(`primitives::reducePartials${partials.length}`, n * 4));
   }
@@ -101,7 +113,9 @@ class ReducerImpl implements Reducer {
     checkCount(LABEL, count, this.maxCount);
     const kernel = this.kernels.get(`${op}:${type}`);
     if (!kernel) {
-      throw new InputError(`${LABEL}: expected op 'min' | 'max' | 'sum' and type 'u32' | 'f32', got '${op}', '${type}'.`);
+      throw new InputError(
+        `${LABEL}: expected op 'min' | 'max' | 'sum' and type 'u32' | 'f32', got '${op}', '${type}'.`,
+      );
     }
     if (!Number.isInteger(outputIndex) || outputIndex < 0) {
       throw new InputError(`${LABEL}: expected outputIndex to be a non-negative integer, got ${outputIndex}.`);
@@ -136,7 +150,9 @@ class ReducerImpl implements Reducer {
 export async function reduce(ctx: GpuContext, data: Uint32Array | Float32Array, op: ReduceOp): Promise<number> {
   const type: ReduceType = data instanceof Float32Array ? 'f32' : 'u32';
   if (type === 'u32' && !(data instanceof Uint32Array)) {
-    throw new InputError(`${LABEL}: expected a Uint32Array or Float32Array, got ${Object.prototype.toString.call(data)}.`);
+    throw new InputError(
+      `${LABEL}: expected a Uint32Array or Float32Array, got ${Object.prototype.toString.call(data)}.`,
+    );
   }
   const reducer = await createReducer(ctx, data.length);
   const input = ctx.upload('primitives::reduceData', data);

@@ -162,27 +162,36 @@ export async function createScanner(ctx: GpuContext, maxCount: number, options: 
     throw new InputError(`${LABEL}: expected lookbackSpins to be a non-negative integer, got ${spins}.`);
   }
   const { include, enable } = scanIncludes(ctx);
-  const base = { shader: 'primitives/scan', workgroupSize: shape.workgroupSize, include, enable,
-    constants: { ITEMS: shape.itemsPerThread }, uniforms: SCAN_PARAMS };
+  const base = {
+    shader: 'primitives/scan',
+    workgroupSize: shape.workgroupSize,
+    include,
+    enable,
+    constants: { ITEMS: shape.itemsPerThread },
+    uniforms: SCAN_PARAMS,
+  };
   const [upsweep, downsweep, inPlace] = await Promise.all([
     ctx.kernel({ ...base, label: 'primitives::scanUpsweep', entry: 'upsweep', bindings: UPSWEEP }),
-    ctx.kernel({ ...base, label: 'primitives::scanDownsweep', entry: 'downsweep',
-      bindings: DOWNSWEEP }),
-    ctx.kernel({ ...base, label: 'primitives::scanDownsweepInPlace', entry: 'downsweep_in_place',
-      bindings: IN_PLACE }),
+    ctx.kernel({ ...base, label: 'primitives::scanDownsweep', entry: 'downsweep', bindings: DOWNSWEEP }),
+    ctx.kernel({ ...base, label: 'primitives::scanDownsweepInPlace', entry: 'downsweep_in_place', bindings: IN_PLACE }),
   ]);
   let lookback: { kernel: ScanKernel<typeof LOOKBACK>; status: GPUBuffer } | null = null;
   if (strategy === 'lookback') {
-    const kernel = await ctx.kernel({ ...base, shader: 'primitives/scan_lookback', label: 'primitives::scanLookback',
-      entry: 'single_pass', bindings: LOOKBACK,
-      overrides: { MAX_SPIN: spins, TEST_MODE: TEST_MODES.indexOf(options.lookbackTestMode ?? 'none') } });
+    const kernel = await ctx.kernel({
+      ...base,
+      shader: 'primitives/scan_lookback',
+      label: 'primitives::scanLookback',
+      entry: 'single_pass',
+      bindings: LOOKBACK,
+      overrides: { MAX_SPIN: spins, TEST_MODE: TEST_MODES.indexOf(options.lookbackTestMode ?? 'none') },
+    });
     // The tile counter, then four status words per tile.
     const status = ctx.createBuffer('primitives::scanLookbackStatus', 4 + 16 * Math.ceil(maxCount / shape.tile));
     lookback = { kernel, status };
   }
   // Level l holds the block sums of level l's input (level 0's input is the caller's).
   const sums: GPUBuffer[] = [];
-  for (let n = maxCount; n > shape.tile; ) {
+  for (let n = maxCount; n > shape.tile;) {
     n = Math.ceil(n / shape.tile);
     sums.push(ctx.createBuffer(`primitives::scanBlockSums${sums.length}`, n * 4));
   }
@@ -217,7 +226,11 @@ class ScannerImpl implements Scanner {
       const { kernel, status } = this.lookback;
       rec.clear(status, 0, 4 + 16 * tiles);
       rec.dispatch(kernel, {
-        buffers: { src: words(input, count), dst: words(output, count), status: { buffer: status, offset: 0, size: 4 + 16 * tiles } },
+        buffers: {
+          src: words(input, count),
+          dst: words(output, count),
+          status: { buffer: status, offset: 0, size: 4 + 16 * tiles },
+        },
         uniforms: { count, flags, num_groups: tiles },
         groups: tiles,
       });
@@ -227,7 +240,14 @@ class ScannerImpl implements Scanner {
   }
 
   /** Scans `count` elements of level `level`; the spine (level + 1) scans this level's block sums. */
-  private encodeLevel(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, flags: number, level: number): void {
+  private encodeLevel(
+    rec: Recorder,
+    input: GPUBuffer,
+    output: GPUBuffer,
+    count: number,
+    flags: number,
+    level: number,
+  ): void {
     const blocks = Math.ceil(count / this.shape.tile);
     let offsets = this.noOffsets;
     if (blocks > 1) {
@@ -249,7 +269,11 @@ class ScannerImpl implements Scanner {
       });
     } else {
       rec.dispatch(this.kernels.downsweep, {
-        buffers: { down_src: words(input, count), down_offsets: words(offsets, blocks), down_dst: words(output, count) },
+        buffers: {
+          down_src: words(input, count),
+          down_offsets: words(offsets, blocks),
+          down_dst: words(output, count),
+        },
         uniforms,
         groups: blocks,
       });

@@ -37,7 +37,12 @@ export interface GpuBranchesResult {
 }
 
 function noBranches() {
-  return { lengths: new Float32Array(0), edgeCounts: new Uint32Array(0), ends: new Uint32Array(0), endToEnd: new Float32Array(0) };
+  return {
+    lengths: new Float32Array(0),
+    edgeCounts: new Uint32Array(0),
+    ends: new Uint32Array(0),
+    endToEnd: new Float32Array(0),
+  };
 }
 
 /** Each kernel's bindings and uniform block (shaders/stats/<name>.wgsl, StatsParams in image.wgsl), by WGSL name. */
@@ -80,7 +85,10 @@ export class GpuBranches {
   ) {}
 
   static async create(ctx: GpuContext, maxN: number, dim: number, periodic = false): Promise<GpuBranches> {
-    const spec = (name: 'degree' | 'walk' | 'gather' | 'lengths', { bindings, uniforms }: { bindings: Bindings; uniforms: UniformLayout }) =>
+    const spec = (
+      name: 'degree' | 'walk' | 'gather' | 'lengths',
+      { bindings, uniforms }: { bindings: Bindings; uniforms: UniformLayout },
+    ) =>
       ctx.kernel({
         label: `stats::${name}`,
         shader: `stats/${name}`,
@@ -113,9 +121,12 @@ export class GpuBranches {
     options: { period?: Float32Array } = {},
   ): Promise<GpuBranchesResult> {
     const { ctx, k } = this;
-    if (n > this.maxN) throw new InputError(`stats::branches: n=${n} exceeds the maxN=${this.maxN} it was created for.`);
+    if (n > this.maxN)
+      throw new InputError(`stats::branches: n=${n} exceeds the maxN=${this.maxN} it was created for.`);
     if (this.periodic !== (options.period !== undefined)) {
-      throw new InputError(`stats::branches: created ${this.periodic ? '' : 'non-'}periodic, run with period=${options.period}.`);
+      throw new InputError(
+        `stats::branches: created ${this.periodic ? '' : 'non-'}periodic, run with period=${options.period}.`,
+      );
     }
     if (m === 0 || n === 0) {
       return { degree: new Uint32Array(n), edgeLengths: new Float32Array(0), ...noBranches() };

@@ -119,7 +119,9 @@ export function compareStats(
   }
   const chi2Stats = resolveChi2Stats(options.chi2);
   if (!Array.isArray(realisations) || realisations.length === 0) {
-    throw new InputError(`Expected at least one realisation to compare the catalogue with, got ${describeList(realisations)}.`);
+    throw new InputError(
+      `Expected at least one realisation to compare the catalogue with, got ${describeList(realisations)}.`,
+    );
   }
   checkHistograms(catalogue, 'catalogue');
   realisations.forEach((r, i) => {
@@ -336,10 +338,13 @@ function pseudoInverseQuadraticForm(cov: number[][], delta: Float64Array): { q: 
 
 function resolveChi2Stats(list: readonly StatName[] | undefined): StatName[] {
   if (list === undefined) return [...STAT_NAMES];
-  if (!Array.isArray(list)) throw new InputError(`Expected options.chi2 to be an array of statistic names, got ${String(list)}.`);
+  if (!Array.isArray(list))
+    throw new InputError(`Expected options.chi2 to be an array of statistic names, got ${String(list)}.`);
   for (const name of list) {
     if (!STAT_NAMES.includes(name)) {
-      throw new InputError(`Expected options.chi2 to name statistics among ${STAT_NAMES.join(', ')}, got '${String(name)}'.`);
+      throw new InputError(
+        `Expected options.chi2 to name statistics among ${STAT_NAMES.join(', ')}, got '${String(name)}'.`,
+      );
     }
   }
   return STAT_NAMES.filter((name) => list.includes(name));
@@ -355,11 +360,14 @@ function pick(h: Histogram, values: 'y' | 'counts'): Float64Array {
 
 /** Each of the four histograms present, with edges, x, counts and y of consistent lengths; `who` names it in errors. */
 export function checkHistograms(h: MstHistograms, who: string): void {
-  if (h === null || typeof h !== 'object') throw new InputError(`Expected ${who} to be MstHistograms, got ${String(h)}.`);
+  if (h === null || typeof h !== 'object')
+    throw new InputError(`Expected ${who} to be MstHistograms, got ${String(h)}.`);
   for (const name of STAT_NAMES) {
     const hist = h[name];
     if (!hist || !hist.edges || !hist.x || !hist.counts || !hist.y) {
-      throw new InputError(`Expected ${who}.${name} to be a histogram with edges, x, counts and y, got ${String(hist)}.`);
+      throw new InputError(
+        `Expected ${who}.${name} to be a histogram with edges, x, counts and y, got ${String(hist)}.`,
+      );
     }
     const bins = hist.x.length;
     if (hist.edges.length !== bins + 1 || hist.counts.length !== bins || hist.y.length !== bins) {
@@ -378,7 +386,9 @@ function checkSameBins(ref: MstHistograms, other: MstHistograms, who: string, va
     const a = ref[name].edges;
     const b = other[name].edges;
     if (a.length !== b.length) {
-      throw new InputError(`Expected ${who}.${name} to have the ${refName}'s ${a.length - 1} bins, got ${b.length - 1}.`);
+      throw new InputError(
+        `Expected ${who}.${name} to have the ${refName}'s ${a.length - 1} bins, got ${b.length - 1}.`,
+      );
     }
     const tol = 1e-9 * Math.abs(a[a.length - 1] - a[0]);
     for (let i = 0; i < a.length; i++) {
@@ -402,7 +412,8 @@ function checkSameBins(ref: MstHistograms, other: MstHistograms, who: string, va
 /** χ² needs finite values: an empty normalised histogram (0/0) is NaN. */
 function checkFinite(cat: ArrayLike<number>, rows: ArrayLike<number>[], name: StatName): void {
   for (let i = 0; i < cat.length; i++) {
-    if (!Number.isFinite(cat[i])) throw new InputError(`Expected finite catalogue.${name} values for χ², got bin ${i} = ${cat[i]}.`);
+    if (!Number.isFinite(cat[i]))
+      throw new InputError(`Expected finite catalogue.${name} values for χ², got bin ${i} = ${cat[i]}.`);
   }
   rows.forEach((row, r) => {
     for (let i = 0; i < row.length; i++) {

@@ -16,7 +16,9 @@ const RAD = Math.PI / 180;
  */
 export function celestialToCartesian(points: Float32Array | Float64Array, dim: number): Float64Array {
   if (dim !== 2 && dim !== 3) {
-    throw new InputError(`coords 'radec' expects 2 columns (RA, Dec in degrees) or 3 (RA, Dec, distance), got dim=${dim}.`);
+    throw new InputError(
+      `coords 'radec' expects 2 columns (RA, Dec in degrees) or 3 (RA, Dec, distance), got dim=${dim}.`,
+    );
   }
   checkCelestial(points, dim);
   const n = points.length / dim;
@@ -40,11 +42,18 @@ export function celestialToCartesian(points: Float32Array | Float64Array, dim: n
  * Given the `file` and its column names (the CLI's), the message names them as `requireFinite` does for any file
  * (src/io/points.ts): "sky.csv: row 3 (0-based), column 'dec' is 95; expected Dec within [−90, 90] degrees."
  */
-export function checkCelestial(points: Float32Array | Float64Array, dim: number, file?: string, columns?: string[]): void {
+export function checkCelestial(
+  points: Float32Array | Float64Array,
+  dim: number,
+  file?: string,
+  columns?: string[],
+): void {
   const n = points.length / dim;
   const fail = (i: number, c: number, value: number, expected: string, library: string): never => {
     if (file === undefined) throw new InputError(library);
-    throw new InputError(`${file}: row ${i} (0-based), column '${columns?.[c] ?? c}' is ${value}; expected ${expected}.`);
+    throw new InputError(
+      `${file}: row ${i} (0-based), column '${columns?.[c] ?? c}' is ${value}; expected ${expected}.`,
+    );
   };
   for (let i = 0; i < n; i++) {
     const ra = points[i * dim];
@@ -52,10 +61,18 @@ export function checkCelestial(points: Float32Array | Float64Array, dim: number,
     const r = dim === 3 ? points[i * dim + 2] : 1;
     if (!Number.isFinite(ra) || !Number.isFinite(dec)) {
       const c = Number.isFinite(ra) ? 1 : 0;
-      fail(i, c, c ? dec : ra, 'finite RA and Dec (degrees)', `Expected finite RA and Dec (degrees), got RA=${ra}, Dec=${dec} at row ${i}.`);
+      fail(
+        i,
+        c,
+        c ? dec : ra,
+        'finite RA and Dec (degrees)',
+        `Expected finite RA and Dec (degrees), got RA=${ra}, Dec=${dec} at row ${i}.`,
+      );
     }
-    if (dec < -90 || dec > 90) fail(i, 1, dec, 'Dec within [−90, 90] degrees', `Expected Dec within [−90, 90] degrees, got ${dec} at row ${i}.`);
-    if (!(r >= 0) || !Number.isFinite(r)) fail(i, 2, r, 'a finite distance ≥ 0', `Expected a finite distance ≥ 0, got ${r} at row ${i}, column 2.`);
+    if (dec < -90 || dec > 90)
+      fail(i, 1, dec, 'Dec within [−90, 90] degrees', `Expected Dec within [−90, 90] degrees, got ${dec} at row ${i}.`);
+    if (!(r >= 0) || !Number.isFinite(r))
+      fail(i, 2, r, 'a finite distance ≥ 0', `Expected a finite distance ≥ 0, got ${r} at row ${i}, column 2.`);
   }
 }
 

@@ -132,7 +132,8 @@ export function histogram(values: ArrayLike<number>, edges: Float64Array, normal
   let total = 0;
   for (let i = 0; i < k; i++) total += counts[i];
   const y = new Float64Array(k);
-  for (let i = 0; i < k; i++) y[i] = !normalised ? counts[i] : total > 0 ? counts[i] / (edges[i + 1] - edges[i]) / total : 0;
+  for (let i = 0; i < k; i++)
+    y[i] = !normalised ? counts[i] : total > 0 ? counts[i] / (edges[i + 1] - edges[i]) / total : 0;
   return { edges, x, counts, y, normalised };
 }
 
@@ -166,7 +167,8 @@ export function binEdges(name: StatName, spec: BinSpec | undefined, values: Arra
     if (!(min < max)) max = min + 1; // a user min at or above every value: one unit of range, never an error
   }
   const count = s.count ?? d.count;
-  if (!Number.isInteger(count) || count < 1) throw new InputError(`bins.${name}.count: expected an integer ≥ 1, got ${count}.`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new InputError(`bins.${name}.count: expected an integer ≥ 1, got ${count}.`);
   if (!Number.isFinite(min) || !Number.isFinite(max) || !(min < max)) {
     throw new InputError(`bins.${name}: expected finite min < max, got min=${min}, max=${max}.`);
   }
@@ -177,9 +179,12 @@ function explicitEdges(name: StatName, spec: ArrayLike<number>): Float64Array {
   const edges = Float64Array.from(spec);
   if (edges.length < 2) throw new InputError(`bins.${name}: expected at least 2 bin edges, got ${edges.length}.`);
   for (let i = 0; i < edges.length; i++) {
-    if (!Number.isFinite(edges[i])) throw new InputError(`bins.${name}: expected finite edges, got ${edges[i]} at index ${i}.`);
+    if (!Number.isFinite(edges[i]))
+      throw new InputError(`bins.${name}: expected finite edges, got ${edges[i]} at index ${i}.`);
     if (i > 0 && !(edges[i] > edges[i - 1])) {
-      throw new InputError(`bins.${name}: expected strictly increasing edges, got ${edges[i - 1]} then ${edges[i]} at index ${i}.`);
+      throw new InputError(
+        `bins.${name}: expected strictly increasing edges, got ${edges[i - 1]} then ${edges[i]} at index ${i}.`,
+      );
     }
   }
   return edges;
@@ -218,5 +223,10 @@ export function mstHistograms(v: MstValues, bins: MstBins = {}, normalised = tru
 
 /** The bins of `h` as user bins: histograms of other catalogues made with them compare bin by bin. */
 export function binsOf(h: MstHistograms): MstBins {
-  return { degree: h.degree.edges, edgeLength: h.edgeLength.edges, branchLength: h.branchLength.edges, branchShape: h.branchShape.edges };
+  return {
+    degree: h.degree.edges,
+    edgeLength: h.edgeLength.edges,
+    branchLength: h.branchLength.edges,
+    branchShape: h.branchShape.edges,
+  };
 }

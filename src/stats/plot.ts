@@ -106,7 +106,13 @@ export function mstPlotSvg(input: MstPlotInput): string {
 
 // ——— panels ———
 
-function histogramPanel(name: StatName, h: Histogram, stat: StatComparison | null, box: Box, xLabel: string | null): string {
+function histogramPanel(
+  name: StatName,
+  h: Histogram,
+  stat: StatComparison | null,
+  box: Box,
+  xLabel: string | null,
+): string {
   const edges = h.edges;
   const bins = h.x.length;
   const lo2 = new Float64Array(bins);
@@ -191,9 +197,15 @@ function legend(input: MstPlotInput, n: number): string {
     g.push(mark, `<text x="${fmt(x + 30)}" y="${y + 4}">${escapeXml(label)}</text>`);
     x += 30 + 6.8 * [...label].length + 28;
   };
-  entry(`<path d="M${fmt(x)} ${y + 5}H${fmt(x + 12)}V${y - 5}H${fmt(x + 24)}" fill="none" stroke="${COLOR_CATALOGUE}" stroke-width="1.3"/>`, catLabel);
+  entry(
+    `<path d="M${fmt(x)} ${y + 5}H${fmt(x + 12)}V${y - 5}H${fmt(x + 24)}" fill="none" stroke="${COLOR_CATALOGUE}" stroke-width="1.3"/>`,
+    catLabel,
+  );
   if (n > 0) {
-    entry(`<line x1="${fmt(x)}" y1="${y}" x2="${fmt(x + 24)}" y2="${y}" stroke="${COLOR_MEAN}" stroke-width="1.6"/>`, realLabel);
+    entry(
+      `<line x1="${fmt(x)}" y1="${y}" x2="${fmt(x + 24)}" y2="${y}" stroke="${COLOR_MEAN}" stroke-width="1.6"/>`,
+      realLabel,
+    );
     // The 1σ band lies over the 2σ band in the panels: the swatch stacks both the same way.
     const swatch = (alpha: number): string =>
       `<rect x="${fmt(x)}" y="${y - 6}" width="24" height="12" fill="${COLOR_MEAN}" fill-opacity="${alpha}"/>`;
@@ -207,7 +219,15 @@ function legend(input: MstPlotInput, n: number): string {
 // ——— marks ———
 
 /** A histogram as steps; a non-finite bin breaks the line. */
-function stepPath(edges: Float64Array, v: ArrayLike<number>, xs: Scale, ys: Scale, color: string, width: number, cls: string): string {
+function stepPath(
+  edges: Float64Array,
+  v: ArrayLike<number>,
+  xs: Scale,
+  ys: Scale,
+  color: string,
+  width: number,
+  cls: string,
+): string {
   const d: string[] = [];
   let open = false;
   for (let i = 0; i < v.length; i++) {
@@ -226,7 +246,15 @@ function stepPath(edges: Float64Array, v: ArrayLike<number>, xs: Scale, ys: Scal
 }
 
 /** A band between lo and hi per bin, one polygon per run of finite bins (no seams between neighbouring bins). */
-function bandPath(edges: Float64Array, lo: ArrayLike<number>, hi: ArrayLike<number>, xs: Scale, ys: Scale, alpha: number, cls: string): string {
+function bandPath(
+  edges: Float64Array,
+  lo: ArrayLike<number>,
+  hi: ArrayLike<number>,
+  xs: Scale,
+  ys: Scale,
+  alpha: number,
+  cls: string,
+): string {
   const d: string[] = [];
   let start = -1;
   for (let i = 0; i <= lo.length; i++) {
@@ -266,7 +294,15 @@ function frameBackground(box: Box): string {
 }
 
 /** Frame, ticks on all four sides (inward), tick labels on the left (and bottom when `xTickLabels`), axis labels. */
-function axes(box: Box, xs: Scale, ys: Scale, xTickLabels: boolean, yTicks: number[], yLabel: string, xLabel: string | null): string {
+function axes(
+  box: Box,
+  xs: Scale,
+  ys: Scale,
+  xTickLabels: boolean,
+  yTicks: number[],
+  yLabel: string,
+  xLabel: string | null,
+): string {
   const a: string[] = [];
   const bottom = box.y + box.h;
   const right = box.x + box.w;
@@ -276,7 +312,8 @@ function axes(box: Box, xs: Scale, ys: Scale, xTickLabels: boolean, yTicks: numb
     if (t < xs.lo - 1e-12 * Math.abs(xs.hi - xs.lo) || t > xs.hi + 1e-12 * Math.abs(xs.hi - xs.lo)) continue;
     const x = fmt(px(t, xs));
     ticks.push(`M${x} ${fmt(bottom)}v-5M${x} ${fmt(box.y)}v5`);
-    if (xTickLabels) a.push(`<text x="${x}" y="${fmt(bottom + 15)}" text-anchor="middle">${tickLabel(t, xt.step)}</text>`);
+    if (xTickLabels)
+      a.push(`<text x="${x}" y="${fmt(bottom + 15)}" text-anchor="middle">${tickLabel(t, xt.step)}</text>`);
   }
   const yStep = yTicks.length > 1 ? yTicks[1] - yTicks[0] : 1;
   for (const t of yTicks) {
@@ -291,17 +328,22 @@ function axes(box: Box, xs: Scale, ys: Scale, xTickLabels: boolean, yTicks: numb
   );
   const yx = fmt(box.x - 46);
   const yy = fmt(box.y + box.h / 2);
-  a.push(`<text class="ylabel" x="${yx}" y="${yy}" text-anchor="middle" transform="rotate(-90 ${yx} ${yy})" font-size="13">${escapeXml(yLabel)}</text>`);
+  a.push(
+    `<text class="ylabel" x="${yx}" y="${yy}" text-anchor="middle" transform="rotate(-90 ${yx} ${yy})" font-size="13">${escapeXml(yLabel)}</text>`,
+  );
   if (xLabel !== null) {
     const style = xLabel.length <= 1 || xLabel[1] === ' ' ? ' font-style="italic"' : '';
-    a.push(`<text class="xlabel" x="${fmt(box.x + box.w / 2)}" y="${fmt(bottom + 34)}" text-anchor="middle" font-size="13"${style}>${escapeXml(xLabel)}</text>`);
+    a.push(
+      `<text class="xlabel" x="${fmt(box.x + box.w / 2)}" y="${fmt(bottom + 34)}" text-anchor="middle" font-size="13"${style}>${escapeXml(xLabel)}</text>`,
+    );
   }
   return a.join('\n');
 }
 
 /** About `count` round ticks (1, 2 or 5 × 10^k apart) covering [lo, hi]; lo and hi widened to whole steps. */
 function niceTicks(lo: number, hi: number, count: number): { lo: number; hi: number; step: number; ticks: number[] } {
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return { lo: 0, hi: 1, step: 0.2, ticks: [0, 0.2, 0.4, 0.6, 0.8, 1] };
+  if (!Number.isFinite(lo) || !Number.isFinite(hi))
+    return { lo: 0, hi: 1, step: 0.2, ticks: [0, 0.2, 0.4, 0.6, 0.8, 1] };
   if (hi <= lo) hi = lo + (Math.abs(lo) || 1);
   const raw = (hi - lo) / Math.max(1, count);
   const mag = 10 ** Math.floor(Math.log10(raw));
@@ -337,7 +379,8 @@ const py = px;
 
 /** A pixel coordinate for path data: two decimals, clamped so a huge value stays finite (the clip path hides it). */
 function fmt(v: number): string {
-  if (!Number.isFinite(v)) throw new Error(`mstPlotSvg: non-finite coordinate ${v} (a bug: non-finite bins are skipped).`);
+  if (!Number.isFinite(v))
+    throw new Error(`mstPlotSvg: non-finite coordinate ${v} (a bug: non-finite bins are skipped).`);
   const c = Math.max(-1e5, Math.min(1e5, v));
   return String(Math.round(c * 100) / 100);
 }

@@ -38,7 +38,9 @@ export function subsample(points: ArrayLike<number>, options: SubsampleOptions):
   const n = points.length / dim;
   const { fraction, count } = options;
   if ((fraction === undefined) === (count === undefined)) {
-    throw new InputError(`Expected exactly one of options.fraction and options.count, got fraction=${fraction}, count=${count}.`);
+    throw new InputError(
+      `Expected exactly one of options.fraction and options.count, got fraction=${fraction}, count=${count}.`,
+    );
   }
   let k: number;
   if (fraction !== undefined) {
@@ -110,10 +112,12 @@ function wrap(x: number, L: number): number {
 }
 
 function checkDim(points: ArrayLike<number>, options: { dim: number }): number {
-  if (!options || typeof options !== 'object') throw new InputError(`Expected an options object with { dim }, got ${String(options)}.`);
+  if (!options || typeof options !== 'object')
+    throw new InputError(`Expected an options object with { dim }, got ${String(options)}.`);
   const { dim } = options;
   if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
-  if (!points || typeof points.length !== 'number') throw new InputError(`Expected points to be an array of coordinates, got ${String(points)}.`);
+  if (!points || typeof points.length !== 'number')
+    throw new InputError(`Expected points to be an array of coordinates, got ${String(points)}.`);
   if (points.length % dim !== 0) {
     throw new InputError(`Expected points.length to be a multiple of dim=${dim}, got ${points.length}.`);
   }
@@ -126,19 +130,27 @@ function checkSeed(seed: number | undefined): number {
   return seed;
 }
 
-function perAxis(value: number | ArrayLike<number>, dim: number, name: string, ok: (v: number) => boolean): Float64Array {
+function perAxis(
+  value: number | ArrayLike<number>,
+  dim: number,
+  name: string,
+  ok: (v: number) => boolean,
+): Float64Array {
   const out = new Float64Array(dim);
   if (typeof value === 'number') {
     out.fill(value);
   } else if (value && typeof value.length === 'number') {
-    if (value.length !== dim) throw new InputError(`Expected options.${name} to have dim=${dim} entries, got ${value.length}.`);
+    if (value.length !== dim)
+      throw new InputError(`Expected options.${name} to have dim=${dim} entries, got ${value.length}.`);
     for (let a = 0; a < dim; a++) out[a] = value[a];
   } else {
     throw new InputError(`Expected options.${name} to be a number or one number per axis, got ${String(value)}.`);
   }
   for (let a = 0; a < dim; a++) {
     if (!Number.isFinite(out[a]) || !ok(out[a])) {
-      throw new InputError(`Expected options.${name}[${a}] to be finite and ${name === 'box' ? '> 0' : '≥ 0'}, got ${out[a]}.`);
+      throw new InputError(
+        `Expected options.${name}[${a}] to be finite and ${name === 'box' ? '> 0' : '≥ 0'}, got ${out[a]}.`,
+      );
     }
   }
   return out;

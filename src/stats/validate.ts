@@ -43,7 +43,11 @@ export interface MstStatsOptions {
 }
 
 const describe = (x: unknown): string =>
-  x === null || typeof x !== 'object' ? String(x) : Array.isArray(x) ? `[${x.join(', ')}]` : Object.prototype.toString.call(x).slice(8, -1);
+  x === null || typeof x !== 'object'
+    ? String(x)
+    : Array.isArray(x)
+      ? `[${x.join(', ')}]`
+      : Object.prototype.toString.call(x).slice(8, -1);
 
 /** The options with `points` checked; returns n and the box as float64 (or undefined). */
 export function validateStatsInput(
@@ -54,13 +58,16 @@ export function validateStatsInput(
     throw new InputError(`Expected an options object with at least { dim }, got ${describe(options)}.`);
   }
   if (!(points instanceof Float32Array) && !(points instanceof Float64Array)) {
-    throw new InputError(`Expected points to be a Float32Array or Float64Array (row-major n × dim), got ${describe(points)}.`);
+    throw new InputError(
+      `Expected points to be a Float32Array or Float64Array (row-major n × dim), got ${describe(points)}.`,
+    );
   }
   const { dim } = options;
   if (typeof dim !== 'number' || !Number.isInteger(dim) || dim < 1) {
     throw new InputError(`Expected dim to be a positive integer, got ${describe(dim)}.`);
   }
-  if (points.length % dim !== 0) throw new InputError(`Expected points.length to be a multiple of dim=${dim}, got ${points.length}.`);
+  if (points.length % dim !== 0)
+    throw new InputError(`Expected points.length to be a multiple of dim=${dim}, got ${points.length}.`);
   const n = points.length / dim;
   const coords = options.coords ?? 'cartesian';
   if (coords !== 'cartesian' && coords !== 'radec') {
@@ -73,11 +80,14 @@ export function validateStatsInput(
       throw new InputError(`Expected minEdgeLength to be a finite number ≥ 0, got ${describe(minEdgeLength)}.`);
     }
     if (options.emst && minEdgeLength > 0) {
-      throw new InputError(`minEdgeLength (${minEdgeLength}) cuts the tree mstStats builds; it cannot apply to a given emst.`);
+      throw new InputError(
+        `minEdgeLength (${minEdgeLength}) cuts the tree mstStats builds; it cannot apply to a given emst.`,
+      );
     }
   }
   const normalise = options.normalise ?? true;
-  if (typeof normalise !== 'boolean') throw new InputError(`Expected normalise to be a boolean, got ${describe(normalise)}.`);
+  if (typeof normalise !== 'boolean')
+    throw new InputError(`Expected normalise to be a boolean, got ${describe(normalise)}.`);
   if (options.bins !== undefined && (options.bins === null || typeof options.bins !== 'object')) {
     throw new InputError(`Expected bins to be an object of per-statistic bins, got ${describe(options.bins)}.`);
   }
@@ -88,14 +98,17 @@ export function validateStatsInput(
 }
 
 function checkBox(box: unknown, dim: number, coords: StatsCoords): Float64Array {
-  if (coords === 'radec') throw new InputError(`A periodic box applies to cartesian coordinates, not to coords 'radec'.`);
+  if (coords === 'radec')
+    throw new InputError(`A periodic box applies to cartesian coordinates, not to coords 'radec'.`);
   if (!Array.isArray(box) && !(box instanceof Float64Array) && !(box instanceof Float32Array)) {
     throw new InputError(`Expected box to be an array of ${dim} side lengths, got ${describe(box)}.`);
   }
-  if (box.length !== dim) throw new InputError(`Expected box to hold ${dim} side lengths (one per dimension), got ${box.length}.`);
+  if (box.length !== dim)
+    throw new InputError(`Expected box to hold ${dim} side lengths (one per dimension), got ${box.length}.`);
   const out = Float64Array.from(box as ArrayLike<number>);
   out.forEach((L, k) => {
-    if (!(L > 0) || !Number.isFinite(L)) throw new InputError(`Expected box side lengths to be finite and > 0, got ${box[k]} at index ${k}.`);
+    if (!(L > 0) || !Number.isFinite(L))
+      throw new InputError(`Expected box side lengths to be finite and > 0, got ${box[k]} at index ${k}.`);
   });
   return out;
 }
@@ -103,21 +116,31 @@ function checkBox(box: unknown, dim: number, coords: StatsCoords): Float64Array 
 function checkFinite(points: Float32Array | Float64Array, dim: number): void {
   for (let i = 0; i < points.length; i++) {
     if (!Number.isFinite(points[i])) {
-      throw new InputError(`Expected finite coordinates, got ${points[i]} at row ${Math.floor(i / dim)}, column ${i % dim}.`);
+      throw new InputError(
+        `Expected finite coordinates, got ${points[i]} at row ${Math.floor(i / dim)}, column ${i % dim}.`,
+      );
     }
   }
 }
 
 /** A given tree: parallel Uint32Arrays of node ids < n, no self-loop, no cycle (a forest). */
 function checkForest(tree: MstStatsOptions['emst'], n: number): void {
-  if (tree === null || typeof tree !== 'object' || !(tree.sources instanceof Uint32Array) || !(tree.targets instanceof Uint32Array)) {
+  if (
+    tree === null ||
+    typeof tree !== 'object' ||
+    !(tree.sources instanceof Uint32Array) ||
+    !(tree.targets instanceof Uint32Array)
+  ) {
     throw new InputError(`Expected emst to be { sources: Uint32Array, targets: Uint32Array }, got ${describe(tree)}.`);
   }
   const { sources, targets } = tree;
   if (sources.length !== targets.length) {
-    throw new InputError(`Expected emst.sources and emst.targets of equal length, got ${sources.length} and ${targets.length}.`);
+    throw new InputError(
+      `Expected emst.sources and emst.targets of equal length, got ${sources.length} and ${targets.length}.`,
+    );
   }
-  if (n > 0 && sources.length > n - 1) throw new InputError(`Expected a forest of at most n − 1 = ${n - 1} edges, got ${sources.length}.`);
+  if (n > 0 && sources.length > n - 1)
+    throw new InputError(`Expected a forest of at most n − 1 = ${n - 1} edges, got ${sources.length}.`);
   const uf = new UnionFind(n);
   for (let e = 0; e < sources.length; e++) {
     const s = sources[e];

@@ -58,7 +58,12 @@ const PAIRS_MERGED = { ...PAIRS, uf_merged: 'read_write' } as const;
 const ROOTS_PARAMS = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
 const ROOTS = { roots_u: 'uniform', roots_parent: 'read', roots_total: 'read_write' } as const;
 
-function spec<const B extends Bindings>(label: string, entry: string, bindings: B, wg: number): KernelSpec<B, typeof UF_PARAMS> {
+function spec<const B extends Bindings>(
+  label: string,
+  entry: string,
+  bindings: B,
+  wg: number,
+): KernelSpec<B, typeof UF_PARAMS> {
   return {
     label,
     shader: 'unionfind/kernels',
@@ -129,7 +134,11 @@ class UnionFindImpl implements GpuUnionFind {
     if (!Number.isInteger(count) || count < 0) {
       throw new InputError(`unionfind::unionPairs: expected count to be a non-negative integer, got ${count}.`);
     }
-    for (const [name, buf] of [['a', a], ['b', b], ['merged', merged]] as const) {
+    for (const [name, buf] of [
+      ['a', a],
+      ['b', b],
+      ['merged', merged],
+    ] as const) {
       if (buf === undefined) continue;
       const offset = 'buffer' in buf ? (buf.offset ?? 0) : 0;
       if (offset % this.offsetAlignment !== 0) {
@@ -144,7 +153,11 @@ class UnionFindImpl implements GpuUnionFind {
     }
     const uniforms = { count };
     if (merged) {
-      rec.dispatch(this.k.unionMerged, { buffers: { uf_parent: this.parent, uf_a: a, uf_b: b, uf_merged: merged }, uniforms, threads: count });
+      rec.dispatch(this.k.unionMerged, {
+        buffers: { uf_parent: this.parent, uf_a: a, uf_b: b, uf_merged: merged },
+        uniforms,
+        threads: count,
+      });
     } else {
       rec.dispatch(this.k.union, { buffers: { uf_parent: this.parent, uf_a: a, uf_b: b }, uniforms, threads: count });
     }

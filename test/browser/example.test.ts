@@ -145,7 +145,10 @@ async function probeAdapter(browser: Browser): Promise<AdapterProbe | null> {
 }
 
 /** Loads the example with `query`, waits for the worker's result and returns it with the canvas's pixel counts. */
-async function runPage(browser: Browser, query: string): Promise<{ result: PageResult; nonWhite: number; colours: Record<string, number> }> {
+async function runPage(
+  browser: Browser,
+  query: string,
+): Promise<{ result: PageResult; nonWhite: number; colours: Record<string, number> }> {
   const page: Page = await browser.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -160,7 +163,8 @@ async function runPage(browser: Browser, query: string): Promise<{ result: PageR
     const { nonWhite, colours } = await page.evaluate((palette) => {
       const canvas = document.querySelector('canvas')!;
       const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
-      const hex = (i: number) => '#' + [data[i], data[i + 1], data[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+      const hex = (i: number) =>
+        '#' + [data[i], data[i + 1], data[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join('');
       const counts: Record<string, number> = Object.fromEntries(palette.map((c) => [c, 0]));
       let nonWhite = 0;
       for (let i = 0; i < data.length; i += 4) {
@@ -177,7 +181,9 @@ async function runPage(browser: Browser, query: string): Promise<{ result: PageR
 }
 
 /** The Node result for the page's dataset and parameters (CPU backend). */
-async function nodeLabels(params: { n: number; clusters: number; seed: number; minClusterSize: number; minSamples?: number } = PARAMS): Promise<number[]> {
+async function nodeLabels(
+  params: { n: number; clusters: number; seed: number; minClusterSize: number; minSamples?: number } = PARAMS,
+): Promise<number[]> {
   const points = blobs({ n: params.n, dim: 2, clusters: params.clusters, seed: params.seed });
   const { minClusterSize, minSamples } = params;
   const { labels } = await hdbscan(points, { dim: 2, minClusterSize, minSamples, backend: 'cpu' });
@@ -186,7 +192,9 @@ async function nodeLabels(params: { n: number; clusters: number; seed: number; m
 
 /** The legend's entries: their text and swatch colour (the `data-colour` of each item). */
 async function legendEntries(page: Page): Promise<{ text: string; colour: string }[]> {
-  return page.$$eval('#legend li', (items) => items.map((li) => ({ text: li.textContent ?? '', colour: (li as HTMLElement).dataset.colour ?? '' })));
+  return page.$$eval('#legend li', (items) =>
+    items.map((li) => ({ text: li.textContent ?? '', colour: (li as HTMLElement).dataset.colour ?? '' })),
+  );
 }
 
 /** Checks the legend against the labels: one entry per cluster (palette colour, size) and one for noise. */
@@ -251,7 +259,11 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
 
   it('the page clusters in a worker on WebGPU where Chromium gives an adapter, and matches Node', async () => {
     requireChromium();
-    const chosen = (await launchWithWebGpu()) ?? { variant: CPU_VARIANT, adapter: null, browser: await launch(CPU_VARIANT) };
+    const chosen = (await launchWithWebGpu()) ?? {
+      variant: CPU_VARIANT,
+      adapter: null,
+      browser: await launch(CPU_VARIANT),
+    };
     try {
       const run = await runPage(chosen.browser, chosen.adapter ? `${query}&backend=gpu` : query);
       const { backend, adapter, gpuNote, ms } = run.result;
@@ -322,10 +334,14 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     const done = (n: number) =>
-      page.waitForFunction((n) => {
-        const t = (window as unknown as { treeline?: PageResult & { params: { n: number } } }).treeline;
-        return t?.done && t.params.n === n;
-      }, n, { timeout: 200_000 });
+      page.waitForFunction(
+        (n) => {
+          const t = (window as unknown as { treeline?: PageResult & { params: { n: number } } }).treeline;
+          return t?.done && t.params.n === n;
+        },
+        n,
+        { timeout: 200_000 },
+      );
     try {
       // As the README says: http://localhost:8080/examples/browser/, nothing in the query.
       await page.goto(pageUrl);
@@ -336,7 +352,14 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
       const form = await page.$$eval('#controls [name]', (els) =>
         Object.fromEntries(els.map((e) => [(e as HTMLInputElement).name, (e as HTMLInputElement).value])),
       );
-      expect(form).toEqual({ n: '2000', clusters: '4', minClusterSize: '15', minSamples: '', backend: 'auto', seed: '1' });
+      expect(form).toEqual({
+        n: '2000',
+        clusters: '4',
+        minClusterSize: '15',
+        minSamples: '',
+        backend: 'auto',
+        seed: '1',
+      });
       checkLegend(await legendEntries(page), expected, first.palette!);
 
       // Set every control and press "Cluster".
@@ -359,7 +382,12 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
       // The parameters are kept in the URL (a reload or a shared link gives the same page).
       const url = new URL(page.url());
       expect(Object.fromEntries(url.searchParams)).toEqual({
-        n: '1200', clusters: '3', seed: '1', minClusterSize: '10', minSamples: '4', backend: 'cpu',
+        n: '1200',
+        clusters: '3',
+        seed: '1',
+        minClusterSize: '10',
+        minSamples: '4',
+        backend: 'cpu',
       });
       expect(await page.textContent('#status')).toMatch(/^1200 points: \d+ clusters, \d+ noise — on the CPU backend/);
       expect(errors).toEqual([]);

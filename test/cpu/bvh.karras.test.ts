@@ -30,7 +30,10 @@ describe('karrasSequentialCpu(codes, n)', () => {
       for (const dim of [1, 2, 3, 5]) {
         for (const n of [0, 1, 2, 3, 1000, 20_000]) {
           const codes = sortedCodes(cloud(kind, n, dim, 3 * n + dim), dim);
-          expect(firstDifference(karrasSequentialCpu(codes, n), karrasCpu(codes, n)), `${kind} n=${n} d=${dim}`).toBeNull();
+          expect(
+            firstDifference(karrasSequentialCpu(codes, n), karrasCpu(codes, n)),
+            `${kind} n=${n} d=${dim}`,
+          ).toBeNull();
         }
       }
     });

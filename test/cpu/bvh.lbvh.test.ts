@@ -20,7 +20,14 @@ describe('buildBvhCpu', () => {
 
   it('satisfies every invariant at n = 2^17 + 3 (a sample of shapes and dimensions)', () => {
     const n = (1 << 17) + 3;
-    for (const [kind, dim] of [['normal', 3], ['clustered', 2], ['duplicates', 5], ['collinear', 3], ['uniform', 16], ['normal', 1]] as const) {
+    for (const [kind, dim] of [
+      ['normal', 3],
+      ['clustered', 2],
+      ['duplicates', 5],
+      ['collinear', 3],
+      ['uniform', 16],
+      ['normal', 1],
+    ] as const) {
       const pts = cloud(kind, n, dim, dim);
       checkBvhInvariants(pts, buildBvhCpu(pts, dim));
     }

@@ -61,7 +61,7 @@ function makeCodes(kind: Kind, n: number, bits: number, seed: number): Uint32Arr
   return codes;
 }
 
-describe('sortCodesCpu (the BVH sort\'s CPU twin)', () => {
+describe("sortCodesCpu (the BVH sort's CPU twin)", () => {
   it('equals a comparison sort by (code, index) on both paths, every code width and key shape', () => {
     for (const dim of [1, 2, 3, 5, 16]) {
       const bits = codeBits(dim);
@@ -74,7 +74,10 @@ describe('sortCodesCpu (the BVH sort\'s CPU twin)', () => {
           const i = got.order.findIndex((v, j) => v !== want.order[j]);
           if (i !== -1) expect.fail(`${what}: order[${i}] = ${got.order[i]}, expected ${want.order[i]}`);
           expect(got.codes.length, what).toBe(2 * n);
-          expect(got.codes.every((v, j) => v === want.codes[j]), what).toBe(true);
+          expect(
+            got.codes.every((v, j) => v === want.codes[j]),
+            what,
+          ).toBe(true);
         }
       }
     }

@@ -65,11 +65,21 @@ describe('output paths are checked before any computation (exit 2, naming the pa
     const model = '/sys/treeline-test-model.json';
     const h = await runCliProcess(['hdbscan', big, '--backend', 'cpu', '--verbose', '-o', out, '--save-model', model]);
     expect(h.code).toBe(2);
-    expect(h.stderr).toMatch(/--save-model \/sys\/treeline-test-model\.json: cannot create a file in \/sys \((EACCES|EROFS|EPERM)\)/);
+    expect(h.stderr).toMatch(
+      /--save-model \/sys\/treeline-test-model\.json: cannot create a file in \/sys \((EACCES|EROFS|EPERM)\)/,
+    );
     expect(h.stderr).not.toContain('hdbscan: read');
     expect(readFileSync(out, 'utf8')).toBe(OLD);
 
-    const s = await runCliProcess(['stats', big, '--backend', 'cpu', '--verbose', '--plot', join(dir, 'figure.svg', '..')]);
+    const s = await runCliProcess([
+      'stats',
+      big,
+      '--backend',
+      'cpu',
+      '--verbose',
+      '--plot',
+      join(dir, 'figure.svg', '..'),
+    ]);
     expect(s.code).toBe(2);
     expect(s.stderr).toMatch(/--plot .*: expected a \.svg or \.png file/);
 
@@ -113,7 +123,18 @@ describe('outputs are atomic: a failed run leaves existing files byte-identical 
     const { folder, out } = folderWithOldOutput('together');
     const model = join(folder, 'model.json');
     writeFileSync(model, OLD);
-    const ok = await runCliProcess(['hdbscan', small, '--min-cluster-size', '20', '--backend', 'cpu', '-o', out, '--save-model', model]);
+    const ok = await runCliProcess([
+      'hdbscan',
+      small,
+      '--min-cluster-size',
+      '20',
+      '--backend',
+      'cpu',
+      '-o',
+      out,
+      '--save-model',
+      model,
+    ]);
     expect(ok.code).toBe(0);
     expect(readFileSync(out, 'utf8')).toMatch(/^label,probability,outlier_score\n/);
     expect(JSON.parse(readFileSync(model, 'utf8'))).toHaveProperty('dim', 2);
@@ -139,7 +160,11 @@ describe('outputs are atomic: a failed run leaves existing files byte-identical 
 
   it('issue 15: Ctrl-C (SIGINT) during the computation exits 130 and leaves -o as it was', async () => {
     const { folder, out } = folderWithOldOutput('sigint');
-    const r = await interruptWhen(['emst', big, '--backend', 'cpu', '--threads', '1', '--verbose', '-o', out], /emst: k-NN/, 'SIGINT');
+    const r = await interruptWhen(
+      ['emst', big, '--backend', 'cpu', '--threads', '1', '--verbose', '-o', out],
+      /emst: k-NN/,
+      'SIGINT',
+    );
     expect(r.stderr).toContain('interrupted (SIGINT)');
     expect(r.code).toBe(130);
     expect(r.stderr).not.toContain('emst: write');
@@ -151,7 +176,19 @@ describe('outputs are atomic: a failed run leaves existing files byte-identical 
     const { folder, out } = folderWithOldOutput('sigterm');
     const model = join(folder, 'model.json');
     writeFileSync(model, OLD);
-    const args = ['hdbscan', big, '--min-cluster-size', '10', '--backend', 'cpu', '--verbose', '-o', out, '--save-model', model];
+    const args = [
+      'hdbscan',
+      big,
+      '--min-cluster-size',
+      '10',
+      '--backend',
+      'cpu',
+      '--verbose',
+      '-o',
+      out,
+      '--save-model',
+      model,
+    ];
     const r = await interruptWhen(args, /hdbscan: Borůvka round 1/, 'SIGTERM');
     expect(r.stderr).toContain('interrupted (SIGTERM)');
     expect(r.code).toBe(143);

@@ -57,7 +57,10 @@ describe('treeline emst', () => {
     expect(j.numEdges).toBe(n - 1);
     expect(j.minSamples).toBe(5);
     expect(j.weights).toEqual(Array.from(lib.weights));
-    expect(j.totalWeight).toBeCloseTo(lib.weights.reduce((s, w) => s + w, 0), 6);
+    expect(j.totalWeight).toBeCloseTo(
+      lib.weights.reduce((s, w) => s + w, 0),
+      6,
+    );
     expect(j.timings['emst::total']).toBeGreaterThanOrEqual(0);
     expect(r.log).toMatch(/emst::total/);
   });
@@ -66,7 +69,11 @@ describe('treeline emst', () => {
     const out = join(dir, 'tree');
     const r = await runCli(['emst', csv, '--format', 'npy', '-o', out, ...cpu]);
     expect(r.error).toBeUndefined();
-    for (const [name, dtype] of [['sources', '<u4'], ['targets', '<u4'], ['weights', '<f4']]) {
+    for (const [name, dtype] of [
+      ['sources', '<u4'],
+      ['targets', '<u4'],
+      ['weights', '<f4'],
+    ]) {
       const a = parseNpy(readFileSync(join(out, `${name}.npy`)));
       expect(a.dtype).toBe(dtype);
       expect(a.shape).toEqual([n - 1]);
@@ -88,7 +95,10 @@ describe('treeline emst', () => {
     writeFileSync(raw, new Uint8Array(points.buffer, points.byteOffset, points.byteLength));
     expect((await runCli(['emst', raw, '--dim', '2', ...cpu])).out).toBe(base);
     expectInputError(await runCli(['emst', raw, ...cpu]), /needs --dim/);
-    expectInputError(await runCli(['emst', raw, '--dim', '7', ...cpu]), /1920 bytes is not a whole number of rows of 7/);
+    expectInputError(
+      await runCli(['emst', raw, '--dim', '7', ...cpu]),
+      /1920 bytes is not a whole number of rows of 7/,
+    );
     expectInputError(await runCli(['emst', csv, '--dim', '3', ...cpu]), /--dim 3 given, but the file has 2 columns/);
   });
 
@@ -100,13 +110,28 @@ describe('treeline emst', () => {
     expectInputError(await runCli(['emst', bad, ...cpu]), /nan\.csv:3: column 'y' is not a number: 'NaN'/);
     const nanNpy = join(dir, 'nan.npy');
     writeFileSync(nanNpy, writeNpy(new Float32Array([0, 0, 1, NaN]), [2, 2]));
-    expectInputError(await runCli(['emst', nanNpy, ...cpu]), /nan\.npy: row 1 \(0-based\), column '1' is NaN; expected a finite number\./);
-    expectInputError(await runCli(['emst', csv, '--min-samples', '0', ...cpu]), /--min-samples: expected an integer ≥ 1, got '0'/);
+    expectInputError(
+      await runCli(['emst', nanNpy, ...cpu]),
+      /nan\.npy: row 1 \(0-based\), column '1' is NaN; expected a finite number\./,
+    );
+    expectInputError(
+      await runCli(['emst', csv, '--min-samples', '0', ...cpu]),
+      /--min-samples: expected an integer ≥ 1, got '0'/,
+    );
     expectInputError(await runCli(['emst', csv, '--alpha', '-1', ...cpu]), /--alpha/);
-    expectInputError(await runCli(['emst', csv, '--backend', 'tpu']), /--backend: expected one of auto, gpu, cpu, got 'tpu'/);
+    expectInputError(
+      await runCli(['emst', csv, '--backend', 'tpu']),
+      /--backend: expected one of auto, gpu, cpu, got 'tpu'/,
+    );
     expectInputError(await runCli(['emst', csv, '--format', 'xml', ...cpu]), /--format/);
-    expectInputError(await runCli(['emst', csv, '--threads', '0', ...cpu]), /--threads: expected an integer ≥ 1, got '0'/);
-    expectInputError(await runCli(['hdbscan', csv, '--min-cluster-size', '5', '--threads', '1.5', ...cpu]), /--threads/);
+    expectInputError(
+      await runCli(['emst', csv, '--threads', '0', ...cpu]),
+      /--threads: expected an integer ≥ 1, got '0'/,
+    );
+    expectInputError(
+      await runCli(['hdbscan', csv, '--min-cluster-size', '5', '--threads', '1.5', ...cpu]),
+      /--threads/,
+    );
     expectInputError(await runCli(['stats', csv, '--threads', 'x', ...cpu]), /--threads/);
     expect(existsSync(join(dir, 'nope.csv'))).toBe(false);
   });
@@ -114,7 +139,10 @@ describe('treeline emst', () => {
   it('emst on a headerless .f32 with an Infinity names the file, row, column and value', async () => {
     const f32 = join(dir, 'inf.f32');
     writeFileSync(f32, new Uint8Array(new Float32Array([0, 0, 1, 1, 2, Infinity]).buffer));
-    expectInputError(await runCli(['emst', f32, '--dim', '2', ...cpu]), /inf\.f32: row 2 \(0-based\), column '1' is Infinity/);
+    expectInputError(
+      await runCli(['emst', f32, '--dim', '2', ...cpu]),
+      /inf\.f32: row 2 \(0-based\), column '1' is Infinity/,
+    );
   });
 
   it('--periodic and --min-edge-length: the library’s periodic tree and scale-cut forest', async () => {
@@ -125,8 +153,14 @@ describe('treeline emst', () => {
     const cut = await runCli(['emst', csv, '--min-edge-length', '0.5', '--format', 'json', ...cpu]);
     const forest = await emst(points, { dim: 2, minEdgeLength: 0.5, backend: 'cpu' });
     expect(JSON.parse(cut.out).numEdges).toBe(forest.sources.length);
-    expectInputError(await runCli(['emst', csv, '--periodic', '1,2,3', ...cpu]), /--periodic: 3 side lengths given for 2-dimensional points/);
-    expectInputError(await runCli(['emst', csv, '--periodic', '0', ...cpu]), /--periodic: expected L or Lx,Ly\[,Lz\] with finite side lengths > 0, got '0'/);
+    expectInputError(
+      await runCli(['emst', csv, '--periodic', '1,2,3', ...cpu]),
+      /--periodic: 3 side lengths given for 2-dimensional points/,
+    );
+    expectInputError(
+      await runCli(['emst', csv, '--periodic', '0', ...cpu]),
+      /--periodic: expected L or Lx,Ly\[,Lz\] with finite side lengths > 0, got '0'/,
+    );
   });
 
   it('emst on an ArborX .bin given --dim refuses to read its header as a point', async () => {
@@ -137,7 +171,10 @@ describe('treeline emst', () => {
     new DataView(bytes.buffer).setInt32(4, 2, true);
     bytes.set(new Uint8Array(body.buffer), 8);
     writeFileSync(bin, bytes);
-    expectInputError(await runCli(['emst', bin, '--dim', '2', ...cpu]), /arborx\.bin: this looks like ArborX's binary format \(n=3, d=2 header\); drop --dim/);
+    expectInputError(
+      await runCli(['emst', bin, '--dim', '2', ...cpu]),
+      /arborx\.bin: this looks like ArborX's binary format \(n=3, d=2 header\); drop --dim/,
+    );
     const ok = await runCli(['emst', bin, ...cpu]);
     expect(ok.error).toBeUndefined();
   });

@@ -19,7 +19,8 @@ const points = blobs({ n, dim: 2, seed: 5, clusters: 3, noise: 0.05 });
 const csv = writePointsCsv(join(dir, 'points.csv'), points, 2);
 const cpu = ['--backend', 'cpu'];
 
-const lib = (o: Partial<HdbscanOptions> & { minClusterSize: number }) => hdbscan(points, { dim: 2, backend: 'cpu', ...o });
+const lib = (o: Partial<HdbscanOptions> & { minClusterSize: number }) =>
+  hdbscan(points, { dim: 2, backend: 'cpu', ...o });
 
 function expectInputError(r: { error?: unknown }, message: RegExp): void {
   expect(r.error).toBeInstanceOf(InputError);
@@ -54,7 +55,22 @@ describe('treeline hdbscan', () => {
     }
     expect(r.log.match(/minSamples 5:/g)?.length).toBe(3);
     // --min-samples applies to every value; json holds one result per value and one MST.
-    const j = JSON.parse((await runCli(['hdbscan', csv, '--min-cluster-size', '10,20', '--min-samples', '3', '--format', 'json', '--timings', ...cpu])).out);
+    const j = JSON.parse(
+      (
+        await runCli([
+          'hdbscan',
+          csv,
+          '--min-cluster-size',
+          '10,20',
+          '--min-samples',
+          '3',
+          '--format',
+          'json',
+          '--timings',
+          ...cpu,
+        ])
+      ).out,
+    );
     expect(j.results.map((x: { minClusterSize: number }) => x.minClusterSize)).toEqual([10, 20]);
     expect(j.minSamples).toBe(3);
     expect(j.results[1].labels).toEqual(Array.from((await lib({ minClusterSize: 20, minSamples: 3 })).labels));
@@ -92,16 +108,27 @@ describe('treeline hdbscan', () => {
 
   it('--format npy: one .npy per array; with a list, shared MST at the top and a folder per value', async () => {
     const one = join(dir, 'npy1');
-    expect((await runCli(['hdbscan', csv, '--min-cluster-size', '15', '--format', 'npy', '-o', one, ...cpu])).error).toBeUndefined();
+    expect(
+      (await runCli(['hdbscan', csv, '--min-cluster-size', '15', '--format', 'npy', '-o', one, ...cpu])).error,
+    ).toBeUndefined();
     const labels = parseNpy(readFileSync(join(one, 'labels.npy')));
     expect(labels.dtype).toBe('<i4');
     expect(labels.shape).toEqual([n]);
     expect(parseNpy(readFileSync(join(one, 'single_linkage.npy'))).shape).toEqual([n - 1, 4]);
-    for (const f of ['probabilities', 'outlier_scores', 'cluster_persistence', 'condensed_lambda', 'exemplars', 'mst_weights']) {
+    for (const f of [
+      'probabilities',
+      'outlier_scores',
+      'cluster_persistence',
+      'condensed_lambda',
+      'exemplars',
+      'mst_weights',
+    ]) {
       expect(parseNpy(readFileSync(join(one, `${f}.npy`))).dtype, f).toMatch(/^<[fiu][48]$/);
     }
     const many = join(dir, 'npy3');
-    expect((await runCli(['hdbscan', csv, '--min-cluster-size', '5,10', '--format', 'npy', '-o', many, ...cpu])).error).toBeUndefined();
+    expect(
+      (await runCli(['hdbscan', csv, '--min-cluster-size', '5,10', '--format', 'npy', '-o', many, ...cpu])).error,
+    ).toBeUndefined();
     expect(parseNpy(readFileSync(join(many, 'mst_sources.npy'))).shape).toEqual([n - 1]);
     for (const m of [5, 10]) expect(parseNpy(readFileSync(join(many, `mcs${m}`, 'labels.npy'))).shape).toEqual([n]);
   });
@@ -133,24 +160,54 @@ describe('treeline hdbscan', () => {
 
   it('--save-model writes a model that loads, with the fit’s labels', async () => {
     const model = join(dir, 'model.json');
-    const r = await runCli(['hdbscan', csv, '--min-cluster-size', '15', '--min-samples', '5', '-o', join(dir, 'l.csv'), '--save-model', model, ...cpu]);
+    const r = await runCli([
+      'hdbscan',
+      csv,
+      '--min-cluster-size',
+      '15',
+      '--min-samples',
+      '5',
+      '-o',
+      join(dir, 'l.csv'),
+      '--save-model',
+      model,
+      ...cpu,
+    ]);
     expect(r.error).toBeUndefined();
     const m = loadModel(readFileSync(model, 'utf8'));
     expect(m.minSamples).toBe(5);
     expect(Array.from(m.labels)).toEqual(Array.from((await lib({ minClusterSize: 15, minSamples: 5 })).labels));
-    expectInputError(await runCli(['hdbscan', csv, '--min-cluster-size', '5,10', '--save-model', model, ...cpu]), /one --min-cluster-size/);
+    expectInputError(
+      await runCli(['hdbscan', csv, '--min-cluster-size', '5,10', '--save-model', model, ...cpu]),
+      /one --min-cluster-size/,
+    );
   });
 
   it('bad input and options exit with the input code', async () => {
-    expectInputError(await runCli(['hdbscan', csv, '--min-cluster-size', '1', ...cpu]), /--min-cluster-size: expected an integer ≥ 2, got '1'/);
+    expectInputError(
+      await runCli(['hdbscan', csv, '--min-cluster-size', '1', ...cpu]),
+      /--min-cluster-size: expected an integer ≥ 2, got '1'/,
+    );
     expectInputError(await runCli(['hdbscan', csv, '--min-cluster-size', '5,x', ...cpu]), /got 'x'/);
     expectInputError(await runCli(['hdbscan', csv, '--min-cluster-size', '5,5', ...cpu]), /distinct/);
-    expectInputError(await runCli(['hdbscan', csv, '--min-cluster-size', '5', '--method', 'dbscan', ...cpu]), /--method/);
-    expectInputError(await runCli(['hdbscan', csv, '--min-cluster-size', '5', '--epsilon', 'inf', ...cpu]), /--epsilon/);
-    expectInputError(await runCli(['hdbscan', join(dir, 'missing.npy'), '--min-cluster-size', '5', ...cpu]), /no such file/);
+    expectInputError(
+      await runCli(['hdbscan', csv, '--min-cluster-size', '5', '--method', 'dbscan', ...cpu]),
+      /--method/,
+    );
+    expectInputError(
+      await runCli(['hdbscan', csv, '--min-cluster-size', '5', '--epsilon', 'inf', ...cpu]),
+      /--epsilon/,
+    );
+    expectInputError(
+      await runCli(['hdbscan', join(dir, 'missing.npy'), '--min-cluster-size', '5', ...cpu]),
+      /no such file/,
+    );
     const bad = join(dir, 'short.csv');
     writeFileSync(bad, 'x,y\n1,2\n3\n');
-    expectInputError(await runCli(['hdbscan', bad, '--min-cluster-size', '5', ...cpu]), /short\.csv:3: expected 2 fields, got 1/);
+    expectInputError(
+      await runCli(['hdbscan', bad, '--min-cluster-size', '5', ...cpu]),
+      /short\.csv:3: expected 2 fields, got 1/,
+    );
   });
 
   it('--help has examples', async () => {

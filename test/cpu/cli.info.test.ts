@@ -23,17 +23,25 @@ describe('softwareAdapterReason(adapter info)', () => {
     expect(softwareAdapterReason({ ...lavapipe, isFallbackAdapter: true })).toBe('it reports isFallbackAdapter');
     expect(softwareAdapterReason(lavapipe)).toBe('its architecture names software');
     expect(softwareAdapterReason({ vendor: 'mesa', description: 'lavapipe' })).toBe('its description names lavapipe');
-    expect(softwareAdapterReason({ vendor: 'google', architecture: '', description: 'SwiftShader Device (Subzero)' })).toMatch(
-      /description names SwiftShader/,
+    expect(
+      softwareAdapterReason({ vendor: 'google', architecture: '', description: 'SwiftShader Device (Subzero)' }),
+    ).toMatch(/description names SwiftShader/);
+    expect(softwareAdapterReason({ vendor: 'microsoft', description: 'Microsoft Basic Render Driver' })).toMatch(
+      /Basic Render Driver/,
     );
-    expect(softwareAdapterReason({ vendor: 'microsoft', description: 'Microsoft Basic Render Driver' })).toMatch(/Basic Render Driver/);
     expect(softwareAdapterReason({ vendor: 'microsoft', architecture: 'warp' })).toMatch(/warp/);
     expect(softwareAdapterReason({ vendor: 'intel', architecture: 'cpu' })).toMatch(/cpu/);
   });
 
   it('issue 15: hardware GPUs are not software adapters', () => {
     for (const gpu of [
-      { vendor: 'nvidia', architecture: 'hopper', device: '', description: 'NVIDIA H100 80GB HBM3', isFallbackAdapter: false },
+      {
+        vendor: 'nvidia',
+        architecture: 'hopper',
+        device: '',
+        description: 'NVIDIA H100 80GB HBM3',
+        isFallbackAdapter: false,
+      },
       { vendor: 'amd', architecture: 'rdna-3', description: 'AMD Radeon 780M Graphics (RADV PHOENIX)' },
       { vendor: 'apple', architecture: 'metal-3', description: 'Apple M2' },
       { vendor: 'intel', architecture: 'gen-12lp', description: 'Intel(R) UHD Graphics 770' },
@@ -50,7 +58,11 @@ describe('TREELINE_GPU_FEATURES', () => {
     expect(featuresFromEnv('')).toBeUndefined();
     expect(featuresFromEnv('all')).toBeUndefined();
     expect(featuresFromEnv('none')).toBe('none');
-    expect(featuresFromEnv(' subgroups, timestamp-query ')).toEqual({ subgroups: true, timestampQuery: true, atomicVec2uMinMax: false });
+    expect(featuresFromEnv(' subgroups, timestamp-query ')).toEqual({
+      subgroups: true,
+      timestampQuery: true,
+      atomicVec2uMinMax: false,
+    });
   });
 
   it('issue 15: an unknown value is an InputError naming it and the valid ones', () => {
@@ -63,7 +75,9 @@ describe('TREELINE_GPU_FEATURES', () => {
   it('issue 15: treeline info with an unknown TREELINE_GPU_FEATURES exits 2 with one line naming the value', async () => {
     const r = await runCliProcess(['info'], { env: { TREELINE_GPU_FEATURES: 'subgroup' } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/Unknown TREELINE_GPU_FEATURES value 'subgroup'.*'subgroups', 'timestamp-query', 'atomic-vec2u-min-max'/);
+    expect(r.stderr).toMatch(
+      /Unknown TREELINE_GPU_FEATURES value 'subgroup'.*'subgroups', 'timestamp-query', 'atomic-vec2u-min-max'/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack
     expect(r.stdout).toBe('');
   });
@@ -83,7 +97,9 @@ describe('treeline info', () => {
       expect(info.auto).toMatch(/^no WebGPU adapter/);
     } else if (info.adapter.software) {
       expect(info.backend).toBe('cpu');
-      expect(info.auto).toMatch(/^the only adapter, .*, is a software implementation \(.+\), slower than the CPU backend; --backend gpu uses it anyway$/);
+      expect(info.auto).toMatch(
+        /^the only adapter, .*, is a software implementation \(.+\), slower than the CPU backend; --backend gpu uses it anyway$/,
+      );
     } else {
       expect(info.backend).toBe('gpu');
       expect(info.auto).toMatch(/is a hardware adapter$/);
@@ -105,7 +121,11 @@ describe('native stderr lines (src/gpu/stderr.ts)', () => {
     'WARNING | LAYER:  Layer name GalaxyOverlayVkLayer does not conform to naming standard',
     'INFO:             Vulkan Loader Version 1.3.239',
   ];
-  const other = ['treeline: hdbscan runs on the CPU backend: no WebGPU adapter was found.', 'Error: something else', 'WARNING: low disk'];
+  const other = [
+    'treeline: hdbscan runs on the CPU backend: no WebGPU adapter was found.',
+    'Error: something else',
+    'WARNING: low disk',
+  ];
 
   it('issue 15: Dawn’s two limit warnings and the Vulkan loader’s lines are noise; other lines are not', () => {
     for (const line of [...dawn, ...loader]) expect(isNativeNoise(line, {}), line).toBe(true);

@@ -18,7 +18,8 @@ const dir = tempDir();
 const rand = mulberry32(17);
 const lines = ['source,target,weight'];
 for (let v = 0; v < 60; v++) lines.push(`${v},${(v + 1) % 60},${(1 + rand() * 9).toFixed(3)}`);
-for (let k = 0; k < 90; k++) lines.push(`${Math.floor(rand() * 60)},${Math.floor(rand() * 60)},${(1 + rand() * 9).toFixed(3)}`);
+for (let k = 0; k < 90; k++)
+  lines.push(`${Math.floor(rand() * 60)},${Math.floor(rand() * 60)},${(1 + rand() * 9).toFixed(3)}`);
 lines.push('60,61,2', '61,62,1', '60,62,3');
 const text = lines.join('\n') + '\n';
 const graph = join(dir, 'graph.csv');
@@ -41,7 +42,9 @@ describe('treeline mst', () => {
     expect(cols.source).toEqual(Array.from(expected.sources));
     expect(cols.weight.map(Math.fround)).toEqual(Array.from(expected.weights));
     expect(cols.edge_id.length).toBe(63 - 2);
-    expect(r.log).toMatch(/63 vertices, 153 edges → forest of 61 edges, total weight [\d.]+, 2 components \(cpu backend, [\d.]+ ms\)/);
+    expect(r.log).toMatch(
+      /63 vertices, 153 edges → forest of 61 edges, total weight [\d.]+, 2 components \(cpu backend, [\d.]+ ms\)/,
+    );
   });
 
   it('json with --labels: summary, forest and component labels; npy: one file per column', async () => {
@@ -55,7 +58,8 @@ describe('treeline mst', () => {
     expect(new Set(j.componentLabels)).toEqual(new Set([0, 60]));
     const out = join(dir, 'forest');
     expect((await runCli(['mst', graph, '--format', 'npy', '-o', out, '--labels'])).error).toBeUndefined();
-    for (const f of ['edge_ids', 'sources', 'targets', 'weights']) expect(parseNpy(readFileSync(join(out, `${f}.npy`))).shape).toEqual([61]);
+    for (const f of ['edge_ids', 'sources', 'targets', 'weights'])
+      expect(parseNpy(readFileSync(join(out, `${f}.npy`))).shape).toEqual([61]);
     expect(parseNpy(readFileSync(join(out, 'component_labels.npy'))).shape).toEqual([63]);
   });
 

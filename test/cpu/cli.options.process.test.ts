@@ -42,13 +42,17 @@ describe('issue 15: --min-cluster-size', () => {
   it('--min-cluster-size larger than n warns on stderr and still clusters (every point noise)', async () => {
     const r = await runCli(['hdbscan', csv, '--min-cluster-size', '200,10', ...cpu]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/warning: --min-cluster-size 200 is larger than the 150 points of .*points\.csv: every point will be noise/);
+    expect(r.stderr).toMatch(
+      /warning: --min-cluster-size 200 is larger than the 150 points of .*points\.csv: every point will be noise/,
+    );
     expect(r.stderr).not.toMatch(/--min-cluster-size 10 is larger/);
     const cols = parseCsvColumns(r.stdout);
     expect(cols.label_mcs200).toHaveLength(n);
     expect(cols.label_mcs200.every((l) => l === -1)).toBe(true);
     const single = await runCli(['hdbscan', csv, '--min-cluster-size', '200', '--allow-single-cluster', ...cpu]);
-    expect(single.stderr).toMatch(/larger than the 150 points of .*: at most one cluster, all the points \(--allow-single-cluster\)/);
+    expect(single.stderr).toMatch(
+      /larger than the 150 points of .*: at most one cluster, all the points \(--allow-single-cluster\)/,
+    );
     expect(single.stderr).toMatch(/: 1 cluster, 0 noise/);
     const fine = await runCli(['hdbscan', csv, '--min-cluster-size', '150', ...cpu]);
     expect(fine.stderr).not.toMatch(/warning/);
@@ -84,7 +88,8 @@ describe('issue 15: --help lists every input format, suite and default', () => {
   const pointExtensions = [...Object.values(POINT_EXTENSIONS).flat(), '.f32', '.raw'];
 
   it('the listed extensions are what the readers take (POINT_EXTENSIONS, GRAPH_EXTENSIONS)', () => {
-    for (const [format, exts] of Object.entries(POINT_EXTENSIONS)) for (const e of exts) expect(pointFormat(`a${e}`), e).toBe(format);
+    for (const [format, exts] of Object.entries(POINT_EXTENSIONS))
+      for (const e of exts) expect(pointFormat(`a${e}`), e).toBe(format);
     for (const [e, format] of Object.entries(GRAPH_EXTENSIONS)) expect(graphFormatOf(`a${e}`)).toBe(format);
   });
 
@@ -93,7 +98,8 @@ describe('issue 15: --help lists every input format, suite and default', () => {
       const r = await runCli([cmd, '--help']);
       expect(r.code).toBe(0);
       const listed = r.stdout.slice(r.stdout.indexOf('Point files, by extension:'));
-      for (const e of pointExtensions) expect(listed, e).toMatch(new RegExp(`(^|\\s)${e.replace(/\./g, '\\.')}(\\s|$)`, 'm'));
+      for (const e of pointExtensions)
+        expect(listed, e).toMatch(new RegExp(`(^|\\s)${e.replace(/\./g, '\\.')}(\\s|$)`, 'm'));
       for (const name of ['NumPy', 'HDF5', 'FITS', 'Parquet', 'Arrow', 'ArborX']) expect(listed).toContain(name);
     });
   }
@@ -101,14 +107,21 @@ describe('issue 15: --help lists every input format, suite and default', () => {
   it('mst --help lists every graph format', async () => {
     const r = await runCli(['mst', '--help']);
     const listed = r.stdout.slice(r.stdout.indexOf('Graph files, by extension:'));
-    for (const e of Object.keys(GRAPH_EXTENSIONS)) expect(listed, e).toMatch(new RegExp(`(^|\\s)${e.replace(/\./g, '\\.')}(\\s|$)`, 'm'));
+    for (const e of Object.keys(GRAPH_EXTENSIONS))
+      expect(listed, e).toMatch(new RegExp(`(^|\\s)${e.replace(/\./g, '\\.')}(\\s|$)`, 'm'));
     for (const name of ['MatrixMarket', 'DIMACS', 'ECL', 'edge list']) expect(listed).toContain(name);
   });
 
   it('bench --help lists every suite', async () => {
     const r = await runCli(['bench', '--help']);
     expect(r.code).toBe(0);
-    for (const name of [...Object.keys(suites), 'hdbscan-blobs2d', 'hdbscan-normal3d', 'stats-uniform3d', 'stats-cosmology3d']) {
+    for (const name of [
+      ...Object.keys(suites),
+      'hdbscan-blobs2d',
+      'hdbscan-normal3d',
+      'stats-uniform3d',
+      'stats-cosmology3d',
+    ]) {
       expect(r.stdout, name).toMatch(new RegExp(`^  ${name} `, 'm'));
     }
     expect(r.stdout).toContain(suites.copy.description);
@@ -137,7 +150,11 @@ describe('issue 15: one naming of result arrays (CSV: singular; JSON: the API’
     expect(j.numEdges).toBe(n - 1);
     expect(j).not.toHaveProperty('edges');
     for (const k of ['sources', 'targets', 'weights']) expect(j[k]).toHaveLength(n - 1);
-    expect(Object.keys(parseCsvColumns((await runCli(['emst', csv, ...cpu])).stdout))).toEqual(['source', 'target', 'weight']);
+    expect(Object.keys(parseCsvColumns((await runCli(['emst', csv, ...cpu])).stdout))).toEqual([
+      'source',
+      'target',
+      'weight',
+    ]);
     const out = join(dir, 'emst-npy');
     expect((await runCli(['emst', csv, '--format', 'npy', '-o', out, ...cpu])).code).toBe(0);
     for (const k of ['sources', 'targets', 'weights']) expect(npyShape(join(out, `${k}.npy`))).toEqual([n - 1]);
@@ -150,7 +167,12 @@ describe('issue 15: one naming of result arrays (CSV: singular; JSON: the API’
     expect(j).not.toHaveProperty('edges');
     expect(j.sources).toEqual([1, 0, 3]);
     expect(j.edgeIds).toEqual([1, 2, 3]);
-    expect(Object.keys(parseCsvColumns((await runCli(['mst', graph, ...cpu])).stdout))).toEqual(['edge_id', 'source', 'target', 'weight']);
+    expect(Object.keys(parseCsvColumns((await runCli(['mst', graph, ...cpu])).stdout))).toEqual([
+      'edge_id',
+      'source',
+      'target',
+      'weight',
+    ]);
     const out = join(dir, 'mst-npy');
     expect((await runCli(['mst', graph, '--format', 'npy', '-o', out, '--labels', ...cpu])).code).toBe(0);
     for (const k of ['edge_ids', 'sources', 'targets', 'weights']) expect(npyShape(join(out, `${k}.npy`))).toEqual([3]);
@@ -178,7 +200,9 @@ describe('issue 15: one naming of result arrays (CSV: singular; JSON: the API’
 describe('issue 15: messages', () => {
   it('mst says which backend ran', async () => {
     const r = await runCli(['mst', graph, ...cpu]);
-    expect(r.stderr).toMatch(/mst: 5 vertices, 4 edges → forest of 3 edges, total weight 8, 2 components \(cpu backend, [\d.]+ ms\)/);
+    expect(r.stderr).toMatch(
+      /mst: 5 vertices, 4 edges → forest of 3 edges, total weight 8, 2 components \(cpu backend, [\d.]+ ms\)/,
+    );
     // 'auto' on a tiny graph runs Kruskal on the CPU (below AUTO_GPU_MIN_EDGES) and says so.
     expect((await runCli(['mst', graph])).stderr).toMatch(/\(cpu backend, /);
   });
@@ -192,7 +216,9 @@ describe('issue 15: messages', () => {
     expect((await runCli(['emst', two, ...cpu])).stderr).toMatch(/emst: 2 points × 2 → EMST of 1 edge,/);
     const edge = join(dir, 'edge.txt');
     writeFileSync(edge, '0 1 2\n');
-    expect((await runCli(['mst', edge, ...cpu])).stderr).toMatch(/mst: 2 vertices, 1 edge → forest of 1 edge, total weight 2, 1 component /);
+    expect((await runCli(['mst', edge, ...cpu])).stderr).toMatch(
+      /mst: 2 vertices, 1 edge → forest of 1 edge, total weight 2, 1 component /,
+    );
     const h = await runCli(['hdbscan', one, '--min-cluster-size', '2', ...cpu]);
     expect(h.stderr).toMatch(/hdbscan: 1 point × 2, .*: 0 clusters/);
     const single = await runCli(['hdbscan', csv, '--min-cluster-size', '140', '--allow-single-cluster', ...cpu]);
@@ -212,11 +238,19 @@ describe('issue 15: hdbscan --validity reports DBCV (relativeValidity)', () => {
     const j = JSON.parse(r.stdout);
     expect(j.relativeValidity).toBeCloseTo(want, 12);
     expect(r.stderr).toMatch(new RegExp(`relative validity ${want.toPrecision(4).replace('.', '\\.')}`));
-    const many = JSON.parse((await runCli(['hdbscan', csv, '--min-cluster-size', '10,20', '--validity', '--format', 'json', ...cpu])).stdout);
-    expect(many.results.map((x: { relativeValidity: number }) => typeof x.relativeValidity)).toEqual(['number', 'number']);
+    const many = JSON.parse(
+      (await runCli(['hdbscan', csv, '--min-cluster-size', '10,20', '--validity', '--format', 'json', ...cpu])).stdout,
+    );
+    expect(many.results.map((x: { relativeValidity: number }) => typeof x.relativeValidity)).toEqual([
+      'number',
+      'number',
+    ]);
     expect(many.results[0].relativeValidity).toBeCloseTo(want, 12);
     const out = join(dir, 'validity-npy');
-    expect((await runCli(['hdbscan', csv, '--min-cluster-size', '10', '--validity', '--format', 'npy', '-o', out, ...cpu])).code).toBe(0);
+    expect(
+      (await runCli(['hdbscan', csv, '--min-cluster-size', '10', '--validity', '--format', 'npy', '-o', out, ...cpu]))
+        .code,
+    ).toBe(0);
     const v = parseNpy(readFileSync(join(out, 'relative_validity.npy')));
     expect(v.shape).toEqual([]);
     expect(new Float64Array(new Uint8Array(v.data).buffer)[0]).toBeCloseTo(want, 12); // a copy: data may view a pooled Buffer

@@ -24,7 +24,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('treeline stats --plot <file> (child process)', () => {
-  it('issue 15: .png is a PNG of the SVG figure\'s size; .svg stays SVG', async () => {
+  it("issue 15: .png is a PNG of the SVG figure's size; .svg stays SVG", async () => {
     const svgFile = join(dir, 'mst.svg');
     const pngFile = join(dir, 'mst.PNG');
     const s = await runCliProcess(['stats', input, '--backend', 'cpu', '--plot', svgFile, '-o', join(dir, 'a.json')]);
@@ -58,7 +58,9 @@ describe('treeline stats --plot <file> (child process)', () => {
       const file = join(dir, name);
       const r = await runCliProcess(['stats', input, '--backend', 'cpu', '--verbose', '--plot', file]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`--plot ${file}: expected a .svg or .png file, got ${name === 'mst' ? 'no extension' : "'.pdf'"}`);
+      expect(r.stderr).toContain(
+        `--plot ${file}: expected a .svg or .png file, got ${name === 'mst' ? 'no extension' : "'.pdf'"}`,
+      );
       expect(r.stderr).not.toContain('stats: read');
       expect(r.stdout).toBe('');
     }

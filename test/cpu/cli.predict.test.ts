@@ -27,7 +27,16 @@ function expectInputError(r: { error?: unknown }, message: RegExp): void {
 describe('treeline predict', () => {
   let fit: CliRun;
   beforeAll(async () => {
-    const args = ['--min-cluster-size', '15', '--min-samples', '5', '-o', join(dir, 'fit.csv'), '--save-model', modelFile];
+    const args = [
+      '--min-cluster-size',
+      '15',
+      '--min-samples',
+      '5',
+      '-o',
+      join(dir, 'fit.csv'),
+      '--save-model',
+      modelFile,
+    ];
     fit = await runCli(['hdbscan', train, ...args, '--backend', 'cpu']);
   });
 

@@ -23,7 +23,11 @@ function fakeTerminal(tty = true) {
   const bar: string[] = [];
   const logged: string[] = [];
   let t = 0;
-  const io = { out: () => {}, log: (s: string) => void logged.push(s), progress: tty ? (s: string) => void bar.push(s) : undefined };
+  const io = {
+    out: () => {},
+    log: (s: string) => void logged.push(s),
+    progress: tty ? (s: string) => void bar.push(s) : undefined,
+  };
   return { io, bar, logged, now: () => t, advance: (ms: number) => void (t += ms) };
 }
 
@@ -77,7 +81,11 @@ describe('Progress(io, command)', () => {
     p.onProgress(0.3);
     p.onProgress(0.5, 'Borůvka round 1');
     p.done();
-    expect(term.logged).toEqual(['hdbscan: read (0%, 0.0 s)', 'hdbscan: k-NN (10%, 0.4 s)', 'hdbscan: Borůvka round 1 (50%, 0.4 s)']);
+    expect(term.logged).toEqual([
+      'hdbscan: read (0%, 0.0 s)',
+      'hdbscan: k-NN (10%, 0.4 s)',
+      'hdbscan: Borůvka round 1 (50%, 0.4 s)',
+    ]);
   });
 
   it('log() clears the bar, logs, and draws it again', () => {
@@ -161,7 +169,17 @@ describe('treeline --verbose: one line per phase on stderr (child process)', () 
   });
 
   it('issue 15: hdbscan, stats and mst print their phases; without --verbose (not a terminal) nothing but the summary', async () => {
-    const h = await runCliProcess(['hdbscan', input, '--min-cluster-size', '20', '--backend', 'cpu', '--verbose', '-o', join(dir, 'labels.csv')]);
+    const h = await runCliProcess([
+      'hdbscan',
+      input,
+      '--min-cluster-size',
+      '20',
+      '--backend',
+      'cpu',
+      '--verbose',
+      '-o',
+      join(dir, 'labels.csv'),
+    ]);
     expect(h.code).toBe(0);
     const hp = phases(h.stderr, 'hdbscan');
     expect(hp.slice(0, 3)).toEqual(['read', 'bvh', 'k-NN']);
@@ -175,7 +193,15 @@ describe('treeline --verbose: one line per phase on stderr (child process)', () 
     expect(sp).toContain('Borůvka round 1');
     expect(sp.slice(-3)).toEqual(['branches', 'histograms', 'write']);
 
-    const m = await runCliProcess(['mst', join(dir, 'graph.txt'), '--backend', 'cpu', '--verbose', '-o', join(dir, 'forest.csv')]);
+    const m = await runCliProcess([
+      'mst',
+      join(dir, 'graph.txt'),
+      '--backend',
+      'cpu',
+      '--verbose',
+      '-o',
+      join(dir, 'forest.csv'),
+    ]);
     expect(m.code).toBe(0);
     expect(phases(m.stderr, 'mst')).toEqual(['read', 'MST', 'write']);
 

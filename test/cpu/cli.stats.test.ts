@@ -69,7 +69,12 @@ describe('treeline stats', () => {
     expect(lines[0]).toBe('statistic,lo,hi,x,count,y');
     expect(lines.length).toBe(1 + 256);
     expect(lines[1]).toMatch(/^degree,0\.5,1\.5,1,\d+,\d+$/);
-    const cols = parseCsvColumns(lines.filter((l) => !l.startsWith('degree')).join('\n').replace(/^[a-zA-Z]+,/gm, ''));
+    const cols = parseCsvColumns(
+      lines
+        .filter((l) => !l.startsWith('degree'))
+        .join('\n')
+        .replace(/^[a-zA-Z]+,/gm, ''),
+    );
     expect(cols.count).toEqual(cols.y); // --counts: y is the raw count
   });
 
@@ -115,7 +120,10 @@ describe('treeline stats', () => {
     expect(jc.raw.edgeLengths).toEqual(Array.from(lib.edgeLengths));
     const open = JSON.parse((await runCli(['stats', file, '--raw', ...cpu])).out);
     expect(jc.summary.edgeLength.sum).toBeLessThan(open.summary.edgeLength.sum); // the torus joins across faces
-    expectInputError(await runCli(['stats', file, '--periodic', '10,10,10', ...cpu]), /3 side lengths given for 2-dimensional/);
+    expectInputError(
+      await runCli(['stats', file, '--periodic', '10,10,10', ...cpu]),
+      /3 side lengths given for 2-dimensional/,
+    );
     expectInputError(await runCli(['stats', file, '--periodic', '0', ...cpu]), /--periodic: expected .* got '0'/);
   });
 
@@ -127,7 +135,10 @@ describe('treeline stats', () => {
     expect(j.minEdgeLength).toBe(0.5);
     expect(j.raw.edgeLengths).toEqual(Array.from(lib.edgeLengths));
     expect(Math.min(...j.raw.edgeLengths)).toBeGreaterThanOrEqual(0.5 - 1e-6);
-    expectInputError(await runCli(['stats', csv, '--min-edge-length', '-1', ...cpu]), /--min-edge-length: expected a finite number ≥ 0, got '-1'/);
+    expectInputError(
+      await runCli(['stats', csv, '--min-edge-length', '-1', ...cpu]),
+      /--min-edge-length: expected a finite number ≥ 0, got '-1'/,
+    );
   });
 
   it('--plot writes the 4-panel SVG', async () => {
@@ -141,7 +152,9 @@ describe('treeline stats', () => {
   });
 
   it('--compare: realisations on the catalogue’s bins; χ² only for the statistics N supports', async () => {
-    const files = Array.from({ length: 10 }, (_, i) => writePointsCsv(join(dir, `mock${i}.csv`), blobs({ n, dim: 2, seed: 100 + i, clusters: 3 }), 2));
+    const files = Array.from({ length: 10 }, (_, i) =>
+      writePointsCsv(join(dir, `mock${i}.csv`), blobs({ n, dim: 2, seed: 100 + i, clusters: 3 }), 2),
+    );
     const svg = join(dir, 'compare.svg');
     const r = await runCli(['stats', csv, '--compare', ...files, '--plot', svg, ...cpu]);
     expect(r.error).toBeUndefined();
@@ -166,7 +179,7 @@ describe('treeline stats', () => {
     expect(chi2Statistics(hist, 259)).toEqual(['degree', 'edgeLength', 'branchLength', 'branchShape']);
   });
 
-  it("issue 7: treeline stats cat.h5 --dataset PartType1/Coordinates --periodic 100 --plot mst.svg --json", async () => {
+  it('issue 7: treeline stats cat.h5 --dataset PartType1/Coordinates --periodic 100 --plot mst.svg --json', async () => {
     await h5wasm.ready;
     const coords = uniform({ n: 400, dim: 3, seed: 12 }).map((v) => 100 * v);
     const file = join(dir, 'cat.h5');
@@ -177,7 +190,18 @@ describe('treeline stats', () => {
       f.close();
     }
     const svg = join(dir, 'snap.svg');
-    const r = await runCli(['stats', file, '--dataset', 'PartType1/Coordinates', '--periodic', '100', '--plot', svg, '--json', ...cpu]);
+    const r = await runCli([
+      'stats',
+      file,
+      '--dataset',
+      'PartType1/Coordinates',
+      '--periodic',
+      '100',
+      '--plot',
+      svg,
+      '--json',
+      ...cpu,
+    ]);
     expect(r.error).toBeUndefined();
     const j = JSON.parse(r.out);
     const lib = await mstStats(coords, { dim: 3, box: [100, 100, 100], backend: 'cpu' });
@@ -189,10 +213,19 @@ describe('treeline stats', () => {
 
   it('bad input: missing file, --json with --format csv, bad --coords, radec with 4 columns', async () => {
     expectInputError(await runCli(['stats', join(dir, 'nope.csv'), ...cpu]), /no such file/);
-    expectInputError(await runCli(['stats', csv, '--json', '--format', 'csv', ...cpu]), /--json conflicts with --format csv/);
-    expectInputError(await runCli(['stats', csv, '--coords', 'polar', ...cpu]), /--coords: expected one of xyz, radec, got 'polar'/);
+    expectInputError(
+      await runCli(['stats', csv, '--json', '--format', 'csv', ...cpu]),
+      /--json conflicts with --format csv/,
+    );
+    expectInputError(
+      await runCli(['stats', csv, '--coords', 'polar', ...cpu]),
+      /--coords: expected one of xyz, radec, got 'polar'/,
+    );
     const wide = writePointsCsv(join(dir, 'wide.csv'), new Float32Array(12), 4);
-    expectInputError(await runCli(['stats', wide, '--coords', 'radec', ...cpu]), /2 columns \(RA, Dec in degrees\) or 3/);
+    expectInputError(
+      await runCli(['stats', wide, '--coords', 'radec', ...cpu]),
+      /2 columns \(RA, Dec in degrees\) or 3/,
+    );
     expect(existsSync(join(dir, 'nope.csv'))).toBe(false);
   });
 });

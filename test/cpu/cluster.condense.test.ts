@@ -185,7 +185,10 @@ describe('issue 5: fast clustering phases equal the definitions (clusterOracle)'
 
       const selected = Uint32Array.from(selection.selected, (c) => c + n);
       const expected = oracleExemplars(tree, selected).map((a) => Array.from(a));
-      expect(exemplars(tree, selected).map((a) => Array.from(a)), what).toEqual(expected);
+      expect(
+        exemplars(tree, selected).map((a) => Array.from(a)),
+        what,
+      ).toEqual(expected);
 
       // And the whole path agrees with them, from the linkage and from the shuffled MST, exemplars gathered while
       // labelling included.
@@ -198,7 +201,10 @@ describe('issue 5: fast clustering phases equal the definitions (clusterOracle)'
       expectSameTree(withExemplars.result.condensedTree, tree, what);
       expect(firstDifference(withExemplars.result.labels, labels), what).toBe(-1);
       expect(firstDifference(withExemplars.result.outlierScores, scores), what).toBe(-1);
-      expect(withExemplars.exemplars.map((a) => Array.from(a)), what).toEqual(expected);
+      expect(
+        withExemplars.exemplars.map((a) => Array.from(a)),
+        what,
+      ).toEqual(expected);
     }
   });
 });

@@ -10,7 +10,11 @@ import type { ClusterOptions, ClusterResult, MstEdges } from '../../src/cluster/
 import { primMst } from '../helpers/prim.js';
 import { mulberry32 } from '../helpers/random.js';
 
-const empty = (): MstEdges => ({ sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) });
+const empty = (): MstEdges => ({
+  sources: new Uint32Array(0),
+  targets: new Uint32Array(0),
+  weights: new Float32Array(0),
+});
 
 function expectWellFormed(r: ClusterResult, n: number): void {
   expect(r.labels.length).toBe(n);
@@ -160,7 +164,13 @@ describe('clusterFromMst on degenerate inputs', () => {
 });
 
 describe('clusterFromMst options', () => {
-  const centers = [[0, 0], [10, 0], [0, 10], [10.8, 10.8], [11.6, 11.6]];
+  const centers = [
+    [0, 0],
+    [10, 0],
+    [0, 10],
+    [10.8, 10.8],
+    [11.6, 11.6],
+  ];
   const points = blobs(500, 11, centers, 0.5);
   const mst = primMst(points, 2, { minSamples: 5 });
   const run = (o: ClusterOptions) => clusterFromMst(mst, 500, o);
@@ -238,15 +248,39 @@ describe('clusterFromMst validates at the door', () => {
     ['minClusterSize "5"', () => clusterFromMst(mst, 3, { minClusterSize: '5' as unknown as number }), /got '5'/],
     ['method', () => clusterFromMst(mst, 3, { minClusterSize: 2, clusterSelectionMethod: 'EOM' as 'eom' }), /'EOM'/],
     ['epsilon', () => clusterFromMst(mst, 3, { minClusterSize: 2, clusterSelectionEpsilon: -1 }), /Epsilon.*-1/],
-    ['allowSingleCluster', () => clusterFromMst(mst, 3, { minClusterSize: 2, allowSingleCluster: 1 as unknown as boolean }), /allowSingleCluster/],
+    [
+      'allowSingleCluster',
+      () => clusterFromMst(mst, 3, { minClusterSize: 2, allowSingleCluster: 1 as unknown as boolean }),
+      /allowSingleCluster/,
+    ],
     ['maxClusterSize', () => clusterFromMst(mst, 3, { minClusterSize: 2, maxClusterSize: -3 }), /maxClusterSize.*-3/],
     ['edge count', () => clusterFromMst(mst, 4, { minClusterSize: 2 }), /n=4.*3 edges.*sources.length=2/],
-    ['endpoint', () => clusterFromMst({ ...mst, targets: new Uint32Array([1, 7]) }, 3, { minClusterSize: 2 }), /edge 1 = \(1, 7\)/],
-    ['self-loop', () => clusterFromMst({ ...mst, targets: new Uint32Array([1, 1]) }, 3, { minClusterSize: 2 }), /self-loops.*\(1, 1\)/],
-    ['NaN weight', () => clusterFromMst({ ...mst, weights: new Float32Array([1, NaN]) }, 3, { minClusterSize: 2 }), /weights\[1\] = NaN/],
-    ['negative weight', () => clusterFromMst({ ...mst, weights: new Float32Array([-1, 2]) }, 3, { minClusterSize: 2 }), /weights\[0\] = -1/],
+    [
+      'endpoint',
+      () => clusterFromMst({ ...mst, targets: new Uint32Array([1, 7]) }, 3, { minClusterSize: 2 }),
+      /edge 1 = \(1, 7\)/,
+    ],
+    [
+      'self-loop',
+      () => clusterFromMst({ ...mst, targets: new Uint32Array([1, 1]) }, 3, { minClusterSize: 2 }),
+      /self-loops.*\(1, 1\)/,
+    ],
+    [
+      'NaN weight',
+      () => clusterFromMst({ ...mst, weights: new Float32Array([1, NaN]) }, 3, { minClusterSize: 2 }),
+      /weights\[1\] = NaN/,
+    ],
+    [
+      'negative weight',
+      () => clusterFromMst({ ...mst, weights: new Float32Array([-1, 2]) }, 3, { minClusterSize: 2 }),
+      /weights\[0\] = -1/,
+    ],
     ['cycle', () => clusterFromMst({ ...mst, targets: new Uint32Array([1, 0]) }, 3, { minClusterSize: 2 }), /cycle/],
-    ['array types', () => clusterFromMst({ ...mst, sources: [0, 1] as unknown as Uint32Array }, 3, { minClusterSize: 2 }), /Uint32Arrays/],
+    [
+      'array types',
+      () => clusterFromMst({ ...mst, sources: [0, 1] as unknown as Uint32Array }, 3, { minClusterSize: 2 }),
+      /Uint32Arrays/,
+    ],
     ['point count', () => clusterFromMst(mst, -1, { minClusterSize: 2 }), /n to be an integer.*got -1/],
     [
       'single-linkage row count',

@@ -33,7 +33,6 @@ function closeRel(a: number, b: number, tol: number): boolean {
   return Math.abs(a - b) <= tol * Math.max(Math.abs(a), Math.abs(b), 1e-300);
 }
 
-
 /** The full comparison: labels, condensed tree, probabilities and outlier scores. */
 function expectExact(result: ClusterResult, c: GoldenCase): void {
   const g = c.canonical;

@@ -22,7 +22,8 @@ function expectSame(mst: MstEdges, n: number, mcs: number, chunks: number, what:
   for (const key of ['left', 'right', 'distance', 'size'] as const) {
     expect(Array.from(many[key]), `${what}: ${key}`).toEqual(Array.from(one[key]));
   }
-  for (const key of ['q', 'ql', 'qr'] as const) expect(Array.from(b[key]), `${what}: ${key}`).toEqual(Array.from(a[key]));
+  for (const key of ['q', 'ql', 'qr'] as const)
+    expect(Array.from(b[key]), `${what}: ${key}`).toEqual(Array.from(a[key]));
   expect(b.splits, `${what}: splits`).toBe(a.splits);
 }
 
@@ -37,7 +38,8 @@ describe('single linkage by chunks (linkage.chunks.ts)', () => {
       ] as const) {
         const mst = randomChainTree(n, seed++, levels, chain);
         for (const chunks of [1, 2, 3, 7, 16, 64, n]) {
-          for (const mcs of [2, 5, 15]) expectSame(mst, n, mcs, chunks, `n=${n} levels=${levels} chain=${chain} K=${chunks} mcs=${mcs}`);
+          for (const mcs of [2, 5, 15])
+            expectSame(mst, n, mcs, chunks, `n=${n} levels=${levels} chain=${chain} K=${chunks} mcs=${mcs}`);
         }
       }
     }

@@ -49,7 +49,12 @@ function referenceOrder(mst: MstEdges): number[] {
 
 describe('canonicalMst', () => {
   for (const float64 of [false, true]) {
-    for (const [n, seed] of [[2, 1], [50, 2], [3000, 3], [20000, 4]] as const) {
+    for (const [n, seed] of [
+      [2, 1],
+      [50, 2],
+      [3000, 3],
+      [20000, 4],
+    ] as const) {
       it(`sorts ${n} shuffled ${float64 ? 'float64' : 'float32'} edges by (weight, min, max), ties and −0 included`, () => {
         const mst = randomTree(n, seed, float64);
         const perm = canonicalPermutation(mst);
@@ -92,7 +97,7 @@ describe('singleLinkage', () => {
     expect(Array.from(t.size)).toEqual([2, 2, 4]);
   });
 
-  it('puts the min endpoint\'s component on the left even when it is the newer node', () => {
+  it("puts the min endpoint's component on the left even when it is the newer node", () => {
     // Edges (1,2,w=1) then (0,1,w=2): row 1 is (0, 3): point 0 on the left, node 3 = {1,2} on the right.
     const t = singleLinkage(
       { sources: new Uint32Array([1, 0]), targets: new Uint32Array([2, 1]), weights: new Float32Array([1, 2]) },
@@ -103,7 +108,11 @@ describe('singleLinkage', () => {
   });
 
   it('throws InputError naming the edge that closes a cycle', () => {
-    const mst = { sources: new Uint32Array([0, 1, 0]), targets: new Uint32Array([1, 2, 2]), weights: new Float32Array([1, 1, 2]) };
+    const mst = {
+      sources: new Uint32Array([0, 1, 0]),
+      targets: new Uint32Array([1, 2, 2]),
+      weights: new Float32Array([1, 1, 2]),
+    };
     expect(() => singleLinkage(mst, 4)).toThrow(InputError);
     expect(() => singleLinkage(mst, 4)).toThrow(/edge 2 = \(0, 2\) closes a cycle/);
   });

@@ -17,7 +17,14 @@ import { useBundledWorkerScript } from '../helpers/workers.js';
 useBundledWorkerScript('treeline-linkage-threads-');
 
 /** The threaded linkage of `mst` in fresh buffers filled with junk first (stale data from an earlier use). */
-async function threaded(mst: MstEdges, n: number, mcs: number, threads: number, chunks: number | undefined, f64: boolean) {
+async function threaded(
+  mst: MstEdges,
+  n: number,
+  mcs: number,
+  threads: number,
+  chunks: number | undefined,
+  f64: boolean,
+) {
   const buffers = allocateClusterBuffers(n, mcs);
   new Int32Array(buffers.payload).fill(0x5a5a5a5a);
   buffers.linkage.left.fill(12345);
@@ -29,7 +36,13 @@ async function threaded(mst: MstEdges, n: number, mcs: number, threads: number, 
   if (f64) weights = new Float64Array(new SharedArrayBuffer(8 * mst.weights.length));
   weights.set(mst.weights);
   const edges = { sources: buffers.mst.sources, targets: buffers.mst.targets, weights };
-  const counts = { minClusterSize: mcs, q: buffers.queued, ql: buffers.queuedLeft, qr: buffers.queuedRight, splits: -1 };
+  const counts = {
+    minClusterSize: mcs,
+    q: buffers.queued,
+    ql: buffers.queuedLeft,
+    qr: buffers.queuedRight,
+    splits: -1,
+  };
   const into = { linkage: buffers.linkage, unionFind: buffers.unionFind, payload: buffers.payload };
   const tree = await singleLinkageThreaded(edges, n, counts, threads, into, chunks);
   return { tree, counts };
@@ -41,7 +54,8 @@ describe('single linkage on threads (linkage.threads.ts)', () => {
     let ran = 0;
     const runs = linkageThreadStats.runs;
     const cases: [number, number, number | undefined, number, number, boolean][] = [];
-    for (const n of [2, 3, 5, 17]) for (const T of [2, 3]) for (const K of [undefined, 1, 7, 20]) cases.push([n, T, K, 3, 2, false]);
+    for (const n of [2, 3, 5, 17])
+      for (const T of [2, 3]) for (const K of [undefined, 1, 7, 20]) cases.push([n, T, K, 3, 2, false]);
     for (const n of [1000, 40000]) {
       for (const T of [2, 4, 8]) for (const K of [undefined, 3, 17]) cases.push([n, T, K, 1000, 5, n === 1000]);
     }
@@ -66,7 +80,8 @@ describe('single linkage on threads (linkage.threads.ts)', () => {
   });
 
   it('answers null below 2 points and for one thread (the caller runs singleLinkage)', async () => {
-    for (const n of [0, 1]) expect((await threaded(randomChainTree(n, 5, 3, 0.5), n, 2, 4, undefined, false)).tree).toBeNull();
+    for (const n of [0, 1])
+      expect((await threaded(randomChainTree(n, 5, 3, 0.5), n, 2, 4, undefined, false)).tree).toBeNull();
     expect((await threaded(randomChainTree(100, 5, 3, 0.5), 100, 2, 1, undefined, false)).tree).toBeNull();
   });
 

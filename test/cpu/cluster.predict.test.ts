@@ -35,7 +35,8 @@ describe('prediction API against hdbscan 0.8.43 (blobs2d-1000, mcs15-ms1)', () =
     const p = approximatePredict(model, queries.points);
     expect(Array.from(p.labels)).toEqual(golden.approximate_predict.labels);
     const expected = golden.approximate_predict.probabilities;
-    for (let i = 0; i < expected.length; i++) expect(Math.abs(p.probabilities[i] - expected[i])).toBeLessThanOrEqual(1e-5);
+    for (let i = 0; i < expected.length; i++)
+      expect(Math.abs(p.probabilities[i] - expected[i])).toBeLessThanOrEqual(1e-5);
   });
 
   it('exemplars: the same points per cluster (as sets: within a leaf hdbscan lists them in its own row order)', () => {
@@ -62,7 +63,11 @@ describe('prediction API against hdbscan 0.8.43 (blobs2d-1000, mcs15-ms1)', () =
 });
 
 describe('relativeValidity edge cases', () => {
-  const m = { sources: new Uint32Array([0, 1, 2]), targets: new Uint32Array([1, 2, 3]), weights: new Float32Array([1, 5, 1]) };
+  const m = {
+    sources: new Uint32Array([0, 1, 2]),
+    targets: new Uint32Array([1, 2, 3]),
+    weights: new Float32Array([1, 5, 1]),
+  };
   it('all noise scores 0', () => {
     expect(relativeValidity(m, new Int32Array([-1, -1, -1, -1]))).toBe(0);
   });
@@ -97,7 +102,7 @@ describe('bruteForceKnn and predictionCoreDistances', () => {
     expect(Array.from(r.indices)).toEqual([0, 1, 2]);
   });
 
-  it('prediction core distances count the point itself: minSamples m ↔ the fit\'s m − 1', () => {
+  it("prediction core distances count the point itself: minSamples m ↔ the fit's m − 1", () => {
     expect(Array.from(predictionCoreDistances(points, dim, 1)).every((d) => d === 0)).toBe(true);
     const fitCore = bruteCoreDistances(points, dim, 4);
     expect(Array.from(predictionCoreDistances(points, dim, 5))).toEqual(Array.from(fitCore));

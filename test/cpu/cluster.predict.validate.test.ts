@@ -48,7 +48,10 @@ function expectInputError(f: () => unknown, message: RegExp): void {
 describe('issue 15: approximatePredict validates its new points', () => {
   it('approximatePredict(model, points) rejects NaN, ±Infinity and out-of-range coordinates, naming row and column', () => {
     // Before: a NaN point got label 2 with probability 1.
-    expectInputError(() => approximatePredict(model, Float32Array.of(0, 0, 1, NaN)), /newPoints: .*NaN at row 1, column 1/);
+    expectInputError(
+      () => approximatePredict(model, Float32Array.of(0, 0, 1, NaN)),
+      /newPoints: .*NaN at row 1, column 1/,
+    );
     expectInputError(() => approximatePredict(model, Float64Array.of(Infinity, 0)), /Infinity at row 0, column 0/);
     expectInputError(() => approximatePredict(model, Float64Array.of(0, -2e38)), /-2e\+38 at row 0, column 1/);
   });
@@ -81,7 +84,10 @@ describe('issue 15: models are validated by loadModel, createModel and approxima
   it('loadModel(json) rejects minSamples 0, negative, fractional or absurd', () => {
     for (const v of [0, -3, 2.5, 1e300, 'five']) {
       const json = edited((doc) => (doc.minSamples = v));
-      expectInputError(() => loadModel(json), new RegExp(`minSamples to be an integer in \\[1, 2\\^32 − 1\\], got ${String(v).replace(/[+.]/g, '\\$&')}\\.$`));
+      expectInputError(
+        () => loadModel(json),
+        new RegExp(`minSamples to be an integer in \\[1, 2\\^32 − 1\\], got ${String(v).replace(/[+.]/g, '\\$&')}\\.$`),
+      );
     }
   });
 
@@ -89,13 +95,23 @@ describe('issue 15: models are validated by loadModel, createModel and approxima
     const core = new Float64Array(model.predictionCoreDistances);
     core[4] = NaN;
     const coreJson = edited(
-      (doc) => (doc.arrays.predictionCoreDistances = { dtype: 'float64', length: core.length, base64: Buffer.from(core.buffer).toString('base64') }),
+      (doc) =>
+        (doc.arrays.predictionCoreDistances = {
+          dtype: 'float64',
+          length: core.length,
+          base64: Buffer.from(core.buffer).toString('base64'),
+        }),
     );
     expectInputError(() => loadModel(coreJson), /core distances ≥ 0, got NaN at point 4/);
     const lambda = new Float64Array(model.condensedTree.lambda);
     lambda[2] = NaN;
     const lambdaJson = edited(
-      (doc) => (doc.arrays.lambda = { dtype: 'float64', length: lambda.length, base64: Buffer.from(lambda.buffer).toString('base64') }),
+      (doc) =>
+        (doc.arrays.lambda = {
+          dtype: 'float64',
+          length: lambda.length,
+          base64: Buffer.from(lambda.buffer).toString('base64'),
+        }),
     );
     expectInputError(() => loadModel(lambdaJson), /λ ≥ 0 \(∞ allowed\), got NaN at row 2/);
     // The untouched model still loads and predicts as before.
@@ -106,14 +122,20 @@ describe('issue 15: models are validated by loadModel, createModel and approxima
   it('createModel({ points, minSamples }) rejects NaN points and minSamples 0', () => {
     const bad = new Float32Array(points);
     bad[3] = NaN;
-    expectInputError(() => createModel({ points: bad, dim, result: clusterResult, minSamples: 5 }), /NaN at row 1, column 1/);
+    expectInputError(
+      () => createModel({ points: bad, dim, result: clusterResult, minSamples: 5 }),
+      /NaN at row 1, column 1/,
+    );
     expectInputError(() => createModel({ points, dim, result: clusterResult, minSamples: 0 }), /minSamples .* got 0/);
   });
 
   it('approximatePredict(model) rejects a hand-edited model object (NaN point, minSamples 0)', () => {
     const xs = new Float32Array(model.points);
     xs[0] = NaN;
-    expectInputError(() => approximatePredict({ ...model, points: xs }, fresh), /Model points: .*NaN at row 0, column 0/);
+    expectInputError(
+      () => approximatePredict({ ...model, points: xs }, fresh),
+      /Model points: .*NaN at row 0, column 0/,
+    );
     const zero: HdbscanModel = { ...model, minSamples: 0 };
     expectInputError(() => approximatePredict(zero, fresh), /minSamples .* got 0/);
   });
@@ -122,11 +144,17 @@ describe('issue 15: models are validated by loadModel, createModel and approxima
 describe('issue 15: treeline predict (child process) exits 2 on a bad model or bad points', () => {
   const dir = mkdtempSync(join(tmpdir(), 'treeline-predict-validate-'));
   const queries = join(dir, 'new.csv');
-  writeFileSync(queries, 'x,y\n' + Array.from({ length: 40 }, (_, i) => `${fresh[2 * i]},${fresh[2 * i + 1]}`).join('\n') + '\n');
+  writeFileSync(
+    queries,
+    'x,y\n' + Array.from({ length: 40 }, (_, i) => `${fresh[2 * i]},${fresh[2 * i + 1]}`).join('\n') + '\n',
+  );
 
   it('treeline predict <model with a NaN point> names the file, row and column', async () => {
     const file = join(dir, 'nan.json');
-    writeFileSync(file, edited((doc) => (doc.arrays.points = pointsWith(5 * dim, NaN))));
+    writeFileSync(
+      file,
+      edited((doc) => (doc.arrays.points = pointsWith(5 * dim, NaN))),
+    );
     const r = await runCliProcess(['predict', file, queries]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/nan\.json: Model points: Expected finite coordinates, got NaN at row 5, column 0/);
@@ -135,7 +163,10 @@ describe('issue 15: treeline predict (child process) exits 2 on a bad model or b
 
   it('treeline predict <model with minSamples 0> is an input error', async () => {
     const file = join(dir, 'zero.json');
-    writeFileSync(file, edited((doc) => (doc.minSamples = 0)));
+    writeFileSync(
+      file,
+      edited((doc) => (doc.minSamples = 0)),
+    );
     const r = await runCliProcess(['predict', file, queries]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/zero\.json: .*minSamples .* got 0/);

@@ -96,7 +96,10 @@ function portGetClusters(rows: Row[], o: ResolvedClusterOptions): PortResult | n
   const sizes = new Map<number, number>(clusterRows.map((r) => [r.child, r.size]));
   const root = keys[keys.length - 1];
   if (o.allowSingleCluster) {
-    sizes.set(root, clusterRows.filter((r) => r.parent === root).reduce((s, r) => s + r.size, 0));
+    sizes.set(
+      root,
+      clusterRows.filter((r) => r.parent === root).reduce((s, r) => s + r.size, 0),
+    );
   }
   if (o.clusterSelectionMethod === 'eom') {
     for (const node of nodeList) {
@@ -232,8 +235,16 @@ describe('selection, labels, probabilities, GLOSH and persistence match a litera
     for (const minClusterSize of [5, 12, 40]) {
       const tree = condenseTree(linkage, n, minClusterSize);
       const rows = rowsOf(tree);
-      const births = rows.filter((r) => r.size > 1).map((r) => 1 / r.lambda).sort((a, b) => a - b);
-      const epsilons = [0, births[Math.floor(births.length / 3)] ?? 0.2, births[Math.floor((2 * births.length) / 3)] ?? 1, 50];
+      const births = rows
+        .filter((r) => r.size > 1)
+        .map((r) => 1 / r.lambda)
+        .sort((a, b) => a - b);
+      const epsilons = [
+        0,
+        births[Math.floor(births.length / 3)] ?? 0.2,
+        births[Math.floor((2 * births.length) / 3)] ?? 1,
+        50,
+      ];
       it(`seed ${seed}, minClusterSize ${minClusterSize}: GLOSH equals the subtree definition`, () => {
         const result = clusterFromSingleLinkage(linkage, n, { minClusterSize });
         const expected = portGlosh(rows);

@@ -68,7 +68,10 @@ const cases: { name: string; options: ClusterOptions & { minClusterSize: number 
   { name: 'eom', options: { minClusterSize: 10 } },
   { name: 'leaf', options: { minClusterSize: 10, clusterSelectionMethod: 'leaf' } },
   { name: 'epsilon', options: { minClusterSize: 5, clusterSelectionEpsilon: 0.5 } },
-  { name: 'single root cluster', options: { minClusterSize: 10, allowSingleCluster: true, clusterSelectionEpsilon: 2 } },
+  {
+    name: 'single root cluster',
+    options: { minClusterSize: 10, allowSingleCluster: true, clusterSelectionEpsilon: 2 },
+  },
 ];
 
 describe('threaded labelling (pointResults.threads.ts)', () => {
@@ -141,16 +144,29 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
           const b = many.result;
           const what = `${name}, n=${n}, ${how}`;
           for (const key of ['left', 'right', 'distance', 'size'] as const) {
-            expect(Array.from(b.singleLinkage[key]), `${what}: singleLinkage.${key}`).toEqual(Array.from(a.singleLinkage[key]));
+            expect(Array.from(b.singleLinkage[key]), `${what}: singleLinkage.${key}`).toEqual(
+              Array.from(a.singleLinkage[key]),
+            );
           }
           expect(a.selectedClusters.length, what).toBeGreaterThan(0);
-          for (const key of ['labels', 'probabilities', 'outlierScores', 'clusterPersistence', 'selectedClusters'] as const) {
+          for (const key of [
+            'labels',
+            'probabilities',
+            'outlierScores',
+            'clusterPersistence',
+            'selectedClusters',
+          ] as const) {
             expect(Array.from(b[key]), `${what}: ${key}`).toEqual(Array.from(a[key]));
           }
           for (const key of ['parent', 'child', 'lambda', 'childSize'] as const) {
-            expect(Array.from(b.condensedTree[key]), `${what}: condensedTree.${key}`).toEqual(Array.from(a.condensedTree[key]));
+            expect(Array.from(b.condensedTree[key]), `${what}: condensedTree.${key}`).toEqual(
+              Array.from(a.condensedTree[key]),
+            );
           }
-          expect(many.exemplars.map((e) => Array.from(e)), `${what}: exemplars`).toEqual(one.exemplars.map((e) => Array.from(e)));
+          expect(
+            many.exemplars.map((e) => Array.from(e)),
+            `${what}: exemplars`,
+          ).toEqual(one.exemplars.map((e) => Array.from(e)));
         }
       }
     });
@@ -187,7 +203,12 @@ describe('threaded labelling (pointResults.threads.ts)', () => {
     const mst = randomMst(5000, 3, 100);
     const runs = pointThreadStats.runs;
     const small = await clusterOnHost(mst, 5000, { minClusterSize: 10 }, host({ threads: 4, fromEmst: false }));
-    const single = await clusterOnHost(mst, 5000, { minClusterSize: 10 }, host({ threads: 1, fromEmst: false, minPoints: 64 }));
+    const single = await clusterOnHost(
+      mst,
+      5000,
+      { minClusterSize: 10 },
+      host({ threads: 1, fromEmst: false, minPoints: 64 }),
+    );
     expect(pointThreadStats.runs).toBe(runs);
     expect(small.result.labels.buffer).toBeInstanceOf(ArrayBuffer);
     expect(Array.from(single.result.labels)).toEqual(Array.from(small.result.labels));

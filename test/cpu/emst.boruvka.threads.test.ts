@@ -61,11 +61,31 @@ describe('emstCpuAsync(points, { threads }) runs the Borůvka rounds on the work
     { name: 'uniform 2D', points: generate('uniform', { n: 8000, dim: 2, seed: 21 }), dim: 2, options: {} },
     { name: 'integer grid 2D (ties)', points: grid(90, 22), dim: 2, options: {} },
     { name: 'duplicates 2D', points: duplicates(6000, 2), dim: 2, options: {} },
-    { name: 'uniform 2D, minSamples 5', points: generate('uniform', { n: 8000, dim: 2, seed: 23 }), dim: 2, options: { metric: metricOf(5) } },
+    {
+      name: 'uniform 2D, minSamples 5',
+      points: generate('uniform', { n: 8000, dim: 2, seed: 23 }),
+      dim: 2,
+      options: { metric: metricOf(5) },
+    },
     { name: 'integer grid 2D, minSamples 5', points: grid(80, 24), dim: 2, options: { metric: metricOf(5) } },
-    { name: 'duplicates 3D, minSamples 5, alpha 1.5', points: duplicates(5000, 3), dim: 3, options: { metric: metricOf(5, 1.5) } },
-    { name: 'blobs 2D, scale cut', points: generate('blobs', { n: 6000, dim: 2, seed: 25 }), dim: 2, options: { minEdgeLength: 0.02 } },
-    { name: 'uniform 3D, periodic', points: generate('uniform', { n: 6000, dim: 3, seed: 26 }), dim: 3, options: { period: new Float32Array([1, 1, 1]) } },
+    {
+      name: 'duplicates 3D, minSamples 5, alpha 1.5',
+      points: duplicates(5000, 3),
+      dim: 3,
+      options: { metric: metricOf(5, 1.5) },
+    },
+    {
+      name: 'blobs 2D, scale cut',
+      points: generate('blobs', { n: 6000, dim: 2, seed: 25 }),
+      dim: 2,
+      options: { minEdgeLength: 0.02 },
+    },
+    {
+      name: 'uniform 3D, periodic',
+      points: generate('uniform', { n: 6000, dim: 3, seed: 26 }),
+      dim: 3,
+      options: { period: new Float32Array([1, 1, 1]) },
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: threads 2 and 3 agree with one thread bit for bit`, async () => {
@@ -101,7 +121,9 @@ parentPort.on('message', (m) => { if (m.kind === 'boruvka-phase' && m.round === 
     setWorkerScript(pathToFileURL(bad));
     const points = generate('uniform', { n: 6000, dim: 2, seed: 27 });
     try {
-      await expect(emstCpuAsync(points, 2, { threads: 2 })).rejects.toThrow(/Borůvka worker thread failed: .*boom in round 2/s);
+      await expect(emstCpuAsync(points, 2, { threads: 2 })).rejects.toThrow(
+        /Borůvka worker thread failed: .*boom in round 2/s,
+      );
     } finally {
       setWorkerScript(worker.script());
     }

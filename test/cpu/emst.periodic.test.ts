@@ -12,7 +12,12 @@ import { periodicPoints, periodicPrimF32, type PeriodicKind } from '../helpers/p
 import { primMst } from '../helpers/prim.js';
 
 const f32 = Math.fround;
-const BOXES: number[][] = [[1, 1], [3, 7], [1, 1, 1], [2, 5, 3]];
+const BOXES: number[][] = [
+  [1, 1],
+  [3, 7],
+  [1, 1, 1],
+  [2, 5, 3],
+];
 
 function rows(t: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array }): [number, number, number][] {
   return Array.from(t.sources, (s, i) => [s, t.targets[i], t.weights[i]]);
@@ -31,7 +36,12 @@ describe('emst(points, { box }) on the CPU backend', () => {
         expect(rows(got)).toEqual(periodicPrimF32(p, sides));
         const oracle = primMst(p, dim, { box: sides });
         const total = got.weights.reduce((s, w) => s + w, 0);
-        expect(relativeDifference(total, oracle.weights.reduce((s, w) => s + w, 0))).toBeLessThan(1e-6);
+        expect(
+          relativeDifference(
+            total,
+            oracle.weights.reduce((s, w) => s + w, 0),
+          ),
+        ).toBeLessThan(1e-6);
         if (kind === 'grid') {
           // Integer coordinates: every key is exact, so the float64 tree is the same tree.
           expect(Array.from(got.sources)).toEqual(Array.from(oracle.sources));

@@ -84,7 +84,8 @@ function primF32(p: Float32Array, dim: number, minSamples: number, alpha = 1) {
     for (let j = 0; j < n; j++) {
       if (inTree[j]) continue;
       const k = weight(v, j);
-      if (less(k, Math.min(v, j), Math.max(v, j), bk[j], Math.min(j, bu[j]), Math.max(j, bu[j]))) [bk[j], bu[j]] = [k, v];
+      if (less(k, Math.min(v, j), Math.max(v, j), bk[j], Math.min(j, bu[j]), Math.max(j, bu[j])))
+        [bk[j], bu[j]] = [k, v];
     }
   }
   edges.sort((x, y) => x[2] - y[2] || x[0] - y[0] || x[1] - y[1]);
@@ -92,7 +93,12 @@ function primF32(p: Float32Array, dim: number, minSamples: number, alpha = 1) {
 }
 
 /** Every edge of `tree` missing from `oracle` closes a cycle in `oracle` whose heaviest edge is within tol of it. */
-function nearTieDifferences(n: number, tree: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array }, oracle: PrimMst, tol: number) {
+function nearTieDifferences(
+  n: number,
+  tree: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array },
+  oracle: PrimMst,
+  tol: number,
+) {
   const adj: [number, number][][] = Array.from({ length: n }, () => []);
   const inOracle = new Set<number>();
   for (let e = 0; e < oracle.sources.length; e++) {
@@ -164,14 +170,23 @@ describe('emstCpu(points) against brute-force Prim', () => {
   }
 
   it('alpha ≠ 1 (mutual reachability on scaled distances) matches both Prims', () => {
-    for (const [dim, minSamples, alpha] of [[2, 1, 0.5], [3, 5, 2], [5, 2, 1.3]] as const) {
+    for (const [dim, minSamples, alpha] of [
+      [2, 1, 0.5],
+      [3, 5, 2],
+      [5, 2, 1.3],
+    ] as const) {
       const n = 300;
       const p = points('clustered', n, dim, 11 * dim);
       const got = emstCpu(p, dim, { metric: metricOf(minSamples, alpha) });
       expectIdentical(got, primF32(p, dim, minSamples, alpha));
       const oracle = primMst(p, dim, { minSamples, alpha });
       const total = got.weights.reduce((s, w) => s + w, 0);
-      expect(relativeDifference(total, oracle.weights.reduce((s, w) => s + w, 0))).toBeLessThan(1e-6);
+      expect(
+        relativeDifference(
+          total,
+          oracle.weights.reduce((s, w) => s + w, 0),
+        ),
+      ).toBeLessThan(1e-6);
     }
   });
 
@@ -189,7 +204,12 @@ describe('emstCpu(points) against brute-force Prim', () => {
       if (minSamples === 1) {
         const oracle = primMst(p, dim);
         const total = got.weights.reduce((s, w) => s + w, 0);
-        expect(relativeDifference(total, oracle.weights.reduce((s, w) => s + w, 0))).toBeLessThan(1e-6);
+        expect(
+          relativeDifference(
+            total,
+            oracle.weights.reduce((s, w) => s + w, 0),
+          ),
+        ).toBeLessThan(1e-6);
         if (kind === 'grid') expect(Array.from(got.targets)).toEqual(Array.from(oracle.targets));
       }
     }

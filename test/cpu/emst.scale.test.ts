@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const times = (pts: Float32Array, f: number) => pts.map((x) => x * f);
-const pairs = (t: { sources: Uint32Array; targets: Uint32Array }) => [...t.sources].map((s, i) => `${s}-${t.targets[i]}`);
+const pairs = (t: { sources: Uint32Array; targets: Uint32Array }) =>
+  [...t.sources].map((s, i) => `${s}-${t.targets[i]}`);
 
 describe('emst() at extreme coordinate scales (CPU backend)', () => {
   const pts = cloud('uniform', 600, 2, 3);
@@ -31,18 +32,21 @@ describe('emst() at extreme coordinate scales (CPU backend)', () => {
     },
   );
 
-  it.each([1e30, 1e-30, 3e37, 1e-36])('issue 15: emst(points × %d) gives the unscaled tree with finite, non-zero weights', async (f) => {
-    for (const minSamples of [1, 5]) {
-      const want = await emst(pts, { dim: 2, minSamples, backend: 'cpu' });
-      const got = await emst(times(pts, f), { dim: 2, minSamples, backend: 'cpu' });
-      expect(pairs(got)).toEqual(pairs(want));
-      got.weights.forEach((w, i) => {
-        expect(w).toBeGreaterThan(0);
-        // The factor is no power of two: the scaled coordinates are rounded, so the weights agree within rounding.
-        expect(Math.abs(w / f - want.weights[i]) / want.weights[i]).toBeLessThan(1e-4);
-      });
-    }
-  });
+  it.each([1e30, 1e-30, 3e37, 1e-36])(
+    'issue 15: emst(points × %d) gives the unscaled tree with finite, non-zero weights',
+    async (f) => {
+      for (const minSamples of [1, 5]) {
+        const want = await emst(pts, { dim: 2, minSamples, backend: 'cpu' });
+        const got = await emst(times(pts, f), { dim: 2, minSamples, backend: 'cpu' });
+        expect(pairs(got)).toEqual(pairs(want));
+        got.weights.forEach((w, i) => {
+          expect(w).toBeGreaterThan(0);
+          // The factor is no power of two: the scaled coordinates are rounded, so the weights agree within rounding.
+          expect(Math.abs(w / f - want.weights[i]) / want.weights[i]).toBeLessThan(1e-4);
+        });
+      }
+    },
+  );
 
   it('issue 15: a periodic box and a scale cut are scaled with the points', async () => {
     const f = 2 ** -110;
@@ -57,7 +61,7 @@ describe('emst() at extreme coordinate scales (CPU backend)', () => {
     expect(pairs(cutGot)).toEqual(pairs(cutWant));
   });
 
-  it('issue 15: weights near float32\'s maximum are right; a weight beyond it is an InputError naming it', async () => {
+  it("issue 15: weights near float32's maximum are right; a weight beyond it is an InputError naming it", async () => {
     const two = new Float32Array([-1e38, -1e38, 1e38, 1e38, 0, 0]);
     const t = await emst(two, { dim: 2, backend: 'cpu' });
     expect([...t.weights]).toEqual([Math.fround(Math.SQRT2 * 1e38), Math.fround(Math.SQRT2 * 1e38)]);

@@ -65,7 +65,9 @@ describe('emst(points, { minEdgeLength }) on the CPU backend', () => {
 
   it('rejects a bad cut or one with mutual reachability', async () => {
     const p = new Float32Array(12);
-    await expect(emst(p, { dim: 2, minEdgeLength: -1 })).rejects.toThrow(/minEdgeLength to be a finite number >= 0, got -1/);
+    await expect(emst(p, { dim: 2, minEdgeLength: -1 })).rejects.toThrow(
+      /minEdgeLength to be a finite number >= 0, got -1/,
+    );
     await expect(emst(p, { dim: 2, minEdgeLength: 1, minSamples: 3 })).rejects.toThrow(/Euclidean MST only/);
   });
 });

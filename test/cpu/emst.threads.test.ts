@@ -30,10 +30,17 @@ const worker = useBundledWorkerScript('treeline-threads-');
 const duplicates = (n: number, dim: number) => repeatedIntegerPoints(n, dim, 7, 20);
 
 /** The edges of emstCpuAsync with `threads`, asserting that the workers ran every query when threads > 1. */
-async function edgesOn(points: Float32Array, dim: number, threads: number, extra: { metric?: Metric; period?: Float32Array }) {
+async function edgesOn(
+  points: Float32Array,
+  dim: number,
+  threads: number,
+  extra: { metric?: Metric; period?: Float32Array },
+) {
   const before = neighbourThreadStats.workerQueries;
   const r = await emstCpuAsync(points, dim, { ...extra, threads });
-  expect(neighbourThreadStats.workerQueries - before, `queries run by the workers (threads ${threads})`).toBe(threads > 1 ? points.length / dim : 0);
+  expect(neighbourThreadStats.workerQueries - before, `queries run by the workers (threads ${threads})`).toBe(
+    threads > 1 ? points.length / dim : 0,
+  );
   return { sources: r.sources, targets: r.targets, weights: r.weights };
 }
 
@@ -87,7 +94,9 @@ describe('emstCpuAsync(points, { threads }) gives the edge list of one thread', 
     expect(neighbourThreadStats.workerQueries - before).toBe(3000);
     const s1 = await mstStats(points, { dim: 2, backend: 'cpu', threads: 1 });
     expect([...s2.edgeLengths]).toEqual([...s1.edgeLengths]);
-    await expect(hdbscan(points, { dim: 2, minClusterSize: 15, backend: 'cpu', threads: 0 })).rejects.toThrow(/threads to be an integer >= 1/);
+    await expect(hdbscan(points, { dim: 2, minClusterSize: 15, backend: 'cpu', threads: 0 })).rejects.toThrow(
+      /threads to be an integer >= 1/,
+    );
   });
 
   it('emst(points, { threads }) rejects a thread count that is not an integer >= 1, naming it', async () => {
@@ -95,7 +104,9 @@ describe('emstCpuAsync(points, { threads }) gives the edge list of one thread', 
     for (const threads of [0, 1.5, -2, Number.NaN]) {
       await expect(emst(points, { dim: 2, backend: 'cpu', threads })).rejects.toThrow(InputError);
     }
-    await expect(emst(points, { dim: 2, backend: 'cpu', threads: 0 })).rejects.toThrow(/threads to be an integer >= 1, got 0/);
+    await expect(emst(points, { dim: 2, backend: 'cpu', threads: 0 })).rejects.toThrow(
+      /threads to be an integer >= 1, got 0/,
+    );
     // The direct entry point checks it too (2.5 once started three workers).
     for (const threads of [0, 2.5, -1]) {
       await expect(emstCpuAsync(points, 2, { threads })).rejects.toThrow(/threads to be an integer >= 1/);
@@ -106,11 +117,16 @@ describe('emstCpuAsync(points, { threads }) gives the edge list of one thread', 
 describe('emstCpuAsync on worker threads fails and aborts cleanly', () => {
   it('an error inside a worker rejects with a message quoting it, and the next call runs', async () => {
     const bad = join(worker.dir(), 'bad.worker.js');
-    writeFileSync(bad, `import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => { throw new Error('boom in the worker'); });\n`);
+    writeFileSync(
+      bad,
+      `import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => { throw new Error('boom in the worker'); });\n`,
+    );
     setWorkerScript(pathToFileURL(bad));
     const points = generate('uniform', { n: 3000, dim: 2, seed: 6 });
     try {
-      await expect(emstCpuAsync(points, 2, { threads: 2 })).rejects.toThrow(/k-NN worker thread failed: .*boom in the worker/s);
+      await expect(emstCpuAsync(points, 2, { threads: 2 })).rejects.toThrow(
+        /k-NN worker thread failed: .*boom in the worker/s,
+      );
     } finally {
       setWorkerScript(worker.script());
     }
@@ -145,8 +161,18 @@ console.log(JSON.stringify({ edges: tree.sources.length, workerQueries: neighbou
 `,
     );
     // The bundle's worker script is worker.js one folder up, as dist/worker.js is from dist/host/.
-    buildSync({ entryPoints: [entry], outfile: join(worker.dir(), 'exit', 'exit.js'), bundle: true, format: 'esm', platform: 'node', logLevel: 'error' });
-    const run = spawnSync(process.execPath, [join(worker.dir(), 'exit', 'exit.js')], { encoding: 'utf8', timeout: 30_000 });
+    buildSync({
+      entryPoints: [entry],
+      outfile: join(worker.dir(), 'exit', 'exit.js'),
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      logLevel: 'error',
+    });
+    const run = spawnSync(process.execPath, [join(worker.dir(), 'exit', 'exit.js')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(run.error, 'the process did not exit by itself within 30 s').toBeUndefined();
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ edges: 19999, workerQueries: 20000 });

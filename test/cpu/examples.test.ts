@@ -42,13 +42,19 @@ async function runExample(name: string): Promise<string> {
       },
     ],
   });
-  return execFileSync(process.execPath, [outfile], { cwd: root, encoding: 'utf8', timeout: 240_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(process.execPath, [outfile], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 240_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 describe('examples/', () => {
   it('issue 15: examples/mst-stats.mjs prints the four statistics of a clustered and a random catalogue', async () => {
     const out = await runExample('mst-stats.mjs');
-    for (const catalogue of ['clustered (cosmology): 19999 edges', 'uniform random: 19999 edges']) expect(out).toContain(catalogue);
+    for (const catalogue of ['clustered (cosmology): 19999 edges', 'uniform random: 19999 edges'])
+      expect(out).toContain(catalogue);
     for (const stat of ['degree d', 'edge length l', 'branch length b', 'branch shape s', 'nodes by degree']) {
       expect(out.split('\n').filter((l) => l.includes(stat))).toHaveLength(2);
     }

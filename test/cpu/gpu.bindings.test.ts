@@ -99,7 +99,8 @@ function everyEntryPoint(): Set<string> {
     if (dir === 'test') continue;
     for (const file of readdirSync(join(root, dir))) {
       const code = readFileSync(join(root, dir, file), 'utf8');
-      for (const m of code.matchAll(/@compute[^\n]*\n?\s*fn\s+(\w+)/g)) out.add(`${dir}/${file.replace(/\.wgsl$/, '')}:${m[1]}`);
+      for (const m of code.matchAll(/@compute[^\n]*\n?\s*fn\s+(\w+)/g))
+        out.add(`${dir}/${file.replace(/\.wgsl$/, '')}:${m[1]}`);
     }
   }
   return out;
@@ -144,7 +145,9 @@ describe('typed GPU bindings', () => {
       bindings: { roots_u: 'uniform', roots_parent: 'read_write', roots_total: 'read_write' },
       workgroupSize: 64,
     };
-    expect(() => composeChecked(spec)).toThrow(/test::access: binding 1 is declared as roots_parent: 'read_write'.*var<storage, read> roots_parent/);
+    expect(() => composeChecked(spec)).toThrow(
+      /test::access: binding 1 is declared as roots_parent: 'read_write'.*var<storage, read> roots_parent/,
+    );
   });
 
   it('composing a kernel whose uniform fields disagree with the WGSL struct throws, naming both layouts', () => {

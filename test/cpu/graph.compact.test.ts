@@ -46,9 +46,16 @@ describe('issue 15: graphMst compacts vertex ids that no edge touches', () => {
   });
 
   it('graphMst with labels on a huge sparse graph is a clear InputError, not an allocation of numVertices labels', async () => {
-    const g = { numVertices: 2 ** 32 - 1, sources: Uint32Array.from([0]), targets: Uint32Array.from([5]), weights: Uint32Array.from([1]) };
+    const g = {
+      numVertices: 2 ** 32 - 1,
+      sources: Uint32Array.from([0]),
+      targets: Uint32Array.from([5]),
+      weights: Uint32Array.from([1]),
+    };
     await expect(graphMst(g, { backend: 'cpu', labels: true })).rejects.toThrow(InputError);
-    expect(() => graphMstCpu(g, { labels: true })).toThrow(/numVertices ≤ 16777216 \(2\^24\) when component labels are asked for .* got numVertices = 4294967295 with 1 edge: the labels would take 16\.0 GiB/);
+    expect(() => graphMstCpu(g, { labels: true })).toThrow(
+      /numVertices ≤ 16777216 \(2\^24\) when component labels are asked for .* got numVertices = 4294967295 with 1 edge: the labels would take 16\.0 GiB/,
+    );
   });
 
   it('a compacted graph gives the same forest, components and labels as the uncompacted one', () => {
@@ -57,7 +64,12 @@ describe('issue 15: graphMst compacts vertex ids that no edge touches', () => {
       // Spread the vertices over a big id range; the gaps are isolated vertices.
       const spread = (a: Uint32Array) => a.map((v) => v * 997 + 13);
       const n = 300 * 997 + 13;
-      const sparse = { numVertices: n, sources: spread(base.sources), targets: spread(base.targets), weights: base.weights };
+      const sparse = {
+        numVertices: n,
+        sources: spread(base.sources),
+        targets: spread(base.targets),
+        weights: base.weights,
+      };
       expect(compactVertices(validateGraph(sparse))).not.toBeNull();
       const want = graphMstCpu({ ...base, numVertices: base.numVertices }, { labels: true });
       const got = graphMstCpu(sparse, { labels: true });
@@ -113,7 +125,10 @@ describe('issue 15: treeline mst on tiny graph files that name huge vertex ids (
   it('treeline mst --labels on such a file is a one-line input error (exit 2)', async () => {
     const file = join(dir, 'g2.txt');
     writeFileSync(file, '0 1 1\n0 4000000000 1\n');
-    const r = await runCliProcess(['mst', file, '--backend', 'cpu', '--format', 'json', '--labels'], { env, timeoutMs: 60_000 });
+    const r = await runCliProcess(['mst', file, '--backend', 'cpu', '--format', 'json', '--labels'], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/numVertices = 4000000001/);
     expect(r.stderr).not.toMatch(/\n\s+at /);

@@ -40,7 +40,9 @@ describe('graphMstCpu (Kruskal) against the plain oracle', () => {
       expect(Array.from(got.componentLabels!)).toEqual(want.labels);
       for (let i = 0; i < got.edgeIds.length; i++) {
         expect(csr.neighbours[got.edgeIds[i]]).toBe(got.targets[i]);
-        expect(csr.offsets[got.sources[i]] <= got.edgeIds[i] && got.edgeIds[i] < csr.offsets[got.sources[i] + 1]).toBe(true);
+        expect(csr.offsets[got.sources[i]] <= got.edgeIds[i] && got.edgeIds[i] < csr.offsets[got.sources[i] + 1]).toBe(
+          true,
+        );
       }
     });
 
@@ -85,9 +87,19 @@ describe('graphMstCpu (Kruskal) against the plain oracle', () => {
   });
 
   it('degenerate graphs: no vertices, no edges, only self loops', async () => {
-    const empty = { numVertices: 0, sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
+    const empty = {
+      numVertices: 0,
+      sources: new Uint32Array(0),
+      targets: new Uint32Array(0),
+      weights: new Float32Array(0),
+    };
     expect(graphMstCpu(empty)).toMatchObject({ components: 0, totalWeight: 0 });
-    const loops = { numVertices: 3, sources: Uint32Array.from([1, 2]), targets: Uint32Array.from([1, 2]), weights: Int32Array.from([1, 2]) };
+    const loops = {
+      numVertices: 3,
+      sources: Uint32Array.from([1, 2]),
+      targets: Uint32Array.from([1, 2]),
+      weights: Int32Array.from([1, 2]),
+    };
     const r = await graphMst(loops, { backend: 'cpu', labels: true });
     expect(r.edgeIds.length).toBe(0);
     expect(r.components).toBe(3);

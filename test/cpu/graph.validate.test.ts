@@ -20,19 +20,87 @@ describe('graphMst validates its input and names the bad value', () => {
     ['sources type', { ...ok, sources: [0, 1] }, /sources to be a Uint32Array, got Array/],
     ['lengths', { ...ok, targets: Uint32Array.from([1]) }, /targets.length = sources.length = 2, got 1/],
     ['vertex range', { ...ok, targets: Uint32Array.from([1, 3]) }, /targets\[1\] < numVertices = 3, got 3/],
-    ['weights type', { ...ok, weights: Float64Array.from([1, 2]) }, /Float32Array, Int32Array or Uint32Array, got Float64Array/],
+    [
+      'weights type',
+      { ...ok, weights: Float64Array.from([1, 2]) },
+      /Float32Array, Int32Array or Uint32Array, got Float64Array/,
+    ],
     ['weights length', { ...ok, weights: Float32Array.from([1]) }, /weights.length = sources.length = 2, got 1/],
     ['NaN', { ...ok, weights: Float32Array.from([1, NaN]) }, /weights\[1\] = NaN/],
-    ['issue 15: +Infinity weight', { ...ok, weights: Float32Array.from([Infinity, 2]) }, /finite weights .* got weights\[0\] = Infinity/],
-    ['issue 15: -Infinity weight', { ...ok, weights: Float32Array.from([1, -Infinity]) }, /finite weights .* got weights\[1\] = -Infinity/],
-    ['issue 15: -Infinity in a CSR', { offsets: Uint32Array.from([0, 1, 2]), neighbours: Uint32Array.from([1, 0]), weights: Float32Array.from([-Infinity, -Infinity]) }, /finite weights .* got weights\[0\] = -Infinity/],
-    ['offsets[0]', { offsets: Uint32Array.from([1, 1]), neighbours: new Uint32Array(0), weights: new Float32Array(0) }, /offsets\[0\] = 0, got 1/],
-    ['offsets order', { offsets: Int32Array.from([0, 2, 1, 2]), neighbours: Uint32Array.from([1, 2]), weights: Float32Array.from([1, 1]) }, /offsets\[1\] = 2 > offsets\[2\] = 1/],
-    ['offsets end', { offsets: Uint32Array.from([0, 1, 1]), neighbours: Uint32Array.from([1, 0]), weights: Float32Array.from([1, 1]) }, /offsets\[2\] = neighbours.length = 2, got 1/],
-    ['neighbour range', { offsets: Uint32Array.from([0, 1, 2]), neighbours: Uint32Array.from([1, 2]), weights: Float32Array.from([1, 1]) }, /neighbours\[1\] \(row 1\) < numVertices = 2, got 2/],
-    ['mirror missing', { offsets: Uint32Array.from([0, 1, 1]), neighbours: Uint32Array.from([1]), weights: Float32Array.from([1]) }, /entry 0 \(row 0, neighbour 1, weight 1\) has no mirror in row 1/],
-    ['mirror weight', { offsets: Uint32Array.from([0, 1, 2, 2]), neighbours: Uint32Array.from([1, 0]), weights: Int32Array.from([4, 5]) }, /has no mirror/],
-    ['mirror elsewhere', { offsets: Uint32Array.from([0, 1, 1, 2]), neighbours: Uint32Array.from([1, 1]), weights: Int32Array.from([4, 4]) }, /entry 0 \(row 0, neighbour 1, weight 4\) has no mirror in row 1/],
+    [
+      'issue 15: +Infinity weight',
+      { ...ok, weights: Float32Array.from([Infinity, 2]) },
+      /finite weights .* got weights\[0\] = Infinity/,
+    ],
+    [
+      'issue 15: -Infinity weight',
+      { ...ok, weights: Float32Array.from([1, -Infinity]) },
+      /finite weights .* got weights\[1\] = -Infinity/,
+    ],
+    [
+      'issue 15: -Infinity in a CSR',
+      {
+        offsets: Uint32Array.from([0, 1, 2]),
+        neighbours: Uint32Array.from([1, 0]),
+        weights: Float32Array.from([-Infinity, -Infinity]),
+      },
+      /finite weights .* got weights\[0\] = -Infinity/,
+    ],
+    [
+      'offsets[0]',
+      { offsets: Uint32Array.from([1, 1]), neighbours: new Uint32Array(0), weights: new Float32Array(0) },
+      /offsets\[0\] = 0, got 1/,
+    ],
+    [
+      'offsets order',
+      {
+        offsets: Int32Array.from([0, 2, 1, 2]),
+        neighbours: Uint32Array.from([1, 2]),
+        weights: Float32Array.from([1, 1]),
+      },
+      /offsets\[1\] = 2 > offsets\[2\] = 1/,
+    ],
+    [
+      'offsets end',
+      {
+        offsets: Uint32Array.from([0, 1, 1]),
+        neighbours: Uint32Array.from([1, 0]),
+        weights: Float32Array.from([1, 1]),
+      },
+      /offsets\[2\] = neighbours.length = 2, got 1/,
+    ],
+    [
+      'neighbour range',
+      {
+        offsets: Uint32Array.from([0, 1, 2]),
+        neighbours: Uint32Array.from([1, 2]),
+        weights: Float32Array.from([1, 1]),
+      },
+      /neighbours\[1\] \(row 1\) < numVertices = 2, got 2/,
+    ],
+    [
+      'mirror missing',
+      { offsets: Uint32Array.from([0, 1, 1]), neighbours: Uint32Array.from([1]), weights: Float32Array.from([1]) },
+      /entry 0 \(row 0, neighbour 1, weight 1\) has no mirror in row 1/,
+    ],
+    [
+      'mirror weight',
+      {
+        offsets: Uint32Array.from([0, 1, 2, 2]),
+        neighbours: Uint32Array.from([1, 0]),
+        weights: Int32Array.from([4, 5]),
+      },
+      /has no mirror/,
+    ],
+    [
+      'mirror elsewhere',
+      {
+        offsets: Uint32Array.from([0, 1, 1, 2]),
+        neighbours: Uint32Array.from([1, 1]),
+        weights: Int32Array.from([4, 4]),
+      },
+      /entry 0 \(row 0, neighbour 1, weight 4\) has no mirror in row 1/,
+    ],
   ];
   for (const [name, g, message] of cases) {
     it(`rejects: ${name}`, async () => {
@@ -52,7 +120,9 @@ describe('weight keys, threshold sampling and the canonical sort', () => {
     for (const kind of ['f32', 'i32', 'u32'] as const) {
       const n = 2000;
       const w = kind === 'f32' ? new Float32Array(n) : kind === 'i32' ? new Int32Array(n) : new Uint32Array(n);
-      for (let i = 0; i < n; i++) w[i] = kind === 'f32' ? (r() - 0.5) * 10 ** Math.floor(r() * 80 - 40) : (r() - (kind === 'i32' ? 0.5 : 0)) * 2 ** 32;
+      for (let i = 0; i < n; i++)
+        w[i] =
+          kind === 'f32' ? (r() - 0.5) * 10 ** Math.floor(r() * 80 - 40) : (r() - (kind === 'i32' ? 0.5 : 0)) * 2 ** 32;
       if (kind === 'f32') w.set([0, -0, Infinity, -Infinity, 1e-45, -1e-45], 0);
       const bits = new Uint32Array(w.buffer);
       for (let i = 0; i < n; i++) {
@@ -70,8 +140,14 @@ describe('weight keys, threshold sampling and the canonical sort', () => {
     const r = mulberry32(6);
     for (const n of [0, 1, 10, 63, 64, 5000]) {
       const ids = Uint32Array.from({ length: n }, (_, i) => i * 3);
-      const keys = Uint32Array.from({ length: n }, () => (r() < 0.5 ? Math.floor(r() * 5) : Math.floor(r() * 2 ** 32)) >>> 0);
-      const want = Array.from(ids).map((id, i) => [keys[i], id]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((p) => p[1]);
+      const keys = Uint32Array.from(
+        { length: n },
+        () => (r() < 0.5 ? Math.floor(r() * 5) : Math.floor(r() * 2 ** 32)) >>> 0,
+      );
+      const want = Array.from(ids)
+        .map((id, i) => [keys[i], id])
+        .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+        .map((p) => p[1]);
       expect(Array.from(sortIdsByKey(ids, keys))).toEqual(want);
     }
   });
@@ -86,6 +162,8 @@ describe('weight keys, threshold sampling and the canonical sort', () => {
     expect(sampleHash(1)).toBe(824515495); // ECL-MST's hash(1)
     const keys = Uint32Array.from({ length: 100 }, (_, i) => 1000 - i);
     const plan = { filter: true, samples: 20, pick: 0 };
-    expect(sampleThreshold(keys, plan)).toBe(Math.min(...Array.from({ length: 20 }, (_, i) => keys[sampleHash(i) % 100])));
+    expect(sampleThreshold(keys, plan)).toBe(
+      Math.min(...Array.from({ length: 20 }, (_, i) => keys[sampleHash(i) % 100])),
+    );
   });
 });

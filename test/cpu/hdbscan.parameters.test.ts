@@ -99,7 +99,9 @@ describe("issue 15: scikit-learn's min_samples against treeline's minSamples (RE
   });
 
   it('minSamples: 0 (a literal translation of min_samples=1 by "s − 1") is an InputError', async () => {
-    await expect(hdbscan(points, { dim, minClusterSize, minSamples: 0, backend: 'cpu' })).rejects.toBeInstanceOf(InputError);
+    await expect(hdbscan(points, { dim, minClusterSize, minSamples: 0, backend: 'cpu' })).rejects.toBeInstanceOf(
+      InputError,
+    );
   });
 
   it('the README says so: min_samples=1 is minSamples: 1, hdbscan matches with approx_min_span_tree=False, ids may be permuted', () => {

@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { hdbscan, hdbscanModel, type HdbscanOptions } from '../../src/hdbscan.js';
-import { approximatePredict, clusterFromMst, clusterFromSingleLinkage, loadModel, saveModel } from '../../src/cluster/index.js';
+import {
+  approximatePredict,
+  clusterFromMst,
+  clusterFromSingleLinkage,
+  loadModel,
+  saveModel,
+} from '../../src/cluster/index.js';
 import { AbortError, InputError } from '../../src/errors.js';
 import type { ClusterResult } from '../../src/cluster/types.js';
 import {
@@ -66,7 +72,11 @@ function blobs(n: number, seed: number, centres: number[][], spread = 0.3): Floa
   return out;
 }
 
-const three = blobs(300, 11, [[0, 0], [5, 0], [0, 5]]);
+const three = blobs(300, 11, [
+  [0, 0],
+  [5, 0],
+  [0, 5],
+]);
 
 describe('hdbscan(points, options)', () => {
   it('minSamples defaults to minClusterSize; the result carries the MST, exemplars, timings and backend', async () => {
@@ -108,7 +118,12 @@ describe('hdbscan(points, options)', () => {
 
   it('reports progress ending at 1 and accepts Float64Array points', async () => {
     const seen: number[] = [];
-    const r = await hdbscan(Float64Array.from(three), { dim: 2, minClusterSize: 10, onProgress: (f) => seen.push(f), ...cpu });
+    const r = await hdbscan(Float64Array.from(three), {
+      dim: 2,
+      minClusterSize: 10,
+      onProgress: (f) => seen.push(f),
+      ...cpu,
+    });
     expect(seen.length).toBeGreaterThan(0);
     expect(seen[seen.length - 1]).toBe(1);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
@@ -118,16 +133,20 @@ describe('hdbscan(points, options)', () => {
   it('rejects with AbortError on an aborted signal', async () => {
     const ac = new AbortController();
     ac.abort();
-    await expect(hdbscan(three, { dim: 2, minClusterSize: 10, signal: ac.signal, ...cpu })).rejects.toBeInstanceOf(AbortError);
+    await expect(hdbscan(three, { dim: 2, minClusterSize: 10, signal: ac.signal, ...cpu })).rejects.toBeInstanceOf(
+      AbortError,
+    );
   });
 
   it('validates at the door, naming the value', async () => {
     await expect(hdbscan(three, { dim: 2, minClusterSize: 1, ...cpu })).rejects.toThrow(/minClusterSize.*got 1/);
-    await expect(hdbscan(three, { dim: 2, minClusterSize: 5, minSamples: 0, ...cpu })).rejects.toThrow(/minSamples.*got 0/);
-    await expect(hdbscan(three, { dim: 7, minClusterSize: 5, ...cpu })).rejects.toThrow(/multiple of dim=7/);
-    await expect(hdbscan(three, { dim: 2, minClusterSize: 5, clusterSelectionMethod: 'x' as 'eom', ...cpu })).rejects.toBeInstanceOf(
-      InputError,
+    await expect(hdbscan(three, { dim: 2, minClusterSize: 5, minSamples: 0, ...cpu })).rejects.toThrow(
+      /minSamples.*got 0/,
     );
+    await expect(hdbscan(three, { dim: 7, minClusterSize: 5, ...cpu })).rejects.toThrow(/multiple of dim=7/);
+    await expect(
+      hdbscan(three, { dim: 2, minClusterSize: 5, clusterSelectionMethod: 'x' as 'eom', ...cpu }),
+    ).rejects.toBeInstanceOf(InputError);
     const nan = three.slice();
     nan[7] = NaN;
     await expect(hdbscan(nan, { dim: 2, minClusterSize: 5, ...cpu })).rejects.toThrow(/NaN at row 3, column 1/);
@@ -135,7 +154,10 @@ describe('hdbscan(points, options)', () => {
 
   it('degenerate inputs: 0, 1 and fewer than minClusterSize points are all noise', async () => {
     for (const n of [0, 1, 2, 9]) {
-      const r = await hdbscan(new Float32Array(2 * n).map((_, i) => i), { dim: 2, minClusterSize: 10, ...cpu });
+      const r = await hdbscan(
+        new Float32Array(2 * n).map((_, i) => i),
+        { dim: 2, minClusterSize: 10, ...cpu },
+      );
       expect(r.labels.length).toBe(n);
       expect(Array.from(r.labels).every((l) => l === -1)).toBe(true);
       expect(r.mst.sources.length).toBe(Math.max(0, n - 1));

@@ -28,7 +28,9 @@ const name = Array.from({ length: n }, (_, i) => `p${i}`);
 /** The table as three record batches of 80 rows. */
 function batched(): Table {
   const whole = tableFromArrays({ name, x, y, z, k, big });
-  return new Table(whole.slice(0, 80).batches.concat(whole.slice(80, 160).batches, whole.slice(160).batches) as RecordBatch[]);
+  return new Table(
+    whole.slice(0, 80).batches.concat(whole.slice(80, 160).batches, whole.slice(160).batches) as RecordBatch[],
+  );
 }
 
 const write = (file: string, bytes: Uint8Array): string => {
@@ -72,23 +74,49 @@ describe('readArrowPoints', () => {
   });
 
   it('a null, a string column, a missing column, Feather v1 and a non-Arrow file are input errors', async () => {
-    const w = vectorFromArray(Array.from({ length: n }, (_, i) => (i === 201 ? null : i / 2)), new Float64());
+    const w = vectorFromArray(
+      Array.from({ length: n }, (_, i) => (i === 201 ? null : i / 2)),
+      new Float64(),
+    );
     const holes = write('holes.feather', tableToIPC(new Table({ x: makeVector(x), w }), 'file'));
-    await expectInputError(readArrowPoints(holes), /holes\.feather: column 'w', row 201 \(0-based\) is null; expected a number/);
-    await expectInputError(readArrowPoints(fileFormat, { columns: ['x', 'name'] }), /column 'name' is Dictionary<Int32, Utf8>, expected a numeric column/);
-    await expectInputError(readArrowPoints(fileFormat, { columns: ['w'] }), /no column 'w' \(columns: name \(Dictionary<Int32, Utf8>\), x \(Float32\), y \(Float64\)/);
-    await expectInputError(readArrowPoints(write('old.feather', new TextEncoder().encode('FEA1' + ' '.repeat(100)))), /Feather v1 file/);
-    await expectInputError(readArrowPoints(write('fake.arrow', new TextEncoder().encode('x,y\n1,2\n'))), /fake\.arrow: not a readable Arrow IPC file or stream/);
+    await expectInputError(
+      readArrowPoints(holes),
+      /holes\.feather: column 'w', row 201 \(0-based\) is null; expected a number/,
+    );
+    await expectInputError(
+      readArrowPoints(fileFormat, { columns: ['x', 'name'] }),
+      /column 'name' is Dictionary<Int32, Utf8>, expected a numeric column/,
+    );
+    await expectInputError(
+      readArrowPoints(fileFormat, { columns: ['w'] }),
+      /no column 'w' \(columns: name \(Dictionary<Int32, Utf8>\), x \(Float32\), y \(Float64\)/,
+    );
+    await expectInputError(
+      readArrowPoints(write('old.feather', new TextEncoder().encode('FEA1' + ' '.repeat(100)))),
+      /Feather v1 file/,
+    );
+    await expectInputError(
+      readArrowPoints(write('fake.arrow', new TextEncoder().encode('x,y\n1,2\n'))),
+      /fake\.arrow: not a readable Arrow IPC file or stream/,
+    );
   });
 });
 
 describe('treeline emst on an Arrow file', () => {
   it('readArrowPoints on a truncated file says it looks truncated, in one sentence', async () => {
     const whole = tableToIPC(batched(), 'file');
-    const e = await readArrowPoints(write('cut.arrow', whole.subarray(0, 300))).then(() => undefined, (err: unknown) => err);
+    const e = await readArrowPoints(write('cut.arrow', whole.subarray(0, 300))).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(e).toBeInstanceOf(InputError);
-    expect((e as Error).message).toMatch(/^.*cut\.arrow: not a readable Arrow IPC file or stream: .* \(the file looks truncated or corrupt\)\.$/);
-    const junk = await readArrowPoints(write('junk.arrow', new TextEncoder().encode('not arrow at all'))).then(() => undefined, (err: unknown) => err);
+    expect((e as Error).message).toMatch(
+      /^.*cut\.arrow: not a readable Arrow IPC file or stream: .* \(the file looks truncated or corrupt\)\.$/,
+    );
+    const junk = await readArrowPoints(write('junk.arrow', new TextEncoder().encode('not arrow at all'))).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect((junk as Error).message).not.toMatch(/\.\.$/);
   });
 

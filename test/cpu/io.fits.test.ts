@@ -24,7 +24,11 @@ type CardValue = string | number | boolean;
 function card(key: string, value?: CardValue): string {
   if (value === undefined) return key.padEnd(80);
   const v =
-    typeof value === 'string' ? `'${value.replace(/'/g, "''").padEnd(8)}'` : typeof value === 'boolean' ? (value ? 'T' : 'F').padStart(20) : String(value).padStart(20);
+    typeof value === 'string'
+      ? `'${value.replace(/'/g, "''").padEnd(8)}'`
+      : typeof value === 'boolean'
+        ? (value ? 'T' : 'F').padStart(20)
+        : String(value).padStart(20);
   return `${key.padEnd(8)}= ${v}`.padEnd(80);
 }
 
@@ -62,7 +66,10 @@ function writeValue(dv: DataView, at: number, code: string, v: number | bigint):
 }
 
 /** A BINTABLE HDU (header + padded big-endian rows). */
-function bintable(columns: Column[], options: { extname?: string; rowBytes?: number; rows?: number } = {}): Uint8Array[] {
+function bintable(
+  columns: Column[],
+  options: { extname?: string; rowBytes?: number; rows?: number } = {},
+): Uint8Array[] {
   const forms = columns.map((c) => {
     const m = /^(\d*)([A-Z])$/.exec(c.form)!;
     return { repeat: m[1] === '' ? 1 : Number(m[1]), code: m[2] };
@@ -102,8 +109,22 @@ function bintable(columns: Column[], options: { extname?: string; rowBytes?: num
 
 /** A primary HDU: empty, or a 2-D float32 image of w × h. */
 function primary(image?: { w: number; h: number }): Uint8Array[] {
-  if (!image) return [headerBytes([['SIMPLE', true], ['BITPIX', 8], ['NAXIS', 0], ['EXTEND', true]])];
-  const cards: [string, CardValue][] = [['SIMPLE', true], ['BITPIX', -32], ['NAXIS', 2], ['NAXIS1', image.w], ['NAXIS2', image.h]];
+  if (!image)
+    return [
+      headerBytes([
+        ['SIMPLE', true],
+        ['BITPIX', 8],
+        ['NAXIS', 0],
+        ['EXTEND', true],
+      ]),
+    ];
+  const cards: [string, CardValue][] = [
+    ['SIMPLE', true],
+    ['BITPIX', -32],
+    ['NAXIS', 2],
+    ['NAXIS1', image.w],
+    ['NAXIS2', image.h],
+  ];
   return [headerBytes(cards), padData(new Uint8Array(image.w * image.h * 4).fill(0x3f))];
 }
 
@@ -172,61 +193,126 @@ describe('readFitsPoints', () => {
   });
 
   it('skips a primary image and chooses the HDU by EXTNAME or number', async () => {
-    const other: Column[] = [{ name: 'X', form: 'D', values: [1.5, 2.5] }, { name: 'Y', form: 'K', values: [3n, -4n] }];
-    const path = write('two.fits', concat([...primary({ w: 7, h: 5 }), ...bintable(other, { extname: 'FIRST' }), ...bintable(catalogue, { extname: 'galaxies' })]));
+    const other: Column[] = [
+      { name: 'X', form: 'D', values: [1.5, 2.5] },
+      { name: 'Y', form: 'K', values: [3n, -4n] },
+    ];
+    const path = write(
+      'two.fits',
+      concat([
+        ...primary({ w: 7, h: 5 }),
+        ...bintable(other, { extname: 'FIRST' }),
+        ...bintable(catalogue, { extname: 'galaxies' }),
+      ]),
+    );
     expect(Array.from((await readFitsPoints(path)).points)).toEqual([1.5, 3, 2.5, -4]);
     const t = await readFitsPoints(path, { dataset: 'GALAXIES', columns: ['RA', 'DEC'] });
     expect(Array.from(t.points)).toEqual(expected([ra, dec]));
     expect(Array.from((await readFitsPoints(path, { dataset: '2', columns: ['z'] })).points)).toEqual(expected([z]));
-    await expectInputError(readFitsPoints(path, { dataset: 'STARS' }), /no HDU named or numbered 'STARS' \(HDUs: 0 primary, 1 BINTABLE 'FIRST', 2 BINTABLE 'galaxies'\)/);
-    await expectInputError(readFitsPoints(path, { dataset: '0' }), /HDU 0: this HDU is the primary HDU, expected a BINTABLE extension/);
+    await expectInputError(
+      readFitsPoints(path, { dataset: 'STARS' }),
+      /no HDU named or numbered 'STARS' \(HDUs: 0 primary, 1 BINTABLE 'FIRST', 2 BINTABLE 'galaxies'\)/,
+    );
+    await expectInputError(
+      readFitsPoints(path, { dataset: '0' }),
+      /HDU 0: this HDU is the primary HDU, expected a BINTABLE extension/,
+    );
   });
 
   it('applies TSCAL/TZERO (unsigned 16-bit, scaled 32-bit) and rejects TNULL and NaN naming column and row', async () => {
     const cols: Column[] = [
       { name: 'U', form: 'I', values: [-32768, 0, 32767], extra: [['TZERO', 32768]] },
-      { name: 'S', form: 'J', values: [1, 2, 3], extra: [['TSCAL', 0.5], ['TZERO', 10]] },
+      {
+        name: 'S',
+        form: 'J',
+        values: [1, 2, 3],
+        extra: [
+          ['TSCAL', 0.5],
+          ['TZERO', 10],
+        ],
+      },
       { name: 'B', form: 'B', values: [0, 128, 255], extra: [['TZERO', -128]] },
     ];
     const path = write('scaled.fits', concat([...primary(), ...bintable(cols)]));
     expect(Array.from((await readFitsPoints(path)).points)).toEqual([0, 10.5, -128, 32768, 11, 0, 65535, 11.5, 127]);
     const nulls: Column[] = [{ name: 'N', form: 'J', values: [5, -1, 7], extra: [['TNULL', -1]] }];
-    await expectInputError(readFitsPoints(write('tnull.fits', concat([...primary(), ...bintable(nulls)]))), /HDU 1: column 'N', row 1 \(0-based\) is null \(TNULL = -1\)/);
+    await expectInputError(
+      readFitsPoints(write('tnull.fits', concat([...primary(), ...bintable(nulls)]))),
+      /HDU 1: column 'N', row 1 \(0-based\) is null \(TNULL = -1\)/,
+    );
     const nan: Column[] = [{ name: 'Z', form: 'E', values: [0.5, 0.25, NaN] }];
-    await expectInputError(readFitsPoints(write('nan.fits', concat([...primary(), ...bintable(nan)]))), /column 'Z', row 2 \(0-based\) is NaN/);
+    await expectInputError(
+      readFitsPoints(write('nan.fits', concat([...primary(), ...bintable(nan)]))),
+      /column 'Z', row 2 \(0-based\) is NaN/,
+    );
   });
 
   it('reads .fits.gz as a stream', async () => {
     const path = write('cat.fits.gz', gzipSync(concat([...primary({ w: 3, h: 3 }), ...bintable(catalogue)])));
-    expect(Array.from((await readPoints(path, { columns: ['RA', 'DEC', 'Z'] })).points)).toEqual(expected([ra, dec, z]));
+    expect(Array.from((await readPoints(path, { columns: ['RA', 'DEC', 'Z'] })).points)).toEqual(
+      expected([ra, dec, z]),
+    );
   });
 
   it('names the problem in malformed files: not FITS, truncated header or rows, bad TFORMs, wrong columns', async () => {
-    await expectInputError(readFitsPoints(write('text.fits', new TextEncoder().encode('x,y\n1,2\n'.repeat(400)))), /text\.fits: not a FITS file \(the first card is not SIMPLE = T/);
+    await expectInputError(
+      readFitsPoints(write('text.fits', new TextEncoder().encode('x,y\n1,2\n'.repeat(400)))),
+      /text\.fits: not a FITS file \(the first card is not SIMPLE = T/,
+    );
     await expectInputError(readFitsPoints(write('tiny.fits', new Uint8Array(100))), /not a FITS file \(100 bytes/);
     const whole = concat([...primary(), ...bintable(catalogue)]);
-    await expectInputError(readFitsPoints(write('cut-header.fits', whole.subarray(0, 2880 + 1000))), /truncated in the header of HDU 1/);
+    await expectInputError(
+      readFitsPoints(write('cut-header.fits', whole.subarray(0, 2880 + 1000))),
+      /truncated in the header of HDU 1/,
+    );
     const rowBytes = 8 + 4 + 8 + 4 + 4;
     const cut = write('cut-rows.fits', whole.subarray(0, 2 * 2880 + 50 * rowBytes + 3));
-    await expectInputError(readFitsPoints(cut), /cut-rows\.fits, HDU 1: truncated: NAXIS2 = 200 rows of NAXIS1 = 28 bytes need 5600 bytes; the file holds only 1403 after the header/);
+    await expectInputError(
+      readFitsPoints(cut),
+      /cut-rows\.fits, HDU 1: truncated: NAXIS2 = 200 rows of NAXIS1 = 28 bytes need 5600 bytes; the file holds only 1403 after the header/,
+    );
     const badWidth = write('width.fits', concat([...primary(), ...bintable(catalogue, { rowBytes: 30 })]));
     await expectInputError(readFitsPoints(badWidth), /add up to 28 bytes per row, but NAXIS1 = 30/);
-    await expectInputError(readFitsPoints(catalogueFile, { columns: ['RA', 'MAG'] }), /HDU 1 \('GALAXIES'\): no column 'MAG' \(columns: NAME \(TFORM 8A \(characters\)\), RA \(float32, TFORM 1E\)/);
-    await expectInputError(readFitsPoints(catalogueFile, { columns: ['name'] }), /column 'NAME' is TFORM 8A \(characters\), expected a numeric column/);
-    const vector = write('vector.fits', concat([...primary(), ...bintable([{ name: 'POS', form: '3E', values: [[1, 2, 3]] }])]));
-    await expectInputError(readFitsPoints(vector, { columns: ['POS'] }), /column 'POS' is TFORM 3E \(a vector of 3; only repeat count 1 is read\)/);
-    await expectInputError(readFitsPoints(write('empty.fits', concat(primary({ w: 2, h: 2 })))), /no BINTABLE extension \(HDUs: 0 primary\)/);
+    await expectInputError(
+      readFitsPoints(catalogueFile, { columns: ['RA', 'MAG'] }),
+      /HDU 1 \('GALAXIES'\): no column 'MAG' \(columns: NAME \(TFORM 8A \(characters\)\), RA \(float32, TFORM 1E\)/,
+    );
+    await expectInputError(
+      readFitsPoints(catalogueFile, { columns: ['name'] }),
+      /column 'NAME' is TFORM 8A \(characters\), expected a numeric column/,
+    );
+    const vector = write(
+      'vector.fits',
+      concat([...primary(), ...bintable([{ name: 'POS', form: '3E', values: [[1, 2, 3]] }])]),
+    );
+    await expectInputError(
+      readFitsPoints(vector, { columns: ['POS'] }),
+      /column 'POS' is TFORM 3E \(a vector of 3; only repeat count 1 is read\)/,
+    );
+    await expectInputError(
+      readFitsPoints(write('empty.fits', concat(primary({ w: 2, h: 2 })))),
+      /no BINTABLE extension \(HDUs: 0 primary\)/,
+    );
   });
 });
 
 describe('issue 15: FITS header sizes are checked against the file before allocating', () => {
-  const small = [{ name: 'X', form: 'E', values: [1, 2] }, { name: 'Y', form: 'E', values: [3, 4] }];
+  const small = [
+    { name: 'X', form: 'E', values: [1, 2] },
+    { name: 'Y', form: 'E', values: [3, 4] },
+  ];
 
   it('readFitsPoints on a table claiming NAXIS2 = 10^12 rows names the file, HDU and NAXIS2', async () => {
     const big = write('big.fits', concat([...primary(), ...bintable(small, { rows: 1e12 })]));
-    await expectInputError(readFitsPoints(big), /big\.fits, HDU 1: truncated: NAXIS2 = 1000000000000 rows of NAXIS1 = 8 bytes need 8000000000000 bytes; the file holds only 2880 after the header\./);
+    await expectInputError(
+      readFitsPoints(big),
+      /big\.fits, HDU 1: truncated: NAXIS2 = 1000000000000 rows of NAXIS1 = 8 bytes need 8000000000000 bytes; the file holds only 2880 after the header\./,
+    );
     const gz = write('big.fits.gz', gzipSync(concat([...primary(), ...bintable(small, { rows: 1e12 })])));
-    await expectInputError(readFitsPoints(gz), /big\.fits\.gz, HDU 1: NAXIS2 = 1000000000000 rows of NAXIS1 = 8 bytes need 8000000000000 bytes; the compressed file can hold at most \d+ after the header\./);
+    await expectInputError(
+      readFitsPoints(gz),
+      /big\.fits\.gz, HDU 1: NAXIS2 = 1000000000000 rows of NAXIS1 = 8 bytes need 8000000000000 bytes; the compressed file can hold at most \d+ after the header\./,
+    );
   });
 
   it('treeline emst on it exits 2 with one line, no stack (child process)', async () => {
@@ -240,7 +326,16 @@ describe('issue 15: FITS header sizes are checked against the file before alloca
 
 describe('treeline emst on a FITS table', () => {
   it('--columns RA,DEC,Z gives the library’s tree; --dataset picks the HDU; --dataset on a CSV is an input error', async () => {
-    const r = await runCli(['emst', catalogueFile, '--columns', 'RA,DEC,Z', '--dataset', 'galaxies', '--backend', 'cpu']);
+    const r = await runCli([
+      'emst',
+      catalogueFile,
+      '--columns',
+      'RA,DEC,Z',
+      '--dataset',
+      'galaxies',
+      '--backend',
+      'cpu',
+    ]);
     expect(r.error).toBeUndefined();
     const lib = await emst(new Float32Array(expected([ra, dec, z])), { dim: 3, backend: 'cpu' });
     const cols = parseCsvColumns(r.out);

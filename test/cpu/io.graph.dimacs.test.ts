@@ -38,7 +38,12 @@ describe('DIMACS .gr reader and writer', () => {
   }
 
   it('the writer rejects non-integer weights', () => {
-    const g = { numVertices: 2, sources: Uint32Array.from([0]), targets: Uint32Array.from([1]), weights: Float32Array.from([0.5]) };
+    const g = {
+      numVertices: 2,
+      sources: Uint32Array.from([0]),
+      targets: Uint32Array.from([1]),
+      weights: Float32Array.from([0.5]),
+    };
     expect(() => writeDimacs(g)).toThrow(/integers, got weights\[0\] = 0.5/);
   });
 

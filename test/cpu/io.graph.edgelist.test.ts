@@ -33,7 +33,12 @@ describe('edge-list reader and writer', () => {
     expect(parseEdgeList('0 1 -5\n1 2 4000000000\n').weights).toEqual(Float32Array.from([-5, 4000000000]));
     expect(parseEdgeList('0 1 5\n1 2 3\n', 'x', { weights: 'float' }).weights).toEqual(Float32Array.from([5, 3]));
     const g = parseEdgeList('1 2\n3 1\n', 'x', { oneBased: true, numVertices: 10 });
-    expect(g).toEqual({ numVertices: 10, sources: Uint32Array.from([0, 2]), targets: Uint32Array.from([1, 0]), weights: Uint32Array.from([1, 1]) });
+    expect(g).toEqual({
+      numVertices: 10,
+      sources: Uint32Array.from([0, 2]),
+      targets: Uint32Array.from([1, 0]),
+      weights: Uint32Array.from([1, 1]),
+    });
     expect(parseEdgeList('').numVertices).toBe(0);
   });
 
@@ -42,7 +47,9 @@ describe('edge-list reader and writer', () => {
       it(`round-trips ${type} weights with delimiter ${JSON.stringify(delimiter)}`, () => {
         const g = randomGraph(9, { numVertices: 50, numEdges: 250, weightType: type, distinctWeights: 50 });
         // Keep the vertex count explicit: the largest vertex may be isolated.
-        const back = parseEdgeList(writeEdgeList(g, { delimiter, header: delimiter === ',' }), 'rt', { numVertices: g.numVertices });
+        const back = parseEdgeList(writeEdgeList(g, { delimiter, header: delimiter === ',' }), 'rt', {
+          numVertices: g.numVertices,
+        });
         expect(back.sources).toEqual(g.sources);
         expect(back.targets).toEqual(g.targets);
         expect(Array.from(back.weights)).toEqual(Array.from(g.weights));
@@ -72,7 +79,8 @@ describe('edge-list reader and writer', () => {
   });
 
   it('issue 15: a weight must be a finite float32: inf, -Infinity and 1e39 are rejected alike', () => {
-    for (const w of ['inf', '-Infinity', '+inf', '1e39', '-1e39']) rejects(`0 1 2\n1 2 ${w}\n`, 2, w, /finite weight within the float32 range \(\|w\| ≤ 3.4028235e38\)/);
+    for (const w of ['inf', '-Infinity', '+inf', '1e39', '-1e39'])
+      rejects(`0 1 2\n1 2 ${w}\n`, 2, w, /finite weight within the float32 range \(\|w\| ≤ 3.4028235e38\)/);
     expect(parseEdgeList('0 1 3.4028235e38\n').weights).toEqual(Float32Array.from([3.4028234663852886e38]));
   });
 });

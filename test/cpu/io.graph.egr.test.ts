@@ -31,7 +31,7 @@ describe('ECL .egr reader and writer', () => {
   // The triangle 0–1 (w 5), 1–2 (w 3), 0–2 (w 4), each stored in both rows, as gen_graph.py writes it.
   const triangle = [3, 6, 0, 2, 4, 6, 1, 2, 0, 2, 0, 1, 5, 4, 5, 3, 4, 3];
 
-  it('reads a weighted CSR; graphMst edge ids are the entries in the smaller endpoint\'s row', () => {
+  it("reads a weighted CSR; graphMst edge ids are the entries in the smaller endpoint's row", () => {
     const g = parseEgr(egrBytes(triangle), 't.egr');
     expect(g.weighted).toBe(true);
     expect(Array.from(g.offsets)).toEqual([0, 2, 4, 6]);
@@ -69,7 +69,11 @@ describe('ECL .egr reader and writer', () => {
   });
 
   it('the writer rejects weights that are not int32', () => {
-    const csr = { offsets: Uint32Array.from([0, 1, 2]), neighbours: Uint32Array.from([1, 0]), weights: Float32Array.from([0.5, 0.5]) };
+    const csr = {
+      offsets: Uint32Array.from([0, 1, 2]),
+      neighbours: Uint32Array.from([1, 0]),
+      weights: Float32Array.from([0.5, 0.5]),
+    };
     expect(() => writeEgr(csr)).toThrow(/int32, got weights\[0\] = 0.5/);
   });
 

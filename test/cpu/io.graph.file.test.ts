@@ -13,7 +13,15 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('graph files by extension', () => {
   it('knows the extensions and rejects others', () => {
-    expect(['a.mtx', 'b.gr', 'c.egr', 'd.txt', 'e.csv', 'f.edges', 'g.EL'].map(graphFormatOf)).toEqual(['mtx', 'gr', 'egr', 'edgelist', 'csv', 'edgelist', 'edgelist']);
+    expect(['a.mtx', 'b.gr', 'c.egr', 'd.txt', 'e.csv', 'f.edges', 'g.EL'].map(graphFormatOf)).toEqual([
+      'mtx',
+      'gr',
+      'egr',
+      'edgelist',
+      'csv',
+      'edgelist',
+      'edgelist',
+    ]);
     expect(() => graphFormatOf('x.json')).toThrow(InputError);
     expect(() => graphFormatOf('x.json')).toThrow(/unknown graph format '.json'/);
   });

@@ -37,18 +37,30 @@ describe('MatrixMarket reader and writer', () => {
   });
 
   it('integer fields give Int32Array, or Uint32Array above 2^31 − 1; pattern gives weight 1 (Uint32Array)', () => {
-    expect(parseMatrixMarket('%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 -7\n').weights).toEqual(Int32Array.from([-7]));
-    expect(parseMatrixMarket('%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 4294967295\n').weights).toEqual(Uint32Array.from([4294967295]));
+    expect(parseMatrixMarket('%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 -7\n').weights).toEqual(
+      Int32Array.from([-7]),
+    );
+    expect(
+      parseMatrixMarket('%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 4294967295\n').weights,
+    ).toEqual(Uint32Array.from([4294967295]));
     const p = parseMatrixMarket('%%MATRIXMARKET Matrix Coordinate Pattern General\r\n2 2 2\r\n1 2\r\n2 1\r\n');
     expect(p.weights).toEqual(Uint32Array.from([1, 1]));
     expect(Array.from(p.sources)).toEqual([0, 1]);
   });
 
-  for (const [type, field] of [['f32', undefined], ['i32', undefined], ['u32', undefined], ['f32', 'pattern']] as const) {
+  for (const [type, field] of [
+    ['f32', undefined],
+    ['i32', undefined],
+    ['u32', undefined],
+    ['f32', 'pattern'],
+  ] as const) {
     for (const symmetry of ['general', 'symmetric'] as const) {
       it(`round-trips ${type} weights (${field ?? 'default field'}, ${symmetry}) and the forest`, () => {
         const g = randomGraph(7, { numVertices: 60, numEdges: 300, weightType: type });
-        const back = parseMatrixMarket(writeMatrixMarket(g, { field, symmetry, comment: 'test\nsecond line' }), 'rt.mtx');
+        const back = parseMatrixMarket(
+          writeMatrixMarket(g, { field, symmetry, comment: 'test\nsecond line' }),
+          'rt.mtx',
+        );
         expect(back.numVertices).toBe(g.numVertices);
         for (let i = 0; i < g.sources.length; i++) {
           const [a, b] = [g.sources[i], g.targets[i]];
@@ -66,7 +78,12 @@ describe('MatrixMarket reader and writer', () => {
 
   it('rejects malformed files naming file, line and value', () => {
     const head = '%%MatrixMarket matrix coordinate real general\n';
-    rejects('%MatrixMarket matrix coordinate real general\n1 1 0\n', 1, '%MatrixMarket matrix coordinate real general', /banner/);
+    rejects(
+      '%MatrixMarket matrix coordinate real general\n1 1 0\n',
+      1,
+      '%MatrixMarket matrix coordinate real general',
+      /banner/,
+    );
     rejects('%%MatrixMarket matrix array real general\n', 1, 'array', /coordinate/);
     rejects('%%MatrixMarket matrix coordinate complex general\n', 1, 'complex');
     rejects('%%MatrixMarket matrix coordinate real hermitian\n', 1, 'hermitian');
@@ -82,6 +99,11 @@ describe('MatrixMarket reader and writer', () => {
     rejects(head + '3 3 1\n1 2 3\n2 3 4\n', 4, '2 3 4', /found more/);
     rejects(head + '3 3 3\n1 2 3\n2 3 4\n', 4, '2', /found 2/);
     rejects('%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 2.5\n', 3, '2.5', /integer/);
-    rejects('%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 -1\n1 3 3000000000\n', 4, '3000000000', /int32/);
+    rejects(
+      '%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 -1\n1 3 3000000000\n',
+      4,
+      '3000000000',
+      /int32/,
+    );
   });
 });

@@ -23,7 +23,11 @@ const coords32 = Float32Array.from(coords64);
 const ids = Uint32Array.from({ length: n }, (_, i) => 7 * i);
 
 /** A Gadget-like snapshot: Header attributes, PartType1/Coordinates (n × 3) and PartType1/ParticleIDs. */
-function writeSnapshot(name: string, coordinates: Float32Array | Float64Array, extra?: (f: h5wasm.File) => void): string {
+function writeSnapshot(
+  name: string,
+  coordinates: Float32Array | Float64Array,
+  extra?: (f: h5wasm.File) => void,
+): string {
   const path = join(dir, name);
   const f = new h5wasm.File(path, 'w');
   try {
@@ -32,7 +36,13 @@ function writeSnapshot(name: string, coordinates: Float32Array | Float64Array, e
     header.create_attribute('NumPart_ThisFile', new Int32Array([0, n, 0, 0, 0, 0]));
     const part = f.create_group('PartType1');
     const f64 = coordinates instanceof Float64Array; // the float64 variant is also chunked and gzip-compressed
-    part.create_dataset({ name: 'Coordinates', data: coordinates, shape: [n, 3], dtype: f64 ? '<d' : '<f', ...(f64 ? { chunks: [64, 3], compression: 6 } : {}) });
+    part.create_dataset({
+      name: 'Coordinates',
+      data: coordinates,
+      shape: [n, 3],
+      dtype: f64 ? '<d' : '<f',
+      ...(f64 ? { chunks: [64, 3], compression: 6 } : {}),
+    });
     part.create_dataset({ name: 'ParticleIDs', data: ids });
     extra?.(f);
   } finally {
@@ -67,7 +77,9 @@ describe('readHdf5Points', () => {
     expect(Array.from((await readPoints(snap32)).points)).toEqual(Array.from(coords32));
     const xz = await readPoints(snap32, { dataset: '/PartType1/Coordinates', columns: ['0', '2'] });
     expect(xz.dim).toBe(2);
-    expect(Array.from(xz.points)).toEqual(Array.from({ length: 2 * n }, (_, i) => coords32[3 * (i >> 1) + 2 * (i & 1)]));
+    expect(Array.from(xz.points)).toEqual(
+      Array.from({ length: 2 * n }, (_, i) => coords32[3 * (i >> 1) + 2 * (i & 1)]),
+    );
   });
 
   it('rounds float64 coordinates to float32 (a chunked, gzip-compressed dataset)', async () => {
@@ -78,16 +90,23 @@ describe('readHdf5Points', () => {
   it('reads 1-D datasets of a group as columns, and integer datasets', async () => {
     const path = writeSnapshot('halos.h5', coords32, (f) => {
       const g = f.create_group('halos');
-      for (let j = 0; j < 3; j++) g.create_dataset({ name: 'xyz'[j], data: Float64Array.from({ length: n }, (_, i) => coords64[3 * i + j]) });
+      for (let j = 0; j < 3; j++)
+        g.create_dataset({ name: 'xyz'[j], data: Float64Array.from({ length: n }, (_, i) => coords64[3 * i + j]) });
       f.create_dataset({ name: 'grid', data: new Int16Array([1, -2, 3, -4]), shape: [2, 2] });
     });
     const t = await readHdf5Points(path, { dataset: 'halos', columns: ['x', 'y', 'z'] });
     expect(t.columns).toEqual(['x', 'y', 'z']);
     expect(t.points).toEqual(coords32);
     expect(Array.from((await readHdf5Points(path, { dataset: 'grid' })).points)).toEqual([1, -2, 3, -4]);
-    await expectInputError(readHdf5Points(path, { dataset: 'halos' }), /'halos' is a group; name a 2-D dataset in it, or its 1-D datasets with --columns \(datasets: halos\/x \(300 float64\)/);
+    await expectInputError(
+      readHdf5Points(path, { dataset: 'halos' }),
+      /'halos' is a group; name a 2-D dataset in it, or its 1-D datasets with --columns \(datasets: halos\/x \(300 float64\)/,
+    );
     await expectInputError(readHdf5Points(path, { dataset: 'halos', columns: ['x', 'w'] }), /no dataset 'halos\/w'/);
-    await expectInputError(readHdf5Points(path), /2 2-D datasets; choose one with --dataset: PartType1\/Coordinates \(300×3 float32\), grid \(2×2 int16\)/);
+    await expectInputError(
+      readHdf5Points(path),
+      /2 2-D datasets; choose one with --dataset: PartType1\/Coordinates \(300×3 float32\), grid \(2×2 int16\)/,
+    );
   });
 
   it('a missing dataset lists the datasets that exist; a 1-D dataset or a string dataset is a clear error', async () => {
@@ -95,12 +114,24 @@ describe('readHdf5Points', () => {
       readHdf5Points(snap32, { dataset: 'PartType0/Coordinates' }),
       /snap32\.hdf5: no dataset 'PartType0\/Coordinates' \(datasets: PartType1\/Coordinates \(300×3 float32\), PartType1\/ParticleIDs \(300 uint32\)\)/,
     );
-    await expectInputError(readHdf5Points(snap32, { dataset: 'PartType1/Coordinates/x' }), /no dataset 'PartType1\/Coordinates\/x' \(datasets: PartType1\/Coordinates/);
+    await expectInputError(
+      readHdf5Points(snap32, { dataset: 'PartType1/Coordinates/x' }),
+      /no dataset 'PartType1\/Coordinates\/x' \(datasets: PartType1\/Coordinates/,
+    );
     await expectInputError(readHdf5Points(snap32, { dataset: 'Header/BoxSize' }), /no dataset 'Header\/BoxSize'/);
-    await expectInputError(readHdf5Points(snap32, { dataset: 'PartType1/ParticleIDs' }), /dataset 'PartType1\/ParticleIDs' is 1-D \(300 uint32 values\); expected a 2-D dataset of n points × d coordinates/);
-    await expectInputError(readHdf5Points(snap32, { dataset: 'PartType1/Coordinates', columns: ['3'] }), /has 3 columns: select them by 0-based index \(0–2\), got '3'/);
+    await expectInputError(
+      readHdf5Points(snap32, { dataset: 'PartType1/ParticleIDs' }),
+      /dataset 'PartType1\/ParticleIDs' is 1-D \(300 uint32 values\); expected a 2-D dataset of n points × d coordinates/,
+    );
+    await expectInputError(
+      readHdf5Points(snap32, { dataset: 'PartType1/Coordinates', columns: ['3'] }),
+      /has 3 columns: select them by 0-based index \(0–2\), got '3'/,
+    );
     const path = writeSnapshot('names.h5', coords32, (f) => f.create_dataset({ name: 'names', data: ['a', 'b'] }));
-    await expectInputError(readHdf5Points(path, { dataset: 'names' }), /dataset 'names' has dtype string; expected float32, float64/);
+    await expectInputError(
+      readHdf5Points(path, { dataset: 'names' }),
+      /dataset 'names' has dtype string; expected float32, float64/,
+    );
     const notHdf5 = join(dir, 'fake.h5');
     writeFileSync(notHdf5, 'x,y\n1,2\n');
     await expectInputError(readHdf5Points(notHdf5), /fake\.h5: not an HDF5 file/);
@@ -112,9 +143,14 @@ describe('readHdf5Points on damaged files', () => {
     const whole = readFileSync(snap32);
     const cut = join(dir, 'truncated.h5');
     writeFileSync(cut, whole.subarray(0, 600));
-    const e = await readHdf5Points(cut).then(() => undefined, (err: unknown) => err);
+    const e = await readHdf5Points(cut).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(e).toBeInstanceOf(InputError);
-    expect((e as Error).message).toMatch(/^.*truncated\.h5: HDF5 could not open the file: truncated file: eof = 600, .*\.$/);
+    expect((e as Error).message).toMatch(
+      /^.*truncated\.h5: HDF5 could not open the file: truncated file: eof = 600, .*\.$/,
+    );
     expect((e as Error).message).not.toMatch(/\n/);
     expect((await readHdf5Points(snap32)).n).toBe(n); // the error handler was restored
   });
@@ -123,7 +159,10 @@ describe('readHdf5Points on damaged files', () => {
     const withNan = Float32Array.from(coords32);
     withNan[3 * 7 + 2] = NaN;
     const path = writeSnapshot('nan.h5', withNan);
-    await expectInputError(readPoints(path), /nan\.h5: row 7 \(0-based\), column '2' is NaN; expected a finite number\./);
+    await expectInputError(
+      readPoints(path),
+      /nan\.h5: row 7 \(0-based\), column '2' is NaN; expected a finite number\./,
+    );
   });
 });
 

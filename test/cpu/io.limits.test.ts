@@ -35,7 +35,14 @@ function npyWithShape(shape: string, data = new Uint8Array(24)): Uint8Array {
 /** A Parquet file of 37 rows (x, y FLOAT) whose footer's num_rows is rewritten to `rows`. */
 function parquetClaiming(rows: number): Uint8Array {
   const col = Float32Array.from({ length: 37 }, (_, i) => i);
-  const buf = new Uint8Array(parquetWriteBuffer({ columnData: [{ name: 'x', data: col, type: 'FLOAT' }, { name: 'y', data: col, type: 'FLOAT' }] }));
+  const buf = new Uint8Array(
+    parquetWriteBuffer({
+      columnData: [
+        { name: 'x', data: col, type: 'FLOAT' },
+        { name: 'y', data: col, type: 'FLOAT' },
+      ],
+    }),
+  );
   const len = new DataView(buf.buffer).getUint32(buf.length - 8, true);
   const footer = buf.subarray(buf.length - 8 - len, buf.length - 8);
   // FileMetaData field 3 (num_rows, i64): compact-protocol header 0x16, then zigzag varint 74 (= 37). Its first
@@ -59,7 +66,10 @@ function parquetClaiming(rows: number): Uint8Array {
 }
 
 async function inputError(p: Promise<unknown>): Promise<InputError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(InputError);
   return e as InputError;
 }
@@ -69,16 +79,27 @@ describe('issue 15: header sizes are input errors naming the file and field', ()
     const file = join(dir, 'big.npy');
     writeFileSync(file, npyWithShape('(-5, 3)'));
     expect((await inputError(readPoints(file))).message).toBe(`${file}: shape (-5, 3) has a negative dimension.`);
-    expect(() => parseNpy(npyWithShape('(2.5, 3)'), 'f.npy')).toThrow('f.npy: shape (2.5, 3) has a dimension that is not a whole number.');
+    expect(() => parseNpy(npyWithShape('(2.5, 3)'), 'f.npy')).toThrow(
+      'f.npy: shape (2.5, 3) has a dimension that is not a whole number.',
+    );
   });
 
   it('readPoints on an .npy with shape (10^12, 3): needs more bytes than the file holds', async () => {
     const file = join(dir, 'huge.npy');
     writeFileSync(file, npyWithShape('(1000000000000, 3)'));
-    expect((await inputError(readPoints(file))).message).toBe(`${file}: shape (1000000000000, 3) of '<f4' needs 12000000000000 data bytes, the file holds only 24.`);
+    expect((await inputError(readPoints(file))).message).toBe(
+      `${file}: shape (1000000000000, 3) of '<f4' needs 12000000000000 data bytes, the file holds only 24.`,
+    );
     // Shapes whose values exist but exceed a table: u1 data, 2^33 × 1 values (the check comes before allocation).
-    const arr = { dtype: '|u1', shape: [2 ** 33, 1], fortranOrder: false, data: { byteLength: 2 ** 33 } as unknown as Uint8Array };
-    expect(() => npyToPoints(arr, 'wide.npy')).toThrow(/wide\.npy: shape\[0\] = 8589934592 rows × 1 columns = 8589934592 values exceeds the 4294967295/);
+    const arr = {
+      dtype: '|u1',
+      shape: [2 ** 33, 1],
+      fortranOrder: false,
+      data: { byteLength: 2 ** 33 } as unknown as Uint8Array,
+    };
+    expect(() => npyToPoints(arr, 'wide.npy')).toThrow(
+      /wide\.npy: shape\[0\] = 8589934592 rows × 1 columns = 8589934592 values exceeds the 4294967295/,
+    );
   });
 
   it('readPoints on a Parquet file whose num_rows says 10^12 or disagrees with its row groups', async () => {
@@ -89,20 +110,33 @@ describe('issue 15: header sizes are input errors naming the file and field', ()
     );
     const lie = join(dir, 'lie.parquet');
     writeFileSync(lie, parquetClaiming(1_000_000));
-    expect((await inputError(readPoints(lie))).message).toBe(`${lie}: the footer's num_rows = 1000000, but its 1 row groups hold 37 rows.`);
+    expect((await inputError(readPoints(lie))).message).toBe(
+      `${lie}: the footer's num_rows = 1000000, but its 1 row groups hold 37 rows.`,
+    );
   });
 
   it('generate with n · dim beyond a Float32Array or absurd clusters is an InputError', () => {
     expect(() => generate('uniform', { n: 1e12, dim: 2 })).toThrow(InputError);
-    expect(() => generate('uniform', { n: 1e12, dim: 2 })).toThrow('Expected n · dim ≤ 4294967295 (2^32 − 1, the longest Float32Array), got n = 1000000000000, dim = 2.');
-    expect(() => generate('blobs', { n: 10, dim: 2, clusters: 1e12 })).toThrow('Expected clusters to be an integer in [1, max(n, 65536) = 65536], got 1000000000000.');
+    expect(() => generate('uniform', { n: 1e12, dim: 2 })).toThrow(
+      'Expected n · dim ≤ 4294967295 (2^32 − 1, the longest Float32Array), got n = 1000000000000, dim = 2.',
+    );
+    expect(() => generate('blobs', { n: 10, dim: 2, clusters: 1e12 })).toThrow(
+      'Expected clusters to be an integer in [1, max(n, 65536) = 65536], got 1000000000000.',
+    );
     expect(() => checkTableSize(-1, 3, 'x.bin', 'n')).toThrow('x.bin: n = -1, expected a non-negative integer.');
     expect(MAX_TABLE_VALUES).toBe(2 ** 32 - 1);
   });
 
   it('formatGraph to .egr with numVertices beyond int32 is an InputError before any CSR is allocated', () => {
-    const g = { numVertices: 3e9, sources: Uint32Array.from([0]), targets: Uint32Array.from([2_999_999_999]), weights: Int32Array.from([1]) };
-    expect(() => formatGraph(g, 'egr')).toThrow('.egr stores the vertex count as an int32: expected numVertices ≤ 2147483647, got 3000000000.');
+    const g = {
+      numVertices: 3e9,
+      sources: Uint32Array.from([0]),
+      targets: Uint32Array.from([2_999_999_999]),
+      weights: Int32Array.from([1]),
+    };
+    expect(() => formatGraph(g, 'egr')).toThrow(
+      '.egr stores the vertex count as an int32: expected numVertices ≤ 2147483647, got 3000000000.',
+    );
   });
 });
 

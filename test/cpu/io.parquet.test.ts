@@ -69,11 +69,27 @@ describe('readParquetPoints', () => {
   it('a null, a string column, a missing column and a non-Parquet file are input errors naming what is wrong', async () => {
     const holes = join(dir, 'holes.parquet');
     const w = Array.from({ length: n }, (_, i) => (i === 137 ? null : i));
-    parquetWriteFile({ filename: holes, rowGroupSize: 100, columnData: [{ name: 'x', data: x, type: 'FLOAT' }, { name: 'w', data: w, type: 'DOUBLE' }] });
-    await expectInputError(readParquetPoints(holes), /holes\.parquet: column 'w', row 137 \(0-based\) is null; expected a number/);
+    parquetWriteFile({
+      filename: holes,
+      rowGroupSize: 100,
+      columnData: [
+        { name: 'x', data: x, type: 'FLOAT' },
+        { name: 'w', data: w, type: 'DOUBLE' },
+      ],
+    });
+    await expectInputError(
+      readParquetPoints(holes),
+      /holes\.parquet: column 'w', row 137 \(0-based\) is null; expected a number/,
+    );
     expect((await readParquetPoints(holes, { columns: ['x'] })).n).toBe(n);
-    await expectInputError(readParquetPoints(file, { columns: ['x', 'label'] }), /column 'label' is string, expected a numeric column/);
-    await expectInputError(readParquetPoints(file, { columns: ['x', 'q'] }), /no column 'q' \(columns: label \(string\), x \(float\), y \(double\), z \(double\), id \(int64\)\)/);
+    await expectInputError(
+      readParquetPoints(file, { columns: ['x', 'label'] }),
+      /column 'label' is string, expected a numeric column/,
+    );
+    await expectInputError(
+      readParquetPoints(file, { columns: ['x', 'q'] }),
+      /no column 'q' \(columns: label \(string\), x \(float\), y \(double\), z \(double\), id \(int64\)\)/,
+    );
     const fake = join(dir, 'fake.parquet');
     writeFileSync(fake, 'x,y\n1,2\n');
     await expectInputError(readParquetPoints(fake), /fake\.parquet: not a readable Parquet file/);

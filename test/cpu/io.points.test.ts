@@ -25,21 +25,31 @@ describe('CSV points', () => {
   });
 
   it('names file, line and value for a bad row', () => {
-    expect(() => parseCsvPoints('x,y\n1,2\n3,oops\n', {}, 'pts.csv')).toThrow("pts.csv:3: column 'y' is not a number: 'oops'.");
+    expect(() => parseCsvPoints('x,y\n1,2\n3,oops\n', {}, 'pts.csv')).toThrow(
+      "pts.csv:3: column 'y' is not a number: 'oops'.",
+    );
     expect(() => parseCsvPoints('1,2\n3\n', {}, 'pts.csv')).toThrow(/pts\.csv:2: expected 2 fields, got 1/);
     expect(() => parseCsvPoints('x,y\n1,2\n', { columns: ['z'] }, 'p.csv')).toThrow(/no column 'z'/);
   });
 
   it('parseCsvPoints names file, line and value for Infinity, hex and values beyond float32 (Number() takes them)', () => {
-    expect(() => parseCsvPoints('x,y\n1,2\n3,Infinity\n', {}, 'p.csv')).toThrow("p.csv:3: column 'y' is not a number: 'Infinity'.");
-    expect(() => parseCsvPoints('x,y\n1,2\n-Infinity,3\n', {}, 'p.csv')).toThrow("p.csv:3: column 'x' is not a number: '-Infinity'.");
+    expect(() => parseCsvPoints('x,y\n1,2\n3,Infinity\n', {}, 'p.csv')).toThrow(
+      "p.csv:3: column 'y' is not a number: 'Infinity'.",
+    );
+    expect(() => parseCsvPoints('x,y\n1,2\n-Infinity,3\n', {}, 'p.csv')).toThrow(
+      "p.csv:3: column 'x' is not a number: '-Infinity'.",
+    );
     expect(() => parseCsvPoints('x,y\n0x10,2\n', {}, 'p.csv')).toThrow("p.csv:2: column 'x' is not a number: '0x10'.");
-    expect(() => parseCsvPoints('x,y\n1,2\n1e39,3\n', {}, 'p.csv')).toThrow("p.csv:3: column 'x' is beyond the float32 range: '1e39'.");
+    expect(() => parseCsvPoints('x,y\n1,2\n1e39,3\n', {}, 'p.csv')).toThrow(
+      "p.csv:3: column 'x' is beyond the float32 range: '1e39'.",
+    );
     expect([...parseCsvPoints('1.,+.5\n-2e-1,3E+0\n').points]).toEqual([1, 0.5, Math.fround(-0.2), 3]);
   });
 
   it('parseCsvPoints on an empty file (or only comments) names the file', () => {
-    expect(() => parseCsvPoints('', {}, 'e.csv')).toThrow('e.csv: no header and no data rows (the file is empty or all comments).');
+    expect(() => parseCsvPoints('', {}, 'e.csv')).toThrow(
+      'e.csv: no header and no data rows (the file is empty or all comments).',
+    );
     expect(() => parseCsvPoints('# nothing\n\n', {}, 'e.csv')).toThrow(/^e\.csv: no header and no data rows/);
     expect(() => parseCsvPoints('x,y\n', {}, 'h.csv')).toThrow('h.csv has a header but no data rows.'); // issue 15
   });
@@ -93,8 +103,12 @@ describe('readPoints(path)', () => {
     writeFileSync(join(dir, 'nan.npy'), writeNpy(new Float32Array([0, 0, 1, 1, 2, NaN]), [3, 2]));
     writeFileSync(join(dir, 'inf.npy'), writeNpy(new Float64Array([0, 1e300, 1, 1]), [2, 2]));
     writeFileSync(join(dir, 'nan.bin'), writeBinPoints(new Float32Array([0, NaN, 1, 1]), 2));
-    await expect(readPoints(join(dir, 'nan.npy'))).rejects.toThrow(/nan\.npy: row 2 \(0-based\), column '1' is NaN; expected a finite number\.$/);
-    await expect(readPoints(join(dir, 'inf.npy'))).rejects.toThrow(/inf\.npy: row 0 \(0-based\), column '1' is Infinity \(infinite, or beyond the float32 range\)/);
+    await expect(readPoints(join(dir, 'nan.npy'))).rejects.toThrow(
+      /nan\.npy: row 2 \(0-based\), column '1' is NaN; expected a finite number\.$/,
+    );
+    await expect(readPoints(join(dir, 'inf.npy'))).rejects.toThrow(
+      /inf\.npy: row 0 \(0-based\), column '1' is Infinity \(infinite, or beyond the float32 range\)/,
+    );
     await expect(readPoints(join(dir, 'nan.bin'))).rejects.toThrow(/nan\.bin: row 0 \(0-based\), column '1' is NaN/);
     await expect(readPoints(join(dir, 'nan.npy'), { columns: ['0'] })).resolves.toMatchObject({ n: 3, dim: 1 });
   });

@@ -28,7 +28,10 @@ const file = (name: string, data: string | Uint8Array): string => {
 const utf16 = (text: string): Buffer => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
 
 async function inputError(p: Promise<unknown>): Promise<Error> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(InputError);
   return e as Error;
 }
@@ -44,10 +47,15 @@ describe('issue 15: text encodings', () => {
     const path = file('u16.csv', utf16('x,y\n1,2\n3,4\n'));
     const e = await inputError(readPoints(path));
     expect(e.message).toBe(`${path} looks like UTF-16 (little-endian byte-order mark FF FE); save it as UTF-8.`);
-    const be = file('u16be.csv', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('x,y\n1,2\n', 'utf16le').swap16()]));
+    const be = file(
+      'u16be.csv',
+      Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('x,y\n1,2\n', 'utf16le').swap16()]),
+    );
     expect((await inputError(readPoints(be))).message).toMatch(/big-endian byte-order mark FE FF\); save it as UTF-8/);
     const bare = file('u16bare.csv', Buffer.from('1,2\n3,4\n', 'utf16le'));
-    expect((await inputError(readPoints(bare))).message).toMatch(/u16bare\.csv has a NUL byte at byte 1: it looks like UTF-16 or a binary file; save it as UTF-8 text/);
+    expect((await inputError(readPoints(bare))).message).toMatch(
+      /u16bare\.csv has a NUL byte at byte 1: it looks like UTF-16 or a binary file; save it as UTF-8 text/,
+    );
   });
 
   it('readPoints on a CSV with a UTF-8 byte-order mark keeps the first row (no header is invented)', async () => {
@@ -59,10 +67,17 @@ describe('issue 15: text encodings', () => {
 
   it('readGraph on a UTF-16 edge list or MatrixMarket file says so; a UTF-8 BOM keeps the first edge', async () => {
     const path = file('u16.txt', utf16('0 1 1\n1 2 2\n'));
-    const err = await readGraph(path).then(() => undefined, (e: unknown) => e);
+    const err = await readGraph(path).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(GraphFormatError);
-    expect((err as Error).message).toBe(`${path}: looks like UTF-16 (little-endian byte-order mark FF FE); save it as UTF-8.`);
-    expect(() => parseMatrixMarket(utf16('%%MatrixMarket matrix coordinate real general\n'), 'm.mtx')).toThrow(/m\.mtx: looks like UTF-16/);
+    expect((err as Error).message).toBe(
+      `${path}: looks like UTF-16 (little-endian byte-order mark FF FE); save it as UTF-8.`,
+    );
+    expect(() => parseMatrixMarket(utf16('%%MatrixMarket matrix coordinate real general\n'), 'm.mtx')).toThrow(
+      /m\.mtx: looks like UTF-16/,
+    );
     const g = await readGraph(file('bom.txt', '\uFEFF0 1 5\n1 2 6\n'));
     expect(Array.from((g as { sources: Uint32Array }).sources)).toEqual([0, 1]);
   });
@@ -81,7 +96,9 @@ describe('issue 15: a file with no data rows is an input error for every command
     expect((await inputError(readPoints(h))).message).toBe(`${h} has a header but no data rows.`);
     expect((await inputError(readPoints(file('e.csv', '')))).message).toMatch(/e\.csv: no header and no data rows/);
     const npy = file('zero.npy', writeNpy(new Float32Array(0), [0, 3]));
-    expect((await inputError(readPoints(npy))).message).toBe(`${npy}: no data rows (0 points of 3 columns); expected at least one point.`);
+    expect((await inputError(readPoints(npy))).message).toBe(
+      `${npy}: no data rows (0 points of 3 columns); expected at least one point.`,
+    );
   });
 
   const header = file('x.csv', 'x,y\n');
@@ -101,8 +118,20 @@ describe('issue 15: a file with no data rows is an input error for every command
   }
 
   it('treeline predict model x.csv (a header, no rows): exit 2 (child process)', async () => {
-    const train = file('train.csv', 'x,y\n' + Array.from({ length: 30 }, (_, i) => `${i % 5},${Math.floor(i / 5)}`).join('\n') + '\n');
-    const fit = await runCliProcess(['hdbscan', train, '--backend', 'cpu', '--save-model', model, '-o', join(dir, 'labels.csv')]);
+    const train = file(
+      'train.csv',
+      'x,y\n' + Array.from({ length: 30 }, (_, i) => `${i % 5},${Math.floor(i / 5)}`).join('\n') + '\n',
+    );
+    const fit = await runCliProcess([
+      'hdbscan',
+      train,
+      '--backend',
+      'cpu',
+      '--save-model',
+      model,
+      '-o',
+      join(dir, 'labels.csv'),
+    ]);
     expect(fit.code).toBe(0);
     const r = await runCliProcess(['predict', model, header]);
     expect(r.code).toBe(2);
@@ -115,7 +144,9 @@ describe('issue 15: coordinate messages name the file, row and column', () => {
     const path = file('big.csv', 'x,y\n1,2\n3,2e38\n');
     const r = await runCliProcess(['emst', path, '--backend', 'cpu']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${path}: row 1 (0-based), column 'y' is 2e+38; expected coordinates within ±1e+38 (float32 range).`);
+    expect(r.stderr).toContain(
+      `${path}: row 1 (0-based), column 'y' is 2e+38; expected coordinates within ±1e+38 (float32 range).`,
+    );
     oneLine(r.stderr);
   });
 
@@ -128,9 +159,15 @@ describe('issue 15: coordinate messages name the file, row and column', () => {
   });
 
   it('checkCelestial names what it is given; without a file it keeps the library message', () => {
-    expect(() => checkCelestial(Float32Array.from([0, 0, 1, -91]), 2, 's.csv', ['RA', 'DEC'])).toThrow("s.csv: row 1 (0-based), column 'DEC' is -91; expected Dec within [−90, 90] degrees.");
-    expect(() => checkCelestial(Float32Array.from([0, 0, -1]), 3, 's.csv')).toThrow("s.csv: row 0 (0-based), column '2' is -1; expected a finite distance ≥ 0.");
-    expect(() => checkCelestial(Float32Array.from([0, 91]), 2)).toThrow('Expected Dec within [−90, 90] degrees, got 91 at row 0.');
+    expect(() => checkCelestial(Float32Array.from([0, 0, 1, -91]), 2, 's.csv', ['RA', 'DEC'])).toThrow(
+      "s.csv: row 1 (0-based), column 'DEC' is -91; expected Dec within [−90, 90] degrees.",
+    );
+    expect(() => checkCelestial(Float32Array.from([0, 0, -1]), 3, 's.csv')).toThrow(
+      "s.csv: row 0 (0-based), column '2' is -1; expected a finite distance ≥ 0.",
+    );
+    expect(() => checkCelestial(Float32Array.from([0, 91]), 2)).toThrow(
+      'Expected Dec within [−90, 90] degrees, got 91 at row 0.',
+    );
   });
 });
 
@@ -142,9 +179,16 @@ describe('issue 15: graph weights must be finite float32 in every reader and the
       ['w.mtx', '%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.5\n2 3 Infinity\n', 4],
       ['big.mtx', '%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1e39\n', 3],
     ] as const) {
-      const e = await readGraph(file(name, text)).then(() => undefined, (err: unknown) => err);
+      const e = await readGraph(file(name, text)).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect(e).toBeInstanceOf(GraphFormatError);
-      expect((e as Error).message).toMatch(new RegExp(`${name.replace('.', '\\.')}:${line}: expected a finite weight within the float32 range \\(\\|w\\| ≤ 3\\.4028235e38\\)`));
+      expect((e as Error).message).toMatch(
+        new RegExp(
+          `${name.replace('.', '\\.')}:${line}: expected a finite weight within the float32 range \\(\\|w\\| ≤ 3\\.4028235e38\\)`,
+        ),
+      );
     }
   });
 
@@ -152,7 +196,9 @@ describe('issue 15: graph weights must be finite float32 in every reader and the
     const path = file('inf.txt', '0 1 1\n1 2 inf\n');
     const r = await runCliProcess(['mst', path, '--backend', 'cpu']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${path}:2: expected a finite weight within the float32 range (|w| ≤ 3.4028235e38), got 'inf'.`);
+    expect(r.stderr).toContain(
+      `${path}:2: expected a finite weight within the float32 range (|w| ≤ 3.4028235e38), got 'inf'.`,
+    );
     oneLine(r.stderr);
   });
 });

@@ -21,14 +21,21 @@ describe('knnCpu', () => {
   for (const dim of [2, 3, 5, 16]) {
     it(`matches the float64 brute force within 2 ulps (3 beyond d = 8), d = ${dim}, k = 1, 5, 16, 64`, () => {
       for (const k of [1, 5, 16, 64]) {
-        const kinds = dim === 16 ? (['normal', 'clustered'] as const) : (['uniform', 'normal', 'clustered', 'grid'] as const);
+        const kinds =
+          dim === 16 ? (['normal', 'clustered'] as const) : (['uniform', 'normal', 'clustered', 'grid'] as const);
         for (const kind of kinds) againstOracle(kind, dim === 16 ? 800 : 3000, dim, k, 100);
       }
     });
   }
 
   it('matches the brute force at n = 20,000 (sampled shapes, d and k)', () => {
-    const cases: [CloudKind, number, number][] = [['normal', 3, 16], ['clustered', 2, 5], ['uniform', 5, 1], ['grid', 3, 64], ['collinear', 2, 16]];
+    const cases: [CloudKind, number, number][] = [
+      ['normal', 3, 16],
+      ['clustered', 2, 5],
+      ['uniform', 5, 1],
+      ['grid', 3, 64],
+      ['collinear', 2, 16],
+    ];
     for (const [kind, dim, k] of cases) {
       const cmp = againstOracle(kind, 20000, dim, k, 200);
       if (kind !== 'grid') expect(cmp.setsChecked).toBeGreaterThan(150);
@@ -45,10 +52,11 @@ describe('knnCpu', () => {
   });
 
   it('collinear points and all-duplicate points match the brute force', () => {
-    for (const dim of [2, 3, 5, 16]) for (const k of [1, 16, 64]) {
-      againstOracle('collinear', dim === 16 ? 600 : 2000, dim, k, 60);
-      againstOracle('duplicates', 500, dim, k, 60);
-    }
+    for (const dim of [2, 3, 5, 16])
+      for (const k of [1, 16, 64]) {
+        againstOracle('collinear', dim === 16 ? 600 : 2000, dim, k, 60);
+        againstOracle('duplicates', 500, dim, k, 60);
+      }
   });
 
   it('duplicates are neighbours at distance 0, ties broken by the smaller index', () => {
@@ -91,7 +99,9 @@ describe('knnCpu', () => {
     const b = knnCpu(bvh, 9, { window: 40 });
     expect(a.indices).toEqual(b.indices);
     expect(a.squaredDistances).toEqual(b.squaredDistances);
-    expect(kthSquaredDistancesCpu(bvh, 9)).toEqual(Float32Array.from({ length: 4000 }, (_, i) => a.squaredDistances[i * 9 + 8]));
+    expect(kthSquaredDistancesCpu(bvh, 9)).toEqual(
+      Float32Array.from({ length: 4000 }, (_, i) => a.squaredDistances[i * 9 + 8]),
+    );
   });
 
   it('knn() validates k and backend, naming the value', async () => {
@@ -122,7 +132,9 @@ describe('coreDistances (CPU backend)', () => {
   });
 
   it('rejects minSamples that is not an integer >= 0', async () => {
-    await expect(coreDistances(new Float32Array(4), { dim: 2, minSamples: -1 })).rejects.toThrow(/minSamples .* got -1/);
+    await expect(coreDistances(new Float32Array(4), { dim: 2, minSamples: -1 })).rejects.toThrow(
+      /minSamples .* got -1/,
+    );
     await expect(coreDistances(new Float32Array(4), { dim: 2, minSamples: 1.5 })).rejects.toThrow(InputError);
   });
 

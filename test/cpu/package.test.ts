@@ -12,7 +12,18 @@
  * dependencies then resolve from there, since Node resolves from a symlink's real path). It says which way it took.
  */
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +58,12 @@ function shaderNames(base: string, dir = base): string[] {
     e.isDirectory()
       ? shaderNames(base, join(dir, e.name))
       : e.name.endsWith('.wgsl')
-        ? [relative(base, join(dir, e.name)).split(sep).join('/').replace(/\.wgsl$/, '')]
+        ? [
+            relative(base, join(dir, e.name))
+              .split(sep)
+              .join('/')
+              .replace(/\.wgsl$/, ''),
+          ]
         : [],
   );
 }
@@ -71,7 +87,10 @@ function buildAndPack(): string {
 
 /** Installs the tarball into a new project (see the file comment); returns how. */
 function install(dir: string): string {
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'treeline-consumer', private: true, type: 'module' }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'treeline-consumer', private: true, type: 'module' }),
+  );
   try {
     run(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', tarball], {
       cwd: dir,
@@ -79,7 +98,10 @@ function install(dir: string): string {
     });
     return 'npm install --offline';
   } catch (e) {
-    const why = String((e as { stderr?: string }).stderr ?? e).split('\n').find((l) => /ERR|error/i.test(l)) ?? '';
+    const why =
+      String((e as { stderr?: string }).stderr ?? e)
+        .split('\n')
+        .find((l) => /ERR|error/i.test(l)) ?? '';
     rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
     const target = join(dir, 'node_modules', pkg.name);
     mkdirSync(target, { recursive: true });
@@ -101,7 +123,10 @@ describe('the npm package (npm pack → install → import and run)', () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'treeline-package-'));
     tarball = buildAndPack();
-    entries = run('tar', ['-tzf', tarball]).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
+    entries = run('tar', ['-tzf', tarball])
+      .split('\n')
+      .filter(Boolean)
+      .map((e) => e.replace(/^package\//, ''));
     project = join(work, 'consumer');
     mkdirSync(project);
     installedBy = install(project);
@@ -113,7 +138,15 @@ describe('the npm package (npm pack → install → import and run)', () => {
   });
 
   it('the tarball holds dist/index.js, the types, the CLI, the browser bundle, LICENSE and README, and no sources', () => {
-    for (const f of ['package.json', 'LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/browser/treeline.js']) {
+    for (const f of [
+      'package.json',
+      'LICENSE',
+      'README.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/cli/main.js',
+      'dist/browser/treeline.js',
+    ]) {
       expect(entries).toContain(f);
     }
     expect(entries.filter((e) => e.endsWith('.wgsl') || e.startsWith('src/') || e.startsWith('test/'))).toEqual([]);
@@ -133,7 +166,9 @@ describe('the npm package (npm pack → install → import and run)', () => {
     expect(names.length).toBeGreaterThan(10);
     for (const name of names) {
       const source = readFileSync(join(shaders, `${name}.wgsl`), 'utf8');
-      expect(generated.includes(`${JSON.stringify(name)}: ${JSON.stringify(source)}`), `${name} in dist/gpu`).toBe(true);
+      expect(generated.includes(`${JSON.stringify(name)}: ${JSON.stringify(source)}`), `${name} in dist/gpu`).toBe(
+        true,
+      );
       // esbuild re-quotes each source (template or quoted literal): look for its key and each line, unescaped.
       expect(bundle.includes(`${JSON.stringify(name)}:`), `${name} in dist/browser`).toBe(true);
       const missing = source.split('\n').filter((l) => l.trim() !== '' && !unescaped.includes(l));
@@ -177,7 +212,10 @@ describe('the npm package (npm pack → install → import and run)', () => {
     // ERR_REQUIRE_ASYNC_MODULE.
     const cjs = join(project, 'cjs');
     mkdirSync(cjs, { recursive: true });
-    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'treeline-cjs-consumer', private: true, type: 'commonjs' }));
+    writeFileSync(
+      join(cjs, 'package.json'),
+      JSON.stringify({ name: 'treeline-cjs-consumer', private: true, type: 'commonjs' }),
+    );
     const script = `
       const { emst, hdbscan, approximatePredict, hdbscanModel } = require('treeline');
       if (typeof approximatePredict !== 'function' || typeof hdbscanModel !== 'function') throw new Error('missing exports');
@@ -218,7 +256,10 @@ describe('the npm package (npm pack → install → import and run)', () => {
     expect(esm).toEqual({ keys: [1, 2, 3], values: [1, 2, 0], unionFind: 'function', inApi: false });
     const cjs = join(project, 'cjs-kernels');
     mkdirSync(cjs, { recursive: true });
-    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'treeline-cjs-kernels', private: true, type: 'commonjs' }));
+    writeFileSync(
+      join(cjs, 'package.json'),
+      JSON.stringify({ name: 'treeline-cjs-kernels', private: true, type: 'commonjs' }),
+    );
     writeFileSync(join(cjs, 'use.js'), `console.log(typeof require('treeline/kernels').buildBvhCpu);`);
     const [major, minor] = process.versions.node.split('.').map(Number);
     if (major > 20 || (major === 20 && minor >= 19)) {

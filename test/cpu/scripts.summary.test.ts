@@ -28,8 +28,14 @@ describe('scripts/vitest-summary.mjs', () => {
   it('issue 15: a file that fails to load counts as a failure and is named', () => {
     const r = summary(
       {
-        numPassedTests: 5, numFailedTests: 0, numPendingTests: 0, numTodoTests: 0,
-        testResults: [file('test/cpu/a.test.ts', 'passed', ['passed', 'passed']), file('test/cpu/b.test.ts', 'failed', [])],
+        numPassedTests: 5,
+        numFailedTests: 0,
+        numPendingTests: 0,
+        numTodoTests: 0,
+        testResults: [
+          file('test/cpu/a.test.ts', 'passed', ['passed', 'passed']),
+          file('test/cpu/b.test.ts', 'failed', []),
+        ],
       },
       1,
     );
@@ -40,7 +46,10 @@ describe('scripts/vitest-summary.mjs', () => {
   it('counts failed tests once, skipped and todo together, and exits 0 when all passed', () => {
     const failing = summary(
       {
-        numPassedTests: 3, numFailedTests: 2, numPendingTests: 1, numTodoTests: 1,
+        numPassedTests: 3,
+        numFailedTests: 2,
+        numPendingTests: 1,
+        numTodoTests: 1,
         testResults: [file('test/cpu/a.test.ts', 'failed', ['failed', 'failed', 'passed'])],
       },
       1,
@@ -54,7 +63,10 @@ describe('scripts/vitest-summary.mjs', () => {
   });
 
   it('a non-zero status with nothing counted, or no report at all, is a failure', () => {
-    const r = summary({ numPassedTests: 3, numFailedTests: 0, numPendingTests: 0, numTodoTests: 0, testResults: [] }, 1);
+    const r = summary(
+      { numPassedTests: 3, numFailedTests: 0, numPendingTests: 0, numTodoTests: 0, testResults: [] },
+      1,
+    );
     expect(r.line).toMatch(/^3 passed, 1 failed, 0 skipped \(vitest exited 1/);
     expect(r.code).toBe(1);
     const none = summary(undefined, 1);

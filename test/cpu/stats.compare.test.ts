@@ -33,7 +33,9 @@ function sampleCovariance(reals: MstHistograms[], catalogue: ArrayLike<number>):
   const mean = Array.from({ length: p }, (_, j) => rows.reduce((s, v) => s + v[j], 0) / rows.length);
   const cov = Matrix.zeros(p, p);
   for (const v of rows) {
-    for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) cov.set(i, j, cov.get(i, j) + ((v[i] - mean[i]) * (v[j] - mean[j])) / (rows.length - 1));
+    for (let i = 0; i < p; i++)
+      for (let j = 0; j < p; j++)
+        cov.set(i, j, cov.get(i, j) + ((v[i] - mean[i]) * (v[j] - mean[j])) / (rows.length - 1));
   }
   return { cov, delta: Matrix.columnVector(mean.map((m, j) => catalogue[j] - m)) };
 }
@@ -165,7 +167,10 @@ describe('compareStats input errors', () => {
     const shifted = histograms({ ...constant, edgeLength: [1, 1] });
     shifted.edgeLength = hist([0, 1.5, 2], [1, 1], false);
     bad[3] = shifted;
-    throws(() => compareStats(handCatalogue, bad), /realisations\[3\]\.edgeLength.*edges\[1\] = 1\.5.*catalogue has 1\b/);
+    throws(
+      () => compareStats(handCatalogue, bad),
+      /realisations\[3\]\.edgeLength.*edges\[1\] = 1\.5.*catalogue has 1\b/,
+    );
   });
 
   it('compareStats throws InputError when a realisation has another number of bins', () => {
@@ -218,7 +223,9 @@ describe('compareCatalogues', () => {
 
   it('compareCatalogues throws InputError on different bins or normalisation', () => {
     const a = histograms({ ...constant, edgeLength: [1, 2] });
-    expect(() => compareCatalogues(a, histograms({ ...constant, edgeLength: [1, 2] }, true))).toThrow(/b\.\w+\.normalised/);
+    expect(() => compareCatalogues(a, histograms({ ...constant, edgeLength: [1, 2] }, true))).toThrow(
+      /b\.\w+\.normalised/,
+    );
     const b = histograms({ ...constant, edgeLength: [1, 2] });
     b.branchShape = hist(linspace(0, 3, 2), [2, 2], false);
     expect(() => compareCatalogues(a, b)).toThrow(InputError);
@@ -230,7 +237,10 @@ describe('compareCatalogues', () => {
     const c = compareStats(fakeHistograms(1, 0, 400), reals);
     const used = c.joint!.binsUsed;
     expect(used).toBe(
-      c.degree.chi2!.binsUsed + c.edgeLength.chi2!.binsUsed + c.branchLength.chi2!.binsUsed + c.branchShape.chi2!.binsUsed,
+      c.degree.chi2!.binsUsed +
+        c.edgeLength.chi2!.binsUsed +
+        c.branchLength.chi2!.binsUsed +
+        c.branchShape.chi2!.binsUsed,
     );
     expect(c.joint!.hartlap).toBeCloseTo((300 - used - 2) / 299, 14);
     // Degree is normalised and every node has a degree in 1 … 6: one constraint.
@@ -249,7 +259,8 @@ describe('subsample', () => {
     expect(a.points.length).toBe(137 * 3);
     for (let j = 1; j < 137; j++) expect(a.indices[j]).toBeGreaterThan(a.indices[j - 1]);
     expect(a.indices[136]).toBeLessThan(n);
-    for (let j = 0; j < 137; j++) for (let k = 0; k < 3; k++) expect(a.points[j * 3 + k]).toBe(coords[a.indices[j] * 3 + k]);
+    for (let j = 0; j < 137; j++)
+      for (let k = 0; k < 3; k++) expect(a.points[j * 3 + k]).toBe(coords[a.indices[j] * 3 + k]);
     expect(Array.from(subsample(coords, { dim: 3, count: 137, seed: 5 }).indices)).toEqual(Array.from(a.indices));
     expect(Array.from(subsample(coords, { dim: 3, count: 137, seed: 6 }).indices)).not.toEqual(Array.from(a.indices));
   });
@@ -258,7 +269,9 @@ describe('subsample', () => {
     expect(subsample(coords, { dim: 3, fraction: 0.25 }).indices.length).toBe(250);
     expect(subsample(coords, { dim: 3, fraction: 0.0015 }).indices.length).toBe(2);
     expect(subsample(coords, { dim: 3, count: 0 }).points.length).toBe(0);
-    expect(Array.from(subsample(coords, { dim: 3, fraction: 1 }).indices)).toEqual(Array.from({ length: n }, (_, i) => i));
+    expect(Array.from(subsample(coords, { dim: 3, fraction: 1 }).indices)).toEqual(
+      Array.from({ length: n }, (_, i) => i),
+    );
   });
 
   it('subsample picks every point with probability count / n', () => {
@@ -300,8 +313,12 @@ describe('jitter', () => {
       expect(Math.abs(mean)).toBeLessThan((5 * sigma) / Math.sqrt(n)); // 5σ of the mean
       expect(Math.abs(sd / sigma - 1)).toBeLessThan(0.01); // σ of σ̂/σ ≈ 1/√(2n) = 0.0022
     }
-    expect(Array.from(jitter(base.subarray(0, 20), { dim: 2, sigma: [0.5, 2], seed: 11 }))).toEqual(Array.from(out.subarray(0, 20)));
-    expect(jitter(base.subarray(0, 20), { dim: 2, sigma: 1, seed: 12 })[0]).not.toBe(jitter(base.subarray(0, 20), { dim: 2, sigma: 1, seed: 11 })[0]);
+    expect(Array.from(jitter(base.subarray(0, 20), { dim: 2, sigma: [0.5, 2], seed: 11 }))).toEqual(
+      Array.from(out.subarray(0, 20)),
+    );
+    expect(jitter(base.subarray(0, 20), { dim: 2, sigma: 1, seed: 12 })[0]).not.toBe(
+      jitter(base.subarray(0, 20), { dim: 2, sigma: 1, seed: 11 })[0],
+    );
   });
 
   it('jitter with a periodic box wraps into [0, L) and agrees with the unwrapped jitter modulo L', () => {

@@ -63,14 +63,21 @@ function edgeKeys(sources: ArrayLike<number>, targets: ArrayLike<number>): strin
 function expectGolden(r: MstStats, g: GoldenStats): void {
   expect(r.n).toBe(g.meta.n);
   // The tree: the same edges as the golden EMST (MiSTree's kNN graph or the Delaunay EMST).
-  expect(edgeKeys(r.edgeSources, r.edgeTargets)).toEqual(edgeKeys(g.raw.edge_index.map((e) => e[0]), g.raw.edge_index.map((e) => e[1])));
+  expect(edgeKeys(r.edgeSources, r.edgeTargets)).toEqual(
+    edgeKeys(
+      g.raw.edge_index.map((e) => e[0]),
+      g.raw.edge_index.map((e) => e[1]),
+    ),
+  );
   // Degree per node: the node order is the input order, so it compares elementwise.
   expect(Array.from(r.degree)).toEqual(g.raw.degree);
   expect(worstRelSorted(r.edgeLengths, g.raw.edge_length)).toBeLessThanOrEqual(F32);
   expect(r.branchLengths.length).toBe(g.meta.n_branches);
   expect(worstRelSorted(r.branchLengths, g.raw.branch_length)).toBeLessThanOrEqual(F32);
   expect(worstRelSorted(r.branchShapes, g.raw.branch_shape)).toBeLessThanOrEqual(F32);
-  expect(Array.from(r.branchEdgeCounts).sort((a, b) => a - b)).toEqual([...g.raw.branch_edge_count].sort((a, b) => a - b));
+  expect(Array.from(r.branchEdgeCounts).sort((a, b) => a - b)).toEqual(
+    [...g.raw.branch_edge_count].sort((a, b) => a - b),
+  );
   const h = r.histograms;
   const pairs = [
     [h.degree, 'd'],
@@ -85,7 +92,9 @@ function expectGolden(r: MstStats, g: GoldenStats): void {
   }
 }
 
-const cases = readdirSync(DIR).filter((c) => goldenExists(join(DIR, c, 'stats.json'))).sort();
+const cases = readdirSync(DIR)
+  .filter((c) => goldenExists(join(DIR, c, 'stats.json')))
+  .sort();
 
 describe('mstStats reproduces MiSTree 2.x on the golden cases (test/golden/mistree)', () => {
   it('has the four cases of the README', () => {

@@ -18,7 +18,7 @@ describe('histogram.ts', () => {
     expect(Array.from(linspace(0.1, 0.7, 4))).toEqual([0.1, 0.3, 0.5, 0.7]);
   });
 
-  it("histogram() follows numpy.histogram(density=True): last bin closed, 3 and NaN in no bin", () => {
+  it('histogram() follows numpy.histogram(density=True): last bin closed, 3 and NaN in no bin', () => {
     // numpy.histogram([0, .5, 1, 1.5, 2, 3, nan], bins=linspace(0, 2, 5), density=True) → [0.4, 0.4, 0.4, 0.8]
     const h = histogram([0, 0.5, 1, 1.5, 2, 3, NaN], linspace(0, 2, 5), true);
     expect(Array.from(h.counts)).toEqual([1, 1, 1, 2]);
@@ -55,7 +55,12 @@ describe('histogram.ts', () => {
     // √(1 − 0.75) = 0.5 is the lower edge of bin 25 of 50 on [0, 1].
     expect(h.branchShape.counts[25]).toBe(1);
     const again = mstHistograms(
-      { degree: Uint32Array.from([3]), edgeLengths: Float64Array.from([100]), branchLengths: Float64Array.from([]), branchShapes: Float64Array.from([]) },
+      {
+        degree: Uint32Array.from([3]),
+        edgeLengths: Float64Array.from([100]),
+        branchLengths: Float64Array.from([]),
+        branchShapes: Float64Array.from([]),
+      },
       binsOf(h),
     );
     expect(Array.from(again.edgeLength.edges)).toEqual(Array.from(h.edgeLength.edges));
@@ -71,7 +76,7 @@ describe('histogram.ts', () => {
   });
 });
 
-describe('histogram(values, linspace edges): the fast bin guess keeps numpy.histogram\'s rule', () => {
+describe("histogram(values, linspace edges): the fast bin guess keeps numpy.histogram's rule", () => {
   it('random values, values exactly on edges, the closed last bin, NaN and out-of-range values', () => {
     const edges = linspace(0.1, 7.3, 101);
     const values: number[] = [];
@@ -90,6 +95,8 @@ describe('histogram(values, linspace edges): the fast bin guess keeps numpy.hist
       want[i]++;
     }
     expect(Array.from(histogram(Float64Array.from(values), edges, false).counts)).toEqual(Array.from(want));
-    expect(Array.from(histogram(Uint32Array.from([0, 1, 1, 2, 7, 100, 3]), linspace(0.5, 6.5, 7), false).counts)).toEqual([2, 1, 1, 0, 0, 0]);
+    expect(
+      Array.from(histogram(Uint32Array.from([0, 1, 1, 2, 7, 100, 3]), linspace(0.5, 6.5, 7), false).counts),
+    ).toEqual([2, 1, 1, 0, 0, 0]);
   });
 });

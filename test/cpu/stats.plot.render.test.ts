@@ -29,7 +29,9 @@ interface PanelPixels {
 async function renderPanels(browser: Browser, input: MstPlotInput, keep?: string): Promise<PanelPixels[]> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 600 }, deviceScaleFactor: 1 });
   try {
-    await page.setContent(`<!doctype html><html><body style="margin:0;background:#fff">${mstPlotSvg(input)}</body></html>`);
+    await page.setContent(
+      `<!doctype html><html><body style="margin:0;background:#fff">${mstPlotSvg(input)}</body></html>`,
+    );
     const boxes = await page.evaluate(() =>
       Array.from(document.querySelectorAll('g.panel, g#legend')).map((g) => {
         const r = g.getBoundingClientRect();

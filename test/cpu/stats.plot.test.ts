@@ -23,7 +23,8 @@ function parseXml(src: string): Element {
     throw new Error(`not well-formed at ${i}: ${why} near '${src.slice(Math.max(0, i - 20), i + 20)}'`);
   };
   const isSpace = (c: string): boolean => c === ' ' || c === '\n' || c === '\t' || c === '\r';
-  const isNameStart = (c: string): boolean => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_' || c === ':';
+  const isNameStart = (c: string): boolean =>
+    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_' || c === ':';
   const isNameChar = (c: string): boolean => isNameStart(c) || (c >= '0' && c <= '9') || c === '-' || c === '.';
   const readName = (): string => {
     const start = i;
@@ -37,7 +38,9 @@ function parseXml(src: string): Element {
       const ref = end < 0 ? '' : text.slice(k + 1, end);
       const ok =
         ['amp', 'lt', 'gt', 'quot', 'apos'].includes(ref) ||
-        (ref.startsWith('#x') && ref.length > 2 && [...ref.slice(2)].every((c) => '0123456789abcdefABCDEF'.includes(c))) ||
+        (ref.startsWith('#x') &&
+          ref.length > 2 &&
+          [...ref.slice(2)].every((c) => '0123456789abcdefABCDEF'.includes(c))) ||
         (ref.startsWith('#') && ref.length > 1 && [...ref.slice(1)].every((c) => c >= '0' && c <= '9'));
       if (!ok) fail(`bad entity '&${ref}'`);
     }
@@ -121,7 +124,8 @@ function numbersIn(el: Element): number[] {
   for (const e of all(el)) {
     for (const [k, v] of Object.entries(e.attrs)) {
       if (k === 'd') {
-        for (const part of v.split(/[MLHVZmlhvz]/)) for (const t of part.trim().split(/[\s,]+/)) if (t !== '') nums.push(Number(t));
+        for (const part of v.split(/[MLHVZmlhvz]/))
+          for (const t of part.trim().split(/[\s,]+/)) if (t !== '') nums.push(Number(t));
       } else if (['x', 'y', 'x1', 'x2', 'y1', 'y2', 'cx', 'cy', 'r', 'width', 'height'].includes(k)) {
         nums.push(Number(v));
       }
@@ -154,13 +158,17 @@ describe('mstPlotSvg', () => {
       expect(h.attrs.class).toBe('panel histogram');
       expect(r.attrs.class).toBe('panel ratio');
       const classes = (g: Element): string[] => all(g).map((e) => e.attrs.class ?? '');
-      expect(classes(h)).toEqual(expect.arrayContaining(['band-2sigma', 'band-1sigma', 'mean', 'catalogue', 'axes', 'ylabel']));
+      expect(classes(h)).toEqual(
+        expect.arrayContaining(['band-2sigma', 'band-1sigma', 'mean', 'catalogue', 'axes', 'ylabel']),
+      );
       expect(classes(r)).toEqual(expect.arrayContaining(['band-2sigma', 'band-1sigma', 'ratio', 'axes', 'xlabel']));
       // The ratio panel sits below its histogram panel.
       const frame = (g: Element): Element => all(g).find((e) => e.attrs.class === 'frame')!;
       expect(Number(frame(r).attrs.y)).toBeGreaterThan(Number(frame(h).attrs.y) + Number(frame(h).attrs.height));
     }
-    const ids = all(svg).map((e) => e.attrs.id).filter((id) => id !== undefined);
+    const ids = all(svg)
+      .map((e) => e.attrs.id)
+      .filter((id) => id !== undefined);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toContain('legend');
     expect(numbersIn(svg).every(Number.isFinite)).toBe(true);
@@ -171,7 +179,9 @@ describe('mstPlotSvg', () => {
       const svg = parseXml(mstPlotSvg({ catalogue, realisations: r }));
       expect(panels(svg, 'panel').size).toBe(4);
       expect(panels(svg, 'ratio').size).toBe(0);
-      const xlabels = all(svg).filter((e) => e.attrs.class === 'xlabel').map((e) => e.text);
+      const xlabels = all(svg)
+        .filter((e) => e.attrs.class === 'xlabel')
+        .map((e) => e.text);
       expect(xlabels).toEqual(['d', 'l', 'b', '√(1 − s)']);
       expect(all(svg).some((e) => e.attrs.class === 'mean')).toBe(false);
     }
@@ -182,12 +192,18 @@ describe('mstPlotSvg', () => {
     // An empty catalogue, normalised: y is NaN everywhere (0 / 0); the realisations' branch shapes are empty too.
     const empty = histograms(zero, true);
     const mixed = (k: number): MstHistograms => {
-      const h = histograms({ degree: [5, 3, 1, 0, 0, 0], edgeLength: [k, 0, 2], branchLength: [1, 0], branchShape: [0, 0] }, true);
+      const h = histograms(
+        { degree: [5, 3, 1, 0, 0, 0], edgeLength: [k, 0, 2], branchLength: [1, 0], branchShape: [0, 0] },
+        true,
+      );
       h.edgeLength.y[1] = k === 1 ? NaN : 0; // a NaN in one realisation, a zero mean elsewhere
       h.branchLength.y[0] = k === 2 ? 1e300 : 1; // a huge value
       return h;
     };
-    const cat = histograms({ degree: [4, 4, 1, 1, 0, 0], edgeLength: [3, 1, 2], branchLength: [2, 2], branchShape: [1, 0] }, true);
+    const cat = histograms(
+      { degree: [4, 4, 1, 1, 0, 0], edgeLength: [3, 1, 2], branchLength: [2, 2], branchShape: [1, 0] },
+      true,
+    );
     cat.branchLength.y[1] = Infinity;
     for (const input of [
       { catalogue: empty },
@@ -224,11 +240,22 @@ describe('mstPlotSvg', () => {
     const other = fakeHistograms(5);
     other.branchShape = hist(linspace(0, 2, 50), new Float64Array(50).fill(1));
     expect(() => mstPlotSvg({ catalogue, realisations: [...realisations, other] })).toThrow(InputError);
-    expect(() => mstPlotSvg({ catalogue, realisations: [...realisations, other] })).toThrow(/realisations\[20\]\.branchShape/);
+    expect(() => mstPlotSvg({ catalogue, realisations: [...realisations, other] })).toThrow(
+      /realisations\[20\]\.branchShape/,
+    );
   });
 
   it('parseXml (the test helper) rejects what is not well-formed', () => {
-    for (const bad of ['<a><b></a></b>', '<a x="1" x="2"/>', '<a x=1/>', '<a>&nbsp;</a>', '<a/><b/>', '<a', '<a x="<"/>', 'x<a/>']) {
+    for (const bad of [
+      '<a><b></a></b>',
+      '<a x="1" x="2"/>',
+      '<a x=1/>',
+      '<a>&nbsp;</a>',
+      '<a/><b/>',
+      '<a',
+      '<a x="<"/>',
+      'x<a/>',
+    ]) {
       expect(() => parseXml(bad), bad).toThrow(/not well-formed/);
     }
     expect(parseXml('<?xml version="1.0"?><a b=\'1\'><!-- c --><d/>&amp;&#955;&#x3bb;</a>').children.length).toBe(1);

@@ -9,7 +9,10 @@ import { mstStats } from '../../src/stats/mstStats.js';
 
 const f64 = (a: number[]) => Float64Array.from(a);
 const u32 = (a: number[]) => Uint32Array.from(a);
-const tree = (edges: [number, number][]) => ({ sources: u32(edges.map((e) => e[0])), targets: u32(edges.map((e) => e[1])) });
+const tree = (edges: [number, number][]) => ({
+  sources: u32(edges.map((e) => e[0])),
+  targets: u32(edges.map((e) => e[1])),
+});
 const sorted = (a: ArrayLike<number>) => Array.from(a).sort((x, y) => x - y);
 
 describe('mstStats on hand-made trees', () => {
@@ -59,7 +62,17 @@ describe('mstStats on hand-made trees', () => {
     //      /      \
     // 8 (-1,-3)  9 (1,-3)
     const pts = f64([0, 0, 1, 0, 2, 0, 0, 1, 1, 2, -1, 0, 0, -1, 0, -2, -1, -3, 1, -3]);
-    const edges: [number, number][] = [[0, 1], [1, 2], [0, 3], [3, 4], [0, 5], [0, 6], [6, 7], [7, 8], [7, 9]];
+    const edges: [number, number][] = [
+      [0, 1],
+      [1, 2],
+      [0, 3],
+      [3, 4],
+      [0, 5],
+      [0, 6],
+      [6, 7],
+      [7, 8],
+      [7, 9],
+    ];
     const r = await mstStats(pts, { dim: 2, emst: tree(edges) });
     expect(Array.from(r.degree)).toEqual([4, 2, 1, 2, 1, 1, 2, 3, 1, 1]);
     // Branches: 0-1-2 (length 2, straight), 0-3-4 (1 + √2, end to end √5), 0-6-7 (length 2, straight, ends 0 and 7).
@@ -127,7 +140,9 @@ describe('mstStats with coords: radec', () => {
   });
 
   it('rejects a Dec outside [−90, 90] and a box', async () => {
-    await expect(mstStats(f64([0, 91]), { dim: 2, coords: 'radec' })).rejects.toThrow(/Dec within \[−90, 90\].*91 at row 0/);
+    await expect(mstStats(f64([0, 91]), { dim: 2, coords: 'radec' })).rejects.toThrow(
+      /Dec within \[−90, 90\].*91 at row 0/,
+    );
     await expect(mstStats(f64([0, 0]), { dim: 2, coords: 'radec', box: [1, 1] })).rejects.toThrow(InputError);
   });
 });
@@ -137,7 +152,12 @@ describe('mstStats in a periodic box', () => {
   // path 0.5 → 8.0 (length 7.5). Its ends are 2.5 apart by minimum image, but the chain walks 7.5 without turning.
   const xs = [0.5, 2.5, 4.5, 6.5, 8.0];
   const pts = f64(xs.flatMap((x) => [x, 5]));
-  const path = tree([[0, 1], [1, 2], [2, 3], [3, 4]]);
+  const path = tree([
+    [0, 1],
+    [1, 2],
+    [2, 3],
+    [3, 4],
+  ]);
 
   it('a branch longer than half the box is measured unwrapped: s = 1, not 2.5 / 7.5', async () => {
     const r = await mstStats(pts, { dim: 2, box: [10, 10], emst: path });
@@ -157,7 +177,10 @@ describe('mstStats in a periodic box', () => {
   });
 
   it('points far from every face: the same statistics as the open box', async () => {
-    const inner = Float64Array.from({ length: 3 * 300 }, (_, i) => 40 + 20 * Math.abs(Math.sin(i * 12.9898) * 43758.5453 % 1));
+    const inner = Float64Array.from(
+      { length: 3 * 300 },
+      (_, i) => 40 + 20 * Math.abs((Math.sin(i * 12.9898) * 43758.5453) % 1),
+    );
     const open = await mstStats(inner, { dim: 3, backend: 'cpu' });
     const torus = await mstStats(inner, { dim: 3, box: [100, 100, 100], backend: 'cpu' });
     expect(Array.from(torus.degree)).toEqual(Array.from(open.degree));
@@ -173,24 +196,50 @@ describe('mstStats in a periodic box', () => {
 
 describe('mstStats input validation', () => {
   it('throws InputError naming the value', async () => {
-    await expect(mstStats([1, 2] as unknown as Float64Array, { dim: 2 })).rejects.toThrow(/Float32Array or Float64Array/);
+    await expect(mstStats([1, 2] as unknown as Float64Array, { dim: 2 })).rejects.toThrow(
+      /Float32Array or Float64Array/,
+    );
     await expect(mstStats(f64([1, 2, 3]), { dim: 2 })).rejects.toThrow(/multiple of dim=2, got 3/);
     await expect(mstStats(f64([1, NaN]), { dim: 2 })).rejects.toThrow(/NaN at row 0, column 1/);
-    await expect(mstStats(f64([1, 2]), { dim: 2, coords: 'polar' as 'radec' })).rejects.toThrow(/'cartesian' or 'radec', got polar/);
+    await expect(mstStats(f64([1, 2]), { dim: 2, coords: 'polar' as 'radec' })).rejects.toThrow(
+      /'cartesian' or 'radec', got polar/,
+    );
     await expect(mstStats(f64([1, 2]), { dim: 2, minEdgeLength: -1 })).rejects.toThrow(/minEdgeLength.*got -1/);
-    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, bins: { edgeLength: { count: 0 } } })).rejects.toThrow(/count: expected an integer ≥ 1, got 0/);
-    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, bins: { degree: [1, 1] } })).rejects.toThrow(/strictly increasing/);
-    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, bins: { edgeLength: { min: 2, max: 1 } } })).rejects.toThrow(/min < max, got min=2, max=1/);
-    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, bins: { length: [0, 1] } as never })).rejects.toThrow(/unknown statistic 'length'/);
+    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, bins: { edgeLength: { count: 0 } } })).rejects.toThrow(
+      /count: expected an integer ≥ 1, got 0/,
+    );
+    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, bins: { degree: [1, 1] } })).rejects.toThrow(
+      /strictly increasing/,
+    );
+    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, bins: { edgeLength: { min: 2, max: 1 } } })).rejects.toThrow(
+      /min < max, got min=2, max=1/,
+    );
+    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, bins: { length: [0, 1] } as never })).rejects.toThrow(
+      /unknown statistic 'length'/,
+    );
   });
 
   it('checks a given tree: node range, self-loops, cycles, lengths', async () => {
     const p = f64([0, 0, 1, 0, 2, 0]);
-    await expect(mstStats(p, { dim: 2, emst: tree([[0, 3]]) })).rejects.toThrow(/edge 0 joins 0 and 3, but there are n=3/);
+    await expect(mstStats(p, { dim: 2, emst: tree([[0, 3]]) })).rejects.toThrow(
+      /edge 0 joins 0 and 3, but there are n=3/,
+    );
     await expect(mstStats(p, { dim: 2, emst: tree([[1, 1]]) })).rejects.toThrow(/self-loop at node 1/);
-    await expect(mstStats(p, { dim: 2, emst: tree([[0, 1], [1, 0]]) })).rejects.toThrow(/closes a cycle/);
-    await expect(mstStats(p, { dim: 2, emst: { sources: u32([0]), targets: u32([]) } })).rejects.toThrow(/equal length/);
-    await expect(mstStats(p, { dim: 2, emst: tree([[0, 1]]), minEdgeLength: 1 })).rejects.toThrow(/cannot apply to a given emst/);
+    await expect(
+      mstStats(p, {
+        dim: 2,
+        emst: tree([
+          [0, 1],
+          [1, 0],
+        ]),
+      }),
+    ).rejects.toThrow(/closes a cycle/);
+    await expect(mstStats(p, { dim: 2, emst: { sources: u32([0]), targets: u32([]) } })).rejects.toThrow(
+      /equal length/,
+    );
+    await expect(mstStats(p, { dim: 2, emst: tree([[0, 1]]), minEdgeLength: 1 })).rejects.toThrow(
+      /cannot apply to a given emst/,
+    );
   });
 
   it("minEdgeLength (MiSTree's scale cut): pairs closer than it are not joined", async () => {
@@ -217,7 +266,13 @@ describe('mstStats input validation', () => {
 
   it('a forest: isolated nodes have degree 0 and branches stop at components', async () => {
     const p = f64([0, 0, 1, 0, 2, 0, 10, 0, 11, 0]);
-    const r = await mstStats(p, { dim: 2, emst: tree([[0, 1], [1, 2]]) });
+    const r = await mstStats(p, {
+      dim: 2,
+      emst: tree([
+        [0, 1],
+        [1, 2],
+      ]),
+    });
     expect(Array.from(r.degree)).toEqual([1, 2, 1, 0, 0]);
     expect(Array.from(r.branchLengths)).toEqual([2]);
   });

@@ -68,7 +68,11 @@ describe('UnionFind (CPU)', () => {
         const oracle = bfsLabels(n, a, b);
         const got = uf.labels();
         let bad = -1;
-        for (let i = 0; i < n; i++) if (got[i] !== oracle[i]) { bad = i; break; }
+        for (let i = 0; i < n; i++)
+          if (got[i] !== oracle[i]) {
+            bad = i;
+            break;
+          }
         expect(bad, `n=${n} density=${density}: first differing label`).toBe(-1);
         expect(merges, `n=${n} density=${density}`).toBe(n - countDistinct(oracle));
         expect(uf.countSets()).toBe(countDistinct(oracle));
@@ -80,7 +84,10 @@ describe('UnionFind (CPU)', () => {
     const n = 5000;
     const { a, b } = randomPairs(n, 4000, 99);
     const ref = unionFindLabelsCpu(n, a, b);
-    const order = shuffle(Uint32Array.from({ length: a.length }, (_, i) => i), 7);
+    const order = shuffle(
+      Uint32Array.from({ length: a.length }, (_, i) => i),
+      7,
+    );
     const a2 = new Uint32Array(a.length);
     const b2 = new Uint32Array(a.length);
     order.forEach((k, i) => {
@@ -93,16 +100,22 @@ describe('UnionFind (CPU)', () => {
 
   it('every element in one set, by a random chain and by star patterns, labels all 0', () => {
     const n = 100_000;
-    const perm = shuffle(Uint32Array.from({ length: n }, (_, i) => i), 3);
+    const perm = shuffle(
+      Uint32Array.from({ length: n }, (_, i) => i),
+      3,
+    );
     const chainA = perm.subarray(0, n - 1);
     const chainB = perm.subarray(1, n);
     expect(unionFindLabelsCpu(n, chainA, chainB).every((v) => v === 0)).toBe(true);
     // Star around the largest element, in both directions, shuffled.
-    const k = shuffle(Uint32Array.from({ length: 2 * (n - 1) }, (_, i) => i), 4);
+    const k = shuffle(
+      Uint32Array.from({ length: 2 * (n - 1) }, (_, i) => i),
+      4,
+    );
     const sa = new Uint32Array(k.length);
     const sb = new Uint32Array(k.length);
     k.forEach((v, i) => {
-      const leaf = (v >> 1);
+      const leaf = v >> 1;
       sa[i] = v & 1 ? n - 1 : leaf;
       sb[i] = v & 1 ? leaf : n - 1;
     });

@@ -24,8 +24,14 @@ afterAll(() => destroyVariants(variants));
 
 const bits = (a: Float32Array | Uint32Array) => Array.from(new Uint32Array(a.buffer, a.byteOffset, a.length));
 
-const gpuEmst = (ctx: GpuContext, pts: Float32Array, dim: number, minSamples: number, partRecords: number, period?: Float32Array) =>
-  gpuEmstOnce(ctx, pts, dim, minSamples, { period, layout: { boxPartRecords: partRecords } });
+const gpuEmst = (
+  ctx: GpuContext,
+  pts: Float32Array,
+  dim: number,
+  minSamples: number,
+  partRecords: number,
+  period?: Float32Array,
+) => gpuEmstOnce(ctx, pts, dim, minSamples, { period, layout: { boxPartRecords: partRecords } });
 
 describe.skipIf(variants.length === 0).each(variants)('the box array in parts ($name)', ({ ctx }) => {
   it.each([

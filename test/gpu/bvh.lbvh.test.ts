@@ -15,7 +15,10 @@ const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
 
 /** First index where two arrays differ bit for bit, or −1. */
-function firstDiff(a: ArrayLike<number> & { buffer: ArrayBufferLike; byteOffset: number; length: number }, b: typeof a): number {
+function firstDiff(
+  a: ArrayLike<number> & { buffer: ArrayBufferLike; byteOffset: number; length: number },
+  b: typeof a,
+): number {
   const ua = new Uint32Array(a.buffer, a.byteOffset, a.length);
   const ub = new Uint32Array(b.buffer, b.byteOffset, b.length);
   if (ua.length !== ub.length) return Math.min(ua.length, ub.length);
@@ -59,8 +62,13 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
   it('the frame kernel computes RN(2^bits / extent) exactly (integer long division)', async () => {
     const D = 64;
     const k = await ctx.kernel({
-      label: 'bvh::frame', shader: 'bvh/frame', entry: 'main', bindings: ['uniform', 'read', 'rw'],
-      workgroupSize: 32, include: ['common/grid', 'bvh/floatorder'], constants: { D },
+      label: 'bvh::frame',
+      shader: 'bvh/frame',
+      entry: 'main',
+      bindings: ['uniform', 'read', 'rw'],
+      workgroupSize: 32,
+      include: ['common/grid', 'bvh/floatorder'],
+      constants: { D },
     });
     const r = mulberry32(11);
     for (const bits of [1, 4, 8, 16, 21, 32]) {
@@ -80,7 +88,9 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
         }
         const acc = ctx.upload('test::acc', accWords);
         const out = ctx.createBuffer('test::frame', 12 * D);
-        await ctx.submit('test::frame', (rec) => rec.dispatch(k, { buffers: [acc, out], uniforms: [bits, 0, 0, 0], threads: D }));
+        await ctx.submit('test::frame', (rec) =>
+          rec.dispatch(k, { buffers: [acc, out], uniforms: [bits, 0, 0, 0], threads: D }),
+        );
         const got = new Float32Array(await ctx.read(out));
         acc.destroy();
         out.destroy();
@@ -112,7 +122,7 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
     }
   });
 
-  it('the refit gives the CPU twin\'s boxes whatever size of subtree it scans directly (1 = atomics only, 2, 8, 64)', async () => {
+  it("the refit gives the CPU twin's boxes whatever size of subtree it scans directly (1 = atomics only, 2, 8, 64)", async () => {
     for (const refitDirect of [1, 2, 8, 64]) {
       for (const kind of ['normal', 'duplicates', 'collinear', 'clustered'] as CloudKind[]) {
         for (const dim of [1, 2, 3, 5]) {
@@ -129,7 +139,14 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
 
   it('buildBvh (GPU radix sort included) equals the CPU twin, n = 2^17 + 3 sampled', async () => {
     const n = (1 << 17) + 3;
-    const cases: [CloudKind, number][] = [['normal', 3], ['uniform', 2], ['clustered', 5], ['duplicates', 3], ['collinear', 16], ['normal', 1]];
+    const cases: [CloudKind, number][] = [
+      ['normal', 3],
+      ['uniform', 2],
+      ['clustered', 5],
+      ['duplicates', 3],
+      ['collinear', 16],
+      ['normal', 1],
+    ];
     for (const [kind, dim] of cases) {
       const pts = cloud(kind, n, dim, dim);
       const bvh = await buildBvh(ctx, pts, n, dim);
@@ -178,6 +195,8 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
   it('rejects a BVH larger than 3 box parts can bind, naming the size and the limit', async () => {
     // The boxes are bound in BOX_PARTS ranges (layout.ts): one point more than they hold is an InputError.
     const most = pointsForBoxRecords(BOX_PARTS * boxPartRecords(ctx.limits.maxStorageBufferBindingSize, 4));
-    expect(() => allocateBvh(ctx, most + 1, 4)).toThrow(new RegExp(`this device binds at most .* hold at most ${most} points`));
+    expect(() => allocateBvh(ctx, most + 1, 4)).toThrow(
+      new RegExp(`this device binds at most .* hold at most ${most} points`),
+    );
   });
 });

@@ -29,7 +29,10 @@ function stderrThroughShell(args: string[], redirect: 'pipe' | 'file'): { code: 
   const cmd = [process.execPath, cliEntry(), ...args].map(q).join(' ');
   const errFile = join(dir, `stderr-${Math.random().toString(36).slice(2)}.txt`);
   // 'pipe': stderr is a pipe (what a shell's `2>&1 | …` gives); 'file': a regular file (`2>err.txt`).
-  const script = redirect === 'pipe' ? `${cmd} 2>&1 >/dev/null | cat; exit "\${PIPESTATUS:-0}"` : `${cmd} >/dev/null 2>${q(errFile)}`;
+  const script =
+    redirect === 'pipe'
+      ? `${cmd} 2>&1 >/dev/null | cat; exit "\${PIPESTATUS:-0}"`
+      : `${cmd} >/dev/null 2>${q(errFile)}`;
   const r = spawnSync('bash', ['-c', script], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status, stderr: redirect === 'pipe' ? r.stdout : readFileSync(errFile, 'utf8') };
 }
@@ -47,7 +50,7 @@ describe.skipIf(ctx === null)('backend choice on a real adapter', () => {
     }
   });
 
-  it("issue 15: treeline hdbscan with --backend auto runs on the CPU beside a software adapter, with one note naming hdbscan", async () => {
+  it('issue 15: treeline hdbscan with --backend auto runs on the CPU beside a software adapter, with one note naming hdbscan', async () => {
     const r = await runCliProcess(['hdbscan', csv, '--format', 'json']);
     expect(r.code).toBe(0);
     const backend = (JSON.parse(r.stdout) as { backend: string }).backend;
@@ -55,7 +58,9 @@ describe.skipIf(ctx === null)('backend choice on a real adapter', () => {
       expect(backend).toBe('cpu');
       const notes = r.stderr.split('\n').filter((l) => l.startsWith('treeline: '));
       expect(notes).toHaveLength(1);
-      expect(notes[0]).toMatch(/^treeline: hdbscan runs on the CPU backend: the only WebGPU adapter \(.+\) is a software implementation/);
+      expect(notes[0]).toMatch(
+        /^treeline: hdbscan runs on the CPU backend: the only WebGPU adapter \(.+\) is a software implementation/,
+      );
       expect(r.stderr).not.toMatch(/install|lavapipe/i);
     } else {
       expect(backend).toBe('gpu');
@@ -63,14 +68,14 @@ describe.skipIf(ctx === null)('backend choice on a real adapter', () => {
     }
   });
 
-  it("issue 15: treeline emst --backend gpu still uses a software adapter", async () => {
+  it('issue 15: treeline emst --backend gpu still uses a software adapter', async () => {
     const r = await runCliProcess(['emst', csv, '--backend', 'gpu', '--format', 'json']);
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { backend: string }).backend).toBe('gpu');
   });
 
   it.each(['pipe', 'file'] as const)(
-    "issue 15: treeline emst --backend gpu prints no Dawn limit warning or Vulkan loader line on stderr (a %s)",
+    'issue 15: treeline emst --backend gpu prints no Dawn limit warning or Vulkan loader line on stderr (a %s)',
     (redirect) => {
       const r = stderrThroughShell(['emst', csv, '--backend', 'gpu'], redirect);
       expect(r.code).toBe(0);

@@ -50,7 +50,12 @@ async function gpuMst(
   const boruvka = await Boruvka.create(ctx, bvh.n, dim, false, undefined, shape.lean);
   const core2 = minSamples > 1 ? ctx.upload('test::core2', core2Morton(bvh, minSamples)) : undefined;
   try {
-    const r = await boruvka.run(bufs, { reachability: core2 && { core2, alpha: 1 }, roundsPerSubmit: 3, nearestGroups: shape.nearestGroups, skipBounded: shape.skipBounded });
+    const r = await boruvka.run(bufs, {
+      reachability: core2 && { core2, alpha: 1 },
+      roundsPerSubmit: 3,
+      nearestGroups: shape.nearestGroups,
+      skipBounded: shape.skipBounded,
+    });
     const raw = new Uint32Array(await ctx.read(r.edges, 0, 12 * r.count));
     const f = new Float32Array(raw.buffer);
     const edges: [number, number, number][] = [];
@@ -79,27 +84,34 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     ['grid', 700, 3, 15],
     ['duplicates', 200, 2, 4],
   ];
-  it.each(exactCases)('%s n=%i d=%i minSamples=%i: the edge set of brute-force Prim exactly', async (kind, n, dim, ms) => {
-    const pts = cloud(kind, n, dim, 11);
-    const got = await gpuMst(ctx, pts, dim, ms);
-    const want = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
-    expect(got.edges.length).toBe(n - 1);
-    const gotSet = new Set(got.edges.map(([a, b]) => key(a, b)));
-    const missing = [...want.sources].map((s, i) => key(s, want.targets[i])).filter((k) => !gotSet.has(k));
-    expect(missing).toEqual([]);
-  });
+  it.each(exactCases)(
+    '%s n=%i d=%i minSamples=%i: the edge set of brute-force Prim exactly',
+    async (kind, n, dim, ms) => {
+      const pts = cloud(kind, n, dim, 11);
+      const got = await gpuMst(ctx, pts, dim, ms);
+      const want = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
+      expect(got.edges.length).toBe(n - 1);
+      const gotSet = new Set(got.edges.map(([a, b]) => key(a, b)));
+      const missing = [...want.sources].map((s, i) => key(s, want.targets[i])).filter((k) => !gotSet.has(k));
+      expect(missing).toEqual([]);
+    },
+  );
 
   it.each([
     ['grid', 1500, 3, 1],
     ['duplicates', 300, 3, 1],
     ['grid', 1000, 2, 5],
   ] as [CloudKind, number, number, number][])(
-    '%s n=%i d=%i minSamples=%i: traversal grids of 1–3 workgroups taking many turns (active list, every point, lean kernel) give Prim\'s edge set',
+    "%s n=%i d=%i minSamples=%i: traversal grids of 1–3 workgroups taking many turns (active list, every point, lean kernel) give Prim's edge set",
     async (kind, n, dim, ms) => {
       const pts = cloud(kind, n, dim, 11);
       const want = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
       const wantKeys = [...want.sources].map((s, i) => key(s, want.targets[i])).sort();
-      for (const shape of [{ nearestGroups: 1 }, { nearestGroups: 3, skipBounded: false }, { nearestGroups: 2, lean: true }]) {
+      for (const shape of [
+        { nearestGroups: 1 },
+        { nearestGroups: 3, skipBounded: false },
+        { nearestGroups: 2, lean: true },
+      ]) {
         const got = await gpuMst(ctx, pts, dim, ms, shape);
         expect(got.edges.map(([a, b]) => key(a, b)).sort(), JSON.stringify(shape)).toEqual(wantKeys);
       }
@@ -115,7 +127,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     ['normal', 300, 16],
     ['uniform', 400, 1],
   ];
-  it.each(floatCases)('%s n=%i d=%i: n − 1 edges, no cycle, Prim\'s total weight (1e-6)', async (kind, n, dim) => {
+  it.each(floatCases)("%s n=%i d=%i: n − 1 edges, no cycle, Prim's total weight (1e-6)", async (kind, n, dim) => {
     const pts = cloud(kind, n, dim, 5);
     const got = await gpuMst(ctx, pts, dim);
     const want = primMst(pts, dim);

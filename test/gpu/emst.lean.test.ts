@@ -22,14 +22,17 @@ describe.skipIf(variants.length === 0).each(variants)('the lean traversal ($name
     ['grid', 1500, 3, 1],
     ['grid', 1200, 3, 5],
     ['duplicates', 400, 2, 15],
-  ] as [CloudKind, number, number, number][])('%s n=%i d=%i minSamples=%i: identical to the CPU backend', async (kind, n, dim, ms) => {
-    const pts = cloud(kind, n, dim, 6);
-    const got = await leanEmst(ctx, pts, dim, ms);
-    const cpu = await emst(pts, { dim, minSamples: ms, backend: 'cpu' });
-    expect(Array.from(got.sources)).toEqual(Array.from(cpu.sources));
-    expect(Array.from(got.targets)).toEqual(Array.from(cpu.targets));
-    expect(Array.from(got.weights)).toEqual(Array.from(cpu.weights));
-  });
+  ] as [CloudKind, number, number, number][])(
+    '%s n=%i d=%i minSamples=%i: identical to the CPU backend',
+    async (kind, n, dim, ms) => {
+      const pts = cloud(kind, n, dim, 6);
+      const got = await leanEmst(ctx, pts, dim, ms);
+      const cpu = await emst(pts, { dim, minSamples: ms, backend: 'cpu' });
+      expect(Array.from(got.sources)).toEqual(Array.from(cpu.sources));
+      expect(Array.from(got.targets)).toEqual(Array.from(cpu.targets));
+      expect(Array.from(got.weights)).toEqual(Array.from(cpu.weights));
+    },
+  );
 
   it('periodic grid: identical to the CPU backend', async () => {
     const box = [7, 9, 5];

@@ -19,20 +19,29 @@ describe.skipIf(variants.length === 0).each(variants)('EMST memory ($name)', ({ 
   it('GpuEmst.create allocates at most 125 bytes per point in 3D (129 with minSamples), 157 without the sharing', async () => {
     // 124.5 and 128.5 (the budget in emst/boruvka.ts, BoruvkaBorrow): issue 4's Must is ≤ 128 beyond the input.
     const n = 100_000;
-    for (const [minSamples, bound] of [[1, 125], [16, 129]] as const) {
+    for (const [minSamples, bound] of [
+      [1, 125],
+      [16, 129],
+    ] as const) {
       const before = ctx.memory.liveBytes;
       const e = await GpuEmst.create(ctx, n, 3, metricOf(minSamples));
       const perPoint = (ctx.memory.liveBytes - before) / n;
       e.destroy();
       expect(ctx.memory.liveBytes).toBe(before);
-      if (perPoint > bound) expect.fail(`minSamples=${minSamples}: ${perPoint.toFixed(1)} bytes per point, expected ≤ ${bound}`);
+      if (perPoint > bound)
+        expect.fail(`minSamples=${minSamples}: ${perPoint.toFixed(1)} bytes per point, expected ≤ ${bound}`);
     }
   });
 
-  it('one GpuEmst run on several inputs in turn gives the CPU backend\'s tree each time', async () => {
+  it("one GpuEmst run on several inputs in turn gives the CPU backend's tree each time", async () => {
     const e = await GpuEmst.create(ctx, 3000, 3, metricOf(5));
     try {
-      for (const [kind, n, seed] of [['grid', 3000, 1], ['clustered', 2500, 2], ['duplicates', 3000, 3], ['grid', 1200, 4]] as const) {
+      for (const [kind, n, seed] of [
+        ['grid', 3000, 1],
+        ['clustered', 2500, 2],
+        ['duplicates', 3000, 3],
+        ['grid', 1200, 4],
+      ] as const) {
         const pts = cloud(kind, n, 3, seed);
         const buf = ctx.upload('test::points', pts);
         try {
@@ -50,7 +59,9 @@ describe.skipIf(variants.length === 0).each(variants)('EMST memory ($name)', ({ 
               if (a === b) expect.fail(`${kind} n=${n}: edge ${i} closes a cycle`);
               uf.unionRoots(a, b);
             }
-            expect(Math.abs(sum(got.weights) - sum(want.weights)) / sum(want.weights), `${kind} n=${n}`).toBeLessThan(1e-6);
+            expect(Math.abs(sum(got.weights) - sum(want.weights)) / sum(want.weights), `${kind} n=${n}`).toBeLessThan(
+              1e-6,
+            );
             continue;
           }
           expect([...got.sources], `${kind} n=${n}`).toEqual([...want.sources]);

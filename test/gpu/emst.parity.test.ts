@@ -28,7 +28,10 @@ function roundedBlobs(n: number, dim: number, seed: number, decimals: number): F
 }
 
 describe.skipIf(variants.length === 0).each(variants)('emst() on both backends ($name)', ({ ctx }) => {
-  const same = async (pts: Float32Array, options: { dim: number; minSamples?: number; alpha?: number; threads?: number }) => {
+  const same = async (
+    pts: Float32Array,
+    options: { dim: number; minSamples?: number; alpha?: number; threads?: number },
+  ) => {
     const g = await emst(pts, { ...options, backend: 'gpu', gpu: ctx });
     const c = await emst(pts, { ...options, backend: 'cpu' });
     expect(g.backend).toBe('gpu');
@@ -42,9 +45,12 @@ describe.skipIf(variants.length === 0).each(variants)('emst() on both backends (
     [3000, 3, 1, 10],
     [3000, 2, 2, 10],
     [1500, 5, 2, 10],
-  ])('issue 15: emst(blobs n=%i d=%i rounded to %i decimals, { minSamples: %i }) gives identical edge lists', async (n, dim, decimals, ms) => {
-    await same(roundedBlobs(n, dim, dim === 3 ? 1 : 7, decimals), { dim, minSamples: ms });
-  });
+  ])(
+    'issue 15: emst(blobs n=%i d=%i rounded to %i decimals, { minSamples: %i }) gives identical edge lists',
+    async (n, dim, decimals, ms) => {
+      await same(roundedBlobs(n, dim, dim === 3 ? 1 : 7, decimals), { dim, minSamples: ms });
+    },
+  );
 
   it("issue 15: the issue's reproduction, 60,000 2D blobs rounded to two decimals, { minSamples: 10 }", async () => {
     await same(roundedBlobs(60000, 2, 1, 2), { dim: 2, minSamples: 10, threads: 1 });
@@ -55,16 +61,19 @@ describe.skipIf(variants.length === 0).each(variants)('emst() on both backends (
     [5, 0.5],
     [1, 2],
     [5, 2],
-  ])('issue 15: emst(points, { minSamples: %i, alpha: %f }) gives identical edge lists, hdbscan\'s total weight', async (ms, alpha) => {
-    const pts = cloud('normal', 2000, 2, 11);
-    await same(pts, { dim: 2, minSamples: ms, alpha });
-    // hdbscan's mutual_reachability(min_points = m, alpha): core = the m-th other point (the nearest at m = 1),
-    // weights max(core(a), core(b), d(a, b) / alpha) — the float64 Prim oracle computes exactly that.
-    const g = await emst(pts, { dim: 2, minSamples: ms, alpha, backend: 'gpu', gpu: ctx });
-    const want = primMst(pts, 2, { minSamples: ms, alpha });
-    const total = (w: ArrayLike<number>) => Array.from(w).reduce((a, b) => a + b, 0);
-    expect(Math.abs(total(g.weights) - total(want.weights)) / total(want.weights)).toBeLessThan(1e-6);
-  });
+  ])(
+    "issue 15: emst(points, { minSamples: %i, alpha: %f }) gives identical edge lists, hdbscan's total weight",
+    async (ms, alpha) => {
+      const pts = cloud('normal', 2000, 2, 11);
+      await same(pts, { dim: 2, minSamples: ms, alpha });
+      // hdbscan's mutual_reachability(min_points = m, alpha): core = the m-th other point (the nearest at m = 1),
+      // weights max(core(a), core(b), d(a, b) / alpha) — the float64 Prim oracle computes exactly that.
+      const g = await emst(pts, { dim: 2, minSamples: ms, alpha, backend: 'gpu', gpu: ctx });
+      const want = primMst(pts, 2, { minSamples: ms, alpha });
+      const total = (w: ArrayLike<number>) => Array.from(w).reduce((a, b) => a + b, 0);
+      expect(Math.abs(total(g.weights) - total(want.weights)) / total(want.weights)).toBeLessThan(1e-6);
+    },
+  );
 
   it('issue 15: emst(points, { minSamples: 1, alpha: 0.5 }) weighs every edge twice the Euclidean one', async () => {
     const pts = cloud('uniform', 1500, 2, 5);

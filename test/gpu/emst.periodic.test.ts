@@ -37,12 +37,25 @@ describe.skipIf(variants.length === 0).each(variants)('emst(points, { box }) on 
       expect(Array.from(got.targets)).toEqual(Array.from(oracle.targets));
     }
     const total = got.weights.reduce((s, w) => s + w, 0);
-    expect(relativeDifference(total, oracle.weights.reduce((s, w) => s + w, 0))).toBeLessThan(1e-6);
-    expect(relativeDifference(total, cpu.weights.reduce((s, w) => s + w, 0))).toBeLessThan(1e-6);
+    expect(
+      relativeDifference(
+        total,
+        oracle.weights.reduce((s, w) => s + w, 0),
+      ),
+    ).toBeLessThan(1e-6);
+    expect(
+      relativeDifference(
+        total,
+        cpu.weights.reduce((s, w) => s + w, 0),
+      ),
+    ).toBeLessThan(1e-6);
   });
 
   it('equals the open-box GPU EMST when every point is far from the faces', async () => {
-    for (const box of [[1, 1], [2, 5, 3]]) {
+    for (const box of [
+      [1, 1],
+      [2, 5, 3],
+    ]) {
       const dim = box.length;
       const p = periodicPoints('inner', 4000, box, 77);
       const periodic = await emst(p, { dim, box, backend: 'gpu', gpu: ctx });

@@ -42,15 +42,18 @@ describe.skipIf(variants.length === 0).each(variants)('GpuEmst end to end ($name
     ['normal', 3000, 3, 1],
     ['clustered', 3000, 3, 5],
     ['normal', 500, 8, 2],
-  ] as [CloudKind, number, number, number][])('%s n=%i d=%i minSamples=%i: Prim\'s total weight within 1e-6', async (kind, n, dim, ms) => {
-    const pts = cloud(kind, n, dim, 9);
-    const got = await gpuEmstOnce(ctx, pts, dim, ms);
-    const want = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
-    expect(got.sources.length).toBe(n - 1);
-    const total = got.weights.reduce((s, w) => s + w, 0);
-    const wantTotal = want.weights.reduce((s, w) => s + w, 0);
-    expect(Math.abs(total - wantTotal) / wantTotal).toBeLessThan(1e-6);
-  });
+  ] as [CloudKind, number, number, number][])(
+    "%s n=%i d=%i minSamples=%i: Prim's total weight within 1e-6",
+    async (kind, n, dim, ms) => {
+      const pts = cloud(kind, n, dim, 9);
+      const got = await gpuEmstOnce(ctx, pts, dim, ms);
+      const want = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
+      expect(got.sources.length).toBe(n - 1);
+      const total = got.weights.reduce((s, w) => s + w, 0);
+      const wantTotal = want.weights.reduce((s, w) => s + w, 0);
+      expect(Math.abs(total - wantTotal) / wantTotal).toBeLessThan(1e-6);
+    },
+  );
 
   it("emst(points, { backend: 'gpu' }) returns the CPU backend's edge list, with timings", async () => {
     const pts = cloud('grid', 1200, 3, 4);

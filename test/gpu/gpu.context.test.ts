@@ -31,7 +31,11 @@ describe.skipIf(variants.length === 0).each(variants)('gpu context ($name)', ({ 
     const got = new Uint32Array(await ctx.read(out));
     out.destroy();
     let bad = -1;
-    for (let i = 0; i < n; i++) if (got[i] !== i + 1) { bad = i; break; }
+    for (let i = 0; i < n; i++)
+      if (got[i] !== i + 1) {
+        bad = i;
+        break;
+      }
     expect(bad).toBe(-1);
   });
 
@@ -39,7 +43,9 @@ describe.skipIf(variants.length === 0).each(variants)('gpu context ($name)', ({ 
     const k = await ctx.kernel({ ...fillSpec(64), bindings: ['uniform', 'rw'] });
     // A buffer without STORAGE usage cannot be bound as storage: a validation error.
     const bad = ctx.device.createBuffer({ label: 'test::notStorage', size: 64, usage: 0x0008 });
-    const p = ctx.submit('test::invalid', (rec) => rec.dispatch(k, { buffers: [bad], uniforms: [4, 1, 0, 0], threads: 4 }));
+    const p = ctx.submit('test::invalid', (rec) =>
+      rec.dispatch(k, { buffers: [bad], uniforms: [4, 1, 0, 0], threads: 4 }),
+    );
     await expect(p).rejects.toBeInstanceOf(GpuError);
     await expect(p).rejects.toThrow(/test::fill/);
     bad.destroy();
@@ -52,7 +58,13 @@ describe.skipIf(variants.length === 0).each(variants)('gpu context ($name)', ({ 
 
   it('a WGSL compilation error throws a GpuError naming the kernel label', async () => {
     await expect(
-      ctx.kernel({ label: 'test::broken', shader: 'test/fill', entry: 'nope', bindings: ['uniform', 'rw'], workgroupSize: 64 }),
+      ctx.kernel({
+        label: 'test::broken',
+        shader: 'test/fill',
+        entry: 'nope',
+        bindings: ['uniform', 'rw'],
+        workgroupSize: 64,
+      }),
     ).rejects.toThrow(/test::broken/);
   });
 
@@ -60,10 +72,14 @@ describe.skipIf(variants.length === 0).each(variants)('gpu context ($name)', ({ 
     const k = await ctx.kernel({ ...fillSpec(64), bindings: ['uniform', 'rw'] });
     const timer = new Timer(ctx, 16);
     const out = ctx.createBuffer('test::out', 4096);
-    await ctx.submit('test::fill', (rec) => {
-      rec.dispatch(k, { buffers: [out], uniforms: [1024, 1, 0, 0], threads: 1024 });
-      rec.dispatch(k, { buffers: [out], uniforms: [1024, 2, 0, 0], threads: 1024 });
-    }, { timer });
+    await ctx.submit(
+      'test::fill',
+      (rec) => {
+        rec.dispatch(k, { buffers: [out], uniforms: [1024, 1, 0, 0], threads: 1024 });
+        rec.dispatch(k, { buffers: [out], uniforms: [1024, 2, 0, 0], threads: 1024 });
+      },
+      { timer },
+    );
     const summary = await timer.summary();
     if (ctx.features.timestampQuery) {
       expect([...summary.keys()]).toEqual(['test::fill']);

@@ -9,7 +9,11 @@ const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
 
 describe.skipIf(variants.length === 0).each(variants)('benchGraphMst ($name)', ({ ctx }) => {
-  for (const [kind, scale] of [['grid2d', 12], ['r4', 11], ['rmat', 10]] as const) {
+  for (const [kind, scale] of [
+    ['grid2d', 12],
+    ['r4', 11],
+    ['rmat', 10],
+  ] as const) {
     it(`${kind} scale ${scale}: one submission computes the forest; check() agrees with the CPU; ≤ 40 bytes per edge`, async () => {
       const { csr } = edgeListToCsr(benchLikeGraph(kind, scale, 1));
       const before = ctx.memory.liveBytes;

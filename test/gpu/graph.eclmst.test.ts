@@ -72,7 +72,11 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     });
   }
 
-  for (const [kind, scale] of [['rmat', 14], ['grid2d', 16], ['r4', 15]] as const) {
+  for (const [kind, scale] of [
+    ['rmat', 14],
+    ['grid2d', 16],
+    ['r4', 15],
+  ] as const) {
     it(`larger graphs: ${kind} scale ${scale} as a CSR, automatic filtering, GPU forest = CPU forest`, async () => {
       const { csr } = edgeListToCsr(benchLikeGraph(kind, scale, 3));
       const want = graphMstCpu(csr);
@@ -84,8 +88,19 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
 
   it('CSR tiles spanning more empty rows than the tile holds (uncached row search) give the right forest', async () => {
     // A dense graph on every 50th vertex of 20 000: most rows are empty.
-    const small = randomGraph(23, { numVertices: 400, numEdges: 3000, weightType: 'u32', components: 2, distinctWeights: 50 });
-    const el = { ...small, numVertices: 20000, sources: small.sources.map((v) => 50 * v), targets: small.targets.map((v) => 50 * v) };
+    const small = randomGraph(23, {
+      numVertices: 400,
+      numEdges: 3000,
+      weightType: 'u32',
+      components: 2,
+      distinctWeights: 50,
+    });
+    const el = {
+      ...small,
+      numVertices: 20000,
+      sources: small.sources.map((v) => 50 * v),
+      targets: small.targets.map((v) => 50 * v),
+    };
     const csr = toCsr(el);
     for (const gpu of [{}, { workgroupSize: 32, csrItems: 2 }]) {
       expect(Array.from((await graphMst(csr, { backend: 'gpu', ctx, gpu })).edgeIds)).toEqual(kruskalOracle(csr).ids);
@@ -107,7 +122,9 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     const g = validateGraph(toCsr(randomGraph(22, { numVertices: 1000, numEdges: 8000, weightType: 'u32' })));
     const up = uploadGraph(ctx, g);
     const msf = await createGraphMsf(ctx, up);
-    const want = Array.from(graphMstCpu(toCsr(randomGraph(22, { numVertices: 1000, numEdges: 8000, weightType: 'u32' }))).edgeIds).sort((a, b) => a - b);
+    const want = Array.from(
+      graphMstCpu(toCsr(randomGraph(22, { numVertices: 1000, numEdges: 8000, weightType: 'u32' }))).edgeIds,
+    ).sort((a, b) => a - b);
     for (let rep = 0; rep < 3; rep++) {
       await ctx.submit('test::graph', (rec) => msf.encode(rec));
       expect(Array.from((await msf.readForest()).sort())).toEqual(want);
@@ -120,7 +137,12 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
   it('issue 15: graphMst on the GPU compacts vertex ids no edge touches (numVertices 2^32 − 1), same forest as the CPU', async () => {
     const base = randomGraph(16, { numVertices: 300, numEdges: 900, weightType: 'f32', distinctWeights: 50 });
     const spread = (a: Uint32Array) => a.map((v) => v * 14_000_000 + 5);
-    const sparse = { numVertices: 2 ** 32 - 1, sources: spread(base.sources), targets: spread(base.targets), weights: base.weights };
+    const sparse = {
+      numVertices: 2 ** 32 - 1,
+      sources: spread(base.sources),
+      targets: spread(base.targets),
+      weights: base.weights,
+    };
     const cpu = graphMstCpu(sparse);
     const gpu = await graphMst(sparse, { backend: 'gpu', ctx });
     expect(Array.from(gpu.edgeIds)).toEqual(Array.from(cpu.edgeIds));
@@ -128,7 +150,12 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     expect(gpu.targets).toEqual(cpu.targets);
     expect(gpu.components).toBe(2 ** 32 - 1 - cpu.edgeIds.length);
     // Labels (allowed up to 2^24 vertices): 1.5·10^6 vertices, 300 of them touched.
-    const few = { ...sparse, numVertices: 1_500_000, sources: base.sources.map((v) => v * 5000 + 5), targets: base.targets.map((v) => v * 5000 + 5) };
+    const few = {
+      ...sparse,
+      numVertices: 1_500_000,
+      sources: base.sources.map((v) => v * 5000 + 5),
+      targets: base.targets.map((v) => v * 5000 + 5),
+    };
     const want = graphMstCpu(few, { labels: true }).componentLabels!;
     const got = (await graphMst(few, { backend: 'gpu', ctx, labels: true })).componentLabels!;
     expect(got.length).toBe(1_500_000);
@@ -138,8 +165,18 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
   it('degenerate graphs on the GPU: no edges, only self loops, one vertex', async () => {
     for (const g of [
       { numVertices: 5, sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) },
-      { numVertices: 3, sources: Uint32Array.from([0, 2]), targets: Uint32Array.from([0, 2]), weights: Int32Array.from([-1, 4]) },
-      { numVertices: 1, sources: Uint32Array.from([0]), targets: Uint32Array.from([0]), weights: Uint32Array.from([7]) },
+      {
+        numVertices: 3,
+        sources: Uint32Array.from([0, 2]),
+        targets: Uint32Array.from([0, 2]),
+        weights: Int32Array.from([-1, 4]),
+      },
+      {
+        numVertices: 1,
+        sources: Uint32Array.from([0]),
+        targets: Uint32Array.from([0]),
+        weights: Uint32Array.from([7]),
+      },
     ]) {
       const r = await graphMst(g, { backend: 'gpu', ctx, labels: true });
       expect(r.edgeIds.length).toBe(0);

@@ -12,26 +12,29 @@ import { expectGoldenResult, goldenCase, goldenIndex, goldenPoints } from '../he
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
 
-describe.skipIf(variants.length === 0).each(variants)('hdbscan(points) on the GPU reproduces hdbscan 0.8.43 ($name)', ({ ctx }) => {
-  for (const entry of goldenIndex()) {
-    const c = goldenCase(entry.case, entry.params);
-    it(`${entry.case}/${entry.params}`, async () => {
-      const { points, dim, n } = goldenPoints(entry.case);
-      const r = await hdbscan(points, {
-        dim,
-        minClusterSize: c.params.min_cluster_size,
-        minSamples: c.params.min_samples,
-        clusterSelectionMethod: c.params.cluster_selection_method,
-        clusterSelectionEpsilon: c.params.cluster_selection_epsilon,
-        allowSingleCluster: c.params.allow_single_cluster,
-        maxClusterSize: c.params.max_cluster_size,
-        backend: 'gpu',
-        gpu: ctx,
+describe.skipIf(variants.length === 0).each(variants)(
+  'hdbscan(points) on the GPU reproduces hdbscan 0.8.43 ($name)',
+  ({ ctx }) => {
+    for (const entry of goldenIndex()) {
+      const c = goldenCase(entry.case, entry.params);
+      it(`${entry.case}/${entry.params}`, async () => {
+        const { points, dim, n } = goldenPoints(entry.case);
+        const r = await hdbscan(points, {
+          dim,
+          minClusterSize: c.params.min_cluster_size,
+          minSamples: c.params.min_samples,
+          clusterSelectionMethod: c.params.cluster_selection_method,
+          clusterSelectionEpsilon: c.params.cluster_selection_epsilon,
+          allowSingleCluster: c.params.allow_single_cluster,
+          maxClusterSize: c.params.max_cluster_size,
+          backend: 'gpu',
+          gpu: ctx,
+        });
+        expect(r.backend).toBe('gpu');
+        expect(r.labels.length).toBe(n);
+        expect(r.selectedClusters.length).toBe(c.canonical.n_clusters);
+        expectGoldenResult(r, c);
       });
-      expect(r.backend).toBe('gpu');
-      expect(r.labels.length).toBe(n);
-      expect(r.selectedClusters.length).toBe(c.canonical.n_clusters);
-      expectGoldenResult(r, c);
-    });
-  }
-});
+    }
+  },
+);

@@ -25,39 +25,53 @@ const variants = all.slice(0, 1);
 afterAll(() => destroyVariants(all));
 
 describe.skipIf(variants.length === 0).each(variants)('hdbscan() with its host side on threads ($name)', ({ ctx }) => {
-  it.each([3, 6])('2^19 blobs, %i threads: buffers ahead, the host side on threads, the same arrays as one thread on the same MST', async (threads) => {
-    const n = 1 << 19;
-    const points = generate('blobs', { n, dim: 2, seed: 5, clusters: 6, noise: 0.1 });
-    const runs = pointThreadStats.runs;
-    const reads = readbackThreadStats.runs;
-    const links = linkageThreadStats.runs;
-    const layouts = layoutThreadStats.runs;
-    const r = await hdbscan(points, { dim: 2, minClusterSize: 15, minSamples: 4, backend: 'gpu', gpu: ctx, threads });
-    expect(pointThreadStats.runs, 'the labelling ran on threads').toBe(runs + 1);
-    expect(readbackThreadStats.runs, "the MST's read-back finished on threads").toBe(reads + 1);
-    // From 6 threads single linkage and condensing's layout run on them too.
-    expect(linkageThreadStats.runs, 'single linkage on threads').toBe(links + (threads >= 6 ? 1 : 0));
-    expect(layoutThreadStats.runs, "condensing's layout on threads").toBe(layouts + (threads >= 6 ? 1 : 0));
-    expect(r.mst.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
-    // The same MST as emst() reads back on one thread into its own arrays.
-    const plain = await emst(points, { dim: 2, minSamples: 4, backend: 'gpu', gpu: ctx });
-    expect(plain.sources.buffer).toBeInstanceOf(ArrayBuffer);
-    for (const key of ['sources', 'targets', 'weights'] as const) {
-      expect(Array.from(r.mst[key]), `mst.${key}`).toEqual(Array.from(plain[key]));
-    }
-    expect(r.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
-    expect(r.singleLinkage.left.buffer).toBeInstanceOf(SharedArrayBuffer);
-    const one = clusterFromMstWithExemplars(r.mst, n, { minClusterSize: 15 });
-    expect(one.result.selectedClusters.length).toBeGreaterThan(1);
-    for (const key of ['labels', 'probabilities', 'outlierScores', 'clusterPersistence', 'selectedClusters'] as const) {
-      expect(Array.from(r[key]), key).toEqual(Array.from(one.result[key]));
-    }
-    for (const key of ['left', 'right', 'distance', 'size'] as const) {
-      expect(Array.from(r.singleLinkage[key]), `singleLinkage.${key}`).toEqual(Array.from(one.result.singleLinkage[key]));
-    }
-    for (const key of ['parent', 'child', 'lambda', 'childSize'] as const) {
-      expect(Array.from(r.condensedTree[key]), `condensedTree.${key}`).toEqual(Array.from(one.result.condensedTree[key]));
-    }
-    expect(r.exemplars.map((e) => Array.from(e))).toEqual(one.exemplars.map((e) => Array.from(e)));
-  }, 120_000);
+  it.each([3, 6])(
+    '2^19 blobs, %i threads: buffers ahead, the host side on threads, the same arrays as one thread on the same MST',
+    async (threads) => {
+      const n = 1 << 19;
+      const points = generate('blobs', { n, dim: 2, seed: 5, clusters: 6, noise: 0.1 });
+      const runs = pointThreadStats.runs;
+      const reads = readbackThreadStats.runs;
+      const links = linkageThreadStats.runs;
+      const layouts = layoutThreadStats.runs;
+      const r = await hdbscan(points, { dim: 2, minClusterSize: 15, minSamples: 4, backend: 'gpu', gpu: ctx, threads });
+      expect(pointThreadStats.runs, 'the labelling ran on threads').toBe(runs + 1);
+      expect(readbackThreadStats.runs, "the MST's read-back finished on threads").toBe(reads + 1);
+      // From 6 threads single linkage and condensing's layout run on them too.
+      expect(linkageThreadStats.runs, 'single linkage on threads').toBe(links + (threads >= 6 ? 1 : 0));
+      expect(layoutThreadStats.runs, "condensing's layout on threads").toBe(layouts + (threads >= 6 ? 1 : 0));
+      expect(r.mst.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
+      // The same MST as emst() reads back on one thread into its own arrays.
+      const plain = await emst(points, { dim: 2, minSamples: 4, backend: 'gpu', gpu: ctx });
+      expect(plain.sources.buffer).toBeInstanceOf(ArrayBuffer);
+      for (const key of ['sources', 'targets', 'weights'] as const) {
+        expect(Array.from(r.mst[key]), `mst.${key}`).toEqual(Array.from(plain[key]));
+      }
+      expect(r.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(r.singleLinkage.left.buffer).toBeInstanceOf(SharedArrayBuffer);
+      const one = clusterFromMstWithExemplars(r.mst, n, { minClusterSize: 15 });
+      expect(one.result.selectedClusters.length).toBeGreaterThan(1);
+      for (const key of [
+        'labels',
+        'probabilities',
+        'outlierScores',
+        'clusterPersistence',
+        'selectedClusters',
+      ] as const) {
+        expect(Array.from(r[key]), key).toEqual(Array.from(one.result[key]));
+      }
+      for (const key of ['left', 'right', 'distance', 'size'] as const) {
+        expect(Array.from(r.singleLinkage[key]), `singleLinkage.${key}`).toEqual(
+          Array.from(one.result.singleLinkage[key]),
+        );
+      }
+      for (const key of ['parent', 'child', 'lambda', 'childSize'] as const) {
+        expect(Array.from(r.condensedTree[key]), `condensedTree.${key}`).toEqual(
+          Array.from(one.result.condensedTree[key]),
+        );
+      }
+      expect(r.exemplars.map((e) => Array.from(e))).toEqual(one.exemplars.map((e) => Array.from(e)));
+    },
+    120_000,
+  );
 });

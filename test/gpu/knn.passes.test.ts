@@ -26,14 +26,17 @@ describe.skipIf(variants.length === 0).each(variants)('minSamples above 64 on th
     ['grid', 3, 150],
     ['duplicates', 2, 130],
     ['normal', 5, 129],
-  ] as [CloudKind, number, number][])('issue 15: coreDistances(%s d=%i, { minSamples: %i }) on the GPU equals the CPU backend', async (kind, dim, m) => {
-    const pts = cloud(kind, 1200, dim, 5);
-    const g = await coreDistances(pts, { dim, minSamples: m, backend: 'gpu', gpu: ctx });
-    const c = await coreDistances(pts, { dim, minSamples: m, backend: 'cpu' });
-    expect([...g]).toEqual([...c]);
-  });
+  ] as [CloudKind, number, number][])(
+    'issue 15: coreDistances(%s d=%i, { minSamples: %i }) on the GPU equals the CPU backend',
+    async (kind, dim, m) => {
+      const pts = cloud(kind, 1200, dim, 5);
+      const g = await coreDistances(pts, { dim, minSamples: m, backend: 'gpu', gpu: ctx });
+      const c = await coreDistances(pts, { dim, minSamples: m, backend: 'cpu' });
+      expect([...g]).toEqual([...c]);
+    },
+  );
 
-  it('issue 15: emst(points, { minSamples: 100 }) on the GPU gives the CPU backend\'s edge list', async () => {
+  it("issue 15: emst(points, { minSamples: 100 }) on the GPU gives the CPU backend's edge list", async () => {
     const pts = cloud('clustered', 1500, 2, 3);
     const g = await emst(pts, { dim: 2, minSamples: 100, backend: 'gpu', gpu: ctx });
     const c = await emst(pts, { dim: 2, minSamples: 100, backend: 'cpu' });
@@ -60,7 +63,16 @@ describe.skipIf(variants.length === 0)('treeline hdbscan --min-cluster-size 100 
     writeFileSync(file, `x,y\n${rows.join('\n')}\n`);
     const labels: string[] = [];
     for (const backend of ['gpu', 'cpu']) {
-      const r = await runCliProcess(['hdbscan', file, '--min-cluster-size', '100', '--backend', backend, '--format', 'csv']);
+      const r = await runCliProcess([
+        'hdbscan',
+        file,
+        '--min-cluster-size',
+        '100',
+        '--backend',
+        backend,
+        '--format',
+        'csv',
+      ]);
       expect(r.stderr).not.toMatch(/Expected k/);
       expect(r.code).toBe(0);
       labels.push(r.stdout);

@@ -32,7 +32,8 @@ function expectTwin(pts: Float32Array, dim: number, gpu: KnnResult, cpu: KnnResu
       const q = Math.floor(i / k);
       const a = sq(q, gi);
       const b = sq(q, ci);
-      if (!(Math.abs(a - b) <= 4 * ulpF32(Math.max(a, b)))) expect.fail(`${what}: entry ${i}: GPU index ${gi}, CPU ${ci}, not a tie`);
+      if (!(Math.abs(a - b) <= 4 * ulpF32(Math.max(a, b))))
+        expect.fail(`${what}: entry ${i}: GPU index ${gi}, CPU ${ci}, not a tie`);
     }
   }
 }
@@ -62,7 +63,12 @@ describe.skipIf(variants.length === 0).each(variants)('knn on the GPU ($name)', 
 
   it('matches the brute force at n = 20,000 (sampled)', async () => {
     const cases: [CloudKind, number, number][] = full
-      ? [['normal', 3, 16], ['uniform', 2, 1], ['clustered', 5, 5], ['collinear', 3, 64]]
+      ? [
+          ['normal', 3, 16],
+          ['uniform', 2, 1],
+          ['clustered', 5, 5],
+          ['collinear', 3, 64],
+        ]
       : [['normal', 3, 5]];
     for (const [kind, dim, k] of cases) {
       const n = 20000;
@@ -84,7 +90,8 @@ describe.skipIf(variants.length === 0).each(variants)('knn on the GPU ($name)', 
         const want = [...Array(k + 1).keys()].filter((j) => j !== q).slice(0, k);
         const got = [...res.indices.subarray(q * k, q * k + k)];
         if (got.join() !== want.join()) expect.fail(`d=${dim} query ${q}: ${got} ≠ ${want}`);
-        for (let r = 0; r < k; r++) if (res.squaredDistances[q * k + r] !== 0) expect.fail(`d=${dim} query ${q}: nonzero distance`);
+        for (let r = 0; r < k; r++)
+          if (res.squaredDistances[q * k + r] !== 0) expect.fail(`d=${dim} query ${q}: nonzero distance`);
       }
     }
   });
@@ -99,7 +106,12 @@ describe.skipIf(variants.length === 0).each(variants)('knn on the GPU ($name)', 
   });
 
   it('coreDistances on the GPU equals the CPU backend', async () => {
-    for (const [kind, dim, m] of [['normal', 3, 5], ['clustered', 2, 16], ['grid', 5, 4], ['duplicates', 3, 3]] as const) {
+    for (const [kind, dim, m] of [
+      ['normal', 3, 5],
+      ['clustered', 2, 16],
+      ['grid', 5, 4],
+      ['duplicates', 3, 3],
+    ] as const) {
       const pts = cloud(kind, 3000, dim, 2);
       const g = await coreDistances(pts, { dim, minSamples: m, backend: 'gpu', gpu: ctx });
       const c = await coreDistances(pts, { dim, minSamples: m, backend: 'cpu' });
@@ -137,7 +149,8 @@ describe.skipIf(variants.length === 0).each(variants)('knn on the GPU ($name)', 
       expectTwin(pts, dim, { k, indices: gotI, squaredDistances: gotD }, want, `n=${n}`);
       for (let i = 0; i < n; i++) {
         const w = gotD[i * k + k - 1];
-        if (gotK[i] !== w && !(Math.abs(gotK[i] - w) <= 2 * ulpF32(w))) expect.fail(`n=${n}: kth[${i}] ${gotK[i]}, 'all' has ${w}`);
+        if (gotK[i] !== w && !(Math.abs(gotK[i] - w) <= 2 * ulpF32(w)))
+          expect.fail(`n=${n}: kth[${i}] ${gotK[i]}, 'all' has ${w}`);
       }
       input.destroy();
     }
@@ -154,9 +167,12 @@ describe.skipIf(variants.length === 0).each(variants)('knn on the GPU ($name)', 
     const want3 = knnCpu(buildBvhCpu(pts, dim), 3);
     for (let j = 0; j < 1000; j++) {
       const w = want3.squaredDistances[order[j] * 3 + 2];
-      if (gotK[j] !== w && !(Math.abs(gotK[j] - w) <= 2 * ulpF32(w))) expect.fail(`leaf ${j}: ${gotK[j]}, CPU twin ${w}`);
+      if (gotK[j] !== w && !(Math.abs(gotK[j] - w) <= 2 * ulpF32(w)))
+        expect.fail(`leaf ${j}: ${gotK[j]}, CPU twin ${w}`);
     }
-    expect(() => morton.encode(null!, bvh, { squaredDistances: outK }, { k: 9 })).toThrow(/k to be an integer in \[1, 8\]/);
+    expect(() => morton.encode(null!, bvh, { squaredDistances: outK }, { k: 9 })).toThrow(
+      /k to be an integer in \[1, 8\]/,
+    );
     morton.destroy();
     input.destroy();
     for (const b of [outI, outD, outK]) b.destroy();

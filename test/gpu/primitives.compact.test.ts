@@ -36,7 +36,13 @@ async function gpuCompact(ctx: GpuContext, values: Uint32Array, flags: Uint32Arr
   return { kept: k, out: all };
 }
 
-async function expectCompact(ctx: GpuContext, values: Uint32Array, flags: Uint32Array, what: string, options?: PrimitiveOptions) {
+async function expectCompact(
+  ctx: GpuContext,
+  values: Uint32Array,
+  flags: Uint32Array,
+  what: string,
+  options?: PrimitiveOptions,
+) {
   const want = compactCpu(values, flags);
   const got = await gpuCompact(ctx, values, flags, options);
   expect(got.kept, `${what}: kept count`).toBe(want.length);
@@ -90,7 +96,10 @@ describe.skipIf(variants.length === 0).each(variants)('compact ($name)', ({ ctx 
 
   it('a count above 65535 blocks runs on a 2D dispatch grid', async () => {
     const n = 65535 * 64 + 100;
-    await expectCompact(ctx, u32Data(n, 70), flagData(n, 0.4, 71), `2D grid n=${n}`, { workgroupSize: 32, itemsPerThread: 2 });
+    await expectCompact(ctx, u32Data(n, 70), flagData(n, 0.4, 71), `2D grid n=${n}`, {
+      workgroupSize: 32,
+      itemsPerThread: 2,
+    });
   });
 
   it('compact() uploads, compacts, reads back and frees', async () => {

@@ -23,7 +23,12 @@ function maskedKey(keys: Uint32Array, kw: number, i: number, lo: number, hi: num
  * Checks a sort of (keys, iota) independently of any twin: every output key is the input key its value names,
  * the masked keys ascend, and equal masked keys keep their input order (values ascend).
  */
-function expectSortedStable(input: Uint32Array, out: { keys: Uint32Array; values: Uint32Array }, kw: 1 | 2, bits: BitRange) {
+function expectSortedStable(
+  input: Uint32Array,
+  out: { keys: Uint32Array; values: Uint32Array },
+  kw: 1 | 2,
+  bits: BitRange,
+) {
   const lo = bits.bitsLo ?? 0;
   const hi = bits.bitsHi ?? 32 * kw;
   const n = out.values.length;
@@ -48,7 +53,13 @@ function expectSortedStable(input: Uint32Array, out: { keys: Uint32Array; values
 }
 
 /** Sorts on the GPU and checks the result against the CPU twin and the invariants. */
-async function checkSort(ctx: GpuContext, keys: Uint32Array, kw: 1 | 2, bits: BitRange = {}, options?: Partial<RadixSorterOptions>) {
+async function checkSort(
+  ctx: GpuContext,
+  keys: Uint32Array,
+  kw: 1 | 2,
+  bits: BitRange = {},
+  options?: Partial<RadixSorterOptions>,
+) {
   const n = keys.length / kw;
   const values = iota(n);
   let got: { keys: Uint32Array; values: Uint32Array };
@@ -57,7 +68,10 @@ async function checkSort(ctx: GpuContext, keys: Uint32Array, kw: 1 | 2, bits: Bi
     const kb = ctx.upload('test::keys', keys);
     const vb = ctx.upload('test::values', values);
     await ctx.submit('test::sort', (rec) => sorter.encode(rec, { keys: kb, values: vb, count: n, ...bits }));
-    got = { keys: new Uint32Array(await ctx.read(kb, 0, 4 * kw * n)), values: new Uint32Array(await ctx.read(vb, 0, 4 * n)) };
+    got = {
+      keys: new Uint32Array(await ctx.read(kb, 0, 4 * kw * n)),
+      values: new Uint32Array(await ctx.read(vb, 0, 4 * n)),
+    };
     kb.destroy();
     vb.destroy();
     sorter.destroy();
@@ -88,7 +102,9 @@ const show = (b: BitRange) => (b.bitsLo === undefined ? 'all bits' : `bits ${b.b
 describe('sortPairsCpu', () => {
   it('sortPairsCpu(keys, values) is a stable sort on the bit range (checked against the invariants)', () => {
     for (const kw of [1, 2] as const) {
-      for (const bits of [...RANGES[kw], { bitsLo: 5, bitsHi: 5 }, { bitsLo: 31, bitsHi: 33 }].filter((b) => (b.bitsHi ?? 0) <= 32 * kw)) {
+      for (const bits of [...RANGES[kw], { bitsLo: 5, bitsHi: 5 }, { bitsLo: 31, bitsHi: 33 }].filter(
+        (b) => (b.bitsHi ?? 0) <= 32 * kw,
+      )) {
         const keys = randomU32(3000 * kw, 7 + kw);
         for (let i = 0; i < keys.length; i += 3) keys[i] &= 0x0f0f00ff; // duplicates on some bit ranges
         expectSortedStable(keys, sortPairsCpu(keys, iota(3000), kw, bits), kw, bits);
@@ -151,41 +167,54 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
     }
   });
 
-  it('other shapes: small workgroups, few keys per thread, 2 … 8 bits per pass, with and without subgroups', async () => {
-    const shapes: Partial<RadixSorterOptions>[] = [
-      { subgroups: false, workgroupSize: 16, keysPerThread: 1, radixBits: 4 },
-      { subgroups: false, workgroupSize: 32, keysPerThread: 3, radixBits: 2 },
-      { subgroups: false, workgroupSize: 64, keysPerThread: 5, radixBits: 5 },
-      { subgroups: false, workgroupSize: 64, keysPerThread: 7, radixBits: 6 },
-    ];
-    if (ctx.features.subgroups) {
-      shapes.push(
-        { subgroups: true, workgroupSize: 32, keysPerThread: 3, radixBits: 5 },
-        { subgroups: true, workgroupSize: 128, keysPerThread: 5, radixBits: 8 },
-      );
-    }
-    for (const shape of shapes) {
-      for (const kw of [1, 2] as const) {
-        await checkSort(ctx, randomU32(6007 * kw, 5), kw, {}, shape);
-        await checkSort(ctx, randomU32(3001 * kw, 6), kw, { bitsLo: 1, bitsHi: 32 * kw - 2 }, shape);
+  it(
+    'other shapes: small workgroups, few keys per thread, 2 … 8 bits per pass, with and without subgroups',
+    async () => {
+      const shapes: Partial<RadixSorterOptions>[] = [
+        { subgroups: false, workgroupSize: 16, keysPerThread: 1, radixBits: 4 },
+        { subgroups: false, workgroupSize: 32, keysPerThread: 3, radixBits: 2 },
+        { subgroups: false, workgroupSize: 64, keysPerThread: 5, radixBits: 5 },
+        { subgroups: false, workgroupSize: 64, keysPerThread: 7, radixBits: 6 },
+      ];
+      if (ctx.features.subgroups) {
+        shapes.push(
+          { subgroups: true, workgroupSize: 32, keysPerThread: 3, radixBits: 5 },
+          { subgroups: true, workgroupSize: 128, keysPerThread: 5, radixBits: 8 },
+        );
       }
-    }
-  }, SLOW);
+      for (const shape of shapes) {
+        for (const kw of [1, 2] as const) {
+          await checkSort(ctx, randomU32(6007 * kw, 5), kw, {}, shape);
+          await checkSort(ctx, randomU32(3001 * kw, 6), kw, { bitsLo: 1, bitsHi: 32 * kw - 2 }, shape);
+        }
+      }
+    },
+    SLOW,
+  );
 
-  it('more than 65535 blocks use a 2D dispatch grid', async () => {
-    // 16 (32 with subgroups) threads × 1–2 keys per block: 65535 blocks hold 2,097,120 keys.
-    const n = 65535 * 32 + 1000;
-    const shapes: Partial<RadixSorterOptions>[] = [{ subgroups: false, workgroupSize: 16, keysPerThread: 2, radixBits: 4 }];
-    if (ctx.features.subgroups) shapes.push({ subgroups: true, workgroupSize: 32, keysPerThread: 1, radixBits: 4 });
-    for (const shape of shapes) {
-      await checkSort(ctx, randomU32(n, 77), 1, {}, shape);
-      // A range across the word boundary (4 passes, to keep lavapipe's time down).
-      await checkSort(ctx, randomU32(2 * n, 78), 2, { bitsLo: 26, bitsHi: 42 }, shape);
-    }
-  }, SLOW);
+  it(
+    'more than 65535 blocks use a 2D dispatch grid',
+    async () => {
+      // 16 (32 with subgroups) threads × 1–2 keys per block: 65535 blocks hold 2,097,120 keys.
+      const n = 65535 * 32 + 1000;
+      const shapes: Partial<RadixSorterOptions>[] = [
+        { subgroups: false, workgroupSize: 16, keysPerThread: 2, radixBits: 4 },
+      ];
+      if (ctx.features.subgroups) shapes.push({ subgroups: true, workgroupSize: 32, keysPerThread: 1, radixBits: 4 });
+      for (const shape of shapes) {
+        await checkSort(ctx, randomU32(n, 77), 1, {}, shape);
+        // A range across the word boundary (4 passes, to keep lavapipe's time down).
+        await checkSort(ctx, randomU32(2 * n, 78), 2, { bitsLo: 26, bitsHi: 42 }, shape);
+      }
+    },
+    SLOW,
+  );
 
   it('the default shape on a 2D grid (a context whose grids are at most 64 groups wide)', async () => {
-    const narrow = await createGpuContext({ features: ctx.features.subgroups ? 'all' : 'none', maxWorkgroupsPerDimension: 64 });
+    const narrow = await createGpuContext({
+      features: ctx.features.subgroups ? 'all' : 'none',
+      maxWorkgroupsPerDimension: 64,
+    });
     try {
       for (const kw of [1, 2] as const) await checkSort(narrow, randomU32(300_007 * kw, 79), kw, {});
     } finally {
@@ -195,7 +224,9 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
 
   it('subgroups: true without the feature is an InputError', async () => {
     if (ctx.features.subgroups) return;
-    await expect(createRadixSorter(ctx, { maxCount: 10, keyWords: 1, subgroups: true })).rejects.toThrow(/subgroups: true needs/);
+    await expect(createRadixSorter(ctx, { maxCount: 10, keyWords: 1, subgroups: true })).rejects.toThrow(
+      /subgroups: true needs/,
+    );
   });
 
   it('a sorter is reused for smaller counts, sorts in place, and frees its scratch', async () => {
@@ -208,13 +239,23 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
       const k0 = new Uint32Array(await ctx.read(kb, 0, 8 * count));
       const v0 = new Uint32Array(await ctx.read(vb, 0, 4 * count));
       // 5 passes (odd: the result is copied back), then 8 (even).
-      await ctx.submit('test::sort', (rec) => sorter.encode(rec, { keys: kb, values: vb, count, bitsLo: 40, bitsHi: 60 }));
+      await ctx.submit('test::sort', (rec) =>
+        sorter.encode(rec, { keys: kb, values: vb, count, bitsLo: 40, bitsHi: 60 }),
+      );
       const want1 = sortPairsCpu(k0, v0, 2, { bitsLo: 40, bitsHi: 60 });
-      const got1 = { keys: new Uint32Array(await ctx.read(kb, 0, 8 * count)), values: new Uint32Array(await ctx.read(vb, 0, 4 * count)) };
+      const got1 = {
+        keys: new Uint32Array(await ctx.read(kb, 0, 8 * count)),
+        values: new Uint32Array(await ctx.read(vb, 0, 4 * count)),
+      };
       expect(arraysEqual(got1.keys, want1.keys) && arraysEqual(got1.values, want1.values)).toBe(true);
-      await ctx.submit('test::sort', (rec) => sorter.encode(rec, { keys: kb, values: vb, count, bitsLo: 0, bitsHi: 32 }));
+      await ctx.submit('test::sort', (rec) =>
+        sorter.encode(rec, { keys: kb, values: vb, count, bitsLo: 0, bitsHi: 32 }),
+      );
       const want2 = sortPairsCpu(want1.keys, want1.values, 2, { bitsLo: 0, bitsHi: 32 });
-      const got2 = { keys: new Uint32Array(await ctx.read(kb, 0, 8 * count)), values: new Uint32Array(await ctx.read(vb, 0, 4 * count)) };
+      const got2 = {
+        keys: new Uint32Array(await ctx.read(kb, 0, 8 * count)),
+        values: new Uint32Array(await ctx.read(vb, 0, 4 * count)),
+      };
       expect(arraysEqual(got2.keys, want2.keys) && arraysEqual(got2.values, want2.values)).toBe(true);
     }
     // Pairs past `count` are untouched.
@@ -244,13 +285,17 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
   it('bad arguments throw InputErrors naming the value', async () => {
     await expect(createRadixSorter(ctx, { maxCount: -1, keyWords: 1 })).rejects.toThrow(/maxCount.*got -1/);
     await expect(createRadixSorter(ctx, { maxCount: 10, keyWords: 3 as 1 })).rejects.toThrow(/keyWords.*got 3/);
-    await expect(createRadixSorter(ctx, { maxCount: 10, keyWords: 1, workgroupSize: 48 })).rejects.toThrow(/workgroupSize.*got 48/);
+    await expect(createRadixSorter(ctx, { maxCount: 10, keyWords: 1, workgroupSize: 48 })).rejects.toThrow(
+      /workgroupSize.*got 48/,
+    );
     const sorter = await createRadixSorter(ctx, { maxCount: 100, keyWords: 1 });
     const b = ctx.createBuffer('test::b', 1000);
-    await expect(ctx.submit('test::bad', (rec) => sorter.encode(rec, { keys: b, values: b, count: 101 }))).rejects.toThrow(/count.*got 101/);
-    await expect(ctx.submit('test::bad', (rec) => sorter.encode(rec, { keys: b, values: b, count: 10, bitsHi: 40 }))).rejects.toThrow(
-      /bitsHi.*got 40/,
-    );
+    await expect(
+      ctx.submit('test::bad', (rec) => sorter.encode(rec, { keys: b, values: b, count: 101 })),
+    ).rejects.toThrow(/count.*got 101/);
+    await expect(
+      ctx.submit('test::bad', (rec) => sorter.encode(rec, { keys: b, values: b, count: 10, bitsHi: 40 })),
+    ).rejects.toThrow(/bitsHi.*got 40/);
     b.destroy();
     sorter.destroy();
   });

@@ -19,7 +19,9 @@ async function gpuReduceAll(ctx: GpuContext, data: Uint32Array | Float32Array, o
   const input = ctx.upload('test::reduceInput', data);
   // Results go to indices 1, 3, 5 of a buffer of sentinels, so that a write to the wrong index shows.
   const output = ctx.upload('test::reduceOutput', new Uint32Array(7).fill(0xdeadbeef));
-  await ctx.submit('test::reduce', (rec) => OPS.forEach((op, i) => reducer.encode(rec, input, output, 2 * i + 1, n, op, type)));
+  await ctx.submit('test::reduce', (rec) =>
+    OPS.forEach((op, i) => reducer.encode(rec, input, output, 2 * i + 1, n, op, type)),
+  );
   const raw = await ctx.read(output);
   input.destroy();
   output.destroy();
@@ -42,7 +44,10 @@ function expectReductions(got: Record<ReduceOp, number>, data: Uint32Array | Flo
       let abs = 0;
       for (const x of data) abs += Math.abs(x);
       const tol = data.length * 2 ** -23 * abs;
-      expect(Math.abs(got.sum - want), `${what} f32 sum: GPU ${got.sum}, CPU ${want}, tolerance ${tol}`).toBeLessThanOrEqual(tol);
+      expect(
+        Math.abs(got.sum - want),
+        `${what} f32 sum: GPU ${got.sum}, CPU ${want}, tolerance ${tol}`,
+      ).toBeLessThanOrEqual(tol);
     } else {
       expect(got[op], `${what} ${op}`).toBe(want);
     }
@@ -126,7 +131,9 @@ describe.skipIf(variants.length === 0).each(variants)('reduce ($name)', ({ ctx }
     const run = (f: Parameters<typeof ctx.submit>[1]) => ctx.submit('test::reduce', f);
     await expect(run((rec) => reducer.encode(rec, buf, out, 0, 101, 'sum', 'u32'))).rejects.toThrow(/101/);
     await expect(run((rec) => reducer.encode(rec, buf, out, 2, 10, 'sum', 'u32'))).rejects.toThrow(/test::out.*2 u32/);
-    await expect(run((rec) => reducer.encode(rec, buf, buf, 0, 10, 'sum', 'u32'))).rejects.toThrow(/must not be the input/);
+    await expect(run((rec) => reducer.encode(rec, buf, buf, 0, 10, 'sum', 'u32'))).rejects.toThrow(
+      /must not be the input/,
+    );
     await expect(run((rec) => reducer.encode(rec, buf, out, 0, 10, 'avg' as ReduceOp, 'u32'))).rejects.toThrow(/avg/);
     buf.destroy();
     out.destroy();

@@ -47,7 +47,8 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
   it('scanner.encode scans in place when input and output are the same buffer', async () => {
     for (const n of [1, 257, (1 << 20) + 7]) {
       const data = u32Data(n, 2000 + n);
-      for (const mode of MODES) expectScan(await gpuScan(ctx, data, mode, { inPlace: true }), data, mode, `in place n=${n}`);
+      for (const mode of MODES)
+        expectScan(await gpuScan(ctx, data, mode, { inPlace: true }), data, mode, `in place n=${n}`);
     }
   });
 
@@ -60,7 +61,12 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
     for (const n of [31, 32, 33, 1025, (1 << 20) + 7]) {
       const data = u32Data(n, 3000 + n);
       for (const mode of MODES) {
-        expectScan(await gpuScan(ctx, data, mode, { workgroupSize: 32, itemsPerThread: 1 }), data, mode, `WG=32 n=${n}`);
+        expectScan(
+          await gpuScan(ctx, data, mode, { workgroupSize: 32, itemsPerThread: 1 }),
+          data,
+          mode,
+          `WG=32 n=${n}`,
+        );
       }
     }
   });
@@ -68,9 +74,16 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
   it('other block shapes (64 × 3, 128 × 8) agree with the CPU twin', async () => {
     const n = 50_001;
     const data = u32Data(n, 4000);
-    for (const [wg, items] of [[64, 3], [128, 8]]) {
-      expectScan(await gpuScan(ctx, data, 'exclusive', { workgroupSize: wg, itemsPerThread: items }), data, 'exclusive',
-        `WG=${wg} items=${items}`);
+    for (const [wg, items] of [
+      [64, 3],
+      [128, 8],
+    ]) {
+      expectScan(
+        await gpuScan(ctx, data, 'exclusive', { workgroupSize: wg, itemsPerThread: items }),
+        data,
+        'exclusive',
+        `WG=${wg} items=${items}`,
+      );
     }
   });
 
@@ -79,14 +92,20 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
     const n = 65535 * 64 + 100;
     const data = u32Data(n, 5000);
     for (const mode of MODES) {
-      expectScan(await gpuScan(ctx, data, mode, { workgroupSize: 32, itemsPerThread: 2 }), data, mode, `2D grid n=${n}`);
+      expectScan(
+        await gpuScan(ctx, data, mode, { workgroupSize: 32, itemsPerThread: 2 }),
+        data,
+        mode,
+        `2D grid n=${n}`,
+      );
     }
   });
 
   it("strategy 'lookback' (single pass) matches scanU32Cpu at sizes 0 … 2^20 + 7 and on a 2D grid", async () => {
     for (const n of SIZES) {
       const data = u32Data(n, 7000 + n);
-      for (const mode of MODES) expectScan(await gpuScan(ctx, data, mode, { strategy: 'lookback' }), data, mode, `lookback n=${n}`);
+      for (const mode of MODES)
+        expectScan(await gpuScan(ctx, data, mode, { strategy: 'lookback' }), data, mode, `lookback n=${n}`);
     }
     const n = 65535 * 64 + 100;
     const data = u32Data(n, 7100);
@@ -98,22 +117,43 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
     // 'hide-odd-tiles' hides the status of every odd tile, so the look-back must reduce those tiles itself
     // (after lookbackSpins rounds); lookbackSpins: 0 alone reduces any tile that is not ready at first sight;
     // 'aggregates-only' hides inclusive prefixes, so whole windows of aggregates are added.
-    const cases = [[257, 32, 1], [5000, 32, 1], [100_003, 256, 16]];
+    const cases = [
+      [257, 32, 1],
+      [5000, 32, 1],
+      [100_003, 256, 16],
+    ];
     for (const [n, wg, items] of cases) {
       const data = u32Data(n, 8000 + n);
       const options: ScannerOptions = { strategy: 'lookback', workgroupSize: wg, itemsPerThread: items };
-      expectScan(await gpuScan(ctx, data, 'inclusive', { ...options, lookbackSpins: 1, lookbackTestMode: 'hide-odd-tiles' }),
-        data, 'inclusive', `lookback fallback WG=${wg} n=${n}`);
-      expectScan(await gpuScan(ctx, data, 'exclusive', { ...options, lookbackTestMode: 'aggregates-only' }),
-        data, 'exclusive', `lookback aggregates only WG=${wg} n=${n}`);
-      expectScan(await gpuScan(ctx, data, 'exclusive', { ...options, lookbackSpins: 0 }), data, 'exclusive',
-        `lookback spins=0 WG=${wg} n=${n}`);
+      expectScan(
+        await gpuScan(ctx, data, 'inclusive', { ...options, lookbackSpins: 1, lookbackTestMode: 'hide-odd-tiles' }),
+        data,
+        'inclusive',
+        `lookback fallback WG=${wg} n=${n}`,
+      );
+      expectScan(
+        await gpuScan(ctx, data, 'exclusive', { ...options, lookbackTestMode: 'aggregates-only' }),
+        data,
+        'exclusive',
+        `lookback aggregates only WG=${wg} n=${n}`,
+      );
+      expectScan(
+        await gpuScan(ctx, data, 'exclusive', { ...options, lookbackSpins: 0 }),
+        data,
+        'exclusive',
+        `lookback spins=0 WG=${wg} n=${n}`,
+      );
     }
   });
 
   it("strategy 'lookback' scans in place through reduce-then-scan", async () => {
     const data = u32Data(300_001, 9000);
-    expectScan(await gpuScan(ctx, data, 'inclusive', { strategy: 'lookback', inPlace: true }), data, 'inclusive', 'in place');
+    expectScan(
+      await gpuScan(ctx, data, 'inclusive', { strategy: 'lookback', inPlace: true }),
+      data,
+      'inclusive',
+      'in place',
+    );
   });
 
   it('scanU32 uploads, scans, reads back and frees', async () => {
@@ -132,7 +172,9 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
     await expect(createScanner(ctx, 100, { lookbackSpins: -2 })).rejects.toThrow(/lookbackSpins.*-2/);
     const scanner = await createScanner(ctx, 100);
     const small = ctx.createBuffer('test::small', 40);
-    await expect(ctx.submit('test::scan', (rec) => scanner.encode(rec, small, small, 101, 'exclusive'))).rejects.toThrow(/101/);
+    await expect(
+      ctx.submit('test::scan', (rec) => scanner.encode(rec, small, small, 101, 'exclusive')),
+    ).rejects.toThrow(/101/);
     await expect(ctx.submit('test::scan', (rec) => scanner.encode(rec, small, small, 11, 'exclusive'))).rejects.toThrow(
       /test::small.*10 u32/,
     );

@@ -37,7 +37,12 @@ describe.skipIf(variants.length === 0).each(variants)('branchesGpu against the C
   it.each(cases)('%s', async (_name, make) => {
     const { p, dim, box, cut } = make();
     const n = p.length / dim;
-    const tree = await emst(p, { dim, backend: 'cpu', ...(box ? { box } : {}), ...(cut ? { minEdgeLength: cut } : {}) });
+    const tree = await emst(p, {
+      dim,
+      backend: 'cpu',
+      ...(box ? { box } : {}),
+      ...(cut ? { minEdgeLength: cut } : {}),
+    });
     const got = await branchesGpu(ctx, p, dim, tree, box ? Float32Array.from(box) : undefined);
     const links = nodeLinks(n, tree.sources, tree.targets);
     const geometry = { coords: p, dim, box: box ? Float64Array.from(box) : undefined };
@@ -58,7 +63,13 @@ describe.skipIf(variants.length === 0).each(variants)('branchesGpu against the C
     const tree = { sources: Uint32Array.of(0, 0, 1), targets: Uint32Array.of(2, 1, 3) };
     const got = await branchesGpu(ctx, p, 2, tree, Float32Array.of(2, 2));
     const geometry = { coords: p, dim: 2, box: Float64Array.of(2, 2) };
-    const want = findBranches(tree.sources, tree.targets, nodeLinks(4, tree.sources, tree.targets), edgeLengths(geometry, tree.sources, tree.targets), geometry);
+    const want = findBranches(
+      tree.sources,
+      tree.targets,
+      nodeLinks(4, tree.sources, tree.targets),
+      edgeLengths(geometry, tree.sources, tree.targets),
+      geometry,
+    );
     expect(Array.from(got.ends)).toEqual(Array.from(want.ends));
     closeTo(got.endToEnd, want.endToEnd, 1e-6, 'endToEnd');
   });
@@ -67,7 +78,10 @@ describe.skipIf(variants.length === 0).each(variants)('branchesGpu against the C
     const empty = { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
     expect((await branchesGpu(ctx, new Float32Array(0), 2, empty)).degree.length).toBe(0);
     expect(Array.from((await branchesGpu(ctx, new Float32Array([1, 1]), 2, empty)).degree)).toEqual([0]);
-    const two = await branchesGpu(ctx, new Float32Array([0, 0, 3, 4]), 2, { sources: Uint32Array.of(0), targets: Uint32Array.of(1) });
+    const two = await branchesGpu(ctx, new Float32Array([0, 0, 3, 4]), 2, {
+      sources: Uint32Array.of(0),
+      targets: Uint32Array.of(1),
+    });
     expect(Array.from(two.degree)).toEqual([1, 1]);
     expect(Array.from(two.edgeLengths)).toEqual([5]);
     expect(two.edgeCounts.length).toBe(0);

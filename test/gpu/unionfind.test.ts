@@ -185,7 +185,11 @@ describe.skipIf(variants.length === 0).each(variants)('unionfind ($name)', ({ ct
     const maxCount = 40_000;
     const uf = await createUnionFind(ctx, maxCount);
     const roots = ctx.createBuffer('test::roots', 512);
-    for (const [n, seed] of [[maxCount, 1], [1234, 2], [maxCount, 3]] as const) {
+    for (const [n, seed] of [
+      [maxCount, 1],
+      [1234, 2],
+      [maxCount, 3],
+    ] as const) {
       const { a, b } = randomPairs(n, Math.round(n * 0.9), seed);
       const third = Math.floor(a.length / 3 / 64) * 64; // binding offsets are multiples of 256 bytes
       const ga = ctx.upload('test::pairsA', a);
@@ -196,7 +200,12 @@ describe.skipIf(variants.length === 0).each(variants)('unionfind ($name)', ({ ct
         uf.encodeCountRoots(rec, n, roots, 0);
         uf.encodeUnionPairs(rec, ga, gb, third);
         uf.encodeUnionPairs(rec, { buffer: ga, offset: third * 4 }, { buffer: gb, offset: third * 4 }, third);
-        uf.encodeUnionPairs(rec, { buffer: ga, offset: 2 * third * 4 }, { buffer: gb, offset: 2 * third * 4 }, a.length - 2 * third);
+        uf.encodeUnionPairs(
+          rec,
+          { buffer: ga, offset: 2 * third * 4 },
+          { buffer: gb, offset: 2 * third * 4 },
+          a.length - 2 * third,
+        );
         uf.encodeFlatten(rec, n);
         uf.encodeCountRoots(rec, n, roots, 256);
       });
@@ -216,12 +225,16 @@ describe.skipIf(variants.length === 0).each(variants)('unionfind ($name)', ({ ct
     const before = ctx.memory.liveBuffers;
     await unionFindLabels(ctx, 100, Uint32Array.of(1, 2), Uint32Array.of(3, 4));
     expect(ctx.memory.liveBuffers).toBe(before);
-    await expect(unionFindLabels(ctx, 3, Uint32Array.of(0), Uint32Array.of(3))).rejects.toThrow(/pairsB\[0\] < n=3, got 3/);
+    await expect(unionFindLabels(ctx, 3, Uint32Array.of(0), Uint32Array.of(3))).rejects.toThrow(
+      /pairsB\[0\] < n=3, got 3/,
+    );
     await expect(createUnionFind(ctx, -1)).rejects.toThrow(InputError);
     const uf = await createUnionFind(ctx, 10);
     const small = ctx.createBuffer('test::small', 8);
     await expect(ctx.submit('test::bad', (rec) => uf.encodeInit(rec, 11))).rejects.toThrow(/got 11/);
-    await expect(ctx.submit('test::bad', (rec) => uf.encodeUnionPairs(rec, small, small, 3))).rejects.toThrow(/count=3/);
+    await expect(ctx.submit('test::bad', (rec) => uf.encodeUnionPairs(rec, small, small, 3))).rejects.toThrow(
+      /count=3/,
+    );
     await expect(ctx.submit('test::bad', (rec) => uf.encodeCountRoots(rec, 10, small, 4))).rejects.toThrow(/got 4/);
     await expect(
       ctx.submit('test::bad', (rec) => uf.encodeUnionPairs(rec, { buffer: small, offset: 4 }, small, 1)),

@@ -119,7 +119,8 @@ export function compareWithOracle(
       const want = row.distances[r];
       const err = Math.abs(ds[r] - want) / ulpF32(want);
       if (err > maxUlps) maxUlps = err;
-      if (Math.abs(ds[r] - want) > tol(want)) fail(q, `rank ${r} distance ${ds[r]} vs oracle ${want} (${err.toFixed(2)} ulps)`);
+      if (Math.abs(ds[r] - want) > tol(want))
+        fail(q, `rank ${r} distance ${ds[r]} vs oracle ${want} (${err.toFixed(2)} ulps)`);
       if (ids[r] < n) {
         let s = 0;
         for (let a = 0; a < dim; a++) {
@@ -138,7 +139,9 @@ export function compareWithOracle(
       const want = new Set(row.indices.slice(0, have));
       if (!ids.every((i) => want.has(i))) fail(q, `index set ${ids} ≠ oracle ${[...want]}`);
       for (let r = 0; r < have; r++) {
-        const isolated = (r === 0 || od[r] - od[r - 1] > 2 * tol(od[r])) && (r + 1 >= od.length || od[r + 1] - od[r] > 2 * tol(od[r + 1]));
+        const isolated =
+          (r === 0 || od[r] - od[r - 1] > 2 * tol(od[r])) &&
+          (r + 1 >= od.length || od[r + 1] - od[r] > 2 * tol(od[r + 1]));
         if (isolated && ids[r] !== row.indices[r]) fail(q, `rank ${r} index ${ids[r]} ≠ oracle ${row.indices[r]}`);
       }
     }

@@ -47,7 +47,8 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
   const w = 2 * dim;
   if (boxes.length !== (n - 1) * w) fail(`boxes hold ${boxes.length} words, expected (n − 1)·2·dim = ${(n - 1) * w}`);
   const header = n - 1;
-  if (links[4 * header] !== 0 || links[4 * header + 1] !== NONE) fail(`header links are ${links.slice(4 * header, 4 * header + 2)}`);
+  if (links[4 * header] !== 0 || links[4 * header + 1] !== NONE)
+    fail(`header links are ${links.slice(4 * header, 4 * header + 2)}`);
   const childOf = new Int32Array(2 * n - 1).fill(-1);
   for (let r = 0; r < n; r++) {
     for (let s = 0; s < 2; s++) {
@@ -64,18 +65,21 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
   // A child's box: its record, or a leaf's point.
   const loOf = (c: number, a: number) => (c >= n - 1 ? sortedPoints[(c - (n - 1)) * dim + a] : boxes[c * w + a]);
   const hiOf = (c: number, a: number) => (c >= n - 1 ? sortedPoints[(c - (n - 1)) * dim + a] : boxes[c * w + dim + a]);
-  const rangeOf = (c: number): [number, number] => (c >= n - 1 ? [c - (n - 1), c - (n - 1)] : [ranges[2 * c], ranges[2 * c + 1]]);
+  const rangeOf = (c: number): [number, number] =>
+    c >= n - 1 ? [c - (n - 1), c - (n - 1)] : [ranges[2 * c], ranges[2 * c + 1]];
   for (let i = 0; i < n - 1; i++) {
     const [l, r] = [ranges[2 * i], ranges[2 * i + 1]];
     const [ll, lr] = rangeOf(links[4 * i]);
     const [rl, rr] = rangeOf(links[4 * i + 1]);
-    if (ll !== l || lr + 1 !== rl || rr !== r || l >= r) fail(`node ${i} range [${l}, ${r}] ≠ [${ll}, ${lr}] ∪ [${rl}, ${rr}]`);
+    if (ll !== l || lr + 1 !== rl || rr !== r || l >= r)
+      fail(`node ${i} range [${l}, ${r}] ≠ [${ll}, ${lr}] ∪ [${rl}, ${rr}]`);
     if (i !== l && i !== r) fail(`node ${i} is not an end of its range [${l}, ${r}] (Karras)`);
     const prefix = delta(codes, l, r);
     if (delta(codes, lr, rl) !== prefix) fail(`node ${i}: split δ ${delta(codes, lr, rl)} ≠ node prefix ${prefix}`);
     if (i > 0) {
       const p = parents[i] >>> 1;
-      if (prefix <= delta(codes, ranges[2 * p], ranges[2 * p + 1])) fail(`node ${i}: prefix does not grow from parent ${p}`);
+      if (prefix <= delta(codes, ranges[2 * p], ranges[2 * p + 1]))
+        fail(`node ${i}: prefix does not grow from parent ${p}`);
     }
     // This node's box (its own record) is the union of its children's (their records, or a leaf's point).
     const pr = parents[i];
@@ -85,7 +89,9 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
       const lo = minF(loOf(cl, a), loOf(cr, a));
       const hi = maxF(hiOf(cl, a), hiOf(cr, a));
       if (!same(boxes[dst + a], lo) || !same(boxes[dst + dim + a], hi)) {
-        fail(`node ${i} axis ${a}: box [${boxes[dst + a]}, ${boxes[dst + dim + a]}] ≠ union of children [${lo}, ${hi}]`);
+        fail(
+          `node ${i} axis ${a}: box [${boxes[dst + a]}, ${boxes[dst + dim + a]}] ≠ union of children [${lo}, ${hi}]`,
+        );
       }
     }
     const mi = Math.min(links[4 * i + 2], links[4 * i + 3]);

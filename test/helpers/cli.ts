@@ -38,7 +38,8 @@ export function tempDir(prefix = 'treeline-cli-'): string {
 export function writePointsCsv(path: string, points: ArrayLike<number>, dim: number, names?: string[]): string {
   const header = names ?? Array.from({ length: dim }, (_, j) => `x${j}`);
   const lines = [header.join(',')];
-  for (let i = 0; i < points.length / dim; i++) lines.push(Array.from({ length: dim }, (_, j) => points[i * dim + j]).join(','));
+  for (let i = 0; i < points.length / dim; i++)
+    lines.push(Array.from({ length: dim }, (_, j) => points[i * dim + j]).join(','));
   writeFileSync(path, lines.join('\n') + '\n');
   return path;
 }

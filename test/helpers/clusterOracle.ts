@@ -38,9 +38,7 @@ function compareCanonical(wa: number, ua: number, va: number, wb: number, ub: nu
 function canonicalOrder(mst: MstEdges): number[] {
   const { sources, targets, weights } = mst;
   const order = Array.from({ length: sources.length }, (_, i) => i);
-  order.sort((a, b) =>
-    compareCanonical(weights[a], sources[a], targets[a], weights[b], sources[b], targets[b]),
-  );
+  order.sort((a, b) => compareCanonical(weights[a], sources[a], targets[a], weights[b], sources[b], targets[b]));
   return order;
 }
 
@@ -98,7 +96,10 @@ class SplittableTree {
   private readonly seen: Int32Array;
   private stamp = 0;
 
-  constructor(private readonly mst: MstEdges, n: number) {
+  constructor(
+    private readonly mst: MstEdges,
+    n: number,
+  ) {
     this.adjacency = Array.from({ length: n }, () => []);
     for (let e = 0; e < mst.sources.length; e++) {
       this.adjacency[mst.sources[e]].push(e);

@@ -82,5 +82,10 @@ function kruskal(points: ArrayLike<number>, n: number, a: number[], b: number[])
     ws.push(w[e]);
     total += w[e];
   }
-  return { sources: Uint32Array.from(s), targets: Uint32Array.from(t), weights: Float64Array.from(ws), totalWeight: total };
+  return {
+    sources: Uint32Array.from(s),
+    targets: Uint32Array.from(t),
+    weights: Float64Array.from(ws),
+    totalWeight: total,
+  };
 }

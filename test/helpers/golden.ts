@@ -119,7 +119,9 @@ export function goldenPredict(caseName: string, params: string): GoldenPredict {
 
 /** A CSV of numbers with a header line (a golden one compressed as `path.gz`), as row-major float32 points. */
 export function readPointsCsv(path: string): { points: Float32Array; dim: number; n: number } {
-  const lines = readGoldenText(path).split('\n').filter((l) => l.trim().length > 0);
+  const lines = readGoldenText(path)
+    .split('\n')
+    .filter((l) => l.trim().length > 0);
   const rows = lines.slice(1).map((l) => l.split(',').map(Number));
   const dim = rows.length > 0 ? rows[0].length : 0;
   const points = new Float32Array(rows.length * dim);
@@ -191,7 +193,12 @@ export function expectGoldenResult(
   const golden = goldenMst(c);
   expect(Array.from(r.mst.sources)).toEqual(Array.from(golden.sources));
   expect(Array.from(r.mst.targets)).toEqual(Array.from(golden.targets));
-  expect(worstAbs(r.mst.weights, Array.from(golden.weights, (w) => Math.fround(w)))).toBeLessThanOrEqual(1e-6);
+  expect(
+    worstAbs(
+      r.mst.weights,
+      Array.from(golden.weights, (w) => Math.fround(w)),
+    ),
+  ).toBeLessThanOrEqual(1e-6);
   expect(Array.from(r.labels)).toEqual(c.canonical.labels);
   expect(Array.from(r.condensedTree.parent)).toEqual(c.canonical.condensed_tree.parent);
   expect(Array.from(r.condensedTree.child)).toEqual(c.canonical.condensed_tree.child);

@@ -35,7 +35,9 @@ export async function gpuVariants(extra: GpuContextOptions = {}): Promise<GpuVar
 }
 
 function featureList(ctx: GpuContext): string {
-  const on = Object.entries(ctx.features).filter(([, v]) => v).map(([k]) => k);
+  const on = Object.entries(ctx.features)
+    .filter(([, v]) => v)
+    .map(([k]) => k);
   return on.length ? on.join('+') : 'none available';
 }
 

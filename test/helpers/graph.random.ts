@@ -32,7 +32,8 @@ export function randomGraph(seed: number, o: RandomGraphOptions): EdgeListGraph 
   const comps = Math.max(1, Math.min(o.components ?? 3, n));
   const sources = new Uint32Array(m);
   const targets = new Uint32Array(m);
-  const weights: WeightArray = type === 'f32' ? new Float32Array(m) : type === 'i32' ? new Int32Array(m) : new Uint32Array(m);
+  const weights: WeightArray =
+    type === 'f32' ? new Float32Array(m) : type === 'i32' ? new Int32Array(m) : new Uint32Array(m);
   // Component c holds the vertices v with v % comps === c; the last vertex of each stays isolated when possible.
   const pick = (c: number) => {
     const size = Math.floor((n - 1 - c) / comps) + 1;
@@ -100,23 +101,24 @@ export function benchLikeGraph(kind: 'grid2d' | 'r4' | 'rmat', scale: number, se
     n = side * side;
     for (let y = 0; y < side; y++) {
       for (let x = 0; x < side; x++) {
-        if (x + 1 < side) s.push(y * side + x), t.push(y * side + x + 1);
-        if (y + 1 < side) s.push(y * side + x), t.push((y + 1) * side + x);
+        if (x + 1 < side) (s.push(y * side + x), t.push(y * side + x + 1));
+        if (y + 1 < side) (s.push(y * side + x), t.push((y + 1) * side + x));
       }
     }
   } else if (kind === 'r4') {
     n = 1 << scale;
-    for (let v = 0; v < n; v++) for (let k = 0; k < 4; k++) s.push(v), t.push(Math.floor(r() * n));
+    for (let v = 0; v < n; v++) for (let k = 0; k < 4; k++) (s.push(v), t.push(Math.floor(r() * n)));
   } else {
     n = 1 << scale;
     for (let e = 0; e < 8 * n; e++) {
-      let u = 0, v = 0;
+      let u = 0,
+        v = 0;
       for (let bit = 0; bit < scale; bit++) {
         const x = r();
         if (x >= 0.76) u |= 1 << bit;
         if ((x >= 0.57 && x < 0.76) || x >= 0.95) v |= 1 << bit;
       }
-      s.push(u), t.push(v);
+      (s.push(u), t.push(v));
     }
   }
   const weights = Int32Array.from(s, () => 1 + Math.floor(r() * (1 << 20)));

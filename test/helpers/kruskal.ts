@@ -55,5 +55,10 @@ export function kruskalOracle(g: OracleGraph): OracleForest {
   }
   const smallest = new Map<number, number>();
   for (let v = 0; v < n; v++) if (!smallest.has(find(v))) smallest.set(find(v), v);
-  return { ids, totalWeight: total, components: n - ids.length, labels: Array.from({ length: n }, (_, v) => smallest.get(find(v))!) };
+  return {
+    ids,
+    totalWeight: total,
+    components: n - ids.length,
+    labels: Array.from({ length: n }, (_, v) => smallest.get(find(v))!),
+  };
 }

@@ -27,7 +27,7 @@ export function periodicPoints(kind: PeriodicKind, n: number, box: number[], see
       let x: number;
       if (kind === 'grid') x = Math.floor(r() * L);
       else if (kind === 'inner') x = L * (0.3 + 0.4 * r());
-      else if (kind === 'corners') x = (r() < 0.5 ? 0.03 * L * r() : L * (1 - 0.03 * r()));
+      else if (kind === 'corners') x = r() < 0.5 ? 0.03 * L * r() : L * (1 - 0.03 * r());
       else x = k === face ? (r() < 0.5 ? 0.02 * L * r() : L * (1 - 0.02 * r())) : L * r();
       let v = f32(x);
       if (v >= f32(L)) v = 0;
@@ -68,14 +68,16 @@ export function periodicPrimF32(p: Float32Array, box: number[]): [number, number
     let v = -1;
     for (let j = 0; j < n; j++) {
       if (inTree[j]) continue;
-      if (v < 0 || less(bk[j], Math.min(j, bu[j]), Math.max(j, bu[j]), bk[v], Math.min(v, bu[v]), Math.max(v, bu[v]))) v = j;
+      if (v < 0 || less(bk[j], Math.min(j, bu[j]), Math.max(j, bu[j]), bk[v], Math.min(v, bu[v]), Math.max(v, bu[v])))
+        v = j;
     }
     edges.push([Math.min(v, bu[v]), Math.max(v, bu[v]), f32(Math.sqrt(bk[v]))]);
     inTree[v] = 1;
     for (let j = 0; j < n; j++) {
       if (inTree[j]) continue;
       const k = periodicKey(p, period, v, j);
-      if (less(k, Math.min(v, j), Math.max(v, j), bk[j], Math.min(j, bu[j]), Math.max(j, bu[j]))) [bk[j], bu[j]] = [k, v];
+      if (less(k, Math.min(v, j), Math.max(v, j), bk[j], Math.min(j, bu[j]), Math.max(j, bu[j])))
+        [bk[j], bu[j]] = [k, v];
     }
   }
   edges.sort((x, y) => x[2] - y[2] || x[0] - y[0] || x[1] - y[1]);

@@ -30,7 +30,13 @@ export interface PrimMst {
 }
 
 /** Euclidean distance between points i and j of a row-major array, in float64 (minimum image with `box`). */
-export function distance(points: ArrayLike<number>, dim: number, i: number, j: number, box?: ArrayLike<number>): number {
+export function distance(
+  points: ArrayLike<number>,
+  dim: number,
+  i: number,
+  j: number,
+  box?: ArrayLike<number>,
+): number {
   let s = 0;
   for (let k = 0; k < dim; k++) {
     let d = Math.abs(points[i * dim + k] - points[j * dim + k]);
@@ -96,8 +102,12 @@ export function primMst(points: ArrayLike<number>, dim: number, options: PrimOpt
       if (
         v < 0 ||
         before(
-          bestW[j], Math.min(j, bestU[j]), Math.max(j, bestU[j]),
-          bestW[v], Math.min(v, bestU[v]), Math.max(v, bestU[v]),
+          bestW[j],
+          Math.min(j, bestU[j]),
+          Math.max(j, bestU[j]),
+          bestW[v],
+          Math.min(v, bestU[v]),
+          Math.max(v, bestU[v]),
         )
       ) {
         v = j;

@@ -11,7 +11,7 @@ export const SIZES = [0, 1, 255, 256, 257, 4097, (1 << 20) + 7];
 export function u32Data(n: number, seed: number): Uint32Array {
   const d = randomU32(n, seed);
   const r = mulberry32(seed ^ 0x5bd1e995);
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const len = 1 + Math.floor(r() * 40);
     const kind = r();
     if (kind < 0.25) d.fill(0xffffffff, i, Math.min(n, i + len));
@@ -26,7 +26,7 @@ export function f32Data(n: number, seed: number): Float32Array {
   const r = mulberry32(seed);
   const d = new Float32Array(n);
   for (let i = 0; i < n; i++) d[i] = (r() - 0.5) * 2000;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const len = 1 + Math.floor(r() * 40);
     const kind = r();
     if (kind < 0.1) d.fill(-0, i, Math.min(n, i + len));

@@ -8,7 +8,12 @@ import { PlainUnionFind } from './unionfind.js';
 
 const f32 = Math.fround;
 
-export function scaleCutKruskal(p: Float32Array, dim: number, minLength: number, box?: number[]): [number, number, number][] {
+export function scaleCutKruskal(
+  p: Float32Array,
+  dim: number,
+  minLength: number,
+  box?: number[],
+): [number, number, number][] {
   const n = p.length / dim;
   const period = box ? Float32Array.from(box) : null;
   const key = (a: number, b: number) => {
