@@ -24,7 +24,7 @@
 import { checkCoordinates } from '../emst/validate.js';
 import { InputError } from '../errors.js';
 import { clusterTreeInfo, pointRows, type ClusterTreeInfo, type PointRows } from './clusterTree.js';
-import { bruteForceKnn, type KnnSearch } from '../knn/brute.cpu.js';
+import { bruteForceKnn, type KnnQueryResult, type KnnSearch } from '../knn/brute.cpu.js';
 import { validateModel, type HdbscanModel } from './model.js';
 
 export interface ApproximatePrediction {
@@ -39,7 +39,7 @@ export interface ApproximatePredictOptions {
   knn?: KnnSearch;
 }
 
-interface Prepared {
+export interface Prepared {
   info: ClusterTreeInfo;
   rows: PointRows;
   /** Label of the selected cluster at or above each cluster (−1 if none). */
@@ -48,7 +48,8 @@ interface Prepared {
 
 const prepared = new WeakMap<HdbscanModel, Prepared>();
 
-function prepare(model: HdbscanModel): Prepared {
+/** The model validated (once per model object) and its tree facts; shared with membership.ts. */
+export function prepare(model: HdbscanModel): Prepared {
   let p = prepared.get(model);
   if (p) return p;
   validateModel(model);
@@ -71,49 +72,20 @@ export function approximatePredict(
   options: ApproximatePredictOptions = {},
 ): ApproximatePrediction {
   const { info, rows, labelOf } = prepare(model);
-  const dim = model.dim;
-  if (!(newPoints instanceof Float32Array) && !(newPoints instanceof Float64Array)) {
-    throw new InputError(`Expected newPoints to be a Float32Array or Float64Array.`);
-  }
-  if (newPoints.length % dim !== 0) {
-    throw new InputError(
-      `Expected newPoints.length to be a multiple of the model's dim=${dim}, got ${newPoints.length}.`,
-    );
-  }
-  try {
-    checkCoordinates(newPoints, dim);
-  } catch (e) {
-    throw e instanceof InputError ? new InputError(`newPoints: ${e.message}`) : e;
-  }
-  const queries = newPoints instanceof Float64Array ? new Float32Array(newPoints) : newPoints;
-  const m = queries.length / dim;
+  const queries = checkNewPoints(newPoints, model.dim);
+  const m = queries.length / model.dim;
   const labels = new Int32Array(m).fill(-1);
   const probabilities = new Float64Array(m);
   const n = model.condensedTree.numPoints;
   // No cluster rows: hdbscan predicts noise for everything.
   if (info.numClusters <= 1 || n === 0) return { labels, probabilities };
 
-  const minSamples = model.minSamples;
-  const knn = (options.knn ?? bruteForceKnn)(model.points, dim, queries, 2 * minSamples);
-  const k = knn.k;
-  // hdbscan 0.8.43 reads neighbor_distances[min_samples]: the (minSamples + 1)-th nearest training point.
-  const coreColumn = Math.min(minSamples, k - 1);
-  const core = model.predictionCoreDistances;
+  const knn = (options.knn ?? bruteForceKnn)(model.points, model.dim, queries, 2 * model.minSamples);
+  const neighbour = { index: 0, lambda: 0 };
   for (let q = 0; q < m; q++) {
-    const base = q * k;
-    const pointCore = knn.distances[base + coreColumn];
-    // Nearest neighbour in mutual reachability (the first of equals, as numpy's argmin).
-    let best = -1;
-    let bestMr = Infinity;
-    for (let j = 0; j < k; j++) {
-      const idx = knn.indices[base + j];
-      const mr = Math.max(core[idx], pointCore, knn.distances[base + j]);
-      if (mr < bestMr || best < 0) {
-        bestMr = mr;
-        best = idx;
-      }
-    }
-    let lambda = bestMr > 0 ? 1 / bestMr : Number.MAX_VALUE;
+    mutualReachabilityNeighbour(model, knn, q, neighbour);
+    const best = neighbour.index;
+    let lambda = neighbour.lambda;
     let cluster = rows.cluster[best];
     if (rows.lambda[best] > lambda) {
       // The new point is not dense enough to stay with its neighbour: climb to the cluster alive at its λ.
@@ -132,4 +104,55 @@ export function approximatePredict(
     }
   }
   return { labels, probabilities };
+}
+
+/**
+ * New points checked at the door (a Float32Array or Float64Array of whole rows of `dim`, coordinates finite and in
+ * float32's range; the message names row and column) and rounded to float32, as hdbscan() rounds its input.
+ */
+export function checkNewPoints(newPoints: Float32Array | Float64Array, dim: number): Float32Array {
+  if (!(newPoints instanceof Float32Array) && !(newPoints instanceof Float64Array)) {
+    throw new InputError(`Expected newPoints to be a Float32Array or Float64Array.`);
+  }
+  if (newPoints.length % dim !== 0) {
+    throw new InputError(
+      `Expected newPoints.length to be a multiple of the model's dim=${dim}, got ${newPoints.length}.`,
+    );
+  }
+  try {
+    checkCoordinates(newPoints, dim);
+  } catch (e) {
+    throw e instanceof InputError ? new InputError(`newPoints: ${e.message}`) : e;
+  }
+  return newPoints instanceof Float64Array ? new Float32Array(newPoints) : newPoints;
+}
+
+/**
+ * hdbscan's `_find_neighbor_and_lambda` for query q of `knn` (its 2 · minSamples nearest training points): the
+ * nearest neighbour in mutual reachability (the first of equals, as numpy's argmin) and λ = 1 / that distance
+ * (Number.MAX_VALUE where it is 0). Written into `out` (one object reused over the queries).
+ */
+export function mutualReachabilityNeighbour(
+  model: HdbscanModel,
+  knn: KnnQueryResult,
+  q: number,
+  out: { index: number; lambda: number },
+): void {
+  const k = knn.k;
+  const base = q * k;
+  // hdbscan 0.8.43 reads neighbor_distances[min_samples]: the (minSamples + 1)-th nearest training point.
+  const pointCore = knn.distances[base + Math.min(model.minSamples, k - 1)];
+  const core = model.predictionCoreDistances;
+  let best = -1;
+  let bestMr = Infinity;
+  for (let j = 0; j < k; j++) {
+    const idx = knn.indices[base + j];
+    const mr = Math.max(core[idx], pointCore, knn.distances[base + j]);
+    if (mr < bestMr || best < 0) {
+      bestMr = mr;
+      best = idx;
+    }
+  }
+  out.index = best;
+  out.lambda = bestMr > 0 ? 1 / bestMr : Number.MAX_VALUE;
 }
