@@ -235,8 +235,12 @@ def run_case(root, case, src, params):
             assert np.array_equal(ref_mst[:, :2], mst[:, :2]), 'MST differs from test/golden/hdbscan canonical'
             assert np.allclose(ref_mst[:, 2], mst[:, 2], rtol=1e-12, atol=0)
             assert np.array_equal(np.array(ref['labels']), labels)
+            for key, ours in (('parent', 'parent'), ('child', 'child'), ('child_size', 'child_size')):
+                assert np.array_equal(np.array(ref['condensed_tree'][key]), condensed[ours])
             assert np.allclose(np.array(ref['probabilities']), probabilities, rtol=1e-12, atol=1e-12)
-            checked_against = '../../' + src + '/' + tag + '.json (canonical: same MST, labels, probabilities)'
+            checked_against = (
+                '../../' + src + '/' + tag + '.json (canonical: same MST, condensed tree, labels, probabilities)'
+            )
 
     # An HDBSCAN object holding the canonical state; prediction data from hdbscan's generate_prediction_data().
     c = HDBSCAN(
@@ -316,6 +320,13 @@ def run_case(root, case, src, params):
             labels=[int(v) for v in labels],
             probabilities=[fnum(v) for v in probabilities],
             mst_total_weight=float(mst[:, 2].sum()),
+            mst_edges=[[int(a), int(b), float(w)] for a, b, w in mst],
+            condensed_tree=dict(
+                parent=[int(v) for v in condensed['parent']],
+                child=[int(v) for v in condensed['child']],
+                **{'lambda': [fnum(v) for v in condensed['lambda_val']]},
+                child_size=[int(v) for v in condensed['child_size']],
+            ),
         ),
         selected_clusters=selected,
         exemplar_counts=[int(len(e)) for e in c.prediction_data_.exemplars],
@@ -332,7 +343,7 @@ def run_case(root, case, src, params):
         medoid_rows=medoid_rows,
         medoid_margin=medoid_margin,
     )
-    write_gz(os.path.join(out, tag + '.json.gz'), json.dumps(result, indent=0).encode())
+    write_gz(os.path.join(out, tag + '.json.gz'), json.dumps(result, separators=(',', ':')).encode())
     print(
         '%-16s n=%d d=%d k=%d noise=%d exact_ties=%s near_ties=%s cuts=%s checked=%s'
         % (case, n, dim, k, result['n_noise'], exact_ties, near_ties,
