@@ -12,9 +12,9 @@ import type { PointTable } from '../io/points.js';
 import type { Column } from '../io/write.js';
 import { compareStats, type StatsComparison } from '../stats/compare.js';
 import { degreeCounts } from '../stats/degree.js';
-import { binsOf } from '../stats/histogram.js';
+import { binsOf, type MstBins } from '../stats/histogram.js';
 import { mstStats, type MstStats, type MstStatsOptions } from '../stats/mstStats.js';
-import { mstPlotSvg } from '../stats/plot.js';
+import { mstPlotSvg, type MstTreePanel } from '../stats/plot.js';
 import { summarise } from '../stats/summary.js';
 import { STAT_NAMES, type MstHistograms, type StatName } from '../stats/types.js';
 import type { CliIo } from './program.js';
@@ -27,6 +27,7 @@ import {
   addOutputOptions,
   addPointInputOptions,
   choice,
+  integer,
   logTimings,
   plural,
   POINTS_ARGUMENT,
@@ -50,6 +51,12 @@ export interface StatsCliOptions extends InputOptions, OutputOptions {
   json?: boolean;
   raw?: boolean;
   plot?: string;
+  /** Bins of l, b and √(1 − s) (MiSTree's 100, 100, 50 otherwise). */
+  bins?: number;
+  /** l and b in log10-spaced bins, drawn on log axes. */
+  log?: boolean;
+  /** The figure gains a first panel: the tree over the first two columns. */
+  plotTreePanel?: boolean;
   compare?: string[];
   backend: Backend;
   /** CPU backend threads (undefined: the default). */
@@ -85,9 +92,21 @@ function statsOptions(table: PointTable, o: StatsCliOptions): MstStatsOptions {
     coords: o.coords === 'radec' ? 'radec' : 'cartesian',
     ...(box ? { box } : {}),
     ...(o.minEdgeLength ? { minEdgeLength: o.minEdgeLength } : {}),
+    ...(o.bins !== undefined || o.log ? { bins: cliBins(o) } : {}),
     normalise: !o.counts,
     backend: o.backend,
     threads: o.threads,
+  };
+}
+
+/** --bins and --log as library bins: counts for l, b and √(1 − s); log10 spacing for l and b. */
+function cliBins(o: StatsCliOptions): MstBins {
+  const count = o.bins !== undefined ? { count: o.bins } : {};
+  const log = o.log ? { log: true } : {};
+  return {
+    edgeLength: { ...count, ...log },
+    branchLength: { ...count, ...log },
+    ...(o.bins !== undefined ? { branchShape: { count: o.bins } } : {}),
   };
 }
 
@@ -310,6 +329,18 @@ function logSummary(io: CliIo, r: StatsRun, where: string): void {
   io.log(`stats: against ${plural(c.realisations, 'realisation')}: ${parts.join(', ')}${joint}`);
 }
 
+/** The tree over the first two columns of the points read (edges coloured by length). */
+function treePanel(r: StatsRun): MstTreePanel {
+  const { table, stats: s } = r;
+  const y = Math.min(1, table.dim - 1);
+  return {
+    points: table.points,
+    dim: table.dim,
+    edges: { sources: s.edgeSources, targets: s.edgeTargets, weights: s.edgeLengths },
+    axisLabels: [table.columns[0], table.columns[y]],
+  };
+}
+
 export function statsCommand(io: CliIo): Command {
   const cmd = new Command('stats')
     .description(
@@ -329,6 +360,12 @@ export function statsCommand(io: CliIo): Command {
       '--plot <file>',
       'write the 4-panel figure (d, l, b, √(1 − s); with --compare, ratio panels and 1σ/2σ bands) as .svg or .png, by the extension',
     )
+    .option('--bins <n>', 'bins of l, b and √(1 − s) (default 100, 100, 50 as MiSTree)', integer('--bins', 1))
+    .option(
+      '--log',
+      'l and b in log10-spaced bins from the smallest positive value, drawn on log axes per dex (clustered data)',
+    )
+    .option('--plot-tree-panel', 'the --plot figure gains a first panel: the tree over the first two columns')
     .option(
       '--compare <files...>',
       'realisations measured on the same bins: ratios, bands, χ² (Hartlap) where N > bins + 2',
@@ -351,6 +388,7 @@ export function statsCommand(io: CliIo): Command {
         '  $ treeline stats sky.csv --coords radec --columns ra,dec --plot mst.svg',
         '  $ treeline stats halos.npy --periodic 1000 --plot mst.svg --compare mock1.npy mock2.npy mock3.npy',
         '  $ treeline stats points.csv --min-edge-length 0.5 --format csv -o hist.csv',
+        '  $ treeline stats clustered.npy --log --bins 40 --plot mst.png --plot-tree-panel',
       ].join('\n'),
     )
     .action(async (file: string, o: StatsCliOptions) => {
@@ -359,6 +397,8 @@ export function statsCommand(io: CliIo): Command {
       const format = o.json ? 'json' : (o.format ?? (o.output?.toLowerCase().endsWith('.csv') ? 'csv' : 'json'));
       const opts = { ...o, format } as StatsCliOptions;
       const plot = o.plot === undefined ? null : plotFormat(o.plot);
+      if (o.plotTreePanel && !o.plot)
+        throw new InputError('--plot-tree-panel adds a panel to --plot: give --plot <file> too.');
       const outputs = [
         { path: o.output, option: '-o', kind: outputKind(opts) },
         { path: o.plot, option: '--plot' },
@@ -377,6 +417,8 @@ export function statsCommand(io: CliIo): Command {
             catalogue: r.stats.histograms,
             realisations: r.realisations.map((x) => x.histograms),
             labels,
+            ...(o.log ? { log: true } : {}),
+            ...(o.plotTreePanel ? { tree: treePanel(r) } : {}),
           });
           await run.outputs.write(o.plot, [await plotBytes(svg, plot)], run.signal);
         }

@@ -150,7 +150,7 @@ export function pointsPanel(points: ArrayLike<number>, o: PointsPlotOptions, box
     weightRange = e.range;
   }
   const drawn = sample ? sample.length : n;
-  g.push(pointMarks(sample, n, o.labels, X, Y, xs, ys, drawn));
+  g.push(pointMarks(sample, n, o.labels, X, Y, xs, ys, drawn, Math.min(1, box.w / 480)));
   g.push('</g>');
   const name = (c: number): string => `x[${c}]`;
   const [ax, ay] = o.axisLabels ?? [name(cx), name(cy)];
@@ -257,11 +257,13 @@ function pointMarks(
   xs: Scale,
   ys: Scale,
   drawn: number,
+  shrink: number,
 ): string {
   const groups = new Map<number, string[]>();
   const count = sample ? sample.length : n;
   const circles = drawn <= CIRCLE_LIMIT;
-  const r = circles ? Math.max(1.2, Math.min(3.5, 160 / Math.sqrt(Math.max(1, drawn)))) : 0.7;
+  // Radius by the count (crowded plots get small marks) and the panel (a small panel, smaller marks).
+  const r = circles ? Math.max(0.7, Math.max(1.2, Math.min(3.5, 160 / Math.sqrt(Math.max(1, drawn)))) * shrink) : 0.7;
   for (let c = 0; c < count; c++) {
     const i = sample ? sample[c] : c;
     const x = X(i);

@@ -19,8 +19,13 @@
 import { InputError } from '../errors.js';
 import type { Histogram, MstHistograms, StatName } from './types.js';
 
-/** Bins of one statistic: a range and a count (either bound may be left to the default), or explicit edges. */
-export type BinSpec = { min?: number; max?: number; count?: number } | ArrayLike<number>;
+/**
+ * Bins of one statistic: a range and a count (either bound may be left to the default), or explicit edges. With
+ * `log` the edges are spaced evenly in log10 (numpy.geomspace) from min (default: the smallest positive value) to max
+ * (default 1.05 × the largest): on clustered data linear bins of l and b put nearly everything in the first bin.
+ * Values ≤ 0 (duplicate points) then fall in no bin.
+ */
+export type BinSpec = { min?: number; max?: number; count?: number; log?: boolean } | ArrayLike<number>;
 
 /** User bins per statistic; a missing entry keeps MiSTree's default. The branchShape bins are bins of √(1 − s). */
 export type MstBins = Partial<Record<StatName, BinSpec>>;
@@ -158,7 +163,8 @@ export function binEdges(name: StatName, spec: BinSpec | undefined, values: Arra
   }
   if (spec !== undefined && 'length' in spec) return explicitEdges(name, spec);
   const d = DEFAULTS[name];
-  const s = (spec ?? {}) as { min?: number; max?: number; count?: number };
+  const s = (spec ?? {}) as { min?: number; max?: number; count?: number; log?: boolean };
+  if (s.log) return logEdges(name, s, values);
   const min = s.min ?? d.min;
   let max = s.max ?? d.max;
   if (max === undefined) {
@@ -173,6 +179,34 @@ export function binEdges(name: StatName, spec: BinSpec | undefined, values: Arra
     throw new InputError(`bins.${name}: expected finite min < max, got min=${min}, max=${max}.`);
   }
   return linspace(min, max, count + 1);
+}
+
+/** Edges evenly spaced in log10 (numpy.geomspace): min default the smallest positive value, max 1.05 × the largest. */
+function logEdges(
+  name: StatName,
+  s: { min?: number; max?: number; count?: number },
+  values: ArrayLike<number>,
+): Float64Array {
+  const d = DEFAULTS[name];
+  let smallest = Infinity;
+  for (let i = 0; i < values.length; i++) if (values[i] > 0 && values[i] < smallest) smallest = values[i];
+  const top = largest(values);
+  let max = s.max ?? (top > 0 && Number.isFinite(top) ? 1.05 * top : 1);
+  let min = s.min ?? (Number.isFinite(smallest) && smallest < max ? smallest : max / 1000);
+  if (s.max === undefined && !(min < max)) max = min * 10; // a user min at or above every value: one decade
+  if (s.min === undefined && !(min < max)) min = max / 1000;
+  const count = s.count ?? d.count;
+  if (!Number.isInteger(count) || count < 1)
+    throw new InputError(`bins.${name}.count: expected an integer ≥ 1, got ${count}.`);
+  if (!(min > 0) || !Number.isFinite(max) || !(min < max)) {
+    throw new InputError(`bins.${name}: log bins need finite 0 < min < max, got min=${min}, max=${max}.`);
+  }
+  const a = Math.log10(min);
+  const b = Math.log10(max);
+  const edges = linspace(a, b, count + 1).map((e) => 10 ** e);
+  edges[0] = min;
+  edges[count] = max;
+  return edges;
 }
 
 function explicitEdges(name: StatName, spec: ArrayLike<number>): Float64Array {

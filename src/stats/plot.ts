@@ -10,12 +10,19 @@
  *   set it), at most [0, 2]; what lies beyond is clipped.
  * - Without realisations only the histogram panels are drawn.
  *
+ * - Options (issue 21): `log` draws l and b on log axes with y per dex (dN̄/dlog₁₀ l: the unit-area density times
+ *   the bin's width over its width in log10; for log bins, `bins: { edgeLength: { log: true } }`), and `tree` adds a
+ *   first panel (`<g id="tree">`) with the tree drawn over two columns of the points (plot/points.ts). Without them the figure is
+ *   the same to the byte as before.
+ *
  * Every panel is a `<g>` with a stable id and class (`panel-degree`, `ratio-edgeLength`, … after STAT_NAMES;
  * class `panel histogram` or `panel ratio`); the legend is `<g id="legend">`. Non-finite values (empty or NaN bins,
  * a zero mean) break lines and bands instead of reaching the path data: every coordinate written is finite.
  */
 import { checkHistograms, compareStats, type StatComparison } from './compare.js';
 import { STAT_NAMES, type Histogram, type MstHistograms, type StatName } from './types.js';
+import { pointsPanel, type PlotEdges } from '../plot/points.js';
+import { logTickLabel, logTicks, px as scalePx } from '../plot/svg.js';
 
 export interface MstPlotInput {
   catalogue: MstHistograms;
@@ -29,6 +36,21 @@ export interface MstPlotInput {
     /** Units of l and b, appended to their axis labels as 'l [units]'. */
     units?: string;
   };
+  /** l and b on log10 axes, y per dex (meant for log bins; see the header). */
+  log?: boolean;
+  /** A first panel: the tree over two columns of the points (row-major n × dim), edges coloured by length. */
+  tree?: MstTreePanel;
+}
+
+export interface MstTreePanel {
+  points: ArrayLike<number>;
+  dim: number;
+  edges: PlotEdges;
+  /** The two columns drawn; default the first two. */
+  columns?: [number, number];
+  axisLabels?: [string, string];
+  /** Most points and edges drawn (a seeded sample beyond); default 100 000. */
+  maxPoints?: number;
 }
 
 const COLOR_MEAN = '#1f77b4';
@@ -47,6 +69,7 @@ const RATIO_HEIGHT = 80;
 const AXIS_BELOW = 46; // tick labels and x label under the bottom panel
 const MARGIN_LEFT = 6;
 const MARGIN_RIGHT = 12;
+const TREE_COLUMN = 300; // the tree panel's column, before the four statistics
 
 interface Box {
   x: number;
@@ -60,6 +83,7 @@ interface Scale {
   hi: number;
   px0: number;
   px1: number;
+  log?: boolean;
 }
 
 /** The 4-panel figure as a standalone SVG document (UTF-8 text). */
@@ -69,7 +93,8 @@ export function mstPlotSvg(input: MstPlotInput): string {
   const realisations = input.realisations ?? [];
   const comparison = realisations.length > 0 ? compareStats(catalogue, realisations, { chi2: [] }) : null;
   const withRatio = comparison !== null;
-  const width = MARGIN_LEFT + 4 * COLUMN_WIDTH + MARGIN_RIGHT;
+  const left = MARGIN_LEFT + (input.tree ? TREE_COLUMN : 0);
+  const width = left + 4 * COLUMN_WIDTH + MARGIN_RIGHT;
   const height = LEGEND_HEIGHT + HIST_HEIGHT + (withRatio ? GAP + RATIO_HEIGHT : 0) + AXIS_BELOW;
   const units = input.labels?.units;
   const xLabels: Record<StatName, string> = {
@@ -88,18 +113,29 @@ export function mstPlotSvg(input: MstPlotInput): string {
   const defs: string[] = [];
   const body: string[] = [];
   STAT_NAMES.forEach((name, col) => {
-    const x0 = MARGIN_LEFT + col * COLUMN_WIDTH + PLOT_LEFT;
+    const x0 = left + col * COLUMN_WIDTH + PLOT_LEFT;
     const hist: Box = { x: x0, y: LEGEND_HEIGHT, w: PLOT_WIDTH, h: HIST_HEIGHT };
     const ratio: Box = { x: x0, y: LEGEND_HEIGHT + HIST_HEIGHT + GAP, w: PLOT_WIDTH, h: RATIO_HEIGHT };
     const h = catalogue[name];
     const stat = comparison ? comparison[name] : null;
     defs.push(clip(`clip-panel-${name}`, hist), ...(withRatio ? [clip(`clip-ratio-${name}`, ratio)] : []));
-    body.push(histogramPanel(name, h, stat, hist, withRatio ? null : xLabels[name]));
-    if (stat) body.push(ratioPanel(name, stat, ratio, xLabels[name]));
+    const log = !!input.log && (name === 'edgeLength' || name === 'branchLength');
+    body.push(histogramPanel(name, h, stat, hist, withRatio ? null : xLabels[name], log));
+    if (stat) body.push(ratioPanel(name, stat, ratio, xLabels[name], log));
   });
+  if (input.tree) {
+    const t = input.tree;
+    const side = Math.min(TREE_COLUMN - 70, height - LEGEND_HEIGHT - AXIS_BELOW);
+    const box = { x: MARGIN_LEFT + 56, y: LEGEND_HEIGHT, w: side, h: side };
+    body.push(pointsPanel(t.points, { ...t, edges: t.edges }, box, 'tree').svg);
+    body.push(
+      `<text class="title" x="${fmt(box.x + side / 2)}" y="${LEGEND_HEIGHT - 8}" text-anchor="middle" font-size="12">` +
+        `EMST, edges coloured by length (viridis)</text>`,
+    );
+  }
   out.push(`<defs>${defs.join('')}</defs>`);
   out.push(...body);
-  out.push(legend(input, realisations.length));
+  out.push(legend(input, realisations.length, left));
   out.push('</svg>');
   return out.join('\n');
 }
@@ -112,16 +148,24 @@ function histogramPanel(
   stat: StatComparison | null,
   box: Box,
   xLabel: string | null,
+  log = false,
 ): string {
   const edges = h.edges;
   const bins = h.x.length;
+  // On a log axis a unit-area density is shown per dex: × width / width in log10.
+  const perDex = (v: ArrayLike<number>): Float64Array =>
+    Float64Array.from({ length: bins }, (_, i) =>
+      h.normalised ? (v[i] * (edges[i + 1] - edges[i])) / Math.log10(edges[i + 1] / edges[i]) : v[i],
+    );
+  const y = log ? perDex(h.y) : h.y;
+  if (log && stat) stat = { ...stat, mean: perDex(stat.mean), std: perDex(stat.std) };
   const lo2 = new Float64Array(bins);
   const hi2 = new Float64Array(bins);
   const lo1 = new Float64Array(bins);
   const hi1 = new Float64Array(bins);
   let top = 0;
   for (let i = 0; i < bins; i++) {
-    if (Number.isFinite(h.y[i])) top = Math.max(top, h.y[i]);
+    if (Number.isFinite(y[i])) top = Math.max(top, y[i]);
     if (!stat) continue;
     const m = stat.mean[i];
     const s = stat.std[i];
@@ -132,7 +176,7 @@ function histogramPanel(
     if (Number.isFinite(hi2[i])) top = Math.max(top, hi2[i]);
     else if (Number.isFinite(m)) top = Math.max(top, m);
   }
-  const xs: Scale = { lo: edges[0], hi: edges[bins], px0: box.x, px1: box.x + box.w };
+  const xs: Scale = { lo: edges[0], hi: edges[bins], px0: box.x, px1: box.x + box.w, ...(log ? { log } : {}) };
   const yTicks = niceTicks(0, top > 0 ? top * 1.05 : 1, 5);
   const ys: Scale = { lo: 0, hi: yTicks.hi, px0: box.y + box.h, px1: box.y };
   const g: string[] = [];
@@ -144,15 +188,16 @@ function histogramPanel(
     g.push(bandPath(edges, lo1, hi1, xs, ys, ALPHA_1SIGMA, 'band-1sigma'));
     g.push(stepPath(edges, stat.mean, xs, ys, COLOR_MEAN, 1.6, 'mean'));
   }
-  g.push(stepPath(edges, h.y, xs, ys, COLOR_CATALOGUE, 1.3, 'catalogue'));
+  g.push(stepPath(edges, y, xs, ys, COLOR_CATALOGUE, 1.3, 'catalogue'));
   if (name === 'degree') g.push(points(h.x, h.y, xs, ys));
   g.push('</g>');
-  g.push(axes(box, xs, ys, xLabel !== null, yTicks.ticks, h.normalised ? 'N̄' : 'N', xLabel));
+  const yLabel = h.normalised ? (log ? 'N̄ per dex' : 'N̄') : 'N';
+  g.push(axes(box, xs, ys, xLabel !== null, yTicks.ticks, yLabel, xLabel));
   g.push('</g>');
   return g.join('\n');
 }
 
-function ratioPanel(name: StatName, stat: StatComparison, box: Box, xLabel: string): string {
+function ratioPanel(name: StatName, stat: StatComparison, box: Box, xLabel: string, log = false): string {
   const { edges, mean, ratio, ratioSigma } = stat;
   const bins = mean.length;
   let peak = 0;
@@ -166,7 +211,7 @@ function ratioPanel(name: StatName, stat: StatComparison, box: Box, xLabel: stri
   half = Math.min(1, Math.max(0.05, half * 1.1));
   const yTicks = niceTicks(1 - half, 1 + half, 3);
   const ys: Scale = { lo: yTicks.lo, hi: yTicks.hi, px0: box.y + box.h, px1: box.y };
-  const xs: Scale = { lo: edges[0], hi: edges[bins], px0: box.x, px1: box.x + box.w };
+  const xs: Scale = { lo: edges[0], hi: edges[bins], px0: box.x, px1: box.x + box.w, ...(log ? { log } : {}) };
   const band = (k: number, sign: number): Float64Array => ratioSigma.map((s) => 1 + sign * k * s);
   const g: string[] = [];
   g.push(`<g id="ratio-${name}" class="panel ratio">`);
@@ -187,12 +232,12 @@ function ratioPanel(name: StatName, stat: StatComparison, box: Box, xLabel: stri
   return g.join('\n');
 }
 
-function legend(input: MstPlotInput, n: number): string {
+function legend(input: MstPlotInput, n: number, left: number): string {
   const catLabel = input.labels?.catalogue ?? 'catalogue';
   const realLabel = input.labels?.realisations ?? `realisations (mean of ${n})`;
   const y = 20;
   const g: string[] = [`<g id="legend" class="legend" font-size="12">`];
-  let x = MARGIN_LEFT + PLOT_LEFT;
+  let x = left + PLOT_LEFT;
   const entry = (mark: string, label: string): void => {
     g.push(mark, `<text x="${fmt(x + 30)}" y="${y + 4}">${escapeXml(label)}</text>`);
     x += 30 + 6.8 * [...label].length + 28;
@@ -307,13 +352,13 @@ function axes(
   const bottom = box.y + box.h;
   const right = box.x + box.w;
   const ticks: string[] = [];
-  const xt = niceTicks(xs.lo, xs.hi, 5);
+  const xt = xs.log ? { ticks: logTicks(xs.lo, xs.hi), step: NaN } : niceTicks(xs.lo, xs.hi, 5);
   for (const t of xt.ticks) {
     if (t < xs.lo - 1e-12 * Math.abs(xs.hi - xs.lo) || t > xs.hi + 1e-12 * Math.abs(xs.hi - xs.lo)) continue;
     const x = fmt(px(t, xs));
     ticks.push(`M${x} ${fmt(bottom)}v-5M${x} ${fmt(box.y)}v5`);
-    if (xTickLabels)
-      a.push(`<text x="${x}" y="${fmt(bottom + 15)}" text-anchor="middle">${tickLabel(t, xt.step)}</text>`);
+    const label = xs.log ? logTickLabel(t).replace(/-/g, '−') : tickLabel(t, xt.step);
+    if (xTickLabels) a.push(`<text x="${x}" y="${fmt(bottom + 15)}" text-anchor="middle">${label}</text>`);
   }
   const yStep = yTicks.length > 1 ? yTicks[1] - yTicks[0] : 1;
   for (const t of yTicks) {
@@ -372,6 +417,7 @@ function tickLabel(v: number, step: number): string {
 // ——— coordinates ———
 
 function px(v: number, s: Scale): number {
+  if (s.log) return scalePx(v, s);
   return s.px0 + ((v - s.lo) / (s.hi - s.lo)) * (s.px1 - s.px0);
 }
 

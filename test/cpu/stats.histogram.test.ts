@@ -45,6 +45,21 @@ describe('histogram.ts', () => {
     expect(Array.from(binEdges('degree', [0.5, 1.5, 10.5], []))).toEqual([0.5, 1.5, 10.5]);
   });
 
+  it('issue 21: binEdges with log: geomspace from the smallest positive value to 1.05 × max; zeros in no bin', () => {
+    const e = binEdges('edgeLength', { count: 3, log: true }, [0, 0.01, 2, 10]);
+    expect(e.length).toBe(4);
+    expect(e[0]).toBe(0.01);
+    expect(e[3]).toBe(10.5);
+    for (let i = 1; i < 3; i++) expect(Math.log10(e[i + 1] / e[i])).toBeCloseTo(Math.log10(e[1] / e[0]), 12);
+    const h = histogram([0, 0.01, 2, 10], e, false);
+    expect(Array.from(h.counts).reduce((a, b) => a + b, 0)).toBe(3);
+    expect(Array.from(binEdges('branchLength', { count: 2, log: true, min: 1, max: 100 }, [5]))).toEqual([1, 10, 100]);
+    expect(() => binEdges('edgeLength', { log: true, min: 0 }, [1])).toThrow(/log bins need finite 0 < min < max/);
+    // No positive value: three decades below the default max, never an error.
+    const z = binEdges('edgeLength', { count: 3, log: true }, [0, 0]);
+    expect([z[0], z[3]]).toEqual([0.001, 1]);
+  });
+
   it('mstHistograms uses √(1 − s) for shapes; binsOf gives bins another catalogue can reuse', () => {
     const h = mstHistograms({
       degree: Uint32Array.from([1, 2, 2, 1]),

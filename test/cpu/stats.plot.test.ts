@@ -131,4 +131,37 @@ describe('mstPlotSvg', () => {
     }
     expect(parseXml('<?xml version="1.0"?><a b=\'1\'><!-- c --><d/>&amp;&#955;&#x3bb;</a>').children.length).toBe(1);
   });
+
+  it('issue 21: log draws l and b on decade ticks, y per dex; the rest of the figure as before', () => {
+    const base = fakeHistograms(3);
+    const geo = Float64Array.from({ length: 41 }, (_, i) => 10 ** (-3 + i / 10));
+    const logHist = hist(
+      geo,
+      Array.from({ length: 40 }, (_, i) => Math.round(100 * Math.exp(-((-2 + (i + 0.5) / 10) ** 2)))),
+    );
+    const h: MstHistograms = { ...base, edgeLength: logHist, branchLength: logHist };
+    const root = parseXml(mstPlotSvg({ catalogue: h, log: true }));
+    for (const v of numbersIn(root)) expect(Number.isFinite(v)).toBe(true);
+    const texts = (id: string): string[] =>
+      all(panels(root, 'panel').get(id)!)
+        .filter((e) => e.name === 'text')
+        .map((e) => e.text);
+    for (const id of ['panel-edgeLength', 'panel-branchLength']) {
+      expect(texts(id)).toEqual(expect.arrayContaining(['1e−3', '0.01', '0.1', '1', '10', 'N̄ per dex']));
+    }
+    expect(texts('panel-degree')).toContain('N̄');
+    expect(texts('panel-degree')).not.toContain('N̄ per dex');
+  });
+
+  it('issue 21: tree adds a first panel with the edges over the points, and shifts the statistics right', () => {
+    const points = Float64Array.from([0, 0, 1, 0, 1, 1, 3, 1]);
+    const tree = { points, dim: 2, edges: { sources: [0, 1, 2], targets: [1, 2, 3], weights: [1, 1, 2] } };
+    const plain = parseXml(mstPlotSvg({ catalogue }));
+    const root = parseXml(mstPlotSvg({ catalogue, tree }));
+    const panel = all(root).find((e) => e.attrs.id === 'tree')!;
+    expect(Number(all(panel).find((e) => e.attrs.class === 'edges')!.attrs['data-count'])).toBe(3);
+    expect(all(panel).filter((e) => e.name === 'circle').length).toBe(4);
+    expect(Number(root.attrs.width)).toBeGreaterThan(Number(plain.attrs.width));
+    expect(panels(root, 'panel').size).toBe(4);
+  });
 });
