@@ -1,12 +1,25 @@
 /**
- * Soft clustering (membershipVector, allPointsMembershipVectors) — invariants of hdbscan 0.8.43's definitions on
- * golden fits (test/golden/hdbscan: hdbscan's own canonical MST), input checks, and degenerate models.
+ * Soft clustering (membershipVector, allPointsMembershipVectors) against hdbscan 0.8.43's own
+ * all_points_membership_vectors and membership_vector on the canonical MST (test/golden/hdbscan-extra, 7 cases:
+ * 2D, 3D, 10D, duplicates, noise-heavy, a single cluster), within 1e-6; then invariants of hdbscan's definitions on
+ * golden fits, input checks, and degenerate models.
  */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { clusterFromMst, createModel, exemplars, type HdbscanModel } from '../../src/cluster/index.js';
 import { allPointsMembershipVectors, membershipVector } from '../../src/cluster/membership.js';
-import { goldenCase, goldenMst, goldenPoints, type GoldenCase } from '../helpers/golden.js';
+import { join } from 'node:path';
+import {
+  GOLDEN_DIR,
+  goldenCase,
+  goldenMst,
+  goldenPoints,
+  parseGoldenJson,
+  readGoldenText,
+  readPointsCsv,
+  worstAbs,
+  type GoldenCase,
+} from '../helpers/golden.js';
 import { mulberry32 } from '../helpers/random.js';
 
 /** The model of a golden case, fitted on hdbscan's canonical MST. */
@@ -22,6 +35,91 @@ function goldenModel(caseName: string, params: string): { model: HdbscanModel; c
   });
   return { model: createModel({ points, dim, result: fit, minSamples: c.min_samples_effective }), c };
 }
+
+const EXTRA_DIR = join(GOLDEN_DIR, 'hdbscan-extra');
+
+/** One row of hdbscan-extra/index.json. */
+interface ExtraEntry {
+  case: string;
+  params: string;
+  n: number;
+  d: number;
+  n_clusters: number;
+  /** The points file, relative to the case folder. */
+  input: string;
+}
+
+/** The soft-clustering part of hdbscan-extra/<case>/<params>.json (test/golden/hdbscan-extra/README.md). */
+interface ExtraCase {
+  params: { min_cluster_size: number; min_samples: number; allow_single_cluster: boolean };
+  n_clusters: number;
+  min_samples_effective: number;
+  canonical: { labels: number[]; mst_edges: number[][] };
+  selected_clusters: number[];
+  exemplar_counts: number[];
+  all_points_membership: number[][];
+  membership_new: { points: number[][]; vectors: number[][] };
+}
+
+const readExtra = <T>(...parts: string[]): T => parseGoldenJson<T>(readGoldenText(join(EXTRA_DIR, ...parts)));
+
+/** The golden case's fit on its canonical MST (float64 weights, or rounded to float32 as the GPU delivers them). */
+function extraModel(e: ExtraEntry, g: ExtraCase, f32: boolean): HdbscanModel {
+  const { points, dim, n } = readPointsCsv(join(EXTRA_DIR, e.case, e.input));
+  const edges = g.canonical.mst_edges;
+  const mst = {
+    sources: Uint32Array.from(edges, (r) => r[0]),
+    targets: Uint32Array.from(edges, (r) => r[1]),
+    weights: f32 ? Float32Array.from(edges, (r) => r[2]) : Float64Array.from(edges, (r) => r[2]),
+  };
+  const fit = clusterFromMst(mst, n, {
+    minClusterSize: g.params.min_cluster_size,
+    allowSingleCluster: g.params.allow_single_cluster,
+  });
+  expect(Array.from(fit.labels)).toEqual(g.canonical.labels);
+  return createModel({ points, dim, result: fit, minSamples: g.params.min_samples });
+}
+
+describe('soft clustering against hdbscan 0.8.43 (test/golden/hdbscan-extra)', () => {
+  const index = readExtra<ExtraEntry[]>('index.json');
+
+  it('covers 2D, 3D, 10D, duplicates, a noise-heavy case and a single cluster', () => {
+    expect(index.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(index.map((e) => e.d))).toEqual(new Set([2, 3, 10]));
+    expect(index.some((e) => e.n_clusters === 1)).toBe(true);
+  });
+
+  for (const e of index) {
+    describe(`${e.case}/${e.params}`, () => {
+      const g = readExtra<ExtraCase>(e.case, `${e.params}.json`);
+
+      it("exemplars of hdbscan's prediction clusters: the same count per cluster", () => {
+        const model = extraModel(e, g, false);
+        const ex = exemplars(model.condensedTree, Uint32Array.from(g.selected_clusters));
+        expect(ex.map((x) => x.length)).toEqual(g.exemplar_counts);
+      });
+
+      for (const f32 of [false, true]) {
+        const weights = f32 ? 'float32 MST weights' : 'float64 MST weights';
+        it(`allPointsMembershipVectors within 1e-6 of all_points_membership_vectors (${weights})`, () => {
+          const model = extraModel(e, g, f32);
+          const k = g.n_clusters;
+          const v = allPointsMembershipVectors(model);
+          expect(v.length).toBe(e.n * k);
+          expect(worstAbs(v, g.all_points_membership.flat())).toBeLessThanOrEqual(1e-6);
+        });
+
+        it(`membershipVector within 1e-6 of membership_vector on 60 new points (${weights})`, () => {
+          const model = extraModel(e, g, f32);
+          const queries = Float32Array.from(g.membership_new.points.flat());
+          const v = membershipVector(model, queries);
+          expect(v.length).toBe(g.membership_new.vectors.length * g.n_clusters);
+          expect(worstAbs(v, g.membership_new.vectors.flat())).toBeLessThanOrEqual(1e-6);
+        });
+      }
+    });
+  }
+});
 
 /** Every entry in [0, 1] and every row summing to at most 1 (hdbscan: prob_in_some_cluster ≤ 1). */
 function expectProbabilityRows(v: Float64Array, k: number): Float64Array {
