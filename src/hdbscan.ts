@@ -12,6 +12,7 @@
  * `clusterFromSingleLinkage(result.singleLinkage, n, options, result.mst)`: milliseconds, no new MST.
  */
 import { prepareClusterBuffers } from './cluster/buffers.js';
+import { checkCenterKind, clusterCenters, type CenterKind, type ClusterCenters } from './cluster/centers.js';
 import { clusterOnHost, type ClusterHost } from './cluster/clusterFromMst.js';
 import { createModel, type HdbscanModel } from './cluster/model.js';
 import { resolveClusterOptions } from './cluster/options.js';
@@ -52,9 +53,14 @@ export interface HdbscanOptions extends ClusterOptions {
    * backend's MST and at most 16 for the rest; Node only (one thread in browsers).
    */
   threads?: number;
+  /**
+   * Also compute each cluster's centre (scikit-learn's `store_centers`): `'centroid'` (probability-weighted mean),
+   * `'medoid'` (the point minimising its probability-weighted distance sum; O(n_c²) per cluster) or `'both'`.
+   */
+  centers?: CenterKind;
 }
 
-export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'> {
+export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'>, ClusterCenters {
   /** The mutual-reachability MST: n − 1 edges, sources < targets, in the canonical (weight, source, target) order. */
   mst: EmstResult;
   /** Exemplar point indices of each cluster (`exemplars[label]`): the points at its leaves' largest λ. */
@@ -86,6 +92,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     throw new InputError(`Expected an options object with at least { dim }, got ${String(options)}.`);
   }
   const clusterOptions = resolveClusterOptions(options); // fail fast, before the MST
+  if (options.centers !== undefined) checkCenterKind(options.centers);
   const minSamples = options.minSamples ?? clusterOptions.minClusterSize;
   const { onProgress, signal, dim } = options;
   const clock = startClock();
@@ -134,6 +141,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   onProgress?.(0.9, 'cluster');
   // The exemplars are gathered in the labelling pass (`exemplars()` would read the condensed tree twice more).
   const { result: clusters, exemplars, exemplarsMs } = await clusterOnHost(mst, n, clusterOptions, host);
+  const centers = options.centers ? clusterCenters(points, { ...clusters, dim, centers: options.centers }) : {};
   const total = clock.total();
   onProgress?.(1, 'cluster');
   const timings = {
@@ -143,7 +151,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     'hdbscan::total': total,
   };
   // clusterOnHost keeps the input's arrays when they are already canonical, as emst() delivers them.
-  return { ...clusters, mst, exemplars, minSamples, backend: mst.backend, timings };
+  return { ...clusters, ...centers, mst, exemplars, minSamples, backend: mst.backend, timings };
 }
 
 /** n for well-formed input (validation, in emst(), names anything else). */

@@ -21,12 +21,20 @@ export {
   singleLinkage,
   exemplars,
   approximatePredict,
+  membershipVector,
+  allPointsMembershipVectors,
   relativeValidity,
+  dbscanClustering,
+  clusterCenters,
   createModel,
   saveModel,
   loadModel,
   type HdbscanModel,
   type ApproximatePrediction,
+  type DbscanOptions,
+  type CenterKind,
+  type ClusterCenters,
+  type ClusterCentersInput,
   type MstEdges,
   type SingleLinkageTree,
   type CondensedTree,
@@ -71,4 +79,11 @@ export type {
 export { subsample, jitter } from './stats/resample.js';
 export type { SubsampleOptions, Subsample, JitterOptions } from './stats/resample.js';
 export { mstPlotSvg } from './stats/plot.js';
-export type { MstPlotInput } from './stats/plot.js';
+export type { MstPlotInput, MstTreePanel } from './stats/plot.js';
+export {
+  condensedTreeSvg,
+  dendrogramSvg,
+  type CondensedTreePlotOptions,
+  type DendrogramPlotOptions,
+} from './cluster/plot.js';
+export { scatterSvg, spanningTreeSvg, type PointsPlotOptions, type PlotEdges } from './plot/points.js';
