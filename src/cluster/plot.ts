@@ -200,11 +200,14 @@ export function condensedTreeSvg(tree: CondensedTree, options: CondensedTreePlot
   }
   out.push(colourBar({ x: left + plotW + 20, y: top, w: 14, h: plotH }, 0, maxWidth, 'number of points'));
   if (selected.length) {
-    const entries = selected.slice(0, 24).map((c, label) => ({
+    const shown = selected.length > 24 ? 23 : selected.length;
+    const entries = selected.slice(0, shown).map((c, label) => ({
       colour: labelColour(label),
       label: `cluster ${label} (${bounds[c]?.size ?? 0})`,
       shape: 'ring' as const,
     }));
+    if (shown < selected.length)
+      entries.push({ colour: '#ffffff', label: `… ${selected.length - shown} more`, shape: 'ring' as const });
     out.push(legend(left + plotW + 110, top, entries));
   }
   out.push('</svg>');

@@ -156,9 +156,13 @@ export function pointsPanel(points: ArrayLike<number>, o: PointsPlotOptions, box
   const [ax, ay] = o.axisLabels ?? [name(cx), name(cy)];
   g.push(axes(box, { scale: xs, label: ax }, { scale: ys, label: ay }));
   if (sample) {
+    // Inside the frame's top-right corner, on a white box so that the points do not hide it.
+    const note = `${drawn.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} points drawn (seeded sample)`;
+    const w = 5.6 * note.length + 8;
     g.push(
-      `<text class="note" x="${fmt(box.x + box.w - 4)}" y="${fmt(box.y + 14)}" text-anchor="end" font-size="10" fill="#555555">` +
-        `${escapeXml(`${drawn.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} points drawn (seeded sample)`)}</text>`,
+      `<rect x="${fmt(box.x + box.w - w - 1)}" y="${fmt(box.y + 1)}" width="${fmt(w)}" height="16" fill="#ffffff" fill-opacity="0.85"/>` +
+        `<text class="note" x="${fmt(box.x + box.w - 5)}" y="${fmt(box.y + 12)}" text-anchor="end" font-size="10" fill="#333333">` +
+        `${escapeXml(note)}</text>`,
     );
   }
   g.push('</g>');

@@ -228,8 +228,23 @@ export const NOISE_COLOUR = '#b0b0b0';
 export function labelColour(k: number): string {
   if (k < 0) return NOISE_COLOUR;
   if (k < PALETTE.length) return PALETTE[k];
-  const hue = (k * 137.508) % 360;
-  return `hsl(${hue.toFixed(1)},65%,45%)`;
+  // Hex, not hsl(): every renderer reads it (resvg drew hsl() black).
+  const h = ((k * 137.508) % 360) / 60;
+  const c = 0.65 * (1 - Math.abs(2 * 0.45 - 1));
+  const x = c * (1 - Math.abs((h % 2) - 1));
+  const m = 0.45 - c / 2;
+  const [r, g, b] =
+    h < 1 ? [c, x, 0] : h < 2 ? [x, c, 0] : h < 3 ? [0, c, x] : h < 4 ? [0, x, c] : h < 5 ? [x, 0, c] : [c, 0, x];
+  return (
+    '#' +
+    [r, g, b]
+      .map((v) =>
+        Math.round((v + m) * 255)
+          .toString(16)
+          .padStart(2, '0'),
+      )
+      .join('')
+  );
 }
 
 /** A vertical colour bar in `box` for values lo … hi of viridis, with ticks and a label on its right. */
