@@ -5,9 +5,11 @@
  * printing (`hdbscanPrintable`) stay apart.
  */
 import { Command, Option } from 'commander';
+import { clusterCenters, type CenterKind, type ClusterCenters } from '../cluster/centers.js';
 import { clusterFromSingleLinkage } from '../cluster/clusterFromMst.js';
+import { dbscanClustering } from '../cluster/dbscan.js';
 import { exemplars } from '../cluster/exemplars.js';
-import { saveModel } from '../cluster/model.js';
+import { saveModel, type HdbscanModel } from '../cluster/model.js';
 import { DEFAULT_MIN_CLUSTER_SIZE } from '../cluster/options.js';
 import type { ClusterResult } from '../cluster/types.js';
 import { relativeValidity } from '../cluster/validity.js';
@@ -19,11 +21,28 @@ import type { CliIo } from './program.js';
 import type { ProgressCallback } from '../progress.js';
 import { runCommand } from './run.js';
 import {
+  addHdbscanPlotOptions,
+  hdbscanPlotOutputs,
+  writeHdbscanPlots,
+  type HdbscanPlotOptions,
+} from './hdbscan.plot.js';
+import {
+  addSoftOption,
+  checkSoftOptions,
+  softColumns,
+  softJson,
+  softMembership,
+  softNpy,
+  type HdbscanSoftOptions,
+  type SoftMembership,
+} from './hdbscan.soft.js';
+import {
   addBackendOption,
   addThreadsOption,
   addOutputOptions,
   addPointInputOptions,
   choice,
+  csvChunks,
   integer,
   integerList,
   logTimings,
@@ -32,6 +51,7 @@ import {
   POINTS_ARGUMENT,
   outputKind,
   readInputPoints,
+  resolveFormat,
   writeOutput,
   type Backend,
   type InputOptions,
@@ -40,7 +60,7 @@ import {
   type Printable,
 } from './options.js';
 
-export interface HdbscanCliOptions extends InputOptions, OutputOptions {
+export interface HdbscanCliOptions extends InputOptions, OutputOptions, HdbscanPlotOptions, HdbscanSoftOptions {
   minClusterSize: number[];
   minSamples?: number;
   method: 'eom' | 'leaf';
@@ -54,6 +74,12 @@ export interface HdbscanCliOptions extends InputOptions, OutputOptions {
   saveModel?: string;
   /** Also compute each clustering's relative validity (hdbscan's `relative_validity_`, a fast DBCV). */
   validity?: boolean;
+  /** Also the DBSCAN* labels of the single linkage cut at this distance (hdbscan's `dbscan_clustering`). */
+  cutDistance?: number;
+  /** Also each cluster's centroid and/or medoid (scikit-learn's `store_centers`). */
+  centers?: CenterKind;
+  /** Where the centres go as CSV (needed with csv output, allowed with any). */
+  centersOutput?: string;
 }
 
 /** One clustering of the shared MST. */
@@ -63,6 +89,15 @@ export interface Clustering {
   exemplars: Uint32Array[];
   /** With --validity: `relativeValidity(mst, labels)`, the DBCV approximation on the mutual-reachability MST. */
   relativeValidity?: number;
+  /** With --centers: k × dim centroids and/or medoids. */
+  centers?: ClusterCenters;
+}
+
+/** With --cut-distance: DBSCAN* of the shared single linkage, minClusterSize the first --min-cluster-size. */
+export interface DbscanRun {
+  cutDistance: number;
+  minClusterSize: number;
+  labels: Int32Array;
 }
 
 export interface HdbscanRun {
@@ -71,6 +106,11 @@ export interface HdbscanRun {
   fit: HdbscanResult;
   /** One per --min-cluster-size value, in the order given. */
   clusterings: Clustering[];
+  dbscan?: DbscanRun;
+  /** With --soft: the fit's model (the first --min-cluster-size), reused by --save-model. */
+  model?: HdbscanModel;
+  /** With --soft: the fit's all-points membership vectors. */
+  membership?: SoftMembership;
   timings: Record<string, number>;
 }
 
@@ -84,6 +124,8 @@ export async function computeHdbscan(
   if (o.saveModel && o.minClusterSize.length > 1) {
     throw new InputError(`--save-model saves one fit: give one --min-cluster-size, got ${o.minClusterSize.join(',')}.`);
   }
+  checkCentersOutput(o);
+  checkSoftOptions(o);
   const t0 = performance.now();
   progress?.(0, 'read');
   const table = await readInputPoints(file, o);
@@ -113,15 +155,22 @@ export async function computeHdbscan(
     threads: o.threads,
     onProgress: progress,
     signal,
+    centers: o.centers,
     ...shared,
   });
   Object.assign(timings, fit.timings);
-  const clusterings: Clustering[] = [{ minClusterSize: first, result: fit, exemplars: fit.exemplars }];
+  const centersOf = (r: HdbscanResult | ClusterResult): ClusterCenters | undefined =>
+    o.centers ? clusterCenters(table.points, { ...r, dim: table.dim, centers: o.centers }) : undefined;
+  const fitCenters = o.centers ? { centroids: fit.centroids, medoids: fit.medoids } : undefined;
+  const clusterings: Clustering[] = [
+    { minClusterSize: first, result: fit, exemplars: fit.exemplars, centers: fitCenters },
+  ];
   if (rest.length > 0) progress?.(1, 'recluster');
   for (const minClusterSize of rest) {
     const t = performance.now();
     const result = clusterFromSingleLinkage(fit.singleLinkage, table.n, { minClusterSize, ...shared }, fit.mst);
-    clusterings.push({ minClusterSize, result, exemplars: exemplars(result.condensedTree, result.selectedClusters) });
+    const ex = exemplars(result.condensedTree, result.selectedClusters);
+    clusterings.push({ minClusterSize, result, exemplars: ex, centers: centersOf(result) });
     timings[`cluster::recluster(${minClusterSize})`] = performance.now() - t;
   }
   if (o.validity) {
@@ -130,7 +179,60 @@ export async function computeHdbscan(
     for (const c of clusterings) c.relativeValidity = relativeValidity(fit.mst, c.result.labels);
     timings['cluster::validity'] = performance.now() - t;
   }
-  return { table, fit, clusterings, timings };
+  let dbscan: DbscanRun | undefined;
+  if (o.cutDistance !== undefined) {
+    const t = performance.now();
+    const cut = { cutDistance: o.cutDistance, minClusterSize: first };
+    dbscan = { ...cut, labels: dbscanClustering(fit.singleLinkage, table.n, cut) };
+    timings['cluster::dbscan'] = performance.now() - t;
+  }
+  let model: HdbscanModel | undefined;
+  let membership: SoftMembership | undefined;
+  if (o.soft) {
+    progress?.(1, 'soft clustering');
+    const t = performance.now();
+    model = await hdbscanModel(table.points, table.dim, fit);
+    membership = softMembership(model);
+    timings['cluster::membership'] = performance.now() - t;
+  }
+  return { table, fit, clusterings, dbscan, model, membership, timings };
+}
+
+/** csv holds one row per point, so the k rows of centres need their own file there. */
+function checkCentersOutput(o: HdbscanCliOptions): void {
+  if (o.centersOutput && !o.centers) {
+    throw new InputError(`--centers-output ${o.centersOutput} needs --centers centroid|medoid|both.`);
+  }
+  if (o.centers && !o.centersOutput && resolveFormat(o) === 'csv') {
+    throw new InputError(
+      `--centers ${o.centers} with csv output (one row per point) needs --centers-output <file.csv>, or --format json|npy.`,
+    );
+  }
+}
+
+/** k × dim row-major as k rows, for JSON. */
+const rows = (a: Float64Array, dim: number): Float64Array[] =>
+  Array.from({ length: a.length / dim }, (_, c) => a.subarray(c * dim, (c + 1) * dim));
+
+/** The centres as a CSV: one row per (clustering, label), the centroid's and/or the medoid's coordinates. */
+export function centersCsv(r: HdbscanRun): Record<string, Column> {
+  const dim = r.table.dim;
+  const keys = (['centroids', 'medoids'] as const).filter((key) => r.clusterings[0].centers?.[key]);
+  const parts = r.clusterings.map((c) => ({ c, k: c.centers![keys[0]]!.length / dim }));
+  const total = parts.reduce((s, p) => s + p.k, 0);
+  const cols: Record<string, Column> = {};
+  const labels = parts.flatMap(({ c, k }) => Array.from({ length: k }, (_, l) => [c.minClusterSize, l]));
+  if (r.clusterings.length > 1) cols.min_cluster_size = Uint32Array.from(labels, ([m]) => m);
+  cols.label = Int32Array.from(labels, ([, l]) => l);
+  for (const key of keys) {
+    for (let d = 0; d < dim; d++) {
+      const col = new Float64Array(total);
+      let row = 0;
+      for (const { c, k } of parts) for (let l = 0; l < k; l++) col[row++] = c.centers![key]![l * dim + d];
+      cols[`${key.slice(0, -1)}_${d}`] = col;
+    }
+  }
+  return cols;
 }
 
 const noiseCount = (labels: Int32Array): number => labels.reduce((s, l) => s + (l < 0 ? 1 : 0), 0);
@@ -146,7 +248,7 @@ function flatExemplars(ex: Uint32Array[]): { exemplars: Uint32Array; exemplar_la
 }
 
 /** The per-clustering part of the JSON output. */
-function clusteringJson(c: Clustering): Record<string, unknown> {
+function clusteringJson(c: Clustering, dim: number): Record<string, unknown> {
   const r = c.result;
   const t = r.condensedTree;
   return {
@@ -155,6 +257,7 @@ function clusteringJson(c: Clustering): Record<string, unknown> {
     numClusters: r.selectedClusters.length,
     numNoise: noiseCount(r.labels),
     ...(c.relativeValidity !== undefined ? { relativeValidity: c.relativeValidity } : {}),
+    ...centersJson(c, dim),
     labels: r.labels,
     probabilities: r.probabilities,
     outlierScores: r.outlierScores,
@@ -165,7 +268,7 @@ function clusteringJson(c: Clustering): Record<string, unknown> {
   };
 }
 
-function clusteringNpy(c: Clustering, dir: string): NpyGroup {
+function clusteringNpy(c: Clustering, dir: string, dim: number): NpyGroup {
   const r = c.result;
   const t = r.condensedTree;
   return {
@@ -182,8 +285,21 @@ function clusteringNpy(c: Clustering, dir: string): NpyGroup {
       condensed_lambda: t.lambda,
       condensed_child_size: t.childSize,
       ...(c.relativeValidity !== undefined ? { relative_validity: new Float64Array([c.relativeValidity]) } : {}),
+      ...c.centers,
     },
-    shapes: c.relativeValidity !== undefined ? { relative_validity: [] } : undefined,
+    shapes: {
+      ...(c.relativeValidity !== undefined ? { relative_validity: [] } : {}),
+      ...(c.centers?.centroids ? { centroids: [c.centers.centroids.length / dim, dim] } : {}),
+      ...(c.centers?.medoids ? { medoids: [c.centers.medoids.length / dim, dim] } : {}),
+    },
+  };
+}
+
+function centersJson(c: Clustering, dim: number): Record<string, unknown> {
+  const { centroids, medoids } = c.centers ?? {};
+  return {
+    ...(centroids ? { centroids: rows(centroids, dim) } : {}),
+    ...(medoids ? { medoids: rows(medoids, dim) } : {}),
   };
 }
 
@@ -205,6 +321,18 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
     return { left: s.left, right: s.right, distance: s.distance, size: s.size };
   };
   const timings = o.timings ? { timings: r.timings } : {};
+  const dim = r.table.dim;
+  const soft = r.membership ? softJson(r.membership, r.table.n) : {};
+  const d = r.dbscan;
+  const dbscan = d
+    ? {
+        dbscan: {
+          ...d,
+          numClusters: d.labels.reduce((m, l) => Math.max(m, l), -1) + 1,
+          numNoise: noiseCount(d.labels),
+        },
+      }
+    : {};
   return {
     csv: () => {
       const cols: Record<string, Column> = {};
@@ -214,12 +342,29 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
         cols[`probability${suffix}`] = c.result.probabilities;
         cols[`outlier_score${suffix}`] = c.result.outlierScores;
       }
+      if (r.membership) Object.assign(cols, softColumns(r.membership));
+      if (d) cols.dbscan_label = d.labels;
       return cols;
     },
     json: () =>
       single
-        ? { ...header, ...clusteringJson(clusterings[0]), singleLinkage: linkage(), mst, ...timings }
-        : { ...header, results: clusterings.map(clusteringJson), singleLinkage: linkage(), mst, ...timings },
+        ? {
+            ...header,
+            ...clusteringJson(clusterings[0], dim),
+            ...soft,
+            ...dbscan,
+            singleLinkage: linkage(),
+            mst,
+            ...timings,
+          }
+        : {
+            ...header,
+            results: clusterings.map((c) => clusteringJson(c, dim)),
+            ...dbscan,
+            singleLinkage: linkage(),
+            mst,
+            ...timings,
+          },
     npy: () => {
       const top: NpyGroup = {
         dir: '',
@@ -228,14 +373,22 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
           mst_sources: mst.sources,
           mst_targets: mst.targets,
           mst_weights: mst.weights,
+          ...(d ? { dbscan_labels: d.labels } : {}),
         },
         shapes: { single_linkage: [fit.singleLinkage.left.length, 4] },
       };
       if (single) {
-        const own = clusteringNpy(clusterings[0], '');
-        return [{ ...top, arrays: { ...own.arrays, ...top.arrays }, shapes: { ...own.shapes, ...top.shapes } }];
+        const own = clusteringNpy(clusterings[0], '', dim);
+        const s = r.membership ? softNpy(r.membership, r.table.n) : { arrays: {}, shapes: {} };
+        return [
+          {
+            ...top,
+            arrays: { ...own.arrays, ...s.arrays, ...top.arrays },
+            shapes: { ...own.shapes, ...s.shapes, ...top.shapes },
+          },
+        ];
       }
-      return [top, ...clusterings.map((c) => clusteringNpy(c, `mcs${c.minClusterSize}`))];
+      return [top, ...clusterings.map((c) => clusteringNpy(c, `mcs${c.minClusterSize}`, dim))];
     },
   };
 }
@@ -281,7 +434,20 @@ export function hdbscanCommand(io: CliIo): Command {
     .option(
       '--validity',
       "also report each clustering's relative validity (hdbscan's relative_validity_, a fast DBCV) on stderr and in json/npy",
-    );
+    )
+    .option(
+      '--cut-distance <d>',
+      "also DBSCAN* labels: the single linkage cut at d (hdbscan's dbscan_clustering; its min_cluster_size: the first --min-cluster-size)",
+      number('--cut-distance', (v) => v >= 0 && Number.isFinite(v), 'a finite number ≥ 0'),
+    )
+    .option(
+      '--centers <kind>',
+      "also each cluster's centre (scikit-learn's store_centers): centroid | medoid | both",
+      choice('--centers', ['centroid', 'medoid', 'both'] as const),
+    )
+    .option('--centers-output <file>', 'write the centres as CSV, one row per cluster (needed with csv output)');
+  addHdbscanPlotOptions(cmd);
+  addSoftOption(cmd);
   addPointInputOptions(cmd);
   addBackendOption(cmd);
   addThreadsOption(cmd);
@@ -294,34 +460,45 @@ export function hdbscanCommand(io: CliIo): Command {
         'Output: csv: label,probability,outlier_score per point (with a list: one column of each per value);',
         'json: every array (condensed tree, persistence, exemplars, single linkage, MST as mst.sources/targets/weights);',
         'npy: one .npy per array in -o (the MST as mst_sources, mst_targets, mst_weights).',
+        '--cut-distance: csv column dbscan_label, json dbscan {cutDistance, minClusterSize, labels, …}, npy dbscan_labels.',
+        '--centers: json centroids/medoids (k rows), npy centroids.npy/medoids.npy (k × dim), or --centers-output',
+        'a CSV of label,centroid_0…,medoid_0… (with a list of sizes: per value, and a min_cluster_size column).',
+        '--soft: csv columns p0,p1,… (one per cluster), json membership (n rows of k), npy membership.npy (n × k).',
         '',
         'Examples:',
         '  $ treeline hdbscan datasets/blobs2d-2000.csv --min-cluster-size 15 -o labels.csv',
         '  $ treeline hdbscan datasets/moons-1000.csv --min-cluster-size 5,10,20 --min-samples 5',
         '  $ treeline hdbscan points.csv --min-cluster-size 25 --method leaf --format json -o fit.json',
         '  $ treeline hdbscan datasets/normal3d-5000.npy --min-cluster-size 50 --format npy -o out/ --save-model model.json',
+        '  $ treeline hdbscan datasets/blobs2d-2000.csv --min-cluster-size 15 --cut-distance 0.5 --centers both --centers-output centres.csv -o labels.csv',
+        '  $ treeline hdbscan datasets/blobs2d-2000.csv --min-cluster-size 15 --plot clusters.png --plot-mst --plot-tree tree.svg',
       ].join('\n'),
     )
     .action(async (file: string, o: HdbscanCliOptions) => {
       const outputs = [
         { path: o.output, option: '-o', kind: outputKind(o) },
         { path: o.saveModel, option: '--save-model' },
+        { path: o.centersOutput, option: '--centers-output' },
+        ...hdbscanPlotOutputs(o),
       ];
       const { r, where } = await runCommand(io, 'hdbscan', { verbose: o.verbose, outputs }, async (run) => {
         const r = await computeHdbscan(file, o, run.progress.onProgress, run.signal, (m) => run.progress.log(m));
         run.progress.phase('write', 1);
         const where = await writeOutput(io, o, hdbscanPrintable(r, o), run);
+        if (o.centersOutput) await run.outputs.write(o.centersOutput, csvChunks(centersCsv(r)), run.signal);
         if (o.saveModel) {
           run.progress.phase('save model', 1);
           await run.outputs.write(
             o.saveModel,
-            [saveModel(await hdbscanModel(r.table.points, r.table.dim, r.fit))],
+            [saveModel(r.model ?? (await hdbscanModel(r.table.points, r.table.dim, r.fit)))],
             run.signal,
           );
         }
+        await writeHdbscanPlots(r, o, run);
         return { r, where };
       });
       if (o.saveModel) io.log(`hdbscan: model saved to ${o.saveModel}`);
+      for (const path of [o.plot, o.plotTree, o.plotDendrogram]) if (path) io.log(`hdbscan: figure written to ${path}`);
       for (const c of r.clusterings) {
         io.log(
           `hdbscan: ${plural(r.table.n, 'point')} × ${r.table.dim}, minClusterSize ${c.minClusterSize}, minSamples ${r.fit.minSamples}: ` +
@@ -329,6 +506,15 @@ export function hdbscanCommand(io: CliIo): Command {
             (c.relativeValidity !== undefined ? `, relative validity ${c.relativeValidity.toPrecision(4)}` : ''),
         );
       }
+      if (r.dbscan) {
+        const { cutDistance, minClusterSize, labels } = r.dbscan;
+        const k = labels.reduce((m, l) => Math.max(m, l), -1) + 1;
+        io.log(
+          `hdbscan: DBSCAN* at cut distance ${cutDistance} (min cluster size ${minClusterSize}): ` +
+            `${plural(k, 'cluster')}, ${noiseCount(labels)} noise`,
+        );
+      }
+      if (o.centersOutput) io.log(`hdbscan: centres written to ${o.centersOutput}`);
       io.log(`hdbscan: ${r.fit.backend} backend, ${r.fit.timings['hdbscan::total'].toFixed(1)} ms → ${where}`);
       if (o.timings) logTimings(io, r.timings);
     });

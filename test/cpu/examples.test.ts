@@ -6,7 +6,7 @@
  * the bundle lies in node_modules/.cache, as in test/helpers/cli.process.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -20,7 +20,7 @@ writeFileSync(join(dir, 'package.json'), '{ "type": "module" }');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Bundles examples/<name> against the sources and runs it; returns its stdout. */
-async function runExample(name: string): Promise<string> {
+async function runExample(name: string, args: string[] = []): Promise<string> {
   const outfile = join(dir, name);
   await build({
     absWorkingDir: root,
@@ -42,7 +42,7 @@ async function runExample(name: string): Promise<string> {
       },
     ],
   });
-  return execFileSync(process.execPath, [outfile], {
+  return execFileSync(process.execPath, [outfile, ...args], {
     cwd: root,
     encoding: 'utf8',
     timeout: 240_000,
@@ -62,5 +62,28 @@ describe('examples/', () => {
     const means = [...out.matchAll(/edge length l .*mean\s+([\d.]+)/g)].map((m) => Number(m[1]));
     expect(means).toHaveLength(2);
     expect(means[0]).toBeLessThan(means[1] / 2);
+  }, 300_000);
+
+  it('issue 21: examples/soft-clustering.mjs prints membership vectors; noise is less likely in a cluster', async () => {
+    const out = await runExample('soft-clustering.mjs');
+    const m = /(\d+) clusters; mean probability of being in some cluster: ([\d.]+) for .* ([\d.]+) for the/.exec(out);
+    expect(m).not.toBeNull();
+    expect(Number(m![2])).toBeGreaterThan(Number(m![3]));
+    // A cluster's centre belongs to that cluster: its largest membership is in its own column.
+    for (const c of [0, 1]) {
+      const row = new RegExp(`centre of cluster ${c}\\s*: \\[([^\\]]+)\\]`).exec(out)![1].split(', ').map(Number);
+      expect(row.indexOf(Math.max(...row))).toBe(c);
+    }
+  }, 300_000);
+
+  it('issue 21: examples/plots.mjs writes the scatter, the MST, the condensed tree and the dendrogram as SVG and PNG', async () => {
+    const folder = mkdtempSync(join(dir, 'plots-'));
+    const out = await runExample('plots.mjs', [folder]);
+    for (const name of ['scatter', 'mst', 'condensed-tree', 'dendrogram']) {
+      expect(out).toMatch(new RegExp(`${name}\\.svg +\\d+ bytes of SVG, PNG \\d+ × \\d+`));
+      expect(readFileSync(join(folder, `${name}.svg`), 'utf8').startsWith('<svg')).toBe(true);
+      expect(readFileSync(join(folder, `${name}.png`)).length).toBeGreaterThan(10_000);
+    }
+    expect(out).toContain('2 clusters');
   }, 300_000);
 });
