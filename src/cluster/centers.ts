@@ -12,8 +12,8 @@
  * What we changed: scikit-learn builds the n_c × n_c distance matrix (8 n_c² bytes: 80 GB at n_c = 10^5); here each
  * pair's distance is computed once, exactly (√Σ(a − b)², not the ‖a‖² + ‖b‖² − 2a·b expansion), and added to both
  * row sums, in tiles of TILE × TILE points, so memory is O(n_c · dim). The time stays O(n_c² · dim) per cluster, as
- * scikit-learn's: n_c²/2 distances, about 2·10^8 a second in 3D on one core (bench/RESULTS.md has no figure yet; a
- * quick measurement on a shared machine): a second for 20,000 points, half a minute for 10^5, an hour for 10^6.
+ * scikit-learn's: n_c²/2 distances, ~2·10^8 a second in 3D on one core (bench/RESULTS.md, issue 21): a second for
+ * 20,000 points, half a minute for 10^5, most of an hour for 10^6.
  * Centroids are one O(n · dim) pass.
  */
 import { InputError } from '../errors.js';
