@@ -1,8 +1,9 @@
 /**
  * `treeline hdbscan <points>`: HDBSCAN* labels, probabilities and GLOSH outlier scores per point. A list of
  * minimum cluster sizes (`--min-cluster-size 5,10,20`) computes the mutual-reachability MST and its single linkage
- * once and re-clusters per value (`clusterFromSingleLinkage`: milliseconds each). Compute (`computeHdbscan`) and
- * printing (`hdbscanPrintable`) stay apart.
+ * once and re-clusters per value (`clusterFromSingleLinkage`: milliseconds each). The same tree also gives DBSCAN*
+ * at `--cut-distance` (`dbscanClustering`), and `--centers` adds each clustering's centroids/medoids
+ * (`clusterCenters`). Compute (`computeHdbscan`) and printing (`hdbscanPrintable`) stay apart.
  */
 import { Command, Option } from 'commander';
 import { clusterCenters, type CenterKind, type ClusterCenters } from '../cluster/centers.js';
