@@ -4,6 +4,7 @@
  * finite, and the figure draws one icicle per cluster, one ring per selected cluster, p − 1 links over p leaves
  * holding all n points, n − 1 edges, and every point once (or the seeded sample beyond maxPoints).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { condensedTreeSvg, dendrogramSvg } from '../../src/cluster/plot.js';
 import type { SingleLinkageTree } from '../../src/cluster/types.js';
@@ -189,5 +190,16 @@ describe('spanningTreeSvg and scatterSvg', () => {
     expect(byClass(root, 'g', 'points').every((g) => g.children.length === 1 && g.children[0].name === 'path')).toBe(
       true,
     );
+  });
+});
+
+describe('the drawing code runs in browsers', () => {
+  it('src/plot/*, src/cluster/plot.ts and src/stats/plot.ts import no Node module and only other drawing code', () => {
+    const files = ['src/plot/svg.ts', 'src/plot/points.ts', 'src/cluster/plot.ts', 'src/stats/plot.ts'];
+    for (const file of files) {
+      const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+      const imports = [...source.matchAll(/^import[^;]*?from '([^']+)'/gm)].map((m) => m[1]);
+      for (const spec of imports) expect(spec.startsWith('.'), `${file} imports ${spec}`).toBe(true);
+    }
   });
 });
