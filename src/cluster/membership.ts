@@ -60,16 +60,7 @@ function softTree(model: HdbscanModel): SoftTree {
   if (s) return s;
   const { info, rows } = prepare(model);
   const n = info.numPoints;
-  const k = model.selectedClusters.length;
-  // hdbscan's _select_clusters(): per label, the smallest parent id among its points' rows.
-  const clusters = Int32Array.from(model.selectedClusters, (id) => id - n);
-  const seen = new Uint8Array(k);
-  for (let x = 0; x < n; x++) {
-    const l = model.labels[x];
-    if (l < 0 || l >= k) continue;
-    if (!seen[l] || rows.cluster[x] < clusters[l]) clusters[l] = rows.cluster[x];
-    seen[l] = 1;
-  }
+  const clusters = predictionClusters(model, rows);
   const dim = model.dim;
   const exemplars = exemplarIndices(
     model.condensedTree,
@@ -82,6 +73,24 @@ function softTree(model: HdbscanModel): SoftTree {
   s = { info, rows, clusters, exemplars, heights: new Array(info.numClusters) };
   softTrees.set(model, s);
   return s;
+}
+
+/**
+ * hdbscan 0.8.43's `_select_clusters()` (plots.py), which its prediction data uses: per label, the smallest parent id
+ * among its points' rows; the fit's selected cluster where a label has no point (never in a fit).
+ */
+function predictionClusters(model: HdbscanModel, rows: PointRows): Int32Array {
+  const n = model.condensedTree.numPoints;
+  const k = model.selectedClusters.length;
+  const clusters = Int32Array.from(model.selectedClusters, (id) => id - n);
+  const seen = new Uint8Array(k);
+  for (let x = 0; x < n; x++) {
+    const l = model.labels[x];
+    if (!(l >= 0 && l < k)) continue;
+    if (!seen[l] || rows.cluster[x] < clusters[l]) clusters[l] = rows.cluster[x];
+    seen[l] = 1;
+  }
+  return clusters;
 }
 
 /**

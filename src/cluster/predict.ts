@@ -12,9 +12,13 @@
  * `neighbor_distances[min_samples]` of the 2 · minSamples it queried). λ = Number.MAX_VALUE (numpy's finfo max)
  * where the mutual-reachability distance is 0.
  *
- * Different from hdbscan: the clusters are the fit's selected clusters (epsilon and maxClusterSize included);
- * hdbscan's prediction data re-runs a plain EOM/leaf selection without them. The two agree whenever neither
- * option is set.
+ * The clusters are the fit's selected clusters (epsilon and maxClusterSize included). hdbscan 0.8.43's prediction
+ * data takes `condensed_tree_._select_clusters()` instead: per label, the smallest condensed-tree cluster its points
+ * fall out of (membership.ts's `predictionClusters`). The two agree (checked on every golden case, ε, leaf and
+ * maxClusterSize included) unless a selected cluster has no point falling out of it directly — with
+ * allowSingleCluster and the root selected, hdbscan then predicts only the side of the root's first child that
+ * holds such points. membership.ts follows hdbscan there (its golden outputs need it); approximatePredict keeps the
+ * fit's selection.
  *
  * Input is checked at the door as hdbscan() checks its own (issue 15): the model by `validateModel` (once per model
  * object), the new points by the same coordinate rule (finite, within float32's range; the message names row and
