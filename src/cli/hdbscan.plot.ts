@@ -32,7 +32,10 @@ const columnPair = (value: string): string[] => {
 
 export function addHdbscanPlotOptions(cmd: Command): Command {
   return cmd
-    .option('--plot <file>', 'write a scatter of the clusters (noise grey, a legend) as .svg or .png, by the extension')
+    .option(
+      '--plot <file>',
+      'write a scatter of the clusters (of the first --min-cluster-size; noise grey, a legend) as .svg or .png, by the extension',
+    )
     .option('--plot-mst', 'draw the mutual-reachability MST under the points of --plot, edges coloured by weight')
     .option(
       '--plot-columns <x,y>',

@@ -1,6 +1,7 @@
 /**
- * `--plot <file>`: the figure in the format its extension names (issue 15: "today mst.png receives SVG text").
- * `.svg` is the SVG that src/stats/plot.ts draws; `.png` is that SVG rendered by resvg (@resvg/resvg-js: Rust's
+ * `--plot <file>` (and hdbscan's `--plot-tree`, `--plot-dendrogram`): the figure in the format its extension names
+ * (issue 15: "today mst.png receives SVG text"). `.svg` is the SVG that src/stats/plot.ts, src/cluster/plot.ts or
+ * src/plot/points.ts draws; `.png` is that SVG rendered by resvg (@resvg/resvg-js: Rust's
  * resvg with prebuilt binaries in npm packages), at the SVG's own size, with the system's fonts. Any other extension
  * is an input error before anything is computed. resvg is imported here only, and lazily: the library and the
  * browser bundle never load it.
