@@ -35,7 +35,7 @@ async function render(browser: Browser, svg: string, scope = 'svg'): Promise<Ren
     const info = await page.evaluate((scope) => {
       const root = document.querySelector('svg')!;
       const r = root.getBoundingClientRect();
-      const ours = new Set(root.querySelectorAll(`${scope} text`));
+      const ours = new Set(Array.from(root.querySelectorAll(`${scope} text`)));
       const boxes = Array.from(root.querySelectorAll('text')).map((t) => {
         const b = t.getBoundingClientRect();
         return { text: t.textContent ?? '', ours: ours.has(t), x0: b.left, y0: b.top, x1: b.right, y1: b.bottom };
