@@ -1,14 +1,16 @@
 /**
  * `treeline hdbscan … --soft` as a child process (the real CLI): the all-points membership vectors of the fit as
  * csv columns p0 … p{k−1}, json `membership` and npy `membership.npy`, equal to allPointsMembershipVectors on the
- * library's model of the same fit; --soft with several --min-cluster-size values is an input error.
+ * library's model of the same fit; --soft with several --min-cluster-size values is an input error. `treeline
+ * predict --soft` gives the new points' membershipVector under the saved model.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/program.js';
-import { allPointsMembershipVectors } from '../../src/cluster/membership.js';
-import { blobs } from '../../src/datasets/generate.js';
+import { allPointsMembershipVectors, membershipVector } from '../../src/cluster/membership.js';
+import { loadModel } from '../../src/cluster/model.js';
+import { blobs, uniform } from '../../src/datasets/generate.js';
 import { hdbscan, hdbscanModel } from '../../src/hdbscan.js';
 import { parseNpy } from '../../src/io/npy.js';
 import { parseCsvColumns, tempDir, writePointsCsv } from '../helpers/cli.js';
@@ -64,5 +66,24 @@ describe('treeline hdbscan --soft', () => {
     expect(r.code).toBe(EXIT.input);
     expect(r.stderr).toMatch(/--soft gives the memberships of one fit: give one --min-cluster-size, got 10,15/);
     expect(r.stdout).toBe('');
+  });
+
+  it('predict --soft: p0 … p{k−1} after label, probability, equal to membershipVector under the saved model', async () => {
+    const model = join(dir, 'model.json');
+    expect((await runCliProcess([...args, '-o', join(dir, 'fit.csv'), '--save-model', model])).code).toBe(EXIT.ok);
+    const m = 30;
+    const fresh = uniform({ n: m, dim: 2, seed: 9 }).map((x) => 20 * x - 10);
+    const freshCsv = writePointsCsv(join(dir, 'fresh.csv'), fresh, 2);
+    const r = await runCliProcess(['predict', model, freshCsv, '--soft']);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    const loaded = loadModel(readFileSync(model, 'utf8'));
+    const k = loaded.selectedClusters.length;
+    const expectedRows = membershipVector(loaded, Float32Array.from(fresh));
+    const cols = parseCsvColumns(r.stdout);
+    const ps = Array.from({ length: k }, (_, j) => `p${j}`);
+    expect(Object.keys(cols)).toEqual(['label', 'probability', ...ps]);
+    ps.forEach((p, j) => expect(cols[p]).toEqual(Array.from({ length: m }, (_, i) => expectedRows[i * k + j])));
+    // The model saved with --soft is the one --soft used: its training memberships are the fit's.
+    expect(allPointsMembershipVectors(loaded)).toEqual((await expected()).vectors);
   });
 });
