@@ -24,6 +24,8 @@
  *
  * Each row is then normalised and multiplied by prob_in_some_cluster, so a row sums to that probability (≤ 1 up
  * to rounding), not to 1.
+ * Checked against hdbscan 0.8.43's own outputs on the canonical MST (test/golden/hdbscan-extra): within 2.2e-16
+ * from float64 MST weights, 8e-8 from float32 ones.
  *
  * The clusters are hdbscan's `_select_clusters()`: for each label the smallest condensed-tree id its points leave
  * from — the selected cluster itself unless no point leaves it directly (it splits at once); the exemplars, merge
@@ -31,7 +33,8 @@
  * but one cluster is selected (allowSingleCluster, no split), hdbscan raises a KeyError; we use the root's λmax.
  *
  * Memory and time: O(n · k) output, no n × n matrix. Each point's distances to the E exemplars (a few per leaf) cost
- * O(E · d); merge heights are computed once per (condensed cluster, selected cluster) pair and cached.
+ * O(E · d); merge heights are computed once per (condensed cluster, selected cluster) pair in a call (a table of at
+ * most numClusters × k, freed when the call returns).
  */
 import { exemplars as exemplarIndices } from './exemplars.js';
 import { bruteForceKnn } from '../knn/brute.cpu.js';
@@ -49,8 +52,6 @@ interface SoftTree {
   clusters: Int32Array;
   /** Each column's exemplar coordinates in float64, row-major (count × dim). */
   exemplars: Float64Array[];
-  /** Merge heights from each condensed cluster to every column, computed on first use (−1: the point's own λ). */
-  heights: (Float64Array | undefined)[];
 }
 
 const softTrees = new WeakMap<HdbscanModel, SoftTree>();
@@ -70,7 +71,7 @@ function softTree(model: HdbscanModel): SoftTree {
     idx.forEach((p, e) => coords.set(model.points.subarray(p * dim, (p + 1) * dim), e * dim));
     return coords;
   });
-  s = { info, rows, clusters, exemplars, heights: new Array(info.numClusters) };
+  s = { info, rows, clusters, exemplars };
   softTrees.set(model, s);
   return s;
 }
@@ -93,13 +94,16 @@ function predictionClusters(model: HdbscanModel, rows: PointRows): Int32Array {
   return clusters;
 }
 
+/** Merge heights from each condensed cluster to every column, filled on first use within one call. */
+type MergeHeights = (Float64Array | undefined)[];
+
 /**
  * hdbscan's `merge_height` from condensed cluster p to every column: walk the larger id up until both sides meet;
  * if both sides moved, the λ at which the last one moved joined the meeting cluster, else −1 (the point's own λ:
  * one cluster contains the other).
  */
-function mergeHeights(s: SoftTree, p: number): Float64Array {
-  const cached = s.heights[p];
+function mergeHeights(s: SoftTree, heights: MergeHeights, p: number): Float64Array {
+  const cached = heights[p];
   if (cached) return cached;
   const { parent, birth } = s.info;
   const h = new Float64Array(s.clusters.length);
@@ -122,7 +126,7 @@ function mergeHeights(s: SoftTree, p: number): Float64Array {
     }
     h[j] = tookLeft && tookRight ? birth[last] : -1;
   });
-  s.heights[p] = h;
+  heights[p] = h;
   return h;
 }
 
@@ -177,11 +181,12 @@ export function allPointsMembershipVectors(model: HdbscanModel): Float64Array {
   const k = clusters.length;
   const out = new Float64Array(n * k);
   if (k === 0) return out;
+  const heights: MergeHeights = new Array(info.numClusters);
   // Pass 1 (`all_points_per_cluster_scores`): exp(−(λmax + 1e-8) / height) into `out`, and their nanmax.
   let top = -Infinity;
   for (let x = 0; x < n; x++) {
     const p = rows.cluster[x];
-    const h = mergeHeights(s, p);
+    const h = mergeHeights(s, heights, p);
     const maxLambda = info.maxLambda[p] + 1e-8;
     for (let j = 0; j < k; j++) {
       const v = Math.exp(-(maxLambda / (h[j] < 0 ? rows.lambda[x] : h[j])));
@@ -201,7 +206,7 @@ export function allPointsMembershipVectors(model: HdbscanModel): Float64Array {
     for (let j = 0; j < k; j++) total += row[j] = dist[j] * (row[j] / sum);
     const p = rows.cluster[x];
     const lambda = rows.lambda[x];
-    const { height, column } = highest(mergeHeights(s, p), lambda);
+    const { height, column } = highest(mergeHeights(s, heights, p), lambda);
     const best = info.maxLambda[clusters[column]];
     const inSome = height / (lambda > best ? lambda : best);
     for (let j = 0; j < k; j++) row[j] = (row[j] / total) * inSome;
@@ -229,11 +234,12 @@ export function membershipVector(
   const knn = (options.knn ?? bruteForceKnn)(model.points, model.dim, queries, 2 * model.minSamples);
   const neighbour = { index: 0, lambda: 0 };
   const dist = new Float64Array(k);
+  const heights: MergeHeights = new Array(info.numClusters);
   for (let q = 0; q < m; q++) {
     mutualReachabilityNeighbour(model, knn, q, neighbour);
     const p = rows.cluster[neighbour.index];
     const lambda = Math.min(neighbour.lambda, rows.lambda[neighbour.index]);
-    const h = mergeHeights(s, p);
+    const h = mergeHeights(s, heights, p);
     const row = out.subarray(q * k, (q + 1) * k);
     // Outlier part (`per_cluster_scores`, whose λ argument is a float32): λmax / (λmax − height), a denominator
     // ≤ 0 taken as 1e-8, then a softmax against the row's nanmax.
