@@ -87,3 +87,4 @@ export {
   type DendrogramPlotOptions,
 } from './cluster/plot.js';
 export { scatterSvg, spanningTreeSvg, type PointsPlotOptions, type PlotEdges } from './plot/points.js';
+export { labelColour } from './plot/svg.js';

@@ -16,11 +16,18 @@
  * its defaults; then its controls (n, clusters, minClusterSize, minSamples, backend) are set and "Cluster" pressed,
  * and the result, the legend (one entry per cluster with its colour and size, and one for noise) and the URL follow.
  *
+ * Every run also checks the condensed tree beside the scatter (issue 21): an SVG with one ring per selected cluster,
+ * ringed in the colour the canvas and the legend give that cluster. A fifth case picks a CSV through the file input
+ * (the page clusters it instead of the generated data, with Node's labels), picks a malformed CSV and NPY (the page
+ * names the file and what was wrong), and screenshots the page with the tree (checked not blank).
+ *
  * Skips when Chromium is missing, unless TREELINE_REQUIRE_BROWSER=1 (CI), which makes that a failure.
  * scripts/test.sh installs Debian's chromium when run as root.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -85,6 +92,8 @@ interface PageResult {
   labels?: number[];
   palette?: string[];
   ms?: number;
+  params?: { n: number; source?: string; file?: string; dim?: number };
+  fileError?: string;
 }
 
 interface AdapterProbe {
@@ -148,7 +157,7 @@ async function probeAdapter(browser: Browser): Promise<AdapterProbe | null> {
 async function runPage(
   browser: Browser,
   query: string,
-): Promise<{ result: PageResult; nonWhite: number; colours: Record<string, number> }> {
+): Promise<{ result: PageResult; nonWhite: number; colours: Record<string, number>; rings: string[] }> {
   const page: Page = await browser.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -174,10 +183,26 @@ async function runPage(
       }
       return { nonWhite, colours: counts };
     }, result.palette ?? []);
-    return { result, nonWhite, colours };
+    return { result, nonWhite, colours, rings: await treeRings(page) };
   } finally {
     await page.close();
   }
+}
+
+/** The stroke colour of each ring of the condensed tree beside the canvas, in label order (`data-label`). */
+async function treeRings(page: Page): Promise<string[]> {
+  return page.$$eval('#tree svg ellipse.selected', (rings) =>
+    rings
+      .map((e) => ({ label: Number(e.getAttribute('data-label')), colour: e.getAttribute('stroke') ?? '' }))
+      .sort((a, b) => a.label - b.label)
+      .map((r) => r.colour),
+  );
+}
+
+/** The tree has one ring per cluster, in the cluster's colour on the canvas and in the legend. */
+function checkTree(rings: string[], palette: string[], clusters: number): void {
+  expect(rings).toHaveLength(clusters);
+  expect(rings).toEqual(palette.slice(0, clusters));
 }
 
 /** The Node result for the page's dataset and parameters (CPU backend). */
@@ -209,7 +234,7 @@ function checkLegend(entries: { text: string; colour: string }[], labels: number
 }
 
 function checkDrawn(run: Awaited<ReturnType<typeof runPage>>, expected: number[]): void {
-  const { result, nonWhite, colours } = run;
+  const { result, nonWhite, colours, rings } = run;
   expect(result.error).toBeUndefined();
   expect(result.labels).toHaveLength(PARAMS.n);
   expect(result.labels).toEqual(expected);
@@ -218,6 +243,7 @@ function checkDrawn(run: Awaited<ReturnType<typeof runPage>>, expected: number[]
   const clusters = Math.max(...expected) + 1;
   expect(result.clusters).toBe(clusters);
   for (let c = 0; c < clusters; c++) expect(colours[result.palette![c % result.palette!.length]]).toBeGreaterThan(50);
+  checkTree(rings, result.palette!, clusters);
 }
 
 /** Chromium started with the first WebGPU variant that gives an adapter, or undefined where none does. */
@@ -361,6 +387,7 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
         seed: '1',
       });
       checkLegend(await legendEntries(page), expected, first.palette!);
+      checkTree(await treeRings(page), first.palette!, first.clusters!);
 
       // Set every control and press "Cluster".
       const next = { n: 1200, clusters: 3, seed: 1, minClusterSize: 10, minSamples: 4 };
@@ -379,6 +406,8 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
       expect(second.clusters).toBe(Math.max(...labels) + 1);
       expect(second.clusters).toBeGreaterThan(1);
       checkLegend(await legendEntries(page), labels, second.palette!);
+      const legendClusters = (await legendEntries(page)).length - 1;
+      checkTree(await treeRings(page), second.palette!, legendClusters);
       // The parameters are kept in the URL (a reload or a shared link gives the same page).
       const url = new URL(page.url());
       expect(Object.fromEntries(url.searchParams)).toEqual({
@@ -392,6 +421,149 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
       expect(await page.textContent('#status')).toMatch(/^1200 points: \d+ clusters, \d+ noise — on the CPU backend/);
       expect(errors).toEqual([]);
     } finally {
+      await browser.close();
+    }
+  });
+
+  it('issue 21: a CSV picked with the file input is clustered instead of the generated data; bad files are named; a screenshot shows the tree', async () => {
+    requireChromium();
+    const browser = await launch(CPU_VARIANT);
+    const page = await browser.newPage({ viewport: { width: 1680, height: 1100 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const dir = mkdtempSync(join(tmpdir(), 'treeline-browser-'));
+    const result = () => page.evaluate(() => (window as unknown as { treeline: PageResult }).treeline);
+    try {
+      await page.goto(pageUrl);
+      await page.waitForFunction(() => (window as unknown as { treeline?: PageResult }).treeline?.done, null, {
+        timeout: 200_000,
+      });
+      const first = await result();
+      expect(first.labels).toEqual(expected);
+
+      // The demo with the tree: a screenshot of the page, not blank (decoded in the page: inked, many colours).
+      const shot = join(dir, 'demo.png');
+      await page.screenshot({ path: shot, fullPage: true });
+      expect(statSync(shot).size).toBeGreaterThan(20_000);
+      const { width, height, inked, distinct } = await page.evaluate(async (b64) => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${b64}`;
+        await img.decode();
+        const c = document.createElement('canvas');
+        c.width = img.width;
+        c.height = img.height;
+        const ctx = c.getContext('2d')!;
+        ctx.drawImage(img, 0, 0);
+        const { data } = ctx.getImageData(0, 0, c.width, c.height);
+        let inked = 0;
+        const seen = new Set<number>();
+        for (let i = 0; i < data.length; i += 4) {
+          if (data[i] < 250 || data[i + 1] < 250 || data[i + 2] < 250) inked++;
+          seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+        }
+        return { width: c.width, height: c.height, inked, distinct: seen.size };
+      }, readFileSync(shot).toString('base64'));
+      expect(width).toBe(1680);
+      expect(height).toBeGreaterThanOrEqual(1100);
+      expect(inked).toBeGreaterThan(0.03 * width * height);
+      expect(distinct).toBeGreaterThan(50);
+      // The tree sits beside the canvas (same row), not under it.
+      const [canvasBox, treeBox] = await Promise.all([
+        page.locator('canvas').boundingBox(),
+        page.locator('#tree svg').boundingBox(),
+      ]);
+      expect(treeBox!.x).toBeGreaterThan(canvasBox!.x + canvasBox!.width - 1);
+      expect(treeBox!.y).toBeLessThan(canvasBox!.y + canvasBox!.height);
+
+      // A CSV with a header, three numeric columns and a text one (left out), picked through the file input.
+      const data = blobs({ n: 300, dim: 3, clusters: 3, seed: 5 });
+      const rows = ['x,y,z,tag'];
+      for (let i = 0; i < 300; i++) rows.push(`${data[3 * i]},${data[3 * i + 1]},${data[3 * i + 2]},p${i}`);
+      await page.selectOption('select[name=backend]', 'cpu');
+      await page.setInputFiles('#file', {
+        name: 'blobs3d.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from(rows.join('\n') + '\n'),
+      });
+      await page.waitForFunction(
+        () => {
+          const t = (window as unknown as { treeline?: PageResult }).treeline;
+          return t?.done && t.params?.source === 'file';
+        },
+        null,
+        { timeout: 200_000 },
+      );
+      const fromFile = await result();
+      expect(fromFile.error).toBeUndefined();
+      expect(fromFile.params).toMatchObject({ source: 'file', file: 'blobs3d.csv', n: 300, dim: 3 });
+      const { labels } = await hdbscan(Float64Array.from(data), { dim: 3, minClusterSize: 15, backend: 'cpu' });
+      expect(fromFile.labels).toEqual(Array.from(labels));
+      expect(fromFile.clusters).toBe(Math.max(...labels) + 1);
+      expect(fromFile.clusters).toBeGreaterThan(1);
+      checkLegend(await legendEntries(page), Array.from(labels), fromFile.palette!);
+      checkTree(await treeRings(page), fromFile.palette!, fromFile.clusters!);
+      expect(await page.textContent('#status')).toMatch(
+        /^blobs3d\.csv: 300 points × 3 columns: \d+ clusters, \d+ noise/,
+      );
+      expect(await page.textContent('#file-note')).toContain('clustered on 3 columns (x, y, z); drawn: x against y');
+      expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({
+        source: 'file',
+        file: 'blobs3d.csv',
+        n: '300',
+        minClusterSize: '15',
+        backend: 'cpu',
+      });
+
+      // Malformed files: the page names the file and what was wrong, and keeps the last result.
+      await page.setInputFiles('#file', {
+        name: 'bad.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from('x,y\n1,2\n3,abc\n'),
+      });
+      await page.waitForFunction(() => document.querySelector('#file-error')?.textContent !== '');
+      expect(await page.textContent('#file-error')).toBe(
+        'bad.csv: line 3, column 2 ("y"): "abc" is not a decimal number.',
+      );
+      const header = "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }";
+      const npy = Buffer.concat([
+        Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length + 1, 0]),
+        Buffer.from(header + '\n', 'latin1'),
+        Buffer.alloc(16),
+      ]);
+      await page.setInputFiles('#file', { name: 'ints.npy', mimeType: 'application/octet-stream', buffer: npy });
+      await page.waitForFunction(() => document.querySelector('#file-error')?.textContent?.startsWith('ints.npy'));
+      expect(await page.textContent('#file-error')).toBe(
+        "ints.npy: dtype '<i4' is not supported (float32 '<f4' or float64 '<f8', little endian).",
+      );
+      expect((await result()).labels).toEqual(Array.from(labels));
+
+      // A float32 NPY of the same points (Fortran order) replaces the CSV: the same labels.
+      const f32 = Float32Array.from(data);
+      const fortran = new Float32Array(900);
+      for (let i = 0; i < 300; i++) for (let j = 0; j < 3; j++) fortran[j * 300 + i] = f32[3 * i + j];
+      let h = "{'descr': '<f4', 'fortran_order': True, 'shape': (300, 3), }";
+      h = h.padEnd(128 - 10 - 1, ' ') + '\n';
+      const good = Buffer.concat([
+        Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, h.length, 0]),
+        Buffer.from(h, 'latin1'),
+        Buffer.from(fortran.buffer),
+      ]);
+      await page.setInputFiles('#file', { name: 'blobs3d.npy', mimeType: 'application/octet-stream', buffer: good });
+      await page.waitForFunction(
+        () => {
+          const t = (window as unknown as { treeline?: PageResult }).treeline;
+          return t?.done && t.params?.file === 'blobs3d.npy';
+        },
+        null,
+        { timeout: 200_000 },
+      );
+      expect(await page.textContent('#file-error')).toBe('');
+      const fromNpy = await result();
+      const f32labels = (await hdbscan(Float64Array.from(f32), { dim: 3, minClusterSize: 15, backend: 'cpu' })).labels;
+      expect(fromNpy.labels).toEqual(Array.from(f32labels));
+      expect(errors).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
       await browser.close();
     }
   });

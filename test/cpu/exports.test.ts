@@ -60,6 +60,7 @@ const PUBLIC = {
     'dendrogramSvg',
     'scatterSvg',
     'spanningTreeSvg',
+    'labelColour',
   ],
   types: [
     'GpuContextOptions',
