@@ -19,7 +19,8 @@
  * Every run also checks the condensed tree beside the scatter (issue 21): an SVG with one ring per selected cluster,
  * ringed in the colour the canvas and the legend give that cluster. A fifth case picks a CSV through the file input
  * (the page clusters it instead of the generated data, with Node's labels), picks a malformed CSV and NPY (the page
- * names the file and what was wrong), and screenshots the page with the tree (checked not blank).
+ * names the file and what was wrong), drops a float32 NPY of the same points on the page, goes back to the generated
+ * data, and screenshots the page with the tree (checked not blank).
  *
  * Skips when Chromium is missing, unless TREELINE_REQUIRE_BROWSER=1 (CI), which makes that a failure.
  * scripts/test.sh installs Debian's chromium when run as root.
@@ -537,7 +538,7 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
       );
       expect((await result()).labels).toEqual(Array.from(labels));
 
-      // A float32 NPY of the same points (Fortran order) replaces the CSV: the same labels.
+      // A float32 NPY of the same points (Fortran order) dropped on the page replaces the CSV: the same labels.
       const f32 = Float32Array.from(data);
       const fortran = new Float32Array(900);
       for (let i = 0; i < 300; i++) for (let j = 0; j < 3; j++) fortran[j * 300 + i] = f32[3 * i + j];
@@ -548,7 +549,14 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
         Buffer.from(h, 'latin1'),
         Buffer.from(fortran.buffer),
       ]);
-      await page.setInputFiles('#file', { name: 'blobs3d.npy', mimeType: 'application/octet-stream', buffer: good });
+      // Dropped on the page, as a person drags it from a file manager.
+      const dropped = await page.evaluateHandle((b64) => {
+        const transfer = new DataTransfer();
+        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        transfer.items.add(new File([bytes], 'blobs3d.npy', { type: 'application/octet-stream' }));
+        return transfer;
+      }, good.toString('base64'));
+      await page.dispatchEvent('body', 'drop', { dataTransfer: dropped });
       await page.waitForFunction(
         () => {
           const t = (window as unknown as { treeline?: PageResult }).treeline;
@@ -561,6 +569,20 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
       const fromNpy = await result();
       const f32labels = (await hdbscan(Float64Array.from(f32), { dim: 3, minClusterSize: 15, backend: 'cpu' })).labels;
       expect(fromNpy.labels).toEqual(Array.from(f32labels));
+
+      // "Use generated data": the blobs again, with the form's n, and no source in the URL.
+      await page.click('#generated');
+      await page.waitForFunction(
+        () => {
+          const t = (window as unknown as { treeline?: PageResult }).treeline;
+          return t?.done && t.params?.source === undefined;
+        },
+        null,
+        { timeout: 200_000 },
+      );
+      expect((await result()).labels).toEqual(expected);
+      expect(new URL(page.url()).searchParams.get('source')).toBeNull();
+      expect(await page.isHidden('#generated')).toBe(true);
       expect(errors).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
