@@ -583,6 +583,11 @@ describe.skipIf(SKIP)('examples/browser in headless Chromium', () => {
       expect((await result()).labels).toEqual(expected);
       expect(new URL(page.url()).searchParams.get('source')).toBeNull();
       expect(await page.isHidden('#generated')).toBe(true);
+
+      // A link made from a file cannot bring its points: the page asks for the file and runs nothing.
+      await page.goto(`${pageUrl}?source=file&file=blobs3d.csv&n=300&minClusterSize=15&backend=cpu`);
+      expect(await page.textContent('#status')).toMatch(/^This link was made from a file \(source=file\)/);
+      expect(await page.evaluate(() => (window as unknown as { treeline?: PageResult }).treeline)).toBeUndefined();
       expect(errors).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
