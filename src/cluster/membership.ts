@@ -41,6 +41,11 @@ import { bruteForceKnn } from '../knn/brute.cpu.js';
 import type { HdbscanModel } from './model.js';
 import { checkNewPoints, mutualReachabilityNeighbour, prepare, type ApproximatePredictOptions } from './predict.js';
 import type { ClusterTreeInfo, PointRows } from './clusterTree.js';
+import { nearestExemplarDistances, NO_EXEMPLAR, packExemplars } from './exemplars.distance.cpu.js';
+import { exemplarDistances } from './exemplars.distance.js';
+import { createGpuContext, type GpuContext } from '../gpu/context.js';
+import { gpuElseCpu } from '../gpu/fallback.js';
+import { THRESHOLDS } from '../host/thresholds.js';
 
 export type MembershipOptions = ApproximatePredictOptions;
 
@@ -131,24 +136,14 @@ function mergeHeights(s: SoftTree, heights: MergeHeights, p: number): Float64Arr
 }
 
 /**
- * hdbscan's `dist_membership_vector` (softmax=False) of the point at `point[offset …]`: 1 / (distance to each
- * column's nearest exemplar), Number.MAX_VALUE / k where it is 0, normalised to sum 1. Written into `out`.
+ * hdbscan's `dist_membership_vector` (softmax=False) from the distances in `out` (each column's nearest exemplar):
+ * 1 / distance, Number.MAX_VALUE / k where it is 0, normalised to sum 1, in place.
  */
-function distanceMembership(s: SoftTree, point: Float32Array, offset: number, dim: number, out: Float64Array): void {
+function distanceMembership(out: Float64Array): void {
   const k = out.length;
   let sum = 0;
   for (let j = 0; j < k; j++) {
-    const ex = s.exemplars[j];
-    let best = Number.MAX_VALUE;
-    for (let e = 0; e < ex.length; e += dim) {
-      let d2 = 0;
-      for (let a = 0; a < dim; a++) {
-        const t = point[offset + a] - ex[e + a];
-        d2 += t * t;
-      }
-      const d = Math.sqrt(d2);
-      if (d < best) best = d;
-    }
+    const best = out[j];
     out[j] = best !== 0 ? 1 / best : Number.MAX_VALUE / k;
     sum += out[j];
   }
@@ -169,13 +164,65 @@ function highest(h: Float64Array, lambda: number): { height: number; column: num
   return { height, column };
 }
 
+/** Which backend computes the distances to the exemplars (the O(n · E · d) part) of `allPointsMembershipVectors`. */
+export interface SoftBackendOptions {
+  /**
+   * 'cpu': float64 distances, as hdbscan; 'gpu': f32 distances on the GPU (shaders/cluster/exemplar_distance.wgsl;
+   * memberships within ~1e-7 of the float64 ones); 'auto' (default): the GPU from THRESHOLDS.membershipGpuMinPoints
+   * points on, falling back to the CPU where there is no usable GPU (gpuElseCpu).
+   */
+  backend?: 'auto' | 'gpu' | 'cpu';
+  /** A GPU context to use (else one is created, and destroyed after the call). */
+  gpu?: GpuContext;
+}
+
 /**
  * Soft cluster memberships of the training points (hdbscan's `all_points_membership_vectors`): n × k, row-major,
  * columns in label order; each row sums to the point's probability of being in some cluster. n × 0 (empty) when
- * there are no clusters (hdbscan returns n zeros).
+ * there are no clusters (hdbscan returns n zeros). Without options it runs on the CPU and returns the array; with
+ * options (`backend`, `gpu`) it returns a promise and may compute the distances on the GPU.
  */
-export function allPointsMembershipVectors(model: HdbscanModel): Float64Array {
+export function allPointsMembershipVectors(model: HdbscanModel): Float64Array;
+export function allPointsMembershipVectors(model: HdbscanModel, options: SoftBackendOptions): Promise<Float64Array>;
+export function allPointsMembershipVectors(
+  model: HdbscanModel,
+  options?: SoftBackendOptions,
+): Float64Array | Promise<Float64Array> {
   const s = softTree(model);
+  const cpu = () =>
+    allPointsFrom(model, s, (x, out) =>
+      nearestExemplarDistances(s.exemplars, model.points, x * model.dim, model.dim, out),
+    );
+  if (!options) return cpu();
+  const backend = options.backend ?? 'auto';
+  const n = s.info.numPoints;
+  if (backend === 'cpu' || s.clusters.length === 0 || (backend === 'auto' && n < THRESHOLDS.membershipGpuMinPoints)) {
+    return Promise.resolve().then(cpu);
+  }
+  const onGpu = async () => {
+    const ctx = options.gpu ?? (await createGpuContext({ hardwareOnly: backend === 'auto' }));
+    try {
+      const k = s.clusters.length;
+      const table = await exemplarDistances(ctx, model.points, model.dim, packExemplars(s.exemplars, model.dim));
+      return allPointsFrom(model, s, (x, out) => {
+        for (let j = 0; j < k; j++) {
+          const d2 = table[x * k + j];
+          out[j] = d2 === NO_EXEMPLAR ? Number.MAX_VALUE : Math.sqrt(d2);
+        }
+      });
+    } finally {
+      if (!options.gpu) await ctx.destroy();
+    }
+  };
+  return gpuElseCpu('allPointsMembershipVectors', backend, onGpu, cpu);
+}
+
+/** `allPointsMembershipVectors` with each point's distances to the columns' nearest exemplars from `distances`. */
+function allPointsFrom(
+  model: HdbscanModel,
+  s: SoftTree,
+  distances: (x: number, out: Float64Array) => void,
+): Float64Array {
   const { info, rows, clusters } = s;
   const n = info.numPoints;
   const k = clusters.length;
@@ -201,7 +248,8 @@ export function allPointsMembershipVectors(model: HdbscanModel): Float64Array {
     const row = out.subarray(x * k, (x + 1) * k);
     let sum = 0;
     for (let j = 0; j < k; j++) sum += row[j] = Math.exp(row[j] - top);
-    distanceMembership(s, model.points, x * model.dim, model.dim, dist);
+    distances(x, dist);
+    distanceMembership(dist);
     let total = 0;
     for (let j = 0; j < k; j++) total += row[j] = dist[j] * (row[j] / sum);
     const p = rows.cluster[x];
@@ -253,7 +301,8 @@ export function membershipVector(
     }
     let sum = 0;
     for (let j = 0; j < k; j++) sum += row[j] = Math.exp(row[j] - top);
-    distanceMembership(s, queries, q * model.dim, model.dim, dist);
+    nearestExemplarDistances(s.exemplars, queries, q * model.dim, model.dim, dist);
+    distanceMembership(dist);
     let total = 0;
     for (let j = 0; j < k; j++) {
       const outlier = row[j] / sum;

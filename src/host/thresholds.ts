@@ -50,6 +50,12 @@ export interface Thresholds {
    * without, 100 ms with, on the 2-core machine).
    */
   prefetchMinPoints: number;
+  /**
+   * Points from which allPointsMembershipVectors under backend 'auto' computes its distances to the exemplars on the
+   * GPU: below, the upload, dispatch and read-back cost more than the CPU's n · E · d loop (an estimate, 2^16: to be
+   * measured with `treeline bench membership`).
+   */
+  membershipGpuMinPoints: number;
   /** Chunks of the threaded linkage and layout (undefined: 2 per thread, ≥ 2^16 edges each; tests pass others). */
   linkageChunks: number | undefined;
 }
@@ -65,6 +71,7 @@ export const THRESHOLDS: Readonly<Thresholds> = Object.freeze({
   minRuntsPerThread: 4096,
   splitSortMinEdges: 50_000,
   prefetchMinPoints: 1 << 21,
+  membershipGpuMinPoints: 1 << 16,
   linkageChunks: undefined,
 });
 

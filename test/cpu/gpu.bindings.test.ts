@@ -20,6 +20,7 @@ import { createGatherKernel } from '../../src/emst/pipeline.js';
 import { createGraphMsf, type GpuGraph } from '../../src/graph/eclmst.js';
 import { GpuBranches } from '../../src/stats/branches.js';
 import { benchCopy } from '../../src/bench/copy.js';
+import { createExemplarDistanceKernel } from '../../src/cluster/exemplars.distance.js';
 
 const LIMITS: Record<string, number> = {
   maxStorageBuffersPerShaderStage: 16,
@@ -83,6 +84,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   for (const dim of [2, 3, 5]) {
     await createBvhBuilder(ctx, { maxCount: 1 << 20, dim });
     await createKnnSearcher(ctx, { dim, k: 16 });
+    await createExemplarDistanceKernel(ctx, dim);
     await createKnnSearcher(ctx, { dim, k: 40, output: 'kth', rows: 'morton' });
     for (const periodic of [false, true]) {
       for (const lean of [false, true]) await Boruvka.create(ctx, 1 << 20, dim, periodic, undefined, lean);
