@@ -8,19 +8,16 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { clusterFromMst, createModel, exemplars, type HdbscanModel } from '../../src/cluster/index.js';
 import { allPointsMembershipVectors, membershipVector } from '../../src/cluster/membership.js';
-import { join } from 'node:path';
-import {
-  GOLDEN_DIR,
-  goldenCase,
-  goldenMst,
-  goldenPoints,
-  parseGoldenJson,
-  readGoldenText,
-  readPointsCsv,
-  worstAbs,
-  type GoldenCase,
-} from '../helpers/golden.js';
+import { goldenCase, goldenMst, goldenPoints, worstAbs, type GoldenCase } from '../helpers/golden.js';
 import { mulberry32 } from '../helpers/random.js';
+import { THRESHOLDS } from '../../src/host/thresholds.js';
+import {
+  exemplarDistanceTable,
+  nearestExemplarDistances,
+  NO_EXEMPLAR,
+  packExemplars,
+} from '../../src/cluster/exemplars.distance.cpu.js';
+import { extraModel, readExtra, type ExtraCase, type ExtraEntry } from '../helpers/softGolden.js';
 
 /** The model of a golden case, fitted on hdbscan's canonical MST. */
 function goldenModel(caseName: string, params: string): { model: HdbscanModel; c: GoldenCase } {
@@ -34,50 +31,6 @@ function goldenModel(caseName: string, params: string): { model: HdbscanModel; c
     maxClusterSize: c.params.max_cluster_size,
   });
   return { model: createModel({ points, dim, result: fit, minSamples: c.min_samples_effective }), c };
-}
-
-const EXTRA_DIR = join(GOLDEN_DIR, 'hdbscan-extra');
-
-/** One row of hdbscan-extra/index.json. */
-interface ExtraEntry {
-  case: string;
-  params: string;
-  n: number;
-  d: number;
-  n_clusters: number;
-  /** The points file, relative to the case folder. */
-  input: string;
-}
-
-/** The soft-clustering part of hdbscan-extra/<case>/<params>.json (test/golden/hdbscan-extra/README.md). */
-interface ExtraCase {
-  params: { min_cluster_size: number; min_samples: number; allow_single_cluster: boolean };
-  n_clusters: number;
-  min_samples_effective: number;
-  canonical: { labels: number[]; mst_edges: number[][] };
-  selected_clusters: number[];
-  exemplar_counts: number[];
-  all_points_membership: number[][];
-  membership_new: { points: number[][]; vectors: number[][] };
-}
-
-const readExtra = <T>(...parts: string[]): T => parseGoldenJson<T>(readGoldenText(join(EXTRA_DIR, ...parts)));
-
-/** The golden case's fit on its canonical MST (float64 weights, or rounded to float32 as the GPU delivers them). */
-function extraModel(e: ExtraEntry, g: ExtraCase, f32: boolean): HdbscanModel {
-  const { points, dim, n } = readPointsCsv(join(EXTRA_DIR, e.case, e.input));
-  const edges = g.canonical.mst_edges;
-  const mst = {
-    sources: Uint32Array.from(edges, (r) => r[0]),
-    targets: Uint32Array.from(edges, (r) => r[1]),
-    weights: f32 ? Float32Array.from(edges, (r) => r[2]) : Float64Array.from(edges, (r) => r[2]),
-  };
-  const fit = clusterFromMst(mst, n, {
-    minClusterSize: g.params.min_cluster_size,
-    allowSingleCluster: g.params.allow_single_cluster,
-  });
-  expect(Array.from(fit.labels)).toEqual(g.canonical.labels);
-  return createModel({ points, dim, result: fit, minSamples: g.params.min_samples });
 }
 
 describe('soft clustering against hdbscan 0.8.43 (test/golden/hdbscan-extra)', () => {
@@ -247,5 +200,45 @@ describe('soft clustering of degenerate models', () => {
     expect(all.length).toBe(model.condensedTree.numPoints);
     expectProbabilityRows(all, 1);
     expectProbabilityRows(membershipVector(model, model.points.slice(0, 20)), 1);
+  });
+});
+
+describe('allPointsMembershipVectors backends (issue 21: the GPU path and its CPU twin)', () => {
+  it("backend 'cpu', and 'auto' below THRESHOLDS.membershipGpuMinPoints, resolve to the synchronous result", async () => {
+    const { model } = goldenModel('blobs2d-1000', 'mcs15-ms5');
+    expect(model.condensedTree.numPoints).toBeLessThan(THRESHOLDS.membershipGpuMinPoints);
+    const want = allPointsMembershipVectors(model);
+    expect(Array.from(await allPointsMembershipVectors(model, { backend: 'cpu' }))).toEqual(Array.from(want));
+    expect(Array.from(await allPointsMembershipVectors(model, {}))).toEqual(Array.from(want));
+  });
+
+  it('exemplarDistanceTable (the kernel’s f32 twin) is the squared float64 distance within 1e-6 relative', () => {
+    const random = mulberry32(7);
+    const dim = 4;
+    const points = Float32Array.from({ length: 200 * dim }, () => random() * 100 - 50);
+    const cols = [3, 1, 12].map((m) => Float32Array.from({ length: m * dim }, () => random() * 100 - 50));
+    const table = exemplarDistanceTable(points, dim, packExemplars(cols, dim));
+    const dist = new Float64Array(cols.length);
+    for (let x = 0; x < 200; x++) {
+      nearestExemplarDistances(
+        cols.map((c) => Float64Array.from(c)),
+        points,
+        x * dim,
+        dim,
+        dist,
+      );
+      for (let j = 0; j < cols.length; j++) {
+        expect(Math.abs(Math.sqrt(table[x * cols.length + j]) - dist[j])).toBeLessThanOrEqual(1e-6 * dist[j]);
+      }
+    }
+  });
+
+  it('a column without exemplars reads NO_EXEMPLAR in the table and Number.MAX_VALUE in float64', () => {
+    const points = Float32Array.of(0, 0, 1, 1);
+    const sets = packExemplars([Float32Array.of(3, 4), new Float32Array(0)], 2);
+    expect(Array.from(exemplarDistanceTable(points, 2, sets))).toEqual([25, NO_EXEMPLAR, 13, NO_EXEMPLAR]);
+    const dist = new Float64Array(2);
+    nearestExemplarDistances([Float64Array.of(3, 4), new Float64Array(0)], points, 0, 2, dist);
+    expect(Array.from(dist)).toEqual([5, Number.MAX_VALUE]);
   });
 });
