@@ -15,6 +15,7 @@ import { benchEmst } from './emst.js';
 import { benchScan } from './primitives.scan.js';
 import { benchReduce } from './primitives.reduce.js';
 import { benchRadixSort } from './primitives.radixsort.js';
+import { benchMembership } from './membership.js';
 
 export interface BenchSuite {
   description: string;
@@ -57,6 +58,13 @@ export const emstSuites: Record<string, BenchSuite> = {
 
 export const suites: Record<string, BenchSuite> = {
   ...emstSuites,
+  membership: {
+    description:
+      'allPointsMembershipVectors end to end on a fitted model of 3D blobs, GPU backend (host-timed; notes: the CPU backend)',
+    defaultSizes: [1e6],
+    make: (ctx, n) => benchMembership(ctx, n),
+    rates: (n, ms) => ({ 'M points/s': n / (ms / 1e3) / 1e6 }),
+  },
   copy: {
     description: 'plain u32 copy (vec4 per thread): the bandwidth baseline',
     defaultSizes: [1 << 28],
