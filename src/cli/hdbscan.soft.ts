@@ -9,6 +9,7 @@ import { allPointsMembershipVectors } from '../cluster/membership.js';
 import type { HdbscanModel } from '../cluster/model.js';
 import { InputError } from '../errors.js';
 import type { Column } from '../io/write.js';
+import type { Backend } from './options.js';
 
 export interface HdbscanSoftOptions {
   /** Also each point's soft membership in every cluster. */
@@ -39,9 +40,12 @@ export function checkSoftOptions(o: HdbscanSoftOptions & { minClusterSize: numbe
   }
 }
 
-/** The memberships of the model's training points. */
-export function softMembership(model: HdbscanModel): SoftMembership {
-  return { vectors: allPointsMembershipVectors(model), k: model.selectedClusters.length };
+/**
+ * The memberships of the model's training points; `--backend` picks where the distances to the exemplars are
+ * computed (auto: the GPU from THRESHOLDS.membershipGpuMinPoints points on).
+ */
+export async function softMembership(model: HdbscanModel, backend: Backend = 'cpu'): Promise<SoftMembership> {
+  return { vectors: await allPointsMembershipVectors(model, { backend }), k: model.selectedClusters.length };
 }
 
 /** csv: one column per cluster, p0 … p{k−1}. */

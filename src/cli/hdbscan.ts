@@ -193,7 +193,7 @@ export async function computeHdbscan(
     progress?.(1, 'soft clustering');
     const t = performance.now();
     model = await hdbscanModel(table.points, table.dim, fit);
-    membership = softMembership(model);
+    membership = await softMembership(model, o.backend);
     timings['cluster::membership'] = performance.now() - t;
   }
   return { table, fit, clusterings, dbscan, model, membership, timings };
