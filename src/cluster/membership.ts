@@ -35,6 +35,9 @@
  * Memory and time: O(n · k) output, no n × n matrix. Each point's distances to the E exemplars (a few per leaf) cost
  * O(E · d); merge heights are computed once per (condensed cluster, selected cluster) pair in a call (a table of at
  * most numClusters × k, freed when the call returns).
+ * With `backend` 'gpu' (or 'auto' from THRESHOLDS.membershipGpuMinPoints points) the distances to the exemplars are
+ * computed on the GPU in f32 (exemplars.distance.ts; its CPU twin exemplars.distance.cpu.ts gives the same bits),
+ * within ~1e-7 of the float64 ones (test/gpu/cluster.membership.test.ts checks 1e-6 against the golden files).
  */
 import { exemplars as exemplarIndices } from './exemplars.js';
 import { bruteForceKnn } from '../knn/brute.cpu.js';
