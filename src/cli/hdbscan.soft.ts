@@ -41,11 +41,13 @@ export function checkSoftOptions(o: HdbscanSoftOptions & { minClusterSize: numbe
 }
 
 /**
- * The memberships of the model's training points; `--backend` picks where the distances to the exemplars are
- * computed (auto: the GPU from THRESHOLDS.membershipGpuMinPoints points on).
+ * The memberships of the model's training points. `--backend gpu` computes the distances to the exemplars on the
+ * GPU; `auto` stays on the CPU until the GPU path has been run and timed on a hardware GPU (bench/RESULTS.md, issue
+ * 21: the bench did not finish in the device time of the session that wrote it).
  */
 export async function softMembership(model: HdbscanModel, backend: Backend = 'cpu'): Promise<SoftMembership> {
-  return { vectors: await allPointsMembershipVectors(model, { backend }), k: model.selectedClusters.length };
+  const where = backend === 'gpu' ? 'gpu' : 'cpu';
+  return { vectors: await allPointsMembershipVectors(model, { backend: where }), k: model.selectedClusters.length };
 }
 
 /** csv: one column per cluster, p0 … p{k−1}. */
