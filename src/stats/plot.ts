@@ -22,7 +22,7 @@
 import { checkHistograms, compareStats, type StatComparison } from './compare.js';
 import { STAT_NAMES, type Histogram, type MstHistograms, type StatName } from './types.js';
 import { pointsPanel, type PlotEdges } from '../plot/points.js';
-import { logTickLabel, logTicks, px as scalePx } from '../plot/svg.js';
+import { logTickLabel, logTicks, niceTicks, px as scalePx } from '../plot/svg.js';
 
 export interface MstPlotInput {
   catalogue: MstHistograms;
@@ -383,22 +383,6 @@ function axes(
     );
   }
   return a.join('\n');
-}
-
-/** About `count` round ticks (1, 2 or 5 × 10^k apart) covering [lo, hi]; lo and hi widened to whole steps. */
-function niceTicks(lo: number, hi: number, count: number): { lo: number; hi: number; step: number; ticks: number[] } {
-  if (!Number.isFinite(lo) || !Number.isFinite(hi))
-    return { lo: 0, hi: 1, step: 0.2, ticks: [0, 0.2, 0.4, 0.6, 0.8, 1] };
-  if (hi <= lo) hi = lo + (Math.abs(lo) || 1);
-  const raw = (hi - lo) / Math.max(1, count);
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const f = raw / mag;
-  const step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
-  const first = Math.floor(lo / step + 1e-9);
-  const last = Math.ceil(hi / step - 1e-9);
-  const ticks: number[] = [];
-  for (let k = first; k <= last; k++) ticks.push(k * step);
-  return { lo: first * step, hi: last * step, step, ticks };
 }
 
 function tickLabel(v: number, step: number): string {
