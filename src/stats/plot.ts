@@ -22,7 +22,7 @@
 import { checkHistograms, compareStats, type StatComparison } from './compare.js';
 import { STAT_NAMES, type Histogram, type MstHistograms, type StatName } from './types.js';
 import { pointsPanel, type PlotEdges } from '../plot/points.js';
-import { logTickLabel, logTicks, niceTicks, px as scalePx } from '../plot/svg.js';
+import { escapeXml, fmt, logTickLabel, logTicks, niceTicks, px, tickLabel } from '../plot/svg.js';
 
 export interface MstPlotInput {
   catalogue: MstHistograms;
@@ -385,40 +385,10 @@ function axes(
   return a.join('\n');
 }
 
-function tickLabel(v: number, step: number): string {
-  if (step >= 1e5 || step < 1e-3) {
-    // Exponent notation with as many mantissa digits as the step needs: '2.5e7', '1e−4'.
-    if (v === 0) return '0';
-    const digits = Math.max(0, Math.min(6, Math.floor(Math.log10(Math.abs(v))) - Math.floor(Math.log10(step) + 1e-9)));
-    return v.toExponential(digits).replace('e+', 'e').replace(/-/g, '−');
-  }
-  const decimals = Math.max(0, Math.min(12, -Math.floor(Math.log10(step) + 1e-9)));
-  let s = v.toFixed(decimals);
-  if (Number(s) === 0) s = (0).toFixed(decimals);
-  return s.replace('-', '−');
-}
-
 // ——— coordinates ———
-
-function px(v: number, s: Scale): number {
-  if (s.log) return scalePx(v, s);
-  return s.px0 + ((v - s.lo) / (s.hi - s.lo)) * (s.px1 - s.px0);
-}
 
 const py = px;
 
-/** A pixel coordinate for path data: two decimals, clamped so a huge value stays finite (the clip path hides it). */
-function fmt(v: number): string {
-  if (!Number.isFinite(v))
-    throw new Error(`mstPlotSvg: non-finite coordinate ${v} (a bug: non-finite bins are skipped).`);
-  const c = Math.max(-1e5, Math.min(1e5, v));
-  return String(Math.round(c * 100) / 100);
-}
-
 function clip(id: string, box: Box): string {
   return `<clipPath id="${id}"><rect x="${fmt(box.x)}" y="${fmt(box.y)}" width="${fmt(box.w)}" height="${fmt(box.h)}"/></clipPath>`;
-}
-
-function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
