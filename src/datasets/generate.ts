@@ -3,11 +3,8 @@
  * benchmarks. Every generator is deterministic in (n, dim, seed, options).
  */
 import { InputError } from '../errors.js';
+import { MAX_TABLE_VALUES } from '../io/limits.js';
 import { Random } from './random.js';
-
-// The bound src/io/limits.ts applies to files (MAX_TABLE_VALUES), repeated: importing src/io here would pull it into
-// the browser bundle, which scripts/build-browser.mjs refuses (`npm run build` failed).
-const MAX_TABLE_VALUES = 2 ** 32 - 1;
 
 export type GeneratorName = 'uniform' | 'normal' | 'blobs' | 'moons' | 'visualvar' | 'cosmology';
 export const GENERATORS: GeneratorName[] = ['uniform', 'normal', 'blobs', 'moons', 'visualvar', 'cosmology'];
