@@ -42,12 +42,11 @@ export function checkSoftOptions(o: HdbscanSoftOptions & { minClusterSize: numbe
 
 /**
  * The memberships of the model's training points. `--backend gpu` computes the distances to the exemplars on the
- * GPU; `auto` stays on the CPU until the GPU path has been run and timed on a hardware GPU (bench/RESULTS.md, issue
- * 21: the bench did not finish in the device time of the session that wrote it).
+ * GPU; `auto` does from THRESHOLDS.membershipGpuMinPoints points on a hardware GPU (timed on the H100:
+ * bench/RESULTS.md, issue 21), else on the CPU; `cpu` on the CPU.
  */
-export async function softMembership(model: HdbscanModel, backend: Backend = 'cpu'): Promise<SoftMembership> {
-  const where = backend === 'gpu' ? 'gpu' : 'cpu';
-  return { vectors: await allPointsMembershipVectors(model, { backend: where }), k: model.selectedClusters.length };
+export async function softMembership(model: HdbscanModel, backend: Backend = 'auto'): Promise<SoftMembership> {
+  return { vectors: await allPointsMembershipVectors(model, { backend }), k: model.selectedClusters.length };
 }
 
 /** csv: one column per cluster, p0 … p{k−1}. */

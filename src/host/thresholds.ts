@@ -52,8 +52,9 @@ export interface Thresholds {
   prefetchMinPoints: number;
   /**
    * Points from which allPointsMembershipVectors under backend 'auto' computes its distances to the exemplars on the
-   * GPU: below, the upload, dispatch and read-back cost more than the CPU's n · E · d loop (an estimate, 2^16: to be
-   * measured with `treeline bench membership`).
+   * GPU: below, creating a context (~0.1–0.4 s in a fresh process), the upload and the read-back cost more than the
+   * CPU's n · E · d loop. H100 (`bench membership`, 3D blobs, with a context made; bench/RESULTS.md issue 21): GPU
+   * 3.9 / 13 / 82 / 892 ms against the CPU's 23 / 83 / 1,200 / 19,591 ms at 2^12 / 2^14 / 2^16 / 2^18 points.
    */
   membershipGpuMinPoints: number;
   /** Chunks of the threaded linkage and layout (undefined: 2 per thread, ≥ 2^16 edges each; tests pass others). */
@@ -71,7 +72,7 @@ export const THRESHOLDS: Readonly<Thresholds> = Object.freeze({
   minRuntsPerThread: 4096,
   splitSortMinEdges: 50_000,
   prefetchMinPoints: 1 << 21,
-  membershipGpuMinPoints: 1 << 16,
+  membershipGpuMinPoints: 1 << 15,
   linkageChunks: undefined,
 });
 

@@ -61,6 +61,18 @@ describe('treeline hdbscan --soft', () => {
     expect(data).toEqual(vectors);
   });
 
+  it('issue 21: --soft under the default backend (auto) gives the same memberships within 1e-6', async () => {
+    const { vectors, k } = await expected();
+    const r = await runCliProcess(args.filter((a, i) => a !== '--backend' && args[i - 1] !== '--backend'));
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    const cols = parseCsvColumns(r.stdout);
+    for (let j = 0; j < k; j++) {
+      const col = cols[`p${j}`];
+      expect(col.length).toBe(n);
+      for (let i = 0; i < n; i++) expect(Math.abs(col[i] - vectors[i * k + j])).toBeLessThanOrEqual(1e-6);
+    }
+  });
+
   it('--soft with several --min-cluster-size values is an input error (exit 2) before any work', async () => {
     const r = await runCliProcess(['hdbscan', csv, '--min-cluster-size', '10,15', '--backend', 'cpu', '--soft']);
     expect(r.code).toBe(EXIT.input);
