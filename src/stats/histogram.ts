@@ -49,7 +49,7 @@ export function linspace(start: number, stop: number, num: number): Float64Array
 }
 
 /** The bin of v (numpy.histogram's rule), or −1: edges[i] ≤ v < edges[i + 1], the last bin closed. */
-function binOf(v: number, edges: Float64Array): number {
+export function binOf(v: number, edges: Float64Array): number {
   const k = edges.length - 1;
   const lo = edges[0];
   const hi = edges[k];
@@ -130,8 +130,13 @@ function evenlySpaced(edges: Float64Array): boolean {
 
 /** A histogram of `values` over `edges` (ascending, ≥ 2 of them), normalised to unit area or not. */
 export function histogram(values: ArrayLike<number>, edges: Float64Array, normalised: boolean): Histogram {
-  const k = edges.length - 1;
   const counts = values instanceof Uint32Array ? countIntegers(values, edges) : countValues(values, edges);
+  return histogramOfCounts(edges, counts, normalised);
+}
+
+/** The histogram whose raw counts per bin over `edges` are `counts` (counted elsewhere: the GPU, binning.ts). */
+export function histogramOfCounts(edges: Float64Array, counts: Float64Array, normalised: boolean): Histogram {
+  const k = edges.length - 1;
   const x = new Float64Array(k);
   for (let i = 0; i < k; i++) x[i] = 0.5 * (edges[i + 1] + edges[i]);
   let total = 0;
@@ -179,6 +184,14 @@ export function binEdges(name: StatName, spec: BinSpec | undefined, values: Arra
     throw new InputError(`bins.${name}: expected finite min < max, got min=${min}, max=${max}.`);
   }
   return linspace(min, max, count + 1);
+}
+
+/** Whether binEdges(name, spec, values) reads the values (a range whose min or max is left to the data). */
+export function edgesNeedValues(name: StatName, spec: BinSpec | undefined): boolean {
+  if (spec !== undefined && spec !== null && typeof spec === 'object' && 'length' in spec) return false;
+  const s = (spec ?? {}) as { min?: number; max?: number; log?: boolean };
+  if (s.log) return s.min === undefined || s.max === undefined;
+  return (s.max ?? DEFAULTS[name].max) === undefined;
 }
 
 /** Edges evenly spaced in log10 (numpy.geomspace): min default the smallest positive value, max 1.05 × the largest. */
@@ -238,7 +251,7 @@ export function checkBins(bins: MstBins): void {
 }
 
 /** √(1 − s) per branch shape (NaN for s > 1, as numpy gives). */
-function sqrtOneMinus(shapes: Float64Array): Float64Array {
+export function sqrtOneMinus(shapes: Float64Array): Float64Array {
   const out = new Float64Array(shapes.length);
   for (let i = 0; i < shapes.length; i++) out[i] = Math.sqrt(1 - shapes[i]);
   return out;
