@@ -212,15 +212,16 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     include: ['common/grid', 'bvh/floatorder'],
     constants: { D: dim, ...parts.constants, ...constants },
   });
-  const [bounds, frame, morton, gather, karras, refit] = await Promise.all([
+  // The sorter's kernels compile together with ours (issue 17 §5).
+  const [bounds, frame, morton, gather, karras, refit, sorter] = await Promise.all([
     ctx.kernel(spec('bounds', BOUNDS)),
     ctx.kernel(spec('frame', FRAME, 32)),
     ctx.kernel(spec('morton', MORTON)),
     ctx.kernel(spec('gather', GATHER)),
     ctx.kernel(spec('karras', KARRAS)),
     ctx.kernel(spec('refit', REFIT, wg, { DIRECT: direct })),
+    createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 }) as Promise<RadixSorter>,
   ]);
-  const sorter: RadixSorter = await createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 });
   const acc = ctx.createBuffer('bvh::boundsAcc', 8 * dim);
   const bits = bitsPerAxis(dim);
   const cell = maxCell(bits);

@@ -217,6 +217,8 @@ export class Boruvka {
     readonly lean: boolean,
     /** Buffers lent by the caller (BoruvkaBorrow): not ours to destroy. */
     private readonly borrowed: Set<GPUBuffer> = new Set(),
+    /** Compiles the mutual-reachability prelude's kernel, on the first run that needs it. */
+    private readonly mincore: () => Promise<Kernel> = () => Promise.reject(new Error('emst::mincore')),
   ) {}
 
   /**
@@ -230,7 +232,8 @@ export class Boruvka {
     periodic = false,
     boxPartRecords?: number,
     lean?: boolean,
-    borrow: BoruvkaBorrow = {},
+    /** Or a promise of them (taken once the kernels are compiled: their creator's compile can overlap ours). */
+    borrow: BoruvkaBorrow | Promise<BoruvkaBorrow> = {},
   ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
     const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
@@ -253,44 +256,61 @@ export class Boruvka {
         constants: { D: dim, PERIODIC: periodic ? 1 : 0, ...parts.constants },
         enable: name === 'best64' ? ['atomic_vec2u_min_max'] : undefined,
       });
-    const k: Record<string, Kernel> = {
-      plan: await ctx.kernel({ label: 'emst::plan', shader: 'emst/plan', entry: 'main', ...PLAN, workgroupSize: 1 }),
-      fill: await ctx.kernel({ label: 'emst::fill', shader: 'emst/fill', entry: 'main', ...FILL, workgroupSize: 256 }),
-      relabel: await spec('relabel', B.relabel, 256, 'main', ['unionfind/unionfind']),
-      changes: await spec('changes', B.changes),
-      nodelabels: await spec('nodelabels', B.nodelabels),
-      upperbounds: await spec('upperbounds', B.upperbounds, 256, 'main', ['emst/distance']),
+    // Every kernel, the scanner's and the union-find's start compiling together (issue 17 §5); the
+    // mutual-reachability prelude's `mincore` only when a run needs it (run()).
+    const specs: Record<string, Promise<Kernel>> = {
+      plan: ctx.kernel({ label: 'emst::plan', shader: 'emst/plan', entry: 'main', ...PLAN, workgroupSize: 1 }),
+      fill: ctx.kernel({ label: 'emst::fill', shader: 'emst/fill', entry: 'main', ...FILL, workgroupSize: 256 }),
+      relabel: spec('relabel', B.relabel, 256, 'main', ['unionfind/unionfind']),
+      changes: spec('changes', B.changes),
+      nodelabels: spec('nodelabels', B.nodelabels),
+      upperbounds: spec('upperbounds', B.upperbounds, 256, 'main', ['emst/distance']),
       nearest: useLean
-        ? await spec('nearest_lite', B.traverse, 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
-        : await spec('nearest', B.nearest, 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
-      bestmax: await spec('bestmax', B.bestmax),
-      active: await spec('active', B.active),
-      merge: await spec('merge', B.merge, 256, 'main', ['unionfind/unionfind']),
-      mincore: await spec('mincore', B.mincore),
-      edgekeys: await ctx.kernel({
+        ? spec('nearest_lite', B.traverse, 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
+        : spec('nearest', B.nearest, 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
+      bestmax: spec('bestmax', B.bestmax),
+      active: spec('active', B.active),
+      merge: spec('merge', B.merge, 256, 'main', ['unionfind/unionfind']),
+      edgekeys: ctx.kernel({
         label: 'emst::edgeKeys',
         shader: 'emst/edgekeys',
         entry: 'main',
         ...EDGE_KEYS,
         workgroupSize: 256,
       }),
+      ...(ctx.features.atomicVec2uMinMax
+        ? { best64: spec('best64', B.best) }
+        : { best32key: spec('best32', B.best, 256, 'key'), best32lo: spec('best32', B.best, 256, 'lo') }),
     };
-    if (ctx.features.atomicVec2uMinMax) {
-      k.best64 = await spec('best64', B.best);
-    } else {
-      k.best32key = await spec('best32', B.best, 256, 'key');
-      k.best32lo = await spec('best32', B.best, 256, 'lo');
+    const mincore = () => spec('mincore', B.mincore);
+    const kernels = Promise.all(Object.values(specs)).then((ks) =>
+      Object.fromEntries(Object.keys(specs).map((name, i) => [name, ks[i]])),
+    );
+    const made = await Promise.allSettled([
+      kernels,
+      createScanner(ctx, n),
+      createUnionFind(ctx, n, { initOnly: true }),
+      borrow,
+    ]);
+    if (made.some((r) => r.status === 'rejected')) {
+      for (const r of made.slice(1, 3)) if (r.status === 'fulfilled') (r.value as { destroy(): void }).destroy();
+      parts.destroy();
+      throw (made.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
     }
-    const scanner = await createScanner(ctx, n);
-    const uf = await createUnionFind(ctx, n);
+    const [k, scanner, uf, lent] = made.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+      Record<string, Kernel>,
+      Scanner,
+      GpuUnionFind,
+      BoruvkaBorrow,
+    ];
     const buf = (name: string, bytes: number, usage = 0) => ctx.createBuffer(`emst::${name}`, bytes, usage);
     // A borrowed buffer stands in for one of ours when it is large enough (BoruvkaBorrow says when that is safe).
     const borrowed = new Set<GPUBuffer>();
     const take = (key: keyof BoruvkaBorrow, name: string, bytes: number) => {
-      const lent = borrow[key];
-      if (lent && lent.size >= bytes) {
-        borrowed.add(lent);
-        return lent;
+      const buffer = lent[key];
+      if (buffer && buffer.size >= bytes) {
+        borrowed.add(buffer);
+        return buffer;
       }
       return buf(name, bytes);
     };
@@ -315,7 +335,15 @@ export class Boruvka {
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
-    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean, borrowed);
+    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean, borrowed, mincore);
+  }
+
+  /**
+   * Compiles the kernel only mutual-reachability runs use (the prelude's `mincore`), if not yet done: run() does it
+   * on the first such run; GpuEmst.create does it beside its other kernels when created for mutual reachability.
+   */
+  async compileReachability(): Promise<void> {
+    this.k.mincore ??= await this.mincore();
   }
 
   /** Computes the MST of the BVH's points. Resolves when the tree is complete (read-backs: one u32 per submit). */
@@ -371,6 +399,7 @@ export class Boruvka {
       });
     let arrive: GPUBuffer | null = null;
     if (mr) {
+      await this.compileReachability();
       minCore2 = ctx.createBuffer('emst::minCore2', 8 * n);
       arrive = ctx.createBuffer('emst::arrive', 4 * n);
     }

@@ -57,7 +57,8 @@ export class GpuEmst {
     readonly bvh: GpuBvh,
     private readonly boruvka: Boruvka,
     private readonly knn: KnnSearcher | null,
-    private readonly gather: Kernel<typeof GATHER.bindings, typeof GATHER.uniforms>,
+    /** Gathers the core distances into Morton order (mutual reachability only). */
+    private readonly gather: Kernel<typeof GATHER.bindings, typeof GATHER.uniforms> | null,
     private readonly kth: GPUBuffer | null,
     private readonly core2: GPUBuffer | null,
     private readonly boxPartRecords: number | undefined,
@@ -78,37 +79,49 @@ export class GpuEmst {
     layout: { boxPartRecords?: number; lean?: boolean } = {},
   ): Promise<GpuEmst> {
     const { boxPartRecords, lean } = layout;
-    const builder = await createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
-    const bvh = allocateBvh(ctx, maxN, dim);
     const mr = metric.kind === 'mutual-reachability';
-    let kth: GPUBuffer | null = null;
-    let core2: GPUBuffer | null = null;
-    let boruvka: Boruvka | null = null;
-    let knn: KnnSearcher | null = null;
-    try {
-      kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
-      // Arrays whose lifetimes do not overlap Borůvka's share its memory (boruvka.ts, BoruvkaBorrow).
-      boruvka = await Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean, {
-        childLabel: bvh.codes,
-        cand: bvh.parents,
-        best: builder.sorter.scratch.keys,
-        pointBound: builder.sorter.scratch.values,
-        ub: kth ?? undefined,
-      });
-      knn = mr ? await createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords }) : null;
-      const gather = await createGatherKernel(ctx);
-      core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
-      return new GpuEmst(ctx, maxN, dim, metric, builder, bvh, boruvka, knn, gather, kth, core2, boxPartRecords);
-    } catch (e) {
+    // Every part's kernels start compiling at once and are awaited together (issue 17 §5); Euclidean runs compile
+    // no k-NN, gather or mutual-reachability kernels.
+    const bvh = allocateBvh(ctx, maxN, dim);
+    const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
+    const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
+    const builderMade = createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
+    // Arrays whose lifetimes do not overlap Borůvka's share its memory (boruvka.ts, BoruvkaBorrow).
+    const borrow = builderMade.then((builder) => ({
+      childLabel: bvh.codes,
+      cand: bvh.parents,
+      best: builder.sorter.scratch.keys,
+      pointBound: builder.sorter.scratch.values,
+      ub: kth ?? undefined,
+    }));
+    const boruvkaMade = Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean, borrow).then(async (b) => {
+      if (mr) await b.compileReachability().catch((e: unknown) => (b.destroy(), Promise.reject(e)));
+      return b;
+    });
+    const made = await Promise.allSettled([
+      builderMade,
+      boruvkaMade,
+      mr ? createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords }) : null,
+      mr ? createGatherKernel(ctx) : null,
+    ]);
+    const [builder, boruvka, knn, gather] = made.map((r) => (r.status === 'fulfilled' ? r.value : null)) as [
+      BvhBuilder | null,
+      Boruvka | null,
+      KnnSearcher | null,
+      Kernel<typeof GATHER.bindings, typeof GATHER.uniforms> | null,
+    ];
+    const failed = made.find((r) => r.status === 'rejected');
+    if (failed) {
       // Say a device too small for the traversal: free what was made for it (the caller may fall back).
       knn?.destroy();
       boruvka?.destroy();
       core2?.destroy();
       kth?.destroy();
       bvh.destroy();
-      builder.destroy();
-      throw e;
+      builder?.destroy();
+      throw failed.reason;
     }
+    return new GpuEmst(ctx, maxN, dim, metric, builder!, bvh, boruvka!, knn, gather, kth, core2, boxPartRecords);
   }
 
   /** Computes the tree of the n points in `points` (n × dim f32 on the GPU). The edges stay on the GPU. */
@@ -130,7 +143,7 @@ export class GpuEmst {
       this.builder.encode(rec, points, n, this.bvh);
       if (knn && n > 1) {
         knn.encode(rec, this.bvh, { squaredDistances: this.kth! });
-        rec.dispatch(this.gather, {
+        rec.dispatch(this.gather!, {
           buffers: { order: this.bvh.order, src: this.kth!, out: this.core2! },
           uniforms: { n },
           threads: n,

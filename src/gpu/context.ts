@@ -66,6 +66,22 @@ export interface GpuContextOptions {
   maxWorkgroupsPerDimension?: number;
 }
 
+/** A shader module and its compilation messages (requested once, when the module is created). */
+export interface ShaderModule {
+  module: GPUShaderModule;
+  info: Promise<GPUCompilationInfo>;
+}
+
+/** Pipelines and shader modules a context has created: what a call compiled (issue 17 §5). */
+export interface CompileStats {
+  /** Compute pipelines created (kernels not found in the context's cache). */
+  pipelines: number;
+  /** Shader modules created (distinct composed WGSL texts). */
+  modules: number;
+  /** The pipelines' labels, in creation order. */
+  labels: string[];
+}
+
 /** What the adapter says about itself. */
 export interface AdapterDescription {
   vendor: string;
@@ -101,6 +117,9 @@ export class GpuContext {
   /** Live GPU buffers created through this context, and the peak of their total size. */
   readonly buffers: BufferTracker;
   private readonly kernels = new Map<string, Promise<Kernel>>();
+  /** Shader modules by composed WGSL text: kernels that differ only in entry point or overrides share one. */
+  private readonly modules = new Map<string, ShaderModule>();
+  private readonly compiled: CompileStats = { pipelines: 0, modules: 0, labels: [] };
   private uncaptured: GPUError | null = null;
   private lostInfo: GPUDeviceLostInfo | null = null;
   private destroyed = false;
@@ -147,7 +166,10 @@ export class GpuContext {
     }
   }
 
-  /** Creates (once per device, then cached) a compute kernel. */
+  /**
+   * Creates (once per device, then cached) a compute kernel. Its pipeline starts compiling before this returns:
+   * start every kernel a call needs, then await them together (`Promise.all`), and they compile in parallel.
+   */
   kernel<B extends Bindings | readonly PositionalKind[], U extends UniformLayout>(
     spec: KernelSpec<B, U>,
   ): Promise<Kernel<B, U>> {
@@ -155,11 +177,33 @@ export class GpuContext {
     const key = JSON.stringify(spec);
     let k = this.kernels.get(key);
     if (!k) {
+      this.compiled.pipelines++;
+      this.compiled.labels.push(spec.label);
       k = createKernel(this, spec) as Promise<Kernel>;
       this.kernels.set(key, k);
       k.catch(() => this.kernels.delete(key));
     }
     return k as Promise<Kernel<B, U>>;
+  }
+
+  /**
+   * The shader module of a composed WGSL text (once per device, then cached), with its compilation messages. Called
+   * by createKernel inside its error scopes.
+   */
+  shaderModule(label: string, code: string): ShaderModule {
+    let m = this.modules.get(code);
+    if (!m) {
+      const module = this.device.createShaderModule({ label, code });
+      m = { module, info: module.getCompilationInfo() };
+      this.modules.set(code, m);
+      this.compiled.modules++;
+    }
+    return m;
+  }
+
+  /** How many pipelines and shader modules this context has created (the kernels' labels in creation order). */
+  get compileStats(): Readonly<CompileStats> {
+    return { ...this.compiled, labels: [...this.compiled.labels] };
   }
 
   /** Creates a labelled storage buffer (`layer::thing`) tracked for leaks and peak memory. */
@@ -284,6 +328,7 @@ export class GpuContext {
       this.destroyed = true;
       this.buffers.destroyAll();
       this.kernels.clear();
+      this.modules.clear();
       this.device.destroy();
       this.closed = this.device.lost.then(() => undefined);
     }

@@ -346,6 +346,15 @@ const bindingType: Record<BindingKind, GPUBufferBindingType> = {
   read_write: 'storage',
 };
 
+/**
+ * Creates a kernel's pipeline. Nothing here waits before `createComputePipelineAsync` is issued (issue 17 §5): the
+ * bind group layout, the shader module (one per composed WGSL text and device, `GpuContext.shaderModule`: kernels
+ * that differ only in their entry point share it) and the pipeline are created in one synchronous step, so that
+ * callers which start several kernels before awaiting them (`Promise.all`) have every pipeline compiling at once —
+ * Dawn builds pipelines created asynchronously on its worker threads (its default platform's worker pool), while
+ * WGSL parsing and validation run in `createShaderModule` on the calling thread. Only then are the error scopes,
+ * the module's compilation messages and the pipeline awaited.
+ */
 export async function createKernel<B extends Bindings | readonly PositionalKind[], U extends UniformLayout>(
   ctx: GpuContext,
   spec: KernelSpec<B, U>,
@@ -358,37 +367,44 @@ export async function createKernel<B extends Bindings | readonly PositionalKind[
   } catch (e) {
     throw new GpuError('validation', spec.label, (e as Error).message);
   }
-  const layout = await ctx.scoped(spec.label, () =>
-    device.createBindGroupLayout({
+  const { result, errors } = ctx.scopedSync(spec.label, () => {
+    const layout = device.createBindGroupLayout({
       label: spec.label,
       entries: bindings.kinds.map((kind, binding) => ({
         binding,
         visibility: 4 /* GPUShaderStage.COMPUTE */,
         buffer: { type: bindingType[kind] },
       })),
-    }),
-  );
-  const module = await ctx.scoped(spec.label, () => device.createShaderModule({ label: spec.label, code }));
-  const info = await module.getCompilationInfo();
-  const errors = info.messages.filter((m) => m.type === 'error');
-  if (errors.length > 0) {
-    const lines = code.split('\n');
-    const detail = errors
-      .map((m) => `line ${m.lineNum}:${m.linePos}: ${m.message}\n    ${lines[m.lineNum - 1] ?? ''}`)
-      .join('\n');
-    throw new GpuError('validation', spec.label, `WGSL compilation failed:\n${detail}`);
-  }
-  try {
-    const pipeline = await device.createComputePipelineAsync({
+    });
+    const module = ctx.shaderModule(spec.label, code);
+    const pipeline = device.createComputePipelineAsync({
       label: spec.label,
       layout: device.createPipelineLayout({ label: spec.label, bindGroupLayouts: [layout] }),
       compute: {
-        module,
+        module: module.module,
         entryPoint: spec.entry,
         constants: { WG: spec.workgroupSize, ...(spec.overrides ?? {}) },
       },
     });
-    return { spec, pipeline, layout, bindings };
+    // Awaited below, after the compilation messages (which say more about a WGSL error than the rejection does).
+    pipeline.catch(() => undefined);
+    return { layout, module, pipeline };
+  });
+  const { layout, module, pipeline } = result;
+  // WGSL errors first, quoting the failing lines; then what the scopes caught (a layout's validation error).
+  const info = await module.info;
+  const messages = info.messages.filter((m) => m.type === 'error');
+  if (messages.length > 0) {
+    void errors.catch(() => undefined);
+    const lines = code.split('\n');
+    const detail = messages
+      .map((m) => `line ${m.lineNum}:${m.linePos}: ${m.message}\n    ${lines[m.lineNum - 1] ?? ''}`)
+      .join('\n');
+    throw new GpuError('validation', spec.label, `WGSL compilation failed:\n${detail}`);
+  }
+  await errors;
+  try {
+    return { spec, pipeline: await pipeline, layout, bindings };
   } catch (e) {
     throw new GpuError('validation', spec.label, (e as Error).message);
   }

@@ -170,21 +170,25 @@ export async function createScanner(ctx: GpuContext, maxCount: number, options: 
     constants: { ITEMS: shape.itemsPerThread },
     uniforms: SCAN_PARAMS,
   };
-  const [upsweep, downsweep, inPlace] = await Promise.all([
+  // All of them compiling at once (issue 17 §5).
+  const [upsweep, downsweep, inPlace, lookbackKernel] = await Promise.all([
     ctx.kernel({ ...base, label: 'primitives::scanUpsweep', entry: 'upsweep', bindings: UPSWEEP }),
     ctx.kernel({ ...base, label: 'primitives::scanDownsweep', entry: 'downsweep', bindings: DOWNSWEEP }),
     ctx.kernel({ ...base, label: 'primitives::scanDownsweepInPlace', entry: 'downsweep_in_place', bindings: IN_PLACE }),
+    strategy === 'lookback'
+      ? ctx.kernel({
+          ...base,
+          shader: 'primitives/scan_lookback',
+          label: 'primitives::scanLookback',
+          entry: 'single_pass',
+          bindings: LOOKBACK,
+          overrides: { MAX_SPIN: spins, TEST_MODE: TEST_MODES.indexOf(options.lookbackTestMode ?? 'none') },
+        })
+      : null,
   ]);
   let lookback: { kernel: ScanKernel<typeof LOOKBACK>; status: GPUBuffer } | null = null;
-  if (strategy === 'lookback') {
-    const kernel = await ctx.kernel({
-      ...base,
-      shader: 'primitives/scan_lookback',
-      label: 'primitives::scanLookback',
-      entry: 'single_pass',
-      bindings: LOOKBACK,
-      overrides: { MAX_SPIN: spins, TEST_MODE: TEST_MODES.indexOf(options.lookbackTestMode ?? 'none') },
-    });
+  if (lookbackKernel) {
+    const kernel = lookbackKernel;
     // The tile counter, then four status words per tile.
     const status = ctx.createBuffer('primitives::scanLookbackStatus', 4 + 16 * Math.ceil(maxCount / shape.tile));
     lookback = { kernel, status };

@@ -11,12 +11,17 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { Bindings, Kernel, KernelSpec } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
-import { InputError } from '../errors.js';
+import { InputError, TreelineError } from '../errors.js';
 import { checkPairs } from './unionfind.cpu.js';
 
 export interface UnionFindOptions {
   /** Threads per workgroup of every union-find kernel (default 256). */
   workgroupSize?: number;
+  /**
+   * Compile only `init` (issue 17 §5: only the kernels a call needs), for callers that union in their own WGSL
+   * through `unionfind/unionfind` (Borůvka's merge); the other encoders then throw. Default false.
+   */
+  initOnly?: boolean;
 }
 
 export interface GpuUnionFind {
@@ -90,31 +95,41 @@ export async function createUnionFind(
       `Expected workgroupSize in [1, ${ctx.limits.maxComputeInvocationsPerWorkgroup}], got ${options.workgroupSize}.`,
     );
   }
+  const all = !options.initOnly;
   const [init, union, unionMerged, flatten, roots] = await Promise.all([
     ctx.kernel(spec('unionfind::init', 'init', PARENT, wg)),
-    ctx.kernel(spec('unionfind::unionPairs', 'unionPairs', PAIRS, wg)),
-    ctx.kernel(spec('unionfind::unionPairsMerged', 'unionPairsMerged', PAIRS_MERGED, wg)),
-    ctx.kernel(spec('unionfind::flatten', 'flatten', PARENT, wg)),
-    ctx.kernel({
-      label: 'unionfind::countRoots',
-      shader: 'unionfind/roots',
-      entry: 'countRoots',
-      bindings: ROOTS,
-      uniforms: ROOTS_PARAMS,
-      workgroupSize: wg,
-    }),
+    all ? ctx.kernel(spec('unionfind::unionPairs', 'unionPairs', PAIRS, wg)) : null,
+    all ? ctx.kernel(spec('unionfind::unionPairsMerged', 'unionPairsMerged', PAIRS_MERGED, wg)) : null,
+    all ? ctx.kernel(spec('unionfind::flatten', 'flatten', PARENT, wg)) : null,
+    all
+      ? ctx.kernel({
+          label: 'unionfind::countRoots',
+          shader: 'unionfind/roots',
+          entry: 'countRoots',
+          bindings: ROOTS,
+          uniforms: ROOTS_PARAMS,
+          workgroupSize: wg,
+        })
+      : null,
   ]);
   const parent = ctx.createBuffer('unionfind::parent', maxCount * 4);
   const align = ctx.limits.minStorageBufferOffsetAlignment;
   return new UnionFindImpl(parent, maxCount, align, { init, union, unionMerged, flatten, roots });
 }
 
+/** The kernels; all but `init` are null when created `initOnly`. */
 interface Kernels {
   init: Kernel<typeof PARENT, typeof UF_PARAMS>;
-  union: Kernel<typeof PAIRS, typeof UF_PARAMS>;
-  unionMerged: Kernel<typeof PAIRS_MERGED, typeof UF_PARAMS>;
-  flatten: Kernel<typeof PARENT, typeof UF_PARAMS>;
-  roots: Kernel<typeof ROOTS, typeof ROOTS_PARAMS>;
+  union: Kernel<typeof PAIRS, typeof UF_PARAMS> | null;
+  unionMerged: Kernel<typeof PAIRS_MERGED, typeof UF_PARAMS> | null;
+  flatten: Kernel<typeof PARENT, typeof UF_PARAMS> | null;
+  roots: Kernel<typeof ROOTS, typeof ROOTS_PARAMS> | null;
+}
+
+/** A kernel a union-find created `initOnly` lacks. */
+function compiled<K>(k: K | null, what: string): K {
+  if (k === null) throw new TreelineError(`unionfind::${what}: this union-find was created initOnly`);
+  return k;
 }
 
 class UnionFindImpl implements GpuUnionFind {
@@ -153,19 +168,27 @@ class UnionFindImpl implements GpuUnionFind {
     }
     const uniforms = { count };
     if (merged) {
-      rec.dispatch(this.k.unionMerged, {
+      rec.dispatch(compiled(this.k.unionMerged, 'unionPairs'), {
         buffers: { uf_parent: this.parent, uf_a: a, uf_b: b, uf_merged: merged },
         uniforms,
         threads: count,
       });
     } else {
-      rec.dispatch(this.k.union, { buffers: { uf_parent: this.parent, uf_a: a, uf_b: b }, uniforms, threads: count });
+      rec.dispatch(compiled(this.k.union, 'unionPairs'), {
+        buffers: { uf_parent: this.parent, uf_a: a, uf_b: b },
+        uniforms,
+        threads: count,
+      });
     }
   }
 
   encodeFlatten(rec: Recorder, n: number): void {
     this.checkN(n, 'encodeFlatten');
-    rec.dispatch(this.k.flatten, { buffers: { uf_parent: this.parent }, uniforms: { n }, threads: n });
+    rec.dispatch(compiled(this.k.flatten, 'flatten'), {
+      buffers: { uf_parent: this.parent },
+      uniforms: { n },
+      threads: n,
+    });
   }
 
   encodeCountRoots(rec: Recorder, n: number, out: GPUBuffer, offset = 0): void {
@@ -177,7 +200,7 @@ class UnionFindImpl implements GpuUnionFind {
       );
     }
     rec.clear(out, offset, 4);
-    rec.dispatch(this.k.roots, {
+    rec.dispatch(compiled(this.k.roots, 'countRoots'), {
       buffers: { roots_parent: this.parent, roots_total: { buffer: out, offset, size: 4 } },
       uniforms: { n },
       threads: n,

@@ -21,6 +21,7 @@ import { createGraphMsf, type GpuGraph } from '../../src/graph/eclmst.js';
 import { GpuBranches } from '../../src/stats/branches.js';
 import { benchCopy } from '../../src/bench/copy.js';
 import { createExemplarDistanceKernel } from '../../src/cluster/exemplars.distance.js';
+import { createCanonicalSort } from '../../src/emst/canonical.js';
 
 const LIMITS: Record<string, number> = {
   maxStorageBuffersPerShaderStage: 16,
@@ -75,6 +76,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await GpuBranches.create(ctx, 1000, 3);
   await GpuBranches.create(ctx, 1000, 2, true);
   await benchCopy(ctx, 1 << 10);
+  await createCanonicalSort(ctx);
   const buf = ctx.createBuffer('test::graph', 4096);
   for (const kind of ['edges', 'csr'] as const) {
     const graph: GpuGraph = { kind, numVertices: 100, slots: 300, capacity: 300, weightKind: 'f32', weights: buf };
@@ -87,7 +89,9 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
     await createExemplarDistanceKernel(ctx, dim);
     await createKnnSearcher(ctx, { dim, k: 40, output: 'kth', rows: 'morton' });
     for (const periodic of [false, true]) {
-      for (const lean of [false, true]) await Boruvka.create(ctx, 1 << 20, dim, periodic, undefined, lean);
+      for (const lean of [false, true]) {
+        await (await Boruvka.create(ctx, 1 << 20, dim, periodic, undefined, lean)).compileReachability();
+      }
     }
   }
   return specs;
