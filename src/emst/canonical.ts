@@ -1,0 +1,85 @@
+/**
+ * The canonical edge order (weight, min, max) on the GPU, in place (issue 17): Borůvka's raw edges (a, b, key bits)
+ * become the edge list the host has produced so far (pipeline.ts readEdges + edges.cpu.ts) — weights exactly
+ * Math.fround(Math.sqrt(key)), equal weights by (source, target) — without leaving the GPU, so the dendrogram
+ * (src/cluster/dendrogram.ts) can start from it. Shader: shaders/emst/canonical.wgsl (its header draws the two
+ * maps and two sorts); CPU twin: canonical.cpu.ts.
+ *
+ * Result layout (in the caller's `keys` and `values`, count m):
+ * | keys[i].x: source (min end) | keys[i].y: f32 bits of the weight | values[i]: target (max end) |
+ * Non-negative f32 bit patterns order like u32, so comparisons may stay on the bits.
+ *
+ * Memory: none of its own. The sorts borrow the caller's sorter (64-bit keys; its ping-pong scratch) and the
+ * caller gives 8m + 4m bytes of scratch that hold the result (pipeline.ts: the BVH's codes and parents, dead once
+ * Borůvka has run).
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel } from '../gpu/kernel.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
+import type { RadixSorter } from '../primitives/radixsort.js';
+import { InputError } from '../errors.js';
+import { endBits } from './canonical.cpu.js';
+
+/** canonical.wgsl's bindings and uniform block, by their WGSL names (both entry points bind all four). */
+const CANONICAL = {
+  bindings: { u: 'uniform', edges: 'read', keys: 'read_write', values: 'read_write' },
+  uniforms: { m: 'u32', bits: 'u32', p0: 'u32', p1: 'u32' },
+} as const;
+
+type CanonicalKernel = Kernel<typeof CANONICAL.bindings, typeof CANONICAL.uniforms>;
+
+export interface CanonicalArgs {
+  /** m raw edges, 3 u32 each: (a, b, f32 bits of the squared length) (emst/merge.wgsl's layout). */
+  edges: Binding;
+  /** Number of edges. */
+  count: number;
+  /** Number of points (ids are < n). */
+  n: number;
+  /** A sorter of 64-bit keys with maxCount ≥ count (its scratch is used during the sorts). */
+  sorter: RadixSorter;
+  /** ≥ 8 · count bytes: the result's (source, weight bits) pairs. */
+  keys: GPUBuffer;
+  /** ≥ 4 · count bytes: the result's targets. */
+  values: GPUBuffer;
+}
+
+export interface CanonicalSort {
+  /** Records the canonical order of `args.edges` into args.keys / args.values (layout above). */
+  encode(rec: Recorder, args: CanonicalArgs): void;
+}
+
+/** Compiles the two maps (cached per device by the context). */
+export async function createCanonicalSort(ctx: GpuContext): Promise<CanonicalSort> {
+  const spec = (entry: string) =>
+    ctx.kernel({
+      label: `emst::canonical.${entry}`,
+      shader: 'emst/canonical',
+      entry,
+      ...CANONICAL,
+      workgroupSize: 256,
+    });
+  const [pairs, weights]: CanonicalKernel[] = await Promise.all([spec('pairs'), spec('weights')]);
+  return {
+    encode(rec, args) {
+      const { count: m, n, sorter, keys, values } = args;
+      if (m === 0) return;
+      if (m >= Math.max(n, 1)) throw new InputError(`emst::canonical: ${m} edges for ${n} points (a forest has < n).`);
+      if (sorter.keyWords !== 2 || sorter.maxCount < m) {
+        throw new InputError(
+          `emst::canonical: expected a sorter of 64-bit keys for ≥ ${m} pairs, got keyWords=${sorter.keyWords}, maxCount=${sorter.maxCount}.`,
+        );
+      }
+      if (keys.size < 8 * m || values.size < 4 * m) {
+        throw new InputError(
+          `emst::canonical: ${m} edges need keys of ≥ ${8 * m} and values of ≥ ${4 * m} bytes, got ${keys.size} and ${values.size}.`,
+        );
+      }
+      const bits = endBits(n);
+      const buffers = { edges: args.edges, keys, values };
+      rec.dispatch(pairs, { buffers, uniforms: { m, bits }, threads: m });
+      sorter.encode(rec, { keys, values, count: m, bitsLo: 0, bitsHi: 2 * bits });
+      rec.dispatch(weights, { buffers, uniforms: { m, bits }, threads: m });
+      sorter.encode(rec, { keys, values, count: m, bitsLo: 32, bitsHi: 64 });
+    },
+  };
+}
