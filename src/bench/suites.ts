@@ -16,6 +16,8 @@ import { benchScan } from './primitives.scan.js';
 import { benchReduce } from './primitives.reduce.js';
 import { benchRadixSort } from './primitives.radixsort.js';
 import { benchMembership } from './membership.js';
+import { benchUpload } from './upload.js';
+import { UPLOAD_METHODS } from '../gpu/upload.js';
 
 export interface BenchSuite {
   description: string;
@@ -65,6 +67,18 @@ export const suites: Record<string, BenchSuite> = {
     make: (ctx, n) => benchMembership(ctx, n),
     rates: (n, ms) => ({ 'M points/s': n / (ms / 1e3) / 1e6 }),
   },
+  // Host → GPU upload of n × 3 f32 by each method of src/gpu/upload.ts (host-timed; notes: the first upload).
+  ...Object.fromEntries(
+    UPLOAD_METHODS.map((method) => [
+      method === 'staged' ? 'upload' : `upload-${method}`,
+      {
+        description: `host → GPU upload of n × 3 f32, ${method === 'staged' ? "the staging ring (treeline's default)" : `method '${method}'`} (host-timed)`,
+        defaultSizes: [1e6, 1e7],
+        make: (ctx: GpuContext, n: number) => benchUpload(ctx, n, method),
+        rates: (n: number, ms: number) => ({ 'GB/s': (12 * n) / (ms / 1e3) / 1e9 }),
+      } satisfies BenchSuite,
+    ]),
+  ),
   copy: {
     description: 'plain u32 copy (vec4 per thread): the bandwidth baseline',
     defaultSizes: [1 << 28],

@@ -21,6 +21,7 @@ import {
   type UniformLayout,
 } from './kernel.js';
 import { Recorder } from './recorder.js';
+import { DEFAULT_CHUNK_BYTES, StagingRing, writeChunked, type StagingOptions, type UploadMethod } from './upload.js';
 import type { Timer } from './timer.js';
 import { MapMode, Usage } from './usage.js';
 
@@ -120,6 +121,8 @@ export class GpuContext {
   /** Shader modules by composed WGSL text: kernels that differ only in entry point or overrides share one. */
   private readonly modules = new Map<string, ShaderModule>();
   private readonly compiled: CompileStats = { pipelines: 0, modules: 0, labels: [] };
+  /** Staging memory for uploads, kept for the context's life (upload.ts); made on the first staged upload. */
+  private staging: StagingRing = new StagingRing(this);
   private uncaptured: GPUError | null = null;
   private lostInfo: GPUDeviceLostInfo | null = null;
   private destroyed = false;
@@ -216,6 +219,68 @@ export class GpuContext {
   upload(label: string, data: ArrayBufferView, usage = 0): GPUBuffer {
     this.check(label);
     return this.buffers.upload(label, data, usage);
+  }
+
+  /**
+   * Creates a labelled storage buffer holding a copy of `data` (zero-padded to a multiple of 4 bytes), written
+   * through the context's staging ring (upload.ts: chunks whose host copy overlaps the previous chunk's GPU copy,
+   * staging memory reused for the context's life). Resolves once every chunk is submitted: work submitted after it
+   * sees the data. `method` picks another way (the bench suite `upload` compares them).
+   */
+  async uploadAsync(
+    label: string,
+    data: ArrayBufferView,
+    usage = 0,
+    options: { method?: UploadMethod } = {},
+  ): Promise<GPUBuffer> {
+    this.check(label);
+    const method = options.method ?? 'staged';
+    if (method === 'mapped') return this.buffers.upload(label, data, usage);
+    const buffer = this.buffers.create(label, data.byteLength, usage);
+    try {
+      await this.writeBuffer(buffer, 0, data, method);
+    } catch (e) {
+      buffer.destroy();
+      throw e;
+    }
+    return buffer;
+  }
+
+  /**
+   * Writes `data` into `buffer` (which has COPY_DST, as every buffer from `createBuffer` does) at `byteOffset` (a
+   * multiple of 4), zero-padding its last word, through the staging ring or by `method` ('write', 'write-chunked').
+   */
+  async writeBuffer(
+    buffer: GPUBuffer,
+    byteOffset: number,
+    data: ArrayBufferView,
+    method: Exclude<UploadMethod, 'mapped'> = 'staged',
+  ): Promise<void> {
+    const label = `upload::${buffer.label}`;
+    this.check(label);
+    if (byteOffset % 4 !== 0 || byteOffset + Math.ceil(data.byteLength / 4) * 4 > buffer.size) {
+      throw new InputError(
+        `${label}: ${data.byteLength} bytes at offset ${byteOffset} do not fit the buffer's ${buffer.size} bytes at a multiple of 4`,
+      );
+    }
+    if (data.byteLength === 0) return;
+    if (method === 'staged') return this.staging.write(buffer, byteOffset, data);
+    const chunk = method === 'write' ? Number.POSITIVE_INFINITY : this.staging.chunkBytes;
+    await this.scoped(label, () => writeChunked(this.device.queue, buffer, byteOffset, data, chunk));
+  }
+
+  /**
+   * Replaces the staging ring (its chunk size and slot count: upload.ts), for tests and benchmarks. Call between
+   * uploads, not during one.
+   */
+  configureStaging(options: StagingOptions): void {
+    this.staging.destroy();
+    this.staging = new StagingRing(this, options);
+  }
+
+  /** Bytes of staging memory held for uploads (0 before the first staged upload); not counted in `memory`. */
+  get stagingBytes(): number {
+    return this.staging.bytes;
   }
 
   /**
@@ -327,6 +392,7 @@ export class GpuContext {
     if (!this.destroyed) {
       this.destroyed = true;
       this.buffers.destroyAll();
+      this.staging.destroy();
       this.kernels.clear();
       this.modules.clear();
       this.device.destroy();

@@ -1,0 +1,47 @@
+/**
+ * Host → GPU upload of n × 3 f32 (issue 17 §4), timed on the host from the typed array to the data on the GPU
+ * (`GpuContext.uploadAsync` → `onSubmittedWorkDone`), one suite per method of src/gpu/upload.ts, so that one
+ * machine start compares them: 'staged' (the context's staging ring, treeline's default), 'write' (one
+ * queue.writeBuffer), 'write-chunked' (writeBuffer in 16 MiB chunks) and 'mapped' (the destination created
+ * mappedAtCreation: what treeline did before). Every repetition uploads into a new buffer, as emstGpu does.
+ *
+ * The harness's figure is the warm one (after its warm-up: staging pages already touched). The notes give the
+ * first upload through a freshly made staging ring, what the first `hdbscan()` of a process pays, and the GB/s of
+ * both. `check` reads the last upload back whole and compares it with the data.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { UploadMethod } from '../gpu/upload.js';
+import type { BenchCase } from './harness.js';
+
+export async function benchUpload(ctx: GpuContext, n: number, method: UploadMethod, dim = 3): Promise<BenchCase> {
+  const data = new Float32Array(n * dim);
+  // Seeded and cheap: distinct values, so a misplaced chunk shows in the check.
+  for (let i = 0; i < data.length; i++) data[i] = (i % 1_000_003) * 0.5 - i / data.length;
+  // A fresh staging ring (the default shape): the first upload below pays for its pages, as a process's first does.
+  ctx.configureStaging({});
+  const t0 = performance.now();
+  let last: GPUBuffer = await ctx.uploadAsync('bench::uploadPoints', data, 0, { method });
+  await ctx.onDone();
+  const firstMs = performance.now() - t0;
+  const gbps = (ms: number) => data.byteLength / 1e6 / ms;
+  return {
+    run: async () => {
+      last.destroy();
+      last = await ctx.uploadAsync('bench::uploadPoints', data, 0, { method });
+    },
+    check: async () => {
+      await ctx.readWith(last, 0, data.byteLength, (mapped) => {
+        const got = new Float32Array(mapped, 0, data.length);
+        for (let i = 0; i < data.length; i++) {
+          if (got[i] !== data[i] && !(Number.isNaN(got[i]) && Number.isNaN(data[i]))) {
+            throw new Error(`bench::upload(${method}): element ${i} is ${got[i]}, expected ${data[i]}`);
+          }
+        }
+      });
+    },
+    destroy: () => last.destroy(),
+    notes: () =>
+      `${method}: ${(data.byteLength / 2 ** 20).toFixed(1)} MiB; first upload through a fresh staging ring ` +
+      `${firstMs.toFixed(1)} ms (${gbps(firstMs).toFixed(2)} GB/s); staging held ${(ctx.stagingBytes / 2 ** 20).toFixed(0)} MiB`,
+  };
+}
