@@ -1,0 +1,57 @@
+/**
+ * The host's part of condensing on the GPU (condense.rows.ts): the rows as the GPU wrote them, 4 words each
+ * (parent cluster, child, f32 bits of the merge's distance, child size), become the CondensedTree, its per-cluster
+ * facts and the stabilities in one pass — λ = 1/distance in float64 (+∞ at distance 0) and each stability summed in
+ * row order in float64, so both equal condense.ts's (and hdbscan's) bit for bit. Stabilities stay on the host on
+ * purpose: float64 sums in hdbscan's order are what make EOM's strict comparisons select as hdbscan does.
+ */
+import type { ClusterTreeInfo } from './clusterTree.js';
+import type { Condensed } from './condense.js';
+
+/** The condensed tree of n ≥ 2 points from its rows (n + 2 · splits of them, 4 words each). */
+export function condensedFromRows(rows: Uint32Array, n: number): Condensed {
+  const count = rows.length / 4;
+  const k = count - n + 1;
+  if (!Number.isInteger(count) || k < 1 || (k & 1) !== 1) {
+    throw new Error(`cluster::condense: ${rows.length} words are not the rows of a condensed tree of ${n} points.`);
+  }
+  const parent = new Uint32Array(count);
+  const child = new Uint32Array(count);
+  const lambda = new Float64Array(count);
+  const childSize = new Uint32Array(count);
+  const info: ClusterTreeInfo = {
+    numPoints: n,
+    numClusters: k,
+    parent: new Int32Array(k).fill(-1),
+    birth: new Float64Array(k),
+    size: new Uint32Array(k),
+    firstChild: new Int32Array(k).fill(-1),
+    maxLambda: new Float64Array(k),
+  };
+  info.size[0] = n;
+  const stability = new Float64Array(k);
+  const f32 = new Float32Array(rows.buffer, rows.byteOffset, rows.length);
+  const { birth, maxLambda, firstChild } = info;
+  for (let r = 0; r < count; r++) {
+    const p = rows[4 * r];
+    const c = rows[4 * r + 1];
+    const d = f32[4 * r + 2];
+    const s = rows[4 * r + 3];
+    const lam = d > 0 ? 1 / d : Infinity;
+    parent[r] = p;
+    child[r] = c;
+    lambda[r] = lam;
+    childSize[r] = s;
+    const pk = p - n;
+    if (lam > maxLambda[pk]) maxLambda[pk] = lam;
+    stability[pk] += (lam - birth[pk]) * s;
+    if (c >= n) {
+      const ck = c - n;
+      info.parent[ck] = pk;
+      birth[ck] = lam;
+      info.size[ck] = s;
+      if (firstChild[pk] < 0) firstChild[pk] = ck;
+    }
+  }
+  return { tree: { parent, child, lambda, childSize, numPoints: n, numClusters: k }, info, stability };
+}

@@ -1,0 +1,326 @@
+/**
+ * hdbscan's condensed tree on the GPU (issue 17 §2): from the single-linkage dendrogram in GPU memory to the
+ * condensed tree's rows in hdbscan's order, (parent cluster, child, weight bits of the merge, child size) per row,
+ * without a kernel per tree level. Kernels: shaders/cluster/condense.wgsl; CPU twin: condense.rows.cpu.ts (same
+ * rows); the host turns the rows into the CondensedTree, its per-cluster facts and stabilities (condense.finish.ts).
+ *
+ * How hdbscan's breadth-first row order comes out of O(log n) passes (the definitions are condense.ts's):
+ *   1. parents: each node's parent merge and side;
+ *   2. pointer jumping, ⌈log2 m⌉ + 1 double-buffered rounds over the m merges: each merge's depth and leftmost leaf
+ *      position (sums along the path to the root), the top of its runt (the highest ancestor holding fewer than
+ *      minClusterSize points; runts are what hdbscan's walk skips), and the start of its cluster (the nearest
+ *      split child or the root: hdbscan's `relabel`);
+ *   3. the queued merges (≥ minClusterSize points, or the root: exactly the merges hdbscan's walk processes) are
+ *      sorted by (depth, leftmost leaf), which is the walk's order: each merge's breadth-first rank; a scan numbers
+ *      the splits in that order (the k-th split makes clusters n + 1 + 2k and n + 2 + 2k);
+ *   4. every point leaves at the queued merge A above its runt's top Y, in the breadth-first order of Y's subtree:
+ *      row key (rank(A), side of Y, depth below Y, leaf position below Y), a split's cluster rows
+ *      (rank(A), side, 0, 0); one 64-bit radix sort of the keys orders all rows.
+ * The keys need ⌈log2 m⌉ + 1 + 2⌈log2(minClusterSize − 1)⌉ ≤ 64 bits (n = 10^7: minClusterSize ≤ 2^19);
+ * `condenseRowsFits` says whether a case does.
+ *
+ * Input: `merges`, one vec4<u32> per merge i (node n + i): (left node, right node, size, f32 bits of the distance),
+ * the rows of `singleLinkage` (linkage.ts) packed; `packMerges` packs a SingleLinkageTree.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel } from '../gpu/kernel.js';
+import type { Recorder } from '../gpu/recorder.js';
+import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
+import { createScanner, type Scanner } from '../primitives/scan.js';
+import type { SingleLinkageTree } from './types.js';
+import { condenseKeyBits, maxSplits } from './condense.rows.cpu.js';
+
+const LABEL = 'cluster::condense';
+const PARAMS = {
+  n: 'u32',
+  m: 'u32',
+  mcs: 'u32',
+  bm: 'u32',
+  root: 'u32',
+  maxSplits: 'u32',
+  p0: 'u32',
+  p1: 'u32',
+} as const;
+const BINDINGS = {
+  parents: { u: 'uniform', pa_merges: 'read', pa_par: 'read_write', pa_pparent: 'read_write' },
+  init: { u: 'uniform', in_merges: 'read', in_par: 'read', in_jdl: 'read_write', in_c: 'read_write' },
+  jump: { u: 'uniform', ju_jdl: 'read', ju_c: 'read', ju_jdl_out: 'read_write', ju_c_out: 'read_write' },
+  bfs_keys: { u: 'uniform', bk_merges: 'read', bk_jdl: 'read', bk_keys: 'read_write', bk_vals: 'read_write' },
+  ranks: {
+    u: 'uniform',
+    rk_keys: 'read',
+    rk_vals: 'read',
+    rk_merges: 'read',
+    rk_jdl: 'read_write',
+    rk_flags: 'read_write',
+  },
+  splits: {
+    u: 'uniform',
+    sp_vals: 'read',
+    sp_flags: 'read',
+    sp_scan: 'read',
+    sp_index: 'read_write',
+    sp_merge: 'read_write',
+    sp_count: 'read_write',
+  },
+  cluster_ids: {
+    u: 'uniform',
+    ci_merges: 'read',
+    ci_par: 'read',
+    ci_c: 'read',
+    ci_index: 'read',
+    ci_cluster: 'read_write',
+  },
+  point_keys: {
+    u: 'uniform',
+    pk_pparent: 'read',
+    pk_merges: 'read',
+    pk_par: 'read',
+    pk_jdl: 'read',
+    pk_keys: 'read_write',
+    pk_vals: 'read_write',
+    pk_owner: 'read_write',
+  },
+  split_keys: {
+    u: 'uniform',
+    sk_merge: 'read',
+    sk_jdl: 'read',
+    sk_count: 'read',
+    sk_keys: 'read_write',
+    sk_vals: 'read_write',
+  },
+  rows: {
+    u: 'uniform',
+    ro_vals: 'read',
+    ro_owner: 'read',
+    ro_cluster: 'read',
+    ro_merge: 'read',
+    ro_merges: 'read',
+    ro_count: 'read',
+    ro_rows: 'read_write',
+  },
+} as const;
+type Entry = keyof typeof BINDINGS;
+type CondenseKernel<E extends Entry> = Kernel<(typeof BINDINGS)[E], typeof PARAMS>;
+type CondenseKernels = { [E in Entry]: CondenseKernel<E> };
+
+const WORKGROUP = 256;
+
+/** Packs a single-linkage tree into the kernels' merges (4 words per merge; distances as f32 bits). */
+export function packMerges(linkage: SingleLinkageTree): Uint32Array {
+  const m = linkage.left.length;
+  const out = new Uint32Array(4 * m);
+  const f = new Float32Array(out.buffer);
+  for (let i = 0; i < m; i++) {
+    out[4 * i] = linkage.left[i];
+    out[4 * i + 1] = linkage.right[i];
+    out[4 * i + 2] = linkage.size[i];
+    f[4 * i + 3] = linkage.distance[i];
+  }
+  return out;
+}
+
+/** The condensed tree's rows on the GPU: `rows` (4 words each, `count` of them), until `destroy`. */
+export interface GpuCondensedRows {
+  rows: GPUBuffer;
+  /** One u32: the number of splits; rows = n + 2 · splits. */
+  splitCount: GPUBuffer;
+  /** Rows allotted (n + 2 · the most splits n points can make); the first n + 2 · splits are the tree's. */
+  capacity: number;
+}
+
+/** Condenses dendrograms of up to `maxN` points on the GPU; one instance per (context, maxN). */
+export class GpuCondenser {
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly maxN: number,
+    private readonly k: CondenseKernels,
+    private readonly sorter: RadixSorter,
+    private readonly scanner: Scanner,
+  ) {}
+
+  static async create(ctx: GpuContext, maxN: number): Promise<GpuCondenser> {
+    const n = Math.max(2, maxN);
+    const spec = <E extends Entry>(entry: E) =>
+      ctx.kernel({
+        label: `${LABEL}.${entry}`,
+        shader: 'cluster/condense',
+        entry,
+        bindings: BINDINGS[entry],
+        uniforms: PARAMS,
+        workgroupSize: WORKGROUP,
+      }) as Promise<CondenseKernel<E>>;
+    const entries = Object.keys(BINDINGS) as Entry[];
+    const [kernels, sorter, scanner] = await Promise.all([
+      Promise.all(entries.map((e) => spec(e))),
+      // Row keys: n + 2 · maxSplits(n, 2) ≤ 2n.
+      createRadixSorter(ctx, { maxCount: 2 * n, keyWords: 2 }),
+      createScanner(ctx, n),
+    ]);
+    const k = Object.fromEntries(entries.map((e, i) => [e, kernels[i]])) as unknown as CondenseKernels;
+    return new GpuCondenser(ctx, maxN, k, sorter, scanner);
+  }
+
+  /**
+   * Records the condensing of the dendrogram of n points (`merges`: n − 1 vec4<u32>, see the file comment) for
+   * `minClusterSize`; the rows stay on the GPU (the caller destroys them with `destroyRows`). n ≥ 2, and
+   * `condenseRowsFits(n, minClusterSize)`.
+   */
+  encode(rec: Recorder, merges: GPUBuffer, n: number, minClusterSize: number): GpuCondensedRows {
+    const { ctx, k } = this;
+    if (n < 2 || n > this.maxN) throw new Error(`${LABEL}: n = ${n} outside 2 … ${this.maxN}.`);
+    const bits = condenseKeyBits(n, minClusterSize);
+    if (bits.total > 64) throw new Error(`${LABEL}: ${bits.total}-bit row keys for n = ${n}, mcs ${minClusterSize}.`);
+    const m = n - 1;
+    const splitsMax = maxSplits(n, minClusterSize);
+    const capacity = n + 2 * splitsMax;
+    const uniforms = { n, m, mcs: minClusterSize, bm: bits.bm, root: m - 1, maxSplits: splitsMax, p0: 0, p1: 0 };
+    const b = (label: string, bytes: number) => ctx.createBuffer(`${LABEL}.${label}`, Math.max(16, bytes));
+    const par = b('par', 4 * m);
+    const pparent = b('pparent', 4 * n);
+    let jdl = b('jdl', 16 * m);
+    let c = b('c', 4 * m);
+    let jdl2 = b('jdl2', 16 * m);
+    let c2 = b('c2', 4 * m);
+    const keys = b('keys', 8 * capacity);
+    const vals = b('vals', 4 * capacity);
+    const flags = b('flags', 4 * m);
+    const scan = b('scan', 4 * m);
+    const index = b('splitIndex', 4 * m);
+    const merge = b('splitMerge', 4 * Math.max(1, splitsMax));
+    const count = b('splitCount', 4);
+    const cluster = b('cluster', 4 * m);
+    const owner = b('owner', 4 * n);
+    const rows = b('rows', 16 * capacity);
+    const temporaries = [par, pparent, jdl, c, jdl2, c2, keys, vals, flags, scan, index, merge, cluster, owner];
+    rec.dispatch(k.parents, { buffers: { pa_merges: merges, pa_par: par, pa_pparent: pparent }, uniforms, threads: m });
+    rec.dispatch(k.init, {
+      buffers: { in_merges: merges, in_par: par, in_jdl: jdl, in_c: c },
+      uniforms,
+      threads: m,
+    });
+    // Depth ≤ m − 1: after r rounds every jump spans 2^r levels.
+    const rounds = Math.ceil(Math.log2(Math.max(2, m))) + 1;
+    for (let r = 0; r < rounds; r++) {
+      rec.dispatch(k.jump, {
+        buffers: { ju_jdl: jdl, ju_c: c, ju_jdl_out: jdl2, ju_c_out: c2 },
+        uniforms,
+        threads: m,
+      });
+      [jdl, jdl2] = [jdl2, jdl];
+      [c, c2] = [c2, c];
+    }
+    rec.dispatch(k.bfs_keys, {
+      buffers: { bk_merges: merges, bk_jdl: jdl, bk_keys: keys, bk_vals: vals },
+      uniforms,
+      threads: m,
+    });
+    this.sorter.encode(rec, { keys, values: vals, count: m });
+    rec.dispatch(k.ranks, {
+      buffers: { rk_keys: keys, rk_vals: vals, rk_merges: merges, rk_jdl: jdl, rk_flags: flags },
+      uniforms,
+      threads: m,
+    });
+    this.scanner.encode(rec, flags, scan, m, 'exclusive');
+    rec.dispatch(k.splits, {
+      buffers: { sp_vals: vals, sp_flags: flags, sp_scan: scan, sp_index: index, sp_merge: merge, sp_count: count },
+      uniforms,
+      threads: m,
+    });
+    rec.dispatch(k.cluster_ids, {
+      buffers: { ci_merges: merges, ci_par: par, ci_c: c, ci_index: index, ci_cluster: cluster },
+      uniforms,
+      threads: m,
+    });
+    rec.dispatch(k.point_keys, {
+      buffers: {
+        pk_pparent: pparent,
+        pk_merges: merges,
+        pk_par: par,
+        pk_jdl: jdl,
+        pk_keys: keys,
+        pk_vals: vals,
+        pk_owner: owner,
+      },
+      uniforms,
+      threads: n,
+    });
+    rec.dispatch(k.split_keys, {
+      buffers: { sk_merge: merge, sk_jdl: jdl, sk_count: count, sk_keys: keys, sk_vals: vals },
+      uniforms,
+      threads: splitsMax,
+    });
+    this.sorter.encode(rec, { keys, values: vals, count: capacity, bitsLo: 0, bitsHi: bits.total });
+    rec.dispatch(k.rows, {
+      buffers: {
+        ro_vals: vals,
+        ro_owner: owner,
+        ro_cluster: cluster,
+        ro_merge: merge,
+        ro_merges: merges,
+        ro_count: count,
+        ro_rows: rows,
+      },
+      uniforms,
+      threads: capacity,
+    });
+    this.pending.push(...temporaries);
+    return { rows, splitCount: count, capacity };
+  }
+
+  private readonly pending: GPUBuffer[] = [];
+
+  /** Frees the scratch of the encodings submitted so far (call once the GPU is done with them). */
+  releaseScratch(): void {
+    for (const t of this.pending.splice(0)) t.destroy();
+  }
+
+  /** Reads the rows back: 4 words per row, n + 2 · splits rows. */
+  async read(rows: GpuCondensedRows, n: number): Promise<Uint32Array> {
+    const splits = new Uint32Array(await this.ctx.read(rows.splitCount, 0, 4))[0];
+    const count = n + 2 * splits;
+    const out = new Uint32Array(4 * count);
+    await this.ctx.readWith(rows.rows, 0, 16 * count, (mapped) => out.set(new Uint32Array(mapped, 0, 4 * count)));
+    return out;
+  }
+
+  destroy(): void {
+    this.releaseScratch();
+    this.sorter.destroy();
+    this.scanner.destroy();
+  }
+}
+
+/** Frees a result of `encode`. */
+export function destroyRows(rows: GpuCondensedRows): void {
+  rows.rows.destroy();
+  rows.splitCount.destroy();
+}
+
+/**
+ * The condensed rows of the dendrogram `linkage` of n ≥ 2 points, computed on the GPU from host arrays (tests and
+ * benches; hdbscan()'s pipeline keeps the dendrogram on the GPU).
+ */
+export async function condenseRowsGpu(
+  ctx: GpuContext,
+  linkage: SingleLinkageTree,
+  n: number,
+  minClusterSize: number,
+  condenser?: GpuCondenser,
+): Promise<Uint32Array> {
+  const own = condenser ?? (await GpuCondenser.create(ctx, n));
+  const merges = ctx.upload(`${LABEL}.merges`, packMerges(linkage));
+  let rows: GpuCondensedRows | null = null;
+  try {
+    await ctx.submit(LABEL, (rec) => {
+      rows = own.encode(rec, merges, n, minClusterSize);
+    });
+    const out = await own.read(rows!, n);
+    own.releaseScratch();
+    return out;
+  } finally {
+    if (rows) destroyRows(rows);
+    merges.destroy();
+    if (!condenser) own.destroy();
+  }
+}

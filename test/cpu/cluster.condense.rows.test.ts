@@ -1,0 +1,60 @@
+/**
+ * Issue 17 §2: condensing as the GPU does it (condense.rows.cpu.ts, the twin of shaders/cluster/condense.wgsl: ranks
+ * from depth and leftmost leaf, runt tops, row keys) then finished on the host (condense.finish.ts) gives exactly
+ * condense.ts's tree, per-cluster facts and stabilities (bit for bit), and the top-down oracle's rows
+ * (test/helpers/clusterOracle.ts), on seeded trees of every shape with ties, duplicates (λ = ∞) and infinite weights.
+ */
+import { describe, expect, it } from 'vitest';
+import { condense } from '../../src/cluster/condense.js';
+import { condensedFromRows } from '../../src/cluster/condense.finish.js';
+import { packMerges } from '../../src/cluster/condense.rows.js';
+import { condenseKeyBits, condenseRowsCpu, condenseRowsFits, maxSplits } from '../../src/cluster/condense.rows.cpu.js';
+import { oracleCondense } from '../helpers/clusterOracle.js';
+import { linkageOf, randomTree, type TreeShape, type TreeWeights } from '../helpers/condenseCases.js';
+
+const shapes: TreeShape[] = ['random', 'path', 'caterpillar', 'star', 'blobs'];
+const kinds: TreeWeights[] = ['continuous', 'ties', 'equal', 'duplicates'];
+
+describe('condensing by ranks and row keys (the GPU twin) + the host finish', () => {
+  for (const shape of shapes) {
+    for (const kind of kinds) {
+      it(`issue 17: ${shape} tree, ${kind} weights: equal to condense.ts and the oracle`, () => {
+        let seed = 17;
+        for (const n of [2, 3, 4, 7, 31, 200, 1500]) {
+          for (const mcs of [2, 3, 5, 15, 64]) {
+            const mst = randomTree(n, seed++, shape, kind);
+            const linkage = linkageOf(mst, n);
+            const rows = condenseRowsCpu(packMerges(linkage), n, mcs);
+            const got = condensedFromRows(rows, n);
+            const want = condense(linkage, n, mcs);
+            const tag = `n=${n} mcs=${mcs}`;
+            expect(got.tree.parent, tag).toEqual(want.tree.parent);
+            expect(got.tree.child, tag).toEqual(want.tree.child);
+            expect(got.tree.childSize, tag).toEqual(want.tree.childSize);
+            expect(got.tree.lambda, tag).toEqual(want.tree.lambda);
+            expect(got.tree.numClusters, tag).toBe(want.tree.numClusters);
+            expect(got.stability, tag).toEqual(want.stability);
+            expect(got.info, tag).toEqual(want.info);
+            if (n <= 200) {
+              const oracle = oracleCondense(mst, n, mcs).tree;
+              expect(got.tree.child, tag).toEqual(oracle.child);
+              expect(got.tree.parent, tag).toEqual(oracle.parent);
+            }
+            expect((rows.length / 4 - n) / 2, tag).toBeLessThanOrEqual(maxSplits(n, mcs));
+          }
+        }
+      });
+    }
+  }
+
+  it('issue 17: row keys fit 64 bits for 10^7 points up to minClusterSize 2^19, not beyond', () => {
+    expect(condenseRowsFits(1e7, 1 << 19)).toBe(true);
+    expect(condenseRowsFits(1e7, (1 << 19) + 2)).toBe(false);
+    expect(condenseKeyBits(2, 2)).toEqual({ bm: 1, rank: 1, total: 4 });
+    expect(condenseKeyBits(1e7, 15).total).toBe(24 + 1 + 8);
+  });
+
+  it('issue 17: rows that are not a condensed tree are refused', () => {
+    expect(() => condensedFromRows(new Uint32Array(4 * 5), 5 + 1)).toThrow(/not the rows of a condensed tree/);
+  });
+});
