@@ -22,6 +22,7 @@ import { GpuBranches } from '../../src/stats/branches.js';
 import { benchCopy } from '../../src/bench/copy.js';
 import { createExemplarDistanceKernel } from '../../src/cluster/exemplars.distance.js';
 import { createCanonicalSort } from '../../src/emst/canonical.js';
+import { GpuDendrogram } from '../../src/cluster/dendrogram.js';
 
 const LIMITS: Record<string, number> = {
   maxStorageBuffersPerShaderStage: 16,
@@ -77,6 +78,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await GpuBranches.create(ctx, 1000, 2, true);
   await benchCopy(ctx, 1 << 10);
   await createCanonicalSort(ctx);
+  await GpuDendrogram.create(ctx, 1 << 20);
   const buf = ctx.createBuffer('test::graph', 4096);
   for (const kind of ['edges', 'csr'] as const) {
     const graph: GpuGraph = { kind, numVertices: 100, slots: 300, capacity: 300, weightKind: 'f32', weights: buf };

@@ -1,0 +1,293 @@
+/**
+ * The single-linkage dendrogram on the GPU (issue 17 §1), from the MST in canonical order on the GPU
+ * (src/emst/canonical.ts) to singleLinkage's rows (linkage.ts) and every node's parent, in O(log n) passes and none
+ * per tree level. The algorithm — Borůvka on the MST recording "sided parents" (PANDORA, Sao, Prokopenko &
+ * Lebrun-Grandié, ICPP 2024; ArborX fuses the same idea into its Borůvka), chains by one radix sort, sizes by an
+ * Euler tour ranked with pointer jumping — is told step by step in the CPU twin's header (dendrogram.cpu.ts).
+ *
+ * | step                      | kernels (`cluster::linkage.*`)                | shader                       |
+ * |---------------------------|-----------------------------------------------|------------------------------|
+ * | 1. Borůvka rounds         | init, then per round clear, min_edge, sided,  | cluster/linkage_rounds.wgsl  |
+ * |                           | hook, flatten (⌈log2 n⌉ + 1 rounds)           |                              |
+ * | 2. sided parents          | resolve                                       | cluster/linkage_rounds.wgsl  |
+ * | 3. chains                 | pack, radix sort (64-bit), chains             | cluster/linkage_chains.wgsl  |
+ * | 4. children               | points, fill                                  | cluster/linkage_chains.wgsl  |
+ * | 5. sizes                  | tour, ⌈log2(2m + n + 1)⌉ × jump, sizes        | cluster/linkage_sizes.wgsl   |
+ *
+ * Output buffers (DendrogramBuffers), node ids as in singleLinkage (points < n, merge i is node n + i):
+ * | children: 2m u32, (left(i), right(i)) per merge | size: m u32 | parent: 2n − 1 u32, NONE = 0xffffffff at the
+ * root | distance(i): the f32 weight in the canonical keys' .y (keys[i].y) |
+ * Memory (maxN points, m = maxN − 1): 4n·3 (labels, best, point parents) + 4m·4 (added, codes, pred, size) +
+ * 8m·2 (sort keys and values + children) + 4(2n − 1) + 2 · 8(3n) (Euler tokens) + the sorter's 12m: ≈ 116 bytes per
+ * point at the peak.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Bindings, Kernel, UniformLayout } from '../gpu/kernel.js';
+import type { Recorder } from '../gpu/recorder.js';
+import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
+import { InputError } from '../errors.js';
+import { endBits } from '../emst/canonical.cpu.js';
+import { dendrogramRounds, eulerPasses } from './dendrogram.cpu.js';
+import type { SingleLinkageTree } from './types.js';
+
+/** linkage_rounds.wgsl's bindings and uniform block, by their WGSL names. */
+const ROUNDS = {
+  bindings: {
+    u: 'uniform',
+    keys: 'read',
+    targets: 'read',
+    uf_parent: 'read_write',
+    best: 'read_write',
+    added: 'read_write',
+    sp: 'read_write',
+    point_parent: 'read_write',
+  },
+  uniforms: { n: 'u32', m: 'u32', round: 'u32', p0: 'u32' },
+} as const;
+/** linkage_chains.wgsl's. */
+const CHAINS = {
+  bindings: {
+    u: 'uniform',
+    keys: 'read',
+    codes: 'read',
+    point_parent: 'read',
+    sort_keys: 'read_write',
+    sort_vals: 'read_write',
+    children: 'read_write',
+    parent: 'read_write',
+    pred: 'read_write',
+  },
+  uniforms: { n: 'u32', m: 'u32', bits: 'u32', p0: 'u32' },
+} as const;
+/** linkage_sizes.wgsl's. */
+const SIZES = {
+  bindings: { u: 'uniform', children: 'read', tok_in: 'read_write', tok_out: 'read_write', size: 'read_write' },
+  uniforms: { n: 'u32', m: 'u32', p0: 'u32', p1: 'u32' },
+} as const;
+
+type RoundKernel = Kernel<typeof ROUNDS.bindings, typeof ROUNDS.uniforms>;
+type ChainKernel = Kernel<typeof CHAINS.bindings, typeof CHAINS.uniforms>;
+type SizeKernel = Kernel<typeof SIZES.bindings, typeof SIZES.uniforms>;
+
+/** The dendrogram on the GPU; valid until the next encode or destroy. */
+export interface DendrogramBuffers {
+  /** Points. */
+  n: number;
+  /** 2(n − 1) u32: (left, right) node ids of merge i. */
+  children: GPUBuffer;
+  /** n − 1 u32: points under merge i. */
+  size: GPUBuffer;
+  /** 2n − 1 u32: parent node of each node; 0xffffffff at the root. */
+  parent: GPUBuffer;
+}
+
+/** A single-linkage tree with each node's parent (2n − 1 entries, 0xffffffff at the root). */
+export interface SingleLinkageTreeWithParents extends SingleLinkageTree {
+  parent: Uint32Array;
+}
+
+const WG = 256;
+
+export class GpuDendrogram {
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly maxN: number,
+    private readonly k: {
+      rounds: Record<'init' | 'clear' | 'min_edge' | 'sided' | 'hook' | 'flatten' | 'resolve', RoundKernel>;
+      chains: Record<'pack' | 'chains' | 'points' | 'fill', ChainKernel>;
+      sizes: Record<'tour' | 'jump' | 'sizes', SizeKernel>;
+    },
+    private readonly sorter: RadixSorter,
+    private readonly b: Record<string, GPUBuffer>,
+  ) {}
+
+  /** Compiles the kernels and allocates for up to maxN points. */
+  static async create(ctx: GpuContext, maxN: number): Promise<GpuDendrogram> {
+    if (!Number.isInteger(maxN) || maxN < 1 || maxN > 2 ** 30) {
+      throw new InputError(`cluster::linkage: expected maxN to be an integer in [1, 2^30], got ${maxN}.`);
+    }
+    const m = Math.max(1, maxN - 1);
+    const tokens = 2 * m + maxN + 1;
+    const maxBinding = ctx.limits.maxStorageBufferBindingSize;
+    if (8 * tokens > maxBinding) {
+      throw new InputError(
+        `cluster::linkage: ${maxN} points need ${8 * tokens} bytes of Euler tokens in one binding; this device binds ${maxBinding}.`,
+      );
+    }
+    const group = async <B extends Bindings, U extends UniformLayout, E extends string>(
+      shader: string,
+      spec: { bindings: B; uniforms: U },
+      entries: readonly E[],
+    ): Promise<Record<E, Kernel<B, U>>> => {
+      const include = shader === 'linkage_rounds' ? ['common/grid', 'unionfind/unionfind'] : ['common/grid'];
+      const ks = await Promise.all(
+        entries.map((entry) =>
+          ctx.kernel({
+            label: `cluster::linkage.${entry}`,
+            shader: `cluster/${shader}`,
+            entry,
+            bindings: spec.bindings,
+            uniforms: spec.uniforms,
+            workgroupSize: WG,
+            include,
+          }),
+        ),
+      );
+      return Object.fromEntries(entries.map((e, i) => [e, ks[i]])) as Record<E, Kernel<B, U>>;
+    };
+    const [rounds, chains, sizes, sorter] = await Promise.all([
+      group('linkage_rounds', ROUNDS, ['init', 'clear', 'min_edge', 'sided', 'hook', 'flatten', 'resolve'] as const),
+      group('linkage_chains', CHAINS, ['pack', 'chains', 'points', 'fill'] as const),
+      group('linkage_sizes', SIZES, ['tour', 'jump', 'sizes'] as const),
+      createRadixSorter(ctx, { maxCount: m, keyWords: 2 }),
+    ]);
+    const buf = (name: string, bytes: number) => ctx.createBuffer(`cluster::linkage.${name}`, bytes);
+    const b: Record<string, GPUBuffer> = {};
+    try {
+      Object.assign(b, {
+        label: buf('labels', 4 * maxN),
+        best: buf('best', 4 * maxN),
+        pointParent: buf('pointParents', 4 * maxN),
+        added: buf('added', 4 * m),
+        sp: buf('sidedParents', 4 * m),
+        sortKeys: buf('sortKeys', 8 * m),
+        sortVals: buf('sortValues', 4 * m),
+        children: buf('children', 8 * m),
+        parent: buf('parents', 4 * (2 * maxN - 1)),
+        size: buf('sizes', 4 * m),
+        tokA: buf('tokensA', 8 * tokens),
+        tokB: buf('tokensB', 8 * tokens),
+      });
+    } catch (e) {
+      for (const x of Object.values(b)) x.destroy();
+      sorter.destroy();
+      throw e;
+    }
+    return new GpuDendrogram(ctx, maxN, { rounds, chains, sizes }, sorter, b);
+  }
+
+  /**
+   * Records the dendrogram of n points from their MST in canonical order on the GPU: `keys` (source, weight bits)
+   * pairs and `targets`, n − 1 each (canonical.ts's result). The MST must be a spanning tree (not checked here:
+   * a forest gives garbage, not an error).
+   */
+  encode(rec: Recorder, args: { keys: GPUBuffer; targets: GPUBuffer; n: number }): DendrogramBuffers {
+    const { n, keys, targets } = args;
+    const { k, b } = this;
+    if (!Number.isInteger(n) || n < 0 || n > this.maxN) {
+      throw new InputError(`cluster::linkage: expected n in [0, maxN=${this.maxN}], got ${n}.`);
+    }
+    const m = Math.max(0, n - 1);
+    const out: DendrogramBuffers = { n, children: b.children, size: b.size, parent: b.parent };
+    // Fewer than 2 points: nothing to record (readDendrogram knows the trivial tree; the buffers are not written).
+    if (m === 0) return out;
+    // 1–2. Borůvka rounds, then resolve.
+    const rb = {
+      keys,
+      targets,
+      uf_parent: b.label,
+      best: b.best,
+      added: b.added,
+      sp: b.sp,
+      point_parent: b.pointParent,
+    };
+    rec.dispatch(k.rounds.init, { buffers: rb, uniforms: { n, m }, threads: n });
+    for (let round = 0; round < dendrogramRounds(n); round++) {
+      const uniforms = { n, m, round };
+      rec.dispatch(k.rounds.clear, { buffers: rb, uniforms, threads: n });
+      rec.dispatch(k.rounds.min_edge, { buffers: rb, uniforms, threads: m });
+      rec.dispatch(k.rounds.sided, { buffers: rb, uniforms, threads: m });
+      rec.dispatch(k.rounds.hook, { buffers: rb, uniforms, threads: n });
+      rec.dispatch(k.rounds.flatten, { buffers: rb, uniforms, threads: n });
+    }
+    rec.dispatch(k.rounds.resolve, { buffers: rb, uniforms: { n, m }, threads: m });
+    // 3–4. Chains by (code, rank); children. The predecessors reuse the sided parents' array (dead after resolve).
+    const bits = endBits(m);
+    const cb = {
+      keys,
+      codes: b.added,
+      point_parent: b.pointParent,
+      sort_keys: b.sortKeys,
+      sort_vals: b.sortVals,
+      children: b.children,
+      parent: b.parent,
+      pred: b.sp,
+    };
+    const cu = { n, m, bits };
+    rec.dispatch(k.chains.pack, { buffers: cb, uniforms: cu, threads: m });
+    const codeBits = 32 - Math.clz32(2 * m);
+    this.sorter.encode(rec, { keys: b.sortKeys, values: b.sortVals, count: m, bitsLo: 0, bitsHi: bits + codeBits });
+    rec.dispatch(k.chains.chains, { buffers: cb, uniforms: cu, threads: m });
+    rec.dispatch(k.chains.points, { buffers: cb, uniforms: cu, threads: n });
+    rec.dispatch(k.chains.fill, { buffers: cb, uniforms: cu, threads: m });
+    // 5. Sizes: tour into A, then jumps alternating A → B → A …
+    const tokens = 2 * m + n + 1;
+    let [from, to] = [b.tokA, b.tokB];
+    const su = { n, m };
+    rec.dispatch(k.sizes.tour, {
+      buffers: { children: b.children, tok_in: to, tok_out: from, size: b.size },
+      uniforms: su,
+      threads: m,
+    });
+    for (let pass = 0; pass < eulerPasses(n); pass++) {
+      rec.dispatch(k.sizes.jump, {
+        buffers: { children: b.children, tok_in: from, tok_out: to, size: b.size },
+        uniforms: su,
+        threads: tokens,
+      });
+      [from, to] = [to, from];
+    }
+    rec.dispatch(k.sizes.sizes, {
+      buffers: { children: b.children, tok_in: from, tok_out: to, size: b.size },
+      uniforms: su,
+      threads: m,
+    });
+    return out;
+  }
+
+  destroy(): void {
+    for (const x of Object.values(this.b)) x.destroy();
+    this.sorter.destroy();
+  }
+}
+
+/**
+ * Reads a dendrogram back as singleLinkage's rows plus parents; distances from the canonical keys' weights
+ * (f32 widened to f64, as singleLinkage stores an f32 MST's weights).
+ */
+export async function readDendrogram(
+  ctx: GpuContext,
+  d: DendrogramBuffers,
+  keys: GPUBuffer,
+): Promise<SingleLinkageTreeWithParents> {
+  const { n } = d;
+  const m = Math.max(0, n - 1);
+  const tree: SingleLinkageTreeWithParents = {
+    left: new Uint32Array(m),
+    right: new Uint32Array(m),
+    distance: new Float64Array(m),
+    size: new Uint32Array(m),
+    parent: new Uint32Array(Math.max(0, 2 * n - 1)),
+  };
+  if (n === 0) return tree;
+  if (m === 0) {
+    tree.parent[0] = 0xffffffff;
+    return tree;
+  }
+  await Promise.all([
+    ctx.readWith(d.children, 0, 8 * m, (a) => {
+      const c = new Uint32Array(a, 0, 2 * m);
+      for (let i = 0; i < m; i++) {
+        tree.left[i] = c[2 * i];
+        tree.right[i] = c[2 * i + 1];
+      }
+    }),
+    ctx.readWith(d.size, 0, 4 * m, (a) => tree.size.set(new Uint32Array(a, 0, m))),
+    ctx.readWith(d.parent, 0, 4 * (2 * n - 1), (a) => tree.parent.set(new Uint32Array(a, 0, 2 * n - 1))),
+    ctx.readWith(keys, 0, 8 * m, (a) => {
+      const w = new Float32Array(a, 0, 2 * m);
+      for (let i = 0; i < m; i++) tree.distance[i] = w[2 * i + 1];
+    }),
+  ]);
+  return tree;
+}
