@@ -5,10 +5,11 @@
 // a short edge across a face keeps float32's relative precision (min(|t|, L − |t|) would lose it).
 
 struct StatsParams {
-  // Edges.
+  // Edges: edge e joins sources[e · stride] and targets[e · stride + toff] (two arrays: stride 1, toff 0; the
+  // EMST's | source | target | key | records bound as both: stride 3, toff 1).
   m: u32,
-  p0: u32,
-  p1: u32,
+  stride: u32,
+  toff: u32,
   p2: u32,
   // Periodic side lengths L_k = period[k / 4][k % 4] when PERIODIC != 0.
   period: array<vec4f, 4>,

@@ -11,5 +11,5 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let e = thread_index(wid, nwg, lid);
   if (e >= u.m) { return; }
-  lengths[e] = edge_length(sources[e], targets[e]);
+  lengths[e] = edge_length(sources[e * u.stride], targets[e * u.stride + u.toff]);
 }

@@ -1,11 +1,14 @@
 // Branches of a tree (MiSTree, Naidoo et al. 2020: maximal chains of ≥ 2 edges whose interior nodes have degree
 // 2), one walk per end edge (CPU twin: src/stats/branches.cpu.ts, findBranches). An end edge joins a node of degree
 // ≠ 2 (the branch's end) to one of degree 2; from there the walk follows link[v] XOR the edge it came by until it
-// reaches a node of degree ≠ 2. Each branch is walked from both of its end edges; only the walk that started on
-// the smaller edge id reports it, at flags[e] = e + 1 (stream compaction keeps those, in edge order):
-//   rec[e] = (edge count, start node, end node, f32 bits of the summed edge lengths), e2e[e] = end-to-end distance
-// — the straight line between the ends, or in a periodic box (PERIODIC != 0) the length of the summed
+// reaches a node of degree ≠ 2. Each branch is walked from both of its end edges; only the walk that starts at the
+// smaller end node reports it (so its float32 sums run in one direction whatever the edge order: the histograms of
+// the EMST's edges in the order found equal those of the canonical order), at its smaller end edge id
+// i = min(first, last edge), flags[i] = i + 1 (stream compaction keeps those, in edge order; the caller clears flags):
+//   rec[i] = (edge count, end at edge i, the other end, f32 bits of the summed edge lengths), e2e[i] = end-to-end
+// distance — the straight line between the ends, or in a periodic box (PERIODIC != 0) the length of the summed
 // minimum-image displacements of the walk. Edge lengths are measured from the coordinates (stats/image.wgsl).
+// Edge e's ends are sources[e · stride] and targets[e · stride + toff] (StatsParams).
 @group(0) @binding(0) var<uniform> u: StatsParams;
 @group(0) @binding(1) var<storage, read> sources: array<u32>;
 @group(0) @binding(2) var<storage, read> targets: array<u32>;
@@ -21,8 +24,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let e = thread_index(wid, nwg, lid);
   if (e >= u.m) { return; }
-  let ra = sources[e];
-  let rb = targets[e];
+  let ra = sources[e * u.stride];
+  let rb = targets[e * u.stride + u.toff];
   let da = deg[ra];
   let db = deg[rb];
   var start: u32;
@@ -34,7 +37,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     start = rb;
     cur = ra;
   } else {
-    flags[e] = 0u;
     return;
   }
   var disp: array<f32, D>;
@@ -50,7 +52,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   for (var step = 0u; step < u.m; step++) {
     let next = link[cur] ^ came;
     // The node across edge `next` from cur.
-    let w = sources[next] ^ targets[next] ^ cur;
+    let w = sources[next * u.stride] ^ targets[next * u.stride + u.toff] ^ cur;
     len += edge_length(cur, w);
     count += 1u;
     if (PERIODIC != 0u) {
@@ -63,17 +65,20 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
     cur = w;
   }
-  if (came < e) {
-    flags[e] = 0u;
-    return;
-  }
+  // Important! In a tree a branch's two ends differ: exactly one of its two walks reports.
+  if (end < start) { return; }
+  let i = min(e, came);
   var s = 0.0;
   for (var k = 0u; k < D; k++) {
     var t = disp[k];
     if (PERIODIC == 0u) { t = points[end * D + k] - points[start * D + k]; }
     s += t * t;
   }
-  rec[e] = vec4u(count, start, end, bitcast<u32>(len));
-  e2e[e] = sqrt(s);
-  flags[e] = e + 1u;
+  if (i == e) {
+    rec[i] = vec4u(count, start, end, bitcast<u32>(len));
+  } else {
+    rec[i] = vec4u(count, end, start, bitcast<u32>(len));
+  }
+  e2e[i] = sqrt(s);
+  flags[i] = i + 1u;
 }

@@ -259,6 +259,12 @@ export async function emstGpu(
     signal?: AbortSignal;
     /** Called with the points' GPU buffer and the edge list before the buffers are freed (the statistics use it). */
     after?: (points: GPUBuffer, edges: EdgeList) => Promise<void>;
+    /**
+     * Instead of the read-back and `after`: called with the points' GPU buffer and the m edges as they stay on the
+     * GPU — | source | target | key | records in the order Borůvka found them (boruvka.ts) — and the result's edge
+     * arrays are empty (mstStats without its arrays: only the histograms cross the bus).
+     */
+    afterGpu?: (points: GPUBuffer, edges: { records: GPUBuffer; count: number }) => Promise<void>;
     /** Shared arrays to read the edges into, finishing on threads (readback.threads.ts; hdbscan's buffers). */
     readInto?: ReadbackInto;
   },
@@ -294,6 +300,21 @@ export async function emstGpu(
     });
     lap('emst::gpu');
     if (options.signal?.aborted) throw new AbortError('emst was aborted before its read-back (emst::readback).');
+    if (options.afterGpu) {
+      // The records move to a buffer of their own (a device-side copy) so that Borůvka's scratch is freed first.
+      const bytes = 12 * result.count;
+      const records = ctx.createBuffer('emst::edgeRecords', Math.max(bytes, 4));
+      try {
+        if (bytes > 0) await ctx.submit('emst::edgeRecords', (rec) => rec.copy(result.edges, 0, records, 0, bytes));
+        e.destroy();
+        e = null;
+        await options.afterGpu(buffer, { records, count: result.count });
+      } finally {
+        records.destroy();
+      }
+      const none = { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
+      return { ...none, timings };
+    }
     report?.(GPU_PHASES.readback, 'readback');
     const t0 = performance.now();
     const edges = await e.readEdges(result, timings, options.readInto);

@@ -6,7 +6,13 @@
  *   stats::lengths  every edge's length from the coordinates                         shaders/stats/lengths.wgsl
  *   stats::walk     one walk per end edge; the smaller end edge id reports             shaders/stats/walk.wgsl
  *   (compaction)    the reporting edges, in edge order                                src/primitives/compact.ts
+ *   stats::binning  MiSTree's histograms, counted where the values are (optional)      src/stats/binning.ts
  *   stats::gather   their records, read back: edge count, ends, length, end-to-end      shaders/stats/gather.wgsl
+ *                   (only when the arrays are asked for: otherwise only counts and histograms cross the bus)
+ *
+ * The edges are two u32 arrays or the EMST's own | source | target | key | records in the order Borůvka found
+ * them (pipeline.ts `afterGpu`): degrees, lengths and branches do not depend on the order (each branch is summed
+ * from its smaller end node), so neither do the histograms.
  *
  * The walks read memory at random wherever node ids are not spatially ordered — on the GPU tens of millions run
  * at once, which is what makes the statistics of 10^8 points take milliseconds instead of the CPU's seconds.
@@ -20,6 +26,9 @@ import { uniformBytes, type Bindings, type Kernel, type UniformLayout } from '..
 import type { Recorder } from '../gpu/recorder.js';
 import { createCompactor, type Compactor } from '../primitives/compact.js';
 import { InputError } from '../errors.js';
+import { gpuMstHistograms, type GpuBinning } from './binning.js';
+import { mstHistograms, type MstBins } from './histogram.js';
+import type { MstHistograms } from './types.js';
 
 export interface GpuBranchesResult {
   /** Per node: its degree. */
@@ -45,11 +54,25 @@ function noBranches() {
   };
 }
 
+/** A tree's m edges on the GPU: two u32 arrays, or the EMST's records | source | target | key | (boruvka.ts). */
+export type GpuEdges = { sources: GPUBuffer; targets: GPUBuffer } | { records: GPUBuffer };
+
+/** What a run reads back besides the counts: the per-item arrays, and/or the histograms counted on the GPU. */
+export interface GpuBranchesRunOptions {
+  period?: Float32Array;
+  /** Read the per-node, per-edge and per-branch arrays back (default true); false leaves them empty. */
+  arrays?: boolean;
+  /** Count MiSTree's histograms on the GPU (binning.ts); lengths on the GPU are the host's divided by `scale`. */
+  histograms?: { binning: GpuBinning; bins?: MstBins; normalised?: boolean; scale?: number };
+  /** Per-phase wall times (`stats::…`) are added here. */
+  timings?: Record<string, number>;
+}
+
 /** Each kernel's bindings and uniform block (shaders/stats/<name>.wgsl, StatsParams in image.wgsl), by WGSL name. */
-const STATS_PARAMS = { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32', period: 'array<vec4f, 4>' } as const;
+const STATS_PARAMS = { m: 'u32', stride: 'u32', toff: 'u32', p2: 'u32', period: 'array<vec4f, 4>' } as const;
 const DEGREE = {
   bindings: { u: 'uniform', sources: 'read', targets: 'read', deg: 'read_write', link: 'read_write' },
-  uniforms: { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+  uniforms: { m: 'u32', stride: 'u32', toff: 'u32', p2: 'u32' },
 } as const;
 const LENGTHS = {
   bindings: { u: 'uniform', sources: 'read', targets: 'read', points: 'read', lengths: 'read_write' },
@@ -110,16 +133,17 @@ export class GpuBranches {
   }
 
   /**
-   * Degree, edge lengths and branches of the tree or forest whose m edges are in sources/targets (u32 buffers)
-   * over the n points in `points` (n × dim f32, wrapped into the box when periodic).
+   * Degree, edge lengths and branches of the tree or forest whose m edges are `edges` over the n points in `points`
+   * (n × dim f32, wrapped into the box when periodic); with `histograms`, MiSTree's histograms of them counted on the
+   * GPU. Without `arrays` only the counts and the histograms cross the bus.
    */
   async run(
     points: GPUBuffer,
     n: number,
-    edges: { sources: GPUBuffer; targets: GPUBuffer },
+    edges: GpuEdges,
     m: number,
-    options: { period?: Float32Array } = {},
-  ): Promise<GpuBranchesResult> {
+    options: GpuBranchesRunOptions = {},
+  ): Promise<GpuBranchesResult & { numBranches: number; histograms: MstHistograms | null }> {
     const { ctx, k } = this;
     if (n > this.maxN)
       throw new InputError(`stats::branches: n=${n} exceeds the maxN=${this.maxN} it was created for.`);
@@ -128,8 +152,23 @@ export class GpuBranches {
         `stats::branches: created ${this.periodic ? '' : 'non-'}periodic, run with period=${options.period}.`,
       );
     }
+    const arrays = options.arrays ?? true;
+    const h = options.histograms;
+    let t = performance.now();
+    const lap = (label: string) => {
+      const now = performance.now();
+      if (options.timings) options.timings[label] = now - t;
+      t = now;
+    };
     if (m === 0 || n === 0) {
-      return { degree: new Uint32Array(n), edgeLengths: new Float32Array(0), ...noBranches() };
+      // No edge: every degree is 0 and nothing runs on the GPU.
+      const degree = new Uint32Array(n);
+      const none = new Float64Array(0);
+      const values = { degree, edgeLengths: none, branchLengths: none, branchShapes: none };
+      const histograms = h ? mstHistograms(values, h.bins, h.normalised ?? true) : null;
+      if (h) lap('stats::histograms');
+      const result = { degree: arrays ? degree : new Uint32Array(0), edgeLengths: new Float32Array(0) };
+      return { ...result, ...noBranches(), numBranches: 0, histograms };
     }
     const buf = (name: string, bytes: number) => ctx.createBuffer(`stats::${name}`, Math.max(bytes, 4));
     const deg = buf('degree', 4 * n);
@@ -142,12 +181,19 @@ export class GpuBranches {
     const lengths = buf('edgeLengths', 4 * m);
     const made: GPUBuffer[] = [deg, link, rec, e2e, flags, kept, count, lengths];
     try {
-      const statsParams = uniformBytes(k.walk as Kernel<Bindings, typeof STATS_PARAMS>, { m, period: options.period });
+      const [sources, targets] = 'records' in edges ? [edges.records, edges.records] : [edges.sources, edges.targets];
+      const layout = 'records' in edges ? { stride: 3, toff: 1 } : { stride: 1, toff: 0 };
+      const walkParams = { m, ...layout, p2: 0, period: options.period };
+      const statsParams = uniformBytes(k.walk as Kernel<Bindings, typeof STATS_PARAMS>, walkParams);
       await ctx.submit('stats::branches', (r: Recorder) => {
         r.clear(deg, 0, 4 * n);
         r.clear(link, 0, 4 * n);
-        const { sources, targets } = edges;
-        r.dispatch(k.degree, { buffers: { sources, targets, deg, link }, uniforms: { m }, threads: m });
+        r.clear(flags, 0, 4 * m);
+        r.dispatch(k.degree, {
+          buffers: { sources, targets, deg, link },
+          uniforms: { m, ...layout, p2: 0 },
+          threads: m,
+        });
         r.dispatch(k.lengths, { buffers: { sources, targets, points, lengths }, uniforms: statsParams, threads: m });
         r.dispatch(k.walk, {
           buffers: { sources, targets, deg, link, points, rec, e2e, flags },
@@ -156,11 +202,44 @@ export class GpuBranches {
         });
         this.compactor.encode(r, flags, flags, kept, count, m);
       });
+      if (options.timings) {
+        await ctx.onDone();
+        lap('stats::branches');
+      }
+      let histograms: MstHistograms | null = null;
+      if (h) {
+        const walks = { words: rec, count: m, stride: 4, offset: 3, mask: flags };
+        histograms = await gpuMstHistograms(
+          ctx,
+          h.binning,
+          {
+            degree: { words: deg, count: n },
+            edgeLengths: { words: lengths, count: m },
+            branchLengths: walks,
+            branchShapes: { ...walks, other: e2e },
+          },
+          h,
+        );
+        lap('stats::histograms');
+      }
       const b = new Uint32Array(await ctx.read(count, 0, 4))[0];
+      if (!arrays) {
+        lap('stats::count');
+        return {
+          degree: new Uint32Array(0),
+          edgeLengths: new Float32Array(0),
+          ...noBranches(),
+          numBranches: b,
+          histograms,
+        };
+      }
       const [db, lb] = await Promise.all([ctx.read(deg, 0, 4 * n), ctx.read(lengths, 0, 4 * m)]);
       const degree = new Uint32Array(db);
       const edgeLengths = new Float32Array(lb);
-      if (b === 0) return { degree, edgeLengths, ...noBranches() };
+      if (b === 0) {
+        lap('stats::readback');
+        return { degree, edgeLengths, ...noBranches(), numBranches: 0, histograms };
+      }
       const outRec = buf('branchRecords', 16 * b);
       const outE2e = buf('branchEndToEnd', 4 * b);
       made.push(outRec, outE2e);
@@ -170,13 +249,15 @@ export class GpuBranches {
       const [rb, eb] = await Promise.all([ctx.read(outRec, 0, 16 * b), ctx.read(outE2e, 0, 4 * b)]);
       const words = new Uint32Array(rb);
       const floats = new Float32Array(rb);
-      const out: GpuBranchesResult = {
+      const out = {
         degree,
         edgeLengths,
         lengths: new Float32Array(b),
         edgeCounts: new Uint32Array(b),
         ends: new Uint32Array(2 * b),
         endToEnd: new Float32Array(eb),
+        numBranches: b,
+        histograms,
       };
       for (let i = 0; i < b; i++) {
         out.edgeCounts[i] = words[4 * i];
@@ -184,6 +265,7 @@ export class GpuBranches {
         out.ends[2 * i + 1] = words[4 * i + 2];
         out.lengths[i] = floats[4 * i + 3];
       }
+      lap('stats::readback');
       return out;
     } finally {
       for (const x of made) x.destroy();

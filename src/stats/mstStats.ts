@@ -14,14 +14,17 @@
  * MiSTree builds its tree from a 20-nearest-neighbour graph, which on clustered data silently becomes a forest; the
  * EMST here is exact. Everything after the EMST is O(n) over flat typed arrays.
  *
- * When the tree is computed on the GPU, degree, edge lengths and branches are too (branches.ts: tens of millions
- * of branch walks at once, in float32 measured from the coordinates); only the histograms stay on the host. With a
- * given tree, the CPU backend or RA/Dec input (unit-sphere chords need float64) they run on the CPU in float64.
+ * When the tree is computed on the GPU, degree, edge lengths, branches and the histograms are too (branches.ts:
+ * tens of millions of branch walks at once, in float32 measured from the coordinates; binning.ts: the histograms
+ * counted there, equal to the host's float64 histograms of the same values). With `arrays: false` the tree never
+ * leaves the GPU (emstGpu's `afterGpu`): only the histograms and counts are read back. With a given tree, the CPU
+ * backend or RA/Dec input (unit-sphere chords need float64) everything runs on the CPU in float64.
  */
 import { emstFor, type EmstOptions } from '../emst/emst.js';
 import { AbortError } from '../errors.js';
 import { degreesOf, findBranches, nodeLinks, type Branches } from './branches.cpu.js';
-import { branchesOnGpu, type GpuBranchesResult } from './branches.js';
+import { GpuBranches, type GpuBranchesResult } from './branches.js';
+import { GpuBinning, gpuCanBinShapes } from './binning.js';
 import { emstGpu } from '../emst/pipeline.js';
 import { validateEmstInput } from '../emst/validate.js';
 import { scaleInput } from '../emst/scale.js';
@@ -31,6 +34,8 @@ import { celestialToCartesian, chordToAngle } from './coords.js';
 import { mstHistograms } from './histogram.js';
 import { edgeLengths, type Geometry } from './lengths.js';
 import type { MstHistograms } from './types.js';
+import type { GpuEdges } from './branches.js';
+import type { EdgeList } from '../emst/edges.cpu.js';
 import { validateStatsInput, type MstStatsOptions } from './validate.js';
 import { progressSpan } from '../progress.js';
 
@@ -39,6 +44,10 @@ export type { MstStatsOptions, StatsCoords } from './validate.js';
 export interface MstStats {
   /** Number of points. */
   n: number;
+  /** Number of tree edges (n − 1, fewer for a forest). */
+  numEdges: number;
+  /** Number of branches. */
+  numBranches: number;
   /** Per node: its degree in the tree (0 for a node a scale cut leaves isolated). */
   degree: Uint32Array;
   /** Per edge: its first node (the EMST's canonical order: weight, then source, then target). */
@@ -78,7 +87,7 @@ export interface MstStats {
 export async function mstStats(points: Float32Array | Float64Array, options: MstStatsOptions): Promise<MstStats> {
   const t0 = performance.now();
   const input = validateStatsInput(points, options);
-  const { n, box } = input;
+  const { n, box, normalise } = input;
   const timings: Record<string, number> = {};
   const lap = (label: string, since: number): number => {
     const now = performance.now();
@@ -104,7 +113,9 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   let sources: Uint32Array = new Uint32Array(0);
   let targets: Uint32Array = new Uint32Array(0);
   let backend: MstStats['backend'] = 'cpu';
-  let onGpu: GpuBranchesResult | null = null;
+  type OnGpu = GpuBranchesResult & { numBranches: number; numEdges: number; histograms: MstHistograms | null };
+  let onGpu: OnGpu | null = null;
+  const arrays = options.arrays ?? true;
   // The GPU path runs on points scaled by a power of two (src/emst/scale.ts); its lengths come back times this.
   let unscale = 1;
   if (options.emst) {
@@ -145,19 +156,60 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
         );
         unscale = 2 ** -exponent;
         let statsMs = 0;
-        const tree = await emstGpu(input.points, dim, {
-          period: input.period,
-          minEdgeLength: input.minEdgeLength,
-          ctx,
-          onProgress: progress,
-          signal: options.signal,
-          after: async (pointsBuffer, edges) => {
-            checkAbort();
-            const s = performance.now();
-            onGpu = await branchesOnGpu(ctx, pointsBuffer, n, dim, edges, input.period ?? undefined);
-            statsMs = performance.now() - s;
-          },
-        });
+        const period = input.period ?? undefined;
+        // The histograms are counted on the GPU unless the shape bins depend on the shapes (then on the host).
+        const gpuHistograms = gpuCanBinShapes(options.bins);
+        const [walker, binning] = await Promise.all([
+          GpuBranches.create(ctx, Math.max(n, 1), dim, period !== undefined),
+          GpuBinning.create(ctx),
+        ]);
+        const statsOnGpu = async (pointsBuffer: GPUBuffer, edges: GpuEdges, m: number, readArrays: boolean) => {
+          checkAbort();
+          const s = performance.now();
+          const histograms = gpuHistograms
+            ? { binning, bins: options.bins, normalised: normalise, scale: unscale }
+            : undefined;
+          const r = await walker.run(pointsBuffer, n, edges, m, { period, arrays: readArrays, histograms, timings });
+          onGpu = { ...r, numEdges: m };
+          statsMs = performance.now() - s;
+        };
+        const upload = (name: string, a: Uint32Array) =>
+          ctx.upload(`stats::${name}`, a.length > 0 ? a : new Uint32Array(1));
+        let tree: Awaited<ReturnType<typeof emstGpu>>;
+        try {
+          tree = await emstGpu(input.points, dim, {
+            period: input.period,
+            minEdgeLength: input.minEdgeLength,
+            ctx,
+            onProgress: progress,
+            signal: options.signal,
+            ...(arrays || !gpuHistograms
+              ? {
+                  // The canonical edge list comes back (the arrays name its edges); the statistics take it up again.
+                  after: async (pointsBuffer: GPUBuffer, edges: EdgeList) => {
+                    const bufs = [upload('sources', edges.sources), upload('targets', edges.targets)];
+                    try {
+                      await statsOnGpu(
+                        pointsBuffer,
+                        { sources: bufs[0], targets: bufs[1] },
+                        edges.sources.length,
+                        true,
+                      );
+                    } finally {
+                      for (const b of bufs) b.destroy();
+                    }
+                  },
+                }
+              : {
+                  // The tree stays on the GPU: only the histograms and the counts are read back.
+                  afterGpu: (pointsBuffer: GPUBuffer, edges: { records: GPUBuffer; count: number }) =>
+                    statsOnGpu(pointsBuffer, { records: edges.records }, edges.count, false),
+                }),
+          });
+        } finally {
+          walker.destroy();
+          binning.destroy();
+        }
         ({ sources, targets } = tree);
         backend = 'gpu';
         Object.assign(timings, tree.timings);
@@ -184,7 +236,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
   let lengths: Float64Array;
   let branches: Branches;
   // Assigned inside emstGpu's callback, which TypeScript's narrowing does not follow.
-  const g = onGpu as GpuBranchesResult | null;
+  const g = onGpu as OnGpu | null;
   if (g) {
     degree = g.degree;
     lengths = Float64Array.from(g.edgeLengths, (x) => x * unscale);
@@ -194,7 +246,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
       ends: g.ends,
       endToEnd: Float64Array.from(g.endToEnd, (x) => x * unscale),
     };
-    t = lap('stats::readback', t);
+    t = lap('stats::float64', t);
   } else {
     const links = nodeLinks(n, sources, targets);
     degree = degreesOf(links);
@@ -203,6 +255,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     t = lap('stats::edgeLengths', t);
     checkAbort();
     branches = findBranches(sources, targets, links, lengths, geometry);
+    t = lap('stats::branches', t);
   }
   const shapes = new Float64Array(branches.lengths.length);
   const endToEnd = branches.endToEnd;
@@ -210,18 +263,44 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     if (onUnitSphere) endToEnd[b] = chordToAngle(endToEnd[b]);
     shapes[b] = endToEnd[b] / branches.lengths[b];
   }
-  t = lap('stats::branches', t);
+  t = lap('stats::shapes', t);
   options.onProgress?.(0.95, 'histograms');
-  const histograms = mstHistograms(
-    { degree, edgeLengths: lengths, branchLengths: branches.lengths, branchShapes: shapes },
-    options.bins,
-    input.normalise,
-  );
-  lap('stats::histograms', t);
+  const histograms =
+    g?.histograms ??
+    mstHistograms(
+      { degree, edgeLengths: lengths, branchLengths: branches.lengths, branchShapes: shapes },
+      options.bins,
+      input.normalise,
+    );
+  if (!g?.histograms) lap('stats::histograms', t);
   timings['stats::total'] = performance.now() - t0;
   options.onProgress?.(1, 'histograms');
+  const numEdges = g ? g.numEdges : sources.length;
+  const numBranches = g ? g.numBranches : branches.lengths.length;
+  if (!arrays) {
+    const none = { u: new Uint32Array(0), f: new Float64Array(0) };
+    return {
+      n,
+      numEdges,
+      numBranches,
+      degree: none.u,
+      edgeSources: none.u,
+      edgeTargets: none.u,
+      edgeLengths: none.f,
+      branchLengths: none.f,
+      branchShapes: none.f,
+      branchEdgeCounts: none.u,
+      branchEnds: none.u,
+      branchEndToEnd: none.f,
+      histograms,
+      backend,
+      timings,
+    };
+  }
   return {
     n,
+    numEdges,
+    numBranches,
     degree,
     edgeSources: sources,
     edgeTargets: targets,

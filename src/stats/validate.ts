@@ -40,6 +40,11 @@ export interface MstStatsOptions {
   signal?: AbortSignal;
   /** The CPU backend's threads for the EMST's k-NN phase (as `emst`'s `threads`). */
   threads?: number;
+  /**
+   * Return the per-node, per-edge and per-branch arrays (default true). false: they come back empty and on the GPU
+   * nothing per item crosses the bus — the tree stays there and only the histograms (and counts) are read back.
+   */
+  arrays?: boolean;
 }
 
 const describe = (x: unknown): string =>
@@ -88,6 +93,8 @@ export function validateStatsInput(
   const normalise = options.normalise ?? true;
   if (typeof normalise !== 'boolean')
     throw new InputError(`Expected normalise to be a boolean, got ${describe(normalise)}.`);
+  if (options.arrays !== undefined && typeof options.arrays !== 'boolean')
+    throw new InputError(`Expected arrays to be a boolean, got ${describe(options.arrays)}.`);
   if (options.bins !== undefined && (options.bins === null || typeof options.bins !== 'object')) {
     throw new InputError(`Expected bins to be an object of per-statistic bins, got ${describe(options.bins)}.`);
   }

@@ -1,5 +1,8 @@
 /**
- * Issue 7: mstStats() on the GPU backend (tree, degree, edge lengths and branches on the GPU; histograms on the host)
+ * Issue 17: the histograms counted on the GPU equal the host's histograms of the arrays the same run returns, and
+ * mstStats(…, { arrays: false }) — the tree left on the GPU in Borůvka's order — gives the same histograms.
+ *
+ * Issue 7: mstStats() on the GPU backend (tree, degree, edge lengths and branches on the GPU)
  * against the CPU backend (float64 throughout) on seeded data and the MiSTree golden cases (test/golden/mistree): where the trees are the same (always on lavapipe), identical degrees and branch edge counts, lengths and
  * shapes within float32 rounding, and histograms whose counts differ by at most a value or two moved across a bin
  * edge; where a GPU's fused multiply-adds swapped near-tied edges (seen on the H100), few swaps and the statistics
@@ -9,7 +12,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mstStats, type MstStats } from '../../src/stats/mstStats.js';
-import { STAT_NAMES } from '../../src/stats/types.js';
+import { mstHistograms, type MstBins } from '../../src/stats/histogram.js';
+import { STAT_NAMES, type MstHistograms } from '../../src/stats/types.js';
 import { cloud } from '../helpers/clouds.js';
 import { goldenExists, MISTREE_DIR as GOLDEN, readPointsCsv } from '../helpers/golden.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
@@ -70,6 +74,86 @@ function compare(gpu: MstStats, cpu: MstStats) {
     expect(moved, `${s} histogram`).toBeLessThanOrEqual(4);
   }
 }
+
+function expectSameHistograms(got: MstHistograms, want: MstHistograms, what: string) {
+  for (const name of STAT_NAMES) {
+    expect(Array.from(got[name].edges), `${what}: ${name} edges`).toEqual(Array.from(want[name].edges));
+    expect(Array.from(got[name].counts), `${what}: ${name} counts`).toEqual(Array.from(want[name].counts));
+    expect(Array.from(got[name].y), `${what}: ${name} y`).toEqual(Array.from(want[name].y));
+  }
+}
+
+describe.skipIf(variants.length === 0).each(variants)('issue 17: histograms on the GPU ($name)', ({ ctx }) => {
+  const cases: [string, () => { p: Float32Array; dim: number; box?: number[]; bins?: MstBins; cut?: number }][] = [
+    ['uniform 3D, default bins', () => ({ p: cloud('uniform', 4000, 3, 21), dim: 3 })],
+    ['clustered 2D, log l and b', () => ({ p: cloud('clustered', 3000, 2, 22), dim: 2, bins: LOG_BINS })],
+    [
+      'periodic 3D, user counts',
+      () => ({
+        p: periodicPoints('faces', 3000, [1, 1, 1], 23),
+        dim: 3,
+        box: [1, 1, 1],
+        bins: { edgeLength: { count: 17 }, branchShape: { count: 9 } },
+      }),
+    ],
+    ['duplicates 2D', () => ({ p: cloud('duplicates' as 'uniform', 800, 2, 24), dim: 2 })],
+    ['scale-cut forest 3D', () => ({ p: cloud('clustered', 2000, 3, 25), dim: 3, cut: 0.3 })],
+    ['n = 2', () => ({ p: Float32Array.of(0, 0, 1, 1), dim: 2 })],
+    ['n = 1', () => ({ p: Float32Array.of(0.5, 0.5), dim: 2 })],
+  ];
+  it.each(cases)(
+    '%s: equal to the host histograms of the arrays, and the same without them (tree left on the GPU)',
+    async (_name, make) => {
+      const { p, dim, box, bins, cut } = make();
+      const options = {
+        dim,
+        backend: 'gpu' as const,
+        gpu: ctx,
+        ...(box ? { box } : {}),
+        ...(bins ? { bins } : {}),
+        ...(cut ? { minEdgeLength: cut } : {}),
+      };
+      const full = await mstStats(p, options);
+      const host = mstHistograms(
+        {
+          degree: full.degree,
+          edgeLengths: full.edgeLengths,
+          branchLengths: full.branchLengths,
+          branchShapes: full.branchShapes,
+        },
+        bins,
+      );
+      expectSameHistograms(full.histograms, host, 'GPU vs host');
+      expect(full.numEdges).toBe(full.edgeLengths.length);
+      expect(full.numBranches).toBe(full.branchLengths.length);
+      const lean = await mstStats(p, { ...options, arrays: false });
+      expectSameHistograms(lean.histograms, full.histograms, 'arrays: false vs true');
+      expect([lean.numEdges, lean.numBranches]).toEqual([full.numEdges, full.numBranches]);
+      expect([lean.degree.length, lean.edgeLengths.length, lean.branchLengths.length]).toEqual([0, 0, 0]);
+      expect(lean.timings['stats::histograms']).toBeGreaterThanOrEqual(0);
+    },
+  );
+
+  it('shape bins that depend on the shapes (log, no range): counted on the host, the arrays read back', async () => {
+    const p = cloud('uniform', 2000, 3, 26);
+    const bins = { branchShape: { log: true } };
+    const s = await mstStats(p, { dim: 3, backend: 'gpu', gpu: ctx, bins, arrays: false });
+    const full = await mstStats(p, { dim: 3, backend: 'gpu', gpu: ctx, bins });
+    const host = mstHistograms(
+      {
+        degree: full.degree,
+        edgeLengths: full.edgeLengths,
+        branchLengths: full.branchLengths,
+        branchShapes: full.branchShapes,
+      },
+      bins,
+    );
+    expectSameHistograms(s.histograms, host, 'log shapes');
+    expect(s.edgeLengths.length).toBe(0);
+  });
+});
+
+const LOG_BINS: MstBins = { edgeLength: { log: true, count: 30 }, branchLength: { log: true, count: 20 } };
 
 describe.skipIf(variants.length === 0).each(variants)('mstStats on the GPU backend ($name)', ({ ctx }) => {
   it.each([
