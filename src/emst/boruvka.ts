@@ -234,6 +234,8 @@ export class Boruvka {
     lean?: boolean,
     /** Or a promise of them (taken once the kernels are compiled: their creator's compile can overlap ours). */
     borrow: BoruvkaBorrow | Promise<BoruvkaBorrow> = {},
+    /** Compile the mutual-reachability kernel with the others (else on the first run that needs it). */
+    options: { reachability?: boolean } = {},
   ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
     const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
@@ -257,7 +259,7 @@ export class Boruvka {
         enable: name === 'best64' ? ['atomic_vec2u_min_max'] : undefined,
       });
     // Every kernel, the scanner's and the union-find's start compiling together (issue 17 §5); the
-    // mutual-reachability prelude's `mincore` only when a run needs it (run()).
+    // mutual-reachability prelude's `mincore` only when asked or when a run needs it (run()).
     const specs: Record<string, Promise<Kernel>> = {
       plan: ctx.kernel({ label: 'emst::plan', shader: 'emst/plan', entry: 'main', ...PLAN, workgroupSize: 1 }),
       fill: ctx.kernel({ label: 'emst::fill', shader: 'emst/fill', entry: 'main', ...FILL, workgroupSize: 256 }),
@@ -283,6 +285,7 @@ export class Boruvka {
         : { best32key: spec('best32', B.best, 256, 'key'), best32lo: spec('best32', B.best, 256, 'lo') }),
     };
     const mincore = () => spec('mincore', B.mincore);
+    if (options.reachability) specs.mincore = mincore();
     const kernels = Promise.all(Object.values(specs)).then((ks) =>
       Object.fromEntries(Object.keys(specs).map((name, i) => [name, ks[i]])),
     );
@@ -340,7 +343,7 @@ export class Boruvka {
 
   /**
    * Compiles the kernel only mutual-reachability runs use (the prelude's `mincore`), if not yet done: run() does it
-   * on the first such run; GpuEmst.create does it beside its other kernels when created for mutual reachability.
+   * on the first such run (GpuEmst.create has it compiled with the others, `options.reachability`).
    */
   async compileReachability(): Promise<void> {
     this.k.mincore ??= await this.mincore();
