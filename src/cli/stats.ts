@@ -153,17 +153,19 @@ export async function computeStats(
       checkCelestial(tab.points, tab.dim, other, tab.columns);
     if (tab.dim !== table.dim)
       throw new InputError(`${other}: ${plural(tab.dim, 'column')}, but ${file} has ${table.dim}.`);
+    // A realisation is compared by its histograms only: on the GPU its tree stays there (arrays: false).
     const r = await mstStats(tab.points, {
       ...statsOptions(tab, o),
       bins: binsOf(stats.histograms),
+      arrays: false,
       onProgress,
       signal,
     });
     realisations.push({
       file: other,
       n: r.n,
-      numEdges: r.edgeLengths.length,
-      numBranches: r.branchLengths.length,
+      numEdges: r.numEdges,
+      numBranches: r.numBranches,
       histograms: r.histograms,
     });
   }
@@ -256,8 +258,8 @@ export function statsPrintable(r: StatsRun, o: StatsCliOptions): Printable {
       box: options.box ?? null,
       minEdgeLength: options.minEdgeLength ?? 0,
       backend: s.backend,
-      numEdges: s.edgeLengths.length,
-      numBranches: s.branchLengths.length,
+      numEdges: s.numEdges,
+      numBranches: s.numBranches,
       summary: summaries(s),
       histograms: s.histograms,
       ...(r.comparison
