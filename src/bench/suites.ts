@@ -16,6 +16,7 @@ import { benchScan } from './primitives.scan.js';
 import { benchReduce } from './primitives.reduce.js';
 import { benchRadixSort } from './primitives.radixsort.js';
 import { benchMembership } from './membership.js';
+import { benchDendrogram } from './dendrogram.js';
 import { benchUpload } from './upload.js';
 import { UPLOAD_METHODS } from '../gpu/upload.js';
 
@@ -60,6 +61,25 @@ export const emstSuites: Record<string, BenchSuite> = {
 
 export const suites: Record<string, BenchSuite> = {
   ...emstSuites,
+  // Issue 17 §1: canonical order + dendrogram on the GPU, from Borůvka's edges to the rows (GPU-resident).
+  'dendrogram-normal3d': {
+    description: 'canonical edge order + single-linkage dendrogram of the EMST of normal 3D points (GPU-resident)',
+    defaultSizes: [1e6, 1e7],
+    make: (ctx, n) => benchDendrogram(ctx, n, 3, 'normal'),
+    rates: (n, ms) => ({ 'M points/s': n / (ms / 1e3) / 1e6 }),
+  },
+  'dendrogram-blobs2d': {
+    description: 'canonical edge order + single-linkage dendrogram of the EMST of 2D blobs (GPU-resident)',
+    defaultSizes: [1e6, 1e7],
+    make: (ctx, n) => benchDendrogram(ctx, n, 2, 'blobs'),
+    rates: (n, ms) => ({ 'M points/s': n / (ms / 1e3) / 1e6 }),
+  },
+  'dendrogram-mr15-normal3d': {
+    description: 'canonical order + dendrogram of the mutual-reachability MST (minSamples 15), normal 3D (ArborX: 10^7 4 ms)',
+    defaultSizes: [1e6, 1e7],
+    make: (ctx, n) => benchDendrogram(ctx, n, 3, 'normal', 15),
+    rates: (n, ms) => ({ 'M points/s': n / (ms / 1e3) / 1e6 }),
+  },
   membership: {
     description:
       'allPointsMembershipVectors end to end on a fitted model of 3D blobs, GPU backend (host-timed; notes: the CPU backend)',
@@ -75,6 +95,17 @@ export const suites: Record<string, BenchSuite> = {
         description: `host → GPU upload of n × 3 f32, ${method === 'staged' ? "the staging ring (treeline's default)" : `method '${method}'`} (host-timed)`,
         defaultSizes: [1e6, 1e7],
         make: (ctx: GpuContext, n: number) => benchUpload(ctx, n, method),
+        rates: (n: number, ms: number) => ({ 'GB/s': (12 * n) / (ms / 1e3) / 1e9 }),
+      } satisfies BenchSuite,
+    ]),
+  ),
+  ...Object.fromEntries(
+    [2, 32].map((mib) => [
+      `upload-ring${mib}`,
+      {
+        description: `host → GPU upload of n × 3 f32 through the staging ring in ${mib} MiB chunks (host-timed)`,
+        defaultSizes: [1e6, 1e7],
+        make: (ctx: GpuContext, n: number) => benchUpload(ctx, n, 'staged', mib << 20),
         rates: (n: number, ms: number) => ({ 'GB/s': (12 * n) / (ms / 1e3) / 1e9 }),
       } satisfies BenchSuite,
     ]),

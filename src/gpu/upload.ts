@@ -31,14 +31,18 @@ export type UploadMethod = 'staged' | 'write' | 'write-chunked' | 'mapped';
 export const UPLOAD_METHODS: readonly UploadMethod[] = ['staged', 'write', 'write-chunked', 'mapped'];
 
 export interface StagingOptions {
-  /** Bytes per staging buffer (a multiple of 8; default 16 MiB). Tests set it small to exercise several chunks. */
+  /** Bytes per staging buffer (a multiple of 8; default 8 MiB). Tests set it small to exercise several chunks. */
   chunkBytes?: number;
   /** Staging buffers in the ring (default 3: one being filled, two being copied). */
   slots?: number;
 }
 
-/** Default chunk: large enough that a submission per chunk costs little beside its copy, small enough to stay resident. */
-export const DEFAULT_CHUNK_BYTES = 16 << 20;
+/**
+ * Default chunk, 8 MiB: a submission and a map per chunk (tens of µs: dawn.node resolves maps from setImmediate)
+ * cost little beside its copy (~0.3 ms at PCIe 4 speed), while the ring's 3 × 8 MiB is all the fresh staging
+ * memory a process's first upload pays for. The bench suites upload-ring2/-ring32 time other chunk sizes.
+ */
+export const DEFAULT_CHUNK_BYTES = 8 << 20;
 const DEFAULT_SLOTS = 3;
 /** Uploads up to this size (and up to one chunk) go through `queue.writeBuffer` instead of the ring. */
 const SMALL_BYTES = 256 << 10;
