@@ -13,6 +13,7 @@
  * (`canonicalMst` + `singleLinkage`) and call `clusterFromSingleLinkage` per setting.
  */
 import { startClock } from '../host/clock.js';
+import type { ClusterTreeInfo } from './clusterTree.js';
 import { ONE_THREAD, type Host } from '../host/host.js';
 import { maxCondensedRows, type ClusterBuffers } from './buffers.js';
 import { condense, fillRunts } from './condense.js';
@@ -135,34 +136,71 @@ function* clustering(
     fillRunts(condensedTree.child, runts, 0, runts.count, linkage.left, linkage.right, n, mcs);
   }
   const runtsMs = clock.lap('runts');
+  const clustering = yield* fromCondensed({ tree: condensedTree, info, stability }, resolved, host, withExemplars, {
+    linkage,
+    mst: sorted,
+    shared,
+  });
+  const { result } = clustering;
+  const t = clock.laps;
+  const condenseMs = layoutMs + sweepMs + runtsMs;
+  result.timings.sort = t.sort;
+  result.timings.linkage = t.linkage;
+  result.timings.condense = condenseMs;
+  result.timings.total += t.sort + t.linkage + condenseMs;
+  // Condensing's parts: the layout inside condense when not on the threads is condense's own measure.
+  if (host !== ONE_THREAD)
+    result.timings.condenseParts = { layout: layoutMs + own, sweep: sweepMs - own, runts: runtsMs };
+  return clustering;
+}
+
+/**
+ * Everything after the condensed tree — selection, then labels, probabilities, GLOSH, persistence and the
+ * exemplars' rows in one pass over the rows (on the host's threads when `shared`: the rows' arrays are shared) —
+ * and the result, whose timings hold `select` and `label` (the caller adds its own phases). The GPU-resident
+ * pipeline (resident.ts) enters here with the tree condensed on the GPU.
+ */
+function* fromCondensed(
+  condensed: { tree: CondensedTree; info: ClusterTreeInfo; stability: Float64Array },
+  resolved: ResolvedClusterOptions,
+  host: ClusterHost,
+  withExemplars: boolean,
+  pass: { linkage: SingleLinkageTree; mst?: MstEdges; shared: boolean },
+): Steps<Clustering> {
+  const { tree: condensedTree, info, stability } = condensed;
+  const { threads, buffers, thresholds: at } = host;
+  const n = info.numPoints;
+  const clock = startClock();
   const selection = selectClusters(info, stability, resolved);
   clock.lap('select');
-  // Labels, probabilities, GLOSH and persistence (and the exemplars' point rows) in one pass over the rows.
   const collector = withExemplars
     ? new ExemplarCollector(info.firstChild, info.maxLambda, selection.selected, n)
     : undefined;
   const args = [condensedTree, info, selection.selected, selection.stability, resolved, collector] as const;
-  const threaded = shared ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, buffers)) : null;
+  const threaded = pass.shared
+    ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, buffers))
+    : null;
   const points = threaded ?? pointResults(...args);
   clock.lap('label');
   const exemplars = collector?.result() ?? [];
   const exemplarsMs = clock.lap('exemplars');
-  const result = assemble(condensedTree, stability, selection.selected, points, linkage, n, resolved, sorted);
+  const result = assemble(condensedTree, stability, selection.selected, points, pass.linkage, n, resolved, pass.mst);
   const t = clock.laps;
-  const condenseMs = layoutMs + sweepMs + runtsMs;
-  result.timings = {
-    sort: t.sort,
-    linkage: t.linkage,
-    condense: condenseMs,
-    select: t.select,
-    label: t.label,
-    total: 0,
-  };
-  result.timings.total = t.sort + t.linkage + condenseMs + t.select + t.label;
-  // Condensing's parts: the layout inside condense when not on the threads is condense's own measure.
-  if (host !== ONE_THREAD)
-    result.timings.condenseParts = { layout: layoutMs + own, sweep: sweepMs - own, runts: runtsMs };
+  result.timings = { sort: 0, linkage: 0, condense: 0, select: t.select, label: t.label, total: t.select + t.label };
   return { result, exemplars, exemplarsMs };
+}
+
+/**
+ * `clusterOnHost` from a condensed tree made elsewhere (the GPU: resident.ts): selection, point results and
+ * exemplars on `host`. `linkage` and `mst` are passed through to the result (empty arrays where not read back).
+ */
+export async function clusterFromCondensedOnHost(
+  condensed: { tree: CondensedTree; info: ClusterTreeInfo; stability: Float64Array },
+  options: ClusterOptions,
+  host: ClusterHost,
+  pass: { linkage: SingleLinkageTree; mst?: MstEdges; shared: boolean },
+): Promise<Clustering> {
+  return onThreads(fromCondensed(condensed, resolveClusterOptions(options), host, true, pass));
 }
 
 /**
