@@ -1,8 +1,10 @@
 /**
  * The host side of the GPU MST's read-back (pipeline.ts, readEdges) on Node worker threads, for `hdbscan()`, whose
- * buffers are shared: the sorted (key, min end) pairs, copied from the mapped range into shared scratch, become
- * sources and weights (fround(sqrt(key))) by ranges of edges, then each range sorts the runs of equal weight that
- * start in it by (source, target) (edges.cpu.ts) — the same arrays as one thread writes.
+ * buffers are shared: the sorted pairs, copied from the mapped range into shared scratch, become sources and weights
+ * by ranges of edges — the same arrays as one thread writes. Two layouts:
+ *   - (source, weight bits) in the final order, from the GPU's canonical sort (canonical.ts): pass 'copy' only;
+ *   - (min end, key bits) sorted by key: 'convert' takes weights fround(sqrt(key)), then 'runs' sorts the runs of
+ *     equal weight that start in each range by (source, target) (edges.cpu.ts).
  *
  * Node only; answers false where worker threads or the built worker script are missing (the caller then finishes
  * on one thread).
@@ -23,8 +25,8 @@ export interface ReadbackInto {
 export interface ReadbackJob {
   kind: 'readback';
   id: number;
-  pass: 'convert' | 'runs';
-  /** 2m words: (min end, key bits) per edge. */
+  pass: 'copy' | 'convert' | 'runs';
+  /** 2m words: (source, weight bits) per edge for 'copy', (min end, key bits) for 'convert'. */
   pairs: Uint32Array;
   edges: EdgeList;
   e0: number;
@@ -48,6 +50,13 @@ export function readbackPass(job: Pick<ReadbackJob, 'pass' | 'pairs' | 'edges' |
   }
   const { sources, weights } = edges;
   const keys = new Float32Array(pairs.buffer, pairs.byteOffset, pairs.length);
+  if (job.pass === 'copy') {
+    for (let e = e0; e < e1; e++) {
+      sources[e] = pairs[2 * e];
+      weights[e] = keys[2 * e + 1];
+    }
+    return;
+  }
   for (let e = e0; e < e1; e++) {
     sources[e] = pairs[2 * e];
     weights[e] = Math.sqrt(keys[2 * e + 1]); // rounded to f32 by the store: fround(sqrt(key))
@@ -63,15 +72,23 @@ export function runReadbackJob(job: ReadbackJob): ReadbackReply {
 /** Counts of the threaded path, for tests that must know it ran (cumulative per process). */
 export const readbackThreadStats = { runs: 0 };
 
-/** Finishes `edges` from `pairs` on `threads` threads (the main thread included); false where it cannot. */
-export async function finishReadbackThreaded(pairs: Uint32Array, edges: EdgeList, threads: number): Promise<boolean> {
+/**
+ * Finishes `edges` from `pairs` on `threads` threads (the main thread included); false where it cannot. `canonical`:
+ * the pairs are (source, weight bits) already in canonical order (one 'copy' pass), else (min end, key bits).
+ */
+export async function finishReadbackThreaded(
+  pairs: Uint32Array,
+  edges: EdgeList,
+  threads: number,
+  canonical = false,
+): Promise<boolean> {
   const m = edges.sources.length;
   const parts = Math.max(1, Math.min(threads, Math.floor(m / 65536)));
   const arrays = [pairs, edges.sources, edges.targets, edges.weights];
   if (parts < 2 || !arrays.every((a) => a.buffer instanceof SharedArrayBuffer)) return false;
   const bound = (j: number) => Math.floor((m * j) / parts);
   const done = await splitOnWorkers(parts, true, 'emst::readback', async (pass) => {
-    for (const kind of ['convert', 'runs'] as const) {
+    for (const kind of canonical ? (['copy'] as const) : (['convert', 'runs'] as const)) {
       const id = nextMessageId();
       const range = (j: number) => ({ pass: kind, pairs, edges, e0: bound(j), e1: bound(j + 1) });
       await pass<ReadbackReply>(
