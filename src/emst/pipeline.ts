@@ -18,7 +18,8 @@ import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
 import { finishReadbackThreaded, readbackPass, type ReadbackInto } from './readback.threads.js';
-import { sortEqualWeightRuns, type EdgeList } from './edges.cpu.js';
+import type { EdgeList } from './edges.cpu.js';
+import { createCanonicalSort, type CanonicalSort } from './canonical.js';
 import { progressSpan, type ProgressCallback } from '../progress.js';
 import { EUCLIDEAN, type Metric } from './metric.js';
 
@@ -94,10 +95,7 @@ export class GpuEmst {
       pointBound: builder.sorter.scratch.values,
       ub: kth ?? undefined,
     }));
-    const boruvkaMade = Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean, borrow).then(async (b) => {
-      if (mr) await b.compileReachability().catch((e: unknown) => (b.destroy(), Promise.reject(e)));
-      return b;
-    });
+    const boruvkaMade = Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean, borrow, { reachability: mr });
     const made = await Promise.allSettled([
       builderMade,
       boruvkaMade,
@@ -172,11 +170,14 @@ export class GpuEmst {
     }
   }
 
+  /** The canonical sort's kernels, compiled by the first readEdges. */
+  private canonical: Promise<CanonicalSort> | null = null;
+
   /**
    * Reads a result back as the canonical edge list (sources < targets, sorted by (weight, source, target)). The GPU
-   * sorts the edges by (key, min end) with the BVH build's idle radix sorter, in Borůvka's free scratch (no memory
-   * beyond the run's); the host reads 12 bytes per edge, takes weights fround(sqrt(key)) and sorts only the runs of
-   * equal weight by (source, target) (edges.cpu.ts) — two keys can round to one weight.
+   * puts the edges in that order itself (canonical.ts: weights fround(sqrt(key)) exactly, two stable sorts) with the
+   * BVH build's idle radix sorter, into the BVH's parents and codes (Borůvka's scratch, dead once run() has
+   * resolved: no memory beyond the run's); the host only reads 12 bytes per edge and splits the pairs.
    */
   async readEdges(result: BoruvkaResult, timings?: Record<string, number>, into?: ReadbackInto): Promise<EdgeList> {
     const m = result.count;
@@ -187,24 +188,26 @@ export class GpuEmst {
       t = now;
     };
     if (m === 0) return { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
-    let sorted: { keys: GPUBuffer; values: GPUBuffer } | null = null;
+    this.canonical ??= createCanonicalSort(this.ctx);
+    const canonical = await this.canonical;
+    const keys = this.bvh.parents;
+    const values = this.bvh.codes;
     await this.ctx.submit('emst::canonicalSort', (rec) => {
-      sorted = this.boruvka.encodeEdgeKeys(rec, result);
-      this.builder.sorter.encode(rec, { keys: sorted.keys, values: sorted.values, count: m, bitsLo: 0, bitsHi: 64 });
+      const sorter = this.builder.sorter;
+      canonical.encode(rec, { edges: result.edges, count: m, n: this.bvh.n, sorter, keys, values });
     });
     await this.ctx.onDone();
     // Also waits for the rounds Borůvka queued ahead of the last (up to two short chunks, nearly empty).
     lap('emst::readback.sort');
-    const { keys, values } = sorted!;
     const shared = into !== undefined && into.edges.sources.length === m && into.scratch.byteLength >= 8 * m;
     if (shared) await into.ready;
     const edges: EdgeList = shared
       ? into.edges
       : { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
-    // Shared arrays (hdbscan's buffers): the mapped (min end, key) pairs are copied into shared scratch and finished
-    // on threads. Otherwise straight from the mapped ranges (no intermediate copies: 10^7 edges are 120 MB).
+    // Shared arrays (hdbscan's buffers): the mapped (source, weight bits) pairs are copied into shared scratch and
+    // split on threads. Otherwise straight from the mapped ranges (no intermediate copies: 10^7 edges are 120 MB).
     const pairs = shared ? new Uint32Array(into.scratch, 0, 2 * m) : null;
-    const convert = (words: Uint32Array) => readbackPass({ pass: 'convert', pairs: words, edges, e0: 0, e1: m });
+    const convert = (words: Uint32Array) => readbackPass({ pass: 'copy', pairs: words, edges, e0: 0, e1: m });
     await Promise.all([
       this.ctx.readWith(keys, 0, 8 * m, (k) => {
         const mapped = new Uint32Array(k, 0, 2 * m);
@@ -214,10 +217,7 @@ export class GpuEmst {
       this.ctx.readWith(values, 0, 4 * m, (v) => edges.targets.set(new Uint32Array(v, 0, m))),
     ]);
     lap('emst::readback.read');
-    if (!pairs || !(await finishReadbackThreaded(pairs, edges, into!.threads))) {
-      if (pairs) convert(pairs);
-      sortEqualWeightRuns(edges);
-    }
+    if (pairs && !(await finishReadbackThreaded(pairs, edges, into!.threads, true))) convert(pairs);
     lap('emst::readback.host');
     return edges;
   }
@@ -264,7 +264,7 @@ export async function emstGpu(
      * GPU — | source | target | key | records in the order Borůvka found them (boruvka.ts) — and the result's edge
      * arrays are empty (mstStats without its arrays: only the histograms cross the bus).
      */
-    afterGpu?: (points: GPUBuffer, edges: { records: GPUBuffer; count: number }) => Promise<void>;
+    afterGpu?: (points: GPUBuffer, edges: { records: GPUBuffer; count: number }, ctx: GpuContext) => Promise<void>;
     /** Shared arrays to read the edges into, finishing on threads (readback.threads.ts; hdbscan's buffers). */
     readInto?: ReadbackInto;
   },
@@ -287,7 +287,8 @@ export async function emstGpu(
     e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.metric ?? EUCLIDEAN, period !== undefined);
     lap('emst::compile');
     report?.(GPU_PHASES.upload, 'upload');
-    buffer = ctx.upload('emst::points', points);
+    // Through the context's staging ring (gpu/upload.ts): chunked, overlapped, no fresh staging memory per call.
+    buffer = await ctx.uploadAsync('emst::points', points);
     await ctx.onDone();
     lap('emst::upload');
     if (options.signal?.aborted) throw new AbortError('emst was aborted before its Borůvka rounds (emst::upload).');
@@ -308,7 +309,7 @@ export async function emstGpu(
         if (bytes > 0) await ctx.submit('emst::edgeRecords', (rec) => rec.copy(result.edges, 0, records, 0, bytes));
         e.destroy();
         e = null;
-        await options.afterGpu(buffer, { records, count: result.count });
+        await options.afterGpu(buffer, { records, count: result.count }, ctx);
       } finally {
         records.destroy();
       }

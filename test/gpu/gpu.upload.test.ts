@@ -52,7 +52,7 @@ describe.skipIf(variants.length === 0).each(variants)('uploads ($name)', ({ ctx 
     expect(ctx.memory.liveBuffers).toBe(before);
   });
 
-  it('typed arrays of other kinds and views with an offset upload their own bytes', async () => {
+  it('typed arrays of other kinds, views with an offset and shared memory upload their own bytes', async () => {
     ctx.configureStaging({ chunkBytes: 256, slots: 3 });
     const whole = new Float32Array(5000).map((_, i) => i * 0.25 - 7);
     const view = whole.subarray(3, 4003);
@@ -60,6 +60,14 @@ describe.skipIf(variants.length === 0).each(variants)('uploads ($name)', ({ ctx 
     const got = new Float32Array(await ctx.read(buffer));
     buffer.destroy();
     expect(got).toEqual(view);
+    // Shared memory (hdbscan's arrays may live in a SharedArrayBuffer), each method.
+    const shared = new Float32Array(new SharedArrayBuffer(4 * 3001)).map((_, i) => i - 1500.5);
+    for (const method of UPLOAD_METHODS) {
+      const b = await ctx.uploadAsync('test::upload', shared, 0, { method });
+      const back = new Float32Array(await ctx.read(b));
+      b.destroy();
+      expect(back).toEqual(shared);
+    }
   });
 
   it('uploads started together through one small ring each get their own data', async () => {
