@@ -147,6 +147,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
         // so the statistics stay on the CPU in float64 there.
         if (celestial) return await viaEmst('gpu', ctx);
         // The tree and the statistics on the GPU, the points uploaded once: emstGpu hands its buffer to the walks.
+        const ts = performance.now();
         const { input, exponent } = scaleInput(
           validateEmstInput(coords, {
             dim,
@@ -159,13 +160,17 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
         const period = input.period ?? undefined;
         // The histograms are counted on the GPU unless the shape bins depend on the shapes (then on the host).
         const gpuHistograms = gpuCanBinShapes(options.bins);
-        const [walker, binning] = await Promise.all([
+        lap('stats::scale', ts);
+        // The statistics' kernels compile while the EMST runs; they are awaited when its tree is ready.
+        const kernels = Promise.all([
           GpuBranches.create(ctx, Math.max(n, 1), dim, period !== undefined),
           GpuBinning.create(ctx),
         ]);
         const statsOnGpu = async (pointsBuffer: GPUBuffer, edges: GpuEdges, m: number, readArrays: boolean) => {
           checkAbort();
           const s = performance.now();
+          const [walker, binning] = await kernels;
+          lap('stats::setup', s);
           const histograms = gpuHistograms
             ? { binning, bins: options.bins, normalised: normalise, scale: unscale }
             : undefined;
@@ -207,8 +212,8 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
                 }),
           });
         } finally {
-          walker.destroy();
-          binning.destroy();
+          const made = await kernels.catch(() => null);
+          made?.forEach((x) => x.destroy());
         }
         ({ sources, targets } = tree);
         backend = 'gpu';

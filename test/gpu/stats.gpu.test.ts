@@ -113,6 +113,7 @@ describe.skipIf(variants.length === 0).each(variants)('issue 17: histograms on t
         ...(bins ? { bins } : {}),
         ...(cut ? { minEdgeLength: cut } : {}),
       };
+      const live = ctx.memory.liveLabels.length;
       const full = await mstStats(p, options);
       const host = mstHistograms(
         {
@@ -131,6 +132,7 @@ describe.skipIf(variants.length === 0).each(variants)('issue 17: histograms on t
       expect([lean.numEdges, lean.numBranches]).toEqual([full.numEdges, full.numBranches]);
       expect([lean.degree.length, lean.edgeLengths.length, lean.branchLengths.length]).toEqual([0, 0, 0]);
       expect(lean.timings['stats::histograms']).toBeGreaterThanOrEqual(0);
+      expect(ctx.memory.liveLabels.length, `live: ${ctx.memory.liveLabels.join(', ')}`).toBe(live);
     },
   );
 
