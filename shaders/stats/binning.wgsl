@@ -94,6 +94,10 @@ fn bin_of(i: u32) -> i32 {
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let inLocal = u.bins <= LOCAL_BINS;
+  if (inLocal) {
+    for (var j = lid; j < u.bins; j += WG) { atomicStore(&local[j], 0u); }
+  }
+  workgroupBarrier();
   let threads = nwg.x * nwg.y * WG;
   for (var i = thread_index(wid, nwg, lid); i < u.count; i += threads) {
     if (u.masked != 0u && mask[i] == 0u) { continue; }
