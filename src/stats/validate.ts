@@ -99,7 +99,8 @@ export function validateStatsInput(
     throw new InputError(`Expected bins to be an object of per-statistic bins, got ${describe(options.bins)}.`);
   }
   if (options.bins) checkBins(options.bins);
-  if (coords === 'cartesian') checkFinite(points, dim);
+  // A computed EMST checks its coordinates itself (src/emst/validate.ts, same message): one pass over 10^7 points.
+  if (coords === 'cartesian' && options.emst !== undefined) checkFinite(points, dim);
   if (options.emst !== undefined) checkForest(options.emst, n);
   return { n, coords, box, normalise };
 }
