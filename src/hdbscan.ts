@@ -14,6 +14,7 @@
 import { prepareClusterBuffers } from './cluster/buffers.js';
 import { checkCenterKind, clusterCenters, type CenterKind, type ClusterCenters } from './cluster/centers.js';
 import { clusterOnHost, type ClusterHost } from './cluster/clusterFromMst.js';
+import { clusterResident, residentApplies, type ResidentClustering } from './cluster/resident.js';
 import { createModel, type HdbscanModel } from './cluster/model.js';
 import { resolveClusterOptions } from './cluster/options.js';
 import type { ClusterOptions, ClusterResult, ClusterTimings } from './cluster/types.js';
@@ -58,6 +59,13 @@ export interface HdbscanOptions extends ClusterOptions {
    * `'medoid'` (the point minimising its probability-weighted distance sum; O(n_c²) per cluster) or `'both'`.
    */
   centers?: CenterKind;
+  /**
+   * What to bring back from the GPU besides the clustering (GPU backend; the CPU backend has both anyway): the MST
+   * (`mst`, 12 bytes an edge) and the single-linkage tree (`singleLinkage`, 16 bytes a merge). Default: both.
+   * Without them the result's `mst` and `singleLinkage` arrays are empty and only the condensed tree's rows and the
+   * per-point results cross the bus.
+   */
+  keep?: { mst?: boolean; singleLinkage?: boolean };
 }
 
 export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'>, ClusterCenters {
@@ -103,11 +111,25 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     n,
     options.backend === 'cpu' ? undefined : MAX_DEFAULT_HOST_THREADS,
   );
-  // The clustering's arrays (~120 bytes a point, the MST's included) are allocated now and first touched by worker
-  // threads while the MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every core.
+  // On the GPU the clustering follows the MST there (cluster/resident.ts) unless TREELINE_RESIDENT=0 or the case
+  // does not fit its row keys; the host then only finishes what the condensed tree's rows give.
+  const resident = options.backend !== 'cpu' && !residentOff() && residentApplies(n, clusterOptions.minClusterSize);
+  // Otherwise the clustering's arrays (~120 bytes a point, the MST's included) are allocated now and first touched by
+  // worker threads while the MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every
+  // core.
   const prepared =
-    options.backend === 'cpu' ? null : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
+    options.backend === 'cpu' || resident
+      ? null
+      : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
   const host: ClusterHost = { ...createHost(threads), buffers: prepared?.buffers, fromEmst: true };
+  const keep = { mst: options.keep?.mst ?? true, singleLinkage: options.keep?.singleLinkage ?? true };
+  let onGpu: ResidentClustering | null = null;
+  const afterGpu = resident
+    ? async (edges: { records: GPUBuffer; count: number }, ctx: GpuContext, scale: number) => {
+        onProgress?.(0.9, 'cluster');
+        onGpu = await clusterResident(ctx, edges, n, clusterOptions, host, keep, scale);
+      }
+    : undefined;
   clock.lap('hdbscan::prepare');
   // The GPU's edges go straight into the buffers (payload: condensing's scratch, free until then), the read-back's
   // host work on the threads.
@@ -129,7 +151,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     'hdbscan',
     points,
     { ...emstOptions, onProgress: progressSpan(onProgress, 0, 0.9) },
-    { readInto },
+    { readInto, afterGpu },
   ).catch(async (e) => {
     await prepared?.touched.catch(() => undefined);
     throw e;
@@ -138,20 +160,32 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   if (prepared) await prepared.touched;
   clock.lap('hdbscan::wait');
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
-  onProgress?.(0.9, 'cluster');
+  const done = onGpu as ResidentClustering | null;
+  if (!done) onProgress?.(0.9, 'cluster');
   // The exemplars are gathered in the labelling pass (`exemplars()` would read the condensed tree twice more).
-  const { result: clusters, exemplars, exemplarsMs } = await clusterOnHost(mst, n, clusterOptions, host);
+  const {
+    result: clusters,
+    exemplars,
+    exemplarsMs,
+  } = done ? done.clustering : await clusterOnHost(mst, n, clusterOptions, host);
+  const tree: EmstResult = done ? { ...done.mst, timings: mst.timings, backend: mst.backend } : mst;
   const centers = options.centers ? clusterCenters(points, { ...clusters, dim, centers: options.centers }) : {};
   const total = clock.total();
   onProgress?.(1, 'cluster');
   const timings = {
     ...mst.timings,
     ...clusterTimings(clusters.timings, exemplarsMs),
+    ...(done ? done.timings : {}),
     ...clock.laps,
     'hdbscan::total': total,
   };
   // clusterOnHost keeps the input's arrays when they are already canonical, as emst() delivers them.
-  return { ...clusters, ...centers, mst, exemplars, minSamples, backend: mst.backend, timings };
+  return { ...clusters, ...centers, mst: tree, exemplars, minSamples, backend: mst.backend, timings };
+}
+
+/** TREELINE_RESIDENT=0: hdbscan() reads the MST back and clusters on the host after a GPU MST (comparisons). */
+function residentOff(): boolean {
+  return typeof process !== 'undefined' && process.env?.TREELINE_RESIDENT === '0';
 }
 
 /** n for well-formed input (validation, in emst(), names anything else). */

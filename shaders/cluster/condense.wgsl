@@ -300,3 +300,18 @@ fn rows(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     ro_rows[r] = vec4u(ro_cluster[a], u.n + 1u + 2u * k + side, mg.w, ro_merges[child - u.n].z);
   }
 }
+
+// ---- the dendrogram's buffers (src/cluster/dendrogram.ts) packed into merges: children (left, right) per merge,
+// sizes, and the weight in the canonical keys' high word.
+@group(0) @binding(1) var<storage, read> pm_children: array<u32>;
+@group(0) @binding(2) var<storage, read> pm_size: array<u32>;
+@group(0) @binding(3) var<storage, read> pm_keys: array<vec2u>;
+@group(0) @binding(4) var<storage, read_write> pm_merges: array<vec4u>;
+
+@compute @workgroup_size(WG)
+fn pack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = thread_index(wid, nwg, lid);
+  if (i >= u.m) { return; }
+  pm_merges[i] = vec4u(pm_children[2u * i], pm_children[2u * i + 1u], pm_size[i], pm_keys[i].y);
+}

@@ -177,9 +177,7 @@ function* fromCondensed(
     ? new ExemplarCollector(info.firstChild, info.maxLambda, selection.selected, n)
     : undefined;
   const args = [condensedTree, info, selection.selected, selection.stability, resolved, collector] as const;
-  const threaded = pass.shared
-    ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, buffers))
-    : null;
+  const threaded = pass.shared ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, buffers)) : null;
   const points = threaded ?? pointResults(...args);
   clock.lap('label');
   const exemplars = collector?.result() ?? [];

@@ -5,20 +5,34 @@
  * row order in float64, so both equal condense.ts's (and hdbscan's) bit for bit. Stabilities stay on the host on
  * purpose: float64 sums in hdbscan's order are what make EOM's strict comparisons select as hdbscan does.
  */
+import { sharedBuffer } from '../host/buffers.js';
 import type { ClusterTreeInfo } from './clusterTree.js';
 import type { Condensed } from './condense.js';
 
+/** How `condensedFromRows` lays its output out. */
+export interface FinishOptions {
+  /**
+   * Factor to the rows' weights (a power of two: the EMST's coordinate scaling undone, emst/scale.ts), applied in
+   * float32 as `unscaleWeights` applies it to an edge list; default 1.
+   */
+  scale?: number;
+  /** The tree's arrays in SharedArrayBuffers (for the threaded labelling pass). */
+  shared?: boolean;
+}
+
 /** The condensed tree of n ≥ 2 points from its rows (n + 2 · splits of them, 4 words each). */
-export function condensedFromRows(rows: Uint32Array, n: number): Condensed {
+export function condensedFromRows(rows: Uint32Array, n: number, options: FinishOptions = {}): Condensed {
+  const { scale = 1, shared = false } = options;
   const count = rows.length / 4;
   const k = count - n + 1;
   if (!Number.isInteger(count) || k < 1 || (k & 1) !== 1) {
     throw new Error(`cluster::condense: ${rows.length} words are not the rows of a condensed tree of ${n} points.`);
   }
-  const parent = new Uint32Array(count);
-  const child = new Uint32Array(count);
-  const lambda = new Float64Array(count);
-  const childSize = new Uint32Array(count);
+  const alloc = (bytes: number) => (shared ? sharedBuffer(bytes) : new ArrayBuffer(bytes));
+  const parent = new Uint32Array(alloc(4 * count), 0, count);
+  const child = new Uint32Array(alloc(4 * count), 0, count);
+  const lambda = new Float64Array(alloc(8 * count), 0, count);
+  const childSize = new Uint32Array(alloc(4 * count), 0, count);
   const info: ClusterTreeInfo = {
     numPoints: n,
     numClusters: k,
@@ -35,7 +49,7 @@ export function condensedFromRows(rows: Uint32Array, n: number): Condensed {
   for (let r = 0; r < count; r++) {
     const p = rows[4 * r];
     const c = rows[4 * r + 1];
-    const d = f32[4 * r + 2];
+    const d = scale === 1 ? f32[4 * r + 2] : Math.fround(f32[4 * r + 2] * scale);
     const s = rows[4 * r + 3];
     const lam = d > 0 ? 1 / d : Infinity;
     parent[r] = p;

@@ -89,6 +89,7 @@ const BINDINGS = {
     sk_keys: 'read_write',
     sk_vals: 'read_write',
   },
+  pack: { u: 'uniform', pm_children: 'read', pm_size: 'read', pm_keys: 'read', pm_merges: 'read_write' },
   rows: {
     u: 'uniform',
     ro_vals: 'read',
@@ -135,7 +136,8 @@ export class GpuCondenser {
     private readonly ctx: GpuContext,
     readonly maxN: number,
     private readonly k: CondenseKernels,
-    private readonly sorter: RadixSorter,
+    /** Its 64-bit radix sorter (maxCount 2 · maxN): idle between encodings, others may record sorts with it. */
+    readonly sorter: RadixSorter,
     private readonly scanner: Scanner,
   ) {}
 
@@ -269,6 +271,28 @@ export class GpuCondenser {
   }
 
   private readonly pending: GPUBuffer[] = [];
+
+  /**
+   * `encode` from the GPU dendrogram (dendrogram.ts: children, sizes) and the canonical keys whose high words are
+   * the merges' weights (emst/canonical.ts); the packed merges are scratch freed with the rest.
+   */
+  encodeFromDendrogram(
+    rec: Recorder,
+    tree: { children: GPUBuffer; size: GPUBuffer; keys: GPUBuffer },
+    n: number,
+    minClusterSize: number,
+  ): GpuCondensedRows {
+    const m = n - 1;
+    const merges = this.ctx.createBuffer(`${LABEL}.merges`, Math.max(16, 16 * m));
+    this.pending.push(merges);
+    const uniforms = { n, m, mcs: minClusterSize, bm: 0, root: m - 1, maxSplits: 0, p0: 0, p1: 0 };
+    rec.dispatch(this.k.pack, {
+      buffers: { pm_children: tree.children, pm_size: tree.size, pm_keys: tree.keys, pm_merges: merges },
+      uniforms,
+      threads: m,
+    });
+    return this.encode(rec, merges, n, minClusterSize);
+  }
 
   /** Frees the scratch of the encodings submitted so far (call once the GPU is done with them). */
   releaseScratch(): void {

@@ -20,6 +20,7 @@
  * (src/emst/keys.cpu.ts, shaders/emst/distance.wgsl).
  */
 import { AbortError } from '../errors.js';
+import type { GpuContext } from '../gpu/context.js';
 import { gpuElseCpu } from '../gpu/fallback.js';
 import { progressSpan } from '../progress.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
@@ -47,6 +48,13 @@ export interface EmstInternal {
    * (src/emst/readback.threads.ts). The CPU backend ignores it.
    */
   readInto?: ReadbackInto;
+  /**
+   * GPU backend only: instead of the read-back, called with the tree as Borůvka left it on the GPU (emstGpu's
+   * `afterGpu`: n − 1 records | source | target | key |), the context, and the factor that brings weights back to
+   * the caller's units (the coordinates' power-of-two scaling, scale.ts). The result's edge arrays are then empty.
+   * hdbscan()'s GPU-resident clustering (src/cluster/resident.ts).
+   */
+  afterGpu?: (edges: { records: GPUBuffer; count: number }, ctx: GpuContext, scale: number) => Promise<void>;
 }
 
 /**
@@ -112,6 +120,10 @@ export async function emstFor(
       onProgress,
       signal: options.signal,
       readInto: internal.readInto,
+      afterGpu: internal.afterGpu
+        ? (_points: GPUBuffer, edges: { records: GPUBuffer; count: number }, ctx: GpuContext) =>
+            internal.afterGpu!(edges, ctx, 2 ** -exponent)
+        : undefined,
     });
     return finish(r, t0, 'gpu');
   };

@@ -1,0 +1,148 @@
+/**
+ * HDBSCAN* after a GPU MST with the tree kept on the GPU (issue 17 §1–3): Borůvka's edge records → the canonical
+ * edge order (emst/canonical.ts) → the single-linkage dendrogram (dendrogram.ts) → the condensed tree's rows in
+ * hdbscan's order (condense.rows.ts), all in one submission; then only the rows cross the bus (16 bytes a row, n +
+ * 2 · splits rows) — the MST and the dendrogram too only when the caller keeps them. The host turns the rows into
+ * the tree, its per-cluster facts and float64 stabilities in one pass (condense.finish.ts) and does the rest as the
+ * host path does (clusterFromMst.ts's fromCondensed: selection, labels, probabilities, GLOSH, exemplars): the
+ * results are those of `clusterOnHost` on the read-back MST, bit for bit.
+ *
+ *   records ──canonical──▶ keys (source, weight bits), targets ──dendrogram──▶ children, sizes ──condense──▶ rows
+ *
+ * Where it does not apply (n < 2, or row keys wider than 64 bits: condenseRowsFits) the caller reads the MST back
+ * and clusters on the host.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import { startClock } from '../host/clock.js';
+import { createCanonicalSort } from '../emst/canonical.js';
+import type { EdgeList } from '../emst/edges.cpu.js';
+import { clusterFromCondensedOnHost, type ClusterHost, type Clustering } from './clusterFromMst.js';
+import { condensedFromRows } from './condense.finish.js';
+import { destroyRows, GpuCondenser, type GpuCondensedRows } from './condense.rows.js';
+import { condenseRowsFits } from './condense.rows.cpu.js';
+import { GpuDendrogram, readDendrogram, type DendrogramBuffers } from './dendrogram.js';
+import type { ResolvedClusterOptions, SingleLinkageTree } from './types.js';
+
+/** What the caller wants back besides the clustering. */
+export interface ResidentKeep {
+  /** The MST as a canonical edge list (12 bytes an edge more across the bus). */
+  mst: boolean;
+  /** The single-linkage tree (16 bytes a merge more). */
+  singleLinkage: boolean;
+}
+
+export interface ResidentClustering {
+  clustering: Clustering;
+  /** The MST, canonical order, weights unscaled (when kept; else empty arrays). */
+  mst: EdgeList;
+  /** Wall times (ms): `cluster::gpu` (compile + the one submission), `cluster::readback`, `cluster::finish`. */
+  timings: Record<string, number>;
+}
+
+/** Whether the GPU-resident clustering handles n points at this minClusterSize. */
+export function residentApplies(n: number, minClusterSize: number): boolean {
+  return n >= 2 && condenseRowsFits(n, minClusterSize);
+}
+
+const EMPTY: EdgeList = { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
+
+/**
+ * Clusters n points from their MST's Borůvka records on the GPU (`records`: n − 1 edges, 3 u32 each, emstGpu's
+ * `afterGpu`). `scale`: the factor that brings the weights back to the caller's units (emst/scale.ts).
+ */
+export async function clusterResident(
+  ctx: GpuContext,
+  edges: { records: GPUBuffer; count: number },
+  n: number,
+  options: ResolvedClusterOptions,
+  host: ClusterHost,
+  keep: ResidentKeep,
+  scale: number,
+): Promise<ResidentClustering> {
+  const m = n - 1;
+  if (edges.count !== m) throw new Error(`cluster::resident: ${edges.count} edges for ${n} points.`);
+  const mcs = options.minClusterSize;
+  const clock = startClock();
+  const [canonical, dendrogram, condenser] = await Promise.all([
+    createCanonicalSort(ctx),
+    GpuDendrogram.create(ctx, n),
+    GpuCondenser.create(ctx, n),
+  ]);
+  clock.lap('cluster::compile');
+  const keys = ctx.createBuffer('cluster::canonicalKeys', 8 * m);
+  const targets = ctx.createBuffer('cluster::canonicalTargets', 4 * m);
+  let rows: GpuCondensedRows | null = null;
+  let tree: DendrogramBuffers | null = null;
+  try {
+    await ctx.submit('cluster::resident', (rec) => {
+      canonical.encode(rec, { edges: edges.records, count: m, n, sorter: condenser.sorter, keys, values: targets });
+      tree = dendrogram.encode(rec, { keys, targets, n });
+      rows = condenser.encodeFromDendrogram(rec, { children: tree.children, size: tree.size, keys }, n, mcs);
+    });
+    await ctx.onDone();
+    clock.lap('cluster::gpu');
+    const [words, mst, linkage] = await Promise.all([
+      condenser.read(rows!, n),
+      keep.mst ? readMst(ctx, keys, targets, m, scale) : Promise.resolve(EMPTY),
+      keep.singleLinkage ? readLinkage(ctx, tree!, keys, scale) : Promise.resolve(emptyLinkage()),
+    ]);
+    clock.lap('cluster::readback');
+    const shared = host.threads > 1 && n >= host.thresholds.labelMinPoints;
+    const condensed = condensedFromRows(words, n, { scale, shared });
+    clock.lap('cluster::finish');
+    const clustering = await clusterFromCondensedOnHost(condensed, options, host, {
+      linkage,
+      mst: keep.mst ? mst : undefined,
+      shared,
+    });
+    const t = clustering.result.timings;
+    const laps = clock.laps;
+    t.linkage = laps['cluster::gpu'];
+    t.condense = laps['cluster::readback'] + laps['cluster::finish'];
+    t.total += laps['cluster::compile'] + t.linkage + t.condense;
+    return { clustering, mst, timings: laps };
+  } finally {
+    if (rows) destroyRows(rows);
+    condenser.destroy();
+    dendrogram.destroy();
+    keys.destroy();
+    targets.destroy();
+  }
+}
+
+/** The canonical MST from the GPU's keys (source, weight bits) and targets. */
+async function readMst(ctx: GpuContext, keys: GPUBuffer, targets: GPUBuffer, m: number, scale: number) {
+  const mst: EdgeList = { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
+  await Promise.all([
+    ctx.readWith(keys, 0, 8 * m, (a) => {
+      const k = new Uint32Array(a, 0, 2 * m);
+      const w = new Float32Array(a, 0, 2 * m);
+      for (let i = 0; i < m; i++) {
+        mst.sources[i] = k[2 * i];
+        mst.weights[i] = w[2 * i + 1] * scale; // rounded to f32 by the store, as unscaleWeights does
+      }
+    }),
+    ctx.readWith(targets, 0, 4 * m, (a) => mst.targets.set(new Uint32Array(a, 0, m))),
+  ]);
+  return mst;
+}
+
+async function readLinkage(
+  ctx: GpuContext,
+  tree: DendrogramBuffers,
+  keys: GPUBuffer,
+  scale: number,
+): Promise<SingleLinkageTree> {
+  const { left, right, distance, size } = await readDendrogram(ctx, tree, keys);
+  if (scale !== 1) for (let i = 0; i < distance.length; i++) distance[i] = Math.fround(distance[i] * scale);
+  return { left, right, distance, size };
+}
+
+function emptyLinkage(): SingleLinkageTree {
+  return {
+    left: new Uint32Array(0),
+    right: new Uint32Array(0),
+    distance: new Float64Array(0),
+    size: new Uint32Array(0),
+  };
+}
