@@ -2,7 +2,8 @@
  * The GPU backend of `emst()`: points in a GPU buffer → linear BVH (src/bvh/lbvh.ts) → for mutual reachability,
  * the minSamples-th neighbour's squared distance of every point (src/knn/knn.ts, 'kth'), gathered into Morton
  * order → single-tree Borůvka (boruvka.ts) → edges on the GPU. `readEdges` brings them back in the canonical
- * (weight, min, max) order, with weights fround(sqrt(key)) taken on the host exactly as the CPU backend takes them.
+ * (weight, min, max) order, sorted and with weights fround(sqrt(key)) on the GPU (canonical.ts) exactly as the CPU
+ * backend takes them.
  *
  * Create once per (maxN, dim, metric), run many: the buffers are sized for maxN.
  *

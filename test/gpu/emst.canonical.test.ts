@@ -1,13 +1,14 @@
 /**
  * The canonical edge order on the GPU (src/emst/canonical.ts) against its CPU twin (canonical.cpu.ts): weights
  * bit-equal to Math.fround(Math.sqrt(key)) on the edge cases and a million random patterns, the order on tie-heavy
- * raw edge lists of degenerate and odd sizes, and — the point of it — equal to readEdges' host-finished output on
- * EMSTs with many equal weights (integer grids, duplicates, mutual reachability).
+ * raw edge lists of degenerate and odd sizes, and — the point of it — equal to the order the host used to finish
+ * (raw edges read back, fround(sqrt(key)), sortEdgesCanonical) on EMSTs with many equal weights (integer grids,
+ * duplicates, mutual reachability); readEdges, which now reads the GPU's order, gives it too.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCanonicalSort } from '../../src/emst/canonical.js';
 import { canonicalEdgesCpu } from '../../src/emst/canonical.cpu.js';
-import type { EdgeList } from '../../src/emst/edges.cpu.js';
+import { sortEdgesCanonical, type EdgeList } from '../../src/emst/edges.cpu.js';
 import { GpuEmst } from '../../src/emst/pipeline.js';
 import { metricOf } from '../../src/emst/metric.js';
 import type { GpuContext } from '../../src/gpu/context.js';
@@ -119,7 +120,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::canonical on the GP
     ['normal', 2000, 3, 15],
   ];
   it.each(emsts)(
-    '%s n=%i d=%i minSamples=%i: equal to readEdges (the host-finished order)',
+    '%s n=%i d=%i minSamples=%i: equal to the host-finished order (and so is readEdges)',
     async (kind, n, dim, ms) => {
       const points = cloud(kind, n, dim, 11);
       const e = await GpuEmst.create(ctx, n, dim, metricOf(ms));
@@ -127,7 +128,17 @@ describe.skipIf(variants.length === 0).each(variants)('emst::canonical on the GP
       try {
         const result = await e.run(buf, n);
         const got = await canonicalOnGpu(ctx, result.edges, result.count, n);
-        expectSameEdges(got, await e.readEdges(result));
+        // The host's former path: raw edges read back, weights fround(sqrt(key)), sortEdgesCanonical.
+        const m = result.count;
+        const raw = new Uint32Array(await ctx.read(result.edges, 0, 12 * m));
+        const keys = new Float32Array(raw.buffer);
+        const host = sortEdgesCanonical({
+          sources: Uint32Array.from({ length: m }, (_, i) => Math.min(raw[3 * i], raw[3 * i + 1])),
+          targets: Uint32Array.from({ length: m }, (_, i) => Math.max(raw[3 * i], raw[3 * i + 1])),
+          weights: Float32Array.from({ length: m }, (_, i) => Math.sqrt(keys[3 * i + 2])),
+        });
+        expectSameEdges(got, host);
+        expectSameEdges(await e.readEdges(result), host);
       } finally {
         buf.destroy();
         e.destroy();
