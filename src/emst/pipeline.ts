@@ -120,7 +120,12 @@ export class GpuEmst {
       builder?.destroy();
       throw failed.reason;
     }
-    return new GpuEmst(ctx, maxN, dim, metric, builder!, bvh, boruvka!, knn, gather, kth, core2, boxPartRecords);
+    const e = new GpuEmst(ctx, maxN, dim, metric, builder!, bvh, boruvka!, knn, gather, kth, core2, boxPartRecords);
+    // readEdges' canonical sort compiles in the background, beside the upload and the rounds, not after them; its
+    // errors surface in readEdges (callers that keep the tree on the GPU never await it).
+    e.canonical = createCanonicalSort(ctx);
+    e.canonical.catch(() => undefined);
+    return e;
   }
 
   /** Computes the tree of the n points in `points` (n × dim f32 on the GPU). The edges stay on the GPU. */
@@ -171,7 +176,7 @@ export class GpuEmst {
     }
   }
 
-  /** The canonical sort's kernels, compiled by the first readEdges. */
+  /** The canonical sort's kernels, compiling from create() on (readEdges awaits them). */
   private canonical: Promise<CanonicalSort> | null = null;
 
   /**
