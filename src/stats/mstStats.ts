@@ -109,6 +109,19 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     dim = 3;
     t = lap('stats::coords', t);
   }
+  // The GPU path's EMST input, checked here at the door (src/emst/validate.ts: finite coordinates, row and column in
+  // the message) before any device is asked for; validate.ts leaves this one pass over the points to it.
+  const gpuInput =
+    !options.emst && !celestial && (options.backend ?? 'auto') !== 'cpu'
+      ? scaleInput(
+          validateEmstInput(coords, {
+            dim,
+            ...(box ? { box } : {}),
+            ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
+          }),
+        )
+      : null;
+  if (gpuInput) t = lap('stats::scale', t);
 
   let sources: Uint32Array = new Uint32Array(0);
   let targets: Uint32Array = new Uint32Array(0);
@@ -147,20 +160,12 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
         // so the statistics stay on the CPU in float64 there.
         if (celestial) return await viaEmst('gpu', ctx);
         // The tree and the statistics on the GPU, the points uploaded once: emstGpu hands its buffer to the walks.
-        const ts = performance.now();
-        const { input, exponent } = scaleInput(
-          validateEmstInput(coords, {
-            dim,
-            ...(box ? { box } : {}),
-            ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
-          }),
-        );
+        const { input, exponent } = gpuInput!;
         unscale = 2 ** -exponent;
         let statsMs = 0;
         const period = input.period ?? undefined;
         // The histograms are counted on the GPU unless the shape bins depend on the shapes (then on the host).
         const gpuHistograms = gpuCanBinShapes(options.bins);
-        lap('stats::scale', ts);
         // The statistics' kernels compile while the EMST runs; they are awaited when its tree is ready.
         const kernels = Promise.all([
           GpuBranches.create(ctx, Math.max(n, 1), dim, period !== undefined),

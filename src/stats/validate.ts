@@ -99,8 +99,9 @@ export function validateStatsInput(
     throw new InputError(`Expected bins to be an object of per-statistic bins, got ${describe(options.bins)}.`);
   }
   if (options.bins) checkBins(options.bins);
-  // A computed EMST checks its coordinates itself (src/emst/validate.ts, same message): one pass over 10^7 points.
-  if (coords === 'cartesian' && options.emst !== undefined) checkFinite(points, dim);
+  // Where mstStats computes the EMST on the GPU it checks the coordinates with the EMST's own validation, at the
+  // door too (mstStats.ts, the same message): one pass over 10^7 points instead of two.
+  if (coords === 'cartesian' && (options.emst !== undefined || options.backend === 'cpu')) checkFinite(points, dim);
   if (options.emst !== undefined) checkForest(options.emst, n);
   return { n, coords, box, normalise };
 }

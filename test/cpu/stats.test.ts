@@ -217,6 +217,19 @@ describe('mstStats input validation', () => {
     await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, bins: { length: [0, 1] } as never })).rejects.toThrow(
       /unknown statistic 'length'/,
     );
+    await expect(mstStats(f64([0, 0, 1, 1]), { dim: 2, arrays: 1 as never })).rejects.toThrow(
+      /arrays to be a boolean, got 1/,
+    );
+  });
+
+  it('issue 17: arrays: false — the same histograms and counts, the per-item arrays empty', async () => {
+    const p = f64([0, 0, 1, 0, 2, 0.5, 3, 0, 1, 1, 1, 2, 5, 5, 5, 6]);
+    const full = await mstStats(p, { dim: 2, backend: 'cpu' });
+    const lean = await mstStats(p, { dim: 2, backend: 'cpu', arrays: false });
+    expect([lean.numEdges, lean.numBranches]).toEqual([7, full.branchLengths.length]);
+    expect(full.numBranches).toBeGreaterThan(0);
+    expect(lean.histograms).toEqual(full.histograms);
+    expect([lean.degree.length, lean.edgeSources.length, lean.branchEnds.length]).toEqual([0, 0, 0]);
   });
 
   it('checks a given tree: node range, self-loops, cycles, lengths', async () => {
