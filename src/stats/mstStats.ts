@@ -9,7 +9,8 @@
  *          → branches           (branches.cpu.ts: linear-time chain walk; lengths, edge counts, end-to-end)
  *          → shapes             s = end-to-end / branch length (on the unit sphere the end-to-end chord becomes
  *                                the angle 2·arcsin(chord / 2) first, as MiSTree does, so s can exceed 1)
- *          → histograms         (histogram.ts: MiSTree's HistMST bins, or the caller's)
+ *          → histograms         (histogram.ts: MiSTree's HistMST bins, or the caller's; counted by binning.ts on
+ *                                the GPU)
  *
  * MiSTree builds its tree from a 20-nearest-neighbour graph, which on clustered data silently becomes a forest; the
  * EMST here is exact. Everything after the EMST is O(n) over flat typed arrays.
@@ -23,7 +24,7 @@
 import { emstFor, type EmstOptions } from '../emst/emst.js';
 import { AbortError } from '../errors.js';
 import { degreesOf, findBranches, nodeLinks, type Branches } from './branches.cpu.js';
-import { GpuBranches, type GpuBranchesResult } from './branches.js';
+import { GpuBranches, type GpuBranchesResult, type GpuEdges } from './branches.js';
 import { GpuBinning, gpuCanBinShapes } from './binning.js';
 import { emstGpu } from '../emst/pipeline.js';
 import { validateEmstInput } from '../emst/validate.js';
@@ -34,7 +35,6 @@ import { celestialToCartesian, chordToAngle } from './coords.js';
 import { mstHistograms } from './histogram.js';
 import { edgeLengths, type Geometry } from './lengths.js';
 import type { MstHistograms } from './types.js';
-import type { GpuEdges } from './branches.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
 import { validateStatsInput, type MstStatsOptions } from './validate.js';
 import { progressSpan } from '../progress.js';
