@@ -19,6 +19,7 @@ import { Boruvka } from '../../src/emst/boruvka.js';
 import { createGatherKernel } from '../../src/emst/pipeline.js';
 import { createGraphMsf, type GpuGraph } from '../../src/graph/eclmst.js';
 import { GpuBranches } from '../../src/stats/branches.js';
+import { GpuBinning } from '../../src/stats/binning.js';
 import { benchCopy } from '../../src/bench/copy.js';
 import { createExemplarDistanceKernel } from '../../src/cluster/exemplars.distance.js';
 import { createCanonicalSort } from '../../src/emst/canonical.js';
@@ -76,6 +77,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await createGatherKernel(ctx);
   await GpuBranches.create(ctx, 1000, 3);
   await GpuBranches.create(ctx, 1000, 2, true);
+  await GpuBinning.create(ctx);
   await benchCopy(ctx, 1 << 10);
   await createCanonicalSort(ctx);
   await GpuDendrogram.create(ctx, 1 << 20);
