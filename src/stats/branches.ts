@@ -4,7 +4,8 @@
  *
  *   stats::degree   degree and XOR link of every node (atomics)                      shaders/stats/degree.wgsl
  *   stats::lengths  every edge's length from the coordinates                         shaders/stats/lengths.wgsl
- *   stats::walk     one walk per end edge; the smaller end edge id reports             shaders/stats/walk.wgsl
+ *   stats::walk     one walk per end edge; the one from the smaller end node reports,  shaders/stats/walk.wgsl
+ *                   at the smaller end edge id
  *   (compaction)    the reporting edges, in edge order                                src/primitives/compact.ts
  *   stats::binning  MiSTree's histograms, counted where the values are (optional)      src/stats/binning.ts
  *   stats::gather   their records, read back: edge count, ends, length, end-to-end      shaders/stats/gather.wgsl
