@@ -136,10 +136,6 @@ const FILL = {
   bindings: { f: 'uniform', out: 'read_write' },
   uniforms: { count: 'u32', value: 'u32', p0: 'u32', p1: 'u32' },
 } as const;
-const EDGE_KEYS = {
-  bindings: { u: 'uniform', edges: 'read', keys: 'read_write', values: 'read_write' },
-  uniforms: { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
-} as const;
 const TRAVERSE = {
   u: 'uniform',
   points: 'read',
@@ -273,13 +269,6 @@ export class Boruvka {
       bestmax: spec('bestmax', B.bestmax),
       active: spec('active', B.active),
       merge: spec('merge', B.merge, 256, 'main', ['unionfind/unionfind']),
-      edgekeys: ctx.kernel({
-        label: 'emst::edgeKeys',
-        shader: 'emst/edgekeys',
-        entry: 'main',
-        ...EDGE_KEYS,
-        workgroupSize: 256,
-      }),
       ...(ctx.features.atomicVec2uMinMax
         ? { best64: spec('best64', B.best) }
         : { best32key: spec('best32', B.best, 256, 'key'), best32lo: spec('best32', B.best, 256, 'lo') }),
@@ -575,22 +564,6 @@ export class Boruvka {
     }
     if (cut === 0 && count !== n - 1) throw new TreelineError(`emst::boruvka: ${count} edges for ${n} points`);
     return { edges: b.edges, count, rounds };
-  }
-
-  /**
-   * Records the 64-bit sort keys (key bits, min end) and values (max end) of a result's edges into scratch that
-   * is free once run() has resolved (emst/edgekeys.wgsl); returns where they are. Valid until the next run().
-   */
-  encodeEdgeKeys(rec: Recorder, result: BoruvkaResult): { keys: GPUBuffer; values: GPUBuffer } {
-    const { b } = this;
-    if (result.count > 0) {
-      rec.dispatch(this.k.edgekeys, {
-        buffers: { edges: result.edges, keys: b.cand, values: b.chg },
-        uniforms: { m: result.count },
-        threads: result.count,
-      });
-    }
-    return { keys: b.cand, values: b.chg };
   }
 
   destroy(): void {
