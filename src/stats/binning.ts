@@ -190,8 +190,21 @@ export async function gpuMstHistograms(
   ctx: GpuContext,
   binning: GpuBinning,
   values: GpuMstValues,
-  options: { bins?: MstBins; normalised?: boolean; scale?: number; capacity?: number } = {},
+  options: {
+    bins?: MstBins;
+    normalised?: boolean;
+    scale?: number;
+    capacity?: number;
+    /** `stats::extrema` and `stats::binning` wall times (ms) are added here. */
+    timings?: Record<string, number>;
+  } = {},
 ): Promise<MstHistograms> {
+  let t = performance.now();
+  const lap = (label: string) => {
+    const now = performance.now();
+    if (options.timings) options.timings[label] = now - t;
+    t = now;
+  };
   const bins = options.bins ?? {};
   const scale = options.scale ?? 1;
   if (!gpuCanBinShapes(bins)) {
@@ -218,6 +231,7 @@ export async function gpuMstHistograms(
       });
       words = new Uint32Array(await ctx.read(extremes, 0, 48));
     }
+    lap('stats::extrema');
     // 2. Edges on the host, then the counts of all four on the GPU.
     const names = ['degree', 'edgeLength', 'branchLength', 'branchShape'] as const;
     const edges = {} as Record<StatName, Float64Array>;
@@ -293,6 +307,7 @@ export async function gpuMstHistograms(
       if (name === 'branchShape') resolveShapes(pairs, edges[name], c, scale);
       out[name] = histogramOfCounts(edges[name], c, options.normalised ?? true);
     }
+    lap('stats::binning');
     return out;
   } finally {
     for (const b of made) b.destroy();

@@ -219,7 +219,7 @@ export class GpuBranches {
             branchLengths: walks,
             branchShapes: { ...walks, other: e2e },
           },
-          h,
+          { ...h, timings: options.timings },
         );
         lap('stats::histograms');
       }
