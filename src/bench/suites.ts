@@ -18,6 +18,7 @@ import { benchRadixSort } from './primitives.radixsort.js';
 import { benchMembership } from './membership.js';
 import { benchDendrogram } from './dendrogram.js';
 import { benchUpload } from './upload.js';
+import { benchCompile } from './compile.js';
 import { UPLOAD_METHODS } from '../gpu/upload.js';
 
 export interface BenchSuite {
@@ -110,6 +111,19 @@ export const suites: Record<string, BenchSuite> = {
       } satisfies BenchSuite,
     ]),
   ),
+  // Compilation on fresh contexts (issue 17 §5): the EMST's pipelines, as a first call creates them.
+  'compile-emst3d': {
+    description: 'GpuEmst.create (Euclidean, 3D) on a fresh GPU context per repetition (host-timed; notes: compile alone)',
+    defaultSizes: [1e6],
+    make: (ctx, n) => benchCompile(ctx, n, 3, 1),
+    rates: () => ({}),
+  },
+  'compile-mr15-3d': {
+    description: "GpuEmst.create (mutual reachability, minSamples 15: hdbscan's default) on a fresh GPU context per repetition",
+    defaultSizes: [1e6],
+    make: (ctx, n) => benchCompile(ctx, n, 3, 15),
+    rates: () => ({}),
+  },
   copy: {
     description: 'plain u32 copy (vec4 per thread): the bandwidth baseline',
     defaultSizes: [1 << 28],
