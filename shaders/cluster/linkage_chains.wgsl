@@ -17,9 +17,11 @@ struct ChainParams {
 
 @group(0) @binding(0) var<uniform> u: ChainParams;
 @group(0) @binding(1) var<storage, read> keys: array<vec2u>;
+// codes and point_parent are only read, but declared read_write: they share one scratch buffer with `pred`
+// (dendrogram.ts), and WebGPU forbids read-only and writable bindings of one buffer in a dispatch.
 /** Per edge: its resolved sided-parent code (linkage_rounds.wgsl resolve). */
-@group(0) @binding(2) var<storage, read> codes: array<u32>;
-@group(0) @binding(3) var<storage, read> point_parent: array<u32>;
+@group(0) @binding(2) var<storage, read_write> codes: array<u32>;
+@group(0) @binding(3) var<storage, read_write> point_parent: array<u32>;
 @group(0) @binding(4) var<storage, read_write> sort_keys: array<vec2u>;
 @group(0) @binding(5) var<storage, read_write> sort_vals: array<u32>;
 @group(0) @binding(6) var<storage, read_write> children: array<u32>;

@@ -17,13 +17,14 @@
  * Output buffers (DendrogramBuffers), node ids as in singleLinkage (points < n, merge i is node n + i):
  * | children: 2m u32, (left(i), right(i)) per merge | size: m u32 | parent: 2n − 1 u32, NONE = 0xffffffff at the
  * root | distance(i): the f32 weight in the canonical keys' .y (keys[i].y) |
- * Memory (maxN points, m = maxN − 1): 4n·3 (labels, best, point parents) + 4m·4 (added, codes, pred, size) +
- * 8m·2 (sort keys and values + children) + 4(2n − 1) + 2 · 8(3n) (Euler tokens) + the sorter's 12m: ≈ 116 bytes per
- * point at the peak.
+ * Memory (maxN points, m = maxN − 1): the outputs 8m + 4(2n − 1) + 4m; the sort's keys and values 12m; one
+ * scratch buffer for steps 1–4's arrays (labels, best, point parents, added / codes, sided parents / predecessors:
+ * 12n + 8m) and, later, step 5's two token arrays (2 · 8(2m + n + 1)) — ≈ 80 bytes per point, + 12 for the sorter
+ * unless one is lent (create's `sorter`).
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Bindings, Kernel, UniformLayout } from '../gpu/kernel.js';
-import type { Recorder } from '../gpu/recorder.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
 import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
 import { InputError } from '../errors.js';
 import { endBits } from '../emst/canonical.cpu.js';
@@ -49,8 +50,8 @@ const CHAINS = {
   bindings: {
     u: 'uniform',
     keys: 'read',
-    codes: 'read',
-    point_parent: 'read',
+    codes: 'read_write', // read only; read_write as the scratch buffer they share with pred is written
+    point_parent: 'read_write',
     sort_keys: 'read_write',
     sort_vals: 'read_write',
     children: 'read_write',
@@ -88,6 +89,37 @@ export interface SingleLinkageTreeWithParents extends SingleLinkageTree {
 
 const WG = 256;
 
+/** Where everything lives: outputs in their own buffers, the rest as regions of one scratch buffer. */
+interface DendrogramScratch {
+  scratch: GPUBuffer;
+  children: GPUBuffer;
+  parent: GPUBuffer;
+  size: GPUBuffer;
+  label: Binding;
+  best: Binding;
+  pointParent: Binding;
+  added: Binding;
+  sp: Binding;
+  sortKeys: GPUBuffer;
+  sortVals: GPUBuffer;
+  tokA: Binding;
+  tokB: Binding;
+}
+
+/** Consecutive regions of the given byte sizes, each starting at a multiple of `align`. */
+function carve<K extends string>(
+  align: number,
+  sizes: Record<K, number>,
+): { regions: Record<K, { offset: number; size: number }>; total: number } {
+  let offset = 0;
+  const regions = {} as Record<K, { offset: number; size: number }>;
+  for (const k of Object.keys(sizes) as K[]) {
+    regions[k] = { offset, size: sizes[k] };
+    offset = Math.ceil((offset + sizes[k]) / align) * align;
+  }
+  return { regions, total: offset };
+}
+
 export class GpuDendrogram {
   private constructor(
     private readonly ctx: GpuContext,
@@ -98,11 +130,15 @@ export class GpuDendrogram {
       sizes: Record<'tour' | 'jump' | 'sizes', SizeKernel>;
     },
     private readonly sorter: RadixSorter,
-    private readonly b: Record<string, GPUBuffer>,
+    private readonly ownSorter: boolean,
+    private readonly b: DendrogramScratch,
   ) {}
 
-  /** Compiles the kernels and allocates for up to maxN points. */
-  static async create(ctx: GpuContext, maxN: number): Promise<GpuDendrogram> {
+  /**
+   * Compiles the kernels and allocates for up to maxN points. `sorter`: a 64-bit-key radix sorter for ≥ maxN − 1
+   * pairs to borrow (its scratch is used only during step 3; not destroyed here), else one of our own.
+   */
+  static async create(ctx: GpuContext, maxN: number, options: { sorter?: RadixSorter } = {}): Promise<GpuDendrogram> {
     if (!Number.isInteger(maxN) || maxN < 1 || maxN > 2 ** 30) {
       throw new InputError(`cluster::linkage: expected maxN to be an integer in [1, 2^30], got ${maxN}.`);
     }
@@ -135,35 +171,55 @@ export class GpuDendrogram {
       );
       return Object.fromEntries(entries.map((e, i) => [e, ks[i]])) as Record<E, Kernel<B, U>>;
     };
+    const lent = options.sorter;
+    if (lent && (lent.keyWords !== 2 || lent.maxCount < m)) {
+      throw new InputError(
+        `cluster::linkage: a lent sorter must sort 64-bit keys for ≥ ${m} pairs, got keyWords=${lent.keyWords}, maxCount=${lent.maxCount}.`,
+      );
+    }
     const [rounds, chains, sizes, sorter] = await Promise.all([
       group('linkage_rounds', ROUNDS, ['init', 'clear', 'min_edge', 'sided', 'hook', 'flatten', 'resolve'] as const),
       group('linkage_chains', CHAINS, ['pack', 'chains', 'points', 'fill'] as const),
       group('linkage_sizes', SIZES, ['tour', 'jump', 'sizes'] as const),
-      createRadixSorter(ctx, { maxCount: m, keyWords: 2 }),
+      lent ?? createRadixSorter(ctx, { maxCount: m, keyWords: 2 }),
     ]);
+    // Steps 1–4's arrays and step 5's tokens are never live together: one scratch buffer, carved twice.
+    const align = ctx.limits.minStorageBufferOffsetAlignment;
+    const early = carve(align, {
+      label: 4 * maxN,
+      best: 4 * maxN,
+      pointParent: 4 * maxN,
+      added: 4 * m,
+      sp: 4 * m,
+    });
+    const late = carve(align, { tokA: 8 * tokens, tokB: 8 * tokens });
     const buf = (name: string, bytes: number) => ctx.createBuffer(`cluster::linkage.${name}`, bytes);
-    const b: Record<string, GPUBuffer> = {};
+    const b: GPUBuffer[] = [];
     try {
-      Object.assign(b, {
-        label: buf('labels', 4 * maxN),
-        best: buf('best', 4 * maxN),
-        pointParent: buf('pointParents', 4 * maxN),
-        added: buf('added', 4 * m),
-        sp: buf('sidedParents', 4 * m),
-        sortKeys: buf('sortKeys', 8 * m),
-        sortVals: buf('sortValues', 4 * m),
-        children: buf('children', 8 * m),
-        parent: buf('parents', 4 * (2 * maxN - 1)),
-        size: buf('sizes', 4 * m),
-        tokA: buf('tokensA', 8 * tokens),
-        tokB: buf('tokensB', 8 * tokens),
-      });
+      b.push(buf('scratch', Math.max(early.total, late.total)));
+      b.push(buf('children', 8 * m), buf('parents', 4 * (2 * maxN - 1)), buf('sizes', 4 * m));
+      // The sorter sorts whole buffers (offset 0): the sort's keys and values have their own.
+      b.push(buf('sortKeys', 8 * m), buf('sortValues', 4 * m));
     } catch (e) {
-      for (const x of Object.values(b)) x.destroy();
-      sorter.destroy();
+      for (const x of b) x.destroy();
+      if (!lent) sorter.destroy();
       throw e;
     }
-    return new GpuDendrogram(ctx, maxN, { rounds, chains, sizes }, sorter, b);
+    const [scratch, children, parent, size, sortKeys, sortVals] = b;
+    const at = (r: { offset: number; size: number }): Binding => ({ buffer: scratch, ...r });
+    const regions = {
+      ...Object.fromEntries(Object.entries(early.regions).map(([k, r]) => [k, at(r)])),
+      ...Object.fromEntries(Object.entries(late.regions).map(([k, r]) => [k, at(r)])),
+    } as Record<keyof typeof early.regions | keyof typeof late.regions, Binding>;
+    return new GpuDendrogram(ctx, maxN, { rounds, chains, sizes }, sorter, !lent, {
+      ...regions,
+      children,
+      parent,
+      size,
+      scratch,
+      sortKeys,
+      sortVals,
+    });
   }
 
   /**
@@ -246,8 +302,9 @@ export class GpuDendrogram {
   }
 
   destroy(): void {
-    for (const x of Object.values(this.b)) x.destroy();
-    this.sorter.destroy();
+    const { scratch, children, parent, size, sortKeys, sortVals } = this.b;
+    for (const x of [scratch, children, parent, size, sortKeys, sortVals]) x.destroy();
+    if (this.ownSorter) this.sorter.destroy();
   }
 }
 

@@ -137,6 +137,37 @@ describe.skipIf(variants.length === 0).each(variants)('GpuDendrogram ($name)', (
     }
   });
 
+  it('one GpuDendrogram run on trees of several sizes in turn, with a lent sorter (state reset by every encode)', async () => {
+    const sorter = await createRadixSorter(ctx, { maxCount: 5000, keyWords: 2 });
+    const d = await GpuDendrogram.create(ctx, 5001, { sorter });
+    try {
+      for (const [n, seed] of [
+        [5001, 1],
+        [300, 2],
+        [2, 3],
+        [4097, 4],
+      ]) {
+        const mst = randomChainTree(n, seed, 3, 0.8);
+        const keys = ctx.upload('test::keys', canonicalKeys(mst));
+        const targets = ctx.upload('test::targets', mst.targets);
+        try {
+          let out = null as ReturnType<GpuDendrogram['encode']> | null;
+          await ctx.submit('test::dendrogram', (rec) => (out = d.encode(rec, { keys, targets, n })));
+          expectDendrogram(await readDendrogram(ctx, out!, keys), mst, n);
+        } finally {
+          keys.destroy();
+          targets.destroy();
+        }
+      }
+    } finally {
+      d.destroy();
+      sorter.destroy();
+    }
+    await expect(GpuDendrogram.create(ctx, 9000, { sorter })).rejects.toThrow(
+      /lent sorter must sort 64-bit keys for ≥ 8999 pairs/,
+    );
+  });
+
   it('2·10^5 points, 8 weight levels', async () => {
     const n = 200_000;
     const mst = randomChainTree(n, 99, 8, 0.6);
