@@ -14,7 +14,7 @@ import type { BenchCase } from './harness.js';
 
 export async function benchCompile(ctx: GpuContext, n: number, dim: number, minSamples: number): Promise<BenchCase> {
   const compileMs: number[] = [];
-  let stats = { pipelines: 0, modules: 0 };
+  let stats = { pipelines: 0, modules: 0, slowest: '' };
   return {
     run: async () => {
       const fresh = await createGpuContext({ features: ctx.features });
@@ -22,8 +22,16 @@ export async function benchCompile(ctx: GpuContext, n: number, dim: number, minS
         const t0 = performance.now();
         const e = await GpuEmst.create(fresh, n, dim, metricOf(minSamples));
         compileMs.push(performance.now() - t0);
-        const { pipelines, modules } = fresh.compileStats;
-        stats = { pipelines, modules };
+        const { pipelines, modules, labels, ms } = fresh.compileStats;
+        // The critical path: the kernels that took longest from creation to resolution (all start together).
+        const slowest = labels
+          .map((label, i) => ({ label, ms: ms[i] }))
+          .filter((k) => Number.isFinite(k.ms))
+          .sort((a, b) => b.ms - a.ms)
+          .slice(0, 3)
+          .map((k) => `${k.label} ${k.ms.toFixed(1)}`)
+          .join(', ');
+        stats = { pipelines, modules, slowest };
         e.destroy();
       } finally {
         await fresh.destroy();
@@ -38,7 +46,7 @@ export async function benchCompile(ctx: GpuContext, n: number, dim: number, minS
       return (
         `GpuEmst.create alone: first ${compileMs[0].toFixed(1)} ms, min ${sorted[0].toFixed(1)} ms, median ` +
         `${sorted[sorted.length >> 1].toFixed(1)} ms over ${compileMs.length} fresh contexts; ` +
-        `${stats.pipelines} pipelines, ${stats.modules} shader modules`
+        `${stats.pipelines} pipelines, ${stats.modules} shader modules; slowest (ms, last context): ${stats.slowest}`
       );
     },
   };

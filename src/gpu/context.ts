@@ -81,6 +81,11 @@ export interface CompileStats {
   modules: number;
   /** The pipelines' labels, in creation order. */
   labels: string[];
+  /**
+   * Milliseconds from each pipeline's creation to its promise resolving, by position in `labels` (NaN while
+   * compiling or after a failure): with every kernel compiling at once, the longest is the compile's critical path.
+   */
+  ms: number[];
 }
 
 /** What the adapter says about itself. */
@@ -120,7 +125,7 @@ export class GpuContext {
   private readonly kernels = new Map<string, Promise<Kernel>>();
   /** Shader modules by composed WGSL text: kernels that differ only in entry point or overrides share one. */
   private readonly modules = new Map<string, ShaderModule>();
-  private readonly compiled: CompileStats = { pipelines: 0, modules: 0, labels: [] };
+  private readonly compiled: CompileStats = { pipelines: 0, modules: 0, labels: [], ms: [] };
   /** Staging memory for uploads, kept for the context's life (upload.ts); made on the first staged upload. */
   private staging: StagingRing = new StagingRing(this);
   private uncaptured: GPUError | null = null;
@@ -181,10 +186,15 @@ export class GpuContext {
     let k = this.kernels.get(key);
     if (!k) {
       this.compiled.pipelines++;
-      this.compiled.labels.push(spec.label);
+      const at = this.compiled.labels.push(spec.label) - 1;
+      this.compiled.ms.push(Number.NaN);
+      const t0 = performance.now();
       k = createKernel(this, spec) as Promise<Kernel>;
       this.kernels.set(key, k);
-      k.catch(() => this.kernels.delete(key));
+      k.then(
+        () => (this.compiled.ms[at] = performance.now() - t0),
+        () => this.kernels.delete(key),
+      );
     }
     return k as Promise<Kernel<B, U>>;
   }
@@ -206,7 +216,7 @@ export class GpuContext {
 
   /** How many pipelines and shader modules this context has created (the kernels' labels in creation order). */
   get compileStats(): Readonly<CompileStats> {
-    return { ...this.compiled, labels: [...this.compiled.labels] };
+    return { ...this.compiled, labels: [...this.compiled.labels], ms: [...this.compiled.ms] };
   }
 
   /** Creates a labelled storage buffer (`layer::thing`) tracked for leaks and peak memory. */

@@ -63,7 +63,10 @@ describe.skipIf(probe === null).each(['all', 'none'] as const)('kernel compilati
   it('kernels started together share their module and all resolve', async () => {
     const ctx = (await fresh(features))!;
     await Promise.all([createScanner(ctx, 5000), createScanner(ctx, 5000)]);
-    const { labels, modules } = ctx.compileStats;
+    const { labels, modules, ms } = ctx.compileStats;
+    // Each kernel's time from creation to resolution is known once it has resolved.
+    expect(ms.length).toBe(labels.length);
+    expect(ms.every((t) => Number.isFinite(t) && t >= 0)).toBe(true);
     expect(labels.sort()).toEqual(
       ['primitives::scanDownsweep', 'primitives::scanDownsweepInPlace', 'primitives::scanUpsweep'].sort(),
     );
