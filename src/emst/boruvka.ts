@@ -267,7 +267,8 @@ export class Boruvka {
         ? spec('nearest_lite', B.traverse, 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
         : spec('nearest', B.nearest, 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
       bestmax: spec('bestmax', B.bestmax),
-      active: spec('active', B.active),
+      // The active list serves only the skipping of bounded points, which the lean traversal never does (run()).
+      ...(useLean ? {} : { active: spec('active', B.active) }),
       merge: spec('merge', B.merge, 256, 'main', ['unionfind/unionfind']),
       ...(ctx.features.atomicVec2uMinMax
         ? { best64: spec('best64', B.best) }
