@@ -16,7 +16,7 @@ import { benchScan } from './primitives.scan.js';
 import { benchReduce } from './primitives.reduce.js';
 import { benchRadixSort } from './primitives.radixsort.js';
 import { benchMembership } from './membership.js';
-import { benchDendrogram } from './dendrogram.js';
+import { benchDendrogram, benchDendrogramPath } from './dendrogram.js';
 import { benchUpload } from './upload.js';
 import { benchCompile } from './compile.js';
 import { UPLOAD_METHODS } from '../gpu/upload.js';
@@ -79,6 +79,18 @@ export const suites: Record<string, BenchSuite> = {
     description: 'canonical order + dendrogram of the mutual-reachability MST (minSamples 15), normal 3D (ArborX: 10^7 4 ms)',
     defaultSizes: [1e6, 1e7],
     make: (ctx, n) => benchDendrogram(ctx, n, 3, 'normal', 15),
+    rates: (n, ms) => ({ 'M points/s': n / (ms / 1e3) / 1e6 }),
+  },
+  'dendrogram-path': {
+    description: 'canonical order + dendrogram of a random path with random keys: the deepest tree (GPU-resident)',
+    defaultSizes: [1e6, 1e7],
+    make: (ctx, n) => benchDendrogramPath(ctx, n),
+    rates: (n, ms) => ({ 'M points/s': n / (ms / 1e3) / 1e6 }),
+  },
+  'dendrogram-path-ties': {
+    description: 'canonical order + dendrogram of a random path with keys from 4 values (long runs of equal weights)',
+    defaultSizes: [1e6, 1e7],
+    make: (ctx, n) => benchDendrogramPath(ctx, n, 4),
     rates: (n, ms) => ({ 'M points/s': n / (ms / 1e3) / 1e6 }),
   },
   membership: {
