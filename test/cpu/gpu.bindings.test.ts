@@ -24,6 +24,7 @@ import { benchCopy } from '../../src/bench/copy.js';
 import { createExemplarDistanceKernel } from '../../src/cluster/exemplars.distance.js';
 import { createCanonicalSort } from '../../src/emst/canonical.js';
 import { GpuDendrogram } from '../../src/cluster/dendrogram.js';
+import { GpuCondenser } from '../../src/cluster/condense.rows.js';
 
 const LIMITS: Record<string, number> = {
   maxStorageBuffersPerShaderStage: 16,
@@ -81,6 +82,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await benchCopy(ctx, 1 << 10);
   await createCanonicalSort(ctx);
   await GpuDendrogram.create(ctx, 1 << 20);
+  await GpuCondenser.create(ctx, 1 << 20);
   const buf = ctx.createBuffer('test::graph', 4096);
   for (const kind of ['edges', 'csr'] as const) {
     const graph: GpuGraph = { kind, numVertices: 100, slots: 300, capacity: 300, weightKind: 'f32', weights: buf };

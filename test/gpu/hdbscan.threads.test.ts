@@ -34,7 +34,16 @@ describe.skipIf(variants.length === 0).each(variants)('hdbscan() with its host s
       const reads = readbackThreadStats.runs;
       const links = linkageThreadStats.runs;
       const layouts = layoutThreadStats.runs;
-      const r = await hdbscan(points, { dim: 2, minClusterSize: 15, minSamples: 4, backend: 'gpu', gpu: ctx, threads });
+      // The host path after a GPU MST (issue 17 keeps the tree on the GPU by default: hdbscan.resident.test.ts).
+      process.env.TREELINE_RESIDENT = '0';
+      const r = await hdbscan(points, {
+        dim: 2,
+        minClusterSize: 15,
+        minSamples: 4,
+        backend: 'gpu',
+        gpu: ctx,
+        threads,
+      }).finally(() => delete process.env.TREELINE_RESIDENT);
       expect(pointThreadStats.runs, 'the labelling ran on threads').toBe(runs + 1);
       expect(readbackThreadStats.runs, "the MST's read-back finished on threads").toBe(reads + 1);
       // From 6 threads single linkage and condensing's layout run on them too.
