@@ -1,5 +1,5 @@
 /**
- * CPU twin of the GPU dendrogram (dendrogram.ts, shaders/cluster/linkage.wgsl): the same passes in the same order,
+ * CPU twin of the GPU dendrogram (dendrogram.ts, shaders/cluster/linkage_*.wgsl): the same passes in the same order,
  * each kernel a loop (atomics become plain min / sequential union-find; every result is independent of the order
  * in which a kernel's threads run, so the twin's arrays equal the GPU's word for word). The independent oracle is
  * linkage.ts's singleLinkage (sequential Kruskal); the tests hold both to it.
@@ -73,7 +73,7 @@ export function sidedParentsCpu(
   };
   const rounds = dendrogramRounds(n);
   for (let r = 0; r < rounds; r++) {
-    best.fill(NONE); // linkage.wgsl clear
+    best.fill(NONE); // linkage_rounds.wgsl clear
     for (let e = 0; e < m; e++) {
       // min
       if (added[e] !== NONE) continue;
@@ -109,7 +109,7 @@ export function sidedParentsCpu(
   return { codes, pointParent };
 }
 
-/** Step 2 for edge e (linkage.wgsl resolve). */
+/** Step 2 for edge e (linkage_rounds.wgsl resolve). */
 function resolveCode(sp: Uint32Array, e: number, root: number): number {
   let key = sp[e];
   if (key < FOLLOW) return key;
