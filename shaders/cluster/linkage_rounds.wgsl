@@ -1,6 +1,6 @@
 // Dendrogram step 1–2 (src/cluster/dendrogram.ts; CPU twin dendrogram.cpu.ts, whose header explains the algorithm):
 // Borůvka on the MST itself, whose edges are ranked by their canonical position e (no ties), recording each edge's
-// sided parent. One round = clear → min_edge → sided → hook → flatten, every dispatch over a host-sized grid;
+// sided parent. One round = min_edge → sided → hook → flatten, every dispatch over a host-sized grid;
 // ⌈log2 n⌉ + 1 rounds are encoded (the last finds no outgoing edge and closes the root chain). Then `resolve`.
 // Included modules: common/grid, unionfind/unionfind (lock-free union-find; uf_parent doubles as the flattened
 // component labels between rounds: after `flatten`, uf_parent[x] is the smallest point of x's component).
@@ -41,23 +41,19 @@ fn label_of(x: u32) -> u32 {
   return atomicLoad(&uf_parent[x]);
 }
 
-// Every point its own component; no edge added.
+// Every point its own component; no edge added; no best edge (hook clears what it reads, for the next round).
 @compute @workgroup_size(WG)
 fn init(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let i = thread_index(wid, nwg, lid);
-  if (i < u.n) { atomicStore(&uf_parent[i], i); }
+  if (i < u.n) {
+    atomicStore(&uf_parent[i], i);
+    atomicStore(&best[i], NONE);
+  }
   if (i < u.m) {
     added[i] = NONE;
     sp[i] = NONE;
   }
-}
-
-@compute @workgroup_size(WG)
-fn clear(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-         @builtin(local_invocation_index) lid: u32) {
-  let x = thread_index(wid, nwg, lid);
-  if (x < u.n) { atomicStore(&best[x], NONE); }
 }
 
 // Each edge not yet added joins two components (the MST is a tree): the smallest rank wins at both labels.
@@ -88,7 +84,8 @@ fn sided(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   }
 }
 
-// Only component labels hold a best edge: each adds it (both ends may: the same values) and merges across it.
+// Only component labels hold a best edge: each adds it (both ends may: the same values) and merges across it,
+// and clears its best for the next round.
 @compute @workgroup_size(WG)
 fn hook(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
@@ -96,6 +93,7 @@ fn hook(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (x >= u.n) { return; }
   let a = atomicLoad(&best[x]);
   if (a == NONE) { return; }
+  atomicStore(&best[x], NONE);
   if (u.round == 0u) { point_parent[x] = a; }
   added[a] = u.round;
   _ = uf_union(keys[a].x, targets[a]);

@@ -63,7 +63,7 @@ export function sidedParentsCpu(
   const m = sources.length;
   const ROOT = 2 * m;
   const label = Uint32Array.from({ length: n }, (_, i) => i);
-  const best = new Uint32Array(n);
+  const best = new Uint32Array(n).fill(NONE); // init
   const added = new Uint32Array(m).fill(NONE);
   const sp = new Uint32Array(m).fill(NONE);
   const pointParent = new Uint32Array(n).fill(NONE);
@@ -73,7 +73,6 @@ export function sidedParentsCpu(
   };
   const rounds = dendrogramRounds(n);
   for (let r = 0; r < rounds; r++) {
-    best.fill(NONE); // linkage_rounds.wgsl clear
     for (let e = 0; e < m; e++) {
       // min
       if (added[e] !== NONE) continue;
@@ -95,6 +94,7 @@ export function sidedParentsCpu(
       // hook: only component labels have a best edge
       const a = best[x];
       if (a === NONE) continue;
+      best[x] = NONE; // cleared for the next round
       if (r === 0) pointParent[x] = a;
       added[a] = r;
       const ra = find(sources[a]);

@@ -7,8 +7,8 @@
  *
  * | step                      | kernels (`cluster::linkage.*`)                | shader                       |
  * |---------------------------|-----------------------------------------------|------------------------------|
- * | 1. Borůvka rounds         | init, then per round clear, min_edge, sided,  | cluster/linkage_rounds.wgsl  |
- * |                           | hook, flatten (⌈log2 n⌉ + 1 rounds)           |                              |
+ * | 1. Borůvka rounds         | init, then per round min_edge, sided, hook,   | cluster/linkage_rounds.wgsl  |
+ * |                           | flatten (⌈log2 n⌉ + 1 rounds)                 |                              |
  * | 2. sided parents          | resolve                                       | cluster/linkage_rounds.wgsl  |
  * | 3. chains                 | pack, radix sort (64-bit), chains             | cluster/linkage_chains.wgsl  |
  * | 4. children               | points, fill                                  | cluster/linkage_chains.wgsl  |
@@ -125,7 +125,7 @@ export class GpuDendrogram {
     private readonly ctx: GpuContext,
     readonly maxN: number,
     private readonly k: {
-      rounds: Record<'init' | 'clear' | 'min_edge' | 'sided' | 'hook' | 'flatten' | 'resolve', RoundKernel>;
+      rounds: Record<'init' | 'min_edge' | 'sided' | 'hook' | 'flatten' | 'resolve', RoundKernel>;
       chains: Record<'pack' | 'chains' | 'points' | 'fill', ChainKernel>;
       sizes: Record<'tour' | 'jump' | 'sizes', SizeKernel>;
     },
@@ -178,7 +178,7 @@ export class GpuDendrogram {
       );
     }
     const [rounds, chains, sizes, sorter] = await Promise.all([
-      group('linkage_rounds', ROUNDS, ['init', 'clear', 'min_edge', 'sided', 'hook', 'flatten', 'resolve'] as const),
+      group('linkage_rounds', ROUNDS, ['init', 'min_edge', 'sided', 'hook', 'flatten', 'resolve'] as const),
       group('linkage_chains', CHAINS, ['pack', 'chains', 'points', 'fill'] as const),
       group('linkage_sizes', SIZES, ['tour', 'jump', 'sizes'] as const),
       lent ?? createRadixSorter(ctx, { maxCount: m, keyWords: 2 }),
@@ -250,7 +250,6 @@ export class GpuDendrogram {
     rec.dispatch(k.rounds.init, { buffers: rb, uniforms: { n, m }, threads: n });
     for (let round = 0; round < dendrogramRounds(n); round++) {
       const uniforms = { n, m, round };
-      rec.dispatch(k.rounds.clear, { buffers: rb, uniforms, threads: n });
       rec.dispatch(k.rounds.min_edge, { buffers: rb, uniforms, threads: m });
       rec.dispatch(k.rounds.sided, { buffers: rb, uniforms, threads: m });
       rec.dispatch(k.rounds.hook, { buffers: rb, uniforms, threads: n });
