@@ -3,16 +3,16 @@
 // last; children follow (a point under its smallest edge, on that edge's side; a chain's last edge on the recorded
 // side of its parent; the chain predecessor on the side left over). Every slot is written by exactly one thread.
 //
-// Sort key (64-bit, .x low word): | code · 2^B + e | with B = bits of m − 1, the sort's value e.
+// Sort key (64-bit, .x low word): | 0 | code |, the sort's value e, written at position e: a stable sort on the code's
+// bits alone leaves each chain in rank order (the radix sort is stable: src/primitives/radixsort.ts).
 // Output: children = | left(i) | right(i) | per merge i (node ids: points < n, merge j is n + j);
 // parent[node] for the 2n − 1 nodes, NONE at the root.
 
 struct ChainParams {
   n: u32,
   m: u32,
-  /** B. */
-  bits: u32,
   p0: u32,
+  p1: u32,
 }
 
 @group(0) @binding(0) var<uniform> u: ChainParams;
@@ -32,8 +32,7 @@ struct ChainParams {
 const NONE: u32 = 0xffffffffu;
 
 fn code_of(k: vec2u) -> u32 {
-  if (u.bits >= 32u) { return k.y; }
-  return (k.x >> u.bits) | (k.y << (32u - u.bits));
+  return k.x;
 }
 
 @compute @workgroup_size(WG)
@@ -42,7 +41,7 @@ fn pack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let e = thread_index(wid, nwg, lid);
   if (e >= u.m) { return; }
   let c = codes[e];
-  sort_keys[e] = select(vec2u(e | (c << u.bits), c >> (32u - u.bits)), vec2u(e, c), u.bits >= 32u);
+  sort_keys[e] = vec2u(c, 0u);
   sort_vals[e] = e;
   children[2u * e] = NONE;
   children[2u * e + 1u] = NONE;

@@ -136,7 +136,7 @@ export function dendrogramCpu(sources: Uint32Array, targets: Uint32Array, n: num
   if (m === 0) return { left, right, size: new Uint32Array(0), parent };
   const ROOT = 2 * m;
   const { codes, pointParent } = sidedParentsCpu(sources, targets, n);
-  // Step 3: sort (code, rank); GPU: a 64-bit radix sort of code · 2^B + e.
+  // Step 3: sort (code, rank); GPU: a stable radix sort of the codes, written in rank order.
   const order = Uint32Array.from({ length: m }, (_, i) => i).sort((a, b) => codes[a] - codes[b] || a - b);
   const pred = new Uint32Array(m).fill(NONE);
   for (let j = 0; j < m; j++) {

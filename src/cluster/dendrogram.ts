@@ -10,7 +10,7 @@
  * | 1. Borůvka rounds         | init, then per round min_edge, sided, hook,   | cluster/linkage_rounds.wgsl  |
  * |                           | flatten (⌈log2 n⌉ + 1 rounds)                 |                              |
  * | 2. sided parents          | resolve                                       | cluster/linkage_rounds.wgsl  |
- * | 3. chains                 | pack, radix sort (64-bit), chains             | cluster/linkage_chains.wgsl  |
+ * | 3. chains                 | pack, stable radix sort by code, chains       | cluster/linkage_chains.wgsl  |
  * | 4. children               | points, fill                                  | cluster/linkage_chains.wgsl  |
  * | 5. sizes                  | tour, ⌈log2(2m + n + 1)⌉ × jump, sizes        | cluster/linkage_sizes.wgsl   |
  *
@@ -27,7 +27,6 @@ import type { Bindings, Kernel, UniformLayout } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
 import { InputError } from '../errors.js';
-import { endBits } from '../emst/canonical.cpu.js';
 import { dendrogramRounds, eulerPasses } from './dendrogram.cpu.js';
 import type { SingleLinkageTree } from './types.js';
 
@@ -58,7 +57,7 @@ const CHAINS = {
     parent: 'read_write',
     pred: 'read_write',
   },
-  uniforms: { n: 'u32', m: 'u32', bits: 'u32', p0: 'u32' },
+  uniforms: { n: 'u32', m: 'u32', p0: 'u32', p1: 'u32' },
 } as const;
 /** linkage_sizes.wgsl's. */
 const SIZES = {
@@ -257,7 +256,6 @@ export class GpuDendrogram {
     }
     rec.dispatch(k.rounds.resolve, { buffers: rb, uniforms: { n, m }, threads: m });
     // 3–4. Chains by (code, rank); children. The predecessors reuse the sided parents' array (dead after resolve).
-    const bits = endBits(m);
     const cb = {
       keys,
       codes: b.added,
@@ -268,10 +266,11 @@ export class GpuDendrogram {
       parent: b.parent,
       pred: b.sp,
     };
-    const cu = { n, m, bits };
+    const cu = { n, m };
     rec.dispatch(k.chains.pack, { buffers: cb, uniforms: cu, threads: m });
+    // Keys written in rank order and sorted stably on the code's bits alone: each chain comes out in rank order.
     const codeBits = 32 - Math.clz32(2 * m);
-    this.sorter.encode(rec, { keys: b.sortKeys, values: b.sortVals, count: m, bitsLo: 0, bitsHi: bits + codeBits });
+    this.sorter.encode(rec, { keys: b.sortKeys, values: b.sortVals, count: m, bitsLo: 0, bitsHi: codeBits });
     rec.dispatch(k.chains.chains, { buffers: cb, uniforms: cu, threads: m });
     rec.dispatch(k.chains.points, { buffers: cb, uniforms: cu, threads: n });
     rec.dispatch(k.chains.fill, { buffers: cb, uniforms: cu, threads: m });
