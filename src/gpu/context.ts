@@ -22,8 +22,8 @@ import {
 } from './kernel.js';
 import { Recorder } from './recorder.js';
 import { DEFAULT_CHUNK_BYTES, StagingRing, writeChunked, type StagingOptions, type UploadMethod } from './upload.js';
+import { ReadbackRing, readFresh, type ReadbackChunk, type ReadbackMethod, type ReadbackOptions } from './readback.js';
 import type { Timer } from './timer.js';
-import { MapMode, Usage } from './usage.js';
 
 /** Optional WebGPU features treeline uses when the adapter has them; each has a fallback path. */
 export interface GpuFeatures {
@@ -128,6 +128,8 @@ export class GpuContext {
   private readonly compiled: CompileStats = { pipelines: 0, modules: 0, labels: [], ms: [] };
   /** Staging memory for uploads, kept for the context's life (upload.ts); made on the first staged upload. */
   private staging: StagingRing = new StagingRing(this);
+  /** Staging memory for read-backs, kept for the context's life (readback.ts); made as reads need it. */
+  private readback: ReadbackRing = new ReadbackRing(this);
   private uncaptured: GPUError | null = null;
   private lostInfo: GPUDeviceLostInfo | null = null;
   private destroyed = false;
@@ -323,15 +325,72 @@ export class GpuContext {
     this.check('onSubmittedWorkDone');
   }
 
-  /** Copies `byteLength` bytes from `buffer` (at `byteOffset`) back to the host. */
+  /** Copies `byteLength` bytes from `buffer` (at `byteOffset`, a multiple of 4) back to the host. */
   async read(buffer: GPUBuffer, byteOffset = 0, byteLength = buffer.size - byteOffset): Promise<ArrayBuffer> {
-    return this.readWith(buffer, byteOffset, byteLength, (mapped) => mapped.slice(0, byteLength));
+    const out = new Uint8Array(byteLength);
+    await this.readInto(buffer, byteOffset, byteLength, out);
+    return out.buffer;
   }
 
   /**
-   * Brings `byteLength` bytes of `buffer` (at `byteOffset`) back and hands the mapped range (`byteLength` rounded
-   * up to 4 bytes) to `use`, which must be synchronous and copy what it keeps: the range is detached when it
-   * returns. Saves `read`'s copy for large read-backs.
+   * Copies `byteLength` bytes of `buffer` (at `byteOffset`, a multiple of 4) into the first `byteLength` bytes of
+   * `dest` (any typed array or DataView, plain or over a SharedArrayBuffer), chunk by chunk through the context's
+   * read-back staging (readback.ts: the host copies chunk k out while the GPU copies chunk k + 1). Reads started
+   * together share the staging. `buffer` must not be written or destroyed by work submitted before this resolves.
+   */
+  async readInto(
+    buffer: GPUBuffer,
+    byteOffset: number,
+    byteLength: number,
+    dest: ArrayBufferView,
+    options: { method?: ReadbackMethod } = {},
+  ): Promise<void> {
+    if (dest.byteLength < byteLength) {
+      throw new InputError(
+        `readback::${buffer.label}: a destination of ${dest.byteLength} bytes cannot take ${byteLength} bytes`,
+      );
+    }
+    const out = new Uint8Array(dest.buffer, dest.byteOffset, byteLength);
+    await this.readChunks(
+      buffer,
+      byteOffset,
+      byteLength,
+      (chunk, at) => out.set(new Uint8Array(chunk, 0, Math.min(chunk.byteLength, byteLength - at)), at),
+      options,
+    );
+  }
+
+  /**
+   * Brings `byteLength` bytes of `buffer` (at `byteOffset`, a multiple of 4) back and hands them to `use` chunk by
+   * chunk, in order, for callers that transform while copying: `use(chunk, at)` gets a mapped range (length rounded
+   * up to 4 bytes, detached when `use` returns) and its byte offset `at` in the read, a multiple of the chunk size
+   * (so of 16: records of 4, 8 or 16 bytes never straddle chunks). `buffer` must not be written or destroyed by work
+   * submitted before this resolves.
+   */
+  async readChunks(
+    buffer: GPUBuffer,
+    byteOffset: number,
+    byteLength: number,
+    use: ReadbackChunk,
+    options: { method?: ReadbackMethod } = {},
+  ): Promise<void> {
+    const label = `readback::${buffer.label}`;
+    this.check(label);
+    const size = Math.ceil(byteLength / 4) * 4;
+    if (byteOffset % 4 !== 0 || byteOffset < 0 || byteOffset + size > buffer.size) {
+      throw new InputError(
+        `${label}: ${byteLength} bytes at offset ${byteOffset} are not inside the buffer's ${buffer.size} bytes at a multiple of 4`,
+      );
+    }
+    if (size === 0) return;
+    if (options.method === 'fresh') return readFresh(this, buffer, byteOffset, size, use, label);
+    return this.readback.read(buffer, byteOffset, size, use, label);
+  }
+
+  /**
+   * Brings `byteLength` bytes of `buffer` (at `byteOffset`) back through a fresh staging buffer and hands the whole
+   * mapped range (rounded up to 4 bytes) to `use`, which must be synchronous and copy what it keeps.
+   * @deprecated Use readInto or readChunks (the context's staging, chunked); kept until every caller has moved.
    */
   async readWith<T>(
     buffer: GPUBuffer,
@@ -339,27 +398,23 @@ export class GpuContext {
     byteLength: number,
     use: (mapped: ArrayBuffer) => T extends Promise<unknown> ? never : T,
   ): Promise<T> {
-    const label = `readback::${buffer.label}`;
-    this.check(label);
-    const size = Math.ceil(byteLength / 4) * 4;
-    if (size === 0) return use(new ArrayBuffer(0));
-    const staging = this.device.createBuffer({
-      label,
-      size,
-      usage: Usage.MAP_READ | Usage.COPY_DST,
-    });
-    try {
-      await this.scoped(label, () => {
-        const enc = this.device.createCommandEncoder({ label });
-        enc.copyBufferToBuffer(buffer, byteOffset, staging, 0, size);
-        this.device.queue.submit([enc.finish()]);
-      });
-      await staging.mapAsync(MapMode.READ);
-      this.check(label);
-      return use(staging.getMappedRange());
-    } finally {
-      staging.destroy();
-    }
+    let result!: T;
+    await this.readChunks(buffer, byteOffset, byteLength, (mapped) => (result = use(mapped)), { method: 'fresh' });
+    return byteLength === 0 ? use(new ArrayBuffer(0)) : result;
+  }
+
+  /**
+   * Replaces the read-back staging (its chunk size and slot count: readback.ts), for tests and benchmarks. Call
+   * between reads, not during one.
+   */
+  configureReadback(options: ReadbackOptions): void {
+    this.readback.destroy();
+    this.readback = new ReadbackRing(this, options);
+  }
+
+  /** Bytes of staging memory held for read-backs (0 before the first read); not counted in `memory`. */
+  get readbackBytes(): number {
+    return this.readback.bytes;
   }
 
   /** Runs `fn` inside error scopes and throws the first error they caught as a `GpuError` naming `label`. */
@@ -403,6 +458,7 @@ export class GpuContext {
       this.destroyed = true;
       this.buffers.destroyAll();
       this.staging.destroy();
+      this.readback.destroy();
       this.kernels.clear();
       this.modules.clear();
       this.device.destroy();
