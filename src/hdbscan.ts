@@ -11,7 +11,7 @@
  * To re-cluster the same points with another minClusterSize, method or ε, keep the result and call
  * `clusterFromSingleLinkage(result.singleLinkage, n, options, result.mst)`: milliseconds, no new MST.
  */
-import { prepareClusterBuffers } from './cluster/buffers.js';
+import { prepareClusterBuffers, prepareResidentBuffers } from './cluster/buffers.js';
 import { checkCenterKind, clusterCenters, type CenterKind, type ClusterCenters } from './cluster/centers.js';
 import { clusterOnHost, type ClusterHost } from './cluster/clusterFromMst.js';
 import { clusterResident, residentApplies, type ResidentClustering } from './cluster/resident.js';
@@ -117,17 +117,20 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   // Otherwise the clustering's arrays (~120 bytes a point, the MST's included) are allocated now and first touched by
   // worker threads while the MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every
   // core.
+  const keep = { mst: options.keep?.mst ?? true, singleLinkage: options.keep?.singleLinkage ?? true };
   const prepared =
     options.backend === 'cpu' || resident
       ? null
       : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
+  const preparedResident = resident
+    ? await prepareResidentBuffers(n, clusterOptions.minClusterSize, threads, keep)
+    : null;
   const host: ClusterHost = { ...createHost(threads), buffers: prepared?.buffers, fromEmst: true };
-  const keep = { mst: options.keep?.mst ?? true, singleLinkage: options.keep?.singleLinkage ?? true };
   let onGpu: ResidentClustering | null = null;
   const afterGpu = resident
     ? async (edges: { records: GPUBuffer; count: number }, ctx: GpuContext, scale: number) => {
         onProgress?.(0.9, 'cluster');
-        onGpu = await clusterResident(ctx, edges, n, clusterOptions, host, keep, scale);
+        onGpu = await clusterResident(ctx, edges, n, clusterOptions, host, keep, scale, preparedResident);
       }
     : undefined;
   clock.lap('hdbscan::prepare');
@@ -154,10 +157,13 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     { readInto, afterGpu },
   ).catch(async (e) => {
     await prepared?.touched.catch(() => undefined);
+    await preparedResident?.touched.catch(() => undefined);
     throw e;
   });
   clock.skip();
   if (prepared) await prepared.touched;
+  // After a fallback to the CPU the resident path's buffers went unused; their touching ends before we go on.
+  if (preparedResident && !onGpu) await preparedResident.touched;
   clock.lap('hdbscan::wait');
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
   const done = onGpu as ResidentClustering | null;

@@ -116,3 +116,65 @@ export async function prepareClusterBuffers(
   const buffers = allocateClusterBuffers(n, minClusterSize);
   return { buffers, touched: touchOnWorkers(buffersOf(buffers), threads, 'cluster::buffers') };
 }
+
+/**
+ * The host arrays of hdbscan()'s GPU-resident clustering (resident.ts), allocated and touched ahead like the
+ * ClusterBuffers: the condensed tree's rows as the GPU writes them (4 words a row, the read-back's destination),
+ * the tree's four arrays, the labelling's outputs, and the MST and dendrogram when the caller keeps them.
+ */
+export interface ResidentBuffers {
+  n: number;
+  rowCapacity: number;
+  rowWords: Uint32Array;
+  rows: ClusterBuffers['rows'];
+  labels: Int32Array;
+  probabilities: Float64Array;
+  outlierScores: Float64Array;
+  mst?: ClusterBuffers['mst'];
+  linkage?: SingleLinkageTree;
+}
+
+/** Allocates the resident path's buffers (zeros, untouched). */
+export function allocateResidentBuffers(
+  n: number,
+  minClusterSize: number,
+  keep: { mst: boolean; singleLinkage: boolean },
+): ResidentBuffers {
+  const m = Math.max(0, n - 1);
+  const u32 = (length: number) => new Uint32Array(shared(4 * length), 0, length);
+  const f32 = (length: number) => new Float32Array(shared(4 * length), 0, length);
+  const f64 = (length: number) => new Float64Array(shared(8 * length), 0, length);
+  const rowCapacity = maxCondensedRows(n, minClusterSize);
+  return {
+    n,
+    rowCapacity,
+    rowWords: u32(4 * rowCapacity),
+    rows: { parent: u32(rowCapacity), child: u32(rowCapacity), lambda: f64(rowCapacity), childSize: u32(rowCapacity) },
+    labels: new Int32Array(shared(4 * n), 0, n),
+    probabilities: f64(n),
+    outlierScores: f64(n),
+    mst: keep.mst ? { sources: u32(m), targets: u32(m), weights: f32(m) } : undefined,
+    linkage: keep.singleLinkage ? { left: u32(m), right: u32(m), distance: f64(m), size: u32(m) } : undefined,
+  };
+}
+
+/**
+ * Allocates the resident path's buffers and starts `threads` worker threads touching them (see
+ * prepareClusterBuffers; null where worker threads are missing or n is small).
+ */
+export async function prepareResidentBuffers(
+  n: number,
+  minClusterSize: number,
+  threads: number,
+  keep: { mst: boolean; singleLinkage: boolean },
+  minPoints = THRESHOLDS.preparedMinPoints,
+): Promise<{ buffers: ResidentBuffers; touched: Promise<void> } | null> {
+  if (threads < 2 || n < minPoints || !(await workersAtHand())) return null;
+  const b = allocateResidentBuffers(n, minClusterSize, keep);
+  const arrays: ArrayBufferView[] = [b.rowWords, b.rows.parent, b.rows.child, b.rows.lambda, b.rows.childSize];
+  arrays.push(b.labels, b.probabilities, b.outlierScores);
+  if (b.mst) arrays.push(b.mst.sources, b.mst.targets, b.mst.weights);
+  if (b.linkage) arrays.push(b.linkage.left, b.linkage.right, b.linkage.distance, b.linkage.size);
+  const used = (a: ArrayBufferView) => ({ buffer: a.buffer as SharedArrayBuffer, bytes: a.byteOffset + a.byteLength });
+  return { buffers: b, touched: touchOnWorkers(arrays.map(used), threads, 'cluster::buffers') };
+}

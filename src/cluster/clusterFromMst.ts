@@ -23,7 +23,7 @@ import { ExemplarCollector } from './exemplars.js';
 import { queuedCounts, singleLinkage, type QueuedCounts } from './linkage.js';
 import { singleLinkageThreaded } from './linkage.threads.js';
 import { checkLinkageShape, checkMstShape, resolveClusterOptions } from './options.js';
-import { pointResults, type PointResults } from './pointResults.js';
+import { pointResults, type PointOutputs, type PointResults } from './pointResults.js';
 import { pointResultsThreaded } from './pointResults.threads.js';
 import { selectClusters } from './select.js';
 import type {
@@ -165,7 +165,7 @@ function* fromCondensed(
   resolved: ResolvedClusterOptions,
   host: ClusterHost,
   withExemplars: boolean,
-  pass: { linkage: SingleLinkageTree; mst?: MstEdges; shared: boolean },
+  pass: { linkage: SingleLinkageTree; mst?: MstEdges; shared: boolean; into?: Omit<PointOutputs, 'counts'> },
 ): Steps<Clustering> {
   const { tree: condensedTree, info, stability } = condensed;
   const { threads, buffers, thresholds: at } = host;
@@ -177,7 +177,8 @@ function* fromCondensed(
     ? new ExemplarCollector(info.firstChild, info.maxLambda, selection.selected, n)
     : undefined;
   const args = [condensedTree, info, selection.selected, selection.stability, resolved, collector] as const;
-  const threaded = pass.shared ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, buffers)) : null;
+  const into = pass.into ?? buffers;
+  const threaded = pass.shared ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, into)) : null;
   const points = threaded ?? pointResults(...args);
   clock.lap('label');
   const exemplars = collector?.result() ?? [];
@@ -196,7 +197,7 @@ export async function clusterFromCondensedOnHost(
   condensed: { tree: CondensedTree; info: ClusterTreeInfo; stability: Float64Array },
   options: ClusterOptions,
   host: ClusterHost,
-  pass: { linkage: SingleLinkageTree; mst?: MstEdges; shared: boolean },
+  pass: { linkage: SingleLinkageTree; mst?: MstEdges; shared: boolean; into?: Omit<PointOutputs, 'counts'> },
 ): Promise<Clustering> {
   return onThreads(fromCondensed(condensed, resolveClusterOptions(options), host, true, pass));
 }

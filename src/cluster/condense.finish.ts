@@ -18,21 +18,25 @@ export interface FinishOptions {
   scale?: number;
   /** The tree's arrays in SharedArrayBuffers (for the threaded labelling pass). */
   shared?: boolean;
+  /** Arrays to write the tree into (room for the rows; the tree views exactly the rows written). */
+  into?: { parent: Uint32Array; child: Uint32Array; lambda: Float64Array; childSize: Uint32Array };
 }
 
 /** The condensed tree of n ≥ 2 points from its rows (n + 2 · splits of them, 4 words each). */
 export function condensedFromRows(rows: Uint32Array, n: number, options: FinishOptions = {}): Condensed {
-  const { scale = 1, shared = false } = options;
+  const { scale = 1, shared = false, into } = options;
   const count = rows.length / 4;
   const k = count - n + 1;
   if (!Number.isInteger(count) || k < 1 || (k & 1) !== 1) {
     throw new Error(`cluster::condense: ${rows.length} words are not the rows of a condensed tree of ${n} points.`);
   }
   const alloc = (bytes: number) => (shared ? sharedBuffer(bytes) : new ArrayBuffer(bytes));
-  const parent = new Uint32Array(alloc(4 * count), 0, count);
-  const child = new Uint32Array(alloc(4 * count), 0, count);
-  const lambda = new Float64Array(alloc(8 * count), 0, count);
-  const childSize = new Uint32Array(alloc(4 * count), 0, count);
+  if (into && into.parent.length < count)
+    throw new Error(`cluster::condense: room for ${into.parent.length} rows, not ${count}.`);
+  const parent = into ? into.parent.subarray(0, count) : new Uint32Array(alloc(4 * count), 0, count);
+  const child = into ? into.child.subarray(0, count) : new Uint32Array(alloc(4 * count), 0, count);
+  const lambda = into ? into.lambda.subarray(0, count) : new Float64Array(alloc(8 * count), 0, count);
+  const childSize = into ? into.childSize.subarray(0, count) : new Uint32Array(alloc(4 * count), 0, count);
   const info: ClusterTreeInfo = {
     numPoints: n,
     numClusters: k,

@@ -299,11 +299,12 @@ export class GpuCondenser {
     for (const t of this.pending.splice(0)) t.destroy();
   }
 
-  /** Reads the rows back: 4 words per row, n + 2 · splits rows. */
-  async read(rows: GpuCondensedRows, n: number): Promise<Uint32Array> {
+  /** Reads the rows back: 4 words per row, n + 2 · splits rows (into `dest` when given: a view of its start). */
+  async read(rows: GpuCondensedRows, n: number, dest?: Uint32Array): Promise<Uint32Array> {
     const splits = new Uint32Array(await this.ctx.read(rows.splitCount, 0, 4))[0];
     const count = n + 2 * splits;
-    const out = new Uint32Array(4 * count);
+    if (dest && dest.length < 4 * count) throw new Error(`${LABEL}: room for ${dest.length / 4} rows, not ${count}.`);
+    const out = dest ? dest.subarray(0, 4 * count) : new Uint32Array(4 * count);
     await this.ctx.readWith(rows.rows, 0, 16 * count, (mapped) => out.set(new Uint32Array(mapped, 0, 4 * count)));
     return out;
   }

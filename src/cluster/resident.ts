@@ -20,7 +20,8 @@ import { clusterFromCondensedOnHost, type ClusterHost, type Clustering } from '.
 import { condensedFromRows } from './condense.finish.js';
 import { destroyRows, GpuCondenser, type GpuCondensedRows } from './condense.rows.js';
 import { condenseRowsFits } from './condense.rows.cpu.js';
-import { GpuDendrogram, readDendrogram, type DendrogramBuffers } from './dendrogram.js';
+import { GpuDendrogram, type DendrogramBuffers } from './dendrogram.js';
+import type { ResidentBuffers } from './buffers.js';
 import type { ResolvedClusterOptions, SingleLinkageTree } from './types.js';
 
 /** What the caller wants back besides the clustering. */
@@ -58,6 +59,7 @@ export async function clusterResident(
   host: ClusterHost,
   keep: ResidentKeep,
   scale: number,
+  prepared?: { buffers: ResidentBuffers; touched: Promise<void> } | null,
 ): Promise<ResidentClustering> {
   const m = n - 1;
   if (edges.count !== m) throw new Error(`cluster::resident: ${edges.count} edges for ${n} points.`);
@@ -81,19 +83,24 @@ export async function clusterResident(
     });
     await ctx.onDone();
     clock.lap('cluster::gpu');
+    // The host arrays were touched by worker threads while the GPU worked (buffers.ts, prepareResidentBuffers).
+    const b = prepared?.buffers;
+    if (prepared) await prepared.touched;
+    clock.lap('cluster::wait');
     const [words, mst, linkage] = await Promise.all([
-      condenser.read(rows!, n),
-      keep.mst ? readMst(ctx, keys, targets, m, scale) : Promise.resolve(EMPTY),
-      keep.singleLinkage ? readLinkage(ctx, tree!, keys, scale) : Promise.resolve(emptyLinkage()),
+      condenser.read(rows!, n, b?.rowWords),
+      keep.mst ? readMst(ctx, keys, targets, m, scale, b?.mst) : Promise.resolve(EMPTY),
+      keep.singleLinkage ? readLinkage(ctx, tree!, keys, m, scale, b?.linkage) : Promise.resolve(emptyLinkage()),
     ]);
     clock.lap('cluster::readback');
     const shared = host.threads > 1 && n >= host.thresholds.labelMinPoints;
-    const condensed = condensedFromRows(words, n, { scale, shared });
+    const condensed = condensedFromRows(words, n, { scale, shared, into: b?.rows });
     clock.lap('cluster::finish');
     const clustering = await clusterFromCondensedOnHost(condensed, options, host, {
       linkage,
       mst: keep.mst ? mst : undefined,
       shared,
+      into: b,
     });
     const t = clustering.result.timings;
     const laps = clock.laps;
@@ -110,9 +117,20 @@ export async function clusterResident(
   }
 }
 
-/** The canonical MST from the GPU's keys (source, weight bits) and targets. */
-async function readMst(ctx: GpuContext, keys: GPUBuffer, targets: GPUBuffer, m: number, scale: number) {
-  const mst: EdgeList = { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
+/** The canonical MST from the GPU's keys (source, weight bits) and targets (into `into` when given). */
+async function readMst(
+  ctx: GpuContext,
+  keys: GPUBuffer,
+  targets: GPUBuffer,
+  m: number,
+  scale: number,
+  into?: EdgeList,
+): Promise<EdgeList> {
+  const mst: EdgeList = into ?? {
+    sources: new Uint32Array(m),
+    targets: new Uint32Array(m),
+    weights: new Float32Array(m),
+  };
   await Promise.all([
     ctx.readWith(keys, 0, 8 * m, (a) => {
       const k = new Uint32Array(a, 0, 2 * m);
@@ -127,15 +145,36 @@ async function readMst(ctx: GpuContext, keys: GPUBuffer, targets: GPUBuffer, m: 
   return mst;
 }
 
+/** singleLinkage's rows from the GPU dendrogram (children, sizes) and the canonical keys' weights. */
 async function readLinkage(
   ctx: GpuContext,
   tree: DendrogramBuffers,
   keys: GPUBuffer,
+  m: number,
   scale: number,
+  into?: SingleLinkageTree,
 ): Promise<SingleLinkageTree> {
-  const { left, right, distance, size } = await readDendrogram(ctx, tree, keys);
-  if (scale !== 1) for (let i = 0; i < distance.length; i++) distance[i] = Math.fround(distance[i] * scale);
-  return { left, right, distance, size };
+  const out: SingleLinkageTree = into ?? {
+    left: new Uint32Array(m),
+    right: new Uint32Array(m),
+    distance: new Float64Array(m),
+    size: new Uint32Array(m),
+  };
+  await Promise.all([
+    ctx.readWith(tree.children, 0, 8 * m, (a) => {
+      const c = new Uint32Array(a, 0, 2 * m);
+      for (let i = 0; i < m; i++) {
+        out.left[i] = c[2 * i];
+        out.right[i] = c[2 * i + 1];
+      }
+    }),
+    ctx.readWith(tree.size, 0, 4 * m, (a) => out.size.set(new Uint32Array(a, 0, m))),
+    ctx.readWith(keys, 0, 8 * m, (a) => {
+      const w = new Float32Array(a, 0, 2 * m);
+      for (let i = 0; i < m; i++) out.distance[i] = scale === 1 ? w[2 * i + 1] : Math.fround(w[2 * i + 1] * scale);
+    }),
+  ]);
+  return out;
 }
 
 function emptyLinkage(): SingleLinkageTree {

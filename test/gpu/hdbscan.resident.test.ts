@@ -9,6 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { blobs } from '../../src/datasets/generate.js';
 import { hdbscan, type HdbscanOptions, type HdbscanResult } from '../../src/hdbscan.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+import { useBundledWorkerScript } from '../helpers/workers.js';
+
+useBundledWorkerScript('treeline-hdbscan-resident-');
 
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
@@ -82,5 +85,32 @@ for (const { name, ctx } of variants) {
       expect(lean.singleLinkage.left.length).toBe(0);
       expect(all.mst.sources.length).toBe(3999);
     });
+  });
+}
+
+// One device for the large case: the GPU's part is what the cases above cover on both.
+for (const { name, ctx } of variants.slice(0, 1)) {
+  describe(`hdbscan() with the tree on the GPU, host side on threads (${name})`, () => {
+    it("issue 17: 2^19 points with 3 threads: host arrays touched ahead, labelling on threads, the host path's results", async () => {
+      const n = 1 << 19;
+      const points = blobs({ n, dim: 2, seed: 5, clusters: 6, noise: 0.1 });
+      const options: HdbscanOptions = {
+        dim: 2,
+        minClusterSize: 15,
+        minSamples: 4,
+        backend: 'gpu',
+        gpu: ctx,
+        threads: 3,
+      };
+      const got = await hdbscan(points, options);
+      expect(got.timings['cluster::gpu']).toBeGreaterThan(0);
+      expect(got.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(got.condensedTree.lambda.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(got.mst.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
+      const host = await onHost(points, options);
+      expectSame(got, host, '2^19');
+      for (const key of ['sources', 'targets', 'weights'] as const) expect(got.mst[key], key).toEqual(host.mst[key]);
+      expect(got.singleLinkage, '2^19 linkage').toEqual(host.singleLinkage);
+    }, 180_000);
   });
 }
