@@ -6,16 +6,26 @@
  *   degree, l, b   The host's value is a float32 value v times a power of two c (the EMST ran on scaled points,
  *                  src/emst/scale.ts), so v·c ≥ E ⟺ v ≥ ⌈E / c⌉₃₂ (the smallest float32 ≥ E / c, exact division
  *                  by a power of two) and v·c ≤ E ⟺ v ≤ ⌊E / c⌋₃₂. Each float64 edge becomes such a float32
- *                  threshold once, on the host (binThresholds); the kernel compares float32 with float32. Degrees
- *                  compare as integers against ⌈E⌉ and ⌊E⌋.
- *   √(1 − s)       The host computes s = e / L and √(1 − s) in float64 from the float32 end-to-end e and length L;
- *                  the GPU computes √((L − e) / L) in float32. They differ by far less than SHAPE_TOLERANCE: with
- *                  e < L both float32, L − e ≥ one ulp of L, so √(1 − s) ≥ 2^−12.5 and the host's relative error
- *                  is ≤ 2^−29; the GPU's (L − e exact for e ≥ L/2 by Sterbenz, a division within 2.5 ulp, a square
- *                  root within a few) stays below 10^−6. A value within SHAPE_TOLERANCE (relative) of a threshold
- *                  is not counted on the GPU but listed as its (L, e) pair ("ambiguous"), and the host bins it
- *                  with its own float64 arithmetic (resolveShapes). e = L gives exactly 0 on both sides; e > L or
- *                  L = 0 gives NaN on the host (s > 1, 0/0), which falls in no bin: the GPU skips them.
+ *                  threshold once, on the host (binThresholds); the kernel compares them by their bits
+ *                  (orderKey). Degrees compare as integers against ⌈E⌉ and ⌊E⌋.
+ *   √(1 − s)       The host computes s = e / L and √(1 − s) in float64 from the float32 end-to-end e and length L.
+ *                  The GPU sorts each pair by the bits of L and e first (shapeBin): L = ±0 is in no bin (the host's
+ *                  s is NaN or ±∞); e > L is in no bin (s > 1 in float64 too: NaN); e = L and e = 0 give exactly 0
+ *                  and 1 on both sides. Where L lies in [2^−95, 2^94) and e is 0 or normal (SHAPE_EXPONENTS) it
+ *                  computes √((L − e) / L) in float32: L − e ≥ ulp(L) ≥ 2^−118 and every result stays normal, so a
+ *                  device that flushes subnormals to zero (WGSL allows it; the H100 does) computes the same, and the
+ *                  division is inside [2^−126, 2^126], where WGSL bounds its error (2.5 ulp); with the host's
+ *                  relative error ≤ 2^−29 (√(1 − s) ≥ 2^−12.5) the two differ by a few ulp, far less than
+ *                  SHAPE_TOLERANCE (1e−5 ≈ 84 ulp). A value within SHAPE_TOLERANCE (relative) of a threshold, and
+ *                  every other pair (negative, NaN, ±∞, subnormal or extreme; never a real branch) is not counted on
+ *                  the GPU but listed as its (L, e) pair ("ambiguous"), and the host bins it with its own float64
+ *                  arithmetic (resolveShapes).
+ *   ordering       Values are compared with thresholds by orderKey (their bits as a u32 that orders as the floats
+ *                  do), never as floats: a device that flushes subnormals would order a subnormal value or threshold
+ *                  as 0 (issue 17: the H100 read a branch of length 2^−149 as 0 and dropped it).
+ *
+ * A device's float32 may differ from IEEE 754 as WGSL allows (F32Device: subnormals flushed, division and square
+ * root a few ulp off): binCountsCpu emulates one, and its counts must not change (test/cpu/stats.binning.test.ts).
  *
  * Thresholds: | T[0] … T[k] (bins' lower edges and the top edge, rounded up) | U (the top edge rounded down) |,
  * k + 2 u32 words (float32 bits, or integers for degrees). A value v is in range iff T[0] ≤ v ≤ U; its bin is the
@@ -123,47 +133,124 @@ export interface BinCounts {
   ambiguous: number[];
 }
 
-/** The value of a shape pair as the GPU computes it (in float32: √((L − e) / L)), or NaN where the host has NaN. */
-export function shapeValueF32(L: number, e: number): number {
-  if (!(L > 0) || !(e <= L)) return NaN;
-  if (e === L) return 0;
-  return Math.fround(Math.sqrt(Math.fround(Math.fround(L - e) / L)));
+/**
+ * A device's float32 arithmetic where WGSL lets it differ from IEEE 754: subnormal operands and results flushed to
+ * zero, and each subtraction, division and square root off by up to `ulps` units in the last place (the error of each
+ * drawn from `random`). binCountsCpu runs binning.wgsl's float arithmetic on it.
+ */
+export interface F32Device {
+  flushSubnormals: boolean;
+  ulps: number;
+  /** Uniform numbers in [0, 1). */
+  random: () => number;
 }
 
-/** CPU twin of binning.wgsl's `count` entry: counts per bin and the ambiguous pairs, as the kernel decides them. */
-export function binCountsCpu(src: BinSource, thresholds: Uint32Array, mode: BinMode): BinCounts {
+/** IEEE 754 float32, correctly rounded (lavapipe). */
+export const IEEE_F32: F32Device = { flushSubnormals: false, ulps: 0, random: () => 0.5 };
+
+const MIN_NORMAL = 2 ** -126;
+
+/** x as the device holds it: flushed to a signed zero when subnormal and the device flushes. */
+function held(x: number, d: F32Device): number {
+  return d.flushSubnormals && Math.abs(x) < MIN_NORMAL ? (x < 0 || Object.is(x, -0) ? -0 : 0) : x;
+}
+
+/** The device's result of an operation whose exact value is x: float32, off by up to d.ulps, maybe flushed. */
+function deviceResult(x: number, d: F32Device): number {
+  let f = held(Math.fround(x), d);
+  let k = Math.round((2 * d.random() - 1) * d.ulps);
+  for (; k > 0; k--) f = nextUp(f);
+  for (; k < 0; k++) f = nextDown(f);
+  return held(f, d);
+}
+
+/** float32 bits as a u32 that orders as the floats do (binning.wgsl's key): −0 = +0, NaNs beyond ±∞. */
+export function orderKey(bits: number): number {
+  if (bits === 0x80000000) return 0x80000000;
+  return (bits & 0x80000000) !== 0 ? ~bits >>> 0 : (bits | 0x80000000) >>> 0;
+}
+
+/**
+ * Biased exponent fields (read with the sign bit) of the branch lengths L the kernel bins itself: [2^−95, 2^94)
+ * (the header; binning.wgsl SHAPE_EXP_MIN, SHAPE_EXP_MAX).
+ */
+export const SHAPE_EXPONENTS = { min: 32, max: 220 } as const;
+/** shapeBin's answers besides a bin. */
+export const NO_BIN = -1;
+export const TO_HOST = -2;
+
+/** A threshold table as binning.wgsl reads it: comparison keys (integers for degrees) and float32 values. */
+interface Table {
+  k: number;
+  keys: Uint32Array;
+  floats: Float64Array;
+}
+
+function table(thresholds: Uint32Array, mode: BinMode): Table {
   const k = thresholds.length - 2;
-  const counts = new Uint32Array(k);
+  const keys = mode === 'u32' ? thresholds : thresholds.map(orderKey);
+  return { k, keys, floats: Float64Array.from(thresholds, floatOf) };
+}
+
+/** The bin of v (an integer or an orderKey), or NO_BIN out of range (binning.wgsl bin_in_range). */
+function binInRange(t: Table, v: number): number {
+  if (v < t.keys[0] || v > t.keys[t.k + 1]) return NO_BIN;
+  return search(t.keys, t.k, v);
+}
+
+/**
+ * Mode 'shape': the bin of branch (L, e), given as float32 bits, as binning.wgsl's shape_bin decides it on device `d`
+ * — a bin, NO_BIN, or TO_HOST (listed for the host: near a threshold, or outside the safe range).
+ */
+export function shapeBin(lw: number, ew: number, thresholds: Uint32Array, d: F32Device = IEEE_F32): number {
+  return shapeBinIn(table(thresholds, 'shape'), lw, ew, d);
+}
+
+function shapeBinIn(t: Table, lw: number, ew: number, d: F32Device): number {
+  if ((lw & 0x7fffffff) === 0) return NO_BIN;
+  const le = lw >>> 23;
+  const ee = ew >>> 23;
+  if (le < SHAPE_EXPONENTS.min || le > SHAPE_EXPONENTS.max || (ew !== 0 && (ee === 0 || ee > 254))) return TO_HOST;
+  if (ew > lw) return NO_BIN;
+  if (ew === lw) return binInRange(t, orderKey(0));
+  if (ew === 0) return binInRange(t, orderKey(bitsOf(1)));
+  const L = held(floatOf(lw), d);
+  const e = held(floatOf(ew), d);
+  const v = deviceResult(Math.sqrt(deviceResult(deviceResult(L - e, d) / L, d)), d);
+  const near = (j: number) => Math.abs(v - held(t.floats[j], d)) <= SHAPE_TOLERANCE * v;
+  if (near(0) || near(t.k + 1)) return TO_HOST;
+  const b = binInRange(t, orderKey(bitsOf(v)));
+  if (b >= 0 && (near(b) || near(b + 1))) return TO_HOST;
+  return b;
+}
+
+/**
+ * CPU twin of binning.wgsl: counts per bin and the ambiguous pairs, as the kernel decides them on a device whose
+ * float32 is `device` (IEEE by default).
+ */
+export function binCountsCpu(
+  src: BinSource,
+  thresholds: Uint32Array,
+  mode: BinMode,
+  device: F32Device = IEEE_F32,
+): BinCounts {
+  const t = table(thresholds, mode);
+  const counts = new Uint32Array(t.k);
   const ambiguous: number[] = [];
   const stride = src.stride ?? 1;
   const offset = src.offset ?? 0;
-  const t = mode === 'u32' ? thresholds : Array.from(thresholds, floatOf);
-  const hi = t[k + 1];
+  const other = src.other ? new Uint32Array(src.other.buffer, src.other.byteOffset, src.other.length) : null;
   for (let i = 0; i < src.count; i++) {
     if (src.mask && src.mask[i] === 0) continue;
     const w = src.words[i * stride + offset];
-    let v: number;
-    if (mode === 'u32') v = w;
-    else if (mode === 'f32') v = floatOf(w);
+    let b: number;
+    if (mode === 'u32') b = binInRange(t, w);
+    else if (mode === 'f32') b = binInRange(t, orderKey(w));
     else {
-      v = shapeValueF32(floatOf(w), src.other![i]);
-      if (v !== v) continue;
-      if (v > 0) {
-        const tol = SHAPE_TOLERANCE * v;
-        const near = (x: number) => Math.abs(v - x) <= tol;
-        let doubt = near(t[0]) || near(hi);
-        if (!doubt && v >= t[0] && v <= hi) {
-          const b = search(t, k, v);
-          doubt = near(t[b]) || near(t[b + 1]);
-        }
-        if (doubt) {
-          ambiguous.push(floatOf(w), src.other![i]);
-          continue;
-        }
-      }
+      b = shapeBinIn(t, w, other![i], device);
+      if (b === TO_HOST) ambiguous.push(floatOf(w), src.other![i]);
     }
-    if (!(v >= t[0] && v <= hi)) continue;
-    counts[search(t, k, v)]++;
+    if (b >= 0) counts[b]++;
   }
   return { counts, ambiguous };
 }

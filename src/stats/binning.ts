@@ -2,7 +2,8 @@
  * MiSTree's four histograms (histogram.ts) counted on the GPU from values that stay there — degrees, float32 edge
  * lengths, the walks' branch lengths and end-to-end distances (branches.ts) — so only the counts cross the bus.
  * The counts equal the host's float64 histograms of the same values exactly (binning.cpu.ts: thresholds, and the
- * few branch shapes too close to an edge to decide in float32 are binned on the host). Steps:
+ * few branch shapes too close to an edge to decide in float32 are binned on the host), on any device's float32 (values
+ * ordered by their bits, nothing that a device flushing subnormals would change; issue 17). Steps:
  *
  *   stats::extrema  the largest and smallest positive value of d, l, b (the default bins need them)  extrema.wgsl
  *   (host)          the float64 bin edges (histogram.ts binEdges) and their float32 thresholds     binning.cpu.ts

@@ -2,7 +2,9 @@
  * Seeded inputs for the GPU histograms (src/stats/binning.ts) and their CPU twin: float32 lengths, degrees and branch
  * (length, end-to-end) pairs with many values exactly on, just above and just below the float64 bin edges, ties,
  * zeros, straight branches (e = L), NaN shapes (e > L, L = 0), masks, and a power-of-two scale — plus the host's
- * float64 values the oracle (histogram.ts) bins.
+ * float64 values the oracle (histogram.ts) bins. Issue 17: a case of special float32s (subnormals, ±0, negatives,
+ * NaN, ±∞, lengths beyond the kernel's safe range) as lengths and as every (L, e) pair among them, against edges
+ * that are themselves subnormal, ±0 or beyond float32's range.
  */
 import { binEdges, type MstBins, type MstValues } from '../../src/stats/histogram.js';
 import { bitsOf, floatOf } from '../../src/stats/binning.cpu.js';
@@ -43,7 +45,52 @@ function nearEdges(random: () => number, count: number, top: number, edges: Arra
   return out;
 }
 
-export function binningCase(name: string, n: number, seed: number, bins: MstBins = {}, scale = 0.25): BinningCase {
+/**
+ * Float32 bit patterns no real statistic has, which the kernel must still bin as the host does: ±0, subnormals, the
+ * smallest normal, the edges of binning.wgsl's safe range for L (2^−95, 2^94), the largest float, ±∞, NaNs, ±1, 3.
+ */
+export const SPECIAL_BITS = [
+  0x00000000, 0x80000000, 0x00000001, 0x00000002, 0x007fffff, 0x80000001, 0x00800000, 0x0c000000, 0x0fffffff,
+  0x10000000, 0x6e7fffff, 0x6e800000, 0x7f7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0xbf800000,
+  0x3f800000, 0x40400000,
+];
+
+/** Edges for the special case: subnormal, ±0 and beyond float32's range (after dividing by scale). */
+const SPECIAL_EDGES = [-2, -1e-44, -0, 1e-44, 2 ** -126, 0.5, 1, 8.5e37, 1e39];
+export const SPECIAL_BINS: MstBins = {
+  edgeLength: SPECIAL_EDGES,
+  branchLength: SPECIAL_EDGES,
+  branchShape: [-0.5, -1e-40, 0, 1e-40, 2 ** -12, 0.02, 0.5, 0.70710678118654757, 1, 1 + 1e-7, 1.5],
+};
+
+/** Writes every special length, and every (L, e) pair of specials and neighbours of L, over the first walks. */
+function placeSpecials(edgeValues: Float32Array, L: Float32Array, e2e: Float32Array, mask: Uint32Array): void {
+  const edgeBits = new Uint32Array(edgeValues.buffer);
+  SPECIAL_BITS.forEach((b, j) => (edgeBits[1 + j] = b));
+  const Lbits = new Uint32Array(L.buffer);
+  const eBits = new Uint32Array(e2e.buffer);
+  let i = 1;
+  for (const lb of SPECIAL_BITS) {
+    const l = floatOf(lb);
+    const near = [l, up(l), down(l), Math.fround(l / 2), Math.fround(l * 0.75)].map(bitsOf);
+    for (const eb of [...SPECIAL_BITS, ...near]) {
+      if (i >= L.length) return;
+      Lbits[i] = lb;
+      eBits[i] = eb;
+      mask[i] = 1;
+      i++;
+    }
+  }
+}
+
+export function binningCase(
+  name: string,
+  n: number,
+  seed: number,
+  bins: MstBins = {},
+  scale = 0.25,
+  specials = false,
+): BinningCase {
   const random = mulberry32(seed);
   const m = Math.max(n - 1, 0);
   // Edges first from a draft of the data (the top value stays, so the default edges do not move), then values on them.
@@ -90,8 +137,12 @@ export function binningCase(name: string, n: number, seed: number, bins: MstBins
       e = random() < 0.5 ? 0 : 1;
     }
     e2e[i] = Math.max(e, 0);
+  }
+  if (specials) placeSpecials(edgeValues, L, e2e, mask);
+  const lengthBits = new Uint32Array(L.buffer);
+  for (let i = 0; i < walks; i++) {
     records[4 * i] = 2;
-    records[4 * i + 3] = bitsOf(L[i]);
+    records[4 * i + 3] = lengthBits[i];
   }
   const degree = new Uint32Array(n);
   for (let i = 0; i < n; i++) degree[i] = random() < 0.01 ? 70 + Math.floor(random() * 5) : Math.floor(random() * 9);
@@ -137,5 +188,13 @@ export function binningCases(): BinningCase[] {
     binningCase('n = 1', 1, 6),
     binningCase('n = 2', 2, 7),
     binningCase('n = 257 (not a multiple of the workgroup)', 257, 8),
+    binningCase(
+      'special floats (subnormal, ±0, NaN, ±∞, extreme L) against odd edges',
+      800,
+      9,
+      SPECIAL_BINS,
+      0.25,
+      true,
+    ),
   ];
 }
