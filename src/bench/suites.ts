@@ -20,6 +20,8 @@ import { benchDendrogram, benchDendrogramPath } from './dendrogram.js';
 import { benchUpload } from './upload.js';
 import { benchCompile } from './compile.js';
 import { UPLOAD_METHODS } from '../gpu/upload.js';
+import { benchReadback } from './readback.js';
+import { READBACK_METHODS } from '../gpu/readback.js';
 
 export interface BenchSuite {
   description: string;
@@ -120,6 +122,30 @@ export const suites: Record<string, BenchSuite> = {
         defaultSizes: [1e6, 1e7],
         make: (ctx: GpuContext, n: number) => benchUpload(ctx, n, 'staged', mib << 20),
         rates: (n: number, ms: number) => ({ 'GB/s': (12 * n) / (ms / 1e3) / 1e9 }),
+      } satisfies BenchSuite,
+    ]),
+  ),
+  // GPU → host read-back of n × 16 bytes by each method of src/gpu/readback.ts (host-timed; notes: first read,
+  // a new destination, 4 reads together vs one after another).
+  ...Object.fromEntries(
+    READBACK_METHODS.map((method) => [
+      method === 'ring' ? 'readback' : `readback-${method}`,
+      {
+        description: `GPU → host read-back of n × 16 bytes, ${method === 'ring' ? "the staging pool (treeline's default)" : `method '${method}'`} (host-timed)`,
+        defaultSizes: [1e6, 1e7],
+        make: (ctx: GpuContext, n: number) => benchReadback(ctx, n, method),
+        rates: (n: number, ms: number) => ({ 'GB/s': (16 * n) / (ms / 1e3) / 1e9 }),
+      } satisfies BenchSuite,
+    ]),
+  ),
+  ...Object.fromEntries(
+    [2, 32].map((mib) => [
+      `readback-ring${mib}`,
+      {
+        description: `GPU → host read-back of n × 16 bytes through the staging pool in ${mib} MiB chunks (host-timed)`,
+        defaultSizes: [1e6, 1e7],
+        make: (ctx: GpuContext, n: number) => benchReadback(ctx, n, 'ring', mib << 20),
+        rates: (n: number, ms: number) => ({ 'GB/s': (16 * n) / (ms / 1e3) / 1e9 }),
       } satisfies BenchSuite,
     ]),
   ),
