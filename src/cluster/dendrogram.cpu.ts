@@ -18,8 +18,9 @@
  *      an edge's dendrogram parent is the next edge of its chain, or the chain's sided parent for its last.
  *   4. Children: a point is the left (right) child of its parent when it is that edge's source (target); a chain's
  *      last edge is its parent's child on the recorded side; the chain's predecessor fills the remaining side.
- *   5. Sizes: an Euler tour of the dendrogram (enter and exit tokens per merge, one token per point), ranked by
- *      pointer jumping (Wyllie): size = points between a merge's enter and exit tokens. ⌈log2(2m + n + 1)⌉ passes.
+ *   5. Sizes: an Euler tour of the dendrogram (enter and exit tokens per merge, one token per point), ranked with a
+ *      sparse ruling set (a ruler per ~32 tokens walks its sublist; pointer jumping ranks the rulers, ⌈log2(R + 2)⌉
+ *      passes): size = points between a merge's enter and exit tokens.
  * Passes: O(log n) in all, none per tree level.
  */
 
@@ -43,12 +44,6 @@ export interface DendrogramArrays {
 /** Borůvka rounds the GPU encodes for n points: ⌈log2 n⌉ merging rounds and one that finds nothing left. */
 export function dendrogramRounds(n: number): number {
   return n < 2 ? 0 : 32 - Math.clz32(n - 1) + 1;
-}
-
-/** Euler-tour ranking passes for n points: ⌈log2(tokens)⌉, tokens = 2(n − 1) + n + 1 (the end sentinel). */
-export function eulerPasses(n: number): number {
-  const tokens = 2 * Math.max(0, n - 1) + n + 1;
-  return 32 - Math.clz32(tokens - 1);
 }
 
 /** Sided-parent codes (steps 1–2): 2p + side (side 0: p's source side), 2m for the root chain. */
@@ -168,39 +163,124 @@ export function dendrogramCpu(sources: Uint32Array, targets: Uint32Array, n: num
   return { left, right, size: eulerSizesCpu(left, right, n), parent };
 }
 
+/** Tokens per ruler on average in step 5's list ranking (linkage_sizes.wgsl). */
+export const RULE = 32;
+
+/**
+ * Step 5's shape for n points: T = 2m + n tokens (the end is T), k = bits of T (2^k ≥ T), R = ⌈T / RULE⌉ rulers of
+ * the permutation (+ the head's slot R and END = R + 1), and the ⌈log2(R + 2)⌉ pointer-jumping passes over them.
+ */
+export function rulingShape(n: number): { tokens: number; bits: number; rulers: number; passes: number } {
+  const m = Math.max(0, n - 1);
+  const tokens = 2 * m + n;
+  const bits = tokens < 2 ? 0 : 32 - Math.clz32(tokens - 1);
+  const rulers = Math.ceil(tokens / RULE);
+  return { tokens, bits, rulers, passes: 32 - Math.clz32(rulers + 1) };
+}
+
+/** linkage_sizes.wgsl's mix: a bijection of [0, 2^k). */
+function mix(x0: number, k: number): number {
+  const mask = k >= 32 ? 0xffffffff : 2 ** k - 1;
+  const sh = (k + 1) >>> 1;
+  let x = (Math.imul(x0, 0x9e3779b1) & mask) >>> 0;
+  x = (x ^ (x >>> sh)) >>> 0;
+  x = (Math.imul(x, 0x85ebca77) & mask) >>> 0;
+  x = (x ^ (x >>> sh)) >>> 0;
+  return x;
+}
+
+/** mix's inverse (linkage_sizes.wgsl unmix). */
+function unmix(x0: number, k: number): number {
+  const mask = k >= 32 ? 0xffffffff : 2 ** k - 1;
+  const sh = (k + 1) >>> 1;
+  let x = (x0 ^ (x0 >>> sh)) >>> 0;
+  x = (Math.imul(x, 0xb6c92f47) & mask) >>> 0;
+  x = (x ^ (x >>> sh)) >>> 0;
+  x = (Math.imul(x, 0x0e8b2f51) & mask) >>> 0;
+  return x;
+}
+
+/** perm's inverse: the token of ruler index p (linkage_sizes.wgsl unperm). */
+export function rulingUnperm(p: number, tokens: number, k: number): number {
+  let y = unmix(p, k);
+  while (y >= tokens) y = unmix(y, k);
+  return y;
+}
+
+/** linkage_sizes.wgsl's perm: a bijection of [0, T) by cycle walking. */
+export function rulingPerm(t: number, tokens: number, k: number): number {
+  let y = mix(t, k);
+  while (y >= tokens) y = mix(y, k);
+  return y;
+}
+
 /**
  * Step 5: merge sizes by ranking an Euler tour. Tokens: enter(i) = i, exit(i) = m + i, point x = 2m + x, the end
- * sentinel T = 2m + n. succ: enter(i) → first(left(i)); last(left(i)) → first(right(i)); last(right(i)) → exit(i);
- * exit(root) → T. Ranked by pointer jumping, double-buffered as on the GPU.
+ * T = 2m + n. succ: enter(i) → first(left(i)); last(left(i)) → first(right(i)); last(right(i)) → exit(i);
+ * exit(root) → T. Ranked with a sparse ruling set as on the GPU (linkage_sizes.wgsl: rulers, walks, pointer jumping
+ * over the rulers double-buffered, offsets).
  */
 export function eulerSizesCpu(left: Uint32Array, right: Uint32Array, n: number): Uint32Array {
   const m = left.length;
-  const T = 2 * m + n;
+  const { tokens: T, bits: k, rulers: R, passes } = rulingShape(n);
   const first = (c: number) => (c < n ? 2 * m + c : c - n);
   const last = (c: number) => (c < n ? 2 * m + c : m + c - n);
-  let succ = new Uint32Array(T + 1);
-  let sum = new Uint32Array(T + 1);
-  succ[T] = T;
-  succ[m + m - 1] = T; // the root's exit
+  const weight = (t: number) => (t >= 2 * m ? 1 : 0);
+  const rulerOf = (t: number) => {
+    const p = rulingPerm(t, T, k);
+    if (p < R) return p;
+    return t === m - 1 ? R : NONE;
+  };
+  const succ = new Uint32Array(T);
   for (let i = 0; i < m; i++) {
     // tour
     succ[i] = first(left[i]);
     succ[last(left[i])] = first(right[i]);
     succ[last(right[i])] = m + i;
   }
-  for (let t = 2 * m; t < T; t++) sum[t] = 1;
-  let succ2 = new Uint32Array(T + 1);
-  let sum2 = new Uint32Array(T + 1);
-  const passes = eulerPasses(n);
-  for (let k = 0; k < passes; k++) {
-    // jump
-    for (let t = 0; t <= T; t++) {
-      const s = succ[t];
-      sum2[t] = sum[t] + (s === t ? 0 : sum[s]);
-      succ2[t] = succ[s];
+  succ[2 * m - 1] = T;
+  const ownRuler = new Uint32Array(T);
+  const ownOffset = new Uint32Array(T);
+  let rNext = new Uint32Array(R + 2);
+  let rSum = new Uint32Array(R + 2);
+  rNext[R + 1] = R + 1;
+  if (rulerOf(m - 1) !== R) rNext[R] = R + 1;
+  for (let r = 0; r <= R; r++) {
+    // walk: one thread per ruler index
+    if (r === R && rulerOf(m - 1) !== R) continue;
+    const t = r < R ? rulingUnperm(r, T, k) : m - 1;
+    ownRuler[t] = r;
+    let acc = weight(t);
+    let s = succ[t];
+    for (;;) {
+      if (s === T) {
+        rNext[r] = R + 1;
+        break;
+      }
+      const q = rulerOf(s);
+      if (q !== NONE) {
+        rNext[r] = q;
+        break;
+      }
+      ownRuler[s] = r;
+      ownOffset[s] = acc;
+      acc += weight(s);
+      s = succ[s];
     }
-    [succ, succ2] = [succ2, succ];
-    [sum, sum2] = [sum2, sum];
+    rSum[r] = acc;
   }
-  return Uint32Array.from({ length: m }, (_, i) => sum[i] - sum[m + i]);
+  let rNext2 = new Uint32Array(R + 2);
+  let rSum2 = new Uint32Array(R + 2);
+  for (let p = 0; p < passes; p++) {
+    // rjump
+    for (let i = 0; i < R + 2; i++) {
+      const a = rNext[i];
+      rNext2[i] = rNext[a];
+      rSum2[i] = rSum[i] + rSum[a];
+    }
+    [rNext, rNext2] = [rNext2, rNext];
+    [rSum, rSum2] = [rSum2, rSum];
+  }
+  const S = (t: number) => rSum[ownRuler[t]] - ownOffset[t];
+  return Uint32Array.from({ length: m }, (_, i) => S(i) - S(m + i));
 }

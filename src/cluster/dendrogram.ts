@@ -3,7 +3,7 @@
  * (src/emst/canonical.ts) to singleLinkage's rows (linkage.ts) and every node's parent, in O(log n) passes and none
  * per tree level. The algorithm — Borůvka on the MST recording "sided parents" (PANDORA, Sao, Prokopenko &
  * Lebrun-Grandié, ICPP 2024; ArborX fuses the same idea into its Borůvka), chains by one radix sort, sizes by an
- * Euler tour ranked with pointer jumping — is told step by step in the CPU twin's header (dendrogram.cpu.ts).
+ * Euler tour ranked with a sparse ruling set — is told step by step in the CPU twin's header (dendrogram.cpu.ts).
  *
  * | step                      | kernels (`cluster::linkage.*`)                | shader                       |
  * |---------------------------|-----------------------------------------------|------------------------------|
@@ -12,22 +12,22 @@
  * | 2. sided parents          | resolve                                       | cluster/linkage_rounds.wgsl  |
  * | 3. chains                 | pack, stable radix sort by code, chains       | cluster/linkage_chains.wgsl  |
  * | 4. children               | points, fill                                  | cluster/linkage_chains.wgsl  |
- * | 5. sizes                  | tour, ⌈log2(2m + n + 1)⌉ × jump, sizes        | cluster/linkage_sizes.wgsl   |
+ * | 5. sizes                  | tour, walk, ⌈log2(R + 2)⌉ × rjump, sizes      | cluster/linkage_sizes.wgsl   |
  *
  * Output buffers (DendrogramBuffers), node ids as in singleLinkage (points < n, merge i is node n + i):
  * | children: 2m u32, (left(i), right(i)) per merge | size: m u32 | parent: 2n − 1 u32, NONE = 0xffffffff at the
  * root | distance(i): the f32 weight in the canonical keys' .y (keys[i].y) |
  * Memory (maxN points, m = maxN − 1): the outputs 8m + 4(2n − 1) + 4m; the sort's keys and values 12m; one
  * scratch buffer for steps 1–4's arrays (labels, best, point parents, added / codes, sided parents / predecessors:
- * 12n + 8m) and, later, step 5's two token arrays (2 · 8(2m + n + 1)) — ≈ 80 bytes per point, + 12 for the sorter
- * unless one is lent (create's `sorter`).
+ * 12n + 8m) and, later, step 5's (successors 4T, owners 8T, rulers 2 · 8(T / 32 + 2), T = 2m + n) — ≈ 68 bytes
+ * per point, + 12 for the sorter unless one is lent (create's `sorter`).
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Bindings, Kernel, UniformLayout } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
 import { InputError } from '../errors.js';
-import { dendrogramRounds, eulerPasses } from './dendrogram.cpu.js';
+import { dendrogramRounds, rulingShape } from './dendrogram.cpu.js';
 import type { SingleLinkageTree } from './types.js';
 
 /** linkage_rounds.wgsl's bindings and uniform block, by their WGSL names. */
@@ -61,8 +61,16 @@ const CHAINS = {
 } as const;
 /** linkage_sizes.wgsl's. */
 const SIZES = {
-  bindings: { u: 'uniform', children: 'read', tok_in: 'read_write', tok_out: 'read_write', size: 'read_write' },
-  uniforms: { n: 'u32', m: 'u32', p0: 'u32', p1: 'u32' },
+  bindings: {
+    u: 'uniform',
+    children: 'read',
+    succ: 'read_write',
+    own: 'read_write',
+    r_in: 'read_write',
+    r_out: 'read_write',
+    size: 'read_write',
+  },
+  uniforms: { n: 'u32', m: 'u32', rulers: 'u32', bits: 'u32' },
 } as const;
 
 type RoundKernel = Kernel<typeof ROUNDS.bindings, typeof ROUNDS.uniforms>;
@@ -101,8 +109,10 @@ interface DendrogramScratch {
   sp: Binding;
   sortKeys: GPUBuffer;
   sortVals: GPUBuffer;
-  tokA: Binding;
-  tokB: Binding;
+  succ: Binding;
+  own: Binding;
+  rulersA: Binding;
+  rulersB: Binding;
 }
 
 /** Consecutive regions of the given byte sizes, each starting at a multiple of `align`. */
@@ -126,7 +136,7 @@ export class GpuDendrogram {
     private readonly k: {
       rounds: Record<'init' | 'min_edge' | 'sided' | 'hook' | 'flatten' | 'resolve', RoundKernel>;
       chains: Record<'pack' | 'chains' | 'points' | 'fill', ChainKernel>;
-      sizes: Record<'tour' | 'jump' | 'sizes', SizeKernel>;
+      sizes: Record<'tour' | 'walk' | 'rjump' | 'sizes', SizeKernel>;
     },
     private readonly sorter: RadixSorter,
     private readonly ownSorter: boolean,
@@ -179,7 +189,7 @@ export class GpuDendrogram {
     const [rounds, chains, sizes, sorter] = await Promise.all([
       group('linkage_rounds', ROUNDS, ['init', 'min_edge', 'sided', 'hook', 'flatten', 'resolve'] as const),
       group('linkage_chains', CHAINS, ['pack', 'chains', 'points', 'fill'] as const),
-      group('linkage_sizes', SIZES, ['tour', 'jump', 'sizes'] as const),
+      group('linkage_sizes', SIZES, ['tour', 'walk', 'rjump', 'sizes'] as const),
       lent ?? createRadixSorter(ctx, { maxCount: m, keyWords: 2 }),
     ]);
     // Steps 1–4's arrays and step 5's tokens are never live together: one scratch buffer, carved twice.
@@ -191,7 +201,13 @@ export class GpuDendrogram {
       added: 4 * m,
       sp: 4 * m,
     });
-    const late = carve(align, { tokA: 8 * tokens, tokB: 8 * tokens });
+    const { rulers } = rulingShape(maxN);
+    const late = carve(align, {
+      succ: 4 * tokens,
+      own: 8 * tokens,
+      rulersA: 8 * (rulers + 2),
+      rulersB: 8 * (rulers + 2),
+    });
     const buf = (name: string, bytes: number) => ctx.createBuffer(`cluster::linkage.${name}`, bytes);
     const b: GPUBuffer[] = [];
     try {
@@ -274,28 +290,18 @@ export class GpuDendrogram {
     rec.dispatch(k.chains.chains, { buffers: cb, uniforms: cu, threads: m });
     rec.dispatch(k.chains.points, { buffers: cb, uniforms: cu, threads: n });
     rec.dispatch(k.chains.fill, { buffers: cb, uniforms: cu, threads: m });
-    // 5. Sizes: tour into A, then jumps alternating A → B → A …
-    const tokens = 2 * m + n + 1;
-    let [from, to] = [b.tokA, b.tokB];
-    const su = { n, m };
-    rec.dispatch(k.sizes.tour, {
-      buffers: { children: b.children, tok_in: to, tok_out: from, size: b.size },
-      uniforms: su,
-      threads: m,
-    });
-    for (let pass = 0; pass < eulerPasses(n); pass++) {
-      rec.dispatch(k.sizes.jump, {
-        buffers: { children: b.children, tok_in: from, tok_out: to, size: b.size },
-        uniforms: su,
-        threads: tokens,
-      });
+    // 5. Sizes: the tour, the rulers' walks, pointer jumping over the rulers (A → B → A …), the offsets.
+    const shape = rulingShape(n);
+    const su = { n, m, rulers: shape.rulers, bits: shape.bits };
+    let [from, to] = [b.rulersA, b.rulersB];
+    const sb = () => ({ children: b.children, succ: b.succ, own: b.own, r_in: from, r_out: to, size: b.size });
+    rec.dispatch(k.sizes.tour, { buffers: sb(), uniforms: su, threads: m });
+    rec.dispatch(k.sizes.walk, { buffers: sb(), uniforms: su, threads: shape.rulers + 1 });
+    for (let pass = 0; pass < shape.passes; pass++) {
+      rec.dispatch(k.sizes.rjump, { buffers: sb(), uniforms: su, threads: shape.rulers + 2 });
       [from, to] = [to, from];
     }
-    rec.dispatch(k.sizes.sizes, {
-      buffers: { children: b.children, tok_in: from, tok_out: to, size: b.size },
-      uniforms: su,
-      threads: m,
-    });
+    rec.dispatch(k.sizes.sizes, { buffers: sb(), uniforms: su, threads: m });
     return out;
   }
 

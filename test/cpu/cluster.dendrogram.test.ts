@@ -4,7 +4,13 @@
  * random trees (ties, deep chains, stars, paths) of many sizes and on the golden cases' canonical MSTs.
  */
 import { describe, expect, it } from 'vitest';
-import { dendrogramCpu, dendrogramRounds, eulerPasses } from '../../src/cluster/dendrogram.cpu.js';
+import {
+  dendrogramCpu,
+  dendrogramRounds,
+  rulingPerm,
+  rulingShape,
+  rulingUnperm,
+} from '../../src/cluster/dendrogram.cpu.js';
 import { singleLinkage } from '../../src/cluster/linkage.js';
 import { canonicalMst } from '../../src/cluster/edgeOrder.js';
 import type { MstEdges } from '../../src/cluster/types.js';
@@ -63,8 +69,24 @@ describe('dendrogramCpu (the GPU dendrogram twin) equals singleLinkage', () => {
     }
   });
 
-  it('pass counts: ⌈log2 n⌉ + 1 Borůvka rounds, ⌈log2(2m + n + 1)⌉ jumps', () => {
+  it('pass counts: ⌈log2 n⌉ + 1 Borůvka rounds; ⌈T / 32⌉ rulers and ⌈log2(R + 2)⌉ jumps over them', () => {
     expect([0, 1, 2, 3, 4, 5, 1 << 20].map(dendrogramRounds)).toEqual([0, 0, 2, 3, 3, 4, 21]);
-    expect([1, 2, 3, 10].map(eulerPasses)).toEqual([1, 3, 3, 5]);
+    expect(rulingShape(2)).toEqual({ tokens: 4, bits: 2, rulers: 1, passes: 2 });
+    expect(rulingShape(1e7)).toEqual({ tokens: 29999998, bits: 25, rulers: 937500, passes: 20 });
+  });
+
+  it('the rulers come from a permutation of the tokens (inverted exactly): exactly R of them, whatever T', () => {
+    for (const n of [2, 3, 17, 1000, 65537]) {
+      const { tokens, bits, rulers } = rulingShape(n);
+      const seen = new Uint8Array(tokens);
+      for (let t = 0; t < tokens; t++) {
+        const p = rulingPerm(t, tokens, bits);
+        if (p >= tokens || seen[p]) expect.fail(`n=${n}: token ${t} maps to ${p}, taken or out of range`);
+        if (rulingUnperm(p, tokens, bits) !== t)
+          expect.fail(`n=${n}: unperm(perm(${t})) = ${rulingUnperm(p, tokens, bits)}`);
+        seen[p] = 1;
+      }
+      expect(rulers).toBe(Math.ceil(tokens / 32));
+    }
   });
 });
