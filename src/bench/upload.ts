@@ -38,11 +38,11 @@ export async function benchUpload(
       last = await ctx.uploadAsync('bench::uploadPoints', data, 0, { method });
     },
     check: async () => {
-      await ctx.readWith(last, 0, data.byteLength, (mapped) => {
-        const got = new Float32Array(mapped, 0, data.length);
-        for (let i = 0; i < data.length; i++) {
-          if (got[i] !== data[i] && !(Number.isNaN(got[i]) && Number.isNaN(data[i]))) {
-            throw new Error(`bench::upload(${method}): element ${i} is ${got[i]}, expected ${data[i]}`);
+      await ctx.readChunks(last, 0, data.byteLength, (mapped, at) => {
+        const got = new Float32Array(mapped);
+        for (let j = 0, i = at / 4; j < got.length; j++, i++) {
+          if (got[j] !== data[i] && !(Number.isNaN(got[j]) && Number.isNaN(data[i]))) {
+            throw new Error(`bench::upload(${method}): element ${i} is ${got[j]}, expected ${data[i]}`);
           }
         }
       });

@@ -305,7 +305,7 @@ export class GpuCondenser {
     const count = n + 2 * splits;
     if (dest && dest.length < 4 * count) throw new Error(`${LABEL}: room for ${dest.length / 4} rows, not ${count}.`);
     const out = dest ? dest.subarray(0, 4 * count) : new Uint32Array(4 * count);
-    await this.ctx.readWith(rows.rows, 0, 16 * count, (mapped) => out.set(new Uint32Array(mapped, 0, 4 * count)));
+    await this.ctx.readInto(rows.rows, 0, 16 * count, out);
     return out;
   }
 

@@ -85,7 +85,7 @@ async function runBlocks(
             threads: rows,
           }),
         );
-        await ctx.readWith(table, 0, rows * k * 4, (mapped) => out.set(new Float32Array(mapped), row0 * k));
+        await ctx.readInto(table, 0, rows * k * 4, out.subarray(row0 * k, (row0 + rows) * k));
       } finally {
         block.destroy();
       }

@@ -132,15 +132,17 @@ async function readMst(
     weights: new Float32Array(m),
   };
   await Promise.all([
-    ctx.readWith(keys, 0, 8 * m, (a) => {
-      const k = new Uint32Array(a, 0, 2 * m);
-      const w = new Float32Array(a, 0, 2 * m);
-      for (let i = 0; i < m; i++) {
-        mst.sources[i] = k[2 * i];
-        mst.weights[i] = w[2 * i + 1] * scale; // rounded to f32 by the store, as unscaleWeights does
+    // Chunk by chunk (ctx.readChunks): `at` is a byte offset, 8 bytes an edge.
+    ctx.readChunks(keys, 0, 8 * m, (a, at) => {
+      const k = new Uint32Array(a);
+      const w = new Float32Array(a);
+      const { sources, weights } = mst;
+      for (let j = 0, i = at / 8; j < k.length; j += 2, i++) {
+        sources[i] = k[j];
+        weights[i] = w[j + 1] * scale; // rounded to f32 by the store, as unscaleWeights does
       }
     }),
-    ctx.readWith(targets, 0, 4 * m, (a) => mst.targets.set(new Uint32Array(a, 0, m))),
+    ctx.readInto(targets, 0, 4 * m, mst.targets),
   ]);
   return mst;
 }
@@ -161,17 +163,22 @@ async function readLinkage(
     size: new Uint32Array(m),
   };
   await Promise.all([
-    ctx.readWith(tree.children, 0, 8 * m, (a) => {
-      const c = new Uint32Array(a, 0, 2 * m);
-      for (let i = 0; i < m; i++) {
-        out.left[i] = c[2 * i];
-        out.right[i] = c[2 * i + 1];
+    // Chunk by chunk (ctx.readChunks): `at` is a byte offset, 8 bytes a merge.
+    ctx.readChunks(tree.children, 0, 8 * m, (a, at) => {
+      const c = new Uint32Array(a);
+      const { left, right } = out;
+      for (let j = 0, i = at / 8; j < c.length; j += 2, i++) {
+        left[i] = c[j];
+        right[i] = c[j + 1];
       }
     }),
-    ctx.readWith(tree.size, 0, 4 * m, (a) => out.size.set(new Uint32Array(a, 0, m))),
-    ctx.readWith(keys, 0, 8 * m, (a) => {
-      const w = new Float32Array(a, 0, 2 * m);
-      for (let i = 0; i < m; i++) out.distance[i] = scale === 1 ? w[2 * i + 1] : Math.fround(w[2 * i + 1] * scale);
+    ctx.readInto(tree.size, 0, 4 * m, out.size),
+    ctx.readChunks(keys, 0, 8 * m, (a, at) => {
+      const w = new Float32Array(a);
+      const { distance } = out;
+      for (let j = 1, i = at / 8; j < w.length; j += 2, i++) {
+        distance[i] = scale === 1 ? w[j] : Math.fround(w[j] * scale);
+      }
     }),
   ]);
   return out;

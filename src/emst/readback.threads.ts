@@ -39,11 +39,13 @@ export interface ReadbackReply {
 }
 
 /**
- * One pass over edges [e0, e1): both sides run it, and readEdges runs 'convert' on one thread straight from the
- * mapped range. Locals, not the edge list's fields, inside the loop: V8 keeps it faster that way (bench/RESULTS.md).
+ * One pass over edges [e0, e1): both sides run it, and readEdges runs 'copy' on one thread straight from each
+ * mapped chunk of the read-back, whose first pair is edge `p0` (default 0: `pairs` starts at edge 0). Locals, not
+ * the edge list's fields, inside the loop: V8 keeps it faster that way (bench/RESULTS.md).
  */
-export function readbackPass(job: Pick<ReadbackJob, 'pass' | 'pairs' | 'edges' | 'e0' | 'e1'>): void {
+export function readbackPass(job: Pick<ReadbackJob, 'pass' | 'pairs' | 'edges' | 'e0' | 'e1'> & { p0?: number }): void {
   const { pairs, edges, e0, e1 } = job;
+  const o = 2 * (job.p0 ?? 0);
   if (job.pass === 'runs') {
     sortEqualWeightRunsFrom(edges, e0, e1);
     return;
@@ -52,14 +54,14 @@ export function readbackPass(job: Pick<ReadbackJob, 'pass' | 'pairs' | 'edges' |
   const keys = new Float32Array(pairs.buffer, pairs.byteOffset, pairs.length);
   if (job.pass === 'copy') {
     for (let e = e0; e < e1; e++) {
-      sources[e] = pairs[2 * e];
-      weights[e] = keys[2 * e + 1];
+      sources[e] = pairs[2 * e - o];
+      weights[e] = keys[2 * e + 1 - o];
     }
     return;
   }
   for (let e = e0; e < e1; e++) {
-    sources[e] = pairs[2 * e];
-    weights[e] = Math.sqrt(keys[2 * e + 1]); // rounded to f32 by the store: fround(sqrt(key))
+    sources[e] = pairs[2 * e - o];
+    weights[e] = Math.sqrt(keys[2 * e + 1 - o]); // rounded to f32 by the store: fround(sqrt(key))
   }
 }
 

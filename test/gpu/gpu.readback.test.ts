@@ -3,12 +3,16 @@
  * readChunks and read give the buffer's bytes for sizes 0, 4, 5 (rounded to a word on the GPU, 5 bytes to the
  * caller), sizes around chunk boundaries of a small pool, offsets, typed and shared destinations; reads started
  * together each get their own bytes; a read right after a submit that writes the buffer sees the write; bad ranges
- * are refused naming the values; destroying the context frees the staging and ends reads. The pool's logic under
- * adversarial timing: test/cpu/gpu.readback.test.ts.
+ * are refused naming the values; destroying the context frees the staging and ends reads; the hot paths that
+ * transform chunk by chunk (emst's readEdges, hdbscan's resident read-backs) give the CPU backend's results with
+ * chunks of 64 bytes. The pool's logic under adversarial timing: test/cpu/gpu.readback.test.ts.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGpuContext } from '../../src/gpu/context.js';
 import { READBACK_METHODS } from '../../src/gpu/readback.js';
+import { blobs } from '../../src/datasets/generate.js';
+import { emst } from '../../src/emst/emst.js';
+import { hdbscan, type HdbscanOptions } from '../../src/hdbscan.js';
 import { GpuDeviceLostError, GpuError, InputError } from '../../src/errors.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -161,6 +165,40 @@ describe.skipIf(variants.length === 0).each(variants)('read-backs ($name)', ({ c
     expect(ctx.readbackBytes).toBe(3 << 16);
     buffer.destroy();
     ctx.configureReadback({});
+  });
+});
+
+describe.skipIf(variants.length === 0)('read-backs in the hot paths', () => {
+  it('emst() and hdbscan() read their results in 64-byte chunks and equal the CPU backend', async () => {
+    const { ctx } = variants[0];
+    ctx.configureReadback({ chunkBytes: 64, slots: 2 });
+    try {
+      const points = blobs({ n: 1200, dim: 2, seed: 21, clusters: 4, noise: 0.2 });
+      const g = await emst(points, { dim: 2, minSamples: 3, backend: 'gpu', gpu: ctx });
+      const c = await emst(points, { dim: 2, minSamples: 3, backend: 'cpu' });
+      expect(g.sources).toEqual(c.sources);
+      expect(g.targets).toEqual(c.targets);
+      expect(g.weights).toEqual(c.weights);
+      const options: HdbscanOptions = { dim: 2, minClusterSize: 10, keep: { mst: true, singleLinkage: true } };
+      const want = await hdbscan(points, { ...options, backend: 'cpu' });
+      for (const resident of ['1', '0']) {
+        process.env.TREELINE_RESIDENT = resident;
+        try {
+          const got = await hdbscan(points, { ...options, backend: 'gpu', gpu: ctx });
+          expect(got.labels, resident).toEqual(want.labels);
+          expect(got.probabilities, resident).toEqual(want.probabilities);
+          expect(got.condensedTree, resident).toEqual(want.condensedTree);
+          expect(got.mst!.sources, resident).toEqual(want.mst!.sources);
+          expect(got.mst!.targets, resident).toEqual(want.mst!.targets);
+          expect(got.mst!.weights, resident).toEqual(want.mst!.weights);
+          expect(got.singleLinkage, resident).toEqual(want.singleLinkage);
+        } finally {
+          delete process.env.TREELINE_RESIDENT;
+        }
+      }
+    } finally {
+      ctx.configureReadback({});
+    }
   });
 });
 
