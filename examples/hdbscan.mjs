@@ -20,5 +20,6 @@ for (const [label, size] of [...sizes].sort((a, b) => a[0] - b[0])) {
 }
 const outlier = result.outlierScores.indexOf(Math.max(...result.outlierScores));
 console.log(`strongest outlier: point ${outlier} (GLOSH ${result.outlierScores[outlier].toFixed(3)})`);
-// Also there: result.condensedTree { parent, child, lambda, childSize }, result.singleLinkage (scipy's Z as
-// { left, right, distance, size }), result.mst { sources, targets, weights }, result.probabilities.
+// Also there: result.condensedTree { parent, child, lambda, childSize }, result.probabilities; with
+// keep: { singleLinkage: true, mst: true } also result.singleLinkage (scipy's Z as { left, right, distance, size })
+// and result.mst { sources, targets, weights }.

@@ -10,7 +10,7 @@ import { condensedTreeSvg, dendrogramSvg, hdbscan, moons, scatterSvg, spanningTr
 const folder = process.argv[2] ?? join(tmpdir(), 'treeline-plots');
 mkdirSync(folder, { recursive: true });
 const points = moons({ n: 1000, dim: 2, seed: 1 }); // datasets/moons-1000.csv
-const fit = await hdbscan(points, { dim: 2, minClusterSize: 10 });
+const fit = await hdbscan(points, { dim: 2, minClusterSize: 10, keep: { mst: true, singleLinkage: true } });
 
 const figures = {
   'scatter.svg': scatterSvg(points, { dim: 2, labels: fit.labels, title: 'HDBSCAN* of two moons' }),

@@ -8,7 +8,8 @@
  *                                       EOM / leaf selection → labels, probabilities, GLOSH, persistence
  *          → exemplars                 each cluster's densest core (hdbscan's prediction data)
  *
- * To re-cluster the same points with another minClusterSize, method or ε, keep the result and call
+ * To re-cluster the same points with another minClusterSize, method or ε, fit with `keep: { singleLinkage: true,
+ * mst: true }` and call
  * `clusterFromSingleLinkage(result.singleLinkage, n, options, result.mst)`: milliseconds, no new MST.
  */
 import { prepareClusterBuffers, prepareResidentBuffers } from './cluster/buffers.js';
@@ -17,7 +18,7 @@ import { clusterOnHost, type ClusterHost } from './cluster/clusterFromMst.js';
 import { clusterResident, residentApplies, type ResidentClustering } from './cluster/resident.js';
 import { createModel, type HdbscanModel } from './cluster/model.js';
 import { resolveClusterOptions } from './cluster/options.js';
-import type { ClusterOptions, ClusterResult, ClusterTimings } from './cluster/types.js';
+import type { ClusterOptions, ClusterResult, ClusterTimings, SingleLinkageTree } from './cluster/types.js';
 import { emstFor, type EmstBackend, type EmstResult } from './emst/emst.js';
 import { AbortError, InputError } from './errors.js';
 import type { GpuContext } from './gpu/context.js';
@@ -60,17 +61,22 @@ export interface HdbscanOptions extends ClusterOptions {
    */
   centers?: CenterKind;
   /**
-   * What to bring back from the GPU besides the clustering (GPU backend; the CPU backend has both anyway): the MST
-   * (`mst`, 12 bytes an edge) and the single-linkage tree (`singleLinkage`, 16 bytes a merge). Default: both.
-   * Without them the result's `mst` and `singleLinkage` arrays are empty and only the condensed tree's rows and the
-   * per-point results cross the bus.
+   * Also return the MST (`mst: true`, 12 bytes an edge) and/or the single-linkage tree (`singleLinkage: true`, 20
+   * bytes a merge), as hdbscan's `gen_min_span_tree` does for the MST. Default: neither — on the GPU the tree then
+   * never leaves it (only the condensed tree's rows and the per-point results cross the bus). Keep the single linkage
+   * to re-cluster with `clusterFromSingleLinkage` or cut with `dbscanClustering`.
    */
   keep?: { mst?: boolean; singleLinkage?: boolean };
 }
 
-export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst'>, ClusterCenters {
-  /** The mutual-reachability MST: n − 1 edges, sources < targets, in the canonical (weight, source, target) order. */
-  mst: EmstResult;
+export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst' | 'singleLinkage'>, ClusterCenters {
+  /**
+   * The mutual-reachability MST, with `keep: { mst: true }` (else absent): n − 1 edges, sources < targets, in the
+   * canonical (weight, source, target) order.
+   */
+  mst?: EmstResult;
+  /** The single-linkage tree in scipy's layout, with `keep: { singleLinkage: true }` (else absent). */
+  singleLinkage?: SingleLinkageTree;
   /** Exemplar point indices of each cluster (`exemplars[label]`): the points at its leaves' largest λ. */
   exemplars: Uint32Array[];
   /** The minSamples used (the default filled in, before clamping to n − 1). */
@@ -117,7 +123,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   // Otherwise the clustering's arrays (~120 bytes a point, the MST's included) are allocated now and first touched by
   // worker threads while the MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every
   // core.
-  const keep = { mst: options.keep?.mst ?? true, singleLinkage: options.keep?.singleLinkage ?? true };
+  const keep = { mst: options.keep?.mst === true, singleLinkage: options.keep?.singleLinkage === true };
   const prepared =
     options.backend === 'cpu' || resident
       ? null
@@ -174,7 +180,11 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     exemplars,
     exemplarsMs,
   } = done ? done.clustering : await clusterOnHost(mst, n, clusterOptions, host);
-  const tree: EmstResult = done ? { ...done.mst, timings: mst.timings, backend: mst.backend } : mst;
+  const tree: EmstResult | undefined = !keep.mst
+    ? undefined
+    : done
+      ? { ...done.mst, timings: mst.timings, backend: mst.backend }
+      : mst;
   const centers = options.centers ? clusterCenters(points, { ...clusters, dim, centers: options.centers }) : {};
   const total = clock.total();
   onProgress?.(1, 'cluster');
@@ -186,7 +196,17 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     'hdbscan::total': total,
   };
   // clusterOnHost keeps the input's arrays when they are already canonical, as emst() delivers them.
-  return { ...clusters, ...centers, mst: tree, exemplars, minSamples, backend: mst.backend, timings };
+  const { singleLinkage, mst: _, ...rest } = clusters;
+  return {
+    ...rest,
+    ...centers,
+    ...(tree ? { mst: tree } : {}),
+    ...(keep.singleLinkage ? { singleLinkage } : {}),
+    exemplars,
+    minSamples,
+    backend: mst.backend,
+    timings,
+  };
 }
 
 /** TREELINE_RESIDENT=0: hdbscan() reads the MST back and clusters on the host after a GPU MST (comparisons). */

@@ -110,7 +110,7 @@ export async function writeHdbscanPlots(r: HdbscanRun, o: HdbscanPlotOptions, ru
     }),
   );
   await put(o.plotDendrogram, '--plot-dendrogram', () =>
-    dendrogramSvg(r.fit.singleLinkage, {
+    dendrogramSvg(r.fit.singleLinkage!, {
       p: o.plotLeaves,
       distanceLabel: 'mutual reachability distance',
       title: 'single-linkage tree',

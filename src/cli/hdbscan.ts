@@ -86,7 +86,7 @@ export interface HdbscanCliOptions extends InputOptions, OutputOptions, HdbscanP
 /** One clustering of the shared MST. */
 export interface Clustering {
   minClusterSize: number;
-  result: Omit<ClusterResult, 'timings' | 'mst'>;
+  result: Omit<ClusterResult, 'timings' | 'mst' | 'singleLinkage'>;
   exemplars: Uint32Array[];
   /** With --validity: `relativeValidity(mst, labels)`, the DBCV approximation on the mutual-reachability MST. */
   relativeValidity?: number;
@@ -147,7 +147,14 @@ export async function computeHdbscan(
     allowSingleCluster: !!o.allowSingleCluster,
     maxClusterSize: o.maxClusterSize,
   };
+  // The MST and the single linkage only where something here uses them (on the GPU they otherwise stay there).
+  const whole = resolveFormat(o) !== 'csv';
+  const keep = {
+    mst: whole || !!o.validity || !!o.plotMst,
+    singleLinkage: whole || rest.length > 0 || o.cutDistance !== undefined || o.plotDendrogram !== undefined,
+  };
   const fit = await hdbscan(table.points, {
+    keep,
     dim: table.dim,
     minClusterSize: first,
     minSamples: o.minSamples ?? first,
@@ -169,7 +176,7 @@ export async function computeHdbscan(
   if (rest.length > 0) progress?.(1, 'recluster');
   for (const minClusterSize of rest) {
     const t = performance.now();
-    const result = clusterFromSingleLinkage(fit.singleLinkage, table.n, { minClusterSize, ...shared }, fit.mst);
+    const result = clusterFromSingleLinkage(fit.singleLinkage!, table.n, { minClusterSize, ...shared }, fit.mst);
     const ex = exemplars(result.condensedTree, result.selectedClusters);
     clusterings.push({ minClusterSize, result, exemplars: ex, centers: centersOf(result) });
     timings[`cluster::recluster(${minClusterSize})`] = performance.now() - t;
@@ -177,14 +184,14 @@ export async function computeHdbscan(
   if (o.validity) {
     progress?.(1, 'relative validity');
     const t = performance.now();
-    for (const c of clusterings) c.relativeValidity = relativeValidity(fit.mst, c.result.labels);
+    for (const c of clusterings) c.relativeValidity = relativeValidity(fit.mst!, c.result.labels);
     timings['cluster::validity'] = performance.now() - t;
   }
   let dbscan: DbscanRun | undefined;
   if (o.cutDistance !== undefined) {
     const t = performance.now();
     const cut = { cutDistance: o.cutDistance, minClusterSize: first };
-    dbscan = { ...cut, labels: dbscanClustering(fit.singleLinkage, table.n, cut) };
+    dbscan = { ...cut, labels: dbscanClustering(fit.singleLinkage!, table.n, cut) };
     timings['cluster::dbscan'] = performance.now() - t;
   }
   let model: HdbscanModel | undefined;
@@ -306,7 +313,7 @@ function centersJson(c: Clustering, dim: number): Record<string, unknown> {
 
 /** The single linkage as scipy's Z, (n − 1) × 4 float64. */
 function linkageMatrix(fit: HdbscanResult): Float64Array {
-  const { left, right, distance, size } = fit.singleLinkage;
+  const { left, right, distance, size } = fit.singleLinkage!;
   const z = new Float64Array(4 * left.length);
   for (let i = 0; i < left.length; i++) z.set([left[i], right[i], distance[i], size[i]], 4 * i);
   return z;
@@ -315,10 +322,11 @@ function linkageMatrix(fit: HdbscanResult): Float64Array {
 export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable {
   const { fit, clusterings } = r;
   const single = clusterings.length === 1;
-  const mst = { sources: fit.mst.sources, targets: fit.mst.targets, weights: fit.mst.weights };
+  // Kept by the fit for json and npy (computeHdbscan's keep).
+  const mst = () => ({ sources: fit.mst!.sources, targets: fit.mst!.targets, weights: fit.mst!.weights });
   const header = { n: r.table.n, dim: r.table.dim, minSamples: fit.minSamples, alpha: o.alpha, backend: fit.backend };
   const linkage = () => {
-    const s = fit.singleLinkage;
+    const s = fit.singleLinkage!;
     return { left: s.left, right: s.right, distance: s.distance, size: s.size };
   };
   const timings = o.timings ? { timings: r.timings } : {};
@@ -355,7 +363,7 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
             ...soft,
             ...dbscan,
             singleLinkage: linkage(),
-            mst,
+            mst: mst(),
             ...timings,
           }
         : {
@@ -363,7 +371,7 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
             results: clusterings.map((c) => clusteringJson(c, dim)),
             ...dbscan,
             singleLinkage: linkage(),
-            mst,
+            mst: mst(),
             ...timings,
           },
     npy: () => {
@@ -371,12 +379,12 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
         dir: '',
         arrays: {
           single_linkage: linkageMatrix(fit),
-          mst_sources: mst.sources,
-          mst_targets: mst.targets,
-          mst_weights: mst.weights,
+          mst_sources: fit.mst!.sources,
+          mst_targets: fit.mst!.targets,
+          mst_weights: fit.mst!.weights,
           ...(d ? { dbscan_labels: d.labels } : {}),
         },
-        shapes: { single_linkage: [fit.singleLinkage.left.length, 4] },
+        shapes: { single_linkage: [fit.singleLinkage!.left.length, 4] },
       };
       if (single) {
         const own = clusteringNpy(clusterings[0], '', dim);

@@ -49,7 +49,7 @@ export interface CreateModelInput {
   points: Float32Array;
   dim: number;
   /** The fit's result on these points. */
-  result: ClusterResult;
+  result: Omit<ClusterResult, 'mst' | 'singleLinkage'>;
   /** Default: the fit's minClusterSize (hdbscan's default min_samples). */
   minSamples?: number;
   /** Computed by brute force (O(n² d)) when omitted; pass the k-NN's column minSamples − 1 where you have it. */

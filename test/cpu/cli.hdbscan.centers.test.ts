@@ -66,7 +66,13 @@ describe('treeline hdbscan --centers', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(Object.keys(parseCsvColumns(r.stdout))).toEqual(['label', 'probability', 'outlier_score']);
     expect(r.stderr).toContain(`centres written to ${centres}`);
-    const fit = await hdbscan(points, { dim: 2, minClusterSize: 10, backend: 'cpu', centers: 'medoid' });
+    const fit = await hdbscan(points, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 10,
+      backend: 'cpu',
+      centers: 'medoid',
+    });
     const k = fit.selectedClusters.length;
     const cols = parseCsvColumns(readFileSync(centres, 'utf8'));
     expect(Object.keys(cols)).toEqual(['label', 'medoid_0', 'medoid_1']);
@@ -91,7 +97,7 @@ describe('treeline hdbscan --centers', () => {
     expect(m.code, m.stderr).toBe(0);
     const all = parseCsvColumns(readFileSync(many, 'utf8'));
     expect(Object.keys(all)).toEqual(['min_cluster_size', 'label', 'centroid_0', 'centroid_1', 'medoid_0', 'medoid_1']);
-    const second = clusterFromSingleLinkage(fit.singleLinkage, 300, { minClusterSize: 30 }, fit.mst);
+    const second = clusterFromSingleLinkage(fit.singleLinkage!, 300, { minClusterSize: 30 }, fit.mst!);
     const expected = clusterCenters(points, { ...second, dim: 2, centers: 'both' });
     const rows = all.min_cluster_size.flatMap((s, i) => (s === 30 ? [i] : []));
     expect(rows.map((i) => [all.medoid_0[i], all.medoid_1[i]]).flat()).toEqual(Array.from(expected.medoids!));

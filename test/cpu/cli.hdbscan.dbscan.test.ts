@@ -40,8 +40,14 @@ describe('treeline hdbscan --cut-distance', () => {
   it('json and npy: the labels beside the HDBSCAN* result, equal to dbscanClustering on the fit', async () => {
     const points = blobs({ n: 300, dim: 2, seed: 3, clusters: 3, noise: 0.1 });
     const file = writePointsCsv(join(dir, 'blobs.csv'), points, 2);
-    const fit = await hdbscan(points, { dim: 2, minClusterSize: 10, minSamples: 10, backend: 'cpu' });
-    const expected = Array.from(dbscanClustering(fit.singleLinkage, 300, { cutDistance: 0.3, minClusterSize: 10 }));
+    const fit = await hdbscan(points, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 10,
+      minSamples: 10,
+      backend: 'cpu',
+    });
+    const expected = Array.from(dbscanClustering(fit.singleLinkage!, 300, { cutDistance: 0.3, minClusterSize: 10 }));
     const args = ['hdbscan', file, '--min-cluster-size', '10', '--cut-distance', '0.3', ...cpu];
     const j = JSON.parse((await runCliProcess([...args, '--format', 'json'])).stdout);
     expect(j.dbscan.labels).toEqual(expected);

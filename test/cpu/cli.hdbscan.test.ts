@@ -20,7 +20,7 @@ const csv = writePointsCsv(join(dir, 'points.csv'), points, 2);
 const cpu = ['--backend', 'cpu'];
 
 const lib = (o: Partial<HdbscanOptions> & { minClusterSize: number }) =>
-  hdbscan(points, { dim: 2, backend: 'cpu', ...o });
+  hdbscan(points, { keep: { mst: true, singleLinkage: true }, dim: 2, backend: 'cpu', ...o });
 
 function expectInputError(r: { error?: unknown }, message: RegExp): void {
   expect(r.error).toBeInstanceOf(InputError);
@@ -91,7 +91,7 @@ describe('treeline hdbscan', () => {
     expect(j.clusterPersistence).toEqual(Array.from(expected.clusterPersistence));
     expect(j.exemplars).toEqual(expected.exemplars.map((e) => Array.from(e)));
     expect(j.singleLinkage.size.length).toBe(n - 1);
-    expect(j.mst.weights).toEqual(Array.from(expected.mst.weights));
+    expect(j.mst!.weights).toEqual(Array.from(expected.mst!.weights));
     expect(j.numClusters).toBe(expected.selectedClusters.length);
     expect(j.options.clusterSelectionMethod).toBe('eom');
     expect(j.timings).toBeUndefined();

@@ -32,7 +32,7 @@ describe('issue 15: --min-cluster-size', () => {
     const j = JSON.parse(r.stdout);
     expect(j.minClusterSize).toBe(5);
     expect(j.minSamples).toBe(5);
-    const lib = await hdbscan(points, { dim: 2, backend: 'cpu' }); // the library's default is the same 5
+    const lib = await hdbscan(points, { keep: { mst: true, singleLinkage: true }, dim: 2, backend: 'cpu' }); // the library's default is the same 5
     expect(lib.options.minClusterSize).toBe(5);
     expect(j.labels).toEqual(Array.from(lib.labels));
     expect(r.stderr).toMatch(/minClusterSize 5, minSamples 5/);
@@ -230,8 +230,13 @@ describe('issue 15: messages', () => {
 
 describe('issue 15: hdbscan --validity reports DBCV (relativeValidity)', () => {
   it('adds relativeValidity to the summary, JSON and npy, equal to relativeValidity(mst, labels)', async () => {
-    const lib = await hdbscan(points, { dim: 2, minClusterSize: 10, backend: 'cpu' });
-    const want = relativeValidity(lib.mst, lib.labels);
+    const lib = await hdbscan(points, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 10,
+      backend: 'cpu',
+    });
+    const want = relativeValidity(lib.mst!, lib.labels);
     expect(want).toBeGreaterThan(0);
     const r = await runCli(['hdbscan', csv, '--min-cluster-size', '10', '--validity', '--format', 'json', ...cpu]);
     expect(r.code, r.stderr).toBe(0);

@@ -88,6 +88,7 @@ describe('dbscanClustering reproduces hdbscan 0.8.43 dbscan_clustering on test/g
     it(`${name}: labels equal at every cut, end to end from hdbscan() on the points`, async () => {
       const { points, dim } = readPointsCsv(join(EXTRA, entry.case, entry.input));
       const r = await hdbscan(points, {
+        keep: { mst: true, singleLinkage: true },
         dim,
         minClusterSize: c.params.min_cluster_size,
         minSamples: c.params.min_samples,
@@ -95,7 +96,7 @@ describe('dbscanClustering reproduces hdbscan 0.8.43 dbscan_clustering on test/g
         backend: 'cpu',
       });
       for (const cut of c.dbscan.cuts) {
-        const labels = dbscanClustering(r.singleLinkage, c.n, {
+        const labels = dbscanClustering(r.singleLinkage!, c.n, {
           cutDistance: cut.cut_distance,
           minClusterSize: c.dbscan.min_cluster_size,
         });
@@ -108,16 +109,16 @@ describe('dbscanClustering reproduces hdbscan 0.8.43 dbscan_clustering on test/g
 describe('dbscanClustering', () => {
   const n = 400;
   const points = blobs({ n, dim: 2, seed: 21, clusters: 4, noise: 0.1 });
-  const fit = hdbscan(points, { dim: 2, minClusterSize: 10, backend: 'cpu' });
+  const fit = hdbscan(points, { keep: { mst: true, singleLinkage: true }, dim: 2, minClusterSize: 10, backend: 'cpu' });
 
   it('gives the components of the MST below the cut, noise where smaller than minClusterSize, labels 0 … k − 1', async () => {
     const r = await fit;
-    const weights = Array.from(r.mst.weights).sort((a, b) => a - b);
+    const weights = Array.from(r.mst!.weights).sort((a, b) => a - b);
     for (const q of [0, 0.3, 0.6, 0.9, 0.99]) {
       const cut = weights[Math.floor(q * (n - 2))] * 1.0001;
       for (const minClusterSize of [1, 2, 10, 50]) {
-        const labels = dbscanClustering(r.singleLinkage, n, { cutDistance: cut, minClusterSize });
-        const comp = partitionBelow(r.mst, n, cut);
+        const labels = dbscanClustering(r.singleLinkage!, n, { cutDistance: cut, minClusterSize });
+        const comp = partitionBelow(r.mst!, n, cut);
         const size = new Map<number, number>();
         for (const x of comp) size.set(x, (size.get(x) ?? 0) + 1);
         const expected = comp.map((x) => ((size.get(x) ?? 0) >= minClusterSize ? x : -1));
@@ -133,17 +134,17 @@ describe('dbscanClustering', () => {
 
   it('cut 0 leaves every point alone; a cut above the largest weight gives one cluster; minClusterSize > n all noise', async () => {
     const r = await fit;
-    const max = r.mst.weights.reduce((m, w) => Math.max(m, w), 0);
-    expect(Array.from(dbscanClustering(r.singleLinkage, n, { cutDistance: 0, minClusterSize: 1 }))).toEqual(
+    const max = r.mst!.weights.reduce((m, w) => Math.max(m, w), 0);
+    expect(Array.from(dbscanClustering(r.singleLinkage!, n, { cutDistance: 0, minClusterSize: 1 }))).toEqual(
       Array.from({ length: n }, (_, i) => i),
     );
-    expect(dbscanClustering(r.singleLinkage, n, { cutDistance: 0 }).every((l) => l === -1)).toBe(true);
-    expect(dbscanClustering(r.singleLinkage, n, { cutDistance: max * 2 }).every((l) => l === 0)).toBe(true);
+    expect(dbscanClustering(r.singleLinkage!, n, { cutDistance: 0 }).every((l) => l === -1)).toBe(true);
+    expect(dbscanClustering(r.singleLinkage!, n, { cutDistance: max * 2 }).every((l) => l === 0)).toBe(true);
     expect(
-      dbscanClustering(r.singleLinkage, n, { cutDistance: max * 2, minClusterSize: n + 1 }).every((l) => l === -1),
+      dbscanClustering(r.singleLinkage!, n, { cutDistance: max * 2, minClusterSize: n + 1 }).every((l) => l === -1),
     ).toBe(true);
     // A merge exactly at the cut does not join (hdbscan: distance < cut).
-    expect(dbscanClustering(r.singleLinkage, n, { cutDistance: max, minClusterSize: 1 }).includes(1)).toBe(true);
+    expect(dbscanClustering(r.singleLinkage!, n, { cutDistance: max, minClusterSize: 1 }).includes(1)).toBe(true);
   });
 
   it('issue 21: numbers clusters by hdbscan’s union-by-rank roots, not by their smallest point', () => {

@@ -97,14 +97,20 @@ describe.skipIf(!present && !required)('hdbscan plots rendered in headless Chrom
     const points = new Float64Array(base.length + 24);
     points.set(base);
     for (let i = 0; i < 12; i++) points.set([base[0], base[1]], base.length + 2 * i);
-    const r = await hdbscan(points, { dim: 2, minClusterSize: 8, minSamples: 3, backend: 'cpu' });
+    const r = await hdbscan(points, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 8,
+      minSamples: 3,
+      backend: 'cpu',
+    });
     figures.scatter = scatterSvg(points, { dim: 2, labels: r.labels, title: 'scatter' });
-    figures.mst = spanningTreeSvg(points, { dim: 2, edges: r.mst, edgeLabel: 'mutual reachability distance' });
+    figures.mst! = spanningTreeSvg(points, { dim: 2, edges: r.mst!, edgeLabel: 'mutual reachability distance' });
     figures.tree = condensedTreeSvg(r.condensedTree, { selectedClusters: r.selectedClusters, title: 'tree' });
-    figures.dendrogram = dendrogramSvg(r.singleLinkage, { p: 40, distanceLabel: 'mutual reachability distance' });
+    figures.dendrogram = dendrogramSvg(r.singleLinkage!, { p: 40, distanceLabel: 'mutual reachability distance' });
     figures.stats = mstPlotSvg({
       catalogue: fakeHistograms(1),
-      tree: { points, dim: 2, edges: r.mst },
+      tree: { points, dim: 2, edges: r.mst! },
     });
   });
 

@@ -30,7 +30,13 @@ async function fit(n: number, minClusterSize: number, minSamples: number, duplic
   const points = new Float64Array(base.length + 2 * duplicates);
   points.set(base);
   for (let i = 0; i < duplicates; i++) points.set([base[0], base[1]], base.length + 2 * i);
-  const r = await hdbscan(points, { dim: 2, minClusterSize, minSamples, backend: 'cpu' });
+  const r = await hdbscan(points, {
+    keep: { mst: true, singleLinkage: true },
+    dim: 2,
+    minClusterSize,
+    minSamples,
+    backend: 'cpu',
+  });
   return { points, r, n: n + duplicates };
 }
 
@@ -89,7 +95,7 @@ describe('dendrogramSvg', () => {
   it('dendrogramSvg(linkage, { p }) draws the last p − 1 merges over p leaves that hold all n points', async () => {
     const { r, n } = await fit(500, 10, 10);
     for (const p of [2, 12, 30]) {
-      const root = checkSvg(dendrogramSvg(r.singleLinkage, { p }));
+      const root = checkSvg(dendrogramSvg(r.singleLinkage!, { p }));
       expect(byClass(root, 'path', 'link').length).toBe(p - 1);
       const leaves = leafPoints(root);
       expect(leaves.length).toBe(p);
@@ -100,7 +106,7 @@ describe('dendrogramSvg', () => {
 
   it('dendrogramSvg(linkage) of n ≤ p points draws every merge and labels each point by id', async () => {
     const { r } = await fit(20, 5, 3);
-    const root = checkSvg(dendrogramSvg(r.singleLinkage, { p: 30, distanceLabel: 'mutual reachability distance' }));
+    const root = checkSvg(dendrogramSvg(r.singleLinkage!, { p: 30, distanceLabel: 'mutual reachability distance' }));
     expect(byClass(root, 'path', 'link').length).toBe(19);
     expect(
       byClass(root, 'text', 'leaf')
@@ -128,7 +134,7 @@ describe('spanningTreeSvg and scatterSvg', () => {
 
   it('spanningTreeSvg(points, { mst }) draws n − 1 edges under n points with a colour bar', async () => {
     const { points, r, n } = await fit(400, 10, 10);
-    const root = checkSvg(spanningTreeSvg(points, { dim: 2, edges: r.mst }));
+    const root = checkSvg(spanningTreeSvg(points, { dim: 2, edges: r.mst! }));
     expect(Number(byClass(root, 'g', 'edges')[0].attrs['data-count'])).toBe(n - 1);
     expect(count(root)).toBe(n);
     expect(byClass(root, 'g', 'colourbar').length).toBe(1);

@@ -47,13 +47,13 @@ describe('hdbscan(points) reproduces hdbscan 0.8.43 on every golden case (CPU ba
     const c = goldenCase(entry.case, entry.params);
     it(`${entry.case}/${entry.params}: ${c.canonical.near_ties ? 'ARI ≥ 0.999, same cluster count' : 'identical labels, MST and tree'}`, async () => {
       const { points, dim, n } = goldenPoints(entry.case);
-      const r = await hdbscan(points, optionsOf(c, dim));
+      const r = await hdbscan(points, { ...optionsOf(c, dim), keep: { mst: true, singleLinkage: true } });
       expect(r.backend).toBe('cpu');
       expect(r.labels.length).toBe(n);
-      expect(r.mst.sources.length).toBe(n - 1);
+      expect(r.mst!.sources.length).toBe(n - 1);
       expect(r.selectedClusters.length).toBe(c.canonical.n_clusters);
       expect(r.exemplars.length).toBe(c.canonical.n_clusters);
-      expectGoldenResult(r, c);
+      expectGoldenResult({ ...r, mst: r.mst! }, c);
     });
   }
 });
@@ -80,12 +80,24 @@ const three = blobs(300, 11, [
 
 describe('hdbscan(points, options)', () => {
   it('minSamples defaults to minClusterSize; the result carries the MST, exemplars, timings and backend', async () => {
-    const a = await hdbscan(three, { dim: 2, minClusterSize: 10, ...cpu });
-    const b = await hdbscan(three, { dim: 2, minClusterSize: 10, minSamples: 10, ...cpu });
-    const c = await hdbscan(three, { dim: 2, minClusterSize: 10, minSamples: 3, ...cpu });
+    const a = await hdbscan(three, { keep: { mst: true, singleLinkage: true }, dim: 2, minClusterSize: 10, ...cpu });
+    const b = await hdbscan(three, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 10,
+      minSamples: 10,
+      ...cpu,
+    });
+    const c = await hdbscan(three, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 10,
+      minSamples: 3,
+      ...cpu,
+    });
     expect(a.minSamples).toBe(10);
-    expect(Array.from(a.mst.weights)).toEqual(Array.from(b.mst.weights));
-    expect(Array.from(a.mst.weights)).not.toEqual(Array.from(c.mst.weights));
+    expect(Array.from(a.mst!.weights)).toEqual(Array.from(b.mst!.weights));
+    expect(Array.from(a.mst!.weights)).not.toEqual(Array.from(c.mst!.weights));
     expect(a.selectedClusters.length).toBe(3);
     expect(a.exemplars.map((e) => e.length > 0)).toEqual([true, true, true]);
     a.exemplars.forEach((ex, label) => ex.forEach((i) => expect(a.labels[i]).toBe(label)));
@@ -100,18 +112,36 @@ describe('hdbscan(points, options)', () => {
   });
 
   it('minSamples 1 clusters the Euclidean MST (single linkage)', async () => {
-    const r = await hdbscan(three, { dim: 2, minClusterSize: 10, minSamples: 1, ...cpu });
+    const r = await hdbscan(three, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 10,
+      minSamples: 1,
+      ...cpu,
+    });
     const { emst } = await import('../../src/emst/emst.js');
     const e = await emst(three, { dim: 2, ...cpu });
-    expect(Array.from(r.mst.weights)).toEqual(Array.from(e.weights));
+    expect(Array.from(r.mst!.weights)).toEqual(Array.from(e.weights));
     expect(Array.from(r.labels)).toEqual(Array.from(clusterFromMst(e, 300, { minClusterSize: 10 }).labels));
   });
 
   it('re-clustering the result with clusterFromSingleLinkage equals a fresh run', async () => {
-    const r = await hdbscan(three, { dim: 2, minClusterSize: 10, minSamples: 5, ...cpu });
+    const r = await hdbscan(three, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 10,
+      minSamples: 5,
+      ...cpu,
+    });
     for (const minClusterSize of [5, 20, 60]) {
-      const again = clusterFromSingleLinkage(r.singleLinkage, 300, { minClusterSize }, r.mst);
-      const fresh = await hdbscan(three, { dim: 2, minClusterSize, minSamples: 5, ...cpu });
+      const again = clusterFromSingleLinkage(r.singleLinkage!, 300, { minClusterSize }, r.mst!);
+      const fresh = await hdbscan(three, {
+        keep: { mst: true, singleLinkage: true },
+        dim: 2,
+        minClusterSize,
+        minSamples: 5,
+        ...cpu,
+      });
       expect(Array.from(again.labels)).toEqual(Array.from(fresh.labels));
     }
   });
@@ -133,23 +163,41 @@ describe('hdbscan(points, options)', () => {
   it('rejects with AbortError on an aborted signal', async () => {
     const ac = new AbortController();
     ac.abort();
-    await expect(hdbscan(three, { dim: 2, minClusterSize: 10, signal: ac.signal, ...cpu })).rejects.toBeInstanceOf(
-      AbortError,
-    );
+    await expect(
+      hdbscan(three, {
+        keep: { mst: true, singleLinkage: true },
+        dim: 2,
+        minClusterSize: 10,
+        signal: ac.signal,
+        ...cpu,
+      }),
+    ).rejects.toBeInstanceOf(AbortError);
   });
 
   it('validates at the door, naming the value', async () => {
-    await expect(hdbscan(three, { dim: 2, minClusterSize: 1, ...cpu })).rejects.toThrow(/minClusterSize.*got 1/);
-    await expect(hdbscan(three, { dim: 2, minClusterSize: 5, minSamples: 0, ...cpu })).rejects.toThrow(
-      /minSamples.*got 0/,
-    );
-    await expect(hdbscan(three, { dim: 7, minClusterSize: 5, ...cpu })).rejects.toThrow(/multiple of dim=7/);
     await expect(
-      hdbscan(three, { dim: 2, minClusterSize: 5, clusterSelectionMethod: 'x' as 'eom', ...cpu }),
+      hdbscan(three, { keep: { mst: true, singleLinkage: true }, dim: 2, minClusterSize: 1, ...cpu }),
+    ).rejects.toThrow(/minClusterSize.*got 1/);
+    await expect(
+      hdbscan(three, { keep: { mst: true, singleLinkage: true }, dim: 2, minClusterSize: 5, minSamples: 0, ...cpu }),
+    ).rejects.toThrow(/minSamples.*got 0/);
+    await expect(
+      hdbscan(three, { keep: { mst: true, singleLinkage: true }, dim: 7, minClusterSize: 5, ...cpu }),
+    ).rejects.toThrow(/multiple of dim=7/);
+    await expect(
+      hdbscan(three, {
+        keep: { mst: true, singleLinkage: true },
+        dim: 2,
+        minClusterSize: 5,
+        clusterSelectionMethod: 'x' as 'eom',
+        ...cpu,
+      }),
     ).rejects.toBeInstanceOf(InputError);
     const nan = three.slice();
     nan[7] = NaN;
-    await expect(hdbscan(nan, { dim: 2, minClusterSize: 5, ...cpu })).rejects.toThrow(/NaN at row 3, column 1/);
+    await expect(
+      hdbscan(nan, { keep: { mst: true, singleLinkage: true }, dim: 2, minClusterSize: 5, ...cpu }),
+    ).rejects.toThrow(/NaN at row 3, column 1/);
   });
 
   it('degenerate inputs: 0, 1 and fewer than minClusterSize points are all noise', async () => {
@@ -160,15 +208,21 @@ describe('hdbscan(points, options)', () => {
       );
       expect(r.labels.length).toBe(n);
       expect(Array.from(r.labels).every((l) => l === -1)).toBe(true);
-      expect(r.mst.sources.length).toBe(Math.max(0, n - 1));
+      expect(r.mst!.sources.length).toBe(Math.max(0, n - 1));
     }
   });
 
   it('duplicates: all points identical form one cluster only with allowSingleCluster', async () => {
     const same = new Float32Array(2 * 50).fill(0.5);
-    const r = await hdbscan(same, { dim: 2, minClusterSize: 5, ...cpu });
+    const r = await hdbscan(same, { keep: { mst: true, singleLinkage: true }, dim: 2, minClusterSize: 5, ...cpu });
     expect(r.selectedClusters.length).toBe(0);
-    const s = await hdbscan(same, { dim: 2, minClusterSize: 5, allowSingleCluster: true, ...cpu });
+    const s = await hdbscan(same, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 5,
+      allowSingleCluster: true,
+      ...cpu,
+    });
     expect(s.selectedClusters.length).toBe(1);
     expect(Array.from(s.labels).every((l) => l === 0)).toBe(true);
   });
@@ -179,7 +233,13 @@ describe('hdbscanModel(points, dim, result) against hdbscan 0.8.43 prediction (b
     const golden = goldenPredict('blobs2d-1000', 'mcs15-ms1');
     const { points, dim } = goldenPoints('blobs2d-1000');
     const queries = goldenPoints('blobs2d-1000', 'predict-points.csv');
-    const r = await hdbscan(points, { dim, minClusterSize: 15, minSamples: 1, ...cpu });
+    const r = await hdbscan(points, {
+      keep: { mst: true, singleLinkage: true },
+      dim,
+      minClusterSize: 15,
+      minSamples: 1,
+      ...cpu,
+    });
     expect(Array.from(r.labels)).toEqual(golden.labels_fit);
     const sorted = (a: ArrayLike<number>) => Array.from(a).sort((x, y) => x - y);
     expect(r.exemplars.map(sorted)).toEqual(golden.exemplars.map(sorted));
@@ -192,7 +252,13 @@ describe('hdbscanModel(points, dim, result) against hdbscan 0.8.43 prediction (b
   });
 
   it('prediction core distances from the k-NN equal the brute-force ones (minSamples 5)', async () => {
-    const r = await hdbscan(three, { dim: 2, minClusterSize: 10, minSamples: 5, ...cpu });
+    const r = await hdbscan(three, {
+      keep: { mst: true, singleLinkage: true },
+      dim: 2,
+      minClusterSize: 10,
+      minSamples: 5,
+      ...cpu,
+    });
     const { createModel } = await import('../../src/cluster/index.js');
     const fast = await hdbscanModel(three, 2, r);
     const brute = createModel({ points: three, dim: 2, result: r as unknown as ClusterResult, minSamples: 5 });

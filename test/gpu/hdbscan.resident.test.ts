@@ -14,6 +14,7 @@ import { useBundledWorkerScript } from '../helpers/workers.js';
 useBundledWorkerScript('treeline-hdbscan-resident-');
 
 const variants = await gpuVariants();
+const ALL = { mst: true, singleLinkage: true };
 afterAll(() => destroyVariants(variants));
 
 async function onHost(points: Float32Array, options: HdbscanOptions): Promise<HdbscanResult> {
@@ -60,14 +61,14 @@ for (const { name, ctx } of variants) {
         let points = blobs({ n: c.n, dim: c.dim, seed: seed++, clusters: 5, noise: 0.2 });
         if (c.round) points = points.map((x) => Math.round(x * c.round!) / c.round!);
         if (c.scale) points = points.map((x) => x * c.scale!);
-        const options: HdbscanOptions = { dim: c.dim, ...c.o, backend: 'gpu', gpu: ctx };
+        const options: HdbscanOptions = { dim: c.dim, ...c.o, backend: 'gpu', gpu: ctx, keep: ALL };
         const tag = JSON.stringify({ n: c.n, dim: c.dim, ...c.o, round: c.round, scale: c.scale });
         const got = await hdbscan(points, options);
         const host = await onHost(points, options);
         expectSame(got, host, tag);
-        expect(got.mst.sources, tag).toEqual(host.mst.sources);
-        expect(got.mst.targets, tag).toEqual(host.mst.targets);
-        expect(got.mst.weights, tag).toEqual(host.mst.weights);
+        expect(got.mst!.sources, tag).toEqual(host.mst!.sources);
+        expect(got.mst!.targets, tag).toEqual(host.mst!.targets);
+        expect(got.mst!.weights, tag).toEqual(host.mst!.weights);
         expect(got.singleLinkage, tag).toEqual(host.singleLinkage);
         const cpu = await hdbscan(points, { ...options, backend: 'cpu', gpu: undefined });
         expectSame(got, cpu, `${tag} vs cpu`);
@@ -77,13 +78,13 @@ for (const { name, ctx } of variants) {
 
     it('issue 17: keep: { mst: false, singleLinkage: false } returns the same clustering without them', async () => {
       const points = blobs({ n: 4000, dim: 2, seed: 11, clusters: 6, noise: 0.1 });
-      const options: HdbscanOptions = { dim: 2, minClusterSize: 20, backend: 'gpu', gpu: ctx };
+      const options: HdbscanOptions = { dim: 2, minClusterSize: 20, backend: 'gpu', gpu: ctx, keep: ALL };
       const all = await hdbscan(points, options);
       const lean = await hdbscan(points, { ...options, keep: { mst: false, singleLinkage: false } });
       expectSame(lean, all, 'lean');
-      expect(lean.mst.sources.length).toBe(0);
-      expect(lean.singleLinkage.left.length).toBe(0);
-      expect(all.mst.sources.length).toBe(3999);
+      expect(lean.mst).toBeUndefined();
+      expect(lean.singleLinkage).toBeUndefined();
+      expect(all.mst!.sources.length).toBe(3999);
     });
   });
 }
@@ -101,15 +102,16 @@ for (const { name, ctx } of variants.slice(0, 1)) {
         backend: 'gpu',
         gpu: ctx,
         threads: 3,
+        keep: ALL,
       };
       const got = await hdbscan(points, options);
       expect(got.timings['cluster::gpu']).toBeGreaterThan(0);
       expect(got.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
       expect(got.condensedTree.lambda.buffer).toBeInstanceOf(SharedArrayBuffer);
-      expect(got.mst.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(got.mst!.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
       const host = await onHost(points, options);
       expectSame(got, host, '2^19');
-      for (const key of ['sources', 'targets', 'weights'] as const) expect(got.mst[key], key).toEqual(host.mst[key]);
+      for (const key of ['sources', 'targets', 'weights'] as const) expect(got.mst![key], key).toEqual(host.mst![key]);
       expect(got.singleLinkage, '2^19 linkage').toEqual(host.singleLinkage);
     }, 180_000);
   });

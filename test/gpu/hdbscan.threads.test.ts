@@ -37,6 +37,7 @@ describe.skipIf(variants.length === 0).each(variants)('hdbscan() with its host s
       // The host path after a GPU MST (issue 17 keeps the tree on the GPU by default: hdbscan.resident.test.ts).
       process.env.TREELINE_RESIDENT = '0';
       const r = await hdbscan(points, {
+        keep: { mst: true, singleLinkage: true },
         dim: 2,
         minClusterSize: 15,
         minSamples: 4,
@@ -49,16 +50,16 @@ describe.skipIf(variants.length === 0).each(variants)('hdbscan() with its host s
       // From 6 threads single linkage and condensing's layout run on them too.
       expect(linkageThreadStats.runs, 'single linkage on threads').toBe(links + (threads >= 6 ? 1 : 0));
       expect(layoutThreadStats.runs, "condensing's layout on threads").toBe(layouts + (threads >= 6 ? 1 : 0));
-      expect(r.mst.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(r.mst!.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
       // The same MST as emst() reads back on one thread into its own arrays.
       const plain = await emst(points, { dim: 2, minSamples: 4, backend: 'gpu', gpu: ctx });
       expect(plain.sources.buffer).toBeInstanceOf(ArrayBuffer);
       for (const key of ['sources', 'targets', 'weights'] as const) {
-        expect(Array.from(r.mst[key]), `mst.${key}`).toEqual(Array.from(plain[key]));
+        expect(Array.from(r.mst![key]), `mst.${key}`).toEqual(Array.from(plain[key]));
       }
       expect(r.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
-      expect(r.singleLinkage.left.buffer).toBeInstanceOf(SharedArrayBuffer);
-      const one = clusterFromMstWithExemplars(r.mst, n, { minClusterSize: 15 });
+      expect(r.singleLinkage!.left.buffer).toBeInstanceOf(SharedArrayBuffer);
+      const one = clusterFromMstWithExemplars(r.mst!, n, { minClusterSize: 15 });
       expect(one.result.selectedClusters.length).toBeGreaterThan(1);
       for (const key of [
         'labels',
@@ -70,7 +71,7 @@ describe.skipIf(variants.length === 0).each(variants)('hdbscan() with its host s
         expect(Array.from(r[key]), key).toEqual(Array.from(one.result[key]));
       }
       for (const key of ['left', 'right', 'distance', 'size'] as const) {
-        expect(Array.from(r.singleLinkage[key]), `singleLinkage.${key}`).toEqual(
+        expect(Array.from(r.singleLinkage![key]), `singleLinkage.${key}`).toEqual(
           Array.from(one.result.singleLinkage[key]),
         );
       }
