@@ -8,10 +8,12 @@
  * the warm-up). The notes give what the figure leaves out, each measured once on the same data: the first read
  * through a freshly made pool (what a process's first read pays), a read into a new array (its pages faulted in
  * while copying: what callers that allocate their output pay), and the data read as 4 quarters started together
- * (Promise.all) and one after another (those three the fastest of 3). `check` compares the last read with the data.
+ * (Promise.all) and one after another, the host's share of a read (its copies out of the mapped chunks), and for
+ * 'fresh' one read step by step (freshAnatomy) — those the fastest of 3. `check` compares the last read with the data.
  */
 import type { GpuContext } from '../gpu/context.js';
 import { DEFAULT_READBACK_CHUNK_BYTES, type ReadbackMethod } from '../gpu/readback.js';
+import { MapMode, Usage } from '../gpu/usage.js';
 import type { BenchCase } from './harness.js';
 
 const RECORD_BYTES = 16;
@@ -49,6 +51,28 @@ export async function benchReadback(
   const sequentialMs = await best(async () => {
     for (const p of parts) await part(p);
   });
+  // Where a read's time goes: the host's copies out of the mapped chunks vs waiting (GPU copies, maps, mapping).
+  let hostMs = 0;
+  let splitMs = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < 3; r++) {
+    let host = 0;
+    const bytes8 = new Uint8Array(dest.buffer);
+    const total = await timed(() =>
+      ctx.readChunks(
+        source,
+        0,
+        bytes,
+        (chunk, at) => {
+          const t0 = performance.now();
+          bytes8.set(new Uint8Array(chunk), at);
+          host += performance.now() - t0;
+        },
+        { method },
+      ),
+    );
+    if (total < splitMs) [splitMs, hostMs] = [total, host];
+  }
+  const anatomy = method === 'fresh' ? await freshAnatomy(ctx, source, new Uint8Array(dest.buffer)) : '';
   const gbps = (ms: number) => (bytes / 1e6 / ms).toFixed(2);
   const ms = (label: string, t: number) => `${label} ${t.toFixed(1)} ms (${gbps(t)} GB/s)`;
   return {
@@ -70,6 +94,39 @@ export async function benchReadback(
       `${method}${method === 'ring' ? ` (chunks of ${((chunkBytes ?? DEFAULT_READBACK_CHUNK_BYTES) / 2 ** 20).toFixed(0)} MiB)` : ''}: ` +
       `${(bytes / 2 ** 20).toFixed(1)} MiB; ${ms('first read through a fresh pool', firstMs)}; ` +
       `${ms('into a new array', freshDestMs)}; 4 quarters ${ms('together', concurrentMs)}, ${ms('one after another', sequentialMs)}; ` +
+      `host copying ${hostMs.toFixed(1)} of ${splitMs.toFixed(1)} ms; ${anatomy}` +
       `staging held ${(ctx.readbackBytes / 2 ** 20).toFixed(0)} MiB`,
   };
+}
+
+/**
+ * One fresh read step by step (the fastest of 3), to see where 'fresh' loses: creating the staging buffer (on a
+ * discrete GPU: allocating and pinning host memory), the GPU copy and the map, getMappedRange (dawn.node wraps the
+ * mapped pointer in an external ArrayBuffer: no copy, but V8 counts it as external memory, and large ones start
+ * garbage collections), the host copy out of freshly mapped pages, and the destroy.
+ */
+async function freshAnatomy(ctx: GpuContext, source: GPUBuffer, dest: Uint8Array): Promise<string> {
+  const size = dest.byteLength;
+  let best: number[] | null = null;
+  for (let r = 0; r < 3; r++) {
+    const t = [performance.now()];
+    const staging = ctx.device.createBuffer({ label: 'bench::readbackFresh', size, usage: Usage.MAP_READ | Usage.COPY_DST });
+    t.push(performance.now());
+    try {
+      await ctx.submit('bench::readbackFresh', (rec) => rec.copy(source, 0, staging, 0, size));
+      await staging.mapAsync(MapMode.READ);
+      t.push(performance.now());
+      const mapped = staging.getMappedRange();
+      t.push(performance.now());
+      dest.set(new Uint8Array(mapped));
+      t.push(performance.now());
+    } finally {
+      staging.destroy();
+    }
+    t.push(performance.now());
+    const steps = t.slice(1).map((x, i) => x - t[i]);
+    if (!best || t[t.length - 1] - t[0] < best.reduce((a, b) => a + b, 0)) best = steps;
+  }
+  const [create, map, range, copy, destroy] = best!.map((x) => x.toFixed(2));
+  return `one fresh read: createBuffer ${create} ms, copy + mapAsync ${map}, getMappedRange ${range}, host copy ${copy}, destroy ${destroy}; `;
 }
