@@ -27,7 +27,7 @@ import { emstCpuAsync } from './boruvka.cpu.js';
 import { emstGpu } from './pipeline.js';
 import type { ReadbackInto } from './readback.threads.js';
 import type { EdgeList } from './edges.cpu.js';
-import { validateEmstInput, type EmstOptions } from './validate.js';
+import { checkDeferred, validateEmstInput, type EmstOptions } from './validate.js';
 import { scaleInput, unscaleWeights } from './scale.js';
 
 export type { EmstOptions, EmstBackend } from './validate.js';
@@ -85,8 +85,11 @@ export async function emstFor(
 ): Promise<EmstResult> {
   const tv = performance.now();
   // Coordinates brought to unit scale by a power of two (exact), weights scaled back in finish(): no key overflows
-  // or underflows at any scale float32 holds (scale.ts, issue 15 §4.1).
-  const { input, exponent } = scaleInput(validateEmstInput(points, options));
+  // or underflows at any scale float32 holds (scale.ts, issue 15 §4.1). Where the GPU may run, the per-coordinate
+  // check and the scaling are left to it (validate.ts `deferred`, pointcheck.ts: after the upload, `emst::check`);
+  // here only the options and a Float64Array's conversion.
+  const validated = validateEmstInput(points, options, { deferCoordinates: true });
+  const { input, exponent } = validated.deferred ? { input: validated, exponent: 0 } : scaleInput(validated);
   const validateMs = performance.now() - tv;
   if (options.signal?.aborted) throw new AbortError('emst was aborted before it started.');
   // One non-decreasing sequence of (fraction, phase) whichever backend runs, or both after a fallback.
@@ -103,10 +106,16 @@ export async function emstFor(
     tree: EdgeList & { timings: Record<string, number> },
     t0: number,
     backend: 'gpu' | 'cpu',
+    scaled: number,
+    checkMs = 0,
   ): EmstResult => {
-    unscaleWeights(tree, exponent);
+    unscaleWeights(tree, scaled);
     onProgress?.(1);
-    const timings = { 'emst::validate': validateMs, ...tree.timings, 'emst::total': performance.now() - t0 };
+    const timings = {
+      'emst::validate': validateMs + checkMs,
+      ...tree.timings,
+      'emst::total': performance.now() - t0,
+    };
     return { sources: tree.sources, targets: tree.targets, weights: tree.weights, timings, backend };
   };
   const onGpu = async (): Promise<EmstResult> => {
@@ -120,24 +129,31 @@ export async function emstFor(
       onProgress,
       signal: options.signal,
       readInto: internal.readInto,
+      // One of the two exponents is 0: the host scaled (exponent) or the GPU does (gpuExponent).
       afterGpu: internal.afterGpu
-        ? (_points: GPUBuffer, edges: { records: GPUBuffer; count: number }, ctx: GpuContext) =>
-            internal.afterGpu!(edges, ctx, 2 ** -exponent)
+        ? (_points: GPUBuffer, edges: { records: GPUBuffer; count: number }, ctx: GpuContext, gpuExponent: number) =>
+            internal.afterGpu!(edges, ctx, 2 ** -(exponent + gpuExponent))
         : undefined,
+      checkFrom: input.deferred ? points : undefined,
     });
-    return finish(r, t0, 'gpu');
+    return finish(r, t0, 'gpu', exponent + r.exponent);
   };
   const onCpu = async (): Promise<EmstResult> => {
+    const tc = performance.now();
+    // The CPU backend (or a fallback to it) checks a deferred input on the host, as validation does for 'cpu'.
+    const scaled = input.deferred ? scaleInput(checkDeferred(input, points)) : { input, exponent };
     const t0 = performance.now();
-    const result = await emstCpuAsync(input.points, input.dim, {
-      metric: input.metric,
-      period: input.period,
-      minEdgeLength: input.minEdgeLength,
+    const checkMs = t0 - tc;
+    const cpuInput = scaled.input;
+    const result = await emstCpuAsync(cpuInput.points, cpuInput.dim, {
+      metric: cpuInput.metric,
+      period: cpuInput.period,
+      minEdgeLength: cpuInput.minEdgeLength,
       onProgress,
       signal: options.signal,
-      threads: input.threads,
+      threads: cpuInput.threads,
     });
-    return finish(result, t0, 'cpu');
+    return finish(result, t0, 'cpu', scaled.exponent, checkMs);
   };
   return gpuElseCpu(caller, input.backend, onGpu, onCpu);
 }

@@ -23,6 +23,7 @@ import type { EdgeList } from './edges.cpu.js';
 import { createCanonicalSort, type CanonicalSort } from './canonical.js';
 import { progressSpan, type ProgressCallback } from '../progress.js';
 import { EUCLIDEAN, type Metric } from './metric.js';
+import { checkPointsOnGpu, createPointChecker } from './pointcheck.js';
 
 export interface GpuEmstRunOptions {
   /** Periodic side lengths (points inside [0, L)); required iff created `periodic`. */
@@ -240,6 +241,8 @@ export class GpuEmst {
 
 export interface EmstGpuResult extends EdgeList {
   timings: Record<string, number>;
+  /** The power of two 2^e the GPU scaled the points by after checking them (`checkFrom`; 0: none): weights are ×2^e. */
+  exponent: number;
 }
 
 /**
@@ -263,14 +266,28 @@ export async function emstGpu(
     /** 'compile', 'upload', then the rounds (the BVH and k-NN run in the first submission), 'readback'. */
     onProgress?: ProgressCallback;
     signal?: AbortSignal;
-    /** Called with the points' GPU buffer and the edge list before the buffers are freed (the statistics use it). */
-    after?: (points: GPUBuffer, edges: EdgeList) => Promise<void>;
+    /**
+     * Called with the points' GPU buffer and the edge list before the buffers are freed (the statistics use it), and
+     * the exponent the GPU scaled the points by (`checkFrom`; 0: none).
+     */
+    after?: (points: GPUBuffer, edges: EdgeList, exponent: number) => Promise<void>;
     /**
      * Instead of the read-back and `after`: called with the points' GPU buffer and the m edges as they stay on the
      * GPU — | source | target | key | records in the order Borůvka found them (boruvka.ts) — and the result's edge
      * arrays are empty (mstStats without its arrays: only the histograms cross the bus).
      */
-    afterGpu?: (points: GPUBuffer, edges: { records: GPUBuffer; count: number }, ctx: GpuContext) => Promise<void>;
+    afterGpu?: (
+      points: GPUBuffer,
+      edges: { records: GPUBuffer; count: number },
+      ctx: GpuContext,
+      exponent: number,
+    ) => Promise<void>;
+    /**
+     * The caller's points when validation left their coordinates to the GPU (validate.ts `deferred`): checked after
+     * the upload (`emst::check`, pointcheck.ts: the host's InputError for the first bad row and column) and scaled
+     * there by scale.ts's power of two, returned as the result's `exponent` (and afterGpu's).
+     */
+    checkFrom?: Float32Array | Float64Array;
     /** Shared arrays to read the edges into, finishing on threads (readback.threads.ts; hdbscan's buffers). */
     readInto?: ReadbackInto;
   },
@@ -290,6 +307,9 @@ export async function emstGpu(
     const period = options.period ?? undefined;
     const report = options.onProgress;
     report?.(0, 'compile');
+    // The door check's two small kernels compile beside the pipeline's (awaited in emst::check).
+    const checking = options.checkFrom ? createPointChecker(ctx) : null;
+    checking?.catch(() => undefined);
     e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.metric ?? EUCLIDEAN, period !== undefined);
     lap('emst::compile');
     report?.(GPU_PHASES.upload, 'upload');
@@ -297,6 +317,11 @@ export async function emstGpu(
     buffer = await ctx.uploadAsync('emst::points', points);
     await ctx.onDone();
     lap('emst::upload');
+    let exponent = 0;
+    if (checking) {
+      exponent = await checkPointsOnGpu(ctx, await checking, buffer, options.checkFrom!, dim);
+      lap('emst::check');
+    }
     if (options.signal?.aborted) throw new AbortError('emst was aborted before its Borůvka rounds (emst::upload).');
     report?.(GPU_PHASES.rounds, 'bvh, k-NN and Borůvka rounds');
     const result = await e.run(buffer, n, {
@@ -315,12 +340,12 @@ export async function emstGpu(
         if (bytes > 0) await ctx.submit('emst::edgeRecords', (rec) => rec.copy(result.edges, 0, records, 0, bytes));
         e.destroy();
         e = null;
-        await options.afterGpu(buffer, { records, count: result.count }, ctx);
+        await options.afterGpu(buffer, { records, count: result.count }, ctx, exponent);
       } finally {
         records.destroy();
       }
       const none = { sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) };
-      return { ...none, timings };
+      return { ...none, timings, exponent };
     }
     report?.(GPU_PHASES.readback, 'readback');
     const t0 = performance.now();
@@ -330,9 +355,9 @@ export async function emstGpu(
     if (options.after) {
       e.destroy();
       e = null;
-      await options.after(buffer, edges);
+      await options.after(buffer, edges, exponent);
     }
-    return { ...edges, timings };
+    return { ...edges, timings, exponent };
   } finally {
     buffer?.destroy();
     e?.destroy();

@@ -30,13 +30,14 @@ export interface ScaledInput {
 }
 
 /** The power of two e with |x|·2^e in [1, 2) for the largest |x|, or 0 when no scaling is needed. */
-function scaleExponent(maxAbs: number): number {
+export function scaleExponent(maxAbs: number): number {
   if (!(maxAbs > 0) || (maxAbs >= 2 ** -SAFE_EXPONENT && maxAbs <= 2 ** SAFE_EXPONENT)) return 0;
   return -Math.floor(Math.log2(maxAbs));
 }
 
 /** `input` with points (and periodic side lengths, scale cut) multiplied by 2^e; the input itself when e = 0. */
 export function scaleInput(input: EmstInput): ScaledInput {
+  if (input.deferred) throw new Error('scaleInput: the coordinates were left to the GPU check, maxAbs is not known');
   const top = input.period === null ? input.maxAbs : Math.max(input.maxAbs, ...input.period);
   const exponent = scaleExponent(top);
   if (exponent === 0) return { input, exponent };

@@ -73,15 +73,33 @@ export interface EmstInput {
   minEdgeLength: number;
   /** CPU threads as the caller asked (undefined: the CPU backend's default). */
   threads: number | undefined;
-  /** The largest |coordinate| (0 for no points): how far the coordinates are from float32's safe middle (scale.ts). */
+  /**
+   * The largest |coordinate| (0 for no points): how far the coordinates are from float32's safe middle (scale.ts).
+   * NaN while `deferred`.
+   */
   maxAbs: number;
+  /**
+   * True when the per-coordinate check (finite, within ±MAX_COORDINATE) and maxAbs were left to the GPU
+   * (pointcheck.ts, issue 17 §4): the GPU path checks and scales the uploaded points; the CPU path, or a fallback to
+   * it, calls `checkDeferred` first. Only with `deferCoordinates`, and never for a periodic box or a scale cut.
+   */
+  deferred: boolean;
 }
 
 const describe = (x: unknown) =>
   x === null || typeof x !== 'object' ? String(x) : Object.prototype.toString.call(x).slice(8, -1);
 
-/** Checks points and options; returns the float32 points and the resolved options. Throws InputError. */
-export function validateEmstInput(points: unknown, options: EmstOptions | undefined): EmstInput {
+/**
+ * Checks points and options; returns the float32 points and the resolved options. Throws InputError.
+ * `deferCoordinates` (emst()'s entry point): where the GPU may run (backend not 'cpu') with an open box and no
+ * scale cut, the per-coordinate check is left to the GPU (EmstInput.deferred) and only the O(1) checks and a
+ * Float64Array's conversion run here.
+ */
+export function validateEmstInput(
+  points: unknown,
+  options: EmstOptions | undefined,
+  { deferCoordinates = false }: { deferCoordinates?: boolean } = {},
+): EmstInput {
   if (options === null || typeof options !== 'object') {
     throw new InputError(`Expected an options object with at least { dim }, got ${describe(options)}.`);
   }
@@ -120,7 +138,8 @@ export function validateEmstInput(points: unknown, options: EmstOptions | undefi
   if (signal !== undefined && (signal === null || typeof (signal as AbortSignal).aborted !== 'boolean')) {
     throw new InputError(`Expected signal to be an AbortSignal, got ${describe(signal)}.`);
   }
-  const maxAbs = checkCoordinates(points, dim);
+  const deferred = deferCoordinates && backend !== 'cpu' && options.box === undefined && !options.minEdgeLength;
+  const maxAbs = deferred ? NaN : checkCoordinates(points, dim);
   const converted = points instanceof Float64Array;
   let xs = converted ? new Float32Array(points) : points;
   const metric = metricOf(minSamples, alpha);
@@ -139,7 +158,16 @@ export function validateEmstInput(points: unknown, options: EmstOptions | undefi
   if (threads !== undefined && (typeof threads !== 'number' || !Number.isInteger(threads) || threads < 1)) {
     throw new InputError(`Expected threads to be an integer >= 1, got ${describe(threads)}.`);
   }
-  return { points: xs, n, dim, metric, backend, converted, period, minEdgeLength, threads, maxAbs };
+  return { points: xs, n, dim, metric, backend, converted, period, minEdgeLength, threads, maxAbs, deferred };
+}
+
+/**
+ * A deferred input (validateEmstInput's `deferCoordinates`) checked on the host after all, as it would have been:
+ * for the CPU backend, also after a fallback from the GPU. `points`: the caller's array.
+ */
+export function checkDeferred(input: EmstInput, points: Float32Array | Float64Array): EmstInput {
+  if (!input.deferred) return input;
+  return { ...input, maxAbs: checkCoordinates(points, input.dim), deferred: false };
 }
 
 /** Periodic boxes: MAX_PERIODIC_DIM axes at most (the GPU keeps the side lengths in a uniform block). */
@@ -199,8 +227,19 @@ function wrapIntoBox(xs: Float32Array, period: Float32Array, owned: boolean): Fl
 export function checkCoordinates(points: Float32Array | Float64Array, dim: number): number {
   const top = points instanceof Float32Array ? maxAbsFloat32(points) : maxAbsFloat64(points);
   if (top <= MAX_COORDINATE) return top;
-  let i = 0;
-  while (Math.abs(points[i]) <= MAX_COORDINATE) i++;
+  rejectBadCoordinate(points, dim, 0);
+  throw new Error('checkCoordinates: a coordinate beyond ±MAX_COORDINATE was seen but not found again');
+}
+
+/**
+ * Throws checkCoordinates' InputError for the first coordinate at index `from` or later (row-major) that is NaN,
+ * infinite or beyond ±MAX_COORDINATE; returns when there is none. The GPU check (pointcheck.ts) calls it with the
+ * first index it flagged.
+ */
+export function rejectBadCoordinate(points: Float32Array | Float64Array, dim: number, from: number): void {
+  let i = from;
+  while (i < points.length && Math.abs(points[i]) <= MAX_COORDINATE) i++;
+  if (i >= points.length) return;
   const x = points[i];
   const where = `row ${Math.floor(i / dim)}, column ${i % dim}`;
   if (Number.isNaN(x)) throw new InputError(`Expected finite coordinates, got NaN at ${where}.`);

@@ -109,18 +109,24 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     dim = 3;
     t = lap('stats::coords', t);
   }
-  // The GPU path's EMST input, checked here at the door (src/emst/validate.ts: finite coordinates, row and column in
-  // the message) before any device is asked for; validate.ts leaves this one pass over the points to it.
-  const gpuInput =
+  // The GPU path's EMST input, checked here at the door (src/emst/validate.ts) before any device is asked for; the
+  // per-coordinate check (finite, row and column in the message) and the scaling are left to the GPU where
+  // validate.ts defers them (open box, no scale cut: src/emst/pointcheck.ts, after the upload; a fallback to the CPU
+  // checks on the host).
+  const validated =
     !options.emst && !celestial && (options.backend ?? 'auto') !== 'cpu'
-      ? scaleInput(
-          validateEmstInput(coords, {
+      ? validateEmstInput(
+          coords,
+          {
             dim,
             ...(box ? { box } : {}),
             ...(options.minEdgeLength ? { minEdgeLength: options.minEdgeLength } : {}),
-          }),
+          },
+          { deferCoordinates: true },
         )
       : null;
+  const gpuInput =
+    validated === null ? null : validated.deferred ? { input: validated, exponent: 0 } : scaleInput(validated);
   if (gpuInput) t = lap('stats::scale', t);
 
   let sources: Uint32Array = new Uint32Array(0);
@@ -162,6 +168,10 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
         // The tree and the statistics on the GPU, the points uploaded once: emstGpu hands its buffer to the walks.
         const { input, exponent } = gpuInput!;
         unscale = 2 ** -exponent;
+        // Where the GPU checked and scaled the points itself, its exponent arrives with the tree (before the statistics).
+        const scaledBy = (gpuExponent: number) => {
+          unscale = 2 ** -(exponent + gpuExponent);
+        };
         let statsMs = 0;
         const period = input.period ?? undefined;
         // The histograms are counted on the GPU unless the shape bins depend on the shapes (then on the host).
@@ -193,10 +203,12 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
             ctx,
             onProgress: progress,
             signal: options.signal,
+            checkFrom: input.deferred ? coords : undefined,
             ...(arrays || !gpuHistograms
               ? {
                   // The canonical edge list comes back (the arrays name its edges); the statistics take it up again.
-                  after: async (pointsBuffer: GPUBuffer, edges: EdgeList) => {
+                  after: async (pointsBuffer: GPUBuffer, edges: EdgeList, gpuExponent: number) => {
+                    scaledBy(gpuExponent);
                     const bufs = [upload('sources', edges.sources), upload('targets', edges.targets)];
                     try {
                       await statsOnGpu(
@@ -212,8 +224,15 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
                 }
               : {
                   // The tree stays on the GPU: only the histograms and the counts are read back.
-                  afterGpu: (pointsBuffer: GPUBuffer, edges: { records: GPUBuffer; count: number }) =>
-                    statsOnGpu(pointsBuffer, { records: edges.records }, edges.count, false),
+                  afterGpu: (
+                    pointsBuffer: GPUBuffer,
+                    edges: { records: GPUBuffer; count: number },
+                    _ctx: GpuContext,
+                    gpuExponent: number,
+                  ) => {
+                    scaledBy(gpuExponent);
+                    return statsOnGpu(pointsBuffer, { records: edges.records }, edges.count, false);
+                  },
                 }),
           });
         } finally {

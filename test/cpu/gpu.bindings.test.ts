@@ -25,6 +25,7 @@ import { createExemplarDistanceKernel } from '../../src/cluster/exemplars.distan
 import { createCanonicalSort } from '../../src/emst/canonical.js';
 import { GpuDendrogram } from '../../src/cluster/dendrogram.js';
 import { GpuCondenser } from '../../src/cluster/condense.rows.js';
+import { createPointChecker } from '../../src/emst/pointcheck.js';
 
 const LIMITS: Record<string, number> = {
   maxStorageBuffersPerShaderStage: 16,
@@ -81,6 +82,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await GpuBinning.create(ctx);
   await benchCopy(ctx, 1 << 10);
   await createCanonicalSort(ctx);
+  await createPointChecker(ctx);
   await GpuDendrogram.create(ctx, 1 << 20);
   await GpuCondenser.create(ctx, 1 << 20);
   const buf = ctx.createBuffer('test::graph', 4096);
