@@ -335,19 +335,21 @@ export async function readDendrogram(
     tree.parent[0] = 0xffffffff;
     return tree;
   }
+  // Chunk by chunk where pairs are split (ctx.readChunks: `at` is a byte offset, 8 bytes a merge).
+  const { left, right, distance } = tree;
   await Promise.all([
-    ctx.readWith(d.children, 0, 8 * m, (a) => {
-      const c = new Uint32Array(a, 0, 2 * m);
-      for (let i = 0; i < m; i++) {
-        tree.left[i] = c[2 * i];
-        tree.right[i] = c[2 * i + 1];
+    ctx.readChunks(d.children, 0, 8 * m, (a, at) => {
+      const c = new Uint32Array(a);
+      for (let j = 0, i = at / 8; j < c.length; j += 2, i++) {
+        left[i] = c[j];
+        right[i] = c[j + 1];
       }
     }),
-    ctx.readWith(d.size, 0, 4 * m, (a) => tree.size.set(new Uint32Array(a, 0, m))),
-    ctx.readWith(d.parent, 0, 4 * (2 * n - 1), (a) => tree.parent.set(new Uint32Array(a, 0, 2 * n - 1))),
-    ctx.readWith(keys, 0, 8 * m, (a) => {
-      const w = new Float32Array(a, 0, 2 * m);
-      for (let i = 0; i < m; i++) tree.distance[i] = w[2 * i + 1];
+    ctx.readInto(d.size, 0, 4 * m, tree.size),
+    ctx.readInto(d.parent, 0, 4 * (2 * n - 1), tree.parent),
+    ctx.readChunks(keys, 0, 8 * m, (a, at) => {
+      const w = new Float32Array(a);
+      for (let j = 1, i = at / 8; j < w.length; j += 2, i++) distance[i] = w[j];
     }),
   ]);
   return tree;

@@ -4,8 +4,8 @@
  * caller), sizes around chunk boundaries of a small pool, offsets, typed and shared destinations; reads started
  * together each get their own bytes; a read right after a submit that writes the buffer sees the write; bad ranges
  * are refused naming the values; destroying the context frees the staging and ends reads; the hot paths that
- * transform chunk by chunk (emst's readEdges, hdbscan's resident read-backs) give the CPU backend's results with
- * chunks of 64 bytes. The pool's logic under adversarial timing: test/cpu/gpu.readback.test.ts.
+ * transform chunk by chunk (emst's readEdges, hdbscan's resident read-backs, readDendrogram) give the CPU
+ * backend's results with chunks of 64 bytes. The pool's logic under adversarial timing: test/cpu/gpu.readback.test.ts.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGpuContext } from '../../src/gpu/context.js';
@@ -13,6 +13,9 @@ import { READBACK_METHODS } from '../../src/gpu/readback.js';
 import { blobs } from '../../src/datasets/generate.js';
 import { emst } from '../../src/emst/emst.js';
 import { hdbscan, type HdbscanOptions } from '../../src/hdbscan.js';
+import { GpuDendrogram, readDendrogram } from '../../src/cluster/dendrogram.js';
+import { canonicalMst } from '../../src/cluster/edgeOrder.js';
+import { singleLinkage } from '../../src/cluster/linkage.js';
 import { GpuDeviceLostError, GpuError, InputError } from '../../src/errors.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -198,6 +201,40 @@ describe.skipIf(variants.length === 0)('read-backs in the hot paths', () => {
       }
     } finally {
       ctx.configureReadback({});
+    }
+  });
+
+  it('readDendrogram in 64-byte chunks gives singleLinkage rows and the same parents as in one chunk', async () => {
+    const { ctx } = variants[0];
+    const points = blobs({ n: 700, dim: 3, seed: 5, clusters: 3, noise: 0.1 });
+    const n = 700;
+    const mst = canonicalMst(await emst(points, { dim: 3, backend: 'cpu' }));
+    const w = new Float32Array(mst.weights);
+    const pairs = new Uint32Array(2 * (n - 1));
+    for (let i = 0; i < n - 1; i++) {
+      pairs[2 * i] = mst.sources[i];
+      pairs[2 * i + 1] = new Uint32Array(w.buffer)[i];
+    }
+    const d = await GpuDendrogram.create(ctx, n);
+    const keys = ctx.upload('test::keys', pairs);
+    const targets = ctx.upload('test::targets', mst.targets);
+    try {
+      let out = null as ReturnType<GpuDendrogram['encode']> | null;
+      await ctx.submit('test::dendrogram', (rec) => (out = d.encode(rec, { keys, targets, n })));
+      const whole = await readDendrogram(ctx, out!, keys);
+      ctx.configureReadback({ chunkBytes: 64, slots: 2 });
+      const chunked = await readDendrogram(ctx, out!, keys);
+      expect(chunked).toEqual(whole);
+      const want = singleLinkage(mst, n);
+      expect(chunked.left).toEqual(want.left);
+      expect(chunked.right).toEqual(want.right);
+      expect(chunked.distance).toEqual(want.distance);
+      expect(chunked.size).toEqual(want.size);
+    } finally {
+      ctx.configureReadback({});
+      keys.destroy();
+      targets.destroy();
+      d.destroy();
     }
   });
 });
