@@ -5,7 +5,8 @@
  * The algorithm on both backends is seed 002's single-tree Borůvka over a linear BVH (Prokopenko, Sao,
  * Lebrun-Grandié, ../shared/seeds/002, §3):
  *
- *   points  → validate            (validate.ts: names the bad value, its row and column)
+ *   points  → validate            (validate.ts: names the bad value, its row and column; on the GPU the
+ *                                  coordinates are checked and scaled after the upload, pointcheck.ts)
  *           → linear BVH          (src/bvh: Morton sort, Karras hierarchy, boxes)
  *           → core distances      (k nearest neighbours; mutual reachability only)
  *           → Borůvka rounds      (until one component: nearest other-component point per point,
