@@ -211,17 +211,17 @@ export class GpuEmst {
     const edges: EdgeList = shared
       ? into.edges
       : { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
-    // Shared arrays (hdbscan's buffers): the mapped (source, weight bits) pairs are copied into shared scratch and
-    // split on threads. Otherwise straight from the mapped ranges (no intermediate copies: 10^7 edges are 120 MB).
+    // Shared arrays (hdbscan's buffers): the (source, weight bits) pairs are read into shared scratch and split on
+    // threads. Otherwise split chunk by chunk as they arrive (ctx.readChunks: `at` in bytes, 8 an edge; no
+    // intermediate copies: 10^7 edges are 120 MB).
     const pairs = shared ? new Uint32Array(into.scratch, 0, 2 * m) : null;
-    const convert = (words: Uint32Array) => readbackPass({ pass: 'copy', pairs: words, edges, e0: 0, e1: m });
+    const convert = (words: Uint32Array, p0 = 0) =>
+      readbackPass({ pass: 'copy', pairs: words, edges, e0: p0, e1: p0 + words.length / 2, p0 });
     await Promise.all([
-      this.ctx.readWith(keys, 0, 8 * m, (k) => {
-        const mapped = new Uint32Array(k, 0, 2 * m);
-        if (pairs) pairs.set(mapped);
-        else convert(mapped);
-      }),
-      this.ctx.readWith(values, 0, 4 * m, (v) => edges.targets.set(new Uint32Array(v, 0, m))),
+      pairs
+        ? this.ctx.readInto(keys, 0, 8 * m, pairs)
+        : this.ctx.readChunks(keys, 0, 8 * m, (k, at) => convert(new Uint32Array(k), at / 8)),
+      this.ctx.readInto(values, 0, 4 * m, edges.targets),
     ]);
     lap('emst::readback.read');
     if (pairs && !(await finishReadbackThreaded(pairs, edges, into!.threads, true))) convert(pairs);
