@@ -388,22 +388,6 @@ export class GpuContext {
   }
 
   /**
-   * Brings `byteLength` bytes of `buffer` (at `byteOffset`) back through a fresh staging buffer and hands the whole
-   * mapped range (rounded up to 4 bytes) to `use`, which must be synchronous and copy what it keeps.
-   * @deprecated Use readInto or readChunks (the context's staging, chunked); kept until every caller has moved.
-   */
-  async readWith<T>(
-    buffer: GPUBuffer,
-    byteOffset: number,
-    byteLength: number,
-    use: (mapped: ArrayBuffer) => T extends Promise<unknown> ? never : T,
-  ): Promise<T> {
-    let result!: T;
-    await this.readChunks(buffer, byteOffset, byteLength, (mapped) => (result = use(mapped)), { method: 'fresh' });
-    return byteLength === 0 ? use(new ArrayBuffer(0)) : result;
-  }
-
-  /**
    * Replaces the read-back staging (its chunk size and slot count: readback.ts), for tests and benchmarks. Call
    * between reads, not during one.
    */
