@@ -8,8 +8,9 @@
  * whole range over only once the whole copy is done. 10^7 edges × 12 B came back at ~1.2 GB/s on the H100 where
  * PCIe moves 20+ GB/s. What dawn.node does (src/dawn/node/binding/GPUBuffer.cpp): `getMappedRange` wraps the mapped
  * pointer in an external ArrayBuffer (no copy; MAP_READ memory is host-cached where the device offers it, Dawn's
- * MemoryTypeSelector), `unmap` detaches it, and `mapAsync` resolves from a setImmediate loop that polls Dawn's
- * events (microseconds, not a thread hop).
+ * MemoryTypeSelector) — but V8 counts it as external memory, and ranges of tens of MiB set off full garbage
+ * collections (seen on lavapipe; 8 MiB ones did not) —, `unmap` detaches it, and `mapAsync` resolves from a
+ * setImmediate loop that polls Dawn's events (tens of µs a round trip, not a thread hop).
  *
  * Here a pool of `slots` MAP_READ | COPY_DST buffers of up to `chunkBytes` each is made once per context; a read
  * goes through it chunk by chunk:
