@@ -19,24 +19,74 @@ export interface FinishOptions {
   /** The tree's arrays in SharedArrayBuffers (for the threaded labelling pass). */
   shared?: boolean;
   /** Arrays to write the tree into (room for the rows; the tree views exactly the rows written). */
-  into?: { parent: Uint32Array; child: Uint32Array; lambda: Float64Array; childSize: Uint32Array };
+  into?: RowArrays;
 }
 
-/** The condensed tree of n ≥ 2 points from its rows (n + 2 · splits of them, 4 words each). */
-export function condensedFromRows(rows: Uint32Array, n: number, options: FinishOptions = {}): Condensed {
-  const { scale = 1, shared = false, into } = options;
+/** The tree's four arrays (views of exactly the rows). */
+export interface RowArrays {
+  parent: Uint32Array;
+  child: Uint32Array;
+  lambda: Float64Array;
+  childSize: Uint32Array;
+}
+
+/**
+ * Rows [r0, r1) of the GPU's words into the tree's arrays: parent, child, child size, and λ = 1/distance (+∞ at
+ * 0), the distance scaled as `scale` says. Ranges are independent (condense.threads.ts runs them on threads).
+ */
+export function unpackRows(rows: Uint32Array, r0: number, r1: number, out: RowArrays, scale: number): void {
+  const f32 = new Float32Array(rows.buffer, rows.byteOffset, rows.length);
+  const { parent, child, lambda, childSize } = out;
+  for (let r = r0; r < r1; r++) {
+    parent[r] = rows[4 * r];
+    child[r] = rows[4 * r + 1];
+    childSize[r] = rows[4 * r + 3];
+    const d = scale === 1 ? f32[4 * r + 2] : Math.fround(f32[4 * r + 2] * scale);
+    lambda[r] = d > 0 ? 1 / d : Infinity;
+  }
+}
+
+/** The row count of `rows` for n points, checked. */
+export function rowCount(rows: Uint32Array, n: number): number {
   const count = rows.length / 4;
   const k = count - n + 1;
   if (!Number.isInteger(count) || k < 1 || (k & 1) !== 1) {
     throw new Error(`cluster::condense: ${rows.length} words are not the rows of a condensed tree of ${n} points.`);
   }
-  const alloc = (bytes: number) => (shared ? sharedBuffer(bytes) : new ArrayBuffer(bytes));
-  if (into && into.parent.length < count)
+  return count;
+}
+
+/** The tree's arrays for `count` rows: `into`'s first rows, else new (shared when asked). */
+export function rowArrays(count: number, shared: boolean, into?: RowArrays): RowArrays {
+  if (into && into.parent.length < count) {
     throw new Error(`cluster::condense: room for ${into.parent.length} rows, not ${count}.`);
-  const parent = into ? into.parent.subarray(0, count) : new Uint32Array(alloc(4 * count), 0, count);
-  const child = into ? into.child.subarray(0, count) : new Uint32Array(alloc(4 * count), 0, count);
-  const lambda = into ? into.lambda.subarray(0, count) : new Float64Array(alloc(8 * count), 0, count);
-  const childSize = into ? into.childSize.subarray(0, count) : new Uint32Array(alloc(4 * count), 0, count);
+  }
+  const alloc = (bytes: number) => (shared ? sharedBuffer(bytes) : new ArrayBuffer(bytes));
+  return {
+    parent: into ? into.parent.subarray(0, count) : new Uint32Array(alloc(4 * count), 0, count),
+    child: into ? into.child.subarray(0, count) : new Uint32Array(alloc(4 * count), 0, count),
+    lambda: into ? into.lambda.subarray(0, count) : new Float64Array(alloc(8 * count), 0, count),
+    childSize: into ? into.childSize.subarray(0, count) : new Uint32Array(alloc(4 * count), 0, count),
+  };
+}
+
+/** The condensed tree of n ≥ 2 points from its rows (n + 2 · splits of them, 4 words each). */
+export function condensedFromRows(rows: Uint32Array, n: number, options: FinishOptions = {}): Condensed {
+  const { scale = 1, shared = false, into } = options;
+  const count = rowCount(rows, n);
+  const arrays = rowArrays(count, shared, into);
+  unpackRows(rows, 0, count, arrays, scale);
+  return condensedFromArrays(arrays, n);
+}
+
+/**
+ * The per-cluster facts and the stabilities of an unpacked tree, in one sequential pass in row order (the float64
+ * sums in hdbscan's order: this pass is the one that cannot be split).
+ */
+export function condensedFromArrays(arrays: RowArrays, n: number): Condensed {
+  const { parent, child, lambda, childSize } = arrays;
+  const count = parent.length;
+  const k = count - n + 1;
   const info: ClusterTreeInfo = {
     numPoints: n,
     numClusters: k,
@@ -48,21 +98,14 @@ export function condensedFromRows(rows: Uint32Array, n: number, options: FinishO
   };
   info.size[0] = n;
   const stability = new Float64Array(k);
-  const f32 = new Float32Array(rows.buffer, rows.byteOffset, rows.length);
   const { birth, maxLambda, firstChild } = info;
   for (let r = 0; r < count; r++) {
-    const p = rows[4 * r];
-    const c = rows[4 * r + 1];
-    const d = scale === 1 ? f32[4 * r + 2] : Math.fround(f32[4 * r + 2] * scale);
-    const s = rows[4 * r + 3];
-    const lam = d > 0 ? 1 / d : Infinity;
-    parent[r] = p;
-    child[r] = c;
-    lambda[r] = lam;
-    childSize[r] = s;
-    const pk = p - n;
+    const pk = parent[r] - n;
+    const lam = lambda[r];
+    const s = childSize[r];
     if (lam > maxLambda[pk]) maxLambda[pk] = lam;
     stability[pk] += (lam - birth[pk]) * s;
+    const c = child[r];
     if (c >= n) {
       const ck = c - n;
       info.parent[ck] = pk;

@@ -9,7 +9,8 @@
  * `layOutThreaded` null (the caller then runs them on one thread).
  */
 import { nextMessageId, passWithCaller, splitOnWorkers, type JobTable } from '../host/threads.js';
-import { fillRunts, type DeferredRunts, type Layout } from './condense.js';
+import { fillRunts, type Condensed, type DeferredRunts, type Layout } from './condense.js';
+import { condensedFromArrays, rowArrays, rowCount, unpackRows, type RowArrays } from './condense.finish.js';
 import {
   anchorSlots,
   firstSplits,
@@ -170,4 +171,67 @@ export async function layOutThreaded(
 }
 
 /** The worker's side (src/worker.ts). */
-export const condenseJobs = { 'fill-runts': runFillRuntsJob, 'condense-layout': runLayoutJob } satisfies JobTable;
+/** One range of the GPU's condensed rows to unpack (condense.finish.ts), every array in shared memory. */
+export interface UnpackRowsJob {
+  kind: 'condense-unpack';
+  id: number;
+  rows: Uint32Array;
+  out: RowArrays;
+  scale: number;
+  r0: number;
+  r1: number;
+}
+
+/** The worker's side. */
+export function runUnpackRowsJob(job: UnpackRowsJob): FillRuntsReply {
+  unpackRows(job.rows, job.r0, job.r1, job.out, job.scale);
+  return { id: job.id };
+}
+
+/** Counts of the threaded unpacking, for tests that must know it ran (cumulative per process). */
+export const unpackThreadStats = { runs: 0 };
+
+/**
+ * `condensedFromRows` with the unpacking split across `threads` threads (the main thread included) by ranges of
+ * rows, then the sequential pass on the calling thread; null where worker threads are missing, `rows` or `into` is
+ * not shared, or there are fewer than `minRows` rows (the caller runs `condensedFromRows`).
+ */
+export async function condensedFromRowsThreaded(
+  rows: Uint32Array,
+  n: number,
+  into: RowArrays,
+  scale: number,
+  threads: number,
+  minRows: number,
+): Promise<Condensed | null> {
+  const count = rowCount(rows, n);
+  const shared = [rows, into.parent, into.child, into.lambda, into.childSize].every(
+    (a) => a.buffer instanceof SharedArrayBuffer,
+  );
+  if (threads < 2 || count < minRows || !shared) return null;
+  const out = rowArrays(count, true, into);
+  const parts = Math.max(1, Math.min(threads, Math.floor(count / 65536)));
+  const bound = (j: number) => Math.floor((count * j) / parts);
+  const id = nextMessageId();
+  const job = (j: number): UnpackRowsJob => ({
+    kind: 'condense-unpack',
+    id,
+    rows,
+    out,
+    scale,
+    r0: bound(j),
+    r1: bound(j + 1),
+  });
+  const done = await splitOnWorkers(parts, true, 'cluster::condense', (pass) =>
+    pass<FillRuntsReply>(job, () => unpackRows(rows, 0, bound(1), out, scale)),
+  );
+  if (done === null) return null;
+  unpackThreadStats.runs++;
+  return condensedFromArrays(out, n);
+}
+
+export const condenseJobs = {
+  'fill-runts': runFillRuntsJob,
+  'condense-layout': runLayoutJob,
+  'condense-unpack': runUnpackRowsJob,
+} satisfies JobTable;

@@ -18,6 +18,7 @@ import { createCanonicalSort } from '../emst/canonical.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
 import { clusterFromCondensedOnHost, type ClusterHost, type Clustering } from './clusterFromMst.js';
 import { condensedFromRows } from './condense.finish.js';
+import { condensedFromRowsThreaded } from './condense.threads.js';
 import { destroyRows, GpuCondenser, type GpuCondensedRows } from './condense.rows.js';
 import { condenseRowsFits } from './condense.rows.cpu.js';
 import { GpuDendrogram, type DendrogramBuffers } from './dendrogram.js';
@@ -94,7 +95,10 @@ export async function clusterResident(
     ]);
     clock.lap('cluster::readback');
     const shared = host.threads > 1 && n >= host.thresholds.labelMinPoints;
-    const condensed = condensedFromRows(words, n, { scale, shared, into: b?.rows });
+    const condensed =
+      (b && shared
+        ? await condensedFromRowsThreaded(words, n, b.rows, scale, host.threads, host.thresholds.labelMinPoints)
+        : null) ?? condensedFromRows(words, n, { scale, shared, into: b?.rows });
     clock.lap('cluster::finish');
     const clustering = await clusterFromCondensedOnHost(condensed, options, host, {
       linkage,
