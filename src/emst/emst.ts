@@ -87,8 +87,8 @@ export async function emstFor(
   const tv = performance.now();
   // Coordinates brought to unit scale by a power of two (exact), weights scaled back in finish(): no key overflows
   // or underflows at any scale float32 holds (scale.ts, issue 15 §4.1). Where the GPU may run, the per-coordinate
-  // check and the scaling are left to it (validate.ts `deferred`, pointcheck.ts: after the upload, `emst::check`);
-  // here only the options and a Float64Array's conversion.
+  // check and the scaling are left to it (validate.ts `deferred`, pointcheck.ts: after the upload, `emst::check`)
+  // and a Float64Array is rounded to float32 as it is uploaded (GpuContext.uploadFloat32); here only the options.
   const validated = validateEmstInput(points, options, { deferCoordinates: true });
   const { input, exponent } = validated.deferred ? { input: validated, exponent: 0 } : scaleInput(validated);
   const validateMs = performance.now() - tv;
@@ -121,7 +121,7 @@ export async function emstFor(
   };
   const onGpu = async (): Promise<EmstResult> => {
     const t0 = performance.now();
-    const r = await emstGpu(input.points, input.dim, {
+    const r = await emstGpu(input.upload, input.dim, {
       metric: input.metric,
       period: input.period,
       minEdgeLength: input.minEdgeLength,

@@ -253,7 +253,7 @@ export interface EmstGpuResult extends EdgeList {
 const GPU_PHASES = { upload: 0.05, rounds: 0.1, readback: 0.95 } as const;
 
 export async function emstGpu(
-  points: Float32Array,
+  points: Float32Array | Float64Array,
   dim: number,
   options: {
     /** Euclidean (default) or mutual reachability (metric.ts). */
@@ -314,7 +314,8 @@ export async function emstGpu(
     lap('emst::compile');
     report?.(GPU_PHASES.upload, 'upload');
     // Through the context's staging ring (gpu/upload.ts): chunked, overlapped, no fresh staging memory per call.
-    buffer = await ctx.uploadAsync('emst::points', points);
+    // A Float64Array (emst()'s deferred input, validate.ts) is rounded to float32 as it is written into staging.
+    buffer = await ctx.uploadFloat32('emst::points', points);
     await ctx.onDone();
     lap('emst::upload');
     let exponent = 0;

@@ -47,7 +47,7 @@ export function scaleInput(input: EmstInput): ScaledInput {
   for (let i = 0; i < points.length; i++) points[i] = input.points[i] * f;
   const period = input.period === null ? null : input.period.map((L) => L * f);
   const minEdgeLength = Math.fround(input.minEdgeLength) * f;
-  return { input: { ...input, points, period, minEdgeLength, maxAbs: input.maxAbs * f }, exponent };
+  return { input: { ...input, points, upload: points, period, minEdgeLength, maxAbs: input.maxAbs * f }, exponent };
 }
 
 /**

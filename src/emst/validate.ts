@@ -59,7 +59,13 @@ export interface EmstOptions {
 
 /** The input after validation: float32 points and every option resolved. */
 export interface EmstInput {
+  /** The float32 points (empty while `deferred` for a Float64Array: see `upload`). */
   points: Float32Array;
+  /**
+   * What the GPU uploads: `points`, or while `deferred` the caller's array itself — a Float64Array is then rounded to
+   * float32 as it is written into staging (GpuContext.uploadFloat32), with no float32 copy of it on the host.
+   */
+  upload: Float32Array | Float64Array;
   n: number;
   dim: number;
   /** Euclidean or mutual reachability: decided here, once, for both backends (metric.ts). */
@@ -81,7 +87,8 @@ export interface EmstInput {
   /**
    * True when the per-coordinate check (finite, within ±MAX_COORDINATE) and maxAbs were left to the GPU
    * (pointcheck.ts, issue 17 §4): the GPU path checks and scales the uploaded points; the CPU path, or a fallback to
-   * it, calls `checkDeferred` first. Only with `deferCoordinates`, and never for a periodic box or a scale cut.
+   * it, calls `checkDeferred` first (which also makes a Float64Array's float32 points). Only with
+   * `deferCoordinates`, and never for a periodic box or a scale cut.
    */
   deferred: boolean;
 }
@@ -92,8 +99,8 @@ const describe = (x: unknown) =>
 /**
  * Checks points and options; returns the float32 points and the resolved options. Throws InputError.
  * `deferCoordinates` (emst()'s entry point): where the GPU may run (backend not 'cpu') with an open box and no
- * scale cut, the per-coordinate check is left to the GPU (EmstInput.deferred) and only the O(1) checks and a
- * Float64Array's conversion run here.
+ * scale cut, the per-coordinate check and a Float64Array's conversion are left to the GPU path (EmstInput.deferred:
+ * checked after the upload, rounded during it) and only the O(1) checks run here.
  */
 export function validateEmstInput(
   points: unknown,
@@ -141,7 +148,7 @@ export function validateEmstInput(
   const deferred = deferCoordinates && backend !== 'cpu' && options.box === undefined && !options.minEdgeLength;
   const maxAbs = deferred ? NaN : checkCoordinates(points, dim);
   const converted = points instanceof Float64Array;
-  let xs = converted ? new Float32Array(points) : points;
+  let xs = !converted ? points : deferred ? new Float32Array(0) : new Float32Array(points);
   const metric = metricOf(minSamples, alpha);
   const period = options.box === undefined ? null : checkBox(options.box, dim, metric);
   if (period !== null) xs = wrapIntoBox(xs, period, converted);
@@ -158,7 +165,8 @@ export function validateEmstInput(
   if (threads !== undefined && (typeof threads !== 'number' || !Number.isInteger(threads) || threads < 1)) {
     throw new InputError(`Expected threads to be an integer >= 1, got ${describe(threads)}.`);
   }
-  return { points: xs, n, dim, metric, backend, converted, period, minEdgeLength, threads, maxAbs, deferred };
+  const upload = deferred ? points : xs;
+  return { points: xs, upload, n, dim, metric, backend, converted, period, minEdgeLength, threads, maxAbs, deferred };
 }
 
 /**
@@ -167,7 +175,9 @@ export function validateEmstInput(
  */
 export function checkDeferred(input: EmstInput, points: Float32Array | Float64Array): EmstInput {
   if (!input.deferred) return input;
-  return { ...input, maxAbs: checkCoordinates(points, input.dim), deferred: false };
+  const maxAbs = checkCoordinates(points, input.dim);
+  const xs = points instanceof Float64Array ? new Float32Array(points) : points;
+  return { ...input, points: xs, upload: xs, maxAbs, deferred: false };
 }
 
 /** Periodic boxes: MAX_PERIODIC_DIM axes at most (the GPU keeps the side lengths in a uniform block). */

@@ -259,6 +259,24 @@ export class GpuContext {
   }
 
   /**
+   * Creates a labelled storage buffer of `data.length` float32 values: a Float32Array as `uploadAsync` writes it, a
+   * Float64Array rounded to float32 chunk by chunk as it is written into the staging ring (upload.ts writeRounded),
+   * with no float32 copy of it on the host. Resolves once every chunk is submitted.
+   */
+  async uploadFloat32(label: string, data: Float32Array | Float64Array, usage = 0): Promise<GPUBuffer> {
+    if (data instanceof Float32Array) return this.uploadAsync(label, data, usage);
+    this.check(label);
+    const buffer = this.buffers.create(label, 4 * data.length, usage);
+    try {
+      if (data.length > 0) await this.staging.writeRounded(buffer, 0, data);
+    } catch (e) {
+      buffer.destroy();
+      throw e;
+    }
+    return buffer;
+  }
+
+  /**
    * Writes `data` into `buffer` (which has COPY_DST, as every buffer from `createBuffer` does) at `byteOffset` (a
    * multiple of 4), zero-padding its last word, through the staging ring or by `method` ('write', 'write-chunked').
    */

@@ -88,31 +88,50 @@ export class StagingRing {
    * chunk has been submitted (the GPU copies may still be running: later submissions are ordered after them).
    */
   write(dst: GPUBuffer, dstOffset: number, data: ArrayBufferView): Promise<void> {
-    const run = this.tail.then(() => this.writeNow(dst, dstOffset, data));
+    const run = this.tail.then(() => this.writeNow(dst, dstOffset, data, false));
     this.tail = run.catch(() => undefined);
     return run;
   }
 
-  private async writeNow(dst: GPUBuffer, dstOffset: number, data: ArrayBufferView): Promise<void> {
+  /**
+   * Like `write`, but writes float32 `data.length` words: each float64 rounded to float32 (as `new Float32Array(data)`
+   * does) while it is copied into the staging chunk, so no float32 copy of the whole array is made on the host (emst()'s
+   * Float64Array input, issue 17 §4).
+   */
+  writeRounded(dst: GPUBuffer, dstOffset: number, data: Float64Array): Promise<void> {
+    const run = this.tail.then(() => this.writeNow(dst, dstOffset, data, true));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeNow(dst: GPUBuffer, dstOffset: number, data: ArrayBufferView, round: boolean): Promise<void> {
     const label = `upload::${dst.label}`;
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    if (bytes.length <= Math.min(SMALL_BYTES, this.chunkBytes)) {
+    const bytes = round ? null : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const total = round ? 4 * (data as Float64Array).length : data.byteLength;
+    if (total <= Math.min(SMALL_BYTES, this.chunkBytes)) {
       // Small data: Dawn's own staging ring (up to 4 MiB a write) costs no round trip.
-      await this.ctx.scoped(label, () => writeChunked(this.ctx.device.queue, dst, dstOffset, data, bytes.length));
+      const small = round ? new Float32Array(data as Float64Array) : data;
+      await this.ctx.scoped(label, () => writeChunked(this.ctx.device.queue, dst, dstOffset, small, total));
       return;
     }
-    const slots = this.ring(bytes.length);
+    const slots = this.ring(total);
     const chunk = slots[0].buffer.size;
     const errors: Promise<void>[] = [];
-    for (let at = 0, k = 0; at < bytes.length; at += chunk, k++) {
+    for (let at = 0, k = 0; at < total; at += chunk, k++) {
       const slot = slots[k % slots.length];
       await slot.mapped;
       this.ctx.check(label);
-      const size = Math.min(chunk, bytes.length - at);
+      const size = Math.min(chunk, total - at);
       const size4 = Math.ceil(size / 4) * 4;
-      const mapped = new Uint8Array(slot.buffer.getMappedRange(0, size4));
-      mapped.set(bytes.subarray(at, at + size));
-      mapped.fill(0, size); // the last word's padding: a slot holds the bytes of earlier chunks
+      if (bytes) {
+        const mapped = new Uint8Array(slot.buffer.getMappedRange(0, size4));
+        mapped.set(bytes.subarray(at, at + size));
+        mapped.fill(0, size); // the last word's padding: a slot holds the bytes of earlier chunks
+      } else {
+        // Chunks are multiples of 8 bytes, so each starts at a whole float: at / 4 is its first value.
+        const mapped = new Float32Array(slot.buffer.getMappedRange(0, size4));
+        mapped.set((data as Float64Array).subarray(at / 4, (at + size) / 4));
+      }
       slot.buffer.unmap();
       errors.push(this.ctx.enqueue(label, (rec) => rec.copy(slot.buffer, 0, dst, dstOffset + at, size4)));
       slot.mapped = this.map(slot.buffer);

@@ -197,7 +197,7 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
           ctx.upload(`stats::${name}`, a.length > 0 ? a : new Uint32Array(1));
         let tree: Awaited<ReturnType<typeof emstGpu>>;
         try {
-          tree = await emstGpu(input.points, dim, {
+          tree = await emstGpu(input.upload, dim, {
             period: input.period,
             minEdgeLength: input.minEdgeLength,
             ctx,

@@ -155,12 +155,24 @@ describe('validateEmstInput defers the coordinates to the GPU', () => {
     expect(() => validateEmstInput(bad, { dim: 2, minEdgeLength: 0.1 }, defer)).toThrow(/NaN at row 1, column 1/);
   });
 
-  it('a deferred Float64Array is still converted; checkDeferred gives the host check’s maxAbs', () => {
+  it('a deferred Float64Array is uploaded as it is (rounded in staging); checkDeferred converts it and gives maxAbs', () => {
     const p = new Float64Array([0.1, -3, 2 ** 40, 1]);
     const v = validateEmstInput(p, { dim: 2 }, { deferCoordinates: true });
-    expect(v.points).toEqual(new Float32Array(p));
-    expect(checkDeferred(v, p).maxAbs).toBe(checkCoordinates(p, 2));
-    expect(checkDeferred(v, p).deferred).toBe(false);
+    expect(v.upload).toBe(p);
+    expect(v.points.length).toBe(0);
+    const c = checkDeferred(v, p);
+    expect(c.points).toEqual(new Float32Array(p));
+    expect(c.upload).toBe(c.points);
+    expect(c.maxAbs).toBe(checkCoordinates(p, 2));
+    expect(c.deferred).toBe(false);
+    const q = new Float32Array(p);
+    const w = validateEmstInput(q, { dim: 2 }, { deferCoordinates: true });
+    expect(w.points).toBe(q);
+    expect(w.upload).toBe(q);
+    // Host-checked inputs upload their float32 points.
+    const h = validateEmstInput(p, { dim: 2, backend: 'cpu' }, { deferCoordinates: true });
+    expect(h.upload).toBe(h.points);
+    expect(h.points).toEqual(new Float32Array(p));
   });
 });
 

@@ -109,6 +109,46 @@ describe.skipIf(variants.length === 0).each(variants)('emst::check and emst::sca
     expect(await scaleOnGpu(ctx, new Uint32Array([bitsOf(3)]), 2)).toEqual(new Uint32Array([bitsOf(12)]));
   });
 
+  it('uploadFloat32 rounds a Float64Array in staging as new Float32Array() does (sizes 0, 1, odd, many chunks)', async () => {
+    const r = mulberry32(21);
+    const special = [
+      0,
+      -0,
+      1e-46,
+      7e-46,
+      1e-40,
+      -1e-39,
+      1e39,
+      -1e39,
+      3.4028235677973366e38,
+      NaN,
+      Infinity,
+      1 + 2 ** -24,
+    ];
+    const sample = (n: number) =>
+      Float64Array.from({ length: n }, (_, i) =>
+        i % 7 === 0 ? special[(i / 7) % special.length] : (r() - 0.5) * 10 ** (60 * r() - 30),
+      );
+    const sizes = [0, 1, 3, 1001, 70_001, 300_000];
+    for (const chunkBytes of [undefined, 64]) {
+      if (chunkBytes) ctx.configureStaging({ chunkBytes, slots: 2 });
+      try {
+        for (const n of sizes.filter((k) => !chunkBytes || k < 5000)) {
+          const data = sample(n);
+          const buffer = await ctx.uploadFloat32('test::rounded', data);
+          try {
+            const got = n > 0 ? new Uint32Array(await ctx.read(buffer, 0, 4 * n)) : new Uint32Array(0);
+            expect(got).toEqual(new Uint32Array(new Float32Array(data).buffer));
+          } finally {
+            buffer.destroy();
+          }
+        }
+      } finally {
+        if (chunkBytes) ctx.configureStaging({});
+      }
+    }
+  });
+
   describe('emst() on the GPU rejects bad coordinates with the host check’s message', () => {
     const n = 777;
     const base = cloud('uniform', n, 3, 5);
