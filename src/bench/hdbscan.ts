@@ -69,8 +69,11 @@ export async function benchHdbscan(
   kind: GeneratorName,
   reps: number,
   threads?: number,
+  /** The points as a Float64Array (the same values: float32 ones widened), as numpy hands them over. */
+  float64 = false,
 ): Promise<HdbscanBenchRow[]> {
-  const points = generate(kind, { n, dim, seed: 1, clusters: 10, noise: 0.1 });
+  const generated = generate(kind, { n, dim, seed: 1, clusters: 10, noise: 0.1 });
+  const points = float64 ? Float64Array.from(generated) : generated;
   const options = { dim, minClusterSize: 15, backend: 'gpu' as const, gpu: ctx, threads };
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;

@@ -10,9 +10,20 @@ import type { GeneratorName } from '../datasets/generate.js';
 import { plural } from './options.js';
 
 /** Host-timed end-to-end suites (points in memory → labels in memory). */
-const hostSuites: Record<string, { dim: number; kind: 'blobs' | 'normal'; sizes: number[]; what: string }> = {
+const hostSuites: Record<
+  string,
+  { dim: number; kind: 'blobs' | 'normal'; sizes: number[]; what: string; float64?: boolean }
+> = {
   'hdbscan-blobs2d': { dim: 2, kind: 'blobs', sizes: [1e6, 1e7], what: 'blobs 2D' },
   'hdbscan-normal3d': { dim: 3, kind: 'normal', sizes: [1e6, 1e7], what: 'normal 3D' },
+  // The same points as a Float64Array (numpy's default): rounded to float32 on the way to the GPU (issue 17 §4).
+  'hdbscan-normal3d-f64': {
+    dim: 3,
+    kind: 'normal',
+    sizes: [1e6, 1e7],
+    what: 'normal 3D as a Float64Array',
+    float64: true,
+  },
 };
 
 /** Host-timed MST statistics suites (points in memory → histograms in memory), issue 7. */
@@ -97,7 +108,7 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
       const host = hostSuites[name];
       if (host) {
         for (const n of opts.sizes ?? host.sizes) {
-          const rows = await benchHdbscan(ctx, n, host.dim, host.kind, opts.reps, opts.threads);
+          const rows = await benchHdbscan(ctx, n, host.dim, host.kind, opts.reps, opts.threads, host.float64);
           const walls = rows.map((r) => r.wallMs).sort((a, b) => a - b);
           const best = rows.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
           log(

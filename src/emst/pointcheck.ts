@@ -9,10 +9,10 @@
  * shaders/emst/pointscale.wgsl) multiplies the points in place by 2^e on their bits, equal to the host's
  * Math.fround(x · 2^e) bit for bit. CPU twins: pointcheck.cpu.ts.
  *
- * Float64Array input is converted on the host (the upload's source), and rounding can bring a value just above
- * 1e38 down to fround(1e38) itself: for it the limit is one below, so such values are flagged as candidates and
- * the host decides in float64 (validate.ts rejectBadCoordinate, from the first candidate on; a legitimate value
- * at exactly that magnitude only costs that host scan).
+ * Float64Array input is rounded to float32 on the host as it is written into staging (GpuContext.uploadFloat32), and
+ * rounding can bring a value just above 1e38 down to fround(1e38) itself: for it the limit is one below, so such
+ * values are flagged as candidates and the host decides in float64 (validate.ts rejectBadCoordinate, from the first
+ * candidate on; a legitimate value at exactly that magnitude only costs that host scan).
  *
  * Used by the GPU path of emst() (and hdbscan() through it) where validate.ts deferred the coordinates
  * (`deferred`: open boxes without a scale cut; periodic boxes wrap on the host in float64 and keep the host check).

@@ -119,6 +119,7 @@ describe('issue 15: --help lists every input format, suite and default', () => {
       ...Object.keys(suites),
       'hdbscan-blobs2d',
       'hdbscan-normal3d',
+      'hdbscan-normal3d-f64',
       'stats-uniform3d',
       'stats-cosmology3d',
     ]) {
