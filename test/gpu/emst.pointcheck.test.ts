@@ -186,6 +186,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::check and emst::sca
     });
 
     it('several bad values: the first in row-major order is named, whichever thread finds it', async () => {
+      const before = ctx.memory.liveBuffers;
       const r = mulberry32(11);
       for (let trial = 0; trial < 4; trial++) {
         const p = Float64Array.from(base);
@@ -194,6 +195,8 @@ describe.skipIf(variants.length === 0).each(variants)('emst::check and emst::sca
         expect(await messageOf(emst(p, { dim: 3, backend: 'gpu', gpu: ctx }))).toBe(want);
         expect(await messageOf(hdbscan(p, { dim: 3, minClusterSize: 5, backend: 'gpu', gpu: ctx }))).toBe(want);
       }
+      // A rejected call frees what it made (points, the check's result, the pipeline's buffers).
+      expect(ctx.memory.liveBuffers).toBe(before);
     });
 
     it('a Float64Array at exactly fround(1e38) (a candidate the host clears) runs like a Float32Array', async () => {
