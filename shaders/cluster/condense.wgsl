@@ -315,3 +315,19 @@ fn pack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (i >= u.m) { return; }
   pm_merges[i] = vec4u(pm_children[2u * i], pm_children[2u * i + 1u], pm_size[i], pm_keys[i].y);
 }
+
+// ---- each point's own row in point order: (parent cluster, weight bits), so the host labels points in order
+// (sequential writes) instead of following the rows' order (scattered writes).
+@group(0) @binding(1) var<storage, read> pr_owner: array<u32>;
+@group(0) @binding(2) var<storage, read> pr_cluster: array<u32>;
+@group(0) @binding(3) var<storage, read> pr_merges: array<vec4u>;
+@group(0) @binding(4) var<storage, read_write> pr_out: array<vec2u>;
+
+@compute @workgroup_size(WG)
+fn point_rows(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+              @builtin(local_invocation_index) lid: u32) {
+  let p = thread_index(wid, nwg, lid);
+  if (p >= u.n) { return; }
+  let a = pr_owner[p];
+  pr_out[p] = vec2u(pr_cluster[a], pr_merges[a].w);
+}

@@ -126,6 +126,8 @@ export interface ResidentBuffers {
   n: number;
   rowCapacity: number;
   rowWords: Uint32Array;
+  /** Each point's own row in point order (2 words a point: parent cluster, weight bits), read back. */
+  pointWords: Uint32Array;
   rows: ClusterBuffers['rows'];
   labels: Int32Array;
   probabilities: Float64Array;
@@ -149,6 +151,7 @@ export function allocateResidentBuffers(
     n,
     rowCapacity,
     rowWords: u32(4 * rowCapacity),
+    pointWords: u32(2 * n),
     rows: { parent: u32(rowCapacity), child: u32(rowCapacity), lambda: f64(rowCapacity), childSize: u32(rowCapacity) },
     labels: new Int32Array(shared(4 * n), 0, n),
     probabilities: f64(n),
@@ -171,7 +174,14 @@ export async function prepareResidentBuffers(
 ): Promise<{ buffers: ResidentBuffers; touched: Promise<void> } | null> {
   if (threads < 2 || n < minPoints || !(await workersAtHand())) return null;
   const b = allocateResidentBuffers(n, minClusterSize, keep);
-  const arrays: ArrayBufferView[] = [b.rowWords, b.rows.parent, b.rows.child, b.rows.lambda, b.rows.childSize];
+  const arrays: ArrayBufferView[] = [
+    b.rowWords,
+    b.pointWords,
+    b.rows.parent,
+    b.rows.child,
+    b.rows.lambda,
+    b.rows.childSize,
+  ];
   arrays.push(b.labels, b.probabilities, b.outlierScores);
   if (b.mst) arrays.push(b.mst.sources, b.mst.targets, b.mst.weights);
   if (b.linkage) arrays.push(b.linkage.left, b.linkage.right, b.linkage.distance, b.linkage.size);

@@ -23,8 +23,14 @@ import { ExemplarCollector } from './exemplars.js';
 import { queuedCounts, singleLinkage, type QueuedCounts } from './linkage.js';
 import { singleLinkageThreaded } from './linkage.threads.js';
 import { checkLinkageShape, checkMstShape, resolveClusterOptions } from './options.js';
-import { pointResults, type PointOutputs, type PointResults } from './pointResults.js';
-import { pointResultsThreaded } from './pointResults.threads.js';
+import {
+  pointResults,
+  pointResultsFromWords,
+  type PointOutputs,
+  type PointResults,
+  type PointWords,
+} from './pointResults.js';
+import { pointResultsFromWordsThreaded, pointResultsThreaded } from './pointResults.threads.js';
 import { selectClusters } from './select.js';
 import type {
   ClusterOptions,
@@ -165,7 +171,14 @@ function* fromCondensed(
   resolved: ResolvedClusterOptions,
   host: ClusterHost,
   withExemplars: boolean,
-  pass: { linkage: SingleLinkageTree; mst?: MstEdges; shared: boolean; into?: Omit<PointOutputs, 'counts'> },
+  pass: {
+    linkage: SingleLinkageTree;
+    mst?: MstEdges;
+    shared: boolean;
+    into?: Omit<PointOutputs, 'counts'>;
+    /** Each point's own row in point order (the GPU's): the labelling then runs in point order. */
+    pointWords?: PointWords;
+  },
 ): Steps<Clustering> {
   const { tree: condensedTree, info, stability } = condensed;
   const { threads, buffers, thresholds: at } = host;
@@ -178,8 +191,13 @@ function* fromCondensed(
     : undefined;
   const args = [condensedTree, info, selection.selected, selection.stability, resolved, collector] as const;
   const into = pass.into ?? buffers;
-  const threaded = pass.shared ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, into)) : null;
-  const points = threaded ?? pointResults(...args);
+  const pw = pass.pointWords;
+  const threaded = !pass.shared
+    ? null
+    : pw && into
+      ? yield* wait(pointResultsFromWordsThreaded(...args, pw, into, threads, at.labelMinPoints))
+      : yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, into));
+  const points = threaded ?? (pw ? pointResultsFromWords(...args, pw, into) : pointResults(...args));
   clock.lap('label');
   const exemplars = collector?.result() ?? [];
   const exemplarsMs = clock.lap('exemplars');
@@ -197,7 +215,13 @@ export async function clusterFromCondensedOnHost(
   condensed: { tree: CondensedTree; info: ClusterTreeInfo; stability: Float64Array },
   options: ClusterOptions,
   host: ClusterHost,
-  pass: { linkage: SingleLinkageTree; mst?: MstEdges; shared: boolean; into?: Omit<PointOutputs, 'counts'> },
+  pass: {
+    linkage: SingleLinkageTree;
+    mst?: MstEdges;
+    shared: boolean;
+    into?: Omit<PointOutputs, 'counts'>;
+    pointWords?: PointWords;
+  },
 ): Promise<Clustering> {
   return onThreads(fromCondensed(condensed, resolveClusterOptions(options), host, true, pass));
 }

@@ -89,6 +89,7 @@ const BINDINGS = {
     sk_keys: 'read_write',
     sk_vals: 'read_write',
   },
+  point_rows: { u: 'uniform', pr_owner: 'read', pr_cluster: 'read', pr_merges: 'read', pr_out: 'read_write' },
   pack: { u: 'uniform', pm_children: 'read', pm_size: 'read', pm_keys: 'read', pm_merges: 'read_write' },
   rows: {
     u: 'uniform',
@@ -128,6 +129,8 @@ export interface GpuCondensedRows {
   splitCount: GPUBuffer;
   /** Rows allotted (n + 2 · the most splits n points can make); the first n + 2 · splits are the tree's. */
   capacity: number;
+  /** Per point, its own row's (parent cluster, weight bits): 2 words a point, in point order. */
+  pointRows: GPUBuffer;
 }
 
 /** Condenses dendrograms of up to `maxN` points on the GPU; one instance per (context, maxN). */
@@ -194,6 +197,7 @@ export class GpuCondenser {
     const cluster = b('cluster', 4 * m);
     const owner = b('owner', 4 * n);
     const rows = b('rows', 16 * capacity);
+    const pointRows = b('pointRows', 8 * n);
     const temporaries = [par, pparent, jdl, c, jdl2, c2, keys, vals, flags, scan, index, merge, cluster, owner];
     rec.dispatch(k.parents, { buffers: { pa_merges: merges, pa_par: par, pa_pparent: pparent }, uniforms, threads: m });
     rec.dispatch(k.init, {
@@ -266,8 +270,13 @@ export class GpuCondenser {
       uniforms,
       threads: capacity,
     });
+    rec.dispatch(k.point_rows, {
+      buffers: { pr_owner: owner, pr_cluster: cluster, pr_merges: merges, pr_out: pointRows },
+      uniforms,
+      threads: n,
+    });
     this.pending.push(...temporaries);
-    return { rows, splitCount: count, capacity };
+    return { rows, splitCount: count, capacity, pointRows };
   }
 
   private readonly pending: GPUBuffer[] = [];
@@ -309,6 +318,13 @@ export class GpuCondenser {
     return out;
   }
 
+  /** Reads each point's row (parent cluster, weight bits) back, in point order (into `dest` when given). */
+  async readPointRows(rows: GpuCondensedRows, n: number, dest?: Uint32Array): Promise<Uint32Array> {
+    const out = dest ? dest.subarray(0, 2 * n) : new Uint32Array(2 * n);
+    await this.ctx.readInto(rows.pointRows, 0, 8 * n, out);
+    return out;
+  }
+
   destroy(): void {
     this.releaseScratch();
     this.sorter.destroy();
@@ -319,6 +335,7 @@ export class GpuCondenser {
 /** Frees a result of `encode`. */
 export function destroyRows(rows: GpuCondensedRows): void {
   rows.rows.destroy();
+  rows.pointRows.destroy();
   rows.splitCount.destroy();
 }
 

@@ -16,8 +16,11 @@ import type { ClusterTreeInfo } from './clusterTree.js';
 import type { ExemplarCollector } from './exemplars.js';
 import {
   persistenceOf,
+  labelPointWords,
   labelRows,
+  offerExemplars,
   pointTables,
+  type PointWords,
   type PointOutputs,
   type PointResults,
   type PointTables,
@@ -118,6 +121,75 @@ export async function pointResultsThreaded(
   return { ...out, persistence: persistenceOf(info, selected, stability, counts, rows) };
 }
 
+/** One range of points labelled from their own rows in point order (labelPointWords). */
+export interface PointWordsJob {
+  kind: 'cluster-point-words';
+  id: number;
+  tables: PointTables;
+  pw: PointWords;
+  out: Omit<PointOutputs, 'counts'>;
+  labelCount: number;
+  p0: number;
+  p1: number;
+}
+
+/** The worker's side. */
+export function runPointWordsJob(job: PointWordsJob): PointRowsReply {
+  const counts = new Float64Array(job.labelCount);
+  labelPointWords(job.tables, job.pw, job.p0, job.p1, { ...job.out, counts });
+  return { id: job.id, counts };
+}
+
+/**
+ * `pointResultsFromWords` with the points split across `threads` threads by ranges (sequential writes on each),
+ * the exemplar candidates then offered from the rows on the calling thread; null where that is not possible (no
+ * workers, `words` or `into` not shared, fewer than `minPoints` points).
+ */
+export async function pointResultsFromWordsThreaded(
+  tree: CondensedTree,
+  info: ClusterTreeInfo,
+  selected: Int32Array,
+  stability: Float64Array,
+  options: ResolvedClusterOptions,
+  exemplars: ExemplarCollector | undefined,
+  pw: PointWords,
+  into: Omit<PointOutputs, 'counts'>,
+  threads: number,
+  minPoints = THRESHOLDS.labelMinPoints,
+): Promise<PointResults | null> {
+  const n = info.numPoints;
+  const shared = [pw.words, into.labels, into.probabilities, into.outlierScores].every(
+    (a) => a.buffer instanceof SharedArrayBuffer,
+  );
+  if (threads < 2 || n < Math.max(minPoints, 2) || !shared) return null;
+  const tables = shareTables(pointTables(info, selected, options, exemplars));
+  const parts = Math.max(1, Math.min(threads, Math.floor(n / Math.min(minPoints, 65536))));
+  const bound = (j: number) => Math.floor((n * j) / parts);
+  const id = nextMessageId();
+  const job = (j: number): PointWordsJob => ({
+    kind: 'cluster-point-words',
+    id,
+    tables,
+    pw,
+    out: into,
+    labelCount: selected.length,
+    p0: bound(j),
+    p1: bound(j + 1),
+  });
+  const counts = new Float64Array(selected.length);
+  const mine = () => labelPointWords(tables, pw, 0, bound(1), { ...into, counts });
+  const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) => pass<PointRowsReply>(job, mine));
+  if (replies === null) return null;
+  for (const reply of replies) {
+    const c = reply.counts!;
+    for (let j = 0; j < c.length; j++) counts[j] += c[j];
+  }
+  if (exemplars) offerExemplars(tables, tree, exemplars);
+  pointThreadStats.runs++;
+  pointThreadStats.workerRows += n - bound(1);
+  return { ...into, persistence: persistenceOf(info, selected, stability, counts, tree.parent.length) };
+}
+
 /** The tables in shared memory (they are k-sized: up to ~n / 8 clusters, not worth copying to every worker). */
 function shareTables(t: PointTables): PointTables {
   const share = <A extends Int32Array | Float64Array>(a: A): A => {
@@ -136,4 +208,7 @@ function shareTables(t: PointTables): PointTables {
 }
 
 /** The worker's side (src/worker.ts). */
-export const pointResultsJobs = { 'cluster-points': runPointRowsJob } satisfies JobTable;
+export const pointResultsJobs = {
+  'cluster-points': runPointRowsJob,
+  'cluster-point-words': runPointWordsJob,
+} satisfies JobTable;

@@ -121,31 +121,101 @@ export function labelRows(
   out: PointOutputs,
   offer?: (c: number, x: number, lam: number) => void,
 ): void {
-  const { n, owner, labelMaxLambda, deaths, rootOnly, rootThreshold, maxLambda } = tables;
+  const { n, maxLambda } = tables;
   const wanted = offer ? tables.wanted : null;
-  const { labels, probabilities, outlierScores, counts } = out;
   const { parent, child, lambda } = tree;
   for (let r = r0; r < r1; r++) {
     const x = child[r];
     if (x >= n) continue;
     const c = parent[r] - n;
     const lam = lambda[r];
-    // Label: the root rule when the root is the single cluster, else the owner.
-    const label = rootOnly ? (lam >= rootThreshold ? 0 : -1) : owner[c];
-    labels[x] = label;
-    if (label >= 0) {
-      counts[label]++;
-      const maxL = labelMaxLambda[label];
-      probabilities[x] = maxL === 0 || !Number.isFinite(lam) ? 1 : Math.min(lam, maxL) / maxL;
-    }
-    // GLOSH against the largest λ in the cluster's whole subtree.
-    const lamMax = deaths[c];
-    if (lamMax === 0 || !Number.isFinite(lam)) outlierScores[x] = 0;
-    else if (lamMax === Infinity) outlierScores[x] = 1;
-    else outlierScores[x] = (lamMax - lam) / lamMax;
+    labelPoint(tables, x, c, lam, out);
     // An exemplar: a point leaving a wanted leaf at the leaf's largest λ (the collector was built on maxLambda).
     if (wanted !== null && wanted[c] >= 0 && lam === maxLambda[c]) offer!(c, x, lam);
   }
+}
+
+/** Point x, leaving cluster index c at λ: its label, probability and GLOSH score, and its label's count. */
+function labelPoint(tables: PointTables, x: number, c: number, lam: number, out: PointOutputs): void {
+  const { owner, labelMaxLambda, deaths, rootOnly, rootThreshold } = tables;
+  // Label: the root rule when the root is the single cluster, else the owner.
+  const label = rootOnly ? (lam >= rootThreshold ? 0 : -1) : owner[c];
+  out.labels[x] = label;
+  if (label >= 0) {
+    out.counts[label]++;
+    const maxL = labelMaxLambda[label];
+    out.probabilities[x] = maxL === 0 || !Number.isFinite(lam) ? 1 : Math.min(lam, maxL) / maxL;
+  }
+  // GLOSH against the largest λ in the cluster's whole subtree.
+  const lamMax = deaths[c];
+  if (lamMax === 0 || !Number.isFinite(lam)) out.outlierScores[x] = 0;
+  else if (lamMax === Infinity) out.outlierScores[x] = 1;
+  else out.outlierScores[x] = (lamMax - lam) / lamMax;
+}
+
+/**
+ * Each point's own row in point order, as the GPU gives it (condense.rows.ts `pointRows`): 2 words a point, the
+ * parent cluster id and the f32 bits of the distance (scaled by `scale` as condense.finish.ts scales the rows).
+ */
+export interface PointWords {
+  words: Uint32Array;
+  scale: number;
+}
+
+/**
+ * The labelling pass over points [p0, p1) in point order from their own rows (`labelRows`' results, λ computed as
+ * the rows' is: the same bits): sequential writes instead of the rows' scattered ones. No exemplars here
+ * (`offerExemplars`).
+ */
+export function labelPointWords(tables: PointTables, pw: PointWords, p0: number, p1: number, out: PointOutputs): void {
+  const { words, scale } = pw;
+  const f32 = new Float32Array(words.buffer, words.byteOffset, words.length);
+  const n = tables.n;
+  for (let x = p0; x < p1; x++) {
+    const d = scale === 1 ? f32[2 * x + 1] : Math.fround(f32[2 * x + 1] * scale);
+    labelPoint(tables, x, words[2 * x] - n, d > 0 ? 1 / d : Infinity, out);
+  }
+}
+
+/** The exemplar candidates in row order (what `labelRows` offers), reading only the rows of wanted leaves fully. */
+export function offerExemplars(
+  tables: PointTables,
+  tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>,
+  exemplars: ExemplarCollector,
+): void {
+  const { n, maxLambda, wanted } = tables;
+  if (wanted === null) return;
+  const { parent, child, lambda } = tree;
+  for (let r = 0; r < parent.length; r++) {
+    const c = parent[r] - n;
+    if (wanted[c] < 0) continue;
+    const x = child[r];
+    if (x < n && lambda[r] === maxLambda[c]) exemplars.offer(c, x, lambda[r]);
+  }
+}
+
+/** `pointResults` from each point's own row in point order (`labelPointWords`), exemplars from the rows. */
+export function pointResultsFromWords(
+  tree: CondensedTree,
+  info: ClusterTreeInfo,
+  selected: Int32Array,
+  stability: Float64Array,
+  options: ResolvedClusterOptions,
+  exemplars: ExemplarCollector | undefined,
+  pw: PointWords,
+  into?: Omit<PointOutputs, 'counts'>,
+): PointResults {
+  const n = info.numPoints;
+  const tables = pointTables(info, selected, options, exemplars);
+  const out: PointOutputs = {
+    labels: into?.labels ?? new Int32Array(n),
+    probabilities: into?.probabilities ?? new Float64Array(n),
+    outlierScores: into?.outlierScores ?? new Float64Array(n),
+    counts: new Float64Array(selected.length),
+  };
+  labelPointWords(tables, pw, 0, n, out);
+  if (exemplars) offerExemplars(tables, tree, exemplars);
+  return { ...out, persistence: persistenceOf(info, selected, stability, out.counts, tree.parent.length) };
 }
 
 /** Persistence per label from the counts (`rows`: the condensed tree's row count). */

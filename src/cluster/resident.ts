@@ -88,8 +88,9 @@ export async function clusterResident(
     const b = prepared?.buffers;
     if (prepared) await prepared.touched;
     clock.lap('cluster::wait');
-    const [words, mst, linkage] = await Promise.all([
+    const [words, pointWords, mst, linkage] = await Promise.all([
       condenser.read(rows!, n, b?.rowWords),
+      condenser.readPointRows(rows!, n, b?.pointWords),
       keep.mst ? readMst(ctx, keys, targets, m, scale, b?.mst) : Promise.resolve(EMPTY),
       keep.singleLinkage ? readLinkage(ctx, tree!, keys, m, scale, b?.linkage) : Promise.resolve(emptyLinkage()),
     ]);
@@ -105,6 +106,7 @@ export async function clusterResident(
       mst: keep.mst ? mst : undefined,
       shared,
       into: b,
+      pointWords: { words: pointWords, scale },
     });
     const t = clustering.result.timings;
     const laps = clock.laps;

@@ -10,6 +10,10 @@ import { condensedFromRows } from '../../src/cluster/condense.finish.js';
 import { packMerges } from '../../src/cluster/condense.rows.js';
 import { condenseKeyBits, condenseRowsCpu, condenseRowsFits, maxSplits } from '../../src/cluster/condense.rows.cpu.js';
 import { oracleCondense } from '../helpers/clusterOracle.js';
+import { ExemplarCollector } from '../../src/cluster/exemplars.js';
+import { resolveClusterOptions } from '../../src/cluster/options.js';
+import { pointResults, pointResultsFromWords } from '../../src/cluster/pointResults.js';
+import { selectClusters } from '../../src/cluster/select.js';
 import { linkageOf, randomTree, type TreeShape, type TreeWeights } from '../helpers/condenseCases.js';
 
 const shapes: TreeShape[] = ['random', 'path', 'caterpillar', 'star', 'blobs'];
@@ -46,6 +50,35 @@ describe('condensing by ranks and row keys (the GPU twin) + the host finish', ()
       });
     }
   }
+
+  it("issue 17: labelling in point order from each point's own row equals the pass over the rows", () => {
+    let seed = 400;
+    for (const shape of shapes) {
+      for (const n of [2, 3, 50, 1200]) {
+        for (const o of [
+          { minClusterSize: 5 },
+          { minClusterSize: 3, clusterSelectionMethod: 'leaf' as const },
+          { minClusterSize: 4, allowSingleCluster: true, clusterSelectionEpsilon: 0.3 },
+        ]) {
+          const linkage = linkageOf(randomTree(n, seed++, shape, 'ties'), n);
+          const rows = condenseRowsCpu(packMerges(linkage), n, o.minClusterSize);
+          const { tree, info, stability } = condensedFromRows(rows, n);
+          const words = new Uint32Array(2 * n);
+          for (let r = 0; r < rows.length / 4; r++) {
+            if (rows[4 * r + 1] < n) words.set([rows[4 * r], rows[4 * r + 2]], 2 * rows[4 * r + 1]);
+          }
+          const resolved = resolveClusterOptions(o);
+          const { selected, stability: after } = selectClusters(info, stability, resolved);
+          const a = new ExemplarCollector(info.firstChild, info.maxLambda, selected, n);
+          const b = new ExemplarCollector(info.firstChild, info.maxLambda, selected, n);
+          const want = pointResults(tree, info, selected, after, resolved, a);
+          const got = pointResultsFromWords(tree, info, selected, after, resolved, b, { words, scale: 1 });
+          expect(got, `${shape} n=${n}`).toEqual(want);
+          expect(b.result(), `${shape} n=${n} exemplars`).toEqual(a.result());
+        }
+      }
+    }
+  });
 
   it('issue 17: row keys fit 64 bits for 10^7 points up to minClusterSize 2^19, not beyond', () => {
     expect(condenseRowsFits(1e7, 1 << 19)).toBe(true);

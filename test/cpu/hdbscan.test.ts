@@ -204,7 +204,7 @@ describe('hdbscan(points, options)', () => {
     for (const n of [0, 1, 2, 9]) {
       const r = await hdbscan(
         new Float32Array(2 * n).map((_, i) => i),
-        { dim: 2, minClusterSize: 10, ...cpu },
+        { dim: 2, minClusterSize: 10, keep: { mst: true }, ...cpu },
       );
       expect(r.labels.length).toBe(n);
       expect(Array.from(r.labels).every((l) => l === -1)).toBe(true);
