@@ -331,3 +331,24 @@ fn point_rows(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
   let a = pr_owner[p];
   pr_out[p] = vec2u(pr_cluster[a], pr_merges[a].w);
 }
+
+// ---- the rows as four columns (parent, child, child size, weight bits), so the host reads the tree's own arrays
+// straight into place and only turns weights into λ.
+@group(0) @binding(1) var<storage, read> co_rows: array<vec4u>;
+@group(0) @binding(2) var<storage, read> co_count: array<u32>;
+@group(0) @binding(3) var<storage, read_write> co_parent: array<u32>;
+@group(0) @binding(4) var<storage, read_write> co_child: array<u32>;
+@group(0) @binding(5) var<storage, read_write> co_size: array<u32>;
+@group(0) @binding(6) var<storage, read_write> co_weight: array<u32>;
+
+@compute @workgroup_size(WG)
+fn columns(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+           @builtin(local_invocation_index) lid: u32) {
+  let r = thread_index(wid, nwg, lid);
+  if (r >= u.n + 2u * co_count[0]) { return; }
+  let row = co_rows[r];
+  co_parent[r] = row.x;
+  co_child[r] = row.y;
+  co_weight[r] = row.z;
+  co_size[r] = row.w;
+}

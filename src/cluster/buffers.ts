@@ -125,7 +125,8 @@ export async function prepareClusterBuffers(
 export interface ResidentBuffers {
   n: number;
   rowCapacity: number;
-  rowWords: Uint32Array;
+  /** The rows' distances as the GPU wrote them (the tree's other columns are read straight into `rows`). */
+  rowWeight: Float32Array;
   /** Each point's own row in point order (2 words a point: parent cluster, weight bits), read back. */
   pointWords: Uint32Array;
   rows: ClusterBuffers['rows'];
@@ -150,7 +151,7 @@ export function allocateResidentBuffers(
   return {
     n,
     rowCapacity,
-    rowWords: u32(4 * rowCapacity),
+    rowWeight: f32(rowCapacity),
     pointWords: u32(2 * n),
     rows: { parent: u32(rowCapacity), child: u32(rowCapacity), lambda: f64(rowCapacity), childSize: u32(rowCapacity) },
     labels: new Int32Array(shared(4 * n), 0, n),
@@ -175,7 +176,7 @@ export async function prepareResidentBuffers(
   if (threads < 2 || n < minPoints || !(await workersAtHand())) return null;
   const b = allocateResidentBuffers(n, minClusterSize, keep);
   const arrays: ArrayBufferView[] = [
-    b.rowWords,
+    b.rowWeight,
     b.pointWords,
     b.rows.parent,
     b.rows.child,

@@ -46,6 +46,20 @@ export function unpackRows(rows: Uint32Array, r0: number, r1: number, out: RowAr
   }
 }
 
+/** λ of rows [r0, r1) from their distances (f32, scaled as `scale` says): 1/distance, +∞ at 0 (as unpackRows). */
+export function lambdaFromWeights(
+  weight: Float32Array,
+  r0: number,
+  r1: number,
+  lambda: Float64Array,
+  scale: number,
+): void {
+  for (let r = r0; r < r1; r++) {
+    const d = scale === 1 ? weight[r] : Math.fround(weight[r] * scale);
+    lambda[r] = d > 0 ? 1 / d : Infinity;
+  }
+}
+
 /** The row count of `rows` for n points, checked. */
 export function rowCount(rows: Uint32Array, n: number): number {
   const count = rows.length / 4;

@@ -90,6 +90,15 @@ const BINDINGS = {
     sk_vals: 'read_write',
   },
   point_rows: { u: 'uniform', pr_owner: 'read', pr_cluster: 'read', pr_merges: 'read', pr_out: 'read_write' },
+  columns: {
+    u: 'uniform',
+    co_rows: 'read',
+    co_count: 'read',
+    co_parent: 'read_write',
+    co_child: 'read_write',
+    co_size: 'read_write',
+    co_weight: 'read_write',
+  },
   pack: { u: 'uniform', pm_children: 'read', pm_size: 'read', pm_keys: 'read', pm_merges: 'read_write' },
   rows: {
     u: 'uniform',
@@ -131,6 +140,8 @@ export interface GpuCondensedRows {
   capacity: number;
   /** Per point, its own row's (parent cluster, weight bits): 2 words a point, in point order. */
   pointRows: GPUBuffer;
+  /** The rows as columns (capacity u32 each): parent, child, child size, weight bits. */
+  columns: { parent: GPUBuffer; child: GPUBuffer; size: GPUBuffer; weight: GPUBuffer };
 }
 
 /** Condenses dendrograms of up to `maxN` points on the GPU; one instance per (context, maxN). */
@@ -198,6 +209,12 @@ export class GpuCondenser {
     const owner = b('owner', 4 * n);
     const rows = b('rows', 16 * capacity);
     const pointRows = b('pointRows', 8 * n);
+    const columns = {
+      parent: b('parent', 4 * capacity),
+      child: b('child', 4 * capacity),
+      size: b('childSize', 4 * capacity),
+      weight: b('weight', 4 * capacity),
+    };
     const temporaries = [par, pparent, jdl, c, jdl2, c2, keys, vals, flags, scan, index, merge, cluster, owner];
     rec.dispatch(k.parents, { buffers: { pa_merges: merges, pa_par: par, pa_pparent: pparent }, uniforms, threads: m });
     rec.dispatch(k.init, {
@@ -275,8 +292,20 @@ export class GpuCondenser {
       uniforms,
       threads: n,
     });
+    rec.dispatch(k.columns, {
+      buffers: {
+        co_rows: rows,
+        co_count: count,
+        co_parent: columns.parent,
+        co_child: columns.child,
+        co_size: columns.size,
+        co_weight: columns.weight,
+      },
+      uniforms,
+      threads: capacity,
+    });
     this.pending.push(...temporaries);
-    return { rows, splitCount: count, capacity, pointRows };
+    return { rows, splitCount: count, capacity, pointRows, columns };
   }
 
   private readonly pending: GPUBuffer[] = [];
@@ -318,6 +347,29 @@ export class GpuCondenser {
     return out;
   }
 
+  /** The number of rows of an encoding (n + 2 · splits), read back. */
+  async rowCount(rows: GpuCondensedRows, n: number): Promise<number> {
+    return n + 2 * new Uint32Array(await this.ctx.read(rows.splitCount, 0, 4))[0];
+  }
+
+  /**
+   * Reads the rows back as columns straight into `into` (room for `count` rows each; `weight` as f32 bits: the
+   * merge's distance, which the host turns into λ).
+   */
+  async readColumns(
+    rows: GpuCondensedRows,
+    count: number,
+    into: { parent: Uint32Array; child: Uint32Array; childSize: Uint32Array; weight: Float32Array },
+  ): Promise<void> {
+    const c = rows.columns;
+    await Promise.all([
+      this.ctx.readInto(c.parent, 0, 4 * count, into.parent.subarray(0, count)),
+      this.ctx.readInto(c.child, 0, 4 * count, into.child.subarray(0, count)),
+      this.ctx.readInto(c.size, 0, 4 * count, into.childSize.subarray(0, count)),
+      this.ctx.readInto(c.weight, 0, 4 * count, into.weight.subarray(0, count)),
+    ]);
+  }
+
   /** Reads each point's row (parent cluster, weight bits) back, in point order (into `dest` when given). */
   async readPointRows(rows: GpuCondensedRows, n: number, dest?: Uint32Array): Promise<Uint32Array> {
     const out = dest ? dest.subarray(0, 2 * n) : new Uint32Array(2 * n);
@@ -336,6 +388,7 @@ export class GpuCondenser {
 export function destroyRows(rows: GpuCondensedRows): void {
   rows.rows.destroy();
   rows.pointRows.destroy();
+  for (const c of Object.values(rows.columns)) c.destroy();
   rows.splitCount.destroy();
 }
 

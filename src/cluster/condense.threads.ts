@@ -10,7 +10,7 @@
  */
 import { nextMessageId, passWithCaller, splitOnWorkers, type JobTable } from '../host/threads.js';
 import { fillRunts, type Condensed, type DeferredRunts, type Layout } from './condense.js';
-import { condensedFromArrays, rowArrays, rowCount, unpackRows, type RowArrays } from './condense.finish.js';
+import { condensedFromArrays, lambdaFromWeights, type RowArrays } from './condense.finish.js';
 import {
   anchorSlots,
   firstSplits,
@@ -171,67 +171,68 @@ export async function layOutThreaded(
 }
 
 /** The worker's side (src/worker.ts). */
-/** One range of the GPU's condensed rows to unpack (condense.finish.ts), every array in shared memory. */
-export interface UnpackRowsJob {
-  kind: 'condense-unpack';
+/** Counts of the threaded λ pass, for tests that must know it ran (cumulative per process). */
+export const finishThreadStats = { runs: 0 };
+
+/** One range of λ from the rows' distances (condense.finish.ts lambdaFromWeights), in shared memory. */
+export interface LambdaJob {
+  kind: 'condense-lambda';
   id: number;
-  rows: Uint32Array;
-  out: RowArrays;
+  weight: Float32Array;
+  lambda: Float64Array;
   scale: number;
   r0: number;
   r1: number;
 }
 
 /** The worker's side. */
-export function runUnpackRowsJob(job: UnpackRowsJob): FillRuntsReply {
-  unpackRows(job.rows, job.r0, job.r1, job.out, job.scale);
+export function runLambdaJob(job: LambdaJob): FillRuntsReply {
+  lambdaFromWeights(job.weight, job.r0, job.r1, job.lambda, job.scale);
   return { id: job.id };
 }
 
-/** Counts of the threaded unpacking, for tests that must know it ran (cumulative per process). */
-export const unpackThreadStats = { runs: 0 };
-
 /**
- * `condensedFromRows` with the unpacking split across `threads` threads (the main thread included) by ranges of
- * rows, then the sequential pass on the calling thread; null where worker threads are missing, `rows` or `into` is
- * not shared, or there are fewer than `minRows` rows (the caller runs `condensedFromRows`).
+ * The tree from its columns as the GPU wrote them (parent, child, child size read into place; `weight`: each
+ * row's distance): λ on `threads` threads by ranges where the arrays are shared and there are ≥ `minRows` rows,
+ * else on the calling thread; then the sequential pass (condensedFromArrays).
  */
-export async function condensedFromRowsThreaded(
-  rows: Uint32Array,
+export async function condensedFromColumns(
+  arrays: RowArrays,
+  weight: Float32Array,
   n: number,
-  into: RowArrays,
   scale: number,
   threads: number,
   minRows: number,
-): Promise<Condensed | null> {
-  const count = rowCount(rows, n);
-  const shared = [rows, into.parent, into.child, into.lambda, into.childSize].every(
-    (a) => a.buffer instanceof SharedArrayBuffer,
-  );
-  if (threads < 2 || count < minRows || !shared) return null;
-  const out = rowArrays(count, true, into);
-  const parts = Math.max(1, Math.min(threads, Math.floor(count / 65536)));
-  const bound = (j: number) => Math.floor((count * j) / parts);
-  const id = nextMessageId();
-  const job = (j: number): UnpackRowsJob => ({
-    kind: 'condense-unpack',
-    id,
-    rows,
-    out,
-    scale,
-    r0: bound(j),
-    r1: bound(j + 1),
-  });
-  const done = await splitOnWorkers(parts, true, 'cluster::condense', (pass) =>
-    pass<FillRuntsReply>(job, () => unpackRows(rows, 0, bound(1), out, scale)),
-  );
-  if (done === null) return null;
-  unpackThreadStats.runs++;
-  return condensedFromArrays(out, n);
+): Promise<Condensed> {
+  const count = arrays.parent.length;
+  const { lambda } = arrays;
+  const shared = [weight, lambda].every((a) => a.buffer instanceof SharedArrayBuffer);
+  let done = false;
+  if (threads >= 2 && count >= minRows && shared) {
+    const parts = Math.max(1, Math.min(threads, Math.floor(count / 65536)));
+    const bound = (j: number) => Math.floor((count * j) / parts);
+    const id = nextMessageId();
+    const job = (j: number): LambdaJob => ({
+      kind: 'condense-lambda',
+      id,
+      weight,
+      lambda,
+      scale,
+      r0: bound(j),
+      r1: bound(j + 1),
+    });
+    const ran = await splitOnWorkers(parts, true, 'cluster::condense', (pass) =>
+      pass<FillRuntsReply>(job, () => lambdaFromWeights(weight, 0, bound(1), lambda, scale)),
+    );
+    done = ran !== null;
+    if (done) finishThreadStats.runs++;
+  }
+  if (!done) lambdaFromWeights(weight, 0, count, lambda, scale);
+  return condensedFromArrays(arrays, n);
 }
 
 export const condenseJobs = {
+  'condense-lambda': runLambdaJob,
   'fill-runts': runFillRuntsJob,
   'condense-layout': runLayoutJob,
-  'condense-unpack': runUnpackRowsJob,
 } satisfies JobTable;

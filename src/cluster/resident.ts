@@ -17,8 +17,8 @@ import { startClock } from '../host/clock.js';
 import { createCanonicalSort } from '../emst/canonical.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
 import { clusterFromCondensedOnHost, type ClusterHost, type Clustering } from './clusterFromMst.js';
-import { condensedFromRows } from './condense.finish.js';
-import { condensedFromRowsThreaded } from './condense.threads.js';
+import { rowArrays } from './condense.finish.js';
+import { condensedFromColumns } from './condense.threads.js';
 import { destroyRows, GpuCondenser, type GpuCondensedRows } from './condense.rows.js';
 import { condenseRowsFits } from './condense.rows.cpu.js';
 import { GpuDendrogram, type DendrogramBuffers } from './dendrogram.js';
@@ -88,18 +88,25 @@ export async function clusterResident(
     const b = prepared?.buffers;
     if (prepared) await prepared.touched;
     clock.lap('cluster::wait');
-    const [words, pointWords, mst, linkage] = await Promise.all([
-      condenser.read(rows!, n, b?.rowWords),
+    const count = await condenser.rowCount(rows!, n);
+    const shared = host.threads > 1 && n >= host.thresholds.labelMinPoints;
+    const arrays = rowArrays(count, shared, b?.rows);
+    const weight = b ? b.rowWeight.subarray(0, count) : new Float32Array(count);
+    const [, pointWords, mst, linkage] = await Promise.all([
+      condenser.readColumns(rows!, count, { ...arrays, weight }),
       condenser.readPointRows(rows!, n, b?.pointWords),
       keep.mst ? readMst(ctx, keys, targets, m, scale, b?.mst) : Promise.resolve(EMPTY),
       keep.singleLinkage ? readLinkage(ctx, tree!, keys, m, scale, b?.linkage) : Promise.resolve(emptyLinkage()),
     ]);
     clock.lap('cluster::readback');
-    const shared = host.threads > 1 && n >= host.thresholds.labelMinPoints;
-    const condensed =
-      (b && shared
-        ? await condensedFromRowsThreaded(words, n, b.rows, scale, host.threads, host.thresholds.labelMinPoints)
-        : null) ?? condensedFromRows(words, n, { scale, shared, into: b?.rows });
+    const condensed = await condensedFromColumns(
+      arrays,
+      weight,
+      n,
+      scale,
+      host.threads,
+      host.thresholds.labelMinPoints,
+    );
     clock.lap('cluster::finish');
     const clustering = await clusterFromCondensedOnHost(condensed, options, host, {
       linkage,
