@@ -29,7 +29,7 @@ self.onmessage = async ({ data: params }) => {
     let result;
     try {
       const onProgress = (fraction, phase) => self.postMessage({ type: 'progress', fraction, phase });
-      const options = { dim, minClusterSize, minSamples, onProgress };
+      const options = { dim, minClusterSize, minSamples, onProgress, keep: { mst: true } };
       if (gpu) {
         try {
           result = await hdbscan(points, { ...options, backend: 'gpu', gpu });

@@ -97,7 +97,8 @@ export function condensedFromRows(rows: Uint32Array, n: number, options: FinishO
  * The per-cluster facts and the stabilities of an unpacked tree, in one sequential pass in row order (the float64
  * sums in hdbscan's order: this pass is the one that cannot be split).
  */
-export function condensedFromArrays(arrays: RowArrays, n: number): Condensed {
+export function condensedFromArrays(arrays: RowArrays, n: number, clusterRows?: Uint32Array): Condensed {
+  if (clusterRows) return fromArraysSparse(arrays, n, clusterRows);
   const { parent, child, lambda, childSize } = arrays;
   const count = parent.length;
   const k = count - n + 1;
@@ -127,6 +128,57 @@ export function condensedFromArrays(arrays: RowArrays, n: number): Condensed {
       info.size[ck] = s;
       if (firstChild[pk] < 0) firstChild[pk] = ck;
     }
+  }
+  return { tree: { parent, child, lambda, childSize, numPoints: n, numClusters: k }, info, stability };
+}
+
+/** The rows in [r0, r1) whose child is a cluster (child ≥ n), ascending. */
+export function clusterRowsIn(child: Uint32Array, r0: number, r1: number, n: number): Uint32Array {
+  const out: number[] = [];
+  for (let r = r0; r < r1; r++) if (child[r] >= n) out.push(r);
+  return Uint32Array.from(out);
+}
+
+/**
+ * `condensedFromArrays` knowing which rows are cluster rows (`clusterRows`, ascending): every other row is a point
+ * (child size 1), so the pass streams only parent and λ — the same additions in the same order, so the same bits
+ * ((λ − birth) · 1 is λ − birth exactly).
+ */
+function fromArraysSparse(arrays: RowArrays, n: number, clusterRows: Uint32Array): Condensed {
+  const { parent, child, lambda, childSize } = arrays;
+  const count = parent.length;
+  const k = count - n + 1;
+  const info: ClusterTreeInfo = {
+    numPoints: n,
+    numClusters: k,
+    parent: new Int32Array(k).fill(-1),
+    birth: new Float64Array(k),
+    size: new Uint32Array(k),
+    firstChild: new Int32Array(k).fill(-1),
+    maxLambda: new Float64Array(k),
+  };
+  info.size[0] = n;
+  const stability = new Float64Array(k);
+  const { birth, maxLambda, firstChild } = info;
+  let j = 0;
+  let next = clusterRows.length > 0 ? clusterRows[0] : count;
+  for (let r = 0; r < count; r++) {
+    const pk = parent[r] - n;
+    const lam = lambda[r];
+    if (lam > maxLambda[pk]) maxLambda[pk] = lam;
+    if (r !== next) {
+      stability[pk] += lam - birth[pk];
+      continue;
+    }
+    const s = childSize[r];
+    stability[pk] += (lam - birth[pk]) * s;
+    const ck = child[r] - n;
+    info.parent[ck] = pk;
+    birth[ck] = lam;
+    info.size[ck] = s;
+    if (firstChild[pk] < 0) firstChild[pk] = ck;
+    j++;
+    next = j < clusterRows.length ? clusterRows[j] : count;
   }
   return { tree: { parent, child, lambda, childSize, numPoints: n, numClusters: k }, info, stability };
 }

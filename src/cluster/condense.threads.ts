@@ -10,7 +10,7 @@
  */
 import { nextMessageId, passWithCaller, splitOnWorkers, type JobTable } from '../host/threads.js';
 import { fillRunts, type Condensed, type DeferredRunts, type Layout } from './condense.js';
-import { condensedFromArrays, lambdaFromWeights, type RowArrays } from './condense.finish.js';
+import { clusterRowsIn, condensedFromArrays, lambdaFromWeights, type RowArrays } from './condense.finish.js';
 import {
   anchorSlots,
   firstSplits,
@@ -174,21 +174,32 @@ export async function layOutThreaded(
 /** Counts of the threaded λ pass, for tests that must know it ran (cumulative per process). */
 export const finishThreadStats = { runs: 0 };
 
-/** One range of λ from the rows' distances (condense.finish.ts lambdaFromWeights), in shared memory. */
+/**
+ * One range of λ from the rows' distances (condense.finish.ts lambdaFromWeights), in shared memory; the range's
+ * cluster rows come back with the reply.
+ */
 export interface LambdaJob {
   kind: 'condense-lambda';
   id: number;
   weight: Float32Array;
   lambda: Float64Array;
+  child: Uint32Array;
+  n: number;
   scale: number;
   r0: number;
   r1: number;
 }
 
+export interface LambdaReply {
+  id: number;
+  clusterRows?: Uint32Array;
+  error?: string;
+}
+
 /** The worker's side. */
-export function runLambdaJob(job: LambdaJob): FillRuntsReply {
+export function runLambdaJob(job: LambdaJob): LambdaReply {
   lambdaFromWeights(job.weight, job.r0, job.r1, job.lambda, job.scale);
-  return { id: job.id };
+  return { id: job.id, clusterRows: clusterRowsIn(job.child, job.r0, job.r1, job.n) };
 }
 
 /**
@@ -206,9 +217,10 @@ export async function condensedFromColumns(
 ): Promise<Condensed> {
   const count = arrays.parent.length;
   const { lambda } = arrays;
-  const shared = [weight, lambda].every((a) => a.buffer instanceof SharedArrayBuffer);
-  let done = false;
-  if (threads >= 2 && count >= minRows && shared) {
+  // (SharedArrayBuffer is undefined in browsers without cross-origin isolation: asked only with threads.)
+  const shared = () => [weight, lambda, arrays.child].every((a) => a.buffer instanceof SharedArrayBuffer);
+  let clusterRows: Uint32Array | undefined;
+  if (threads >= 2 && count >= minRows && shared()) {
     const parts = Math.max(1, Math.min(threads, Math.floor(count / 65536)));
     const bound = (j: number) => Math.floor((count * j) / parts);
     const id = nextMessageId();
@@ -217,18 +229,32 @@ export async function condensedFromColumns(
       id,
       weight,
       lambda,
+      child: arrays.child,
+      n,
       scale,
       r0: bound(j),
       r1: bound(j + 1),
     });
-    const ran = await splitOnWorkers(parts, true, 'cluster::condense', (pass) =>
-      pass<FillRuntsReply>(job, () => lambdaFromWeights(weight, 0, bound(1), lambda, scale)),
+    let first: Uint32Array = new Uint32Array(0);
+    const replies = await splitOnWorkers(parts, true, 'cluster::condense', (pass) =>
+      pass<LambdaReply>(job, () => {
+        lambdaFromWeights(weight, 0, bound(1), lambda, scale);
+        first = clusterRowsIn(arrays.child, 0, bound(1), n);
+      }),
     );
-    done = ran !== null;
-    if (done) finishThreadStats.runs++;
+    if (replies !== null) {
+      const lists = [first, ...replies.map((r) => r.clusterRows!)];
+      clusterRows = new Uint32Array(lists.reduce((t, l) => t + l.length, 0));
+      let at = 0;
+      for (const l of lists) {
+        clusterRows.set(l, at);
+        at += l.length;
+      }
+      finishThreadStats.runs++;
+    }
   }
-  if (!done) lambdaFromWeights(weight, 0, count, lambda, scale);
-  return condensedFromArrays(arrays, n);
+  if (!clusterRows) lambdaFromWeights(weight, 0, count, lambda, scale);
+  return condensedFromArrays(arrays, n, clusterRows);
 }
 
 export const condenseJobs = {

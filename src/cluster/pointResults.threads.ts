@@ -18,7 +18,7 @@ import {
   persistenceOf,
   labelPointWords,
   labelRows,
-  offerExemplars,
+  offerCandidates,
   pointTables,
   type PointWords,
   type PointOutputs,
@@ -131,13 +131,19 @@ export interface PointWordsJob {
   labelCount: number;
   p0: number;
   p1: number;
+  /** The rows whose exemplar candidates this job gathers (none without a collector: `tables.wanted` null). */
+  tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>;
+  r0: number;
+  r1: number;
 }
 
 /** The worker's side. */
 export function runPointWordsJob(job: PointWordsJob): PointRowsReply {
   const counts = new Float64Array(job.labelCount);
   labelPointWords(job.tables, job.pw, job.p0, job.p1, { ...job.out, counts });
-  return { id: job.id, counts };
+  const offers: number[] = [];
+  offerCandidates(job.tables, job.tree, job.r0, job.r1, (c, x, lam) => offers.push(c, x, lam));
+  return { id: job.id, counts, offers: Float64Array.from(offers) };
 }
 
 /**
@@ -158,14 +164,16 @@ export async function pointResultsFromWordsThreaded(
   minPoints = THRESHOLDS.labelMinPoints,
 ): Promise<PointResults | null> {
   const n = info.numPoints;
-  const shared = [pw.words, into.labels, into.probabilities, into.outlierScores].every(
-    (a) => a.buffer instanceof SharedArrayBuffer,
-  );
-  if (threads < 2 || n < Math.max(minPoints, 2) || !shared) return null;
+  const shared = () =>
+    [pw.words, into.labels, into.probabilities, into.outlierScores].every((a) => a.buffer instanceof SharedArrayBuffer);
+  if (threads < 2 || n < Math.max(minPoints, 2) || !shared()) return null;
   const tables = shareTables(pointTables(info, selected, options, exemplars));
   const parts = Math.max(1, Math.min(threads, Math.floor(n / Math.min(minPoints, 65536))));
   const bound = (j: number) => Math.floor((n * j) / parts);
+  const rows = tree.parent.length;
+  const rowBound = (j: number) => Math.floor((rows * j) / parts);
   const id = nextMessageId();
+  const rowsOf = { parent: tree.parent, child: tree.child, lambda: tree.lambda };
   const job = (j: number): PointWordsJob => ({
     kind: 'cluster-point-words',
     id,
@@ -175,16 +183,28 @@ export async function pointResultsFromWordsThreaded(
     labelCount: selected.length,
     p0: bound(j),
     p1: bound(j + 1),
+    tree: rowsOf,
+    r0: rowBound(j),
+    r1: rowBound(j + 1),
   });
   const counts = new Float64Array(selected.length);
-  const mine = () => labelPointWords(tables, pw, 0, bound(1), { ...into, counts });
+  const first: number[] = [];
+  const mine = () => {
+    labelPointWords(tables, pw, 0, bound(1), { ...into, counts });
+    offerCandidates(tables, rowsOf, 0, rowBound(1), (c, x, lam) => first.push(c, x, lam));
+  };
   const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) => pass<PointRowsReply>(job, mine));
   if (replies === null) return null;
+  // The candidates in row order: the first range's, then each worker's.
+  const offer = (list: ArrayLike<number>) => {
+    for (let i = 0; i < list.length; i += 3) exemplars!.offer(list[i], list[i + 1], list[i + 2]);
+  };
+  if (exemplars) offer(first);
   for (const reply of replies) {
     const c = reply.counts!;
     for (let j = 0; j < c.length; j++) counts[j] += c[j];
+    if (exemplars) offer(reply.offers!);
   }
-  if (exemplars) offerExemplars(tables, tree, exemplars);
   pointThreadStats.runs++;
   pointThreadStats.workerRows += n - bound(1);
   return { ...into, persistence: persistenceOf(info, selected, stability, counts, tree.parent.length) };

@@ -177,20 +177,25 @@ export function labelPointWords(tables: PointTables, pw: PointWords, p0: number,
   }
 }
 
-/** The exemplar candidates in row order (what `labelRows` offers), reading only the rows of wanted leaves fully. */
-export function offerExemplars(
+/**
+ * The exemplar candidates of rows [r0, r1) in row order (what `labelRows` offers), reading only the rows of wanted
+ * leaves fully; none without a collector (`tables.wanted` null).
+ */
+export function offerCandidates(
   tables: PointTables,
   tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>,
-  exemplars: ExemplarCollector,
+  r0: number,
+  r1: number,
+  offer: (c: number, x: number, lam: number) => void,
 ): void {
   const { n, maxLambda, wanted } = tables;
   if (wanted === null) return;
   const { parent, child, lambda } = tree;
-  for (let r = 0; r < parent.length; r++) {
+  for (let r = r0; r < r1; r++) {
     const c = parent[r] - n;
     if (wanted[c] < 0) continue;
     const x = child[r];
-    if (x < n && lambda[r] === maxLambda[c]) exemplars.offer(c, x, lambda[r]);
+    if (x < n && lambda[r] === maxLambda[c]) offer(c, x, lambda[r]);
   }
 }
 
@@ -214,7 +219,7 @@ export function pointResultsFromWords(
     counts: new Float64Array(selected.length),
   };
   labelPointWords(tables, pw, 0, n, out);
-  if (exemplars) offerExemplars(tables, tree, exemplars);
+  if (exemplars) offerCandidates(tables, tree, 0, tree.parent.length, (c, x, lam) => exemplars.offer(c, x, lam));
   return { ...out, persistence: persistenceOf(info, selected, stability, out.counts, tree.parent.length) };
 }
 

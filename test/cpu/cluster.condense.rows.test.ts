@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { condense } from '../../src/cluster/condense.js';
-import { condensedFromRows } from '../../src/cluster/condense.finish.js';
+import { clusterRowsIn, condensedFromArrays, condensedFromRows } from '../../src/cluster/condense.finish.js';
 import { packMerges } from '../../src/cluster/condense.rows.js';
 import { condenseKeyBits, condenseRowsCpu, condenseRowsFits, maxSplits } from '../../src/cluster/condense.rows.cpu.js';
 import { oracleCondense } from '../helpers/clusterOracle.js';
@@ -39,6 +39,10 @@ describe('condensing by ranks and row keys (the GPU twin) + the host finish', ()
             expect(got.tree.numClusters, tag).toBe(want.tree.numClusters);
             expect(got.stability, tag).toEqual(want.stability);
             expect(got.info, tag).toEqual(want.info);
+            // The pass that knows the cluster rows (the threaded finish's): the same facts and sums.
+            const sparse = condensedFromArrays(got.tree, n, clusterRowsIn(got.tree.child, 0, got.tree.child.length, n));
+            expect(sparse.stability, tag).toEqual(want.stability);
+            expect(sparse.info, tag).toEqual(want.info);
             if (n <= 200) {
               const oracle = oracleCondense(mst, n, mcs).tree;
               expect(got.tree.child, tag).toEqual(oracle.child);
