@@ -102,16 +102,7 @@ export function condensedFromArrays(arrays: RowArrays, n: number, clusterRows?: 
   const { parent, child, lambda, childSize } = arrays;
   const count = parent.length;
   const k = count - n + 1;
-  const info: ClusterTreeInfo = {
-    numPoints: n,
-    numClusters: k,
-    parent: new Int32Array(k).fill(-1),
-    birth: new Float64Array(k),
-    size: new Uint32Array(k),
-    firstChild: new Int32Array(k).fill(-1),
-    maxLambda: new Float64Array(k),
-  };
-  info.size[0] = n;
+  const info = emptyFacts(n, k);
   const stability = new Float64Array(k);
   const { birth, maxLambda, firstChild } = info;
   for (let r = 0; r < count; r++) {
@@ -148,16 +139,7 @@ function fromArraysSparse(arrays: RowArrays, n: number, clusterRows: Uint32Array
   const { parent, child, lambda, childSize } = arrays;
   const count = parent.length;
   const k = count - n + 1;
-  const info: ClusterTreeInfo = {
-    numPoints: n,
-    numClusters: k,
-    parent: new Int32Array(k).fill(-1),
-    birth: new Float64Array(k),
-    size: new Uint32Array(k),
-    firstChild: new Int32Array(k).fill(-1),
-    maxLambda: new Float64Array(k),
-  };
-  info.size[0] = n;
+  const info = emptyFacts(n, k);
   const stability = new Float64Array(k);
   const { birth, maxLambda, firstChild } = info;
   let j = 0;
@@ -181,4 +163,19 @@ function fromArraysSparse(arrays: RowArrays, n: number, clusterRows: Uint32Array
     next = j < clusterRows.length ? clusterRows[j] : count;
   }
   return { tree: { parent, child, lambda, childSize, numPoints: n, numClusters: k }, info, stability };
+}
+
+/** The per-cluster facts of k clusters before the pass: no parents, births 0, the root holding all n points. */
+function emptyFacts(n: number, k: number): ClusterTreeInfo {
+  const info: ClusterTreeInfo = {
+    numPoints: n,
+    numClusters: k,
+    parent: new Int32Array(k).fill(-1),
+    birth: new Float64Array(k),
+    size: new Uint32Array(k),
+    firstChild: new Int32Array(k).fill(-1),
+    maxLambda: new Float64Array(k),
+  };
+  info.size[0] = n;
+  return info;
 }
