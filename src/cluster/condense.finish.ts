@@ -167,14 +167,61 @@ function fromArraysSparse(arrays: RowArrays, n: number, clusterRows: Uint32Array
 
 /** The per-cluster facts of k clusters before the pass: no parents, births 0, the root holding all n points. */
 function emptyFacts(n: number, k: number): ClusterTreeInfo {
+  return emptyClusterFacts(n, k, (bytes) => new ArrayBuffer(bytes));
+}
+
+/**
+ * The per-cluster facts (parent, birth, size, firstChild) from the cluster rows alone (`clusterRows`, ascending),
+ * into `info` made by `emptyClusterFacts`: what every stability needs before the rows are summed.
+ */
+export function clusterRowFacts(arrays: RowArrays, n: number, clusterRows: Uint32Array, info: ClusterTreeInfo): void {
+  const { parent, child, lambda, childSize } = arrays;
+  for (let j = 0; j < clusterRows.length; j++) {
+    const r = clusterRows[j];
+    const pk = parent[r] - n;
+    const ck = child[r] - n;
+    info.parent[ck] = pk;
+    info.birth[ck] = lambda[r];
+    info.size[ck] = childSize[r];
+    if (info.firstChild[pk] < 0) info.firstChild[pk] = ck;
+  }
+}
+
+/**
+ * Stabilities and largest λ of the clusters c with c % parts === part, over every row in row order: each cluster's
+ * additions in hdbscan's order (the same bits as the one-pass sum), so clusters can be split across threads.
+ * `birth` must be complete (clusterRowFacts).
+ */
+export function ownedStabilities(
+  arrays: Pick<RowArrays, 'parent' | 'lambda' | 'childSize'>,
+  n: number,
+  birth: Float64Array,
+  stability: Float64Array,
+  maxLambda: Float64Array,
+  part: number,
+  parts: number,
+): void {
+  const { parent, lambda, childSize } = arrays;
+  const count = parent.length;
+  for (let r = 0; r < count; r++) {
+    const pk = parent[r] - n;
+    if (pk % parts !== part) continue;
+    const lam = lambda[r];
+    if (lam > maxLambda[pk]) maxLambda[pk] = lam;
+    stability[pk] += (lam - birth[pk]) * childSize[r];
+  }
+}
+
+/** `emptyFacts` in the given memory (shared for threads). */
+export function emptyClusterFacts(n: number, k: number, alloc: (bytes: number) => ArrayBufferLike): ClusterTreeInfo {
   const info: ClusterTreeInfo = {
     numPoints: n,
     numClusters: k,
-    parent: new Int32Array(k).fill(-1),
-    birth: new Float64Array(k),
-    size: new Uint32Array(k),
-    firstChild: new Int32Array(k).fill(-1),
-    maxLambda: new Float64Array(k),
+    parent: new Int32Array(alloc(4 * k), 0, k).fill(-1),
+    birth: new Float64Array(alloc(8 * k), 0, k),
+    size: new Uint32Array(alloc(4 * k), 0, k),
+    firstChild: new Int32Array(alloc(4 * k), 0, k).fill(-1),
+    maxLambda: new Float64Array(alloc(8 * k), 0, k),
   };
   info.size[0] = n;
   return info;

@@ -10,7 +10,15 @@
  */
 import { nextMessageId, passWithCaller, splitOnWorkers, type JobTable } from '../host/threads.js';
 import { fillRunts, type Condensed, type DeferredRunts, type Layout } from './condense.js';
-import { clusterRowsIn, condensedFromArrays, lambdaFromWeights, type RowArrays } from './condense.finish.js';
+import {
+  clusterRowFacts,
+  clusterRowsIn,
+  condensedFromArrays,
+  emptyClusterFacts,
+  lambdaFromWeights,
+  ownedStabilities,
+  type RowArrays,
+} from './condense.finish.js';
 import {
   anchorSlots,
   firstSplits,
@@ -196,6 +204,70 @@ export interface LambdaReply {
   error?: string;
 }
 
+/** One share of the stabilities: the clusters c with c % parts === part (condense.finish.ts ownedStabilities). */
+export interface StabilityJob {
+  kind: 'condense-stability';
+  id: number;
+  arrays: Pick<RowArrays, 'parent' | 'lambda' | 'childSize'>;
+  n: number;
+  birth: Float64Array;
+  stability: Float64Array;
+  maxLambda: Float64Array;
+  part: number;
+  parts: number;
+}
+
+/** The worker's side. */
+export function runStabilityJob(job: StabilityJob): FillRuntsReply {
+  ownedStabilities(job.arrays, job.n, job.birth, job.stability, job.maxLambda, job.part, job.parts);
+  return { id: job.id };
+}
+
+/** Counts of the stabilities computed on threads, for tests that must know it ran (cumulative per process). */
+export const stabilityThreadStats = { runs: 0 };
+
+/**
+ * The facts and stabilities of an unpacked tree with its cluster rows known: the facts from the cluster rows, then
+ * the clusters' sums split across `threads` threads by cluster (each thread reads every row's parent and sums its own
+ * clusters' rows in row order: the same bits as the one-pass sum); null where there are too few clusters for more
+ * than one thread to have work, or no workers.
+ */
+async function stabilitiesThreaded(
+  arrays: RowArrays,
+  n: number,
+  clusterRows: Uint32Array,
+  threads: number,
+): Promise<Condensed | null> {
+  const count = arrays.parent.length;
+  const k = count - n + 1;
+  const parts = Math.min(threads, k);
+  if (parts < 2) return null;
+  const alloc = (bytes: number) => new SharedArrayBuffer(bytes);
+  const info = emptyClusterFacts(n, k, alloc);
+  clusterRowFacts(arrays, n, clusterRows, info);
+  const stability = new Float64Array(alloc(8 * k), 0, k);
+  const rows = { parent: arrays.parent, lambda: arrays.lambda, childSize: arrays.childSize };
+  const id = nextMessageId();
+  const { birth, maxLambda } = info;
+  const job = (part: number): StabilityJob => ({
+    kind: 'condense-stability',
+    id,
+    arrays: rows,
+    n,
+    birth,
+    stability,
+    maxLambda,
+    part,
+    parts,
+  });
+  const mine = () => ownedStabilities(rows, n, birth, stability, maxLambda, 0, parts);
+  const done = await splitOnWorkers(parts, true, 'cluster::condense', (pass) => pass<FillRuntsReply>(job, mine));
+  if (done === null) return null;
+  stabilityThreadStats.runs++;
+  const { parent, child, lambda, childSize } = arrays;
+  return { tree: { parent, child, lambda, childSize, numPoints: n, numClusters: k }, info, stability };
+}
+
 /** The worker's side. */
 export function runLambdaJob(job: LambdaJob): LambdaReply {
   lambdaFromWeights(job.weight, job.r0, job.r1, job.lambda, job.scale);
@@ -254,11 +326,13 @@ export async function condensedFromColumns(
     }
   }
   if (!clusterRows) lambdaFromWeights(weight, 0, count, lambda, scale);
-  return condensedFromArrays(arrays, n, clusterRows);
+  const split = clusterRows ? await stabilitiesThreaded(arrays, n, clusterRows, threads) : null;
+  return split ?? condensedFromArrays(arrays, n, clusterRows);
 }
 
 export const condenseJobs = {
   'condense-lambda': runLambdaJob,
+  'condense-stability': runStabilityJob,
   'fill-runts': runFillRuntsJob,
   'condense-layout': runLayoutJob,
 } satisfies JobTable;

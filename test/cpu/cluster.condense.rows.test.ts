@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { condense } from '../../src/cluster/condense.js';
-import { clusterRowsIn, condensedFromArrays, condensedFromRows } from '../../src/cluster/condense.finish.js';
+import {
+  clusterRowFacts,
+  clusterRowsIn,
+  condensedFromArrays,
+  condensedFromRows,
+  emptyClusterFacts,
+  ownedStabilities,
+} from '../../src/cluster/condense.finish.js';
 import { packMerges } from '../../src/cluster/condense.rows.js';
 import { condenseKeyBits, condenseRowsCpu, condenseRowsFits, maxSplits } from '../../src/cluster/condense.rows.cpu.js';
 import { oracleCondense } from '../helpers/clusterOracle.js';
@@ -43,6 +50,15 @@ describe('condensing by ranks and row keys (the GPU twin) + the host finish', ()
             const sparse = condensedFromArrays(got.tree, n, clusterRowsIn(got.tree.child, 0, got.tree.child.length, n));
             expect(sparse.stability, tag).toEqual(want.stability);
             expect(sparse.info, tag).toEqual(want.info);
+            // Split by cluster ownership (the threaded finish's): facts from the cluster rows, sums per owner.
+            const k = want.tree.numClusters;
+            const owned = emptyClusterFacts(n, k, (b) => new ArrayBuffer(b));
+            clusterRowFacts(got.tree, n, clusterRowsIn(got.tree.child, 0, got.tree.child.length, n), owned);
+            const stab = new Float64Array(k);
+            for (let part = 0; part < 3; part++)
+              ownedStabilities(got.tree, n, owned.birth, stab, owned.maxLambda, part, 3);
+            expect(stab, tag).toEqual(want.stability);
+            expect(owned, tag).toEqual(want.info);
             if (n <= 200) {
               const oracle = oracleCondense(mst, n, mcs).tree;
               expect(got.tree.child, tag).toEqual(oracle.child);

@@ -6,7 +6,7 @@
  * every selection option; `keep` leaves the MST and the dendrogram on the GPU.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { finishThreadStats } from '../../src/cluster/condense.threads.js';
+import { finishThreadStats, stabilityThreadStats } from '../../src/cluster/condense.threads.js';
 import { blobs } from '../../src/datasets/generate.js';
 import { hdbscan, type HdbscanOptions, type HdbscanResult } from '../../src/hdbscan.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
@@ -106,9 +106,11 @@ for (const { name, ctx } of variants.slice(0, 1)) {
         keep: ALL,
       };
       const unpacked = finishThreadStats.runs;
+      const summed = stabilityThreadStats.runs;
       const got = await hdbscan(points, options);
       expect(got.timings['cluster::gpu']).toBeGreaterThan(0);
       expect(finishThreadStats.runs, 'λ from the rows on threads').toBe(unpacked + 1);
+      expect(stabilityThreadStats.runs, 'stabilities by cluster on threads').toBe(summed + 1);
       expect(got.labels.buffer).toBeInstanceOf(SharedArrayBuffer);
       expect(got.condensedTree.lambda.buffer).toBeInstanceOf(SharedArrayBuffer);
       expect(got.mst!.sources.buffer).toBeInstanceOf(SharedArrayBuffer);
