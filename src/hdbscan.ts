@@ -160,16 +160,16 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     'hdbscan',
     points,
     { ...emstOptions, onProgress: progressSpan(onProgress, 0, 0.9) },
-    { readInto, afterGpu },
+    { readInto, afterGpu, afterUpload: preparedResident ? () => void preparedResident.start() : undefined },
   ).catch(async (e) => {
     await prepared?.touched.catch(() => undefined);
-    await preparedResident?.touched.catch(() => undefined);
+    await preparedResident?.started()?.catch(() => undefined);
     throw e;
   });
   clock.skip();
   if (prepared) await prepared.touched;
   // After a fallback to the CPU the resident path's buffers went unused; their touching ends before we go on.
-  if (preparedResident && !onGpu) await preparedResident.touched;
+  if (preparedResident && !onGpu) await preparedResident.started();
   clock.lap('hdbscan::wait');
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
   const done = onGpu as ResidentClustering | null;

@@ -22,7 +22,7 @@ import { condensedFromColumns } from './condense.threads.js';
 import { destroyRows, GpuCondenser, type GpuCondensedRows } from './condense.rows.js';
 import { condenseRowsFits } from './condense.rows.cpu.js';
 import { GpuDendrogram, type DendrogramBuffers } from './dendrogram.js';
-import type { ResidentBuffers } from './buffers.js';
+import type { PreparedResident } from './buffers.js';
 import type { ResolvedClusterOptions, SingleLinkageTree } from './types.js';
 
 /** What the caller wants back besides the clustering. */
@@ -60,7 +60,7 @@ export async function clusterResident(
   host: ClusterHost,
   keep: ResidentKeep,
   scale: number,
-  prepared?: { buffers: ResidentBuffers; touched: Promise<void> } | null,
+  prepared?: PreparedResident | null,
 ): Promise<ResidentClustering> {
   const m = n - 1;
   if (edges.count !== m) throw new Error(`cluster::resident: ${edges.count} edges for ${n} points.`);
@@ -88,7 +88,7 @@ export async function clusterResident(
     clock.lap('cluster::gpu');
     // The host arrays were touched by worker threads while the GPU worked (buffers.ts, prepareResidentBuffers).
     const b = prepared?.buffers;
-    if (prepared) await prepared.touched;
+    if (prepared) await prepared.start();
     clock.lap('cluster::wait');
     const count = await condenser.rowCount(rows!, n);
     const shared = host.threads > 1 && n >= host.thresholds.labelMinPoints;

@@ -56,6 +56,8 @@ export interface EmstInternal {
    * hdbscan()'s GPU-resident clustering (src/cluster/resident.ts).
    */
   afterGpu?: (edges: { records: GPUBuffer; count: number }, ctx: GpuContext, scale: number) => Promise<void>;
+  /** GPU backend only: called once the points are on the GPU (hdbscan() starts touching its host buffers then). */
+  afterUpload?: () => void;
 }
 
 /**
@@ -130,6 +132,7 @@ export async function emstFor(
       onProgress,
       signal: options.signal,
       readInto: internal.readInto,
+      afterUpload: internal.afterUpload,
       // One of the two exponents is 0: the host scaled (exponent) or the GPU does (gpuExponent).
       afterGpu: internal.afterGpu
         ? (_points: GPUBuffer, edges: { records: GPUBuffer; count: number }, ctx: GpuContext, gpuExponent: number) =>

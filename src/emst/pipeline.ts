@@ -290,6 +290,8 @@ export async function emstGpu(
     checkFrom?: Float32Array | Float64Array;
     /** Shared arrays to read the edges into, finishing on threads (readback.threads.ts; hdbscan's buffers). */
     readInto?: ReadbackInto;
+    /** Called once the points are on the GPU, before the rounds. */
+    afterUpload?: () => void;
   },
 ): Promise<EmstGpuResult> {
   const ctx = options.ctx ?? (await createGpuContext({ hardwareOnly: options.hardwareOnly }));
@@ -318,6 +320,7 @@ export async function emstGpu(
     buffer = await ctx.uploadFloat32('emst::points', points);
     await ctx.onDone();
     lap('emst::upload');
+    options.afterUpload?.();
     let exponent = 0;
     if (checking) {
       exponent = await checkPointsOnGpu(ctx, await checking, buffer, options.checkFrom!, dim);
