@@ -204,7 +204,7 @@ export interface LambdaReply {
   error?: string;
 }
 
-/** One share of the stabilities: the clusters c with c % parts === part (condense.finish.ts ownedStabilities). */
+/** One share of the stabilities: the clusters c with owner[c] === part (condense.finish.ts ownedStabilities). */
 export interface StabilityJob {
   kind: 'condense-stability';
   id: number;
@@ -214,12 +214,13 @@ export interface StabilityJob {
   stability: Float64Array;
   maxLambda: Float64Array;
   part: number;
-  parts: number;
+  /** owner[c]: the part that sums cluster c (c % parts). */
+  owner: Uint8Array;
 }
 
 /** The worker's side. */
 export function runStabilityJob(job: StabilityJob): FillRuntsReply {
-  ownedStabilities(job.arrays, job.n, job.birth, job.stability, job.maxLambda, job.part, job.parts);
+  ownedStabilities(job.arrays, job.n, job.birth, job.stability, job.maxLambda, job.part, job.owner);
   return { id: job.id };
 }
 
@@ -240,7 +241,7 @@ async function stabilitiesThreaded(
 ): Promise<Condensed | null> {
   const count = arrays.parent.length;
   const k = count - n + 1;
-  const parts = Math.min(threads, k);
+  const parts = Math.min(threads, k, 255);
   if (parts < 2) return null;
   const alloc = (bytes: number) => new SharedArrayBuffer(bytes);
   const info = emptyClusterFacts(n, k, alloc);
@@ -249,6 +250,8 @@ async function stabilitiesThreaded(
   const rows = { parent: arrays.parent, lambda: arrays.lambda, childSize: arrays.childSize };
   const id = nextMessageId();
   const { birth, maxLambda } = info;
+  const owner = new Uint8Array(alloc(k), 0, k);
+  for (let c = 0; c < k; c++) owner[c] = c % parts;
   const job = (part: number): StabilityJob => ({
     kind: 'condense-stability',
     id,
@@ -258,9 +261,9 @@ async function stabilitiesThreaded(
     stability,
     maxLambda,
     part,
-    parts,
+    owner,
   });
-  const mine = () => ownedStabilities(rows, n, birth, stability, maxLambda, 0, parts);
+  const mine = () => ownedStabilities(rows, n, birth, stability, maxLambda, 0, owner);
   const done = await splitOnWorkers(parts, true, 'cluster::condense', (pass) => pass<FillRuntsReply>(job, mine));
   if (done === null) return null;
   stabilityThreadStats.runs++;

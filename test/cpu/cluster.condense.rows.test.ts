@@ -55,8 +55,9 @@ describe('condensing by ranks and row keys (the GPU twin) + the host finish', ()
             const owned = emptyClusterFacts(n, k, (b) => new ArrayBuffer(b));
             clusterRowFacts(got.tree, n, clusterRowsIn(got.tree.child, 0, got.tree.child.length, n), owned);
             const stab = new Float64Array(k);
+            const owner = Uint8Array.from({ length: k }, (_, c) => c % 3);
             for (let part = 0; part < 3; part++)
-              ownedStabilities(got.tree, n, owned.birth, stab, owned.maxLambda, part, 3);
+              ownedStabilities(got.tree, n, owned.birth, stab, owned.maxLambda, part, owner);
             expect(stab, tag).toEqual(want.stability);
             expect(owned, tag).toEqual(want.info);
             if (n <= 200) {
