@@ -150,13 +150,18 @@ export class GpuCondenser {
     private readonly ctx: GpuContext,
     readonly maxN: number,
     private readonly k: CondenseKernels,
-    /** Its 64-bit radix sorter (maxCount 2 · maxN): idle between encodings, others may record sorts with it. */
+    /** Its 64-bit radix sorter (maxCount ≥ maxN): idle between encodings, others may record sorts with it. */
     readonly sorter: RadixSorter,
     private readonly scanner: Scanner,
   ) {}
 
-  static async create(ctx: GpuContext, maxN: number): Promise<GpuCondenser> {
+  /**
+   * `minMinClusterSize`: the smallest minClusterSize the instance will be given (default 2, the worst case): the
+   * row sort's sorter holds n + 2 · maxSplits(n, it) pairs (1.13 n at 15 instead of 2 n).
+   */
+  static async create(ctx: GpuContext, maxN: number, minMinClusterSize = 2): Promise<GpuCondenser> {
     const n = Math.max(2, maxN);
+    const rowsMax = n + 2 * maxSplits(n, Math.max(2, minMinClusterSize));
     const spec = <E extends Entry>(entry: E) =>
       ctx.kernel({
         label: `${LABEL}.${entry}`,
@@ -169,8 +174,7 @@ export class GpuCondenser {
     const entries = Object.keys(BINDINGS) as Entry[];
     const [kernels, sorter, scanner] = await Promise.all([
       Promise.all(entries.map((e) => spec(e))),
-      // Row keys: n + 2 · maxSplits(n, 2) ≤ 2n.
-      createRadixSorter(ctx, { maxCount: 2 * n, keyWords: 2 }),
+      createRadixSorter(ctx, { maxCount: rowsMax, keyWords: 2 }),
       createScanner(ctx, n),
     ]);
     const k = Object.fromEntries(entries.map((e, i) => [e, kernels[i]])) as unknown as CondenseKernels;
@@ -190,6 +194,11 @@ export class GpuCondenser {
     const m = n - 1;
     const splitsMax = maxSplits(n, minClusterSize);
     const capacity = n + 2 * splitsMax;
+    if (capacity > this.sorter.maxCount) {
+      throw new Error(
+        `${LABEL}: made for ${this.sorter.maxCount} rows, asked for ${capacity} (minClusterSize ${minClusterSize}).`,
+      );
+    }
     const uniforms = { n, m, mcs: minClusterSize, bm: bits.bm, root: m - 1, maxSplits: splitsMax, p0: 0, p1: 0 };
     const b = (label: string, bytes: number) => ctx.createBuffer(`${LABEL}.${label}`, Math.max(16, bytes));
     const par = b('par', 4 * m);

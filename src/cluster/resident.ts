@@ -68,7 +68,7 @@ export async function clusterResident(
   const clock = startClock();
   // One 64-bit sorter for the canonical order, the dendrogram's chains and condensing (sequential in the
   // submission): the condenser's, lent to the others (12 bytes a point fewer than a sorter each).
-  const [canonical, condenser] = await Promise.all([createCanonicalSort(ctx), GpuCondenser.create(ctx, n)]);
+  const [canonical, condenser] = await Promise.all([createCanonicalSort(ctx), GpuCondenser.create(ctx, n, mcs)]);
   const dendrogram = await GpuDendrogram.create(ctx, n, { sorter: condenser.sorter }).catch((e: unknown) => {
     condenser.destroy();
     throw e;
