@@ -2,7 +2,7 @@
 // patterns, rounding exactly as the host's Math.fround(x · 2^e): the exponent moves; where the result is subnormal
 // the significand is shifted right with round-half-to-even; subnormal inputs are normalised first. GPU float
 // arithmetic may flush subnormals to zero, so no float operation is used. Host side: src/emst/pointcheck.ts; CPU
-// twin: src/emst/pointcheck.cpu.ts scaleBitsCpu. Inputs are finite (pointcheck.wgsl ran first) and e never takes
+// twin: src/emst/pointcheck.cpu.ts. Inputs are finite (pointcheck.wgsl ran first) and e never takes
 // the largest magnitude past [1, 2), so nothing overflows.
 struct ScaleParams { count: u32, exponent: i32, p0: u32, p1: u32 }
 @group(0) @binding(0) var<uniform> u: ScaleParams;

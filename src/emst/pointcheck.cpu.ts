@@ -27,7 +27,7 @@ export function checkPointsCpu(bits: Uint32Array, limit: number): PointCheck {
   return { first, topBits };
 }
 
-/** pointscale.wgsl's scale_bits: the float32 bits·2^e, rounded half to even where the result is subnormal. */
+/** pointscale.wgsl's bit scaling: the float32 bits·2^e, rounded half to even where the result is subnormal. */
 export function scaleBitsCpu(bits: number, e: number): number {
   const sign = (bits & 0x80000000) >>> 0;
   const mag = bits & 0x7fffffff;

@@ -51,7 +51,14 @@ export interface PointChecker {
 /** Compiles both kernels (cached per device by the context). */
 export async function createPointChecker(ctx: GpuContext): Promise<PointChecker> {
   const [check, scale] = await Promise.all([
-    ctx.kernel({ label: 'emst::check', shader: 'emst/pointcheck', entry: 'main', ...CHECK, workgroupSize: WG }),
+    ctx.kernel({
+      label: 'emst::check',
+      shader: 'emst/pointcheck',
+      entry: 'main',
+      ...CHECK,
+      workgroupSize: WG,
+      constants: { LIMIT_BITS: MAX_COORDINATE_BITS },
+    }),
     ctx.kernel({ label: 'emst::scale', shader: 'emst/pointscale', entry: 'main', ...SCALE, workgroupSize: WG }),
   ]);
   const groups = (count: number) => Math.min(Math.ceil(count / WG), MAX_GROUPS);

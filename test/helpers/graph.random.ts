@@ -86,7 +86,7 @@ export function toCsr(g: EdgeListGraph): CsrGraph {
 }
 
 /**
- * Small TypeScript versions of ../shared/bench/gen_graph.py's kinds (its generator needs numpy): a 4-neighbour
+ * Small TypeScript versions of the kinds of gen_graph.py (the project's graph generator, kept outside the repository) (its generator needs numpy): a 4-neighbour
  * grid of side 2^(scale/2), 'r4' (each vertex linked to 4 random others) and an R-MAT graph (0.57/0.19/0.19,
  * 8n edges), with integer weights in [1, 2^20]. Duplicates and self loops are kept (the readers and the MSF
  * must cope with them anyway).
