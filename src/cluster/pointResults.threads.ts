@@ -107,15 +107,7 @@ export async function pointResultsThreaded(
   const mine = () => labelRows(tables, tree, 0, bound(1), { ...out, counts }, (c, x, lam) => first.push(c, x, lam));
   const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) => pass<PointRowsReply>(job, mine));
   if (replies === null) return null;
-  const offer = (list: ArrayLike<number>) => {
-    for (let i = 0; i < list.length; i += 3) exemplars!.offer(list[i], list[i + 1], list[i + 2]);
-  };
-  if (exemplars) offer(first);
-  for (const reply of replies) {
-    const c = reply.counts!;
-    for (let j = 0; j < c.length; j++) counts[j] += c[j];
-    if (exemplars) offer(reply.offers!);
-  }
+  gatherReplies(replies, first, counts, exemplars);
   pointThreadStats.runs++;
   pointThreadStats.workerRows += rows - bound(1);
   return { ...out, persistence: persistenceOf(info, selected, stability, counts, rows) };
@@ -196,6 +188,22 @@ export async function pointResultsFromWordsThreaded(
   const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) => pass<PointRowsReply>(job, mine));
   if (replies === null) return null;
   // The candidates in row order: the first range's, then each worker's.
+  gatherReplies(replies, first, counts, exemplars);
+  pointThreadStats.runs++;
+  pointThreadStats.workerRows += n - bound(1);
+  return { ...into, persistence: persistenceOf(info, selected, stability, counts, tree.parent.length) };
+}
+
+/**
+ * Adds the workers' label counts to `counts` and offers the exemplar candidates in row order: the calling thread's
+ * range (`first`, triples c, x, λ), then each worker's in range order.
+ */
+function gatherReplies(
+  replies: PointRowsReply[],
+  first: ArrayLike<number>,
+  counts: Float64Array,
+  exemplars: ExemplarCollector | undefined,
+): void {
   const offer = (list: ArrayLike<number>) => {
     for (let i = 0; i < list.length; i += 3) exemplars!.offer(list[i], list[i + 1], list[i + 2]);
   };
@@ -205,9 +213,6 @@ export async function pointResultsFromWordsThreaded(
     for (let j = 0; j < c.length; j++) counts[j] += c[j];
     if (exemplars) offer(reply.offers!);
   }
-  pointThreadStats.runs++;
-  pointThreadStats.workerRows += n - bound(1);
-  return { ...into, persistence: persistenceOf(info, selected, stability, counts, tree.parent.length) };
 }
 
 /** The tables in shared memory (they are k-sized: up to ~n / 8 clusters, not worth copying to every worker). */
