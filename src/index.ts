@@ -78,6 +78,14 @@ export type {
 } from './stats/compare.js';
 export { subsample, jitter } from './stats/resample.js';
 export type { SubsampleOptions, Subsample, JitterOptions } from './stats/resample.js';
+export { realisationStats, realisationPoints } from './stats/realisations.js';
+export type {
+  RealisationStatsOptions,
+  RealisationStats,
+  RealisationMoments,
+  RealisationTask,
+  RunRealisation,
+} from './stats/realisations.js';
 export { mstPlotSvg } from './stats/plot.js';
 export type { MstPlotInput, MstTreePanel } from './stats/plot.js';
 export {

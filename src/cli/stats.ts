@@ -1,8 +1,9 @@
 /**
  * `treeline stats <points>`: MiSTree's MST statistics (degree, edge length, branch length, branch shape) on the exact
  * EMST of a point file — summaries and histograms, optionally the raw arrays, the 4-panel SVG figure, and a
- * comparison against realisations (other files measured on the same bins). Compute (`computeStats`) and printing
- * (`statsPrintable`) stay apart.
+ * comparison against realisations (other files measured on the same bins), or the per-bin mean and standard deviation
+ * over seeded jittered or subsampled realisations of the catalogue (--jitter / --subsample with --realisations:
+ * realisationStats, src/stats/realisations.ts). Compute (`computeStats`) and printing (`statsPrintable`) stay apart.
  */
 import { basename } from 'node:path';
 import { Command } from 'commander';
@@ -15,10 +16,11 @@ import { degreeCounts } from '../stats/degree.js';
 import { binsOf, type MstBins } from '../stats/histogram.js';
 import { mstStats, type MstStats, type MstStatsOptions } from '../stats/mstStats.js';
 import { mstPlotSvg, type MstTreePanel } from '../stats/plot.js';
+import { realisationStats, type RealisationStats } from '../stats/realisations.js';
 import { summarise } from '../stats/summary.js';
 import { STAT_NAMES, type MstHistograms, type StatName } from '../stats/types.js';
 import type { CliIo } from './program.js';
-import type { ProgressCallback } from '../progress.js';
+import { progressSpan, type ProgressCallback } from '../progress.js';
 import { plotBytes, plotFormat } from './plot.js';
 import { runCommand } from './run.js';
 import {
@@ -29,6 +31,7 @@ import {
   choice,
   integer,
   logTimings,
+  number,
   plural,
   POINTS_ARGUMENT,
   outputKind,
@@ -58,6 +61,14 @@ export interface StatsCliOptions extends InputOptions, OutputOptions {
   /** The figure gains a first panel: the tree over the first two columns. */
   plotTreePanel?: boolean;
   compare?: string[];
+  /** --jitter: σ of the Gaussian displacement (one value, or one per column). */
+  jitter?: number[];
+  /** --subsample: the fraction of the points each realisation keeps, in (0, 1]. */
+  subsample?: number;
+  /** --realisations: k, with --jitter or --subsample. */
+  realisations?: number;
+  /** --seed: realisation r uses seed + r (default 0). */
+  seed?: number;
   backend: Backend;
   /** CPU backend threads (undefined: the default). */
   threads?: number;
@@ -81,6 +92,8 @@ export interface StatsRun {
   comparison: StatsComparison | null;
   /** The statistics that got a χ² (N > bins + 2 for each, and for all of them jointly). */
   chi2: StatName[];
+  /** With --jitter or --subsample: the realisations' per-bin mean and std on the catalogue's bins. */
+  resampled: RealisationStats | null;
   timings: Record<string, number>;
 }
 
@@ -124,15 +137,57 @@ export function chi2Statistics(h: MstHistograms, realisations: number): StatName
   return chosen;
 }
 
+/** --jitter σ or σx,σy[,σz]: each finite and ≥ 0. */
+export const sigmaList = (value: string): number[] =>
+  value.split(',').map((s) => {
+    const v = Number(s.trim());
+    if (s.trim() === '' || !Number.isFinite(v) || v < 0) {
+      throw new InputError(`--jitter: expected σ or σx,σy[,σz], each a finite number ≥ 0, got '${value}'.`);
+    }
+    return v;
+  });
+
+/**
+ * --jitter / --subsample / --realisations / --seed together, before any file is read: one method, with k; not with
+ * --compare (both make the realisations the catalogue is set against: run them as two commands).
+ */
+function checkResampling(o: StatsCliOptions): void {
+  const method = o.jitter ? '--jitter' : o.subsample !== undefined ? '--subsample' : null;
+  if (o.jitter && o.subsample !== undefined)
+    throw new InputError('--jitter and --subsample are two kinds of realisation: give one of them.');
+  if (!method) {
+    if (o.realisations !== undefined)
+      throw new InputError(`--realisations ${o.realisations} counts --jitter or --subsample realisations: give one.`);
+    if (o.seed !== undefined)
+      throw new InputError(`--seed ${o.seed} seeds --jitter or --subsample realisations: give one.`);
+    return;
+  }
+  if (o.realisations === undefined) throw new InputError(`${method} needs --realisations <k>.`);
+  if (o.compare?.length) {
+    throw new InputError(
+      `${method} and --compare both give the realisations the catalogue is set against: ` +
+        'run them as two commands (or jitter each mock into its own file and --compare with those).',
+    );
+  }
+  if (o.jitter && o.coords === 'radec') {
+    throw new InputError(
+      "--jitter moves positions in the file's units; with --coords radec (degrees on the sphere) it is not " +
+        'supported: jitter Cartesian positions, or use --subsample.',
+    );
+  }
+}
+
 export async function computeStats(
   file: string,
   o: StatsCliOptions,
   progress?: ProgressCallback,
   signal?: AbortSignal,
 ): Promise<StatsRun> {
+  checkResampling(o);
   // The catalogue and each realisation get an equal share of the fraction; a realisation's phases are prefixed.
   const compare = o.compare ?? [];
-  const share = 1 / (1 + compare.length);
+  const k = o.jitter || o.subsample !== undefined ? o.realisations! : compare.length;
+  const share = 1 / (1 + k);
   const part = (k: number, prefix: string): ProgressCallback | undefined =>
     progress && ((f, phase) => progress(share * (k + f), phase === undefined ? undefined : prefix + phase));
   let t = performance.now();
@@ -169,6 +224,20 @@ export async function computeStats(
       histograms: r.histograms,
     });
   }
+  let resampled: RealisationStats | null = null;
+  if (o.jitter || o.subsample !== undefined) {
+    const sigma = o.jitter?.length === 1 ? o.jitter[0] : o.jitter;
+    resampled = await realisationStats(table.points, {
+      ...statsOptions(table, o),
+      ...(sigma !== undefined ? { jitter: sigma } : { subsample: o.subsample }),
+      realisations: o.realisations!,
+      seed: o.seed ?? 0,
+      catalogue: stats.histograms,
+      onProgress: progressSpan(progress, share, 1),
+      signal,
+    });
+    timings['stats::realisations'] = resampled.timings['stats::realisations'];
+  }
   let comparison: StatsComparison | null = null;
   let chi2: StatName[] = [];
   if (realisations.length > 0) {
@@ -182,7 +251,7 @@ export async function computeStats(
     );
     timings['stats::compare'] = performance.now() - t;
   }
-  return { file, table, stats, realisations, comparison, chi2, timings };
+  return { file, table, stats, realisations, comparison, chi2, resampled, timings };
 }
 
 /** Summaries of the five per-item arrays; the degree's also counts nodes per degree. */
@@ -196,8 +265,11 @@ function summaries(s: MstStats): Record<string, unknown> {
   };
 }
 
-/** The histograms as a long table: one row per bin of each statistic. */
-function histogramColumns(h: MstHistograms): Record<string, Column> {
+/**
+ * The histograms as a long table: one row per bin of each statistic; with realisations (--jitter, --subsample) two
+ * more columns, their mean and std of y per bin.
+ */
+function histogramColumns(h: MstHistograms, resampled: RealisationStats | null): Record<string, Column> {
   const rows = STAT_NAMES.reduce((k, name) => k + h[name].x.length, 0);
   const statistic = new Array<string>(rows);
   const cols = {
@@ -207,6 +279,7 @@ function histogramColumns(h: MstHistograms): Record<string, Column> {
     count: new Float64Array(rows),
     y: new Float64Array(rows),
   };
+  const moments = resampled ? { mean: new Float64Array(rows), std: new Float64Array(rows) } : null;
   let r = 0;
   for (const name of STAT_NAMES) {
     const hist = h[name];
@@ -217,10 +290,14 @@ function histogramColumns(h: MstHistograms): Record<string, Column> {
       cols.x[r] = hist.x[i];
       cols.count[r] = hist.counts[i];
       cols.y[r] = hist.y[i];
+      if (moments) {
+        moments.mean[r] = resampled!.moments[name].mean[i];
+        moments.std[r] = resampled!.moments[name].std[i];
+      }
     }
   }
   // The CSV writer prints each cell with String(); a column of names goes through it like numbers do.
-  return { statistic: statistic as unknown as Column, ...cols };
+  return { statistic: statistic as unknown as Column, ...cols, ...moments };
 }
 
 function histogramNpy(h: MstHistograms, dir: string): NpyGroup {
@@ -232,6 +309,33 @@ function histogramNpy(h: MstHistograms, dir: string): NpyGroup {
     arrays[`${name}_y`] = h[name].y;
   }
   return { dir, arrays };
+}
+
+/** --jitter / --subsample: what was done, and the realisations' mean and std of y per bin of each statistic. */
+function resampledJson(r: RealisationStats): Record<string, unknown> {
+  const moments: Record<string, unknown> = {};
+  for (const name of STAT_NAMES) {
+    const { edges, x, mean, std } = r.moments[name];
+    moments[name] = { edges, x, mean, std };
+  }
+  return {
+    method: r.method,
+    ...(r.method === 'jitter' ? { sigma: r.sigma } : { fraction: r.fraction }),
+    realisations: r.realisations,
+    seed: r.seed,
+    seeds: 'realisation r (0-based) uses seed + r',
+    values: r.catalogue.degree.normalised ? 'y (normalised to unit area)' : 'counts',
+    histograms: moments,
+  };
+}
+
+function resampledNpy(r: RealisationStats): NpyGroup {
+  const arrays: Record<string, Column> = {};
+  for (const name of STAT_NAMES) {
+    arrays[`${name}_mean`] = r.moments[name].mean;
+    arrays[`${name}_std`] = r.moments[name].std;
+  }
+  return { dir: 'realisations', arrays };
 }
 
 function comparisonNpy(c: StatsComparison): NpyGroup {
@@ -249,7 +353,7 @@ export function statsPrintable(r: StatsRun, o: StatsCliOptions): Printable {
   const s = r.stats;
   const options = statsOptions(r.table, o);
   return {
-    csv: () => histogramColumns(s.histograms),
+    csv: () => histogramColumns(s.histograms, r.resampled),
     json: () => ({
       file: r.file,
       n: s.n,
@@ -269,6 +373,7 @@ export function statsPrintable(r: StatsRun, o: StatsCliOptions): Printable {
             comparison: r.comparison,
           }
         : {}),
+      ...(r.resampled ? { resampling: resampledJson(r.resampled) } : {}),
       ...(o.raw
         ? {
             raw: {
@@ -304,6 +409,7 @@ export function statsPrintable(r: StatsRun, o: StatsCliOptions): Printable {
       },
       histogramNpy(s.histograms, 'hist'),
       ...(r.comparison ? [comparisonNpy(r.comparison)] : []),
+      ...(r.resampled ? [resampledNpy(r.resampled)] : []),
     ],
   };
 }
@@ -319,6 +425,7 @@ function logSummary(io: CliIo, r: StatsRun, where: string): void {
       `l ${mean(s.edgeLengths)}, b ${mean(s.branchLengths)}, s ${mean(s.branchShapes)} (${s.backend} backend, ` +
       `${s.timings['stats::total'].toFixed(1)} ms) → ${where}`,
   );
+  if (r.resampled) logResampled(io, r.resampled);
   const c = r.comparison;
   if (!c) return;
   const parts = STAT_NAMES.map((name) => {
@@ -329,6 +436,29 @@ function logSummary(io: CliIo, r: StatsRun, where: string): void {
   });
   const joint = c.joint ? `; joint χ² ${fmt(c.joint.chi2)} / ${c.joint.dof}` : '';
   io.log(`stats: against ${plural(c.realisations, 'realisation')}: ${parts.join(', ')}${joint}`);
+}
+
+/** What the realisations were, and per statistic how far the catalogue lies from their mean in their std. */
+function logResampled(io: CliIo, x: RealisationStats): void {
+  const what =
+    x.method === 'jitter'
+      ? `jitter σ ${Array.isArray(x.sigma) ? x.sigma.join(',') : x.sigma}`
+      : `subsample ${x.fraction}`;
+  const k = x.realisations;
+  const seeds = k === 1 ? `seed ${x.seed}` : `seeds ${x.seed}…${x.seed + k - 1}`;
+  const parts = STAT_NAMES.map((name) => {
+    const m = x.moments[name];
+    let most = 0;
+    for (let i = 0; i < m.mean.length; i++) {
+      const z = Math.abs(m.catalogue[i] - m.mean[i]) / m.std[i];
+      if (Number.isFinite(z)) most = Math.max(most, z);
+    }
+    return `${name} ${fmt(most)}`;
+  });
+  io.log(
+    `stats: ${plural(k, 'realisation')} (${what}, ${seeds}) on the catalogue's bins: per-bin mean and std in the output` +
+      (k > 1 ? `; largest |catalogue − mean| / std over the bins: ${parts.join(', ')}` : ' (std needs k ≥ 2)'),
+  );
 }
 
 /** The tree over the first two columns of the points read (edges coloured by length). */
@@ -360,7 +490,7 @@ export function statsCommand(io: CliIo): Command {
     .option('--raw', 'add the per-node, per-edge and per-branch arrays to the JSON output')
     .option(
       '--plot <file>',
-      'write the 4-panel figure (d, l, b, √(1 − s); with --compare, ratio panels and 1σ/2σ bands) as .svg or .png, by the extension',
+      'write the 4-panel figure (d, l, b, √(1 − s); with --compare, --jitter or --subsample, ratio panels and 1σ/2σ bands) as .svg or .png, by the extension',
     )
     .option('--bins <n>', 'bins of l, b and √(1 − s) (default 100, 100, 50 as MiSTree)', integer('--bins', 1))
     .option(
@@ -371,6 +501,26 @@ export function statsCommand(io: CliIo): Command {
     .option(
       '--compare <files...>',
       'realisations measured on the same bins: ratios, bands, χ² (Hartlap) where N > bins + 2',
+    )
+    .option(
+      '--jitter <sigma>',
+      'realisations of the catalogue with each coordinate moved by a seeded Gaussian of this σ (or σx,σy[,σz]); wrapped into a --periodic box',
+      sigmaList,
+    )
+    .option(
+      '--subsample <fraction>',
+      'realisations of the catalogue keeping a seeded random fraction of its points, in (0, 1]',
+      number('--subsample', (v) => v > 0 && v <= 1, 'a fraction in (0, 1]'),
+    )
+    .option(
+      '--realisations <k>',
+      "with --jitter or --subsample: k realisations, their per-bin mean and std on the catalogue's bins",
+      integer('--realisations', 1),
+    )
+    .option(
+      '--seed <s>',
+      'with --jitter or --subsample: realisation r uses seed s + r (default 0)',
+      integer('--seed', 0),
     );
   addBoxOptions(cmd);
   addPointInputOptions(cmd);
@@ -391,6 +541,13 @@ export function statsCommand(io: CliIo): Command {
         '  $ treeline stats halos.npy --periodic 1000 --plot mst.svg --compare mock1.npy mock2.npy mock3.npy',
         '  $ treeline stats points.csv --min-edge-length 0.5 --format csv -o hist.csv',
         '  $ treeline stats clustered.npy --log --bins 40 --plot mst.png --plot-tree-panel',
+        '  $ treeline stats halos.npy --periodic 1000 --jitter 0.5 --realisations 20 --seed 1 --plot jitter.svg',
+        '  $ treeline stats galaxies.npy --subsample 0.5 --realisations 10 --format csv -o hist.csv',
+        '',
+        '--jitter / --subsample: realisation r uses seed s + r (the same realisation whatever k is); json gains',
+        'resampling {method, sigma | fraction, realisations, seed, histograms: {<statistic>: {edges, x, mean, std}}},',
+        'csv the columns mean,std, npy realisations/<statistic>_{mean,std}.npy; --plot draws their mean with 1σ/2σ',
+        'bands. Not with --compare (two kinds of realisations: run two commands).',
       ].join('\n'),
     )
     .action(async (file: string, o: StatsCliOptions) => {
@@ -411,13 +568,17 @@ export function statsCommand(io: CliIo): Command {
         const where = await writeOutput(io, opts, statsPrintable(r, opts), run);
         if (o.plot && plot) {
           run.progress.phase(`plot (${plot})`, 1);
+          const x = r.resampled;
           const labels = {
             catalogue: basename(file),
             ...(r.realisations.length ? { realisations: `realisations (mean of ${r.realisations.length})` } : {}),
+            ...(x
+              ? { realisations: `${x.method === 'jitter' ? 'jittered' : 'subsampled'} (mean of ${x.realisations})` }
+              : {}),
           };
           const svg = mstPlotSvg({
             catalogue: r.stats.histograms,
-            realisations: r.realisations.map((x) => x.histograms),
+            realisations: x ? x.histograms : r.realisations.map((x) => x.histograms),
             labels,
             ...(o.log ? { log: true } : {}),
             ...(o.plotTreePanel ? { tree: treePanel(r) } : {}),

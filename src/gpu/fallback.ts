@@ -4,6 +4,7 @@
  * `treeline: hdbscan runs on the CPU backend: the only WebGPU adapter (llvmpipe: …) is a software implementation …`.
  */
 import { GpuUnavailableError } from '../errors.js';
+import { createGpuContext, type GpuContext } from './context.js';
 
 let noted = false;
 
@@ -38,4 +39,24 @@ export async function gpuElseCpu<T>(
     }
   }
   return onCpu();
+}
+
+/**
+ * The backend and GPU context of a batch of calls (realisations, files): one context created once and handed to
+ * every call as `gpu` (each call then skips adapter and device creation), destroyed by the caller. Under 'cpu', or
+ * 'auto' without a hardware adapter (the note above, once), `{ backend: 'cpu', gpu: null }`: every call runs on the
+ * CPU without asking for an adapter again. Under 'gpu' a missing adapter is the caller's GpuUnavailableError.
+ */
+export async function batchBackend(
+  caller: string,
+  backend: 'auto' | 'gpu' | 'cpu',
+): Promise<{ backend: 'auto' | 'gpu' | 'cpu'; gpu: GpuContext | null }> {
+  if (backend === 'cpu') return { backend, gpu: null };
+  try {
+    return { backend, gpu: await createGpuContext({ hardwareOnly: backend === 'auto' }) };
+  } catch (e) {
+    if (!(e instanceof GpuUnavailableError) || backend === 'gpu') throw e;
+    noteCpuFallback(caller, e.message);
+    return { backend: 'cpu', gpu: null };
+  }
 }
