@@ -4,7 +4,11 @@
  * and printing (`emstPrintable`) stay apart.
  */
 import { Command } from 'commander';
-import { emst, type EmstResult } from '../emst/emst.js';
+import { emstFor, type EmstResult } from '../emst/emst.js';
+import { warmEmstPipelines } from '../emst/pipeline.js';
+import { prepareEdgeArrays } from '../emst/readback.threads.js';
+import { resolveThreads } from '../host/threads.js';
+import { startGpuAhead } from './gpuahead.js';
 import type { PointTable } from '../io/points.js';
 import type { CliIo } from './program.js';
 import type { ProgressCallback } from '../progress.js';
@@ -57,20 +61,43 @@ export async function computeEmst(
 ): Promise<EmstRun> {
   const t0 = performance.now();
   progress?.(0, 'read');
-  const table = await readInputPoints(file, o);
-  const tRead = performance.now() - t0;
-  const box = periodicBox(table.dim, o.periodic);
-  const tree = await emst(table.points, {
-    dim: table.dim,
-    minSamples: o.minSamples,
-    alpha: o.alpha,
-    ...(box ? { box } : {}),
-    ...(o.minEdgeLength ? { minEdgeLength: o.minEdgeLength } : {}),
-    backend: o.backend,
-    threads: o.threads,
-    onProgress: progress,
-    signal,
-  });
+  // The device is created, and the pipelines compiled, while the file is read (gpuahead.ts).
+  const metric = metricOf(o.minSamples, o.alpha);
+  const ahead = startGpuAhead('emst', o.backend, file, o, (ctx, { n, dim }) =>
+    warmEmstPipelines(ctx, n, dim, metric, o.periodic !== undefined),
+  );
+  let tree: EmstResult;
+  let table: PointTable;
+  let tRead: number;
+  try {
+    table = await readInputPoints(file, o);
+    tRead = performance.now() - t0;
+    const box = periodicBox(table.dim, o.periodic);
+    const { backend, gpu } = await ahead.settle();
+    const m = Math.max(0, table.n - 1);
+    // A spanning tree's arrays, touched by worker threads while the GPU computes it (readback.threads.ts).
+    const readInto =
+      gpu && !o.minEdgeLength ? await prepareEdgeArrays(m, await resolveThreads(o.threads, table.n, 16)) : null;
+    tree = await emstFor(
+      'emst',
+      table.points,
+      {
+        dim: table.dim,
+        minSamples: o.minSamples,
+        alpha: o.alpha,
+        ...(box ? { box } : {}),
+        ...(o.minEdgeLength ? { minEdgeLength: o.minEdgeLength } : {}),
+        backend,
+        ...(gpu ? { gpu } : {}),
+        threads: o.threads,
+        onProgress: progress,
+        signal,
+      },
+      readInto ? { readInto } : {},
+    );
+  } finally {
+    await ahead.dispose();
+  }
   let totalWeight = 0;
   for (let i = 0; i < tree.weights.length; i++) totalWeight += tree.weights[i];
   return { table, tree, totalWeight, timings: { 'io::read': tRead, ...tree.timings } };

@@ -304,6 +304,7 @@ export async function emstGpu(
     t = now;
   };
   let e: GpuEmst | null = null;
+  let creating: Promise<GpuEmst> | null = null;
   let buffer: GPUBuffer | null = null;
   try {
     const period = options.period ?? undefined;
@@ -312,14 +313,19 @@ export async function emstGpu(
     // The door check's two small kernels compile beside the pipeline's (awaited in emst::check).
     const checking = options.checkFrom ? createPointChecker(ctx) : null;
     checking?.catch(() => undefined);
-    e = await GpuEmst.create(ctx, Math.max(n, 1), dim, options.metric ?? EUCLIDEAN, period !== undefined);
-    lap('emst::compile');
+    // The pipelines compile on Dawn's workers while the points upload (issue 17 §5): emst::upload is the upload,
+    // emst::compile what is left of the compile after it (~0 when warm; a fresh process's ~90 ms less the upload).
+    creating = GpuEmst.create(ctx, Math.max(n, 1), dim, options.metric ?? EUCLIDEAN, period !== undefined);
+    creating.catch(() => undefined); // awaited below; a failed upload frees it in `finally`
     report?.(GPU_PHASES.upload, 'upload');
     // Through the context's staging ring (gpu/upload.ts): chunked, overlapped, no fresh staging memory per call.
     // A Float64Array (emst()'s deferred input, validate.ts) is rounded to float32 as it is written into staging.
     buffer = await ctx.uploadFloat32('emst::points', points);
     await ctx.onDone();
     lap('emst::upload');
+    e = await creating;
+    creating = null;
+    lap('emst::compile');
     options.afterUpload?.();
     let exponent = 0;
     if (checking) {
@@ -365,6 +371,38 @@ export async function emstGpu(
   } finally {
     buffer?.destroy();
     e?.destroy();
+    if (creating)
+      await creating.then(
+        (made) => made.destroy(),
+        () => undefined,
+      );
     if (!options.ctx) await ctx.destroy();
+  }
+}
+
+/**
+ * Compiles, into `ctx`'s pipeline cache, every kernel an emstGpu call on n × dim points with `metric` will use
+ * (GpuEmst.create's, the canonical sort's, the point check's), allocating nothing that outlives it: what the CLI
+ * starts while it still reads the point file, once the header has told n and dim (src/io/peek.ts), so that the
+ * call finds its pipelines compiled. Errors are left to the call itself (it compiles again and reports them).
+ */
+export async function warmEmstPipelines(
+  ctx: GpuContext,
+  n: number,
+  dim: number,
+  metric: Metric = EUCLIDEAN,
+  periodic = false,
+): Promise<void> {
+  try {
+    const others = Promise.all([createPointChecker(ctx), createCanonicalSort(ctx)]);
+    others.catch(() => undefined);
+    const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, metric, periodic);
+    try {
+      await others;
+    } finally {
+      e.destroy();
+    }
+  } catch {
+    // The call itself reports what failed.
   }
 }

@@ -9,7 +9,9 @@
  * Node only; answers false where worker threads or the built worker script are missing (the caller then finishes
  * on one thread).
  */
-import { nextMessageId, splitOnWorkers, type JobTable } from '../host/threads.js';
+import { sharedBuffer, touchOnWorkers } from '../host/buffers.js';
+import { nextMessageId, splitOnWorkers, workersAtHand, type JobTable } from '../host/threads.js';
+import { THRESHOLDS } from '../host/thresholds.js';
 import { sortEqualWeightRunsFrom, type EdgeList } from './edges.cpu.js';
 
 /** Where readEdges may finish on threads: shared output arrays (n − 1 each) and scratch of ≥ 8(n − 1) bytes. */
@@ -107,3 +109,30 @@ export async function finishReadbackThreaded(
 
 /** The worker's side (src/worker.ts). */
 export const readbackJobs = { readback: runReadbackJob } satisfies JobTable;
+
+/**
+ * Shared arrays for an m-edge read-back (and its 8m-byte scratch), allocated now and first touched by worker threads
+ * while the GPU computes the tree, so that the read-back writes into mapped pages (a fresh array takes its pages at
+ * 0.9–1.9 GB/s on the H100's host, a touched one 13–16: bench/RESULTS.md, issue 17). `treeline emst` passes it as
+ * emst's readInto; the result's arrays then view SharedArrayBuffers. Null where worker threads or the built worker
+ * script are missing, or m is under `minEdges`.
+ */
+export async function prepareEdgeArrays(
+  m: number,
+  threads: number,
+  minEdges = THRESHOLDS.preparedMinPoints,
+): Promise<ReadbackInto | null> {
+  if (threads < 2 || m < minEdges || !(await workersAtHand())) return null;
+  const edges: EdgeList = {
+    sources: new Uint32Array(sharedBuffer(4 * m), 0, m),
+    targets: new Uint32Array(sharedBuffer(4 * m), 0, m),
+    weights: new Float32Array(sharedBuffer(4 * m), 0, m),
+  };
+  const scratch = sharedBuffer(8 * m);
+  const arrays = [edges.sources, edges.targets, edges.weights].map((a) => ({
+    buffer: a.buffer as SharedArrayBuffer,
+    bytes: a.byteLength,
+  }));
+  const ready = touchOnWorkers([...arrays, { buffer: scratch, bytes: 8 * m }], threads, 'emst::edges');
+  return { edges, scratch, threads, ready };
+}
