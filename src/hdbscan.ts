@@ -160,7 +160,12 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     'hdbscan',
     points,
     { ...emstOptions, onProgress: progressSpan(onProgress, 0, 0.9) },
-    { readInto, afterGpu, afterUpload: preparedResident ? () => void preparedResident.start() : undefined },
+    {
+      readInto,
+      afterGpu,
+      afterUpload: preparedResident ? () => void preparedResident.start() : undefined,
+      capacity: { kind: 'hdbscan', minClusterSize: clusterOptions.minClusterSize, resident },
+    },
   ).catch(async (e) => {
     await prepared?.touched.catch(() => undefined);
     await preparedResident?.started()?.catch(() => undefined);

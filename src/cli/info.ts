@@ -1,11 +1,15 @@
 /**
  * `treeline info`: the backend `--backend auto` would use and why, then the WebGPU adapter, its optional features and
  * limits. 'auto' never uses a software adapter (lavapipe, SwiftShader, WARP: src/gpu/adapter.ts); `info` names the
- * adapter and says which it is, so that a slow run is never a surprise.
+ * adapter and says which it is, so that a slow run is never a surprise. It also prints the storage binding limit
+ * treeline works to (TREELINE_MAX_BINDING_BYTES lowers it) and the largest n that limit lets each entry point take
+ * (src/emst/capacity.ts, issue 19).
  */
 import { createGpuContext } from '../gpu/context.js';
 import { adapterName } from '../gpu/adapter.js';
 import { GpuUnavailableError } from '../errors.js';
+import { capacity, type CapacityTask } from '../emst/capacity.js';
+import { DEFAULT_MIN_CLUSTER_SIZE } from '../cluster/options.js';
 
 export interface InfoReport {
   /** The backend `--backend auto` uses: 'gpu' on a hardware adapter, else 'cpu'. */
@@ -24,6 +28,16 @@ export interface InfoReport {
   };
   features?: Record<string, boolean>;
   limits?: Record<string, number>;
+  /**
+   * The storage binding limit treeline works to (issue 19): `bytes` (the device's own unless TREELINE_MAX_BINDING_BYTES
+   * lowers it) and `device`, the device's own.
+   */
+  binding?: { bytes: number; device: number };
+  /**
+   * The largest n each GPU entry point takes in 2 and 3 dimensions (src/emst/capacity.ts), and the array that sets
+   * it: `emst`, `hdbscan` (default minClusterSize, clustered on the GPU) and `hdbscanHost` (TREELINE_RESIDENT=0).
+   */
+  maxPoints?: Record<string, { dim: number; n: number; limitedBy: string }[]>;
   /** Why no GPU backend is available at all, when none is. */
   reason?: string;
 }
@@ -58,7 +72,33 @@ export async function gatherInfo(): Promise<InfoReport> {
       ? `the only adapter, ${name}, is a software implementation (${adapter.software}), slower than the CPU ` +
         'backend; --backend gpu uses it anyway'
       : `${name} is a hardware adapter`;
-    return { backend: adapter.software ? 'cpu' : 'gpu', auto, adapter, features: { ...ctx.features }, limits };
+    const binding = {
+      bytes: ctx.limits.maxStorageBufferBindingSize,
+      device: ctx.deviceLimits.maxStorageBufferBindingSize,
+    };
+    const tasks: Record<string, CapacityTask> = {
+      emst: { kind: 'emst' },
+      hdbscan: { kind: 'hdbscan', minClusterSize: DEFAULT_MIN_CLUSTER_SIZE, resident: true },
+      hdbscanHost: { kind: 'hdbscan', minClusterSize: DEFAULT_MIN_CLUSTER_SIZE, resident: false },
+    };
+    const maxPoints = Object.fromEntries(
+      Object.entries(tasks).map(([name, task]) => [
+        name,
+        [2, 3].map((dim) => {
+          const c = capacity(ctx!.limits, task, dim);
+          return { dim, n: c.maxPoints, limitedBy: c.limitedBy };
+        }),
+      ]),
+    );
+    return {
+      backend: adapter.software ? 'cpu' : 'gpu',
+      auto,
+      adapter,
+      features: { ...ctx.features },
+      limits,
+      binding,
+      maxPoints,
+    };
   } finally {
     await ctx.destroy();
   }
@@ -78,5 +118,24 @@ export function formatInfo(r: InfoReport): string {
     'limits:',
     ...Object.entries(r.limits!).map(([k, v]) => `  ${k}: ${v}`),
   ];
+  if (r.binding) {
+    const lowered = r.binding.bytes < r.binding.device;
+    lines.push(
+      `binding limit: ${r.binding.bytes} bytes` +
+        (lowered ? ` (TREELINE_MAX_BINDING_BYTES; the device binds ${r.binding.device})` : ' (the device’s own)'),
+    );
+  }
+  if (r.maxPoints) {
+    const what: Record<string, string> = {
+      emst: 'emst',
+      hdbscan: `hdbscan (minClusterSize ${DEFAULT_MIN_CLUSTER_SIZE}, clustered on the GPU)`,
+      hdbscanHost: 'hdbscan with TREELINE_RESIDENT=0',
+    };
+    lines.push('largest n on the GPU (one storage binding per array):');
+    for (const [name, caps] of Object.entries(r.maxPoints)) {
+      const each = caps.map((c) => `${c.dim}D ${c.n} (${c.limitedBy})`).join(', ');
+      lines.push(`  ${what[name] ?? name}: ${each}`);
+    }
+  }
   return lines.join('\n') + '\n';
 }

@@ -27,6 +27,7 @@ import { progressSpan } from '../progress.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
 import { emstGpu } from './pipeline.js';
 import type { ReadbackInto } from './readback.threads.js';
+import type { CapacityTask } from './capacity.js';
 import type { EdgeList } from './edges.cpu.js';
 import { checkDeferred, validateEmstInput, type EmstOptions } from './validate.js';
 import { scaleInput, unscaleWeights } from './scale.js';
@@ -58,6 +59,8 @@ export interface EmstInternal {
   afterGpu?: (edges: { records: GPUBuffer; count: number }, ctx: GpuContext, scale: number) => Promise<void>;
   /** GPU backend only: called once the points are on the GPU (hdbscan() starts touching its host buffers then). */
   afterUpload?: () => void;
+  /** GPU backend only: the caller's task for the size check (capacity.ts); default the EMST's own. */
+  capacity?: CapacityTask;
 }
 
 /**
@@ -133,6 +136,7 @@ export async function emstFor(
       signal: options.signal,
       readInto: internal.readInto,
       afterUpload: internal.afterUpload,
+      capacity: internal.capacity ?? { kind: caller === 'mstStats' ? 'mstStats' : 'emst' },
       // One of the two exponents is 0: the host scaled (exponent) or the GPU does (gpuExponent).
       afterGpu: internal.afterGpu
         ? (_points: GPUBuffer, edges: { records: GPUBuffer; count: number }, ctx: GpuContext, gpuExponent: number) =>

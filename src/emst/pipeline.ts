@@ -24,6 +24,7 @@ import { createCanonicalSort, type CanonicalSort } from './canonical.js';
 import { progressSpan, type ProgressCallback } from '../progress.js';
 import { EUCLIDEAN, type Metric } from './metric.js';
 import { checkPointsOnGpu, createPointChecker } from './pointcheck.js';
+import { checkCapacity, type CapacityTask } from './capacity.js';
 
 export interface GpuEmstRunOptions {
   /** Periodic side lengths (points inside [0, L)); required iff created `periodic`. */
@@ -292,6 +293,11 @@ export async function emstGpu(
     readInto?: ReadbackInto;
     /** Called once the points are on the GPU, before the rounds. */
     afterUpload?: () => void;
+    /**
+     * What the caller does with the tree, for the size check before anything is allocated (capacity.ts; default
+     * `{ kind: 'emst' }`): an n above what the device's bindings take is a one-line InputError.
+     */
+    capacity?: CapacityTask;
   },
 ): Promise<EmstGpuResult> {
   const ctx = options.ctx ?? (await createGpuContext({ hardwareOnly: options.hardwareOnly }));
@@ -307,6 +313,13 @@ export async function emstGpu(
   let creating: Promise<GpuEmst> | null = null;
   let buffer: GPUBuffer | null = null;
   try {
+    checkCapacity(
+      ctx.limits,
+      n,
+      dim,
+      options.capacity ?? { kind: 'emst' },
+      ctx.deviceLimits.maxStorageBufferBindingSize,
+    );
     const period = options.period ?? undefined;
     const report = options.onProgress;
     report?.(0, 'compile');

@@ -65,6 +65,14 @@ export interface GpuContextOptions {
    * grids with small buffers). Defaults to the device's `maxComputeWorkgroupsPerDimension`.
    */
   maxWorkgroupsPerDimension?: number;
+  /**
+   * Lowers the storage binding limit treeline works to, in bytes (an integer multiple of 4, at least
+   * MIN_BINDING_BYTES): every size check and split path then sees it as `limits.maxStorageBufferBindingSize`, and the
+   * recorder refuses a binding above it (recorder.ts), so the split paths run on a device whose own limit is larger
+   * (tests on lavapipe, issue 19). Defaults to the environment variable `TREELINE_MAX_BINDING_BYTES`, else the
+   * device's own limit; a value above the device's limit is the device's limit.
+   */
+  maxBindingBytes?: number;
 }
 
 /** A shader module and its compilation messages (requested once, when the module is created). */
@@ -143,8 +151,13 @@ export class GpuContext {
     readonly maxWorkgroupsPerDimension: number,
     /** Keeps Dawn's instance (the object `create()` returned) alive: never read, only held. */
     private readonly instance: unknown,
+    /** The storage binding limit asked for (`maxBindingBytes`); the device's own where larger or absent. */
+    maxBindingBytes = Number.POSITIVE_INFINITY,
   ) {
     this.buffers = new BufferTracker(device);
+    const own = device.limits.maxStorageBufferBindingSize;
+    this.bindingLowered = maxBindingBytes < own;
+    this.lowered = this.bindingLowered ? loweredLimits(device.limits, maxBindingBytes) : device.limits;
     device.onuncapturederror = (ev: GPUUncapturedErrorEvent) => {
       this.uncaptured ??= ev.error;
     };
@@ -153,10 +166,22 @@ export class GpuContext {
     });
   }
 
-  /** The device's limits (the adapter's maxima for those treeline raises). */
+  /**
+   * The limits treeline works to: the device's (the adapter's maxima for those treeline raises), with
+   * `maxStorageBufferBindingSize` lowered to `maxBindingBytes` / TREELINE_MAX_BINDING_BYTES where that was asked for.
+   */
   get limits(): GPUSupportedLimits {
+    return this.lowered;
+  }
+
+  /** The device's own limits, whatever `maxBindingBytes` asked for (`treeline info` prints both). */
+  get deviceLimits(): GPUSupportedLimits {
     return this.device.limits;
   }
+
+  /** Whether `limits.maxStorageBufferBindingSize` is below the device's own (maxBindingBytes). */
+  readonly bindingLowered: boolean;
+  private readonly lowered: GPUSupportedLimits;
 
   /** Live and peak bytes of buffers created through this context. */
   get memory(): MemoryStats {
@@ -503,6 +528,54 @@ export function featuresFromEnv(
   };
 }
 
+/**
+ * The smallest binding limit `maxBindingBytes` / TREELINE_MAX_BINDING_BYTES accepts: below it the fixed-size arrays
+ * (the radix sort's digit table, the scan's look-back tiles) would no longer fit.
+ */
+export const MIN_BINDING_BYTES = 65536;
+
+/**
+ * Checks a binding limit asked for (`maxBindingBytes` or TREELINE_MAX_BINDING_BYTES, named by `source`): an integer
+ * multiple of 4 bytes (WebGPU binds whole words; a value that is not is refused rather than silently rounded),
+ * at least MIN_BINDING_BYTES. Returns it.
+ */
+export function checkMaxBindingBytes(value: number, source = 'maxBindingBytes'): number {
+  if (!Number.isSafeInteger(value) || value < MIN_BINDING_BYTES || value % 4 !== 0) {
+    const hint = Number.isSafeInteger(value) && value >= MIN_BINDING_BYTES ? ` (${value - (value % 4)}?)` : '';
+    throw new InputError(
+      `Expected ${source} to be a whole number of bytes, a multiple of 4 and at least ${MIN_BINDING_BYTES}, got ${value}${hint}.`,
+    );
+  }
+  return value;
+}
+
+/**
+ * `TREELINE_MAX_BINDING_BYTES`: unset or '' (the device's own limit), or a number of bytes as checkMaxBindingBytes
+ * takes it (decimal digits only); anything else is an InputError naming the value.
+ */
+export function maxBindingBytesFromEnv(
+  env = typeof process !== 'undefined' ? process.env?.TREELINE_MAX_BINDING_BYTES : undefined,
+): number | undefined {
+  if (env === undefined || env.trim() === '') return undefined;
+  const text = env.trim();
+  if (!/^\d+$/.test(text)) {
+    throw new InputError(`Expected TREELINE_MAX_BINDING_BYTES to be a number of bytes, got '${env}'.`);
+  }
+  return checkMaxBindingBytes(Number(text), 'TREELINE_MAX_BINDING_BYTES');
+}
+
+/** A copy of `limits` with maxStorageBufferBindingSize lowered to `bytes` (a plain object: every limit by name). */
+function loweredLimits(limits: GPUSupportedLimits, bytes: number): GPUSupportedLimits {
+  const out: Record<string, number> = {};
+  // WebGPU's limits are attributes on the prototype: for…in lists them, Object.keys does not.
+  for (const k in limits) {
+    const v = (limits as unknown as Record<string, unknown>)[k];
+    if (typeof v === 'number') out[k] = v;
+  }
+  out.maxStorageBufferBindingSize = bytes;
+  return Object.freeze(out) as unknown as GPUSupportedLimits;
+}
+
 interface GpuSource {
   gpu: GPU;
   /** What must stay referenced while any adapter or device from `gpu` lives (Dawn's instance in Node). */
@@ -579,10 +652,13 @@ async function requestAdapter(
 /**
  * Finds an adapter and creates a device with the adapter's maximum limits for what treeline needs and the
  * optional features it can use. Throws `GpuUnavailableError` when there is no adapter, or (with `hardwareOnly`) when
- * the adapter is a software implementation; InputError for an unknown `TREELINE_GPU_FEATURES`.
+ * the adapter is a software implementation; InputError for an unknown `TREELINE_GPU_FEATURES` or an invalid
+ * `maxBindingBytes` / `TREELINE_MAX_BINDING_BYTES`.
  */
 export async function createGpuContext(options: GpuContextOptions = {}): Promise<GpuContext> {
   const wanted = options.features ?? featuresFromEnv() ?? 'all';
+  const maxBindingBytes =
+    options.maxBindingBytes !== undefined ? checkMaxBindingBytes(options.maxBindingBytes) : maxBindingBytesFromEnv();
   const { gpu, instance, runtime } = await getGpu(options);
   const adapter = await requestAdapter(gpu, runtime, { powerPreference: options.powerPreference });
   if (!adapter) {
@@ -627,7 +703,7 @@ export async function createGpuContext(options: GpuContextOptions = {}): Promise
     device.limits.maxComputeWorkgroupsPerDimension,
     options.maxWorkgroupsPerDimension ?? Number.POSITIVE_INFINITY,
   );
-  return new GpuContext(device, description, features, maxDim, instance);
+  return new GpuContext(device, description, features, maxDim, instance, maxBindingBytes);
 }
 
 /** GPUAdapterInfo's four strings ('' where missing). */

@@ -18,7 +18,7 @@ import {
   type UniformValues,
 } from './kernel.js';
 import type { Timer } from './timer.js';
-import { InputError } from '../errors.js';
+import { GpuError, InputError } from '../errors.js';
 import { Usage } from './usage.js';
 
 /** A whole buffer, or a range of one. */
@@ -280,9 +280,29 @@ export class Recorder {
         };
       }
       const b = list[next++];
+      if (this.ctx.bindingLowered) this.checkBindingSize(spec.label, r.names[next - 1] ?? `${binding}`, b);
       return { binding, resource: 'buffer' in b ? b : { buffer: b } };
     });
     return this.ctx.device.createBindGroup({ label: spec.label, layout: kernel.layout, entries });
+  }
+
+  /**
+   * Refuses a storage binding larger than the lowered binding limit (GpuContextOptions.maxBindingBytes,
+   * TREELINE_MAX_BINDING_BYTES) as WebGPU refuses one above the device's: otherwise a kernel that binds a whole
+   * array would pass a test of the split paths on a device whose own limit is larger.
+   */
+  private checkBindingSize(label: string, name: string, b: Binding): void {
+    const size = 'buffer' in b ? (b.size ?? b.buffer.size - (b.offset ?? 0)) : b.size;
+    const limit = this.ctx.limits.maxStorageBufferBindingSize;
+    if (size > limit) {
+      const buffer = 'buffer' in b ? b.buffer : b;
+      throw new GpuError(
+        'validation',
+        label,
+        `binding '${name}' (${buffer.label}) is ${size} bytes, above the binding limit of ${limit} bytes ` +
+          `(TREELINE_MAX_BINDING_BYTES; the device binds ${this.ctx.deviceLimits.maxStorageBufferBindingSize})`,
+      );
+    }
   }
 
   /** Frees the submission's uniform buffer (WebGPU keeps it alive until the GPU is done with it). */

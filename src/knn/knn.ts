@@ -15,6 +15,7 @@ import { STACK_SIZE } from '../bvh/layout.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
 import { buildBvh, type BvhBuffers } from '../bvh/lbvh.js';
 import { checkPoints } from '../bvh/points.js';
+import { checkCapacity } from '../emst/capacity.js';
 import { checkK, checkKth, defaultWindow, KNN_PASS, knnCpu, type KnnResult } from './knn.cpu.js';
 
 export type { KnnResult } from './knn.cpu.js';
@@ -200,12 +201,8 @@ export async function knn(points: Float32Array, options: KnnOptions): Promise<Kn
     const indices = new Uint32Array(n * k).fill(0xffffffff);
     const squaredDistances = new Float32Array(n * k).fill(Infinity);
     if (n === 0) return { k, indices, squaredDistances };
-    const limit = ctx.limits.maxStorageBufferBindingSize;
-    if (4 * n * k > limit) {
-      throw new InputError(
-        `n × k = ${n * k} results exceed this device's binding limit of ${limit} bytes; use a smaller k or coreDistances().`,
-      );
-    }
+    // Before anything is allocated (capacity.ts): n × k results, the BVH's arrays and the points in single bindings.
+    checkCapacity(ctx.limits, n, dim, { kind: 'knn', k }, ctx.deviceLimits.maxStorageBufferBindingSize);
     const searcher = await createKnnSearcher(ctx, { dim, k, window: options.window });
     const bvh = await buildBvh(ctx, points, n, dim);
     const outI = ctx.createBuffer('knn::indices', 4 * n * k);

@@ -264,7 +264,10 @@ export async function gpuMstHistograms(
     const thresholds = ctx.upload('stats::thresholds', all);
     made.push(thresholds);
     const counts = buf('binCounts', 4 * cw);
-    let capacity = options.capacity ?? AMBIGUOUS_CAPACITY;
+    // Within one binding where the limit is lowered (TREELINE_MAX_BINDING_BYTES, issue 19); the second pass's list,
+    // of at most one entry per branch (8 bytes each), fits wherever the MST's 16-byte-a-point arrays do.
+    const fits = Math.floor((ctx.limits.maxStorageBufferBindingSize / 4 - 1) / 2);
+    let capacity = options.capacity ?? Math.min(AMBIGUOUS_CAPACITY, fits);
     let ambiguous = buf('ambiguous', 4 * (1 + 2 * capacity));
     const countAll = (r: Recorder, only?: StatName) => {
       for (const [i, name] of names.entries()) {

@@ -30,6 +30,7 @@ import { emstGpu } from '../emst/pipeline.js';
 import { validateEmstInput } from '../emst/validate.js';
 import { scaleInput } from '../emst/scale.js';
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
+import { checkCapacity } from '../emst/capacity.js';
 import { gpuElseCpu } from '../gpu/fallback.js';
 import { celestialToCartesian, chordToAngle } from './coords.js';
 import { mstHistograms } from './histogram.js';
@@ -162,6 +163,9 @@ export async function mstStats(points: Float32Array | Float64Array, options: Mst
     const gpuPath = async (): Promise<void> => {
       const ctx = options.gpu ?? (await createGpuContext({ hardwareOnly: requested === 'auto' }));
       try {
+        // Before anything is allocated: an n above what the device's bindings take is a one-line InputError.
+        const task = { kind: celestial ? 'emst' : 'mstStats' } as const;
+        checkCapacity(ctx.limits, n, dim, task, ctx.deviceLimits.maxStorageBufferBindingSize);
         // On the unit sphere (RA/Dec) chords are short differences of coordinates near 1: float32 would lose them,
         // so the statistics stay on the CPU in float64 there.
         if (celestial) return await viaEmst('gpu', ctx);

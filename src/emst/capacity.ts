@@ -1,0 +1,136 @@
+/**
+ * The largest n each GPU entry point takes on a device (issue 19): every array that a kernel binds whole must fit
+ * one storage binding (`maxStorageBufferBindingSize`, lowered by `TREELINE_MAX_BINDING_BYTES`: gpu/context.ts), so
+ * n is capped by the array with the most bytes per point. The list below is the current code's arrays, with their
+ * byte counts as the modules that allocate them compute them (the file named beside each); the BVH's boxes are the
+ * one array already split (bvh/layout.ts, "Box parts"). `checkCapacity` refuses an n above the cap with a one-line
+ * InputError before anything is allocated (emstGpu, mstStats, knn), and `treeline info` prints the caps.
+ *
+ * Important! When an allocation's size changes, change it here too: test/gpu/emst.capacity.test.ts runs every entry
+ * point at its reported maximum under a lowered limit, and the recorder (gpu/recorder.ts) refuses any binding above
+ * the limit, so an array missing from this list, or larger than listed, fails that test.
+ */
+import { BOX_PARTS, boxPartRecords, pointsForBoxRecords } from '../bvh/layout.js';
+import { maxSplits } from '../cluster/condense.rows.cpu.js';
+import { InputError } from '../errors.js';
+
+/** What the GPU is asked to do, as far as its arrays depend on it. */
+export type CapacityTask =
+  | { kind: 'emst' }
+  | { kind: 'mstStats' }
+  /** `resident`: clustered on the GPU (cluster/resident.ts); false for TREELINE_RESIDENT=0 or keys that do not fit. */
+  | { kind: 'hdbscan'; minClusterSize: number; resident: boolean }
+  | { kind: 'knn'; k: number };
+
+/** The two limits the caps depend on. */
+export interface CapacityLimits {
+  maxStorageBufferBindingSize: number;
+  maxStorageBuffersPerShaderStage: number;
+}
+
+/** One array bound whole: its label and its bytes for n points. */
+export interface BindingNeed {
+  label: string;
+  bytes: (n: number) => number;
+}
+
+/**
+ * Storage buffers per stage below which Borůvka's traversal runs lean, with the box array in one binding
+ * (emst/boruvka.ts, NEAREST_STORAGE_BUFFERS).
+ */
+const NEAREST_STORAGE_BUFFERS = 15;
+
+/** The largest per-point arrays of each task, bound whole (smaller ones, bounded by these, are left out). */
+export function bindingNeeds(task: CapacityTask, dim: number): BindingNeed[] {
+  const needs: BindingNeed[] = [
+    // emst::points (pipeline.ts, uploadFloat32) and bvh::sortedPoints (bvh/lbvh.ts): 4·dim bytes a point.
+    { label: 'emst::points', bytes: (n) => 4 * dim * n },
+    // bvh::links (bvh/lbvh.ts): 16 bytes a point, the largest of the BVH's unsplit arrays.
+    { label: 'bvh::links', bytes: (n) => 16 * n },
+  ];
+  if (task.kind === 'emst' || task.kind === 'mstStats' || task.kind === 'hdbscan') {
+    // emst::edges (boruvka.ts): 12 bytes for each of max(n, 2) points.
+    needs.push({ label: 'emst::edges', bytes: (n) => 12 * Math.max(n, 2) });
+  }
+  if (task.kind === 'mstStats') {
+    // stats::walkRecords (stats/branches.ts): 16 bytes an edge.
+    needs.push({ label: 'stats::walkRecords', bytes: (n) => 16 * Math.max(n - 1, 1) });
+  }
+  if (task.kind === 'knn') {
+    // knn::indices and knn::squaredDistances (knn/knn.ts): n × k u32 / f32.
+    const k = task.k;
+    needs.push({ label: 'knn::indices', bytes: (n) => 4 * n * k });
+  }
+  if (task.kind === 'hdbscan' && task.resident) {
+    const mcs = task.minClusterSize;
+    // cluster::linkage.own (cluster/dendrogram.ts): 8 bytes for each of 2m + n + 1 Euler tokens.
+    needs.push({ label: 'cluster::linkage.own', bytes: (n) => 8 * (2 * Math.max(1, n - 1) + n + 1) });
+    // The condensed rows (cluster/condense.rows.ts): 16 bytes for each of n + 2·maxSplits rows.
+    needs.push({ label: 'cluster::condense.rows', bytes: (n) => 16 * (n + 2 * maxSplits(n, mcs)) });
+  }
+  return needs;
+}
+
+/** The largest n a task takes on a device with these limits, and the array that sets it. */
+export interface Capacity {
+  maxPoints: number;
+  /** The label of the array that sets the cap. */
+  limitedBy: string;
+}
+
+/** The most points whose every array (bindingNeeds, and the BVH's box parts) fits `limits`. */
+export function capacity(limits: CapacityLimits, task: CapacityTask, dim: number): Capacity {
+  const binding = limits.maxStorageBufferBindingSize;
+  // The box array in BOX_PARTS bindings, or one where the traversal runs lean (boruvka.ts).
+  const parts = limits.maxStorageBuffersPerShaderStage < NEAREST_STORAGE_BUFFERS ? 1 : BOX_PARTS;
+  let best: Capacity = {
+    maxPoints: pointsForBoxRecords(parts * boxPartRecords(binding, dim)),
+    limitedBy: 'bvh::boxes',
+  };
+  for (const need of bindingNeeds(task, dim)) {
+    // bytes(n) is non-decreasing: the largest n with bytes(n) ≤ binding, by bisection over [0, best].
+    let lo = 0;
+    let hi = best.maxPoints;
+    if (need.bytes(hi) <= binding) continue;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (need.bytes(mid) <= binding) lo = mid;
+      else hi = mid;
+    }
+    best = { maxPoints: lo, limitedBy: need.label };
+  }
+  return best;
+}
+
+/** A task's name as the messages say it. */
+function taskName(task: CapacityTask): string {
+  if (task.kind === 'knn') return `knn (k = ${task.k})`;
+  if (task.kind === 'hdbscan') return task.resident ? 'hdbscan (clustered on the GPU)' : 'hdbscan';
+  return task.kind;
+}
+
+/**
+ * Throws a one-line InputError when n points exceed what `task` takes on a device with these limits; called before
+ * anything is allocated. `deviceBinding`: the device's own binding limit, named when the limit was lowered.
+ */
+export function checkCapacity(
+  limits: CapacityLimits,
+  n: number,
+  dim: number,
+  task: CapacityTask,
+  deviceBinding = limits.maxStorageBufferBindingSize,
+): void {
+  const cap = capacity(limits, task, dim);
+  if (n <= cap.maxPoints) return;
+  const binding = limits.maxStorageBufferBindingSize;
+  const lowered = binding < deviceBinding ? ` (TREELINE_MAX_BINDING_BYTES; the device binds ${deviceBinding})` : '';
+  let instead = "use backend 'cpu'";
+  if (task.kind === 'hdbscan' && task.resident) {
+    const host = capacity(limits, { ...task, resident: false }, dim).maxPoints;
+    if (n <= host) instead = `TREELINE_RESIDENT=0 (clustering on the host) takes up to ${host}`;
+  }
+  throw new InputError(
+    `${taskName(task)} on the GPU takes at most ${cap.maxPoints} points in ${dim} dimensions on this device, got ${n}: ` +
+      `its ${cap.limitedBy} array must fit one ${binding}-byte storage binding${lowered}; ${instead}.`,
+  );
+}

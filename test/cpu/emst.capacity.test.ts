@@ -1,0 +1,98 @@
+/**
+ * Issue 19: TREELINE_MAX_BINDING_BYTES is validated at the door, and the largest n each GPU entry point takes
+ * (src/emst/capacity.ts) follows from the arrays' bytes per point. test/gpu/emst.capacity.test.ts runs the entry
+ * points at these maxima on a real device.
+ */
+import { describe, expect, it } from 'vitest';
+import { capacity, checkCapacity } from '../../src/emst/capacity.js';
+import { checkMaxBindingBytes, maxBindingBytesFromEnv, MIN_BINDING_BYTES } from '../../src/gpu/context.js';
+import { InputError } from '../../src/errors.js';
+
+/** The H100's limits (bench/RESULTS.md): 2 GiB − 4 bytes a binding, 16 storage buffers a stage (not lean). */
+const H100 = { maxStorageBufferBindingSize: 2 ** 31 - 4, maxStorageBuffersPerShaderStage: 16 };
+
+describe('TREELINE_MAX_BINDING_BYTES', () => {
+  it('issue 19: unset or empty leaves the device its own limit; a number of bytes is taken as it is', () => {
+    expect(maxBindingBytesFromEnv(undefined)).toBeUndefined();
+    expect(maxBindingBytesFromEnv(' ')).toBeUndefined();
+    expect(maxBindingBytesFromEnv('1048576')).toBe(1048576);
+    expect(maxBindingBytesFromEnv(' 65536 ')).toBe(MIN_BINDING_BYTES);
+    // Above any device's limit: accepted, and the context then keeps the device's own (context.ts).
+    expect(maxBindingBytesFromEnv('1099511627776')).toBe(2 ** 40);
+  });
+
+  it('issue 19: a value that is not a multiple of 4, too small or not a number is an InputError naming it', () => {
+    expect(() => maxBindingBytesFromEnv('1000001')).toThrow(InputError);
+    expect(() => maxBindingBytesFromEnv('1000001')).toThrow(
+      /TREELINE_MAX_BINDING_BYTES to be a whole number of bytes, a multiple of 4 and at least 65536, got 1000001 \(1000000\?\)/,
+    );
+    expect(() => maxBindingBytesFromEnv('4096')).toThrow(/at least 65536, got 4096\.$/);
+    expect(() => maxBindingBytesFromEnv('1MiB')).toThrow(/a number of bytes, got '1MiB'/);
+    expect(() => maxBindingBytesFromEnv('-1048576')).toThrow(InputError);
+    expect(() => checkMaxBindingBytes(1048576.5)).toThrow(/maxBindingBytes .* got 1048576.5/);
+    expect(checkMaxBindingBytes(1048576)).toBe(1048576);
+  });
+});
+
+describe('capacity(limits, task, dim)', () => {
+  it('issue 19: the EMST in 2D and 3D is capped by the BVH links, 16 bytes a point', () => {
+    for (const dim of [2, 3]) {
+      expect(capacity(H100, { kind: 'emst' }, dim)).toEqual({
+        maxPoints: Math.floor((2 ** 31 - 4) / 16),
+        limitedBy: 'bvh::links',
+      });
+    }
+    expect(capacity({ ...H100, maxStorageBufferBindingSize: 1048576 }, { kind: 'mstStats' }, 3).maxPoints).toBe(65536);
+  });
+
+  it('issue 19: above 4 dimensions the points (4·dim bytes a point) cap it', () => {
+    expect(capacity(H100, { kind: 'emst' }, 8)).toEqual({
+      maxPoints: Math.floor((2 ** 31 - 4) / 32),
+      limitedBy: 'emst::points',
+    });
+  });
+
+  it('issue 19: where the traversal runs lean (fewer than 15 buffers a stage) the boxes sit in one binding', () => {
+    const lean = { ...H100, maxStorageBuffersPerShaderStage: 10 };
+    // 24-byte 3D box records, 32 records to a part's alignment, one record per internal node (n − 1).
+    const records = Math.floor((2 ** 31 - 4) / 24 / 32) * 32;
+    expect(capacity(lean, { kind: 'emst' }, 3)).toEqual({ maxPoints: records + 1, limitedBy: 'bvh::boxes' });
+  });
+
+  it('issue 19: knn() is capped by its n × k results, hdbscan() on the GPU by its Euler tokens or rows', () => {
+    const L = 1048576;
+    const at = { ...H100, maxStorageBufferBindingSize: L };
+    expect(capacity(at, { kind: 'knn', k: 64 }, 3)).toEqual({ maxPoints: L / 256, limitedBy: 'knn::indices' });
+    expect(capacity(at, { kind: 'knn', k: 2 }, 3)).toEqual({ maxPoints: L / 16, limitedBy: 'bvh::links' });
+    // 8 bytes for each of 3n − 1 tokens: 24n − 8 ≤ L.
+    const tokens = Math.floor((L + 8) / 24);
+    expect(capacity(at, { kind: 'hdbscan', minClusterSize: 5, resident: true }, 3)).toEqual({
+      maxPoints: tokens,
+      limitedBy: 'cluster::linkage.own',
+    });
+    // minClusterSize 2: n + 2(⌊n/2⌋ − 1) rows of 16 bytes, about 32 bytes a point.
+    const rows = capacity(at, { kind: 'hdbscan', minClusterSize: 2, resident: true }, 3);
+    expect(rows.limitedBy).toBe('cluster::condense.rows');
+    const bytes = (n: number) => 16 * (n + 2 * (Math.floor(n / 2) - 1));
+    expect(bytes(rows.maxPoints)).toBeLessThanOrEqual(L);
+    expect(bytes(rows.maxPoints + 1)).toBeGreaterThan(L);
+    expect(capacity(at, { kind: 'hdbscan', minClusterSize: 2, resident: false }, 3).maxPoints).toBe(L / 16);
+  });
+
+  it('issue 19: checkCapacity passes at the maximum and refuses one more in one line, naming the array and limit', () => {
+    const at = { ...H100, maxStorageBufferBindingSize: 1048576 };
+    expect(() => checkCapacity(at, 65536, 3, { kind: 'emst' }, 2 ** 31 - 4)).not.toThrow();
+    expect(() => checkCapacity(at, 65537, 3, { kind: 'emst' }, 2 ** 31 - 4)).toThrow(
+      'emst on the GPU takes at most 65536 points in 3 dimensions on this device, got 65537: its bvh::links array must ' +
+        "fit one 1048576-byte storage binding (TREELINE_MAX_BINDING_BYTES; the device binds 2147483644); use backend 'cpu'.",
+    );
+    // Not lowered: the device's own limit, no mention of the variable.
+    expect(() => checkCapacity(H100, 2 ** 27, 2, { kind: 'emst' })).toThrow(
+      /^emst on the GPU takes at most 134217727 points in 2 dimensions on this device, got 134217728: its bvh::links array must fit one 2147483644-byte storage binding; use backend 'cpu'\.$/,
+    );
+    // hdbscan above the GPU clustering's cap but within the MST's: the host clustering is offered.
+    expect(() =>
+      checkCapacity(at, 50000, 3, { kind: 'hdbscan', minClusterSize: 5, resident: true }, 2 ** 31 - 4),
+    ).toThrow(/takes at most 43691 points .* TREELINE_RESIDENT=0 \(clustering on the host\) takes up to 65536\.$/);
+  });
+});
