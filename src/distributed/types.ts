@@ -15,6 +15,7 @@
  *
  * Task kinds (PartitionTaskKind; the arrays each takes and returns are documented at PARTITION_TASKS in
  * src/distributed/partition.tasks.ts):
+ *   'rows'       the coordinates of some of its rows (the coordinator sends them on as other partitions' queries)
  *   'tree'       the partition's own EMST (or mutual-reachability MST given the true core distances), global ids, keys
  *   'nearest'    per query point, its lightest edge to a point of this partition in another component (Borůvka)
  *   'coreBound'  mutual reachability: each own point's squared core distance among this partition's points only
@@ -44,7 +45,7 @@ export interface TaskMessage {
 }
 
 /** The names of the tasks a partition's owner answers (PARTITION_TASKS in partition.tasks.ts). */
-export type PartitionTaskKind = 'tree' | 'nearest' | 'coreBound' | 'knn' | 'core';
+export type PartitionTaskKind = 'rows' | 'tree' | 'nearest' | 'coreBound' | 'knn' | 'core';
 
 /** One spatial partition's points, as its owner holds them (partitionPoints() makes them). */
 export interface PartitionData {

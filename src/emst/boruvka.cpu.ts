@@ -67,6 +67,13 @@ export interface EmstCpuOptions {
    * in Node from 50,000 points on (THREADED_MIN_POINTS), else 1; one thread wherever worker threads are missing.
    */
   threads?: number;
+  /**
+   * Mutual reachability only: the squared core distances (keys) per original point index, used instead of the
+   * ones the k-NN phase would compute — the partitioned EMST's local trees (src/distributed/partition.tasks.ts) take
+   * the cores over all points, not only the partition's. The k-NN lists still serve as Borůvka's candidates: their
+   * bounds (candidates.cpu.ts) hold for any cores, since every reachability key is at least both ends' core².
+   */
+  core2?: Float32Array;
 }
 
 /** The edge list, per-phase wall times (ms) under the `emst::…` labels, and the number of Borůvka rounds. */
@@ -237,7 +244,9 @@ class BoruvkaCpu {
       const { minSamples, alpha } = metric;
       const m = Math.min(minSamples, n - 1);
       const core2 = alloc.f32(n);
-      for (let i = 0; i < n; i++) core2[i] = lists.keys[i * lists.k + m - 1];
+      const given = options.core2;
+      if (given !== undefined) for (let i = 0; i < n; i++) core2[i] = given[bvh.order[i]];
+      else for (let i = 0; i < n; i++) core2[i] = lists.keys[i * lists.k + m - 1];
       const minCore2 = alloc.f32(Math.max(n - 1, 1));
       minCore2.set(subtreeMinCore2(bvh, core2));
       mr = { core2, minCore2, ia2: inverseAlphaSquared(alpha) };

@@ -1,0 +1,177 @@
+/**
+ * The partitioned EMST's worker side (issue 20 §2): one pure handler per task kind, run by a partition's owner on
+ * its points (src/distributed/types.ts says what "pure" allows). Every message carries `meta.exponent`, the run's
+ * power-of-two scale (src/emst/scale.ts): coordinates travel unscaled, keys travel in the scaled key space of the
+ * single-process run. Rows are the partition's rows (ascending global id); NONE = 0xffffffff.
+ *
+ *   kind       request meta / arrays                              reply arrays
+ *   rows       rows u32 q                                         points f32 q × dim (unscaled)
+ *   tree       minSamples, alpha; cells f32, cellOwner u32,       sources, targets u32 (rows), keys f32, ids u32 n,
+ *              core2 f32 n (mutual reachability only)             lower f32 n
+ *   nearest    alpha, mr; points f32 q × dim, gid u32 q,          key f32 q, row u32 q (NONE: no edge ≤ bound)
+ *              comp u32 q, bound f32 q, core2 f32 q (mr),
+ *              labels u32 n, ownCore2 f32 n (mr)
+ *   coreBound  m; cells, cellOwner                                core2 f32 n (this partition only), lower f32 n
+ *   knn        m; points f32 q × dim                              keys f32 q × m ascending (+∞ padded)
+ *   core       m; rows u32 q, keys f32 q × m (the halo lists)     core2 f32 n (over all points)
+ *
+ * `cells`: every partition's cell boxes (PartitionInfo.cells, concatenated), `cellOwner` the partition of each;
+ * `lower`: per row, a lower bound on its key to any other partition's point (PartitionIndex.lowerBounds).
+ *
+ * The local tree ('tree') is emst() on the scaled points with the owner's backend (Euclidean), or with the true
+ * cores the CPU backend's Borůvka (mutual reachability: boruvka.cpu.ts `core2`; the GPU backend has no such hook
+ * yet). Its keys are recomputed from the coordinates with distance.cpu.ts's arithmetic, the single-process keys.
+ */
+import { InputError } from '../errors.js';
+import { emst } from '../emst/emst.js';
+import { emstCpuAsync } from '../emst/boruvka.cpu.js';
+import { inverseAlphaSquared, reachabilityKey } from '../emst/distance.cpu.js';
+import { squaredDistance } from '../knn/keys.cpu.js';
+import { NONE } from '../bvh/layout.js';
+import { PartitionIndex, scaleRows } from './partition.search.cpu.js';
+import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMessage } from './types.js';
+
+/** The handlers by kind (the table above). */
+export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
+  async rows(p, msg) {
+    const rows = array(msg, 'rows', Uint32Array);
+    const out = new Float32Array(rows.length * p.dim);
+    for (let q = 0; q < rows.length; q++) {
+      const r = row(p, rows[q]);
+      out.set(p.points.subarray(r * p.dim, r * p.dim + p.dim), q * p.dim);
+    }
+    return { meta: {}, arrays: { points: out } };
+  },
+
+  async tree(p, msg, env) {
+    const index = PartitionIndex.of(p, exponentOf(msg));
+    const { dim, n } = index;
+    const minSamples = num(msg, 'minSamples');
+    const alpha = num(msg, 'alpha');
+    const mr = minSamples > 1 || alpha !== 1;
+    const core2 = mr ? sized(array(msg, 'core2', Float32Array), n, 'core2') : null;
+    let tree: { sources: Uint32Array; targets: Uint32Array };
+    if (core2 === null) {
+      tree = await emst(index.points, { dim, backend: env.backend, threads: env.threads, gpu: env.gpu });
+    } else {
+      const metric = { kind: 'mutual-reachability' as const, minSamples, alpha };
+      tree = await emstCpuAsync(index.points, dim, { metric, threads: env.threads, core2 });
+    }
+    const ia2 = inverseAlphaSquared(alpha);
+    const m = tree.sources.length;
+    const keys = new Float32Array(m);
+    for (let e = 0; e < m; e++) {
+      const u = tree.sources[e];
+      const v = tree.targets[e];
+      const d = squaredDistance(index.points, dim, u, v);
+      keys[e] = core2 === null ? d : reachabilityKey(d, core2[u], core2[v], ia2);
+    }
+    const lower = index.lowerBounds(array(msg, 'cells', Float32Array), array(msg, 'cellOwner', Uint32Array), p.id);
+    return {
+      meta: {},
+      arrays: { sources: tree.sources.slice(), targets: tree.targets.slice(), keys, ids: p.ids, lower },
+    };
+  },
+
+  async nearest(p, msg) {
+    const index = PartitionIndex.of(p, exponentOf(msg));
+    const { dim, n } = index;
+    const mr = msg.meta.mr === true;
+    const points = array(msg, 'points', Float32Array);
+    const q = points.length / dim;
+    const gid = sized(array(msg, 'gid', Uint32Array), q, 'gid');
+    const comp = sized(array(msg, 'comp', Uint32Array), q, 'comp');
+    const bound = sized(array(msg, 'bound', Float32Array), q, 'bound');
+    const core2 = mr ? sized(array(msg, 'core2', Float32Array), q, 'core2') : null;
+    const labels = sized(array(msg, 'labels', Uint32Array), n, 'labels');
+    const ownCore2 = mr ? sized(array(msg, 'ownCore2', Float32Array), n, 'ownCore2') : null;
+    const state = index.nearestState(labels, ownCore2, inverseAlphaSquared(num(msg, 'alpha')));
+    const key = new Float32Array(q).fill(Infinity);
+    const rowOut = new Uint32Array(q).fill(NONE);
+    const x = new Float64Array(dim);
+    const f = 2 ** index.exponent;
+    for (let i = 0; i < q; i++) {
+      for (let d = 0; d < dim; d++) x[d] = Math.fround(points[i * dim + d] * f);
+      const r = index.nearest(x, gid[i], comp[i], bound[i], core2 === null ? 0 : core2[i], state);
+      if (r !== NONE) {
+        rowOut[i] = r;
+        key[i] = index.foundKey;
+      }
+    }
+    return { meta: {}, arrays: { key, row: rowOut } };
+  },
+
+  async coreBound(p, msg) {
+    const index = PartitionIndex.of(p, exponentOf(msg));
+    const core2 = index.cores(num(msg, 'm'));
+    const lower = index.lowerBounds(array(msg, 'cells', Float32Array), array(msg, 'cellOwner', Uint32Array), p.id);
+    return { meta: {}, arrays: { core2, lower } };
+  },
+
+  async knn(p, msg) {
+    const index = PartitionIndex.of(p, exponentOf(msg));
+    const m = num(msg, 'm');
+    const points = scaleRows(array(msg, 'points', Float32Array), index.exponent);
+    const q = points.length / index.dim;
+    const keys = new Float32Array(q * m);
+    const x = new Float64Array(index.dim);
+    for (let i = 0; i < q; i++) {
+      for (let d = 0; d < index.dim; d++) x[d] = points[i * index.dim + d];
+      index.knnKeys(x, m, keys, i * m);
+    }
+    return { meta: {}, arrays: { keys } };
+  },
+
+  async core(p, msg) {
+    const index = PartitionIndex.of(p, exponentOf(msg));
+    const m = num(msg, 'm');
+    const rows = array(msg, 'rows', Uint32Array);
+    for (const r of rows) row(p, r);
+    const keys = sized(array(msg, 'keys', Float32Array), rows.length * m, 'keys');
+    return { meta: {}, arrays: { core2: index.cores(m, { rows, keys }) } };
+  },
+};
+
+/** Runs `kind` on `p`, rejecting an unknown kind with the kinds there are. */
+export function runPartitionTask(kind: string, p: PartitionData, msg: TaskMessage, env: Parameters<PartitionTask>[2]) {
+  const task = (PARTITION_TASKS as Record<string, PartitionTask | undefined>)[kind];
+  if (task === undefined) {
+    throw new InputError(
+      `Unknown partition task '${kind}' (expected one of ${Object.keys(PARTITION_TASKS).join(', ')}).`,
+    );
+  }
+  return task(p, msg, env);
+}
+
+function exponentOf(msg: TaskMessage): number {
+  return num(msg, 'exponent');
+}
+
+function num(msg: TaskMessage, name: string): number {
+  const v = msg.meta[name];
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    throw new InputError(`Expected meta.${name} to be a finite number in the partition task's message, got ${v}.`);
+  }
+  return v;
+}
+
+function array<T extends TaskArray>(msg: TaskMessage, name: string, type: new (n: number) => T): T {
+  const a = msg.arrays[name];
+  if (!(a instanceof type)) {
+    const got = a === undefined ? 'nothing' : a.constructor.name;
+    throw new InputError(`Expected arrays.${name} to be a ${type.name} in the partition task's message, got ${got}.`);
+  }
+  return a;
+}
+
+function sized<T extends TaskArray>(a: T, length: number, name: string): T {
+  if (a.length !== length) throw new InputError(`Expected arrays.${name} to hold ${length} values, got ${a.length}.`);
+  return a;
+}
+
+function row(p: PartitionData, r: number): number {
+  if (r >= p.ids.length) {
+    throw new InputError(`Expected rows of partition ${p.id} below ${p.ids.length}, got ${r}.`);
+  }
+  return r;
+}

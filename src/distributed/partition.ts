@@ -1,0 +1,137 @@
+/**
+ * Spatial partitions for the partitioned exact EMST (issue 20 §2), and the in-process executor that runs their tasks
+ * without a transport (tests; `partitionedEmst` on one machine).
+ *
+ * partitionPoints() sorts the points along the BVH's Z-curve (src/bvh/morton.cpu.ts: the same frame, codes and
+ * stable sort as the EMST's own BVH) and cuts the order into k contiguous ranges of ⌊n/k⌋ or ⌈n/k⌉ points. Within a
+ * partition the rows are then put back in ascending global id: a tree over the partition in local row numbers, mapped
+ * through `ids`, keeps the global (key, min id, max id) tie order, because the map is monotone.
+ *
+ * A Morton range's bounding box can be far larger than the region its points fill (a range that crosses a high
+ * octree boundary spans both sides), so partitionInfo() also describes each partition by CELLS boxes, each over a
+ * contiguous run of its Morton order: the coordinator and the owners prune cross-partition queries with them.
+ */
+import { InputError } from '../errors.js';
+import { codeBits } from '../bvh/layout.js';
+import { mortonCodesCpu, sceneFrameCpu } from '../bvh/morton.cpu.js';
+import { sortCodesCpu } from '../bvh/sort.cpu.js';
+import { checkCoordinates } from '../emst/validate.js';
+import { PARTITION_TASKS } from './partition.tasks.js';
+import type {
+  PartitionData,
+  PartitionExecutor,
+  PartitionInfo,
+  PartitionTaskKind,
+  TaskEnv,
+  TaskMessage,
+} from './types.js';
+
+/** Boxes per partition in PartitionInfo.cells (runs of its Morton order). */
+export const CELLS = 64;
+
+/**
+ * Splits row-major `points` (n × dim; a Float64Array is rounded to float32) into `k` spatial partitions along the
+ * Z-curve, each with its global ids ascending. k may exceed n (the partitions beyond the points are empty).
+ *
+ * @throws InputError for a bad dim or k, a length not a multiple of dim, or a coordinate that is not finite.
+ */
+export function partitionPoints(points: Float32Array | Float64Array, dim: number, k: number): PartitionData[] {
+  if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
+  if (!Number.isInteger(k) || k < 1) throw new InputError(`Expected partitions to be a positive integer, got ${k}.`);
+  if (points.length % dim !== 0) {
+    throw new InputError(`Expected points.length to be a multiple of dim=${dim}, got ${points.length}.`);
+  }
+  checkCoordinates(points, dim);
+  const xs = points instanceof Float32Array ? points : new Float32Array(points);
+  const n = xs.length / dim;
+  const { order } = sortCodesCpu(mortonCodesCpu(xs, n, dim, sceneFrameCpu(xs, n, dim)), n, codeBits(dim));
+  const out: PartitionData[] = [];
+  for (let p = 0; p < k; p++) {
+    const a = Math.floor((p * n) / k);
+    const b = Math.floor(((p + 1) * n) / k);
+    const ids = order.slice(a, b).sort();
+    const rows = new Float32Array((b - a) * dim);
+    for (let r = 0; r < ids.length; r++) rows.set(xs.subarray(ids[r] * dim, ids[r] * dim + dim), r * dim);
+    out.push({ id: p, dim, points: rows, ids });
+  }
+  return out;
+}
+
+/**
+ * The partition's size, bounding box and CELLS cell boxes (runs of its points in Morton order; fewer for small
+ * partitions). O(count) after a Morton sort of the partition.
+ */
+export function partitionInfo(data: PartitionData): PartitionInfo {
+  const { id, dim, points } = data;
+  const n = points.length / dim;
+  if (n === 0) return { id, count: 0, lo: [], hi: [], cells: [] };
+  const { order } = sortCodesCpu(mortonCodesCpu(points, n, dim, sceneFrameCpu(points, n, dim)), n, codeBits(dim));
+  const c = Math.min(CELLS, n);
+  const cells: number[] = [];
+  const lo = new Array<number>(dim).fill(Infinity);
+  const hi = new Array<number>(dim).fill(-Infinity);
+  for (let j = 0; j < c; j++) {
+    const a = Math.floor((j * n) / c);
+    const b = Math.floor(((j + 1) * n) / c);
+    const clo = new Array<number>(dim).fill(Infinity);
+    const chi = new Array<number>(dim).fill(-Infinity);
+    for (let r = a; r < b; r++) {
+      const o = order[r] * dim;
+      for (let d = 0; d < dim; d++) {
+        const x = points[o + d];
+        if (x < clo[d]) clo[d] = x;
+        if (x > chi[d]) chi[d] = x;
+      }
+    }
+    for (let d = 0; d < dim; d++) {
+      if (clo[d] < lo[d]) lo[d] = clo[d];
+      if (chi[d] > hi[d]) hi[d] = chi[d];
+    }
+    cells.push(...clo, ...chi);
+  }
+  return { id, count: n, lo, hi, cells };
+}
+
+/** The bytes a transport carries for `msg`: its meta as UTF-8 JSON plus every array's bytes. */
+export function messageBytes(msg: TaskMessage): number {
+  let bytes = Buffer.byteLength(JSON.stringify(msg.meta), 'utf8');
+  for (const a of Object.values(msg.arrays)) bytes += a.byteLength;
+  return bytes;
+}
+
+/**
+ * Runs every partition's tasks in this process (PARTITION_TASKS), one task at a time per call. Messages are copied
+ * both ways, as a transport would: neither side can see the other's arrays change.
+ */
+export class InProcessExecutor implements PartitionExecutor {
+  private readonly infos: PartitionInfo[];
+
+  constructor(
+    private readonly data: PartitionData[],
+    private readonly env: TaskEnv = { backend: 'cpu' },
+  ) {
+    data.forEach((d, i) => {
+      if (d.id !== i) throw new InputError(`Expected partition ${i} to have id ${i}, got ${d.id}.`);
+    });
+    this.infos = data.map(partitionInfo);
+  }
+
+  partitions(): PartitionInfo[] {
+    return this.infos.map((info) => ({ ...info }));
+  }
+
+  async run(partition: number, kind: PartitionTaskKind, msg: TaskMessage): Promise<TaskMessage> {
+    const data = this.data[partition];
+    if (data === undefined) throw new InputError(`No partition ${partition} (0 … ${this.data.length - 1}).`);
+    const task = PARTITION_TASKS[kind];
+    if (task === undefined) throw new InputError(`No partition task '${kind}'.`);
+    return copyMessage(await task(data, copyMessage(msg), this.env));
+  }
+}
+
+/** A deep copy of a message (meta through JSON, as a transport carries it). */
+export function copyMessage(msg: TaskMessage): TaskMessage {
+  const arrays: TaskMessage['arrays'] = {};
+  for (const [name, a] of Object.entries(msg.arrays)) arrays[name] = a.slice();
+  return { meta: JSON.parse(JSON.stringify(msg.meta)), arrays };
+}

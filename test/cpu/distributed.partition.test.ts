@@ -1,0 +1,258 @@
+/**
+ * partitionedEmst() (issue 20 §2) in process, on the CPU backend: the partitioned exact EMST and mutual-reachability
+ * MST equal the single-process emst() edge for edge (same ids, same float32 weights, same order) on uniform,
+ * clustered, duplicate and integer-grid (exact ties) points, for any number of partitions; degenerate sizes; the
+ * traffic counters; validation.
+ */
+import { describe, expect, it } from 'vitest';
+import { emst } from '../../src/emst/emst.js';
+import { InputError, AbortError } from '../../src/errors.js';
+import { InProcessExecutor, messageBytes, partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
+import { partitionedEmst } from '../../src/distributed/partition.emst.js';
+import type { PartitionExecutor, PartitionTaskKind, TaskMessage } from '../../src/distributed/types.js';
+import { cloud } from '../helpers/clouds.js';
+import { mulberry32 } from '../helpers/random.js';
+import { primMst } from '../helpers/prim.js';
+
+const cpu = { backend: 'cpu' as const, threads: 1 };
+
+async function both(points: Float32Array, dim: number, k: number, opts: { minSamples?: number; alpha?: number } = {}) {
+  const single = await emst(points, { dim, ...cpu, ...opts });
+  const executor = new InProcessExecutor(partitionPoints(points, dim, k), cpu);
+  const parted = await partitionedEmst(executor, { dim, ...opts });
+  return { single, parted };
+}
+
+function expectSameTree(
+  a: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array },
+  b: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array },
+) {
+  expect(b.sources.length).toBe(a.sources.length);
+  // Compared as arrays (bit-equal float32 weights, not approximately equal).
+  expect(Array.from(b.sources)).toEqual(Array.from(a.sources));
+  expect(Array.from(b.targets)).toEqual(Array.from(a.targets));
+  expect(Array.from(new Uint32Array(b.weights.buffer, b.weights.byteOffset, b.weights.length))).toEqual(
+    Array.from(new Uint32Array(a.weights.buffer, a.weights.byteOffset, a.weights.length)),
+  );
+}
+
+/** Uniform points, each repeated 1–3 times at random (exact duplicates across and within partitions). */
+function withDuplicates(n: number, dim: number, seed: number): Float32Array {
+  const base = cloud('uniform', n, dim, seed);
+  const r = mulberry32(seed + 1);
+  const rows: number[] = [];
+  for (let i = 0; rows.length < n * dim; i++) {
+    const times = 1 + Math.floor(r() * 3);
+    for (let t = 0; t < times && rows.length < n * dim; t++) rows.push(...base.subarray(i * dim, i * dim + dim));
+  }
+  // Shuffle the rows so duplicates do not sit at consecutive ids.
+  const out = new Float32Array(rows);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    for (let d = 0; d < dim; d++) [out[i * dim + d], out[j * dim + d]] = [out[j * dim + d], out[i * dim + d]];
+  }
+  return out;
+}
+
+describe('partitionedEmst() equals emst() edge for edge', () => {
+  const cases: [string, () => Float32Array, number, number][] = [
+    ['uniform 3D', () => cloud('uniform', 3000, 3, 11), 3, 6],
+    ['clustered (blobs) 3D', () => cloud('clustered', 3000, 3, 12), 3, 7],
+    ['duplicates 2D', () => withDuplicates(2500, 2, 13), 2, 6],
+    ['integer grid 3D (exact ties)', () => cloud('grid', 1500, 3, 14), 3, 6],
+    ['integer grid 2D (exact ties)', () => cloud('grid', 1200, 2, 15), 2, 5],
+    ['normal 4D', () => cloud('normal', 1200, 4, 16), 4, 3],
+  ];
+  for (const [name, make, dim, k] of cases) {
+    it(`Euclidean, ${name}, k = ${k}`, async () => {
+      const points = make();
+      const { single, parted } = await both(points, dim, k);
+      expectSameTree(single, parted);
+      expect(parted.stats.partitions).toBe(k);
+      expect(parted.stats.rounds).toBeGreaterThan(0);
+    });
+    it(`minSamples 5, ${name}, k = ${k}`, async () => {
+      const points = make();
+      const { single, parted } = await both(points, dim, k, { minSamples: 5 });
+      expectSameTree(single, parted);
+    });
+  }
+
+  it('mutual reachability with alpha ≠ 1 (minSamples 3, alpha 1.5; minSamples 1, alpha 0.75)', async () => {
+    const points = cloud('clustered', 1500, 3, 21);
+    for (const opts of [
+      { minSamples: 3, alpha: 1.5 },
+      { minSamples: 1, alpha: 0.75 },
+    ]) {
+      const { single, parted } = await both(points, 3, 5, opts);
+      expectSameTree(single, parted);
+    }
+  });
+
+  it('k = 1, 2, 6 and 7 give the identical tree (Euclidean and minSamples 5)', async () => {
+    const points = cloud('grid', 1000, 3, 22);
+    for (const minSamples of [1, 5]) {
+      const single = await emst(points, { dim: 3, minSamples, ...cpu });
+      for (const k of [1, 2, 6, 7]) {
+        const parted = await partitionedEmst(new InProcessExecutor(partitionPoints(points, 3, k), cpu), {
+          dim: 3,
+          minSamples,
+        });
+        expectSameTree(single, parted);
+      }
+    }
+  });
+
+  it('matches brute-force Prim on a small cloud (an oracle independent of the BVH)', async () => {
+    const points = cloud('uniform', 200, 2, 23);
+    for (const minSamples of [1, 4]) {
+      const parted = await partitionedEmst(new InProcessExecutor(partitionPoints(points, 2, 4), cpu), {
+        dim: 2,
+        minSamples,
+      });
+      const prim = primMst(points, 2, minSamples > 1 ? { minSamples } : {});
+      const total = (w: ArrayLike<number>) => Array.from(w).reduce((s, x) => s + x, 0);
+      expect(total(parted.weights)).toBeCloseTo(total(prim.weights), 3);
+      expect(parted.sources.length).toBe(199);
+    }
+  });
+
+  it('degenerate sizes: n = 0, 1, 2, 3, and k > n', async () => {
+    for (const n of [0, 1, 2, 3, 5]) {
+      const points = cloud('uniform', n, 3, 24 + n);
+      for (const k of [1, 2, n + 3]) {
+        for (const minSamples of [1, 5]) {
+          const { single, parted } = await both(points, 3, k, { minSamples });
+          expectSameTree(single, parted);
+          expect(parted.sources.length).toBe(Math.max(n - 1, 0));
+        }
+      }
+    }
+  });
+
+  it('all points identical, spread over partitions', async () => {
+    const points = cloud('duplicates', 300, 3, 25);
+    for (const minSamples of [1, 5]) {
+      const { single, parted } = await both(points, 3, 4, { minSamples });
+      expectSameTree(single, parted);
+    }
+  });
+
+  it('coordinates far from unit scale (1e30 and 1e-30) are scaled as emst() scales them', async () => {
+    for (const s of [1e30, 1e-30]) {
+      const points = cloud('uniform', 500, 3, 26).map((x) => x * s);
+      const { single, parted } = await both(points, 3, 3);
+      expectSameTree(single, parted);
+    }
+  });
+});
+
+describe('partitionedEmst() traffic and protocol', () => {
+  it('counts every message a transport would move, and only boundary points ask', async () => {
+    const points = cloud('uniform', 4000, 3, 31);
+    const inner = new InProcessExecutor(partitionPoints(points, 3, 6), cpu);
+    let sent = 0;
+    let received = 0;
+    let messages = 0;
+    const kinds = new Set<string>();
+    const counting: PartitionExecutor = {
+      partitions: () => inner.partitions(),
+      async run(partition: number, kind: PartitionTaskKind, msg: TaskMessage) {
+        messages++;
+        kinds.add(kind);
+        sent += messageBytes(msg);
+        const reply = await inner.run(partition, kind, msg);
+        received += messageBytes(reply);
+        return reply;
+      },
+    };
+    const parted = await partitionedEmst(counting, { dim: 3 });
+    expect(parted.stats.messages).toBe(messages);
+    expect(parted.stats.bytesSent).toBe(sent);
+    expect(parted.stats.bytesReceived).toBe(received);
+    expect([...kinds].sort()).toEqual(['nearest', 'rows', 'tree']);
+    // The local trees alone come back as 12 bytes an edge plus ids and bounds (8 bytes a point).
+    expect(received).toBeGreaterThan(19 * 4000);
+    expect(Object.keys(parted.timings)).toEqual(
+      expect.arrayContaining(['distributed::trees', 'distributed::rounds', 'distributed::total']),
+    );
+  });
+
+  it('runMany, when the executor has it, carries every batch', async () => {
+    const points = cloud('clustered', 1500, 3, 32);
+    const inner = new InProcessExecutor(partitionPoints(points, 3, 4), cpu);
+    let batches = 0;
+    const batching: PartitionExecutor = {
+      partitions: () => inner.partitions(),
+      run: () => Promise.reject(new Error('run() should not be called when runMany exists')),
+      async runMany(tasks) {
+        batches++;
+        return Promise.all(tasks.map((t) => inner.run(t.partition, t.kind, t.msg)));
+      },
+    };
+    const single = await emst(points, { dim: 3, minSamples: 5, ...cpu });
+    const parted = await partitionedEmst(batching, { dim: 3, minSamples: 5 });
+    expectSameTree(single, parted);
+    expect(batches).toBeGreaterThan(2);
+  });
+
+  it('a task that fails fails the run with its error', async () => {
+    const inner = new InProcessExecutor(partitionPoints(cloud('uniform', 300, 2, 33), 2, 3), cpu);
+    const failing: PartitionExecutor = {
+      partitions: () => inner.partitions(),
+      run: (p, kind, msg) => (kind === 'nearest' ? Promise.reject(new Error('worker died')) : inner.run(p, kind, msg)),
+    };
+    await expect(partitionedEmst(failing, { dim: 2 })).rejects.toThrow('worker died');
+  });
+
+  it('an aborted signal rejects with AbortError', async () => {
+    const inner = new InProcessExecutor(partitionPoints(cloud('uniform', 300, 2, 34), 2, 3), cpu);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(partitionedEmst(inner, { dim: 2, signal: controller.signal })).rejects.toBeInstanceOf(AbortError);
+  });
+});
+
+describe('partitionPoints() and partitionInfo()', () => {
+  it('splits along the Z-curve into k near-equal parts with ascending global ids covering every point once', () => {
+    const points = cloud('uniform', 1001, 3, 41);
+    const parts = partitionPoints(points, 3, 6);
+    expect(parts.map((p) => p.ids.length)).toEqual([166, 167, 167, 167, 167, 167]);
+    const seen = new Uint8Array(1001);
+    for (const p of parts) {
+      for (let r = 0; r < p.ids.length; r++) {
+        if (r > 0) expect(p.ids[r]).toBeGreaterThan(p.ids[r - 1]);
+        seen[p.ids[r]]++;
+        expect(Array.from(p.points.subarray(r * 3, r * 3 + 3))).toEqual(
+          Array.from(points.subarray(p.ids[r] * 3, p.ids[r] * 3 + 3)),
+        );
+      }
+      const info = partitionInfo(p);
+      // Every point lies in the box and in one of the cells.
+      for (let r = 0; r < p.ids.length; r++) {
+        const x = p.points.subarray(r * 3, r * 3 + 3);
+        for (let d = 0; d < 3; d++) expect(x[d] >= info.lo[d] && x[d] <= info.hi[d]).toBe(true);
+        const cells = info.cells!;
+        let inside = false;
+        for (let c = 0; c < cells.length && !inside; c += 6) {
+          inside = [0, 1, 2].every((d) => x[d] >= cells[c + d] && x[d] <= cells[c + 3 + d]);
+        }
+        expect(inside).toBe(true);
+      }
+    }
+    expect(seen.every((s) => s === 1)).toBe(true);
+  });
+
+  it('rejects bad input, naming the value', () => {
+    expect(() => partitionPoints(new Float32Array([0, 0, NaN, 1]), 2, 2)).toThrow(/NaN at row 1, column 0/);
+    expect(() => partitionPoints(new Float32Array([0, 0, 1]), 2, 2)).toThrow(InputError);
+    expect(() => partitionPoints(new Float32Array(4), 2, 0)).toThrow(/partitions to be a positive integer, got 0/);
+  });
+
+  it('partitionedEmst rejects bad options', async () => {
+    const inner = new InProcessExecutor(partitionPoints(cloud('uniform', 10, 2, 42), 2, 2), cpu);
+    await expect(partitionedEmst(inner, { dim: 2, minSamples: 0 })).rejects.toThrow(/minSamples/);
+    await expect(partitionedEmst(inner, { dim: 2, alpha: -1 })).rejects.toThrow(/alpha/);
+    await expect(partitionedEmst(inner, { dim: 3 })).rejects.toThrow(/dim=3/);
+  });
+});
