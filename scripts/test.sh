@@ -4,6 +4,7 @@
 #    when running as root on Debian and no Vulkan driver recent enough for Dawn is installed (bookworm's own
 #    Mesa 22.3 is rejected by Dawn);
 #  - Debian's chromium (for the browser test, test/browser), when running as root on Debian and it is missing;
+#  - Debian's nats-server (for the distributed tests, test/cpu/distributed.nats*.test.ts), likewise;
 #  - the npm dependencies (npm ci) when node_modules is missing;
 # then type-checks and runs the cpu, gpu and browser test projects. With TREELINE_REQUIRE_GPU=1 (CI) GPU tests fail
 # instead of skipping when no adapter is found; with TREELINE_REQUIRE_BROWSER=1 (CI) the browser test fails instead
@@ -46,6 +47,17 @@ if [ ! -x "$chromium" ]; then
   else
     echo "test.sh: no Chromium at $chromium; the browser test will skip unless TREELINE_REQUIRE_BROWSER=1." >&2
     echo "         As root on Debian this script installs it (apt-get install chromium)." >&2
+  fi
+fi
+
+if ! command -v nats-server >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ] && command -v apt-get >/dev/null 2>&1; then
+    echo "test.sh: installing Debian's nats-server for the distributed tests" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    apt-get install -y -q nats-server >/dev/null
+  else
+    echo "test.sh: no nats-server; the distributed tests will fail (apt-get install nats-server)." >&2
   fi
 fi
 

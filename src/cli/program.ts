@@ -15,6 +15,7 @@ import { mstCommand } from './mst.js';
 import { predictCommand } from './predict.js';
 import { InterruptError } from './run.js';
 import { statsCommand } from './stats.js';
+import { workerCommand } from './worker.js';
 import { plural, suggestDashedOptions } from './options.js';
 
 /** Exit codes by error class. */
@@ -162,6 +163,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   program.addCommand(predictCommand(io));
   program.addCommand(mstCommand(io));
   program.addCommand(statsCommand(io));
+  program.addCommand(workerCommand(io));
 
   // commander exits the process itself (always with code 1) unless told to throw: main.ts then maps the error.
   for (const c of [program, ...program.commands]) {

@@ -1,0 +1,44 @@
+/**
+ * The NATS options every distributed command shares (`treeline worker`, and `--nats` on emst, hdbscan and stats):
+ * the server URL and what authenticates this process to it (src/distributed/nats.ts).
+ */
+import type { Command } from 'commander';
+import type { NatsOptions } from '../distributed/nats.js';
+
+export interface NatsCliOptions {
+  nats?: string;
+  natsCreds?: string;
+  natsTlsCert?: string;
+  natsTlsKey?: string;
+  natsTlsCa?: string;
+  natsAllowAnonymous?: boolean;
+}
+
+/** --nats <url> (required for `worker`) and the credential and TLS options. */
+export function addNatsOptions(cmd: Command, what: string, required = false): Command {
+  const url = '--nats <url>';
+  const help = `NATS server URL (nats://host:4222)${what}`;
+  (required ? cmd.requiredOption(url, help) : cmd.option(url, help))
+    .option('--nats-creds <file>', 'NATS credentials file (JWT + NKey seed) for a server that requires them')
+    .option('--nats-tls-cert <file>', 'TLS client certificate (PEM), with --nats-tls-key')
+    .option('--nats-tls-key <file>', 'TLS client key (PEM)')
+    .option('--nats-tls-ca <file>', "CA certificate (PEM) that signed the server's certificate")
+    .option(
+      '--nats-allow-anonymous',
+      'connect without credentials to a server that is not on loopback (trusted networks only)',
+    );
+  return cmd;
+}
+
+/** The connection options of a command's parsed flags (its --nats URL must be set). */
+export function natsOptionsOf(o: NatsCliOptions, name: string): NatsOptions {
+  return {
+    url: o.nats!,
+    creds: o.natsCreds,
+    tlsCert: o.natsTlsCert,
+    tlsKey: o.natsTlsKey,
+    tlsCa: o.natsTlsCa,
+    allowAnonymous: !!o.natsAllowAnonymous,
+    name,
+  };
+}

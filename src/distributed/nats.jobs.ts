@@ -1,0 +1,138 @@
+/**
+ * The coordinator's side of the task queue (issue 20): publish a task, wait for its stored result. Used by the
+ * partitioned EMST's executor (coordinator.ts) and by batches of whole jobs (realisations, files).
+ *
+ * Each task is published once per id (its content's hash, nats.tasks.ts) with that id as JetStream's message id,
+ * so a publish repeated within the stream's duplicate window is dropped by the server; a task whose result is
+ * already in the run's object store (a restarted coordinator asking again) is answered from there without being
+ * published. Results are awaited through the workers' `treeline.done.<run>` notes, and, in case a note was missed
+ * (a reconnect), by looking for the result objects once a second.
+ */
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { Objm, type ObjectStore } from '@nats-io/obj';
+import { encodeTaskMessage } from './nats.codec.js';
+import { bodyLimit, doneSubject, getMessage, putMessage, runBucket, taskSubject } from './nats.js';
+import { contentId, messageOutcome, resultObject, taskObject, type TaskHeader } from './nats.tasks.js';
+import type { TaskMessage } from './types.js';
+
+/** A task's failure as the worker reported it. */
+export class TaskFailedError extends Error {
+  override name = 'TaskFailedError';
+  constructor(
+    readonly task: string,
+    readonly workerMessage: string,
+  ) {
+    super(`task ${task} failed on its worker: ${workerMessage}`);
+  }
+}
+
+/** What went over the network for this run's tasks (bodies and results, as encoded). */
+export interface JobTraffic {
+  tasks: number;
+  /** Tasks answered from results already stored (a resumed run). */
+  reused: number;
+  bytesSent: number;
+  bytesReceived: number;
+}
+
+export class NatsJobs {
+  readonly traffic: JobTraffic = { tasks: 0, reused: 0, bytesSent: 0, bytesReceived: 0 };
+  private readonly js: JetStreamClient;
+  private readonly pending = new Map<string, { resolve: () => void; promise: Promise<void> }>();
+  private readonly inFlight = new Map<string, Promise<TaskMessage>>();
+  private sub: Subscription | null = null;
+  private poller: ReturnType<typeof setInterval> | null = null;
+
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly run: string,
+    readonly store: ObjectStore,
+  ) {
+    this.js = jetstream(nc);
+  }
+
+  /** Opens (creating when missing) run `run`'s object store and starts listening for its results. */
+  static async open(nc: NatsConnection, run: string): Promise<NatsJobs> {
+    const store = await new Objm(nc).create(runBucket(run));
+    const jobs = new NatsJobs(nc, run, store);
+    jobs.listen();
+    return jobs;
+  }
+
+  private listen(): void {
+    this.sub = this.nc.subscribe(doneSubject(this.run), {
+      callback: (_err, msg) => this.pending.get(msg.string())?.resolve(),
+    });
+    this.poller = setInterval(() => {
+      for (const [id, p] of this.pending) {
+        // A failed look (a reconnect in progress) is tried again next second.
+        this.store.info(resultObject(id)).then(
+          (info) => info !== null && p.resolve(),
+          () => {},
+        );
+      }
+    }, 1000);
+  }
+
+  /** Runs task `kind` (on `partition`'s points when given) and resolves with its reply; rejects with its error. */
+  submit(kind: string, partition: number | undefined, msg: TaskMessage): Promise<TaskMessage> {
+    const id = `${kind}-${partition ?? 'x'}-${contentId(kind, partition, msg)}`;
+    let result = this.inFlight.get(id);
+    if (!result) {
+      result = this.runTask(id, kind, partition, msg).finally(() => this.inFlight.delete(id));
+      this.inFlight.set(id, result);
+    }
+    return result;
+  }
+
+  private async runTask(
+    id: string,
+    kind: string,
+    partition: number | undefined,
+    msg: TaskMessage,
+  ): Promise<TaskMessage> {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.pending.set(id, { resolve, promise });
+    try {
+      if ((await this.store.info(resultObject(id))) !== null) {
+        this.traffic.reused++;
+      } else {
+        const header: TaskHeader = { run: this.run, id, kind, ...(partition !== undefined ? { partition } : {}) };
+        let body = encodeTaskMessage({ meta: { task: { ...header }, meta: msg.meta }, arrays: msg.arrays });
+        if (body.length > bodyLimit(this.nc)) {
+          this.traffic.bytesSent += await putMessage(this.store, taskObject(id), msg);
+          body = encodeTaskMessage({ meta: { task: { ...header, stored: true } }, arrays: {} });
+        }
+        this.traffic.bytesSent += body.length;
+        this.traffic.tasks++;
+        await this.js.publish(taskSubject(this.run), body, { msgID: `${this.run}.${id}` });
+        await promise;
+      }
+      const stored = await getMessage(this.store, resultObject(id));
+      if (stored === null) throw new Error(`task ${id}'s result vanished from run ${this.run}'s object store.`);
+      const outcome = messageOutcome(stored);
+      if ('error' in outcome)
+        throw new TaskFailedError(
+          `${kind}${partition !== undefined ? ` on partition ${partition}` : ''}`,
+          outcome.error,
+        );
+      for (const a of Object.values(stored.arrays)) this.traffic.bytesReceived += a.byteLength;
+      return outcome.reply;
+    } finally {
+      this.pending.delete(id);
+    }
+  }
+
+  /** Stops listening (the run's objects stay: `destroyStore` removes them). */
+  async close(): Promise<void> {
+    if (this.poller) clearInterval(this.poller);
+    this.sub?.unsubscribe();
+  }
+
+  /** Removes the run's object store (partitions, bodies, results). */
+  async destroyStore(): Promise<void> {
+    await this.store.destroy();
+  }
+}

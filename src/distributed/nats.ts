@@ -1,0 +1,166 @@
+/**
+ * treeline on NATS JetStream (issue 20, §The engine): the connection and the names every process agrees on.
+ *
+ *   stream   TREELINE_TASKS   work-queue retention, subjects treeline.task.<run>: one message per task, taken by
+ *                             one worker through the shared durable pull consumer `treeline-workers` (explicit ack;
+ *                             `working` heartbeats while computing; redelivered after the ack wait when a worker dies)
+ *   KV       treeline-runs    one entry per run id: the coordinator's run state (RunState, coordinator.ts)
+ *   objects  treeline-<run>   per run: the partitions (`partition.<p>`), task bodies over the payload limit
+ *                             (`task.<id>`) and every result (`result.<id>`); removed when the run succeeds
+ *   subject  treeline.done.<run>  core NATS: a worker names each task id whose result it has stored
+ *
+ * Security: credentials (`--nats-creds`, a user:password or token in the URL) and TLS files are passed through to the
+ * client. Without any of them the server must be on loopback, unless the caller allows anonymous access
+ * (`allowAnonymous`, `--nats-allow-anonymous`): a worker executes whatever tasks the server hands it.
+ */
+import { readFileSync } from 'node:fs';
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, jetstreamManager, RetentionPolicy, type JetStreamManager } from '@nats-io/jetstream';
+import type { ObjectStore } from '@nats-io/obj';
+import { InputError } from '../errors.js';
+import { decodeTaskMessage, encodeTaskMessage } from './nats.codec.js';
+import type { TaskMessage } from './types.js';
+
+export const TASK_STREAM = 'TREELINE_TASKS';
+export const TASK_CONSUMER = 'treeline-workers';
+export const RUNS_BUCKET = 'treeline-runs';
+export const taskSubject = (run: string): string => `treeline.task.${run}`;
+export const doneSubject = (run: string): string => `treeline.done.${run}`;
+export const runBucket = (run: string): string => `treeline-${run}`;
+
+/** How to reach the server: the URL and what authenticates the client. */
+export interface NatsOptions {
+  /** Server URL(s), comma-separated: nats://host:4222, tls://host:4222. */
+  url: string;
+  /** A NATS credentials file (JWT + NKey seed, `nsc generate creds`). */
+  creds?: string;
+  /** TLS client certificate and key (PEM files), for servers that verify clients. */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** CA certificate (PEM) that signed the server's certificate. */
+  tlsCa?: string;
+  /** Connect without credentials to a server that is not on loopback. */
+  allowAnonymous?: boolean;
+  /** The connection's name in the server's monitoring (`treeline worker`, `treeline emst`). */
+  name?: string;
+}
+
+/** A run id: letters, digits, '-' and '_' (it names a subject, a KV key and an object-store bucket). */
+export function checkRunId(id: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) {
+    throw new InputError(`Expected a run id of 1–64 letters, digits, '-' or '_', got '${id}'.`);
+  }
+  return id;
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$/i;
+
+/** The URLs' hosts, and whether any URL carries its own user or token. */
+function parseServers(url: string): { servers: string[]; hosts: string[]; inlineAuth: boolean } {
+  const servers = url
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (servers.length === 0) throw new InputError(`Expected a NATS server URL (nats://host:port), got '${url}'.`);
+  const hosts: string[] = [];
+  let inlineAuth = false;
+  for (const s of servers) {
+    let u: URL;
+    try {
+      u = new URL(s.includes('://') ? s : `nats://${s}`);
+    } catch {
+      throw new InputError(`Expected a NATS server URL such as nats://127.0.0.1:4222, got '${s}'.`);
+    }
+    hosts.push(u.hostname);
+    if (u.username || u.password) inlineAuth = true;
+  }
+  return { servers, hosts, inlineAuth };
+}
+
+/** Connects as `o` says; refuses an anonymous connection to a non-loopback server unless allowed. */
+export async function connectNats(o: NatsOptions): Promise<NatsConnection> {
+  const { servers, hosts, inlineAuth } = parseServers(o.url);
+  const authenticated = !!o.creds || inlineAuth || (!!o.tlsCert && !!o.tlsKey);
+  const remote = hosts.filter((h) => !LOOPBACK.test(h));
+  if (!authenticated && remote.length > 0 && !o.allowAnonymous) {
+    throw new InputError(
+      `Refusing an anonymous NATS connection to ${remote.join(', ')} (not loopback): pass --nats-creds <file> or ` +
+        'TLS client certificates (--nats-tls-cert/--nats-tls-key), or --nats-allow-anonymous on a trusted network.',
+    );
+  }
+  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) {
+    throw new InputError('Expected --nats-tls-cert and --nats-tls-key together, got only one of them.');
+  }
+  const tls =
+    o.tlsCert || o.tlsCa
+      ? {
+          ...(o.tlsCert ? { certFile: o.tlsCert, keyFile: o.tlsKey } : {}),
+          ...(o.tlsCa ? { caFile: o.tlsCa } : {}),
+        }
+      : undefined;
+  let creds: Uint8Array | undefined;
+  if (o.creds) {
+    try {
+      creds = readFileSync(o.creds);
+    } catch (e) {
+      throw new InputError(`Cannot read the NATS credentials file '${o.creds}': ${(e as Error).message}`);
+    }
+  }
+  try {
+    return await connect({
+      servers,
+      name: o.name,
+      ...(creds ? { authenticator: credsAuthenticator(creds) } : {}),
+      ...(tls ? { tls } : {}),
+      maxReconnectAttempts: -1,
+    });
+  } catch (e) {
+    throw new InputError(`Cannot connect to the NATS server at ${o.url}: ${(e as Error).message}`);
+  }
+}
+
+/** Creates the task stream and the workers' consumer when missing; sets the consumer's ack wait. */
+export async function ensureTaskQueue(jsm: JetStreamManager, ackWaitMs: number): Promise<void> {
+  try {
+    await jsm.streams.info(TASK_STREAM);
+  } catch {
+    await jsm.streams.add({
+      name: TASK_STREAM,
+      subjects: ['treeline.task.>'],
+      retention: RetentionPolicy.Workqueue,
+    });
+  }
+  const config = {
+    durable_name: TASK_CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: ackWaitMs * 1e6,
+    filter_subject: 'treeline.task.>',
+    // Redelivery is unbounded here: the worker counts deliveries itself and stores the failure as the task's
+    // result (worker.ts), so the coordinator always hears the end of every task.
+    max_deliver: -1,
+  };
+  try {
+    const info = await jsm.consumers.info(TASK_STREAM, TASK_CONSUMER);
+    if (info.config.ack_wait !== config.ack_wait) await jsm.consumers.update(TASK_STREAM, TASK_CONSUMER, config);
+  } catch {
+    await jsm.consumers.add(TASK_STREAM, config);
+  }
+}
+
+export { jetstreamManager };
+
+/** The largest body a message may have on this server, leaving room for headers. */
+export const bodyLimit = (nc: NatsConnection): number => Math.max(4096, (nc.info?.max_payload ?? 1 << 20) - 16_384);
+
+/** Stores `msg` under `name` (chunked by the object store). */
+export async function putMessage(os: ObjectStore, name: string, msg: TaskMessage): Promise<number> {
+  const bytes = encodeTaskMessage(msg);
+  await os.putBlob({ name }, bytes);
+  return bytes.length;
+}
+
+/** The message stored under `name`, or null when there is none. */
+export async function getMessage(os: ObjectStore, name: string): Promise<TaskMessage | null> {
+  const bytes = await os.getBlob(name);
+  return bytes === null ? null : decodeTaskMessage(bytes);
+}

@@ -1,0 +1,218 @@
+/**
+ * `treeline worker`'s loop (issue 20, §1 and §4): take one task at a time from the shared work-queue consumer,
+ * compute it with the local backend, store its result in the run's object store, then ack.
+ *
+ *   next task ──▶ result already stored? ──yes──▶ ack (a redelivery of finished work)
+ *        │ no
+ *        ▼
+ *   body (inline, or task.<id> from the object store) + partition (partition.<p>, loaded once per run, cached)
+ *        ▼
+ *   handler (PARTITION_TASKS / BATCH_TASKS)   ── `working` every heartbeatMs, so the ack wait never runs out ──
+ *        ▼
+ *   result.<id> stored ──▶ ack ──▶ treeline.done.<run> (the coordinator's wake-up; it also polls)
+ *
+ * Faults. A worker that dies (kill -9) never acks: JetStream hands the task to another worker after the ack wait,
+ * so a death costs that task only. A handler that throws is nak'ed (retried, by any worker, after a second) until
+ * its `maxAttempts`-th delivery, which stores the error as the task's result: the coordinator then fails the run with
+ * the worker's message. A task delivered more than maxAttempts times without ever finishing (every worker taking it
+ * died) is failed the same way, naming that. Stopping (the signal: SIGTERM or SIGINT in the CLI) lets the task in
+ * hand finish and be acked, then returns.
+ */
+import type { JsMsg } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
+import { Objm, type ObjectStore } from '@nats-io/obj';
+import {
+  connectNats,
+  ensureTaskQueue,
+  getMessage,
+  jetstreamManager,
+  putMessage,
+  runBucket,
+  doneSubject,
+} from './nats.js';
+import type { NatsOptions } from './nats.js';
+import { decodeTaskMessage, decodeTaskMeta } from './nats.codec.js';
+import {
+  outcomeMessage,
+  partitionObject,
+  resultObject,
+  taskObject,
+  type TaskHeader,
+  type TaskOutcome,
+} from './nats.tasks.js';
+import { TASK_CONSUMER, TASK_STREAM } from './nats.js';
+import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types.js';
+import type { BatchTask } from './worker.tasks.js';
+
+export interface WorkerOptions extends NatsOptions {
+  /** How the tasks compute (the worker owns `env.gpu`, if any). */
+  env: TaskEnv;
+  /** The handlers by kind. */
+  partitionTasks: Record<string, PartitionTask>;
+  batchTasks: Record<string, BatchTask>;
+  /** The consumer's ack wait in ms (default 30 s): how long a dead worker's task waits before redelivery. */
+  ackWaitMs?: number;
+  /** `working` heartbeat period in ms (default ackWait / 6). */
+  heartbeatMs?: number;
+  /** Deliveries of one task before its failure is final (default 3). */
+  maxAttempts?: number;
+  /** Stops the loop after the task in hand. */
+  signal?: AbortSignal;
+  /** One line per task and per event (stderr in the CLI). */
+  log?: (line: string) => void;
+}
+
+export interface WorkerSummary {
+  /** Tasks this worker finished (results stored), failed for good, and returned (nak'ed for a retry). */
+  done: number;
+  failed: number;
+  retried: number;
+}
+
+/** The partitions of the newest run this worker served, loaded once each (`partition.<p>`). */
+class PartitionCache {
+  private run = '';
+  private parts = new Map<number, Promise<PartitionData>>();
+
+  get(run: string, os: ObjectStore, p: number): Promise<PartitionData> {
+    if (run !== this.run) {
+      this.run = run;
+      this.parts.clear();
+    }
+    let part = this.parts.get(p);
+    if (!part) {
+      part = getMessage(os, partitionObject(p)).then((m) => {
+        if (m === null) throw new Error(`run ${run} has no partition ${p} in its object store.`);
+        const { points, ids } = m.arrays;
+        if (!(points instanceof Float32Array) || !(ids instanceof Uint32Array)) {
+          throw new Error(`run ${run}'s partition ${p} lacks its points (Float32Array) or ids (Uint32Array).`);
+        }
+        return { id: p, dim: Number(m.meta.dim), points, ids };
+      });
+      part.catch(() => this.parts.delete(p));
+      this.parts.set(p, part);
+    }
+    return part;
+  }
+}
+
+const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Runs until `signal` aborts; resolves with what it did. */
+export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
+  const log = o.log ?? (() => {});
+  const ackWaitMs = o.ackWaitMs ?? 30_000;
+  const heartbeatMs = o.heartbeatMs ?? Math.max(100, Math.floor(ackWaitMs / 6));
+  const maxAttempts = o.maxAttempts ?? 3;
+  const nc = await connectNats({ ...o, name: o.name ?? 'treeline worker' });
+  const summary: WorkerSummary = { done: 0, failed: 0, retried: 0 };
+  try {
+    await ensureTaskQueue(await jetstreamManager(nc), ackWaitMs);
+    const js = jetstream(nc);
+    const objm = new Objm(nc);
+    const stores = new Map<string, ObjectStore>();
+    const storeOf = async (run: string): Promise<ObjectStore> => {
+      let os = stores.get(run);
+      if (!os) {
+        os = await objm.open(runBucket(run));
+        stores.clear();
+        stores.set(run, os);
+      }
+      return os;
+    };
+    const cache = new PartitionCache();
+    const consumer = await js.consumers.get(TASK_STREAM, TASK_CONSUMER);
+    log(`worker: connected to ${o.url}, backend ${o.env.backend}${o.env.gpu ? ' (GPU context ready)' : ''}`);
+
+    const finish = async (header: TaskHeader, os: ObjectStore, outcome: TaskOutcome): Promise<void> => {
+      await putMessage(os, resultObject(header.id), outcomeMessage(outcome));
+    };
+
+    const handle = async (m: JsMsg): Promise<void> => {
+      const header = decodeTaskMeta(m.data).task as unknown as TaskHeader;
+      const os = await storeOf(header.run);
+      const what = `${header.kind}${header.partition !== undefined ? ` p${header.partition}` : ''} ${header.id}`;
+      if ((await os.info(resultObject(header.id))) !== null) {
+        m.ack();
+        nc.publish(doneSubject(header.run), header.id);
+        return;
+      }
+      const deliveries = m.info.deliveryCount;
+      if (deliveries > maxAttempts) {
+        await finish(header, os, {
+          error: `task ${what} was delivered ${deliveries} times and never finished (its workers died or stalled).`,
+        });
+        m.term();
+        nc.publish(doneSubject(header.run), header.id);
+        summary.failed++;
+        return;
+      }
+      const t0 = performance.now();
+      const beat = setInterval(() => m.working(), heartbeatMs);
+      try {
+        let body: TaskMessage | null;
+        if (header.stored) {
+          body = await getMessage(os, taskObject(header.id));
+        } else {
+          const envelope = decodeTaskMessage(m.data);
+          body = { meta: (envelope.meta.meta ?? {}) as TaskMessage['meta'], arrays: envelope.arrays };
+        }
+        if (body === null) throw new Error(`task ${what}'s body is missing from the run's object store.`);
+        let reply: TaskMessage;
+        if (header.partition !== undefined) {
+          const run = o.partitionTasks[header.kind];
+          if (!run) throw new Error(`this worker has no partition task '${header.kind}'.`);
+          reply = await run(await cache.get(header.run, os, header.partition), body, o.env);
+        } else {
+          const run = o.batchTasks[header.kind];
+          if (!run) throw new Error(`this worker has no batch task '${header.kind}'.`);
+          reply = await run(body, o.env);
+        }
+        await finish(header, os, { reply });
+        m.ack();
+        nc.publish(doneSubject(header.run), header.id);
+        summary.done++;
+        log(`worker: ${what} done in ${(performance.now() - t0).toFixed(0)} ms`);
+      } catch (e) {
+        const message = describe(e);
+        if (deliveries >= maxAttempts) {
+          await finish(header, os, { error: message });
+          m.term();
+          nc.publish(doneSubject(header.run), header.id);
+          summary.failed++;
+          log(`worker: ${what} failed for good (delivery ${deliveries} of ${maxAttempts}): ${message}`);
+        } else {
+          m.nak(1000);
+          summary.retried++;
+          log(`worker: ${what} failed (delivery ${deliveries} of ${maxAttempts}), returned for a retry: ${message}`);
+        }
+      } finally {
+        clearInterval(beat);
+      }
+    };
+
+    while (!o.signal?.aborted) {
+      let m: JsMsg | null;
+      try {
+        m = await consumer.next({ expires: 1000 });
+      } catch (e) {
+        if (o.signal?.aborted || nc.isClosed()) break;
+        log(`worker: waiting for the server (${describe(e)})`);
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
+      }
+      if (m === null) continue;
+      try {
+        await handle(m);
+      } catch (e) {
+        // Not the task's own failure (that is handled above) but its envelope's: an unreadable message, or a run
+        // whose object store is gone (finished or abandoned). No worker can do better: drop it.
+        log(`worker: dropped a task message: ${describe(e)}`);
+        m.term();
+      }
+    }
+    return summary;
+  } finally {
+    await nc.drain().catch(() => nc.close());
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * A NATS server and `treeline worker` processes for the distributed tests (issue 20): the server on a random
+ * loopback port with JetStream storing in a temporary folder, workers as real child processes of the bundled CLI
+ * (cli.process.ts). Every child is started in its own process group and killed with its group: by `stop()` in the
+ * test's afterAll, and at the latest when the test process exits, so no server or worker outlives its test file.
+ *
+ * nats-server must be installed (scripts/test.sh installs Debian's as root; elsewhere `apt-get install nats-server`):
+ * without it the helper throws, naming that, rather than skipping.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cliEntry } from './cli.process.js';
+
+const live = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+process.once('exit', () => {
+  for (const child of live) killGroup(child, 'SIGKILL');
+});
+
+/** Resolves when `child` has exited (at once if it has). */
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** Stops `child`'s group: SIGTERM, then SIGKILL after `graceMs`. Resolves with how it ended. */
+export async function stopProcess(
+  child: ChildProcess,
+  graceMs = 10_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const done = exited(child);
+  killGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+  const r = await done;
+  clearTimeout(timer);
+  live.delete(child);
+  return r;
+}
+
+function track(child: ChildProcess): ChildProcess {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
+export interface NatsServer {
+  url: string;
+  process: ChildProcess;
+  /** Stops the server and removes its store. */
+  stop(): Promise<void>;
+}
+
+/** Starts nats-server with JetStream on 127.0.0.1, a random port and a temporary store. */
+export async function startNatsServer(): Promise<NatsServer> {
+  // Debian puts it in /usr/sbin, which a non-root PATH may lack.
+  const bin = ['nats-server', '/usr/sbin/nats-server'].find((b) => !spawnSync(b, ['--version']).error);
+  if (!bin) {
+    throw new Error(
+      'nats-server is not installed: scripts/test.sh installs it as root on Debian (apt-get install nats-server).',
+    );
+  }
+  const store = mkdtempSync(join(tmpdir(), 'treeline-nats-test-'));
+  const child = track(
+    spawn(bin, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', store], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  let log = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`nats-server did not start in 20 s:\n${log}`)), 20_000);
+    const onData = (s: string): void => {
+      log += s;
+      const m = /Listening for client connections on ([\d.]+:\d+)/.exec(log);
+      if (m && /Server is ready/.test(log)) {
+        clearTimeout(timer);
+        resolve(`nats://${m[1]}`);
+      }
+    };
+    child.stdout!.setEncoding('utf8').on('data', onData);
+    child.stderr!.setEncoding('utf8').on('data', onData);
+    child.once('exit', (code) => reject(new Error(`nats-server exited (${code}) at start:\n${log}`)));
+  });
+  return {
+    url,
+    process: child,
+    async stop() {
+      await stopProcess(child);
+      rmSync(store, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface WorkerProcess {
+  process: ChildProcess;
+  /** Everything it wrote on stderr so far. */
+  stderr(): string;
+  /** Resolves when its stderr has matched `re` `times` times. */
+  waitFor(re: RegExp, times?: number): Promise<void>;
+}
+
+/** Starts `treeline worker --nats <url> ...args` (the bundled CLI) in its own process group. */
+export function startWorker(url: string, args: string[] = []): WorkerProcess {
+  const child = track(
+    spawn(process.execPath, [cliEntry(), 'worker', '--nats', url, ...args], {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    }),
+  );
+  let err = '';
+  const waiters: { re: RegExp; times: number; resolve: () => void }[] = [];
+  const check = (): void => {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      const w = waiters[i];
+      const count = err.match(new RegExp(w.re.source, 'g'))?.length ?? 0;
+      if (count >= w.times) {
+        waiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  };
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+    err += s;
+    check();
+  });
+  return {
+    process: child,
+    stderr: () => err,
+    waitFor: (re, times = 1) =>
+      new Promise<void>((resolve) => {
+        waiters.push({ re, times, resolve });
+        check();
+      }),
+  };
+}
