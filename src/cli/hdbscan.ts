@@ -3,7 +3,8 @@
  * minimum cluster sizes (`--min-cluster-size 5,10,20`) computes the mutual-reachability MST and its single linkage
  * once and re-clusters per value (`clusterFromSingleLinkage`: milliseconds each). The same tree also gives DBSCAN*
  * at `--cut-distance` (`dbscanClustering`), and `--centers` adds each clustering's centroids/medoids
- * (`clusterCenters`). Compute (`computeHdbscan`) and printing (`hdbscanPrintable`) stay apart.
+ * (`clusterCenters`). Compute (`computeHdbscan`) and printing (`hdbscanPrintable`) stay apart. Several input files
+ * are a batch (hdbscan.batch.ts): each clustered alike, its output in the -o folder under its name.
  */
 import { Command, Option } from 'commander';
 import { clusterCenters, type CenterKind, type ClusterCenters } from '../cluster/centers.js';
@@ -15,12 +16,14 @@ import { DEFAULT_MIN_CLUSTER_SIZE } from '../cluster/options.js';
 import type { ClusterResult } from '../cluster/types.js';
 import { relativeValidity } from '../cluster/validity.js';
 import { InputError } from '../errors.js';
+import type { GpuContext } from '../gpu/context.js';
 import { hdbscan, hdbscanModel, type HdbscanResult } from '../hdbscan.js';
 import type { PointTable } from '../io/points.js';
 import type { Column } from '../io/write.js';
 import type { CliIo } from './program.js';
 import type { ProgressCallback } from '../progress.js';
 import { runCommand } from './run.js';
+import { hdbscanBatch } from './hdbscan.batch.js';
 import {
   addHdbscanPlotOptions,
   hdbscanPlotOutputs,
@@ -121,6 +124,8 @@ export async function computeHdbscan(
   progress?: ProgressCallback,
   signal?: AbortSignal,
   warn?: (message: string) => void,
+  /** A GPU context to reuse (a batch's); without one the fit creates and destroys its own. */
+  gpu?: GpuContext,
 ): Promise<HdbscanRun> {
   if (o.saveModel && o.minClusterSize.length > 1) {
     throw new InputError(`--save-model saves one fit: give one --min-cluster-size, got ${o.minClusterSize.join(',')}.`);
@@ -160,6 +165,7 @@ export async function computeHdbscan(
     minSamples: o.minSamples ?? first,
     alpha: o.alpha,
     backend: o.backend,
+    ...(gpu ? { gpu } : {}),
     threads: o.threads,
     onProgress: progress,
     signal,
@@ -405,7 +411,7 @@ export function hdbscanPrintable(r: HdbscanRun, o: HdbscanCliOptions): Printable
 export function hdbscanCommand(io: CliIo): Command {
   const cmd = new Command('hdbscan')
     .description('HDBSCAN* clustering of a point file: labels, probabilities and GLOSH outlier scores per point')
-    .argument('<points>', POINTS_ARGUMENT)
+    .argument('<points...>', `${POINTS_ARGUMENT}; several: each clustered alike, outputs into the -o folder`)
     .addOption(
       new Option(
         '--min-cluster-size <sizes>',
@@ -481,9 +487,16 @@ export function hdbscanCommand(io: CliIo): Command {
         '  $ treeline hdbscan datasets/normal3d-5000.npy --min-cluster-size 50 --format npy -o out/ --save-model model.json',
         '  $ treeline hdbscan datasets/blobs2d-2000.csv --min-cluster-size 15 --cut-distance 0.5 --centers both --centers-output centres.csv -o labels.csv',
         '  $ treeline hdbscan datasets/blobs2d-2000.csv --min-cluster-size 15 --plot clusters.png --plot-mst --plot-tree tree.svg',
+        '  $ treeline hdbscan mock1.npy mock2.npy mock3.npy --min-cluster-size 50 --format json -o fits/',
+        '',
+        'Several inputs: each clustered with the same options on one GPU context; its output goes into the -o folder',
+        'named after it (fits/mock1.json; csv by default; with --format npy the folder fits/mock1/), renamed into place',
+        'as each file finishes. Inputs must have distinct names; --save-model, --centers-output and --plot* take one file.',
       ].join('\n'),
     )
-    .action(async (file: string, o: HdbscanCliOptions) => {
+    .action(async (files: string[], o: HdbscanCliOptions) => {
+      if (files.length > 1) return hdbscanBatch(io, files, o);
+      const file = files[0];
       const outputs = [
         { path: o.output, option: '-o', kind: outputKind(o) },
         { path: o.saveModel, option: '--save-model' },
@@ -508,23 +521,28 @@ export function hdbscanCommand(io: CliIo): Command {
       });
       if (o.saveModel) io.log(`hdbscan: model saved to ${o.saveModel}`);
       for (const path of [o.plot, o.plotTree, o.plotDendrogram]) if (path) io.log(`hdbscan: figure written to ${path}`);
-      for (const c of r.clusterings) {
-        io.log(
-          `hdbscan: ${plural(r.table.n, 'point')} × ${r.table.dim}, minClusterSize ${c.minClusterSize}, minSamples ${r.fit.minSamples}: ` +
-            `${plural(c.result.selectedClusters.length, 'cluster')}, ${noiseCount(c.result.labels)} noise` +
-            (c.relativeValidity !== undefined ? `, relative validity ${c.relativeValidity.toPrecision(4)}` : ''),
-        );
-      }
-      if (r.dbscan) {
-        const { cutDistance, minClusterSize, labels } = r.dbscan;
-        const k = labels.reduce((m, l) => Math.max(m, l), -1) + 1;
-        io.log(
-          `hdbscan: DBSCAN* at cut distance ${cutDistance} (min cluster size ${minClusterSize}): ` +
-            `${plural(k, 'cluster')}, ${noiseCount(labels)} noise`,
-        );
-      }
-      if (o.centersOutput) io.log(`hdbscan: centres written to ${o.centersOutput}`);
-      io.log(`hdbscan: ${r.fit.backend} backend, ${r.fit.timings['hdbscan::total'].toFixed(1)} ms → ${where}`);
-      if (o.timings) logTimings(io, r.timings);
+      logHdbscanRun(io, r, where, o);
     });
+}
+
+/** The summary lines of one fit on stderr: each clustering, DBSCAN*, centres, the backend and time, timings. */
+export function logHdbscanRun(io: CliIo, r: HdbscanRun, where: string, o: HdbscanCliOptions): void {
+  for (const c of r.clusterings) {
+    io.log(
+      `hdbscan: ${plural(r.table.n, 'point')} × ${r.table.dim}, minClusterSize ${c.minClusterSize}, minSamples ${r.fit.minSamples}: ` +
+        `${plural(c.result.selectedClusters.length, 'cluster')}, ${noiseCount(c.result.labels)} noise` +
+        (c.relativeValidity !== undefined ? `, relative validity ${c.relativeValidity.toPrecision(4)}` : ''),
+    );
+  }
+  if (r.dbscan) {
+    const { cutDistance, minClusterSize, labels } = r.dbscan;
+    const k = labels.reduce((m, l) => Math.max(m, l), -1) + 1;
+    io.log(
+      `hdbscan: DBSCAN* at cut distance ${cutDistance} (min cluster size ${minClusterSize}): ` +
+        `${plural(k, 'cluster')}, ${noiseCount(labels)} noise`,
+    );
+  }
+  if (o.centersOutput) io.log(`hdbscan: centres written to ${o.centersOutput}`);
+  io.log(`hdbscan: ${r.fit.backend} backend, ${r.fit.timings['hdbscan::total'].toFixed(1)} ms → ${where}`);
+  if (o.timings) logTimings(io, r.timings);
 }

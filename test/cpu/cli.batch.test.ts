@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { exitCodeFor, EXIT } from '../../src/cli/program.js';
 import { blobs, uniform } from '../../src/datasets/generate.js';
 import { InputError } from '../../src/errors.js';
-import { parseNpy } from '../../src/io/npy.js';
+import { parseNpy, writeNpy } from '../../src/io/npy.js';
 import { realisationStats } from '../../src/stats/realisations.js';
 import { STAT_NAMES } from '../../src/stats/types.js';
 import { parseCsvColumns, runCli, tempDir, writePointsCsv } from '../helpers/cli.js';
@@ -125,5 +125,104 @@ describe('treeline stats --jitter / --subsample --realisations', () => {
       ],
     ];
     for (const [extra, message] of cases) expectInputError(await runCli(['stats', csv, ...extra, ...cpu]), message);
+  });
+});
+
+describe('treeline hdbscan a b … -o outdir/', () => {
+  const inputs = join(dir, 'inputs');
+  mkdirSync(join(inputs, 'more'), { recursive: true });
+  const a = writePointsCsv(join(inputs, 'a.csv'), blobs({ n: 240, dim: 2, seed: 1, clusters: 3 }), 2);
+  const b = writePointsCsv(join(inputs, 'more', 'b.csv'), blobs({ n: 180, dim: 2, seed: 2, clusters: 2 }), 2);
+  const c = join(inputs, 'c.npy');
+  writeFileSync(c, writeNpy(blobs({ n: 150, dim: 3, seed: 3, clusters: 2 }), [150, 3]));
+  const opts = ['--min-cluster-size', '10', ...cpu];
+
+  /** The single-file command's output for `input` with `extra`, as bytes per file written. */
+  async function single(input: string, extra: string[], out: string): Promise<void> {
+    const r = await runCli(['hdbscan', input, ...opts, ...extra, '-o', out]);
+    expect(r.error).toBeUndefined();
+  }
+
+  it('csv (default): each output equals the single-file run, named after its input', async () => {
+    const out = join(dir, 'batch-csv');
+    const r = await runCli(['hdbscan', a, b, c, ...opts, '-o', out]);
+    expect(r.error).toBeUndefined();
+    expect(readdirSync(out).sort()).toEqual(['a.csv', 'b.csv', 'c.csv']);
+    for (const [input, name] of [
+      [a, 'a'],
+      [b, 'b'],
+      [c, 'c'],
+    ]) {
+      const ref = join(dir, `single-${name}.csv`);
+      await single(input, [], ref);
+      expect(readFileSync(join(out, `${name}.csv`), 'utf8')).toBe(readFileSync(ref, 'utf8'));
+    }
+    expect(r.log).toMatch(/hdbscan: .*a\.csv \(file 1 of 3\):\nhdbscan: 240 points × 2, minClusterSize 10/);
+    expect(r.log).toMatch(/hdbscan: 150 points × 3/);
+    expect(r.log).toMatch(/hdbscan: 3 files clustered → /);
+    expect(r.out).toBe('');
+  });
+
+  it('--format json and npy: the same files as one input gives, npy in a folder per input', async () => {
+    const json = join(dir, 'batch-json');
+    expect((await runCli(['hdbscan', a, c, ...opts, '--format', 'json', '-o', json])).error).toBeUndefined();
+    const ref = join(dir, 'single-c.json');
+    await single(c, ['--format', 'json'], ref);
+    expect(readFileSync(join(json, 'c.json'), 'utf8')).toBe(readFileSync(ref, 'utf8'));
+    expect(JSON.parse(readFileSync(join(json, 'a.json'), 'utf8')).n).toBe(240);
+
+    const npy = join(dir, 'batch-npy');
+    expect((await runCli(['hdbscan', a, b, ...opts, '--format', 'npy', '-o', npy])).error).toBeUndefined();
+    const refDir = join(dir, 'single-b-npy');
+    await single(b, ['--format', 'npy'], refDir);
+    expect(readdirSync(join(npy, 'b')).sort()).toEqual(readdirSync(refDir).sort());
+    for (const f of readdirSync(refDir)) expect(readFileSync(join(npy, 'b', f))).toEqual(readFileSync(join(refDir, f)));
+    expect(existsSync(join(npy, 'a', 'labels.npy'))).toBe(true);
+  });
+
+  it('a failing input stops the batch, keeping the outputs finished before it', async () => {
+    const out = join(dir, 'batch-fail');
+    const bad = join(inputs, 'bad.csv');
+    writeFileSync(bad, 'x,y\n1,2\n3,oops\n');
+    const r = await runCli(['hdbscan', a, bad, b, ...opts, '-o', out]);
+    expect(r.error).toBeInstanceOf(InputError);
+    expect((r.error as Error).message).toMatch(/bad\.csv/);
+    expect(readdirSync(out)).toEqual(['a.csv']);
+  });
+
+  it('errors before any work: no -o, -o a file, two inputs of one name, options naming one file', async () => {
+    const file = join(dir, 'not-a-folder.csv');
+    writeFileSync(file, 'x\n');
+    const bb = writePointsCsv(join(inputs, 'b.csv'), blobs({ n: 50, dim: 2, seed: 9 }), 2);
+    const cases: [string[], RegExp][] = [
+      [[a, b], /2 input files writes one output per file: give a folder with -o <dir>\//],
+      [[a, b, '-o', file], /-o .*not-a-folder\.csv: with 2 input files -o names a folder .* but it is a file/],
+      [
+        [a, b, bb, '-o', join(dir, 'x')],
+        /more\/b\.csv and .*inputs\/b\.csv would both write b\.csv in .*x: give inputs with distinct names/,
+      ],
+      [[a, a, '-o', join(dir, 'x')], /would both write a\.csv/],
+      [
+        [a, b, '--format', 'npy', '-o', join(dir, 'x'), '--save-model', join(dir, 'm.json')],
+        /--save-model names one file, but 2 input files were given/,
+      ],
+      [[a, b, '-o', join(dir, 'x'), '--plot', join(dir, 'p.svg')], /--plot names one file/],
+      [
+        [a, b, '-o', join(dir, 'x'), '--centers', 'centroid', '--centers-output', join(dir, 'c.csv')],
+        /--centers-output names one file/,
+      ],
+    ];
+    cases.push([[a, join(inputs, 'missing.csv'), '-o', join(dir, 'x')], /missing\.csv: no such file/]);
+    cases.push([[a, inputs, '-o', join(dir, 'x')], /inputs: not a file/]);
+    for (const [args, message] of cases) expectInputError(await runCli(['hdbscan', ...args, ...opts]), message);
+    expect(existsSync(join(dir, 'x'))).toBe(false);
+  });
+
+  it('one input keeps the single-file command: -o names the output file itself', async () => {
+    const out = join(dir, 'one.csv');
+    const r = await runCli(['hdbscan', a, ...opts, '-o', out]);
+    expect(r.error).toBeUndefined();
+    expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('label,probability,outlier_score');
+    expect(r.log).not.toMatch(/file 1 of/);
   });
 });

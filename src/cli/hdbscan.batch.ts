@@ -1,0 +1,142 @@
+/**
+ * `treeline hdbscan a.npy b.npy … -o outdir/` (issue 20 §3): several point files clustered with the same options in
+ * one call, one GPU context for all of them (batchBackend, src/gpu/fallback.ts), each output written into outdir/
+ * under its input's name — `<outdir>/<name>.csv` or `.json` (the format as for one file: --format, else csv), or the
+ * folder `<outdir>/<name>/` of .npy arrays with --format npy (what `-o <name>/` holds for one file). Each file's
+ * output is renamed into place when that file is done (AtomicOutputs, src/io/write.ts): an interrupted or failed
+ * batch keeps the files finished before it and never leaves a partial one. One input keeps the single-file command.
+ *
+ * `hdbscanFile` is one file's step — read, cluster, write — which a worker can run on its own (issue 20 §1).
+ */
+import { basename, extname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { InputError } from '../errors.js';
+import { batchBackend } from '../gpu/fallback.js';
+import type { GpuContext } from '../gpu/context.js';
+import { AtomicOutputs } from '../io/write.js';
+import { progressSpan, type ProgressCallback } from '../progress.js';
+import { computeHdbscan, hdbscanPrintable, logHdbscanRun, type HdbscanCliOptions, type HdbscanRun } from './hdbscan.js';
+import { plural, resolveFormat, writeOutput } from './options.js';
+import type { CliIo } from './program.js';
+import { runCommand } from './run.js';
+
+/** One input and where its output goes: a file (csv, json) or a folder (npy). */
+export interface BatchItem {
+  input: string;
+  output: string;
+}
+
+/** Options that name one file: with several inputs they would be overwritten by each, so they are refused. */
+const SINGLE_FILE_OPTIONS: [keyof HdbscanCliOptions, string][] = [
+  ['saveModel', '--save-model'],
+  ['centersOutput', '--centers-output'],
+  ['plot', '--plot'],
+  ['plotTree', '--plot-tree'],
+  ['plotDendrogram', '--plot-dendrogram'],
+];
+
+/**
+ * Each input's output inside `outdir`, named after the input without its extension; checked before anything is
+ * read: -o given and not a file, no option that names one file, every input a file, no two inputs of one name.
+ */
+export function batchOutputs(files: string[], o: HdbscanCliOptions): BatchItem[] {
+  const outdir = o.output;
+  if (!outdir) {
+    throw new InputError(
+      `hdbscan with ${plural(files.length, 'input file')} writes one output per file: give a folder with -o <dir>/.`,
+    );
+  }
+  if (statSync(outdir, { throwIfNoEntry: false })?.isFile()) {
+    throw new InputError(
+      `-o ${outdir}: with ${plural(files.length, 'input file')} -o names a folder (one output per file), but it is a file.`,
+    );
+  }
+  for (const [key, flag] of SINGLE_FILE_OPTIONS) {
+    if (o[key] !== undefined && o[key] !== false) {
+      throw new InputError(
+        `${flag} names one file, but ${plural(files.length, 'input file')} were given: run hdbscan once per file for ${flag}.`,
+      );
+    }
+  }
+  // A missing input is found now, not after the files before it have been clustered.
+  for (const input of files) {
+    const s = statSync(input, { throwIfNoEntry: false });
+    if (!s) throw new InputError(`${input}: no such file.`);
+    if (!s.isFile()) throw new InputError(`${input}: not a file.`);
+  }
+  const format = resolveFormat(o);
+  const byName = new Map<string, string>();
+  return files.map((input) => {
+    const name = basename(input, extname(input));
+    const other = byName.get(name);
+    if (other !== undefined) {
+      throw new InputError(
+        `${other} and ${input} would both write ${name}${format === 'npy' ? '/' : `.${format}`} in ${outdir}: ` +
+          'give inputs with distinct names.',
+      );
+    }
+    byName.set(name, input);
+    return { input, output: join(outdir, format === 'npy' ? name : `${name}.${format}`) };
+  });
+}
+
+/** What one file's step runs with: the GPU context shared by the batch, the signal, where progress goes. */
+export interface HdbscanFileEnv {
+  /** The batch's GPU context (not destroyed here); with backend 'cpu' none. */
+  gpu?: GpuContext;
+  signal?: AbortSignal;
+  progress?: ProgressCallback;
+  warn?: (message: string) => void;
+}
+
+/**
+ * One file of a batch: clusters `item.input` with the options `o` (its -o replaced by `item.output`) and writes the
+ * result there, committed when written (an existing output is replaced only by a complete one).
+ */
+export async function hdbscanFile(
+  io: CliIo,
+  item: BatchItem,
+  o: HdbscanCliOptions,
+  env: HdbscanFileEnv = {},
+): Promise<{ run: HdbscanRun; where: string }> {
+  const own = { ...o, output: item.output };
+  const outputs = new AtomicOutputs();
+  try {
+    const run = await computeHdbscan(item.input, own, env.progress, env.signal, env.warn, env.gpu);
+    outputs.mkdir(join(item.output, '..'));
+    const where = await writeOutput(io, own, hdbscanPrintable(run, own), { outputs, signal: env.signal });
+    await outputs.commit();
+    return { run, where };
+  } catch (e) {
+    outputs.discard();
+    throw e;
+  }
+}
+
+/** The batch: every file in order through hdbscanFile, one GPU context, a summary per file on stderr. */
+export async function hdbscanBatch(io: CliIo, files: string[], o: HdbscanCliOptions): Promise<void> {
+  const items = batchOutputs(files, o);
+  const outputs = [{ path: o.output, option: '-o', kind: 'folder' as const }];
+  await runCommand(io, 'hdbscan', { verbose: o.verbose, outputs }, async (run) => {
+    const shared = await batchBackend('hdbscan', o.backend);
+    try {
+      const each = { ...o, backend: shared.backend };
+      for (const [i, item] of items.entries()) {
+        const prefix = `file ${i + 1}/${items.length} (${basename(item.input)}): `;
+        const span = progressSpan(run.progress.onProgress, i / items.length, (i + 1) / items.length);
+        const { run: r, where } = await hdbscanFile(io, item, each, {
+          ...(shared.gpu ? { gpu: shared.gpu } : {}),
+          signal: run.signal,
+          progress: span && ((f, phase) => span(f, phase === undefined ? undefined : prefix + phase)),
+          warn: (m) => run.progress.log(m),
+        });
+        const log = (m: string): void => run.progress.log(m);
+        log(`hdbscan: ${item.input} (file ${i + 1} of ${items.length}):`);
+        logHdbscanRun({ ...io, log }, r, where, each);
+      }
+    } finally {
+      if (shared.gpu) await shared.gpu.destroy();
+    }
+  });
+  io.log(`hdbscan: ${plural(items.length, 'file')} clustered → ${o.output}`);
+}
