@@ -8,12 +8,19 @@
  * side too, not the warm-up's one-time costs (compiled pipelines); garbage is collected (and its memory given back)
  * before each call. Elsewhere, the growth of process.memoryUsage() across the call (rss or arrayBuffers, the larger),
  * which misses freed scratch.
+ *
+ * GPU memory (issue 17's "the clustering adds ≤ 48 bytes per point above the MST's peak"): the peak of live GPU
+ * buffers during each call (the context's tracker, gpu/buffers.ts; staging not counted) and, once per size, that of
+ * emst() alone on the same points with the same minSamples. Buffer sizes are what treeline asks for, the same on
+ * every device: a software adapter measures them too (`treeline bench hdbscan-normal3d --n 200000 --reps 1` with
+ * lavapipe).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { GpuContext } from '../gpu/context.js';
 import { hdbscan } from '../hdbscan.js';
+import { emst } from '../emst/emst.js';
 import { generate, type GeneratorName } from '../datasets/generate.js';
 
 export interface HdbscanBenchRow {
@@ -25,6 +32,10 @@ export interface HdbscanBenchRow {
   hostBytesPerPoint: number;
   /** Whether hostBytesPerPoint is the call's peak (VmHWM), not the growth across it. */
   hostPeak: boolean;
+  /** Peak of live GPU buffers during the call, above those live before it, per point. */
+  gpuBytesPerPoint: number;
+  /** The same for emst() alone (the mutual-reachability MST with the call's minSamples), per point. */
+  mstGpuBytesPerPoint: number;
 }
 
 /** A /proc/self/status field in bytes (VmRSS, VmHWM), or null off Linux. */
@@ -78,15 +89,27 @@ export async function benchHdbscan(
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   await hdbscan(points, options); // warm-up: pipelines compiled
+  const gpuPeak = async (run: () => Promise<unknown>): Promise<number> => {
+    const live = ctx.memory.liveBytes;
+    ctx.buffers.resetPeak();
+    await run();
+    return (ctx.memory.peakBytes - live) / n;
+  };
+  const mstGpuBytesPerPoint = await gpuPeak(() =>
+    emst(points, { dim, minSamples: options.minClusterSize, backend: 'gpu', gpu: ctx, threads }),
+  );
   const rows: HdbscanBenchRow[] = [];
   for (let r = 0; r < reps; r++) {
     await settle(gc);
     const m0 = process.memoryUsage();
     const baseline = procBytes('VmRSS');
     const peak = baseline !== null && resetPeak();
+    const live = ctx.memory.liveBytes;
+    ctx.buffers.resetPeak();
     const t0 = performance.now();
     const res = await hdbscan(points, options);
     const wallMs = performance.now() - t0;
+    const gpuBytesPerPoint = (ctx.memory.peakBytes - live) / n;
     const m1 = process.memoryUsage();
     const hwm = peak ? procBytes('VmHWM') : null;
     // ArrayBuffers live outside V8's heap but inside rss: the larger of the two growths, not their sum.
@@ -101,7 +124,17 @@ export async function benchHdbscan(
       else if (l + 1 > clusters) clusters = l + 1;
     }
     if (res.labels.length !== n) throw new Error(`bench::hdbscan: ${res.labels.length} labels for n=${n}`);
-    rows.push({ n, wallMs, phases: res.timings ?? {}, clusters, noise, hostBytesPerPoint: growth / n, hostPeak: hwm !== null });
+    rows.push({
+      n,
+      wallMs,
+      phases: res.timings ?? {},
+      clusters,
+      noise,
+      hostBytesPerPoint: growth / n,
+      hostPeak: hwm !== null,
+      gpuBytesPerPoint,
+      mstGpuBytesPerPoint,
+    });
   }
   return rows;
 }

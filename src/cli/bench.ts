@@ -114,7 +114,8 @@ export async function runBench(names: string[], opts: BenchOptions, log: (s: str
           log(
             `${name} n=${n} (minClusterSize 15, end to end from host points to host labels${opts.threads ? `, ${opts.threads} threads` : ''}): wall min ` +
               `${walls[0].toFixed(1)} ms, median ${walls[walls.length >> 1].toFixed(1)} ms (${rows.length} reps) | ` +
-              `${plural(best.clusters, 'cluster')}, ${best.noise} noise | host memory ${best.hostPeak ? 'peak' : 'growth'} ${Math.max(...rows.map((r) => r.hostBytesPerPoint)).toFixed(0)} B/point (most of any repetition)\n` +
+              `${plural(best.clusters, 'cluster')}, ${best.noise} noise | host memory ${best.hostPeak ? 'peak' : 'growth'} ${Math.max(...rows.map((r) => r.hostBytesPerPoint)).toFixed(0)} B/point (most of any repetition) | ` +
+              `GPU memory peak ${best.gpuBytesPerPoint.toFixed(1)} B/point, MST alone ${best.mstGpuBytesPerPoint.toFixed(1)}: the clustering adds ${(best.gpuBytesPerPoint - best.mstGpuBytesPerPoint).toFixed(1)} (Must ≤ 48)\n` +
               `  phases (ms): ${Object.entries(best.phases)
                 .map(([k, v]) => `${k} ${v.toFixed(1)}`)
                 .join(', ')}`,

@@ -29,6 +29,7 @@ import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js'
 import { createScanner, type Scanner } from '../primitives/scan.js';
 import type { SingleLinkageTree } from './types.js';
 import { condenseKeyBits, maxSplits } from './condense.rows.cpu.js';
+import type { ScratchAllocator } from '../gpu/scratchpool.js';
 
 const LABEL = 'cluster::condense';
 const PARAMS = {
@@ -183,11 +184,20 @@ export class GpuCondenser {
 
   /**
    * Records the condensing of the dendrogram of n points (`merges`: n − 1 vec4<u32>, see the file comment) for
-   * `minClusterSize`; the rows stay on the GPU (the caller destroys them with `destroyRows`). n ≥ 2, and
-   * `condenseRowsFits(n, minClusterSize)`.
+   * `minClusterSize`; the rows stay on the GPU. n ≥ 2, and `condenseRowsFits(n, minClusterSize)`. Without `alloc`
+   * the buffers are new: the caller frees the result with `destroyRows`, `releaseScratch` the rest once the GPU is
+   * done. With `alloc` (a ScratchPool) every buffer is taken from it just before its first use and the scratch given
+   * back right after its last, so that later phases reuse it (the clustering's memory Must); the result's buffers
+   * are then the allocator's too (`releaseRows` hands them back).
    */
-  encode(rec: Recorder, merges: GPUBuffer, n: number, minClusterSize: number): GpuCondensedRows {
-    const { ctx, k } = this;
+  encode(
+    rec: Recorder,
+    merges: GPUBuffer,
+    n: number,
+    minClusterSize: number,
+    alloc?: ScratchAllocator,
+  ): GpuCondensedRows {
+    const { k } = this;
     if (n < 2 || n > this.maxN) throw new Error(`${LABEL}: n = ${n} outside 2 … ${this.maxN}.`);
     const bits = condenseKeyBits(n, minClusterSize);
     if (bits.total > 64) throw new Error(`${LABEL}: ${bits.total}-bit row keys for n = ${n}, mcs ${minClusterSize}.`);
@@ -199,38 +209,25 @@ export class GpuCondenser {
         `${LABEL}: made for ${this.sorter.maxCount} rows, asked for ${capacity} (minClusterSize ${minClusterSize}).`,
       );
     }
+    const a = alloc ?? this.fresh;
     const uniforms = { n, m, mcs: minClusterSize, bm: bits.bm, root: m - 1, maxSplits: splitsMax, p0: 0, p1: 0 };
-    const b = (label: string, bytes: number) => ctx.createBuffer(`${LABEL}.${label}`, Math.max(16, bytes));
+    const b = (label: string, bytes: number) => a.take(`${LABEL}.${label}`, Math.max(16, bytes));
+    const done = (...xs: GPUBuffer[]) => {
+      for (const x of xs) a.release(x);
+    };
+    // Each buffer taken just before its first recorded use and released right after its last.
     const par = b('par', 4 * m);
     const pparent = b('pparent', 4 * n);
+    rec.dispatch(k.parents, { buffers: { pa_merges: merges, pa_par: par, pa_pparent: pparent }, uniforms, threads: m });
     let jdl = b('jdl', 16 * m);
     let c = b('c', 4 * m);
-    let jdl2 = b('jdl2', 16 * m);
-    let c2 = b('c2', 4 * m);
-    const keys = b('keys', 8 * capacity);
-    const vals = b('vals', 4 * capacity);
-    const flags = b('flags', 4 * m);
-    const scan = b('scan', 4 * m);
-    const index = b('splitIndex', 4 * m);
-    const merge = b('splitMerge', 4 * Math.max(1, splitsMax));
-    const count = b('splitCount', 4);
-    const cluster = b('cluster', 4 * m);
-    const owner = b('owner', 4 * n);
-    const rows = b('rows', 16 * capacity);
-    const pointRows = b('pointRows', 8 * n);
-    const columns = {
-      parent: b('parent', 4 * capacity),
-      child: b('child', 4 * capacity),
-      size: b('childSize', 4 * capacity),
-      weight: b('weight', 4 * capacity),
-    };
-    const temporaries = [par, pparent, jdl, c, jdl2, c2, keys, vals, flags, scan, index, merge, cluster, owner];
-    rec.dispatch(k.parents, { buffers: { pa_merges: merges, pa_par: par, pa_pparent: pparent }, uniforms, threads: m });
     rec.dispatch(k.init, {
       buffers: { in_merges: merges, in_par: par, in_jdl: jdl, in_c: c },
       uniforms,
       threads: m,
     });
+    let jdl2 = b('jdl2', 16 * m);
+    let c2 = b('c2', 4 * m);
     // Depth ≤ m − 1: after r rounds every jump spans 2^r levels.
     const rounds = Math.ceil(Math.log2(Math.max(2, m))) + 1;
     for (let r = 0; r < rounds; r++) {
@@ -242,28 +239,40 @@ export class GpuCondenser {
       [jdl, jdl2] = [jdl2, jdl];
       [c, c2] = [c2, c];
     }
+    done(jdl2, c2);
+    const keys = b('keys', 8 * capacity);
+    const vals = b('vals', 4 * capacity);
     rec.dispatch(k.bfs_keys, {
       buffers: { bk_merges: merges, bk_jdl: jdl, bk_keys: keys, bk_vals: vals },
       uniforms,
       threads: m,
     });
     this.sorter.encode(rec, { keys, values: vals, count: m });
+    const flags = b('flags', 4 * m);
     rec.dispatch(k.ranks, {
       buffers: { rk_keys: keys, rk_vals: vals, rk_merges: merges, rk_jdl: jdl, rk_flags: flags },
       uniforms,
       threads: m,
     });
+    const scan = b('scan', 4 * m);
     this.scanner.encode(rec, flags, scan, m, 'exclusive');
+    const index = b('splitIndex', 4 * m);
+    const merge = b('splitMerge', 4 * Math.max(1, splitsMax));
+    const count = b('splitCount', 4);
     rec.dispatch(k.splits, {
       buffers: { sp_vals: vals, sp_flags: flags, sp_scan: scan, sp_index: index, sp_merge: merge, sp_count: count },
       uniforms,
       threads: m,
     });
+    done(flags, scan);
+    const cluster = b('cluster', 4 * m);
     rec.dispatch(k.cluster_ids, {
       buffers: { ci_merges: merges, ci_par: par, ci_c: c, ci_index: index, ci_cluster: cluster },
       uniforms,
       threads: m,
     });
+    done(c, index);
+    const owner = b('owner', 4 * n);
     rec.dispatch(k.point_keys, {
       buffers: {
         pk_pparent: pparent,
@@ -277,12 +286,15 @@ export class GpuCondenser {
       uniforms,
       threads: n,
     });
+    done(pparent, par);
     rec.dispatch(k.split_keys, {
       buffers: { sk_merge: merge, sk_jdl: jdl, sk_count: count, sk_keys: keys, sk_vals: vals },
       uniforms,
       threads: splitsMax,
     });
+    done(jdl);
     this.sorter.encode(rec, { keys, values: vals, count: capacity, bitsLo: 0, bitsHi: bits.total });
+    const rows = b('rows', 16 * capacity);
     rec.dispatch(k.rows, {
       buffers: {
         ro_vals: vals,
@@ -296,11 +308,20 @@ export class GpuCondenser {
       uniforms,
       threads: capacity,
     });
+    done(keys, vals, merge);
+    const pointRows = b('pointRows', 8 * n);
     rec.dispatch(k.point_rows, {
       buffers: { pr_owner: owner, pr_cluster: cluster, pr_merges: merges, pr_out: pointRows },
       uniforms,
       threads: n,
     });
+    done(owner, cluster);
+    const columns = {
+      parent: b('parent', 4 * capacity),
+      child: b('child', 4 * capacity),
+      size: b('childSize', 4 * capacity),
+      weight: b('weight', 4 * capacity),
+    };
     rec.dispatch(k.columns, {
       buffers: {
         co_rows: rows,
@@ -313,32 +334,40 @@ export class GpuCondenser {
       uniforms,
       threads: capacity,
     });
-    this.pending.push(...temporaries);
     return { rows, splitCount: count, capacity, pointRows, columns };
   }
+
+  /** New buffers for an encoding without an allocator; the scratch among them freed by `releaseScratch`. */
+  private readonly fresh: ScratchAllocator = {
+    take: (label, bytes) => this.ctx.createBuffer(label, bytes),
+    release: (buffer) => void this.pending.push(buffer),
+  };
 
   private readonly pending: GPUBuffer[] = [];
 
   /**
-   * `encode` from the GPU dendrogram (dendrogram.ts: children, sizes) and the canonical keys whose high words are
-   * the merges' weights (emst/canonical.ts); the packed merges are scratch freed with the rest.
+   * Records the packing of the GPU dendrogram (dendrogram.ts: children, sizes) and the canonical keys whose high
+   * words are the merges' weights (emst/canonical.ts) into `encode`'s merges (n − 1 vec4<u32>), from `alloc` when
+   * given (the caller releases them after the last `encode` that reads them), else a new buffer freed with the
+   * scratch. Several minClusterSizes condense the same merges.
    */
-  encodeFromDendrogram(
+  encodePack(
     rec: Recorder,
     tree: { children: GPUBuffer; size: GPUBuffer; keys: GPUBuffer },
     n: number,
-    minClusterSize: number,
-  ): GpuCondensedRows {
+    alloc?: ScratchAllocator,
+  ): GPUBuffer {
     const m = n - 1;
-    const merges = this.ctx.createBuffer(`${LABEL}.merges`, Math.max(16, 16 * m));
-    this.pending.push(merges);
-    const uniforms = { n, m, mcs: minClusterSize, bm: 0, root: m - 1, maxSplits: 0, p0: 0, p1: 0 };
+    const label = `${LABEL}.merges`;
+    const merges = alloc ? alloc.take(label, Math.max(16, 16 * m)) : this.ctx.createBuffer(label, Math.max(16, 16 * m));
+    if (!alloc) this.pending.push(merges);
+    const uniforms = { n, m, mcs: 0, bm: 0, root: m - 1, maxSplits: 0, p0: 0, p1: 0 };
     rec.dispatch(this.k.pack, {
       buffers: { pm_children: tree.children, pm_size: tree.size, pm_keys: tree.keys, pm_merges: merges },
       uniforms,
       threads: m,
     });
-    return this.encode(rec, merges, n, minClusterSize);
+    return merges;
   }
 
   /** Frees the scratch of the encodings submitted so far (call once the GPU is done with them). */
@@ -393,7 +422,15 @@ export class GpuCondenser {
   }
 }
 
-/** Frees a result of `encode`. */
+/** Hands a result of `encode` with an allocator back to it (once its read-backs are done). */
+export function releaseRows(rows: GpuCondensedRows, alloc: ScratchAllocator): void {
+  alloc.release(rows.rows);
+  alloc.release(rows.pointRows);
+  for (const c of Object.values(rows.columns)) alloc.release(c);
+  alloc.release(rows.splitCount);
+}
+
+/** Frees a result of `encode` without an allocator. */
 export function destroyRows(rows: GpuCondensedRows): void {
   rows.rows.destroy();
   rows.pointRows.destroy();

@@ -305,6 +305,15 @@ export class GpuDendrogram {
     return out;
   }
 
+  /**
+   * The buffers whose contents are dead once `encode`'s commands are recorded (its scratch and the chain sort's
+   * keys and values; not the outputs): a caller may record other work into them after it (a ScratchPool's `give`),
+   * until the next encode. Still this instance's to destroy.
+   */
+  spare(): GPUBuffer[] {
+    return [this.b.scratch, this.b.sortKeys, this.b.sortVals];
+  }
+
   destroy(): void {
     const { scratch, children, parent, size, sortKeys, sortVals } = this.b;
     for (const x of [scratch, children, parent, size, sortKeys, sortVals]) x.destroy();

@@ -13,13 +13,14 @@
  * and clusters on the host.
  */
 import type { GpuContext } from '../gpu/context.js';
+import { ScratchPool } from '../gpu/scratchpool.js';
 import { startClock } from '../host/clock.js';
 import { createCanonicalSort } from '../emst/canonical.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
 import { clusterFromCondensedOnHost, type ClusterHost, type Clustering } from './clusterFromMst.js';
 import { rowArrays } from './condense.finish.js';
 import { condensedFromColumns } from './condense.threads.js';
-import { destroyRows, GpuCondenser, type GpuCondensedRows } from './condense.rows.js';
+import { GpuCondenser, releaseRows, type GpuCondensedRows } from './condense.rows.js';
 import { condenseRowsFits } from './condense.rows.cpu.js';
 import { GpuDendrogram, type DendrogramBuffers } from './dendrogram.js';
 import type { PreparedResident } from './buffers.js';
@@ -51,6 +52,15 @@ const EMPTY: EdgeList = { sources: new Uint32Array(0), targets: new Uint32Array(
 /**
  * Clusters n points from their MST's Borůvka records on the GPU (`records`: n − 1 edges, 3 u32 each, emstGpu's
  * `afterGpu`). `scale`: the factor that brings the weights back to the caller's units (emst/scale.ts).
+ *
+ * Memory (issue 17: ≤ 48 bytes a point above the MST's peak): every buffer after the dendrogram's own comes from one
+ * ScratchPool (gpu/scratchpool.ts) in recording order — the condenser's scratch and outputs reuse Borůvka's records
+ * (dead once the canonical order has read them), the dendrogram's scratch, the canonical targets and, unless kept,
+ * the dendrogram and the canonical keys (dead once packed into merges), and the condenser's own dead phases.
+ *
+ * `more`: further settings (minClusterSize sweeps: `--min-cluster-size 5,10,20`) condensed from the same GPU
+ * dendrogram after the first, one submission each, their scratch from the same pool; each gives what `hdbscan()`
+ * with that setting gives (the same MST). Each must satisfy `residentApplies(n, …)`.
  */
 export async function clusterResident(
   ctx: GpuContext,
@@ -61,28 +71,46 @@ export async function clusterResident(
   keep: ResidentKeep,
   scale: number,
   prepared?: PreparedResident | null,
-): Promise<ResidentClustering> {
+  more: ResolvedClusterOptions[] = [],
+): Promise<ResidentClustering & { also: Clustering[] }> {
   const m = n - 1;
   if (edges.count !== m) throw new Error(`cluster::resident: ${edges.count} edges for ${n} points.`);
   const mcs = options.minClusterSize;
+  for (const o of more) {
+    if (!residentApplies(n, o.minClusterSize)) {
+      throw new Error(
+        `cluster::resident: minClusterSize ${o.minClusterSize} does not fit the GPU's row keys at n = ${n}.`,
+      );
+    }
+  }
   const clock = startClock();
   // One 64-bit sorter for the canonical order, the dendrogram's chains and condensing (sequential in the
-  // submission): the condenser's, lent to the others (12 bytes a point fewer than a sorter each).
-  const [canonical, condenser] = await Promise.all([createCanonicalSort(ctx), GpuCondenser.create(ctx, n, mcs)]);
+  // submission): the condenser's, lent to the others (12 bytes a point fewer than a sorter each); sized for the
+  // smallest minClusterSize condensed.
+  const smallest = Math.min(mcs, ...more.map((o) => o.minClusterSize));
+  const [canonical, condenser] = await Promise.all([createCanonicalSort(ctx), GpuCondenser.create(ctx, n, smallest)]);
   const dendrogram = await GpuDendrogram.create(ctx, n, { sorter: condenser.sorter }).catch((e: unknown) => {
     condenser.destroy();
     throw e;
   });
   clock.lap('cluster::compile');
-  const keys = ctx.createBuffer('cluster::canonicalKeys', 8 * m);
-  const targets = ctx.createBuffer('cluster::canonicalTargets', 4 * m);
+  const pool = new ScratchPool(ctx);
   let rows: GpuCondensedRows | null = null;
   let tree: DendrogramBuffers | null = null;
+  let merges: GPUBuffer | null = null;
   try {
+    const keys = pool.take('cluster::canonicalKeys', 8 * m);
+    const targets = pool.take('cluster::canonicalTargets', 4 * m);
     await ctx.submit('cluster::resident', (rec) => {
       canonical.encode(rec, { edges: edges.records, count: m, n, sorter: condenser.sorter, keys, values: targets });
+      pool.give(edges.records); // read by the canonical order only (still emstGpu's to destroy)
       tree = dendrogram.encode(rec, { keys, targets, n });
-      rows = condenser.encodeFromDendrogram(rec, { children: tree.children, size: tree.size, keys }, n, mcs);
+      if (!keep.mst) pool.release(targets);
+      pool.give(...dendrogram.spare(), tree.parent);
+      merges = condenser.encodePack(rec, { children: tree.children, size: tree.size, keys }, n, pool);
+      if (!keep.singleLinkage) pool.give(tree.children, tree.size);
+      if (!keep.mst && !keep.singleLinkage) pool.release(keys);
+      rows = condenser.encode(rec, merges, n, mcs, pool);
     });
     await ctx.onDone();
     clock.lap('cluster::gpu');
@@ -90,46 +118,83 @@ export async function clusterResident(
     const b = prepared?.buffers;
     if (prepared) await prepared.start();
     clock.lap('cluster::wait');
-    const count = await condenser.rowCount(rows!, n);
     const shared = host.threads > 1 && n >= host.thresholds.labelMinPoints;
-    const arrays = rowArrays(count, shared, b?.rows);
-    const weight = b ? b.rowWeight.subarray(0, count) : new Float32Array(count);
-    const [, pointWords, mst, linkage] = await Promise.all([
-      condenser.readColumns(rows!, count, { ...arrays, weight }),
-      condenser.readPointRows(rows!, n, b?.pointWords),
+    const [first, mst, linkage] = await Promise.all([
+      readCondensed(condenser, rows!, n, scale, host, shared, b),
       keep.mst ? readMst(ctx, keys, targets, m, scale, b?.mst) : Promise.resolve(EMPTY),
       keep.singleLinkage ? readLinkage(ctx, tree!, keys, m, scale, b?.linkage) : Promise.resolve(emptyLinkage()),
     ]);
     clock.lap('cluster::readback');
-    const condensed = await condensedFromColumns(
-      arrays,
-      weight,
-      n,
-      scale,
-      host.threads,
-      host.thresholds.labelMinPoints,
-    );
+    const condensed = await first.finish();
     clock.lap('cluster::finish');
     const clustering = await clusterFromCondensedOnHost(condensed, options, host, {
       linkage,
       mst: keep.mst ? mst : undefined,
       shared,
       into: b,
-      pointWords: { words: pointWords, scale },
+      pointWords: { words: first.pointWords, scale },
     });
     const t = clustering.result.timings;
     const laps = clock.laps;
     t.linkage = laps['cluster::gpu'];
     t.condense = laps['cluster::readback'] + laps['cluster::finish'];
     t.total += laps['cluster::compile'] + t.linkage + t.condense;
-    return { clustering, mst, timings: laps };
+    // The sweep: the same merges condensed again per setting; the last one's buffers reused (all read back).
+    const also: Clustering[] = [];
+    for (const o of more) {
+      const t0 = performance.now();
+      releaseRows(rows!, pool);
+      rows = null;
+      await ctx.submit('cluster::recluster', (rec) => {
+        rows = condenser.encode(rec, merges!, n, o.minClusterSize, pool);
+      });
+      const got = await readCondensed(condenser, rows!, n, scale, host, shared);
+      const again = await clusterFromCondensedOnHost(await got.finish(), o, host, {
+        linkage,
+        mst: keep.mst ? mst : undefined,
+        shared,
+        pointWords: { words: got.pointWords, scale },
+      });
+      laps[`cluster::recluster(${o.minClusterSize})`] = performance.now() - t0;
+      also.push(again);
+    }
+    return { clustering, mst, timings: laps, also };
   } finally {
-    if (rows) destroyRows(rows);
+    // After the last submission's commands ran (readbacks awaited, or the submission failed).
+    pool.destroy();
     condenser.destroy();
     dendrogram.destroy();
-    keys.destroy();
-    targets.destroy();
   }
+}
+
+/**
+ * Reads an encoding's condensed columns and point rows (into the prepared host buffers `b` when given); `finish`
+ * turns them into the condensed tree on the host's threads (condense.threads.ts).
+ */
+async function readCondensed(
+  condenser: GpuCondenser,
+  rows: GpuCondensedRows,
+  n: number,
+  scale: number,
+  host: ClusterHost,
+  shared: boolean,
+  b?: PreparedResident['buffers'],
+): Promise<{ pointWords: Uint32Array; finish: () => ReturnType<typeof condensedFromColumns> }> {
+  const count = await condenser.rowCount(rows, n);
+  const arrays = rowArrays(count, shared, b?.rows);
+  const weight = b
+    ? b.rowWeight.subarray(0, count)
+    : shared
+      ? new Float32Array(new SharedArrayBuffer(4 * count))
+      : new Float32Array(count);
+  const [, pointWords] = await Promise.all([
+    condenser.readColumns(rows, count, { ...arrays, weight }),
+    condenser.readPointRows(rows, n, b?.pointWords),
+  ]);
+  return {
+    pointWords,
+    finish: () => condensedFromColumns(arrays, weight, n, scale, host.threads, host.thresholds.labelMinPoints),
+  };
 }
 
 /** The canonical MST from the GPU's keys (source, weight bits) and targets (into `into` when given). */

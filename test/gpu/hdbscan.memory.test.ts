@@ -1,0 +1,68 @@
+/**
+ * Issue 17's memory Must: the GPU-resident clustering (src/cluster/resident.ts) adds ≤ 48 bytes per point of GPU
+ * memory above the MST's own peak. Measured as the context's peak of live buffers (gpu/buffers.ts), whose sizes
+ * are the allocations treeline asks for and do not depend on the device: lavapipe checks the same bytes as the
+ * H100. The same figure is `treeline bench hdbscan-normal3d`'s "GPU memory" column. The results stay those of the
+ * host path (TREELINE_RESIDENT=0) bit for bit, with and without the MST and the dendrogram kept.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { generate } from '../../src/datasets/generate.js';
+import { emst } from '../../src/emst/emst.js';
+import { hdbscan, type HdbscanOptions, type HdbscanResult } from '../../src/hdbscan.js';
+import type { GpuContext } from '../../src/gpu/context.js';
+import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+
+const variants = (await gpuVariants()).slice(0, 1);
+afterAll(() => destroyVariants(variants));
+
+/** Peak bytes of live GPU buffers during `run`, above those live before it. */
+async function peakOf(ctx: GpuContext, run: () => Promise<unknown>): Promise<number> {
+  const before = ctx.memory.liveBytes;
+  ctx.buffers.resetPeak();
+  await run();
+  expect(ctx.memory.liveBytes, 'every buffer freed').toBe(before);
+  return ctx.memory.peakBytes - before;
+}
+
+async function onHost(points: Float32Array, options: HdbscanOptions): Promise<HdbscanResult> {
+  process.env.TREELINE_RESIDENT = '0';
+  try {
+    return await hdbscan(points, options);
+  } finally {
+    delete process.env.TREELINE_RESIDENT;
+  }
+}
+
+for (const { name, ctx } of variants) {
+  describe(`hdbscan()'s GPU memory (${name})`, () => {
+    it('issue 17: the clustering adds ≤ 48 bytes a point above the MST peak, results as the host path', async () => {
+      const n = 30_000;
+      const points = generate('normal', { n, dim: 3, seed: 1, clusters: 10, noise: 0.1 });
+      const options: HdbscanOptions = { dim: 3, minClusterSize: 15, backend: 'gpu', gpu: ctx };
+      await hdbscan(points, options); // compiled
+      const mstPeak = await peakOf(ctx, () => emst(points, { dim: 3, minSamples: 15, backend: 'gpu', gpu: ctx }));
+      for (const keep of [{}, { mst: true, singleLinkage: true }]) {
+        let got: HdbscanResult | null = null;
+        const peak = await peakOf(ctx, async () => {
+          got = await hdbscan(points, { ...options, keep });
+        });
+        const added = (peak - mstPeak) / n;
+        const tag = `keep ${JSON.stringify(keep)}: MST ${(mstPeak / n).toFixed(1)} B/point, hdbscan ${(peak / n).toFixed(1)}`;
+        expect(got!.timings['cluster::gpu'], 'the resident path ran').toBeGreaterThan(0);
+        expect(added, tag).toBeLessThanOrEqual(48);
+        const host = await onHost(points, { ...options, keep });
+        const g = got! as HdbscanResult;
+        expect(g.labels, tag).toEqual(host.labels);
+        expect(g.probabilities, tag).toEqual(host.probabilities);
+        expect(g.outlierScores, tag).toEqual(host.outlierScores);
+        for (const k of ['parent', 'child', 'lambda', 'childSize'] as const) {
+          expect(g.condensedTree[k], `${tag} ${k}`).toEqual(host.condensedTree[k]);
+        }
+        expect(g.stability, tag).toEqual(host.stability);
+        expect(g.exemplars, tag).toEqual(host.exemplars);
+        expect(g.mst?.weights, tag).toEqual(host.mst?.weights);
+        expect(g.singleLinkage, tag).toEqual(host.singleLinkage);
+      }
+    });
+  });
+}
