@@ -128,7 +128,9 @@ export class NatsJobs {
   /** Stops listening (the run's objects stay: `destroyStore` removes them). */
   async close(): Promise<void> {
     if (this.poller) clearInterval(this.poller);
+    this.poller = null;
     this.sub?.unsubscribe();
+    this.sub = null;
   }
 
   /** Removes the run's object store (partitions, bodies, results). */

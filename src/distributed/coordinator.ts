@@ -1,0 +1,209 @@
+/**
+ * The coordinator of a partitioned EMST on NATS (issue 20, §2–§4): `treeline emst --nats` and
+ * `emst(points, { dim, cluster: { nats } })` end here.
+ *
+ *   run state    KV treeline-runs[<run>]: RunState below (status, the input's fingerprint, the partitions' boxes)
+ *   partitions   partitionPoints (Morton-order split, partition.ts) → object store treeline-<run>, partition.<p>
+ *   algorithm    partitionedEmst (partition.emst.ts) through NatsExecutor: every task goes on the work queue and
+ *                its reply comes back from the object store (nats.jobs.ts)
+ *   done         the run's objects are removed; the KV entry says 'done' with the tree's size and weight
+ *
+ * Resume: a coordinator started again with the same run id, on the same points and options (the fingerprint), skips
+ * the partitioning and upload (the KV entry lists the partitions, the object store holds them) and replays the
+ * algorithm: each task is named by its content (nats.tasks.ts), so every task that finished before the restart is
+ * answered from its stored result at once and only the rest are computed. The same run id on other points is an
+ * InputError; a run that ended 'done' starts over.
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Kvm, type KV } from '@nats-io/kv';
+import { InputError } from '../errors.js';
+import type { ProgressCallback } from '../progress.js';
+import { connectNats, RUNS_BUCKET, checkRunId, type NatsOptions } from './nats.js';
+import { NatsJobs, type JobTraffic } from './nats.jobs.js';
+import { contentId, partitionObject } from './nats.tasks.js';
+import { putMessage } from './nats.js';
+import { partitionInfo, partitionPoints } from './partition.js';
+import { partitionedEmst } from './partition.emst.js';
+import type {
+  PartitionedEmstResult,
+  PartitionExecutor,
+  PartitionInfo,
+  PartitionTaskKind,
+  TaskMessage,
+} from './types.js';
+
+/** Where and how to run: the server, the number of partitions, the run's id. */
+export interface ClusterOptions extends NatsOptions {
+  /** Spatial partitions (default DEFAULT_PARTITIONS). */
+  partitions?: number;
+  /** The run's id (letters, digits, '-', '_'): the same id resumes an unfinished run. Default: a fresh one. */
+  runId?: string;
+  /** Keep the run's objects after success (default false: removed). */
+  keep?: boolean;
+  /** Lines about the run (its id, resumption), e.g. the CLI's stderr. */
+  log?: (line: string) => void;
+}
+
+export const DEFAULT_PARTITIONS = 8;
+
+/** The run's entry in the KV bucket. */
+export interface RunState {
+  status: 'running' | 'done' | 'failed';
+  /** 16 hex digits of the points and the options (contentId over them). */
+  fingerprint: string;
+  n: number;
+  dim: number;
+  minSamples: number;
+  alpha: number;
+  partitions: PartitionInfo[];
+  /** The latest progress phase ('round 3'). */
+  phase?: string;
+  /** When done: the tree's edges and total weight; when failed: the error. */
+  edges?: number;
+  totalWeight?: number;
+  error?: string;
+  traffic?: JobTraffic;
+}
+
+/** The executor the algorithm talks to: one NATS task per call. */
+export class NatsExecutor implements PartitionExecutor {
+  constructor(
+    private readonly jobs: NatsJobs,
+    private readonly infos: PartitionInfo[],
+  ) {}
+
+  partitions(): PartitionInfo[] {
+    return this.infos.map((info) => ({ ...info }));
+  }
+
+  run(partition: number, kind: PartitionTaskKind, msg: TaskMessage): Promise<TaskMessage> {
+    return this.jobs.submit(kind, partition, msg);
+  }
+
+  runMany(tasks: { partition: number; kind: PartitionTaskKind; msg: TaskMessage }[]): Promise<TaskMessage[]> {
+    return Promise.all(tasks.map((t) => this.jobs.submit(t.kind, t.partition, t.msg)));
+  }
+}
+
+export interface EmstOnNatsOptions {
+  dim: number;
+  minSamples?: number;
+  alpha?: number;
+  onProgress?: ProgressCallback;
+  signal?: AbortSignal;
+  cluster: ClusterOptions;
+}
+
+/** What a distributed run returns beyond the tree: its id and what crossed the network. */
+export interface EmstOnNatsResult extends PartitionedEmstResult {
+  runId: string;
+  traffic: JobTraffic;
+  /** Whether this call resumed an unfinished run. */
+  resumed: boolean;
+}
+
+const freshRunId = (): string => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`;
+
+async function readState(kv: KV, run: string): Promise<RunState | null> {
+  const e = await kv.get(run);
+  if (!e || e.operation !== 'PUT' || e.length === 0) return null;
+  return e.json<RunState>();
+}
+
+/** The partitioned exact EMST (or mutual-reachability MST) of `points` on the workers of `options.cluster`. */
+export async function emstOnNats(
+  points: Float32Array | Float64Array,
+  options: EmstOnNatsOptions,
+): Promise<EmstOnNatsResult> {
+  const { dim, cluster } = options;
+  const minSamples = options.minSamples ?? 1;
+  const alpha = options.alpha ?? 1;
+  const k = cluster.partitions ?? DEFAULT_PARTITIONS;
+  if (!Number.isInteger(k) || k < 1) throw new InputError(`Expected cluster.partitions ≥ 1, got ${k}.`);
+  if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
+  const run = checkRunId(cluster.runId ?? freshRunId());
+  const log = cluster.log ?? (() => {});
+  const nc: NatsConnection = await connectNats({ ...cluster, name: cluster.name ?? `treeline coordinator ${run}` });
+  let jobs: NatsJobs | null = null;
+  try {
+    const kv = await new Kvm(nc).create(RUNS_BUCKET);
+    const fingerprint = contentId('input', k, {
+      meta: { n: points.length / dim, dim, minSamples, alpha },
+      arrays: { points },
+    });
+    const previous = await readState(kv, run);
+    if (previous && previous.status !== 'done' && previous.fingerprint !== fingerprint) {
+      throw new InputError(
+        `Run id '${run}' belongs to an unfinished run on other points or options (fingerprint ` +
+          `${previous.fingerprint}, this input ${fingerprint}): choose another --run-id.`,
+      );
+    }
+    const resumed = !!previous && previous.status !== 'done';
+    jobs = await NatsJobs.open(nc, run);
+    let state: RunState;
+    const t0 = performance.now();
+    if (resumed) {
+      state = { ...previous!, status: 'running', error: undefined };
+      log(`run ${run}: resuming (${previous!.status}, last at ${previous!.phase ?? 'the start'})`);
+    } else {
+      options.onProgress?.(0, 'partition');
+      const data = partitionPoints(points, dim, k);
+      const infos = data.map(partitionInfo);
+      options.onProgress?.(0, 'upload partitions');
+      for (const d of data) {
+        jobs.traffic.bytesSent += await putMessage(jobs.store, partitionObject(d.id), {
+          meta: { id: d.id, dim },
+          arrays: { points: d.points, ids: d.ids },
+        });
+      }
+      state = { status: 'running', fingerprint, n: points.length / dim, dim, minSamples, alpha, partitions: infos };
+      log(`run ${run}: ${k} partitions stored`);
+    }
+    const tUpload = performance.now() - t0;
+    await kv.put(run, JSON.stringify(state));
+    let lastPhase = '';
+    const onProgress: ProgressCallback = (fraction, phase) => {
+      options.onProgress?.(fraction, phase);
+      if (phase && phase !== lastPhase) {
+        lastPhase = phase;
+        state.phase = phase;
+        kv.put(run, JSON.stringify(state)).catch(() => {});
+      }
+    };
+    let result: PartitionedEmstResult;
+    try {
+      result = await partitionedEmst(new NatsExecutor(jobs, state.partitions), {
+        dim,
+        minSamples,
+        alpha,
+        onProgress,
+        signal: options.signal,
+      });
+    } catch (e) {
+      // An interrupt leaves the run 'running' (resumable as it is); a task's failure is recorded.
+      if (!options.signal?.aborted) {
+        await kv.put(run, JSON.stringify({ ...state, status: 'failed', error: (e as Error).message }));
+      }
+      throw e;
+    }
+    let totalWeight = 0;
+    for (let i = 0; i < result.weights.length; i++) totalWeight += result.weights[i];
+    const traffic = { ...jobs.traffic };
+    await kv.put(
+      run,
+      JSON.stringify({ ...state, status: 'done', edges: result.weights.length, totalWeight, traffic } as RunState),
+    );
+    await jobs.close();
+    if (!cluster.keep) await jobs.destroyStore();
+    return {
+      ...result,
+      timings: { 'distributed::partition+upload': tUpload, ...result.timings },
+      runId: run,
+      traffic,
+      resumed,
+    };
+  } finally {
+    await jobs?.close();
+    await nc.drain().catch(() => nc.close());
+  }
+}
