@@ -7,7 +7,8 @@
  * without destroying anything mid-submission (a buffer destroyed before its submission ran is an error).
  *
  * `take` answers with the smallest free buffer that holds the bytes and is at most `MAX_SLACK` times larger (a
- * tiny counter never takes a large buffer), else a new one the pool owns. A recycled buffer keeps its old label and
+ * tiny counter never takes a large buffer) and no larger than a storage binding may be (takers bind it whole:
+ * the device's limit, or TREELINE_MAX_BINDING_BYTES'), else a new one the pool owns. A recycled buffer keeps its old label and
  * size and holds stale data: takers bind it whole, write every element they later read, and never use
  * `arrayLength` (condense.wgsl and the radix sorter do not). `give` lends the pool buffers of others that are dead
  * already (still theirs to destroy). `destroy` frees what the pool made, after the last submission that uses it
@@ -31,14 +32,19 @@ export class ScratchPool implements ScratchAllocator {
   private readonly made = new Set<GPUBuffer>();
   private readonly lent = new Set<GPUBuffer>();
 
-  constructor(private readonly ctx: Pick<GpuContext, 'createBuffer'>) {}
+  private readonly maxBinding: number;
+
+  constructor(private readonly ctx: Pick<GpuContext, 'createBuffer' | 'limits'>) {
+    this.maxBinding = ctx.limits.maxStorageBufferBindingSize;
+  }
 
   take(label: string, bytes: number): GPUBuffer {
     const want = Math.max(16, Math.ceil(bytes / 4) * 4);
     let best = -1;
     for (let i = 0; i < this.free.length; i++) {
       const size = this.free[i].size;
-      if (size >= want && size <= MAX_SLACK * want && (best < 0 || size < this.free[best].size)) best = i;
+      const fits = size >= want && size <= MAX_SLACK * want && size <= this.maxBinding;
+      if (fits && (best < 0 || size < this.free[best].size)) best = i;
     }
     if (best >= 0) {
       const [b] = this.free.splice(best, 1);

@@ -4,9 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_SLACK, ScratchPool } from '../../src/gpu/scratchpool.js';
 
-function fakeContext() {
+function fakeContext(maxBinding = 2 ** 30) {
   const made: { label: string; size: number; destroyed: boolean }[] = [];
   const ctx = {
+    limits: { maxStorageBufferBindingSize: maxBinding } as GPUSupportedLimits,
     createBuffer(label: string, size: number): GPUBuffer {
       const b = { label, size, destroyed: false, destroy: () => void (b.destroyed = true) };
       made.push(b);
@@ -44,6 +45,15 @@ describe('ScratchPool', () => {
     pool.release(big);
     expect(pool.take('more', 1004)).not.toBe(big);
     expect(made.map((m) => m.size)).toEqual([16, 1004]);
+  });
+
+  it('never lends a buffer larger than a storage binding may be (takers bind it whole)', () => {
+    const { ctx, made } = fakeContext(1024);
+    const pool = new ScratchPool(ctx);
+    const over = buffer('over', 2048);
+    pool.give(over);
+    expect(pool.take('x', 1000)).not.toBe(over);
+    expect(made.map((m) => m.size)).toEqual([1000]);
   });
 
   it('destroys only what it made; release of a buffer not lent is an error', () => {
