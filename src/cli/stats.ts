@@ -16,7 +16,14 @@ import { degreeCounts } from '../stats/degree.js';
 import { binsOf, type MstBins } from '../stats/histogram.js';
 import { mstStats, type MstStats, type MstStatsOptions } from '../stats/mstStats.js';
 import { mstPlotSvg, type MstTreePanel } from '../stats/plot.js';
-import { realisationStats, type RealisationStats } from '../stats/realisations.js';
+import {
+  forEachRealisation,
+  realisationStats,
+  type RealisationStats,
+  type RunRealisation,
+} from '../stats/realisations.js';
+import { batchBackend } from '../gpu/fallback.js';
+import type { GpuContext } from '../gpu/context.js';
 import { summarise } from '../stats/summary.js';
 import { STAT_NAMES, type MstHistograms, type StatName } from '../stats/types.js';
 import type { CliIo } from './program.js';
@@ -177,11 +184,52 @@ function checkResampling(o: StatsCliOptions): void {
   }
 }
 
+/**
+ * Where the realisations are measured: here by default; a transport (issue 20: `--nats` workers) passes its own, and
+ * how many it keeps in flight. Results are placed by index, so the output does not depend on the finishing order.
+ */
+export interface StatsRunners {
+  /** One --compare file on the catalogue's bins (default: measureCompareFile here, one GPU context for all). */
+  compare?: (file: string, index: number, bins: MstBins) => Promise<Realisation>;
+  /** One --jitter / --subsample realisation (realisationStats' runOne; default: mstStats here). */
+  realisation?: RunRealisation;
+  /** Realisations measured at once (default 1). */
+  concurrency?: number;
+}
+
+/**
+ * One --compare file measured on the catalogue's `bins`: read with the same options, checked to have the
+ * catalogue's `dim`, compared by its histograms only (on the GPU its tree stays there: arrays false).
+ */
+export async function measureCompareFile(
+  other: string,
+  o: StatsCliOptions,
+  catalogue: { file: string; dim: number },
+  bins: MstBins,
+  env: { onProgress?: ProgressCallback; signal?: AbortSignal; gpu?: GpuContext } = {},
+): Promise<Realisation> {
+  env.onProgress?.(0, 'read');
+  const tab = await readInputPoints(other, o);
+  if (o.coords === 'radec' && (tab.dim === 2 || tab.dim === 3)) checkCelestial(tab.points, tab.dim, other, tab.columns);
+  if (tab.dim !== catalogue.dim)
+    throw new InputError(`${other}: ${plural(tab.dim, 'column')}, but ${catalogue.file} has ${catalogue.dim}.`);
+  const r = await mstStats(tab.points, {
+    ...statsOptions(tab, o),
+    ...(env.gpu ? { gpu: env.gpu } : {}),
+    bins,
+    arrays: false,
+    onProgress: env.onProgress,
+    signal: env.signal,
+  });
+  return { file: other, n: r.n, numEdges: r.numEdges, numBranches: r.numBranches, histograms: r.histograms };
+}
+
 export async function computeStats(
   file: string,
   o: StatsCliOptions,
   progress?: ProgressCallback,
   signal?: AbortSignal,
+  runners: StatsRunners = {},
 ): Promise<StatsRun> {
   checkResampling(o);
   // The catalogue and each realisation get an equal share of the fraction; a realisation's phases are prefixed.
@@ -198,44 +246,46 @@ export async function computeStats(
   const timings: Record<string, number> = { 'io::read': performance.now() - t };
   const stats = await mstStats(table.points, { ...statsOptions(table, o), onProgress: part(0, ''), signal });
   Object.assign(timings, stats.timings);
-  const realisations: Realisation[] = [];
+  const realisations = new Array<Realisation>(compare.length);
   t = performance.now();
-  for (const [i, other] of compare.entries()) {
-    const onProgress = part(i + 1, `realisation ${i + 1}/${compare.length}: `);
-    onProgress?.(0, 'read');
-    const tab = await readInputPoints(other, o);
-    if (o.coords === 'radec' && (tab.dim === 2 || tab.dim === 3))
-      checkCelestial(tab.points, tab.dim, other, tab.columns);
-    if (tab.dim !== table.dim)
-      throw new InputError(`${other}: ${plural(tab.dim, 'column')}, but ${file} has ${table.dim}.`);
-    // A realisation is compared by its histograms only: on the GPU its tree stays there (arrays: false).
-    const r = await mstStats(tab.points, {
-      ...statsOptions(tab, o),
-      bins: binsOf(stats.histograms),
-      arrays: false,
-      onProgress,
-      signal,
-    });
-    realisations.push({
-      file: other,
-      n: r.n,
-      numEdges: r.numEdges,
-      numBranches: r.numBranches,
-      histograms: r.histograms,
-    });
+  if (compare.length > 0) {
+    const bins = binsOf(stats.histograms);
+    // Measured here: one GPU context for every file (the backend's fallback decided once).
+    const shared = runners.compare ? null : await batchBackend('mstStats', o.backend);
+    const local = shared ? { ...o, backend: shared.backend } : o;
+    try {
+      await forEachRealisation(compare.length, runners.concurrency ?? 1, signal, async (i) => {
+        const other = compare[i];
+        const onProgress = part(i + 1, `realisation ${i + 1}/${compare.length}: `);
+        realisations[i] = runners.compare
+          ? (onProgress?.(0, 'measure'), await runners.compare(other, i, bins))
+          : await measureCompareFile(other, local, { file, dim: table.dim }, bins, {
+              onProgress,
+              signal,
+              ...(shared?.gpu ? { gpu: shared.gpu } : {}),
+            });
+      });
+    } finally {
+      if (shared?.gpu) await shared.gpu.destroy();
+    }
   }
   let resampled: RealisationStats | null = null;
   if (o.jitter || o.subsample !== undefined) {
     const sigma = o.jitter?.length === 1 ? o.jitter[0] : o.jitter;
-    resampled = await realisationStats(table.points, {
-      ...statsOptions(table, o),
-      ...(sigma !== undefined ? { jitter: sigma } : { subsample: o.subsample }),
-      realisations: o.realisations!,
-      seed: o.seed ?? 0,
-      catalogue: stats.histograms,
-      onProgress: progressSpan(progress, share, 1),
-      signal,
-    });
+    resampled = await realisationStats(
+      table.points,
+      {
+        ...statsOptions(table, o),
+        ...(sigma !== undefined ? { jitter: sigma } : { subsample: o.subsample }),
+        realisations: o.realisations!,
+        seed: o.seed ?? 0,
+        catalogue: stats.histograms,
+        ...(runners.concurrency ? { concurrency: runners.concurrency } : {}),
+        onProgress: progressSpan(progress, share, 1),
+        signal,
+      },
+      runners.realisation,
+    );
     timings['stats::realisations'] = resampled.timings['stats::realisations'];
   }
   let comparison: StatsComparison | null = null;

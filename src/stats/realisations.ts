@@ -169,6 +169,46 @@ export function realisationPoints(points: Float32Array | Float64Array, task: Rea
 }
 
 /**
+ * Runs `one(r)` for r = 0 … k − 1, at most `concurrency` at once, taken in order. The first failure stops every lane
+ * from taking another r and is thrown once the running ones have ended (so what they share, a GPU context, can be
+ * destroyed after); an aborted `signal` stops them the same way with AbortError.
+ */
+export async function forEachRealisation(
+  k: number,
+  concurrency: number,
+  signal: AbortSignal | undefined,
+  one: (r: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const lane = async (): Promise<void> => {
+    while (next < k && !failure && !signal?.aborted) {
+      const r = next++;
+      try {
+        await one(r);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, k) }, lane));
+  if (failure) throw (failure as { error: unknown }).error;
+  if (signal?.aborted) throw new AbortError('the realisations were aborted.');
+}
+
+/**
+ * One realisation's histograms: mstStats of its points on `options.bins` (the catalogue's: `binsOf(catalogue)`), the
+ * per-item arrays left behind (on the GPU the tree stays there). What the default runner does, and what a worker
+ * runs for a remote one: `measureRealisation(realisationPoints(catalogue, task), { dim, bins, …, gpu })`.
+ */
+export async function measureRealisation(
+  points: Float32Array,
+  options: Omit<MstStatsOptions, 'emst' | 'arrays'>,
+): Promise<MstHistograms> {
+  return (await mstStats(points, { ...options, arrays: false })).histograms;
+}
+
+/**
  * The per-bin mean and standard deviation of the MST statistics over `options.realisations` seeded realisations of
  * `points` (jittered or subsampled), on the catalogue's bins; `runOne` measures one realisation (default: mstStats
  * here, one GPU context shared by all of them).
@@ -227,39 +267,22 @@ export async function realisationStats(
     const first = given ? 0 : 1;
     const run: RunRealisation =
       runOne ??
-      (async (r, pts) => {
-        const s = await mstStats(pts, {
+      (async (r, pts) =>
+        measureRealisation(pts, {
           ...statsOptions,
           ...(await local()),
           bins,
-          arrays: false,
           onProgress: part(first + r, `realisation ${r + 1}/${k}: `),
-        });
-        return s.histograms;
-      });
+        }));
     t = performance.now();
     const histograms = new Array<MstHistograms>(k);
-    let next = 0;
-    // The first failure stops every lane from taking another realisation; the lanes running end before it is thrown
-    // (the shared GPU context is destroyed only after them).
-    let failure: { error: unknown } | null = null;
-    const lane = async (): Promise<void> => {
-      while (next < k && !failure && !options.signal?.aborted) {
-        const r = next++;
-        const tk = task(r);
-        try {
-          if (runOne) part(first + r, `realisation ${r + 1}/${k}: `)?.(0, method);
-          const h = await run(r, realisationPoints(points, tk), tk);
-          histograms[r] = h;
-          onRealisation?.(r, h);
-        } catch (error) {
-          failure ??= { error };
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(checked.concurrency, k) }, lane));
-    if (failure) throw (failure as { error: unknown }).error;
-    if (options.signal?.aborted) throw new AbortError('realisationStats was aborted.');
+    await forEachRealisation(k, checked.concurrency, options.signal, async (r) => {
+      const tk = task(r);
+      if (runOne) part(first + r, `realisation ${r + 1}/${k}: `)?.(0, method);
+      const h = await run(r, realisationPoints(points, tk), tk);
+      histograms[r] = h;
+      onRealisation?.(r, h);
+    });
     timings['stats::realisations'] = performance.now() - t;
     // compareStats checks each realisation's bins against the catalogue's (a remote runner's too) and gives the
     // moments the plot's bands are drawn from.

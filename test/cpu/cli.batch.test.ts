@@ -7,10 +7,12 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor, EXIT } from '../../src/cli/program.js';
+import { computeStats, measureCompareFile, type StatsCliOptions } from '../../src/cli/stats.js';
 import { blobs, uniform } from '../../src/datasets/generate.js';
 import { InputError } from '../../src/errors.js';
 import { parseNpy, writeNpy } from '../../src/io/npy.js';
-import { realisationStats } from '../../src/stats/realisations.js';
+import { binsOf } from '../../src/stats/histogram.js';
+import { measureRealisation, realisationPoints, realisationStats } from '../../src/stats/realisations.js';
 import { STAT_NAMES } from '../../src/stats/types.js';
 import { parseCsvColumns, runCli, tempDir, writePointsCsv } from '../helpers/cli.js';
 
@@ -125,6 +127,59 @@ describe('treeline stats --jitter / --subsample --realisations', () => {
       ],
     ];
     for (const [extra, message] of cases) expectInputError(await runCli(['stats', csv, ...extra, ...cpu]), message);
+  });
+});
+
+describe('computeStats runners: the seam a transport replaces', () => {
+  const base = { coords: 'xyz', backend: 'cpu', threads: 1 } as StatsCliOptions;
+  const mocks = [1, 2, 3, 4].map((seed) =>
+    writePointsCsv(join(dir, `mock${seed}.csv`), blobs({ n: 200, dim: 2, seed: 40 + seed, clusters: 3 }), 2),
+  );
+
+  it('--compare through a runner finishing out of order, 3 at once: the comparison of the local run', async () => {
+    const o = { ...base, compare: mocks };
+    const local = await computeStats(csv, o);
+    const order: number[] = [];
+    const remote = await computeStats(csv, o, undefined, undefined, {
+      concurrency: 3,
+      compare: async (file, i, bins) => {
+        await new Promise((resolve) => setTimeout(resolve, 5 * (4 - i)));
+        const r = await measureCompareFile(file, o, { file: csv, dim: 2 }, bins);
+        order.push(i);
+        return r;
+      },
+    });
+    expect(order).not.toEqual([0, 1, 2, 3]);
+    expect(remote.realisations.map((r) => r.file)).toEqual(mocks);
+    for (const name of STAT_NAMES) {
+      expect(Array.from(remote.comparison![name].mean)).toEqual(Array.from(local.comparison![name].mean));
+      expect(Array.from(remote.comparison![name].std)).toEqual(Array.from(local.comparison![name].std));
+    }
+  });
+
+  it('--jitter through a runner that rebuilds each realisation from its task: the local moments', async () => {
+    const o = { ...base, jitter: [0.05], realisations: 3, seed: 2 };
+    const local = await computeStats(csv, o);
+    const remote = await computeStats(csv, o, undefined, undefined, {
+      concurrency: 2,
+      realisation: (_r, _points, task) =>
+        measureRealisation(realisationPoints(points, task), {
+          dim: 2,
+          backend: 'cpu',
+          bins: binsOf(local.stats.histograms),
+        }),
+    });
+    for (const name of STAT_NAMES) {
+      expect(Array.from(remote.resampled!.moments[name].mean)).toEqual(Array.from(local.resampled!.moments[name].mean));
+      expect(Array.from(remote.resampled!.moments[name].std)).toEqual(Array.from(local.resampled!.moments[name].std));
+    }
+  });
+
+  it('a compare file of another dimension is an input error naming both files', async () => {
+    const three = writePointsCsv(join(dir, 'three.csv'), uniform({ n: 20, dim: 3, seed: 1 }), 3);
+    await expect(computeStats(csv, { ...base, compare: [mocks[0], three] })).rejects.toThrow(
+      /three\.csv: 3 columns, but .*points\.csv has 2/,
+    );
   });
 });
 
