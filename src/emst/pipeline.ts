@@ -11,7 +11,6 @@
  * holds the folder's name, so the GPU pipeline is `pipeline.ts` and the CPU one `boruvka.cpu.ts`'s emstCpuAsync.)
  */
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
-import type { Kernel } from '../gpu/kernel.js';
 import { AbortError } from '../errors.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
@@ -25,6 +24,7 @@ import { progressSpan, type ProgressCallback } from '../progress.js';
 import { EUCLIDEAN, type Metric } from './metric.js';
 import { checkPointsOnGpu, createPointChecker } from './pointcheck.js';
 import { checkCapacity, type CapacityTask } from './capacity.js';
+import { createGatherer, type Gatherer } from './gather.js';
 
 export interface GpuEmstRunOptions {
   /** Periodic side lengths (points inside [0, L)); required iff created `periodic`. */
@@ -39,17 +39,6 @@ export interface GpuEmstRunOptions {
   signal?: AbortSignal;
 }
 
-/** emst/gather.wgsl's bindings and uniform block, by their WGSL names: out[j] = src[order[j]]. */
-const GATHER = {
-  bindings: { g: 'uniform', order: 'read', src: 'read', out: 'read_write' },
-  uniforms: { n: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
-} as const;
-
-/** The kernel that gathers the core distances into Morton order (emst/gather.wgsl). */
-export function createGatherKernel(ctx: GpuContext): Promise<Kernel<typeof GATHER.bindings, typeof GATHER.uniforms>> {
-  return ctx.kernel({ label: 'emst::gather', shader: 'emst/gather', entry: 'main', ...GATHER, workgroupSize: 256 });
-}
-
 export class GpuEmst {
   private constructor(
     private readonly ctx: GpuContext,
@@ -62,7 +51,7 @@ export class GpuEmst {
     private readonly boruvka: Boruvka,
     private readonly knn: KnnSearcher | null,
     /** Gathers the core distances into Morton order (mutual reachability only). */
-    private readonly gather: Kernel<typeof GATHER.bindings, typeof GATHER.uniforms> | null,
+    private readonly gather: Gatherer | null,
     private readonly kth: GPUBuffer | null,
     private readonly core2: GPUBuffer | null,
     private readonly boxPartRecords: number | undefined,
@@ -103,18 +92,19 @@ export class GpuEmst {
       builderMade,
       boruvkaMade,
       mr ? createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords }) : null,
-      mr ? createGatherKernel(ctx) : null,
+      mr ? createGatherer(ctx, maxN) : null,
     ]);
     const [builder, boruvka, knn, gather] = made.map((r) => (r.status === 'fulfilled' ? r.value : null)) as [
       BvhBuilder | null,
       Boruvka | null,
       KnnSearcher | null,
-      Kernel<typeof GATHER.bindings, typeof GATHER.uniforms> | null,
+      Gatherer | null,
     ];
     const failed = made.find((r) => r.status === 'rejected');
     if (failed) {
       // Say a device too small for the traversal: free what was made for it (the caller may fall back).
       knn?.destroy();
+      gather?.destroy();
       boruvka?.destroy();
       core2?.destroy();
       kth?.destroy();
@@ -149,11 +139,7 @@ export class GpuEmst {
       this.builder.encode(rec, points, n, this.bvh);
       if (knn && n > 1) {
         knn.encode(rec, this.bvh, { squaredDistances: this.kth! });
-        rec.dispatch(this.gather!, {
-          buffers: { order: this.bvh.order, src: this.kth!, out: this.core2! },
-          uniforms: { n },
-          threads: n,
-        });
+        this.gather!.encode(rec, { order: this.bvh.order, src: this.kth!, out: this.core2!, n });
       }
     };
     this.bvh.n = n;
@@ -235,6 +221,7 @@ export class GpuEmst {
     this.bvh.destroy();
     this.boruvka.destroy();
     this.knn?.destroy();
+    this.gather?.destroy();
     this.kth?.destroy();
     this.core2?.destroy();
   }

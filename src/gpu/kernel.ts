@@ -2,7 +2,8 @@
  * Compute kernels: one shader composer and one pipeline cache per device (CONVENTIONS.md 8, 9).
  *
  * A kernel's WGSL is composed in exactly one way: `enable` lines, then `const` lines for the values that size
- * private arrays (k, d, …), then the shared modules of `shaders/common/`, then the kernel's own module. Shape is
+ * private arrays (k, d, …), then the shared modules of `shaders/common/`, then the generated declarations and
+ * accessors of big arrays bound in parts (bigarray.ts), then the kernel's own module. Shape is
  * set through `override` constants (the workgroup size is always the override `WG`); per-dispatch values go
  * through a uniform buffer. No string surgery on WGSL anywhere else.
  *
@@ -84,6 +85,11 @@ export interface KernelSpec<
   overrides?: Record<string, number>;
   /** WGSL extensions to enable (`'subgroups'`). */
   enable?: string[];
+  /**
+   * Generated WGSL composed after the includes, before the kernel's own module: only the declarations and accessors
+   * of big arrays bound in parts (gpu/bigarray.ts, bigArrayWgsl), which depend on how many parts a device needs.
+   */
+  generated?: string[];
 }
 
 /** The binding table resolved once at kernel creation: kinds by index, the buffers' names in binding order. */
@@ -328,6 +334,7 @@ export function composeShader(spec: KernelSpec): string {
     parts.push(`const ${name}: u32 = ${value}u;`);
   }
   for (const inc of spec.include ?? ['common/grid']) parts.push(source(inc));
+  for (const g of spec.generated ?? []) parts.push(g);
   parts.push(source(spec.shader));
   return parts.join('\n');
 }

@@ -16,7 +16,7 @@ import { createUnionFind } from '../../src/unionfind/unionfind.js';
 import { createBvhBuilder } from '../../src/bvh/lbvh.js';
 import { createKnnSearcher } from '../../src/knn/knn.js';
 import { Boruvka } from '../../src/emst/boruvka.js';
-import { createGatherKernel } from '../../src/emst/pipeline.js';
+import { createGatherer } from '../../src/emst/gather.js';
 import { createGraphMsf, type GpuGraph } from '../../src/graph/eclmst.js';
 import { GpuBranches } from '../../src/stats/branches.js';
 import { GpuBinning } from '../../src/stats/binning.js';
@@ -76,7 +76,9 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await createRadixSorter(ctx, { maxCount: 1 << 20, keyWords: 1 });
   await createRadixSorter(ctx, { maxCount: 1 << 20, keyWords: 2 });
   await createUnionFind(ctx, 1 << 20);
-  await createGatherKernel(ctx);
+  await createGatherer(ctx, 1000);
+  // src in 4 parts (bigarray.ts): the generated declarations and accessor checked like any kernel's.
+  await createGatherer(ctx, 1000, { partElements: 256 });
   await GpuBranches.create(ctx, 1000, 3);
   await GpuBranches.create(ctx, 1000, 2, true);
   await GpuBinning.create(ctx);

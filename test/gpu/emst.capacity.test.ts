@@ -10,7 +10,7 @@ import { emst } from '../../src/emst/emst.js';
 import { hdbscan } from '../../src/hdbscan.js';
 import { knn } from '../../src/knn/knn.js';
 import { mstStats } from '../../src/stats/mstStats.js';
-import { createGatherKernel } from '../../src/emst/pipeline.js';
+import { bigArrayWgsl } from '../../src/gpu/bigarray.js';
 import { DEFAULT_MIN_CLUSTER_SIZE } from '../../src/cluster/options.js';
 import { GpuError, InputError } from '../../src/errors.js';
 import type { GpuContext } from '../../src/gpu/context.js';
@@ -122,10 +122,19 @@ describe.skipIf(!ctx)(`issue 19: the reported maximum n at a ${LIMIT}-byte bindi
     const big = c.createBuffer('test::tooBig', LIMIT + 4);
     const small = c.createBuffer('test::small', 16);
     try {
-      const gather = await createGatherKernel(c);
+      // emst/gather.wgsl with src in one binding, bound whole: what every kernel did before big arrays.
+      const whole = await c.kernel({
+        label: 'test::whole',
+        shader: 'emst/gather',
+        entry: 'main',
+        bindings: { g: 'uniform', order: 'read', out: 'read_write', src: 'read' },
+        uniforms: { n: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+        workgroupSize: 64,
+        generated: [bigArrayWgsl({ name: 'src', type: 'u32', access: 'read', binding: 3, slots: 1, partElements: 0 })],
+      });
       const err = await c
         .submit('test::tooBig', (rec) =>
-          rec.dispatch(gather, {
+          rec.dispatch(whole, {
             buffers: { order: small, src: big, out: small },
             uniforms: { n: 4 },
             threads: 4,
@@ -137,7 +146,7 @@ describe.skipIf(!ctx)(`issue 19: the reported maximum n at a ${LIMIT}-byte bindi
         );
       expect(err).toBeInstanceOf(GpuError);
       expect((err as Error).message).toMatch(
-        /emst::gather: binding 'src' \(test::tooBig\) is 262148 bytes, above the binding limit of 262144 bytes/,
+        /test::whole: binding 'src' \(test::tooBig\) is 262148 bytes, above the binding limit of 262144 bytes/,
       );
     } finally {
       big.destroy();

@@ -1,0 +1,241 @@
+/**
+ * Big arrays (issue 19): arrays larger than one storage binding. WebGPU caps one binding at
+ * `maxStorageBufferBindingSize` (2 GiB − 4 on the H100, 128 MiB on lavapipe; lowered on purpose by
+ * TREELINE_MAX_BINDING_BYTES, context.ts) but not a buffer, which may be as large as `maxBufferSize`: a big array is
+ * ONE buffer of `length` elements of `stride` bytes (so uploads, copies and read-backs stay as they are), bound as
+ * ranges that each fit a binding. Kernels bind it in one of two ways:
+ *
+ *   (a) parts, for random access: the array as `slots` consecutive bindings of `partElements` elements each
+ *       (`name0`, `name1`, … the last shorter, those beyond the end bound to a small unused buffer), read and written
+ *       through accessors that bigArrayWgsl generates — `fn name_get(i: u32) -> T` (and `name_set(i, v)` for a
+ *       read_write array) pick part i / partElements. Each part is a storage binding of the stage
+ *       (maxStorageBuffersPerShaderStage: 16 on lavapipe and on Dawn's Vulkan devices), so `slots` is small and
+ *       fixed per kernel: the array may hold at most slots × partElements elements. The BVH's boxes
+ *       (bvh/boxparts.ts, 3 parts) were the first array bound this way, with a hand-written accessor.
+ *   (b) windows, for element-wise kernels: windows() cuts [0, length) into windows whose every array's range fits
+ *       one binding and starts at an offset the device accepts (minStorageBufferOffsetAlignment); the kernel is
+ *       dispatched once per window with the window's first element as a uniform (`base`), binding
+ *       windowBinding(buffer, stride, window) of each array. No binding count grows with n.
+ *
+ * The fast path: where an array fits one binding it is ONE part named `name` (not `name0`) bound whole, and its
+ * accessor is a plain `name[i]`; a kernel whose arrays all fit has one window, bound whole. The bind groups are then
+ * those of a kernel that never heard of big arrays.
+ *
+ * For traversal kernels (k-NN, Borůvka's nearest: random access to every BVH array along a root-to-leaf path)
+ * neither (a) nor (b) scales without limit: (a) multiplies the bindings by the parts, (b) does not apply. The
+ * intended decomposition there is the top tree / subtree one: cut the BVH into subtrees whose arrays each fit one
+ * binding (a subtree of the Karras hierarchy is a contiguous range of leaves and of internal nodes), run the query
+ * against each subtree's window in turn, each run pruned by the bound the previous ones left (the k-th distance, the
+ * component's upper bound), and the top tree above them as a small array bound whole. It needs no more bindings
+ * however large n is. Not built yet; see bench/RESULTS.md and issue 19 for what runs split today.
+ */
+import type { GpuContext } from './context.js';
+import type { Binding } from './recorder.js';
+import { InputError } from '../errors.js';
+
+/** The two limits that shape a big array. */
+export interface BigArrayLimits {
+  maxStorageBufferBindingSize: number;
+  minStorageBufferOffsetAlignment: number;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+const lcm = (a: number, b: number): number => (a / gcd(a, b)) * b;
+
+/**
+ * The element counts at which ranges of arrays of these strides may start: a multiple of this many elements is,
+ * for every stride, a byte offset the device accepts (minStorageBufferOffsetAlignment).
+ */
+export function alignElements(limits: BigArrayLimits, strides: readonly number[]): number {
+  const align = limits.minStorageBufferOffsetAlignment;
+  return strides.reduce((acc, s) => lcm(acc, align / gcd(s, align)), 1);
+}
+
+/**
+ * The most elements of `stride` bytes that one binding holds, rounded down to whole multiples of the offset
+ * alignment so that the next part starts where the device accepts it.
+ */
+export function partElements(limits: BigArrayLimits, stride: number): number {
+  checkStride(stride);
+  const unit = alignElements(limits, [stride]);
+  const most = Math.floor(Math.floor(limits.maxStorageBufferBindingSize / stride) / unit) * unit;
+  if (most < unit) {
+    throw new InputError(
+      `A binding of ${limits.maxStorageBufferBindingSize} bytes cannot hold ${unit} elements of ${stride} bytes.`,
+    );
+  }
+  return most;
+}
+
+function checkStride(stride: number): void {
+  if (!Number.isInteger(stride) || stride < 4 || stride % 4 !== 0) {
+    throw new InputError(`Expected a big array's stride to be a positive multiple of 4 bytes, got ${stride}.`);
+  }
+}
+
+/** A range [first, first + count) of elements, bound and dispatched as one. */
+export interface Window {
+  first: number;
+  count: number;
+}
+
+/**
+ * The windows of `length` elements for an element-wise kernel over arrays of these strides (bytes per element):
+ * every array's range of every window fits one binding and starts at an accepted offset. One window [0, length)
+ * when everything fits (the fast path), none for length 0. `maxElements` caps a window further (tests use it to cut
+ * small inputs into many windows).
+ */
+export function windows(
+  limits: BigArrayLimits,
+  length: number,
+  strides: readonly number[],
+  maxElements = Number.POSITIVE_INFINITY,
+): Window[] {
+  if (!Number.isInteger(length) || length < 0) {
+    throw new InputError(`Expected a big array's length to be a non-negative integer, got ${length}.`);
+  }
+  if (length === 0) return [];
+  const fits = Math.min(maxElements, ...strides.map((s) => Math.floor(limits.maxStorageBufferBindingSize / s)));
+  if (length <= fits) return [{ first: 0, count: length }];
+  const unit = alignElements(limits, strides);
+  const step = Math.floor(fits / unit) * unit;
+  if (step < unit) {
+    throw new InputError(
+      `No window of whole ${unit}-element units fits ${Math.min(fits, maxElements)} elements (strides ${strides.join(', ')}).`,
+    );
+  }
+  const out: Window[] = [];
+  for (let first = 0; first < length; first += step) out.push({ first, count: Math.min(step, length - first) });
+  return out;
+}
+
+/**
+ * The binding of a window's range of `buffer` (elements of `stride` bytes): the whole buffer where the window starts
+ * at 0 and the buffer fits one binding (the fast path: the binding a plain kernel makes), else the range.
+ */
+export function windowBinding(limits: BigArrayLimits, buffer: GPUBuffer, stride: number, w: Window): Binding {
+  if (w.first === 0 && buffer.size <= limits.maxStorageBufferBindingSize) return buffer;
+  return { buffer, offset: w.first * stride, size: w.count * stride };
+}
+
+/** How an array is split into parts for random access: `parts` ranges of `partElements` elements (the last shorter). */
+export interface BigArrayParts {
+  /** Elements per part (a multiple of the offset alignment's unit). */
+  partElements: number;
+  /** Parts that hold elements (≥ 1). */
+  parts: number;
+}
+
+/**
+ * The parts of `length` elements of `stride` bytes on a device with these limits (`partElementsOverride`: fewer
+ * elements per part, for tests; rounded down to the alignment's unit).
+ */
+export function bigArrayParts(
+  limits: BigArrayLimits,
+  length: number,
+  stride: number,
+  partElementsOverride?: number,
+): BigArrayParts {
+  let per = partElements(limits, stride);
+  if (partElementsOverride !== undefined) {
+    const unit = alignElements(limits, [stride]);
+    const asked = Math.floor(partElementsOverride / unit) * unit;
+    if (asked < unit)
+      throw new InputError(
+        `Expected partElements ≥ ${unit} (the offset alignment's unit), got ${partElementsOverride}.`,
+      );
+    per = Math.min(per, asked);
+  }
+  return { partElements: per, parts: Math.max(1, Math.ceil(length / per)) };
+}
+
+/**
+ * The bindings of a random-access array (a): `name` bound whole for one slot, else `name0` … `name{slots − 1}`, part
+ * i's range of `buffer`, slots beyond the last part bound to `unused` (any small buffer; never read: accessors only
+ * reach parts that hold elements).
+ */
+export function partBindings(
+  limits: BigArrayLimits,
+  name: string,
+  buffer: GPUBuffer,
+  stride: number,
+  length: number,
+  shape: BigArrayParts,
+  slots: number,
+  unused: GPUBuffer,
+): Record<string, Binding> {
+  if (shape.parts > slots) {
+    throw new InputError(
+      `${buffer.label}: ${length} elements need ${shape.parts} parts of ${shape.partElements}, more than the ${slots} bindings of the kernel.`,
+    );
+  }
+  if (slots === 1) {
+    const whole = buffer.size <= limits.maxStorageBufferBindingSize;
+    return { [name]: whole ? buffer : { buffer, offset: 0, size: Math.max(length, 1) * stride } };
+  }
+  const out: Record<string, Binding> = {};
+  for (let i = 0; i < slots; i++) {
+    const first = i * shape.partElements;
+    const count = Math.min(shape.partElements, length - first);
+    out[`${name}${i}`] = count > 0 ? { buffer, offset: first * stride, size: count * stride } : unused;
+  }
+  return out;
+}
+
+/** A random-access array's declaration for bigArrayWgsl. */
+export interface BigArrayDecl {
+  /** The WGSL name: the bindings are `name` (one slot) or `name0` …, the accessors `name_get` / `name_set`. */
+  name: string;
+  /** The element type (`u32`, `f32`, `vec2u`, …). */
+  type: string;
+  access: 'read' | 'read_write';
+  /** The binding index of the first slot (the others follow). */
+  binding: number;
+  /** Bindings (1: the fast path, the array whole). */
+  slots: number;
+  /** Elements per part (ignored for one slot). */
+  partElements: number;
+}
+
+/**
+ * The WGSL of a random-access array (a): its slot declarations and accessors. One slot: `var<storage, …> name:
+ * array<T>` and accessors that index it directly. Several: the part is i / partElements — a uniform branch where
+ * the whole workgroup reads one part, as nearly every access does.
+ */
+export function bigArrayWgsl(d: BigArrayDecl): string {
+  if (!/^[A-Za-z_]\w*$/.test(d.name) || !/^[\w<>, ]+$/.test(d.type)) {
+    throw new InputError(`Expected a WGSL name and type for a big array, got '${d.name}: ${d.type}'.`);
+  }
+  const { name, type, access, slots } = d;
+  const lines: string[] = [];
+  const decl = (i: number, v: string) =>
+    `@group(0) @binding(${d.binding + i}) var<storage, ${access}> ${v}: array<${type}>;`;
+  if (slots === 1) {
+    lines.push(decl(0, name));
+    lines.push(`fn ${name}_get(i: u32) -> ${type} { return ${name}[i]; }`);
+    if (access === 'read_write') lines.push(`fn ${name}_set(i: u32, v: ${type}) { ${name}[i] = v; }`);
+    return lines.join('\n');
+  }
+  for (let i = 0; i < slots; i++) lines.push(decl(i, `${name}${i}`));
+  const per = `${d.partElements}u`;
+  const pick = (body: (v: string, at: string) => string) => {
+    const out: string[] = [];
+    for (let i = 0; i < slots; i++) {
+      const at = i === 0 ? 'i' : `i - ${i * d.partElements}u`;
+      const cond = i === slots - 1 ? '' : `if (i < ${(i + 1) * d.partElements}u) `;
+      out.push(`  ${cond}{ ${body(`${name}${i}`, at)} }`);
+    }
+    return out.join('\n');
+  };
+  lines.push(`// ${name}: ${slots} parts of ${per} elements (src/gpu/bigarray.ts).`);
+  lines.push(`fn ${name}_get(i: u32) -> ${type} {\n${pick((v, at) => `return ${v}[${at}];`)}\n}`);
+  if (access === 'read_write') {
+    lines.push(`fn ${name}_set(i: u32, v: ${type}) {\n${pick((w, at) => `${w}[${at}] = v; return;`)}\n}`);
+  }
+  return lines.join('\n');
+}
+
+/** A small buffer for the slots of a part-bound array beyond its last part (one per context and caller). */
+export function createUnusedPart(ctx: GpuContext, label: string): GPUBuffer {
+  return ctx.createBuffer(`${label}Unused`, 256);
+}
