@@ -25,6 +25,9 @@ const f32 = Math.fround;
 /** Subtrees of fewer points are scanned point by point. */
 const SCAN_RANGE = 16;
 
+/** Groups of own points (BVH subtrees) that share one ordering of the other partitions' cells in lowerBounds. */
+const GROUPS = 256;
+
 /** A partition's points scaled by 2^exponent and their BVH (n ≥ 2), built once per partition and exponent. */
 export class PartitionIndex {
   readonly n: number;
@@ -104,7 +107,7 @@ export class PartitionIndex {
   /**
    * Per own row, a lower bound on its key to every point of the other partitions: the smallest key to their cell
    * boxes (`cells`: boxes lo, hi of 2·dim unscaled values; `owner[c]` the partition of box c; own boxes skipped).
-   * +∞ when there is no other partition. Own points are grouped by runs of their Morton order, and a group visits
+   * +∞ when there is no other partition. Own points are grouped by BVH subtrees (bvhCells), and a group visits
    * the other boxes nearest first, stopping at the first whose box-to-box bound cannot improve the point's minimum.
    */
   lowerBounds(cells: Float32Array, owner: Uint32Array, self: number): Float32Array {
@@ -120,25 +123,22 @@ export class PartitionIndex {
       for (let t = 0; t < w; t++) boxes[i * w + t] = cells[c * w + t] * f;
     });
     const order = this.bvh === null ? Uint32Array.of(0) : this.bvh.order;
-    const groups = Math.min(64, n);
-    const glo = new Float64Array(dim);
-    const ghi = new Float64Array(dim);
+    const groups =
+      this.bvh === null
+        ? {
+            first: Uint32Array.of(0),
+            last: Uint32Array.of(0),
+            boxes: Float32Array.from([...this.points, ...this.points]),
+          }
+        : bvhCells(this.bvh, GROUPS);
     const between = new Float64Array(other.length);
     const visit = new Uint32Array(other.length);
     const q = this.query;
-    for (let g = 0; g < groups; g++) {
-      const a = Math.floor((g * n) / groups);
-      const b = Math.floor(((g + 1) * n) / groups);
-      glo.fill(Infinity);
-      ghi.fill(-Infinity);
-      for (let j = a; j < b; j++) {
-        const o = order[j] * dim;
-        for (let d = 0; d < dim; d++) {
-          const x = this.points[o + d];
-          if (x < glo[d]) glo[d] = x;
-          if (x > ghi[d]) ghi[d] = x;
-        }
-      }
+    for (let g = 0; g < groups.first.length; g++) {
+      const a = groups.first[g];
+      const b = groups.last[g] + 1;
+      const glo = groups.boxes.subarray(g * w, g * w + dim);
+      const ghi = groups.boxes.subarray(g * w + dim, g * w + w);
       // Box-to-box: per axis the gap between the group's box and the cell's, rounded and summed as keys.cpu.ts
       // sums a point's gaps; every step is monotone, so it bounds the key of every point of the group.
       for (let i = 0; i < other.length; i++) {
@@ -370,5 +370,48 @@ export function scaleRows(points: Float32Array, exponent: number): Float32Array 
   const f = 2 ** exponent;
   const out = new Float32Array(points.length);
   for (let i = 0; i < points.length; i++) out[i] = points[i] * f;
+  return out;
+}
+
+/**
+ * A cut through the top of `bvh` into at most `max` subtrees, each a contiguous run of the Morton order with its
+ * tight box: the subtree with the longest box edge is split into its two children until there are `max` (or only
+ * leaves). The BVH splits at the highest differing Morton bit (Karras), so the runs are octree-aligned and their boxes
+ * do not straddle a high octree boundary, as runs cut at equal counts can. `first`/`last`: Morton positions;
+ * `boxes`: lo, hi per subtree.
+ */
+export function bvhCells(bvh: BvhCpu, max: number): { first: Uint32Array; last: Uint32Array; boxes: Float32Array } {
+  const { n, dim, boxes, ranges, links, sortedPoints } = bvh;
+  const leaves = n - 1;
+  const w = 2 * dim;
+  const pointBox = (p: number): Float32Array => {
+    const b = new Float32Array(w);
+    for (let d = 0; d < dim; d++) b[d] = b[dim + d] = sortedPoints[p * dim + d];
+    return b;
+  };
+  const frontier: number[] = [n >= 2 ? 0 : leaves];
+  const extent = (node: number): number => {
+    if (node >= leaves) return -1;
+    let e = 0;
+    for (let d = 0; d < dim; d++) e = Math.max(e, boxes[node * w + dim + d] - boxes[node * w + d]);
+    return e;
+  };
+  while (frontier.length < max) {
+    let at = -1;
+    for (let i = 0; i < frontier.length; i++) {
+      if (frontier[i] < leaves && (at < 0 || extent(frontier[i]) > extent(frontier[at]))) at = i;
+    }
+    if (at < 0) break;
+    const node = frontier[at];
+    frontier.splice(at, 1, links[4 * node], links[4 * node + 1]);
+  }
+  const c = frontier.length;
+  const out = { first: new Uint32Array(c), last: new Uint32Array(c), boxes: new Float32Array(c * w) };
+  frontier.forEach((node, i) => {
+    const leaf = node >= leaves;
+    out.first[i] = leaf ? node - leaves : ranges[2 * node];
+    out.last[i] = leaf ? node - leaves : ranges[2 * node + 1];
+    out.boxes.set(leaf ? pointBox(node - leaves) : boxes.subarray(node * w, node * w + w), i * w);
+  });
   return out;
 }

@@ -10,13 +10,14 @@
  *              core2 f32 n (mutual reachability only)             lower f32 n
  *   nearest    alpha, mr; points f32 q × dim, gid u32 q,          key f32 q, row u32 q (NONE: no edge ≤ bound)
  *              comp u32 q, bound f32 q, core2 f32 q (mr),
- *              labels u32 n, ownCore2 f32 n (mr)
+ *              labels u8 or u32 n (absent: all 0), ownCore2 f32 n (mr)
  *   coreBound  m; cells, cellOwner                                core2 f32 n (this partition only), lower f32 n
  *   knn        m; points f32 q × dim                              keys f32 q × m ascending (+∞ padded)
  *   core       m; rows u32 q, keys f32 q × m (the halo lists)     core2 f32 n (over all points)
  *
  * `cells`: every partition's cell boxes (PartitionInfo.cells, concatenated), `cellOwner` the partition of each;
  * `lower`: per row, a lower bound on its key to any other partition's point (PartitionIndex.lowerBounds).
+ * `labels`/`comp`: component codes — a row is a candidate for query q exactly when labels[row] ≠ comp[q].
  *
  * The local tree ('tree') is emst() on the scaled points with the owner's backend (Euclidean), or with the true
  * cores the CPU backend's Borůvka (mutual reachability: boruvka.cpu.ts `core2`; the GPU backend has no such hook
@@ -83,7 +84,12 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     const comp = sized(array(msg, 'comp', Uint32Array), q, 'comp');
     const bound = sized(array(msg, 'bound', Float32Array), q, 'bound');
     const core2 = mr ? sized(array(msg, 'core2', Float32Array), q, 'core2') : null;
-    const labels = sized(array(msg, 'labels', Uint32Array), n, 'labels');
+    // Coded labels (partition.rounds.ts, codedLabels): absent = all 0; a Uint8Array is widened.
+    const given = msg.arrays.labels;
+    if (given !== undefined && !(given instanceof Uint8Array || given instanceof Uint32Array)) {
+      throw new InputError(`Expected arrays.labels to be a Uint8Array or Uint32Array, got ${given.constructor.name}.`);
+    }
+    const labels = given === undefined ? new Uint32Array(n) : Uint32Array.from(sized(given, n, 'labels'));
     const ownCore2 = mr ? sized(array(msg, 'ownCore2', Float32Array), n, 'ownCore2') : null;
     const state = index.nearestState(labels, ownCore2, inverseAlphaSquared(num(msg, 'alpha')));
     const key = new Float32Array(q).fill(Infinity);

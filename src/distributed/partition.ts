@@ -8,14 +8,17 @@
  * through `ids`, keeps the global (key, min id, max id) tie order, because the map is monotone.
  *
  * A Morton range's bounding box can be far larger than the region its points fill (a range that crosses a high
- * octree boundary spans both sides), so partitionInfo() also describes each partition by CELLS boxes, each over a
- * contiguous run of its Morton order: the coordinator and the owners prune cross-partition queries with them.
+ * octree boundary spans both sides), so partitionInfo() also describes each partition by CELLS boxes, BVH subtrees
+ * (octree-aligned: a run cut at equal counts can straddle a high octree boundary and span both sides): the
+ * coordinator and the owners prune cross-partition queries with them.
  */
 import { InputError } from '../errors.js';
 import { codeBits } from '../bvh/layout.js';
 import { mortonCodesCpu, sceneFrameCpu } from '../bvh/morton.cpu.js';
 import { sortCodesCpu } from '../bvh/sort.cpu.js';
 import { checkCoordinates } from '../emst/validate.js';
+import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
+import { bvhCells } from './partition.search.cpu.js';
 import { PARTITION_TASKS } from './partition.tasks.js';
 import type {
   PartitionData,
@@ -58,36 +61,22 @@ export function partitionPoints(points: Float32Array | Float64Array, dim: number
 }
 
 /**
- * The partition's size, bounding box and CELLS cell boxes (runs of its points in Morton order; fewer for small
- * partitions). O(count) after a Morton sort of the partition.
+ * The partition's size, bounding box and at most CELLS cell boxes: the tight boxes of a cut through the top of its
+ * BVH (partition.search.cpu.ts, bvhCells: octree-aligned runs of its Morton order).
  */
 export function partitionInfo(data: PartitionData): PartitionInfo {
   const { id, dim, points } = data;
   const n = points.length / dim;
   if (n === 0) return { id, count: 0, lo: [], hi: [], cells: [] };
-  const { order } = sortCodesCpu(mortonCodesCpu(points, n, dim, sceneFrameCpu(points, n, dim)), n, codeBits(dim));
-  const c = Math.min(CELLS, n);
-  const cells: number[] = [];
+  const cells =
+    n === 1 ? Array.from([...points, ...points]) : Array.from(bvhCells(buildBvhCpu(points, dim), CELLS).boxes);
   const lo = new Array<number>(dim).fill(Infinity);
   const hi = new Array<number>(dim).fill(-Infinity);
-  for (let j = 0; j < c; j++) {
-    const a = Math.floor((j * n) / c);
-    const b = Math.floor(((j + 1) * n) / c);
-    const clo = new Array<number>(dim).fill(Infinity);
-    const chi = new Array<number>(dim).fill(-Infinity);
-    for (let r = a; r < b; r++) {
-      const o = order[r] * dim;
-      for (let d = 0; d < dim; d++) {
-        const x = points[o + d];
-        if (x < clo[d]) clo[d] = x;
-        if (x > chi[d]) chi[d] = x;
-      }
-    }
+  for (let c = 0; c < cells.length; c += 2 * dim) {
     for (let d = 0; d < dim; d++) {
-      if (clo[d] < lo[d]) lo[d] = clo[d];
-      if (chi[d] > hi[d]) hi[d] = chi[d];
+      lo[d] = Math.min(lo[d], cells[c + d]);
+      hi[d] = Math.max(hi[d], cells[c + dim + d]);
     }
-    cells.push(...clo, ...chi);
   }
   return { id, count: n, lo, hi, cells };
 }
