@@ -15,6 +15,7 @@ import { batchBackend } from '../gpu/fallback.js';
 import type { GpuContext } from '../gpu/context.js';
 import { AtomicOutputs } from '../io/write.js';
 import { progressSpan, type ProgressCallback } from '../progress.js';
+import { runIndexed } from '../stats/realisations.js';
 import { computeHdbscan, hdbscanPrintable, logHdbscanRun, type HdbscanCliOptions, type HdbscanRun } from './hdbscan.js';
 import { plural, resolveFormat, writeOutput } from './options.js';
 import type { CliIo } from './program.js';
@@ -113,29 +114,55 @@ export async function hdbscanFile(
   }
 }
 
-/** The batch: every file in order through hdbscanFile, one GPU context, a summary per file on stderr. */
-export async function hdbscanBatch(io: CliIo, files: string[], o: HdbscanCliOptions): Promise<void> {
+/**
+ * Where the files are clustered: here by default; a transport (issue 20: `--nats` workers) passes its own and how
+ * many files it keeps in flight. A runner writes `item.output` itself and returns the summary lines for stderr.
+ */
+export interface HdbscanBatchRunners {
+  file?: (item: BatchItem, o: HdbscanCliOptions, env: { signal?: AbortSignal }) => Promise<string[]>;
+  /** Files in flight at once (default 1). */
+  concurrency?: number;
+}
+
+/** The batch: every file through hdbscanFile (one GPU context) or the runner, a summary per file on stderr. */
+export async function hdbscanBatch(
+  io: CliIo,
+  files: string[],
+  o: HdbscanCliOptions,
+  runners: HdbscanBatchRunners = {},
+): Promise<void> {
   const items = batchOutputs(files, o);
   const outputs = [{ path: o.output, option: '-o', kind: 'folder' as const }];
   await runCommand(io, 'hdbscan', { verbose: o.verbose, outputs }, async (run) => {
-    const shared = await batchBackend('hdbscan', o.backend);
+    const log = (m: string): void => run.progress.log(m);
+    const shared = runners.file ? null : await batchBackend('hdbscan', o.backend);
     try {
-      const each = { ...o, backend: shared.backend };
-      for (const [i, item] of items.entries()) {
+      const each = shared ? { ...o, backend: shared.backend } : o;
+      let done = 0;
+      await runIndexed(items.length, runners.concurrency ?? 1, run.signal, async (i) => {
+        const item = items[i];
         const prefix = `file ${i + 1}/${items.length} (${basename(item.input)}): `;
-        const span = progressSpan(run.progress.onProgress, i / items.length, (i + 1) / items.length);
-        const { run: r, where } = await hdbscanFile(io, item, each, {
-          ...(shared.gpu ? { gpu: shared.gpu } : {}),
-          signal: run.signal,
-          progress: span && ((f, phase) => span(f, phase === undefined ? undefined : prefix + phase)),
-          warn: (m) => run.progress.log(m),
-        });
-        const log = (m: string): void => run.progress.log(m);
+        let summary: string[];
+        if (runners.file) {
+          summary = await runners.file(item, each, { signal: run.signal });
+        } else {
+          const span = progressSpan(run.progress.onProgress, i / items.length, (i + 1) / items.length);
+          const { run: r, where } = await hdbscanFile(io, item, each, {
+            ...(shared?.gpu ? { gpu: shared.gpu } : {}),
+            signal: run.signal,
+            progress: span && ((f, phase) => span(f, phase === undefined ? undefined : prefix + phase)),
+            warn: log,
+          });
+          summary = [];
+          logHdbscanRun({ ...io, log: (m) => void summary.push(m) }, r, where, each);
+        }
+        done++;
+        if (runners.file) run.progress.onProgress(done / items.length, `${prefix}done`);
         log(`hdbscan: ${item.input} (file ${i + 1} of ${items.length}):`);
-        logHdbscanRun({ ...io, log }, r, where, each);
-      }
+        for (const line of summary) log(line);
+      });
     } finally {
-      if (shared.gpu) await shared.gpu.destroy();
+      if (shared?.gpu) await shared.gpu.destroy();
     }
   });
   io.log(`hdbscan: ${plural(items.length, 'file')} clustered → ${o.output}`);

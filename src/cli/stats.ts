@@ -16,12 +16,7 @@ import { degreeCounts } from '../stats/degree.js';
 import { binsOf, type MstBins } from '../stats/histogram.js';
 import { mstStats, type MstStats, type MstStatsOptions } from '../stats/mstStats.js';
 import { mstPlotSvg, type MstTreePanel } from '../stats/plot.js';
-import {
-  forEachRealisation,
-  realisationStats,
-  type RealisationStats,
-  type RunRealisation,
-} from '../stats/realisations.js';
+import { runIndexed, realisationStats, type RealisationStats, type RunRealisation } from '../stats/realisations.js';
 import { batchBackend } from '../gpu/fallback.js';
 import type { GpuContext } from '../gpu/context.js';
 import { summarise } from '../stats/summary.js';
@@ -254,7 +249,7 @@ export async function computeStats(
     const shared = runners.compare ? null : await batchBackend('mstStats', o.backend);
     const local = shared ? { ...o, backend: shared.backend } : o;
     try {
-      await forEachRealisation(compare.length, runners.concurrency ?? 1, signal, async (i) => {
+      await runIndexed(compare.length, runners.concurrency ?? 1, signal, async (i) => {
         const other = compare[i];
         const onProgress = part(i + 1, `realisation ${i + 1}/${compare.length}: `);
         realisations[i] = runners.compare

@@ -173,7 +173,7 @@ export function realisationPoints(points: Float32Array | Float64Array, task: Rea
  * from taking another r and is thrown once the running ones have ended (so what they share, a GPU context, can be
  * destroyed after); an aborted `signal` stops them the same way with AbortError.
  */
-export async function forEachRealisation(
+export async function runIndexed(
   k: number,
   concurrency: number,
   signal: AbortSignal | undefined,
@@ -276,7 +276,7 @@ export async function realisationStats(
         }));
     t = performance.now();
     const histograms = new Array<MstHistograms>(k);
-    await forEachRealisation(k, checked.concurrency, options.signal, async (r) => {
+    await runIndexed(k, checked.concurrency, options.signal, async (r) => {
       const tk = task(r);
       if (runOne) part(first + r, `realisation ${r + 1}/${k}: `)?.(0, method);
       const h = await run(r, realisationPoints(points, tk), tk);

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor, EXIT } from '../../src/cli/program.js';
 import { computeStats, measureCompareFile, type StatsCliOptions } from '../../src/cli/stats.js';
+import { hdbscanBatch, hdbscanFile } from '../../src/cli/hdbscan.batch.js';
+import type { HdbscanCliOptions } from '../../src/cli/hdbscan.js';
 import { blobs, uniform } from '../../src/datasets/generate.js';
 import { InputError } from '../../src/errors.js';
 import { parseNpy, writeNpy } from '../../src/io/npy.js';
@@ -271,6 +273,37 @@ describe('treeline hdbscan a b … -o outdir/', () => {
     cases.push([[a, inputs, '-o', join(dir, 'x')], /inputs: not a file/]);
     for (const [args, message] of cases) expectInputError(await runCli(['hdbscan', ...args, ...opts]), message);
     expect(existsSync(join(dir, 'x'))).toBe(false);
+  });
+
+  it('a runner (the transport seam) finishing out of order, 2 at once: the default batch’s files', async () => {
+    const ref = join(dir, 'batch-ref');
+    expect((await runCli(['hdbscan', a, b, c, ...opts, '-o', ref])).error).toBeUndefined();
+    const out = join(dir, 'batch-runner');
+    const o = {
+      minClusterSize: [10],
+      method: 'eom',
+      epsilon: 0,
+      maxClusterSize: 0,
+      alpha: 1,
+      backend: 'cpu',
+      output: out,
+    };
+    let log = '';
+    const io = { out: () => {}, log: (s: string) => void (log += s + '\n') };
+    const order: string[] = [];
+    await hdbscanBatch(io, [a, b, c], o as HdbscanCliOptions, {
+      concurrency: 2,
+      file: async (item, each, env) => {
+        await new Promise((resolve) => setTimeout(resolve, item.input === a ? 40 : 0));
+        const { run } = await hdbscanFile(io, item, each, env);
+        order.push(item.input);
+        return [`remote: ${run.table.n} points`];
+      },
+    });
+    expect(order[0]).not.toBe(a);
+    for (const name of ['a.csv', 'b.csv', 'c.csv'])
+      expect(readFileSync(join(out, name), 'utf8')).toBe(readFileSync(join(ref, name), 'utf8'));
+    expect(log).toMatch(/more\/b\.csv \(file 2 of 3\):\nremote: 180 points/);
   });
 
   it('one input keeps the single-file command: -o names the output file itself', async () => {
