@@ -180,12 +180,14 @@ export async function runIndexed(
   one: (r: number) => Promise<void>,
 ): Promise<void> {
   let next = 0;
+  let done = 0;
   let failure: { error: unknown } | null = null;
   const lane = async (): Promise<void> => {
     while (next < k && !failure && !signal?.aborted) {
       const r = next++;
       try {
         await one(r);
+        done++;
       } catch (error) {
         failure ??= { error };
       }
@@ -193,7 +195,7 @@ export async function runIndexed(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, k) }, lane));
   if (failure) throw (failure as { error: unknown }).error;
-  if (signal?.aborted) throw new AbortError('the realisations were aborted.');
+  if (signal?.aborted) throw new AbortError(`aborted with ${done} of ${k} done.`);
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { blobs, uniform } from '../../src/datasets/generate.js';
-import { InputError } from '../../src/errors.js';
+import { AbortError, InputError } from '../../src/errors.js';
 import { binsOf } from '../../src/stats/histogram.js';
 import { mstStats } from '../../src/stats/mstStats.js';
 import {
@@ -214,6 +214,23 @@ describe('realisationStats', () => {
         throw new InputError('worker 2 failed');
       }),
     ).rejects.toThrow('worker 2 failed');
+  });
+
+  it('an aborted signal stops before the next realisation with AbortError', async () => {
+    const controller = new AbortController();
+    const ran: number[] = [];
+    const call = realisationStats(
+      points,
+      { ...cpu, jitter: 0.05, realisations: 5, signal: controller.signal },
+      async (r, p) => {
+        ran.push(r);
+        if (r === 1) controller.abort();
+        return (await mstStats(p, { ...cpu, bins: binsOf((await mstStats(points, cpu)).histograms) })).histograms;
+      },
+    );
+    await expect(call).rejects.toBeInstanceOf(AbortError);
+    await expect(call).rejects.toThrow('aborted with 2 of 5 done.');
+    expect(ran).toEqual([0, 1]);
   });
 
   it('validation: messages name the option and the value', async () => {
