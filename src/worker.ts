@@ -5,7 +5,6 @@
  *   host/buffers.ts             touch-pages        first touch of shared buffers' pages ahead of their use
  *   emst/neighbours.threads.ts  knn                the CPU backend's k-NN phase, by claimed chunks
  *   emst/boruvka.threads.ts     boruvka-*, sort-edges  the CPU backend's Borůvka phases and edge sort
- *   emst/readback.threads.ts    readback           a range of the GPU MST's read-back
  *   cluster/linkage.threads.ts  linkage            a share of single linkage's steps
  *   cluster/condense.threads.ts condense-layout, fill-runts  condensing's layout and its runts
  *   cluster/pointResults.threads.ts cluster-points  a range of the labelling pass
@@ -19,7 +18,6 @@ import { linkageJobs } from './cluster/linkage.threads.js';
 import { pointResultsJobs } from './cluster/pointResults.threads.js';
 import { boruvkaJobs } from './emst/boruvka.threads.js';
 import { neighbourJobs } from './emst/neighbours.threads.js';
-import { readbackJobs } from './emst/readback.threads.js';
 import { hostJobs } from './host/buffers.js';
 import type { JobTable, WorkerReply } from './host/threads.js';
 
@@ -29,15 +27,7 @@ const { parentPort } = (await import(/* @vite-ignore */ moduleName)) as { parent
 if (parentPort === null) throw new Error('treeline: worker.js must run as a worker thread.');
 const port = parentPort;
 
-const tables: JobTable[] = [
-  hostJobs,
-  neighbourJobs,
-  boruvkaJobs,
-  readbackJobs,
-  linkageJobs,
-  condenseJobs,
-  pointResultsJobs,
-];
+const tables: JobTable[] = [hostJobs, neighbourJobs, boruvkaJobs, linkageJobs, condenseJobs, pointResultsJobs];
 const jobs = new Map<string, (message: { kind: string; id: number }) => WorkerReply | void>();
 for (const table of tables) {
   for (const [kind, run] of Object.entries(table))

@@ -75,8 +75,8 @@ export async function computeEmst(
     const box = periodicBox(table.dim, o.periodic);
     const { backend, gpu } = await ahead.settle();
     const m = Math.max(0, table.n - 1);
-    // A spanning tree's arrays, touched by worker threads while the GPU computes it (readback.threads.ts).
-    const readInto =
+    // A spanning tree's arrays, touched by worker threads once the points are on the GPU (readback.threads.ts).
+    const prepared =
       gpu && !o.minEdgeLength ? await prepareEdgeArrays(m, await resolveThreads(o.threads, table.n, 16)) : null;
     tree = await emstFor(
       'emst',
@@ -93,7 +93,7 @@ export async function computeEmst(
         onProgress: progress,
         signal,
       },
-      readInto ? { readInto } : {},
+      prepared ? { readInto: prepared.into, afterUpload: prepared.start } : {},
     );
   } finally {
     await ahead.dispose();

@@ -83,3 +83,33 @@ export async function createCanonicalSort(ctx: GpuContext): Promise<CanonicalSor
     },
   };
 }
+
+const SPLIT = {
+  bindings: { u: 'uniform', keys: 'read', sources: 'read_write', weights: 'read_write' },
+  uniforms: { m: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+} as const;
+
+/** Splits the result's m (source, weight bits) pairs into two u32 arrays (canonical_split.wgsl). */
+export interface CanonicalSplit {
+  encode(rec: Recorder, args: { keys: GPUBuffer; count: number; sources: Binding; weights: Binding }): void;
+}
+
+/**
+ * The split of the canonical pairs into sources and weights, so that a read-back copies each straight into the
+ * caller's array (pipeline.ts readEdges into shared arrays: no host pass). Compiled once per device.
+ */
+export async function createCanonicalSplit(ctx: GpuContext): Promise<CanonicalSplit> {
+  const split = await ctx.kernel({
+    label: 'emst::canonical.split',
+    shader: 'emst/canonical_split',
+    entry: 'main',
+    ...SPLIT,
+    workgroupSize: 256,
+  });
+  return {
+    encode(rec, { keys, count: m, sources, weights }) {
+      if (m === 0) return;
+      rec.dispatch(split, { buffers: { keys, sources, weights }, uniforms: { m }, threads: m });
+    },
+  };
+}

@@ -17,9 +17,9 @@ import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
-import { finishReadbackThreaded, readbackPass, type ReadbackInto } from './readback.threads.js';
+import { readbackPass, readbackStats, type ReadbackInto } from './readback.threads.js';
 import type { EdgeList } from './edges.cpu.js';
-import { createCanonicalSort, type CanonicalSort } from './canonical.js';
+import { createCanonicalSort, createCanonicalSplit, type CanonicalSort } from './canonical.js';
 import { progressSpan, type ProgressCallback } from '../progress.js';
 import { EUCLIDEAN, type Metric } from './metric.js';
 import { checkPointsOnGpu, createPointChecker } from './pointcheck.js';
@@ -186,33 +186,46 @@ export class GpuEmst {
     const canonical = await this.canonical;
     const keys = this.bvh.parents;
     const values = this.bvh.codes;
+    // Into shared arrays (the CLI's, hdbscan's host path): the pairs are split on the GPU into sources and weights
+    // (in Borůvka's raw-edge buffer, dead once sorted: 12n bytes ≥ 8m + 256), and each of the three arrays is read
+    // straight into its destination — no host pass. Otherwise split chunk by chunk as they arrive (ctx.readChunks:
+    // `at` in bytes, 8 an edge; no intermediate copies: 10^7 edges are 120 MB).
+    const shared = into !== undefined && into.edges.sources.length === m;
+    const weightsAt = Math.ceil((4 * m) / 256) * 256;
+    const split = shared && result.edges.size >= weightsAt + 4 * m ? await createCanonicalSplit(this.ctx) : null;
     await this.ctx.submit('emst::canonicalSort', (rec) => {
       const sorter = this.builder.sorter;
       canonical.encode(rec, { edges: result.edges, count: m, n: this.bvh.n, sorter, keys, values });
+      split?.encode(rec, {
+        keys,
+        count: m,
+        sources: { buffer: result.edges, offset: 0, size: 4 * m },
+        weights: { buffer: result.edges, offset: weightsAt, size: 4 * m },
+      });
     });
     await this.ctx.onDone();
     // Also waits for the rounds Borůvka queued ahead of the last (up to two short chunks, nearly empty).
     lap('emst::readback.sort');
-    const shared = into !== undefined && into.edges.sources.length === m && into.scratch.byteLength >= 8 * m;
-    if (shared) await into.ready;
-    const edges: EdgeList = shared
-      ? into.edges
-      : { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
-    // Shared arrays (hdbscan's buffers): the (source, weight bits) pairs are read into shared scratch and split on
-    // threads. Otherwise split chunk by chunk as they arrive (ctx.readChunks: `at` in bytes, 8 an edge; no
-    // intermediate copies: 10^7 edges are 120 MB).
-    const pairs = shared ? new Uint32Array(into.scratch, 0, 2 * m) : null;
+    if (split) {
+      await into!.ready;
+      const { sources, targets, weights } = into!.edges;
+      await Promise.all([
+        this.ctx.readInto(result.edges, 0, 4 * m, sources),
+        this.ctx.readInto(result.edges, weightsAt, 4 * m, new Uint32Array(weights.buffer, weights.byteOffset, m)),
+        this.ctx.readInto(values, 0, 4 * m, targets),
+      ]);
+      lap('emst::readback.read');
+      readbackStats.direct++;
+      return into!.edges;
+    }
+    const edges: EdgeList = { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
     const convert = (words: Uint32Array, p0 = 0) =>
-      readbackPass({ pass: 'copy', pairs: words, edges, e0: p0, e1: p0 + words.length / 2, p0 });
+      readbackPass({ pairs: words, edges, e0: p0, e1: p0 + words.length / 2, p0 });
     await Promise.all([
-      pairs
-        ? this.ctx.readInto(keys, 0, 8 * m, pairs)
-        : this.ctx.readChunks(keys, 0, 8 * m, (k, at) => convert(new Uint32Array(k), at / 8)),
+      this.ctx.readChunks(keys, 0, 8 * m, (k, at) => convert(new Uint32Array(k), at / 8)),
       this.ctx.readInto(values, 0, 4 * m, edges.targets),
     ]);
     lap('emst::readback.read');
-    if (pairs && !(await finishReadbackThreaded(pairs, edges, into!.threads, true))) convert(pairs);
-    lap('emst::readback.host');
     return edges;
   }
 
