@@ -12,8 +12,10 @@ export function parseBinPoints(bytes: Uint8Array, source = '<bin>'): PointTable 
   const need = 8 + n * dim * 4;
   if (bytes.byteLength < need)
     throw new InputError(`${source}: truncated: n=${n}, d=${dim} needs ${need} bytes, got ${bytes.byteLength}.`);
-  const points = new Float32Array(n * dim);
-  for (let i = 0; i < n * dim; i++) points[i] = dv.getFloat32(8 + 4 * i, true);
+  // The file's bytes themselves where aligned (a read file's buffer is): no second copy on the host (issue 19).
+  const aligned = (bytes.byteOffset + 8) % 4 === 0;
+  const points = aligned ? new Float32Array(bytes.buffer, bytes.byteOffset + 8, n * dim) : new Float32Array(n * dim);
+  if (!aligned) for (let i = 0; i < n * dim; i++) points[i] = dv.getFloat32(8 + 4 * i, true);
   return { points, n, dim, columns: Array.from({ length: dim }, (_, i) => String(i)) };
 }
 
