@@ -14,6 +14,9 @@ import type { CliIo } from './program.js';
 import type { ProgressCallback } from '../progress.js';
 import { metricOf } from '../emst/metric.js';
 import { runCommand } from './run.js';
+import { InputError } from '../errors.js';
+import { DEFAULT_PARTITIONS, emstOnNats } from '../distributed/coordinator.js';
+import { addNatsOptions, natsOptionsOf, type NatsCliOptions } from './nats.js';
 import {
   addBackendOption,
   addThreadsOption,
@@ -35,7 +38,7 @@ import {
   periodicBox,
 } from './options.js';
 
-export interface EmstCliOptions extends InputOptions, OutputOptions {
+export interface EmstCliOptions extends InputOptions, OutputOptions, NatsCliOptions {
   minSamples: number;
   alpha: number;
   backend: Backend;
@@ -43,6 +46,9 @@ export interface EmstCliOptions extends InputOptions, OutputOptions {
   threads?: number;
   periodic?: number[];
   minEdgeLength?: number;
+  /** --nats: spatial partitions and the run's id. */
+  partitions?: number;
+  runId?: string;
 }
 
 export interface EmstRun {
@@ -58,7 +64,9 @@ export async function computeEmst(
   o: EmstCliOptions,
   progress?: ProgressCallback,
   signal?: AbortSignal,
+  log?: (line: string) => void,
 ): Promise<EmstRun> {
+  if (o.nats) return computeEmstOnNats(file, o, progress, signal, log);
   const t0 = performance.now();
   progress?.(0, 'read');
   // The device is created, and the pipelines compiled, while the file is read (gpuahead.ts).
@@ -101,6 +109,43 @@ export async function computeEmst(
   let totalWeight = 0;
   for (let i = 0; i < tree.weights.length; i++) totalWeight += tree.weights[i];
   return { table, tree, totalWeight, timings: { 'io::read': tRead, ...tree.timings } };
+}
+
+/** `--nats`: the partitioned exact EMST on `treeline worker` processes (src/distributed/coordinator.ts). */
+async function computeEmstOnNats(
+  file: string,
+  o: EmstCliOptions,
+  progress?: ProgressCallback,
+  signal?: AbortSignal,
+  log?: (line: string) => void,
+): Promise<EmstRun> {
+  if (o.periodic || o.minEdgeLength) throw new InputError('--nats supports neither --periodic nor --min-edge-length.');
+  const t0 = performance.now();
+  progress?.(0, 'read');
+  const table = await readInputPoints(file, o);
+  const tRead = performance.now() - t0;
+  const r = await emstOnNats(table.points, {
+    dim: table.dim,
+    minSamples: o.minSamples,
+    alpha: o.alpha,
+    onProgress: progress,
+    signal,
+    cluster: { ...natsOptionsOf(o, 'treeline emst'), partitions: o.partitions, runId: o.runId, log },
+  });
+  log?.(
+    `emst: run ${r.runId}${r.resumed ? ' (resumed)' : ''}: ${r.stats.partitions} partitions, ${r.stats.rounds} ` +
+      `rounds, ${r.traffic.tasks} tasks (${r.traffic.reused} answered from stored results), ` +
+      `${(r.traffic.bytesSent / 1e6).toFixed(1)} MB sent, ${(r.traffic.bytesReceived / 1e6).toFixed(1)} MB received`,
+  );
+  let totalWeight = 0;
+  for (let i = 0; i < r.weights.length; i++) totalWeight += r.weights[i];
+  const tree: EmstResult = { sources: r.sources, targets: r.targets, weights: r.weights, backend: 'cpu' };
+  return {
+    table,
+    tree,
+    totalWeight,
+    timings: { 'io::read': tRead, ...r.timings, 'emst::total': r.timings['distributed::total'] },
+  };
 }
 
 export function emstPrintable(r: EmstRun, o: EmstCliOptions): Printable {
@@ -147,6 +192,14 @@ export function emstCommand(io: CliIo): Command {
   addBackendOption(cmd);
   addThreadsOption(cmd);
   addOutputOptions(cmd);
+  addNatsOptions(cmd, ': the partitioned exact EMST on `treeline worker` processes (the same edges)');
+  cmd
+    .option(
+      '--partitions <k>',
+      `spatial partitions with --nats (default ${DEFAULT_PARTITIONS})`,
+      integer('--partitions', 1),
+    )
+    .option('--run-id <id>', 'with --nats: name the run; the same id resumes it after an interruption');
   return cmd
     .addHelpText(
       'after',
@@ -162,12 +215,13 @@ export function emstCommand(io: CliIo): Command {
         '  $ treeline emst points.csv --columns x,y --min-samples 5 --format npy -o tree/',
         '  $ treeline emst points.f32 --dim 3 --backend cpu',
         '  $ treeline emst halos.npy --periodic 1000 -o edges.csv     # the EMST of a periodic box',
+        '  $ treeline emst big.npy --nats nats://127.0.0.1:4222 --partitions 16 --run-id big1 --format npy -o tree/',
       ].join('\n'),
     )
     .action(async (file: string, o: EmstCliOptions) => {
       const outputs = [{ path: o.output, option: '-o', kind: outputKind(o) }];
       const { r, where } = await runCommand(io, 'emst', { verbose: o.verbose, outputs }, async (run) => {
-        const r = await computeEmst(file, o, run.progress.onProgress, run.signal);
+        const r = await computeEmst(file, o, run.progress.onProgress, run.signal, io.log);
         run.progress.phase('write', 1);
         return { r, where: await writeOutput(io, o, emstPrintable(r, o), run) };
       });

@@ -139,7 +139,7 @@ export async function emstOnNats(
       );
     }
     const resumed = !!previous && previous.status !== 'done';
-    jobs = await NatsJobs.open(nc, run);
+    jobs = await NatsJobs.open(nc, run, { fresh: !resumed, epoch: fingerprint });
     let state: RunState;
     const t0 = performance.now();
     if (resumed) {

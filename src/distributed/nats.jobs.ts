@@ -48,14 +48,30 @@ export class NatsJobs {
     readonly nc: NatsConnection,
     readonly run: string,
     readonly store: ObjectStore,
+    readonly epoch: string | undefined,
   ) {
     this.js = jetstream(nc);
   }
 
-  /** Opens (creating when missing) run `run`'s object store and starts listening for its results. */
-  static async open(nc: NatsConnection, run: string): Promise<NatsJobs> {
-    const store = await new Objm(nc).create(runBucket(run));
-    const jobs = new NatsJobs(nc, run, store);
+  /**
+   * Opens run `run`'s object store and starts listening for its results. `fresh`: remove whatever the store held
+   * first (a run id used again from the start). `epoch`: told to the workers with every task (TaskHeader.epoch).
+   */
+  static async open(
+    nc: NatsConnection,
+    run: string,
+    options: { fresh?: boolean; epoch?: string } = {},
+  ): Promise<NatsJobs> {
+    const objm = new Objm(nc);
+    if (options.fresh) {
+      try {
+        await (await objm.open(runBucket(run))).destroy();
+      } catch {
+        // There was none.
+      }
+    }
+    const store = await objm.create(runBucket(run));
+    const jobs = new NatsJobs(nc, run, store, options.epoch);
     jobs.listen();
     return jobs;
   }
@@ -77,7 +93,7 @@ export class NatsJobs {
 
   /** Runs task `kind` (on `partition`'s points when given) and resolves with its reply; rejects with its error. */
   submit(kind: string, partition: number | undefined, msg: TaskMessage): Promise<TaskMessage> {
-    const id = `${kind}-${partition ?? 'x'}-${contentId(kind, partition, msg)}`;
+    const id = `${kind}-${partition ?? 'x'}-${contentId(kind, partition, msg, this.epoch)}`;
     let result = this.inFlight.get(id);
     if (!result) {
       result = this.runTask(id, kind, partition, msg).finally(() => this.inFlight.delete(id));
@@ -99,7 +115,13 @@ export class NatsJobs {
       if ((await this.store.info(resultObject(id))) !== null) {
         this.traffic.reused++;
       } else {
-        const header: TaskHeader = { run: this.run, id, kind, ...(partition !== undefined ? { partition } : {}) };
+        const header: TaskHeader = {
+          run: this.run,
+          id,
+          kind,
+          ...(this.epoch !== undefined ? { epoch: this.epoch } : {}),
+          ...(partition !== undefined ? { partition } : {}),
+        };
         let body = encodeTaskMessage({ meta: { task: { ...header }, meta: msg.meta }, arrays: msg.arrays });
         if (body.length > bodyLimit(this.nc)) {
           this.traffic.bytesSent += await putMessage(this.store, taskObject(id), msg);

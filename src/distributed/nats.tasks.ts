@@ -16,6 +16,11 @@ import type { TaskArray, TaskMessage } from './types.js';
 export interface TaskHeader {
   /** The run id (coordinator.ts): names the object-store bucket the worker reads and writes. */
   run: string;
+  /**
+   * The run's incarnation (its input's fingerprint, coordinator.ts): a run id used again on other points is another
+   * epoch, so a worker never serves it partitions cached for the old one.
+   */
+  epoch?: string;
   /** The task's id within the run (contentId below). */
   id: string;
   /** A PARTITION_TASKS kind (with `partition`) or a BATCH_TASKS kind (without). */
@@ -45,10 +50,10 @@ export function messageOutcome(m: TaskMessage): TaskOutcome {
 }
 
 /**
- * 64 bits of a task's content as 16 hex digits: two 32-bit FNV-1a style hashes over the kind, the partition, the
- * meta's JSON and every array's name, type and bytes (read as 32-bit words where aligned).
+ * 64 bits of a task's content as 16 hex digits: two 32-bit FNV-1a style hashes over `salt` (the run's epoch), the
+ * kind, the partition, the meta's JSON and every array's name, type and bytes (read as 32-bit words where aligned).
  */
-export function contentId(kind: string, partition: number | undefined, msg: TaskMessage): string {
+export function contentId(kind: string, partition: number | undefined, msg: TaskMessage, salt = ''): string {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ 0x5bd1e995;
   const mixWord = (w: number): void => {
@@ -59,6 +64,7 @@ export function contentId(kind: string, partition: number | undefined, msg: Task
     for (let i = 0; i < s.length; i++) mixWord(s.charCodeAt(i));
     mixWord(0xffff_ffff);
   };
+  mixString(salt);
   mixString(kind);
   mixWord(partition ?? -1);
   mixString(JSON.stringify(msg.meta ?? null));

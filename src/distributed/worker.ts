@@ -74,6 +74,7 @@ class PartitionCache {
   private run = '';
   private parts = new Map<number, Promise<PartitionData>>();
 
+  /** `run`: the run id and its epoch (TaskHeader). */
   get(run: string, os: ObjectStore, p: number): Promise<PartitionData> {
     if (run !== this.run) {
       this.run = run;
@@ -148,6 +149,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         return;
       }
       const t0 = performance.now();
+      log(`worker: ${what} started (delivery ${deliveries})`);
       const beat = setInterval(() => m.working(), heartbeatMs);
       try {
         let body: TaskMessage | null;
@@ -162,7 +164,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (header.partition !== undefined) {
           const run = o.partitionTasks[header.kind];
           if (!run) throw new Error(`this worker has no partition task '${header.kind}'.`);
-          reply = await run(await cache.get(header.run, os, header.partition), body, o.env);
+          reply = await run(await cache.get(`${header.run}/${header.epoch ?? ''}`, os, header.partition), body, o.env);
         } else {
           const run = o.batchTasks[header.kind];
           if (!run) throw new Error(`this worker has no batch task '${header.kind}'.`);

@@ -20,7 +20,7 @@
  * backends: the BVH is built over the wrapped points as usual, and only the point keys and the box bounds change
  * (src/emst/keys.cpu.ts, shaders/emst/distance.wgsl).
  */
-import { AbortError } from '../errors.js';
+import { AbortError, InputError } from '../errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import { gpuElseCpu } from '../gpu/fallback.js';
 import { progressSpan } from '../progress.js';
@@ -75,7 +75,30 @@ export interface EmstInternal {
  *   backend can run, AbortError when `signal` aborts.
  */
 export async function emst(points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
+  if (options?.cluster) return emstOnCluster(points, options);
   return emstFor('emst', points, options);
+}
+
+/**
+ * `cluster`: the partitioned EMST on NATS workers (issue 20). The coordinator is loaded only then, through a computed
+ * specifier, so that browser bundles never contain the NATS client. `backend` says 'cpu': the coordinator's merge
+ * runs on this host; each worker computes with its own --backend.
+ */
+async function emstOnCluster(points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
+  if (options.box !== undefined || (options.minEdgeLength ?? 0) > 0) {
+    throw new InputError('emst() with `cluster` supports neither `box` (periodic) nor `minEdgeLength` (scale cut).');
+  }
+  const name = '../distributed/coordinator.js';
+  const { emstOnNats } = (await import(/* @vite-ignore */ name)) as typeof import('../distributed/coordinator.js');
+  const r = await emstOnNats(points, {
+    dim: options.dim,
+    minSamples: options.minSamples,
+    alpha: options.alpha,
+    onProgress: options.onProgress,
+    signal: options.signal,
+    cluster: options.cluster!,
+  });
+  return { sources: r.sources, targets: r.targets, weights: r.weights, timings: r.timings, backend: 'cpu' };
 }
 
 /**

@@ -10,6 +10,7 @@ import { MAX_COORDINATE } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { ProgressCallback } from '../progress.js';
+import type { ClusterOptions } from '../distributed/coordinator.js';
 import { metricOf, type Metric } from './metric.js';
 
 export type EmstBackend = 'auto' | 'gpu' | 'cpu';
@@ -55,6 +56,13 @@ export interface EmstOptions {
    * thread. Browsers and runtimes without worker threads always use one.
    */
   threads?: number;
+  /**
+   * Node only: compute on `treeline worker` processes through a NATS JetStream server instead of in this process —
+   * the partitioned exact EMST (src/distributed/coordinator.ts), the same edges as without it. `{ url, partitions,
+   * runId, creds, tlsCert, tlsKey, tlsCa, allowAnonymous }`; `backend`, `gpu` and `threads` are then each worker's
+   * own, and `box` and `minEdgeLength` are not supported.
+   */
+  cluster?: ClusterOptions;
 }
 
 /** The input after validation: float32 points and every option resolved. */

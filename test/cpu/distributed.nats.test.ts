@@ -1,31 +1,101 @@
 /**
- * issue 20: the NATS transport — a real nats-server (random loopback port, temporary store) and `treeline worker`
- * processes (the bundled CLI, CPU backend); tasks published through NatsJobs (src/distributed/nats.jobs.ts).
+ * issue 20: treeline on NATS JetStream, end to end on one machine — a real nats-server (random loopback port,
+ * temporary store) and three `treeline worker` processes (the bundled CLI, CPU backend, ack wait 3 s), shared by
+ * every case:
+ *   - the transport: echo tasks inline and through the object store, a task failing on every delivery;
+ *   - the partitioned exact EMST (k = 6) of 200,000 3D points — uniform, clustered, with duplicates, on an integer
+ *     grid (exact ties) — equal edge for edge (ids, float32 weight bits, order) to the single-process emst(), and
+ *     the same with minSamples 5;
+ *   - a run interrupted after its local trees and started again with the same run id resumes from its stored
+ *     results;
+ *   - `treeline emst --nats` with one worker killed (SIGKILL) in the middle of a task: its task is redelivered, the
+ *     edges are still equal and the command exits 0;
+ * and at the end every worker stops on SIGTERM with exit code 0 and the server is stopped (test/helpers/nats.ts).
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { emst } from '../../src/emst/emst.js';
+import { AbortError } from '../../src/errors.js';
+import { emstOnNats } from '../../src/distributed/coordinator.js';
 import { connectNats } from '../../src/distributed/nats.js';
 import { NatsJobs, TaskFailedError } from '../../src/distributed/nats.jobs.js';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { parseNpy } from '../../src/io/npy.js';
+import { cloud } from '../helpers/clouds.js';
+import { runCliProcess } from '../helpers/cli.process.js';
+import { mulberry32 } from '../helpers/random.js';
 import { startNatsServer, startWorker, stopProcess, type NatsServer, type WorkerProcess } from '../helpers/nats.js';
+
+const N = 200_000;
+const DIM = 3;
+const K = 6;
 
 let server: NatsServer;
 let workers: WorkerProcess[] = [];
 let nc: NatsConnection;
+const dir = mkdtempSync(join(tmpdir(), 'treeline-nats-'));
+
+const startWorkers = (count: number): WorkerProcess[] =>
+  Array.from({ length: count }, () =>
+    startWorker(server.url, ['--backend', 'cpu', '--threads', '1', '--ack-wait', '3']),
+  );
 
 beforeAll(async () => {
   server = await startNatsServer();
-  workers = [0, 1, 2].map(() => startWorker(server.url, ['--backend', 'cpu', '--ack-wait', '3']));
+  workers = startWorkers(3);
   await Promise.all(workers.map((w) => w.waitFor(/worker: connected/)));
   nc = await connectNats({ url: server.url });
 }, 60_000);
 
 afterAll(async () => {
   await nc?.close();
-  const ends = await Promise.all(workers.map((w) => stopProcess(w.process)));
+  const ends = await Promise.all(
+    workers
+      .filter((w) => w.process.exitCode === null && w.process.signalCode === null)
+      .map((w) => stopProcess(w.process)),
+  );
   await server?.stop();
-  // SIGTERM: each worker finishes and exits 0 (not killed by the signal).
+  rmSync(dir, { recursive: true, force: true });
+  // SIGTERM: each live worker finishes its task in hand and exits 0 (not killed by the signal).
   for (const e of ends) expect(e).toEqual({ code: 0, signal: null });
 }, 60_000);
+
+/** Uniform points, each row repeated 1–3 times, rows shuffled: exact duplicates within and across partitions. */
+function withDuplicates(n: number, seed: number): Float32Array {
+  const base = cloud('uniform', n, DIM, seed);
+  const r = mulberry32(seed + 1);
+  const out = new Float32Array(n * DIM);
+  for (let i = 0, row = 0; row < n; i++) {
+    const times = 1 + Math.floor(r() * 3);
+    for (let t = 0; t < times && row < n; t++, row++) out.set(base.subarray(i * DIM, i * DIM + DIM), row * DIM);
+  }
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    for (let d = 0; d < DIM; d++) [out[i * DIM + d], out[j * DIM + d]] = [out[j * DIM + d], out[i * DIM + d]];
+  }
+  return out;
+}
+
+/** Integer coordinates in [0, 60)³: integer squared distances, so many exactly equal weights (and duplicates). */
+function integerGrid(n: number, seed: number): Float32Array {
+  const r = mulberry32(seed);
+  return Float32Array.from({ length: n * DIM }, () => Math.floor(r() * 60));
+}
+
+function expectSameTree(
+  got: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array },
+  want: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array },
+): void {
+  expect(got.sources.length).toBe(want.sources.length);
+  // Element-wise equality of whole arrays (toEqual on typed arrays), the weights compared as bits.
+  expect(got.sources).toEqual(want.sources);
+  expect(got.targets).toEqual(want.targets);
+  expect(new Uint32Array(got.weights.buffer, got.weights.byteOffset, got.weights.length)).toEqual(
+    new Uint32Array(want.weights.buffer, want.weights.byteOffset, want.weights.length),
+  );
+}
 
 describe('treeline worker on NATS JetStream', () => {
   it('echo tasks come back with their arrays, inline and through the object store (> 1 MB)', async () => {
@@ -66,4 +136,91 @@ describe('treeline worker on NATS JetStream', () => {
       await jobs.destroyStore();
     }
   });
+});
+
+describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,000 3D points, k = 6)', () => {
+  const cases: [string, () => Float32Array, number[]][] = [
+    ['uniform', () => cloud('uniform', N, DIM, 21), [1, 5]],
+    ['clustered', () => cloud('clustered', N, DIM, 22), [1, 5]],
+    ['duplicates', () => withDuplicates(N, 23), [1, 5]],
+    ['integer grid (exact ties)', () => integerGrid(N, 24), [1, 5]],
+  ];
+  for (const [name, make, minSamplesList] of cases) {
+    for (const minSamples of minSamplesList) {
+      it(`${name}, minSamples ${minSamples}`, async () => {
+        const points = make();
+        const single = await emst(points, { dim: DIM, minSamples, backend: 'cpu' });
+        const phases: string[] = [];
+        const parted = await emst(points, {
+          dim: DIM,
+          minSamples,
+          cluster: { url: server.url, partitions: K },
+          onProgress: (_f, phase) => phase && phases.push(phase),
+        });
+        expectSameTree(parted, single);
+        expect(phases).toContain('local trees');
+        expect(phases.some((p) => /^round \d+$/.test(p))).toBe(true);
+      });
+    }
+  }
+});
+
+describe('distributed runs: resume and faults', () => {
+  it('a run interrupted after its local trees resumes with the same run id from the stored results', async () => {
+    const points = cloud('clustered', 60_000, DIM, 31);
+    const single = await emst(points, { dim: DIM, backend: 'cpu' });
+    const cluster = { url: server.url, partitions: K, runId: 'resume-test' };
+    const controller = new AbortController();
+    const first = await emstOnNats(points, {
+      dim: DIM,
+      cluster,
+      signal: controller.signal,
+      onProgress: (_f, phase) => phase === 'round 2' && controller.abort(),
+    }).catch((e) => e);
+    expect(first).toBeInstanceOf(AbortError);
+    const again = await emstOnNats(points, { dim: DIM, cluster });
+    expect(again.resumed).toBe(true);
+    // The local trees and round 1 were answered from the object store, not computed again.
+    expect(again.traffic.reused).toBeGreaterThanOrEqual(K);
+    expectSameTree(again, single);
+    // Other points under the same (now finished) id start over.
+    const other = await emstOnNats(cloud('uniform', 1000, DIM, 32), { dim: DIM, cluster });
+    expect(other.resumed).toBe(false);
+  });
+
+  it('treeline emst --nats: one worker killed (SIGKILL) mid-task costs its task only; the edges are equal, exit 0', async () => {
+    const points = withDuplicates(N, 41);
+    const file = join(dir, 'points.f32');
+    writeFileSync(file, points);
+    const out = join(dir, 'tree');
+    const victim = workers[0];
+    const victimTasks = victim.stderr().match(/ started /g)?.length ?? 0;
+    const run = runCliProcess(
+      ['emst', file, '--dim', '3', '--nats', server.url, '--partitions', String(K), '--format', 'npy', '-o', out],
+      { timeoutMs: 170_000 },
+    );
+    // Its first task of this run done, the next one started: kill it in the middle of that.
+    await victim.waitFor(/ started /, victimTasks + 2);
+    process.kill(-victim.process.pid!, 'SIGKILL');
+    const r = await run;
+    expect(r.stderr).toMatch(/run run-\S+: 6 partitions/);
+    expect(r.code).toBe(0);
+    // The killed worker's task went to another worker after the ack wait.
+    expect(workers.slice(1).some((w) => /started \(delivery 2\)/.test(w.stderr()))).toBe(true);
+    const column = (name: string): Uint32Array => {
+      const { data } = parseNpy(readFileSync(join(out, name)));
+      return new Uint32Array(new Uint8Array(data).buffer);
+    };
+    const single = await emst(points, { dim: DIM, backend: 'cpu' });
+    expectSameTree(
+      {
+        sources: column('sources.npy'),
+        targets: column('targets.npy'),
+        weights: new Float32Array(column('weights.npy').buffer),
+      },
+      single,
+    );
+    // Two workers go on serving.
+    workers = workers.slice(1);
+  }, 180_000);
 });
