@@ -21,7 +21,7 @@ const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
 
 const dim = 3;
-const n = 600;
+const n = 400;
 const points = blobs({ n, dim, seed: 21, clusters: 3 });
 
 function expectSame(a: MstHistograms, b: MstHistograms): void {
@@ -78,10 +78,30 @@ describe.skipIf(variants.length === 0)('realisationStats on the GPU', () => {
     for (let i = 0; i < 2; i++) expectSame(own.histograms[i], given.histograms[i]);
   });
 
+  it('treeline stats --compare --backend gpu (one context for the files): each file’s histograms on the catalogue’s bins', async () => {
+    const dir = tempDir('compare-gpu-');
+    const cat = writePointsCsv(join(dir, 'cat.csv'), points, dim);
+    const mocks = [31, 32].map((seed) => blobs({ n: 250, dim, seed, clusters: 3 }));
+    const files = mocks.map((m, i) => writePointsCsv(join(dir, `mock${i}.csv`), m, dim));
+    const r = await runCli(['stats', cat, '--compare', ...files, '--backend', 'gpu']);
+    expect(r.error).toBeUndefined();
+    const j = JSON.parse(r.out);
+    const ctx = variants[0].ctx;
+    const catalogue = await mstStats(points, { dim, backend: 'gpu', gpu: ctx });
+    const rows = [];
+    for (const m of mocks) {
+      rows.push((await mstStats(m, { dim, backend: 'gpu', gpu: ctx, bins: binsOf(catalogue.histograms) })).histograms);
+    }
+    for (const name of STAT_NAMES) {
+      const mean = rows[0][name].y.map((v, i) => (v + rows[1][name].y[i]) / 2);
+      expect(j.comparison[name].mean).toEqual(Array.from(mean));
+    }
+  });
+
   it('treeline hdbscan a b -o dir/ --backend gpu writes the single-file runs’ bytes', async () => {
     const dir = tempDir('batch-gpu-');
-    const a = writePointsCsv(join(dir, 'a.csv'), blobs({ n: 300, dim: 2, seed: 1, clusters: 3 }), 2);
-    const b = writePointsCsv(join(dir, 'b.csv'), blobs({ n: 200, dim: 3, seed: 2, clusters: 2 }), 3);
+    const a = writePointsCsv(join(dir, 'a.csv'), blobs({ n: 200, dim: 2, seed: 1, clusters: 3 }), 2);
+    const b = writePointsCsv(join(dir, 'b.csv'), blobs({ n: 150, dim: 3, seed: 2, clusters: 2 }), 3);
     const opts = ['--min-cluster-size', '10', '--backend', 'gpu', '--format', 'json'];
     const batch = await runCli(['hdbscan', a, b, ...opts, '-o', join(dir, 'out')]);
     expect(batch.error).toBeUndefined();
