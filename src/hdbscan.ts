@@ -14,11 +14,23 @@
  */
 import { prepareClusterBuffers, prepareResidentBuffers } from './cluster/buffers.js';
 import { checkCenterKind, clusterCenters, type CenterKind, type ClusterCenters } from './cluster/centers.js';
-import { clusterOnHost, type ClusterHost } from './cluster/clusterFromMst.js';
+import {
+  clusterFromSingleLinkage,
+  clusterOnHost,
+  type ClusterHost,
+  type Clustering,
+} from './cluster/clusterFromMst.js';
+import { exemplars } from './cluster/exemplars.js';
 import { clusterResident, residentApplies, type ResidentClustering } from './cluster/resident.js';
 import { createModel, type HdbscanModel } from './cluster/model.js';
 import { resolveClusterOptions } from './cluster/options.js';
-import type { ClusterOptions, ClusterResult, ClusterTimings, SingleLinkageTree } from './cluster/types.js';
+import type {
+  ClusterOptions,
+  ClusterResult,
+  ClusterTimings,
+  ResolvedClusterOptions,
+  SingleLinkageTree,
+} from './cluster/types.js';
 import { emstFor, type EmstBackend, type EmstResult } from './emst/emst.js';
 import { AbortError, InputError } from './errors.js';
 import type { GpuContext } from './gpu/context.js';
@@ -102,6 +114,40 @@ export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst' | '
  *   AbortError when `signal` aborts.
  */
 export async function hdbscan(points: Float32Array | Float64Array, options: HdbscanOptions): Promise<HdbscanResult> {
+  return (await fitAndSweep(points, options, [])).fit;
+}
+
+/** One more clustering of a sweep (hdbscanSweep): what hdbscan() with its minClusterSize gives on the same MST. */
+export interface SweepClustering {
+  minClusterSize: number;
+  result: ClusterResult;
+  /** Exemplar point indices of each cluster, as HdbscanResult's. */
+  exemplars: Uint32Array[];
+  /** Whether the GPU condensed it (the resident dendrogram), not the host from the single linkage. */
+  onGpu: boolean;
+}
+
+/**
+ * A minClusterSize sweep (`treeline hdbscan --min-cluster-size 5,10,20`): `hdbscan(points, options)`, then each of
+ * `more` from the same mutual-reachability MST (options.minSamples, default options.minClusterSize). After a GPU
+ * MST with the tree kept there (cluster/resident.ts) the one dendrogram is condensed on the GPU once per value; a
+ * value whose row keys do not fit (condenseRowsFits) and the host path re-cluster the single linkage on the host
+ * (clusterFromSingleLinkage). Each equals hdbscan() with that minClusterSize and the same minSamples; its time is
+ * `fit.timings['cluster::recluster(<value>)']`.
+ */
+export async function hdbscanSweep(
+  points: Float32Array | Float64Array,
+  options: HdbscanOptions,
+  more: number[],
+): Promise<{ fit: HdbscanResult; more: SweepClustering[] }> {
+  return fitAndSweep(points, options, more);
+}
+
+async function fitAndSweep(
+  points: Float32Array | Float64Array,
+  options: HdbscanOptions,
+  more: number[],
+): Promise<{ fit: HdbscanResult; more: SweepClustering[] }> {
   if (options === null || typeof options !== 'object') {
     throw new InputError(`Expected an options object with at least { dim }, got ${String(options)}.`);
   }
@@ -124,19 +170,23 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   // worker threads while the MST is computed (cluster/buffers.ts); not beside the CPU backend, whose MST wants every
   // core.
   const keep = { mst: options.keep?.mst === true, singleLinkage: options.keep?.singleLinkage === true };
+  // A sweep's further settings: those the GPU can condense are condensed there, the others need the single linkage.
+  const moreOptions = more.map((minClusterSize) => resolveClusterOptions({ ...options, minClusterSize }));
+  const moreOnGpu = resident ? moreOptions.filter((o) => residentApplies(n, o.minClusterSize)) : [];
+  const read = { ...keep, singleLinkage: keep.singleLinkage || moreOnGpu.length < moreOptions.length };
   const prepared =
     options.backend === 'cpu' || resident
       ? null
       : await prepareClusterBuffers(n, clusterOptions.minClusterSize, threads);
   const preparedResident = resident
-    ? await prepareResidentBuffers(n, clusterOptions.minClusterSize, threads, keep)
+    ? await prepareResidentBuffers(n, clusterOptions.minClusterSize, threads, read)
     : null;
   const host: ClusterHost = { ...createHost(threads), buffers: prepared?.buffers, fromEmst: true };
-  let onGpu: ResidentClustering | null = null;
+  let onGpu: (ResidentClustering & { also: Clustering[] }) | null = null;
   const afterGpu = resident
     ? async (edges: { records: GPUBuffer; count: number }, ctx: GpuContext, scale: number) => {
         onProgress?.(0.9, 'cluster');
-        onGpu = await clusterResident(ctx, edges, n, clusterOptions, host, keep, scale, preparedResident);
+        onGpu = await clusterResident(ctx, edges, n, clusterOptions, host, read, scale, preparedResident, moreOnGpu);
       }
     : undefined;
   clock.lap('hdbscan::prepare');
@@ -164,7 +214,12 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
       readInto,
       afterGpu,
       afterUpload: preparedResident ? () => void preparedResident.start() : undefined,
-      capacity: { kind: 'hdbscan', minClusterSize: clusterOptions.minClusterSize, resident },
+      // The sweep's smallest minClusterSize condensed on the GPU sizes the rows there.
+      capacity: {
+        kind: 'hdbscan',
+        minClusterSize: Math.min(clusterOptions.minClusterSize, ...moreOnGpu.map((o) => o.minClusterSize)),
+        resident,
+      },
     },
   ).catch(async (e) => {
     await prepared?.touched.catch(() => undefined);
@@ -177,7 +232,7 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
   if (preparedResident && !onGpu) await preparedResident.started();
   clock.lap('hdbscan::wait');
   if (signal?.aborted) throw new AbortError('hdbscan was aborted after the MST.');
-  const done = onGpu as ResidentClustering | null;
+  const done = onGpu as (ResidentClustering & { also: Clustering[] }) | null;
   if (!done) onProgress?.(0.9, 'cluster');
   // The exemplars are gathered in the labelling pass (`exemplars()` would read the condensed tree twice more).
   const {
@@ -191,6 +246,8 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
       ? { ...done.mst, timings: mst.timings, backend: mst.backend }
       : mst;
   const centers = options.centers ? clusterCenters(points, { ...clusters, dim, centers: options.centers }) : {};
+  const sweepTimings: Record<string, number> = {};
+  const swept = sweepRest(moreOptions, n, clusters, done ? done.also : null, sweepTimings);
   const total = clock.total();
   onProgress?.(1, 'cluster');
   const timings = {
@@ -198,11 +255,12 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     ...clusterTimings(clusters.timings, exemplarsMs),
     ...(done ? done.timings : {}),
     ...clock.laps,
+    ...sweepTimings,
     'hdbscan::total': total,
   };
   // clusterOnHost keeps the input's arrays when they are already canonical, as emst() delivers them.
   const { singleLinkage, mst: _, ...rest } = clusters;
-  return {
+  const fit: HdbscanResult = {
     ...rest,
     ...centers,
     ...(tree ? { mst: tree } : {}),
@@ -212,6 +270,35 @@ export async function hdbscan(points: Float32Array | Float64Array, options: Hdbs
     backend: mst.backend,
     timings,
   };
+  return { fit, more: swept };
+}
+
+/**
+ * A sweep's clusterings in the order asked: the GPU's (`onGpu`: those of the settings whose row keys fit, in order;
+ * null after a host path), the rest from the fit's single linkage on the host, timed into `timings` under
+ * `cluster::recluster(<value>)` (as the GPU's are, cluster/resident.ts).
+ */
+function sweepRest(
+  settings: ResolvedClusterOptions[],
+  n: number,
+  fit: ClusterResult,
+  onGpu: Clustering[] | null,
+  timings: Record<string, number>,
+): SweepClustering[] {
+  let next = 0;
+  return settings.map((o) => {
+    const minClusterSize = o.minClusterSize;
+    if (onGpu && residentApplies(n, minClusterSize)) {
+      const { result, exemplars: ex } = onGpu[next++];
+      return { minClusterSize, result, exemplars: ex, onGpu: true };
+    }
+    const t0 = performance.now();
+    const mst = fit.mst.sources.length > 0 ? fit.mst : undefined;
+    const result = clusterFromSingleLinkage(fit.singleLinkage, n, o, mst);
+    const ex = exemplars(result.condensedTree, result.selectedClusters);
+    timings[`cluster::recluster(${minClusterSize})`] = performance.now() - t0;
+    return { minClusterSize, result, exemplars: ex, onGpu: false };
+  });
 }
 
 /** TREELINE_RESIDENT=0: hdbscan() reads the MST back and clusters on the host after a GPU MST (comparisons). */

@@ -1,23 +1,21 @@
 /**
  * `treeline hdbscan <points>`: HDBSCAN* labels, probabilities and GLOSH outlier scores per point. A list of
- * minimum cluster sizes (`--min-cluster-size 5,10,20`) computes the mutual-reachability MST and its single linkage
- * once and re-clusters per value (`clusterFromSingleLinkage`: milliseconds each). The same tree also gives DBSCAN*
- * at `--cut-distance` (`dbscanClustering`), and `--centers` adds each clustering's centroids/medoids
- * (`clusterCenters`). Compute (`computeHdbscan`) and printing (`hdbscanPrintable`) stay apart. Several input files
+ * minimum cluster sizes (`--min-cluster-size 5,10,20`) computes the mutual-reachability MST and its dendrogram once
+ * and condenses it per value (`hdbscanSweep`: on the GPU where the tree stays there, else from the single linkage on
+ * the host). The same tree also gives DBSCAN* at `--cut-distance` (`dbscanClustering`), and `--centers` adds each
+ * clustering's centroids/medoids (`clusterCenters`). Compute (`computeHdbscan`) and printing (`hdbscanPrintable`) stay apart. Several input files
  * are a batch (hdbscan.batch.ts): each clustered alike, its output in the -o folder under its name.
  */
 import { Command, Option } from 'commander';
 import { clusterCenters, type CenterKind, type ClusterCenters } from '../cluster/centers.js';
-import { clusterFromSingleLinkage } from '../cluster/clusterFromMst.js';
 import { dbscanClustering } from '../cluster/dbscan.js';
-import { exemplars } from '../cluster/exemplars.js';
 import { saveModel, type HdbscanModel } from '../cluster/model.js';
 import { DEFAULT_MIN_CLUSTER_SIZE } from '../cluster/options.js';
 import type { ClusterResult } from '../cluster/types.js';
 import { relativeValidity } from '../cluster/validity.js';
 import { InputError } from '../errors.js';
 import type { GpuContext } from '../gpu/context.js';
-import { hdbscan, hdbscanModel, type HdbscanResult } from '../hdbscan.js';
+import { hdbscanModel, hdbscanSweep, type HdbscanResult } from '../hdbscan.js';
 import type { PointTable } from '../io/points.js';
 import type { Column } from '../io/write.js';
 import type { CliIo } from './program.js';
@@ -156,22 +154,27 @@ export async function computeHdbscan(
   const whole = resolveFormat(o) !== 'csv';
   const keep = {
     mst: whole || !!o.validity || !!o.plotMst,
-    singleLinkage: whole || rest.length > 0 || o.cutDistance !== undefined || o.plotDendrogram !== undefined,
+    singleLinkage: whole || o.cutDistance !== undefined || o.plotDendrogram !== undefined,
   };
-  const fit = await hdbscan(table.points, {
-    keep,
-    dim: table.dim,
-    minClusterSize: first,
-    minSamples: o.minSamples ?? first,
-    alpha: o.alpha,
-    backend: o.backend,
-    ...(gpu ? { gpu } : {}),
-    threads: o.threads,
-    onProgress: progress,
-    signal,
-    centers: o.centers,
-    ...shared,
-  });
+  // One MST for every value: the rest condensed from the same tree (on the GPU when it stays there: hdbscanSweep).
+  const { fit, more } = await hdbscanSweep(
+    table.points,
+    {
+      keep,
+      dim: table.dim,
+      minClusterSize: first,
+      minSamples: o.minSamples ?? first,
+      alpha: o.alpha,
+      backend: o.backend,
+      ...(gpu ? { gpu } : {}),
+      threads: o.threads,
+      onProgress: progress,
+      signal,
+      centers: o.centers,
+      ...shared,
+    },
+    rest,
+  );
   Object.assign(timings, fit.timings);
   const centersOf = (r: HdbscanResult | ClusterResult): ClusterCenters | undefined =>
     o.centers ? clusterCenters(table.points, { ...r, dim: table.dim, centers: o.centers }) : undefined;
@@ -179,13 +182,8 @@ export async function computeHdbscan(
   const clusterings: Clustering[] = [
     { minClusterSize: first, result: fit, exemplars: fit.exemplars, centers: fitCenters },
   ];
-  if (rest.length > 0) progress?.(1, 'recluster');
-  for (const minClusterSize of rest) {
-    const t = performance.now();
-    const result = clusterFromSingleLinkage(fit.singleLinkage!, table.n, { minClusterSize, ...shared }, fit.mst);
-    const ex = exemplars(result.condensedTree, result.selectedClusters);
+  for (const { minClusterSize, result, exemplars: ex } of more) {
     clusterings.push({ minClusterSize, result, exemplars: ex, centers: centersOf(result) });
-    timings[`cluster::recluster(${minClusterSize})`] = performance.now() - t;
   }
   if (o.validity) {
     progress?.(1, 'relative validity');
