@@ -88,7 +88,7 @@ describe.skipIf(variants.length === 0)('realisationStats on the GPU', () => {
     const j = JSON.parse(r.out);
     const ctx = variants[0].ctx;
     const catalogue = await mstStats(points, { dim, backend: 'gpu', gpu: ctx });
-    const rows = [];
+    const rows: MstHistograms[] = [];
     for (const m of mocks) {
       rows.push((await mstStats(m, { dim, backend: 'gpu', gpu: ctx, bins: binsOf(catalogue.histograms) })).histograms);
     }
