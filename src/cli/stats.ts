@@ -25,6 +25,8 @@ import type { CliIo } from './program.js';
 import { progressSpan, type ProgressCallback } from '../progress.js';
 import { plotBytes, plotFormat } from './plot.js';
 import { runCommand } from './run.js';
+import { addNatsOptions, type NatsCliOptions } from './nats.js';
+import { statsNatsRunners } from './stats.nats.js';
 import {
   addBackendOption,
   addThreadsOption,
@@ -48,7 +50,7 @@ import {
   addBoxOptions,
 } from './options.js';
 
-export interface StatsCliOptions extends InputOptions, OutputOptions {
+export interface StatsCliOptions extends InputOptions, OutputOptions, NatsCliOptions {
   coords: 'xyz' | 'radec';
   periodic?: number[];
   minEdgeLength?: number;
@@ -572,6 +574,7 @@ export function statsCommand(io: CliIo): Command {
   addBackendOption(cmd);
   addThreadsOption(cmd);
   addOutputOptions(cmd);
+  addNatsOptions(cmd, ': measure the --compare files or the realisations on `treeline worker` processes');
   return cmd
     .addHelpText(
       'after',
@@ -588,6 +591,7 @@ export function statsCommand(io: CliIo): Command {
         '  $ treeline stats clustered.npy --log --bins 40 --plot mst.png --plot-tree-panel',
         '  $ treeline stats halos.npy --periodic 1000 --jitter 0.5 --realisations 20 --seed 1 --plot jitter.svg',
         '  $ treeline stats galaxies.npy --subsample 0.5 --realisations 10 --format csv -o hist.csv',
+        '  $ treeline stats halos.npy --compare mocks/*.npy --nats nats://127.0.0.1:4222 -o compare.json',
         '',
         '--jitter / --subsample: realisation r uses seed s + r (the same realisation whatever k is); json gains',
         'resampling {method, sigma | fraction, realisations, seed, histograms: {<statistic>: {edges, x, mean, std}}},',
@@ -608,7 +612,15 @@ export function statsCommand(io: CliIo): Command {
         { path: o.plot, option: '--plot' },
       ];
       const { r, where } = await runCommand(io, 'stats', { verbose: o.verbose, outputs }, async (run) => {
-        const r = await computeStats(file, opts, run.progress.onProgress, run.signal);
+        if (o.nats && !o.compare?.length && !o.jitter && o.subsample === undefined)
+          throw new InputError('--nats measures realisations: give --compare files, or --jitter/--subsample.');
+        const nats = o.nats ? await statsNatsRunners(opts, file, io.log) : null;
+        let r: StatsRun;
+        try {
+          r = await computeStats(file, opts, run.progress.onProgress, run.signal, nats?.runners);
+        } finally {
+          await nats?.close();
+        }
         run.progress.phase('write', 1);
         const where = await writeOutput(io, opts, statsPrintable(r, opts), run);
         if (o.plot && plot) {

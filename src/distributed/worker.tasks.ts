@@ -5,11 +5,21 @@
  *   echo   the transport's own check (tests, `treeline worker` smoke runs): replies with the request's arrays and
  *          meta plus each array's sum; meta.fail = 'message' throws that message instead (the failure path);
  *          meta.sleepMs waits that long first (heartbeats, redelivery)
+ *   mstStats  one catalogue's MST statistics on given bins: a `stats --compare` file or a --jitter / --subsample
+ *          realisation (worker.stats.ts)
  */
 import type { TaskEnv, TaskMessage } from './types.js';
+import { statsTask } from './worker.stats.js';
 
-/** A task without a partition: everything it needs is in the message. */
-export type BatchTask = (msg: TaskMessage, env: TaskEnv) => Promise<TaskMessage>;
+/**
+ * A task without a partition: what it needs is in the message, or in the run's object store, which `objects` reads
+ * (each object once per run and worker).
+ */
+export type BatchTask = (
+  msg: TaskMessage,
+  env: TaskEnv,
+  objects: (name: string) => Promise<TaskMessage>,
+) => Promise<TaskMessage>;
 
 export const BATCH_TASKS: Record<string, BatchTask> = {
   async echo(msg) {
@@ -24,4 +34,5 @@ export const BATCH_TASKS: Record<string, BatchTask> = {
     }
     return { meta: { ...msg.meta, sums }, arrays: msg.arrays };
   },
+  mstStats: statsTask,
 };

@@ -69,19 +69,40 @@ export interface WorkerSummary {
   retried: number;
 }
 
-/** The partitions of the newest run this worker served, loaded once each (`partition.<p>`). */
-class PartitionCache {
+/** The stored objects (partitions, a catalogue) of the newest run this worker served, each read once. */
+class ObjectCache {
   private run = '';
+  private objects = new Map<string, Promise<TaskMessage>>();
   private parts = new Map<number, Promise<PartitionData>>();
 
   /** `run`: the run id and its epoch (TaskHeader). */
-  get(run: string, os: ObjectStore, p: number): Promise<PartitionData> {
+  private use(run: string): void {
     if (run !== this.run) {
       this.run = run;
+      this.objects.clear();
       this.parts.clear();
     }
+  }
+
+  object(run: string, os: ObjectStore, name: string): Promise<TaskMessage> {
+    this.use(run);
+    let m = this.objects.get(name);
+    if (!m) {
+      m = getMessage(os, name).then((msg) => {
+        if (msg === null) throw new Error(`run ${run} has no object '${name}' in its object store.`);
+        return msg;
+      });
+      m.catch(() => this.objects.delete(name));
+      this.objects.set(name, m);
+    }
+    return m;
+  }
+
+  partition(run: string, os: ObjectStore, p: number): Promise<PartitionData> {
+    this.use(run);
     let part = this.parts.get(p);
     if (!part) {
+      // Read once into the partition's arrays: the object's message is not kept beside them.
       part = getMessage(os, partitionObject(p)).then((m) => {
         if (m === null) throw new Error(`run ${run} has no partition ${p} in its object store.`);
         const { points, ids } = m.arrays;
@@ -121,7 +142,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       }
       return os;
     };
-    const cache = new PartitionCache();
+    const cache = new ObjectCache();
     const consumer = await js.consumers.get(TASK_STREAM, TASK_CONSUMER);
     log(`worker: connected to ${o.url}, backend ${o.env.backend}${o.env.gpu ? ' (GPU context ready)' : ''}`);
 
@@ -138,6 +159,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         nc.publish(doneSubject(header.run), header.id);
         return;
       }
+      const epoch = `${header.run}/${header.epoch ?? ''}`;
       const deliveries = m.info.deliveryCount;
       if (deliveries > maxAttempts) {
         await finish(header, os, {
@@ -164,11 +186,11 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (header.partition !== undefined) {
           const run = o.partitionTasks[header.kind];
           if (!run) throw new Error(`this worker has no partition task '${header.kind}'.`);
-          reply = await run(await cache.get(`${header.run}/${header.epoch ?? ''}`, os, header.partition), body, o.env);
+          reply = await run(await cache.partition(epoch, os, header.partition), body, o.env);
         } else {
           const run = o.batchTasks[header.kind];
           if (!run) throw new Error(`this worker has no batch task '${header.kind}'.`);
-          reply = await run(body, o.env);
+          reply = await run(body, o.env, (name) => cache.object(epoch, os, name));
         }
         await finish(header, os, { reply });
         m.ack();

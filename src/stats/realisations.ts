@@ -27,7 +27,7 @@ import { batchBackend } from '../gpu/fallback.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { ProgressCallback } from '../progress.js';
 import { compareStats } from './compare.js';
-import { binsOf } from './histogram.js';
+import { binsOf, type MstBins } from './histogram.js';
 import { mstStats, type MstStatsOptions } from './mstStats.js';
 import { jitter, subsample } from './resample.js';
 import { STAT_NAMES, type MstHistograms, type StatName } from './types.js';
@@ -71,8 +71,17 @@ export interface RealisationTask {
   box?: number[];
 }
 
-/** Measures one realisation's points on the catalogue's bins; H1's remote runner has this shape. */
-export type RunRealisation = (r: number, points: Float32Array, task: RealisationTask) => Promise<MstHistograms>;
+/**
+ * Measures one realisation's points on the catalogue's bins. `batch` gives what every realisation shares — the
+ * catalogue's points and the bins — for a runner that sends the catalogue to its workers once and each realisation
+ * as its task alone (issue 20: the NATS runner, src/cli/stats.nats.ts).
+ */
+export type RunRealisation = (
+  r: number,
+  points: Float32Array,
+  task: RealisationTask,
+  batch: { catalogue: Float32Array | Float64Array; bins: MstBins },
+) => Promise<MstHistograms>;
 
 /** One statistic over the realisations, on the catalogue's bins. */
 export interface RealisationMoments {
@@ -281,7 +290,7 @@ export async function realisationStats(
     await runIndexed(k, checked.concurrency, options.signal, async (r) => {
       const tk = task(r);
       if (runOne) part(first + r, `realisation ${r + 1}/${k}: `)?.(0, method);
-      const h = await run(r, realisationPoints(points, tk), tk);
+      const h = await run(r, realisationPoints(points, tk), tk, { catalogue: points, bins });
       histograms[r] = h;
       onRealisation?.(r, h);
     });

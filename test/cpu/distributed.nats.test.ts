@@ -6,6 +6,8 @@
  *   - the partitioned exact EMST (k = 6) of 200,000 3D points — uniform, clustered, with duplicates, on an integer
  *     grid (exact ties) — equal edge for edge (ids, float32 weight bits, order) to the single-process emst(), and
  *     the same with minSamples 5;
+ *   - `treeline stats --compare` (6 mocks) and `--jitter --realisations 5` with --nats print what the local runs
+ *     print;
  *   - a run interrupted after its local trees and started again with the same run id resumes from its stored
  *     results;
  *   - `treeline emst --nats` with one worker killed (SIGKILL) in the middle of a task: its task is redelivered, the
@@ -22,7 +24,7 @@ import { AbortError } from '../../src/errors.js';
 import { emstOnNats } from '../../src/distributed/coordinator.js';
 import { connectNats } from '../../src/distributed/nats.js';
 import { NatsJobs, TaskFailedError } from '../../src/distributed/nats.jobs.js';
-import { parseNpy } from '../../src/io/npy.js';
+import { parseNpy, writeNpy } from '../../src/io/npy.js';
 import { cloud } from '../helpers/clouds.js';
 import { runCliProcess } from '../helpers/cli.process.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -163,6 +165,53 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
       });
     }
   }
+});
+
+describe('treeline stats --nats: batches measured on the workers equal the local runs', () => {
+  const write = (name: string, points: Float32Array): string => {
+    const file = join(dir, name);
+    writeFileSync(file, writeNpy(points, [points.length / DIM, DIM]));
+    return file;
+  };
+  const json = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
+  const statsTasks = (): number =>
+    workers.map((w) => w.stderr().match(/worker: mstStats \S+ done/g)?.length ?? 0).reduce((a, b) => a + b);
+  /** The workers' count of statistics tasks since `before` (their log lines may arrive after the command ends). */
+  const tasksSince = async (before: number, expected: number): Promise<number> => {
+    for (let i = 0; i < 50 && statsTasks() - before < expected; i++) await new Promise((r) => setTimeout(r, 100));
+    return statsTasks() - before;
+  };
+
+  it('--compare with 6 mocks', async () => {
+    const catalogue = write('catalogue.npy', cloud('clustered', 4000, DIM, 51));
+    const mocks = Array.from({ length: 6 }, (_, i) =>
+      write(`mock${i}.npy`, cloud('clustered', 3000 + 100 * i, DIM, 60 + i)),
+    );
+    const args = ['stats', catalogue, '--compare', ...mocks, '--backend', 'cpu', '--json'];
+    const before = statsTasks();
+    const [local, remote] = await Promise.all([runCliProcess(args), runCliProcess([...args, '--nats', server.url])]);
+    expect(local.code, local.stderr).toBe(0);
+    expect(remote.code, remote.stderr).toBe(0);
+    expect(remote.stderr).toMatch(/stats: run stats-\S+ on the workers/);
+    expect(json(remote.stdout)).toEqual(json(local.stdout));
+    expect(await tasksSince(before, 6)).toBe(6);
+  });
+
+  it('--jitter --realisations 5', async () => {
+    const catalogue = write('jitter.npy', cloud('uniform', 5000, DIM, 52));
+    const args = ['stats', catalogue, '--jitter', '0.01', '--realisations', '5', '--seed', '3', '--backend', 'cpu'];
+    const before = statsTasks();
+    const [local, remote] = await Promise.all([
+      runCliProcess([...args, '--json']),
+      runCliProcess([...args, '--json', '--nats', server.url]),
+    ]);
+    expect(local.code, local.stderr).toBe(0);
+    expect(remote.code, remote.stderr).toBe(0);
+    expect(json(remote.stdout)).toEqual(json(local.stdout));
+    expect(json(local.stdout)).toHaveProperty('resampling');
+    // The 5 realisations ran on the workers.
+    expect(await tasksSince(before, 5)).toBe(5);
+  });
 });
 
 describe('distributed runs: resume and faults', () => {

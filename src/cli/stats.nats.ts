@@ -1,0 +1,92 @@
+/**
+ * `treeline stats … --nats <url>`: the realisations of a statistics batch measured by `treeline worker` processes
+ * (issue 20, §3) — each `--compare` file (read here, its points sent as the task) and each `--jitter` /
+ * `--subsample` realisation (the catalogue stored once in the run's object store; each task carries only the
+ * realisation's seed, and the worker rebuilds its points: realisationPoints is deterministic). The histograms come
+ * back on the catalogue's bins, so the output equals the local run's. The worker's side is
+ * src/distributed/worker.stats.ts.
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import { InputError } from '../errors.js';
+import { connectNats, checkRunId, putMessage } from '../distributed/nats.js';
+import { NatsJobs } from '../distributed/nats.jobs.js';
+import { binsArrays, CATALOGUE_OBJECT, messageHistograms, type StatsTaskOptions } from '../distributed/worker.stats.js';
+import type { RunRealisation } from '../stats/realisations.js';
+import { natsOptionsOf, type NatsCliOptions } from './nats.js';
+import { periodicBox, plural, readInputPoints } from './options.js';
+import type { StatsCliOptions, StatsRunners } from './stats.js';
+
+/** Tasks a statistics batch keeps on the queue at once (every worker busy, results placed by index). */
+const IN_FLIGHT = 256;
+
+export interface StatsNatsRun {
+  runners: StatsRunners;
+  /** Removes the run's objects and disconnects. */
+  close(): Promise<void>;
+}
+
+/** Connects and returns the runners computeStats takes (`catalogue`: the catalogue's path, for messages). */
+export async function statsNatsRunners(
+  o: StatsCliOptions & NatsCliOptions,
+  catalogue: string,
+  log: (line: string) => void,
+): Promise<StatsNatsRun> {
+  const nc: NatsConnection = await connectNats(natsOptionsOf(o, 'treeline stats'));
+  const run = checkRunId(`stats-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`);
+  let jobs: NatsJobs;
+  try {
+    jobs = await NatsJobs.open(nc, run, { fresh: true, epoch: run });
+  } catch (e) {
+    await nc.close();
+    throw e;
+  }
+  const options = (dim: number, box?: number[]): StatsTaskOptions => ({
+    dim,
+    coords: o.coords === 'radec' ? 'radec' : 'cartesian',
+    ...(box ? { box } : {}),
+    ...(o.minEdgeLength ? { minEdgeLength: o.minEdgeLength } : {}),
+    normalise: !o.counts,
+  });
+  let catalogueDim = 0;
+  let stored: Promise<unknown> | null = null;
+  const realisation: RunRealisation = async (_r, _points, task, batch) => {
+    // The catalogue once per run, whichever realisation comes first.
+    stored ??= putMessage(jobs.store, CATALOGUE_OBJECT, { meta: {}, arrays: { points: batch.catalogue } });
+    await stored;
+    const reply = await jobs.submit('mstStats', undefined, {
+      meta: { options: { ...options(task.dim, task.box) }, realisation: { ...task } },
+      arrays: binsArrays(batch.bins),
+    });
+    return messageHistograms(reply);
+  };
+  log(`stats: run ${run} on the workers at ${o.nats}`);
+  return {
+    runners: {
+      concurrency: IN_FLIGHT,
+      realisation,
+      async compare(file, _index, bins) {
+        const tab = await readInputPoints(file, o);
+        if (catalogueDim === 0) catalogueDim = (await readInputPoints(catalogue, o)).dim;
+        if (tab.dim !== catalogueDim)
+          throw new InputError(`${file}: ${plural(tab.dim, 'column')}, but ${catalogue} has ${catalogueDim}.`);
+        const reply = await jobs.submit('mstStats', undefined, {
+          meta: { options: { ...options(tab.dim, periodicBox(tab.dim, o.periodic)) } },
+          arrays: { points: tab.points, ...binsArrays(bins) },
+        });
+        const m = reply.meta;
+        return {
+          file,
+          n: Number(m.n),
+          numEdges: Number(m.numEdges),
+          numBranches: Number(m.numBranches),
+          histograms: messageHistograms(reply),
+        };
+      },
+    },
+    async close() {
+      await jobs.close();
+      await jobs.destroyStore().catch(() => {});
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}
