@@ -92,6 +92,19 @@ export class ExemplarCollector {
     }
   }
 
+  /**
+   * Hits already tested (pointResults.ts candidateHits: wanted leaf, at its largest λ) as points and leaf ranks, in
+   * row order after every earlier offer — a worker's range at once.
+   */
+  addHits(points: Uint32Array, ranks: Uint32Array): void {
+    const at = this.hits;
+    this.hitPoint.set(points, at);
+    this.hitRank.set(ranks, at);
+    const start = this.start;
+    for (let h = 0; h < ranks.length; h++) start[ranks[h] + 1]++;
+    this.hits = at + points.length;
+  }
+
   /** Exemplars per label: its leaves' hits, leaf by leaf, each in row order. */
   result(): Uint32Array[] {
     const { start, hitPoint, hitRank, hits } = this;

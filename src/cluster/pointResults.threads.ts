@@ -1,9 +1,10 @@
 /**
  * `pointResults` (pointResults.ts) with the pass over the condensed tree's rows split across Node worker threads:
  * each thread takes a contiguous range of rows and writes the labels, probabilities and GLOSH scores of those rows'
- * points (every point has one row, so no two threads write one place), counts its labels and lists its exemplar
- * candidates in row order; the main thread runs the first range itself, adds the counts and offers the candidates
- * range by range — the same results, bit for bit, as one thread.
+ * points (every point has one row, so no two threads write one place), counts its labels and lists its exemplars
+ * (points and leaf ranks, pointResults.ts candidateHits) in row order; the main thread runs the first range itself,
+ * adds the counts and hands the exemplars to the collector range by range — the same results, bit for bit, as one
+ * thread.
  *
  * The pass is bound by its three scattered writes per point (cache and TLB misses) and by first touches of the 200 MB of output; threads overlap both. The rows and the outputs lie in shared
  * memory (condense allocates the rows there when asked), so the returned arrays are views of SharedArrayBuffers.
@@ -18,7 +19,7 @@ import {
   persistenceOf,
   labelPointWords,
   labelRows,
-  offerCandidates,
+  candidateHits,
   pointTables,
   type PointWords,
   type PointOutputs,
@@ -40,20 +41,21 @@ export interface PointRowsJob {
   r1: number;
 }
 
-/** A worker's answer: its labels' counts and its exemplar candidates (cluster index, point, λ), in row order. */
+/** A worker's answer: its labels' counts and its exemplars (points and leaf ranks, candidateHits), in row order. */
 export interface PointRowsReply {
   id: number;
   counts?: Float64Array;
-  offers?: Float64Array;
+  hitPoints?: Uint32Array;
+  hitRanks?: Uint32Array;
   error?: string;
 }
 
 /** The worker's side: runs one job and answers. */
 export function runPointRowsJob(job: PointRowsJob): PointRowsReply {
   const counts = new Float64Array(job.labelCount);
-  const offers: number[] = [];
-  labelRows(job.tables, job.tree, job.r0, job.r1, { ...job.out, counts }, (c, x, lam) => offers.push(c, x, lam));
-  return { id: job.id, counts, offers: Float64Array.from(offers) };
+  labelRows(job.tables, job.tree, job.r0, job.r1, { ...job.out, counts });
+  const hits = candidateHits(job.tables, job.tree, job.r0, job.r1);
+  return { id: job.id, counts, hitPoints: hits.points, hitRanks: hits.ranks };
 }
 
 /** Counts of the threaded path, for tests that must know it ran (cumulative per process). */
@@ -103,8 +105,12 @@ export async function pointResultsThreaded(
     r1: bound(j + 1),
   });
   const counts = new Float64Array(selected.length);
-  const first: number[] = [];
-  const mine = () => labelRows(tables, tree, 0, bound(1), { ...out, counts }, (c, x, lam) => first.push(c, x, lam));
+  let first: PointRowsReply = { id };
+  const mine = () => {
+    labelRows(tables, tree, 0, bound(1), { ...out, counts });
+    const hits = candidateHits(tables, tree, 0, bound(1));
+    first = { id, hitPoints: hits.points, hitRanks: hits.ranks };
+  };
   const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) => pass<PointRowsReply>(job, mine));
   if (replies === null) return null;
   gatherReplies(replies, first, counts, exemplars);
@@ -133,9 +139,8 @@ export interface PointWordsJob {
 export function runPointWordsJob(job: PointWordsJob): PointRowsReply {
   const counts = new Float64Array(job.labelCount);
   labelPointWords(job.tables, job.pw, job.p0, job.p1, { ...job.out, counts });
-  const offers: number[] = [];
-  offerCandidates(job.tables, job.tree, job.r0, job.r1, (c, x, lam) => offers.push(c, x, lam));
-  return { id: job.id, counts, offers: Float64Array.from(offers) };
+  const hits = candidateHits(job.tables, job.tree, job.r0, job.r1);
+  return { id: job.id, counts, hitPoints: hits.points, hitRanks: hits.ranks };
 }
 
 /**
@@ -180,10 +185,11 @@ export async function pointResultsFromWordsThreaded(
     r1: rowBound(j + 1),
   });
   const counts = new Float64Array(selected.length);
-  const first: number[] = [];
+  let first: PointRowsReply = { id };
   const mine = () => {
     labelPointWords(tables, pw, 0, bound(1), { ...into, counts });
-    offerCandidates(tables, rowsOf, 0, rowBound(1), (c, x, lam) => first.push(c, x, lam));
+    const hits = candidateHits(tables, rowsOf, 0, rowBound(1));
+    first = { id, hitPoints: hits.points, hitRanks: hits.ranks };
   };
   const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) => pass<PointRowsReply>(job, mine));
   if (replies === null) return null;
@@ -195,23 +201,23 @@ export async function pointResultsFromWordsThreaded(
 }
 
 /**
- * Adds the workers' label counts to `counts` and offers the exemplar candidates in row order: the calling thread's
- * range (`first`, triples c, x, λ), then each worker's in range order.
+ * Adds the workers' label counts to `counts` and hands the exemplars to the collector in row order: the calling
+ * thread's range (`first`), then each worker's in range order.
  */
 function gatherReplies(
   replies: PointRowsReply[],
-  first: ArrayLike<number>,
+  first: PointRowsReply,
   counts: Float64Array,
   exemplars: ExemplarCollector | undefined,
 ): void {
-  const offer = (list: ArrayLike<number>) => {
-    for (let i = 0; i < list.length; i += 3) exemplars!.offer(list[i], list[i + 1], list[i + 2]);
+  const add = (r: PointRowsReply) => {
+    if (r.hitPoints && r.hitRanks) exemplars!.addHits(r.hitPoints, r.hitRanks);
   };
-  if (exemplars) offer(first);
+  if (exemplars) add(first);
   for (const reply of replies) {
     const c = reply.counts!;
     for (let j = 0; j < c.length; j++) counts[j] += c[j];
-    if (exemplars) offer(reply.offers!);
+    if (exemplars) add(reply);
   }
 }
 
@@ -227,6 +233,7 @@ function shareTables(t: PointTables): PointTables {
     owner: share(t.owner),
     labelMaxLambda: share(t.labelMaxLambda),
     deaths: share(t.deaths),
+    ownerDeath: share(t.ownerDeath),
     wanted: t.wanted && share(t.wanted),
     maxLambda: share(t.maxLambda),
   };

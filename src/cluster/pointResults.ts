@@ -34,6 +34,12 @@ export interface PointTables {
   labelMaxLambda: Float64Array;
   /** deaths[c]: the largest λ in c's whole subtree (GLOSH). */
   deaths: Float64Array;
+  /**
+   * owner[c] and deaths[c] side by side, (owner, death) at 2c and 2c + 1: what each point looks up, in one 16-byte
+   * record — one cache miss a point instead of two where k is large (blobs at 10^7: 1.3·10^6 clusters, the
+   * labelling bound by those misses on the H100's host, bench/RESULTS.md issue 17).
+   */
+  ownerDeath: Float64Array;
   /** The root is the single selected cluster (allowSingleCluster): labels by `rootThreshold` instead. */
   rootOnly: boolean;
   rootThreshold: number;
@@ -97,11 +103,18 @@ export function pointTables(
   for (let j = 0; j < selected.length; j++) labelMaxLambda[j] = info.maxLambda[selected[j]];
   const epsilon = options.clusterSelectionEpsilon;
   const rootThreshold = epsilon !== 0 ? 1 / epsilon : k > 0 ? info.maxLambda[0] : 0;
+  const deaths = subtreeMaxLambda(info);
+  const ownerDeath = new Float64Array(2 * k);
+  for (let c = 0; c < k; c++) {
+    ownerDeath[2 * c] = owner[c];
+    ownerDeath[2 * c + 1] = deaths[c];
+  }
   return {
     n: info.numPoints,
     owner,
     labelMaxLambda,
-    deaths: subtreeMaxLambda(info),
+    deaths,
+    ownerDeath,
     rootOnly,
     rootThreshold,
     wanted: exemplars?.rankOf ?? null,
@@ -137,9 +150,9 @@ export function labelRows(
 
 /** Point x, leaving cluster index c at λ: its label, probability and GLOSH score, and its label's count. */
 function labelPoint(tables: PointTables, x: number, c: number, lam: number, out: PointOutputs): void {
-  const { owner, labelMaxLambda, deaths, rootOnly, rootThreshold } = tables;
+  const { ownerDeath, labelMaxLambda, rootOnly, rootThreshold } = tables;
   // Label: the root rule when the root is the single cluster, else the owner.
-  const label = rootOnly ? (lam >= rootThreshold ? 0 : -1) : owner[c];
+  const label = rootOnly ? (lam >= rootThreshold ? 0 : -1) : ownerDeath[2 * c];
   out.labels[x] = label;
   if (label >= 0) {
     out.counts[label]++;
@@ -147,7 +160,7 @@ function labelPoint(tables: PointTables, x: number, c: number, lam: number, out:
     out.probabilities[x] = maxL === 0 || !Number.isFinite(lam) ? 1 : Math.min(lam, maxL) / maxL;
   }
   // GLOSH against the largest λ in the cluster's whole subtree.
-  const lamMax = deaths[c];
+  const lamMax = ownerDeath[2 * c + 1];
   if (lamMax === 0 || !Number.isFinite(lam)) out.outlierScores[x] = 0;
   else if (lamMax === Infinity) out.outlierScores[x] = 1;
   else out.outlierScores[x] = (lamMax - lam) / lamMax;
@@ -197,6 +210,45 @@ export function offerCandidates(
     const x = child[r];
     if (x < n && lambda[r] === maxLambda[c]) offer(c, x, lambda[r]);
   }
+}
+
+/**
+ * `offerCandidates` as two typed arrays, for a worker to hand back: the points that pass the collector's test
+ * (wanted leaf, at its largest λ) and their leaf ranks, in row order (ExemplarCollector.addHits takes them).
+ */
+export function candidateHits(
+  tables: PointTables,
+  tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>,
+  r0: number,
+  r1: number,
+): { points: Uint32Array; ranks: Uint32Array } {
+  const { n, maxLambda, wanted } = tables;
+  if (wanted === null || r1 <= r0) return { points: new Uint32Array(0), ranks: new Uint32Array(0) };
+  const { parent, child, lambda } = tree;
+  let points: Uint32Array = new Uint32Array(Math.min(r1 - r0, 1024));
+  let ranks: Uint32Array = new Uint32Array(points.length);
+  let hits = 0;
+  for (let r = r0; r < r1; r++) {
+    const c = parent[r] - n;
+    const rank = wanted[c];
+    if (rank < 0) continue;
+    const x = child[r];
+    if (x >= n || lambda[r] !== maxLambda[c]) continue;
+    if (hits === points.length) {
+      const grown = Math.min(2 * hits, r1 - r0);
+      points = growTo(points, grown);
+      ranks = growTo(ranks, grown);
+    }
+    points[hits] = x;
+    ranks[hits++] = rank;
+  }
+  return { points: points.slice(0, hits), ranks: ranks.slice(0, hits) };
+}
+
+function growTo(a: Uint32Array, length: number): Uint32Array {
+  const b = new Uint32Array(length);
+  b.set(a);
+  return b;
 }
 
 /** `pointResults` from each point's own row in point order (`labelPointWords`), exemplars from the rows. */
