@@ -22,6 +22,8 @@ import type { CliIo } from './program.js';
 import type { ProgressCallback } from '../progress.js';
 import { runCommand } from './run.js';
 import { hdbscanBatch } from './hdbscan.batch.js';
+import { hdbscanNatsRunners } from './hdbscan.nats.js';
+import { addNatsOptions, type NatsCliOptions } from './nats.js';
 import {
   addHdbscanPlotOptions,
   hdbscanPlotOutputs,
@@ -62,7 +64,8 @@ import {
   type Printable,
 } from './options.js';
 
-export interface HdbscanCliOptions extends InputOptions, OutputOptions, HdbscanPlotOptions, HdbscanSoftOptions {
+export interface HdbscanCliOptions
+  extends InputOptions, OutputOptions, HdbscanPlotOptions, HdbscanSoftOptions, NatsCliOptions {
   minClusterSize: number[];
   minSamples?: number;
   method: 'eom' | 'leaf';
@@ -465,6 +468,7 @@ export function hdbscanCommand(io: CliIo): Command {
   addBackendOption(cmd);
   addThreadsOption(cmd);
   addOutputOptions(cmd);
+  addNatsOptions(cmd, ': several input files clustered on `treeline worker` processes (paths shared with them)');
   return cmd
     .addHelpText(
       'after',
@@ -493,7 +497,21 @@ export function hdbscanCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (files: string[], o: HdbscanCliOptions) => {
+      if (files.length > 1 && o.nats) {
+        const nats = await hdbscanNatsRunners(o, io.log);
+        try {
+          return await hdbscanBatch(io, files, o, nats.runners);
+        } finally {
+          await nats.close();
+        }
+      }
       if (files.length > 1) return hdbscanBatch(io, files, o);
+      if (o.nats) {
+        throw new InputError(
+          '--nats clusters several files on the workers (hdbscan a.npy b.npy … -o dir/); for one file, its ' +
+            'partitioned mutual-reachability MST is `treeline emst <file> --nats <url> --min-samples m`.',
+        );
+      }
       const file = files[0];
       const outputs = [
         { path: o.output, option: '-o', kind: outputKind(o) },

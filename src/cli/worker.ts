@@ -11,6 +11,7 @@ import { noteCpuFallback } from '../gpu/fallback.js';
 import { runWorker } from '../distributed/worker.js';
 import { selectGpu } from '../distributed/worker.gpu.js';
 import { BATCH_TASKS } from '../distributed/worker.tasks.js';
+import { hdbscanFileTask } from './hdbscan.nats.js';
 import { PARTITION_TASKS } from '../distributed/partition.tasks.js';
 import { addBackendOption, addThreadsOption, integer, type Backend } from './options.js';
 import { addNatsOptions, natsOptionsOf, type NatsCliOptions } from './nats.js';
@@ -101,7 +102,7 @@ export function workerCommand(io: CliIo): Command {
             ...(gpu ? { gpu } : {}),
           },
           partitionTasks: PARTITION_TASKS,
-          batchTasks: BATCH_TASKS,
+          batchTasks: { ...BATCH_TASKS, hdbscanFile: hdbscanFileTask },
           ackWaitMs: o.ackWait * 1000,
           maxAttempts: o.maxAttempts,
           signal: controller.signal,

@@ -8,6 +8,7 @@
  *     the same with minSamples 5;
  *   - `treeline stats --compare` (6 mocks) and `--jitter --realisations 5` with --nats print what the local runs
  *     print;
+ *   - `treeline hdbscan a b c -o dir/ --nats` writes the local batch's bytes;
  *   - a run interrupted after its local trees and started again with the same run id resumes from its stored
  *     results;
  *   - `treeline emst --nats` with one worker killed (SIGKILL) in the middle of a task: its task is redelivered, the
@@ -211,6 +212,29 @@ describe('treeline stats --nats: batches measured on the workers equal the local
     expect(json(local.stdout)).toHaveProperty('resampling');
     // The 5 realisations ran on the workers.
     expect(await tasksSince(before, 5)).toBe(5);
+  });
+});
+
+describe('treeline hdbscan a b c -o dir/ --nats: each file clustered on a worker', () => {
+  it('writes the bytes the local batch writes', async () => {
+    const inputs = ['fa', 'fb', 'fc'].map((name, i) => {
+      const file = join(dir, `${name}.npy`);
+      const points = cloud('clustered', 2000 + 500 * i, DIM, 70 + i);
+      writeFileSync(file, writeNpy(points, [points.length / DIM, DIM]));
+      return file;
+    });
+    const args = (out: string) => ['hdbscan', ...inputs, '--min-cluster-size', '20', '--backend', 'cpu', '-o', out];
+    const local = join(dir, 'hdb-local');
+    const remote = join(dir, 'hdb-remote');
+    const a = await runCliProcess(args(local + '/'));
+    const b = await runCliProcess([...args(remote + '/'), '--nats', server.url]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stderr).toMatch(/hdbscan: run hdbscan-\S+ on the workers/);
+    for (const name of ['fa', 'fb', 'fc']) {
+      expect(readFileSync(join(remote, `${name}.csv`))).toEqual(readFileSync(join(local, `${name}.csv`)));
+    }
+    expect(workers.some((w) => /worker: hdbscanFile \S+ done/.test(w.stderr()))).toBe(true);
   });
 });
 

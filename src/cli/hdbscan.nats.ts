@@ -1,0 +1,86 @@
+/**
+ * `treeline hdbscan a.npy b.npy … -o outdir/ --nats <url>`: each file of a batch clustered by a `treeline worker`
+ * (issue 20, §3). The worker runs the batch's own per-file step (hdbscanFile: read, cluster, write the output
+ * atomically) on the paths it is sent, made absolute here — so the workers must see the coordinator's files at the
+ * same paths: one host, or a filesystem shared by the hosts (NFS, Lustre). The outputs are the bytes the local batch
+ * writes; each file's summary comes back for stderr. A file redelivered after a worker died is clustered again and
+ * its output replaced whole.
+ */
+import { resolve } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectNats, checkRunId } from '../distributed/nats.js';
+import { NatsJobs } from '../distributed/nats.jobs.js';
+import type { TaskEnv, TaskMessage } from '../distributed/types.js';
+import { hdbscanFile, type BatchItem, type HdbscanBatchRunners } from './hdbscan.batch.js';
+import { logHdbscanRun, type HdbscanCliOptions } from './hdbscan.js';
+import { natsOptionsOf, type NatsCliOptions } from './nats.js';
+
+/** Files a batch keeps on the queue at once. */
+const IN_FLIGHT = 256;
+
+/** The options a worker runs a file with: the command's own, without the connection's. */
+function fileOptions(o: HdbscanCliOptions & NatsCliOptions): Record<string, unknown> {
+  const own: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(o)) {
+    if (!key.startsWith('nats') && value !== undefined) own[key] = value;
+  }
+  return own;
+}
+
+export interface HdbscanNatsRun {
+  runners: HdbscanBatchRunners;
+  /** Removes the run's objects and disconnects. */
+  close(): Promise<void>;
+}
+
+/** Connects and returns the runner hdbscanBatch takes. */
+export async function hdbscanNatsRunners(
+  o: HdbscanCliOptions & NatsCliOptions,
+  log: (line: string) => void,
+): Promise<HdbscanNatsRun> {
+  const nc: NatsConnection = await connectNats(natsOptionsOf(o, 'treeline hdbscan'));
+  const run = checkRunId(`hdbscan-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`);
+  let jobs: NatsJobs;
+  try {
+    jobs = await NatsJobs.open(nc, run, { fresh: true, epoch: run });
+  } catch (e) {
+    await nc.close();
+    throw e;
+  }
+  log(`hdbscan: run ${run} on the workers at ${o.nats}`);
+  return {
+    runners: {
+      concurrency: IN_FLIGHT,
+      async file(item: BatchItem, each: HdbscanCliOptions) {
+        const reply = await jobs.submit('hdbscanFile', undefined, {
+          meta: {
+            item: { input: resolve(item.input), output: resolve(item.output) },
+            options: fileOptions(each) as TaskMessage['meta'],
+          },
+          arrays: {},
+        });
+        return (reply.meta.summary as string[]) ?? [];
+      },
+    },
+    async close() {
+      await jobs.close();
+      await jobs.destroyStore().catch(() => {});
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+/** The worker's side: one file clustered and written with the worker's backend; replies with its summary lines. */
+export async function hdbscanFileTask(msg: TaskMessage, env: TaskEnv): Promise<TaskMessage> {
+  const item = msg.meta.item as unknown as BatchItem;
+  const o = {
+    ...(msg.meta.options as unknown as HdbscanCliOptions),
+    backend: env.backend,
+    ...(env.threads ? { threads: env.threads } : {}),
+  };
+  const summary: string[] = [];
+  const io = { out: () => {}, log: (m: string) => void summary.push(m) };
+  const { run, where } = await hdbscanFile(io, item, o, { ...(env.gpu ? { gpu: env.gpu } : {}), warn: io.log });
+  logHdbscanRun(io, run, where, o);
+  return { meta: { summary }, arrays: {} };
+}
