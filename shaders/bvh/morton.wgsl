@@ -1,11 +1,12 @@
 // 64-bit Morton codes (vec2u, .x low word) of n points, and the identity permutation the sort carries.
-// CPU twin: src/bvh/morton.cpu.ts; layout: src/bvh/layout.ts.
+// CPU twin: src/bvh/morton.cpu.ts; layout: src/bvh/layout.ts. Host side: src/bvh/codes.ts, which binds the window
+// [base, base + n) of points, codes and values (src/gpu/bigarray.ts; base 0 and everything whole when it fits).
 //   d = 1: the order-preserving image of the coordinate.
 //   d ≥ 2: cell = min(floor((x − lo) · scale), maxCell) per axis — subtract, multiply, floor only, each
 //          correctly rounded, so the codes equal the CPU's bit for bit — and bit t of axis a's cell goes to code
 //          bit t·D + (D − 1 − a).
 
-struct MortonParams { n: u32, bits: u32, max_cell: f32, pad: u32 }
+struct MortonParams { n: u32, bits: u32, max_cell: f32, base: u32 }
 @group(0) @binding(0) var<uniform> mp: MortonParams;
 @group(0) @binding(1) var<storage, read> points: array<u32>;
 @group(0) @binding(2) var<storage, read> frame: array<u32>;
@@ -17,7 +18,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let i = thread_index(wid, nwg, lid);
   if (i >= mp.n) { return; }
-  values[i] = i;
+  values[i] = mp.base + i;
   if (D == 1u) {
     codes[i] = vec2u(f32_order(points[i]), 0u);
     return;

@@ -8,8 +8,9 @@
 // rounded from float64 one less (candidates: the host confirms in float64, pointcheck.ts).
 //   out[0] = ~(first flagged index) (atomicMax of the complement: the smallest index wins, 0 = none; count < 2^32 − 1)
 //   out[1] = max |bits| over words ≤ LIMIT_BITS (0 for none)
-// Both are atomicMax with 0 as the identity, so the caller clears `out` with zeros.
-struct CheckParams { count: u32, limit: u32, p0: u32, p1: u32 }
+// Both are atomicMax with 0 as the identity, so the caller clears `out` with zeros. Points larger than one binding
+// are checked window by window (src/gpu/bigarray.ts): `points` is then the window [u.base, u.base + u.count).
+struct CheckParams { count: u32, limit: u32, base: u32, p1: u32 }
 @group(0) @binding(0) var<uniform> u: CheckParams;
 @group(0) @binding(1) var<storage, read> points: array<u32>;
 @group(0) @binding(2) var<storage, read_write> out: array<atomic<u32>>;
@@ -34,7 +35,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var top = 0u;
   for (var i = thread_index(wid, nwg, lid); i < u.count; i += threads) {
     let a = points[i] & 0x7fffffffu;
-    if (a > u.limit && first == 0u) { first = ~i; }
+    if (a > u.limit && first == 0u) { first = ~(u.base + i); }
     if (a <= LIMIT_BITS) { top = max(top, a); }
   }
   if (first != 0u) { atomicMax(&wfirst, first); }

@@ -3,9 +3,9 @@
  * a radix sort along the Z-curve, the Karras hierarchy, and a refit of the boxes. CPU twin: `lbvh.cpu.ts`
  * (bit-identical codes, topology and boxes); layout of every buffer: `layout.ts`.
  *
- *   bvh::bounds     scene bounds, atomicMax of order-preserving bit patterns     shaders/bvh/bounds.wgsl
- *   bvh::frame      lo, hi, exact scale = RN(2^bits / extent) by integer division shaders/bvh/frame.wgsl
- *   bvh::morton     64-bit Morton codes (vec2u) and the identity permutation       shaders/bvh/morton.wgsl
+ *   bvh::bounds     scene bounds, atomicMax of order-preserving bit patterns     shaders/bvh/bounds.wgsl  } codes.ts
+ *   bvh::frame      lo, hi, exact scale = RN(2^bits / extent) by integer division shaders/bvh/frame.wgsl   } (windows
+ *   bvh::morton     64-bit Morton codes (vec2u) and the identity permutation       shaders/bvh/morton.wgsl  } of big arrays)
  *   (radix sort)    stable, keyed by the code's significant bits                  src/primitives/radixsort.ts
  *   bvh::gather     points in Morton order                                         shaders/bvh/gather.wgsl
  *   bvh::karras     Karras 2012: each internal node found independently            shaders/bvh/karras.wgsl
@@ -21,17 +21,9 @@ import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
 import { boxLimitMessage, createBoxParts } from './boxparts.js';
-import {
-  BOX_PARTS,
-  bitsPerAxis,
-  boxPartRecords,
-  boxRecords,
-  boxWords,
-  codeBits,
-  maxCell,
-  pointsForBoxRecords,
-} from './layout.js';
+import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, codeBits, pointsForBoxRecords } from './layout.js';
 import { checkPoints } from './points.js';
+import { createCodeEncoder } from './codes.js';
 
 /**
  * The buffers of an n-point BVH that traversals read (layout.ts): what the k-NN search and Borůvka take, whether
@@ -142,22 +134,8 @@ export interface BvhBuilder {
   destroy(): void;
 }
 
-const BOUNDS_MAX_GROUPS = 1024;
-
 /** Each build kernel's bindings and uniform block (shaders/bvh/<name>.wgsl), by their WGSL names. */
 const ONLY_N = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
-const BOUNDS = {
-  bindings: { bp: 'uniform', points: 'read', acc: 'read_write' },
-  uniforms: { n: 'u32', threads: 'u32', pad0: 'u32', pad1: 'u32' },
-} as const;
-const FRAME = {
-  bindings: { u: 'uniform', acc: 'read', frame: 'read_write' },
-  uniforms: { bits: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' },
-} as const;
-const MORTON = {
-  bindings: { mp: 'uniform', points: 'read', frame: 'read', codes: 'read_write', values: 'read_write' },
-  uniforms: { n: 'u32', bits: 'u32', max_cell: 'f32', pad: 'u32' },
-} as const;
 const GATHER = {
   bindings: { gp: 'uniform', points: 'read', order: 'read', sorted: 'read_write' },
   uniforms: ONLY_N,
@@ -213,18 +191,14 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     constants: { D: dim, ...parts.constants, ...constants },
   });
   // The sorter's kernels compile together with ours (issue 17 §5).
-  const [bounds, frame, morton, gather, karras, refit, sorter] = await Promise.all([
-    ctx.kernel(spec('bounds', BOUNDS)),
-    ctx.kernel(spec('frame', FRAME, 32)),
-    ctx.kernel(spec('morton', MORTON)),
+  const [codeEncoder, gather, karras, refit, sorter] = await Promise.all([
+    // Stage 1 (codes.ts), windowed where the points or codes exceed one binding; with the same constants as ours.
+    createCodeEncoder(ctx, dim, { workgroupSize: wg, constants: parts.constants }),
     ctx.kernel(spec('gather', GATHER)),
     ctx.kernel(spec('karras', KARRAS)),
     ctx.kernel(spec('refit', REFIT, wg, { DIRECT: direct })),
     createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 }) as Promise<RadixSorter>,
   ]);
-  const acc = ctx.createBuffer('bvh::boundsAcc', 8 * dim);
-  const bits = bitsPerAxis(dim);
-  const cell = maxCell(bits);
   let destroyed = false;
 
   const check = (n: number, bvh: GpuBvh) => {
@@ -242,16 +216,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     encodeCodes(rec, points, n, bvh) {
       check(n, bvh);
       bvh.n = n;
-      if (n === 0) return;
-      const groups = Math.min(Math.ceil(n / wg), BOUNDS_MAX_GROUPS);
-      rec.clear(acc);
-      rec.dispatch(bounds, { buffers: { points, acc }, uniforms: { n, threads: groups * wg }, groups });
-      rec.dispatch(frame, { buffers: { acc, frame: bvh.frame }, uniforms: { bits }, threads: dim });
-      rec.dispatch(morton, {
-        buffers: { points, frame: bvh.frame, codes: bvh.codes, values: bvh.order },
-        uniforms: { n, bits, max_cell: cell },
-        threads: n,
-      });
+      codeEncoder.encode(rec, { points, n, frame: bvh.frame, codes: bvh.codes, order: bvh.order });
     },
     encodeSort(rec, n, bvh) {
       check(n, bvh);
@@ -285,7 +250,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       if (destroyed) return;
       destroyed = true;
       sorter.destroy();
-      acc.destroy();
+      codeEncoder.destroy();
       parts.destroy();
     },
   };

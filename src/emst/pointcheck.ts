@@ -21,6 +21,7 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
+import { windowBinding, windows } from '../gpu/bigarray.js';
 import { MAX_COORDINATE_BITS } from './pointcheck.cpu.js';
 import { scaleExponent } from './scale.js';
 import { rejectBadCoordinate } from './validate.js';
@@ -28,7 +29,7 @@ import { rejectBadCoordinate } from './validate.js';
 /** pointcheck.wgsl's bindings and uniform block, by their WGSL names. */
 const CHECK = {
   bindings: { u: 'uniform', points: 'read', out: 'read_write' },
-  uniforms: { count: 'u32', limit: 'u32', p0: 'u32', p1: 'u32' },
+  uniforms: { count: 'u32', limit: 'u32', base: 'u32', p1: 'u32' },
 } as const;
 
 /** pointscale.wgsl's bindings and uniform block, by their WGSL names. */
@@ -48,8 +49,12 @@ export interface PointChecker {
   encodeScale(rec: Recorder, points: Binding, count: number, exponent: number): void;
 }
 
-/** Compiles both kernels (cached per device by the context). */
-export async function createPointChecker(ctx: GpuContext): Promise<PointChecker> {
+/**
+ * Compiles both kernels (cached per device by the context). Points larger than one binding are checked and scaled
+ * window by window (issue 19, gpu/bigarray.ts; the check's first index offset by the window's `base`): one window,
+ * bound as given, wherever they fit. `maxWindow` caps the words per window (tests).
+ */
+export async function createPointChecker(ctx: GpuContext, options: { maxWindow?: number } = {}): Promise<PointChecker> {
   const [check, scale] = await Promise.all([
     ctx.kernel({
       label: 'emst::check',
@@ -67,12 +72,24 @@ export async function createPointChecker(ctx: GpuContext): Promise<PointChecker>
       rec.clear(out, 0, 8);
       if (count === 0) return;
       const k = check as Kernel<typeof CHECK.bindings, typeof CHECK.uniforms>;
-      rec.dispatch(k, { buffers: { points, out }, uniforms: { count, limit }, groups: groups(count) });
+      for (const w of windows(ctx.limits, count, [4], options.maxWindow)) {
+        rec.dispatch(k, {
+          buffers: { points: windowBinding(ctx.limits, points, 4, w), out },
+          uniforms: { count: w.count, limit, base: w.first },
+          groups: groups(w.count),
+        });
+      }
     },
     encodeScale(rec, points, count, exponent) {
       if (count === 0 || exponent === 0) return;
       const k = scale as Kernel<typeof SCALE.bindings, typeof SCALE.uniforms>;
-      rec.dispatch(k, { buffers: { points }, uniforms: { count, exponent }, groups: groups(count) });
+      for (const w of windows(ctx.limits, count, [4], options.maxWindow)) {
+        rec.dispatch(k, {
+          buffers: { points: windowBinding(ctx.limits, points, 4, w) },
+          uniforms: { count: w.count, exponent },
+          groups: groups(w.count),
+        });
+      }
     },
   };
 }

@@ -110,12 +110,16 @@ export function windows(
 }
 
 /**
- * The binding of a window's range of `buffer` (elements of `stride` bytes): the whole buffer where the window starts
- * at 0 and the buffer fits one binding (the fast path: the binding a plain kernel makes), else the range.
+ * The binding of a window's range of `array` (a buffer, or a range of one, holding elements of `stride` bytes from
+ * its start): `array` itself where the window starts at 0 and `array` fits one binding (the fast path: the binding a
+ * plain kernel makes), else the window's range.
  */
-export function windowBinding(limits: BigArrayLimits, buffer: GPUBuffer, stride: number, w: Window): Binding {
-  if (w.first === 0 && buffer.size <= limits.maxStorageBufferBindingSize) return buffer;
-  return { buffer, offset: w.first * stride, size: w.count * stride };
+export function windowBinding(limits: BigArrayLimits, array: Binding, stride: number, w: Window): Binding {
+  const buffer = 'buffer' in array ? array.buffer : array;
+  const offset = 'buffer' in array ? (array.offset ?? 0) : 0;
+  const size = 'buffer' in array ? (array.size ?? buffer.size - offset) : buffer.size;
+  if (w.first === 0 && size <= limits.maxStorageBufferBindingSize) return array;
+  return { buffer, offset: offset + w.first * stride, size: w.count * stride };
 }
 
 /** How an array is split into parts for random access: `parts` ranges of `partElements` elements (the last shorter). */
