@@ -106,6 +106,17 @@ async function localTrees(run: PartitionRun): Promise<SlotEdges> {
     }
     run.gid.set(ids, offsets[p]);
     run.lower.set(run.reply(reply, 'lower', Float32Array, count), offsets[p]);
+    const boxes = reply.arrays.cellBoxes;
+    const cells = boxes instanceof Float32Array ? boxes.length / (2 * run.dim) : 0;
+    if (!Number.isInteger(cells) || cells < 1 || cells > 255) {
+      throw new Error(`partitionedEmst: partition ${p}'s reply has no valid cellBoxes (${cells} boxes)`);
+    }
+    run.cutBoxes[p] = boxes as Float32Array;
+    const cell = run.reply(reply, 'cell', Uint8Array, count);
+    for (let r = 0; r < count; r++) {
+      if (cell[r] >= cells) throw new Error(`partitionedEmst: partition ${p}'s row ${r} names cell ${cell[r]}`);
+    }
+    run.cutOf.set(cell, offsets[p]);
     const s = run.reply(reply, 'sources', Uint32Array, count - 1);
     const d = run.reply(reply, 'targets', Uint32Array, count - 1);
     keys.set(run.reply(reply, 'keys', Float32Array, count - 1), at);

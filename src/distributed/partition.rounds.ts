@@ -9,21 +9,28 @@
  * Who asks (each exact because components only grow, so a point's cross-partition candidates only shrink):
  *   - a point whose last answer (j, key) still lies in another component offers it again without asking: it was its
  *     best over the partitions it asked, and every partition it did not ask lay beyond the bound that answer met;
- *   - otherwise a point asks when its lower bound — its key to the nearest other partition's cells, its core², and
- *     the key of its last answer or the bound it last asked with and found nothing (nothing lighter remains) — is at
- *     most its component's best so far; and asks only the partitions whose cells lie within that best;
- *   - a component with no local-tree edge out (whole partitions) first sends one asker, the point nearest to another
- *     partition, with no bound, so that the others ask within a bound.
+ *   - otherwise a point asks when its floor — its key to the nearest other partition's cells and its core² (floor0),
+ *     raised to the key of its last answer, or after an ask that found nothing to the smallest of what the owners
+ *     discarded and the bounds of the partitions not asked — is at most its component's best so far; and asks only
+ *     the partitions whose cells lie within that best — cells of the finer cover (each partition's 255 BVH subtrees)
+ *     not wholly inside its own component;
+ *   - a component with no local-tree edge out (whole partitions) first sends one asker with no bound, so that the
+ *     others ask within one.
+ * An owner is told the components of only those of its points that can answer: floor0 ≤ the largest bound asked of
+ * it (a point's key to any query from another partition is at least its floor0); the others are left out.
  * Then merge along the chosen edges (an edge chosen by both its components is added once).
  *
  * Important! Offers compare (key, min global id, max global id), as do the owners' searches: any other tie-break
  * can close a cycle among equal keys.
  *
- * Per round: O(n) passes over the slots (find, cached answers, askers) and over the tree edges still between
- * components; one 'rows' batch for first-time askers, one 'nearest' batch carrying the asked partitions' labels
- * (coded: 1 byte a point while fewer than 255 asking components have points there; none in the first round).
+ * Per round the work is proportional to what is active, not to n: the components (their best edges), the local-tree
+ * edges still between components, the standing answers, and the prefixes of each partition's points sorted by floor0
+ * up to the round's largest bound (askers, and the points an owner is told about). Union-find `find` is called on
+ * those only. Messages: one 'rows' batch for first-time askers, one 'nearest' batch per round (plus one for probes).
  */
 import { NONE } from '../bvh/layout.js';
+import { sortCodesCpu } from '../bvh/sort.cpu.js';
+import { boxKey } from '../knn/keys.cpu.js';
 import { roundsFraction } from '../progress.js';
 import type { PartitionRun } from './partition.run.js';
 import type { TaskMessage } from './types.js';
@@ -45,23 +52,40 @@ export async function boruvkaRounds(run: PartitionRun, tree: SlotEdges) {
 class Rounds {
   private readonly n: number;
   private readonly parent: Uint32Array;
-  /** Per slot: its component (root slot) this round. */
-  private readonly label: Uint32Array;
+  /** The current components' roots. */
+  private roots: number[];
   /** Per component root: its best edge so far (key, ids, slots). */
   private readonly bestKey: Float32Array;
   private readonly bestLo: Uint32Array;
   private readonly bestHi: Uint32Array;
   private readonly bestU: Uint32Array;
   private readonly bestV: Uint32Array;
-  /** Per slot: its last answer's far end (NONE: none standing) and key. */
+  /** Per slot: its last answer's far end (NONE: none standing) and key; `answering` lists the slots with one. */
   private readonly answer: Uint32Array;
   private readonly answerKey: Float32Array;
-  /** Per slot: no cross-partition edge of it has a smaller key (from its answers; in the run's key space). */
+  private answering: number[] = [];
+  /** Per slot: no cross-partition edge of it has a smaller key; floor0 its first value. */
   private readonly floor: Float32Array;
-  /** Per partition: the component holding all of it, or NONE. */
+  private readonly floor0: Float32Array;
+  /** Per partition: its slots sorted by floor0 (ascending), as one array in partition order. */
+  private readonly byFloor: Uint32Array;
+  /** Per partition: the local-tree edges still between components, and whether all of it is one component. */
+  private readonly aliveIn: Uint32Array;
   private readonly whole: Uint32Array;
   private readonly x: Float64Array;
   private alive: number;
+  /**
+   * The finer cover (run.cutBoxes): cell g of partition p is global cell cellBase[p] + g; its slots are
+   * cellSlots[cellStart[c] …]; cursor[c]: the slots before it are known to share the first slot's component (they do
+   * for good: components only grow); cellComp[c]: that component once all do, else NONE (this round).
+   */
+  private readonly cellBase: number[] = [0];
+  private readonly cellStart: Uint32Array;
+  private readonly cellSlots: Uint32Array;
+  private readonly cursor: Uint32Array;
+  private readonly cellComp: Uint32Array;
+  /** neighbours()' cache, by own global cell. */
+  private readonly near = new Map<number, { order: Uint8Array[]; keys: Float32Array[] }>();
   /** codedLabels' scratch: per component a stamp and a code. */
   private readonly mark: Uint32Array;
   private readonly code: Uint32Array;
@@ -74,7 +98,7 @@ class Rounds {
     const n = (this.n = run.n);
     this.parent = new Uint32Array(n);
     for (let i = 0; i < n; i++) this.parent[i] = i;
-    this.label = new Uint32Array(n);
+    this.roots = Array.from({ length: n }, (_, i) => i);
     this.bestKey = new Float32Array(n);
     this.bestLo = new Uint32Array(n);
     this.bestHi = new Uint32Array(n);
@@ -83,7 +107,7 @@ class Rounds {
     this.answer = new Uint32Array(n).fill(NONE);
     this.answerKey = new Float32Array(n);
     this.floor = new Float32Array(n);
-    // A point's lower bound on its cross-partition keys: its cells bound, and for mutual reachability its core.
+    // A point's first floor: its key bound to the other partitions' cells, and for mutual reachability its core.
     for (let i = 0; i < n; i++) {
       let l = run.lower[i];
       if (run.mr) {
@@ -92,36 +116,143 @@ class Rounds {
       }
       this.floor[i] = l;
     }
+    this.floor0 = this.floor.slice();
+    this.byFloor = new Uint32Array(n);
+    for (let p = 0; p < run.k; p++) {
+      const from = run.offsets[p];
+      const count = run.offsets[p + 1] - from;
+      // Non-negative float32 keys order as their bits: a radix sort of (bits, 0) pairs.
+      const codes = new Uint32Array(2 * count);
+      const bits = new Uint32Array(this.floor0.buffer, 4 * from, count);
+      for (let r = 0; r < count; r++) codes[2 * r] = bits[r];
+      const { order } = sortCodesCpu(codes, count, 32);
+      for (let r = 0; r < count; r++) this.byFloor[from + r] = from + order[r];
+    }
+    this.aliveIn = new Uint32Array(run.k);
     this.whole = new Uint32Array(run.k);
     this.x = new Float64Array(run.dim);
     this.alive = tree.keys.length;
     this.mark = new Uint32Array(n);
     this.code = new Uint32Array(n);
+    for (let p = 0; p < run.k; p++) {
+      this.cellBase.push(this.cellBase[p] + (run.cutBoxes[p] ? run.cutBoxes[p].length / (2 * run.dim) : 0));
+    }
+    const cells = this.cellBase[run.k];
+    this.cellStart = new Uint32Array(cells + 1);
+    for (let i = 0; i < n; i++) this.cellStart[this.cellBase[run.partOf[i]] + run.cutOf[i] + 1]++;
+    for (let c = 0; c < cells; c++) this.cellStart[c + 1] += this.cellStart[c];
+    this.cursor = this.cellStart.slice(0, cells);
+    this.cellSlots = new Uint32Array(n);
+    for (let i = 0; i < n; i++) this.cellSlots[this.cursor[this.cellBase[run.partOf[i]] + run.cutOf[i]]++] = i;
+    this.cursor.set(this.cellStart.subarray(0, cells));
+    this.cellComp = new Uint32Array(cells).fill(NONE);
+  }
+
+  /** cellComp for this round: a cell's component once all its points share one (cursor scans, O(n) per run). */
+  private updateCells(): void {
+    const { cellStart, cellSlots, cursor, cellComp } = this;
+    for (let c = 0; c < cellComp.length; c++) {
+      const first = cellStart[c];
+      const end = cellStart[c + 1];
+      const rep = this.find(cellSlots[first]);
+      let at = cursor[c];
+      while (at < end && this.find(cellSlots[at]) === rep) at++;
+      cursor[c] = at;
+      cellComp[c] = at === end ? rep : NONE;
+    }
+  }
+
+  /**
+   * For own cell G (global index) and every other partition b: b's cells sorted by their box-to-box key from G's
+   * box (each axis' gap rounded and summed as keys.cpu.ts sums a point's: monotone steps, so a lower bound on the key
+   * of any point of G to any point of the cell). Static; built the first time G's points ask.
+   */
+  private neighbours(G: number): { order: Uint8Array[]; keys: Float32Array[] } {
+    const cached = this.near.get(G);
+    if (cached !== undefined) return cached;
+    const { dim, k, cutBoxes } = this.run;
+    let p = 0;
+    while (this.cellBase[p + 1] <= G) p++;
+    const own = cutBoxes[p].subarray(2 * dim * (G - this.cellBase[p]), 2 * dim * (G - this.cellBase[p] + 1));
+    const order: Uint8Array[] = [];
+    const keys: Float32Array[] = [];
+    for (let b = 0; b < k; b++) {
+      const boxes = cutBoxes[b];
+      const count = b === p || boxes === undefined ? 0 : boxes.length / (2 * dim);
+      const key = new Float32Array(count);
+      for (let h = 0; h < count; h++) {
+        let sum = 0;
+        for (let d = 0; d < dim; d++) {
+          const lo = boxes[2 * dim * h + d];
+          const hi = boxes[2 * dim * h + dim + d];
+          const t = own[dim + d] < lo ? f32(lo - own[dim + d]) : own[d] > hi ? f32(own[d] - hi) : 0;
+          sum = f32(sum + f32(t * t));
+        }
+        key[h] = sum;
+      }
+      const o = Uint8Array.from({ length: count }, (_, h) => h).sort((a, c) => key[a] - key[c]);
+      order.push(o);
+      keys.push(Float32Array.from(o, (h) => key[h]));
+    }
+    const out = { order, keys };
+    this.near.set(G, out);
+    return out;
+  }
+
+  /**
+   * A lower bound on the key from scaled point x (of own cell G, in component comp) to every point of partition b
+   * outside comp: the key to the nearest of b's cells not wholly inside comp (+∞ when there is none). With x
+   * undefined, the box-to-box bound of the nearest such cell (no coordinates needed). Euclidean keys.
+   */
+  private cutKey(x: Float64Array | undefined, G: number, b: number, comp: number): number {
+    const { dim } = this.run;
+    const { order, keys } = this.neighbours(G);
+    const boxes = this.run.cutBoxes[b];
+    const base = this.cellBase[b];
+    const o = order[b];
+    const kk = keys[b];
+    let best = Infinity;
+    for (let t = 0; t < o.length; t++) {
+      if (kk[t] >= best) break;
+      const h = o[t];
+      if (this.cellComp[base + h] === comp) continue;
+      if (x === undefined) return kk[t];
+      const key = boxKey(boxes, 2 * dim * h, dim, x, x[0], dim > 1 ? x[1] : 0, dim > 2 ? x[2] : 0, null);
+      if (key < best) best = key;
+    }
+    return best;
   }
 
   async solve() {
-    const { n, run, bestKey, bestLo, bestHi, label } = this;
+    const { n, run, bestKey, bestLo, bestHi } = this;
     const outU = new Uint32Array(n - 1);
     const outV = new Uint32Array(n - 1);
     const outKey = new Float32Array(n - 1);
     let edges = 0;
     while (edges < n - 1) {
       const round = ++run.stats.rounds;
-      const roots = this.labels();
+      for (const c of this.roots) {
+        bestKey[c] = Infinity;
+        bestLo[c] = NONE;
+        bestHi[c] = NONE;
+      }
       this.offerTreeEdges();
       this.offerAnswers();
       this.findWhole();
+      this.updateCells();
       // Components of whole partitions: one asker each, without a bound.
-      const open = roots.filter((c) => bestKey[c] === Infinity);
-      if (open.length > 0) await this.ask(this.probes(), () => Infinity);
+      const open = this.roots.filter((c) => bestKey[c] === Infinity);
+      if (open.length > 0) await this.ask(this.probes(open), () => Infinity);
+      let top = 0;
+      for (const c of this.roots) if (bestKey[c] > top) top = bestKey[c];
       const askers: number[] = [];
-      for (let i = 0; i < n; i++) {
-        if (this.answer[i] === NONE && this.floor[i] <= bestKey[label[i]]) askers.push(i);
-      }
+      this.prefixes(top, (i) => {
+        if (this.answer[i] === NONE && this.floor[i] <= bestKey[this.find(i)]) askers.push(i);
+      });
       await this.ask(askers, (c) => bestKey[c]);
       // Merge along every component's best edge.
       const before = edges;
-      for (const c of roots) {
+      for (const c of this.roots) {
         if (bestKey[c] === Infinity) continue;
         const ru = this.find(this.bestU[c]);
         const rv = this.find(this.bestV[c]);
@@ -133,6 +264,7 @@ class Rounds {
         outKey[edges++] = bestKey[c];
       }
       if (edges === before) throw new Error(`partitionedEmst: round ${round} added no edge (${edges} of ${n - 1})`);
+      this.roots = this.roots.filter((c) => this.parent[c] === c);
       run.options.onProgress?.(0.5 + 0.45 * roundsFraction(n, n - edges), `round ${round + 1}`);
       if (edges < n - 1) run.checkAbort(`after Borůvka round ${round} (${edges} of ${n - 1} edges)`);
     }
@@ -148,20 +280,16 @@ class Rounds {
     return i;
   }
 
-  /** Labels every slot with its component's root; resets the roots' best edges; returns the roots. */
-  private labels(): number[] {
-    const roots: number[] = [];
-    for (let i = 0; i < this.n; i++) {
-      const c = this.find(i);
-      this.label[i] = c;
-      if (c === i) {
-        roots.push(i);
-        this.bestKey[i] = Infinity;
-        this.bestLo[i] = NONE;
-        this.bestHi[i] = NONE;
+  /** Calls `visit` for every slot whose floor0 is at most `top`, partition by partition. */
+  private prefixes(top: number, visit: (i: number) => void, only?: number): void {
+    const { offsets, k } = this.run;
+    for (let p = only ?? 0; p < (only === undefined ? k : only + 1); p++) {
+      for (let r = offsets[p]; r < offsets[p + 1]; r++) {
+        const i = this.byFloor[r];
+        if (this.floor0[i] > top) break;
+        visit(i);
       }
     }
-    return roots;
   }
 
   /** Offers edge (u, v) with `key` to component c in the canonical (key, min id, max id) order. */
@@ -182,15 +310,17 @@ class Rounds {
   /** The local trees' edges between components, offered to both; those inside a component are dropped for good. */
   private offerTreeEdges(): void {
     const { u, v, keys } = this.tree;
-    const label = this.label;
+    const partOf = this.run.partOf;
+    this.aliveIn.fill(0);
     let kept = 0;
     for (let e = 0; e < this.alive; e++) {
-      const cu = label[u[e]];
-      const cv = label[v[e]];
+      const cu = this.find(u[e]);
+      const cv = this.find(v[e]);
       if (cu === cv) continue;
       u[kept] = u[e];
       v[kept] = v[e];
       keys[kept++] = keys[e];
+      this.aliveIn[partOf[u[e]]]++;
       this.offer(cu, keys[e], u[e], v[e]);
       this.offer(cv, keys[e], u[e], v[e]);
     }
@@ -199,74 +329,110 @@ class Rounds {
 
   /** Standing answers offered again; an answer now inside its component becomes the point's floor. */
   private offerAnswers(): void {
-    const { answer, answerKey, label, floor } = this;
-    for (let i = 0; i < this.n; i++) {
+    const { answer, answerKey, floor } = this;
+    const still: number[] = [];
+    for (const i of this.answering) {
       const j = answer[i];
       if (j === NONE) continue;
-      if (label[j] !== label[i]) {
-        this.offer(label[i], answerKey[i], i, j);
-        this.offer(label[j], answerKey[i], i, j);
+      const ci = this.find(i);
+      const cj = this.find(j);
+      if (ci !== cj) {
+        this.offer(ci, answerKey[i], i, j);
+        this.offer(cj, answerKey[i], i, j);
+        still.push(i);
       } else {
         if (answerKey[i] > floor[i]) floor[i] = answerKey[i];
         answer[i] = NONE;
       }
     }
+    this.answering = still;
   }
 
   /**
-   * The components of partition [from, to)'s points as its owner needs them for queries `qs`: only whether a point
-   * shares a query's component. The queries' components with points there get codes 1 … Q, every other point 0, a
-   * query whose component has no point there a code no point carries. `labels` is a Uint8Array while Q < 255, and is
-   * left out (all 0) when Q = 0 — as in the first round, when every component is one point.
+   * whole[p]: the component holding all of partition p, or NONE. Its local tree spans it, so it is one component
+   * exactly when none of its tree edges is left between components.
+   */
+  private findWhole(): void {
+    const { offsets, k } = this.run;
+    for (let p = 0; p < k; p++) {
+      const empty = offsets[p] === offsets[p + 1];
+      this.whole[p] = !empty && this.aliveIn[p] === 0 ? this.find(offsets[p]) : NONE;
+    }
+  }
+
+  /** One asker per component in `open` (whole partitions): a point of it nearest to another partition. */
+  private probes(open: number[]): number[] {
+    const wanted = new Set(open);
+    const probe = new Map<number, number>();
+    for (let p = 0; p < this.run.k; p++) {
+      const c = this.whole[p];
+      if (c === NONE || !wanted.has(c)) continue;
+      const i = this.byFloor[this.run.offsets[p]];
+      const at = probe.get(c);
+      if (at === undefined || this.floor0[i] < this.floor0[at]) probe.set(c, i);
+    }
+    return [...probe.values()];
+  }
+
+  /**
+   * The components of partition b's points that can answer queries `qs` with bounds up to `top`, coded: only whether
+   * a point shares a query's component matters. Listed: the points with floor0 ≤ top (the others cannot answer) as
+   * `rows`, or all of them (no `rows`) when that is fewer bytes. The queries' components with listed points get codes
+   * 1 … Q, every other listed point 0, a query whose component has no listed point a code no point carries. `labels`
+   * (per listed point) is a Uint8Array while Q < 255, left out (all 0) for Q = 0 — as in the first round, when every
+   * component is one point.
    */
   private codedLabels(
     qs: number[],
-    from: number,
-    to: number,
-  ): { comp: Uint32Array; labels?: Uint8Array | Uint32Array } {
-    const { label, mark, code } = this;
+    b: number,
+    top: number,
+  ): { comp: Uint32Array; rows?: Uint32Array; labels?: Uint8Array | Uint32Array; listed: number[] } {
+    const { mark, code } = this;
+    const from = this.run.offsets[b];
+    const to = this.run.offsets[b + 1];
+    let listed: number[] = [];
+    this.prefixes(top, (j) => listed.push(j), b);
     const tick = ++this.tick;
-    for (const i of qs) mark[label[i]] = tick;
-    let q = 0;
-    for (let j = from; j < to; j++) {
-      const c = label[j];
-      if (mark[c] === tick) {
-        mark[c] = tick + 1;
-        code[c] = ++q;
+    for (const i of qs) mark[this.find(i)] = tick;
+    // Codes are given over all of b's points when listing them all may be chosen below, so that they stay valid.
+    const codeOver = (slots: ArrayLike<number>): number => {
+      let q = 0;
+      for (let t = 0; t < slots.length; t++) {
+        const c = this.find(slots[t]);
+        if (mark[c] === tick) {
+          mark[c] = tick + 1;
+          code[c] = ++q;
+        }
       }
+      return q;
+    };
+    let q = codeOver(listed);
+    const width = (codes: number) => (codes === 0 ? 0 : codes < 255 ? 1 : 4);
+    if ((to - from) * width(q) < listed.length * (4 + width(q))) {
+      // Dense: every point, no rows (recoded over all of them: their codes may be more).
+      for (const i of qs) mark[this.find(i)] = tick;
+      listed = Array.from({ length: to - from }, (_, r) => from + r);
+      q = codeOver(listed);
     }
     this.tick++;
-    // Now mark[c] = tick + 1 exactly for the query components with points here, coded code[c].
+    // Now mark[c] = tick + 1 exactly for the query components with listed points, coded code[c].
     const absent = q < 255 ? 255 : NONE;
-    const comp = Uint32Array.from(qs, (i) => (mark[label[i]] === tick + 1 ? code[label[i]] : absent));
-    if (q === 0) return { comp };
-    const labels = q < 255 ? new Uint8Array(to - from) : new Uint32Array(to - from);
-    for (let j = from; j < to; j++) labels[j - from] = mark[label[j]] === tick + 1 ? code[label[j]] : 0;
-    return { comp, labels };
-  }
-
-  /** whole[p]: the component holding all of partition p, or NONE. */
-  private findWhole(): void {
-    const { offsets } = this.run;
-    for (let p = 0; p < this.run.k; p++) {
-      const a = offsets[p];
-      const b = offsets[p + 1];
-      let c = a < b ? this.label[a] : NONE;
-      for (let i = a + 1; i < b && c !== NONE; i++) if (this.label[i] !== c) c = NONE;
-      this.whole[p] = c;
+    const comp = Uint32Array.from(qs, (i) => (mark[this.find(i)] === tick + 1 ? code[this.find(i)] : absent));
+    const dense = listed.length === to - from;
+    const out: { comp: Uint32Array; rows?: Uint32Array; labels?: Uint8Array | Uint32Array; listed: number[] } = {
+      comp,
+      listed,
+    };
+    if (!dense) out.rows = Uint32Array.from(listed, (j) => j - from);
+    if (q > 0) {
+      const labels = q < 255 ? new Uint8Array(listed.length) : new Uint32Array(listed.length);
+      listed.forEach((j, t) => {
+        const c = this.find(j);
+        labels[t] = mark[c] === tick + 1 ? code[c] : 0;
+      });
+      out.labels = labels;
     }
-  }
-
-  /** Per component with no edge yet, its point with the smallest floor. */
-  private probes(): number[] {
-    const probe = new Map<number, number>();
-    for (let i = 0; i < this.n; i++) {
-      const c = this.label[i];
-      if (this.bestKey[c] !== Infinity) continue;
-      const at = probe.get(c);
-      if (at === undefined || this.floor[i] < this.floor[at]) probe.set(c, i);
-    }
-    return [...probe.values()];
+    return out;
   }
 
   /**
@@ -274,42 +440,75 @@ class Rounds {
    * inside its component) for its lightest edge to another component; offers the answers to both components and
    * keeps each asker's best as its answer (or, with none, raises its floor to the bound).
    */
-  private async ask(askers: number[], boundOf: (c: number) => number): Promise<void> {
-    const { run, label, x, answer, answerKey, floor } = this;
+  private async ask(candidates: number[], boundOf: (c: number) => number): Promise<void> {
+    const { run, x, answer, answerKey, floor } = this;
+    // First by the asker's own cell box (no coordinates needed): an asker none of whose partitions' cells outside its
+    // component lies within its bound only raises its floor.
+    const askers: number[] = [];
+    for (const i of candidates) {
+      const c = this.find(i);
+      const p = run.partOf[i];
+      const G = this.cellBase[p] + run.cutOf[i];
+      const bound = boundOf(c);
+      const core = run.mr ? run.core2[i] : 0;
+      let asks = false;
+      let least = Infinity;
+      for (let b = 0; b < run.k && !asks; b++) {
+        if (b === p || run.infos[b].count === 0 || this.whole[b] === c) continue;
+        let lb = this.cutKey(undefined, G, b, c);
+        if (run.mr && run.ia2 !== 1) lb = f32(lb * run.ia2);
+        if (core > lb) lb = core;
+        if (lb <= bound) asks = true;
+        else if (lb < least) least = lb;
+      }
+      if (asks) askers.push(i);
+      else if (least > floor[i]) floor[i] = least;
+    }
     if (askers.length === 0) return;
     await run.fetchRows(askers);
     const queries = run.infos.map(() => [] as number[]);
-    for (const i of askers) {
-      const c = label[i];
+    const tops = new Float64Array(run.k);
+    // Per asker: the smallest lower bound over the partitions it does not ask (then those it asks), for its floor.
+    const beyond = new Float32Array(askers.length).fill(Infinity);
+    askers.forEach((i, a) => {
+      const c = this.find(i);
       const bound = boundOf(c);
       run.coordinates(i, x);
       for (let b = 0; b < run.k; b++) {
         if (b === run.partOf[i] || run.infos[b].count === 0 || this.whole[b] === c) continue;
-        let lb = run.cellKey(x, b);
+        let lb = this.cutKey(x, this.cellBase[run.partOf[i]] + run.cutOf[i], b, c);
         if (run.mr) {
           if (run.ia2 !== 1) lb = f32(lb * run.ia2);
           if (run.core2[i] > lb) lb = run.core2[i];
         }
-        if (lb <= bound) queries[b].push(i);
+        if (lb <= bound) {
+          queries[b].push(i);
+          if (bound > tops[b]) tops[b] = bound;
+        } else if (lb < beyond[a]) beyond[a] = lb;
       }
       answer[i] = NONE;
-    }
+    });
+    const at = new Map<number, number>();
+    askers.forEach((i, a) => at.set(i, a));
     const asked = run.infos.map((_, b) => b).filter((b) => queries[b].length > 0);
     const meta = { exponent: run.exponent, alpha: run.alpha, mr: run.mr };
+    // Per asked partition: the smallest floor0 of its points left out (their keys to any query are at least that).
+    const next = new Float32Array(run.k).fill(Infinity);
     const replies = await run.call(
       asked.map((b) => {
         const qs = queries[b];
-        const from = run.offsets[b];
-        const to = run.offsets[b + 1];
+        const { listed, ...coded } = this.codedLabels(qs, b, tops[b]);
+        const r = run.offsets[b] + listed.length;
+        if (r < run.offsets[b + 1]) next[b] = this.floor0[this.byFloor[r]];
         const arrays: TaskMessage['arrays'] = {
           points: run.rowsOf(qs),
           gid: Uint32Array.from(qs, (i) => run.gid[i]),
-          bound: Float32Array.from(qs, (i) => boundOf(label[i])),
-          ...this.codedLabels(qs, from, to),
+          bound: Float32Array.from(qs, (i) => boundOf(this.find(i))),
+          ...coded,
         };
         if (run.mr) {
           arrays.core2 = Float32Array.from(qs, (i) => run.core2[i]);
-          arrays.ownCore2 = run.core2.slice(from, to);
+          arrays.ownCore2 = Float32Array.from(listed, (j) => run.core2[j]);
         }
         return { partition: b, kind: 'nearest', msg: { meta, arrays } };
       }),
@@ -321,13 +520,18 @@ class Rounds {
       const row = run.reply(replies[t], 'row', Uint32Array, qs.length);
       run.stats.queries += qs.length;
       qs.forEach((i, q) => {
-        if (row[q] === NONE) return;
+        if (row[q] === NONE) {
+          const a = at.get(i)!;
+          const lb = key[q] < next[b] ? key[q] : next[b];
+          if (lb < beyond[a]) beyond[a] = lb;
+          return;
+        }
         if (row[q] >= run.infos[b].count) {
           throw new Error(`partitionedEmst: partition ${b} answered row ${row[q]} of ${run.infos[b].count}`);
         }
         const j = run.offsets[b] + row[q];
-        this.offer(label[i], key[q], i, j);
-        this.offer(label[j], key[q], i, j);
+        this.offer(this.find(i), key[q], i, j);
+        this.offer(this.find(j), key[q], i, j);
         // The asker's best answer over the partitions it asked, in the canonical order.
         const a = answer[i];
         const lo = (g: number) => (g < gid[i] ? g : gid[i]);
@@ -338,15 +542,17 @@ class Rounds {
           (key[q] === answerKey[i] &&
             (lo(gid[j]) < lo(gid[a]) || (lo(gid[j]) === lo(gid[a]) && hi(gid[j]) < hi(gid[a]))))
         ) {
+          if (a === NONE) this.answering.push(i);
           answer[i] = j;
           answerKey[i] = key[q];
         }
       });
     });
-    // An asker with no answer has no cross-partition edge at or below the bound it asked with.
-    for (const i of askers) {
-      const bound = boundOf(label[i]);
-      if (answer[i] === NONE && bound > floor[i]) floor[i] = bound;
-    }
+    // An asker with no answer has no cross-partition edge at or below the bound it asked with; more precisely,
+    // none below the smallest of what the asked owners discarded, the points they were not told about, and the
+    // partitions not asked.
+    askers.forEach((i, a) => {
+      if (answer[i] === NONE && beyond[a] > floor[i]) floor[i] = beyond[a];
+    });
   }
 }

@@ -52,6 +52,9 @@ export class PartitionRun {
   readonly lower: Float32Array;
   /** Per slot: squared core distance over all points (mutual reachability; empty otherwise). */
   readonly core2: Float32Array;
+  /** Per partition: its finer cover (the 'tree' replies' cellBoxes, scaled); per slot: its subtree there. */
+  readonly cutBoxes: Float32Array[] = [];
+  readonly cutOf: Uint8Array;
   readonly stats: PartitionedEmstStats;
   readonly timings: Record<string, number> = {};
   /** Every partition's cells as sent (unscaled), the partition of each, and per partition its cells scaled. */
@@ -123,6 +126,7 @@ export class PartitionRun {
     this.gid = new Uint32Array(n);
     this.lower = new Float32Array(n);
     this.core2 = new Float32Array(this.mr ? n : 0);
+    this.cutOf = new Uint8Array(n);
     this.cacheAt = new Int32Array(n).fill(-1);
     this.stats = { partitions: this.k, rounds: 0, messages: 0, bytesSent: 0, bytesReceived: 0, queries: 0 };
   }
@@ -215,7 +219,7 @@ export class PartitionRun {
   }
 
   /** A reply's array `name`, checked for its type and length. */
-  reply<T extends Float32Array | Uint32Array>(
+  reply<T extends Float32Array | Uint32Array | Uint8Array>(
     msg: TaskMessage,
     name: string,
     type: new (n: number) => T,

@@ -25,6 +25,12 @@ const f32 = Math.fround;
 /** Subtrees of fewer points are scanned point by point. */
 const SCAN_RANGE = 16;
 
+/** Subtrees in the cover the 'tree' task returns (PartitionIndex.cut): a row's subtree fits a byte. */
+export const CUT_CELLS = 255;
+
+/** The label of a row left out of a 'nearest' request: never a candidate (no query's component code). */
+export const EXCLUDED = 0xfffffffe;
+
 /** Groups of own points (BVH subtrees) that share one ordering of the other partitions' cells in lowerBounds. */
 const GROUPS = 256;
 
@@ -169,6 +175,18 @@ export class PartitionIndex {
     return out;
   }
 
+  /** At most `max` (≤ 255) BVH subtrees covering the partition: their scaled boxes, and each row's subtree. */
+  cut(max: number): { cell: Uint8Array; cellBoxes: Float32Array } {
+    const cell = new Uint8Array(this.n);
+    if (this.bvh === null) return { cell, cellBoxes: Float32Array.from([...this.points, ...this.points]) };
+    const cells = bvhCells(this.bvh, Math.min(max, 255));
+    const order = this.bvh.order;
+    for (let g = 0; g < cells.first.length; g++) {
+      for (let p = cells.first[g]; p <= cells.last[g]; p++) cell[order[p]] = g;
+    }
+    return { cell, cellBoxes: cells.boxes };
+  }
+
   /** The m smallest keys from the scaled point `x` to this partition's points, ascending, +∞ beyond n; into out[at …]. */
   knnKeys(x: Float64Array, m: number, out: Float32Array, at: number): void {
     const { n, dim, points } = this;
@@ -212,9 +230,9 @@ export class PartitionIndex {
 
   /**
    * The lightest edge in the canonical (key, min id, max id) order from the scaled query point `x` (global id `gid`,
-   * component `comp`, squared core `core2q` or 0) to a point of this partition whose label differs from `comp`, among
-   * edges with key ≤ `bound`. `labels` and, for mutual reachability, `mr` are per row. Returns the row, or NONE.
-   * The key is left in `foundKey`.
+   * component `comp`, squared core `core2q` or 0) to a point of this partition whose label differs from `comp` and is
+   * not EXCLUDED, among edges with key ≤ `bound`. `state`: the labels and, for mutual reachability, the cores.
+   * Returns the row, or NONE; the key (or the lower bound) is left in `foundKey`.
    */
   nearest(x: Float64Array, gid: number, comp: number, bound: number, core2q: number, state: NearestState): number {
     const { n, dim, points, ids } = this;
@@ -223,7 +241,12 @@ export class PartitionIndex {
     let BL = NONE;
     let BH = NONE;
     let found = -1;
-    if (n === 0 || core2q > R) return NONE;
+    // With nothing found: the smallest key or bound of what was discarded, which no candidate here undercuts.
+    let pruned = Infinity;
+    if (n === 0 || core2q > R) {
+      this.foundKey = n === 0 ? Infinity : core2q;
+      return NONE;
+    }
     const [x0, x1, x2] = [x[0], dim > 1 ? x[1] : 0, dim > 2 ? x[2] : 0];
     // One candidate (Morton position p; row = order[p]) folded into (R, BL, BH).
     const offer = (p: number, key: number, row: number): void => {
@@ -232,7 +255,10 @@ export class PartitionIndex {
         if (core2q > key) key = core2q;
         if (mr.core2[p] > key) key = mr.core2[p];
       }
-      if (key > R) return;
+      if (key > R) {
+        if (key < pruned) pruned = key;
+        return;
+      }
       const g = ids[row];
       const a = g < gid ? g : gid;
       const b = g < gid ? gid : g;
@@ -241,11 +267,11 @@ export class PartitionIndex {
         BL = a;
         BH = b;
         found = row;
-      }
+      } else if (key < pruned) pruned = key;
     };
     if (this.bvh === null) {
-      if (label[0] !== comp) offer(0, pointKey(points, 0, dim, x, x0, x1, x2, null), 0);
-      this.foundKey = R;
+      if (label[0] !== comp && label[0] !== EXCLUDED) offer(0, pointKey(points, 0, dim, x, x0, x1, x2, null), 0);
+      this.foundKey = found < 0 ? pruned : R;
       return found < 0 ? NONE : found;
     }
     const { sortedPoints: xs, links, ranges, order } = this.bvh;
@@ -256,6 +282,7 @@ export class PartitionIndex {
       const node = this.stackNode[--sp];
       const lower = this.stackBound[sp];
       if (lower >= R) {
+        if (lower < pruned) pruned = lower;
         if (lower > R) continue;
         // Every candidate here has key ≥ R: only a smaller (min, max) id pair can win (nearest.cpu.ts).
         const g = ids[this.stackMin[sp]];
@@ -267,7 +294,8 @@ export class PartitionIndex {
       const last = node >= leaves ? node - leaves : ranges[2 * node + 1];
       if (last - first < SCAN_RANGE) {
         for (let p = first; p <= last; p++) {
-          if (label[p] !== comp) offer(p, pointKey(xs, p, dim, x, x0, x1, x2, null), order[p]);
+          const l = label[p];
+          if (l !== comp && l !== EXCLUDED) offer(p, pointKey(xs, p, dim, x, x0, x1, x2, null), order[p]);
         }
         continue;
       }
@@ -279,11 +307,15 @@ export class PartitionIndex {
       sp = this.push(sp, nearLeft ? r : l, nearLeft ? br : bl, links[4 * node + (nearLeft ? 3 : 2)]);
       sp = this.push(sp, nearLeft ? l : r, nearLeft ? bl : br, links[4 * node + (nearLeft ? 2 : 3)]);
     }
-    this.foundKey = R;
+    this.foundKey = found < 0 ? pruned : R;
     return found < 0 ? NONE : found;
   }
 
-  /** The key of the last nearest() result. */
+  /**
+   * After nearest(): the key of the edge found, or with none a lower bound on the key from the query to every point
+   * here outside its component and not EXCLUDED (≥ the bound; +∞ when there is none) — valid in later rounds too,
+   * since components only grow.
+   */
   foundKey = Infinity;
 
   /** Per-query state of nearest(): the labels (and cores) of this partition's points in Morton order. */
@@ -315,16 +347,17 @@ export class PartitionIndex {
       : boxKey(boxes, node * 2 * dim, dim, x, x0, x1, x2, null);
   }
 
-  /** Lower bound on any edge from the query into `node` (+∞ when all its points carry the query's label). */
+  /** Lower bound on any edge from the query into `node` (+∞ when all its points carry the query's label or EXCLUDED). */
   private nodeBound(node: number, x: Float64Array, comp: number, core2q: number, state: NearestState): number {
     const leaves = this.n - 1;
     const { label, changes, mr } = state;
     if (node >= leaves) {
-      if (label[node - leaves] === comp) return Infinity;
+      const l = label[node - leaves];
+      if (l === comp || l === EXCLUDED) return Infinity;
     } else {
       const { ranges } = this.bvh!;
       const f = ranges[2 * node];
-      if (changes[f] === changes[ranges[2 * node + 1]] && label[f] === comp) return Infinity;
+      if (changes[f] === changes[ranges[2 * node + 1]] && (label[f] === comp || label[f] === EXCLUDED)) return Infinity;
     }
     let key = this.childKey(node, x);
     if (mr !== null) {

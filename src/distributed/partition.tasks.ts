@@ -7,17 +7,21 @@
  *   kind       request meta / arrays                              reply arrays
  *   rows       rows u32 q                                         points f32 q × dim (unscaled)
  *   tree       minSamples, alpha; cells f32, cellOwner u32,       sources, targets u32 (rows), keys f32, ids u32 n,
- *              core2 f32 n (mutual reachability only)             lower f32 n
- *   nearest    alpha, mr; points f32 q × dim, gid u32 q,          key f32 q, row u32 q (NONE: no edge ≤ bound)
- *              comp u32 q, bound f32 q, core2 f32 q (mr),
- *              labels u8 or u32 n (absent: all 0), ownCore2 f32 n (mr)
+ *              core2 f32 n (mutual reachability only)             lower f32 n, cell u8 n, cellBoxes f32 c × 2·dim
+ *   nearest    alpha, mr; points f32 q × dim, gid u32 q,          row u32 q (NONE: no edge ≤ bound), key f32 q
+ *                                                                 (the edge's; for NONE a lower bound on the rest)
+ *              comp u32 q, bound f32 q, core2 f32 q (mr), rows u32 r
+ *              (the rows that may answer; absent: all), labels u8 or
+ *              u32 r (absent: all 0), ownCore2 f32 r (mr)
  *   coreBound  m; cells, cellOwner                                core2 f32 n (this partition only), lower f32 n
  *   knn        m; points f32 q × dim                              keys f32 q × m ascending (+∞ padded)
  *   core       m; rows u32 q, keys f32 q × m (the halo lists)     core2 f32 n (over all points)
  *
  * `cells`: every partition's cell boxes (PartitionInfo.cells, concatenated), `cellOwner` the partition of each;
  * `lower`: per row, a lower bound on its key to any other partition's point (PartitionIndex.lowerBounds).
- * `labels`/`comp`: component codes — a row is a candidate for query q exactly when labels[row] ≠ comp[q].
+ * `cell`/`cellBoxes`: a finer cover of the partition by CUT_CELLS BVH subtrees (scaled boxes) and each row's subtree:
+ *   the coordinator skips a subtree once all its points are in the asker's component.
+ * `labels`/`comp`: component codes — a listed row is a candidate for query q exactly when its label ≠ comp[q].
  *
  * The local tree ('tree') is emst() on the scaled points with the owner's backend (Euclidean), or with the true
  * cores the CPU backend's Borůvka (mutual reachability: boruvka.cpu.ts `core2`; the GPU backend has no such hook
@@ -29,7 +33,7 @@ import { emstCpuAsync } from '../emst/boruvka.cpu.js';
 import { inverseAlphaSquared, reachabilityKey } from '../emst/distance.cpu.js';
 import { squaredDistance } from '../knn/keys.cpu.js';
 import { NONE } from '../bvh/layout.js';
-import { PartitionIndex, scaleRows } from './partition.search.cpu.js';
+import { CUT_CELLS, EXCLUDED, PartitionIndex, scaleRows } from './partition.search.cpu.js';
 import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMessage } from './types.js';
 
 /** The handlers by kind (the table above). */
@@ -68,9 +72,18 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
       keys[e] = core2 === null ? d : reachabilityKey(d, core2[u], core2[v], ia2);
     }
     const lower = index.lowerBounds(array(msg, 'cells', Float32Array), array(msg, 'cellOwner', Uint32Array), p.id);
+    const { cell, cellBoxes } = index.cut(CUT_CELLS);
     return {
       meta: {},
-      arrays: { sources: tree.sources.slice(), targets: tree.targets.slice(), keys, ids: p.ids, lower },
+      arrays: {
+        sources: tree.sources.slice(),
+        targets: tree.targets.slice(),
+        keys,
+        ids: p.ids,
+        lower,
+        cell,
+        cellBoxes,
+      },
     };
   },
 
@@ -84,27 +97,29 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     const comp = sized(array(msg, 'comp', Uint32Array), q, 'comp');
     const bound = sized(array(msg, 'bound', Float32Array), q, 'bound');
     const core2 = mr ? sized(array(msg, 'core2', Float32Array), q, 'core2') : null;
-    // Coded labels (partition.rounds.ts, codedLabels): absent = all 0; a Uint8Array is widened.
+    // The rows that may answer, and their coded labels (partition.rounds.ts, codedLabels): the other rows are left
+    // out (EXCLUDED); labels absent = all 0; a Uint8Array is widened.
+    const rows = msg.arrays.rows === undefined ? null : array(msg, 'rows', Uint32Array);
     const given = msg.arrays.labels;
     if (given !== undefined && !(given instanceof Uint8Array || given instanceof Uint32Array)) {
       throw new InputError(`Expected arrays.labels to be a Uint8Array or Uint32Array, got ${given.constructor.name}.`);
     }
-    const labels = given === undefined ? new Uint32Array(n) : Uint32Array.from(sized(given, n, 'labels'));
-    const ownCore2 = mr ? sized(array(msg, 'ownCore2', Float32Array), n, 'ownCore2') : null;
-    const state = index.nearestState(labels, ownCore2, inverseAlphaSquared(num(msg, 'alpha')));
-    const key = new Float32Array(q).fill(Infinity);
-    const rowOut = new Uint32Array(q).fill(NONE);
-    const x = new Float64Array(dim);
-    const f = 2 ** index.exponent;
-    for (let i = 0; i < q; i++) {
-      for (let d = 0; d < dim; d++) x[d] = Math.fround(points[i * dim + d] * f);
-      const r = index.nearest(x, gid[i], comp[i], bound[i], core2 === null ? 0 : core2[i], state);
-      if (r !== NONE) {
-        rowOut[i] = r;
-        key[i] = index.foundKey;
-      }
+    if (rows === null) {
+      // Every row listed.
+      const labels = given === undefined ? new Uint32Array(n) : Uint32Array.from(sized(given, n, 'labels'));
+      const ownCore2 = mr ? sized(array(msg, 'ownCore2', Float32Array), n, 'ownCore2') : null;
+      return answerNearest(index, labels, ownCore2, msg, { points, gid, comp, bound, core2 });
     }
-    return { meta: {}, arrays: { key, row: rowOut } };
+    if (given !== undefined) sized(given, rows.length, 'labels');
+    const labels = new Uint32Array(n).fill(EXCLUDED);
+    rows.forEach((r, t) => (labels[row(p, r)] = given === undefined ? 0 : given[t]));
+    let ownCore2: Float32Array | null = null;
+    if (mr) {
+      const listed = sized(array(msg, 'ownCore2', Float32Array), rows.length, 'ownCore2');
+      ownCore2 = new Float32Array(n).fill(Infinity);
+      rows.forEach((r, t) => (ownCore2![r] = listed[t]));
+    }
+    return answerNearest(index, labels, ownCore2, msg, { points, gid, comp, bound, core2 });
   },
 
   async coreBound(p, msg) {
@@ -137,6 +152,36 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     return { meta: {}, arrays: { core2: index.cores(m, { rows, keys }) } };
   },
 };
+
+/** The 'nearest' searches, given the rows' labels and cores (EXCLUDED / +∞ for rows left out). */
+function answerNearest(
+  index: PartitionIndex,
+  labels: Uint32Array,
+  ownCore2: Float32Array | null,
+  msg: TaskMessage,
+  queries: {
+    points: Float32Array;
+    gid: Uint32Array;
+    comp: Uint32Array;
+    bound: Float32Array;
+    core2: Float32Array | null;
+  },
+): TaskMessage {
+  const { points, gid, comp, bound, core2 } = queries;
+  const dim = index.dim;
+  const q = gid.length;
+  const state = index.nearestState(labels, ownCore2, inverseAlphaSquared(num(msg, 'alpha')));
+  const key = new Float32Array(q);
+  const rowOut = new Uint32Array(q);
+  const x = new Float64Array(dim);
+  const f = 2 ** index.exponent;
+  for (let i = 0; i < q; i++) {
+    for (let d = 0; d < dim; d++) x[d] = Math.fround(points[i * dim + d] * f);
+    rowOut[i] = index.nearest(x, gid[i], comp[i], bound[i], core2 === null ? 0 : core2[i], state);
+    key[i] = index.foundKey;
+  }
+  return { meta: {}, arrays: { key, row: rowOut } };
+}
 
 /** Runs `kind` on `p`, rejecting an unknown kind with the kinds there are. */
 export function runPartitionTask(kind: string, p: PartitionData, msg: TaskMessage, env: Parameters<PartitionTask>[2]) {
