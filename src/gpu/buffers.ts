@@ -2,6 +2,16 @@
  * Buffer creation with ownership tracking: every buffer made through the context is labelled, counted while it
  * lives, and contributes to a peak-memory figure (the benchmarks' "peak of live GPU buffers"). A buffer's
  * `destroy()` untracks it; `destroyAll()` is the context's last act.
+ *
+ * Reuse across calls (issue 17): creating GPU buffers costs the calling thread ~18 ms per hdbscan() at 10^6 points
+ * and ~100 ms at 10^7 on the H100 (Dawn's createBuffer: the driver's allocations; CPU profiles, bench/RESULTS.md),
+ * and a context that runs one call after another asks for the same sizes again. So a destroyed storage buffer of
+ * at least POOL_MIN_BYTES is kept in a pool instead, and a later request of the same size and usage takes it back,
+ * cleared to zeros first (a clearBuffer submitted at once: queue order puts it after the work of its last owner and
+ * before any of its new one's), so it reads as a new buffer does. The pool is bounded: a request it cannot serve
+ * first frees pooled buffers, oldest first, until pooled + live + the request fit under the most ever live at once
+ * (so a context never holds more than its largest call needed). Pooled bytes are not in `liveBytes`;
+ * `trim()` frees them; buffers with map usages are never pooled.
  */
 import { Usage } from './usage.js';
 
@@ -14,7 +24,12 @@ export interface MemoryStats {
   liveBuffers: number;
   /** Labels of live buffers (to find leaks). */
   liveLabels: string[];
+  /** Bytes of destroyed buffers kept for reuse (not in `liveBytes`; `GpuContext.trim()` frees them). */
+  pooledBytes: number;
 }
+
+/** Buffers from this size up are pooled when destroyed (smaller ones cost little to create). */
+export const POOL_MIN_BYTES = 1 << 16;
 
 /** Storage buffers can be read, written, copied from and to, and used for indirect dispatch. */
 const STORAGE_USAGE = Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST;
@@ -23,42 +38,102 @@ export class BufferTracker {
   private readonly live = new Map<GPUBuffer, number>();
   private liveBytes = 0;
   private peakBytes = 0;
+  /** The most bytes ever live at once (resetPeak leaves it): the pool's bound. */
+  private highWater = 0;
+  /** Destroyed buffers kept for reuse, by `${size}:${usage}`, and all of them oldest first. */
+  private readonly pool = new Map<string, GPUBuffer[]>();
+  private readonly pooled: { buffer: GPUBuffer; key: string; size: number }[] = [];
+  private pooledBytes = 0;
+  /** Buffers taken from the pool (cumulative), for tests and benchmarks. */
+  reused = 0;
 
-  constructor(private readonly device: GPUDevice) {}
+  /** `reuse`: keep destroyed buffers for later requests of their size (the context's `bufferPool` option). */
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly reuse = true,
+  ) {}
 
   /** A labelled buffer of at least `byteLength` bytes (rounded up to 4, at least 4), storage usage plus `usage`. */
   create(label: string, byteLength: number, usage = 0): GPUBuffer {
     const size = Math.max(4, Math.ceil(byteLength / 4) * 4);
-    const buf = this.device.createBuffer({ label, size, usage: STORAGE_USAGE | usage });
-    this.track(buf, size);
+    const full = STORAGE_USAGE | usage;
+    const key = `${size}:${full}`;
+    const again = this.pool.get(key)?.pop();
+    if (again) {
+      this.unpool(again);
+      again.label = label;
+      const encoder = this.device.createCommandEncoder({ label: `${label} (cleared for reuse)` });
+      encoder.clearBuffer(again);
+      this.device.queue.submit([encoder.finish()]);
+      this.reused++;
+      this.track(again, size, key, true);
+      return again;
+    }
+    if (this.pooledBytes > 0) this.evict(size);
+    const buf = this.device.createBuffer({ label, size, usage: full });
+    this.track(buf, size, key, false);
     return buf;
+  }
+
+  /** Frees every pooled buffer (GpuContext.trim). */
+  trim(): void {
+    this.evict(Number.POSITIVE_INFINITY);
+  }
+
+  /** Frees pooled buffers, oldest first, until pooled + live + `need` bytes fit under the high-water mark. */
+  private evict(need: number): void {
+    while (this.pooled.length > 0 && this.pooledBytes + this.liveBytes + need > this.highWater) {
+      const { buffer, key } = this.pooled[0];
+      const list = this.pool.get(key)!;
+      list.splice(list.indexOf(buffer), 1);
+      this.unpool(buffer);
+      buffer.destroy();
+    }
+  }
+
+  private unpool(buffer: GPUBuffer): void {
+    const i = this.pooled.findIndex((p) => p.buffer === buffer);
+    this.pooledBytes -= this.pooled[i].size;
+    this.pooled.splice(i, 1);
   }
 
   /** A labelled buffer holding a copy of `data` (zero-padded to a multiple of 4 bytes). */
   upload(label: string, data: ArrayBufferView, usage = 0): GPUBuffer {
     const size = Math.max(4, Math.ceil(data.byteLength / 4) * 4);
+    if (this.pooledBytes > 0) this.evict(size);
     const buf = this.device.createBuffer({ label, size, usage: STORAGE_USAGE | usage, mappedAtCreation: true });
     new Uint8Array(buf.getMappedRange()).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     buf.unmap();
-    this.track(buf, size);
+    this.track(buf, size, `${size}:${STORAGE_USAGE | usage}`, false);
     return buf;
   }
 
-  private track(buf: GPUBuffer, size: number): void {
+  private track(buf: GPUBuffer, size: number, key: string, again: boolean): void {
     this.live.set(buf, size);
     this.liveBytes += size;
     if (this.liveBytes > this.peakBytes) this.peakBytes = this.liveBytes;
+    if (this.liveBytes > this.highWater) this.highWater = this.liveBytes;
+    if (again) return; // its destroy() already untracks (below)
     const destroy = buf.destroy.bind(buf);
-    // Untrack on destroy: every createBuffer has its destroy in the module that made it (CONVENTIONS.md 7).
+    const poolable = this.reuse && size >= POOL_MIN_BYTES;
+    // Untrack on destroy: every createBuffer has its destroy in the module that made it (CONVENTIONS.md 7). A second
+    // destroy() of a buffer that is no longer live does nothing to the pool (it was pooled or freed already).
     Object.defineProperty(buf, 'destroy', {
       configurable: true,
       value: () => {
         const s = this.live.get(buf);
-        if (s !== undefined) {
-          this.live.delete(buf);
-          this.liveBytes -= s;
+        if (s === undefined) {
+          if (!this.pooled.some((p) => p.buffer === buf)) destroy();
+          return;
         }
-        destroy();
+        this.live.delete(buf);
+        this.liveBytes -= s;
+        if (!poolable) return destroy();
+        const list = this.pool.get(key) ?? [];
+        list.push(buf);
+        this.pool.set(key, list);
+        this.pooled.push({ buffer: buf, key, size });
+        this.pooledBytes += size;
       },
     });
   }
@@ -69,6 +144,7 @@ export class BufferTracker {
       peakBytes: this.peakBytes,
       liveBuffers: this.live.size,
       liveLabels: [...this.live.keys()].map((b) => b.label),
+      pooledBytes: this.pooledBytes,
     };
   }
 
@@ -79,5 +155,6 @@ export class BufferTracker {
 
   destroyAll(): void {
     for (const b of [...this.live.keys()]) b.destroy();
+    this.trim();
   }
 }
