@@ -9,7 +9,7 @@ import { emst } from '../../src/emst/emst.js';
 import { InputError, AbortError } from '../../src/errors.js';
 import { InProcessExecutor, messageBytes, partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
 import { partitionedEmst } from '../../src/distributed/partition.emst.js';
-import type { PartitionExecutor, PartitionTaskKind, TaskMessage } from '../../src/distributed/types.js';
+import type { PartitionData, PartitionExecutor, PartitionTaskKind, TaskMessage } from '../../src/distributed/types.js';
 import { cloud } from '../helpers/clouds.js';
 import { mulberry32 } from '../helpers/random.js';
 import { primMst } from '../helpers/prim.js';
@@ -143,6 +143,60 @@ describe('partitionedEmst() equals emst() edge for edge', () => {
       const points = cloud('uniform', 500, 3, 26).map((x) => x * s);
       const { single, parted } = await both(points, 3, 3);
       expectSameTree(single, parted);
+    }
+  });
+});
+
+/** Partitions by an arbitrary assignment of points (ids ascending within each), not by space. */
+function partitionsBy(points: Float32Array, dim: number, k: number, assign: (i: number) => number): PartitionData[] {
+  const n = points.length / dim;
+  return Array.from({ length: k }, (_, p) => {
+    const ids = Uint32Array.from({ length: n }, (_, i) => i).filter((i) => assign(i) === p);
+    const rows = new Float32Array(ids.length * dim);
+    ids.forEach((id, r) => rows.set(points.subarray(id * dim, id * dim + dim), r * dim));
+    return { id: p, dim, points: rows, ids };
+  });
+}
+
+describe('partitionedEmst() does not depend on how the points are partitioned', () => {
+  it('random, striped and lopsided partitions give the tree of emst() (Euclidean and minSamples 5)', async () => {
+    const points = cloud('clustered', 1200, 3, 51);
+    const r = mulberry32(52);
+    const random = Array.from({ length: 1200 }, () => Math.floor(r() * 5));
+    const splits: [string, number, (i: number) => number][] = [
+      ['random', 5, (i) => random[i]],
+      ['striped by id', 3, (i) => i % 3],
+      ['lopsided', 4, (i) => (i < 1100 ? 0 : i < 1190 ? 1 : i < 1199 ? 2 : 3)],
+    ];
+    for (const minSamples of [1, 5]) {
+      const single = await emst(points, { dim: 3, minSamples, ...cpu });
+      for (const [, k, assign] of splits) {
+        const parted = await partitionedEmst(new InProcessExecutor(partitionsBy(points, 3, k, assign), cpu), {
+          dim: 3,
+          minSamples,
+        });
+        expectSameTree(single, parted);
+      }
+    }
+  });
+
+  it('cores whose m-th neighbour lies in other partitions (minSamples 10, partitions of about 4 points)', async () => {
+    const points = cloud('uniform', 40, 2, 53);
+    const single = await emst(points, { dim: 2, minSamples: 10, ...cpu });
+    const parted = await partitionedEmst(new InProcessExecutor(partitionPoints(points, 2, 10), cpu), {
+      dim: 2,
+      minSamples: 10,
+    });
+    expectSameTree(single, parted);
+  });
+
+  it('one dimension, and five', async () => {
+    for (const dim of [1, 5]) {
+      const points = cloud('grid', 600, dim, 54);
+      for (const minSamples of [1, 3]) {
+        const { single, parted } = await both(points, dim, 4, { minSamples });
+        expectSameTree(single, parted);
+      }
     }
   });
 });
