@@ -272,14 +272,18 @@ fn split_keys(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
   sk_vals[slot + 1u] = slot + 1u;
 }
 
-// ---- the rows in their sorted order: (parent cluster, child, weight bits of the merge, child size).
+// ---- the rows in their sorted order, (parent cluster, child, weight bits of the merge, child size), written as
+// columns in two dispatches of this entry (u.p0 = 0: parent into ro_a, child into ro_b; 1: weight bits, child size)
+// so that the host reads the tree's own arrays straight into place and no row buffer is needed (8 storage bindings:
+// the default per-stage limit).
 @group(0) @binding(1) var<storage, read> ro_vals: array<u32>;
 @group(0) @binding(2) var<storage, read> ro_owner: array<u32>;
 @group(0) @binding(3) var<storage, read> ro_cluster: array<u32>;
 @group(0) @binding(4) var<storage, read> ro_merge: array<u32>;
 @group(0) @binding(5) var<storage, read> ro_merges: array<vec4u>;
 @group(0) @binding(6) var<storage, read> ro_count: array<u32>;
-@group(0) @binding(7) var<storage, read_write> ro_rows: array<vec4u>;
+@group(0) @binding(7) var<storage, read_write> ro_a: array<u32>;
+@group(0) @binding(8) var<storage, read_write> ro_b: array<u32>;
 
 @compute @workgroup_size(WG)
 fn rows(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -287,9 +291,10 @@ fn rows(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let r = thread_index(wid, nwg, lid);
   if (r >= u.n + 2u * ro_count[0]) { return; }
   let slot = ro_vals[r];
+  var row: vec4u;
   if (slot < u.n) {
     let a = ro_owner[slot];
-    ro_rows[r] = vec4u(ro_cluster[a], slot, ro_merges[a].w, 1u);
+    row = vec4u(ro_cluster[a], slot, ro_merges[a].w, 1u);
   } else {
     let k = (slot - u.n) >> 1u;
     let side = (slot - u.n) & 1u;
@@ -297,7 +302,14 @@ fn rows(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let mg = ro_merges[a];
     var child = mg.x;
     if (side != 0u) { child = mg.y; }
-    ro_rows[r] = vec4u(ro_cluster[a], u.n + 1u + 2u * k + side, mg.w, ro_merges[child - u.n].z);
+    row = vec4u(ro_cluster[a], u.n + 1u + 2u * k + side, mg.w, ro_merges[child - u.n].z);
+  }
+  if (u.p0 == 0u) {
+    ro_a[r] = row.x;
+    ro_b[r] = row.y;
+  } else {
+    ro_a[r] = row.z;
+    ro_b[r] = row.w;
   }
 }
 
@@ -330,25 +342,4 @@ fn point_rows(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
   if (p >= u.n) { return; }
   let a = pr_owner[p];
   pr_out[p] = vec2u(pr_cluster[a], pr_merges[a].w);
-}
-
-// ---- the rows as four columns (parent, child, child size, weight bits), so the host reads the tree's own arrays
-// straight into place and only turns weights into λ.
-@group(0) @binding(1) var<storage, read> co_rows: array<vec4u>;
-@group(0) @binding(2) var<storage, read> co_count: array<u32>;
-@group(0) @binding(3) var<storage, read_write> co_parent: array<u32>;
-@group(0) @binding(4) var<storage, read_write> co_child: array<u32>;
-@group(0) @binding(5) var<storage, read_write> co_size: array<u32>;
-@group(0) @binding(6) var<storage, read_write> co_weight: array<u32>;
-
-@compute @workgroup_size(WG)
-fn columns(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-           @builtin(local_invocation_index) lid: u32) {
-  let r = thread_index(wid, nwg, lid);
-  if (r >= u.n + 2u * co_count[0]) { return; }
-  let row = co_rows[r];
-  co_parent[r] = row.x;
-  co_child[r] = row.y;
-  co_weight[r] = row.z;
-  co_size[r] = row.w;
 }

@@ -91,15 +91,6 @@ const BINDINGS = {
     sk_vals: 'read_write',
   },
   point_rows: { u: 'uniform', pr_owner: 'read', pr_cluster: 'read', pr_merges: 'read', pr_out: 'read_write' },
-  columns: {
-    u: 'uniform',
-    co_rows: 'read',
-    co_count: 'read',
-    co_parent: 'read_write',
-    co_child: 'read_write',
-    co_size: 'read_write',
-    co_weight: 'read_write',
-  },
   pack: { u: 'uniform', pm_children: 'read', pm_size: 'read', pm_keys: 'read', pm_merges: 'read_write' },
   rows: {
     u: 'uniform',
@@ -109,7 +100,8 @@ const BINDINGS = {
     ro_merge: 'read',
     ro_merges: 'read',
     ro_count: 'read',
-    ro_rows: 'read_write',
+    ro_a: 'read_write',
+    ro_b: 'read_write',
   },
 } as const;
 type Entry = keyof typeof BINDINGS;
@@ -132,9 +124,8 @@ export function packMerges(linkage: SingleLinkageTree): Uint32Array {
   return out;
 }
 
-/** The condensed tree's rows on the GPU: `rows` (4 words each, `count` of them), until `destroy`. */
+/** The condensed tree's rows on the GPU, as columns (`read` interleaves them on the host), until freed. */
 export interface GpuCondensedRows {
-  rows: GPUBuffer;
   /** One u32: the number of splits; rows = n + 2 · splits. */
   splitCount: GPUBuffer;
   /** Rows allotted (n + 2 · the most splits n points can make); the first n + 2 · splits are the tree's. */
@@ -294,20 +285,24 @@ export class GpuCondenser {
     });
     done(jdl);
     this.sorter.encode(rec, { keys, values: vals, count: capacity, bitsLo: 0, bitsHi: bits.total });
-    const rows = b('rows', 16 * capacity);
-    rec.dispatch(k.rows, {
-      buffers: {
-        ro_vals: vals,
-        ro_owner: owner,
-        ro_cluster: cluster,
-        ro_merge: merge,
-        ro_merges: merges,
-        ro_count: count,
-        ro_rows: rows,
-      },
-      uniforms,
-      threads: capacity,
-    });
+    // The rows straight into their columns, two per dispatch (p0: which two).
+    const columns = {
+      parent: b('parent', 4 * capacity),
+      child: b('child', 4 * capacity),
+      size: b('childSize', 4 * capacity),
+      weight: b('weight', 4 * capacity),
+    };
+    const rowBuffers = { ro_vals: vals, ro_owner: owner, ro_cluster: cluster, ro_merge: merge, ro_merges: merges };
+    for (const [p0, ro_a, ro_b] of [
+      [0, columns.parent, columns.child],
+      [1, columns.weight, columns.size],
+    ] as const) {
+      rec.dispatch(k.rows, {
+        buffers: { ...rowBuffers, ro_count: count, ro_a, ro_b },
+        uniforms: { ...uniforms, p0 },
+        threads: capacity,
+      });
+    }
     done(keys, vals, merge);
     const pointRows = b('pointRows', 8 * n);
     rec.dispatch(k.point_rows, {
@@ -316,25 +311,7 @@ export class GpuCondenser {
       threads: n,
     });
     done(owner, cluster);
-    const columns = {
-      parent: b('parent', 4 * capacity),
-      child: b('child', 4 * capacity),
-      size: b('childSize', 4 * capacity),
-      weight: b('weight', 4 * capacity),
-    };
-    rec.dispatch(k.columns, {
-      buffers: {
-        co_rows: rows,
-        co_count: count,
-        co_parent: columns.parent,
-        co_child: columns.child,
-        co_size: columns.size,
-        co_weight: columns.weight,
-      },
-      uniforms,
-      threads: capacity,
-    });
-    return { rows, splitCount: count, capacity, pointRows, columns };
+    return { splitCount: count, capacity, pointRows, columns };
   }
 
   /** New buffers for an encoding without an allocator; the scratch among them freed by `releaseScratch`. */
@@ -375,13 +352,28 @@ export class GpuCondenser {
     for (const t of this.pending.splice(0)) t.destroy();
   }
 
-  /** Reads the rows back: 4 words per row, n + 2 · splits rows (into `dest` when given: a view of its start). */
+  /**
+   * Reads the rows back interleaved, (parent, child, weight bits, child size) per row, n + 2 · splits rows (into
+   * `dest` when given: a view of its start). Tests and benches; hdbscan() reads the columns (`readColumns`).
+   */
   async read(rows: GpuCondensedRows, n: number, dest?: Uint32Array): Promise<Uint32Array> {
-    const splits = new Uint32Array(await this.ctx.read(rows.splitCount, 0, 4))[0];
-    const count = n + 2 * splits;
+    const count = await this.rowCount(rows, n);
     if (dest && dest.length < 4 * count) throw new Error(`${LABEL}: room for ${dest.length / 4} rows, not ${count}.`);
     const out = dest ? dest.subarray(0, 4 * count) : new Uint32Array(4 * count);
-    await this.ctx.readInto(rows.rows, 0, 16 * count, out);
+    const cols = {
+      parent: new Uint32Array(count),
+      child: new Uint32Array(count),
+      childSize: new Uint32Array(count),
+      weight: new Float32Array(count),
+    };
+    await this.readColumns(rows, count, cols);
+    const bits = new Uint32Array(cols.weight.buffer);
+    for (let r = 0; r < count; r++) {
+      out[4 * r] = cols.parent[r];
+      out[4 * r + 1] = cols.child[r];
+      out[4 * r + 2] = bits[r];
+      out[4 * r + 3] = cols.childSize[r];
+    }
     return out;
   }
 
@@ -424,7 +416,6 @@ export class GpuCondenser {
 
 /** Hands a result of `encode` with an allocator back to it (once its read-backs are done). */
 export function releaseRows(rows: GpuCondensedRows, alloc: ScratchAllocator): void {
-  alloc.release(rows.rows);
   alloc.release(rows.pointRows);
   for (const c of Object.values(rows.columns)) alloc.release(c);
   alloc.release(rows.splitCount);
@@ -432,7 +423,6 @@ export function releaseRows(rows: GpuCondensedRows, alloc: ScratchAllocator): vo
 
 /** Frees a result of `encode` without an allocator. */
 export function destroyRows(rows: GpuCondensedRows): void {
-  rows.rows.destroy();
   rows.pointRows.destroy();
   for (const c of Object.values(rows.columns)) c.destroy();
   rows.splitCount.destroy();

@@ -1,8 +1,9 @@
 /**
  * HDBSCAN* after a GPU MST with the tree kept on the GPU (issue 17 §1–3): Borůvka's edge records → the canonical
  * edge order (emst/canonical.ts) → the single-linkage dendrogram (dendrogram.ts) → the condensed tree's rows in
- * hdbscan's order (condense.rows.ts), all in one submission; then only the rows cross the bus (16 bytes a row, n +
- * 2 · splits rows) — the MST and the dendrogram too only when the caller keeps them. The host turns the rows into
+ * hdbscan's order (condense.rows.ts), all in one submission; then only the rows cross the bus (as four columns, 16
+ * bytes a row, n + 2 · splits rows, and each point's own row, 8 bytes) — the MST and the dendrogram too only when
+ * the caller keeps them. The host turns the rows into
  * the tree, its per-cluster facts and float64 stabilities in one pass (condense.finish.ts) and does the rest as the
  * host path does (clusterFromMst.ts's fromCondensed: selection, labels, probabilities, GLOSH, exemplars): the
  * results are those of `clusterOnHost` on the read-back MST, bit for bit.

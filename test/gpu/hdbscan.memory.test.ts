@@ -37,17 +37,24 @@ for (const { name, ctx } of variants) {
   describe(`hdbscan()'s GPU memory (${name})`, () => {
     it('issue 17: the clustering adds ≤ 48 bytes a point above the MST peak, results as the host path', async () => {
       const n = 30_000;
-      const points = generate('normal', { n, dim: 3, seed: 1, clusters: 10, noise: 0.1 });
-      const options: HdbscanOptions = { dim: 3, minClusterSize: 15, backend: 'gpu', gpu: ctx };
-      await hdbscan(points, options); // compiled
-      const mstPeak = await peakOf(ctx, () => emst(points, { dim: 3, minSamples: 15, backend: 'gpu', gpu: ctx }));
-      for (const keep of [{}, { mst: true, singleLinkage: true }]) {
+      // Normal 3D at minClusterSize 15 (the issue's case), with and without the trees kept; 2D blobs at the
+      // smallest minClusterSize, whose rows (2n) and row sort take the most.
+      const cases = [
+        { kind: 'normal', dim: 3, minClusterSize: 15, keep: {} },
+        { kind: 'normal', dim: 3, minClusterSize: 15, keep: { mst: true, singleLinkage: true } },
+        { kind: 'blobs', dim: 2, minClusterSize: 2, keep: {} },
+      ] as const;
+      for (const { kind, dim, minClusterSize, keep } of cases) {
+        const points = generate(kind, { n, dim, seed: 1, clusters: 10, noise: 0.1 });
+        const options: HdbscanOptions = { dim, minClusterSize, minSamples: 15, backend: 'gpu', gpu: ctx };
+        await hdbscan(points, options); // compiled
+        const mstPeak = await peakOf(ctx, () => emst(points, { dim, minSamples: 15, backend: 'gpu', gpu: ctx }));
         let got: HdbscanResult | null = null;
         const peak = await peakOf(ctx, async () => {
           got = await hdbscan(points, { ...options, keep });
         });
         const added = (peak - mstPeak) / n;
-        const tag = `keep ${JSON.stringify(keep)}: MST ${(mstPeak / n).toFixed(1)} B/point, hdbscan ${(peak / n).toFixed(1)}`;
+        const tag = `${kind} ${dim}D mcs ${minClusterSize} keep ${JSON.stringify(keep)}: MST ${(mstPeak / n).toFixed(1)} B/point, hdbscan ${(peak / n).toFixed(1)}`;
         expect(got!.timings['cluster::gpu'], 'the resident path ran').toBeGreaterThan(0);
         expect(added, tag).toBeLessThanOrEqual(48);
         const host = await onHost(points, { ...options, keep });
