@@ -84,6 +84,9 @@ class Rounds {
   private readonly cellSlots: Uint32Array;
   private readonly cursor: Uint32Array;
   private readonly cellComp: Uint32Array;
+  /** Per cell: the stamp of the last ask that needs it listed (walk). */
+  private readonly needed: Uint32Array;
+  private needTick = 0;
   /** neighbours()' cache, by own global cell. */
   private readonly near = new Map<number, { order: Uint8Array[]; keys: Float32Array[] }>();
   /** codedLabels' scratch: per component a stamp and a code. */
@@ -146,6 +149,7 @@ class Rounds {
     for (let i = 0; i < n; i++) this.cellSlots[this.cursor[this.cellBase[run.partOf[i]] + run.cutOf[i]]++] = i;
     this.cursor.set(this.cellStart.subarray(0, cells));
     this.cellComp = new Uint32Array(cells).fill(NONE);
+    this.needed = new Uint32Array(cells);
   }
 
   /** cellComp for this round: a cell's component once all its points share one (cursor scans, O(n) per run). */
@@ -222,6 +226,48 @@ class Rounds {
     }
     return best;
   }
+
+  /**
+   * The point-level walk of partition b's cells from scaled point x (own cell G, component comp, core² `core`, bound
+   * `bound`), nearest box first, skipping cells wholly inside comp; keys in the run's key space (mutual reachability:
+   * max(core², key · ia2)). Marks every cell within the bound (`needed`, with `stamp`) and leaves in walkLower a lower
+   * bound on the key to every point of b outside comp, in walkOver one on every point of b outside comp and outside
+   * the cells marked for this point.
+   */
+  private walk(x: Float64Array, G: number, b: number, comp: number, core: number, bound: number, stamp: number): void {
+    const { dim, mr, ia2 } = this.run;
+    const { order, keys } = this.neighbours(G);
+    const boxes = this.run.cutBoxes[b];
+    const base = this.cellBase[b];
+    const o = order[b];
+    const kk = keys[b];
+    const tr = (key: number): number => {
+      if (!mr) return key;
+      const k2 = ia2 === 1 ? key : f32(key * ia2);
+      return k2 > core ? k2 : core;
+    };
+    let lower = Infinity;
+    let over = Infinity;
+    for (let t = 0; t < o.length; t++) {
+      const h = o[t];
+      if (this.cellComp[base + h] === comp) continue;
+      const box = tr(kk[t]);
+      if (box > bound) {
+        if (box < lower) lower = box;
+        if (box < over) over = box;
+        break;
+      }
+      const key = tr(boxKey(boxes, 2 * dim * h, dim, x, x[0], dim > 1 ? x[1] : 0, dim > 2 ? x[2] : 0, null));
+      if (key < lower) lower = key;
+      if (key <= bound) this.needed[base + h] = stamp;
+      else if (key < over) over = key;
+    }
+    this.walkLower = lower;
+    this.walkOver = over;
+  }
+
+  private walkLower = Infinity;
+  private walkOver = Infinity;
 
   async solve() {
     const { n, run, bestKey, bestLo, bestHi } = this;
@@ -386,15 +432,41 @@ class Rounds {
     qs: number[],
     b: number,
     top: number,
-  ): { comp: Uint32Array; rows?: Uint32Array; labels?: Uint8Array | Uint32Array; listed: number[] } {
-    const { mark, code } = this;
+    stamp: number,
+  ): { comp: Uint32Array; rows?: Uint32Array; labels?: Uint8Array | Uint32Array; listed: number[]; past: number } {
+    const { mark, code, floor0, byFloor, needed, cellSlots, cellStart } = this;
     const from = this.run.offsets[b];
     const to = this.run.offsets[b + 1];
+    // The prefix of b's points by floor0 up to top (binary search), and the points of its needed cells: list those
+    // in both, enumerating the shorter.
+    let lo = from;
+    let hi = to;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (floor0[byFloor[mid]] <= top) lo = mid + 1;
+      else hi = mid;
+    }
+    const past = lo < to ? floor0[byFloor[lo]] : Infinity;
+    const base = this.cellBase[b];
+    const cells = this.cellBase[b + 1] - base;
+    let inCells = 0;
+    for (let h = 0; h < cells; h++)
+      if (needed[base + h] === stamp) inCells += cellStart[base + h + 1] - cellStart[base + h];
     let listed: number[] = [];
-    this.prefixes(top, (j) => listed.push(j), b);
+    if (lo - from <= inCells) {
+      const cutOf = this.run.cutOf;
+      for (let r = from; r < lo; r++) if (needed[base + cutOf[byFloor[r]]] === stamp) listed.push(byFloor[r]);
+    } else {
+      for (let h = 0; h < cells; h++) {
+        if (needed[base + h] !== stamp) continue;
+        for (let t = cellStart[base + h]; t < cellStart[base + h + 1]; t++) {
+          if (floor0[cellSlots[t]] <= top) listed.push(cellSlots[t]);
+        }
+      }
+    }
     const tick = ++this.tick;
     for (const i of qs) mark[this.find(i)] = tick;
-    // Codes are given over all of b's points when listing them all may be chosen below, so that they stay valid.
+    // Codes 1 … q for the query components among `slots`, in order of first appearance.
     const codeOver = (slots: ArrayLike<number>): number => {
       let q = 0;
       for (let t = 0; t < slots.length; t++) {
@@ -408,8 +480,9 @@ class Rounds {
     };
     let q = codeOver(listed);
     const width = (codes: number) => (codes === 0 ? 0 : codes < 255 ? 1 : 4);
-    if ((to - from) * width(q) < listed.length * (4 + width(q))) {
-      // Dense: every point, no rows (recoded over all of them: their codes may be more).
+    if (2 * listed.length > to - from && (to - from) * width(q) < listed.length * (4 + width(q))) {
+      // Dense: every point, no rows (recoded over all of them: their codes may be more). Only when most are listed
+      // anyway: recoding costs a find per point.
       for (const i of qs) mark[this.find(i)] = tick;
       listed = Array.from({ length: to - from }, (_, r) => from + r);
       q = codeOver(listed);
@@ -419,10 +492,13 @@ class Rounds {
     const absent = q < 255 ? 255 : NONE;
     const comp = Uint32Array.from(qs, (i) => (mark[this.find(i)] === tick + 1 ? code[this.find(i)] : absent));
     const dense = listed.length === to - from;
-    const out: { comp: Uint32Array; rows?: Uint32Array; labels?: Uint8Array | Uint32Array; listed: number[] } = {
-      comp,
-      listed,
-    };
+    const out: {
+      comp: Uint32Array;
+      rows?: Uint32Array;
+      labels?: Uint8Array | Uint32Array;
+      listed: number[];
+      past: number;
+    } = { comp, listed, past };
     if (!dense) out.rows = Uint32Array.from(listed, (j) => j - from);
     if (q > 0) {
       const labels = q < 255 ? new Uint8Array(listed.length) : new Uint32Array(listed.length);
@@ -470,19 +546,21 @@ class Rounds {
     const tops = new Float64Array(run.k);
     // Per asker: the smallest lower bound over the partitions it does not ask (then those it asks), for its floor.
     const beyond = new Float32Array(askers.length).fill(Infinity);
+    // Per query: a lower bound on its keys to the points of the asked partition in cells not listed for it.
+    const overs = run.infos.map(() => [] as number[]);
+    const stamp = ++this.needTick;
     askers.forEach((i, a) => {
       const c = this.find(i);
       const bound = boundOf(c);
+      const G = this.cellBase[run.partOf[i]] + run.cutOf[i];
       run.coordinates(i, x);
       for (let b = 0; b < run.k; b++) {
         if (b === run.partOf[i] || run.infos[b].count === 0 || this.whole[b] === c) continue;
-        let lb = this.cutKey(x, this.cellBase[run.partOf[i]] + run.cutOf[i], b, c);
-        if (run.mr) {
-          if (run.ia2 !== 1) lb = f32(lb * run.ia2);
-          if (run.core2[i] > lb) lb = run.core2[i];
-        }
+        this.walk(x, G, b, c, run.mr ? run.core2[i] : 0, bound, stamp);
+        const lb = this.walkLower;
         if (lb <= bound) {
           queries[b].push(i);
+          overs[b].push(this.walkOver);
           if (bound > tops[b]) tops[b] = bound;
         } else if (lb < beyond[a]) beyond[a] = lb;
       }
@@ -497,9 +575,8 @@ class Rounds {
     const replies = await run.call(
       asked.map((b) => {
         const qs = queries[b];
-        const { listed, ...coded } = this.codedLabels(qs, b, tops[b]);
-        const r = run.offsets[b] + listed.length;
-        if (r < run.offsets[b + 1]) next[b] = this.floor0[this.byFloor[r]];
+        const { listed, past, ...coded } = this.codedLabels(qs, b, tops[b], stamp);
+        next[b] = past;
         const arrays: TaskMessage['arrays'] = {
           points: run.rowsOf(qs),
           gid: Uint32Array.from(qs, (i) => run.gid[i]),
@@ -522,7 +599,8 @@ class Rounds {
       qs.forEach((i, q) => {
         if (row[q] === NONE) {
           const a = at.get(i)!;
-          const lb = key[q] < next[b] ? key[q] : next[b];
+          let lb = key[q] < next[b] ? key[q] : next[b];
+          if (overs[b][q] < lb) lb = overs[b][q];
           if (lb < beyond[a]) beyond[a] = lb;
           return;
         }
