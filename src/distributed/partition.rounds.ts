@@ -52,8 +52,9 @@ export async function boruvkaRounds(run: PartitionRun, tree: SlotEdges) {
 class Rounds {
   private readonly n: number;
   private readonly parent: Uint32Array;
-  /** The current components' roots. */
-  private roots: number[];
+  /** The current components' roots: the first `components` entries. */
+  private readonly roots: Uint32Array;
+  private components: number;
   /** Per component root: its best edge so far (key, ids, slots). */
   private readonly bestKey: Float32Array;
   private readonly bestLo: Uint32Array;
@@ -101,7 +102,9 @@ class Rounds {
     const n = (this.n = run.n);
     this.parent = new Uint32Array(n);
     for (let i = 0; i < n; i++) this.parent[i] = i;
-    this.roots = Array.from({ length: n }, (_, i) => i);
+    this.roots = new Uint32Array(n);
+    for (let i = 0; i < n; i++) this.roots[i] = i;
+    this.components = n;
     this.bestKey = new Float32Array(n);
     this.bestLo = new Uint32Array(n);
     this.bestHi = new Uint32Array(n);
@@ -277,7 +280,8 @@ class Rounds {
     let edges = 0;
     while (edges < n - 1) {
       const round = ++run.stats.rounds;
-      for (const c of this.roots) {
+      const roots = this.roots.subarray(0, this.components);
+      for (const c of roots) {
         bestKey[c] = Infinity;
         bestLo[c] = NONE;
         bestHi[c] = NONE;
@@ -287,10 +291,11 @@ class Rounds {
       this.findWhole();
       this.updateCells();
       // Components of whole partitions: one asker each, without a bound.
-      const open = this.roots.filter((c) => bestKey[c] === Infinity);
+      const open: number[] = [];
+      for (const c of roots) if (bestKey[c] === Infinity) open.push(c);
       if (open.length > 0) await this.ask(this.probes(open), () => Infinity);
       let top = 0;
-      for (const c of this.roots) if (bestKey[c] > top) top = bestKey[c];
+      for (const c of roots) if (bestKey[c] > top) top = bestKey[c];
       const askers: number[] = [];
       this.prefixes(top, (i) => {
         if (this.answer[i] === NONE && this.floor[i] <= bestKey[this.find(i)]) askers.push(i);
@@ -298,7 +303,7 @@ class Rounds {
       await this.ask(askers, (c) => bestKey[c]);
       // Merge along every component's best edge.
       const before = edges;
-      for (const c of this.roots) {
+      for (const c of roots) {
         if (bestKey[c] === Infinity) continue;
         const ru = this.find(this.bestU[c]);
         const rv = this.find(this.bestV[c]);
@@ -310,7 +315,9 @@ class Rounds {
         outKey[edges++] = bestKey[c];
       }
       if (edges === before) throw new Error(`partitionedEmst: round ${round} added no edge (${edges} of ${n - 1})`);
-      this.roots = this.roots.filter((c) => this.parent[c] === c);
+      let kept = 0;
+      for (const c of roots) if (this.parent[c] === c) this.roots[kept++] = c;
+      this.components = kept;
       run.options.onProgress?.(0.5 + 0.45 * roundsFraction(n, n - edges), `round ${round + 1}`);
       if (edges < n - 1) run.checkAbort(`after Borůvka round ${round} (${edges} of ${n - 1} edges)`);
     }
