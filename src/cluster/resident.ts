@@ -24,7 +24,7 @@ import { condensedFromColumns } from './condense.threads.js';
 import { GpuCondenser, releaseRows, type GpuCondensedRows } from './condense.rows.js';
 import { condenseRowsFits } from './condense.rows.cpu.js';
 import { GpuDendrogram, type DendrogramBuffers } from './dendrogram.js';
-import type { PreparedResident } from './buffers.js';
+import { allocateResidentBuffers, type PreparedResident } from './buffers.js';
 import type { ResolvedClusterOptions, SingleLinkageTree } from './types.js';
 
 /** What the caller wants back besides the clustering. */
@@ -149,11 +149,16 @@ export async function clusterResident(
       await ctx.submit('cluster::recluster', (rec) => {
         rows = condenser.encode(rec, merges!, n, o.minClusterSize, pool);
       });
-      const got = await readCondensed(condenser, rows!, n, scale, host, shared);
+      // Shared arrays where the host's threads label (as prepareResidentBuffers gives the first), not touched ahead.
+      const into = shared
+        ? allocateResidentBuffers(n, o.minClusterSize, { mst: false, singleLinkage: false })
+        : undefined;
+      const got = await readCondensed(condenser, rows!, n, scale, host, shared, into);
       const again = await clusterFromCondensedOnHost(await got.finish(), o, host, {
         linkage,
         mst: keep.mst ? mst : undefined,
         shared,
+        into,
         pointWords: { words: got.pointWords, scale },
       });
       laps[`cluster::recluster(${o.minClusterSize})`] = performance.now() - t0;
