@@ -31,7 +31,7 @@ import type {
   ResolvedClusterOptions,
   SingleLinkageTree,
 } from './cluster/types.js';
-import { emstFor, type EmstBackend, type EmstResult } from './emst/emst.js';
+import { emstFor, type EmstBackend, type EmstOptions, type EmstResult } from './emst/emst.js';
 import { AbortError, InputError } from './errors.js';
 import type { GpuContext } from './gpu/context.js';
 import { startClock } from './host/clock.js';
@@ -44,6 +44,11 @@ import { progressSpan, type ProgressCallback } from './progress.js';
 export interface HdbscanOptions extends ClusterOptions {
   /** Coordinates per point; points.length must be a multiple of it. */
   dim: number;
+  /**
+   * The MST from `treeline worker` processes through NATS (emst()'s `cluster`: the partitioned exact MST, the same
+   * edges); the clustering then runs here on the host: give `backend: 'cpu'` (`treeline hdbscan --nats`).
+   */
+  cluster?: EmstOptions['cluster'];
   /**
    * Neighbours defining a point's core distance, the point itself excluded (hdbscan's `min_samples`; sklearn's
    * `min_samples` − 1). Default: minClusterSize. 1 means plain Euclidean distances (single linkage). Clamped to n − 1.
@@ -205,6 +210,7 @@ async function fitAndSweep(
     gpu: options.gpu,
     signal,
     threads: emstThreads,
+    ...(options.cluster ? { cluster: options.cluster } : {}),
   };
   const mst = await emstFor(
     'hdbscan',

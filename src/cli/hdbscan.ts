@@ -23,7 +23,7 @@ import type { ProgressCallback } from '../progress.js';
 import { runCommand } from './run.js';
 import { hdbscanBatch } from './hdbscan.batch.js';
 import { hdbscanNatsRunners } from './hdbscan.nats.js';
-import { addNatsOptions, type NatsCliOptions } from './nats.js';
+import { addNatsOptions, natsOptionsOf, type NatsCliOptions } from './nats.js';
 import {
   addHdbscanPlotOptions,
   hdbscanPlotOutputs,
@@ -66,6 +66,9 @@ import {
 
 export interface HdbscanCliOptions
   extends InputOptions, OutputOptions, HdbscanPlotOptions, HdbscanSoftOptions, NatsCliOptions {
+  /** --nats with one file: the MST's partitions and run id. */
+  partitions?: number;
+  runId?: string;
   minClusterSize: number[];
   minSamples?: number;
   method: 'eom' | 'leaf';
@@ -170,6 +173,13 @@ export async function computeHdbscan(
       alpha: o.alpha,
       backend: o.backend,
       ...(gpu ? { gpu } : {}),
+      // --nats (one file): the MST from the workers, the clustering here on the host.
+      ...(o.nats && !gpu
+        ? {
+            backend: 'cpu' as const,
+            cluster: { ...natsOptionsOf(o, 'treeline hdbscan'), partitions: o.partitions, runId: o.runId, log: warn },
+          }
+        : {}),
       threads: o.threads,
       onProgress: progress,
       signal,
@@ -468,7 +478,13 @@ export function hdbscanCommand(io: CliIo): Command {
   addBackendOption(cmd);
   addThreadsOption(cmd);
   addOutputOptions(cmd);
-  addNatsOptions(cmd, ': several input files clustered on `treeline worker` processes (paths shared with them)');
+  addNatsOptions(
+    cmd,
+    ': one file: its MST on `treeline worker` processes (partitioned, exact), clustered here; several files: each on a worker (paths shared with them)',
+  );
+  cmd
+    .option('--partitions <k>', 'spatial partitions of one file with --nats (default 8)', integer('--partitions', 1))
+    .option('--run-id <id>', "with --nats and one file: name the MST's run; the same id resumes it");
   return cmd
     .addHelpText(
       'after',
@@ -506,12 +522,7 @@ export function hdbscanCommand(io: CliIo): Command {
         }
       }
       if (files.length > 1) return hdbscanBatch(io, files, o);
-      if (o.nats) {
-        throw new InputError(
-          '--nats clusters several files on the workers (hdbscan a.npy b.npy … -o dir/); for one file, its ' +
-            'partitioned mutual-reachability MST is `treeline emst <file> --nats <url> --min-samples m`.',
-        );
-      }
+
       const file = files[0];
       const outputs = [
         { path: o.output, option: '-o', kind: outputKind(o) },

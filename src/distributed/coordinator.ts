@@ -17,6 +17,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV } from '@nats-io/kv';
 import { InputError } from '../errors.js';
+import type { EmstClusterOptions } from '../emst/validate.js';
+import { registerClusterEntry } from '../emst/emst.js';
 import type { ProgressCallback } from '../progress.js';
 import { connectNats, RUNS_BUCKET, checkRunId, type NatsOptions } from './nats.js';
 import { NatsJobs, type JobTraffic } from './nats.jobs.js';
@@ -32,17 +34,8 @@ import type {
   TaskMessage,
 } from './types.js';
 
-/** Where and how to run: the server, the number of partitions, the run's id. */
-export interface ClusterOptions extends NatsOptions {
-  /** Spatial partitions (default DEFAULT_PARTITIONS). */
-  partitions?: number;
-  /** The run's id (letters, digits, '-', '_'): the same id resumes an unfinished run. Default: a fresh one. */
-  runId?: string;
-  /** Keep the run's objects after success (default false: removed). */
-  keep?: boolean;
-  /** Lines about the run (its id, resumption), e.g. the CLI's stderr. */
-  log?: (line: string) => void;
-}
+/** Where and how to run: the server, the number of partitions, the run's id (emst()'s `cluster`). */
+export type ClusterOptions = EmstClusterOptions;
 
 export const DEFAULT_PARTITIONS = 8;
 
@@ -67,9 +60,13 @@ export interface RunState {
 
 /** The executor the algorithm talks to: one NATS task per call. */
 export class NatsExecutor implements PartitionExecutor {
+  /**
+   * `onTreeDone(done, total)`: after each local tree of a batch (the long phase), for "partitions done" progress.
+   */
   constructor(
     private readonly jobs: NatsJobs,
     private readonly infos: PartitionInfo[],
+    private readonly onTreeDone?: (done: number, total: number) => void,
   ) {}
 
   partitions(): PartitionInfo[] {
@@ -81,7 +78,15 @@ export class NatsExecutor implements PartitionExecutor {
   }
 
   runMany(tasks: { partition: number; kind: PartitionTaskKind; msg: TaskMessage }[]): Promise<TaskMessage[]> {
-    return Promise.all(tasks.map((t) => this.jobs.submit(t.kind, t.partition, t.msg)));
+    const trees = tasks.filter((t) => t.kind === 'tree').length;
+    let done = 0;
+    return Promise.all(
+      tasks.map(async (t) => {
+        const reply = await this.jobs.submit(t.kind, t.partition, t.msg);
+        if (t.kind === 'tree') this.onTreeDone?.(++done, trees);
+        return reply;
+      }),
+    );
   }
 }
 
@@ -162,7 +167,9 @@ export async function emstOnNats(
     const tUpload = performance.now() - t0;
     await kv.put(run, JSON.stringify(state));
     let lastPhase = '';
+    let lastFraction = 0;
     const onProgress: ProgressCallback = (fraction, phase) => {
+      lastFraction = fraction;
       options.onProgress?.(fraction, phase);
       if (phase && phase !== lastPhase) {
         lastPhase = phase;
@@ -172,7 +179,9 @@ export async function emstOnNats(
     };
     let result: PartitionedEmstResult;
     try {
-      result = await partitionedEmst(new NatsExecutor(jobs, state.partitions), {
+      const onTreeDone = (done: number, total: number): void =>
+        options.onProgress?.(lastFraction, `${lastPhase}: ${done} of ${total} partitions done`);
+      result = await partitionedEmst(new NatsExecutor(jobs, state.partitions, onTreeDone), {
         dim,
         minSamples,
         alpha,
@@ -207,3 +216,6 @@ export async function emstOnNats(
     await nc.drain().catch(() => nc.close());
   }
 }
+
+// emst()'s `cluster` finds this entry without importing distributed/ (emst.ts: registerClusterEntry).
+registerClusterEntry(emstOnNats);

@@ -5,14 +5,15 @@
  * Each task is published once per id (its content's hash, nats.tasks.ts) with that id as JetStream's message id,
  * so a publish repeated within the stream's duplicate window is dropped by the server; a task whose result is
  * already in the run's object store (a restarted coordinator asking again) is answered from there without being
- * published. Results are awaited through the workers' `treeline.done.<run>` notes, and, in case a note was missed
- * (a reconnect), by looking for the result objects once a second.
+ * published. Results are awaited through the workers' `treeline.done.<run>` notes (which carry the result itself
+ * when it fits one message), and, in case a note was missed (a reconnect), by looking for the result objects once a
+ * second.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
-import { encodeTaskMessage } from './nats.codec.js';
-import { bodyLimit, doneSubject, getMessage, putMessage, runBucket, taskSubject } from './nats.js';
+import { decodeTaskMessage, encodeTaskMessage } from './nats.codec.js';
+import { bodyLimit, doneSubject, TASK_HEADER, getMessage, putMessage, runBucket, taskSubject } from './nats.js';
 import { contentId, messageOutcome, resultObject, taskObject, type TaskHeader } from './nats.tasks.js';
 import type { TaskMessage } from './types.js';
 
@@ -39,7 +40,7 @@ export interface JobTraffic {
 export class NatsJobs {
   readonly traffic: JobTraffic = { tasks: 0, reused: 0, bytesSent: 0, bytesReceived: 0 };
   private readonly js: JetStreamClient;
-  private readonly pending = new Map<string, { resolve: () => void; promise: Promise<void> }>();
+  private readonly pending = new Map<string, { resolve: (result?: Uint8Array) => void }>();
   private readonly inFlight = new Map<string, Promise<TaskMessage>>();
   private sub: Subscription | null = null;
   private poller: ReturnType<typeof setInterval> | null = null;
@@ -78,7 +79,10 @@ export class NatsJobs {
 
   private listen(): void {
     this.sub = this.nc.subscribe(doneSubject(this.run), {
-      callback: (_err, msg) => this.pending.get(msg.string())?.resolve(),
+      callback: (_err, msg) => {
+        const id = msg.headers?.get(TASK_HEADER);
+        if (id) this.pending.get(id)?.resolve(msg.data.length > 0 ? msg.data : undefined);
+      },
     });
     this.poller = setInterval(() => {
       for (const [id, p] of this.pending) {
@@ -108,9 +112,10 @@ export class NatsJobs {
     partition: number | undefined,
     msg: TaskMessage,
   ): Promise<TaskMessage> {
-    let resolve!: () => void;
-    const promise = new Promise<void>((r) => (resolve = r));
-    this.pending.set(id, { resolve, promise });
+    let resolve!: (result?: Uint8Array) => void;
+    const promise = new Promise<Uint8Array | undefined>((r) => (resolve = r));
+    this.pending.set(id, { resolve });
+    let inline: Uint8Array | undefined;
     try {
       if ((await this.store.info(resultObject(id))) !== null) {
         this.traffic.reused++;
@@ -130,9 +135,9 @@ export class NatsJobs {
         this.traffic.bytesSent += body.length;
         this.traffic.tasks++;
         await this.js.publish(taskSubject(this.run), body, { msgID: `${this.run}.${id}` });
-        await promise;
+        inline = await promise;
       }
-      const stored = await getMessage(this.store, resultObject(id));
+      const stored = inline ? decodeTaskMessage(inline) : await getMessage(this.store, resultObject(id));
       if (stored === null) throw new Error(`task ${id}'s result vanished from run ${this.run}'s object store.`);
       const outcome = messageOutcome(stored);
       if ('error' in outcome)

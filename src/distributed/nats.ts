@@ -7,7 +7,8 @@
  *   KV       treeline-runs    one entry per run id: the coordinator's run state (RunState, coordinator.ts)
  *   objects  treeline-<run>   per run: the partitions (`partition.<p>`), task bodies over the payload limit
  *                             (`task.<id>`) and every result (`result.<id>`); removed when the run succeeds
- *   subject  treeline.done.<run>  core NATS: a worker names each task id whose result it has stored
+ *   subject  treeline.done.<run>  core NATS: a worker names (header Treeline-Task) each task whose result it has
+ *                             stored, its body the result again when that fits one message
  *
  * Security: credentials (`--nats-creds`, a user:password or token in the URL) and TLS files are passed through to the
  * client. Without any of them the server must be on loopback, unless the caller allows anonymous access
@@ -27,6 +28,8 @@ export const RUNS_BUCKET = 'treeline-runs';
 export const taskSubject = (run: string): string => `treeline.task.${run}`;
 export const doneSubject = (run: string): string => `treeline.done.${run}`;
 export const runBucket = (run: string): string => `treeline-${run}`;
+/** The header naming the task of a note on treeline.done.<run>. */
+export const TASK_HEADER = 'Treeline-Task';
 
 /** How to reach the server: the URL and what authenticates the client. */
 export interface NatsOptions {

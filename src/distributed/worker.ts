@@ -9,7 +9,8 @@
  *        ▼
  *   handler (PARTITION_TASKS / BATCH_TASKS)   ── `working` every heartbeatMs, so the ack wait never runs out ──
  *        ▼
- *   result.<id> stored ──▶ ack ──▶ treeline.done.<run> (the coordinator's wake-up; it also polls)
+ *   result.<id> stored ──▶ ack ──▶ treeline.done.<run> (the coordinator's wake-up, with the result when it fits one
+ *                                  message; the coordinator also polls the store)
  *
  * Faults. A worker that dies (kill -9) never acks: JetStream hands the task to another worker after the ack wait,
  * so a death costs that task only. A handler that throws is nak'ed (retried, by any worker, after a second) until
@@ -31,7 +32,8 @@ import {
   doneSubject,
 } from './nats.js';
 import type { NatsOptions } from './nats.js';
-import { decodeTaskMessage, decodeTaskMeta } from './nats.codec.js';
+import { decodeTaskMessage, decodeTaskMeta, encodeTaskMessage } from './nats.codec.js';
+import { headers } from '@nats-io/transport-node';
 import {
   outcomeMessage,
   partitionObject,
@@ -40,7 +42,7 @@ import {
   type TaskHeader,
   type TaskOutcome,
 } from './nats.tasks.js';
-import { TASK_CONSUMER, TASK_STREAM } from './nats.js';
+import { bodyLimit, TASK_CONSUMER, TASK_HEADER, TASK_STREAM } from './nats.js';
 import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types.js';
 import type { BatchTask } from './worker.tasks.js';
 
@@ -146,27 +148,40 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     const consumer = await js.consumers.get(TASK_STREAM, TASK_CONSUMER);
     log(`worker: connected to ${o.url}, backend ${o.env.backend}${o.env.gpu ? ' (GPU context ready)' : ''}`);
 
-    const finish = async (header: TaskHeader, os: ObjectStore, outcome: TaskOutcome): Promise<void> => {
-      await putMessage(os, resultObject(header.id), outcomeMessage(outcome));
+    /** Stores the outcome (what resume and a missed note read); returns its bytes. */
+    const finish = async (header: TaskHeader, os: ObjectStore, outcome: TaskOutcome): Promise<Uint8Array> => {
+      const bytes = encodeTaskMessage(outcomeMessage(outcome));
+      await os.putBlob({ name: resultObject(header.id) }, bytes);
+      return bytes;
+    };
+    /** Tells the coordinator the task is done, with its outcome when that fits one message (saves it a read). */
+    const notify = (header: TaskHeader, bytes?: Uint8Array): void => {
+      const h = headers();
+      h.set(TASK_HEADER, header.id);
+      nc.publish(doneSubject(header.run), bytes && bytes.length <= bodyLimit(nc) ? bytes : new Uint8Array(0), {
+        headers: h,
+      });
     };
 
     const handle = async (m: JsMsg): Promise<void> => {
       const header = decodeTaskMeta(m.data).task as unknown as TaskHeader;
       const os = await storeOf(header.run);
       const what = `${header.kind}${header.partition !== undefined ? ` p${header.partition}` : ''} ${header.id}`;
-      if ((await os.info(resultObject(header.id))) !== null) {
+      const deliveries = m.info.deliveryCount;
+      // A redelivery may be of work already stored (its worker died before the ack). A first delivery is not: the
+      // coordinator looks for a stored result before it publishes.
+      if (deliveries > 1 && (await os.info(resultObject(header.id))) !== null) {
         m.ack();
-        nc.publish(doneSubject(header.run), header.id);
+        notify(header);
         return;
       }
       const epoch = `${header.run}/${header.epoch ?? ''}`;
-      const deliveries = m.info.deliveryCount;
       if (deliveries > maxAttempts) {
-        await finish(header, os, {
+        const bytes = await finish(header, os, {
           error: `task ${what} was delivered ${deliveries} times and never finished (its workers died or stalled).`,
         });
         m.term();
-        nc.publish(doneSubject(header.run), header.id);
+        notify(header, bytes);
         summary.failed++;
         return;
       }
@@ -192,17 +207,17 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
           if (!run) throw new Error(`this worker has no batch task '${header.kind}'.`);
           reply = await run(body, o.env, (name) => cache.object(epoch, os, name));
         }
-        await finish(header, os, { reply });
+        const bytes = await finish(header, os, { reply });
         m.ack();
-        nc.publish(doneSubject(header.run), header.id);
+        notify(header, bytes);
         summary.done++;
         log(`worker: ${what} done in ${(performance.now() - t0).toFixed(0)} ms`);
       } catch (e) {
         const message = describe(e);
         if (deliveries >= maxAttempts) {
-          await finish(header, os, { error: message });
+          const bytes = await finish(header, os, { error: message });
           m.term();
-          nc.publish(doneSubject(header.run), header.id);
+          notify(header, bytes);
           summary.failed++;
           log(`worker: ${what} failed for good (delivery ${deliveries} of ${maxAttempts}): ${message}`);
         } else {

@@ -75,12 +75,35 @@ export interface EmstInternal {
  *   backend can run, AbortError when `signal` aborts.
  */
 export async function emst(points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
-  if (options?.cluster) return emstOnCluster(points, options);
   return emstFor('emst', points, options);
 }
 
+/** emst()'s `cluster` runner: the coordinator's entry point (src/distributed/coordinator.ts). */
+export type ClusterEntry = (
+  points: Float32Array | Float64Array,
+  options: {
+    dim: number;
+    minSamples?: number;
+    alpha?: number;
+    onProgress?: EmstOptions['onProgress'];
+    signal?: AbortSignal;
+    cluster: NonNullable<EmstOptions['cluster']>;
+  },
+) => Promise<EdgeList & { timings: Record<string, number> }>;
+
+let clusterEntry: ClusterEntry | null = null;
+
 /**
- * `cluster`: the partitioned EMST on NATS workers (issue 20). The coordinator is loaded only then, through a computed
+ * Called by coordinator.ts as it loads: where it is bundled with this module (the CLI) the computed import below
+ * would find no file, so the entry registers itself instead.
+ */
+export function registerClusterEntry(entry: ClusterEntry): void {
+  clusterEntry = entry;
+}
+
+/**
+ * `cluster`: the partitioned EMST on NATS workers (issue 20; emst(), and hdbscan()'s MST). `internal` does not apply:
+ * the edges come back to the host. The coordinator is loaded only then, through a computed
  * specifier, so that browser bundles never contain the NATS client. `backend` says 'cpu': the coordinator's merge
  * runs on this host; each worker computes with its own --backend.
  */
@@ -89,8 +112,10 @@ async function emstOnCluster(points: Float32Array | Float64Array, options: EmstO
     throw new InputError('emst() with `cluster` supports neither `box` (periodic) nor `minEdgeLength` (scale cut).');
   }
   const name = '../distributed/coordinator.js';
-  const { emstOnNats } = (await import(/* @vite-ignore */ name)) as typeof import('../distributed/coordinator.js');
-  const r = await emstOnNats(points, {
+  const run =
+    clusterEntry ??
+    ((await import(/* @vite-ignore */ name)) as typeof import('../distributed/coordinator.js')).emstOnNats;
+  const r = await run(points, {
     dim: options.dim,
     minSamples: options.minSamples,
     alpha: options.alpha,
@@ -112,6 +137,7 @@ export async function emstFor(
   options: EmstOptions,
   internal: EmstInternal = {},
 ): Promise<EmstResult> {
+  if (options?.cluster) return emstOnCluster(points, options);
   const tv = performance.now();
   // Coordinates brought to unit scale by a power of two (exact), weights scaled back in finish(): no key overflows
   // or underflows at any scale float32 holds (scale.ts, issue 15 §4.1). Where the GPU may run, the per-coordinate

@@ -10,7 +10,6 @@ import { MAX_COORDINATE } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { ProgressCallback } from '../progress.js';
-import type { ClusterOptions } from '../distributed/coordinator.js';
 import { metricOf, type Metric } from './metric.js';
 
 export type EmstBackend = 'auto' | 'gpu' | 'cpu';
@@ -62,7 +61,36 @@ export interface EmstOptions {
    * runId, creds, tlsCert, tlsKey, tlsCa, allowAnonymous }`; `backend`, `gpu` and `threads` are then each worker's
    * own, and `box` and `minEdgeLength` are not supported.
    */
-  cluster?: ClusterOptions;
+  cluster?: EmstClusterOptions;
+}
+
+/**
+ * Where `emst()` runs with `cluster` (issue 20; src/distributed/coordinator.ts reads it): the NATS server and what
+ * authenticates this process, the number of spatial partitions and the run's id. Declared here, not there, so that
+ * emst/ imports nothing from distributed/ (which builds on emst/).
+ */
+export interface EmstClusterOptions {
+  /** Server URL(s), comma-separated: nats://host:4222, tls://host:4222. */
+  url: string;
+  /** A NATS credentials file (JWT + NKey seed). */
+  creds?: string;
+  /** TLS client certificate and key (PEM files), for servers that verify clients. */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** CA certificate (PEM) that signed the server's certificate. */
+  tlsCa?: string;
+  /** Connect without credentials to a server that is not on loopback (refused otherwise). */
+  allowAnonymous?: boolean;
+  /** The connection's name in the server's monitoring. */
+  name?: string;
+  /** Spatial partitions (default 8). */
+  partitions?: number;
+  /** The run's id (letters, digits, '-', '_'): the same id resumes an unfinished run. Default: a fresh one. */
+  runId?: string;
+  /** Keep the run's objects after success (default false: removed). */
+  keep?: boolean;
+  /** Lines about the run (its id, resumption), e.g. the CLI's stderr. */
+  log?: (line: string) => void;
 }
 
 /** The input after validation: float32 points and every option resolved. */

@@ -8,7 +8,8 @@
  *     the same with minSamples 5;
  *   - `treeline stats --compare` (6 mocks) and `--jitter --realisations 5` with --nats print what the local runs
  *     print;
- *   - `treeline hdbscan a b c -o dir/ --nats` writes the local batch's bytes;
+ *   - `treeline hdbscan a b c -o dir/ --nats` writes the local batch's bytes; `treeline hdbscan one.npy --nats`
+ *     (the partitioned MST, clustered on the coordinator) the local run's labels;
  *   - a run interrupted after its local trees and started again with the same run id resumes from its stored
  *     results;
  *   - `treeline emst --nats` with one worker killed (SIGKILL) in the middle of a task: its task is redelivered, the
@@ -162,6 +163,7 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
         });
         expectSameTree(parted, single);
         expect(phases).toContain('local trees');
+        expect(phases).toContain(`local trees: ${K} of ${K} partitions done`);
         expect(phases.some((p) => /^round \d+$/.test(p))).toBe(true);
       });
     }
@@ -238,6 +240,29 @@ describe('treeline hdbscan a b c -o dir/ --nats: each file clustered on a worker
   });
 });
 
+describe('treeline hdbscan <one file> --nats: the MST from the workers, clustered here', () => {
+  it('writes the labels of the local run', async () => {
+    const file = join(dir, 'one.npy');
+    const points = cloud('clustered', 20_000, DIM, 81);
+    writeFileSync(file, writeNpy(points, [points.length / DIM, DIM]));
+    const args = ['hdbscan', file, '--min-cluster-size', '25', '--min-samples', '5', '--backend', 'cpu'];
+    const a = await runCliProcess([...args, '-o', join(dir, 'one-local.csv')]);
+    const b = await runCliProcess([
+      ...args,
+      '-o',
+      join(dir, 'one-remote.csv'),
+      '--nats',
+      server.url,
+      '--partitions',
+      '4',
+    ]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stderr).toMatch(/run run-\S+: 4 partitions stored/);
+    expect(readFileSync(join(dir, 'one-remote.csv'))).toEqual(readFileSync(join(dir, 'one-local.csv')));
+  });
+});
+
 describe('distributed runs: resume and faults', () => {
   it('a run interrupted after its local trees resumes with the same run id from the stored results', async () => {
     const points = cloud('clustered', 60_000, DIM, 31);
@@ -262,7 +287,7 @@ describe('distributed runs: resume and faults', () => {
   });
 
   it('treeline emst --nats: one worker killed (SIGKILL) mid-task costs its task only; the edges are equal, exit 0', async () => {
-    const points = withDuplicates(N, 41);
+    const points = withDuplicates(N / 2, 41);
     const file = join(dir, 'points.f32');
     writeFileSync(file, points);
     const out = join(dir, 'tree');
