@@ -72,7 +72,9 @@ export async function computeEmst(
   // The device is created, and the pipelines compiled, while the file is read (gpuahead.ts).
   const metric = metricOf(o.minSamples, o.alpha);
   const ahead = startGpuAhead('emst', o.backend, file, o, (ctx, { n, dim }) =>
-    warmEmstPipelines(ctx, n, dim, metric, o.periodic !== undefined),
+    Promise.all([warmEmstPipelines(ctx, n, dim, metric, o.periodic !== undefined), ctx.warmTransfers()]).then(
+      () => undefined,
+    ),
   );
   let tree: EmstResult;
   let table: PointTable;

@@ -117,6 +117,8 @@ export class GpuEmst {
     // errors surface in readEdges (callers that keep the tree on the GPU never await it).
     e.canonical = createCanonicalSort(ctx);
     e.canonical.catch(() => undefined);
+    // And the split of its pairs for read-backs into shared arrays (readEdges), kept by the context's kernel cache.
+    createCanonicalSplit(ctx).catch(() => undefined);
     return e;
   }
 
@@ -395,7 +397,7 @@ export async function emstGpu(
 
 /**
  * Compiles, into `ctx`'s pipeline cache, every kernel an emstGpu call on n × dim points with `metric` will use
- * (GpuEmst.create's, the canonical sort's, the point check's), allocating nothing that outlives it: what the CLI
+ * (GpuEmst.create's, the canonical sort's and split's, the point check's), allocating nothing that outlives it: what the CLI
  * starts while it still reads the point file, once the header has told n and dim (src/io/peek.ts), so that the
  * call finds its pipelines compiled. Errors are left to the call itself (it compiles again and reports them).
  */
@@ -407,7 +409,7 @@ export async function warmEmstPipelines(
   periodic = false,
 ): Promise<void> {
   try {
-    const others = Promise.all([createPointChecker(ctx), createCanonicalSort(ctx)]);
+    const others = Promise.all([createPointChecker(ctx), createCanonicalSort(ctx), createCanonicalSplit(ctx)]);
     others.catch(() => undefined);
     const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, metric, periodic);
     try {

@@ -37,6 +37,12 @@ export function readbackPass(job: { pairs: Uint32Array; edges: EdgeList; e0: num
 }
 
 /**
+ * Threads that touch the edge arrays: 120 MB take them ~30 ms, well inside the GPU's work, while 16 threads faulting
+ * pages at once slowed the calling thread's own small read-backs beside them (emst::check 5 → 15–21 ms on the H100).
+ */
+const TOUCH_THREADS = 4;
+
+/**
  * Shared arrays for an m-edge read-back, allocated now and first touched by worker threads once `start()` is called
  * — `treeline emst` calls it when the points are on the GPU (emst's afterUpload: touching beside the upload slowed it
  * 2×), so the touching runs beside the GPU's work and the read-back writes into mapped pages (a fresh array takes its
@@ -63,7 +69,7 @@ export async function prepareEdgeArrays(
   const ready = new Promise<void>((resolve, reject) => {
     start = () => {
       start = () => undefined;
-      touchOnWorkers(arrays, threads, 'emst::edges').then(resolve, reject);
+      touchOnWorkers(arrays, Math.min(threads, TOUCH_THREADS), 'emst::edges').then(resolve, reject);
     };
   });
   return { into: { edges, ready }, start: () => start() };

@@ -13,7 +13,7 @@ import { emst, emstFor } from '../../src/emst/emst.js';
 import { metricOf } from '../../src/emst/metric.js';
 import { warmEmstPipelines } from '../../src/emst/pipeline.js';
 import { prepareEdgeArrays, readbackStats } from '../../src/emst/readback.threads.js';
-import { destroyVariants, gpuVariants, requireGpu } from '../helpers/gpu.js';
+import { destroyVariants, gpuVariants, requireGpu, tryGpuContext } from '../helpers/gpu.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,6 +74,22 @@ describe.skipIf(all.length === 0).each(all)('emst ahead of the call ($name)', ({
   it('edge arrays are not prepared below the size or on one thread', async () => {
     expect(await prepareEdgeArrays(10, 4)).toBeNull();
     expect(await prepareEdgeArrays(1 << 20, 1, 0)).toBeNull();
+  });
+});
+
+describe.skipIf(all.length === 0)('warmTransfers', () => {
+  it('makes both staging rings and leaves no buffer behind', async () => {
+    const ctx = (await tryGpuContext())!;
+    try {
+      expect([ctx.stagingBytes, ctx.readbackBytes]).toEqual([0, 0]);
+      const live = ctx.memory.liveBytes;
+      await ctx.warmTransfers();
+      expect(ctx.stagingBytes).toBeGreaterThan(0);
+      expect(ctx.readbackBytes).toBeGreaterThan(0);
+      expect(ctx.memory.liveBytes).toBe(live);
+    } finally {
+      await ctx.destroy();
+    }
   });
 });
 
