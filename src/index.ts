@@ -13,7 +13,14 @@ export {
   type MemoryStats,
 } from './gpu/index.js';
 export { emst, type EmstOptions, type EmstResult, type EmstBackend, type EdgeList } from './emst/emst.js';
-export { hdbscan, hdbscanModel, type HdbscanOptions, type HdbscanResult } from './hdbscan.js';
+export {
+  hdbscan,
+  hdbscanModel,
+  hdbscanSweep,
+  type HdbscanOptions,
+  type HdbscanResult,
+  type SweepClustering,
+} from './hdbscan.js';
 export {
   clusterFromMst,
   clusterFromSingleLinkage,
