@@ -8,17 +8,15 @@
  * through `ids`, keeps the global (key, min id, max id) tie order, because the map is monotone.
  *
  * A Morton range's bounding box can be far larger than the region its points fill (a range that crosses a high
- * octree boundary spans both sides), so partitionInfo() also describes each partition by CELLS boxes, BVH subtrees
- * (octree-aligned: a run cut at equal counts can straddle a high octree boundary and span both sides): the
- * coordinator and the owners prune cross-partition queries with them.
+ * octree boundary spans both sides), so partitionInfo() also describes each partition by CELLS boxes over
+ * octree-aligned runs of its Morton order (runs cut at equal counts can straddle a high octree boundary too): the
+ * owners bound their points' keys to other partitions with them.
  */
 import { InputError } from '../errors.js';
 import { codeBits } from '../bvh/layout.js';
 import { mortonCodesCpu, sceneFrameCpu } from '../bvh/morton.cpu.js';
 import { sortCodesCpu } from '../bvh/sort.cpu.js';
 import { checkCoordinates } from '../emst/validate.js';
-import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
-import { bvhCells } from './partition.search.cpu.js';
 import { PARTITION_TASKS } from './partition.tasks.js';
 import type {
   PartitionData,
@@ -61,15 +59,14 @@ export function partitionPoints(points: Float32Array | Float64Array, dim: number
 }
 
 /**
- * The partition's size, bounding box and at most CELLS cell boxes: the tight boxes of a cut through the top of its
- * BVH (partition.search.cpu.ts, bvhCells: octree-aligned runs of its Morton order).
+ * The partition's size, bounding box and at most CELLS cell boxes: octree-aligned runs of its Morton order
+ * (mortonCells). O(count) after a radix sort of the partition's Morton codes.
  */
 export function partitionInfo(data: PartitionData): PartitionInfo {
   const { id, dim, points } = data;
   const n = points.length / dim;
   if (n === 0) return { id, count: 0, lo: [], hi: [], cells: [] };
-  const cells =
-    n === 1 ? Array.from([...points, ...points]) : Array.from(bvhCells(buildBvhCpu(points, dim), CELLS).boxes);
+  const cells = mortonCells(points, dim, CELLS);
   const lo = new Array<number>(dim).fill(Infinity);
   const hi = new Array<number>(dim).fill(-Infinity);
   for (let c = 0; c < cells.length; c += 2 * dim) {
@@ -79,6 +76,62 @@ export function partitionInfo(data: PartitionData): PartitionInfo {
     }
   }
   return { id, count: n, lo, hi, cells };
+}
+
+/**
+ * At most `max` tight boxes covering the points: their Morton order (as the BVH sorts it) split at the highest
+ * differing code bit of the most populous run, until there are `max` runs or only runs of equal codes — the top of
+ * the radix tree a BVH would build (Karras), so the runs are octree-aligned, without building the rest of it.
+ */
+function mortonCells(points: Float32Array, dim: number, max: number): number[] {
+  const n = points.length / dim;
+  const { codes, order } = sortCodesCpu(
+    mortonCodesCpu(points, n, dim, sceneFrameCpu(points, n, dim)),
+    n,
+    codeBits(dim),
+  );
+  const differ = (a: number, b: number) => codes[2 * a] !== codes[2 * b] || codes[2 * a + 1] !== codes[2 * b + 1];
+  /** The first position in [a, b) whose code has the highest bit where codes[a] and codes[b − 1] differ. */
+  const split = (a: number, b: number): number => {
+    const x = codes[2 * a + 1] ^ codes[2 * (b - 1) + 1];
+    const word = x !== 0 ? 1 : 0;
+    const bit = 31 - Math.clz32(word === 1 ? x : codes[2 * a] ^ codes[2 * (b - 1)]);
+    let lo = a;
+    let hi = b - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((codes[2 * mid + word] >>> bit) & 1) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  const runs: [number, number][] = [[0, n]];
+  while (runs.length < max) {
+    let at = -1;
+    for (let r = 0; r < runs.length; r++) {
+      const [a, b] = runs[r];
+      if (differ(a, b - 1) && (at < 0 || b - a > runs[at][1] - runs[at][0])) at = r;
+    }
+    if (at < 0) break;
+    const [a, b] = runs[at];
+    const m = split(a, b);
+    runs.splice(at, 1, [a, m], [m, b]);
+  }
+  const out: number[] = [];
+  for (const [a, b] of runs) {
+    const lo = new Array<number>(dim).fill(Infinity);
+    const hi = new Array<number>(dim).fill(-Infinity);
+    for (let r = a; r < b; r++) {
+      const o = order[r] * dim;
+      for (let d = 0; d < dim; d++) {
+        const x = points[o + d];
+        if (x < lo[d]) lo[d] = x;
+        if (x > hi[d]) hi[d] = x;
+      }
+    }
+    out.push(...lo, ...hi);
+  }
+  return out;
 }
 
 /** The bytes a transport carries for `msg`: its meta as UTF-8 JSON plus every array's bytes. */
