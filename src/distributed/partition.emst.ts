@@ -100,6 +100,13 @@ async function localTrees(run: PartitionRun): Promise<SlotEdges> {
   live.forEach((p, t) => {
     const count = infos[p].count;
     const reply = replies[t];
+    // The owners' own step times: the largest over the partitions (they run side by side on a cluster).
+    const own = reply.meta.timings;
+    if (own !== null && typeof own === 'object' && !Array.isArray(own)) {
+      for (const [label, ms] of Object.entries(own)) {
+        if (typeof ms === 'number') run.timings[label] = Math.max(run.timings[label] ?? 0, ms);
+      }
+    }
     const ids = run.reply(reply, 'ids', Uint32Array, count);
     for (let r = 1; r < count; r++) {
       if (ids[r] <= ids[r - 1]) throw new Error(`partitionedEmst: partition ${p}'s ids are not ascending at row ${r}`);

@@ -41,8 +41,12 @@ export class PartitionIndex {
   /** n × dim scaled coordinates, rows in the partition's order (ascending global id). */
   readonly points: Float32Array;
   readonly ids: Uint32Array;
-  /** The BVH of `points`, or null for fewer than 2 points. */
-  readonly bvh: BvhCpu | null;
+  /** The BVH of `points` (built on first use), or null for fewer than 2 points. */
+  get bvh(): BvhCpu | null {
+    if (this.built === undefined) this.built = this.n >= 2 ? buildBvhCpu(this.points, this.dim) : null;
+    return this.built;
+  }
+  private built: BvhCpu | null | undefined;
   private stackNode = new Int32Array(256);
   private stackBound = new Float64Array(256);
   private stackMin = new Uint32Array(256);
@@ -56,7 +60,6 @@ export class PartitionIndex {
     this.n = data.ids.length;
     this.ids = data.ids;
     this.points = scaleRows(data.points, exponent);
-    this.bvh = this.n >= 2 ? buildBvhCpu(this.points, this.dim) : null;
     this.query = new Float64Array(this.dim);
   }
 

@@ -49,19 +49,26 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
   },
 
   async tree(p, msg, env) {
+    const t0 = performance.now();
     const index = PartitionIndex.of(p, exponentOf(msg));
     const { dim, n } = index;
     const minSamples = num(msg, 'minSamples');
     const alpha = num(msg, 'alpha');
     const mr = minSamples > 1 || alpha !== 1;
     const core2 = mr ? sized(array(msg, 'core2', Float32Array), n, 'core2') : null;
-    let tree: { sources: Uint32Array; targets: Uint32Array };
-    if (core2 === null) {
-      tree = await emst(index.points, { dim, backend: env.backend, threads: env.threads, gpu: env.gpu });
-    } else {
-      const metric = { kind: 'mutual-reachability' as const, minSamples, alpha };
-      tree = await emstCpuAsync(index.points, dim, { metric, threads: env.threads, core2 });
-    }
+    // The local tree starts first: on the GPU it runs while this thread builds the CPU index below.
+    const metric = { kind: 'mutual-reachability' as const, minSamples, alpha };
+    const treeP =
+      core2 === null
+        ? emst(index.points, { dim, backend: env.backend, threads: env.threads, gpu: env.gpu })
+        : emstCpuAsync(index.points, dim, { metric, threads: env.threads, core2 });
+    treeP.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    const t1 = performance.now();
+    const lower = index.lowerBounds(array(msg, 'cells', Float32Array), array(msg, 'cellOwner', Uint32Array), p.id);
+    const { cell, cellBoxes } = index.cut(CUT_CELLS);
+    const t2 = performance.now();
+    const tree = await treeP;
+    const t3 = performance.now();
     const ia2 = inverseAlphaSquared(alpha);
     const m = tree.sources.length;
     const keys = new Float32Array(m);
@@ -71,10 +78,19 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
       const d = squaredDistance(index.points, dim, u, v);
       keys[e] = core2 === null ? d : reachabilityKey(d, core2[u], core2[v], ia2);
     }
-    const lower = index.lowerBounds(array(msg, 'cells', Float32Array), array(msg, 'cellOwner', Uint32Array), p.id);
-    const { cell, cellBoxes } = index.cut(CUT_CELLS);
+    const t4 = performance.now();
     return {
-      meta: {},
+      // Per-step wall times (ms) on the owner (treeWait: the local tree after the index), and the tree's own phases
+      // under emst's labels.
+      meta: {
+        timings: {
+          'partition::index': t2 - t1,
+          'partition::treeWait': t3 - t2,
+          'partition::keys': t4 - t3,
+          'partition::total': t4 - t0,
+          ...('timings' in tree && tree.timings ? tree.timings : {}),
+        },
+      },
       arrays: {
         sources: tree.sources.slice(),
         targets: tree.targets.slice(),
