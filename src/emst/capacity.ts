@@ -65,8 +65,11 @@ export function bindingNeeds(task: CapacityTask, dim: number): BindingNeed[] {
     const mcs = task.minClusterSize;
     // cluster::linkage.own (cluster/dendrogram.ts): 8 bytes for each of 2m + n + 1 Euler tokens.
     needs.push({ label: 'cluster::linkage.own', bytes: (n) => 8 * (2 * Math.max(1, n - 1) + n + 1) });
-    // The condensed rows (cluster/condense.rows.ts): 16 bytes for each of n + 2·maxSplits rows.
-    needs.push({ label: 'cluster::condense.rows', bytes: (n) => 16 * (n + 2 * maxSplits(n, mcs)) });
+    // The condenser's largest (cluster/condense.rows.ts; its rows go straight into 4-byte columns): the row sort's
+    // 8-byte keys for each of n + 2·maxSplits rows, the merges' and pointer jumping's 16 bytes a merge — all below
+    // the Euler tokens' 24 bytes a point, listed so that a change there shows here.
+    needs.push({ label: 'cluster::condense.keys', bytes: (n) => 8 * (n + 2 * maxSplits(n, mcs)) });
+    needs.push({ label: 'cluster::condense.jdl', bytes: (n) => 16 * Math.max(1, n - 1) });
   }
   return needs;
 }
