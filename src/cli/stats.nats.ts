@@ -35,7 +35,12 @@ export async function statsNatsRunners(
   const run = checkRunId(`stats-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`);
   let jobs: NatsJobs;
   try {
-    jobs = await NatsJobs.open(nc, run, { fresh: true, epoch: run });
+    jobs = await NatsJobs.open(nc, run, {
+      fresh: true,
+      epoch: run,
+      onStall: (pending, seconds) =>
+        log(`stats: ${pending} tasks waiting, no result for ${seconds} s: are workers running on ${o.nats}?`),
+    });
   } catch (e) {
     await nc.close();
     throw e;

@@ -144,7 +144,12 @@ export async function emstOnNats(
       );
     }
     const resumed = !!previous && previous.status !== 'done';
-    jobs = await NatsJobs.open(nc, run, { fresh: !resumed, epoch: fingerprint });
+    jobs = await NatsJobs.open(nc, run, {
+      fresh: !resumed,
+      epoch: fingerprint,
+      onStall: (pending, seconds) =>
+        log(`run ${run}: ${pending} tasks waiting, no result for ${seconds} s: are workers running on ${cluster.url}?`),
+    });
     let state: RunState;
     const t0 = performance.now();
     if (resumed) {

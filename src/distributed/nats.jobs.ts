@@ -17,6 +17,8 @@ import { bodyLimit, doneSubject, TASK_HEADER, getMessage, putMessage, runBucket,
 import { contentId, messageOutcome, resultObject, taskObject, type TaskHeader } from './nats.tasks.js';
 import type { TaskMessage } from './types.js';
 
+const STALL_SECONDS = 30;
+
 /** A task's failure as the worker reported it. */
 export class TaskFailedError extends Error {
   override name = 'TaskFailedError';
@@ -43,6 +45,9 @@ export class NatsJobs {
   private readonly pending = new Map<string, { resolve: (result?: Uint8Array) => void }>();
   private readonly inFlight = new Map<string, Promise<TaskMessage>>();
   private sub: Subscription | null = null;
+  private onStall?: (pending: number, seconds: number) => void;
+  /** When a result last came (or the last stall was told). */
+  private lastNews = Date.now();
   private poller: ReturnType<typeof setInterval> | null = null;
 
   private constructor(
@@ -61,7 +66,12 @@ export class NatsJobs {
   static async open(
     nc: NatsConnection,
     run: string,
-    options: { fresh?: boolean; epoch?: string } = {},
+    options: {
+      fresh?: boolean;
+      epoch?: string;
+      /** Told when tasks are pending and no result came for 30 s (no worker running? all busy?). */
+      onStall?: (pending: number, seconds: number) => void;
+    } = {},
   ): Promise<NatsJobs> {
     const objm = new Objm(nc);
     if (options.fresh) {
@@ -73,6 +83,7 @@ export class NatsJobs {
     }
     const store = await objm.create(runBucket(run));
     const jobs = new NatsJobs(nc, run, store, options.epoch);
+    jobs.onStall = options.onStall;
     jobs.listen();
     return jobs;
   }
@@ -85,6 +96,11 @@ export class NatsJobs {
       },
     });
     this.poller = setInterval(() => {
+      const quiet = (Date.now() - this.lastNews) / 1000;
+      if (this.pending.size > 0 && quiet >= STALL_SECONDS) {
+        this.onStall?.(this.pending.size, Math.round(quiet));
+        this.lastNews = Date.now();
+      }
       for (const [id, p] of this.pending) {
         // A failed look (a reconnect in progress) is tried again next second.
         this.store.info(resultObject(id)).then(
@@ -113,7 +129,9 @@ export class NatsJobs {
     msg: TaskMessage,
   ): Promise<TaskMessage> {
     let resolve!: (result?: Uint8Array) => void;
-    const promise = new Promise<Uint8Array | undefined>((r) => (resolve = r));
+    const promise = new Promise<Uint8Array | undefined>((r) => (resolve = r)).finally(
+      () => (this.lastNews = Date.now()),
+    );
     this.pending.set(id, { resolve });
     let inline: Uint8Array | undefined;
     try {
