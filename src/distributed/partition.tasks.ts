@@ -26,6 +26,8 @@
  * The local tree ('tree') is emst() on the scaled points with the owner's backend (Euclidean), or with the true
  * cores the CPU backend's Borůvka (mutual reachability: boruvka.cpu.ts `core2`; the GPU backend has no such hook
  * yet). Its keys are recomputed from the coordinates with distance.cpu.ts's arithmetic, the single-process keys.
+ * (emst() scales the partition's points again only when their largest |coordinate| is below 2^−32 of the whole set's,
+ * scale.ts; that exact rescaling could only differ from the single-process run where its squares underflow.)
  */
 import { InputError } from '../errors.js';
 import { emst } from '../emst/emst.js';
