@@ -134,9 +134,11 @@ function mortonCells(points: Float32Array, dim: number, max: number): number[] {
   return out;
 }
 
+const UTF8 = new TextEncoder();
+
 /** The bytes a transport carries for `msg`: its meta as UTF-8 JSON plus every array's bytes. */
 export function messageBytes(msg: TaskMessage): number {
-  let bytes = Buffer.byteLength(JSON.stringify(msg.meta), 'utf8');
+  let bytes = UTF8.encode(JSON.stringify(msg.meta)).length;
   for (const a of Object.values(msg.arrays)) bytes += a.byteLength;
   return bytes;
 }
