@@ -21,6 +21,10 @@ import type { Column } from '../io/write.js';
 import type { CliIo } from './program.js';
 import type { ProgressCallback } from '../progress.js';
 import { runCommand } from './run.js';
+import { startGpuAhead } from './gpuahead.js';
+import { metricOf } from '../emst/metric.js';
+import { warmEmstPipelines } from '../emst/pipeline.js';
+import { warmClusterPipelines } from '../cluster/warm.js';
 import { hdbscanBatch } from './hdbscan.batch.js';
 import { hdbscanNatsRunners } from './hdbscan.nats.js';
 import { addNatsOptions, natsOptionsOf, type NatsCliOptions } from './nats.js';
@@ -138,8 +142,47 @@ export async function computeHdbscan(
   checkSoftOptions(o);
   const t0 = performance.now();
   progress?.(0, 'read');
-  const table = await readInputPoints(file, o);
-  const timings: Record<string, number> = { 'io::read': performance.now() - t0 };
+  // Without a batch's context (and not on the workers): the device is created and the pipelines compiled while the
+  // file is read (gpuahead.ts), one kind after the other so the warm-up never holds more GPU memory than the call.
+  const smallest = Math.min(...o.minClusterSize);
+  const metric = metricOf(o.minSamples ?? o.minClusterSize[0], o.alpha);
+  const ahead = startGpuAhead('hdbscan', gpu || o.nats ? 'cpu' : o.backend, file, o, async (ctx, { n, dim }) => {
+    await warmEmstPipelines(ctx, n, dim, metric);
+    await warmClusterPipelines(ctx, n, smallest);
+    await ctx.warmTransfers();
+  });
+  try {
+    const table = await readInputPoints(file, o);
+    const timings: Record<string, number> = { 'io::read': performance.now() - t0 };
+    const settled = gpu || o.nats ? null : await ahead.settle();
+    return await computeHdbscanOf(
+      file,
+      table,
+      timings,
+      o,
+      progress,
+      signal,
+      warn,
+      gpu ?? settled?.gpu ?? undefined,
+      settled?.backend,
+    );
+  } finally {
+    await ahead.dispose();
+  }
+}
+
+/** computeHdbscan once the points are read: `backend` overrides o.backend where gpuahead settled it. */
+async function computeHdbscanOf(
+  file: string,
+  table: PointTable,
+  timings: Record<string, number>,
+  o: HdbscanCliOptions,
+  progress: ProgressCallback | undefined,
+  signal: AbortSignal | undefined,
+  warn: ((message: string) => void) | undefined,
+  gpu: GpuContext | undefined,
+  backend: Backend = o.backend,
+): Promise<HdbscanRun> {
   // Not an error (hdbscan accepts it too), but a newcomer's likely slip: say so before the MST, then run.
   for (const c of o.minClusterSize.filter((c) => c > table.n)) {
     const outcome = o.allowSingleCluster
@@ -171,7 +214,7 @@ export async function computeHdbscan(
       minClusterSize: first,
       minSamples: o.minSamples ?? first,
       alpha: o.alpha,
-      backend: o.backend,
+      backend,
       ...(gpu ? { gpu } : {}),
       // --nats (one file): the MST from the workers, the clustering here on the host.
       ...(o.nats && !gpu

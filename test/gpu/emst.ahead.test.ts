@@ -12,6 +12,8 @@ import { generate } from '../../src/datasets/generate.js';
 import { emst, emstFor } from '../../src/emst/emst.js';
 import { metricOf } from '../../src/emst/metric.js';
 import { warmEmstPipelines } from '../../src/emst/pipeline.js';
+import { warmClusterPipelines } from '../../src/cluster/warm.js';
+import { hdbscan } from '../../src/hdbscan.js';
 import { prepareEdgeArrays, readbackStats } from '../../src/emst/readback.threads.js';
 import { destroyVariants, gpuVariants, requireGpu, tryGpuContext } from '../helpers/gpu.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -38,6 +40,19 @@ describe.skipIf(all.length === 0).each(all)('emst ahead of the call ($name)', ({
     expect(Array.from(r.sources)).toEqual(Array.from(cpu.sources));
     expect(Array.from(r.targets)).toEqual(Array.from(cpu.targets));
     expect(Array.from(r.weights)).toEqual(Array.from(cpu.weights));
+  });
+
+  it("hdbscan(): emst's and the clustering's warm-ups leave it nothing to compile; the same clustering", async () => {
+    const n = 2500;
+    const points = generate('blobs', { n, dim: 3, seed: 21, clusters: 3 });
+    await warmEmstPipelines(ctx, n, 3, metricOf(9, 1));
+    await warmClusterPipelines(ctx, n, 9);
+    const before = ctx.compileStats.pipelines;
+    const r = await hdbscan(points, { dim: 3, minClusterSize: 9, backend: 'gpu', gpu: ctx });
+    expect(ctx.compileStats.pipelines).toBe(before);
+    const cpu = await hdbscan(points, { dim: 3, minClusterSize: 9, backend: 'cpu', threads: 1 });
+    expect(Array.from(r.labels)).toEqual(Array.from(cpu.labels));
+    expect(Array.from(r.probabilities)).toEqual(Array.from(cpu.probabilities));
   });
 
   it.each([
