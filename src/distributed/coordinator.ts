@@ -20,7 +20,7 @@ import { InputError } from '../errors.js';
 import type { EmstClusterOptions } from '../emst/validate.js';
 import { registerClusterEntry } from '../emst/emst.js';
 import type { ProgressCallback } from '../progress.js';
-import { connectNats, RUNS_BUCKET, checkRunId, type NatsOptions } from './nats.js';
+import { connectNats, RUNS_BUCKET, checkRunId, jetstreamManagerOf, type NatsOptions } from './nats.js';
 import { NatsJobs, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
 import { putMessage } from './nats.js';
@@ -131,6 +131,7 @@ export async function emstOnNats(
   const nc: NatsConnection = await connectNats({ ...cluster, name: cluster.name ?? `treeline coordinator ${run}` });
   let jobs: NatsJobs | null = null;
   try {
+    await jetstreamManagerOf(nc); // a clear error where the server has no JetStream
     const kv = await new Kvm(nc).create(RUNS_BUCKET);
     const fingerprint = contentId('input', k, {
       meta: { n: points.length / dim, dim, minSamples, alpha },

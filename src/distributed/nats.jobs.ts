@@ -13,7 +13,17 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { decodeTaskMessage, encodeTaskMessage } from './nats.codec.js';
-import { bodyLimit, doneSubject, TASK_HEADER, getMessage, putMessage, runBucket, taskSubject } from './nats.js';
+import {
+  bodyLimit,
+  doneSubject,
+  ensureTaskStream,
+  jetstreamManagerOf,
+  TASK_HEADER,
+  getMessage,
+  putMessage,
+  runBucket,
+  taskSubject,
+} from './nats.js';
 import { contentId, messageOutcome, resultObject, taskObject, type TaskHeader } from './nats.tasks.js';
 import type { TaskMessage } from './types.js';
 
@@ -73,6 +83,7 @@ export class NatsJobs {
       onStall?: (pending: number, seconds: number) => void;
     } = {},
   ): Promise<NatsJobs> {
+    await ensureTaskStream(await jetstreamManagerOf(nc));
     const objm = new Objm(nc);
     if (options.fresh) {
       try {

@@ -122,17 +122,32 @@ export async function connectNats(o: NatsOptions): Promise<NatsConnection> {
   }
 }
 
-/** Creates the task stream and the workers' consumer when missing; sets the consumer's ack wait. */
-export async function ensureTaskQueue(jsm: JetStreamManager, ackWaitMs: number): Promise<void> {
+/**
+ * Creates the task stream when missing (the coordinator, before its first task: a work queue keeps its messages
+ * until a consumer takes them, so workers may start later).
+ */
+export async function ensureTaskStream(jsm: JetStreamManager): Promise<void> {
   try {
     await jsm.streams.info(TASK_STREAM);
   } catch {
-    await jsm.streams.add({
-      name: TASK_STREAM,
-      subjects: ['treeline.task.>'],
-      retention: RetentionPolicy.Workqueue,
-    });
+    try {
+      await jsm.streams.add({
+        name: TASK_STREAM,
+        subjects: ['treeline.task.>'],
+        retention: RetentionPolicy.Workqueue,
+      });
+    } catch (e) {
+      // Another process created it in between.
+      await jsm.streams.info(TASK_STREAM).catch(() => {
+        throw e;
+      });
+    }
   }
+}
+
+/** Creates the task stream and the workers' consumer when missing; sets the consumer's ack wait (workers). */
+export async function ensureTaskQueue(jsm: JetStreamManager, ackWaitMs: number): Promise<void> {
+  await ensureTaskStream(jsm);
   const config = {
     durable_name: TASK_CONSUMER,
     ack_policy: AckPolicy.Explicit,
@@ -150,7 +165,17 @@ export async function ensureTaskQueue(jsm: JetStreamManager, ackWaitMs: number):
   }
 }
 
-export { jetstreamManager };
+/** JetStream's manager on `nc`; an InputError naming the remedy where the server runs without JetStream. */
+export async function jetstreamManagerOf(nc: NatsConnection): Promise<JetStreamManager> {
+  try {
+    return await jetstreamManager(nc);
+  } catch (e) {
+    throw new InputError(
+      `The NATS server at ${nc.getServer()} has no JetStream (${(e as Error).message}): start it with -js ` +
+        '(scripts/nats-server.sh does).',
+    );
+  }
+}
 
 /** The largest body a message may have on this server, leaving room for headers. */
 export const bodyLimit = (nc: NatsConnection): number => Math.max(4096, (nc.info?.max_payload ?? 1 << 20) - 16_384);

@@ -26,7 +26,7 @@ import {
   connectNats,
   ensureTaskQueue,
   getMessage,
-  jetstreamManager,
+  jetstreamManagerOf,
   putMessage,
   runBucket,
   doneSubject,
@@ -131,7 +131,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const nc = await connectNats({ ...o, name: o.name ?? 'treeline worker' });
   const summary: WorkerSummary = { done: 0, failed: 0, retried: 0 };
   try {
-    await ensureTaskQueue(await jetstreamManager(nc), ackWaitMs);
+    await ensureTaskQueue(await jetstreamManagerOf(nc), ackWaitMs);
     const js = jetstream(nc);
     const objm = new Objm(nc);
     const stores = new Map<string, ObjectStore>();
