@@ -30,8 +30,8 @@
  */
 import { NONE } from '../bvh/layout.js';
 import { sortCodesCpu } from '../bvh/sort.cpu.js';
-import { boxKey } from '../knn/keys.cpu.js';
 import { roundsFraction } from '../progress.js';
+import { CellCover } from './partition.cover.js';
 import type { PartitionRun } from './partition.run.js';
 import type { TaskMessage } from './types.js';
 
@@ -75,21 +75,8 @@ class Rounds {
   private readonly whole: Uint32Array;
   private readonly x: Float64Array;
   private alive: number;
-  /**
-   * The finer cover (run.cutBoxes): cell g of partition p is global cell cellBase[p] + g; its slots are
-   * cellSlots[cellStart[c] …]; cursor[c]: the slots before it are known to share the first slot's component (they do
-   * for good: components only grow); cellComp[c]: that component once all do, else NONE (this round).
-   */
-  private readonly cellBase: number[] = [0];
-  private readonly cellStart: Uint32Array;
-  private readonly cellSlots: Uint32Array;
-  private readonly cursor: Uint32Array;
-  private readonly cellComp: Uint32Array;
-  /** Per cell: the stamp of the last ask that needs it listed (walk). */
-  private readonly needed: Uint32Array;
-  private needTick = 0;
-  /** neighbours()' cache, by own global cell. */
-  private readonly near = new Map<number, { order: Uint8Array[]; keys: Float32Array[] }>();
+  /** The finer cover's cells and their components (partition.cover.ts). */
+  private readonly cover: CellCover;
   /** codedLabels' scratch: per component a stamp and a code. */
   private readonly mark: Uint32Array;
   private readonly code: Uint32Array;
@@ -140,137 +127,8 @@ class Rounds {
     this.alive = tree.keys.length;
     this.mark = new Uint32Array(n);
     this.code = new Uint32Array(n);
-    for (let p = 0; p < run.k; p++) {
-      this.cellBase.push(this.cellBase[p] + (run.cutBoxes[p] ? run.cutBoxes[p].length / (2 * run.dim) : 0));
-    }
-    const cells = this.cellBase[run.k];
-    this.cellStart = new Uint32Array(cells + 1);
-    for (let i = 0; i < n; i++) this.cellStart[this.cellBase[run.partOf[i]] + run.cutOf[i] + 1]++;
-    for (let c = 0; c < cells; c++) this.cellStart[c + 1] += this.cellStart[c];
-    this.cursor = this.cellStart.slice(0, cells);
-    this.cellSlots = new Uint32Array(n);
-    for (let i = 0; i < n; i++) this.cellSlots[this.cursor[this.cellBase[run.partOf[i]] + run.cutOf[i]]++] = i;
-    this.cursor.set(this.cellStart.subarray(0, cells));
-    this.cellComp = new Uint32Array(cells).fill(NONE);
-    this.needed = new Uint32Array(cells);
+    this.cover = new CellCover(run, (i) => this.find(i));
   }
-
-  /** cellComp for this round: a cell's component once all its points share one (cursor scans, O(n) per run). */
-  private updateCells(): void {
-    const { cellStart, cellSlots, cursor, cellComp } = this;
-    for (let c = 0; c < cellComp.length; c++) {
-      const first = cellStart[c];
-      const end = cellStart[c + 1];
-      const rep = this.find(cellSlots[first]);
-      let at = cursor[c];
-      while (at < end && this.find(cellSlots[at]) === rep) at++;
-      cursor[c] = at;
-      cellComp[c] = at === end ? rep : NONE;
-    }
-  }
-
-  /**
-   * For own cell G (global index) and every other partition b: b's cells sorted by their box-to-box key from G's
-   * box (each axis' gap rounded and summed as keys.cpu.ts sums a point's: monotone steps, so a lower bound on the key
-   * of any point of G to any point of the cell). Static; built the first time G's points ask.
-   */
-  private neighbours(G: number): { order: Uint8Array[]; keys: Float32Array[] } {
-    const cached = this.near.get(G);
-    if (cached !== undefined) return cached;
-    const { dim, k, cutBoxes } = this.run;
-    let p = 0;
-    while (this.cellBase[p + 1] <= G) p++;
-    const own = cutBoxes[p].subarray(2 * dim * (G - this.cellBase[p]), 2 * dim * (G - this.cellBase[p] + 1));
-    const order: Uint8Array[] = [];
-    const keys: Float32Array[] = [];
-    for (let b = 0; b < k; b++) {
-      const boxes = cutBoxes[b];
-      const count = b === p || boxes === undefined ? 0 : boxes.length / (2 * dim);
-      const key = new Float32Array(count);
-      for (let h = 0; h < count; h++) {
-        let sum = 0;
-        for (let d = 0; d < dim; d++) {
-          const lo = boxes[2 * dim * h + d];
-          const hi = boxes[2 * dim * h + dim + d];
-          const t = own[dim + d] < lo ? f32(lo - own[dim + d]) : own[d] > hi ? f32(own[d] - hi) : 0;
-          sum = f32(sum + f32(t * t));
-        }
-        key[h] = sum;
-      }
-      const o = Uint8Array.from({ length: count }, (_, h) => h).sort((a, c) => key[a] - key[c]);
-      order.push(o);
-      keys.push(Float32Array.from(o, (h) => key[h]));
-    }
-    const out = { order, keys };
-    this.near.set(G, out);
-    return out;
-  }
-
-  /**
-   * A lower bound on the key from scaled point x (of own cell G, in component comp) to every point of partition b
-   * outside comp: the key to the nearest of b's cells not wholly inside comp (+∞ when there is none). With x
-   * undefined, the box-to-box bound of the nearest such cell (no coordinates needed). Euclidean keys.
-   */
-  private cutKey(x: Float64Array | undefined, G: number, b: number, comp: number): number {
-    const { dim } = this.run;
-    const { order, keys } = this.neighbours(G);
-    const boxes = this.run.cutBoxes[b];
-    const base = this.cellBase[b];
-    const o = order[b];
-    const kk = keys[b];
-    let best = Infinity;
-    for (let t = 0; t < o.length; t++) {
-      if (kk[t] >= best) break;
-      const h = o[t];
-      if (this.cellComp[base + h] === comp) continue;
-      if (x === undefined) return kk[t];
-      const key = boxKey(boxes, 2 * dim * h, dim, x, x[0], dim > 1 ? x[1] : 0, dim > 2 ? x[2] : 0, null);
-      if (key < best) best = key;
-    }
-    return best;
-  }
-
-  /**
-   * The point-level walk of partition b's cells from scaled point x (own cell G, component comp, core² `core`, bound
-   * `bound`), nearest box first, skipping cells wholly inside comp; keys in the run's key space (mutual reachability:
-   * max(core², key · ia2)). Marks every cell within the bound (`needed`, with `stamp`) and leaves in walkLower a lower
-   * bound on the key to every point of b outside comp, in walkOver one on every point of b outside comp and outside
-   * the cells marked for this point.
-   */
-  private walk(x: Float64Array, G: number, b: number, comp: number, core: number, bound: number, stamp: number): void {
-    const { dim, mr, ia2 } = this.run;
-    const { order, keys } = this.neighbours(G);
-    const boxes = this.run.cutBoxes[b];
-    const base = this.cellBase[b];
-    const o = order[b];
-    const kk = keys[b];
-    const tr = (key: number): number => {
-      if (!mr) return key;
-      const k2 = ia2 === 1 ? key : f32(key * ia2);
-      return k2 > core ? k2 : core;
-    };
-    let lower = Infinity;
-    let over = Infinity;
-    for (let t = 0; t < o.length; t++) {
-      const h = o[t];
-      if (this.cellComp[base + h] === comp) continue;
-      const box = tr(kk[t]);
-      if (box > bound) {
-        if (box < lower) lower = box;
-        if (box < over) over = box;
-        break;
-      }
-      const key = tr(boxKey(boxes, 2 * dim * h, dim, x, x[0], dim > 1 ? x[1] : 0, dim > 2 ? x[2] : 0, null));
-      if (key < lower) lower = key;
-      if (key <= bound) this.needed[base + h] = stamp;
-      else if (key < over) over = key;
-    }
-    this.walkLower = lower;
-    this.walkOver = over;
-  }
-
-  private walkLower = Infinity;
-  private walkOver = Infinity;
 
   async solve() {
     const { n, run, bestKey, bestLo, bestHi } = this;
@@ -289,7 +147,7 @@ class Rounds {
       this.offerTreeEdges();
       this.offerAnswers();
       this.findWhole();
-      this.updateCells();
+      this.cover.update();
       // Components of whole partitions: one asker each, without a bound.
       const open: number[] = [];
       for (const c of roots) if (bestKey[c] === Infinity) open.push(c);
@@ -441,7 +299,8 @@ class Rounds {
     top: number,
     stamp: number,
   ): { comp: Uint32Array; rows?: Uint32Array; labels?: Uint8Array | Uint32Array; listed: number[]; past: number } {
-    const { mark, code, floor0, byFloor, needed, cellSlots, cellStart } = this;
+    const { mark, code, floor0, byFloor } = this;
+    const { needed, slots: cellSlots, start: cellStart } = this.cover;
     const from = this.run.offsets[b];
     const to = this.run.offsets[b + 1];
     // The prefix of b's points by floor0 up to top (binary search), and the points of its needed cells: list those
@@ -454,8 +313,8 @@ class Rounds {
       else hi = mid;
     }
     const past = lo < to ? floor0[byFloor[lo]] : Infinity;
-    const base = this.cellBase[b];
-    const cells = this.cellBase[b + 1] - base;
+    const base = this.cover.base[b];
+    const cells = this.cover.base[b + 1] - base;
     let inCells = 0;
     for (let h = 0; h < cells; h++)
       if (needed[base + h] === stamp) inCells += cellStart[base + h + 1] - cellStart[base + h];
@@ -531,14 +390,14 @@ class Rounds {
     for (const i of candidates) {
       const c = this.find(i);
       const p = run.partOf[i];
-      const G = this.cellBase[p] + run.cutOf[i];
+      const G = this.cover.cellOf(i);
       const bound = boundOf(c);
       const core = run.mr ? run.core2[i] : 0;
       let asks = false;
       let least = Infinity;
       for (let b = 0; b < run.k && !asks; b++) {
         if (b === p || run.infos[b].count === 0 || this.whole[b] === c) continue;
-        let lb = this.cutKey(undefined, G, b, c);
+        let lb = this.cover.boxLower(G, b, c);
         if (run.mr && run.ia2 !== 1) lb = f32(lb * run.ia2);
         if (core > lb) lb = core;
         if (lb <= bound) asks = true;
@@ -555,19 +414,19 @@ class Rounds {
     const beyond = new Float32Array(askers.length).fill(Infinity);
     // Per query: a lower bound on its keys to the points of the asked partition in cells not listed for it.
     const overs = run.infos.map(() => [] as number[]);
-    const stamp = ++this.needTick;
+    const stamp = this.cover.stamp();
     askers.forEach((i, a) => {
       const c = this.find(i);
       const bound = boundOf(c);
-      const G = this.cellBase[run.partOf[i]] + run.cutOf[i];
+      const G = this.cover.cellOf(i);
       run.coordinates(i, x);
       for (let b = 0; b < run.k; b++) {
         if (b === run.partOf[i] || run.infos[b].count === 0 || this.whole[b] === c) continue;
-        this.walk(x, G, b, c, run.mr ? run.core2[i] : 0, bound, stamp);
-        const lb = this.walkLower;
+        this.cover.walk(x, G, b, c, run.mr ? run.core2[i] : 0, bound, stamp);
+        const lb = this.cover.walkLower;
         if (lb <= bound) {
           queries[b].push(i);
-          overs[b].push(this.walkOver);
+          overs[b].push(this.cover.walkOver);
           if (bound > tops[b]) tops[b] = bound;
         } else if (lb < beyond[a]) beyond[a] = lb;
       }
