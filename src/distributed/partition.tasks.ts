@@ -7,12 +7,13 @@
  *   kind       request meta / arrays                              reply arrays
  *   rows       rows u32 q                                         points f32 q × dim (unscaled)
  *   tree       minSamples, alpha; cells f32, cellOwner u32,       sources, targets u32 (rows), keys f32, ids u32 n,
- *              core2 f32 n (mutual reachability only)             lower f32 n, cell u8 n, cellBoxes f32 c × 2·dim
- *   nearest    alpha, mr; points f32 q × dim, gid u32 q,          row u32 q (NONE: no edge ≤ bound), key f32 q
- *                                                                 (the edge's; for NONE a lower bound on the rest)
- *              comp u32 q, bound f32 q, core2 f32 q (mr), rows u32 r
- *              (the rows that may answer; absent: all), labels u8 or
- *              u32 r (absent: all 0), ownCore2 f32 r (mr)
+ *              core2 f32 n (mutual reachability only)             lower f32 n, cell u8 n, cellBoxes f32 c × 2·dim;
+ *                                                                 meta.timings (ms by label)
+ *   nearest    alpha, mr; points f32 q × dim, gid u32 q,          row u32 q (NONE: no edge ≤ bound), key f32 q (the
+ *              comp u32 q, bound f32 q, core2 f32 q (mr),         edge's key; for NONE a lower bound on the key to
+ *              rows u32 r (the rows that may answer; absent:      every listed row outside comp)
+ *              all), labels u8 or u32 r (absent: all 0),
+ *              ownCore2 f32 r (mr)
  *   coreBound  m; cells, cellOwner                                core2 f32 n (this partition only), lower f32 n
  *   knn        m; points f32 q × dim                              keys f32 q × m ascending (+∞ padded)
  *   core       m; rows u32 q, keys f32 q × m (the halo lists)     core2 f32 n (over all points)
