@@ -23,6 +23,12 @@ struct SortParams {
   bits: u32,
   // Number of blocks of RS_B keys.
   numBlocks: u32,
+  // The first block of this dispatch (src/gpu/bigarray.ts windows): the block kernels bind the keys and values
+  // from key blockBase · RS_B on and index them relative to it; 0 where everything fits one binding.
+  blockBase: u32,
+  p0: u32,
+  p1: u32,
+  p2: u32,
 }
 
 // Bits [s, s + bits) of one key word (s ≤ 31, bits ≤ 31).

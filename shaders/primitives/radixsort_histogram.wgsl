@@ -7,15 +7,17 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32) {
-  let blk = group_index(wid, nwg);
+  let blk = u.blockBase + group_index(wid, nwg);
   if (blk >= u.numBlocks) { return; }
   rs_counters_clear(t);
   // Striped (coalesced) loads: the order in which a block's keys are counted does not matter here.
   let base = blk * RS_B;
+  // `keys` starts at key kbase (a window of blocks, radixsort.ts).
+  let kbase = u.blockBase * RS_B;
   for (var j = 0u; j < KPT; j++) {
     let i = base + j * WG + t;
     if (i < u.count) {
-      rs_counters_bump(t, rs_digit(keys[i], u.shift, u.bits));
+      rs_counters_bump(t, rs_digit(keys[i - kbase], u.shift, u.bits));
     }
   }
   let sc = rs_counters_scan(t, 0u);

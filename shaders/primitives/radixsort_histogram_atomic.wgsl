@@ -12,18 +12,20 @@ var<workgroup> s_h: array<atomic<u32>, RS_REPL * RS_DIGITS>;
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32) {
-  let blk = group_index(wid, nwg);
+  let blk = u.blockBase + group_index(wid, nwg);
   if (blk >= u.numBlocks) { return; }
   for (var i = t; i < RS_REPL * RS_DIGITS; i += WG) {
     atomicStore(&s_h[i], 0u);
   }
   workgroupBarrier();
   let base = blk * RS_B;
+  // `keys` starts at key kbase (a window of blocks, radixsort.ts).
+  let kbase = u.blockBase * RS_B;
   let copy = (t % RS_REPL) * RS_DIGITS;
   for (var j = 0u; j < KPT; j++) {
     let i = base + j * WG + t;
     if (i < u.count) {
-      atomicAdd(&s_h[copy + rs_digit(keys[i], u.shift, u.bits)], 1u);
+      atomicAdd(&s_h[copy + rs_digit(keys[i - kbase], u.shift, u.bits)], 1u);
     }
   }
   workgroupBarrier();

@@ -15,10 +15,12 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32) {
-  let blk = group_index(wid, nwg);
+  let blk = u.blockBase + group_index(wid, nwg);
   if (blk >= u.numBlocks) { return; }
   let base = blk * RS_B;
   let n = min(RS_B, u.count - base);
+  // keysIn and valsIn start at key u.blockBase · RS_B (a window of blocks, radixsort.ts).
+  let local = base - u.blockBase * RS_B;
   rs_hbase = t;
   rs_hstride = WG;
   rs_counters_clear(t);
@@ -31,7 +33,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let p = j * WG + t;
     var d = RS_DIGITS - 1u;
     if (p < n) {
-      keys[j] = keysIn[base + p];
+      keys[j] = keysIn[local + p];
       d = rs_digit(keys[j], u.shift, u.bits);
     }
     dig[j] = d;
@@ -65,5 +67,5 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   for (var j = 0u; j < KPT; j++) {
     rank[j] = s_x[xi(j * WG + t)];
   }
-  rs_write_out(t, n, base, &rank, &keys, &dig);
+  rs_write_out(t, n, local, &rank, &keys, &dig);
 }

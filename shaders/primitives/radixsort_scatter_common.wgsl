@@ -15,8 +15,8 @@
 @group(0) @binding(3) var<storage, read> table: array<u32>;
 // Keys of each digit over all blocks.
 @group(0) @binding(4) var<storage, read> totals: array<u32>;
-@group(0) @binding(5) var<storage, read_write> keysOut: array<Key>;
-@group(0) @binding(6) var<storage, read_write> valsOut: array<u32>;
+// keysOut and valsOut, written at any index, follow from @binding(5) on, declared with their accessors
+// keysOut_set / valsOut_set by the composer (src/gpu/bigarray.ts: each array whole, or in parts).
 
 // The exchange array: one word per key of the block, padded by one word in 32 against bank conflicts of
 // blocked accesses (thread t touching t·KPT + j).
@@ -42,7 +42,8 @@ fn rs_exchange(t: u32, rank: ptr<function, array<u32, KPT>>, w: ptr<function, ar
   }
 }
 
-// Stores the block's n pairs (held keys `keys` with digits `dig` and ranks `rank`; values are loaded here).
+// Stores the block's n pairs (held keys `keys` with digits `dig` and ranks `rank`; values are loaded here, from
+// valsIn[base + …]: `base` is the block's first key within the bound window of valsIn).
 // Rounds: the key word holding the digit (its sorted copy gives every sorted position its digit, hence its
 // destination), the other key word, the values; a digit across the word boundary costs one more round.
 fn rs_write_out(t: u32, n: u32, base: u32, rank: ptr<function, array<u32, KPT>>,
@@ -77,7 +78,7 @@ fn rs_write_out(t: u32, n: u32, base: u32, rank: ptr<function, array<u32, KPT>>,
   }
   for (var j = 0u; j < KPT; j++) {
     if (j * WG + t < n) {
-      keysOut[dst[j]] = select(make_key(s1[j], s2[j]), make_key(s2[j], s1[j]), hiFirst);
+      keysOut_set(dst[j], select(make_key(s1[j], s2[j]), make_key(s2[j], s1[j]), hiFirst));
     }
   }
   // The values are loaded only now: they are not needed before.
@@ -88,6 +89,6 @@ fn rs_write_out(t: u32, n: u32, base: u32, rank: ptr<function, array<u32, KPT>>,
   }
   rs_exchange(t, rank, &w, &s1);
   for (var j = 0u; j < KPT; j++) {
-    if (j * WG + t < n) { valsOut[dst[j]] = s1[j]; }
+    if (j * WG + t < n) { valsOut_set(dst[j], s1[j]); }
   }
 }

@@ -45,10 +45,12 @@ fn rs_half_scan4(t: u32, x: vec4u) -> RsScan4 {
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32, @builtin(subgroup_invocation_id) lane: u32,
         @builtin(subgroup_size) sg: u32) {
-  let blk = group_index(wid, nwg);
+  let blk = u.blockBase + group_index(wid, nwg);
   if (blk >= u.numBlocks) { return; }
   let base = blk * RS_B;
   let n = min(RS_B, u.count - base);
+  // keysIn and valsIn start at key u.blockBase · RS_B (a window of blocks, radixsort.ts).
+  let local = base - u.blockBase * RS_B;
   for (var i = t; i < MAX_WARPS * RS_HALF; i += WG) {
     atomicStore(&s_wh[i], 0u);
   }
@@ -69,7 +71,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let p = rs_hbase + j * sg;
     dig[j] = maxDigit;
     if (p < n) {
-      keys[j] = keysIn[base + p];
+      keys[j] = keysIn[local + p];
       dig[j] = rs_digit(keys[j], u.shift, u.bits);
     }
   }
@@ -131,5 +133,5 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let d = dig[j];
     rank[j] += (atomicLoad(&s_wh[row + d % RS_HALF]) >> ((d / RS_HALF) * 16u)) & 0xFFFFu;
   }
-  rs_write_out(t, n, base, &rank, &keys, &dig);
+  rs_write_out(t, n, local, &rank, &keys, &dig);
 }

@@ -11,6 +11,7 @@ import type { Recorder } from '../gpu/recorder.js';
 import {
   bigArrayParts,
   bigArrayWgsl,
+  createUnusedParts,
   partBindings,
   windowBinding,
   windows,
@@ -71,7 +72,7 @@ export async function createGatherer(
       bigArrayWgsl({ name: 'src', type: 'u32', access: 'read', binding: 3, slots, partElements: parts.partElements }),
     ],
   })) as Kernel<Record<string, 'uniform' | 'read' | 'read_write'>, typeof UNIFORMS>;
-  const unused = slots > 1 ? ctx.createBuffer('emst::gatherUnused', 256) : null;
+  const unused = slots > 1 ? createUnusedParts(ctx, 'emst::gather', slots) : null;
   return {
     maxN,
     parts,

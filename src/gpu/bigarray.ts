@@ -155,8 +155,9 @@ export function bigArrayParts(
 
 /**
  * The bindings of a random-access array (a): `name` bound whole for one slot, else `name0` … `name{slots − 1}`, part
- * i's range of `buffer`, slots beyond the last part bound to `unused` (any small buffer; never read: accessors only
- * reach parts that hold elements).
+ * i's range of `buffer`, slots beyond the last part bound to 256-byte ranges of `unused` (never read or written:
+ * accessors only reach parts that hold elements). Writable bindings may not overlap, so unused slot i takes range
+ * `unusedFirst + i` of `unused`, which must hold UNUSED_RANGE bytes for every slot of every array bound beside it.
  */
 export function partBindings(
   limits: BigArrayLimits,
@@ -167,6 +168,7 @@ export function partBindings(
   shape: BigArrayParts,
   slots: number,
   unused: GPUBuffer,
+  unusedFirst = 0,
 ): Record<string, Binding> {
   if (shape.parts > slots) {
     throw new InputError(
@@ -181,7 +183,10 @@ export function partBindings(
   for (let i = 0; i < slots; i++) {
     const first = i * shape.partElements;
     const count = Math.min(shape.partElements, length - first);
-    out[`${name}${i}`] = count > 0 ? { buffer, offset: first * stride, size: count * stride } : unused;
+    out[`${name}${i}`] =
+      count > 0
+        ? { buffer, offset: first * stride, size: count * stride }
+        : { buffer: unused, offset: UNUSED_RANGE * (unusedFirst + i), size: UNUSED_RANGE };
   }
   return out;
 }
@@ -239,7 +244,10 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
   return lines.join('\n');
 }
 
-/** A small buffer for the slots of a part-bound array beyond its last part (one per context and caller). */
-export function createUnusedPart(ctx: GpuContext, label: string): GPUBuffer {
-  return ctx.createBuffer(`${label}Unused`, 256);
+/** Bytes of `unused` a slot beyond an array's last part binds (the storage offset alignment). */
+export const UNUSED_RANGE = 256;
+
+/** The buffer the slots beyond the last parts bind: `slots` ranges of UNUSED_RANGE bytes (partBindings). */
+export function createUnusedParts(ctx: GpuContext, label: string, slots: number): GPUBuffer {
+  return ctx.createBuffer(`${label}Unused`, UNUSED_RANGE * Math.max(slots, 1));
 }

@@ -19,10 +19,24 @@
  * exclusive scan of the row totals) are scanned inside the scatter kernel, alongside its own block scan.
  *
  * Blocks are WG threads × KPT keys; block counts above 65535 use the recorder's 2D grids.
+ *
+ * Arrays larger than one storage binding (issue 19, gpu/bigarray.ts): the histogram and scatter read their keys
+ * and values by windows of whole blocks (a dispatch per window, `blockBase` its first block), and the scatter
+ * writes through keysOut_set / valsOut_set, generated over as many parts as maxCount needs (at most the stage's
+ * storage buffers less 4, shared by keys and values). Where everything fits: one window and one part each.
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Bindings } from '../gpu/kernel.js';
-import type { Recorder } from '../gpu/recorder.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
+import {
+  bigArrayParts,
+  bigArrayWgsl,
+  createUnusedParts,
+  partBindings,
+  windows,
+  type BigArrayParts,
+  type Window,
+} from '../gpu/bigarray.js';
 import { InputError } from '../errors.js';
 import { pairCount, resolveBitRange, type BitRange, type SortedPairs } from './radixsort.cpu.js';
 
@@ -44,6 +58,10 @@ export interface RadixSorterOptions {
    * the adapter reports subgroup sizes of at most 32; `false` forces the subgroup-free path.
    */
   subgroups?: boolean;
+  /** Tests: fewer keys per part of the scatter's outputs (gpu/bigarray.ts parts; default: a binding's worth). */
+  partElements?: number;
+  /** Tests: fewer blocks per window of the block kernels' inputs (default: a binding's worth). */
+  maxWindowBlocks?: number;
 }
 
 export interface RadixSortArgs {
@@ -86,18 +104,35 @@ export interface RadixSorter {
 
 const SHADERS = 'primitives/radixsort';
 /** radixsort_common.wgsl's uniform block (`SortParams`) and each pass's bindings, by their WGSL names. */
-const SORT_PARAMS = { count: 'u32', shift: 'u32', bits: 'u32', numBlocks: 'u32' } as const;
+const SORT_PARAMS = {
+  count: 'u32',
+  shift: 'u32',
+  bits: 'u32',
+  numBlocks: 'u32',
+  blockBase: 'u32',
+  p0: 'u32',
+  p1: 'u32',
+  p2: 'u32',
+} as const;
 const HISTOGRAM = { u: 'uniform', keys: 'read', table: 'read_write' } as const;
 const SCAN = { u: 'uniform', table: 'read_write', totals: 'read_write' } as const;
-const SCATTER = {
-  u: 'uniform',
-  keysIn: 'read',
-  valsIn: 'read',
-  table: 'read',
-  totals: 'read',
-  keysOut: 'read_write',
-  valsOut: 'read_write',
-} as const;
+/** The scatter's bindings before its outputs' (keysOut, valsOut: generated, one or several each: scatterOutputs). */
+const SCATTER = { u: 'uniform', keysIn: 'read', valsIn: 'read', table: 'read', totals: 'read' } as const;
+
+/** The scatter's output slots as bindings (by name, from @binding(5) on) and their generated WGSL (bigarray.ts). */
+function scatterOutputs(keys: BigArrayParts, values: BigArrayParts): { bindings: Bindings; generated: string[] } {
+  const names = (name: string, slots: number) =>
+    slots === 1 ? [name] : Array.from({ length: slots }, (_, i) => `${name}${i}`);
+  const bindings: Record<string, 'read_write'> = {};
+  for (const n of [...names('keysOut', keys.parts), ...names('valsOut', values.parts)]) bindings[n] = 'read_write';
+  const first = Object.keys(SCATTER).length;
+  const decl = (name: string, type: string, binding: number, p: BigArrayParts) =>
+    bigArrayWgsl({ name, type, access: 'read_write', binding, slots: p.parts, partElements: p.partElements });
+  return {
+    bindings,
+    generated: [decl('keysOut', 'Key', first, keys), decl('valsOut', 'u32', first + keys.parts, values)],
+  };
+}
 
 /** Workgroup memory in bytes of the largest kernel (the scatter) of a shape. */
 export function radixSortSharedBytes(shape: RadixSortShape): number {
@@ -188,17 +223,31 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
   if (!Number.isInteger(maxCount) || maxCount < 0) {
     throw new InputError(`Expected maxCount to be a non-negative integer, got ${maxCount}.`);
   }
-  const maxBinding = ctx.limits.maxStorageBufferBindingSize;
-  if (maxCount * 4 * keyWords > maxBinding) {
-    throw new InputError(
-      `maxCount=${maxCount} keys of ${4 * keyWords} bytes exceed this device's storage binding limit of ${maxBinding} bytes.`,
-    );
-  }
   const shape = chooseShape(ctx, options);
   const { workgroupSize: wg, keysPerThread: kpt, radixBits } = shape;
   const digits = 1 << radixBits;
   const blockKeys = wg * kpt;
   const maxBlocks = Math.ceil(maxCount / blockKeys);
+  // Arrays larger than one binding (issue 19, gpu/bigarray.ts): the block kernels read their keys and values by
+  // windows of whole blocks, the scatter writes its outputs in parts (random destinations); the digit table and
+  // totals stay whole. Below one binding: one window, one part each, the kernels of before.
+  const keyBytes = 4 * keyWords;
+  const keyParts = bigArrayParts(ctx.limits, Math.max(maxCount, 1), keyBytes, options.partElements);
+  const valueParts = bigArrayParts(ctx.limits, Math.max(maxCount, 1), 4, options.partElements);
+  const stage = ctx.limits.maxStorageBuffersPerShaderStage;
+  const tableBytes = digits * maxBlocks * 4;
+  if (Object.keys(SCATTER).length - 1 + keyParts.parts + valueParts.parts > stage) {
+    throw new InputError(
+      `primitives::radixSort: maxCount=${maxCount} keys of ${keyBytes} bytes need ${keyParts.parts} + ${valueParts.parts} ` +
+        `output bindings of ${keyParts.partElements} keys; with the scatter's 4 others that exceeds this device's ${stage} storage buffers per stage.`,
+    );
+  }
+  if (tableBytes > ctx.limits.maxStorageBufferBindingSize) {
+    throw new InputError(
+      `primitives::radixSort: maxCount=${maxCount} needs a ${tableBytes}-byte digit table, above this device's storage binding limit of ${ctx.limits.maxStorageBufferBindingSize} bytes.`,
+    );
+  }
+  const outputs = scatterOutputs(keyParts, valueParts);
 
   const spec = <const B extends Bindings>(name: string, label: string, bindings: B, extra: string[] = []) => ({
     label,
@@ -215,21 +264,27 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
     ],
     constants: { RADIX_BITS: radixBits, KPT: kpt, ...(shape.subgroups ? { MAX_WARPS: shape.maxWarps } : {}) },
     ...(shape.subgroups && name === 'scatter_sg' ? { enable: ['subgroups'] } : {}),
+    ...(name.startsWith('scatter') ? { generated: outputs.generated } : {}),
   });
+  const scatterBindings: Bindings = { ...SCATTER, ...outputs.bindings };
   const [histogram, scan, scatter] = await Promise.all([
     shape.subgroups
       ? ctx.kernel(spec('histogram_atomic', 'primitives::radixSortHistogram', HISTOGRAM))
       : ctx.kernel(spec('histogram', 'primitives::radixSortHistogram', HISTOGRAM, ['counters'])),
     ctx.kernel(spec('scan', 'primitives::radixSortScan', SCAN)),
     shape.subgroups
-      ? ctx.kernel(spec('scatter_sg', 'primitives::radixSortScatter', SCATTER, ['scatter_common']))
-      : ctx.kernel(spec('scatter', 'primitives::radixSortScatter', SCATTER, ['counters', 'scatter_common'])),
+      ? ctx.kernel(spec('scatter_sg', 'primitives::radixSortScatter', scatterBindings, ['scatter_common']))
+      : ctx.kernel(spec('scatter', 'primitives::radixSortScatter', scatterBindings, ['counters', 'scatter_common'])),
   ]);
 
   const keys2 = ctx.createBuffer('primitives::radixSortKeys', maxCount * 4 * keyWords);
   const values2 = ctx.createBuffer('primitives::radixSortValues', maxCount * 4);
   const table = ctx.createBuffer('primitives::radixSortTable', digits * maxBlocks * 4);
   const totals = ctx.createBuffer('primitives::radixSortTotals', digits * 4);
+  const unused =
+    keyParts.parts > 1 || valueParts.parts > 1
+      ? createUnusedParts(ctx, 'primitives::radixSort', keyParts.parts + valueParts.parts)
+      : null;
   let destroyed = false;
 
   function encode(rec: Recorder, args: RadixSortArgs): void {
@@ -251,18 +306,60 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
     const { bitsLo, bitsHi } = resolveBitRange(keyWords, args);
     if (count <= 1 || bitsLo === bitsHi) return;
     const numBlocks = Math.ceil(count / blockKeys);
+    const blockWindows = windows(ctx.limits, numBlocks, [blockKeys * keyBytes, blockKeys * 4], options.maxWindowBlocks);
+    // A window of blocks of `buffer` (elements of `bytes`), cut at the last key; the whole buffer where it fits.
+    const range = (buffer: GPUBuffer, bytes: number, w: Window): Binding =>
+      blockWindows.length === 1 && buffer.size <= ctx.limits.maxStorageBufferBindingSize
+        ? buffer
+        : {
+            buffer,
+            offset: w.first * blockKeys * bytes,
+            size: (Math.min((w.first + w.count) * blockKeys, count) - w.first * blockKeys) * bytes,
+          };
+    const parts = (p: BigArrayParts) => ({ ...p, parts: Math.ceil(count / p.partElements) });
     let src = { keys, values };
     let dst = { keys: keys2, values: values2 };
     let passes = 0;
     for (let shift = bitsLo; shift < bitsHi; shift += radixBits) {
       const uniforms = { count, shift, bits: Math.min(radixBits, bitsHi - shift), numBlocks };
-      rec.dispatch(histogram, { buffers: { keys: src.keys, table }, uniforms, groups: numBlocks });
+      const out = {
+        ...partBindings(
+          ctx.limits,
+          'keysOut',
+          dst.keys,
+          keyBytes,
+          count,
+          parts(keyParts),
+          keyParts.parts,
+          unused ?? dst.keys,
+        ),
+        ...partBindings(
+          ctx.limits,
+          'valsOut',
+          dst.values,
+          4,
+          count,
+          parts(valueParts),
+          valueParts.parts,
+          unused ?? dst.values,
+          keyParts.parts,
+        ),
+      };
+      for (const w of blockWindows) {
+        rec.dispatch(histogram, {
+          buffers: { keys: range(src.keys, keyBytes, w), table },
+          uniforms: { ...uniforms, blockBase: w.first },
+          groups: w.count,
+        });
+      }
       rec.dispatch(scan, { buffers: { table, totals }, uniforms, groups: digits });
-      rec.dispatch(scatter, {
-        buffers: { keysIn: src.keys, valsIn: src.values, table, totals, keysOut: dst.keys, valsOut: dst.values },
-        uniforms,
-        groups: numBlocks,
-      });
+      for (const w of blockWindows) {
+        rec.dispatch(scatter, {
+          buffers: { keysIn: range(src.keys, keyBytes, w), valsIn: range(src.values, 4, w), table, totals, ...out },
+          uniforms: { ...uniforms, blockBase: w.first },
+          groups: w.count,
+        });
+      }
       [src, dst] = [dst, src];
       passes++;
     }
@@ -285,6 +382,7 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
       values2.destroy();
       table.destroy();
       totals.destroy();
+      unused?.destroy();
     },
   };
 }
