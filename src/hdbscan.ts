@@ -189,7 +189,7 @@ async function fitAndSweep(
   const host: ClusterHost = { ...createHost(threads), buffers: prepared?.buffers, fromEmst: true };
   let onGpu: (ResidentClustering & { also: Clustering[] }) | null = null;
   const afterGpu = resident
-    ? async (edges: { records: GPUBuffer; count: number }, ctx: GpuContext, scale: number) => {
+    ? async (edges: { records: GPUBuffer; count: number; points: GPUBuffer }, ctx: GpuContext, scale: number) => {
         onProgress?.(0.9, 'cluster');
         onGpu = await clusterResident(ctx, edges, n, clusterOptions, host, read, scale, preparedResident, moreOnGpu);
       }

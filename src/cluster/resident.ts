@@ -52,11 +52,12 @@ const EMPTY: EdgeList = { sources: new Uint32Array(0), targets: new Uint32Array(
 
 /**
  * Clusters n points from their MST's Borůvka records on the GPU (`records`: n − 1 edges, 3 u32 each, emstGpu's
- * `afterGpu`). `scale`: the factor that brings the weights back to the caller's units (emst/scale.ts).
+ * `afterGpu`; `points`, when given, the points' buffer, dead by then and used as scratch). `scale`: the factor that
+ * brings the weights back to the caller's units (emst/scale.ts).
  *
  * Memory (issue 17: ≤ 48 bytes a point above the MST's peak): every buffer after the dendrogram's own comes from one
- * ScratchPool (gpu/scratchpool.ts) in recording order — the condenser's scratch and outputs reuse Borůvka's records
- * (dead once the canonical order has read them), the dendrogram's scratch, the canonical targets and, unless kept,
+ * ScratchPool (gpu/scratchpool.ts) in recording order — the canonical keys take the points' buffer, the
+ * condenser's scratch and outputs reuse Borůvka's records (dead once the canonical order has read them), the dendrogram's scratch, the canonical targets and, unless kept,
  * the dendrogram and the canonical keys (dead once packed into merges), and the condenser's own dead phases.
  *
  * `more`: further settings (minClusterSize sweeps: `--min-cluster-size 5,10,20`) condensed from the same GPU
@@ -65,7 +66,7 @@ const EMPTY: EdgeList = { sources: new Uint32Array(0), targets: new Uint32Array(
  */
 export async function clusterResident(
   ctx: GpuContext,
-  edges: { records: GPUBuffer; count: number },
+  edges: { records: GPUBuffer; count: number; points?: GPUBuffer },
   n: number,
   options: ResolvedClusterOptions,
   host: ClusterHost,
@@ -100,6 +101,7 @@ export async function clusterResident(
   let tree: DendrogramBuffers | null = null;
   let merges: GPUBuffer | null = null;
   try {
+    if (edges.points) pool.give(edges.points); // nothing reads the points after the MST here (still emstGpu's)
     const keys = pool.take('cluster::canonicalKeys', 8 * m);
     const targets = pool.take('cluster::canonicalTargets', 4 * m);
     await ctx.submit('cluster::resident', (rec) => {

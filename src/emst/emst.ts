@@ -54,9 +54,14 @@ export interface EmstInternal {
    * GPU backend only: instead of the read-back, called with the tree as Borůvka left it on the GPU (emstGpu's
    * `afterGpu`: n − 1 records | source | target | key |), the context, and the factor that brings weights back to
    * the caller's units (the coordinates' power-of-two scaling, scale.ts). The result's edge arrays are then empty.
-   * hdbscan()'s GPU-resident clustering (src/cluster/resident.ts).
+   * hdbscan()'s GPU-resident clustering (src/cluster/resident.ts). `edges.points`: the points' buffer, which nothing
+   * reads after the MST on this path — the callee may use it as scratch until it returns (still emstGpu's to free).
    */
-  afterGpu?: (edges: { records: GPUBuffer; count: number }, ctx: GpuContext, scale: number) => Promise<void>;
+  afterGpu?: (
+    edges: { records: GPUBuffer; count: number; points: GPUBuffer },
+    ctx: GpuContext,
+    scale: number,
+  ) => Promise<void>;
   /** GPU backend only: called once the points are on the GPU (hdbscan() starts touching its host buffers then). */
   afterUpload?: () => void;
   /** GPU backend only: the caller's task for the size check (capacity.ts); default the EMST's own. */
@@ -188,8 +193,8 @@ export async function emstFor(
       capacity: internal.capacity ?? { kind: caller === 'mstStats' ? 'mstStats' : 'emst' },
       // One of the two exponents is 0: the host scaled (exponent) or the GPU does (gpuExponent).
       afterGpu: internal.afterGpu
-        ? (_points: GPUBuffer, edges: { records: GPUBuffer; count: number }, ctx: GpuContext, gpuExponent: number) =>
-            internal.afterGpu!(edges, ctx, 2 ** -(exponent + gpuExponent))
+        ? (gpuPoints: GPUBuffer, edges: { records: GPUBuffer; count: number }, ctx: GpuContext, gpuExponent: number) =>
+            internal.afterGpu!({ ...edges, points: gpuPoints }, ctx, 2 ** -(exponent + gpuExponent))
         : undefined,
       checkFrom: input.deferred ? points : undefined,
     });
