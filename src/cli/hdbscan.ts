@@ -3,8 +3,9 @@
  * minimum cluster sizes (`--min-cluster-size 5,10,20`) computes the mutual-reachability MST and its dendrogram once
  * and condenses it per value (`hdbscanSweep`: on the GPU where the tree stays there, else from the single linkage on
  * the host). The same tree also gives DBSCAN* at `--cut-distance` (`dbscanClustering`), and `--centers` adds each
- * clustering's centroids/medoids (`clusterCenters`). Compute (`computeHdbscan`) and printing (`hdbscanPrintable`) stay apart. Several input files
- * are a batch (hdbscan.batch.ts): each clustered alike, its output in the -o folder under its name.
+ * clustering's centroids/medoids (`clusterCenters`). Compute (`computeHdbscan`) and printing (`hdbscanPrintable`)
+ * stay apart. Several input files are a batch (hdbscan.batch.ts): each clustered alike, its output in the -o folder
+ * under its name.
  */
 import { Command, Option } from 'commander';
 import { clusterCenters, type CenterKind, type ClusterCenters } from '../cluster/centers.js';

@@ -56,9 +56,10 @@ const EMPTY: EdgeList = { sources: new Uint32Array(0), targets: new Uint32Array(
  * brings the weights back to the caller's units (emst/scale.ts).
  *
  * Memory (issue 17: ≤ 48 bytes a point above the MST's peak): every buffer after the dendrogram's own comes from one
- * ScratchPool (gpu/scratchpool.ts) in recording order — the canonical keys take the points' buffer, the
- * condenser's scratch and outputs reuse Borůvka's records (dead once the canonical order has read them), the dendrogram's scratch, the canonical targets and, unless kept,
- * the dendrogram and the canonical keys (dead once packed into merges), and the condenser's own dead phases.
+ * ScratchPool (gpu/scratchpool.ts) in recording order — the canonical keys take the points' buffer; the
+ * condenser's scratch and outputs reuse Borůvka's records (dead once the canonical order has read them), the
+ * dendrogram's scratch, the canonical targets and, unless kept, the dendrogram and the canonical keys (dead once
+ * packed into merges), and the condenser's own dead phases.
  *
  * `more`: further settings (minClusterSize sweeps: `--min-cluster-size 5,10,20`) condensed from the same GPU
  * dendrogram after the first, one submission each, their scratch from the same pool; each gives what `hdbscan()`

@@ -7,12 +7,12 @@
  * without destroying anything mid-submission (a buffer destroyed before its submission ran is an error).
  *
  * `take` answers with the smallest free buffer that holds the bytes and is at most `MAX_SLACK` times larger (a
- * tiny counter never takes a large buffer) and no larger than a storage binding may be (takers bind it whole:
- * the device's limit, or TREELINE_MAX_BINDING_BYTES'), else a new one the pool owns. A recycled buffer keeps its old label and
- * size and holds stale data: takers bind it whole, write every element they later read, and never use
- * `arrayLength` (condense.wgsl and the radix sorter do not). `give` lends the pool buffers of others that are dead
- * already (still theirs to destroy). `destroy` frees what the pool made, after the last submission that uses it
- * has run.
+ * tiny counter never takes a large buffer) and no larger than a storage binding may be (takers bind it whole: the
+ * device's limit, or TREELINE_MAX_BINDING_BYTES'), else a new one the pool owns. A recycled buffer keeps its old
+ * label and size and holds stale data: takers bind it whole, write every element they later read, and never use
+ * `arrayLength` (condense.wgsl, canonical.wgsl and the radix sorter do not). `give` lends the pool buffers of others
+ * that are dead already (still theirs to destroy). `destroy` frees what the pool made, after the last submission
+ * that uses it has run.
  */
 import type { GpuContext } from './context.js';
 
