@@ -217,6 +217,20 @@ describe('treeline stats --nats: batches measured on the workers equal the local
   });
 });
 
+describe('treeline stats --subsample --nats', () => {
+  it('--subsample 0.5 --realisations 4 equals the local run', async () => {
+    const file = join(dir, 'subsample.npy');
+    const points = cloud('clustered', 5000, DIM, 53);
+    writeFileSync(file, writeNpy(points, [points.length / DIM, DIM]));
+    const args = ['stats', file, '--subsample', '0.5', '--realisations', '4', '--backend', 'cpu', '--json'];
+    const [local, remote] = await Promise.all([runCliProcess(args), runCliProcess([...args, '--nats', server.url])]);
+    expect(local.code, local.stderr).toBe(0);
+    expect(remote.code, remote.stderr).toBe(0);
+    expect(remote.stderr).toMatch(/stats: run stats-\S+ on the workers/);
+    expect(JSON.parse(remote.stdout)).toEqual(JSON.parse(local.stdout));
+  });
+});
+
 describe('treeline hdbscan a b c -o dir/ --nats: each file clustered on a worker', () => {
   it('writes the bytes the local batch writes', async () => {
     const inputs = ['fa', 'fb', 'fc'].map((name, i) => {
