@@ -38,6 +38,8 @@ const K = 6;
 
 let server: NatsServer;
 let workers: WorkerProcess[] = [];
+/** Every worker started, the killed one too. */
+let allWorkers: WorkerProcess[] = [];
 let nc: NatsConnection;
 const dir = mkdtempSync(join(tmpdir(), 'treeline-nats-'));
 
@@ -49,6 +51,7 @@ const startWorkers = (count: number): WorkerProcess[] =>
 beforeAll(async () => {
   server = await startNatsServer();
   workers = startWorkers(3);
+  allWorkers = [...workers];
   await Promise.all(workers.map((w) => w.waitFor(/worker: connected/)));
   nc = await connectNats({ url: server.url });
 }, 60_000);
@@ -64,6 +67,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   // SIGTERM: each live worker finishes its task in hand and exits 0 (not killed by the signal).
   for (const e of ends) expect(e).toEqual({ code: 0, signal: null });
+  // Nothing left running: the server and every worker (the killed one included) have exited.
+  for (const child of [server.process, ...allWorkers.map((w) => w.process)]) {
+    expect(child.exitCode !== null || child.signalCode !== null).toBe(true);
+  }
 }, 60_000);
 
 /** Uniform points, each row repeated 1–3 times, rows shuffled: exact duplicates within and across partitions. */
