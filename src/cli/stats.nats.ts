@@ -8,7 +8,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { InputError } from '../errors.js';
-import { connectNats, checkRunId, putMessage } from '../distributed/nats.js';
+import { bodyLimit, connectNats, checkRunId, putMessage } from '../distributed/nats.js';
 import { NatsJobs } from '../distributed/nats.jobs.js';
 import { binsArrays, CATALOGUE_OBJECT, messageHistograms, type StatsTaskOptions } from '../distributed/worker.stats.js';
 import type { RunRealisation } from '../stats/realisations.js';
@@ -56,7 +56,12 @@ export async function statsNatsRunners(
   let stored: Promise<unknown> | null = null;
   const realisation: RunRealisation = async (_r, _points, task, batch) => {
     // The catalogue once per run, whichever realisation comes first.
-    stored ??= putMessage(jobs.store, CATALOGUE_OBJECT, { meta: {}, arrays: { points: batch.catalogue } });
+    stored ??= putMessage(
+      jobs.store,
+      CATALOGUE_OBJECT,
+      { meta: {}, arrays: { points: batch.catalogue } },
+      bodyLimit(nc),
+    );
     await stored;
     const reply = await jobs.submit('mstStats', undefined, {
       meta: { options: { ...options(task.dim, task.box) }, realisation: { ...task } },

@@ -23,7 +23,7 @@ import type { ProgressCallback } from '../progress.js';
 import { connectNats, RUNS_BUCKET, checkRunId, jetstreamManagerOf, type NatsOptions } from './nats.js';
 import { NatsJobs, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
-import { putMessage } from './nats.js';
+import { bodyLimit, putMessage } from './nats.js';
 import { partitionInfo, partitionPoints } from './partition.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
@@ -162,10 +162,12 @@ export async function emstOnNats(
       const infos = data.map(partitionInfo);
       options.onProgress?.(0, 'upload partitions');
       for (const d of data) {
-        jobs.traffic.bytesSent += await putMessage(jobs.store, partitionObject(d.id), {
-          meta: { id: d.id, dim },
-          arrays: { points: d.points, ids: d.ids },
-        });
+        jobs.traffic.bytesSent += await putMessage(
+          jobs.store,
+          partitionObject(d.id),
+          { meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } },
+          bodyLimit(nc),
+        );
       }
       state = { status: 'running', fingerprint, n: points.length / dim, dim, minSamples, alpha, partitions: infos };
       log(`run ${run}: ${k} partitions stored`);

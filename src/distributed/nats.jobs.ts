@@ -158,7 +158,7 @@ export class NatsJobs {
         };
         let body = encodeTaskMessage({ meta: { task: { ...header }, meta: msg.meta }, arrays: msg.arrays });
         if (body.length > bodyLimit(this.nc)) {
-          this.traffic.bytesSent += await putMessage(this.store, taskObject(id), msg);
+          this.traffic.bytesSent += await putMessage(this.store, taskObject(id), msg, bodyLimit(this.nc));
           body = encodeTaskMessage({ meta: { task: { ...header, stored: true } }, arrays: {} });
         }
         this.traffic.bytesSent += body.length;

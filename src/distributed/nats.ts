@@ -17,8 +17,13 @@
 import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, jetstreamManager, RetentionPolicy, type JetStreamManager } from '@nats-io/jetstream';
-import type { ObjectStore } from '@nats-io/obj';
+import { setSha256Backend, type ObjectStore } from '@nats-io/obj';
 import { InputError } from '../errors.js';
+
+// The object store checks every object's SHA-256; its default is a pure-JS hash (for browsers), several times slower
+// than node:crypto's at partition sizes (200 MB: 54 → 178 MB/s put on loopback; with 1 MB chunks 470). This module
+// is Node-only, so: the native one, process-wide.
+setSha256Backend('native');
 import { decodeTaskMessage, encodeTaskMessage } from './nats.codec.js';
 import type { TaskMessage } from './types.js';
 
@@ -180,10 +185,18 @@ export async function jetstreamManagerOf(nc: NatsConnection): Promise<JetStreamM
 /** The largest body a message may have on this server, leaving room for headers. */
 export const bodyLimit = (nc: NatsConnection): number => Math.max(4096, (nc.info?.max_payload ?? 1 << 20) - 16_384);
 
-/** Stores `msg` under `name` (chunked by the object store). */
-export async function putMessage(os: ObjectStore, name: string, msg: TaskMessage): Promise<number> {
+/**
+ * Stores `bytes` under `name`, in chunks of `chunkBytes` (bodyLimit: the object store's default, 128 KiB, moved a
+ * quarter as fast on loopback).
+ */
+export async function putBytes(os: ObjectStore, name: string, bytes: Uint8Array, chunkBytes: number): Promise<void> {
+  await os.putBlob({ name, options: { max_chunk_size: chunkBytes } }, bytes);
+}
+
+/** Stores `msg` under `name` (chunked as putBytes); returns its size in bytes. */
+export async function putMessage(os: ObjectStore, name: string, msg: TaskMessage, chunkBytes: number): Promise<number> {
   const bytes = encodeTaskMessage(msg);
-  await os.putBlob({ name }, bytes);
+  await putBytes(os, name, bytes, chunkBytes);
   return bytes.length;
 }
 

@@ -27,7 +27,7 @@ import {
   ensureTaskQueue,
   getMessage,
   jetstreamManagerOf,
-  putMessage,
+  putBytes,
   runBucket,
   doneSubject,
 } from './nats.js';
@@ -151,7 +151,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     /** Stores the outcome (what resume and a missed note read); returns its bytes. */
     const finish = async (header: TaskHeader, os: ObjectStore, outcome: TaskOutcome): Promise<Uint8Array> => {
       const bytes = encodeTaskMessage(outcomeMessage(outcome));
-      await os.putBlob({ name: resultObject(header.id) }, bytes);
+      await putBytes(os, resultObject(header.id), bytes, bodyLimit(nc));
       return bytes;
     };
     /** Tells the coordinator the task is done, with its outcome when that fits one message (saves it a read). */
