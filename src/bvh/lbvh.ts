@@ -7,7 +7,7 @@
  *   bvh::frame      lo, hi, exact scale = RN(2^bits / extent) by integer division shaders/bvh/frame.wgsl   } (windows
  *   bvh::morton     64-bit Morton codes (vec2u) and the identity permutation       shaders/bvh/morton.wgsl  } of big arrays)
  *   (radix sort)    stable, keyed by the code's significant bits                  src/primitives/radixsort.ts
- *   bvh::gather     points in Morton order                                         shaders/bvh/gather.wgsl
+ *   bvh::gather     points in Morton order (gather.ts: big arrays)                 shaders/bvh/gather.wgsl
  *   bvh::karras     Karras 2012: each internal node found independently            shaders/bvh/karras.wgsl
  *   bvh::refit      small subtrees by direct scans, the rest through atomics only (memory model)  shaders/bvh/refit.wgsl
  *
@@ -24,6 +24,7 @@ import { boxLimitMessage, createBoxParts } from './boxparts.js';
 import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, codeBits, pointsForBoxRecords } from './layout.js';
 import { checkPoints } from './points.js';
 import { createCodeEncoder } from './codes.js';
+import { createPointGatherer } from './gather.js';
 
 /**
  * The buffers of an n-point BVH that traversals read (layout.ts): what the k-NN search and Borůvka take, whether
@@ -136,10 +137,6 @@ export interface BvhBuilder {
 
 /** Each build kernel's bindings and uniform block (shaders/bvh/<name>.wgsl), by their WGSL names. */
 const ONLY_N = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
-const GATHER = {
-  bindings: { gp: 'uniform', points: 'read', order: 'read', sorted: 'read_write' },
-  uniforms: ONLY_N,
-} as const;
 const BOXES_RW = { boxes0: 'read_write', boxes1: 'read_write', boxes2: 'read_write' } as const;
 const KARRAS = {
   bindings: {
@@ -194,7 +191,8 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   const [codeEncoder, gather, karras, refit, sorter] = await Promise.all([
     // Stage 1 (codes.ts), windowed where the points or codes exceed one binding; with the same constants as ours.
     createCodeEncoder(ctx, dim, { workgroupSize: wg, constants: parts.constants }),
-    ctx.kernel(spec('gather', GATHER)),
+    // The gather (gather.ts), with the points in parts where they exceed one binding.
+    createPointGatherer(ctx, Math.max(maxCount, 1), dim, { workgroupSize: wg, constants: parts.constants }),
     ctx.kernel(spec('karras', KARRAS)),
     ctx.kernel(spec('refit', REFIT, wg, { DIRECT: direct })),
     createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 }) as Promise<RadixSorter>,
@@ -229,7 +227,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       const u = { n };
       const [boxes0, boxes1, boxes2] = parts.bind(bvh.boxes, n);
       const { order, links, ranges, parents } = bvh;
-      rec.dispatch(gather, { buffers: { points, order, sorted: bvh.sortedPoints }, uniforms: u, threads: n });
+      gather.encode(rec, { points, order, sorted: bvh.sortedPoints, n });
       rec.dispatch(karras, {
         buffers: { codes: bvh.codes, links, ranges, parents, boxes0, boxes1, boxes2 },
         uniforms: u,
@@ -251,6 +249,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       destroyed = true;
       sorter.destroy();
       codeEncoder.destroy();
+      gather.destroy();
       parts.destroy();
     },
   };

@@ -162,7 +162,7 @@ export function bigArrayParts(
 export function partBindings(
   limits: BigArrayLimits,
   name: string,
-  buffer: GPUBuffer,
+  array: Binding,
   stride: number,
   length: number,
   shape: BigArrayParts,
@@ -170,14 +170,17 @@ export function partBindings(
   unused: GPUBuffer,
   unusedFirst = 0,
 ): Record<string, Binding> {
+  const buffer = 'buffer' in array ? array.buffer : array;
+  const base = 'buffer' in array ? (array.offset ?? 0) : 0;
   if (shape.parts > slots) {
     throw new InputError(
       `${buffer.label}: ${length} elements need ${shape.parts} parts of ${shape.partElements}, more than the ${slots} bindings of the kernel.`,
     );
   }
   if (slots === 1) {
-    const whole = buffer.size <= limits.maxStorageBufferBindingSize;
-    return { [name]: whole ? buffer : { buffer, offset: 0, size: Math.max(length, 1) * stride } };
+    const size = 'buffer' in array ? (array.size ?? buffer.size - base) : buffer.size;
+    const whole = size <= limits.maxStorageBufferBindingSize;
+    return { [name]: whole ? array : { buffer, offset: base, size: Math.max(length, 1) * stride } };
   }
   const out: Record<string, Binding> = {};
   for (let i = 0; i < slots; i++) {
@@ -185,7 +188,7 @@ export function partBindings(
     const count = Math.min(shape.partElements, length - first);
     out[`${name}${i}`] =
       count > 0
-        ? { buffer, offset: first * stride, size: count * stride }
+        ? { buffer, offset: base + first * stride, size: count * stride }
         : { buffer: unused, offset: UNUSED_RANGE * (unusedFirst + i), size: UNUSED_RANGE };
   }
   return out;
