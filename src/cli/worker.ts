@@ -9,7 +9,7 @@ import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import { GpuUnavailableError } from '../errors.js';
 import { noteCpuFallback } from '../gpu/fallback.js';
 import { runWorker } from '../distributed/worker.js';
-import { selectGpu } from '../distributed/worker.gpu.js';
+import { selectGpu } from './worker.gpu.js';
 import { BATCH_TASKS } from '../distributed/worker.tasks.js';
 import { hdbscanFileTask } from './hdbscan.nats.js';
 import { PARTITION_TASKS } from '../distributed/partition.tasks.js';

@@ -14,7 +14,6 @@
  * client. Without any of them the server must be on loopback, unless the caller allows anonymous access
  * (`allowAnonymous`, `--nats-allow-anonymous`): a worker executes whatever tasks the server hands it.
  */
-import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, jetstreamManager, RetentionPolicy, type JetStreamManager } from '@nats-io/jetstream';
 import { setSha256Backend, type ObjectStore } from '@nats-io/obj';
@@ -109,7 +108,10 @@ export async function connectNats(o: NatsOptions): Promise<NatsConnection> {
   let creds: Uint8Array | undefined;
   if (o.creds) {
     try {
-      creds = readFileSync(o.creds);
+      // A computed specifier, like every node: import of the library (test/cpu/package.test.ts checks that).
+      const fs = 'node:fs/promises';
+      const { readFile } = (await import(/* @vite-ignore */ fs)) as typeof import('node:fs/promises');
+      creds = await readFile(o.creds);
     } catch (e) {
       throw new InputError(`Cannot read the NATS credentials file '${o.creds}': ${(e as Error).message}`);
     }

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeTaskMessage, decodeTaskMeta, encodeTaskMessage } from '../../src/distributed/nats.codec.js';
 import { checkRunId, connectNats } from '../../src/distributed/nats.js';
 import { contentId, messageOutcome, outcomeMessage } from '../../src/distributed/nats.tasks.js';
-import { displayDevices, driPrimeTag, selectGpu } from '../../src/distributed/worker.gpu.js';
+import { displayDevices, driPrimeTag, selectGpu } from '../../src/cli/worker.gpu.js';
 import { InputError } from '../../src/errors.js';
 import type { TaskMessage } from '../../src/distributed/types.js';
 import { mulberry32 } from '../helpers/random.js';
