@@ -1,11 +1,11 @@
 /**
  * The coordinator of a partitioned EMST on NATS (issue 20, §2–§4): `treeline emst --nats` and
- * `emst(points, { dim, cluster: { nats } })` end here.
+ * `emst(points, { dim, cluster: { url } })` (and `treeline hdbscan <file> --nats`'s MST) end here.
  *
  *   run state    KV treeline-runs[<run>]: RunState below (status, the input's fingerprint, the partitions' boxes)
  *   partitions   partitionPoints (Morton-order split, partition.ts) → object store treeline-<run>, partition.<p>
  *   algorithm    partitionedEmst (partition.emst.ts) through NatsExecutor: every task goes on the work queue and
- *                its reply comes back from the object store (nats.jobs.ts)
+ *                its reply comes back on the worker's done note, or from the object store (nats.jobs.ts)
  *   done         the run's objects are removed; the KV entry says 'done' with the tree's size and weight
  *
  * Resume: a coordinator started again with the same run id, on the same points and options (the fingerprint), skips
@@ -20,10 +20,9 @@ import { InputError } from '../errors.js';
 import type { EmstClusterOptions } from '../emst/validate.js';
 import { registerClusterEntry } from '../emst/emst.js';
 import type { ProgressCallback } from '../progress.js';
-import { connectNats, RUNS_BUCKET, checkRunId, jetstreamManagerOf, type NatsOptions } from './nats.js';
+import { bodyLimit, checkRunId, connectNats, jetstreamManagerOf, putMessage, RUNS_BUCKET } from './nats.js';
 import { NatsJobs, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
-import { bodyLimit, putMessage } from './nats.js';
 import { partitionInfo, partitionPoints } from './partition.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
