@@ -2,7 +2,7 @@
  * `treeline worker`'s loop (issue 20, §1 and §4): take one task at a time from the shared work-queue consumer,
  * compute it with the local backend, store its result in the run's object store, then ack.
  *
- *   next task ──▶ result already stored? ──yes──▶ ack (a redelivery of finished work)
+ *   next task ──▶ a redelivery whose result is stored? ──yes──▶ ack (its worker died between store and ack)
  *        │ no
  *        ▼
  *   body (inline, or task.<id> from the object store) + partition (partition.<p>, loaded once per run, cached)
@@ -23,15 +23,19 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { jetstream } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import {
+  bodyLimit,
   connectNats,
+  doneSubject,
   ensureTaskQueue,
   getMessage,
   jetstreamManagerOf,
   putBytes,
   runBucket,
-  doneSubject,
+  TASK_CONSUMER,
+  TASK_HEADER,
+  TASK_STREAM,
+  type NatsOptions,
 } from './nats.js';
-import type { NatsOptions } from './nats.js';
 import { decodeTaskMessage, decodeTaskMeta, encodeTaskMessage } from './nats.codec.js';
 import { headers } from '@nats-io/transport-node';
 import {
@@ -42,7 +46,6 @@ import {
   type TaskHeader,
   type TaskOutcome,
 } from './nats.tasks.js';
-import { bodyLimit, TASK_CONSUMER, TASK_HEADER, TASK_STREAM } from './nats.js';
 import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types.js';
 import type { BatchTask } from './worker.tasks.js';
 
