@@ -54,7 +54,7 @@ beforeAll(async () => {
   allWorkers = [...workers];
   await Promise.all(workers.map((w) => w.waitFor(/worker: connected/)));
   nc = await connectNats({ url: server.url });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await nc?.close();
