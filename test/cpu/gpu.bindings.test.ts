@@ -22,7 +22,7 @@ import { GpuBranches } from '../../src/stats/branches.js';
 import { GpuBinning } from '../../src/stats/binning.js';
 import { benchCopy } from '../../src/bench/copy.js';
 import { createExemplarDistanceKernel } from '../../src/cluster/exemplars.distance.js';
-import { createCanonicalSort } from '../../src/emst/canonical.js';
+import { createCanonicalSort, createCanonicalSplit } from '../../src/emst/canonical.js';
 import { GpuDendrogram } from '../../src/cluster/dendrogram.js';
 import { GpuCondenser } from '../../src/cluster/condense.rows.js';
 import { createPointChecker } from '../../src/emst/pointcheck.js';
@@ -84,6 +84,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await GpuBinning.create(ctx);
   await benchCopy(ctx, 1 << 10);
   await createCanonicalSort(ctx);
+  await createCanonicalSplit(ctx);
   await createPointChecker(ctx);
   await GpuDendrogram.create(ctx, 1 << 20);
   await GpuCondenser.create(ctx, 1 << 20);
