@@ -4,24 +4,20 @@
 // position so duplicate codes separate (§4). CPU twin: src/bvh/karras.cpu.ts; layout: src/bvh/layout.ts.
 // Thread 0 also writes the header record (n − 1) of links. Each internal node's box words are zeroed: 0 is the
 // identity of the refit's atomicMax accumulation (refit.wgsl). The header has no box (layout.ts).
+//
+// Every array is reached through accessors the composer generates with their bindings from @binding(1) on (host
+// side: src/bvh/karras.ts; src/gpu/bigarray.ts): codes_get (vec2u), links_set (vec4u), ranges_set (vec2u),
+// parents_set (u32) and boxes_set (u32 words): each array whole, or in parts where it exceeds one binding.
 
 struct KarrasParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> u: KarrasParams;
-@group(0) @binding(1) var<storage, read> codes: array<vec2u>;
-@group(0) @binding(2) var<storage, read_write> links: array<vec4u>;
-@group(0) @binding(3) var<storage, read_write> ranges: array<vec2u>;
-@group(0) @binding(4) var<storage, read_write> parents: array<u32>;
-// The box array in BOX_PARTS bindings of BOX_PART_WORDS words (src/bvh/layout.ts, "Box parts").
-@group(0) @binding(5) var<storage, read_write> boxes0: array<u32>;
-@group(0) @binding(6) var<storage, read_write> boxes1: array<u32>;
-@group(0) @binding(7) var<storage, read_write> boxes2: array<u32>;
 
 const NONE: u32 = 0xffffffffu;
 
 // δ(i, j): common prefix length of (code_i, i) and (code_j, j); −1 when j is outside [0, n).
 fn delta(i: i32, j: i32) -> i32 {
   if (j < 0 || j >= i32(u.n)) { return -1; }
-  let x = codes[i] ^ codes[j];
+  let x = codes_get(u32(i)) ^ codes_get(u32(j));
   if (x.y != 0u) { return i32(countLeadingZeros(x.y)); }
   if (x.x != 0u) { return 32 + i32(countLeadingZeros(x.x)); }
   return 64 + i32(countLeadingZeros(u32(i ^ j)));
@@ -29,16 +25,7 @@ fn delta(i: i32, j: i32) -> i32 {
 
 // Zeroes internal node i's box record (2·D words).
 fn zero_box(r: u32) {
-  for (var w = 0u; w < 2u * D; w++) {
-    let i = r * 2u * D + w;
-    if (BOX_MULTI == 0u || i < BOX_PART_WORDS) {
-      boxes0[i] = 0u;
-    } else if (i < 2u * BOX_PART_WORDS) {
-      boxes1[i - BOX_PART_WORDS] = 0u;
-    } else {
-      boxes2[i - 2u * BOX_PART_WORDS] = 0u;
-    }
-  }
+  for (var w = 0u; w < 2u * D; w++) { boxes_set(r * 2u * D + w, 0u); }
 }
 
 @compute @workgroup_size(WG)
@@ -47,8 +34,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let node = thread_index(wid, nwg, lid);
   let n = u.n;
   if (node == 0u) {
-    links[n - 1u] = vec4u(0u, NONE, 0u, 0u);
-    parents[0] = (n - 1u) << 1u;
+    links_set(n - 1u, vec4u(0u, NONE, 0u, 0u));
+    parents_set(0u, (n - 1u) << 1u);
   }
   if (node + 1u >= n) { return; }
   let i = i32(node);
@@ -78,9 +65,9 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let gamma = u32(split);
   let left = select(gamma, n - 1u + gamma, first == gamma);
   let right = select(gamma + 1u, n + gamma, last == gamma + 1u);
-  links[node] = vec4u(left, right, 0u, 0u);
-  ranges[node] = vec2u(first, last);
-  parents[left] = node << 1u;
-  parents[right] = (node << 1u) | 1u;
+  links_set(node, vec4u(left, right, 0u, 0u));
+  ranges_set(node, vec2u(first, last));
+  parents_set(left, node << 1u);
+  parents_set(right, (node << 1u) | 1u);
   zero_box(node);
 }

@@ -8,7 +8,7 @@
  *   bvh::morton     64-bit Morton codes (vec2u) and the identity permutation       shaders/bvh/morton.wgsl  } of big arrays)
  *   (radix sort)    stable, keyed by the code's significant bits                  src/primitives/radixsort.ts
  *   bvh::gather     points in Morton order (gather.ts: big arrays)                 shaders/bvh/gather.wgsl
- *   bvh::karras     Karras 2012: each internal node found independently            shaders/bvh/karras.wgsl
+ *   bvh::karras     Karras 2012: each internal node found independently (karras.ts) shaders/bvh/karras.wgsl
  *   bvh::refit      small subtrees by direct scans, the rest through atomics only (memory model)  shaders/bvh/refit.wgsl
  *
  * Create once, run many: `const b = await createBvhBuilder(gpu, { maxCount, dim }); const bvh = allocateBvh(gpu,
@@ -25,6 +25,7 @@ import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, codeBits, pointsForBox
 import { checkPoints } from './points.js';
 import { createCodeEncoder } from './codes.js';
 import { createPointGatherer } from './gather.js';
+import { createKarras } from './karras.js';
 
 /**
  * The buffers of an n-point BVH that traversals read (layout.ts): what the k-NN search and Borůvka take, whether
@@ -138,17 +139,6 @@ export interface BvhBuilder {
 /** Each build kernel's bindings and uniform block (shaders/bvh/<name>.wgsl), by their WGSL names. */
 const ONLY_N = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
 const BOXES_RW = { boxes0: 'read_write', boxes1: 'read_write', boxes2: 'read_write' } as const;
-const KARRAS = {
-  bindings: {
-    u: 'uniform',
-    codes: 'read',
-    links: 'read_write',
-    ranges: 'read_write',
-    parents: 'read_write',
-    ...BOXES_RW,
-  },
-  uniforms: ONLY_N,
-} as const;
 const REFIT = {
   bindings: {
     u: 'uniform',
@@ -193,7 +183,8 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     createCodeEncoder(ctx, dim, { workgroupSize: wg, constants: parts.constants }),
     // The gather (gather.ts), with the points in parts where they exceed one binding.
     createPointGatherer(ctx, Math.max(maxCount, 1), dim, { workgroupSize: wg, constants: parts.constants }),
-    ctx.kernel(spec('karras', KARRAS)),
+    // The hierarchy (karras.ts), every array in parts where it exceeds one binding.
+    createKarras(ctx, Math.max(maxCount, 1), dim, { workgroupSize: wg, constants: parts.constants }),
     ctx.kernel(spec('refit', REFIT, wg, { DIRECT: direct })),
     createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 }) as Promise<RadixSorter>,
   ]);
@@ -228,11 +219,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       const [boxes0, boxes1, boxes2] = parts.bind(bvh.boxes, n);
       const { order, links, ranges, parents } = bvh;
       gather.encode(rec, { points, order, sorted: bvh.sortedPoints, n });
-      rec.dispatch(karras, {
-        buffers: { codes: bvh.codes, links, ranges, parents, boxes0, boxes1, boxes2 },
-        uniforms: u,
-        threads: Math.max(n - 1, 1),
-      });
+      karras.encode(rec, { codes: bvh.codes, links, ranges, parents, boxes: bvh.boxes, n });
       rec.dispatch(refit, {
         buffers: { sorted: bvh.sortedPoints, order, parents, links, boxes0, boxes1, boxes2, ranges },
         uniforms: u,
@@ -250,6 +237,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       sorter.destroy();
       codeEncoder.destroy();
       gather.destroy();
+      karras.destroy();
       parts.destroy();
     },
   };
