@@ -197,9 +197,7 @@ async function fitAndSweep(
   clock.lap('hdbscan::prepare');
   // The GPU's edges go straight into the buffers (payload: condensing's scratch, free until then), the read-back's
   // host work on the threads.
-  const readInto = prepared
-    ? { edges: prepared.buffers.mst, scratch: prepared.buffers.payload, threads, ready: prepared.touched }
-    : undefined;
+  const readInto = prepared ? { edges: prepared.buffers.mst, ready: prepared.touched } : undefined;
   // A CPU MST takes at most 8 of them by default (as emst()'s): min(threads, 8), so the count is resolved once.
   const emstThreads = options.threads ?? Math.min(threads, MAX_DEFAULT_THREADS);
   const emstOptions = {

@@ -30,7 +30,7 @@ export interface ClusterBuffers {
   queuedLeft: Int32Array;
   queuedRight: Int32Array;
   /**
-   * condense's scratch: slot payloads (its first 16 bytes a merge; also the read-back's and the threaded linkage's
+   * condense's scratch: slot payloads (its first 16 bytes a merge; also the threaded linkage's
    * scratch before), deferred runts (n). The union-find, the queued counts and the deferred runts lie in the same
    * buffer after the payloads (see allocateClusterBuffers).
    */
