@@ -17,35 +17,14 @@
 // so plain reads are safe. Only nodes with more than DIRECT leaves are reached by the atomic walk, which starts
 // at the children (leaves or directly scanned nodes) of such nodes. One thread per leaf (t < n) and one per
 // internal node (t = n + i).
+//
+// Every array is reached through accessors the composer generates with their bindings from @binding(1) on (host
+// side: src/bvh/refit.ts; src/gpu/bigarray.ts), each array whole or in parts where it exceeds one binding:
+// sorted_get, order_get, parents_get, ranges_get (read), and links_* / boxes_* (atomic u32 words: _store, _max).
 struct RefitParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> u: RefitParams;
-@group(0) @binding(1) var<storage, read> sorted: array<u32>;
-@group(0) @binding(2) var<storage, read> order: array<u32>;
-@group(0) @binding(3) var<storage, read> parents: array<u32>;
-@group(0) @binding(4) var<storage, read_write> links: array<atomic<u32>>;
-// The box array in BOX_PARTS bindings of BOX_PART_WORDS words (src/bvh/layout.ts, "Box parts").
-@group(0) @binding(5) var<storage, read_write> boxes0: array<atomic<u32>>;
-@group(0) @binding(6) var<storage, read_write> boxes1: array<atomic<u32>>;
-@group(0) @binding(7) var<storage, read_write> boxes2: array<atomic<u32>>;
-@group(0) @binding(8) var<storage, read> ranges: array<vec2u>;
 
 // DIRECT (a constant from src/bvh/lbvh.ts): nodes of at most DIRECT leaves are refitted by a direct scan.
-
-fn box_store(i: u32, v: u32) {
-  if (BOX_MULTI == 0u || i < BOX_PART_WORDS) {
-    atomicStore(&boxes0[i], v);
-  } else if (i < 2u * BOX_PART_WORDS) {
-    atomicStore(&boxes1[i - BOX_PART_WORDS], v);
-  } else {
-    atomicStore(&boxes2[i - 2u * BOX_PART_WORDS], v);
-  }
-}
-
-fn box_max(i: u32, v: u32) -> u32 {
-  if (BOX_MULTI == 0u || i < BOX_PART_WORDS) { return atomicMax(&boxes0[i], v); }
-  if (i < 2u * BOX_PART_WORDS) { return atomicMax(&boxes1[i - BOX_PART_WORDS], v); }
-  return atomicMax(&boxes2[i - 2u * BOX_PART_WORDS], v);
-}
 
 const C: u32 = 2u * D + 1u;
 
@@ -62,74 +41,74 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (t < n) {
     // Leaf j: box = point, minIndex = original index.
     let j = t;
-    ps = parents[n - 1u + j];
+    ps = parents_get(n - 1u + j);
     for (var a = 0u; a < D; a++) {
-      let o = f32_order(sorted[j * D + a]);
+      let o = f32_order(sorted_get(j * D + a));
       v[a] = ~o;
       v[D + a] = o;
     }
-    v[2u * D] = ~order[j];
+    v[2u * D] = ~order_get(j);
   } else {
     // Internal node i: scanned directly when it has at most DIRECT leaves, else left to the atomic walk.
     let i = t - n;
-    let r = ranges[i];
+    let r = ranges_get(i);
     if (r.y - r.x >= DIRECT) { return; }
     for (var a = 0u; a < D; a++) {
-      let o = f32_order(sorted[r.x * D + a]);
+      let o = f32_order(sorted_get(r.x * D + a));
       v[a] = ~o;
       v[D + a] = o;
     }
-    var m = order[r.x];
+    var m = order_get(r.x);
     for (var j = r.x + 1u; j <= r.y; j++) {
       for (var a = 0u; a < D; a++) {
-        let o = f32_order(sorted[j * D + a]);
+        let o = f32_order(sorted_get(j * D + a));
         v[a] = max(v[a], ~o);
         v[D + a] = max(v[D + a], o);
       }
-      m = min(m, order[j]);
+      m = min(m, order_get(j));
     }
     v[2u * D] = ~m;
-    ps = parents[i];
+    ps = parents_get(i);
   }
   // The node's minIndex slot in its parent's links record has one writer: this thread. So has a directly scanned
   // node's own box; a leaf has no box (layout.ts: its box is its point).
   if (t >= n) {
     let base = (t - n) * 2u * D;
     for (var a = 0u; a < D; a++) {
-      box_store(base + a, f32_unorder(~v[a]));
-      box_store(base + D + a, f32_unorder(v[D + a]));
+      boxes_store(base + a, f32_unorder(~v[a]));
+      boxes_store(base + D + a, f32_unorder(v[D + a]));
     }
   }
-  atomicStore(&links[(ps >> 1u) * 4u + 2u + (ps & 1u)], ~v[2u * D]);
+  links_store((ps >> 1u) * 4u + 2u + (ps & 1u), ~v[2u * D]);
   // Walk up: `node` is the internal node whose box (its own record) and minIndex (in its parent's links record)
   // the owned components enter next. A parent of at most DIRECT leaves is scanned by its own thread.
   var node = ps >> 1u;
   if (node == header) { return; }
-  let pr = ranges[node];
+  let pr = ranges_get(node);
   if (pr.y - pr.x < DIRECT) { return; }
   var own: array<bool, C>;
   for (var c = 0u; c < C; c++) { own[c] = true; }
   loop {
     if (node == header) { break; }
-    let pp = parents[node];
+    let pp = parents_get(node);
     let rb = node * 2u * D;
     var owns_any = false;
     for (var c = 0u; c < 2u * D; c++) {
       if (!own[c]) { continue; }
-      let old = box_max(rb + c, v[c]);
+      let old = boxes_max(rb + c, v[c]);
       if (old == 0u) { own[c] = false; continue; }
       v[c] = max(old, v[c]);
-      box_store(rb + c, select(f32_unorder(v[c]), f32_unorder(~v[c]), c < D));
+      boxes_store(rb + c, select(f32_unorder(v[c]), f32_unorder(~v[c]), c < D));
       owns_any = true;
     }
     if (own[2u * D]) {
       let w = (pp >> 1u) * 4u + 2u + (pp & 1u);
-      let old = atomicMax(&links[w], v[2u * D]);
+      let old = links_max(w, v[2u * D]);
       if (old == 0u) {
         own[2u * D] = false;
       } else {
         v[2u * D] = max(old, v[2u * D]);
-        atomicStore(&links[w], ~v[2u * D]);
+        links_store(w, ~v[2u * D]);
         owns_any = true;
       }
     }

@@ -9,7 +9,7 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { Bindings, Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
-import { bigArrayParts, bigArrayWgsl, createUnusedParts, partBindings, type BigArrayParts } from '../gpu/bigarray.js';
+import { bindParts, createUnusedParts, planParts, type BigArrayParts, type PartArray } from '../gpu/bigarray.js';
 import { InputError } from '../errors.js';
 import { boxRecords, boxWords } from './layout.js';
 
@@ -37,15 +37,16 @@ export interface KarrasEncoder {
   destroy(): void;
 }
 
-/** The arrays in binding order: name, WGSL type, bytes per element, elements for n points, access. */
-const ARRAYS = (dim: number) =>
-  [
-    ['codes', 'vec2u', 8, (n: number) => n, 'read'],
-    ['links', 'vec4u', 16, (n: number) => n, 'read_write'],
-    ['ranges', 'vec2u', 8, (n: number) => Math.max(n - 1, 1), 'read_write'],
-    ['parents', 'u32', 4, (n: number) => 2 * n, 'read_write'],
-    ['boxes', 'u32', 4, (n: number) => boxWords(dim) * boxRecords(n), 'read_write'],
-  ] as const;
+/** The kernel's arrays in binding order (from @binding(1) on). */
+function arrays(dim: number): PartArray[] {
+  return [
+    { name: 'codes', type: 'vec2u', stride: 8, length: (n) => n, access: 'read' },
+    { name: 'links', type: 'vec4u', stride: 16, length: (n) => n, access: 'read_write' },
+    { name: 'ranges', type: 'vec2u', stride: 8, length: (n) => Math.max(n - 1, 1), access: 'read_write' },
+    { name: 'parents', type: 'u32', stride: 4, length: (n) => Math.max(2 * n - 1, 1), access: 'read_write' },
+    { name: 'boxes', type: 'u32', stride: 4, length: (n) => boxWords(dim) * boxRecords(n), access: 'read_write' },
+  ];
+}
 
 /**
  * Compiles the hierarchy kernel for up to maxCount points of `dim` coordinates (`constants`: added to the kernel's,
@@ -57,72 +58,28 @@ export async function createKarras(
   dim: number,
   options: { workgroupSize?: number; constants?: Record<string, number>; partElements?: number } = {},
 ): Promise<KarrasEncoder> {
-  const c = Math.max(maxCount, 2);
-  const shapes = ARRAYS(dim).map(([name, type, stride, length, access]) => ({
-    name,
-    type,
-    stride,
-    length,
-    access,
-    parts: bigArrayParts(ctx.limits, length(c), stride, options.partElements),
-  }));
-  const slots = shapes.reduce((a, s) => a + s.parts.parts, 0);
-  const stage = ctx.limits.maxStorageBuffersPerShaderStage;
-  if (slots > stage) {
-    throw new InputError(
-      `bvh::karras: ${maxCount} points need ${shapes.map((s) => `${s.parts.parts} ${s.name}`).join(', ')} bindings; this device binds ${stage} storage buffers per stage.`,
-    );
-  }
-  const bindings: Record<string, 'uniform' | 'read' | 'read_write'> = { u: 'uniform' };
-  const generated: string[] = [];
-  let binding = 1;
-  for (const s of shapes) {
-    const p = s.parts.parts;
-    for (let i = 0; i < p; i++) bindings[p === 1 ? s.name : `${s.name}${i}`] = s.access;
-    generated.push(
-      bigArrayWgsl({
-        name: s.name,
-        type: s.type,
-        access: s.access,
-        binding,
-        slots: p,
-        partElements: s.parts.partElements,
-      }),
-    );
-    binding += p;
-  }
+  const plan = planParts(ctx.limits, 'bvh::karras', arrays(dim), Math.max(maxCount, 2), 1, options.partElements);
   const kernel = (await ctx.kernel({
     label: 'bvh::karras',
     shader: 'bvh/karras',
     entry: 'main',
-    bindings: bindings as Bindings,
+    bindings: { u: 'uniform', ...plan.bindings } as Bindings,
     uniforms: UNIFORMS,
     workgroupSize: options.workgroupSize ?? 256,
     include: ['common/grid', 'bvh/floatorder'],
     constants: { D: dim, ...(options.constants ?? {}) },
-    generated,
-  })) as Kernel<Record<string, 'uniform' | 'read' | 'read_write'>, typeof UNIFORMS>;
-  const unused = slots > shapes.length ? createUnusedParts(ctx, 'bvh::karras', slots) : null;
+    generated: plan.generated,
+  })) as Kernel<Bindings, typeof UNIFORMS>;
+  const unused = plan.slots > plan.arrays.length ? createUnusedParts(ctx, 'bvh::karras', plan.slots) : null;
   return {
-    parts: Object.fromEntries(shapes.map((s) => [s.name, s.parts])),
+    parts: Object.fromEntries(plan.arrays.map((a) => [a.name, a.parts])),
     encode(rec, args) {
       const { n } = args;
       if (!Number.isInteger(n) || n < 0 || n > maxCount) {
         throw new InputError(`bvh::karras: expected n to be an integer in [0, ${maxCount}], got ${n}.`);
       }
       if (n === 0) return;
-      const buffers: Record<string, GPUBufferBinding | GPUBuffer> = {};
-      let first = 0;
-      for (const s of shapes) {
-        const length = s.length(n);
-        const used = { ...s.parts, parts: Math.max(1, Math.ceil(length / s.parts.partElements)) };
-        const buffer = args[s.name];
-        Object.assign(
-          buffers,
-          partBindings(ctx.limits, s.name, buffer, s.stride, length, used, s.parts.parts, unused ?? buffer, first),
-        );
-        first += s.parts.parts;
-      }
+      const buffers = bindParts(ctx.limits, plan, args as unknown as Record<string, GPUBuffer>, n, unused);
       rec.dispatch(kernel, { buffers, uniforms: { n }, threads: Math.max(n - 1, 1) });
     },
     destroy() {

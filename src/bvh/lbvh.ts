@@ -9,14 +9,14 @@
  *   (radix sort)    stable, keyed by the code's significant bits                  src/primitives/radixsort.ts
  *   bvh::gather     points in Morton order (gather.ts: big arrays)                 shaders/bvh/gather.wgsl
  *   bvh::karras     Karras 2012: each internal node found independently (karras.ts) shaders/bvh/karras.wgsl
- *   bvh::refit      small subtrees by direct scans, the rest through atomics only (memory model)  shaders/bvh/refit.wgsl
+ *   bvh::refit      small subtrees by direct scans, the rest through atomics only (memory model; refit.ts)
+ *                                                                                  shaders/bvh/refit.wgsl
  *
  * Create once, run many: `const b = await createBvhBuilder(gpu, { maxCount, dim }); const bvh = allocateBvh(gpu,
  * maxCount, dim); b.encode(rec, points, n, bvh); … bvh.destroy(); b.destroy()`. `buildBvh()` does all of it once.
  * The build is one recording: no read-back, so it can sit in one submission with the traversal that follows.
  */
 import type { GpuContext } from '../gpu/context.js';
-import type { Bindings, UniformLayout } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
 import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
@@ -26,6 +26,7 @@ import { checkPoints } from './points.js';
 import { createCodeEncoder } from './codes.js';
 import { createPointGatherer } from './gather.js';
 import { createKarras } from './karras.js';
+import { createRefit } from './refit.js';
 
 /**
  * The buffers of an n-point BVH that traversals read (layout.ts): what the k-NN search and Borůvka take, whether
@@ -136,22 +137,6 @@ export interface BvhBuilder {
   destroy(): void;
 }
 
-/** Each build kernel's bindings and uniform block (shaders/bvh/<name>.wgsl), by their WGSL names. */
-const ONLY_N = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
-const BOXES_RW = { boxes0: 'read_write', boxes1: 'read_write', boxes2: 'read_write' } as const;
-const REFIT = {
-  bindings: {
-    u: 'uniform',
-    sorted: 'read',
-    order: 'read',
-    parents: 'read',
-    links: 'read_write',
-    ...BOXES_RW,
-    ranges: 'read',
-  },
-  uniforms: ONLY_N,
-} as const;
-
 /** Compiles (once per device and dim) the build kernels and allocates the scratch for up to maxCount points. */
 export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptions): Promise<BvhBuilder> {
   const { maxCount, dim } = options;
@@ -162,21 +147,6 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   if (!Number.isInteger(direct) || direct < 1) {
     throw new InputError(`Expected refitDirect to be an integer ≥ 1, got ${direct}.`);
   }
-  const spec = <const B extends Bindings, const U extends UniformLayout>(
-    name: string,
-    { bindings, uniforms }: { bindings: B; uniforms: U },
-    workgroupSize = wg,
-    constants: Record<string, number> = {},
-  ) => ({
-    label: `bvh::${name}`,
-    shader: `bvh/${name}`,
-    entry: 'main',
-    bindings,
-    uniforms,
-    workgroupSize,
-    include: ['common/grid', 'bvh/floatorder'],
-    constants: { D: dim, ...parts.constants, ...constants },
-  });
   // The sorter's kernels compile together with ours (issue 17 §5).
   const [codeEncoder, gather, karras, refit, sorter] = await Promise.all([
     // Stage 1 (codes.ts), windowed where the points or codes exceed one binding; with the same constants as ours.
@@ -185,7 +155,8 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     createPointGatherer(ctx, Math.max(maxCount, 1), dim, { workgroupSize: wg, constants: parts.constants }),
     // The hierarchy (karras.ts), every array in parts where it exceeds one binding.
     createKarras(ctx, Math.max(maxCount, 1), dim, { workgroupSize: wg, constants: parts.constants }),
-    ctx.kernel(spec('refit', REFIT, wg, { DIRECT: direct })),
+    // The refit (refit.ts), every array in parts where it exceeds one binding.
+    createRefit(ctx, Math.max(maxCount, 1), dim, direct, { workgroupSize: wg, constants: parts.constants }),
     createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 }) as Promise<RadixSorter>,
   ]);
   let destroyed = false;
@@ -215,16 +186,12 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       check(n, bvh);
       bvh.n = n;
       if (n === 0) return;
-      const u = { n };
-      const [boxes0, boxes1, boxes2] = parts.bind(bvh.boxes, n);
-      const { order, links, ranges, parents } = bvh;
+      // The traversals read the boxes in BOX_PARTS parts (layout.ts): a BVH they cannot bind is refused here.
+      parts.bind(bvh.boxes, n);
+      const { order, links, ranges, parents, boxes } = bvh;
       gather.encode(rec, { points, order, sorted: bvh.sortedPoints, n });
-      karras.encode(rec, { codes: bvh.codes, links, ranges, parents, boxes: bvh.boxes, n });
-      rec.dispatch(refit, {
-        buffers: { sorted: bvh.sortedPoints, order, parents, links, boxes0, boxes1, boxes2, ranges },
-        uniforms: u,
-        threads: 2 * n - 1,
-      });
+      karras.encode(rec, { codes: bvh.codes, links, ranges, parents, boxes, n });
+      refit.encode(rec, { sorted: bvh.sortedPoints, order, parents, links, boxes, ranges, n });
     },
     encode(rec, points, n, bvh) {
       builder.encodeCodes(rec, points, n, bvh);
@@ -238,6 +205,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       codeEncoder.destroy();
       gather.destroy();
       karras.destroy();
+      refit.destroy();
       parts.destroy();
     },
   };

@@ -207,6 +207,11 @@ export interface BigArrayDecl {
   slots: number;
   /** Elements per part (ignored for one slot). */
   partElements: number;
+  /**
+   * An array of `atomic<u32>` (type must be 'u32', access read_write): its accessors are `name_store(i, v)` and
+   * `name_max(i, v) -> u32` (atomicStore, atomicMax) instead of get and set.
+   */
+  atomic?: boolean;
 }
 
 /**
@@ -219,11 +224,19 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
     throw new InputError(`Expected a WGSL name and type for a big array, got '${d.name}: ${d.type}'.`);
   }
   const { name, type, access, slots } = d;
+  if (d.atomic && (type !== 'u32' || access !== 'read_write')) {
+    throw new InputError(`Expected an atomic big array to be u32 and read_write, got '${name}: ${type}' (${access}).`);
+  }
   const lines: string[] = [];
   const decl = (i: number, v: string) =>
-    `@group(0) @binding(${d.binding + i}) var<storage, ${access}> ${v}: array<${type}>;`;
+    `@group(0) @binding(${d.binding + i}) var<storage, ${access}> ${v}: array<${d.atomic ? 'atomic<u32>' : type}>;`;
   if (slots === 1) {
     lines.push(decl(0, name));
+    if (d.atomic) {
+      lines.push(`fn ${name}_store(i: u32, v: u32) { atomicStore(&${name}[i], v); }`);
+      lines.push(`fn ${name}_max(i: u32, v: u32) -> u32 { return atomicMax(&${name}[i], v); }`);
+      return lines.join('\n');
+    }
     lines.push(`fn ${name}_get(i: u32) -> ${type} { return ${name}[i]; }`);
     if (access === 'read_write') lines.push(`fn ${name}_set(i: u32, v: ${type}) { ${name}[i] = v; }`);
     return lines.join('\n');
@@ -240,6 +253,11 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
     return out.join('\n');
   };
   lines.push(`// ${name}: ${slots} parts of ${per} elements (src/gpu/bigarray.ts).`);
+  if (d.atomic) {
+    lines.push(`fn ${name}_store(i: u32, v: u32) {\n${pick((w, at) => `atomicStore(&${w}[${at}], v); return;`)}\n}`);
+    lines.push(`fn ${name}_max(i: u32, v: u32) -> u32 {\n${pick((w, at) => `return atomicMax(&${w}[${at}], v);`)}\n}`);
+    return lines.join('\n');
+  }
   lines.push(`fn ${name}_get(i: u32) -> ${type} {\n${pick((v, at) => `return ${v}[${at}];`)}\n}`);
   if (access === 'read_write') {
     lines.push(`fn ${name}_set(i: u32, v: ${type}) {\n${pick((w, at) => `${w}[${at}] = v; return;`)}\n}`);
@@ -253,4 +271,85 @@ export const UNUSED_RANGE = 256;
 /** The buffer the slots beyond the last parts bind: `slots` ranges of UNUSED_RANGE bytes (partBindings). */
 export function createUnusedParts(ctx: GpuContext, label: string, slots: number): GPUBuffer {
   return ctx.createBuffer(`${label}Unused`, UNUSED_RANGE * Math.max(slots, 1));
+}
+
+/** One array of a kernel that binds every array in parts (a): its WGSL name and type, and its size for n points. */
+export interface PartArray {
+  name: string;
+  type: string;
+  /** Bytes per element. */
+  stride: number;
+  /** Elements for n points. */
+  length: (n: number) => number;
+  access: 'read' | 'read_write';
+  /** atomic<u32> words (BigArrayDecl.atomic). */
+  atomic?: boolean;
+}
+
+/** The bindings, generated WGSL and parts of a kernel's part-bound arrays, planned once for its largest n. */
+export interface PartPlan {
+  arrays: readonly (PartArray & { parts: BigArrayParts })[];
+  /** Storage bindings of all the arrays' slots. */
+  slots: number;
+  /** The slots' binding kinds by name, in binding order (from `firstBinding` on). */
+  bindings: Record<string, 'read' | 'read_write'>;
+  /** bigArrayWgsl of every array, in binding order. */
+  generated: string[];
+}
+
+/**
+ * Plans the parts of `arrays` for up to maxN points, their slots from binding `firstBinding` on (`label` names the
+ * kernel when they exceed the stage's storage buffers; `partElements`: smaller parts, tests).
+ */
+export function planParts(
+  limits: BigArrayLimits & { maxStorageBuffersPerShaderStage: number },
+  label: string,
+  arrays: readonly PartArray[],
+  maxN: number,
+  firstBinding: number,
+  partElements?: number,
+): PartPlan {
+  const planned = arrays.map((a) => ({ ...a, parts: bigArrayParts(limits, a.length(maxN), a.stride, partElements) }));
+  const slots = planned.reduce((s, a) => s + a.parts.parts, 0);
+  const stage = limits.maxStorageBuffersPerShaderStage;
+  if (slots > stage) {
+    throw new InputError(
+      `${label}: ${maxN} points need ${planned.map((a) => `${a.parts.parts} ${a.name}`).join(', ')} bindings; this device binds ${stage} storage buffers per stage.`,
+    );
+  }
+  const bindings: Record<string, 'read' | 'read_write'> = {};
+  const generated: string[] = [];
+  let binding = firstBinding;
+  for (const a of planned) {
+    const p = a.parts.parts;
+    for (let i = 0; i < p; i++) bindings[p === 1 ? a.name : `${a.name}${i}`] = a.access;
+    const decl = { name: a.name, type: a.type, access: a.access, binding, slots: p };
+    generated.push(bigArrayWgsl({ ...decl, partElements: a.parts.partElements, atomic: a.atomic }));
+    binding += p;
+  }
+  return { arrays: planned, slots, bindings, generated };
+}
+
+/**
+ * The bindings of a planned kernel's arrays for n points (`buffers` by array name); `unused`: a buffer of
+ * plan.slots UNUSED_RANGE ranges where any array has several parts (createUnusedParts).
+ */
+export function bindParts(
+  limits: BigArrayLimits,
+  plan: PartPlan,
+  buffers: Readonly<Record<string, Binding>>,
+  n: number,
+  unused: GPUBuffer | null,
+): Record<string, Binding> {
+  const out: Record<string, Binding> = {};
+  let first = 0;
+  for (const a of plan.arrays) {
+    const length = a.length(n);
+    const used = { ...a.parts, parts: Math.max(1, Math.ceil(length / a.parts.partElements)) };
+    const array = buffers[a.name];
+    const fallback = unused ?? ('buffer' in array ? array.buffer : array);
+    Object.assign(out, partBindings(limits, a.name, array, a.stride, length, used, a.parts.parts, fallback, first));
+    first += a.parts.parts;
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import {
   bigArrayParts,
   bigArrayWgsl,
   partElements,
+  planParts,
   windows,
   type BigArrayLimits,
 } from '../../src/gpu/bigarray.js';
@@ -118,5 +119,50 @@ describe('bigArrayParts / bigArrayWgsl', () => {
     expect(() =>
       bigArrayWgsl({ name: 'a b', type: 'u32', access: 'read', binding: 0, slots: 1, partElements: 0 }),
     ).toThrow(InputError);
+  });
+
+  it('issue 19: atomic arrays get _store and _max, whole or in parts; a non-u32 atomic array is refused', () => {
+    const d = {
+      name: 'links',
+      type: 'u32',
+      access: 'read_write',
+      binding: 4,
+      partElements: 256,
+      atomic: true,
+    } as const;
+    expect(bigArrayWgsl({ ...d, slots: 1 })).toBe(
+      '@group(0) @binding(4) var<storage, read_write> links: array<atomic<u32>>;\n' +
+        'fn links_store(i: u32, v: u32) { atomicStore(&links[i], v); }\n' +
+        'fn links_max(i: u32, v: u32) -> u32 { return atomicMax(&links[i], v); }',
+    );
+    const two = bigArrayWgsl({ ...d, slots: 2 });
+    expect(two).toContain('@group(0) @binding(5) var<storage, read_write> links1: array<atomic<u32>>;');
+    expect(two).toContain('if (i < 256u) { return atomicMax(&links0[i], v); }');
+    expect(two).toContain('{ atomicStore(&links1[i - 256u], v); return; }');
+    expect(() => bigArrayWgsl({ ...d, type: 'vec2u', slots: 1 })).toThrow(/atomic big array to be u32 and read_write/);
+  });
+});
+
+describe('planParts', () => {
+  const limits = { ...MIB, maxStorageBuffersPerShaderStage: 16 };
+  const arrays = [
+    { name: 'a', type: 'u32', stride: 4, length: (n: number) => n, access: 'read' },
+    { name: 'b', type: 'vec4u', stride: 16, length: (n: number) => n, access: 'read_write' },
+  ] as const;
+
+  it('issue 19: one binding per array where all fit (the fast path), numbered slots where one does not', () => {
+    const small = planParts(limits, 'test', arrays, 1000, 1);
+    expect(small.slots).toBe(2);
+    expect(Object.keys(small.bindings)).toEqual(['a', 'b']);
+    const big = planParts(limits, 'test', arrays, 200000, 1);
+    expect(big.arrays.map((a) => a.parts.parts)).toEqual([1, 4]);
+    expect(Object.keys(big.bindings)).toEqual(['a', 'b0', 'b1', 'b2', 'b3']);
+    expect(big.generated[1]).toContain('@group(0) @binding(2) var<storage, read_write> b0: array<vec4u>;');
+  });
+
+  it('issue 19: more slots than the stage binds is an InputError naming each array’s parts', () => {
+    expect(() => planParts(limits, 'test::k', arrays, 1000000, 1)).toThrow(
+      'test::k: 1000000 points need 4 a, 16 b bindings; this device binds 16 storage buffers per stage.',
+    );
   });
 });

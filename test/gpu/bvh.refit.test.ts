@@ -1,0 +1,92 @@
+/**
+ * Issue 19: the BVH refit (src/bvh/refit.ts) with every array in parts (gpu/bigarray.ts; links and boxes as atomic
+ * words through generated _store/_max accessors) gives the CPU build's (lbvh.cpu.ts: refit.cpu.ts) boxes and
+ * minIndex words bit for bit: 200,000 2D points with duplicates at a 1 MiB binding limit (15 bindings: sorted 2,
+ * order 1, parents 2, links 4, boxes 4, ranges 2), against the unsplit device too; small parts at degenerate sizes
+ * with the direct scans on and off. 3D at that size needs 17 bindings and is refused by name.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRefit } from '../../src/bvh/refit.js';
+import { buildBvhCpu } from '../../src/bvh/lbvh.cpu.js';
+import type { GpuContext } from '../../src/gpu/context.js';
+import { tryGpuContext } from '../helpers/gpu.js';
+import { mulberry32 } from '../helpers/random.js';
+
+const whole = await tryGpuContext();
+const split = whole ? await tryGpuContext({ maxBindingBytes: 1048576 }) : null;
+afterAll(async () => {
+  await split?.destroy();
+  await whole?.destroy();
+});
+
+/** n seeded points, every fifth a copy of the one before, some negative. */
+function points(n: number, dim: number, seed: number): Float32Array {
+  const r = mulberry32(seed);
+  const p = new Float32Array(n * dim);
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < dim; k++) p[i * dim + k] = i % 5 === 4 ? p[(i - 1) * dim + k] : (r() - 0.4) * 100;
+  }
+  return p;
+}
+
+/** The CPU build, and the refit's inputs as the Karras kernel leaves them (minIndex words and boxes zero). */
+function inputs(pts: Float32Array, dim: number) {
+  const cpu = buildBvhCpu(pts, dim);
+  const links = cpu.links.slice();
+  for (let i = 0; i < cpu.n; i++) links[4 * i + 2] = links[4 * i + 3] = 0;
+  return { cpu, links };
+}
+
+async function refitOn(ctx: GpuContext, pts: Float32Array, dim: number, direct: number, partElements?: number) {
+  const { cpu, links } = inputs(pts, dim);
+  const n = cpu.n;
+  const r = await createRefit(ctx, n, dim, direct, { partElements });
+  const bufs = {
+    sorted: ctx.upload('test::sorted', cpu.sortedPoints),
+    order: ctx.upload('test::order', cpu.order),
+    parents: ctx.upload('test::parents', cpu.parents),
+    links: ctx.upload('test::links', links),
+    boxes: ctx.createBuffer('test::boxes', 8 * dim * Math.max(n - 1, 1)),
+    ranges: ctx.upload('test::ranges', cpu.ranges.length > 0 ? cpu.ranges : new Uint32Array(2)),
+  };
+  try {
+    await ctx.submit('test::refit', (rec) => r.encode(rec, { ...bufs, n }));
+    return {
+      cpu,
+      links: new Uint32Array(await ctx.read(bufs.links, 0, 16 * n)),
+      boxes: new Float32Array(await ctx.read(bufs.boxes, 0, 8 * dim * Math.max(n - 1, 0))),
+    };
+  } finally {
+    for (const b of Object.values(bufs)) b.destroy();
+    r.destroy();
+  }
+}
+
+const bits = (a: Float32Array) => new Uint32Array(a.buffer, a.byteOffset, a.length);
+
+describe.skipIf(!whole)('bvh::refit through big arrays', () => {
+  it('issue 19: 200,000 2D points at a 1 MiB binding limit equal the CPU build and the unsplit device', async () => {
+    const pts = points(200000, 2, 3);
+    const a = await refitOn(split!, pts, 2, 32);
+    expect(a.links).toEqual(a.cpu.links);
+    expect(bits(a.boxes)).toEqual(bits(a.cpu.boxes));
+    const b = await refitOn(whole!, pts, 2, 32);
+    expect(bits(b.boxes)).toEqual(bits(a.boxes));
+    expect(split!.memory.liveBuffers).toBe(0);
+  });
+
+  it.each([1, 2, 3, 65, 100])('issue 19: n=%i in 2D with 128-element parts, direct scans 1 and 8', async (n) => {
+    const pts = points(n, 2, 20 + n);
+    for (const direct of [1, 8]) {
+      const got = await refitOn(whole!, pts, 2, direct, 128);
+      expect(got.links, `direct ${direct}`).toEqual(got.cpu.links);
+      expect(bits(got.boxes), `direct ${direct}`).toEqual(bits(got.cpu.boxes));
+    }
+  });
+
+  it('issue 19: 200,000 3D points at a 1 MiB limit need more bindings than the stage has: refused by name', async () => {
+    await expect(createRefit(split!, 200000, 3, 32)).rejects.toThrow(
+      /bvh::refit: 200000 points need 3 sorted, 1 order, 2 parents, 4 links, 5 boxes, 2 ranges bindings; this device binds 16 storage buffers per stage/,
+    );
+  });
+});
