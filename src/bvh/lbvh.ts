@@ -63,9 +63,13 @@ export interface GpuBvh extends BvhBuffers {
   readonly codes: GPUBuffer;
 }
 
-/** Allocates the buffers of a BVH of up to `capacity` points of dimension `dim`. */
-export function allocateBvh(ctx: GpuContext, capacity: number, dim: number): GpuBvh {
-  checkShape(ctx, capacity, dim);
+/**
+ * Allocates the buffers of a BVH of up to `capacity` points of dimension `dim`. `split` (issue 19): its arrays may
+ * exceed one binding — only the build (createBvhBuilder with `split`) can fill such a BVH, in parts; the traversals
+ * (k-NN, Borůvka) still bind its arrays whole and cannot read it.
+ */
+export function allocateBvh(ctx: GpuContext, capacity: number, dim: number, options: { split?: boolean } = {}): GpuBvh {
+  checkShape(ctx, capacity, dim, options.split === true);
   const c = Math.max(capacity, 1);
   const buffers = {
     frame: ctx.createBuffer('bvh::frame', 12 * dim),
@@ -89,11 +93,13 @@ export function allocateBvh(ctx: GpuContext, capacity: number, dim: number): Gpu
   };
 }
 
-function checkShape(ctx: GpuContext, capacity: number, dim: number): void {
+function checkShape(ctx: GpuContext, capacity: number, dim: number, split: boolean): void {
   if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
   if (!Number.isInteger(capacity) || capacity < 0) {
     throw new InputError(`Expected maxCount to be a non-negative integer, got ${capacity}.`);
   }
+  // A split BVH's arrays are bound in parts by the build's kernels, which refuse by name what the stage cannot bind.
+  if (split) return;
   // The box array is bound in BOX_PARTS ranges (layout.ts, "Box parts"); every other array fits one binding.
   const maxPoints = pointsForBoxRecords(BOX_PARTS * boxPartRecords(ctx.limits.maxStorageBufferBindingSize, dim));
   if (capacity > maxPoints) throw new InputError(boxLimitMessage(capacity, dim, maxPoints, ctx));
@@ -113,6 +119,12 @@ export interface BvhBuilderOptions {
   workgroupSize?: number;
   /** Box records per binding (layout.ts, "Box parts"); default: as many as the device binds. */
   boxPartRecords?: number;
+  /**
+   * Builds BVHs whose arrays may exceed one binding (allocateBvh's `split`; issue 19): every build kernel binds them
+   * in parts or windows (codes.ts, radixsort.ts, gather.ts, karras.ts, refit.ts). Such a BVH cannot be traversed
+   * yet (the k-NN and Borůvka bind its arrays whole). Default false.
+   */
+  split?: boolean;
   /**
    * The refit scans nodes of at most this many leaves directly instead of through the atomic walk (default 32;
    * 1 = the atomic walk from every leaf). Any value gives the same boxes.
@@ -140,9 +152,12 @@ export interface BvhBuilder {
 /** Compiles (once per device and dim) the build kernels and allocates the scratch for up to maxCount points. */
 export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptions): Promise<BvhBuilder> {
   const { maxCount, dim } = options;
-  checkShape(ctx, maxCount, dim);
+  const split = options.split === true;
+  checkShape(ctx, maxCount, dim, split);
   const wg = options.workgroupSize ?? 256;
-  const parts = createBoxParts(ctx, dim, options.boxPartRecords, maxCount);
+  // The traversals' box parts (layout.ts): their constants go to every build kernel, and a BVH they cannot bind is
+  // refused before it is built — unless it is split, which no traversal reads.
+  const parts = createBoxParts(ctx, dim, options.boxPartRecords, split ? undefined : maxCount);
   const direct = options.refitDirect ?? 32;
   if (!Number.isInteger(direct) || direct < 1) {
     throw new InputError(`Expected refitDirect to be an integer ≥ 1, got ${direct}.`);
@@ -187,7 +202,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       bvh.n = n;
       if (n === 0) return;
       // The traversals read the boxes in BOX_PARTS parts (layout.ts): a BVH they cannot bind is refused here.
-      parts.bind(bvh.boxes, n);
+      if (!split) parts.bind(bvh.boxes, n);
       const { order, links, ranges, parents, boxes } = bvh;
       gather.encode(rec, { points, order, sorted: bvh.sortedPoints, n });
       karras.encode(rec, { codes: bvh.codes, links, ranges, parents, boxes, n });
