@@ -84,9 +84,15 @@ describe.skipIf(!whole)('bvh::refit through big arrays', () => {
     }
   });
 
-  it('issue 19: 200,000 3D points at a 1 MiB limit need more bindings than the stage has: refused by name', async () => {
-    await expect(createRefit(split!, 200000, 3, 32)).rejects.toThrow(
-      /bvh::refit: 200000 points need 3 sorted, 1 order, 2 parents, 4 links, 5 boxes, 2 ranges bindings; this device binds 16 storage buffers per stage/,
-    );
+  it('issue 19: 200,000 3D points at a 1 MiB limit need 17 bindings: refused by name where the stage has fewer', async () => {
+    const stage = split!.limits.maxStorageBuffersPerShaderStage;
+    const made = createRefit(split!, 200000, 3, 32);
+    if (stage < 17) {
+      await expect(made).rejects.toThrow(
+        `bvh::refit: 200000 points need 3 sorted, 1 order, 2 parents, 4 links, 5 boxes, 2 ranges bindings; this device binds ${stage} storage buffers per stage.`,
+      );
+    } else {
+      (await made).destroy();
+    }
   });
 });
