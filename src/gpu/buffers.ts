@@ -5,9 +5,9 @@
  *
  * Reuse across calls (issue 17): creating GPU buffers costs the calling thread ~18 ms per hdbscan() at 10^6 points
  * and ~100 ms at 10^7 on the H100 (Dawn's createBuffer: the driver's allocations; CPU profiles, bench/RESULTS.md),
- * and a context that runs one call after another asks for the same sizes again. So a destroyed storage buffer of
- * at least POOL_MIN_BYTES is kept in a pool instead, and a later request of the same size and usage takes it back,
- * cleared to zeros first (a clearBuffer submitted at once: queue order puts it after the work of its last owner and
+ * and a context that runs one call after another asks for the same sizes again. So a destroyed storage buffer is
+ * kept in a pool instead, and a later request of the same size and usage takes it back, cleared to zeros first (a
+ * queue write of zeros or a clearBuffer, submitted at once: queue order puts it after the work of its last owner and
  * before any of its new one's), so it reads as a new buffer does. The pool is bounded: a request it cannot serve
  * first frees pooled buffers, oldest first, until pooled + live + the request fit under the most ever live at once
  * (so a context never holds more than its largest call needed). Pooled bytes are not in `liveBytes`;
@@ -28,8 +28,15 @@ export interface MemoryStats {
   pooledBytes: number;
 }
 
-/** Buffers from this size up are pooled when destroyed (smaller ones cost little to create). */
-export const POOL_MIN_BYTES = 1 << 16;
+/**
+ * Buffers from this size up are pooled when destroyed: every size — a small buffer's creation costs the calling
+ * thread about what a large one's does (the recorders' uniform blocks and the counters are most of the calls).
+ */
+export const POOL_MIN_BYTES = 4;
+
+/** Reused buffers up to this size are cleared by a queue write of zeros; larger ones by a clearBuffer command. */
+const WRITE_CLEAR_BYTES = 1 << 16;
+const ZEROS = new Uint8Array(WRITE_CLEAR_BYTES);
 
 /** Storage buffers can be read, written, copied from and to, and used for indirect dispatch. */
 const STORAGE_USAGE = Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST;
@@ -53,8 +60,12 @@ export class BufferTracker {
     private readonly reuse = true,
   ) {}
 
-  /** A labelled buffer of at least `byteLength` bytes (rounded up to 4, at least 4), storage usage plus `usage`. */
-  create(label: string, byteLength: number, usage = 0): GPUBuffer {
+  /**
+   * A labelled buffer of at least `byteLength` bytes (rounded up to 4, at least 4), storage usage plus `usage`, all
+   * zeros — unless `cleared` is false (the caller writes every byte before any use: a reused buffer is then not
+   * cleared first).
+   */
+  create(label: string, byteLength: number, usage = 0, cleared = true): GPUBuffer {
     const size = Math.max(4, Math.ceil(byteLength / 4) * 4);
     const full = STORAGE_USAGE | usage;
     const key = `${size}:${full}`;
@@ -62,9 +73,13 @@ export class BufferTracker {
     if (again) {
       this.unpool(again);
       again.label = label;
-      const encoder = this.device.createCommandEncoder({ label: `${label} (cleared for reuse)` });
-      encoder.clearBuffer(again);
-      this.device.queue.submit([encoder.finish()]);
+      if (cleared && size <= WRITE_CLEAR_BYTES) {
+        this.device.queue.writeBuffer(again, 0, ZEROS, 0, size);
+      } else if (cleared) {
+        const encoder = this.device.createCommandEncoder({ label: `${label} (cleared for reuse)` });
+        encoder.clearBuffer(again);
+        this.device.queue.submit([encoder.finish()]);
+      }
       this.reused++;
       this.track(again, size, key, true);
       return again;

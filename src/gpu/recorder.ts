@@ -166,15 +166,12 @@ export class Recorder {
         (this.uniformChunks.length - 1) * align + slotSize(this.uniformChunks[this.uniformChunks.length - 1]);
       const maxSlot = Math.max(...this.uniformChunks.map(slotSize));
       if (maxSlot > align) throw new InputError(`${this.label}: a uniform block is larger than ${align} bytes`);
-      this.uniformBuffer = device.createBuffer({
-        label: `${this.label}::uniforms`,
-        size: total,
-        usage: Usage.UNIFORM,
-        mappedAtCreation: true,
-      });
-      const bytes = new Uint8Array(this.uniformBuffer.getMappedRange());
+      // From the context's pool (buffers.ts: a fresh buffer per submission cost the calling thread more than its
+      // encoding), written by the queue before this command buffer is submitted (queue order), not cleared first.
+      this.uniformBuffer = this.ctx.buffers.create(`${this.label}::uniforms`, total, Usage.UNIFORM, false);
+      const bytes = new Uint8Array(total);
       this.uniformChunks.forEach((c, i) => bytes.set(c, i * align));
-      this.uniformBuffer.unmap();
+      device.queue.writeBuffer(this.uniformBuffer, 0, bytes);
     }
     const enc = device.createCommandEncoder({ label: this.label });
     // Without a timer, consecutive dispatches share one compute pass: every dispatch is its own synchronization
