@@ -102,7 +102,15 @@ export class CellCover {
         }
         key[h] = sum;
       }
-      const o = Uint8Array.from({ length: count }, (_, h) => h).sort((a, c) => key[a] - key[c]);
+      // Sorted by (key, cell) natively: a non-negative float32 orders as its bits, packed above the cell's byte
+      // (exact in a float64: below 2^40). The comparator sort it replaces cost ~0.2 s more per run at 10^6 points,
+      // k = 8 (2040 own cells × 8 partitions).
+      const bits = new Uint32Array(key.buffer);
+      const packed = new Float64Array(count);
+      for (let h = 0; h < count; h++) packed[h] = bits[h] * 256 + h;
+      packed.sort();
+      const o = new Uint8Array(count);
+      for (let t = 0; t < count; t++) o[t] = packed[t] % 256;
       order.push(o);
       keys.push(Float32Array.from(o, (h) => key[h]));
     }

@@ -12,11 +12,13 @@
  *               keys (halo), and its owner takes the m-th smallest of both lists: core² over all points;
  *   local trees each owner: the MST of its points with those cores. Cycle property under the strict order: every
  *               global MST edge with both ends in one partition is in that partition's tree;
- *   Borůvka     on the coordinator, from singletons: a component's lightest outgoing edge is the lighter of its
- *               lightest local-tree edge leaving it (the coordinator holds the union of the local trees) and its
- *               lightest cross-partition edge. Only points whose lower bound (key to another partition's cells;
- *               core²) is at most their component's current best ask, and only the partitions within that bound
- *               are asked: most interior points never ask. A component with no local-tree edge out (whole
+ *   Borůvka     on the coordinator, from the components of the local-tree edges proven global MST edges (a Kruskal
+ *               component whose points all lie farther than the edge's key from every other partition), merged
+ *               first: a component's lightest outgoing edge is the lighter of its lightest local-tree edge leaving
+ *               it (the coordinator holds the union of the local trees) and its lightest cross-partition edge.
+ *               Only points whose lower bound (key to another partition's cells; core²) is at most their
+ *               component's current best ask, and only the partitions within that bound are asked: most interior
+ *               points never ask. A component with no local-tree edge out (whole
  *               partitions) first asks with one point per component, the nearest to another partition, for a
  *               bound. Merge along the chosen edges; repeat until one component.
  *

@@ -1,6 +1,8 @@
 /**
  * Borůvka on the coordinator over the union of the local trees and the cross-partition edges (issue 20 §2), from
- * singletons: every round each component takes its lightest outgoing edge in the canonical order, which is
+ * the components left after contract() (the local-tree edges provably in the global MST, merged before any round:
+ * 75 % of the edges at 10^6 normal 3D, k = 8): every round each component takes its lightest outgoing edge in the
+ * canonical order, which is
  *
  *   the lighter of  its lightest local-tree edge leaving it  (an in-partition edge that is any component's lightest
  *                                                             is a global MST edge, so in its partition's tree)
@@ -135,7 +137,8 @@ class Rounds {
     const outU = new Uint32Array(n - 1);
     const outV = new Uint32Array(n - 1);
     const outKey = new Float32Array(n - 1);
-    let edges = 0;
+    let edges = this.contract(outU, outV, outKey);
+    run.stats.contracted = edges;
     while (edges < n - 1) {
       const round = ++run.stats.rounds;
       const roots = this.roots.subarray(0, this.components);
@@ -180,6 +183,71 @@ class Rounds {
       if (edges < n - 1) run.checkAbort(`after Borůvka round ${round} (${edges} of ${n - 1} edges)`);
     }
     return { sources: outU, targets: outV, keys: outKey };
+  }
+
+  /**
+   * Before any round: every local-tree edge that is provably a global MST edge, merged and written to out* (returns
+   * their number). Kruskal over each partition's tree in the canonical order, every edge merged (a separate
+   * union-find), each forest component keeping the smallest floor0 of its points. Edge e joining forest components A
+   * and B is the lightest edge within the partition leaving A (an in-partition edge lighter than e either is a tree
+   * edge already merged, or closes a cycle of lighter tree edges: both ends already in one component); when every
+   * point of A has floor0 > key(e), every cross-partition edge leaving A is heavier too, so e is the lightest edge
+   * across the cut (A, rest) under the strict order: a global MST edge (cut property). Likewise for B. Strict `>`:
+   * a cross-partition edge at an equal key might win the tie on ids. Interior points have large floor0, so the rounds
+   * start from components that touch partition borders instead of from n single points.
+   */
+  private contract(outU: Uint32Array, outV: Uint32Array, outKey: Float32Array): number {
+    const { run, tree, floor0, parent } = this;
+    const { u, v, keys } = tree;
+    const gid = run.gid;
+    const m = keys.length;
+    const order = canonicalOrder(u, v, keys, gid);
+    // The Kruskal forest's union-find (by slot) and each root's smallest floor0.
+    const forest = new Uint32Array(this.n);
+    for (let i = 0; i < this.n; i++) forest[i] = i;
+    const least = floor0.slice();
+    const root = (i: number): number => {
+      while (forest[i] !== i) {
+        forest[i] = forest[forest[i]];
+        i = forest[i];
+      }
+      return i;
+    };
+    let edges = 0;
+    for (let t = 0; t < m; t++) {
+      const e = order[t];
+      const a = root(u[e]);
+      const b = root(v[e]);
+      if (a === b)
+        throw new Error(`partitionedEmst: the local trees close a cycle at edge ${e} (slots ${u[e]}, ${v[e]})`);
+      const key = keys[e];
+      if (least[a] > key || least[b] > key) {
+        // Merged in the rounds' union-find too: the two ends lie in different components there (a forest of a
+        // subset of the same edges).
+        const ru = this.find(u[e]);
+        const rv = this.find(v[e]);
+        if (ru < rv) parent[rv] = ru;
+        else parent[ru] = rv;
+        const gu = gid[u[e]];
+        const gv = gid[v[e]];
+        outU[edges] = gu < gv ? gu : gv;
+        outV[edges] = gu < gv ? gv : gu;
+        outKey[edges++] = key;
+      }
+      const l = least[a] < least[b] ? least[a] : least[b];
+      if (a < b) {
+        forest[b] = a;
+        least[a] = l;
+      } else {
+        forest[a] = b;
+        least[b] = l;
+      }
+    }
+    let kept = 0;
+    for (let c = 0; c < this.components; c++)
+      if (parent[this.roots[c]] === this.roots[c]) this.roots[kept++] = this.roots[c];
+    this.components = kept;
+    return edges;
   }
 
   private find(i: number): number {
@@ -499,4 +567,40 @@ class Rounds {
       if (answer[i] === NONE && beyond[a] > floor[i]) floor[i] = beyond[a];
     });
   }
+}
+
+/**
+ * The edges' indices in the canonical (key, min global id, max global id) order, for any input order: a stable radix
+ * sort of the key bits, then an insertion sort within each run of equal keys. The local trees arrive as emst()
+ * returns them — by (weight, min row, max row), rows ascending in global id — so equal keys are already in id order
+ * within a partition and the insertion sort only interleaves partitions' ties; past 4m moves (lattices) it gives way
+ * to a comparison sort.
+ */
+export function canonicalOrder(u: Uint32Array, v: Uint32Array, keys: Float32Array, gid: Uint32Array): Uint32Array {
+  const m = keys.length;
+  const lo = (e: number) => (gid[u[e]] < gid[v[e]] ? gid[u[e]] : gid[v[e]]);
+  const hi = (e: number) => (gid[u[e]] < gid[v[e]] ? gid[v[e]] : gid[u[e]]);
+  const less = (a: number, b: number): boolean =>
+    keys[a] < keys[b] || (keys[a] === keys[b] && (lo(a) < lo(b) || (lo(a) === lo(b) && hi(a) < hi(b))));
+  // Non-negative float32 keys order as their bits.
+  const codes = new Uint32Array(2 * m);
+  const bits = new Uint32Array(keys.buffer, keys.byteOffset, m);
+  for (let e = 0; e < m; e++) codes[2 * e] = bits[e];
+  const { order } = sortCodesCpu(codes, m, 32);
+  let moves = 0;
+  for (let t = 1; t < m; t++) {
+    const e = order[t];
+    let s = t;
+    while (s > 0 && less(e, order[s - 1])) {
+      order[s] = order[s - 1];
+      s--;
+      moves++;
+    }
+    order[s] = e;
+    if (moves > 4 * m) {
+      // Many ties (lattices): a full comparison sort instead.
+      return Uint32Array.from(order).sort((a, b) => (less(a, b) ? -1 : less(b, a) ? 1 : 0));
+    }
+  }
+  return order;
 }

@@ -128,7 +128,15 @@ export class PartitionRun {
     this.core2 = new Float32Array(this.mr ? n : 0);
     this.cutOf = new Uint8Array(n);
     this.cacheAt = new Int32Array(n).fill(-1);
-    this.stats = { partitions: this.k, rounds: 0, messages: 0, bytesSent: 0, bytesReceived: 0, queries: 0 };
+    this.stats = {
+      partitions: this.k,
+      rounds: 0,
+      messages: 0,
+      bytesSent: 0,
+      bytesReceived: 0,
+      queries: 0,
+      contracted: 0,
+    };
   }
 
   /** Partitions with points. */

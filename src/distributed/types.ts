@@ -129,6 +129,8 @@ export interface PartitionedEmstStats {
   bytesReceived: number;
   /** Cross-partition queries (query point × partition asked), all rounds and halos. */
   queries: number;
+  /** Local-tree edges proven global MST edges before the first round (partition.rounds.ts contract()). */
+  contracted: number;
 }
 
 /** The MST in canonical order (as emst() returns it), with per-phase times (ms) and the traffic. */

@@ -9,6 +9,7 @@ import { emst } from '../../src/emst/emst.js';
 import { InputError, AbortError } from '../../src/errors.js';
 import { InProcessExecutor, messageBytes, partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
 import { partitionedEmst } from '../../src/distributed/partition.emst.js';
+import { canonicalOrder } from '../../src/distributed/partition.rounds.js';
 import type { PartitionData, PartitionExecutor, PartitionTaskKind, TaskMessage } from '../../src/distributed/types.js';
 import { cloud } from '../helpers/clouds.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -197,6 +198,63 @@ describe('partitionedEmst() does not depend on how the points are partitioned', 
         const { single, parted } = await both(points, dim, 4, { minSamples });
         expectSameTree(single, parted);
       }
+    }
+  });
+});
+
+describe('partitionedEmst() contracts safe local-tree edges before the rounds', () => {
+  it("most edges of a partition interior are contracted, and the tree is still emst()'s (uniform and blobs, k = 2 and 5)", async () => {
+    for (const [kind, k] of [
+      ['uniform', 2],
+      ['clustered', 5],
+    ] as const) {
+      const points = cloud(kind, 6000, 3, 61);
+      const { single, parted } = await both(points, 3, k);
+      expectSameTree(single, parted);
+      // Every contracted edge is one of the n − 1 MST edges; interior points (no other partition near) dominate.
+      expect(parted.stats.contracted).toBeLessThanOrEqual(5999);
+      expect(parted.stats.contracted).toBeGreaterThan(0.5 * 5999);
+    }
+  });
+
+  it('k = 1 contracts the whole tree (no other partition: every floor is +∞) and asks nothing', async () => {
+    const points = cloud('uniform', 500, 3, 62);
+    const { single, parted } = await both(points, 3, 1, { minSamples: 4 });
+    expectSameTree(single, parted);
+    expect(parted.stats.contracted).toBe(499);
+    expect(parted.stats.queries).toBe(0);
+  });
+
+  it('canonicalOrder sorts by (key, min id, max id) whatever the input order (ties, shuffled runs, lattices)', () => {
+    const r = mulberry32(63);
+    for (const [m, distinct] of [
+      [0, 1],
+      [1, 1],
+      [2, 1],
+      [37, 3],
+      [500, 40],
+      [3000, 2],
+    ]) {
+      const slots = 2 * m + 2;
+      // gid is a random permutation, so slot order is not id order.
+      const gid = Uint32Array.from({ length: slots }, (_, i) => i);
+      for (let i = slots - 1; i > 0; i--) {
+        const j = Math.floor(r() * (i + 1));
+        [gid[i], gid[j]] = [gid[j], gid[i]];
+      }
+      const u = Uint32Array.from({ length: m }, () => Math.floor(r() * slots));
+      const v = Uint32Array.from(u, (a) => (a + 1 + Math.floor(r() * (slots - 1))) % slots);
+      const keys = Float32Array.from({ length: m }, () => Math.floor(r() * distinct) / 4);
+      const order = Array.from(canonicalOrder(u, v, keys, gid));
+      const lo = (e: number) => Math.min(gid[u[e]], gid[v[e]]);
+      const hi = (e: number) => Math.max(gid[u[e]], gid[v[e]]);
+      const expected = Array.from({ length: m }, (_, e) => e).sort(
+        (a, b) => keys[a] - keys[b] || lo(a) - lo(b) || hi(a) - hi(b) || a - b,
+      );
+      // Equal (key, lo, hi) triples (the same pair twice) may come in either order: compare the triples.
+      const triple = (e: number) => [keys[e], lo(e), hi(e)];
+      expect(order.map(triple)).toEqual(expected.map(triple));
+      expect([...order].sort((a, b) => a - b)).toEqual(Array.from({ length: m }, (_, e) => e));
     }
   });
 });
