@@ -110,9 +110,14 @@ export class CellCover {
       for (let h = 0; h < count; h++) packed[h] = bits[h] * 256 + h;
       packed.sort();
       const o = new Uint8Array(count);
-      for (let t = 0; t < count; t++) o[t] = packed[t] % 256;
+      const sorted = new Uint32Array(count);
+      for (let t = 0; t < count; t++) {
+        const high = Math.floor(packed[t] / 256);
+        o[t] = packed[t] - high * 256;
+        sorted[t] = high;
+      }
       order.push(o);
-      keys.push(Float32Array.from(o, (h) => key[h]));
+      keys.push(new Float32Array(sorted.buffer));
     }
     const out = { order, keys };
     this.near.set(G, out);

@@ -200,8 +200,7 @@ class Rounds {
     const { run, tree, floor0, parent } = this;
     const { u, v, keys } = tree;
     const gid = run.gid;
-    const m = keys.length;
-    const order = canonicalOrder(u, v, keys, gid);
+    const { offsets, k } = run;
     // The Kruskal forest's union-find (by slot) and each root's smallest floor0.
     const forest = new Uint32Array(this.n);
     for (let i = 0; i < this.n; i++) forest[i] = i;
@@ -214,35 +213,44 @@ class Rounds {
       return i;
     };
     let edges = 0;
-    for (let t = 0; t < m; t++) {
-      const e = order[t];
-      const a = root(u[e]);
-      const b = root(v[e]);
-      if (a === b)
-        throw new Error(`partitionedEmst: the local trees close a cycle at edge ${e} (slots ${u[e]}, ${v[e]})`);
-      const key = keys[e];
-      if (least[a] > key || least[b] > key) {
-        // Merged in the rounds' union-find too: the two ends lie in different components there (a forest of a
-        // subset of the same edges).
-        const ru = this.find(u[e]);
-        const rv = this.find(v[e]);
-        if (ru < rv) parent[rv] = ru;
-        else parent[ru] = rv;
-        const gu = gid[u[e]];
-        const gv = gid[v[e]];
-        outU[edges] = gu < gv ? gu : gv;
-        outV[edges] = gu < gv ? gv : gu;
-        outKey[edges++] = key;
-      }
-      const l = least[a] < least[b] ? least[a] : least[b];
-      if (a < b) {
-        forest[b] = a;
-        least[a] = l;
-      } else {
-        forest[a] = b;
-        least[b] = l;
+    // Partition p's tree is edges at … at + count − 2 (localTrees); each partition's Kruskal on its own.
+    let at = 0;
+    for (let p = 0; p < k; p++) {
+      const count = offsets[p + 1] - offsets[p];
+      if (count < 2) continue;
+      const order = canonicalOrder(u, v, keys, gid, at, at + count - 1);
+      at += count - 1;
+      for (let t = 0; t < order.length; t++) {
+        const e = order[t];
+        const a = root(u[e]);
+        const b = root(v[e]);
+        if (a === b)
+          throw new Error(`partitionedEmst: the local trees close a cycle at edge ${e} (slots ${u[e]}, ${v[e]})`);
+        const key = keys[e];
+        if (least[a] > key || least[b] > key) {
+          // Merged in the rounds' union-find too: the two ends lie in different components there (a forest of a
+          // subset of the same edges).
+          const ru = this.find(u[e]);
+          const rv = this.find(v[e]);
+          if (ru < rv) parent[rv] = ru;
+          else parent[ru] = rv;
+          const gu = gid[u[e]];
+          const gv = gid[v[e]];
+          outU[edges] = gu < gv ? gu : gv;
+          outV[edges] = gu < gv ? gv : gu;
+          outKey[edges++] = key;
+        }
+        const l = least[a] < least[b] ? least[a] : least[b];
+        if (a < b) {
+          forest[b] = a;
+          least[a] = l;
+        } else {
+          forest[a] = b;
+          least[b] = l;
+        }
       }
     }
+    if (at !== keys.length) throw new Error(`partitionedEmst: ${keys.length} local-tree edges, expected ${at}`);
     let kept = 0;
     for (let c = 0; c < this.components; c++)
       if (parent[this.roots[c]] === this.roots[c]) this.roots[kept++] = this.roots[c];
@@ -366,7 +374,13 @@ class Rounds {
     b: number,
     top: number,
     stamp: number,
-  ): { comp: Uint32Array; rows?: Uint32Array; labels?: Uint8Array | Uint32Array; listed: number[]; past: number } {
+  ): {
+    comp: Uint32Array;
+    rows?: Uint32Array;
+    labels?: Uint8Array | Uint32Array;
+    listed: ArrayLike<number>;
+    past: number;
+  } {
     const { mark, code, floor0, byFloor } = this;
     const { needed, slots: cellSlots, start: cellStart } = this.cover;
     const from = this.run.offsets[b];
@@ -386,7 +400,7 @@ class Rounds {
     let inCells = 0;
     for (let h = 0; h < cells; h++)
       if (needed[base + h] === stamp) inCells += cellStart[base + h + 1] - cellStart[base + h];
-    let listed: number[] = [];
+    let listed: number[] | Uint32Array = [];
     if (lo - from <= inCells) {
       const cutOf = this.run.cutOf;
       for (let r = from; r < lo; r++) if (needed[base + cutOf[byFloor[r]]] === stamp) listed.push(byFloor[r]);
@@ -418,7 +432,8 @@ class Rounds {
       // Dense: every point, no rows (recoded over all of them: their codes may be more). Only when most are listed
       // anyway: recoding costs a find per point.
       for (const i of qs) mark[this.find(i)] = tick;
-      listed = Array.from({ length: to - from }, (_, r) => from + r);
+      listed = new Uint32Array(to - from);
+      for (let r = 0; r < to - from; r++) listed[r] = from + r;
       q = codeOver(listed);
     }
     this.tick++;
@@ -430,16 +445,16 @@ class Rounds {
       comp: Uint32Array;
       rows?: Uint32Array;
       labels?: Uint8Array | Uint32Array;
-      listed: number[];
+      listed: ArrayLike<number>;
       past: number;
     } = { comp, listed, past };
     if (!dense) out.rows = Uint32Array.from(listed, (j) => j - from);
     if (q > 0) {
       const labels = q < 255 ? new Uint8Array(listed.length) : new Uint32Array(listed.length);
-      listed.forEach((j, t) => {
-        const c = this.find(j);
+      for (let t = 0; t < listed.length; t++) {
+        const c = this.find(listed[t]);
         labels[t] = mark[c] === tick + 1 ? code[c] : 0;
-      });
+      }
       out.labels = labels;
     }
     return out;
@@ -570,26 +585,30 @@ class Rounds {
 }
 
 /**
- * The edges' indices in the canonical (key, min global id, max global id) order, for any input order: a stable radix
- * sort of the key bits, then an insertion sort within each run of equal keys. The local trees arrive as emst()
- * returns them — by (weight, min row, max row), rows ascending in global id — so equal keys are already in id order
- * within a partition and the insertion sort only interleaves partitions' ties; past 4m moves (lattices) it gives way
- * to a comparison sort.
+ * The indices from .. to − 1 of the edges in the canonical (key, min global id, max global id) order, for any input
+ * order: an insertion sort, which past 4·(to − from) moves gives way to a comparison sort. A local tree arrives as
+ * emst() returns it — by (weight, min row, max row), rows ascending in global id, weight = fround(√key) monotone in
+ * key — so only equal weights with unequal keys move: O(to − from).
  */
-export function canonicalOrder(u: Uint32Array, v: Uint32Array, keys: Float32Array, gid: Uint32Array): Uint32Array {
-  const m = keys.length;
+export function canonicalOrder(
+  u: Uint32Array,
+  v: Uint32Array,
+  keys: Float32Array,
+  gid: Uint32Array,
+  from = 0,
+  to = keys.length,
+): Uint32Array {
+  const m = to - from;
   const lo = (e: number) => (gid[u[e]] < gid[v[e]] ? gid[u[e]] : gid[v[e]]);
   const hi = (e: number) => (gid[u[e]] < gid[v[e]] ? gid[v[e]] : gid[u[e]]);
   const less = (a: number, b: number): boolean =>
     keys[a] < keys[b] || (keys[a] === keys[b] && (lo(a) < lo(b) || (lo(a) === lo(b) && hi(a) < hi(b))));
-  // Non-negative float32 keys order as their bits.
-  const codes = new Uint32Array(2 * m);
-  const bits = new Uint32Array(keys.buffer, keys.byteOffset, m);
-  for (let e = 0; e < m; e++) codes[2 * e] = bits[e];
-  const { order } = sortCodesCpu(codes, m, 32);
+  const order = new Uint32Array(m);
+  for (let t = 0; t < m; t++) order[t] = from + t;
   let moves = 0;
   for (let t = 1; t < m; t++) {
     const e = order[t];
+    if (keys[order[t - 1]] < keys[e]) continue;
     let s = t;
     while (s > 0 && less(e, order[s - 1])) {
       order[s] = order[s - 1];
@@ -597,10 +616,7 @@ export function canonicalOrder(u: Uint32Array, v: Uint32Array, keys: Float32Arra
       moves++;
     }
     order[s] = e;
-    if (moves > 4 * m) {
-      // Many ties (lattices): a full comparison sort instead.
-      return Uint32Array.from(order).sort((a, b) => (less(a, b) ? -1 : less(b, a) ? 1 : 0));
-    }
+    if (moves > 4 * m) return order.sort((a, b) => (less(a, b) ? -1 : less(b, a) ? 1 : 0));
   }
   return order;
 }

@@ -227,14 +227,18 @@ describe('partitionedEmst() contracts safe local-tree edges before the rounds', 
 
   it('canonicalOrder sorts by (key, min id, max id) whatever the input order (ties, shuffled runs, lattices)', () => {
     const r = mulberry32(63);
-    for (const [m, distinct] of [
-      [0, 1],
-      [1, 1],
-      [2, 1],
-      [37, 3],
-      [500, 40],
-      [3000, 2],
-    ]) {
+    // Presorted by key (ties in random id order, as partitions' ties are): the insertion sort alone; otherwise
+    // mostly the comparison sort it gives way to.
+    for (const [m, distinct, presorted] of [
+      [0, 1, false],
+      [1, 1, false],
+      [2, 1, false],
+      [37, 3, false],
+      [500, 40, false],
+      [3000, 2, false],
+      [400, 100, true],
+      [2000, 900, true],
+    ] as const) {
       const slots = 2 * m + 2;
       // gid is a random permutation, so slot order is not id order.
       const gid = Uint32Array.from({ length: slots }, (_, i) => i);
@@ -245,6 +249,7 @@ describe('partitionedEmst() contracts safe local-tree edges before the rounds', 
       const u = Uint32Array.from({ length: m }, () => Math.floor(r() * slots));
       const v = Uint32Array.from(u, (a) => (a + 1 + Math.floor(r() * (slots - 1))) % slots);
       const keys = Float32Array.from({ length: m }, () => Math.floor(r() * distinct) / 4);
+      if (presorted) keys.sort();
       const order = Array.from(canonicalOrder(u, v, keys, gid));
       const lo = (e: number) => Math.min(gid[u[e]], gid[v[e]]);
       const hi = (e: number) => Math.max(gid[u[e]], gid[v[e]]);
@@ -255,6 +260,11 @@ describe('partitionedEmst() contracts safe local-tree edges before the rounds', 
       const triple = (e: number) => [keys[e], lo(e), hi(e)];
       expect(order.map(triple)).toEqual(expected.map(triple));
       expect([...order].sort((a, b) => a - b)).toEqual(Array.from({ length: m }, (_, e) => e));
+      // A range (one partition's edges): only its indices, in the same order as the range's reference sort.
+      const [from, to] = [Math.floor(m / 3), Math.floor((2 * m) / 3)];
+      const part = Array.from(canonicalOrder(u, v, keys, gid, from, to));
+      expect(part.map(triple)).toEqual(expected.filter((e) => e >= from && e < to).map(triple));
+      expect([...part].sort((a, b) => a - b)).toEqual(Array.from({ length: to - from }, (_, t) => from + t));
     }
   });
 });
