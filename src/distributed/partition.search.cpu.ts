@@ -31,6 +31,9 @@ export const CUT_CELLS = 255;
 /** The label of a row left out of a 'nearest' request: never a candidate (no query's component code). */
 export const EXCLUDED = 0xfffffffe;
 
+/** lowerBounds packs a cell index below the key's bits: fewer cells than this (2^32 · PACK < 2^53). */
+const PACK = 2 ** 20;
+
 /** Groups of own points (BVH subtrees) that share one ordering of the other partitions' cells in lowerBounds. */
 const GROUPS = 256;
 
@@ -142,6 +145,12 @@ export class PartitionIndex {
         : bvhCells(this.bvh, GROUPS);
     const between = new Float64Array(other.length);
     const visit = new Uint32Array(other.length);
+    // visit sorted by (between, index) natively: a non-negative float32 orders as its bits, packed above the index
+    // (exact in a float64 while below 2^53). A comparator sort here was most of the 'tree' task's lowerBounds.
+    const packed = new Float64Array(other.length);
+    const wide = other.length >= PACK;
+    const bits = new Uint32Array(1);
+    const word = new Float32Array(bits.buffer);
     const q = this.query;
     for (let g = 0; g < groups.first.length; g++) {
       const a = groups.first[g];
@@ -160,8 +169,14 @@ export class PartitionIndex {
         }
         between[i] = key;
         visit[i] = i;
+        word[0] = key;
+        packed[i] = bits[0] * PACK + i;
       }
-      visit.sort((x, y) => between[x] - between[y]);
+      if (wide) visit.sort((x, y) => between[x] - between[y] || x - y);
+      else {
+        packed.sort();
+        for (let i = 0; i < other.length; i++) visit[i] = packed[i] - Math.floor(packed[i] / PACK) * PACK;
+      }
       for (let j = a; j < b; j++) {
         const r = order[j];
         for (let d = 0; d < dim; d++) q[d] = this.points[r * dim + d];
