@@ -69,7 +69,7 @@ export class BufferTracker {
     const size = Math.max(4, Math.ceil(byteLength / 4) * 4);
     const full = STORAGE_USAGE | usage;
     const key = `${size}:${full}`;
-    const again = this.pool.get(key)?.pop();
+    const again = this.takePooled(key, label);
     if (again) {
       this.unpool(again);
       again.label = label;
@@ -88,6 +88,19 @@ export class BufferTracker {
     const buf = this.device.createBuffer({ label, size, usage: full });
     this.track(buf, size, key, false);
     return buf;
+  }
+
+  /**
+   * A pooled buffer of this size and usage, preferring one last made under the same label: a call that repeats the
+   * last one then gets every buffer back in its old role, so it also finds its bind groups made (recorder.ts).
+   */
+  private takePooled(key: string, label: string): GPUBuffer | undefined {
+    const list = this.pool.get(key);
+    if (!list || list.length === 0) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) {
+      if (list[i].label === label) return list.splice(i, 1)[0];
+    }
+    return list.pop();
   }
 
   /** Frees every pooled buffer (GpuContext.trim). */
@@ -115,6 +128,19 @@ export class BufferTracker {
   /** A labelled buffer holding a copy of `data` (zero-padded to a multiple of 4 bytes). */
   upload(label: string, data: ArrayBufferView, usage = 0): GPUBuffer {
     const size = Math.max(4, Math.ceil(data.byteLength / 4) * 4);
+    const key = `${size}:${STORAGE_USAGE | usage}`;
+    const again = this.takePooled(key, label);
+    if (again) {
+      // A pooled buffer of this size, written by the queue (every byte: the data, then zeros to the next word).
+      this.unpool(again);
+      again.label = label;
+      const bytes = new Uint8Array(size);
+      bytes.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      this.device.queue.writeBuffer(again, 0, bytes);
+      this.reused++;
+      this.track(again, size, key, true);
+      return again;
+    }
     if (this.pooledBytes > 0) this.evict(size);
     const buf = this.device.createBuffer({ label, size, usage: STORAGE_USAGE | usage, mappedAtCreation: true });
     new Uint8Array(buf.getMappedRange()).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));

@@ -54,6 +54,27 @@ describe.skipIf(all.length === 0).each(all.slice(0, 1))('buffer pool ($name)', (
     expect(ctx.memory.pooledBytes).toBe(0);
   });
 
+  it('upload() takes a pooled buffer of its size and writes every byte; a label is given back its own buffer', async () => {
+    ctx.trim();
+    const a = ctx.upload('test::up', new Uint8Array([1, 2, 3, 4, 5, 6, 7]));
+    const other = ctx.createBuffer('test::other', 8);
+    await ctx.writeBuffer(other, 0, new Uint32Array([9, 9]));
+    other.destroy();
+    a.destroy();
+    // Two pooled 8-byte buffers: each label gets back the one it had.
+    const b = ctx.upload('test::up', new Uint8Array([10, 11, 12, 13, 14]));
+    expect(b).toBe(a);
+    const back = new Uint8Array(8);
+    await ctx.readInto(b, 0, 8, back);
+    expect(Array.from(back)).toEqual([10, 11, 12, 13, 14, 0, 0, 0]);
+    const c = ctx.createBuffer('test::other', 8);
+    expect(c).toBe(other);
+    expect(Array.from(await read(ctx, c, 2))).toEqual([0, 0]);
+    b.destroy();
+    c.destroy();
+    ctx.trim();
+  });
+
   it('other sizes are new buffers; small ones are pooled and cleared too; the pool stays under the high-water mark', async () => {
     ctx.trim();
     const small = ctx.createBuffer('test::small', 64);
