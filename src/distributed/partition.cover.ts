@@ -23,7 +23,7 @@ export class CellCover {
   readonly needed: Uint32Array;
   private tick = 0;
   /** neighbours()' cache, by own global cell. */
-  private readonly near = new Map<number, { order: Uint8Array[]; keys: Float32Array[] }>();
+  private readonly near: ({ order: Uint8Array[]; keys: Float32Array[] } | undefined)[] = [];
 
   constructor(
     private readonly run: PartitionRun,
@@ -43,6 +43,7 @@ export class CellCover {
     this.cursor.set(this.start.subarray(0, cells));
     this.comp = new Uint32Array(cells).fill(NONE);
     this.needed = new Uint32Array(cells);
+    this.near = new Array(cells).fill(undefined);
   }
 
   /** Slot i's global cell. */
@@ -80,7 +81,7 @@ export class CellCover {
    * of any point of G to any point of the cell). Static; built the first time G's points ask.
    */
   private neighbours(G: number): { order: Uint8Array[]; keys: Float32Array[] } {
-    const cached = this.near.get(G);
+    const cached = this.near[G];
     if (cached !== undefined) return cached;
     const { dim, k, cutBoxes } = this.run;
     let p = 0;
@@ -120,7 +121,7 @@ export class CellCover {
       keys.push(new Float32Array(sorted.buffer));
     }
     const out = { order, keys };
-    this.near.set(G, out);
+    this.near[G] = out;
     return out;
   }
 
