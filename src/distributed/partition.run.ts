@@ -216,9 +216,11 @@ export class PartitionRun {
     if (tasks.length === 0) return [];
     for (const t of tasks) this.stats.bytesSent += messageBytes(t.msg);
     this.stats.messages += tasks.length;
+    const t0 = performance.now();
     const replies = this.executor.runMany
       ? await this.executor.runMany(tasks)
       : await Promise.all(tasks.map((t) => this.executor.run(t.partition, t.kind, t.msg)));
+    this.waited += performance.now() - t0;
     if (replies.length !== tasks.length) {
       throw new Error(`partitionedEmst: runMany returned ${replies.length} replies for ${tasks.length} tasks`);
     }
@@ -241,15 +243,23 @@ export class PartitionRun {
     return a;
   }
 
-  /** Runs `f`, adding its wall time to `label`. */
+  /**
+   * Runs `f`, adding its wall time to `label` and the part of it spent waiting for the owners' replies (their work
+   * and the transport's; in process the owners' searches) to `label.wait`: the rest is the coordinator's own work.
+   */
   async lap<T>(label: string, f: () => Promise<T>): Promise<T> {
     const t = performance.now();
+    const w = this.waited;
     try {
       return await f();
     } finally {
       this.timings[label] = (this.timings[label] ?? 0) + performance.now() - t;
+      this.timings[`${label}.wait`] = (this.timings[`${label}.wait`] ?? 0) + this.waited - w;
     }
   }
+
+  /** Wall time (ms) spent in call() awaiting replies, over the run. */
+  private waited = 0;
 
   checkAbort(when: string): void {
     if (this.options.signal?.aborted) throw new AbortError(`partitionedEmst was aborted ${when}.`);

@@ -136,8 +136,9 @@ export interface PartitionedEmstStats {
 /** The MST in canonical order (as emst() returns it), with per-phase times (ms) and the traffic. */
 export interface PartitionedEmstResult extends EdgeList {
   /**
-   * Per-phase wall times (ms) under `distributed::…` labels, and `distributed::total`; the owners' own times for
-   * their local trees under `partition::…` and `emst::…` labels, the largest over the partitions.
+   * Per-phase wall times (ms) under `distributed::…` labels (`….wait`: the part spent awaiting the owners' replies —
+   * their work and the transport's — the rest being the coordinator's own), and `distributed::total`; the owners'
+   * own times for their local trees under `partition::…` and `emst::…` labels, the largest over the partitions.
    */
   timings: Record<string, number>;
   stats: PartitionedEmstStats;

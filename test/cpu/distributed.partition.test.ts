@@ -296,8 +296,16 @@ describe('partitionedEmst() traffic and protocol', () => {
     // The local trees alone come back as 12 bytes an edge plus ids and bounds (8 bytes a point).
     expect(received).toBeGreaterThan(19 * 4000);
     expect(Object.keys(parted.timings)).toEqual(
-      expect.arrayContaining(['distributed::trees', 'distributed::rounds', 'distributed::total']),
+      expect.arrayContaining([
+        'distributed::trees',
+        'distributed::rounds',
+        'distributed::rounds.wait',
+        'distributed::total',
+      ]),
     );
+    // The owners' share of the rounds (in process: their searches) is part of the rounds' wall time.
+    expect(parted.timings['distributed::rounds.wait']).toBeGreaterThan(0);
+    expect(parted.timings['distributed::rounds.wait']).toBeLessThanOrEqual(parted.timings['distributed::rounds']);
   });
 
   it('runMany, when the executor has it, carries every batch', async () => {
