@@ -1,6 +1,6 @@
 // The canonical edge list's (source, weight bits) pairs (canonical.wgsl's result in `keys`) split into two arrays,
 // sources[j] = keys[j].x and weights[j] = keys[j].y (src/emst/canonical.ts, createCanonicalSplit): what the read-back
-// copies straight into the caller's arrays, with no host pass to de-interleave them (CPU twin: readbackPass 'copy',
+// copies straight into the caller's arrays, with no host pass to de-interleave them (CPU twin: readbackPass,
 // src/emst/readback.threads.ts).
 struct SplitParams { m: u32, p0: u32, p1: u32, p2: u32 }
 @group(0) @binding(0) var<uniform> u: SplitParams;

@@ -46,8 +46,8 @@ export interface EmstResult extends EdgeList {
 /** What hdbscan() hands emst() beside the public options (internal: never part of EmstOptions). */
 export interface EmstInternal {
   /**
-   * Shared arrays for the GPU backend to read the edges into, its host work then on the host's threads
-   * (src/emst/readback.threads.ts). The CPU backend ignores it.
+   * Shared arrays for the GPU backend to read the edges into, each straight from the GPU (src/emst/readback.threads.ts;
+   * hdbscan's host path, `treeline emst`). The CPU backend ignores it.
    */
   readInto?: ReadbackInto;
   /**

@@ -291,7 +291,7 @@ export async function emstGpu(
      * there by scale.ts's power of two, returned as the result's `exponent` (and afterGpu's).
      */
     checkFrom?: Float32Array | Float64Array;
-    /** Shared arrays to read the edges into, finishing on threads (readback.threads.ts; hdbscan's buffers). */
+    /** Shared arrays to read the edges into, each straight from the GPU (readback.threads.ts; hdbscan's, the CLI's). */
     readInto?: ReadbackInto;
     /** Called once the points are on the GPU, before the rounds. */
     afterUpload?: () => void;

@@ -80,8 +80,8 @@ export const THRESHOLDS: Readonly<Thresholds> = Object.freeze({
 export const MAX_DEFAULT_THREADS = 8;
 
 /**
- * Most threads hdbscan() uses by default beside a GPU MST: its passes (single linkage by chunks, labelling,
- * read-back) scale on to 16 cores (10^7 points on the H100's 16-core host: 8 → 16 threads, the linkage
+ * Most threads hdbscan() uses by default beside a GPU MST: its passes (single linkage by chunks, labelling, the
+ * first touch of its buffers) scale on to 16 cores (10^7 points on the H100's 16-core host: 8 → 16 threads, the linkage
  * 0.50–0.53 → 0.34–0.42 s; bench/RESULTS.md, issue 5).
  */
 export const MAX_DEFAULT_HOST_THREADS = 16;
