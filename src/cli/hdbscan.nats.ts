@@ -7,13 +7,11 @@
  * its output replaced whole.
  */
 import { resolve } from 'node:path';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats, checkRunId } from '../distributed/nats.js';
-import { NatsJobs } from '../distributed/nats.jobs.js';
 import type { TaskEnv, TaskMessage } from '../distributed/types.js';
 import { hdbscanFile, type BatchItem, type HdbscanBatchRunners } from './hdbscan.batch.js';
 import { logHdbscanRun, type HdbscanCliOptions } from './hdbscan.js';
-import { natsOptionsOf, type NatsCliOptions } from './nats.js';
+import type { NatsCliOptions } from './nats.js';
+import { openBatchRun } from './nats.batch.js';
 
 /** Files a batch keeps on the queue at once. */
 const IN_FLIGHT = 256;
@@ -38,20 +36,7 @@ export async function hdbscanNatsRunners(
   o: HdbscanCliOptions & NatsCliOptions,
   log: (line: string) => void,
 ): Promise<HdbscanNatsRun> {
-  const nc: NatsConnection = await connectNats(natsOptionsOf(o, 'treeline hdbscan'));
-  const run = checkRunId(`hdbscan-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`);
-  let jobs: NatsJobs;
-  try {
-    jobs = await NatsJobs.open(nc, run, {
-      fresh: true,
-      epoch: run,
-      onStall: (pending, seconds) =>
-        log(`hdbscan: ${pending} tasks waiting, no result for ${seconds} s: are workers running on ${o.nats}?`),
-    });
-  } catch (e) {
-    await nc.close();
-    throw e;
-  }
+  const { nc, run, jobs } = await openBatchRun(o, 'hdbscan', log);
   log(`hdbscan: run ${run} on the workers at ${o.nats}`);
   return {
     runners: {

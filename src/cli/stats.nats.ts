@@ -6,13 +6,12 @@
  * back on the catalogue's bins, so the output equals the local run's. The worker's side is
  * src/distributed/worker.stats.ts.
  */
-import type { NatsConnection } from '@nats-io/transport-node';
 import { InputError } from '../errors.js';
-import { bodyLimit, connectNats, checkRunId, putMessage } from '../distributed/nats.js';
-import { NatsJobs } from '../distributed/nats.jobs.js';
+import { bodyLimit, putMessage } from '../distributed/nats.js';
 import { binsArrays, CATALOGUE_OBJECT, messageHistograms, type StatsTaskOptions } from '../distributed/worker.stats.js';
 import type { RunRealisation } from '../stats/realisations.js';
-import { natsOptionsOf, type NatsCliOptions } from './nats.js';
+import type { NatsCliOptions } from './nats.js';
+import { openBatchRun } from './nats.batch.js';
 import { periodicBox, plural, readInputPoints } from './options.js';
 import type { StatsCliOptions, StatsRunners } from './stats.js';
 
@@ -31,20 +30,7 @@ export async function statsNatsRunners(
   catalogue: string,
   log: (line: string) => void,
 ): Promise<StatsNatsRun> {
-  const nc: NatsConnection = await connectNats(natsOptionsOf(o, 'treeline stats'));
-  const run = checkRunId(`stats-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`);
-  let jobs: NatsJobs;
-  try {
-    jobs = await NatsJobs.open(nc, run, {
-      fresh: true,
-      epoch: run,
-      onStall: (pending, seconds) =>
-        log(`stats: ${pending} tasks waiting, no result for ${seconds} s: are workers running on ${o.nats}?`),
-    });
-  } catch (e) {
-    await nc.close();
-    throw e;
-  }
+  const { nc, run, jobs } = await openBatchRun(o, 'stats', log);
   const options = (dim: number, box?: number[]): StatsTaskOptions => ({
     dim,
     coords: o.coords === 'radec' ? 'radec' : 'cartesian',
