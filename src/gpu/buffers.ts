@@ -10,7 +10,8 @@
  * queue write of zeros or a clearBuffer, submitted at once: queue order puts it after the work of its last owner and
  * before any of its new one's), so it reads as a new buffer does. The pool is bounded: a request it cannot serve
  * first frees pooled buffers, oldest first, until pooled + live + the request fit under the most ever live at once
- * (so a context never holds more than its largest call needed). Pooled bytes are not in `liveBytes`;
+ * plus POOL_EXTRA_BYTES (at most that much again): a context never holds more than its largest call needed plus
+ * 512 MiB. Pooled bytes are not in `liveBytes`;
  * `trim()` frees them; buffers with map usages are never pooled.
  */
 import { Usage } from './usage.js';
@@ -33,6 +34,14 @@ export interface MemoryStats {
  * thread about what a large one's does (the recorders' uniform blocks and the counters are most of the calls).
  */
 export const POOL_MIN_BYTES = 4;
+
+/**
+ * What the pool may hold beyond the most bytes ever live at once (at most that much again): a call's phases (the MST,
+ * then the clustering) free and allocate different sizes, and under the high-water mark alone their buffers evicted
+ * each other on every call (lavapipe trace: ~53 of ~60 buffers created anew per hdbscan() call). 512 MiB covers both
+ * phases up to ~2·10^6 points; beyond, the pool keeps what fits. `trim()` frees it all.
+ */
+export const POOL_EXTRA_BYTES = 512 * 2 ** 20;
 
 /** Reused buffers up to this size are cleared by a queue write of zeros; larger ones by a clearBuffer command. */
 const WRITE_CLEAR_BYTES = 1 << 16;
@@ -110,7 +119,8 @@ export class BufferTracker {
 
   /** Frees pooled buffers, oldest first, until pooled + live + `need` bytes fit under the high-water mark. */
   private evict(need: number): void {
-    while (this.pooled.length > 0 && this.pooledBytes + this.liveBytes + need > this.highWater) {
+    const bound = this.highWater + Math.min(this.highWater, POOL_EXTRA_BYTES);
+    while (this.pooled.length > 0 && this.pooledBytes + this.liveBytes + need > bound) {
       const { buffer, key } = this.pooled[0];
       const list = this.pool.get(key)!;
       list.splice(list.indexOf(buffer), 1);
