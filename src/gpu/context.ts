@@ -76,8 +76,8 @@ export interface GpuContextOptions {
   /**
    * Keep destroyed storage buffers (≥ 64 KiB) for later requests of the same size, cleared before reuse (buffers.ts):
    * a context that runs call after call skips the driver's allocations (~18 ms per hdbscan() at 10^6 points, ~100
-   * at 10^7, on the H100). Pooled memory stays bounded by the most the context ever had live at once and is freed
-   * by `trim()` and `destroy()`. Default true.
+   * at 10^7, on the H100). Pooled and live memory together stay under the most the context ever had live at once
+   * plus up to 512 MiB (buffers.ts POOL_EXTRA_BYTES); `trim()` and `destroy()` free the pool. Default true.
    */
   bufferPool?: boolean;
 }
