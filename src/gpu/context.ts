@@ -137,6 +137,8 @@ const RAISED_LIMITS = [
 export class GpuContext {
   /** Live GPU buffers created through this context, and the peak of their total size. */
   readonly buffers: BufferTracker;
+  /** Bind groups by kernel, uniform range and buffers, kept across submissions and calls (recorder.ts). */
+  readonly bindGroups = new Map<string, GPUBindGroup>();
   private readonly kernels = new Map<string, Promise<Kernel>>();
   /** Shader modules by composed WGSL text: kernels that differ only in entry point or overrides share one. */
   private readonly modules = new Map<string, ShaderModule>();
