@@ -3,12 +3,12 @@
  * limits. 'auto' never uses a software adapter (lavapipe, SwiftShader, WARP: src/gpu/adapter.ts); `info` names the
  * adapter and says which it is, so that a slow run is never a surprise. It also prints the storage binding limit
  * treeline works to (TREELINE_MAX_BINDING_BYTES lowers it) and the largest n that limit lets each entry point take
- * (src/emst/capacity.ts, issue 19).
+ * (src/bvh/capacity.ts, issue 19).
  */
 import { createGpuContext } from '../gpu/context.js';
 import { adapterName } from '../gpu/adapter.js';
 import { GpuUnavailableError } from '../errors.js';
-import { capacity, type CapacityTask } from '../emst/capacity.js';
+import { capacity, type CapacityTask } from '../bvh/capacity.js';
 import { DEFAULT_MIN_CLUSTER_SIZE } from '../cluster/options.js';
 
 export interface InfoReport {
@@ -34,7 +34,7 @@ export interface InfoReport {
    */
   binding?: { bytes: number; device: number };
   /**
-   * The largest n each GPU entry point takes in 2 and 3 dimensions (src/emst/capacity.ts), and the array that sets
+   * The largest n each GPU entry point takes in 2 and 3 dimensions (src/bvh/capacity.ts), and the array that sets
    * it: `emst`, `hdbscan` (default minClusterSize, clustered on the GPU) and `hdbscanHost` (TREELINE_RESIDENT=0).
    */
   maxPoints?: Record<string, { dim: number; n: number; limitedBy: string }[]>;

@@ -20,13 +20,9 @@ export function condenseRowsFits(n: number, minClusterSize: number): boolean {
   return condenseKeyBits(n, minClusterSize).total <= 64;
 }
 
-/**
- * The most splits n points can make: every split's two sides hold ≥ minClusterSize points each, and the leaves of
- * the cluster tree (splits + 1 of them) are disjoint.
- */
-export function maxSplits(n: number, minClusterSize: number): number {
-  return Math.max(0, Math.floor(n / minClusterSize) - 1);
-}
+// The most splits n points can make (every split's two sides hold ≥ minClusterSize points each, and the leaves of
+// the cluster tree, splits + 1 of them, are disjoint): defined beside the capacity table that also needs it.
+export { maxSplits } from '../bvh/capacity.js';
 
 const SIDE = 0x80000000;
 const IDX = 0x7fffffff;

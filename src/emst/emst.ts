@@ -27,7 +27,7 @@ import { progressSpan } from '../progress.js';
 import { emstCpuAsync } from './boruvka.cpu.js';
 import { emstGpu } from './pipeline.js';
 import type { ReadbackInto } from './readback.threads.js';
-import type { CapacityTask } from './capacity.js';
+import type { CapacityTask } from '../bvh/capacity.js';
 import type { EdgeList } from './edges.cpu.js';
 import { checkDeferred, validateEmstInput, type EmstOptions } from './validate.js';
 import { scaleInput, unscaleWeights } from './scale.js';

@@ -23,7 +23,7 @@ import { createCanonicalSort, createCanonicalSplit, type CanonicalSort } from '.
 import { progressSpan, type ProgressCallback } from '../progress.js';
 import { EUCLIDEAN, type Metric } from './metric.js';
 import { checkPointsOnGpu, createPointChecker } from './pointcheck.js';
-import { checkCapacity, type CapacityTask } from './capacity.js';
+import { checkCapacity, type CapacityTask } from '../bvh/capacity.js';
 import { createGatherer, type Gatherer } from './gather.js';
 
 export interface GpuEmstRunOptions {

@@ -27,7 +27,7 @@
  * binding (a subtree of the Karras hierarchy is a contiguous range of leaves and of internal nodes), run the query
  * against each subtree's window in turn, each run pruned by the bound the previous ones left (the k-th distance, the
  * component's upper bound), and the top tree above them as a small array bound whole. It needs no more bindings
- * however large n is. Not built yet: the k-NN and Borůvka still bind the BVH whole (emst/capacity.ts's maximum).
+ * however large n is. Not built yet: the k-NN and Borůvka still bind the BVH whole (bvh/capacity.ts's maximum).
  *
  * Users today: windows — emst/pointcheck.ts, bvh/codes.ts, the radix sort's block kernels; parts — emst/gather.ts,
  * bvh/gather.ts, bvh/karras.ts and bvh/refit.ts (planParts / bindParts), the radix sort's scatter outputs.

@@ -15,7 +15,7 @@ import { STACK_SIZE } from '../bvh/layout.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
 import { buildBvh, type BvhBuffers } from '../bvh/lbvh.js';
 import { checkPoints } from '../bvh/points.js';
-import { checkCapacity } from '../emst/capacity.js';
+import { checkCapacity } from '../bvh/capacity.js';
 import { checkK, checkKth, defaultWindow, KNN_PASS, knnCpu, type KnnResult } from './knn.cpu.js';
 
 export type { KnnResult } from './knn.cpu.js';

@@ -30,7 +30,7 @@ import { emstGpu } from '../emst/pipeline.js';
 import { validateEmstInput } from '../emst/validate.js';
 import { scaleInput } from '../emst/scale.js';
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
-import { checkCapacity } from '../emst/capacity.js';
+import { checkCapacity } from '../bvh/capacity.js';
 import { gpuElseCpu } from '../gpu/fallback.js';
 import { celestialToCartesian, chordToAngle } from './coords.js';
 import { mstHistograms } from './histogram.js';

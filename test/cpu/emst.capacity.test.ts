@@ -1,10 +1,10 @@
 /**
  * Issue 19: TREELINE_MAX_BINDING_BYTES is validated at the door, and the largest n each GPU entry point takes
- * (src/emst/capacity.ts) follows from the arrays' bytes per point. test/gpu/emst.capacity.test.ts runs the entry
+ * (src/bvh/capacity.ts) follows from the arrays' bytes per point. test/gpu/emst.capacity.test.ts runs the entry
  * points at these maxima on a real device.
  */
 import { describe, expect, it } from 'vitest';
-import { capacity, checkCapacity } from '../../src/emst/capacity.js';
+import { capacity, checkCapacity } from '../../src/bvh/capacity.js';
 import { checkMaxBindingBytes, maxBindingBytesFromEnv, MIN_BINDING_BYTES } from '../../src/gpu/context.js';
 import { InputError } from '../../src/errors.js';
 

@@ -1,11 +1,11 @@
 /**
- * Issue 19: the largest n `treeline info` reports (src/emst/capacity.ts) is the largest the code takes. Under a
+ * Issue 19: the largest n `treeline info` reports (src/bvh/capacity.ts) is the largest the code takes. Under a
  * lowered binding limit (GpuContextOptions.maxBindingBytes, as TREELINE_MAX_BINDING_BYTES sets it) every entry point
  * runs at its reported maximum — the recorder refuses any binding above the limit (gpu/recorder.ts), so an array the
  * capacity list misses fails here — and one point more is a one-line InputError before any GPU allocation.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { capacity, type CapacityTask } from '../../src/emst/capacity.js';
+import { capacity, type CapacityTask } from '../../src/bvh/capacity.js';
 import { emst } from '../../src/emst/emst.js';
 import { hdbscan } from '../../src/hdbscan.js';
 import { knn } from '../../src/knn/knn.js';

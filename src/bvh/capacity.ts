@@ -10,9 +10,17 @@
  * point at its reported maximum under a lowered limit, and the recorder (gpu/recorder.ts) refuses any binding above
  * the limit, so an array missing from this list, or larger than listed, fails that test.
  */
-import { BOX_PARTS, boxPartRecords, pointsForBoxRecords } from '../bvh/layout.js';
-import { maxSplits } from '../cluster/condense.rows.cpu.js';
+import { BOX_PARTS, boxPartRecords, pointsForBoxRecords } from './layout.js';
 import { InputError } from '../errors.js';
+
+/**
+ * The most splits (pairs of child clusters) a condensed tree of n points has at this minClusterSize: each split
+ * leaves two clusters of ≥ minClusterSize points. Here, below the layers that use it (cluster/condense.rows.cpu.ts
+ * re-exports it), so that this table of every entry point's arrays imports nothing above bvh/.
+ */
+export function maxSplits(n: number, minClusterSize: number): number {
+  return Math.max(0, Math.floor(n / minClusterSize) - 1);
+}
 
 /** What the GPU is asked to do, as far as its arrays depend on it. */
 export type CapacityTask =
