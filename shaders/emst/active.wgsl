@@ -2,7 +2,11 @@
 // a point keeps last round's candidate while that candidate's other end is still in another component, and skips
 // when its bound from earlier rounds exceeds its component's upper bound (both explained in nearest.wgsl). The rest
 // are appended, in workgroup order, to `active`, and the traversal kernel — whose large private stack makes even
-// idle threads costly — takes only those from it.
+// idle threads costly — takes only those from it. With HOLDERS = 1 (boruvka.ts, RoundPasses.holders) the points
+// that keep their candidate are listed too, from the back (activeList[n − 1 − k], counted in activeCount[2]), so that
+// the per-component minima run over the points holding a candidate only (emst/holders.wgsl). Both lists fit in the
+// n entries: a point is listed at most once.
+override HOLDERS: u32 = 0u;
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> label: array<u32>;
 @group(0) @binding(2) var<storage, read> ub: array<u32>;
@@ -14,6 +18,8 @@
 var<workgroup> wgCount: atomic<u32>;
 var<workgroup> wgBase: u32;
 var<workgroup> wgDone: u32;
+var<workgroup> wgKept: atomic<u32>;
+var<workgroup> wgKeptBase: u32;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -23,11 +29,12 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (workgroupUniformLoad(&wgDone) != 0u) { return; }
   let j = thread_index(wid, nwg, lid);
   var needs = false;
+  var kept = false;
   if (j < u.n) {
     let comp = label[j];
     let prev = cand[j];
     if (prev.x != NONE && label[prev.y] != comp) {
-      needs = false; // keep the candidate
+      kept = true; // keep the candidate
     } else {
       // Keys against keys, exactly (emst/common.wgsl, SLACK): the point's nearest other-component key is ≥ its bound,
       // so above the upper bound it cannot be its component's best edge, nor tie with it.
@@ -39,12 +46,16 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
   }
   var slot = 0u;
+  var keptSlot = 0u;
   if (needs) { slot = atomicAdd(&wgCount, 1u); }
+  if (HOLDERS != 0u && kept) { keptSlot = atomicAdd(&wgKept, 1u); }
   workgroupBarrier();
   if (lid == 0u) {
     wgBase = atomicAdd(&activeCount[0], atomicLoad(&wgCount));
+    if (HOLDERS != 0u) { wgKeptBase = atomicAdd(&activeCount[2], atomicLoad(&wgKept)); }
   }
   workgroupBarrier();
   if (needs) { activeList[wgBase + slot] = j; }
+  if (HOLDERS != 0u && kept) { activeList[u.n - 1u - (wgKeptBase + keptSlot)] = j; }
 }
 

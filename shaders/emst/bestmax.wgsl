@@ -5,12 +5,16 @@
 @group(0) @binding(3) var<storage, read> best: array<vec2u>;
 @group(0) @binding(4) var<storage, read_write> bestMax: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read> order: array<u32>;
+// The round's holders of a candidate (emst/holders.wgsl).
+@group(0) @binding(6) var<storage, read> activeList: array<u32>;
+@group(0) @binding(7) var<storage, read> activeCount: array<u32>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let j = thread_index(wid, nwg, lid);
-  if (j >= u.n || label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  let j = holder_of(thread_index(wid, nwg, lid));
+  if (j >= u.n) { return; }
   let c = cand[j];
   if (c.x == NONE) { return; }
   let comp = label[j];

@@ -13,12 +13,16 @@
 // | source original index | target original index | key | per MST edge (3 u32, 12 bytes), in the order found.
 // Important! array<u32> with stride 3: a vec3u would be padded to 16 bytes in storage.
 @group(0) @binding(8) var<storage, read_write> edges: array<u32>;
+// The round's holders of a candidate (emst/holders.wgsl).
+@group(0) @binding(9) var<storage, read> activeList: array<u32>;
+@group(0) @binding(10) var<storage, read> activeCount: array<u32>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let j = thread_index(wid, nwg, lid);
-  if (j >= u.n || label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  let j = holder_of(thread_index(wid, nwg, lid));
+  if (j >= u.n) { return; }
   let c = cand[j];
   if (c.x == NONE) { return; }
   let comp = label[j];

@@ -1,11 +1,19 @@
 // End of a round: every point's label becomes its union-find root, and every component slot is reset for the
 // next round (upper bound +inf, best edge and best max index NONE). Also run once before the first round.
+// Entry `fused` (boruvka.ts, RoundPasses.fusedLabels) also writes the next round's label changes (emst/changes.wgsl)
+// from the roots, and resets only the slots of roots: a slot is only ever indexed by a label, every label is a root,
+// and a root was a root in every earlier round too, so its slot was reset every round (all were, by the first run).
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read_write> uf_parent: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> label: array<u32>;
 @group(0) @binding(3) var<storage, read_write> ub: array<u32>;
 @group(0) @binding(4) var<storage, read_write> best: array<vec2u>;
 @group(0) @binding(5) var<storage, read_write> bestMax: array<u32>;
+// The next round's label changes (entry `fused` only).
+@group(0) @binding(6) var<storage, read_write> chg: array<u32>;
+
+var<workgroup> wgDone: u32;
+var<workgroup> wgRoot: array<u32, WG>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -16,4 +24,37 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   ub[i] = INF_KEY;
   best[i] = vec2u(NONE, NONE);
   bestMax[i] = NONE;
+}
+
+@compute @workgroup_size(WG)
+fn fused(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+         @builtin(local_invocation_index) lid: u32) {
+  // label[n]: the tree is complete (plan.wgsl); read once, uniformly, as a barrier follows.
+  if (lid == 0u) { wgDone = label[u.n]; }
+  if (workgroupUniformLoad(&wgDone) != 0u) { return; }
+  let i = thread_index(wid, nwg, lid);
+  var root = NONE;
+  if (i < u.n) {
+    root = uf_find(i);
+    label[i] = root;
+    if (root == i) {
+      ub[i] = INF_KEY;
+      best[i] = vec2u(NONE, NONE);
+      bestMax[i] = NONE;
+    }
+  }
+  wgRoot[lid] = root;
+  workgroupBarrier();
+  if (i < u.n) {
+    // Roots do not change within the dispatch (no union runs), so the neighbour's root is its new label.
+    var next = NONE;
+    if (i + 1u < u.n) {
+      if (lid + 1u < WG) {
+        next = wgRoot[lid + 1u];
+      } else {
+        next = uf_find(i + 1u);
+      }
+    }
+    chg[i] = select(0u, 1u, i + 1u < u.n && root != next);
+  }
 }

@@ -35,3 +35,56 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
   }
 }
+
+// Entry `grouped` (boruvka.ts, RoundPasses.groupMin): the same bounds, with the offers to the component of the
+// workgroup's first point folded in workgroup memory first and sent as one atomicMin (late rounds: a workgroup's
+// 256 Morton-consecutive points mostly share one large component, whose slot every one of them would hit). A
+// minimum is a minimum in any order: the bounds are the same bit for bit.
+var<workgroup> wgDone: u32;
+var<workgroup> wgLabel: u32;
+var<workgroup> wgMin: atomic<u32>;
+
+fn offer_bound(c: u32, key: u32) {
+  if (c == wgLabel) {
+    atomicMin(&wgMin, key);
+  } else {
+    atomicMin(&ub[c], key);
+  }
+}
+
+@compute @workgroup_size(WG)
+fn grouped(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+           @builtin(local_invocation_index) lid: u32) {
+  // label[n]: the tree is complete (plan.wgsl); read once, uniformly, as barriers follow.
+  if (lid == 0u) { wgDone = label[u.n]; }
+  if (workgroupUniformLoad(&wgDone) != 0u) { return; }
+  let j = thread_index(wid, nwg, lid);
+  if (lid == 0u) {
+    wgLabel = select(NONE, label[j], j < u.n);
+    atomicStore(&wgMin, NONE);
+  }
+  workgroupBarrier();
+  if (j < u.n) {
+    let a = label[j];
+    let c = cand[j];
+    if (c.x != NONE && label[c.y] != a) {
+      offer_bound(a, c.x);
+    }
+    for (var off = 1u; off <= 2u; off++) {
+      let k = j + off;
+      if (k >= u.n) { break; }
+      let b = label[k];
+      if (a != b) {
+        let key = edge_key(j, k);
+        if (u.cut != 0u && key < u.cut) { continue; }
+        offer_bound(a, key);
+        offer_bound(b, key);
+      }
+    }
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let m = atomicLoad(&wgMin);
+    if (m != NONE) { atomicMin(&ub[wgLabel], m); }
+  }
+}

@@ -61,6 +61,47 @@ export interface BoruvkaBorrow {
   ub?: GPUBuffer;
 }
 
+/**
+ * Which per-round passes run in their issue-18 shape (each gives the same tree bit for bit; all off is the shape
+ * measured before). Default: `TREELINE_EMST_ROUNDS` (a comma list of the names below, `all` or `none`), else none.
+ */
+export interface RoundPasses {
+  /**
+   * The per-component minima (best, bestmax, merge) over the points holding a candidate only — the traversed ones
+   * and those keeping last round's candidate, listed by emst/active.wgsl — instead of all n (emst/holders.wgsl).
+   */
+  holders?: boolean;
+  /** The label changes written by the relabel pass (no separate `changes` pass); component slots reset at roots only. */
+  fusedLabels?: boolean;
+  /** Upper bounds folded per workgroup before the atomics on the component slots (emst/upperbounds.wgsl, grouped). */
+  groupMin?: boolean;
+}
+
+const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin'] as const;
+
+/** Parses `TREELINE_EMST_ROUNDS` (RoundPasses); unset or empty: none. */
+export function roundPassesFromEnv(
+  value = typeof process !== 'undefined' ? process.env.TREELINE_EMST_ROUNDS : undefined,
+): RoundPasses {
+  const names = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && s !== 'none');
+  const passes: RoundPasses = {};
+  for (const name of names) {
+    if (name === 'all') {
+      for (const p of ROUND_PASSES) passes[p] = true;
+    } else if ((ROUND_PASSES as readonly string[]).includes(name)) {
+      passes[name as (typeof ROUND_PASSES)[number]] = true;
+    } else {
+      throw new InputError(
+        `TREELINE_EMST_ROUNDS: expected a comma list of ${ROUND_PASSES.join(', ')}, all or none, got '${name}'.`,
+      );
+    }
+  }
+  return passes;
+}
+
 export interface BoruvkaRunOptions {
   /**
    * Mutual reachability (ArborX's MutualReachability{core}; the metric pipeline.ts was created for, metric.ts): n
@@ -157,6 +198,7 @@ const B = {
     ub: 'read_write',
     best: 'read_write',
     bestMax: 'read_write',
+    chg: 'read_write',
   },
   changes: { u: 'uniform', label: 'read', chg: 'read_write' },
   nodelabels: { u: 'uniform', label: 'read', prefix: 'read', links: 'read', ranges: 'read', childLabel: 'read_write' },
@@ -170,8 +212,25 @@ const B = {
     boxes1: 'read',
     boxes2: 'read',
   },
-  best: { u: 'uniform', label: 'read', cand: 'read', best: 'read_write', order: 'read' },
-  bestmax: { u: 'uniform', label: 'read', cand: 'read', best: 'read', bestMax: 'read_write', order: 'read' },
+  best: {
+    u: 'uniform',
+    label: 'read',
+    cand: 'read',
+    best: 'read_write',
+    order: 'read',
+    activeList: 'read',
+    activeCount: 'read',
+  },
+  bestmax: {
+    u: 'uniform',
+    label: 'read',
+    cand: 'read',
+    best: 'read',
+    bestMax: 'read_write',
+    order: 'read',
+    activeList: 'read',
+    activeCount: 'read',
+  },
   active: {
     u: 'uniform',
     label: 'read',
@@ -191,6 +250,8 @@ const B = {
     uf_parent: 'read_write',
     edgeCount: 'read_write',
     edges: 'read_write',
+    activeList: 'read',
+    activeCount: 'read',
   },
   mincore: { u: 'uniform', core2: 'read', parents: 'read', arrive: 'read_write', minCore2: 'read_write' },
 } as const;
@@ -215,6 +276,8 @@ export class Boruvka {
     private readonly borrowed: Set<GPUBuffer> = new Set(),
     /** Compiles the mutual-reachability prelude's kernel, on the first run that needs it. */
     private readonly mincore: () => Promise<Kernel> = () => Promise.reject(new Error('emst::mincore')),
+    /** The per-round passes' shape (RoundPasses). */
+    readonly passes: RoundPasses = {},
   ) {}
 
   /**
@@ -230,8 +293,11 @@ export class Boruvka {
     lean?: boolean,
     /** Or a promise of them (taken once the kernels are compiled: their creator's compile can overlap ours). */
     borrow: BoruvkaBorrow | Promise<BoruvkaBorrow> = {},
-    /** Compile the mutual-reachability kernel with the others (else on the first run that needs it). */
-    options: { reachability?: boolean } = {},
+    /**
+     * Compile the mutual-reachability kernel with the others (else on the first run that needs it); `rounds`: the
+     * per-round passes' shape (default roundPassesFromEnv()).
+     */
+    options: { reachability?: boolean; rounds?: RoundPasses } = {},
   ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
     const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
@@ -241,8 +307,18 @@ export class Boruvka {
         `The EMST needs ${LEAN_STORAGE_BUFFERS} storage buffers per shader stage; this device binds ${perStage}.`,
       );
     }
+    const passes = options.rounds ?? roundPassesFromEnv();
     const parts = createBoxParts(ctx, dim, boxPartRecords, n);
-    const spec = (name: string, bindings: Bindings, wg = 256, entry = 'main', extra: string[] = []) =>
+    // HOLDERS: the per-component minima over the holders of a candidate (emst/holders.wgsl).
+    const holders = { HOLDERS: passes.holders ? 1 : 0 };
+    const spec = (
+      name: string,
+      bindings: Bindings,
+      wg = 256,
+      entry = 'main',
+      extra: string[] = [],
+      overrides?: Record<string, number>,
+    ) =>
       ctx.kernel({
         label: `emst::${name}${entry === 'main' ? '' : `.${entry}`}`,
         shader: `emst/${name}`,
@@ -252,6 +328,7 @@ export class Boruvka {
         workgroupSize: wg,
         include: [...EMST_INCLUDE, ...extra],
         constants: { D: dim, PERIODIC: periodic ? 1 : 0, ...parts.constants },
+        overrides,
         enable: name === 'best64' ? ['atomic_vec2u_min_max'] : undefined,
       });
     // Every kernel, the scanner's and the union-find's start compiling together (issue 17 §5); the
@@ -259,20 +336,23 @@ export class Boruvka {
     const specs: Record<string, Promise<Kernel>> = {
       plan: ctx.kernel({ label: 'emst::plan', shader: 'emst/plan', entry: 'main', ...PLAN, workgroupSize: 1 }),
       fill: ctx.kernel({ label: 'emst::fill', shader: 'emst/fill', entry: 'main', ...FILL, workgroupSize: 256 }),
-      relabel: spec('relabel', B.relabel, 256, 'main', ['unionfind/unionfind']),
-      changes: spec('changes', B.changes),
+      relabel: spec('relabel', B.relabel, 256, passes.fusedLabels ? 'fused' : 'main', ['unionfind/unionfind']),
+      ...(passes.fusedLabels ? {} : { changes: spec('changes', B.changes) }),
       nodelabels: spec('nodelabels', B.nodelabels),
-      upperbounds: spec('upperbounds', B.upperbounds, 256, 'main', ['emst/distance']),
+      upperbounds: spec('upperbounds', B.upperbounds, 256, passes.groupMin ? 'grouped' : 'main', ['emst/distance']),
       nearest: useLean
         ? spec('nearest_lite', B.traverse, 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
         : spec('nearest', B.nearest, 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
-      bestmax: spec('bestmax', B.bestmax),
+      bestmax: spec('bestmax', B.bestmax, 256, 'main', ['emst/holders'], holders),
       // The active list serves only the skipping of bounded points, which the lean traversal never does (run()).
-      ...(useLean ? {} : { active: spec('active', B.active) }),
-      merge: spec('merge', B.merge, 256, 'main', ['unionfind/unionfind']),
+      ...(useLean ? {} : { active: spec('active', B.active, 256, 'main', [], holders) }),
+      merge: spec('merge', B.merge, 256, 'main', ['unionfind/unionfind', 'emst/holders'], holders),
       ...(ctx.features.atomicVec2uMinMax
-        ? { best64: spec('best64', B.best) }
-        : { best32key: spec('best32', B.best, 256, 'key'), best32lo: spec('best32', B.best, 256, 'lo') }),
+        ? { best64: spec('best64', B.best, 256, 'main', ['emst/holders'], holders) }
+        : {
+            best32key: spec('best32', B.best, 256, 'key', ['emst/holders'], holders),
+            best32lo: spec('best32', B.best, 256, 'lo', ['emst/holders'], holders),
+          }),
     };
     const mincore = () => spec('mincore', B.mincore);
     if (options.reachability) specs.mincore = mincore();
@@ -321,14 +401,15 @@ export class Boruvka {
       // The active list lives from `active` to `nearest`, the changes from `changes` to `nodelabels`, and no
       // dispatch binds both: one buffer.
       active: chg,
-      // The active points' count, then the traversal's counter of points taken (nearest.wgsl).
-      activeCount: buf('activeCount', 8),
+      // The active points' count, the traversal's counter of points taken (nearest.wgsl), the kept points' count
+      // (RoundPasses.holders; active.wgsl), and a pad word.
+      activeCount: buf('activeCount', 16),
       edges: buf('edges', 12 * n),
       edgeCount: buf('edgeCount', 4),
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
-    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean, borrowed, mincore);
+    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean, borrowed, mincore, passes);
   }
 
   /**
@@ -388,7 +469,7 @@ export class Boruvka {
     const relabel = (rec: Recorder, at: { uniforms: Uint8Array; threads: number }) =>
       rec.dispatch(k.relabel, {
         ...at,
-        buffers: { uf_parent: uf.parent, label: b.label, ub: b.ub, best: b.best, bestMax: b.bestMax },
+        buffers: { uf_parent: uf.parent, label: b.label, ub: b.ub, best: b.best, bestMax: b.bestMax, chg: b.chg },
       });
     let arrive: GPUBuffer | null = null;
     if (mr) {
@@ -418,7 +499,14 @@ export class Boruvka {
       boxes1,
       boxes2,
     };
-    const best = { label: b.label, cand: b.cand, best: b.best, order: bvh.order };
+    const best = {
+      label: b.label,
+      cand: b.cand,
+      best: b.best,
+      order: bvh.order,
+      activeList: b.active,
+      activeCount: b.activeCount,
+    };
     // Recorded at the head of the first submission.
     const prelude = (rec: Recorder) => {
       opts.before?.(rec);
@@ -442,7 +530,8 @@ export class Boruvka {
     const round = (rec: Recorder) => {
       rec.dispatch(k.plan, { buffers: { edgeCount: b.edgeCount, label: b.label }, uniforms: plan, groups: 1 });
       const at = { threads: n, uniforms: u };
-      rec.dispatch(k.changes, { ...at, buffers: { label: b.label, chg: b.chg } });
+      // With fused labels the last relabel (the prelude's, or the previous round's) wrote the changes.
+      if (k.changes) rec.dispatch(k.changes, { ...at, buffers: { label: b.label, chg: b.chg } });
       // In place: the changes become their exclusive prefix sums. Not gated (gating it would take indirect
       // dispatches): after the last round it re-scans the buffer's stale contents, which no gated kernel reads; a
       // few streaming passes whose cost does not depend on the data.

@@ -104,6 +104,9 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
         await (await Boruvka.create(ctx, 1 << 20, dim, periodic, undefined, lean)).compileReachability();
       }
     }
+    // Issue 18's shapes of the round passes (relabel.fused, upperbounds.grouped, the HOLDERS kernels).
+    const rounds = { holders: true, fusedLabels: true, groupMin: true };
+    await Boruvka.create(ctx, 1 << 20, dim, false, undefined, false, {}, { rounds });
   }
   return specs;
 }

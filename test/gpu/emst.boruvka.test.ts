@@ -4,7 +4,7 @@
  * identical there; elsewhere the total weight must agree within 1e-6 relative.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { Boruvka } from '../../src/emst/boruvka.js';
+import { Boruvka, roundPassesFromEnv, type RoundPasses } from '../../src/emst/boruvka.js';
 import { uploadBvhCpu } from '../../src/bvh/upload.js';
 import { buildBvhCpu, type BvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import type { GpuContext } from '../../src/gpu/context.js';
@@ -43,11 +43,11 @@ async function gpuMst(
   points: Float32Array,
   dim: number,
   minSamples = 1,
-  shape: { lean?: boolean; nearestGroups?: number; skipBounded?: boolean } = {},
+  shape: { lean?: boolean; nearestGroups?: number; skipBounded?: boolean; rounds?: RoundPasses } = {},
 ) {
   const bvh = buildBvhCpu(points, dim);
   const bufs = uploadBvhCpu(ctx, bvh);
-  const boruvka = await Boruvka.create(ctx, bvh.n, dim, false, undefined, shape.lean);
+  const boruvka = await Boruvka.create(ctx, bvh.n, dim, false, undefined, shape.lean, {}, { rounds: shape.rounds });
   const core2 = minSamples > 1 ? ctx.upload('test::core2', core2Morton(bvh, minSamples)) : undefined;
   try {
     const r = await boruvka.run(bufs, {
@@ -145,6 +145,53 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     expect(Math.abs(total - wantTotal) / Math.max(wantTotal, 1e-30)).toBeLessThan(1e-6);
   });
 
+  // Issue 18: the per-round passes' shapes (RoundPasses) give the same tree as the old shape, bit for bit.
+  const ALL: RoundPasses = { holders: true, fusedLabels: true, groupMin: true };
+  it.each([
+    ['grid', 2000, 2, 1],
+    ['grid', 1500, 3, 1],
+    ['duplicates', 300, 3, 1],
+    ['grid', 1000, 2, 5],
+    ['duplicates', 200, 2, 4],
+  ] as [CloudKind, number, number, number][])(
+    "issue 18: %s n=%i d=%i minSamples=%i: every shape of the round passes gives Prim's edge set",
+    async (kind, n, dim, ms) => {
+      const pts = cloud(kind, n, dim, 13);
+      const want = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
+      const wantKeys = [...want.sources].map((s, i) => key(s, want.targets[i])).sort();
+      for (const shape of [
+        { rounds: ALL },
+        { rounds: { holders: true } },
+        { rounds: { fusedLabels: true } },
+        { rounds: { groupMin: true } },
+        { rounds: ALL, nearestGroups: 1 },
+        { rounds: ALL, skipBounded: false, nearestGroups: 2 },
+        { rounds: ALL, lean: true },
+      ]) {
+        const got = await gpuMst(ctx, pts, dim, ms, shape);
+        expect(got.edges.map(([a, b]) => key(a, b)).sort(), JSON.stringify(shape)).toEqual(wantKeys);
+      }
+    },
+  );
+
+  it.each([
+    ['uniform', 3000, 2],
+    ['normal', 2000, 3],
+    ['clustered', 1000, 3],
+    ['uniform', 257, 2],
+  ] as [CloudKind, number, number][])(
+    "issue 18: %s n=%i d=%i: the round passes in every shape give the old shape's edges and keys exactly",
+    async (kind, n, dim) => {
+      const pts = cloud(kind, n, dim, 17);
+      const canon = (edges: [number, number, number][]) => edges.map((e) => e.join(',')).sort();
+      const old = canon((await gpuMst(ctx, pts, dim, 1, { rounds: {} })).edges);
+      expect(old.length).toBe(n - 1);
+      for (const rounds of [ALL, { holders: true }, { fusedLabels: true }, { groupMin: true }]) {
+        expect(canon((await gpuMst(ctx, pts, dim, 1, { rounds })).edges), JSON.stringify(rounds)).toEqual(old);
+      }
+    },
+  );
+
   it('n = 0, 1, 2 give 0, 0 and 1 edges', async () => {
     for (const n of [0, 1, 2]) {
       const pts = cloud('uniform', n, 3, 1);
@@ -156,7 +203,16 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         boruvka.destroy();
       } else {
         expect((await gpuMst(ctx, pts, 3)).edges.length).toBe(1);
+        expect((await gpuMst(ctx, pts, 3, 1, { rounds: ALL })).edges.length).toBe(1);
       }
     }
+  });
+
+  it('TREELINE_EMST_ROUNDS parses a comma list, all and none, and names what it cannot parse', () => {
+    expect(roundPassesFromEnv(undefined)).toEqual({});
+    expect(roundPassesFromEnv('none')).toEqual({});
+    expect(roundPassesFromEnv('all')).toEqual(ALL);
+    expect(roundPassesFromEnv('holders, groupMin')).toEqual({ holders: true, groupMin: true });
+    expect(() => roundPassesFromEnv('holders,fast')).toThrow(/got 'fast'/);
   });
 });
