@@ -43,7 +43,8 @@ export function exemplars(tree: CondensedTree, selectedClusters: Uint32Array): U
  * Gathers exemplars from point rows offered in row order (by `exemplars` above, or by the labelling pass, which
  * reads every point row anyway). Knows the leaves under each selected cluster, depth-first, first child first; a
  * leaf gets a rank the first time it is met (selected clusters may nest after epsilon, so a leaf can belong to
- * several). The hit arrays are sized for the worst case; only the pages written are ever touched.
+ * several). The hit arrays grow by doubling: at 10^6 points n-sized ones cost the labelling more in allocation
+ * and collection than the hits themselves (blobs: 1.3·10^5 hits; bench/RESULTS.md issue 17, ninth session).
  */
 export class ExemplarCollector {
   /** Rank of each wanted leaf (cluster index), −1 for other clusters. */
@@ -51,8 +52,8 @@ export class ExemplarCollector {
   private readonly maxLambda: Float64Array;
   private readonly leavesOfLabel: number[][] = [];
   private readonly start: Uint32Array;
-  private readonly hitPoint: Uint32Array;
-  private readonly hitRank: Uint32Array;
+  private hitPoint: Uint32Array;
+  private hitRank: Uint32Array;
   private hits = 0;
 
   /** `selected`: cluster indices (id − n) in label order; `firstChild`, `maxLambda` per cluster index. */
@@ -78,14 +79,29 @@ export class ExemplarCollector {
     }
     this.rankOf = rankOf;
     this.start = new Uint32Array(ranks + 1);
-    this.hitPoint = new Uint32Array(n);
-    this.hitRank = new Uint32Array(n);
+    this.hitPoint = new Uint32Array(Math.min(n, 1024));
+    this.hitRank = new Uint32Array(this.hitPoint.length);
+  }
+
+  /** Room for `more` hits beyond the current ones (capacity doubled as often as needed). */
+  private reserve(more: number): void {
+    const need = this.hits + more;
+    if (need <= this.hitPoint.length) return;
+    let size = Math.max(this.hitPoint.length, 1024);
+    while (size < need) size *= 2;
+    const point = new Uint32Array(size);
+    const rank = new Uint32Array(size);
+    point.set(this.hitPoint.subarray(0, this.hits));
+    rank.set(this.hitRank.subarray(0, this.hits));
+    this.hitPoint = point;
+    this.hitRank = rank;
   }
 
   /** Point x leaves cluster index c at λ; rows must come in row order. */
   offer(c: number, x: number, lam: number): void {
     const rank = this.rankOf[c];
     if (rank >= 0 && lam === this.maxLambda[c]) {
+      if (this.hits === this.hitPoint.length) this.reserve(1);
       this.hitPoint[this.hits] = x;
       this.hitRank[this.hits++] = rank;
       this.start[rank + 1]++;
@@ -97,6 +113,7 @@ export class ExemplarCollector {
    * row order after every earlier offer — a worker's range at once.
    */
   addHits(points: Uint32Array, ranks: Uint32Array): void {
+    this.reserve(points.length);
     const at = this.hits;
     this.hitPoint.set(points, at);
     this.hitRank.set(ranks, at);
@@ -105,7 +122,11 @@ export class ExemplarCollector {
     this.hits = at + points.length;
   }
 
-  /** Exemplars per label: its leaves' hits, leaf by leaf, each in row order. */
+  /**
+   * Exemplars per label: its leaves' hits, leaf by leaf, each in row order. A label whose leaves hold consecutive
+   * ranks (every label unless selected clusters nest) gets a view into one array of all hits, not a copy: one
+   * allocation instead of one per label (blobs at 10^6: 6,792 labels).
+   */
   result(): Uint32Array[] {
     const { start, hitPoint, hitRank, hits } = this;
     const ranks = start.length - 1;
@@ -114,6 +135,10 @@ export class ExemplarCollector {
     const byLeaf = new Uint32Array(hits);
     for (let h = 0; h < hits; h++) byLeaf[fill[hitRank[h]]++] = hitPoint[h];
     return this.leavesOfLabel.map((leaves) => {
+      if (leaves.length === 0) return new Uint32Array(0);
+      let consecutive = true;
+      for (let i = 1; i < leaves.length && consecutive; i++) consecutive = leaves[i] === leaves[0] + i;
+      if (consecutive) return byLeaf.subarray(start[leaves[0]], start[leaves[0] + leaves.length]);
       let count = 0;
       for (const rank of leaves) count += start[rank + 1] - start[rank];
       const found = new Uint32Array(count);

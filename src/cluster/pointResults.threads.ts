@@ -230,9 +230,7 @@ function shareTables(t: PointTables): PointTables {
   };
   return {
     ...t,
-    owner: share(t.owner),
     labelMaxLambda: share(t.labelMaxLambda),
-    deaths: share(t.deaths),
     ownerDeath: share(t.ownerDeath),
     wanted: t.wanted && share(t.wanted),
     maxLambda: share(t.maxLambda),
