@@ -19,7 +19,7 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
-import { createRadixSorter, type RadixSorter } from '../primitives/radixsort.js';
+import { createRadixSorter, radixShapeFits, type RadixSorter } from '../primitives/radixsort.js';
 import { boxLimitMessage, createBoxParts } from './boxparts.js';
 import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, codeBits, pointsForBoxRecords } from './layout.js';
 import { checkPoints } from './points.js';
@@ -130,6 +130,45 @@ export interface BvhBuilderOptions {
    * 1 = the atomic walk from every leaf). Any value gives the same boxes.
    */
   refitDirect?: number;
+  /**
+   * Refit by chunks of leaves in workgroup memory (refit.ts, shaders/bvh/refit_chunk.wgsl) instead of direct scans
+   * (then refitDirect is unused), where the device holds a chunk of ≥ 32 leaves. Default: CHUNK_REFIT, or the
+   * environment variable TREELINE_BVH_REFIT=chunk or direct where nothing is given. Same boxes either way.
+   */
+  refitChunk?: boolean;
+  /**
+   * The widest digit of the Morton code sort (radixsort.ts radixBits). Default: 9 where that takes fewer passes than
+   * 8 (3D's 63 bits: 7 instead of 8) and the device runs such a sorter, if WIDE_DIGITS says so, else the sorter's
+   * own default; the environment variable TREELINE_BVH_RADIX_BITS=8 or 9 picks either where nothing is given.
+   * The sorted codes, hence the BVH, are the same whatever the width.
+   */
+  radixBits?: number;
+}
+
+/**
+ * Whether the BVH's sort takes 9-bit digits by default where they save a pass (bvh bench, RESULTS.md). Off: one
+ * pass more of the 8-bit sorter.
+ */
+const WIDE_DIGITS = false;
+
+/** Whether the refit goes by chunks by default (bvh bench, RESULTS.md). Off: direct scans of small subtrees. */
+const CHUNK_REFIT = false;
+
+/** The refit's mode: an explicit one, else TREELINE_BVH_REFIT, else CHUNK_REFIT. */
+function refitByChunks(given: boolean | undefined): boolean {
+  if (given !== undefined) return given;
+  const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_REFIT : undefined;
+  return env === 'chunk' ? true : env === 'direct' ? false : CHUNK_REFIT;
+}
+
+/** The sort's digit width: an explicit one, else TREELINE_BVH_RADIX_BITS, else WIDE_DIGITS' choice. */
+function sortRadixBits(ctx: GpuContext, dim: number, given: number | undefined): number | undefined {
+  if (given !== undefined) return given;
+  const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_RADIX_BITS : undefined;
+  const wide = env === '9' ? true : env === '8' ? false : WIDE_DIGITS;
+  const bits = codeBits(dim);
+  if (!wide || Math.ceil(bits / 9) >= Math.ceil(bits / 8)) return undefined;
+  return radixShapeFits(ctx, { radixBits: 9 }) ? 9 : undefined;
 }
 
 export interface BvhBuilder {
@@ -171,8 +210,16 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     // The hierarchy (karras.ts), every array in parts where it exceeds one binding.
     createKarras(ctx, Math.max(maxCount, 1), dim, { workgroupSize: wg, constants: parts.constants }),
     // The refit (refit.ts), every array in parts where it exceeds one binding.
-    createRefit(ctx, Math.max(maxCount, 1), dim, direct, { workgroupSize: wg, constants: parts.constants }),
-    createRadixSorter(ctx, { maxCount: Math.max(maxCount, 1), keyWords: 2 }) as Promise<RadixSorter>,
+    createRefit(ctx, Math.max(maxCount, 1), dim, direct, {
+      workgroupSize: wg,
+      constants: parts.constants,
+      chunk: refitByChunks(options.refitChunk),
+    }),
+    createRadixSorter(ctx, {
+      maxCount: Math.max(maxCount, 1),
+      keyWords: 2,
+      radixBits: sortRadixBits(ctx, dim, options.radixBits),
+    }) as Promise<RadixSorter>,
   ]);
   let destroyed = false;
 

@@ -51,7 +51,10 @@ export interface RadixSorterOptions {
   workgroupSize?: number;
   /** Keys per thread (tuning; default: the most of 16, 8, 4, … that fits the workgroup storage limit). */
   keysPerThread?: number;
-  /** Bits per digit pass (tuning): default 8 on the subgroup path, 4 without; 2 … 6 without subgroups. */
+  /**
+   * Bits per digit pass at most (tuning): default 8 on the subgroup path, 4 without; 2 … 9 with subgroups (9 needs
+   * 256 threads or more), 2 … 6 without. A sort of B bits takes ⌈B / radixBits⌉ passes of balanced widths.
+   */
   radixBits?: number;
   /**
    * Rank with subgroup ballots (wider digits, fewer passes). Default: where the context has `subgroups` and
@@ -134,6 +137,25 @@ function scatterOutputs(keys: BigArrayParts, values: BigArrayParts): { bindings:
   };
 }
 
+/**
+ * The digit passes of a sort of key bits [bitsLo, bitsHi) with digits of at most `radixBits` bits: the fewest
+ * passes, ⌈B / radixBits⌉ for B bits, of balanced widths (the wider ones first). Balanced, because a narrower digit
+ * has fewer, longer runs per block to store: 63 Morton bits at 9 bits are 7 passes of 9, and 64 bits at 9 are 8
+ * passes of 8 — the passes of 8-bit digits.
+ */
+export function digitPasses(bitsLo: number, bitsHi: number, radixBits: number): { shift: number; bits: number }[] {
+  const total = bitsHi - bitsLo;
+  const count = Math.ceil(total / radixBits);
+  const passes: { shift: number; bits: number }[] = [];
+  let shift = bitsLo;
+  for (let p = 0; p < count; p++) {
+    const bits = Math.floor(total / count) + (p < total % count ? 1 : 0);
+    passes.push({ shift, bits });
+    shift += bits;
+  }
+  return passes;
+}
+
 /** Workgroup memory in bytes of the largest kernel (the scatter) of a shape. */
 export function radixSortSharedBytes(shape: RadixSortShape): number {
   const { workgroupSize: wg, keysPerThread: kpt, radixBits } = shape;
@@ -171,7 +193,7 @@ function chooseShape(ctx: GpuContext, options: RadixSorterOptions): RadixSortSha
   }
   const subgroups = options.subgroups ?? canSubgroups;
   const radixBits = options.radixBits ?? (subgroups ? 8 : 4);
-  const maxBits = subgroups ? 8 : 6;
+  const maxBits = subgroups ? 9 : 6;
   if (!Number.isInteger(radixBits) || radixBits < 2 || radixBits > maxBits) {
     throw new InputError(
       `Expected radixBits to be an integer in [2, ${maxBits}]${subgroups ? '' : ' without subgroups'}, got ${radixBits}.`,
@@ -214,6 +236,17 @@ function chooseShape(ctx: GpuContext, options: RadixSorterOptions): RadixSortSha
     );
   }
   return shape;
+}
+
+/** Whether a sorter of this shape (the defaults filled in as createRadixSorter fills them) can run on ctx's device. */
+export function radixShapeFits(ctx: GpuContext, options: Omit<RadixSorterOptions, 'maxCount' | 'keyWords'>): boolean {
+  try {
+    chooseShape(ctx, { ...options, maxCount: 0, keyWords: 1 });
+    return true;
+  } catch (e) {
+    if (e instanceof InputError) return false;
+    throw e;
+  }
 }
 
 /** Creates a radix sorter for up to `maxCount` pairs; its scratch lives until `destroy()`. */
@@ -320,8 +353,8 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
     let src = { keys, values };
     let dst = { keys: keys2, values: values2 };
     let passes = 0;
-    for (let shift = bitsLo; shift < bitsHi; shift += radixBits) {
-      const uniforms = { count, shift, bits: Math.min(radixBits, bitsHi - shift), numBlocks };
+    for (const { shift, bits } of digitPasses(bitsLo, bitsHi, radixBits)) {
+      const uniforms = { count, shift, bits, numBlocks };
       const out = {
         ...partBindings(
           ctx.limits,

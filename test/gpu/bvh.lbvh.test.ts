@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { allocateBvh, buildBvh, createBvhBuilder } from '../../src/bvh/lbvh.js';
 import { readBvh } from '../helpers/bvh.readback.js';
+import { radixShapeFits } from '../../src/primitives/radixsort.js';
 import { buildBvhCpu, type BvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import { mortonCodesCpu, quantScale } from '../../src/bvh/morton.cpu.js';
 import { sortCodesCpu } from '../../src/bvh/sort.cpu.js';
@@ -135,6 +136,31 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
       }
     }
     await expect(createBvhBuilder(ctx, { maxCount: 10, dim: 3, refitDirect: 0 })).rejects.toThrow(/refitDirect/);
+  });
+
+  it('issue 18: the chunked refit and 9-bit sort digits (where the device holds them) build the CPU twin bit for bit', async () => {
+    const radixBits = radixShapeFits(ctx, { radixBits: 9 }) ? 9 : undefined;
+    const build = async (cases: [CloudKind, number][], dim: number) => {
+      const most = Math.max(...cases.map(([, n]) => n));
+      const builder = await createBvhBuilder(ctx, { maxCount: most, dim, refitChunk: true, radixBits });
+      const bvh = allocateBvh(ctx, most, dim);
+      for (const [kind, n] of cases) {
+        const pts = cloud(kind, n, dim, 13 * n + dim);
+        const input = ctx.upload('test::points', pts);
+        await ctx.submit('test::build', (rec) => builder.encode(rec, input, n, bvh));
+        const got = await readBvh(ctx, bvh);
+        input.destroy();
+        expectSameBvh(got, buildBvhCpu(pts, dim), `${kind} n=${n} d=${dim} radixBits=${radixBits}`);
+        if (n > 100_000) checkBvhInvariants(pts, got);
+      }
+      bvh.destroy();
+      builder.destroy();
+    };
+    const small = (['duplicates', 'collinear', 'clustered'] as CloudKind[]).flatMap((k) =>
+      [1, 2, 3, 257, 3001].map((n) => [k, n] as [CloudKind, number]),
+    );
+    for (const dim of [1, 2, 16]) await build(small, dim);
+    await build([...small, ['normal', (1 << 17) + 3]], 3);
   });
 
   it('buildBvh (GPU radix sort included) equals the CPU twin, n = 2^17 + 3 sampled', async () => {

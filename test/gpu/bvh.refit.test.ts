@@ -3,7 +3,8 @@
  * words through generated _store/_max accessors) gives the CPU build's (lbvh.cpu.ts: refit.cpu.ts) boxes and
  * minIndex words bit for bit: 200,000 2D points with duplicates at a 1 MiB binding limit (15 bindings: sorted 2,
  * order 1, parents 2, links 4, boxes 4, ranges 2), against the unsplit device too; small parts at degenerate sizes
- * with the direct scans on and off. 3D at that size needs 17 bindings and is refused by name.
+ * with the direct scans on and off. 3D at that size needs 17 bindings and is refused by name. Issue 18: the chunked
+ * refit (refit_chunk.wgsl) gives the same words, in 1–5D, at degenerate sizes and inputs, and through big arrays.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRefit } from '../../src/bvh/refit.js';
@@ -37,10 +38,18 @@ function inputs(pts: Float32Array, dim: number) {
   return { cpu, links };
 }
 
-async function refitOn(ctx: GpuContext, pts: Float32Array, dim: number, direct: number, partElements?: number) {
+async function refitOn(
+  ctx: GpuContext,
+  pts: Float32Array,
+  dim: number,
+  direct: number,
+  partElements?: number,
+  chunk?: { workgroupSize: number },
+) {
   const { cpu, links } = inputs(pts, dim);
   const n = cpu.n;
-  const r = await createRefit(ctx, n, dim, direct, { partElements });
+  const r = await createRefit(ctx, n, dim, direct, { partElements, ...(chunk ? { chunk: true, ...chunk } : {}) });
+  if (chunk) expect(r.chunkLeaves).toBe(chunk.workgroupSize);
   const bufs = {
     sorted: ctx.upload('test::sorted', cpu.sortedPoints),
     order: ctx.upload('test::order', cpu.order),
@@ -82,6 +91,44 @@ describe.skipIf(!whole)('bvh::refit through big arrays', () => {
       expect(got.links, `direct ${direct}`).toEqual(got.cpu.links);
       expect(bits(got.boxes), `direct ${direct}`).toEqual(bits(got.cpu.boxes));
     }
+  });
+
+  it('issue 18: the chunked refit equals the CPU build in 1–5D for n = 1 … 3000 (chunks of 32 and 256 leaves, duplicates)', async () => {
+    for (const dim of [1, 3, 5]) {
+      for (const n of dim === 3 ? [1, 2, 3, 32, 33, 257, 3000] : [2, 100, 600]) {
+        const pts = points(n, dim, 100 * dim + n);
+        for (const workgroupSize of [32, 256]) {
+          const got = await refitOn(whole!, pts, dim, 32, undefined, { workgroupSize });
+          const what = `dim ${dim}, n ${n}, chunk ${workgroupSize}`;
+          expect(got.links, what).toEqual(got.cpu.links);
+          expect(bits(got.boxes), what).toEqual(bits(got.cpu.boxes));
+        }
+      }
+    }
+  });
+
+  it('issue 18: the chunked refit on degenerate inputs — all points equal, a line, ±0 — equals the CPU build', async () => {
+    const n = 3001;
+    const same = new Float32Array(3 * n).fill(2.5);
+    const line = Float32Array.from({ length: 3 * n }, (_, i) => (i % 3 === 0 ? Math.floor(i / 3) % 97 : 0));
+    const zeros = Float32Array.from({ length: 3 * n }, (_, i) => (i % 2 ? -0 : 0));
+    for (const pts of [same, line, zeros]) {
+      const got = await refitOn(whole!, pts, 3, 32, undefined, { workgroupSize: 64 });
+      expect(got.links).toEqual(got.cpu.links);
+      expect(bits(got.boxes)).toEqual(bits(got.cpu.boxes));
+    }
+  });
+
+  it('issue 18: the chunked refit through big arrays — 100,000 2D points at a 1 MiB limit, 128-element parts', async () => {
+    const a = await refitOn(split!, points(100000, 2, 3), 2, 32, undefined, { workgroupSize: 256 });
+    expect(a.links).toEqual(a.cpu.links);
+    expect(bits(a.boxes)).toEqual(bits(a.cpu.boxes));
+    for (const n of [1, 2, 65, 100]) {
+      const got = await refitOn(whole!, points(n, 2, 20 + n), 2, 32, 128, { workgroupSize: 32 });
+      expect(got.links, `n ${n}`).toEqual(got.cpu.links);
+      expect(bits(got.boxes), `n ${n}`).toEqual(bits(got.cpu.boxes));
+    }
+    expect(split!.memory.liveBuffers).toBe(0);
   });
 
   it('issue 19: 200,000 3D points at a 1 MiB limit need 17 bindings: refused by name where the stage has fewer', async () => {

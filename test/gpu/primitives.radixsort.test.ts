@@ -1,7 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { createGpuContext, type GpuContext } from '../../src/gpu/index.js';
-import { createRadixSorter, sortPairs, type RadixSorterOptions } from '../../src/primitives/radixsort.js';
+import {
+  createRadixSorter,
+  digitPasses,
+  radixShapeFits,
+  sortPairs,
+  type RadixSorterOptions,
+} from '../../src/primitives/radixsort.js';
 import { sortPairsCpu, type BitRange } from '../../src/primitives/radixsort.cpu.js';
 import { benchRadixSort } from '../../src/bench/primitives.radixsort.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
@@ -112,6 +118,35 @@ describe('sortPairsCpu', () => {
     }
   });
 
+  it('digitPasses(lo, hi, width) takes the fewest passes of balanced widths that cover the range', () => {
+    expect(digitPasses(0, 63, 9)).toEqual([0, 9, 18, 27, 36, 45, 54].map((shift) => ({ shift, bits: 9 })));
+    expect(digitPasses(0, 63, 8).map((p) => p.bits)).toEqual([8, 8, 8, 8, 8, 8, 8, 7]);
+    expect(digitPasses(0, 64, 9).map((p) => p.bits)).toEqual([8, 8, 8, 8, 8, 8, 8, 8]);
+    expect(digitPasses(3, 29, 8)).toEqual([
+      { shift: 3, bits: 7 },
+      { shift: 10, bits: 7 },
+      { shift: 17, bits: 6 },
+      { shift: 23, bits: 6 },
+    ]);
+    expect(digitPasses(5, 5, 8)).toEqual([]);
+    for (let lo = 0; lo <= 64; lo += 7) {
+      for (let hi = lo; hi <= 64; hi++) {
+        for (const w of [2, 4, 8, 9]) {
+          const ps = digitPasses(lo, hi, w);
+          expect(ps.length).toBe(Math.ceil((hi - lo) / w));
+          let at = lo;
+          for (const p of ps) {
+            expect(p.shift).toBe(at);
+            expect(p.bits).toBeGreaterThanOrEqual(1);
+            expect(p.bits).toBeLessThanOrEqual(w);
+            at += p.bits;
+          }
+          expect(at).toBe(hi);
+        }
+      }
+    }
+  });
+
   it('sortPairsCpu names the bad value', () => {
     expect(() => sortPairsCpu(new Uint32Array(3), iota(2), 2)).toThrow(/keys.length .* got 3/);
     expect(() => sortPairsCpu(new Uint32Array(2), iota(2), 1, { bitsHi: 33 })).toThrow(/bitsHi .* got 33/);
@@ -187,6 +222,30 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
           await checkSort(ctx, randomU32(6007 * kw, 5), kw, {}, shape);
           await checkSort(ctx, randomU32(3001 * kw, 6), kw, { bitsLo: 1, bitsHi: 32 * kw - 2 }, shape);
         }
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    '9-bit digits (subgroups, 256 threads) where the device holds their workgroup memory: 63- and 64-bit ranges, ties, sizes 1 … 50,001; refused by name elsewhere',
+    async () => {
+      const shape: Partial<RadixSorterOptions> = { subgroups: true, radixBits: 9, workgroupSize: 256 };
+      if (!radixShapeFits(ctx, shape)) {
+        // lavapipe: 8-lane subgroups need 32 warps' counters of 256 words, beyond its 32 KiB.
+        await expect(createRadixSorter(ctx, { maxCount: 10, keyWords: 2, ...shape })).rejects.toThrow(
+          ctx.features.subgroups ? /workgroup memory/ : /subgroups: true needs/,
+        );
+        return;
+      }
+      for (const n of [1, 2, 255, 2049, 50_001]) {
+        const keys = randomU32(2 * n, 90 + n);
+        // Ties: every third key keeps only a few bits in each word.
+        for (let i = 0; i < keys.length; i += 3) keys[i] &= 0x8000_0101;
+        for (const bits of [{ bitsLo: 0, bitsHi: 63 }, {}, { bitsLo: 27, bitsHi: 45 }, { bitsLo: 1, bitsHi: 9 }]) {
+          await checkSort(ctx, keys, 2, bits, shape);
+        }
+        await checkSort(ctx, keys.subarray(0, n), 1, {}, { ...shape, keysPerThread: 3 });
       }
     },
     SLOW,
