@@ -1,9 +1,13 @@
 // Shared by every graph-MSF kernel (driven by src/graph/eclmst.ts; CPU twin src/graph/eclmst.cpu.ts).
-// Included after common/grid and unionfind/unionfind. Declares bindings 0 (parameters), 1 (state) and 2 (the
-// union-find's uf_parent); each kernel declares its own bindings from 3 on.
+// Included after common/grid. Declares bindings 0 (parameters) and 1 (state); binding 2, the union-find's
+// uf_parent, comes from graph/parent (read_write atomics, with unionfind/unionfind) or graph/parent_ro (read-only,
+// for the kernels that only find: populate, filter); each kernel declares its own bindings from 3 on.
 
 // The weight type: 0 = u32, 1 = i32, 2 = f32 (weights are bound as their raw 32 bits).
 override WEIGHT_KIND: u32 = 0u;
+// min64.wgsl's guard keys: 0 = plain keys, emptied by select after every round; 1 = tagged with the round
+// (guard_word below), never emptied.
+override GUARD_TAGGED: u32 = 0u;
 
 // "No edge": the value of an empty minimum record, and never a valid edge id (ids are < 2^32 − 1).
 const NONE: u32 = 0xffffffffu;
@@ -46,12 +50,12 @@ struct GraphParams {
   // Threshold sampling: how many samples, and which sorted sample is the threshold.
   samples: u32,
   pick: u32,
-  pad: u32,
+  // The round's tag for GUARD_TAGGED guard words: 63 − (32 · phase index + round − 1), so later rounds tag lower.
+  guardTag: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: GraphParams;
 @group(0) @binding(1) var<storage, read_write> g_state: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> uf_parent: array<atomic<u32>>;
 
 // The order-preserving map of src/graph/keys.ts: comparing keys as u32 orders the weights as numbers.
 fn weight_key(bits: u32) -> u32 {

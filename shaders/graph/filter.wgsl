@@ -6,7 +6,8 @@
 // It also empties the previous round's minimum records: those were written at exactly the (p, q) of this
 // round's input entries, and select.wgsl finished reading them in the previous dispatch. Two record arrays
 // alternate by round, so no separate reset pass is needed (ECL-MST's kernel3).
-// Includes: common/grid, unionfind/unionfind, graph/common, graph/min64 | graph/min32, graph/push.
+// Includes: common/grid, graph/common, graph/parent + unionfind/unionfind | graph/parent_ro, graph/min64 |
+// graph/min32, graph/push.
 
 @group(0) @binding(4) var<storage, read_write> wl_out: array<u32>;
 @group(0) @binding(5) var<storage, read> wl_in: array<u32>;

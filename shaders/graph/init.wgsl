@@ -1,5 +1,6 @@
 // Start of a graph-MSF computation: every vertex its own set, both minimum-record arrays and the guard keys empty.
-// Includes: common/grid, unionfind/unionfind, graph/common. Bindings 3, 4: the two record arrays; 5: guard keys.
+// Includes: common/grid, unionfind/unionfind, graph/common, graph/parent.
+// Bindings 3, 4: the two record arrays; 5: guard keys.
 
 @group(0) @binding(3) var<storage, read_write> g_minA: array<vec2u>;
 @group(0) @binding(4) var<storage, read_write> g_minB: array<vec2u>;

@@ -7,7 +7,8 @@
 // rows, the workgroup copies those rows' offsets into workgroup memory (unless empty rows make the range longer
 // than the tile), and each thread finds the row of its entries by binary search there, starting from its previous
 // entry's row. Every entry costs the same whatever the degree distribution.
-// Includes: common/grid, unionfind/unionfind, graph/common, graph/min64 | graph/min32, graph/push.
+// Includes: common/grid, graph/common, graph/parent + unionfind/unionfind | graph/parent_ro, graph/min64 |
+// graph/min32, graph/push.
 // Constant ITEMS: entries per thread.
 
 @group(0) @binding(4) var<storage, read_write> wl_out: array<u32>;

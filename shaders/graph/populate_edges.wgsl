@@ -2,7 +2,8 @@
 // minimum recording (seed 000, Alg. 2 lines 1–11 and 19–21). One thread per edge: self loops and edges outside
 // the phase are skipped; in the heavy phase, edges whose endpoints already share a set are filtered out and the
 // others stored with their representatives. Light and unfiltered phases start from singletons (no find).
-// Includes: common/grid, unionfind/unionfind, graph/common, graph/min64 | graph/min32, graph/push.
+// Includes: common/grid, graph/common, graph/parent + unionfind/unionfind | graph/parent_ro, graph/min64 |
+// graph/min32, graph/push.
 
 @group(0) @binding(4) var<storage, read_write> wl_out: array<u32>;
 @group(0) @binding(5) var<storage, read> e_src: array<u32>;

@@ -5,13 +5,14 @@
 //
 // Thread 0 also prepares the next round without a host round-trip: it records this round's worklist size,
 // zeroes the counter the next round appends to, and writes the next round's indirect dispatch arguments.
-// Includes: common/grid, unionfind/unionfind, graph/common.
+// Includes: common/grid, unionfind/unionfind, graph/common, graph/parent.
 
 @group(0) @binding(3) var<storage, read> g_min: array<vec2u>;
 @group(0) @binding(4) var<storage, read> wl: array<u32>;
 @group(0) @binding(5) var<storage, read_write> forest: array<u32>;
 @group(0) @binding(6) var<storage, read_write> args_next: array<u32>;
-// min64.wgsl's guard keys, emptied here where this round wrote them (at the entries' sets), for the next round.
+// min64.wgsl's guard keys, emptied here where this round wrote them (at the entries' sets), for the next round
+// (untagged guards only: GUARD_TAGGED = 1 needs no emptying).
 @group(0) @binding(7) var<storage, read_write> g_guard: array<u32>;
 
 @compute @workgroup_size(WG)
@@ -36,8 +37,10 @@ fn selectRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
       let p = wl[3u * i];
       let q = wl[3u * i + 1u];
       id = wl[3u * i + 2u];
-      g_guard[p] = NONE;
-      g_guard[q] = NONE;
+      if (GUARD_TAGGED == 0u) {
+        g_guard[p] = NONE;
+        g_guard[q] = NONE;
+      }
       if (g_min[p].x == id || g_min[q].x == id) {
         joined = uf_union(p, q);
       }

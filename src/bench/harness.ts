@@ -162,9 +162,11 @@ function gapReport(entries: TimerEntry[]): string {
   }
   gaps.sort((a, b) => b.ms - a.ms);
   const top = gaps.slice(0, 6).map((g) => `    ${g.ms.toFixed(3)} ms before pass ${g.at}: ${g.from} → ${g.to}`);
-  const trace = process.env.TREELINE_BENCH_TRACE;
-  const traced = trace
-    ? `  ${trace} passes (ms): ${entries.filter((e) => e.label === trace).map((e) => e.ms.toFixed(3)).join(', ')}\n`
-    : '';
+  // TREELINE_BENCH_TRACE: one label, or several separated by commas.
+  const traced = (process.env.TREELINE_BENCH_TRACE ?? '')
+    .split(',')
+    .filter((t) => t !== '')
+    .map((t) => `  ${t} passes (ms): ${entries.filter((e) => e.label === t).map((e) => e.ms.toFixed(3)).join(', ')}\n`)
+    .join('');
   return `  gaps: ${entries.length} passes, ${idle.toFixed(3)} ms idle between them; largest:\n${top.join('\n')}\n${traced}`;
 }

@@ -80,6 +80,16 @@ export interface GraphMsfOptions {
   subgroups?: boolean;
   /** Filtering: ECL-MST's rule ('auto', default), always, or never. The forest is the same either way. */
   filter?: 'auto' | 'on' | 'off';
+  /**
+   * 64-bit minima's guard keys (min64.wgsl): 'reset' (default) empties them in select after every round;
+   * 'tagged' tags them with the round instead and never empties them.
+   */
+  guard?: 'reset' | 'tagged';
+  /**
+   * Finds in populate and filter: 'atomic' (default) through the shared union-find with path halving; 'plain'
+   * through a read-only binding (graph/parent_ro.wgsl: cacheable loads, no halving, as ECL-MST's find).
+   */
+  finds?: 'atomic' | 'plain';
 }
 
 export interface GraphMsf {
@@ -130,9 +140,11 @@ const GRAPH_PARAMS = {
   forestCap: 'u32',
   samples: 'u32',
   pick: 'u32',
-  pad: 'u32',
+  guardTag: 'u32',
 } as const;
 const COMMON = { P: 'uniform', g_state: 'read_write', uf_parent: 'read_write' } as const;
+/** The common bindings of the kernels that only find, under `finds: 'plain'` (graph/parent_ro.wgsl). */
+const COMMON_RO = { ...COMMON, uf_parent: 'read' } as const;
 const B = {
   init: { g_minA: 'read_write', g_minB: 'read_write', g_guard: 'read_write' },
   threshold: { e_w: 'read' },
@@ -158,21 +170,31 @@ export function roundsFor(n: number): number {
   return n < 2 ? 1 : Math.floor(Math.log2(n)) + 1;
 }
 
+/** The round tag of tagged guard words (min64.wgsl): falls with every round of every phase. */
+export function guardTag(phaseIndex: number, round: number): number {
+  return 63 - (32 * phaseIndex + round - 1);
+}
+
 interface Variant {
   wg: number;
   items: number;
   atomic64: boolean;
   subgroups: boolean;
+  guardTagged: boolean;
+  plainFinds: boolean;
 }
 
 async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernels> {
   const { wg, items, atomic64, subgroups } = v;
-  const base = ['common/grid', 'unionfind/unionfind', 'graph/common'];
+  const base = ['common/grid', 'unionfind/unionfind', 'graph/common', 'graph/parent'];
+  // The kernels that only find (populate, filter): the shared union-find, or the read-only parents.
+  const finder = v.plainFinds ? ['common/grid', 'graph/common', 'graph/parent_ro'] : base;
+  const finderCommon: Bindings = v.plainFinds ? COMMON_RO : COMMON;
   const minMod = atomic64 ? 'graph/min64' : 'graph/min32';
   const reserve = subgroups ? 'graph/reserve_sg' : 'graph/reserve_wg';
   const appendEnable = subgroups ? ['subgroups'] : [];
   const enable = [...(atomic64 ? ['atomic_vec2u_min_max'] : []), ...appendEnable];
-  const overrides = { WEIGHT_KIND: KIND_CODE[g.weightKind] };
+  const overrides = { WEIGHT_KIND: KIND_CODE[g.weightKind], GUARD_TAGGED: v.guardTagged ? 1 : 0 };
   const spec = (
     name: string,
     shader: string,
@@ -190,7 +212,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
     overrides,
     ...extra,
   });
-  const producer = { include: [...base, reserve, minMod, 'graph/push'], enable };
+  const producer = { include: [...finder, reserve, minMod, 'graph/push'], enable };
   // min64.wgsl's guard keys are one more binding (8) of the kernels that record minima.
   const guard: Bindings = atomic64 ? { g_guard: 'read_write' } : {};
   const [init, threshold, populate, filter, minIds, select, labels] = await Promise.all([
@@ -200,13 +222,19 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
       ? ctx.kernel({
           ...spec('populate', 'populate_edges', 'populateEdges', { ...B.populateEdges, ...guard }),
           ...producer,
+          bindings: { ...finderCommon, ...B.populateEdges, ...guard },
         })
       : ctx.kernel({
           ...spec('populate', 'populate_csr', 'populateCsr', { ...B.populateCsr, ...guard }),
           ...producer,
+          bindings: { ...finderCommon, ...B.populateCsr, ...guard },
           constants: { ITEMS: items },
         }),
-    ctx.kernel({ ...spec('filter', 'filter', 'filterRound', { ...B.filter, ...guard }), ...producer }),
+    ctx.kernel({
+      ...spec('filter', 'filter', 'filterRound', { ...B.filter, ...guard }),
+      ...producer,
+      bindings: { ...finderCommon, ...B.filter, ...guard },
+    }),
     atomic64 ? null : ctx.kernel(spec('minIds', 'min_ids', 'minIds', B.minIds)),
     ctx.kernel({
       ...spec('select', 'select', 'selectRound', B.select),
@@ -243,6 +271,12 @@ export async function createGraphMsf(
   if (options.dispatch !== undefined && options.dispatch !== 'fixed' && options.dispatch !== 'indirect') {
     throw new InputError(`Expected dispatch 'fixed' or 'indirect', got ${JSON.stringify(options.dispatch)}.`);
   }
+  if (options.guard !== undefined && options.guard !== 'reset' && options.guard !== 'tagged') {
+    throw new InputError(`Expected guard 'reset' or 'tagged', got ${JSON.stringify(options.guard)}.`);
+  }
+  if (options.finds !== undefined && options.finds !== 'atomic' && options.finds !== 'plain') {
+    throw new InputError(`Expected finds 'atomic' or 'plain', got ${JSON.stringify(options.finds)}.`);
+  }
   const fixedGroups = options.fixedGroups ?? 1024;
   if (!Number.isInteger(fixedGroups) || fixedGroups < 1)
     throw new InputError(`Expected fixedGroups ≥ 1, got ${options.fixedGroups}.`);
@@ -262,7 +296,14 @@ export async function createGraphMsf(
   }
   const directed = graph.kind === 'csr' ? graph.slots : 2 * graph.slots;
   const plan = filterPlan(n, graph.slots, directed, options.filter);
-  const kernels = await compile(ctx, graph, { wg, items, atomic64, subgroups });
+  const kernels = await compile(ctx, graph, {
+    wg,
+    items,
+    atomic64,
+    subgroups,
+    guardTagged: options.guard === 'tagged',
+    plainFinds: options.finds === 'plain',
+  });
   return new GraphMsfImpl(ctx, graph, kernels, plan, {
     wg,
     items,
@@ -309,7 +350,13 @@ class GraphMsfImpl implements GraphMsf {
     this.guardBinding = k.minIds ? {} : { g_guard: this.guard };
   }
 
-  private params(p: { phase?: number; inSlot?: number; outSlot?: number; statsAt?: number }): Uint8Array {
+  private params(p: {
+    phase?: number;
+    inSlot?: number;
+    outSlot?: number;
+    statsAt?: number;
+    guardTag?: number;
+  }): Uint8Array {
     const g = this.g;
     return uniformBytes(this.k.init as Kernel<Bindings, typeof GRAPH_PARAMS>, {
       n: g.numVertices,
@@ -323,6 +370,7 @@ class GraphMsfImpl implements GraphMsf {
       forestCap: this.forestCap,
       samples: this.plan.samples,
       pick: this.plan.pick,
+      guardTag: p.guardTag ?? 0,
     });
   }
 
@@ -368,7 +416,7 @@ class GraphMsfImpl implements GraphMsf {
         ? { e_src: g.sources!, e_dst: g.targets!, e_w: g.weights }
         : { c_off: g.offsets!, c_nbr: g.neighbours!, e_w: g.weights };
     // Round 1: populate into worklist 1 / counter 1, records in minRec[1].
-    const pop = this.params({ phase, outSlot: 1 });
+    const pop = this.params({ phase, outSlot: 1, guardTag: guardTag(index, 1) });
     const popBuffers = { ...common, g_min: minRec[1], wl_out: wl[1], ...input, ...this.guardBinding };
     if (g.kind === 'edges') rec.dispatch(k.populate, { buffers: popBuffers, uniforms: pop, threads: g.slots });
     else
@@ -381,7 +429,7 @@ class GraphMsfImpl implements GraphMsf {
       const cur = r % 2;
       const prev = 1 - cur;
       if (r > 1) {
-        const u = this.params({ phase, inSlot: prev, outSlot: cur });
+        const u = this.params({ phase, inSlot: prev, outSlot: cur, guardTag: guardTag(index, r) });
         const buffers = {
           ...common,
           g_min: minRec[cur],

@@ -162,6 +162,56 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     expect(got.every((x, i) => x === want[i])).toBe(true);
   });
 
+  it("issue 18: tagged guards and plain finds give the CPU twin's forest, labels and round sizes (ties below 64)", async () => {
+    // Weights 0..60 as u32: every key shares its tagged guard word's truncated bits (key >> 6) with the others.
+    const low = randomGraph(31, { numVertices: 600, numEdges: 2500, weightType: 'u32', distinctWeights: 500 });
+    low.weights = (low.weights as Uint32Array).map((w) => w % 61);
+    const tiny = [
+      {
+        numVertices: 2,
+        sources: Uint32Array.from([0, 1, 1]),
+        targets: Uint32Array.from([1, 0, 1]),
+        weights: Uint32Array.from([5, 5, 1]),
+      },
+      {
+        numVertices: 1,
+        sources: Uint32Array.from([0]),
+        targets: Uint32Array.from([0]),
+        weights: Uint32Array.from([3]),
+      },
+    ];
+    for (const el of [low, randomGraph(graphs[1].seed, graphs[1]), randomGraph(graphs[3].seed, graphs[3]), ...tiny]) {
+      for (const shape of ['edges', 'csr'] as const) {
+        const g = validateGraph(shape === 'edges' ? el : toCsr(el));
+        for (const filter of ['off', 'on'] as const) {
+          const twin = eclMstCpu(g, { filter });
+          const up = uploadGraph(ctx, g);
+          for (const opts of [
+            { guard: 'tagged' as const, finds: 'plain' as const },
+            { guard: 'tagged' as const, workgroupSize: 32, fixedGroups: 2 },
+            { finds: 'plain' as const, atomic64: false },
+          ]) {
+            const msf = await createGraphMsf(ctx, up, { filter, ...opts });
+            await ctx.submit('test::graph', (rec) => {
+              msf.encode(rec);
+              msf.encodeLabels(rec);
+            });
+            const what = `${shape} ${filter} ${JSON.stringify(opts)} n=${g.numVertices}`;
+            const trace = await msf.readTrace();
+            const pad = (s: number[]) => [...s, ...Array(roundsFor(g.numVertices) - s.length).fill(0)];
+            // Below 2 vertices the GPU encodes no phase (the twin reports one empty round).
+            expect(trace.rounds, what).toEqual(g.numVertices < 2 ? [] : twin.trace.rounds.map(pad));
+            const ids = (await msf.readForest()).sort();
+            expect(Array.from(ids), what).toEqual(Array.from(twin.ids).sort((a, b) => a - b));
+            expect(Array.from(await msf.readLabels()), what).toEqual(Array.from(twin.labels));
+            msf.destroy();
+          }
+          up.destroy();
+        }
+      }
+    }
+  });
+
   it('degenerate graphs on the GPU: no edges, only self loops, one vertex', async () => {
     for (const g of [
       { numVertices: 5, sources: new Uint32Array(0), targets: new Uint32Array(0), weights: new Float32Array(0) },
