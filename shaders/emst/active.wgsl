@@ -27,35 +27,43 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   // label[n]: the tree is complete (plan.wgsl); read once, uniformly, as barriers follow.
   if (lid == 0u) { wgDone = label[u.n]; }
   if (workgroupUniformLoad(&wgDone) != 0u) { return; }
-  let j = thread_index(wid, nwg, lid);
-  var needs = false;
-  var kept = false;
-  if (j < u.n) {
-    let comp = label[j];
-    let prev = cand[j];
-    if (prev.x != NONE && label[prev.y] != comp) {
-      kept = true; // keep the candidate
-    } else {
-      // Keys against keys, exactly (emst/common.wgsl, SLACK): the point's nearest other-component key is ≥ its bound,
-      // so above the upper bound it cannot be its component's best edge, nor tie with it.
-      if (pointBound[j] > ub[comp]) {
-        cand[j] = vec2u(NONE, NONE);
+  // Tiles of WG points, striding by the grid (emst/common.wgsl, grid_threads).
+  for (var base = group_index(wid, nwg) * WG; base < u.n; base += grid_threads(nwg)) {
+    if (lid == 0u) {
+      atomicStore(&wgCount, 0u);
+      atomicStore(&wgKept, 0u);
+    }
+    workgroupBarrier();
+    let j = base + lid;
+    var needs = false;
+    var kept = false;
+    if (j < u.n) {
+      let comp = label[j];
+      let prev = cand[j];
+      if (prev.x != NONE && label[prev.y] != comp) {
+        kept = true; // keep the candidate
       } else {
-        needs = true;
+        // Keys against keys, exactly (emst/common.wgsl, SLACK): the point's nearest other-component key is ≥ its
+        // bound, so above the upper bound it cannot be its component's best edge, nor tie with it.
+        if (pointBound[j] > ub[comp]) {
+          cand[j] = vec2u(NONE, NONE);
+        } else {
+          needs = true;
+        }
       }
     }
+    var slot = 0u;
+    var keptSlot = 0u;
+    if (needs) { slot = atomicAdd(&wgCount, 1u); }
+    if (HOLDERS != 0u && kept) { keptSlot = atomicAdd(&wgKept, 1u); }
+    workgroupBarrier();
+    if (lid == 0u) {
+      wgBase = atomicAdd(&activeCount[0], atomicLoad(&wgCount));
+      if (HOLDERS != 0u) { wgKeptBase = atomicAdd(&activeCount[2], atomicLoad(&wgKept)); }
+    }
+    workgroupBarrier();
+    if (needs) { activeList[wgBase + slot] = j; }
+    if (HOLDERS != 0u && kept) { activeList[u.n - 1u - (wgKeptBase + keptSlot)] = j; }
   }
-  var slot = 0u;
-  var keptSlot = 0u;
-  if (needs) { slot = atomicAdd(&wgCount, 1u); }
-  if (HOLDERS != 0u && kept) { keptSlot = atomicAdd(&wgKept, 1u); }
-  workgroupBarrier();
-  if (lid == 0u) {
-    wgBase = atomicAdd(&activeCount[0], atomicLoad(&wgCount));
-    if (HOLDERS != 0u) { wgKeptBase = atomicAdd(&activeCount[2], atomicLoad(&wgKept)); }
-  }
-  workgroupBarrier();
-  if (needs) { activeList[wgBase + slot] = j; }
-  if (HOLDERS != 0u && kept) { activeList[u.n - 1u - (wgKeptBase + keptSlot)] = j; }
 }
 

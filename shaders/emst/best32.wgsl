@@ -13,23 +13,27 @@
 fn key(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
        @builtin(local_invocation_index) lid: u32) {
   if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
-  let j = holder_of(thread_index(wid, nwg, lid));
-  if (j >= u.n) { return; }
-  let c = cand[j];
-  if (c.x == NONE) { return; }
-  atomicMin(&best[2u * label[j] + 1u], c.x);
+  let end = holder_count();
+  for (var t = thread_index(wid, nwg, lid); t < end; t += grid_threads(nwg)) {
+    let j = holder_at(t);
+    let c = cand[j];
+    if (c.x == NONE) { continue; }
+    atomicMin(&best[2u * label[j] + 1u], c.x);
+  }
 }
 
 @compute @workgroup_size(WG)
 fn lo(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       @builtin(local_invocation_index) lid: u32) {
   if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
-  let j = holder_of(thread_index(wid, nwg, lid));
-  if (j >= u.n) { return; }
-  let c = cand[j];
-  if (c.x == NONE) { return; }
-  let comp = label[j];
-  if (atomicLoad(&best[2u * comp + 1u]) == c.x) {
-    atomicMin(&best[2u * comp], min(order[j], order[c.y]));
+  let end = holder_count();
+  for (var t = thread_index(wid, nwg, lid); t < end; t += grid_threads(nwg)) {
+    let j = holder_at(t);
+    let c = cand[j];
+    if (c.x == NONE) { continue; }
+    let comp = label[j];
+    if (atomicLoad(&best[2u * comp + 1u]) == c.x) {
+      atomicMin(&best[2u * comp], min(order[j], order[c.y]));
+    }
   }
 }

@@ -8,7 +8,8 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let j = thread_index(wid, nwg, lid);
-  if (j >= u.n || label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
-  chg[j] = select(0u, 1u, j + 1u < u.n && label[j] != label[j + 1u]);
+  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  for (var j = thread_index(wid, nwg, lid); j < u.n; j += grid_threads(nwg)) {
+    chg[j] = select(0u, 1u, j + 1u < u.n && label[j] != label[j + 1u]);
+  }
 }

@@ -43,6 +43,13 @@ const SLACK: u32 = 4u * D + 8u;
 // The bit pattern of +inf: larger than every finite key, smaller than NONE.
 const INF_KEY: u32 = 0x7f800000u;
 
+// Threads of the dispatch grid: the per-point round kernels stride over their items by it, so that the host may
+// dispatch them over a grid smaller than n (RoundPasses.strided: a round that is over, or nearly, then costs a few
+// workgroups instead of n / WG; with n threads each runs once).
+fn grid_threads(nwg: vec3u) -> u32 {
+  return nwg.x * nwg.y * WG;
+}
+
 // (key, lo, hi) < (bkey, blo, bhi) lexicographically.
 fn edge_less(key: u32, lo: u32, hi: u32, bkey: u32, blo: u32, bhi: u32) -> bool {
   if (key != bkey) { return key < bkey; }

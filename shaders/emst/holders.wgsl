@@ -8,12 +8,16 @@
 // 1: the per-component minima run over the holders only (set per pipeline).
 override HOLDERS: u32 = 0u;
 
-// The point of thread t: t itself (HOLDERS = 0 or u.skip = 0), else the t-th holder; NONE past the end.
-fn holder_of(t: u32) -> u32 {
+// How many items the minima run over: n (HOLDERS = 0 or u.skip = 0), else the holders.
+fn holder_count() -> u32 {
+  if (HOLDERS == 0u || u.skip == 0u) { return u.n; }
+  return activeCount[0] + activeCount[2];
+}
+
+// Item t's point (t < holder_count()): t itself, or the t-th holder.
+fn holder_at(t: u32) -> u32 {
   if (HOLDERS == 0u || u.skip == 0u) { return t; }
   let a = activeCount[0];
   if (t < a) { return activeList[t]; }
-  let k = t - a;
-  if (k < activeCount[2]) { return activeList[u.n - 1u - k]; }
-  return NONE;
+  return activeList[u.n - 1u - (t - a)];
 }

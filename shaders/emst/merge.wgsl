@@ -21,19 +21,21 @@
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
-  let j = holder_of(thread_index(wid, nwg, lid));
-  if (j >= u.n) { return; }
-  let c = cand[j];
-  if (c.x == NONE) { return; }
-  let comp = label[j];
-  let b = best[comp];
-  let a = order[j];
-  let o = order[c.y];
-  if (b.y != c.x || b.x != min(a, o) || bestMax[comp] != max(a, o)) { return; }
-  if (uf_union(comp, label[c.y])) {
-    let e = atomicAdd(&edgeCount[0], 1u);
-    edges[3u * e] = order[j];
-    edges[3u * e + 1u] = order[c.y];
-    edges[3u * e + 2u] = c.x;
+  let end = holder_count();
+  for (var t = thread_index(wid, nwg, lid); t < end; t += grid_threads(nwg)) {
+    let j = holder_at(t);
+    let c = cand[j];
+    if (c.x == NONE) { continue; }
+    let comp = label[j];
+    let b = best[comp];
+    let a = order[j];
+    let o = order[c.y];
+    if (b.y != c.x || b.x != min(a, o) || bestMax[comp] != max(a, o)) { continue; }
+    if (uf_union(comp, label[c.y])) {
+      let e = atomicAdd(&edgeCount[0], 1u);
+      edges[3u * e] = order[j];
+      edges[3u * e + 1u] = order[c.y];
+      edges[3u * e + 2u] = c.x;
+    }
   }
 }

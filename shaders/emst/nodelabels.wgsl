@@ -17,8 +17,9 @@ fn child_label(c: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let r = thread_index(wid, nwg, lid);
-  if (r >= u.n || label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
-  let l = links[r];
-  childLabel[r] = vec2u(child_label(l.x), child_label(l.y));
+  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  for (var r = thread_index(wid, nwg, lid); r < u.n; r += grid_threads(nwg)) {
+    let l = links[r];
+    childLabel[r] = vec2u(child_label(l.x), child_label(l.y));
+  }
 }

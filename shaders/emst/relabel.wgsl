@@ -18,12 +18,13 @@ var<workgroup> wgRoot: array<u32, WG>;
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let i = thread_index(wid, nwg, lid);
-  if (i >= u.n || label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
-  label[i] = uf_find(i);
-  ub[i] = INF_KEY;
-  best[i] = vec2u(NONE, NONE);
-  bestMax[i] = NONE;
+  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  for (var i = thread_index(wid, nwg, lid); i < u.n; i += grid_threads(nwg)) {
+    label[i] = uf_find(i);
+    ub[i] = INF_KEY;
+    best[i] = vec2u(NONE, NONE);
+    bestMax[i] = NONE;
+  }
 }
 
 @compute @workgroup_size(WG)
@@ -32,29 +33,34 @@ fn fused(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   // label[n]: the tree is complete (plan.wgsl); read once, uniformly, as a barrier follows.
   if (lid == 0u) { wgDone = label[u.n]; }
   if (workgroupUniformLoad(&wgDone) != 0u) { return; }
-  let i = thread_index(wid, nwg, lid);
-  var root = NONE;
-  if (i < u.n) {
-    root = uf_find(i);
-    label[i] = root;
-    if (root == i) {
-      ub[i] = INF_KEY;
-      best[i] = vec2u(NONE, NONE);
-      bestMax[i] = NONE;
-    }
-  }
-  wgRoot[lid] = root;
-  workgroupBarrier();
-  if (i < u.n) {
-    // Roots do not change within the dispatch (no union runs), so the neighbour's root is its new label.
-    var next = NONE;
-    if (i + 1u < u.n) {
-      if (lid + 1u < WG) {
-        next = wgRoot[lid + 1u];
-      } else {
-        next = uf_find(i + 1u);
+  // Tiles of WG points, striding by the grid (emst/common.wgsl, grid_threads).
+  for (var base = group_index(wid, nwg) * WG; base < u.n; base += grid_threads(nwg)) {
+    let i = base + lid;
+    var root = NONE;
+    if (i < u.n) {
+      root = uf_find(i);
+      label[i] = root;
+      if (root == i) {
+        ub[i] = INF_KEY;
+        best[i] = vec2u(NONE, NONE);
+        bestMax[i] = NONE;
       }
     }
-    chg[i] = select(0u, 1u, i + 1u < u.n && root != next);
+    // Important! The previous tile's reads of wgRoot are done before it is overwritten.
+    workgroupBarrier();
+    wgRoot[lid] = root;
+    workgroupBarrier();
+    if (i < u.n) {
+      // Roots do not change within the dispatch (no union runs), so the neighbour's root is its new label.
+      var next = NONE;
+      if (i + 1u < u.n) {
+        if (lid + 1u < WG) {
+          next = wgRoot[lid + 1u];
+        } else {
+          next = uf_find(i + 1u);
+        }
+      }
+      chg[i] = select(0u, 1u, i + 1u < u.n && root != next);
+    }
   }
 }

@@ -14,24 +14,25 @@
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let j = thread_index(wid, nwg, lid);
-  if (j >= u.n || label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
-  let a = label[j];
-  let c = cand[j];
-  if (c.x != NONE && label[c.y] != a) {
-    atomicMin(&ub[a], c.x);
-  }
-  for (var off = 1u; off <= 2u; off++) {
-    let k = j + off;
-    if (k >= u.n) { break; }
-    let b = label[k];
-    if (a != b) {
-      let key = edge_key(j, k);
-      // Below the scale cut a pair is not an edge. The traversal recomputes this key bit for bit (edge_key), so a
-      // pair at or above the cut here is an edge there too (emst/common.wgsl, SLACK).
-      if (u.cut != 0u && key < u.cut) { continue; }
-      atomicMin(&ub[a], key);
-      atomicMin(&ub[b], key);
+  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  for (var j = thread_index(wid, nwg, lid); j < u.n; j += grid_threads(nwg)) {
+    let a = label[j];
+    let c = cand[j];
+    if (c.x != NONE && label[c.y] != a) {
+      atomicMin(&ub[a], c.x);
+    }
+    for (var off = 1u; off <= 2u; off++) {
+      let k = j + off;
+      if (k >= u.n) { break; }
+      let b = label[k];
+      if (a != b) {
+        let key = edge_key(j, k);
+        // Below the scale cut a pair is not an edge. The traversal recomputes this key bit for bit (edge_key), so a
+        // pair at or above the cut here is an edge there too (emst/common.wgsl, SLACK).
+        if (u.cut != 0u && key < u.cut) { continue; }
+        atomicMin(&ub[a], key);
+        atomicMin(&ub[b], key);
+      }
     }
   }
 }
@@ -58,33 +59,36 @@ fn grouped(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3
   // label[n]: the tree is complete (plan.wgsl); read once, uniformly, as barriers follow.
   if (lid == 0u) { wgDone = label[u.n]; }
   if (workgroupUniformLoad(&wgDone) != 0u) { return; }
-  let j = thread_index(wid, nwg, lid);
-  if (lid == 0u) {
-    wgLabel = select(NONE, label[j], j < u.n);
-    atomicStore(&wgMin, NONE);
-  }
-  workgroupBarrier();
-  if (j < u.n) {
-    let a = label[j];
-    let c = cand[j];
-    if (c.x != NONE && label[c.y] != a) {
-      offer_bound(a, c.x);
+  // Tiles of WG points, striding by the grid (emst/common.wgsl, grid_threads).
+  for (var base = group_index(wid, nwg) * WG; base < u.n; base += grid_threads(nwg)) {
+    let j = base + lid;
+    if (lid == 0u) {
+      wgLabel = label[base];
+      atomicStore(&wgMin, NONE);
     }
-    for (var off = 1u; off <= 2u; off++) {
-      let k = j + off;
-      if (k >= u.n) { break; }
-      let b = label[k];
-      if (a != b) {
-        let key = edge_key(j, k);
-        if (u.cut != 0u && key < u.cut) { continue; }
-        offer_bound(a, key);
-        offer_bound(b, key);
+    workgroupBarrier();
+    if (j < u.n) {
+      let a = label[j];
+      let c = cand[j];
+      if (c.x != NONE && label[c.y] != a) {
+        offer_bound(a, c.x);
+      }
+      for (var off = 1u; off <= 2u; off++) {
+        let k = j + off;
+        if (k >= u.n) { break; }
+        let b = label[k];
+        if (a != b) {
+          let key = edge_key(j, k);
+          if (u.cut != 0u && key < u.cut) { continue; }
+          offer_bound(a, key);
+          offer_bound(b, key);
+        }
       }
     }
-  }
-  workgroupBarrier();
-  if (lid == 0u) {
-    let m = atomicLoad(&wgMin);
-    if (m != NONE) { atomicMin(&ub[wgLabel], m); }
+    workgroupBarrier();
+    if (lid == 0u) {
+      let m = atomicLoad(&wgMin);
+      if (m != NONE) { atomicMin(&ub[wgLabel], m); }
+    }
   }
 }

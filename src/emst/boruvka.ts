@@ -75,9 +75,17 @@ export interface RoundPasses {
   fusedLabels?: boolean;
   /** Upper bounds folded per workgroup before the atomics on the component slots (emst/upperbounds.wgsl, grouped). */
   groupMin?: boolean;
+  /**
+   * The per-point round kernels on a grid of at most STRIDED_GROUPS workgroups that strides over the points (or the
+   * holders), instead of n threads: a round with little work left, or none after the last, launches a few
+   * workgroups instead of n / 256 (emst/common.wgsl, grid_threads).
+   */
+  strided?: boolean;
 }
 
-const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin'] as const;
+const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin', 'strided'] as const;
+/** Workgroups (of 256) of the strided grid: ~10^6 threads, a few times what an H100 keeps resident. */
+const STRIDED_GROUPS = 4096;
 
 /** Parses `TREELINE_EMST_ROUNDS` (RoundPasses); unset or empty: none. */
 export function roundPassesFromEnv(
@@ -125,6 +133,11 @@ export interface BoruvkaRunOptions {
    * workgroup takes many turns.
    */
   nearestGroups?: number;
+  /**
+   * Workgroups of the per-point kernels' strided grid (RoundPasses.strided; default min(⌈n / 256⌉, 4096)): tests make
+   * it tiny so that every workgroup strides over many tiles.
+   */
+  stridedGroups?: number;
   /** Rounds encoded per submission (default 4). */
   roundsPerSubmit?: number;
   timer?: Timer;
@@ -466,7 +479,13 @@ export class Boruvka {
     const [boxes0, boxes1, boxes2] = this.parts.bind(bvh.boxes, n);
     const uf = this.uf;
 
-    const relabel = (rec: Recorder, at: { uniforms: Uint8Array; threads: number }) =>
+    // The per-point kernels' grid: n threads, or a strided grid (RoundPasses.strided); the kernels loop either way.
+    const stridedGroups = opts.stridedGroups ?? Math.min(Math.ceil(n / 256), STRIDED_GROUPS);
+    if (!Number.isInteger(stridedGroups) || stridedGroups < 1) {
+      throw new TreelineError(`emst::boruvka: stridedGroups must be a positive integer, got ${opts.stridedGroups}`);
+    }
+    const at = this.passes.strided ? { uniforms: u, groups: stridedGroups } : { uniforms: u, threads: n };
+    const relabel = (rec: Recorder, at: { uniforms: Uint8Array; threads?: number; groups?: number }) =>
       rec.dispatch(k.relabel, {
         ...at,
         buffers: { uf_parent: uf.parent, label: b.label, ub: b.ub, best: b.best, bestMax: b.bestMax, chg: b.chg },
@@ -524,12 +543,11 @@ export class Boruvka {
       rec.clear(b.pointBound, 0, 4 * n);
       rec.dispatch(k.fill, { buffers: { out: b.cand }, uniforms: { count: 2 * n, value: NONE }, threads: 2 * n });
       uf.encodeInit(rec, n);
-      relabel(rec, { uniforms: u, threads: n });
+      relabel(rec, at);
     };
 
     const round = (rec: Recorder) => {
       rec.dispatch(k.plan, { buffers: { edgeCount: b.edgeCount, label: b.label }, uniforms: plan, groups: 1 });
-      const at = { threads: n, uniforms: u };
       // With fused labels the last relabel (the prelude's, or the previous round's) wrote the changes.
       if (k.changes) rec.dispatch(k.changes, { ...at, buffers: { label: b.label, chg: b.chg } });
       // In place: the changes become their exclusive prefix sums. Not gated (gating it would take indirect

@@ -43,7 +43,13 @@ async function gpuMst(
   points: Float32Array,
   dim: number,
   minSamples = 1,
-  shape: { lean?: boolean; nearestGroups?: number; skipBounded?: boolean; rounds?: RoundPasses } = {},
+  shape: {
+    lean?: boolean;
+    nearestGroups?: number;
+    skipBounded?: boolean;
+    rounds?: RoundPasses;
+    stridedGroups?: number;
+  } = {},
 ) {
   const bvh = buildBvhCpu(points, dim);
   const bufs = uploadBvhCpu(ctx, bvh);
@@ -55,6 +61,7 @@ async function gpuMst(
       roundsPerSubmit: 3,
       nearestGroups: shape.nearestGroups,
       skipBounded: shape.skipBounded,
+      stridedGroups: shape.stridedGroups,
     });
     const raw = new Uint32Array(await ctx.read(r.edges, 0, 12 * r.count));
     const f = new Float32Array(raw.buffer);
@@ -146,7 +153,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
   });
 
   // Issue 18: the per-round passes' shapes (RoundPasses) give the same tree as the old shape, bit for bit.
-  const ALL: RoundPasses = { holders: true, fusedLabels: true, groupMin: true };
+  const ALL: RoundPasses = { holders: true, fusedLabels: true, groupMin: true, strided: true };
   it.each([
     ['grid', 2000, 2, 1],
     ['grid', 1500, 3, 1],
@@ -164,9 +171,11 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: { holders: true } },
         { rounds: { fusedLabels: true } },
         { rounds: { groupMin: true } },
-        { rounds: ALL, nearestGroups: 1 },
-        { rounds: ALL, skipBounded: false, nearestGroups: 2 },
-        { rounds: ALL, lean: true },
+        { rounds: { strided: true }, stridedGroups: 1 },
+        { rounds: ALL, nearestGroups: 1, stridedGroups: 3 },
+        { rounds: ALL, skipBounded: false, nearestGroups: 2, stridedGroups: 2 },
+        { rounds: ALL, lean: true, stridedGroups: 1 },
+        { rounds: ALL },
       ]) {
         const got = await gpuMst(ctx, pts, dim, ms, shape);
         expect(got.edges.map(([a, b]) => key(a, b)).sort(), JSON.stringify(shape)).toEqual(wantKeys);
@@ -186,8 +195,15 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
       const canon = (edges: [number, number, number][]) => edges.map((e) => e.join(',')).sort();
       const old = canon((await gpuMst(ctx, pts, dim, 1, { rounds: {} })).edges);
       expect(old.length).toBe(n - 1);
-      for (const rounds of [ALL, { holders: true }, { fusedLabels: true }, { groupMin: true }]) {
-        expect(canon((await gpuMst(ctx, pts, dim, 1, { rounds })).edges), JSON.stringify(rounds)).toEqual(old);
+      for (const shape of [
+        { rounds: ALL },
+        { rounds: ALL, stridedGroups: 1 },
+        { rounds: { holders: true } },
+        { rounds: { fusedLabels: true } },
+        { rounds: { groupMin: true } },
+        { rounds: { strided: true }, stridedGroups: 2 },
+      ]) {
+        expect(canon((await gpuMst(ctx, pts, dim, 1, shape)).edges), JSON.stringify(shape)).toEqual(old);
       }
     },
   );
@@ -212,6 +228,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     expect(roundPassesFromEnv(undefined)).toEqual({});
     expect(roundPassesFromEnv('none')).toEqual({});
     expect(roundPassesFromEnv('all')).toEqual(ALL);
+    expect(roundPassesFromEnv('strided')).toEqual({ strided: true });
     expect(roundPassesFromEnv('holders, groupMin')).toEqual({ holders: true, groupMin: true });
     expect(() => roundPassesFromEnv('holders,fast')).toThrow(/got 'fast'/);
   });
