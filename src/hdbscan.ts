@@ -104,7 +104,9 @@ export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst' | '
    * Wall times in ms: the MST's phases (`emst::validate`, then `emst::…` and `emst::total`, which excludes the
    * validation), the clustering's (`cluster::sort`, `cluster::linkage`, `cluster::condense` — with its parts
    * `cluster::condense.layout`, `.sweep` and `.runts` — `cluster::select`,
-   * `cluster::label`, `cluster::exemplars`: grouping the exemplars, which the labelling pass gathers),
+   * `cluster::label`, `cluster::exemplars`: grouping the exemplars, which the labelling pass gathers — where the
+   * labelling runs on worker threads from the GPU's point rows, one worker gathers and groups them meanwhile, inside
+   * `cluster::label`),
    * `hdbscan::prepare` (allocating the clustering's buffers and starting their touching), `hdbscan::wait` (for that
    * touching after the MST) and `hdbscan::total`.
    */

@@ -186,22 +186,43 @@ function* fromCondensed(
   const clock = startClock();
   const selection = selectClusters(info, stability, resolved);
   clock.lap('select');
-  const collector = withExemplars
-    ? new ExemplarCollector(info.firstChild, info.maxLambda, selection.selected, n)
-    : undefined;
-  const args = [condensedTree, info, selection.selected, selection.stability, resolved, collector] as const;
+  const { selected } = selection;
   const into = pass.into ?? buffers;
   const pw = pass.pointWords;
-  const threaded = !pass.shared
-    ? null
-    : pw && into
-      ? yield* wait(pointResultsFromWordsThreaded(...args, pw, into, threads, at.labelMinPoints))
-      : yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, into));
-  const points = threaded ?? (pw ? pointResultsFromWords(...args, pw, into) : pointResults(...args));
+  // Points in point order on the workers, the exemplars on one more of them meanwhile (both in `label`).
+  const onWorkers =
+    pass.shared && pw && into
+      ? yield* wait(
+          pointResultsFromWordsThreaded(
+            condensedTree,
+            info,
+            selected,
+            selection.stability,
+            resolved,
+            withExemplars,
+            pw,
+            into,
+            threads,
+            at.labelMinPoints,
+          ),
+        )
+      : null;
+  let points: PointResults;
+  let collector: ExemplarCollector | undefined;
+  if (onWorkers !== null) points = onWorkers;
+  else {
+    collector = withExemplars ? new ExemplarCollector(info.firstChild, info.maxLambda, selected, n) : undefined;
+    const args = [condensedTree, info, selected, selection.stability, resolved, collector] as const;
+    const threaded =
+      pass.shared && !(pw && into)
+        ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, into))
+        : null;
+    points = threaded ?? (pw ? pointResultsFromWords(...args, pw, into) : pointResults(...args));
+  }
   clock.lap('label');
-  const exemplars = collector?.result() ?? [];
+  const exemplars = onWorkers?.exemplars ?? collector?.result() ?? [];
   const exemplarsMs = clock.lap('exemplars');
-  const result = assemble(condensedTree, stability, selection.selected, points, pass.linkage, n, resolved, pass.mst);
+  const result = assemble(condensedTree, stability, selected, points, pass.linkage, n, resolved, pass.mst);
   const t = clock.laps;
   result.timings = { sort: 0, linkage: 0, condense: 0, select: t.select, label: t.label, total: t.select + t.label };
   return { result, exemplars, exemplarsMs };

@@ -14,7 +14,7 @@
  */
 import { nextMessageId, splitOnWorkers, type JobTable } from '../host/threads.js';
 import type { ClusterTreeInfo } from './clusterTree.js';
-import type { ExemplarCollector } from './exemplars.js';
+import { exemplarsFromFacts, type ExemplarCollector } from './exemplars.js';
 import {
   persistenceOf,
   labelPointWords,
@@ -126,27 +126,57 @@ export interface PointWordsJob {
   tables: PointTables;
   pw: PointWords;
   out: Omit<PointOutputs, 'counts'>;
-  labelCount: number;
+  /** Per label, in shared memory: each job adds its range's counts (Atomics.add). */
+  counts: Int32Array;
   p0: number;
   p1: number;
-  /** The rows whose exemplar candidates this job gathers (none without a collector: `tables.wanted` null). */
+}
+
+/** The worker's side: labels its range and adds its counts to the shared ones. */
+export function runPointWordsJob(job: PointWordsJob): PointRowsReply {
+  const counts = new Float64Array(job.counts.length);
+  labelPointWords(job.tables, job.pw, job.p0, job.p1, { ...job.out, counts });
+  for (let j = 0; j < counts.length; j++) if (counts[j] !== 0) Atomics.add(job.counts, j, counts[j]);
+  return { id: job.id };
+}
+
+/** The exemplars of every selected cluster, gathered on one worker while others label (exemplarsFromFacts). */
+export interface ExemplarsJob {
+  kind: 'cluster-exemplars';
+  id: number;
   tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>;
-  r0: number;
-  r1: number;
+  n: number;
+  firstChild: Int32Array;
+  maxLambda: Float64Array;
+  selected: Int32Array;
+}
+
+/** Every label's exemplars one after another (`flat`), label j's at [offsets[j], offsets[j + 1]). */
+export interface ExemplarsReply {
+  id: number;
+  flat?: Uint32Array;
+  offsets?: Uint32Array;
+  error?: string;
 }
 
 /** The worker's side. */
-export function runPointWordsJob(job: PointWordsJob): PointRowsReply {
-  const counts = new Float64Array(job.labelCount);
-  labelPointWords(job.tables, job.pw, job.p0, job.p1, { ...job.out, counts });
-  const hits = candidateHits(job.tables, job.tree, job.r0, job.r1);
-  return { id: job.id, counts, hitPoints: hits.points, hitRanks: hits.ranks };
+export function runExemplarsJob(job: ExemplarsJob): ExemplarsReply {
+  const lists = exemplarsFromFacts(job.tree, job.n, job.firstChild, job.maxLambda, job.selected);
+  const offsets = new Uint32Array(lists.length + 1);
+  for (let j = 0; j < lists.length; j++) offsets[j + 1] = offsets[j] + lists[j].length;
+  const flat = new Uint32Array(offsets[lists.length]);
+  for (let j = 0; j < lists.length; j++) flat.set(lists[j], offsets[j]);
+  return { id: job.id, flat, offsets };
 }
 
 /**
- * `pointResultsFromWords` with the points split across `threads` threads by ranges (sequential writes on each),
- * the exemplar candidates then offered from the rows on the calling thread; null where that is not possible (no
- * workers, `words` or `into` not shared, fewer than `minPoints` points).
+ * `pointResultsFromWords` on worker threads: the points split by ranges across workers (sequential writes on each,
+ * the label counts added atomically into one shared array) and, when `withExemplars`, the exemplars gathered from
+ * the rows by one more worker meanwhile. The calling thread only posts and waits: its loops would run cold (a
+ * once-per-call loop on the main thread ran at interpreter speed after a full collection, ~5 ms per 10^5
+ * iterations on the H100's host, where the workers' stayed optimised: bench/RESULTS.md issue 17, ninth session).
+ * Null where that is not possible (no workers; `words`, `into` or the rows not shared; fewer than `minPoints`
+ * points).
  */
 export async function pointResultsFromWordsThreaded(
   tree: CondensedTree,
@@ -154,50 +184,50 @@ export async function pointResultsFromWordsThreaded(
   selected: Int32Array,
   stability: Float64Array,
   options: ResolvedClusterOptions,
-  exemplars: ExemplarCollector | undefined,
+  withExemplars: boolean,
   pw: PointWords,
   into: Omit<PointOutputs, 'counts'>,
   threads: number,
   minPoints = THRESHOLDS.labelMinPoints,
-): Promise<PointResults | null> {
+): Promise<(PointResults & { exemplars?: Uint32Array[] }) | null> {
   const n = info.numPoints;
   const shared = () =>
-    [pw.words, into.labels, into.probabilities, into.outlierScores].every((a) => a.buffer instanceof SharedArrayBuffer);
+    [pw.words, into.labels, into.probabilities, into.outlierScores, tree.parent, tree.child, tree.lambda].every(
+      (a) => a.buffer instanceof SharedArrayBuffer,
+    );
   if (threads < 2 || n < Math.max(minPoints, 2) || !shared()) return null;
-  const tables = shareTables(pointTables(info, selected, options, exemplars));
-  const parts = Math.max(1, Math.min(threads, Math.floor(n / Math.min(minPoints, 65536))));
+  const tables = shareTables(pointTables(info, selected, options));
+  // Ranges of at least min(minPoints, 2^16) points on the threads beside the calling one, less one for the exemplars.
+  const room = Math.max(1, threads - 1 - (withExemplars ? 1 : 0));
+  const parts = Math.max(1, Math.min(room, Math.floor(n / Math.min(minPoints, 65536))));
   const bound = (j: number) => Math.floor((n * j) / parts);
-  const rows = tree.parent.length;
-  const rowBound = (j: number) => Math.floor((rows * j) / parts);
+  const counts = new Int32Array(new SharedArrayBuffer(4 * selected.length));
   const id = nextMessageId();
-  const rowsOf = { parent: tree.parent, child: tree.child, lambda: tree.lambda };
-  const job = (j: number): PointWordsJob => ({
-    kind: 'cluster-point-words',
-    id,
-    tables,
-    pw,
-    out: into,
-    labelCount: selected.length,
-    p0: bound(j),
-    p1: bound(j + 1),
-    tree: rowsOf,
-    r0: rowBound(j),
-    r1: rowBound(j + 1),
-  });
-  const counts = new Float64Array(selected.length);
-  let first: PointRowsReply = { id };
-  const mine = () => {
-    labelPointWords(tables, pw, 0, bound(1), { ...into, counts });
-    const hits = candidateHits(tables, rowsOf, 0, rowBound(1));
-    first = { id, hitPoints: hits.points, hitRanks: hits.ranks };
-  };
-  const replies = await splitOnWorkers(parts, true, 'cluster::label', (pass) => pass<PointRowsReply>(job, mine));
+  const job = (j: number): PointWordsJob | ExemplarsJob =>
+    j < parts
+      ? { kind: 'cluster-point-words', id, tables, pw, out: into, counts, p0: bound(j), p1: bound(j + 1) }
+      : {
+          kind: 'cluster-exemplars',
+          id,
+          tree: { parent: tree.parent, child: tree.child, lambda: tree.lambda },
+          n,
+          firstChild: info.firstChild,
+          maxLambda: info.maxLambda,
+          selected,
+        };
+  const workers = parts + (withExemplars ? 1 : 0);
+  const replies = await splitOnWorkers(workers, false, 'cluster::label', (pass) =>
+    pass<PointRowsReply | ExemplarsReply>(job),
+  );
   if (replies === null) return null;
-  // The candidates in row order: the first range's, then each worker's.
-  gatherReplies(replies, first, counts, exemplars);
   pointThreadStats.runs++;
-  pointThreadStats.workerRows += n - bound(1);
-  return { ...into, persistence: persistenceOf(info, selected, stability, counts, tree.parent.length) };
+  pointThreadStats.workerRows += n;
+  const persistence = persistenceOf(info, selected, stability, counts, tree.parent.length);
+  if (!withExemplars) return { ...into, persistence };
+  const { flat, offsets } = replies[parts] as ExemplarsReply;
+  const exemplars: Uint32Array[] = [];
+  for (let j = 0; j < selected.length; j++) exemplars.push(flat!.subarray(offsets![j], offsets![j + 1]));
+  return { ...into, persistence, exemplars };
 }
 
 /**
@@ -241,4 +271,5 @@ function shareTables(t: PointTables): PointTables {
 export const pointResultsJobs = {
   'cluster-points': runPointRowsJob,
   'cluster-point-words': runPointWordsJob,
+  'cluster-exemplars': runExemplarsJob,
 } satisfies JobTable;

@@ -304,7 +304,7 @@ export function persistenceOf(
   info: ClusterTreeInfo,
   selected: Int32Array,
   stability: Float64Array,
-  counts: Float64Array,
+  counts: ArrayLike<number>,
   rows: number,
 ): Float64Array {
   const k = info.numClusters;
