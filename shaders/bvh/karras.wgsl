@@ -2,8 +2,11 @@
 // Fig. 4): one thread per internal node finds, independently of every other node, its direction, the far end of
 // its range and its split from δ, the common prefix length of the sorted keys; keys are augmented with their
 // position so duplicate codes separate (§4). CPU twin: src/bvh/karras.cpu.ts; layout: src/bvh/layout.ts.
-// Thread 0 also writes the header record (n − 1) of links. Each internal node's box words are zeroed: 0 is the
-// identity of the refit's atomicMax accumulation (refit.wgsl). The header has no box (layout.ts).
+// Thread 0 also writes the header record (n − 1) of links. The box words of each internal node the refit accumulates
+// through atomics are zeroed: 0 is the identity of the refit's atomicMax (refit.wgsl, refit_chunk.wgsl); the refit
+// stores every other box outright. Constants from src/bvh/karras.ts (KarrasZero): ZERO_CHUNK > 0, nodes whose range
+// crosses a multiple of ZERO_CHUNK leaves (the chunked refit); else nodes of more than ZERO_DIRECT leaves (the
+// direct scans; 1: every internal node). The header has no box (layout.ts).
 //
 // Every array is reached through accessors the composer generates with their bindings from @binding(1) on (host
 // side: src/bvh/karras.ts; src/gpu/bigarray.ts): codes_get (vec2u), links_set (vec4u), ranges_set (vec2u),
@@ -69,5 +72,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   ranges_set(node, vec2u(first, last));
   parents_set(left, node << 1u);
   parents_set(right, (node << 1u) | 1u);
-  zero_box(node);
+  let atomic_refit = select(last - first >= ZERO_DIRECT, first / max(ZERO_CHUNK, 1u) != last / max(ZERO_CHUNK, 1u),
+                            ZERO_CHUNK > 0u);
+  if (atomic_refit) { zero_box(node); }
 }

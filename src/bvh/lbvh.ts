@@ -26,7 +26,7 @@ import { checkPoints } from './points.js';
 import { createCodeEncoder } from './codes.js';
 import { createPointGatherer } from './gather.js';
 import { createKarras } from './karras.js';
-import { createRefit } from './refit.js';
+import { createRefit, refitChunkLeaves } from './refit.js';
 
 /**
  * The buffers of an n-point BVH that traversals read (layout.ts): what the k-NN search and Borůvka take, whether
@@ -201,6 +201,8 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   if (!Number.isInteger(direct) || direct < 1) {
     throw new InputError(`Expected refitDirect to be an integer ≥ 1, got ${direct}.`);
   }
+  // The refit's mode decides which boxes the Karras kernel zeroes (karras.ts, KarrasZero).
+  const chunk = refitByChunks(options.refitChunk) ? refitChunkLeaves(ctx, dim, wg) : 0;
   // The sorter's kernels compile together with ours (issue 17 §5).
   const [codeEncoder, gather, karras, refit, sorter] = await Promise.all([
     // Stage 1 (codes.ts), windowed where the points or codes exceed one binding; with the same constants as ours.
@@ -208,12 +210,16 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     // The gather (gather.ts), with the points in parts where they exceed one binding.
     createPointGatherer(ctx, Math.max(maxCount, 1), dim, { workgroupSize: wg, constants: parts.constants }),
     // The hierarchy (karras.ts), every array in parts where it exceeds one binding.
-    createKarras(ctx, Math.max(maxCount, 1), dim, { workgroupSize: wg, constants: parts.constants }),
+    createKarras(ctx, Math.max(maxCount, 1), dim, {
+      workgroupSize: wg,
+      constants: parts.constants,
+      zero: chunk > 0 ? { chunk } : { direct },
+    }),
     // The refit (refit.ts), every array in parts where it exceeds one binding.
     createRefit(ctx, Math.max(maxCount, 1), dim, direct, {
       workgroupSize: wg,
       constants: parts.constants,
-      chunk: refitByChunks(options.refitChunk),
+      chunk: chunk > 0,
     }),
     createRadixSorter(ctx, {
       maxCount: Math.max(maxCount, 1),
@@ -221,6 +227,8 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       radixBits: sortRadixBits(ctx, dim, options.radixBits),
     }) as Promise<RadixSorter>,
   ]);
+  if (refit.chunkLeaves !== chunk)
+    throw new Error(`bvh::builder: refit chunks of ${refit.chunkLeaves}, Karras ${chunk}`);
   let destroyed = false;
 
   const check = (n: number, bvh: GpuBvh) => {
