@@ -26,6 +26,7 @@ import { contentId, partitionObject } from './nats.tasks.js';
 import { partitionInfo, partitionPoints } from './partition.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
+  PartitionedEmstMethod,
   PartitionedEmstResult,
   PartitionExecutor,
   PartitionInfo,
@@ -60,12 +61,13 @@ export interface RunState {
 /** The executor the algorithm talks to: one NATS task per call. */
 export class NatsExecutor implements PartitionExecutor {
   /**
-   * `onTreeDone(done, total)`: after each local tree of a batch (the long phase), for "partitions done" progress.
+   * `onTreeDone(done, total, what)`: after each local tree ('partitions') or pair ('pairs') of a batch (the long
+   * phase), for "partitions done" / "pairs done" progress.
    */
   constructor(
     private readonly jobs: NatsJobs,
     private readonly infos: PartitionInfo[],
-    private readonly onTreeDone?: (done: number, total: number) => void,
+    private readonly onTreeDone?: (done: number, total: number, what: 'partitions' | 'pairs') => void,
   ) {}
 
   partitions(): PartitionInfo[] {
@@ -78,11 +80,14 @@ export class NatsExecutor implements PartitionExecutor {
 
   runMany(tasks: { partition: number; kind: PartitionTaskKind; msg: TaskMessage }[]): Promise<TaskMessage[]> {
     const trees = tasks.filter((t) => t.kind === 'tree').length;
+    const pairs = tasks.filter((t) => t.kind === 'pair').length;
     let done = 0;
+    let paired = 0;
     return Promise.all(
       tasks.map(async (t) => {
         const reply = await this.jobs.submit(t.kind, t.partition, t.msg);
-        if (t.kind === 'tree') this.onTreeDone?.(++done, trees);
+        if (t.kind === 'tree') this.onTreeDone?.(++done, trees, 'partitions');
+        if (t.kind === 'pair') this.onTreeDone?.(++paired, pairs, 'pairs');
         return reply;
       }),
     );
@@ -96,6 +101,8 @@ export interface EmstOnNatsOptions {
   onProgress?: ProgressCallback;
   signal?: AbortSignal;
   cluster: ClusterOptions;
+  /** partitionedEmst's method (default: TREELINE_PARTITIONED_METHOD, else 'pairs'). */
+  method?: PartitionedEmstMethod;
 }
 
 /** What a distributed run returns beyond the tree: its id and what crossed the network. */
@@ -104,6 +111,17 @@ export interface EmstOnNatsResult extends PartitionedEmstResult {
   traffic: JobTraffic;
   /** Whether this call resumed an unfinished run. */
   resumed: boolean;
+}
+
+/**
+ * partitionedEmst's method for runs on NATS: TREELINE_PARTITIONED_METHOD=rounds selects the Borůvka rounds (A/B
+ * against the default 'pairs'; README environment table).
+ */
+function methodFromEnv(): PartitionedEmstMethod {
+  const v = process.env.TREELINE_PARTITIONED_METHOD;
+  if (v === undefined || v === '' || v === 'pairs') return 'pairs';
+  if (v === 'rounds') return 'rounds';
+  throw new InputError(`Expected TREELINE_PARTITIONED_METHOD to be 'pairs' or 'rounds', got '${v}'.`);
 }
 
 const freshRunId = (): string => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`;
@@ -123,6 +141,7 @@ export async function emstOnNats(
   const minSamples = options.minSamples ?? 1;
   const alpha = options.alpha ?? 1;
   const k = cluster.partitions ?? DEFAULT_PARTITIONS;
+  const method = options.method ?? methodFromEnv();
   if (!Number.isInteger(k) || k < 1) throw new InputError(`Expected cluster.partitions ≥ 1, got ${k}.`);
   if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
   const run = checkRunId(cluster.runId ?? freshRunId());
@@ -158,7 +177,9 @@ export async function emstOnNats(
     } else {
       options.onProgress?.(0, 'partition');
       const data = partitionPoints(points, dim, k);
-      const infos = data.map(partitionInfo);
+      // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
+      const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
+      const infos = data.map((d) => partitionInfo(d, { cells }));
       options.onProgress?.(0, 'upload partitions');
       for (const d of data) {
         jobs.traffic.bytesSent += await putMessage(
@@ -186,14 +207,15 @@ export async function emstOnNats(
     };
     let result: PartitionedEmstResult;
     try {
-      const onTreeDone = (done: number, total: number): void =>
-        options.onProgress?.(lastFraction, `${lastPhase}: ${done} of ${total} partitions done`);
+      const onTreeDone = (done: number, total: number, what: string): void =>
+        options.onProgress?.(lastFraction, `${lastPhase}: ${done} of ${total} ${what} done`);
       result = await partitionedEmst(new NatsExecutor(jobs, state.partitions, onTreeDone), {
         dim,
         minSamples,
         alpha,
         onProgress,
         signal: options.signal,
+        method,
       });
     } catch (e) {
       // An interrupt leaves the run 'running' (resumable as it is); a task's failure is recorded.

@@ -10,6 +10,9 @@
  *   cores       (mutual reachability) each owner: core² among its own points, an upper bound; a point whose bound
  *               exceeds its key lower bound to another partition's cells asks that partition for its m smallest
  *               keys (halo), and its owner takes the m-th smallest of both lists: core² over all points;
+ *   pairs       (method 'pairs', the default; partition.pairs.ts) every pair of partitions' MST on one owner, the edges
+ *               between the two and (one pair per partition) those within, then one Kruskal over them here: exact by
+ *               the cycle property, k(k − 1)/2 independent tasks and no rounds. The phases below are method 'rounds'.
  *   local trees each owner: the MST of its points with those cores. Cycle property under the strict order: every
  *               global MST edge with both ends in one partition is in that partition's tree;
  *   Borůvka     on the coordinator, from the components of the local-tree edges proven global MST edges (a Kruskal
@@ -27,6 +30,7 @@
  *
  *   phase        file                     tasks
  *   cores        partition.cores.ts       coreBound, rows, knn, core
+ *   pairs        partition.pairs.ts       pair (then Kruskal; instead of the local trees and Borůvka)
  *   local trees  below                    tree
  *   Borůvka      partition.rounds.ts      rows, nearest (per round)
  *   the result   below                    weights fround(sqrt(key)) sorted canonically, scaled back (as emst())
@@ -37,7 +41,9 @@
 import { sortEdgesCanonical, type EdgeList } from '../emst/edges.cpu.js';
 import { weightOfKey } from '../emst/distance.cpu.js';
 import { unscaleWeights } from '../emst/scale.js';
+import { InputError } from '../errors.js';
 import { coreDistances } from './partition.cores.js';
+import { pairsEmst } from './partition.pairs.js';
 import { boruvkaRounds, type SlotEdges } from './partition.rounds.js';
 import { PartitionRun } from './partition.run.js';
 import type { PartitionedEmstOptions, PartitionedEmstResult, PartitionExecutor, TaskMessage } from './types.js';
@@ -63,16 +69,28 @@ export async function partitionedEmst(
       await run.lap('distributed::core', () => coreDistances(run));
       run.checkAbort('after the core distances');
     }
-    progress?.(0.2, 'local trees');
-    const trees = await run.lap('distributed::trees', () => localTrees(run));
-    run.checkAbort('after the local trees');
-    progress?.(0.5, 'round 1');
-    const tree = await run.lap('distributed::rounds', () => boruvkaRounds(run, trees));
+    const method = options.method ?? 'pairs';
+    if (method !== 'pairs' && method !== 'rounds') {
+      throw new InputError(`Expected method to be 'pairs' or 'rounds', got ${String(method)}.`);
+    }
+    let tree: { sources: Uint32Array; targets: Uint32Array; keys: Float32Array };
+    if (method === 'pairs') {
+      progress?.(0.2, 'pairs');
+      tree = await run.lap('distributed::pairs', () => pairsEmst(run));
+      run.checkAbort('after the pairs');
+    } else {
+      progress?.(0.2, 'local trees');
+      const trees = await run.lap('distributed::trees', () => localTrees(run));
+      run.checkAbort('after the local trees');
+      progress?.(0.5, 'round 1');
+      tree = await run.lap('distributed::rounds', () => boruvkaRounds(run, trees));
+    }
     edges = await run.lap('distributed::sort', async () => {
       const m = tree.keys.length;
       const weights = new Float32Array(m);
       for (let e = 0; e < m; e++) weights[e] = weightOfKey(tree.keys[e]);
-      const sorted = sortEdgesCanonical({ sources: tree.sources, targets: tree.targets, weights });
+      const edgeList = { sources: tree.sources, targets: tree.targets, weights };
+      const sorted = method === 'pairs' ? orderFromKeyOrder(edgeList) : sortEdgesCanonical(edgeList);
       unscaleWeights(sorted, run.exponent);
       return sorted;
     });
@@ -80,6 +98,34 @@ export async function partitionedEmst(
   progress?.(1);
   run.timings['distributed::total'] = performance.now() - t0;
   return { ...edges, timings: run.timings, stats: run.stats };
+}
+
+/**
+ * Edges in canonical key order (key, min id, max id) put in emst()'s order (weight, min id, max id), in place: the
+ * weight fround(√key) never decreases along the key order, so only runs of equal weight holding unequal keys can be out
+ * of order — each such run is sorted by (min id, max id). O(m) besides those runs.
+ */
+export function orderFromKeyOrder(edges: EdgeList): EdgeList {
+  const { sources, targets, weights } = edges;
+  const m = weights.length;
+  for (let a = 0; a < m;) {
+    let b = a + 1;
+    while (b < m && weights[b] === weights[a]) b++;
+    let sorted = true;
+    for (let e = a + 1; e < b && sorted; e++) {
+      sorted = sources[e - 1] < sources[e] || (sources[e - 1] === sources[e] && targets[e - 1] < targets[e]);
+    }
+    if (!sorted) {
+      const run = Array.from({ length: b - a }, (_, t) => [sources[a + t], targets[a + t]]);
+      run.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+      run.forEach(([s, t], i) => {
+        sources[a + i] = s;
+        targets[a + i] = t;
+      });
+    }
+    a = b;
+  }
+  return edges;
 }
 
 /** Every partition's local tree, in slots; also fills the global ids and the lower bounds per slot. */

@@ -17,6 +17,11 @@
  *   coreBound  m; cells, cellOwner                                core2 f32 n (this partition only), lower f32 n
  *   knn        m; points f32 q × dim                              keys f32 q × m ascending (+∞ padded)
  *   core       m; rows u32 q, keys f32 q × m (the halo lists)     core2 f32 n (over all points)
+ *   pair       partner q (this partition's id: alone), within     u, v u32 (pair rows: this partition's rows, then
+ *              [this, q's] (which partitions' inner edges to      the partner's from its count on), keys f32: the
+ *              keep), minSamples, alpha; core2 f32 n, core2q      pair's MST edges between the two and those within
+ *              f32 (mutual reachability only)                     a kept partition, in emst()'s order; ids u32 n
+ *                                                                 (and idsq) for the kept partitions
  *
  * `cells`: every partition's cell boxes (PartitionInfo.cells, concatenated), `cellOwner` the partition of each;
  * `lower`: per row, a lower bound on its key to any other partition's point (PartitionIndex.lowerBounds).
@@ -170,6 +175,95 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     const keys = sized(array(msg, 'keys', Float32Array), rows.length * m, 'keys');
     return { meta: {}, arrays: { core2: index.cores(m, { rows, keys }) } };
   },
+
+  async pair(p, msg, env, partner) {
+    const tStart = performance.now();
+    const exponent = exponentOf(msg);
+    const qId = num(msg, 'partner');
+    const alone = qId === p.id;
+    const q = alone ? null : await partner(qId);
+    if (q !== null && q.dim !== p.dim) {
+      throw new InputError(`Expected partner partition ${qId} to have dim=${p.dim}, got ${q.dim}.`);
+    }
+    const within = msg.meta.within;
+    if (!Array.isArray(within) || within.length !== 2 || within.some((w) => typeof w !== 'boolean')) {
+      throw new InputError(`Expected meta.within to be two booleans in the 'pair' task's message, got ${within}.`);
+    }
+    const [keepP, keepQ] = within as boolean[];
+    const minSamples = num(msg, 'minSamples');
+    const alpha = num(msg, 'alpha');
+    const mr = minSamples > 1 || alpha !== 1;
+    const dim = p.dim;
+    const np = p.ids.length;
+    const nq = q === null ? 0 : q.ids.length;
+    const core2p = mr ? sized(array(msg, 'core2', Float32Array), np, 'core2') : null;
+    const core2q = mr && q !== null ? sized(array(msg, 'core2q', Float32Array), nq, 'core2q') : null;
+    // The union's rows in ascending global id (both lists ascend): a tree over them, mapped back, keeps the global
+    // (key, min id, max id) tie order. pairRow[r]: the union row's pair row (p's rows, then q's from np on).
+    const n = np + nq;
+    const pairRow = new Uint32Array(n);
+    const scaled = new Float32Array(n * dim);
+    const f = 2 ** exponent;
+    const pIds = p.ids;
+    const qIds = q === null ? pIds : q.ids;
+    let a = 0;
+    let b = 0;
+    for (let r = 0; r < n; r++) {
+      const fromP = b >= nq || (a < np && pIds[a] < qIds[b]);
+      const src = fromP ? p.points : q!.points;
+      const at = fromP ? a++ : b++;
+      pairRow[r] = fromP ? at : np + at;
+      // Scaled by 2^exponent as PartitionIndex scales (exact).
+      for (let d = 0; d < dim; d++) scaled[r * dim + d] = src[at * dim + d] * f;
+    }
+    let core2: Float32Array | null = null;
+    if (mr) {
+      core2 = new Float32Array(n);
+      for (let r = 0; r < n; r++) core2[r] = pairRow[r] < np ? core2p![pairRow[r]] : core2q![pairRow[r] - np];
+    }
+    const t0 = performance.now();
+    const tree =
+      n < 2
+        ? { sources: new Uint32Array(0), targets: new Uint32Array(0) }
+        : core2 === null
+          ? await emst(scaled, { dim, backend: env.backend, threads: env.threads, gpu: env.gpu })
+          : await emstCpuAsync(scaled, dim, {
+              metric: { kind: 'mutual-reachability', minSamples, alpha },
+              threads: env.threads,
+              core2,
+            });
+    const t1 = performance.now();
+    // Kept: the edges between the two partitions, and those within a partition asked for; keys recomputed with
+    // distance.cpu.ts's arithmetic (the single-process keys).
+    const ia2 = inverseAlphaSquared(alpha);
+    const m = tree.sources.length;
+    const u = new Uint32Array(m);
+    const v = new Uint32Array(m);
+    const keys = new Float32Array(m);
+    let kept = 0;
+    for (let e = 0; e < m; e++) {
+      const s = tree.sources[e];
+      const t = tree.targets[e];
+      const sp = pairRow[s] < np;
+      const tp = pairRow[t] < np;
+      if (sp === tp && !(sp ? keepP : keepQ)) continue;
+      const d = squaredDistance(scaled, dim, s, t);
+      keys[kept] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
+      u[kept] = pairRow[s];
+      v[kept++] = pairRow[t];
+    }
+    const arrays: TaskMessage['arrays'] = {
+      u: u.slice(0, kept),
+      v: v.slice(0, kept),
+      keys: keys.slice(0, kept),
+    };
+    if (keepP) arrays.ids = p.ids;
+    if (keepQ && q !== null) arrays.idsq = q.ids;
+    return {
+      meta: { timings: { 'pair::mst': t1 - t0, 'pair::total': performance.now() - tStart } },
+      arrays,
+    };
+  },
 };
 
 /** The 'nearest' searches, given the rows' labels and cores (EXCLUDED / +∞ for rows left out). */
@@ -203,14 +297,20 @@ function answerNearest(
 }
 
 /** Runs `kind` on `p`, rejecting an unknown kind with the kinds there are. */
-export function runPartitionTask(kind: string, p: PartitionData, msg: TaskMessage, env: Parameters<PartitionTask>[2]) {
+export function runPartitionTask(
+  kind: string,
+  p: PartitionData,
+  msg: TaskMessage,
+  env: Parameters<PartitionTask>[2],
+  partner: Parameters<PartitionTask>[3],
+) {
   const task = (PARTITION_TASKS as Record<string, PartitionTask | undefined>)[kind];
   if (task === undefined) {
     throw new InputError(
       `Unknown partition task '${kind}' (expected one of ${Object.keys(PARTITION_TASKS).join(', ')}).`,
     );
   }
-  return task(p, msg, env);
+  return task(p, msg, env, partner);
 }
 
 function exponentOf(msg: TaskMessage): number {

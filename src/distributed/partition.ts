@@ -60,13 +60,14 @@ export function partitionPoints(points: Float32Array | Float64Array, dim: number
 
 /**
  * The partition's size, bounding box and at most CELLS cell boxes: octree-aligned runs of its Morton order
- * (mortonCells). O(count) after a radix sort of the partition's Morton codes.
+ * (mortonCells). O(count) after a radix sort of the partition's Morton codes. `cells: false`: the box alone, as one
+ * cell (one pass; for runs that prune nothing by cells: the 'pairs' method's Euclidean runs).
  */
-export function partitionInfo(data: PartitionData): PartitionInfo {
+export function partitionInfo(data: PartitionData, options: { cells?: boolean } = {}): PartitionInfo {
   const { id, dim, points } = data;
   const n = points.length / dim;
   if (n === 0) return { id, count: 0, lo: [], hi: [], cells: [] };
-  const cells = mortonCells(points, dim, CELLS);
+  const cells = options.cells === false ? boundingBox(points, dim) : mortonCells(points, dim, CELLS);
   const lo = new Array<number>(dim).fill(Infinity);
   const hi = new Array<number>(dim).fill(-Infinity);
   for (let c = 0; c < cells.length; c += 2 * dim) {
@@ -76,6 +77,20 @@ export function partitionInfo(data: PartitionData): PartitionInfo {
     }
   }
   return { id, count: n, lo, hi, cells };
+}
+
+/** The points' bounding box as one cell (lo, hi). */
+function boundingBox(points: Float32Array, dim: number): number[] {
+  const lo = new Float32Array(dim).fill(Infinity);
+  const hi = new Float32Array(dim).fill(-Infinity);
+  for (let i = 0; i < points.length; i += dim) {
+    for (let d = 0; d < dim; d++) {
+      const x = points[i + d];
+      if (x < lo[d]) lo[d] = x;
+      if (x > hi[d]) hi[d] = x;
+    }
+  }
+  return [...lo, ...hi];
 }
 
 /**
@@ -157,7 +172,7 @@ export class InProcessExecutor implements PartitionExecutor {
     data.forEach((d, i) => {
       if (d.id !== i) throw new InputError(`Expected partition ${i} to have id ${i}, got ${d.id}.`);
     });
-    this.infos = data.map(partitionInfo);
+    this.infos = data.map((d) => partitionInfo(d));
   }
 
   partitions(): PartitionInfo[] {
@@ -169,7 +184,12 @@ export class InProcessExecutor implements PartitionExecutor {
     if (data === undefined) throw new InputError(`No partition ${partition} (0 … ${this.data.length - 1}).`);
     const task = PARTITION_TASKS[kind];
     if (task === undefined) throw new InputError(`No partition task '${kind}'.`);
-    return copyMessage(await task(data, copyMessage(msg), this.env));
+    const partner = async (q: number): Promise<PartitionData> => {
+      const other = this.data[q];
+      if (other === undefined) throw new InputError(`No partition ${q} (0 … ${this.data.length - 1}).`);
+      return other;
+    };
+    return copyMessage(await task(data, copyMessage(msg), this.env, partner));
   }
 }
 

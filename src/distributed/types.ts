@@ -21,6 +21,8 @@
  *   'coreBound'  mutual reachability: each own point's squared core distance among this partition's points only
  *   'knn'        mutual reachability: per query point from another partition, its m smallest keys to this partition
  *   'core'       mutual reachability: each own point's true squared core distance, given the halo lists
+ *   'pair'       the MST of this partition's points together with a partner partition's (or of its own alone): the
+ *                edges between the two, and the edges within each of the two it is asked for (partition.pairs.ts)
  *
  * The functions around these types (src/distributed/partition.ts): partitionPoints(points, dim, k): PartitionData[]
  * (Morton-order split), partitionInfo(data): PartitionInfo, messageBytes(msg), new InProcessExecutor(partitions, env),
@@ -45,7 +47,7 @@ export interface TaskMessage {
 }
 
 /** The names of the tasks a partition's owner answers (PARTITION_TASKS in partition.tasks.ts). */
-export type PartitionTaskKind = 'rows' | 'tree' | 'nearest' | 'coreBound' | 'knn' | 'core';
+export type PartitionTaskKind = 'rows' | 'tree' | 'nearest' | 'coreBound' | 'knn' | 'core' | 'pair';
 
 /** One spatial partition's points, as its owner holds them (partitionPoints() makes them). */
 export interface PartitionData {
@@ -85,8 +87,17 @@ export interface TaskEnv {
   gpu?: GpuContext;
 }
 
-/** A worker-side handler: pure in the partition and the message (see the header). */
-export type PartitionTask = (partition: PartitionData, msg: TaskMessage, env: TaskEnv) => Promise<TaskMessage>;
+/**
+ * A worker-side handler: pure in the partition and the message (see the header). `partner(q)` gives another
+ * partition's points (its owner's copy: a worker reads it from the run's object store once), for tasks over two
+ * partitions ('pair'); it rejects where the transport has no such partition.
+ */
+export type PartitionTask = (
+  partition: PartitionData,
+  msg: TaskMessage,
+  env: TaskEnv,
+  partner: (q: number) => Promise<PartitionData>,
+) => Promise<TaskMessage>;
 
 /** The coordinator's view of the partitions' owners: the only thing a transport has to provide. */
 export interface PartitionExecutor {
@@ -101,8 +112,19 @@ export interface PartitionExecutor {
   runMany?(tasks: { partition: number; kind: PartitionTaskKind; msg: TaskMessage }[]): Promise<TaskMessage[]>;
 }
 
+/**
+ * How partitionedEmst() finds the edges between partitions (partition.emst.ts):
+ *   'pairs'   (default) every pair of partitions' MST on one owner, then one Kruskal over the kept edges on the
+ *             coordinator: O(k²) tasks run side by side, the coordinator's work one pass over ~n edges;
+ *   'rounds'  Borůvka rounds on the coordinator with nearest-other-component queries to the owners
+ *             (partition.rounds.ts): O(k) tasks per round, but rounds of coordinator work over the border points.
+ */
+export type PartitionedEmstMethod = 'pairs' | 'rounds';
+
 /** partitionedEmst()'s options: emst()'s metric options (no periodic box, no scale cut). */
 export interface PartitionedEmstOptions {
+  /** The cross-partition phase's method (default 'pairs'). */
+  method?: PartitionedEmstMethod;
   /** Coordinates per point (every partition's dim). */
   dim: number;
   /** Mutual reachability with core = the minSamples-th neighbour over all points (default 1: Euclidean). */
@@ -131,6 +153,9 @@ export interface PartitionedEmstStats {
   queries: number;
   /** Local-tree edges proven global MST edges before the first round (partition.rounds.ts contract()). */
   contracted: number;
+  /** 'pairs': the pair tasks run, and the edges they kept (the Kruskal's input). */
+  pairs?: number;
+  candidates?: number;
 }
 
 /** The MST in canonical order (as emst() returns it), with per-phase times (ms) and the traffic. */

@@ -204,7 +204,9 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (header.partition !== undefined) {
           const run = o.partitionTasks[header.kind];
           if (!run) throw new Error(`this worker has no partition task '${header.kind}'.`);
-          reply = await run(await cache.partition(epoch, os, header.partition), body, o.env);
+          reply = await run(await cache.partition(epoch, os, header.partition), body, o.env, (q) =>
+            cache.partition(epoch, os, q),
+          );
         } else {
           const run = o.batchTasks[header.kind];
           if (!run) throw new Error(`this worker has no batch task '${header.kind}'.`);

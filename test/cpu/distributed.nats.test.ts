@@ -169,9 +169,9 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
           onProgress: (_f, phase) => phase && phases.push(phase),
         });
         expectSameTree(parted, single);
-        expect(phases).toContain('local trees');
-        expect(phases).toContain(`local trees: ${K} of ${K} partitions done`);
-        expect(phases.some((p) => /^round \d+$/.test(p))).toBe(true);
+        // The default method: one pair task per two partitions.
+        expect(phases).toContain('pairs');
+        expect(phases).toContain(`pairs: ${(K * (K - 1)) / 2} of ${(K * (K - 1)) / 2} pairs done`);
       });
     }
   }
@@ -285,26 +285,32 @@ describe('treeline hdbscan <one file> --nats: the MST from the workers, clustere
 });
 
 describe('distributed runs: resume and faults', () => {
-  it('a run interrupted after its local trees resumes with the same run id from the stored results', async () => {
+  it('a run interrupted after its local trees (rounds) or its pairs resumes with the same run id from the stored results', async () => {
     const points = cloud('clustered', 60_000, DIM, 31);
     const single = await emst(points, { dim: DIM, backend: 'cpu' });
-    const cluster = { url: server.url, partitions: K, runId: 'resume-test' };
-    const controller = new AbortController();
-    const first = await emstOnNats(points, {
-      dim: DIM,
-      cluster,
-      signal: controller.signal,
-      onProgress: (_f, phase) => phase === 'round 2' && controller.abort(),
-    }).catch((e) => e);
-    expect(first).toBeInstanceOf(AbortError);
-    const again = await emstOnNats(points, { dim: DIM, cluster });
-    expect(again.resumed).toBe(true);
-    // The local trees and round 1 were answered from the object store, not computed again.
-    expect(again.traffic.reused).toBeGreaterThanOrEqual(K);
-    expectSameTree(again, single);
-    // Other points under the same (now finished) id start over.
-    const other = await emstOnNats(cloud('uniform', 1000, DIM, 32), { dim: DIM, cluster });
-    expect(other.resumed).toBe(false);
+    for (const [method, stop, done] of [
+      ['rounds', /^round 2$/, K],
+      ['pairs', /^pairs: 1 of /, (K * (K - 1)) / 2],
+    ] as const) {
+      const cluster = { url: server.url, partitions: K, runId: `resume-test-${method}` };
+      const controller = new AbortController();
+      const first = await emstOnNats(points, {
+        dim: DIM,
+        cluster,
+        method,
+        signal: controller.signal,
+        onProgress: (_f, phase) => phase && stop.test(phase) && controller.abort(),
+      }).catch((e) => e);
+      expect(first).toBeInstanceOf(AbortError);
+      const again = await emstOnNats(points, { dim: DIM, cluster, method });
+      expect(again.resumed).toBe(true);
+      // The local trees and round 1 (or every pair) were answered from the object store, not computed again.
+      expect(again.traffic.reused).toBeGreaterThanOrEqual(done);
+      expectSameTree(again, single);
+      // Other points under the same (now finished) id start over.
+      const other = await emstOnNats(cloud('uniform', 1000, DIM, 32), { dim: DIM, cluster, method });
+      expect(other.resumed).toBe(false);
+    }
   });
 
   it('treeline emst --nats: one worker killed (SIGKILL) mid-task costs its task only; the edges are equal, exit 0', async () => {

@@ -10,17 +10,35 @@ import { InputError, AbortError } from '../../src/errors.js';
 import { InProcessExecutor, messageBytes, partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
 import { partitionedEmst } from '../../src/distributed/partition.emst.js';
 import { canonicalOrder } from '../../src/distributed/partition.rounds.js';
-import type { PartitionData, PartitionExecutor, PartitionTaskKind, TaskMessage } from '../../src/distributed/types.js';
+import { kruskal } from '../../src/distributed/partition.pairs.js';
+import { orderFromKeyOrder } from '../../src/distributed/partition.emst.js';
+import { sortEdgesCanonical } from '../../src/emst/edges.cpu.js';
+import { weightOfKey } from '../../src/emst/distance.cpu.js';
+import type {
+  PartitionData,
+  PartitionedEmstMethod,
+  PartitionExecutor,
+  PartitionTaskKind,
+  TaskMessage,
+} from '../../src/distributed/types.js';
 import { cloud } from '../helpers/clouds.js';
 import { mulberry32 } from '../helpers/random.js';
 import { primMst } from '../helpers/prim.js';
 
 const cpu = { backend: 'cpu' as const, threads: 1 };
 
-async function both(points: Float32Array, dim: number, k: number, opts: { minSamples?: number; alpha?: number } = {}) {
-  const single = await emst(points, { dim, ...cpu, ...opts });
+const METHODS: PartitionedEmstMethod[] = ['pairs', 'rounds'];
+
+async function both(
+  points: Float32Array,
+  dim: number,
+  k: number,
+  opts: { minSamples?: number; alpha?: number; method?: PartitionedEmstMethod } = {},
+) {
+  const { method, ...metric } = opts;
+  const single = await emst(points, { dim, ...cpu, ...metric });
   const executor = new InProcessExecutor(partitionPoints(points, dim, k), cpu);
-  const parted = await partitionedEmst(executor, { dim, ...opts });
+  const parted = await partitionedEmst(executor, { dim, ...metric, method });
   return { single, parted };
 }
 
@@ -55,7 +73,7 @@ function withDuplicates(n: number, dim: number, seed: number): Float32Array {
   return out;
 }
 
-describe('partitionedEmst() equals emst() edge for edge', () => {
+describe.each(METHODS)('partitionedEmst() (method %s) equals emst() edge for edge', (method) => {
   const cases: [string, () => Float32Array, number, number][] = [
     ['uniform 3D', () => cloud('uniform', 3000, 3, 11), 3, 6],
     ['clustered (blobs) 3D', () => cloud('clustered', 3000, 3, 12), 3, 7],
@@ -67,14 +85,15 @@ describe('partitionedEmst() equals emst() edge for edge', () => {
   for (const [name, make, dim, k] of cases) {
     it(`Euclidean, ${name}, k = ${k}`, async () => {
       const points = make();
-      const { single, parted } = await both(points, dim, k);
+      const { single, parted } = await both(points, dim, k, { method });
       expectSameTree(single, parted);
       expect(parted.stats.partitions).toBe(k);
-      expect(parted.stats.rounds).toBeGreaterThan(0);
+      if (method === 'rounds') expect(parted.stats.rounds).toBeGreaterThan(0);
+      else expect(parted.stats.pairs).toBe((k * (k - 1)) / 2);
     });
     it(`minSamples 5, ${name}, k = ${k}`, async () => {
       const points = make();
-      const { single, parted } = await both(points, dim, k, { minSamples: 5 });
+      const { single, parted } = await both(points, dim, k, { minSamples: 5, method });
       expectSameTree(single, parted);
     });
   }
@@ -85,7 +104,7 @@ describe('partitionedEmst() equals emst() edge for edge', () => {
       { minSamples: 3, alpha: 1.5 },
       { minSamples: 1, alpha: 0.75 },
     ]) {
-      const { single, parted } = await both(points, 3, 5, opts);
+      const { single, parted } = await both(points, 3, 5, { ...opts, method });
       expectSameTree(single, parted);
     }
   });
@@ -98,6 +117,7 @@ describe('partitionedEmst() equals emst() edge for edge', () => {
         const parted = await partitionedEmst(new InProcessExecutor(partitionPoints(points, 3, k), cpu), {
           dim: 3,
           minSamples,
+          method,
         });
         expectSameTree(single, parted);
       }
@@ -110,6 +130,7 @@ describe('partitionedEmst() equals emst() edge for edge', () => {
       const parted = await partitionedEmst(new InProcessExecutor(partitionPoints(points, 2, 4), cpu), {
         dim: 2,
         minSamples,
+        method,
       });
       const prim = primMst(points, 2, minSamples > 1 ? { minSamples } : {});
       const total = (w: ArrayLike<number>) => Array.from(w).reduce((s, x) => s + x, 0);
@@ -123,7 +144,7 @@ describe('partitionedEmst() equals emst() edge for edge', () => {
       const points = cloud('uniform', n, 3, 24 + n);
       for (const k of [1, 2, n + 3]) {
         for (const minSamples of [1, 5]) {
-          const { single, parted } = await both(points, 3, k, { minSamples });
+          const { single, parted } = await both(points, 3, k, { minSamples, method });
           expectSameTree(single, parted);
           expect(parted.sources.length).toBe(Math.max(n - 1, 0));
         }
@@ -134,7 +155,7 @@ describe('partitionedEmst() equals emst() edge for edge', () => {
   it('all points identical, spread over partitions', async () => {
     const points = cloud('duplicates', 300, 3, 25);
     for (const minSamples of [1, 5]) {
-      const { single, parted } = await both(points, 3, 4, { minSamples });
+      const { single, parted } = await both(points, 3, 4, { minSamples, method });
       expectSameTree(single, parted);
     }
   });
@@ -142,7 +163,7 @@ describe('partitionedEmst() equals emst() edge for edge', () => {
   it('coordinates far from unit scale (1e30 and 1e-30) are scaled as emst() scales them', async () => {
     for (const s of [1e30, 1e-30]) {
       const points = cloud('uniform', 500, 3, 26).map((x) => x * s);
-      const { single, parted } = await both(points, 3, 3);
+      const { single, parted } = await both(points, 3, 3, { method });
       expectSameTree(single, parted);
     }
   });
@@ -159,7 +180,7 @@ function partitionsBy(points: Float32Array, dim: number, k: number, assign: (i: 
   });
 }
 
-describe('partitionedEmst() does not depend on how the points are partitioned', () => {
+describe.each(METHODS)('partitionedEmst() (method %s) does not depend on how the points are partitioned', (method) => {
   it('random, striped and lopsided partitions give the tree of emst() (Euclidean and minSamples 5)', async () => {
     const points = cloud('clustered', 1200, 3, 51);
     const r = mulberry32(52);
@@ -175,6 +196,7 @@ describe('partitionedEmst() does not depend on how the points are partitioned', 
         const parted = await partitionedEmst(new InProcessExecutor(partitionsBy(points, 3, k, assign), cpu), {
           dim: 3,
           minSamples,
+          method,
         });
         expectSameTree(single, parted);
       }
@@ -187,6 +209,7 @@ describe('partitionedEmst() does not depend on how the points are partitioned', 
     const parted = await partitionedEmst(new InProcessExecutor(partitionPoints(points, 2, 10), cpu), {
       dim: 2,
       minSamples: 10,
+      method,
     });
     expectSameTree(single, parted);
   });
@@ -195,7 +218,7 @@ describe('partitionedEmst() does not depend on how the points are partitioned', 
     for (const dim of [1, 5]) {
       const points = cloud('grid', 600, dim, 54);
       for (const minSamples of [1, 3]) {
-        const { single, parted } = await both(points, dim, 4, { minSamples });
+        const { single, parted } = await both(points, dim, 4, { minSamples, method });
         expectSameTree(single, parted);
       }
     }
@@ -209,7 +232,7 @@ describe('partitionedEmst() contracts safe local-tree edges before the rounds', 
       ['clustered', 5],
     ] as const) {
       const points = cloud(kind, 6000, 3, 61);
-      const { single, parted } = await both(points, 3, k);
+      const { single, parted } = await both(points, 3, k, { method: 'rounds' });
       expectSameTree(single, parted);
       // Every contracted edge is one of the n − 1 MST edges; interior points (no other partition near) dominate.
       expect(parted.stats.contracted).toBeLessThanOrEqual(5999);
@@ -219,7 +242,7 @@ describe('partitionedEmst() contracts safe local-tree edges before the rounds', 
 
   it('k = 1 contracts the whole tree (no other partition: every floor is +∞) and asks nothing', async () => {
     const points = cloud('uniform', 500, 3, 62);
-    const { single, parted } = await both(points, 3, 1, { minSamples: 4 });
+    const { single, parted } = await both(points, 3, 1, { minSamples: 4, method: 'rounds' });
     expectSameTree(single, parted);
     expect(parted.stats.contracted).toBe(499);
     expect(parted.stats.queries).toBe(0);
@@ -270,7 +293,7 @@ describe('partitionedEmst() contracts safe local-tree edges before the rounds', 
 });
 
 describe('partitionedEmst() traffic and protocol', () => {
-  it('counts every message a transport would move, and only boundary points ask', async () => {
+  it('counts every message a transport would move, and only boundary points ask (rounds)', async () => {
     const points = cloud('uniform', 4000, 3, 31);
     const inner = new InProcessExecutor(partitionPoints(points, 3, 6), cpu);
     let sent = 0;
@@ -288,7 +311,7 @@ describe('partitionedEmst() traffic and protocol', () => {
         return reply;
       },
     };
-    const parted = await partitionedEmst(counting, { dim: 3 });
+    const parted = await partitionedEmst(counting, { dim: 3, method: 'rounds' });
     expect(parted.stats.messages).toBe(messages);
     expect(parted.stats.bytesSent).toBe(sent);
     expect(parted.stats.bytesReceived).toBe(received);
@@ -326,13 +349,91 @@ describe('partitionedEmst() traffic and protocol', () => {
     expect(batches).toBeGreaterThan(2);
   });
 
+  it('pairs: one pair task per two live partitions, kept edges ≥ n − 1 and mostly inner ones', async () => {
+    const points = cloud('uniform', 4000, 3, 35);
+    const inner = new InProcessExecutor(partitionPoints(points, 3, 6), cpu);
+    const kinds: string[] = [];
+    let sent = 0;
+    const counting: PartitionExecutor = {
+      partitions: () => inner.partitions(),
+      async run(partition: number, kind: PartitionTaskKind, msg: TaskMessage) {
+        kinds.push(kind);
+        sent += messageBytes(msg);
+        return inner.run(partition, kind, msg);
+      },
+    };
+    const parted = await partitionedEmst(counting, { dim: 3, method: 'pairs' });
+    expectSameTree(await emst(points, { dim: 3, ...cpu }), parted);
+    expect(kinds).toEqual(new Array(15).fill('pair'));
+    expect(parted.stats.pairs).toBe(15);
+    expect(parted.stats.bytesSent).toBe(sent);
+    // Euclidean pair requests carry no arrays: their meta alone.
+    expect(sent).toBeLessThan(15 * 200);
+    expect(parted.stats.candidates).toBeGreaterThanOrEqual(3999);
+    expect(parted.stats.candidates).toBeLessThan(1.5 * 3999);
+    expect(Object.keys(parted.timings)).toEqual(
+      expect.arrayContaining(['distributed::pairs', 'distributed::pairs.wait', 'pair::mst', 'distributed::total']),
+    );
+  });
+
+  it('pairs: empty partitions are skipped, a lone live partition is its own pair', async () => {
+    const points = cloud('clustered', 500, 2, 36);
+    for (const [k, assign, pairs] of [
+      [4, (i: number) => (i % 2 === 0 ? 1 : 3), 1],
+      [3, () => 2, 1],
+    ] as const) {
+      const parted = await partitionedEmst(new InProcessExecutor(partitionsBy(points, 2, k, assign), cpu), {
+        dim: 2,
+        method: 'pairs',
+      });
+      expectSameTree(await emst(points, { dim: 2, ...cpu }), parted);
+      expect(parted.stats.pairs).toBe(pairs);
+    }
+  });
+
+  it('kruskal over the candidates names a set that does not span; orderFromKeyOrder equals the canonical sort', () => {
+    const gid = Uint32Array.from([0, 1, 2, 3]);
+    const U = Uint32Array.from([0, 2]);
+    const V = Uint32Array.from([1, 3]);
+    const K = Float32Array.from([1, 1]);
+    expect(() => kruskal(4, U, V, K, gid)).toThrow(/span 2 of 3 MST edges/);
+    // Keys a few ulps apart share a weight (sqrt halves the spacing): runs of equal weight with unequal keys.
+    const r = mulberry32(64);
+    const m = 3000;
+    const keys = Float32Array.from({ length: m }, () => 1 + Math.floor(r() * 40) * 2 ** -23);
+    const lo = Uint32Array.from({ length: m }, () => Math.floor(r() * 500));
+    const hi = Uint32Array.from(lo, (a) => a + 1 + Math.floor(r() * 500));
+    const order = Array.from({ length: m }, (_, e) => e).sort(
+      (a, b) => keys[a] - keys[b] || lo[a] - lo[b] || hi[a] - hi[b],
+    );
+    const edges = {
+      sources: Uint32Array.from(order, (e) => lo[e]),
+      targets: Uint32Array.from(order, (e) => hi[e]),
+      weights: Float32Array.from(order, (e) => weightOfKey(keys[e])),
+    };
+    const expected = sortEdgesCanonical(edges);
+    const got = orderFromKeyOrder({
+      sources: edges.sources.slice(),
+      targets: edges.targets.slice(),
+      weights: edges.weights.slice(),
+    });
+    expectSameTree(expected, got);
+    // The input was not already in that order (the runs were reordered).
+    expect(Array.from(edges.sources)).not.toEqual(Array.from(expected.sources));
+  });
+
   it('a task that fails fails the run with its error', async () => {
     const inner = new InProcessExecutor(partitionPoints(cloud('uniform', 300, 2, 33), 2, 3), cpu);
-    const failing: PartitionExecutor = {
-      partitions: () => inner.partitions(),
-      run: (p, kind, msg) => (kind === 'nearest' ? Promise.reject(new Error('worker died')) : inner.run(p, kind, msg)),
-    };
-    await expect(partitionedEmst(failing, { dim: 2 })).rejects.toThrow('worker died');
+    for (const [method, bad] of [
+      ['rounds', 'nearest'],
+      ['pairs', 'pair'],
+    ] as const) {
+      const failing: PartitionExecutor = {
+        partitions: () => inner.partitions(),
+        run: (p, kind, msg) => (kind === bad ? Promise.reject(new Error('worker died')) : inner.run(p, kind, msg)),
+      };
+      await expect(partitionedEmst(failing, { dim: 2, method })).rejects.toThrow('worker died');
+    }
   });
 
   it('an aborted signal rejects with AbortError', async () => {
@@ -384,5 +485,8 @@ describe('partitionPoints() and partitionInfo()', () => {
     await expect(partitionedEmst(inner, { dim: 2, minSamples: 0 })).rejects.toThrow(/minSamples/);
     await expect(partitionedEmst(inner, { dim: 2, alpha: -1 })).rejects.toThrow(/alpha/);
     await expect(partitionedEmst(inner, { dim: 3 })).rejects.toThrow(/dim=3/);
+    await expect(
+      partitionedEmst(inner, { dim: 2, method: 'boruvka' as unknown as PartitionedEmstMethod }),
+    ).rejects.toThrow(/method to be 'pairs' or 'rounds', got boruvka/);
   });
 });
