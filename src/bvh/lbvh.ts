@@ -133,7 +133,8 @@ export interface BvhBuilderOptions {
   /**
    * Refit by chunks of leaves in workgroup memory (refit.ts, shaders/bvh/refit_chunk.wgsl) instead of direct scans
    * (then refitDirect is unused), where the device holds a chunk of ≥ 32 leaves. Default: CHUNK_REFIT, or the
-   * environment variable TREELINE_BVH_REFIT=chunk or direct where nothing is given. Same boxes either way.
+   * environment variable TREELINE_BVH_REFIT=chunk or direct where nothing is given (or =legacy: the direct scans
+   * with every internal box zeroed first, the build before issue 18, for A/B runs). Same boxes either way.
    */
   refitChunk?: boolean;
   /**
@@ -155,10 +156,11 @@ const WIDE_DIGITS = false;
 const CHUNK_REFIT = false;
 
 /** The refit's mode: an explicit one, else TREELINE_BVH_REFIT, else CHUNK_REFIT. */
-function refitByChunks(given: boolean | undefined): boolean {
-  if (given !== undefined) return given;
+function refitMode(given: boolean | undefined): 'chunk' | 'direct' | 'legacy' {
+  if (given !== undefined) return given ? 'chunk' : 'direct';
   const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_REFIT : undefined;
-  return env === 'chunk' ? true : env === 'direct' ? false : CHUNK_REFIT;
+  if (env === 'chunk' || env === 'direct' || env === 'legacy') return env;
+  return CHUNK_REFIT ? 'chunk' : 'direct';
 }
 
 /** The sort's digit width: an explicit one, else TREELINE_BVH_RADIX_BITS, else WIDE_DIGITS' choice. */
@@ -202,7 +204,8 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     throw new InputError(`Expected refitDirect to be an integer ≥ 1, got ${direct}.`);
   }
   // The refit's mode decides which boxes the Karras kernel zeroes (karras.ts, KarrasZero).
-  const chunk = refitByChunks(options.refitChunk) ? refitChunkLeaves(ctx, dim, wg) : 0;
+  const mode = refitMode(options.refitChunk);
+  const chunk = mode === 'chunk' ? refitChunkLeaves(ctx, dim, wg) : 0;
   // The sorter's kernels compile together with ours (issue 17 §5).
   const [codeEncoder, gather, karras, refit, sorter] = await Promise.all([
     // Stage 1 (codes.ts), windowed where the points or codes exceed one binding; with the same constants as ours.
@@ -213,7 +216,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     createKarras(ctx, Math.max(maxCount, 1), dim, {
       workgroupSize: wg,
       constants: parts.constants,
-      zero: chunk > 0 ? { chunk } : { direct },
+      zero: chunk > 0 ? { chunk } : { direct: mode === 'legacy' ? 1 : direct },
     }),
     // The refit (refit.ts), every array in parts where it exceeds one binding.
     createRefit(ctx, Math.max(maxCount, 1), dim, direct, {
