@@ -21,3 +21,61 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     atomicStoreMin(&best[label[j]], vec2u(min(order[j], order[c.y]), c.x));
   }
 }
+
+// Entry `grouped` (boruvka.ts, RoundPasses.groupMin): the same minima, with the offers to the component of the tile's
+// first item folded in workgroup memory first — the smallest key, then the smallest min index among that key — and
+// sent as one atomicStoreMin (late rounds: a tile's holders mostly share one large component). Minima in any order:
+// the same best edges bit for bit.
+var<workgroup> wgWord: u32;
+var<workgroup> wgLabel: u32;
+var<workgroup> wgKey: atomic<u32>;
+var<workgroup> wgLo: atomic<u32>;
+
+@compute @workgroup_size(WG)
+fn grouped(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+           @builtin(local_invocation_index) lid: u32) {
+  // label[n]: the tree is complete (plan.wgsl); it and the item count read once, uniformly, as barriers follow.
+  if (lid == 0u) { wgWord = label[u.n]; }
+  if (workgroupUniformLoad(&wgWord) != 0u) { return; }
+  if (lid == 0u) { wgWord = holder_count(); }
+  let end = workgroupUniformLoad(&wgWord);
+  // Tiles of WG items, striding by the grid (emst/common.wgsl, grid_threads).
+  for (var base = group_index(wid, nwg) * WG; base < end; base += grid_threads(nwg)) {
+    let t = base + lid;
+    var comp = NONE;
+    var key = NONE;
+    var lo = NONE;
+    if (t < end) {
+      let j = holder_at(t);
+      let c = cand[j];
+      if (c.x != NONE) {
+        comp = label[j];
+        key = c.x;
+        lo = min(order[j], order[c.y]);
+      }
+    }
+    // Important! The previous tile's reads of the workgroup words are done before they are reset.
+    workgroupBarrier();
+    if (lid == 0u) {
+      wgLabel = label[holder_at(base)];
+      atomicStore(&wgKey, NONE);
+      atomicStore(&wgLo, NONE);
+    }
+    workgroupBarrier();
+    let mine = comp != NONE && comp == wgLabel;
+    if (mine) {
+      atomicMin(&wgKey, key);
+    } else if (comp != NONE) {
+      atomicStoreMin(&best[comp], vec2u(lo, key));
+    }
+    workgroupBarrier();
+    if (mine && key == atomicLoad(&wgKey)) {
+      atomicMin(&wgLo, lo);
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+      let k = atomicLoad(&wgKey);
+      if (k != NONE) { atomicStoreMin(&best[wgLabel], vec2u(atomicLoad(&wgLo), k)); }
+    }
+  }
+}

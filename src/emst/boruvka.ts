@@ -73,7 +73,10 @@ export interface RoundPasses {
   holders?: boolean;
   /** The label changes written by the relabel pass (no separate `changes` pass); component slots reset at roots only. */
   fusedLabels?: boolean;
-  /** Upper bounds folded per workgroup before the atomics on the component slots (emst/upperbounds.wgsl, grouped). */
+  /**
+   * Upper bounds, and with the 64-bit atomics the best edges, folded per workgroup before the atomics on the component
+   * slots (the `grouped` entries of emst/upperbounds.wgsl and best64.wgsl).
+   */
   groupMin?: boolean;
   /**
    * The per-point round kernels on a grid of at most STRIDED_GROUPS workgroups that strides over the points (or the
@@ -361,7 +364,7 @@ export class Boruvka {
       ...(useLean ? {} : { active: spec('active', B.active, 256, 'main', [], holders) }),
       merge: spec('merge', B.merge, 256, 'main', ['unionfind/unionfind', 'emst/holders'], holders),
       ...(ctx.features.atomicVec2uMinMax
-        ? { best64: spec('best64', B.best, 256, 'main', ['emst/holders'], holders) }
+        ? { best64: spec('best64', B.best, 256, passes.groupMin ? 'grouped' : 'main', ['emst/holders'], holders) }
         : {
             best32key: spec('best32', B.best, 256, 'key', ['emst/holders'], holders),
             best32lo: spec('best32', B.best, 256, 'lo', ['emst/holders'], holders),
