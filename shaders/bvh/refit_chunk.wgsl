@@ -14,6 +14,8 @@
 // Slots: Karras's internal node i has i at one end of its range [first, last] (karras.wgsl), so a node inside the
 // chunk has its index inside too, and slot i − g·WG is its own. Each read of an earlier dispatch's output (sorted
 // points, order, parents, ranges) is a plain read; boxes and minIndex words of nodes inside a chunk have one writer.
+// The rounds touch workgroup memory only: the ranges and parent words of internal nodes first … first + WG − 1 are
+// read into it first (an internal node outside that window is outside the chunk).
 //
 // Every array is reached through the accessors of refit.wgsl (src/bvh/refit.ts; src/gpu/bigarray.ts).
 struct RefitParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
@@ -24,6 +26,9 @@ const C: u32 = 2u * D + 1u;
 // Per internal node of the chunk: its box and ~minIndex as the atomics accumulate them, and its arrivals.
 var<workgroup> s_acc: array<atomic<u32>, WG * C>;
 var<workgroup> s_arrived: array<atomic<u32>, WG>;
+// The range and parent word of internal node first + k (Karras's output for the chunk, read once, coalesced).
+var<workgroup> s_range: array<vec2u, WG>;
+var<workgroup> s_parent: array<u32, WG>;
 // Threads that completed a node in this round (so climb in the next), and its copy read uniformly.
 var<workgroup> s_live: atomic<u32>;
 var<workgroup> s_go: u32;
@@ -46,6 +51,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   for (var i = lid; i < WG * C; i += WG) { atomicStore(&s_acc[i], 0u); }
   atomicStore(&s_arrived[lid], 0u);
   if (lid == 0u) { atomicStore(&s_live, 0u); }
+  if (j + 1u < n) {
+    s_range[lid] = ranges_get(j);
+    s_parent[lid] = parents_get(j);
+  }
   // v: the held node's box and ~minIndex; ps: its parent word (parent record << 1 | side).
   var v: array<u32, C>;
   var state = IDLE;
@@ -69,8 +78,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       let p = ps >> 1u;
       if (p == header) {
         state = IDLE;
+      } else if (p < first || p > last) {
+        // A node of the chunk has its index in the chunk (above): this parent's range leaves it.
+        state = TOP;
       } else {
-        let r = ranges_get(p);
+        let r = s_range[p - first];
         if (r.x < first || r.y > last) {
           state = TOP;
         } else {
@@ -95,7 +107,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         boxes_store(rb + a, f32_unorder(~v[a]));
         boxes_store(rb + D + a, f32_unorder(v[D + a]));
       }
-      ps = parents_get(node);
+      ps = s_parent[node - first];
       links_store((ps >> 1u) * 4u + 2u + (ps & 1u), ~v[2u * D]);
       state = CLIMB;
       atomicAdd(&s_live, 1u);

@@ -63,11 +63,12 @@ function arrays(dim: number): PartArray[] {
 
 /**
  * Leaves per chunk of the chunked refit (refit_chunk.wgsl) on this device: the largest power of two from `most`
- * down to 32 whose workgroup memory (a slot of 2·dim + 1 words and a counter per node) fits; 0 where none does.
+ * down to 32 whose workgroup memory (per node a slot of 2·dim + 1 words, a counter, its range and parent word)
+ * fits; 0 where none does.
  */
 export function refitChunkLeaves(ctx: GpuContext, dim: number, most = 256): number {
   const limit = ctx.limits.maxComputeWorkgroupStorageSize;
-  for (let c = most; c >= 32; c >>= 1) if (4 * (c * (2 * dim + 2) + 2) <= limit) return c;
+  for (let c = most; c >= 32; c >>= 1) if (4 * (c * (2 * dim + 5) + 2) <= limit) return c;
   return 0;
 }
 
