@@ -105,8 +105,8 @@ export interface HdbscanResult extends Omit<ClusterResult, 'timings' | 'mst' | '
    * validation), the clustering's (`cluster::sort`, `cluster::linkage`, `cluster::condense` — with its parts
    * `cluster::condense.layout`, `.sweep` and `.runts` — `cluster::select`,
    * `cluster::label`, `cluster::exemplars`: grouping the exemplars, which the labelling pass gathers — where the
-   * labelling runs on worker threads from the GPU's point rows, one worker gathers and groups them meanwhile, inside
-   * `cluster::label`),
+   * labelling runs on worker threads from the GPU's point rows, the workers select too and then group the exemplars,
+   * all inside `cluster::label`, with `cluster::select` and `cluster::exemplars` ~0),
    * `hdbscan::prepare` (allocating the clustering's buffers and starting their touching), `hdbscan::wait` (for that
    * touching after the MST) and `hdbscan::total`.
    */

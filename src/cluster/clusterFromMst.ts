@@ -30,7 +30,7 @@ import {
   type PointResults,
   type PointWords,
 } from './pointResults.js';
-import { pointResultsFromWordsThreaded, pointResultsThreaded } from './pointResults.threads.js';
+import { clusterPointsOnWorkers, pointResultsThreaded } from './pointResults.threads.js';
 import { selectClusters } from './select.js';
 import type {
   ClusterOptions,
@@ -184,20 +184,16 @@ function* fromCondensed(
   const { threads, buffers, thresholds: at } = host;
   const n = info.numPoints;
   const clock = startClock();
-  const selection = selectClusters(info, stability, resolved);
-  clock.lap('select');
-  const { selected } = selection;
   const into = pass.into ?? buffers;
   const pw = pass.pointWords;
-  // Points in point order on the workers, the exemplars on one more of them meanwhile (both in `label`).
+  // The selection and everything per point on the workers, the calling thread waiting (all in `label`).
   const onWorkers =
     pass.shared && pw && into
       ? yield* wait(
-          pointResultsFromWordsThreaded(
+          clusterPointsOnWorkers(
             condensedTree,
             info,
-            selected,
-            selection.stability,
+            stability,
             resolved,
             withExemplars,
             pw,
@@ -207,18 +203,27 @@ function* fromCondensed(
           ),
         )
       : null;
+  clock.lap('select');
+  let selection: { selected: Int32Array; stability: Float64Array };
   let points: PointResults;
   let collector: ExemplarCollector | undefined;
-  if (onWorkers !== null) points = onWorkers;
-  else {
-    collector = withExemplars ? new ExemplarCollector(info.firstChild, info.maxLambda, selected, n) : undefined;
-    const args = [condensedTree, info, selected, selection.stability, resolved, collector] as const;
+  if (onWorkers !== null) {
+    selection = onWorkers;
+    points = onWorkers;
+  } else {
+    selection = selectClusters(info, stability, resolved);
+    clock.lap('select');
+    collector = withExemplars
+      ? new ExemplarCollector(info.firstChild, info.maxLambda, selection.selected, n)
+      : undefined;
+    const args = [condensedTree, info, selection.selected, selection.stability, resolved, collector] as const;
     const threaded =
       pass.shared && !(pw && into)
         ? yield* wait(pointResultsThreaded(...args, threads, at.labelMinPoints, into))
         : null;
     points = threaded ?? (pw ? pointResultsFromWords(...args, pw, into) : pointResults(...args));
   }
+  const { selected } = selection;
   clock.lap('label');
   const exemplars = onWorkers?.exemplars ?? collector?.result() ?? [];
   const exemplarsMs = clock.lap('exemplars');

@@ -14,7 +14,8 @@
  */
 import { nextMessageId, splitOnWorkers, type JobTable } from '../host/threads.js';
 import type { ClusterTreeInfo } from './clusterTree.js';
-import { exemplarsFromFacts, type ExemplarCollector } from './exemplars.js';
+import { ExemplarCollector } from './exemplars.js';
+import { selectClusters } from './select.js';
 import {
   persistenceOf,
   labelPointWords,
@@ -119,36 +120,112 @@ export async function pointResultsThreaded(
   return { ...out, persistence: persistenceOf(info, selected, stability, counts, rows) };
 }
 
-/** One range of points labelled from their own rows in point order (labelPointWords). */
+/**
+ * One range of points labelled from their own rows in point order (labelPointWords), with everything before it
+ * that is O(clusters) done on the worker itself: the selection and the lookup tables (every worker computes the
+ * same ones), and the exemplar candidates of one range of rows.
+ */
 export interface PointWordsJob {
   kind: 'cluster-point-words';
   id: number;
-  tables: PointTables;
+  info: ClusterTreeInfo;
+  stability: Float64Array;
+  options: ResolvedClusterOptions;
   pw: PointWords;
   out: Omit<PointOutputs, 'counts'>;
-  /** Per label, in shared memory: each job adds its range's counts (Atomics.add). */
+  /** Per label (room for one per cluster), in shared memory: each job adds its range's counts (Atomics.add). */
   counts: Int32Array;
   p0: number;
   p1: number;
+  /** The rows whose exemplar candidates this job lists (none when r0 = r1). */
+  tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>;
+  r0: number;
+  r1: number;
+  /** Whether to answer the selection (one job does). */
+  answerSelection: boolean;
 }
 
-/** The worker's side: labels its range and adds its counts to the shared ones. */
-export function runPointWordsJob(job: PointWordsJob): PointRowsReply {
-  const counts = new Float64Array(job.counts.length);
-  labelPointWords(job.tables, job.pw, job.p0, job.p1, { ...job.out, counts });
+/** A labelling job's answer: the selection (from one job) and its range's exemplar candidates (point, leaf). */
+export interface PointWordsReply {
+  id: number;
+  selected?: Int32Array;
+  stability?: Float64Array;
+  hitPoints?: Uint32Array;
+  hitLeaves?: Uint32Array;
+  error?: string;
+}
+
+/** The worker's side. */
+export function runPointWordsJob(job: PointWordsJob): PointWordsReply {
+  const selection = selectClusters(job.info, job.stability, job.options);
+  const { selected } = selection;
+  const tables = pointTables(job.info, selected, job.options);
+  const counts = new Float64Array(selected.length);
+  labelPointWords(tables, job.pw, job.p0, job.p1, { ...job.out, counts });
   for (let j = 0; j < counts.length; j++) if (counts[j] !== 0) Atomics.add(job.counts, j, counts[j]);
-  return { id: job.id };
+  const hits = job.r1 > job.r0 ? leafHits(job.info, selected, job.tree, job.r0, job.r1) : undefined;
+  return {
+    id: job.id,
+    ...(job.answerSelection ? { selected, stability: selection.stability } : {}),
+    hitPoints: hits?.points,
+    hitLeaves: hits?.leaves,
+  };
 }
 
-/** The exemplars of every selected cluster, gathered on one worker while others label (exemplarsFromFacts). */
+/**
+ * The exemplar candidates of rows [r0, r1) in row order: point rows leaving a leaf at the leaf's largest λ, where
+ * the leaf lies under a selected cluster (the leaves ExemplarCollector ranks), as points and leaf cluster indices.
+ * Cluster indices grow away from the root (parent[c] < c), so one pass marks every cluster under a selected one.
+ */
+export function leafHits(
+  info: ClusterTreeInfo,
+  selected: Int32Array,
+  tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>,
+  r0: number,
+  r1: number,
+): { points: Uint32Array; leaves: Uint32Array } {
+  const k = info.numClusters;
+  const n = info.numPoints;
+  const { firstChild, maxLambda } = info;
+  const under = new Uint8Array(k);
+  for (let j = 0; j < selected.length; j++) under[selected[j]] = 1;
+  for (let c = 1; c < k; c++) if (under[c] === 0) under[c] = under[info.parent[c]];
+  const { parent, child, lambda } = tree;
+  let points: Uint32Array = new Uint32Array(Math.min(r1 - r0, 1024));
+  let leaves: Uint32Array = new Uint32Array(points.length);
+  let hits = 0;
+  for (let r = r0; r < r1; r++) {
+    const c = parent[r] - n;
+    if (under[c] === 0 || firstChild[c] >= 0) continue;
+    const x = child[r];
+    if (x >= n || lambda[r] !== maxLambda[c]) continue;
+    if (hits === points.length) {
+      const grown = Math.min(2 * hits, r1 - r0);
+      points = growTo(points, grown);
+      leaves = growTo(leaves, grown);
+    }
+    points[hits] = x;
+    leaves[hits++] = c;
+  }
+  return { points: points.slice(0, hits), leaves: leaves.slice(0, hits) };
+}
+
+function growTo(a: Uint32Array, length: number): Uint32Array {
+  const b = new Uint32Array(length);
+  b.set(a);
+  return b;
+}
+
+/** The exemplar candidates of every range (in range order) grouped by label on one worker (ExemplarCollector). */
 export interface ExemplarsJob {
   kind: 'cluster-exemplars';
   id: number;
-  tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>;
   n: number;
   firstChild: Int32Array;
   maxLambda: Float64Array;
   selected: Int32Array;
+  hitPoints: Uint32Array[];
+  hitLeaves: Uint32Array[];
 }
 
 /** Every label's exemplars one after another (`flat`), label j's at [offsets[j], offsets[j + 1]). */
@@ -161,7 +238,15 @@ export interface ExemplarsReply {
 
 /** The worker's side. */
 export function runExemplarsJob(job: ExemplarsJob): ExemplarsReply {
-  const lists = exemplarsFromFacts(job.tree, job.n, job.firstChild, job.maxLambda, job.selected);
+  const collector = new ExemplarCollector(job.firstChild, job.maxLambda, job.selected, job.n);
+  const { rankOf } = collector;
+  for (let part = 0; part < job.hitPoints.length; part++) {
+    const leaves = job.hitLeaves[part];
+    const ranks = new Uint32Array(leaves.length);
+    for (let h = 0; h < leaves.length; h++) ranks[h] = rankOf[leaves[h]];
+    collector.addHits(job.hitPoints[part], ranks);
+  }
+  const lists = collector.result();
   const offsets = new Uint32Array(lists.length + 1);
   for (let j = 0; j < lists.length; j++) offsets[j + 1] = offsets[j] + lists[j].length;
   const flat = new Uint32Array(offsets[lists.length]);
@@ -169,19 +254,27 @@ export function runExemplarsJob(job: ExemplarsJob): ExemplarsReply {
   return { id: job.id, flat, offsets };
 }
 
+/** What `clusterPointsOnWorkers` answers: the selection, the point results and, when asked, the exemplars. */
+export interface PointsOnWorkers extends PointResults {
+  selected: Int32Array;
+  /** The stabilities as the selection left them (Selection.stability). */
+  stability: Float64Array;
+  exemplars?: Uint32Array[];
+}
+
 /**
- * `pointResultsFromWords` on worker threads: the points split by ranges across workers (sequential writes on each,
- * the label counts added atomically into one shared array) and, when `withExemplars`, the exemplars gathered from
- * the rows by one more worker meanwhile. The calling thread only posts and waits: its loops would run cold (a
- * once-per-call loop on the main thread ran at interpreter speed after a full collection, ~5 ms per 10^5
- * iterations on the H100's host, where the workers' stayed optimised: bench/RESULTS.md issue 17, ninth session).
- * Null where that is not possible (no workers; `words`, `into` or the rows not shared; fewer than `minPoints`
- * points).
+ * Selection, labels, probabilities, GLOSH, persistence and exemplars of a condensed tree with each point's own row
+ * in point order (the GPU's), on worker threads: every worker selects and builds the lookup tables itself (O(clusters),
+ * the same on each), labels a range of points, adds its label counts atomically into one shared array and lists the
+ * exemplar candidates of a range of rows; one worker then groups the candidates by label. The calling thread only
+ * posts and waits: its once-per-call loops ran at interpreter speed after a full collection on the H100's host
+ * (~5 ms per 10^5 iterations), where the workers' stayed optimised (bench/RESULTS.md issue 17, ninth session).
+ * The same results, bit for bit, as selectClusters then pointResults on one thread. Null where that is not possible
+ * (no workers; the words, `into`, the rows, the facts or the stabilities not shared; fewer than `minPoints` points).
  */
-export async function pointResultsFromWordsThreaded(
+export async function clusterPointsOnWorkers(
   tree: CondensedTree,
   info: ClusterTreeInfo,
-  selected: Int32Array,
   stability: Float64Array,
   options: ResolvedClusterOptions,
   withExemplars: boolean,
@@ -189,45 +282,62 @@ export async function pointResultsFromWordsThreaded(
   into: Omit<PointOutputs, 'counts'>,
   threads: number,
   minPoints = THRESHOLDS.labelMinPoints,
-): Promise<(PointResults & { exemplars?: Uint32Array[] }) | null> {
+): Promise<PointsOnWorkers | null> {
   const n = info.numPoints;
-  const shared = () =>
-    [pw.words, into.labels, into.probabilities, into.outlierScores, tree.parent, tree.child, tree.lambda].every(
-      (a) => a.buffer instanceof SharedArrayBuffer,
-    );
-  if (threads < 2 || n < Math.max(minPoints, 2) || !shared()) return null;
-  const tables = shareTables(pointTables(info, selected, options));
-  // Ranges of at least min(minPoints, 2^16) points on the threads beside the calling one, less one for the exemplars.
-  const room = Math.max(1, threads - 1 - (withExemplars ? 1 : 0));
-  const parts = Math.max(1, Math.min(room, Math.floor(n / Math.min(minPoints, 65536))));
+  const k = info.numClusters;
+  const arrays = [pw.words, into.labels, into.probabilities, into.outlierScores, tree.parent, tree.child, tree.lambda];
+  arrays.push(stability, info.parent, info.firstChild, info.maxLambda, info.size, info.birth);
+  if (threads < 2 || n < Math.max(minPoints, 2) || k === 0) return null;
+  if (!arrays.every((a) => a.buffer instanceof SharedArrayBuffer)) return null;
+  // Ranges of at least min(minPoints, 2^16) points on the threads beside the calling one.
+  const parts = Math.max(1, Math.min(threads - 1, Math.floor(n / Math.min(minPoints, 65536))));
   const bound = (j: number) => Math.floor((n * j) / parts);
-  const counts = new Int32Array(new SharedArrayBuffer(4 * selected.length));
+  const rows = tree.parent.length;
+  const rowBound = (j: number) => (withExemplars ? Math.floor((rows * j) / parts) : 0);
+  const counts = new Int32Array(new SharedArrayBuffer(4 * k));
   const id = nextMessageId();
-  const job = (j: number): PointWordsJob | ExemplarsJob =>
-    j < parts
-      ? { kind: 'cluster-point-words', id, tables, pw, out: into, counts, p0: bound(j), p1: bound(j + 1) }
-      : {
-          kind: 'cluster-exemplars',
-          id,
-          tree: { parent: tree.parent, child: tree.child, lambda: tree.lambda },
-          n,
-          firstChild: info.firstChild,
-          maxLambda: info.maxLambda,
-          selected,
-        };
-  const workers = parts + (withExemplars ? 1 : 0);
-  const replies = await splitOnWorkers(workers, false, 'cluster::label', (pass) =>
-    pass<PointRowsReply | ExemplarsReply>(job),
-  );
+  const rowsOf = { parent: tree.parent, child: tree.child, lambda: tree.lambda };
+  const job = (j: number): PointWordsJob => ({
+    kind: 'cluster-point-words',
+    id,
+    info,
+    stability,
+    options,
+    pw,
+    out: into,
+    counts,
+    p0: bound(j),
+    p1: bound(j + 1),
+    tree: rowsOf,
+    r0: rowBound(j),
+    r1: rowBound(j + 1),
+    answerSelection: j === 0,
+  });
+  const replies = await splitOnWorkers(parts, false, 'cluster::label', (pass) => pass<PointWordsReply>(job));
   if (replies === null) return null;
+  const { selected, stability: selectedStability } = replies[0] as Required<PointWordsReply>;
+  const persistence = persistenceOf(info, selected, selectedStability, counts, rows);
+  let exemplars: Uint32Array[] | undefined;
+  if (withExemplars) {
+    const group: ExemplarsJob = {
+      kind: 'cluster-exemplars',
+      id: nextMessageId(),
+      n,
+      firstChild: info.firstChild,
+      maxLambda: info.maxLambda,
+      selected,
+      hitPoints: replies.map((r) => r.hitPoints!),
+      hitLeaves: replies.map((r) => r.hitLeaves!),
+    };
+    const grouped = await splitOnWorkers(1, false, 'cluster::exemplars', (pass) => pass<ExemplarsReply>(() => group));
+    if (grouped === null) return null;
+    const { flat, offsets } = grouped[0];
+    exemplars = [];
+    for (let j = 0; j < selected.length; j++) exemplars.push(flat!.subarray(offsets![j], offsets![j + 1]));
+  }
   pointThreadStats.runs++;
   pointThreadStats.workerRows += n;
-  const persistence = persistenceOf(info, selected, stability, counts, tree.parent.length);
-  if (!withExemplars) return { ...into, persistence };
-  const { flat, offsets } = replies[parts] as ExemplarsReply;
-  const exemplars: Uint32Array[] = [];
-  for (let j = 0; j < selected.length; j++) exemplars.push(flat!.subarray(offsets![j], offsets![j + 1]));
-  return { ...into, persistence, exemplars };
+  return { ...into, persistence, selected, stability: selectedStability, exemplars };
 }
 
 /**
