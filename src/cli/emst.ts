@@ -135,8 +135,9 @@ async function computeEmstOnNats(
     cluster: { ...natsOptionsOf(o, 'treeline emst'), partitions: o.partitions, runId: o.runId, log },
   });
   log?.(
-    `emst: run ${r.runId}${r.resumed ? ' (resumed)' : ''}: ${r.stats.partitions} partitions, ${r.stats.rounds} ` +
-      `rounds, ${r.traffic.tasks} tasks (${r.traffic.reused} answered from stored results), ` +
+    `emst: run ${r.runId}${r.resumed ? ' (resumed)' : ''}: ${r.stats.partitions} partitions, ` +
+      `${r.stats.pairs !== undefined ? `${r.stats.pairs} pairs (${r.stats.candidates} edges kept)` : `${r.stats.rounds} rounds`}, ` +
+      `${r.traffic.tasks} tasks (${r.traffic.reused} answered from stored results), ` +
       `${(r.traffic.bytesSent / 1e6).toFixed(1)} MB sent, ${(r.traffic.bytesReceived / 1e6).toFixed(1)} MB received`,
   );
   let totalWeight = 0;

@@ -61,6 +61,9 @@ export async function pairsEmst(
     run.gid.set(ids, offsets[p]);
     seen[p] = 1;
   };
+  // The owners' step times: the largest over the pairs, and under distributed::pairs.work their sum (the work the
+  // workers share: what more workers divide).
+  let work = 0;
   pairs.forEach(([p, q, keepP, keepQ], t) => {
     const reply = replies[t];
     const own = reply.meta.timings;
@@ -68,10 +71,13 @@ export async function pairsEmst(
       for (const [label, ms] of Object.entries(own)) {
         if (typeof ms === 'number') run.timings[label] = Math.max(run.timings[label] ?? 0, ms);
       }
+      const total = (own as Record<string, unknown>)['pair::total'];
+      if (typeof total === 'number') work += total;
     }
     if (keepP) takeIds(p, run.reply(reply, 'ids', Uint32Array, infos[p].count));
     if (keepQ) takeIds(q, run.reply(reply, 'idsq', Uint32Array, infos[q].count));
   });
+  run.timings['distributed::pairs.work'] = work;
   for (const p of live) {
     if (!seen[p]) throw new Error(`partitionedEmst: no pair reply carried partition ${p}'s ids`);
   }

@@ -45,17 +45,62 @@ export function partitionPoints(points: Float32Array | Float64Array, dim: number
   checkCoordinates(points, dim);
   const xs = points instanceof Float32Array ? points : new Float32Array(points);
   const n = xs.length / dim;
-  const { order } = sortCodesCpu(mortonCodesCpu(xs, n, dim, sceneFrameCpu(xs, n, dim)), n, codeBits(dim));
+  const part = zOrderParts(mortonCodesCpu(xs, n, dim, sceneFrameCpu(xs, n, dim)), n, codeBits(dim), k);
+  // Rows in index order: each partition's ids come out ascending.
+  const counts = new Uint32Array(k);
+  for (let i = 0; i < n; i++) counts[part[i]]++;
   const out: PartitionData[] = [];
-  for (let p = 0; p < k; p++) {
-    const a = Math.floor((p * n) / k);
-    const b = Math.floor(((p + 1) * n) / k);
-    const ids = order.slice(a, b).sort();
-    const rows = new Float32Array((b - a) * dim);
-    for (let r = 0; r < ids.length; r++) rows.set(xs.subarray(ids[r] * dim, ids[r] * dim + dim), r * dim);
-    out.push({ id: p, dim, points: rows, ids });
+  for (let p = 0; p < k; p++)
+    out.push({ id: p, dim, points: new Float32Array(counts[p] * dim), ids: new Uint32Array(counts[p]) });
+  counts.fill(0);
+  for (let i = 0; i < n; i++) {
+    const p = part[i];
+    const r = counts[p]++;
+    const o = out[p];
+    o.ids[r] = i;
+    for (let d = 0; d < dim; d++) o.points[r * dim + d] = xs[i * dim + d];
   }
   return out;
+}
+
+/**
+ * Per point, its partition when the points in (Morton code, index) order — the BVH's stable sort — are cut into k
+ * ranges, range p holding ranks ⌊p·n/k⌋ … ⌊(p + 1)·n/k⌋ − 1. Without sorting everything: a histogram of the codes'
+ * top 16 bits ranks whole buckets, and only the buckets a cut falls in are sorted (by code, then index).
+ */
+function zOrderParts(codes: Uint32Array, n: number, bits: number, k: number): Uint32Array {
+  const part = new Uint32Array(n);
+  // The partition of rank r: the largest p with ⌊p·n/k⌋ ≤ r (exact in doubles: (r + 1)·k < 2^53).
+  const partOfRank = (r: number): number => Math.floor(((r + 1) * k - 1) / n);
+  const shift = Math.max(bits - 16, 0);
+  const digit = (i: number): number => {
+    const lo = codes[2 * i];
+    const hi = codes[2 * i + 1];
+    const d = shift >= 32 ? hi >>> (shift - 32) : shift === 0 ? lo : (lo >>> shift) | (hi << (32 - shift));
+    return d & 0xffff;
+  };
+  const start = new Float64Array(65537);
+  for (let i = 0; i < n; i++) start[digit(i) + 1]++;
+  for (let b = 0; b < 65536; b++) start[b + 1] += start[b];
+  // Per bucket: its partition, or −1 when a cut falls inside it (its points are ranked one by one below).
+  const whole = new Int32Array(65536).fill(-1);
+  const split: number[][] = [];
+  for (let b = 0; b < 65536; b++) {
+    if (start[b + 1] === start[b]) continue;
+    const first = partOfRank(start[b]);
+    if (first === partOfRank(start[b + 1] - 1)) whole[b] = first;
+    else split[b] = [];
+  }
+  for (let i = 0; i < n; i++) {
+    const b = digit(i);
+    if (whole[b] >= 0) part[i] = whole[b];
+    else split[b].push(i);
+  }
+  split.forEach((members, b) => {
+    members.sort((x, y) => codes[2 * x + 1] - codes[2 * y + 1] || codes[2 * x] - codes[2 * y] || x - y);
+    members.forEach((i, t) => (part[i] = partOfRank(start[b] + t)));
+  });
+  return part;
 }
 
 /**

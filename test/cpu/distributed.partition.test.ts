@@ -14,6 +14,7 @@ import { kruskal } from '../../src/distributed/partition.pairs.js';
 import { orderFromKeyOrder } from '../../src/distributed/partition.emst.js';
 import { sortEdgesCanonical } from '../../src/emst/edges.cpu.js';
 import { weightOfKey } from '../../src/emst/distance.cpu.js';
+import { mortonCodesCpu, sceneFrameCpu } from '../../src/bvh/morton.cpu.js';
 import type {
   PartitionData,
   PartitionedEmstMethod,
@@ -472,6 +473,33 @@ describe('partitionPoints() and partitionInfo()', () => {
       }
     }
     expect(seen.every((s) => s === 1)).toBe(true);
+  });
+
+  it('equals the cut of the full (Morton code, index) sort: ties, duplicates, 1D to 5D, k up to n + 3', () => {
+    for (const [kind, n, dim] of [
+      ['uniform', 3000, 3],
+      ['grid', 2500, 3],
+      ['duplicates', 700, 2],
+      ['clustered', 2000, 2],
+      ['normal', 900, 1],
+      ['grid', 600, 5],
+      ['uniform', 5, 3],
+      ['uniform', 0, 3],
+    ] as const) {
+      const points = cloud(kind, n, dim, 43);
+      const codes = mortonCodesCpu(points, n, dim, sceneFrameCpu(points, n, dim));
+      const order = Array.from({ length: n }, (_, i) => i).sort(
+        (x, y) => codes[2 * x + 1] - codes[2 * y + 1] || codes[2 * x] - codes[2 * y] || x - y,
+      );
+      for (const k of [1, 2, 3, 7, n + 3]) {
+        const parts = partitionPoints(points, dim, k);
+        expect(parts.length).toBe(k);
+        for (let p = 0; p < k; p++) {
+          const want = order.slice(Math.floor((p * n) / k), Math.floor(((p + 1) * n) / k)).sort((a, b) => a - b);
+          expect(Array.from(parts[p].ids), `${kind} ${dim}D n=${n} k=${k} partition ${p}`).toEqual(want);
+        }
+      }
+    }
   });
 
   it('rejects bad input, naming the value', () => {
