@@ -8,21 +8,24 @@
 // finds the next k ≤ KMAX neighbours after the previous pass's last (floor). Constants: D (dimension), KMAX (list
 // capacity, ≥ k), STACK (depth bound, layout.ts), ALL (1: write indices and distances, 0: write the k-th distance only),
 // MORTON_ROWS (1: row j is leaf j's; 0: row i is point i's).
+//
+// Big arrays (issue 19; src/knn/knn.ts, src/gpu/bigarray.ts): the BVH's arrays are read through accessors the
+// composer generates from @binding(3) on — points_get (f32 words), order_get, links_get (vec4u), boxes_get (f32
+// words) — each array whole (`points[i]`: the kernel of before) or in parts where it exceeds one binding. The
+// output rows are a window: this dispatch searches the leaves [base, end) and, with Morton rows, row t − base of
+// out_index / out_dist belongs to leaf t (base = 0 and end = n: one dispatch over every leaf, the fast path).
 
 // one: 1.0 (distance.wgsl, add_square). floor: passes (k > KMAX) find the neighbours after (floor_d, floor_i) of the
 // previous pass, read from out_dist / out_index (0: none).
 // write_index (ALL = 0): also write the k-th neighbour's original index to out_index (the next pass's floor).
-struct KnnParams { n: u32, k: u32, window: u32, inf_bits: u32, one: f32, floor: u32, write_index: u32, p1: u32 }
+// base, end: the leaves this dispatch searches (a window of the output rows, above).
+struct KnnParams {
+  n: u32, k: u32, window: u32, inf_bits: u32, one: f32, floor: u32, write_index: u32, base: u32,
+  end: u32, p0: u32, p1: u32, p2: u32,
+}
 @group(0) @binding(0) var<uniform> u: KnnParams;
-@group(0) @binding(1) var<storage, read> points: array<f32>;
-@group(0) @binding(2) var<storage, read> order: array<u32>;
-@group(0) @binding(3) var<storage, read> links: array<vec4u>;
-@group(0) @binding(4) var<storage, read> boxes0: array<f32>;
-@group(0) @binding(5) var<storage, read_write> out_index: array<u32>;
-@group(0) @binding(6) var<storage, read_write> out_dist: array<f32>;
-// The second and third box parts (bvh/boxread.wgsl).
-@group(0) @binding(7) var<storage, read> boxes1: array<f32>;
-@group(0) @binding(8) var<storage, read> boxes2: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out_index: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out_dist: array<f32>;
 
 const NONE: u32 = 0xffffffffu;
 
@@ -39,12 +42,7 @@ var<private> floor_i: u32;
 // Squared distance from q to the box at word `base` of the box array: lo D floats, then hi D floats.
 fn box_dist(base: u32) -> f32 {
   var s = 0.0;
-  // Records in the first box part are read from its binding directly (see emst/traverse.wgsl, box_d2).
-  if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
-    for (var a = 0u; a < D; a++) { s = add_square(s, axis_gap_of(boxes0[base + a], boxes0[base + D + a], q[a]), u.one); }
-  } else {
-    for (var a = 0u; a < D; a++) { s = add_square(s, axis_gap_of(box_word(base + a), box_word(base + D + a), q[a]), u.one); }
-  }
+  for (var a = 0u; a < D; a++) { s = add_square(s, axis_gap_of(boxes_get(base + a), boxes_get(base + D + a), q[a]), u.one); }
   return s;
 }
 
@@ -52,7 +50,7 @@ fn box_dist(base: u32) -> f32 {
 // (emst/distance.wgsl), so a core distance equals the key of the edge to that neighbour.
 fn point_dist(p: u32) -> f32 {
   var s = 0.0;
-  for (var a = 0u; a < D; a++) { s = add_square(s, abs(q[a] - points[p * D + a]), u.one); }
+  for (var a = 0u; a < D; a++) { s = add_square(s, abs(q[a] - points_get(p * D + a)), u.one); }
   return s;
 }
 
@@ -93,12 +91,12 @@ fn beats_worst(d: f32, idx: u32) -> bool {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  let t = thread_index(wid, nwg, lid);
+  let t = u.base + thread_index(wid, nwg, lid);
   let n = u.n;
-  if (t >= n) { return; }
+  if (t >= u.end) { return; }
   let inf = bitcast<f32>(u.inf_bits);
-  for (var a = 0u; a < D; a++) { q[a] = points[t * D + a]; }
-  let o = select(order[t], t, MORTON_ROWS == 1u);
+  for (var a = 0u; a < D; a++) { q[a] = points_get(t * D + a); }
+  let o = select(order_get(t), t - u.base, MORTON_ROWS == 1u);
   floor_d = -1.0;
   floor_i = NONE;
   if (u.floor != 0u) {
@@ -113,7 +111,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let win = min(u.window, n - 1u);
   let s = min(select(0u, t - win / 2u, t > win / 2u), n - 1u - win);
   for (var p = s; p <= s + win; p++) {
-    if (p != t) { consider(point_dist(p), order[p]); }
+    if (p != t) { consider(point_dist(p), order_get(p)); }
   }
   let radius = select(inf, best_d[u.k - 1u], count == u.k);
   count = 0u;
@@ -127,7 +125,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var sp = 0u;
   var node = header;
   loop {
-    let lk = links[node];
+    let lk = links_get(node);
     var go_l = false;
     var go_r = false;
     let dl = child_dist(lk.x, header);

@@ -49,7 +49,14 @@ export async function benchKnn(ctx: GpuContext, n: number, options: KnnBenchOpti
   await ctx.submit('bench::knnBuild', (rec) => builder.encode(rec, input, n, bvh));
   builder.destroy();
   input.destroy();
-  const searcher = await createKnnSearcher(ctx, { dim, k, output, window: options.window, workgroupSize: options.workgroupSize });
+  const searcher = await createKnnSearcher(ctx, {
+    dim,
+    k,
+    output,
+    window: options.window,
+    workgroupSize: options.workgroupSize,
+    maxCount: n,
+  });
   const rows = output === 'all' ? k : 1;
   const outI = output === 'all' ? ctx.createBuffer('bench::knnIndices', 4 * n * k) : undefined;
   const outD = ctx.createBuffer('bench::knnSquaredDistances', 4 * n * rows);

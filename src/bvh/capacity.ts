@@ -9,8 +9,13 @@
  * Important! When an allocation's size changes, change it here too: test/gpu/emst.capacity.test.ts runs every entry
  * point at its reported maximum under a lowered limit, and the recorder (gpu/recorder.ts) refuses any binding above
  * the limit, so an array missing from this list, or larger than listed, fails that test.
+ *
+ * Split-capable tasks (issue 19, gpu/bigarray.ts): knn binds no array whole — the search (knn/knn.ts) and the BVH
+ * build it runs (karras.ts, refit.ts, gather.ts) bind every array in parts and the outputs in windows — so its cap is
+ * the most points whose parts fit the stage's storage buffers in each of those kernels (splitKernels below).
  */
-import { BOX_PARTS, boxPartRecords, pointsForBoxRecords } from './layout.js';
+import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, pointsForBoxRecords } from './layout.js';
+import { bigArrayParts } from '../gpu/bigarray.js';
 import { InputError } from '../errors.js';
 
 /**
@@ -30,10 +35,12 @@ export type CapacityTask =
   | { kind: 'hdbscan'; minClusterSize: number; resident: boolean }
   | { kind: 'knn'; k: number };
 
-/** The two limits the caps depend on. */
+/** The limits the caps depend on. */
 export interface CapacityLimits {
   maxStorageBufferBindingSize: number;
   maxStorageBuffersPerShaderStage: number;
+  /** Where parts may start (default 256, WebGPU's default and the H100's); split-capable tasks only. */
+  minStorageBufferOffsetAlignment?: number;
 }
 
 /** One array bound whole: its label and its bytes for n points. */
@@ -64,11 +71,6 @@ export function bindingNeeds(task: CapacityTask, dim: number): BindingNeed[] {
     // stats::walkRecords (stats/branches.ts): 16 bytes an edge.
     needs.push({ label: 'stats::walkRecords', bytes: (n) => 16 * Math.max(n - 1, 1) });
   }
-  if (task.kind === 'knn') {
-    // knn::indices and knn::squaredDistances (knn/knn.ts): n × k u32 / f32.
-    const k = task.k;
-    needs.push({ label: 'knn::indices', bytes: (n) => 4 * n * k });
-  }
   if (task.kind === 'hdbscan' && task.resident) {
     const mcs = task.minClusterSize;
     // cluster::linkage.own (cluster/dendrogram.ts): 8 bytes for each of 2m + n + 1 Euler tokens.
@@ -82,6 +84,54 @@ export function bindingNeeds(task: CapacityTask, dim: number): BindingNeed[] {
   return needs;
 }
 
+/**
+ * A kernel that binds every per-point array in parts (gpu/bigarray.ts, planParts): `fixed` other storage bindings
+ * and each array's element stride (bytes) and length for n points, as the module named in its label plans them.
+ */
+interface SplitKernel {
+  label: string;
+  fixed: number;
+  arrays: { stride: number; length: (n: number) => number }[];
+}
+
+/** The kernels of a split-capable task (null: the task still binds its arrays whole). */
+function splitKernels(task: CapacityTask, dim: number): SplitKernel[] | null {
+  if (task.kind !== 'knn') return null;
+  const boxes = { stride: 4, length: (n: number) => boxWords(dim) * boxRecords(n) };
+  const parents = { stride: 4, length: (n: number) => Math.max(2 * n - 1, 1) };
+  const ranges = { stride: 8, length: (n: number) => Math.max(n - 1, 1) };
+  const points = { stride: 4, length: (n: number) => n * dim };
+  const order = { stride: 4, length: (n: number) => n };
+  return [
+    // knn/knn.ts (bvhArrays): points, order, links, boxes; the two outputs are windows.
+    { label: 'knn::search', fixed: 2, arrays: [points, order, { stride: 16, length: (n) => n }, boxes] },
+    // bvh/karras.ts: codes, links, ranges, parents, boxes.
+    {
+      label: 'bvh::karras',
+      fixed: 0,
+      arrays: [{ stride: 8, length: (n) => n }, { stride: 16, length: (n) => n }, ranges, parents, boxes],
+    },
+    // bvh/refit.ts: sorted points, order, parents, links (words), boxes, ranges.
+    {
+      label: 'bvh::refit',
+      fixed: 0,
+      arrays: [points, order, parents, { stride: 4, length: (n) => 4 * n }, boxes, ranges],
+    },
+    // bvh/gather.ts: the points in parts beside order and the sorted output.
+    { label: 'bvh::gather', fixed: 2, arrays: [points] },
+  ];
+}
+
+/** Storage bindings a split kernel takes for n points. */
+function splitSlots(limits: CapacityLimits, kernel: SplitKernel, n: number): number {
+  // Named one by one: a device's GPUSupportedLimits has its values as getters, which a spread would not copy.
+  const full = {
+    maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
+    minStorageBufferOffsetAlignment: limits.minStorageBufferOffsetAlignment ?? 256,
+  };
+  return kernel.arrays.reduce((s, a) => s + bigArrayParts(full, a.length(n), a.stride).parts, kernel.fixed);
+}
+
 /** The largest n a task takes on a device with these limits, and the array that sets it. */
 export interface Capacity {
   maxPoints: number;
@@ -92,6 +142,25 @@ export interface Capacity {
 /** The most points whose every array (bindingNeeds, and the BVH's box parts) fits `limits`. */
 export function capacity(limits: CapacityLimits, task: CapacityTask, dim: number): Capacity {
   const binding = limits.maxStorageBufferBindingSize;
+  const split = splitKernels(task, dim);
+  if (split) {
+    // Word indices are u32: the box words (2·dim a point) stay below 2^32.
+    let best: Capacity = { maxPoints: Math.floor((2 ** 32 - 1) / boxWords(dim)), limitedBy: 'u32 indices' };
+    const stage = limits.maxStorageBuffersPerShaderStage;
+    for (const kernel of split) {
+      // splitSlots(n) is non-decreasing: the largest n whose slots fit the stage, by bisection over [0, best].
+      let lo = 0;
+      let hi = best.maxPoints;
+      if (splitSlots(limits, kernel, hi) <= stage) continue;
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (splitSlots(limits, kernel, mid) <= stage) lo = mid;
+        else hi = mid;
+      }
+      best = { maxPoints: lo, limitedBy: kernel.label };
+    }
+    return best;
+  }
   // The box array in BOX_PARTS bindings, or one where the traversal runs lean (boruvka.ts).
   const parts = limits.maxStorageBuffersPerShaderStage < NEAREST_STORAGE_BUFFERS ? 1 : BOX_PARTS;
   let best: Capacity = {
@@ -142,6 +211,8 @@ export function checkCapacity(
   }
   throw new InputError(
     `${taskName(task)} on the GPU takes at most ${cap.maxPoints} points in ${dim} dimensions on this device, got ${n}: ` +
-      `its ${cap.limitedBy} array must fit one ${binding}-byte storage binding${lowered}; ${instead}.`,
+      (splitKernels(task, dim)
+        ? `its ${cap.limitedBy} kernel binds its arrays in parts of one ${binding}-byte storage binding${lowered}, at most ${limits.maxStorageBuffersPerShaderStage} a stage; ${instead}.`
+        : `its ${cap.limitedBy} array must fit one ${binding}-byte storage binding${lowered}; ${instead}.`),
   );
 }

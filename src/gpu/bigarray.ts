@@ -27,10 +27,13 @@
  * binding (a subtree of the Karras hierarchy is a contiguous range of leaves and of internal nodes), run the query
  * against each subtree's window in turn, each run pruned by the bound the previous ones left (the k-th distance, the
  * component's upper bound), and the top tree above them as a small array bound whole. It needs no more bindings
- * however large n is. Not built yet: the k-NN and Borůvka still bind the BVH whole (bvh/capacity.ts's maximum).
+ * however large n is. Not built yet. The k-NN binds the BVH's four arrays in parts beside two windowed outputs
+ * (knn/knn.ts; the stage's 16 storage buffers hold ~4·10^8 3D points at 2 GiB a binding, bvh/capacity.ts);
+ * Borůvka's traversal already binds 15 buffers and still binds the BVH whole.
  *
- * Users today: windows — emst/pointcheck.ts, bvh/codes.ts, the radix sort's block kernels; parts — emst/gather.ts,
- * bvh/gather.ts, bvh/karras.ts and bvh/refit.ts (planParts / bindParts), the radix sort's scatter outputs.
+ * Users today: windows — emst/pointcheck.ts, bvh/codes.ts, the radix sort's block kernels, the k-NN's outputs;
+ * parts — emst/gather.ts, bvh/gather.ts, bvh/karras.ts, bvh/refit.ts and knn/knn.ts (planParts / bindParts), the
+ * radix sort's scatter outputs.
  */
 import type { GpuContext } from './context.js';
 import type { Binding } from './recorder.js';

@@ -10,10 +10,10 @@
 import type { GpuContext } from '../gpu/context.js';
 import { InputError } from '../errors.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
-import { buildBvh } from '../bvh/lbvh.js';
+import { checkCapacity } from '../bvh/capacity.js';
 import { checkPoints } from '../bvh/points.js';
 import { kthSquaredDistancesCpu } from './knn.cpu.js';
-import { createKnnSearcher, withContext } from './knn.js';
+import { buildSearchBvh, createKnnSearcher, withContext } from './knn.js';
 
 export interface CoreDistanceOptions {
   dim: number;
@@ -40,8 +40,12 @@ export async function coreDistances(points: Float32Array, options: CoreDistanceO
     squared = kthSquaredDistancesCpu(buildBvhCpu(points, dim), k);
   } else if (backend === 'gpu') {
     squared = await withContext(options.gpu, async (ctx) => {
-      const searcher = await createKnnSearcher(ctx, { dim, k, output: 'kth' });
-      const bvh = await buildBvh(ctx, points, n, dim);
+      checkCapacity(ctx.limits, n, dim, { kind: 'knn', k }, ctx.deviceLimits.maxStorageBufferBindingSize);
+      const searcher = await createKnnSearcher(ctx, { dim, k, output: 'kth', maxCount: n });
+      const bvh = await buildSearchBvh(ctx, points, n, dim).catch((e: unknown) => {
+        searcher.destroy();
+        throw e;
+      });
       const out = ctx.createBuffer('knn::coreDistances', 4 * n);
       try {
         await ctx.submit('knn::coreDistances', (rec) => searcher.encode(rec, bvh, { squaredDistances: out }));

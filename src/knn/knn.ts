@@ -7,13 +7,23 @@
  * `knn()` is the one-call API on either backend.
  */
 import type { GpuContext } from '../gpu/context.js';
+import type { Bindings, Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { createGpuContext } from '../gpu/context.js';
-import { createBoxParts } from '../bvh/boxparts.js';
 import { InputError } from '../errors.js';
-import { STACK_SIZE } from '../bvh/layout.js';
+import { boxRecords, boxWords, STACK_SIZE } from '../bvh/layout.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
-import { buildBvh, type BvhBuffers } from '../bvh/lbvh.js';
+import { allocateBvh, createBvhBuilder, type BvhBuffers, type GpuBvh } from '../bvh/lbvh.js';
+import {
+  bigArrayParts,
+  bindParts,
+  createUnusedParts,
+  planParts,
+  windowBinding,
+  windows,
+  type PartArray,
+  type Window,
+} from '../gpu/bigarray.js';
 import { checkPoints } from '../bvh/points.js';
 import { checkCapacity } from '../bvh/capacity.js';
 import { checkK, checkKth, defaultWindow, KNN_PASS, knnCpu, type KnnResult } from './knn.cpu.js';
@@ -38,8 +48,20 @@ export interface KnnSearcherOptions {
    * traversals over the BVH want it (no gather needed).
    */
   rows?: 'original' | 'morton';
-  /** Box records per binding (src/bvh/layout.ts, "Box parts"); default: as many as the device binds. */
+  /**
+   * The largest n that encode() will be given (issue 19: the BVH's arrays are bound in as many parts as this n
+   * needs, gpu/bigarray.ts). Default: the most points whose every BVH array fits one binding.
+   */
+  maxCount?: number;
+  /** Elements per part of the BVH's arrays (tests: several parts with few points); default: a binding's worth. */
+  partElements?: number;
+  /**
+   * Box records per part, as the BVH builder takes them (tests): parts of boxPartRecords · 2·dim elements (the
+   * words of that many box records) for every array, where partElements is not given.
+   */
   boxPartRecords?: number;
+  /** Output rows per window (tests: several windows with few points); default: a binding's worth. */
+  maxWindow?: number;
 }
 
 export interface KnnOutput {
@@ -62,19 +84,15 @@ export interface KnnSearcher {
   destroy(): void;
 }
 
-/** knn.wgsl's bindings and uniform block (`KnnParams`), by their WGSL names. */
-const KNN_BINDINGS = {
-  u: 'uniform',
-  points: 'read',
-  order: 'read',
-  links: 'read',
-  boxes0: 'read',
-  out_index: 'read_write',
-  out_dist: 'read_write',
-  boxes1: 'read',
-  boxes2: 'read',
-} as const;
-/** `one` = 1.0 for distance.wgsl's add_square; `floor`, `write_index`: 1 or 0 (passes, see encode). */
+/**
+ * knn.wgsl's own bindings and uniform block (`KnnParams`), by their WGSL names; the BVH's arrays follow from
+ * binding 3 on, each whole or in parts (bvhArrays, gpu/bigarray.ts).
+ */
+const KNN_BINDINGS = { u: 'uniform', out_index: 'read_write', out_dist: 'read_write' } as const;
+/**
+ * `one` = 1.0 for distance.wgsl's add_square; `floor`, `write_index`: 1 or 0 (passes, see encode); `base`, `end`:
+ * the leaves of this dispatch's output window.
+ */
 const KNN_PARAMS = {
   n: 'u32',
   k: 'u32',
@@ -83,8 +101,44 @@ const KNN_PARAMS = {
   one: 'f32',
   floor: 'u32',
   write_index: 'u32',
+  base: 'u32',
+  end: 'u32',
+  p0: 'u32',
   p1: 'u32',
+  p2: 'u32',
 } as const;
+/** permute.wgsl's bindings and uniform block. */
+const PERMUTE_BINDINGS = { u: 'uniform', order: 'read', src: 'read', dst: 'read_write' } as const;
+const PERMUTE_PARAMS = { src_count: 'u32', dst_first: 'u32', dst_count: 'u32', width: 'u32' } as const;
+
+/** The BVH arrays the search reads at random (layout.ts), in binding order from 3 on. */
+function bvhArrays(dim: number): PartArray[] {
+  return [
+    { name: 'points', type: 'f32', stride: 4, length: (n) => n * dim, access: 'read' },
+    { name: 'order', type: 'u32', stride: 4, length: (n) => n, access: 'read' },
+    { name: 'links', type: 'vec4u', stride: 16, length: (n) => n, access: 'read' },
+    { name: 'boxes', type: 'f32', stride: 4, length: (n) => boxWords(dim) * boxRecords(n), access: 'read' },
+  ];
+}
+/**
+ * createKnnSearcher's maxCount when none is given: the most points whose every BVH array fits one binding, or with
+ * smaller parts (`perPart` elements, tests) the most whose parts fit the stage beside the two outputs.
+ */
+function defaultMaxCount(ctx: GpuContext, dim: number, perPart: number | undefined): number {
+  const limits = ctx.limits;
+  if (perPart === undefined) return Math.floor(limits.maxStorageBufferBindingSize / Math.max(16, 8 * dim));
+  const slots = (n: number) =>
+    bvhArrays(dim).reduce((s, a) => s + bigArrayParts(limits, a.length(n), a.stride, perPart).parts, 2);
+  let lo = 0;
+  let hi = Math.floor(limits.maxStorageBufferBindingSize / 4);
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (slots(mid) <= limits.maxStorageBuffersPerShaderStage) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The bits of f32 +∞ (KnnParams.inf_bits). */
 const F32_INFINITY_BITS = 0x7f800000;
 
@@ -101,27 +155,62 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
   }
   let kmax = 1;
   while (kmax < Math.min(k, KNN_PASS)) kmax *= 2;
-  const parts = createBoxParts(ctx, dim, options.boxPartRecords);
-  const kernel = await ctx.kernel({
-    label: 'knn::search',
-    shader: 'knn/knn',
-    entry: 'main',
-    bindings: KNN_BINDINGS,
-    uniforms: KNN_PARAMS,
-    workgroupSize: options.workgroupSize ?? 32,
-    include: ['common/grid', 'knn/distance', 'bvh/boxread'],
-    constants: {
-      D: dim,
-      KMAX: kmax,
-      STACK: STACK_SIZE,
-      ALL: output === 'all' ? 1 : 0,
-      MORTON_ROWS: options.rows === 'morton' ? 1 : 0,
-      ...parts.constants,
-    },
-  });
-  // 'kth' writes no indices in one pass, but the binding must exist and must not alias the distances. In passes it
-  // holds each point's last neighbour so far (the next pass's floor): n words, grown on demand.
+  const limits = ctx.limits;
+  const perPart = options.partElements ?? (options.boxPartRecords && options.boxPartRecords * boxWords(dim));
+  const maxCount = options.maxCount ?? defaultMaxCount(ctx, dim, perPart);
+  if (!Number.isInteger(maxCount) || maxCount < 0) {
+    throw new InputError(`Expected maxCount to be a non-negative integer, got ${options.maxCount}.`);
+  }
+  // Issue 19: every BVH array whole where it fits one binding, else in parts (the accessors pick the part).
+  const plan = planParts(limits, 'knn::search', bvhArrays(dim), Math.max(maxCount, 2), 3, perPart);
+  const rowWords = output === 'all' ? Math.min(k, KNN_PASS) : 1;
+  const maxWindow = options.maxWindow ?? Number.POSITIVE_INFINITY;
+  // Outputs above one binding: dispatched in windows of leaves, each writing its Morton rows (a window of rows is a
+  // window of leaves), which permute.wgsl moves to original rows where those were asked for.
+  const windowed = windows(limits, Math.max(maxCount, 1), [4 * rowWords], maxWindow).length > 1;
+  const mortonRows = options.rows === 'morton';
+  const [kernel, permute] = await Promise.all([
+    ctx.kernel({
+      label: 'knn::search',
+      shader: 'knn/knn',
+      entry: 'main',
+      bindings: { ...KNN_BINDINGS, ...plan.bindings } as Bindings,
+      uniforms: KNN_PARAMS,
+      workgroupSize: options.workgroupSize ?? 32,
+      include: ['common/grid', 'knn/distance'],
+      constants: {
+        D: dim,
+        KMAX: kmax,
+        STACK: STACK_SIZE,
+        ALL: output === 'all' ? 1 : 0,
+        MORTON_ROWS: mortonRows || windowed ? 1 : 0,
+      },
+      generated: plan.generated,
+    }) as Promise<Kernel<Bindings, typeof KNN_PARAMS>>,
+    windowed && !mortonRows
+      ? ctx.kernel({
+          label: 'knn::permute',
+          shader: 'knn/permute',
+          entry: 'main',
+          bindings: PERMUTE_BINDINGS,
+          uniforms: PERMUTE_PARAMS,
+          workgroupSize: 256,
+          include: ['common/grid'],
+        })
+      : null,
+  ]);
+  const unused = plan.slots > plan.arrays.length ? createUnusedParts(ctx, 'knn::search', plan.slots) : null;
+  // 'kth' writes no indices in one pass, but the binding must exist and must not alias the distances. In passes (or
+  // windows) it holds each point's last neighbour so far (the next pass's floor): n words, grown on demand. Split
+  // with original rows: the search's Morton rows (indices, distances) before permute.wgsl, grown on demand.
   let indexBuffer = ctx.createBuffer('knn::unusedIndices', 4);
+  let mortonIndices: GPUBuffer | null = null;
+  let mortonDistances: GPUBuffer | null = null;
+  const grow = (buffer: GPUBuffer | null, label: string, bytes: number) => {
+    if (buffer && buffer.size >= bytes) return buffer;
+    buffer?.destroy();
+    return ctx.createBuffer(label, bytes);
+  };
   return {
     dim,
     k,
@@ -131,47 +220,100 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
       const kk = opts.k ?? k;
       if (!Number.isInteger(kk) || kk < 1 || kk > k)
         throw new InputError(`Expected k to be an integer in [1, ${k}], got ${kk}.`);
-      if (bvh.n === 0) return;
-      if (kk > KNN_PASS && indexBuffer.size < 4 * bvh.n) {
-        indexBuffer.destroy();
-        indexBuffer = ctx.createBuffer('knn::floorIndices', 4 * bvh.n);
+      const n = bvh.n;
+      if (n === 0) return;
+      if (n > maxCount) {
+        throw new InputError(
+          `knn::search: expected a BVH of at most ${maxCount} points (createKnnSearcher's maxCount), got ${n}.`,
+        );
       }
-      const indices = output === 'all' ? out.indices : indexBuffer;
+      const width = output === 'all' ? kk : 1;
+      const permuted = windowed && !mortonRows;
+      // Windows bind ranges of the floor indices too: n words wherever the outputs are windowed.
+      if (output === 'kth' && !permuted && (kk > KNN_PASS || windowed) && indexBuffer.size < 4 * n) {
+        indexBuffer = grow(indexBuffer, 'knn::floorIndices', 4 * n);
+      }
+      let indices = output === 'all' ? out.indices : indexBuffer;
       if (!indices) throw new InputError("knn::search: output 'all' needs an indices buffer");
-      const [boxes0, boxes1, boxes2] = parts.bind(bvh.boxes, bvh.n);
+      let distances: Binding = out.squaredDistances;
+      if (permuted) {
+        mortonIndices = grow(mortonIndices, 'knn::mortonIndices', 4 * n * width);
+        mortonDistances = grow(mortonDistances, 'knn::mortonDistances', 4 * n * width);
+        indices = mortonIndices;
+        distances = mortonDistances;
+      }
+      const tree = bindParts(
+        limits,
+        plan,
+        { points: bvh.sortedPoints, order: bvh.order, links: bvh.links, boxes: bvh.boxes },
+        n,
+        unused,
+      );
       // Passes of at most KNN_PASS neighbours ('kth' only): each finds the next ones after the previous pass's last.
       for (let done = 0; done < kk;) {
         const kp = Math.min(KNN_PASS, kk - done);
-        rec.dispatch(kernel, {
-          buffers: {
-            points: bvh.sortedPoints,
-            order: bvh.order,
-            links: bvh.links,
-            boxes0,
-            out_index: indices,
-            out_dist: out.squaredDistances,
-            boxes1,
-            boxes2,
-          },
-          uniforms: {
-            n: bvh.n,
-            k: kp,
-            window: window ?? defaultWindow(kp),
-            inf_bits: F32_INFINITY_BITS,
-            one: 1,
-            floor: done > 0 ? 1 : 0,
-            write_index: done + kp < kk ? 1 : 0,
-          },
-          threads: bvh.n,
-        });
+        const rows = output === 'all' ? kp : 1;
+        const ws: Window[] = windowed ? windows(limits, n, [4 * rows], maxWindow) : [{ first: 0, count: n }];
+        for (const w of ws) {
+          rec.dispatch(kernel, {
+            buffers: {
+              ...tree,
+              out_index: windowed ? windowBinding(limits, indices, 4 * rows, w) : indices,
+              out_dist: windowed ? windowBinding(limits, distances, 4 * rows, w) : distances,
+            },
+            uniforms: {
+              n,
+              k: kp,
+              window: window ?? defaultWindow(kp),
+              inf_bits: F32_INFINITY_BITS,
+              one: 1,
+              floor: done > 0 ? 1 : 0,
+              write_index: done + kp < kk ? 1 : 0,
+              base: w.first,
+              end: w.first + w.count,
+            },
+            threads: w.count,
+          });
+        }
         done += kp;
+      }
+      if (permuted) {
+        permuteRows(rec, permute!, bvh.order, distances, out.squaredDistances, n, width);
+        if (output === 'all') permuteRows(rec, permute!, bvh.order, indices, out.indices!, n, width);
       }
     },
     destroy() {
       indexBuffer.destroy();
-      parts.destroy();
+      mortonIndices?.destroy();
+      mortonDistances?.destroy();
+      unused?.destroy();
     },
   };
+
+  /** Moves n rows of `width` words from Morton order (`src`) to original order (`dst`), window pair by pair. */
+  function permuteRows(
+    rec: Recorder,
+    kernel: Kernel<typeof PERMUTE_BINDINGS, typeof PERMUTE_PARAMS>,
+    order: GPUBuffer,
+    src: Binding,
+    dst: Binding,
+    n: number,
+    width: number,
+  ): void {
+    for (const s of windows(limits, n, [4, 4 * width], maxWindow)) {
+      for (const d of windows(limits, n, [4 * width], maxWindow)) {
+        rec.dispatch(kernel, {
+          buffers: {
+            order: windowBinding(limits, order, 4, s),
+            src: windowBinding(limits, src, 4 * width, s),
+            dst: windowBinding(limits, dst, 4 * width, d),
+          },
+          uniforms: { src_count: s.count, dst_first: d.first, dst_count: d.count, width },
+          threads: s.count,
+        });
+      }
+    }
+  }
 }
 
 export interface KnnOptions {
@@ -201,10 +343,13 @@ export async function knn(points: Float32Array, options: KnnOptions): Promise<Kn
     const indices = new Uint32Array(n * k).fill(0xffffffff);
     const squaredDistances = new Float32Array(n * k).fill(Infinity);
     if (n === 0) return { k, indices, squaredDistances };
-    // Before anything is allocated (capacity.ts): n × k results, the BVH's arrays and the points in single bindings.
+    // Before anything is allocated (capacity.ts): the parts of the BVH's arrays fit the stage's bindings.
     checkCapacity(ctx.limits, n, dim, { kind: 'knn', k }, ctx.deviceLimits.maxStorageBufferBindingSize);
-    const searcher = await createKnnSearcher(ctx, { dim, k, window: options.window });
-    const bvh = await buildBvh(ctx, points, n, dim);
+    const searcher = await createKnnSearcher(ctx, { dim, k, window: options.window, maxCount: n });
+    const bvh = await buildSearchBvh(ctx, points, n, dim).catch((e: unknown) => {
+      searcher.destroy();
+      throw e;
+    });
     const outI = ctx.createBuffer('knn::indices', 4 * n * k);
     const outD = ctx.createBuffer('knn::squaredDistances', 4 * n * k);
     try {
@@ -220,6 +365,29 @@ export async function knn(points: Float32Array, options: KnnOptions): Promise<Kn
       searcher.destroy();
     }
   });
+}
+
+/**
+ * Builds the BVH of n checked points for a search: split (issue 19: lbvh.ts's `split`, every build kernel on parts
+ * and windows) where an array of it exceeds one binding, else as buildBvh() builds it — the same BVH either way.
+ */
+export async function buildSearchBvh(ctx: GpuContext, points: Float32Array, n: number, dim: number): Promise<GpuBvh> {
+  const binding = ctx.limits.maxStorageBufferBindingSize;
+  const split = Math.max(16, 4 * dim) * n > binding || 4 * boxWords(dim) * boxRecords(n) > binding;
+  const builder = await createBvhBuilder(ctx, { maxCount: n, dim, split });
+  const bvh = allocateBvh(ctx, n, dim, { split });
+  const input = ctx.upload('bvh::points', points);
+  try {
+    await ctx.submit('bvh::build', (rec) => builder.encode(rec, input, n, bvh));
+    await ctx.onDone();
+  } catch (e) {
+    bvh.destroy();
+    throw e;
+  } finally {
+    builder.destroy();
+    input.destroy();
+  }
+  return bvh;
 }
 
 /** Runs `fn` with the given context, or with a fresh one that is destroyed afterwards. */

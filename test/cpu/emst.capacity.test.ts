@@ -59,11 +59,23 @@ describe('capacity(limits, task, dim)', () => {
     expect(capacity(lean, { kind: 'emst' }, 3)).toEqual({ maxPoints: records + 1, limitedBy: 'bvh::boxes' });
   });
 
-  it('issue 19: knn() is capped by its n × k results, hdbscan() on the GPU by its Euler tokens or rows', () => {
+  it('issue 19: knn() binds its arrays in parts, capped by the stage’s bindings whatever k', () => {
     const L = 1048576;
     const at = { ...H100, maxStorageBufferBindingSize: L };
-    expect(capacity(at, { kind: 'knn', k: 64 }, 3)).toEqual({ maxPoints: L / 256, limitedBy: 'knn::indices' });
-    expect(capacity(at, { kind: 'knn', k: 2 }, 3)).toEqual({ maxPoints: L / 16, limitedBy: 'bvh::links' });
+    // The refit's parts in 3D at 196,608 points: sorted points 3, order 1, parents 2, links 3, boxes 5, ranges 2 = 16
+    // bindings; one point more puts the links (16 bytes a point) in a fourth part.
+    for (const k of [2, 64]) {
+      expect(capacity(at, { kind: 'knn', k }, 3)).toEqual({ maxPoints: 196608, limitedBy: 'bvh::refit' });
+    }
+    // The Karras kernel's in 2D at 262,144: codes 2, links 4, ranges 2, parents 2, boxes 4 = 14; one more: 18.
+    expect(capacity(at, { kind: 'knn', k: 8 }, 2)).toEqual({ maxPoints: 262144, limitedBy: 'bvh::karras' });
+    // The H100: issue 19's Must of 4·10^8 3D points fits the k-NN (and its build).
+    expect(capacity(H100, { kind: 'knn', k: 8 }, 3).maxPoints).toBeGreaterThan(4e8);
+  });
+
+  it('issue 19: hdbscan() on the GPU is capped by its Euler tokens or rows', () => {
+    const L = 1048576;
+    const at = { ...H100, maxStorageBufferBindingSize: L };
     // 8 bytes for each of 3n − 1 tokens: 24n − 8 ≤ L.
     const tokens = Math.floor((L + 8) / 24);
     expect(capacity(at, { kind: 'hdbscan', minClusterSize: 5, resident: true }, 3)).toEqual({
