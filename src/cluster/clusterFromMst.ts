@@ -186,6 +186,7 @@ function* fromCondensed(
   const clock = startClock();
   const into = pass.into ?? buffers;
   const pw = pass.pointWords;
+  clock.lap('select'); // ~0: on the workers the selection is part of `label`
   // The selection and everything per point on the workers, the calling thread waiting (all in `label`).
   const onWorkers =
     pass.shared && pw && into
@@ -203,7 +204,6 @@ function* fromCondensed(
           ),
         )
       : null;
-  clock.lap('select');
   let selection: { selected: Int32Array; stability: Float64Array };
   let points: PointResults;
   let collector: ExemplarCollector | undefined;
