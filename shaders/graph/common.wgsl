@@ -8,6 +8,9 @@ override WEIGHT_KIND: u32 = 0u;
 // min64.wgsl's guard keys: 0 = plain keys, emptied by select after every round; 1 = tagged with the round
 // (guard_word below), never emptied.
 override GUARD_TAGGED: u32 = 0u;
+// filter.wgsl's emptying of the previous round's records: 0 = two scattered stores per entry; 1 = by fill where
+// the round is large.
+override FILL_RESETS: u32 = 0u;
 
 // "No edge": the value of an empty minimum record, and never a valid edge id (ids are < 2^32 − 1).
 const NONE: u32 = 0xffffffffu;

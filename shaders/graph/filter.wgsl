@@ -6,6 +6,9 @@
 // It also empties the previous round's minimum records: those were written at exactly the (p, q) of this
 // round's input entries, and select.wgsl finished reading them in the previous dispatch. Two record arrays
 // alternate by round, so no separate reset pass is needed (ECL-MST's kernel3).
+// Emptying by fill (FILL_RESETS = 1): where the input holds at least n / 16 entries, their 2 scattered 8-byte
+// stores each cost more than writing the whole array once, coalesced; the dispatch then empties all n records
+// first (the ones no entry touched are empty already) and skips the per-entry stores.
 // Includes: common/grid, graph/common, graph/parent + unionfind/unionfind | graph/parent_ro, graph/min64 |
 // graph/min32, graph/push.
 
@@ -19,6 +22,10 @@ fn filterRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
                @builtin(local_invocation_index) lid: u32) {
   let count = uniform_count(lid, P.inSlot);
   let stride = nwg.x * nwg.y * WG;
+  let fill = FILL_RESETS == 1u && count >= (P.n >> 4u);
+  if (fill) {
+    for (var v = thread_index(wid, nwg, lid); v < P.n; v += stride) { g_prev[v] = vec2u(NONE, NONE); }
+  }
   for (var base = group_index(wid, nwg) * WG; base < count; base += stride) {
     let i = base + lid;
     var keep = false;
@@ -30,8 +37,10 @@ fn filterRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
       let p0 = wl_in[3u * i];
       let q0 = wl_in[3u * i + 1u];
       id = wl_in[3u * i + 2u];
-      g_prev[p0] = vec2u(NONE, NONE);
-      g_prev[q0] = vec2u(NONE, NONE);
+      if (!fill) {
+        g_prev[p0] = vec2u(NONE, NONE);
+        g_prev[q0] = vec2u(NONE, NONE);
+      }
       p = uf_find(p0);
       q = uf_find(q0);
       if (p != q) {

@@ -33,3 +33,9 @@ fn record_min(s: u32, key: u32, id: u32) {
   if (seen > mine) { atomicMin(&g_guard[s], mine); }
   atomicStoreMin(&g_min[s], vec2u(id, key));
 }
+
+// A row's lightest edge from populate_csr.wgsl's row minima (round 1 of a phase from singletons: no other
+// writer records at this vertex in the dispatch but the tiles sharing the row, so no guard).
+fn record_row_min(s: u32, key: u32, id: u32) {
+  atomicStoreMin(&g_min[s], vec2u(id, key));
+}

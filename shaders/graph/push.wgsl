@@ -15,3 +15,15 @@ fn push_edge(at: u32, p: u32, q: u32, key: u32, id: u32) {
   record_min(p, key, id);
   record_min(q, key, id);
 }
+
+// Appends the entry without recording it (populate_csr.wgsl's row minima record each row's lightest edge
+// themselves).
+fn push_entry(at: u32, p: u32, q: u32, id: u32) {
+  if (at >= P.cap) {
+    atomicStore(&g_state[ST_OVERFLOW], 1u);
+    return;
+  }
+  wl_out[3u * at] = p;
+  wl_out[3u * at + 1u] = q;
+  wl_out[3u * at + 2u] = id;
+}

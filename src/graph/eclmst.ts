@@ -26,6 +26,10 @@
  *  - Worklist entries are 3 u32 (rep, rep, edge id), the weight read through the id, to stay within 40 bytes per
  *    edge; appends are aggregated per subgroup (feature 'subgroups') or per workgroup: one global atomicAdd each.
  *  - CSR population is edge-centric over tiles of entries rather than thread/warp per vertex (populate_csr.wgsl).
+ *    Option `rowMinima` (issue 18): round 1 of the light / unfiltered phase starts from singletons, so each
+ *    vertex's lightest edge is its own row's: reduced in workgroup memory, one atomic per row and tile.
+ *  - Options `guard: 'tagged'` (round-tagged guard words, never emptied: select stops writing them) and
+ *    `finds: 'plain'` (populate and filter find through read-only, cacheable parents as ECL-MST does) (issue 18).
  *  - The union-find is the project's (unionfind/unionfind.wgsl: the smaller root wins, find halves paths).
  *
  * GPU memory beyond the graph: 24 bytes per edge (two worklists) + 28 per vertex (parent, two 8-byte record
@@ -60,6 +64,8 @@ export interface GpuGraph {
   /** CSR: numVertices + 1 row starts and the entries' neighbours. */
   offsets?: GPUBuffer;
   neighbours?: GPUBuffer;
+  /** CSR: every row's neighbours are non-decreasing (needed by the row minima; see GraphMsfOptions.rowMinima). */
+  sortedRows?: boolean;
 }
 
 export interface GraphMsfOptions {
@@ -90,6 +96,17 @@ export interface GraphMsfOptions {
    * through a read-only binding (graph/parent_ro.wgsl: cacheable loads, no halving, as ECL-MST's find).
    */
   finds?: 'atomic' | 'plain';
+  /**
+   * CSR round 1 from singletons (light or unfiltered phase): each vertex's lightest edge reduced over its own row
+   * in workgroup memory (populate_csr.wgsl) instead of two guarded atomics per edge. Used only with 64-bit
+   * minima, rows sorted by neighbour and room for the tile in workgroup memory; default false.
+   */
+  rowMinima?: boolean;
+  /**
+   * Filter rounds with at least numVertices / 16 entries empty the previous round's records by one coalesced
+   * fill instead of two scattered stores per entry (filter.wgsl); default false.
+   */
+  fillResets?: boolean;
 }
 
 export interface GraphMsf {
@@ -103,6 +120,8 @@ export interface GraphMsf {
   readonly plan: FilterPlan;
   /** Rounds encoded per phase. */
   readonly rounds: number;
+  /** Whether round 1 records each row's minimum in workgroup memory (GraphMsfOptions.rowMinima, where it applies). */
+  readonly rowMinima: boolean;
   /** Records one full MSF computation (graph in, forest in `forest`). */
   encode(rec: Recorder): void;
   /** Records turning the union-find into component labels (after `encode`). */
@@ -156,6 +175,7 @@ const B = {
 } as const;
 
 interface Kernels {
+  rowMinima: boolean;
   init: Kernel;
   threshold: Kernel;
   populate: Kernel;
@@ -182,6 +202,8 @@ interface Variant {
   subgroups: boolean;
   guardTagged: boolean;
   plainFinds: boolean;
+  rowMinima: boolean;
+  fillResets: boolean;
 }
 
 async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernels> {
@@ -194,7 +216,11 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
   const reserve = subgroups ? 'graph/reserve_sg' : 'graph/reserve_wg';
   const appendEnable = subgroups ? ['subgroups'] : [];
   const enable = [...(atomic64 ? ['atomic_vec2u_min_max'] : []), ...appendEnable];
-  const overrides = { WEIGHT_KIND: KIND_CODE[g.weightKind], GUARD_TAGGED: v.guardTagged ? 1 : 0 };
+  const overrides = {
+    WEIGHT_KIND: KIND_CODE[g.weightKind],
+    GUARD_TAGGED: v.guardTagged ? 1 : 0,
+    FILL_RESETS: v.fillResets ? 1 : 0,
+  };
   const spec = (
     name: string,
     shader: string,
@@ -228,7 +254,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
           ...spec('populate', 'populate_csr', 'populateCsr', { ...B.populateCsr, ...guard }),
           ...producer,
           bindings: { ...finderCommon, ...B.populateCsr, ...guard },
-          constants: { ITEMS: items },
+          constants: { ITEMS: items, ROW_MINIMA: v.rowMinima ? 1 : 0 },
         }),
     ctx.kernel({
       ...spec('filter', 'filter', 'filterRound', { ...B.filter, ...guard }),
@@ -243,7 +269,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
     }),
     ctx.kernel(spec('labels', 'labels', 'labels', {})),
   ]);
-  return { init, threshold, populate, filter, minIds, select, labels };
+  return { rowMinima: v.rowMinima, init, threshold, populate, filter, minIds, select, labels };
 }
 
 /** Compiles the kernels (once per device) and allocates the scratch for MSFs of `graph`. */
@@ -303,6 +329,14 @@ export async function createGraphMsf(
     subgroups,
     guardTagged: options.guard === 'tagged',
     plainFinds: options.finds === 'plain',
+    fillResets: options.fillResets ?? false,
+    // populate_csr's workgroup memory: the tile's row offsets, and with row minima two more words per entry.
+    rowMinima:
+      (options.rowMinima ?? false) &&
+      atomic64 &&
+      graph.kind === 'csr' &&
+      graph.sortedRows === true &&
+      3 * 4 * wg * items + 64 <= ctx.limits.maxComputeWorkgroupStorageSize,
   });
   return new GraphMsfImpl(ctx, graph, kernels, plan, {
     wg,
@@ -318,6 +352,7 @@ class GraphMsfImpl implements GraphMsf {
   readonly state: GPUBuffer;
   readonly parent: GPUBuffer;
   readonly rounds: number;
+  readonly rowMinima: boolean;
   private readonly minRec: [GPUBuffer, GPUBuffer];
   private readonly wl: [GPUBuffer, GPUBuffer];
   private readonly args: [GPUBuffer, GPUBuffer];
@@ -336,6 +371,7 @@ class GraphMsfImpl implements GraphMsf {
   ) {
     const n = g.numVertices;
     this.rounds = roundsFor(n);
+    this.rowMinima = k.rowMinima;
     this.forestCap = Math.max(1, n - 1);
     this.parent = ctx.createBuffer('graph::parent', 4 * n);
     this.minRec = [ctx.createBuffer('graph::minA', 8 * n), ctx.createBuffer('graph::minB', 8 * n)];

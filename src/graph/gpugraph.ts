@@ -38,6 +38,7 @@ export function uploadGraph(ctx: GpuContext, g: NormalGraph): UploadedGraph {
     kind: 'csr',
     offsets,
     neighbours,
+    sortedRows: g.sortedRows,
     destroy: () => [weights, offsets, neighbours].forEach((b) => b.destroy()),
   };
 }

@@ -30,6 +30,8 @@ export type NormalGraph =
       idCount: number;
       /** Entries with v < neighbour: the undirected edges. */
       candidates: number;
+      /** Whether every row's neighbours are non-decreasing (the GPU's row minima search mirrors in them). */
+      sortedRows: boolean;
     };
 
 /** The largest edge-id count: ids must stay below the 0xffffffff sentinel of the GPU's minimum records. */
@@ -122,6 +124,7 @@ function validateCsr(g: Extract<Graph, { offsets: unknown }>): NormalGraph {
   const kind = checkWeights(g.weights, e, 'neighbours.length');
   let up = 0;
   let down = 0;
+  let sortedRows = true;
   for (let v = 0; v < n; v++) {
     for (let j = off[v]; j < off[v + 1]; j++) {
       const u = nbr[j];
@@ -129,6 +132,7 @@ function validateCsr(g: Extract<Graph, { offsets: unknown }>): NormalGraph {
         throw new InputError(`Expected neighbours[${j}] (row ${v}) < numVertices = ${n}, got ${g.neighbours[j]}.`);
       if (u > v) up++;
       else if (u < v) down++;
+      if (j > off[v] && nbr[j - 1] > u) sortedRows = false;
     }
   }
   checkSymmetric(off, nbr, g.weights, up, down);
@@ -141,6 +145,7 @@ function validateCsr(g: Extract<Graph, { offsets: unknown }>): NormalGraph {
     weightKind: kind,
     idCount: e,
     candidates: up,
+    sortedRows,
   };
 }
 

@@ -5,6 +5,7 @@ import { keyOfBits, weightOfKey } from '../../src/graph/keys.js';
 import { filterPlan, sampleHash, sampleThreshold } from '../../src/graph/threshold.js';
 import { sortIdsByKey } from '../../src/graph/order.js';
 import { mulberry32 } from '../helpers/random.js';
+import { validateGraph } from '../../src/graph/validate.js';
 
 const edges = (n: number, s: number[], t: number[], w: ArrayLike<number> & { constructor: unknown }) => ({
   numVertices: n,
@@ -165,5 +166,23 @@ describe('weight keys, threshold sampling and the canonical sort', () => {
     expect(sampleThreshold(keys, plan)).toBe(
       Math.min(...Array.from({ length: 20 }, (_, i) => keys[sampleHash(i) % 100])),
     );
+  });
+
+  it('issue 18: validateGraph reports whether every CSR row is sorted by neighbour (equal neighbours allowed)', () => {
+    const csr = (neighbours: number[], offsets: number[], weights: number[]) => ({
+      offsets: Uint32Array.from(offsets),
+      neighbours: Uint32Array.from(neighbours),
+      weights: Float32Array.from(weights),
+    });
+    const sorted = (g: ReturnType<typeof csr>) => {
+      const v = validateGraph(g);
+      return v.kind === 'csr' && v.sortedRows;
+    };
+    // Triangle 0-1-2 plus a parallel edge 0-1: rows [1, 1, 2], [0, 0, 2], [0, 1].
+    expect(sorted(csr([1, 1, 2, 0, 0, 2, 0, 1], [0, 3, 6, 8], [1, 5, 2, 1, 5, 3, 2, 3]))).toBe(true);
+    expect(sorted(csr([2, 1, 1, 0, 0, 2, 0, 1], [0, 3, 6, 8], [2, 1, 5, 1, 5, 3, 2, 3]))).toBe(false);
+    // Only the last row out of order.
+    expect(sorted(csr([1, 1, 2, 0, 0, 2, 1, 0], [0, 3, 6, 8], [1, 5, 2, 1, 5, 3, 3, 2]))).toBe(false);
+    expect(sorted(csr([], [0], []))).toBe(true);
   });
 });

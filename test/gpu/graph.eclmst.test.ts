@@ -6,7 +6,7 @@ import { uploadGraph } from '../../src/graph/gpugraph.js';
 import { validateGraph } from '../../src/graph/validate.js';
 import type { Graph } from '../../src/graph/types.js';
 import { kruskalOracle } from '../helpers/kruskal.js';
-import { benchLikeGraph, randomGraph, toCsr } from '../helpers/graph.random.js';
+import { benchLikeGraph, randomGraph, sortRows, toCsr } from '../helpers/graph.random.js';
 import { edgeListToCsr } from '../../src/io/graph.egr.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 
@@ -105,6 +105,14 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     for (const gpu of [{}, { workgroupSize: 32, csrItems: 2 }]) {
       expect(Array.from((await graphMst(csr, { backend: 'gpu', ctx, gpu })).edgeIds)).toEqual(kruskalOracle(csr).ids);
     }
+    // Row minima: uncached tiles record each entry at its own row's vertex instead.
+    const sorted = sortRows(csr);
+    for (const gpu of [{ rowMinima: true }, { rowMinima: true, workgroupSize: 32, csrItems: 2 }]) {
+      const got = await graphMst(sorted, { backend: 'gpu', ctx, gpu, labels: true });
+      const want = kruskalOracle(sorted);
+      expect(Array.from(got.edgeIds)).toEqual(want.ids);
+      expect(Array.from(got.componentLabels!)).toEqual(want.labels);
+    }
   });
 
   it('each fallback also runs on a device that has the feature: 32-bit minima, workgroup-aggregated appends', async () => {
@@ -162,7 +170,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     expect(got.every((x, i) => x === want[i])).toBe(true);
   });
 
-  it("issue 18: tagged guards and plain finds give the CPU twin's forest, labels and round sizes (ties below 64)", async () => {
+  it("issue 18: tagged guards, plain finds, row minima, fill resets give the CPU twin's forest, labels, round sizes", async () => {
     // Weights 0..60 as u32: every key shares its tagged guard word's truncated bits (key >> 6) with the others.
     const low = randomGraph(31, { numVertices: 600, numEdges: 2500, weightType: 'u32', distinctWeights: 500 });
     low.weights = (low.weights as Uint32Array).map((w) => w % 61);
@@ -180,18 +188,31 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
         weights: Uint32Array.from([3]),
       },
     ];
-    for (const el of [low, randomGraph(graphs[1].seed, graphs[1]), randomGraph(graphs[3].seed, graphs[3]), ...tiny]) {
-      for (const shape of ['edges', 'csr'] as const) {
-        const g = validateGraph(shape === 'edges' ? el : toCsr(el));
+    // Seed 14: parallel edges of equal weight (row minima look their down entries' ids up in the mirror rows).
+    for (const el of [low, randomGraph(graphs[3].seed, graphs[3]), ...tiny]) {
+      for (const shape of ['edges', 'csr', 'sorted rows'] as const) {
+        const g = validateGraph(shape === 'edges' ? el : shape === 'csr' ? toCsr(el) : sortRows(toCsr(el)));
         for (const filter of ['off', 'on'] as const) {
           const twin = eclMstCpu(g, { filter });
           const up = uploadGraph(ctx, g);
           for (const opts of [
-            { guard: 'tagged' as const, finds: 'plain' as const },
-            { guard: 'tagged' as const, workgroupSize: 32, fixedGroups: 2 },
-            { finds: 'plain' as const, atomic64: false },
+            { guard: 'tagged' as const, finds: 'plain' as const, rowMinima: true, fillResets: true },
+            {
+              guard: 'tagged' as const,
+              workgroupSize: 32,
+              fixedGroups: 2,
+              csrItems: 2,
+              rowMinima: true,
+              fillResets: true,
+            },
+            { finds: 'plain' as const, atomic64: false, rowMinima: true },
           ]) {
             const msf = await createGraphMsf(ctx, up, { filter, ...opts });
+            // Row minima need 64-bit minima and rows sorted by neighbour; elsewhere the option is ignored.
+            const sortedRows = g.kind === 'csr' && g.sortedRows;
+            expect(sortedRows || shape !== 'sorted rows').toBe(true);
+            const rows = sortedRows && opts.atomic64 !== false && ctx.features.atomicVec2uMinMax;
+            expect(msf.rowMinima).toBe(rows);
             await ctx.submit('test::graph', (rec) => {
               msf.encode(rec);
               msf.encodeLabels(rec);

@@ -85,6 +85,24 @@ export function toCsr(g: EdgeListGraph): CsrGraph {
   return { offsets, neighbours, weights };
 }
 
+/** The same CSR with each row's entries sorted by neighbour (stably), as ECL's .egr files store them. */
+export function sortRows(g: CsrGraph): CsrGraph {
+  const neighbours = Uint32Array.from(g.neighbours);
+  const weights = g.weights.slice();
+  for (let v = 0; v + 1 < g.offsets.length; v++) {
+    const lo = g.offsets[v];
+    const hi = g.offsets[v + 1];
+    const order = Array.from({ length: hi - lo }, (_, i) => lo + i).sort(
+      (a, b) => g.neighbours[a] - g.neighbours[b] || a - b,
+    );
+    order.forEach((j, i) => {
+      neighbours[lo + i] = g.neighbours[j];
+      weights[lo + i] = g.weights[j];
+    });
+  }
+  return { offsets: g.offsets, neighbours, weights };
+}
+
 /**
  * Small TypeScript versions of the kinds of gen_graph.py (the project's graph generator, kept outside the repository) (its generator needs numpy): a 4-neighbour
  * grid of side 2^(scale/2), 'r4' (each vertex linked to 4 random others) and an R-MAT graph (0.57/0.19/0.19,
