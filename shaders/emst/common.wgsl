@@ -56,3 +56,14 @@ fn edge_less(key: u32, lo: u32, hi: u32, bkey: u32, blo: u32, bhi: u32) -> bool 
   if (lo != blo) { return lo < blo; }
   return hi < bhi;
 }
+
+// The label changes as tiles (RoundPasses.tileScan; relabel.wgsl entry `tiles`, nodelabels.wgsl entry `tiles`), in
+// the changes buffer: | tile counts, T = ⌈n / 256⌉ words (exclusive prefix sums once scanned) | pad to 8 words |
+// change bits, 8 words per tile of 256 points, bit j % 32 of word j / 32 set when points j, j + 1 lie in different
+// components |. Important! Tiles are 256 points: these kernels run with WG = 256 (boruvka.ts).
+fn tile_count(n: u32) -> u32 {
+  return (n + 255u) / 256u;
+}
+fn tile_bits(n: u32) -> u32 {
+  return (tile_count(n) + 7u) / 8u * 8u;
+}

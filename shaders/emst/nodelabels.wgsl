@@ -23,3 +23,33 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     childLabel[r] = vec2u(child_label(l.x), child_label(l.y));
   }
 }
+
+// Entry `tiles` (RoundPasses.tileScan): the changes as scanned tile counts and bits (emst/common.wgsl, tile_count).
+// The changes before point j: its tile's prefix plus the bits of its tile below j.
+fn changes_before(j: u32) -> u32 {
+  let tile = j / 256u;
+  let first = tile_bits(u.n) + 8u * tile;
+  let last = tile_bits(u.n) + j / 32u;
+  var c = prefix[tile];
+  for (var w = first; w < last; w++) { c += countOneBits(prefix[w]); }
+  let r = j % 32u;
+  if (r != 0u) { c += countOneBits(prefix[last] & ((1u << r) - 1u)); }
+  return c;
+}
+
+fn child_label_tiles(c: u32) -> u32 {
+  if (c == NONE) { return NONE; }
+  if (c >= u.n - 1u) { return label[c - (u.n - 1u)]; }
+  let r = ranges[c];
+  return select(NONE, label[r.x], changes_before(r.y) == changes_before(r.x));
+}
+
+@compute @workgroup_size(WG)
+fn tiles(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+         @builtin(local_invocation_index) lid: u32) {
+  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  for (var r = thread_index(wid, nwg, lid); r < u.n; r += grid_threads(nwg)) {
+    let l = links[r];
+    childLabel[r] = vec2u(child_label_tiles(l.x), child_label_tiles(l.y));
+  }
+}

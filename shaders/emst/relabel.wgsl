@@ -64,3 +64,50 @@ fn fused(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
   }
 }
+
+// Entry `tiles` (RoundPasses.tileScan): as `fused`, but the changes go out as bits and per-tile counts
+// (emst/common.wgsl, tile_count), so that the label scan runs over ⌈n / 256⌉ counts instead of n words.
+var<workgroup> wgBits: array<atomic<u32>, 8>;
+
+@compute @workgroup_size(WG)
+fn tiles(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+         @builtin(local_invocation_index) lid: u32) {
+  if (lid == 0u) { wgDone = label[u.n]; }
+  if (workgroupUniformLoad(&wgDone) != 0u) { return; }
+  let bits = tile_bits(u.n);
+  for (var base = group_index(wid, nwg) * WG; base < u.n; base += grid_threads(nwg)) {
+    let i = base + lid;
+    var root = NONE;
+    if (i < u.n) {
+      root = uf_find(i);
+      label[i] = root;
+      if (root == i) {
+        ub[i] = INF_KEY;
+        best[i] = vec2u(NONE, NONE);
+        bestMax[i] = NONE;
+      }
+    }
+    // Important! The previous tile's reads of wgRoot and wgBits are done before they are overwritten.
+    workgroupBarrier();
+    wgRoot[lid] = root;
+    if (lid < 8u) { atomicStore(&wgBits[lid], 0u); }
+    workgroupBarrier();
+    if (i + 1u < u.n) {
+      var next: u32;
+      if (lid + 1u < WG) {
+        next = wgRoot[lid + 1u];
+      } else {
+        next = uf_find(i + 1u);
+      }
+      if (root != next) { atomicOr(&wgBits[lid / 32u], 1u << (lid % 32u)); }
+    }
+    workgroupBarrier();
+    let tile = base / 256u;
+    if (lid < 8u) { chg[bits + 8u * tile + lid] = atomicLoad(&wgBits[lid]); }
+    if (lid == 0u) {
+      var c = 0u;
+      for (var w = 0u; w < 8u; w++) { c += countOneBits(atomicLoad(&wgBits[w])); }
+      chg[tile] = c;
+    }
+  }
+}

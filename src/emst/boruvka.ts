@@ -84,9 +84,17 @@ export interface RoundPasses {
    * workgroups instead of n / 256 (emst/common.wgsl, grid_threads).
    */
   strided?: boolean;
+  /**
+   * The label changes as bits and counts per tile of 256 points, written by the relabel pass (implies
+   * fusedLabels), so that the label scan runs over ⌈n / 256⌉ counts instead of n words (emst/common.wgsl,
+   * tile_count; relabel.wgsl and nodelabels.wgsl entries `tiles`).
+   */
+  tileScan?: boolean;
 }
 
-const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin', 'strided'] as const;
+const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin', 'strided', 'tileScan'] as const;
+/** Words of the changes buffer the tiled changes take (emst/common.wgsl, tile_bits): counts, pad, 8 per tile. */
+const tileWords = (n: number) => Math.ceil(Math.ceil(n / 256) / 8) * 8 + 8 * Math.ceil(n / 256);
 /** Workgroups (of 256) of the strided grid: ~10^6 threads, a few times what an H100 keeps resident. */
 const STRIDED_GROUPS = 4096;
 
@@ -327,6 +335,7 @@ export class Boruvka {
     const parts = createBoxParts(ctx, dim, boxPartRecords, n);
     // HOLDERS: the per-component minima over the holders of a candidate (emst/holders.wgsl).
     const holders = { HOLDERS: passes.holders ? 1 : 0 };
+    const relabelEntry = passes.tileScan ? 'tiles' : passes.fusedLabels ? 'fused' : 'main';
     const spec = (
       name: string,
       bindings: Bindings,
@@ -352,9 +361,10 @@ export class Boruvka {
     const specs: Record<string, Promise<Kernel>> = {
       plan: ctx.kernel({ label: 'emst::plan', shader: 'emst/plan', entry: 'main', ...PLAN, workgroupSize: 1 }),
       fill: ctx.kernel({ label: 'emst::fill', shader: 'emst/fill', entry: 'main', ...FILL, workgroupSize: 256 }),
-      relabel: spec('relabel', B.relabel, 256, passes.fusedLabels ? 'fused' : 'main', ['unionfind/unionfind']),
-      ...(passes.fusedLabels ? {} : { changes: spec('changes', B.changes) }),
-      nodelabels: spec('nodelabels', B.nodelabels),
+      // Important! The `tiles` entries assume tiles of 256 points: WG = 256.
+      relabel: spec('relabel', B.relabel, 256, relabelEntry, ['unionfind/unionfind']),
+      ...(relabelEntry !== 'main' ? {} : { changes: spec('changes', B.changes) }),
+      nodelabels: spec('nodelabels', B.nodelabels, 256, passes.tileScan ? 'tiles' : 'main'),
       upperbounds: spec('upperbounds', B.upperbounds, 256, passes.groupMin ? 'grouped' : 'main', ['emst/distance']),
       nearest: useLean
         ? spec('nearest_lite', B.traverse, 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
@@ -403,7 +413,7 @@ export class Boruvka {
       }
       return buf(name, bytes);
     };
-    const chg = buf('changes', 4 * n);
+    const chg = buf('changes', 4 * Math.max(n, passes.tileScan ? tileWords(n) : 0));
     const b: Record<string, GPUBuffer> = {
       // n labels, then the "tree complete" flag label[n] and the previous round's edge count + 1 (plan.wgsl).
       label: buf('label', 4 * (n + 2)),
@@ -553,10 +563,10 @@ export class Boruvka {
       rec.dispatch(k.plan, { buffers: { edgeCount: b.edgeCount, label: b.label }, uniforms: plan, groups: 1 });
       // With fused labels the last relabel (the prelude's, or the previous round's) wrote the changes.
       if (k.changes) rec.dispatch(k.changes, { ...at, buffers: { label: b.label, chg: b.chg } });
-      // In place: the changes become their exclusive prefix sums. Not gated (gating it would take indirect
+      // In place: the changes (with tileScan, the tile counts) become their exclusive prefix sums. Not gated (gating it would take indirect
       // dispatches): after the last round it re-scans the buffer's stale contents, which no gated kernel reads; a
       // few streaming passes whose cost does not depend on the data.
-      this.scanner.encode(rec, b.chg, b.chg, n, 'exclusive');
+      this.scanner.encode(rec, b.chg, b.chg, this.passes.tileScan ? Math.ceil(n / 256) : n, 'exclusive');
       rec.dispatch(k.nodelabels, {
         ...at,
         buffers: { label: b.label, prefix: b.chg, links: bvh.links, ranges: bvh.ranges, childLabel: b.childLabel },

@@ -153,7 +153,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
   });
 
   // Issue 18: the per-round passes' shapes (RoundPasses) give the same tree as the old shape, bit for bit.
-  const ALL: RoundPasses = { holders: true, fusedLabels: true, groupMin: true, strided: true };
+  const ALL: RoundPasses = { holders: true, fusedLabels: true, groupMin: true, strided: true, tileScan: true };
   it.each([
     ['grid', 2000, 2, 1],
     ['grid', 1500, 3, 1],
@@ -172,6 +172,8 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: { fusedLabels: true } },
         { rounds: { groupMin: true } },
         { rounds: { strided: true }, stridedGroups: 1 },
+        { rounds: { tileScan: true } },
+        { rounds: { ...ALL, fusedLabels: false, tileScan: false } },
         { rounds: ALL, nearestGroups: 1, stridedGroups: 3 },
         { rounds: ALL, skipBounded: false, nearestGroups: 2, stridedGroups: 2 },
         { rounds: ALL, lean: true, stridedGroups: 1 },
@@ -202,6 +204,8 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: { fusedLabels: true } },
         { rounds: { groupMin: true } },
         { rounds: { strided: true }, stridedGroups: 2 },
+        { rounds: { tileScan: true } },
+        { rounds: { tileScan: true, strided: true }, stridedGroups: 1 },
       ]) {
         expect(canon((await gpuMst(ctx, pts, dim, 1, shape)).edges), JSON.stringify(shape)).toEqual(old);
       }
@@ -225,10 +229,10 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
   });
 
   it('TREELINE_EMST_ROUNDS parses a comma list, all and none, and names what it cannot parse', () => {
-    expect(roundPassesFromEnv(undefined)).toEqual({});
+    expect(roundPassesFromEnv('')).toEqual({});
     expect(roundPassesFromEnv('none')).toEqual({});
     expect(roundPassesFromEnv('all')).toEqual(ALL);
-    expect(roundPassesFromEnv('strided')).toEqual({ strided: true });
+    expect(roundPassesFromEnv('strided,tileScan')).toEqual({ strided: true, tileScan: true });
     expect(roundPassesFromEnv('holders, groupMin')).toEqual({ holders: true, groupMin: true });
     expect(() => roundPassesFromEnv('holders,fast')).toThrow(/got 'fast'/);
   });
