@@ -120,36 +120,66 @@ export async function pointResultsThreaded(
   return { ...out, persistence: persistenceOf(info, selected, stability, counts, rows) };
 }
 
-/**
- * One range of points labelled from their own rows in point order (labelPointWords), with everything before it
- * that is O(clusters) done on the worker itself: the selection and the lookup tables (every worker computes the
- * same ones), and the exemplar candidates of one range of rows.
- */
-export interface PointWordsJob {
-  kind: 'cluster-point-words';
+/** The selection and the lookup tables, made once on one worker (in shared memory) for the labelling jobs. */
+export interface SelectJob {
+  kind: 'cluster-select';
   id: number;
   info: ClusterTreeInfo;
   stability: Float64Array;
   options: ResolvedClusterOptions;
+  withExemplars: boolean;
+}
+
+export interface SelectReply {
+  id: number;
+  selected?: Int32Array;
+  /** The stabilities as the selection left them. */
+  stability?: Float64Array;
+  tables?: PointTables;
+  /** under[c] = 1 for a cluster at or under a selected one (leafHits), with exemplars. */
+  under?: Uint8Array;
+  error?: string;
+}
+
+/** The worker's side. */
+export function runSelectJob(job: SelectJob): SelectReply {
+  const selection = selectClusters(job.info, job.stability, job.options);
+  const { selected } = selection;
+  const tables = shareTables(pointTables(job.info, selected, job.options));
+  let under: Uint8Array | undefined;
+  if (job.withExemplars) {
+    // Cluster indices grow away from the root (parent[c] < c): one pass marks every cluster under a selected one.
+    const { numClusters: k, parent } = job.info;
+    under = new Uint8Array(new SharedArrayBuffer(k));
+    for (let j = 0; j < selected.length; j++) under[selected[j]] = 1;
+    for (let c = 1; c < k; c++) if (under[c] === 0) under[c] = under[parent[c]];
+  }
+  return { id: job.id, selected, stability: selection.stability, tables, under };
+}
+
+/** One range of points labelled from their own rows in point order (labelPointWords), and a range of rows' hits. */
+export interface PointWordsJob {
+  kind: 'cluster-point-words';
+  id: number;
+  tables: PointTables;
   pw: PointWords;
   out: Omit<PointOutputs, 'counts'>;
-  /** Per label (room for one per cluster), in shared memory: each job adds its range's counts (Atomics.add). */
+  /** Per label, in shared memory: each job adds its range's counts (Atomics.add). */
   counts: Int32Array;
   p0: number;
   p1: number;
-  /** The rows whose exemplar candidates this job lists (none when r0 = r1). */
+  /** The rows whose exemplar candidates this job lists (none without `under`). */
   tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>;
   r0: number;
   r1: number;
-  /** Whether to answer the selection (one job does). */
-  answerSelection: boolean;
+  under?: Uint8Array;
+  firstChild: Int32Array;
+  maxLambda: Float64Array;
 }
 
-/** A labelling job's answer: the selection (from one job) and its range's exemplar candidates (point, leaf). */
+/** A labelling job's answer: its range's exemplar candidates (points and their leaves), in row order. */
 export interface PointWordsReply {
   id: number;
-  selected?: Int32Array;
-  stability?: Float64Array;
   hitPoints?: Uint32Array;
   hitLeaves?: Uint32Array;
   error?: string;
@@ -157,39 +187,28 @@ export interface PointWordsReply {
 
 /** The worker's side. */
 export function runPointWordsJob(job: PointWordsJob): PointWordsReply {
-  const selection = selectClusters(job.info, job.stability, job.options);
-  const { selected } = selection;
-  const tables = pointTables(job.info, selected, job.options);
-  const counts = new Float64Array(selected.length);
-  labelPointWords(tables, job.pw, job.p0, job.p1, { ...job.out, counts });
+  const counts = new Float64Array(job.counts.length);
+  labelPointWords(job.tables, job.pw, job.p0, job.p1, { ...job.out, counts });
   for (let j = 0; j < counts.length; j++) if (counts[j] !== 0) Atomics.add(job.counts, j, counts[j]);
-  const hits = job.r1 > job.r0 ? leafHits(job.info, selected, job.tree, job.r0, job.r1) : undefined;
-  return {
-    id: job.id,
-    ...(job.answerSelection ? { selected, stability: selection.stability } : {}),
-    hitPoints: hits?.points,
-    hitLeaves: hits?.leaves,
-  };
+  if (!job.under) return { id: job.id };
+  const hits = leafHits(job.tables.n, job.under, job.firstChild, job.maxLambda, job.tree, job.r0, job.r1);
+  return { id: job.id, hitPoints: hits.points, hitLeaves: hits.leaves };
 }
 
 /**
  * The exemplar candidates of rows [r0, r1) in row order: point rows leaving a leaf at the leaf's largest λ, where
- * the leaf lies under a selected cluster (the leaves ExemplarCollector ranks), as points and leaf cluster indices.
- * Cluster indices grow away from the root (parent[c] < c), so one pass marks every cluster under a selected one.
+ * the leaf lies under a selected cluster (`under`; the leaves ExemplarCollector ranks), as points and leaf cluster
+ * indices.
  */
 export function leafHits(
-  info: ClusterTreeInfo,
-  selected: Int32Array,
+  n: number,
+  under: Uint8Array,
+  firstChild: Int32Array,
+  maxLambda: Float64Array,
   tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>,
   r0: number,
   r1: number,
 ): { points: Uint32Array; leaves: Uint32Array } {
-  const k = info.numClusters;
-  const n = info.numPoints;
-  const { firstChild, maxLambda } = info;
-  const under = new Uint8Array(k);
-  for (let j = 0; j < selected.length; j++) under[selected[j]] = 1;
-  for (let c = 1; c < k; c++) if (under[c] === 0) under[c] = under[info.parent[c]];
   const { parent, child, lambda } = tree;
   let points: Uint32Array = new Uint32Array(Math.min(r1 - r0, 1024));
   let leaves: Uint32Array = new Uint32Array(points.length);
@@ -264,9 +283,9 @@ export interface PointsOnWorkers extends PointResults {
 
 /**
  * Selection, labels, probabilities, GLOSH, persistence and exemplars of a condensed tree with each point's own row
- * in point order (the GPU's), on worker threads: every worker selects and builds the lookup tables itself (O(clusters),
- * the same on each), labels a range of points, adds its label counts atomically into one shared array and lists the
- * exemplar candidates of a range of rows; one worker then groups the candidates by label. The calling thread only
+ * in point order (the GPU's), on worker threads, in three passes: one worker selects and builds the lookup tables
+ * (in shared memory); the workers label ranges of points, add their label counts atomically into one shared array
+ * and list ranges of rows' exemplar candidates; one worker groups the candidates by label. The calling thread only
  * posts and waits: its once-per-call loops ran at interpreter speed after a full collection on the H100's host
  * (~5 ms per 10^5 iterations), where the workers' stayed optimised (bench/RESULTS.md issue 17, ninth session).
  * The same results, bit for bit, as selectClusters then pointResults on one thread. Null where that is not possible
@@ -289,20 +308,22 @@ export async function clusterPointsOnWorkers(
   arrays.push(stability, info.parent, info.firstChild, info.maxLambda, info.size, info.birth);
   if (threads < 2 || n < Math.max(minPoints, 2) || k === 0) return null;
   if (!arrays.every((a) => a.buffer instanceof SharedArrayBuffer)) return null;
+  const select: SelectJob = { kind: 'cluster-select', id: nextMessageId(), info, stability, options, withExemplars };
+  const chosen = await splitOnWorkers(1, false, 'cluster::select', (pass) => pass<SelectReply>(() => select));
+  if (chosen === null) return null;
+  const { selected, stability: selectedStability, tables, under } = chosen[0] as Required<SelectReply>;
   // Ranges of at least min(minPoints, 2^16) points on the threads beside the calling one.
   const parts = Math.max(1, Math.min(threads - 1, Math.floor(n / Math.min(minPoints, 65536))));
   const bound = (j: number) => Math.floor((n * j) / parts);
   const rows = tree.parent.length;
-  const rowBound = (j: number) => (withExemplars ? Math.floor((rows * j) / parts) : 0);
-  const counts = new Int32Array(new SharedArrayBuffer(4 * k));
+  const rowBound = (j: number) => Math.floor((rows * j) / parts);
+  const counts = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, selected.length)));
   const id = nextMessageId();
   const rowsOf = { parent: tree.parent, child: tree.child, lambda: tree.lambda };
   const job = (j: number): PointWordsJob => ({
     kind: 'cluster-point-words',
     id,
-    info,
-    stability,
-    options,
+    tables,
     pw,
     out: into,
     counts,
@@ -311,11 +332,12 @@ export async function clusterPointsOnWorkers(
     tree: rowsOf,
     r0: rowBound(j),
     r1: rowBound(j + 1),
-    answerSelection: j === 0,
+    under: withExemplars ? under : undefined,
+    firstChild: info.firstChild,
+    maxLambda: info.maxLambda,
   });
   const replies = await splitOnWorkers(parts, false, 'cluster::label', (pass) => pass<PointWordsReply>(job));
   if (replies === null) return null;
-  const { selected, stability: selectedStability } = replies[0] as Required<PointWordsReply>;
   const persistence = persistenceOf(info, selected, selectedStability, counts, rows);
   let exemplars: Uint32Array[] | undefined;
   if (withExemplars) {
@@ -380,6 +402,7 @@ function shareTables(t: PointTables): PointTables {
 /** The worker's side (src/worker.ts). */
 export const pointResultsJobs = {
   'cluster-points': runPointRowsJob,
+  'cluster-select': runSelectJob,
   'cluster-point-words': runPointWordsJob,
   'cluster-exemplars': runExemplarsJob,
 } satisfies JobTable;

@@ -1,6 +1,6 @@
 /**
  * Issue 17: the GPU-resident pipeline's selection and labelling on worker threads (pointResults.threads.ts,
- * clusterPointsOnWorkers): each worker selects, labels a range of points from their own rows and lists a range of
+ * clusterPointsOnWorkers): one worker selects, the others label ranges of points from their own rows and list ranges of
  * rows' exemplar candidates, the label counts added atomically, then one worker groups the exemplars — bit for bit
  * what one thread gives (selectClusters, then pointResults over the rows with an ExemplarCollector), on seeded random
  * condensed trees with ties and every selection option whose labelling differs. The worker script is bundled from
