@@ -12,12 +12,17 @@
  * Memory: none of its own. The sorts borrow the caller's sorter (64-bit keys; its ping-pong scratch) and the
  * caller gives 8m + 4m bytes of scratch that hold the result (pipeline.ts: the BVH's codes and parents, dead once
  * Borůvka has run).
+ *
+ * Big arrays (issue 19): both maps and the split are element-wise, so where the edges, keys or values exceed one
+ * binding they are dispatched once per window (gpu/bigarray.ts, windows), each binding its window's ranges with the
+ * window's count as `m`; the WGSL is unchanged, and one window is the whole arrays bound as before.
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { RadixSorter } from '../primitives/radixsort.js';
 import { InputError } from '../errors.js';
+import { windowBinding, windows } from '../gpu/bigarray.js';
 import { endBits } from './canonical.cpu.js';
 
 /** canonical.wgsl's bindings and uniform block, by their WGSL names (both entry points bind all four). */
@@ -48,8 +53,14 @@ export interface CanonicalSort {
   encode(rec: Recorder, args: CanonicalArgs): void;
 }
 
-/** Compiles the two maps (cached per device by the context). */
-export async function createCanonicalSort(ctx: GpuContext): Promise<CanonicalSort> {
+/**
+ * Compiles the two maps (cached per device by the context). `maxWindow`: edges per window at most (tests: several
+ * windows with few edges); default: as many as the binding limit lets through.
+ */
+export async function createCanonicalSort(
+  ctx: GpuContext,
+  maxWindow = Number.POSITIVE_INFINITY,
+): Promise<CanonicalSort> {
   const spec = (entry: string) =>
     ctx.kernel({
       label: `emst::canonical.${entry}`,
@@ -75,10 +86,21 @@ export async function createCanonicalSort(ctx: GpuContext): Promise<CanonicalSor
         );
       }
       const bits = endBits(n);
-      const buffers = { edges: args.edges, keys, values };
-      rec.dispatch(pairs, { buffers, uniforms: { m, bits }, threads: m });
+      const limits = ctx.limits;
+      // One window (the whole arrays) where everything fits one binding; else each window's ranges.
+      const map = (kernel: CanonicalKernel) => {
+        for (const w of windows(limits, m, [12, 8, 4], maxWindow)) {
+          const buffers = {
+            edges: windowBinding(limits, args.edges, 12, w),
+            keys: windowBinding(limits, keys, 8, w),
+            values: windowBinding(limits, values, 4, w),
+          };
+          rec.dispatch(kernel, { buffers, uniforms: { m: w.count, bits }, threads: w.count });
+        }
+      };
+      map(pairs);
       sorter.encode(rec, { keys, values, count: m, bitsLo: 0, bitsHi: 2 * bits });
-      rec.dispatch(weights, { buffers, uniforms: { m, bits }, threads: m });
+      map(weights);
       sorter.encode(rec, { keys, values, count: m, bitsLo: 32, bitsHi: 64 });
     },
   };
@@ -96,9 +118,13 @@ export interface CanonicalSplit {
 
 /**
  * The split of the canonical pairs into sources and weights, so that a read-back copies each straight into the
- * caller's array (pipeline.ts readEdges into shared arrays: no host pass). Compiled once per device.
+ * caller's array (pipeline.ts readEdges into shared arrays: no host pass). Compiled once per device; windowed as
+ * the maps are (`maxWindow` likewise).
  */
-export async function createCanonicalSplit(ctx: GpuContext): Promise<CanonicalSplit> {
+export async function createCanonicalSplit(
+  ctx: GpuContext,
+  maxWindow = Number.POSITIVE_INFINITY,
+): Promise<CanonicalSplit> {
   const split = await ctx.kernel({
     label: 'emst::canonical.split',
     shader: 'emst/canonical_split',
@@ -109,7 +135,15 @@ export async function createCanonicalSplit(ctx: GpuContext): Promise<CanonicalSp
   return {
     encode(rec, { keys, count: m, sources, weights }) {
       if (m === 0) return;
-      rec.dispatch(split, { buffers: { keys, sources, weights }, uniforms: { m }, threads: m });
+      const limits = ctx.limits;
+      for (const w of windows(limits, m, [8, 4, 4], maxWindow)) {
+        const buffers = {
+          keys: windowBinding(limits, keys, 8, w),
+          sources: windowBinding(limits, sources, 4, w),
+          weights: windowBinding(limits, weights, 4, w),
+        };
+        rec.dispatch(split, { buffers, uniforms: { m: w.count }, threads: w.count });
+      }
     },
   };
 }
