@@ -19,7 +19,7 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
-import { createRadixSorter, radixShapeFits, type RadixSorter } from '../primitives/radixsort.js';
+import { createRadixSorter, digitPasses, radixShapeFits, type RadixSorter } from '../primitives/radixsort.js';
 import { boxLimitMessage, createBoxParts } from './boxparts.js';
 import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, codeBits, pointsForBoxRecords } from './layout.js';
 import { checkPoints } from './points.js';
@@ -267,8 +267,19 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       refit.encode(rec, { sorted: bvh.sortedPoints, order, parents, links, boxes, ranges, n });
     },
     encode(rec, points, n, bvh) {
-      builder.encodeCodes(rec, points, n, bvh);
-      builder.encodeSort(rec, n, bvh);
+      const passes = n > 1 ? digitPasses(0, codeBits(dim), sorter.shape.radixBits).length : 0;
+      if (passes % 2 === 0) {
+        builder.encodeCodes(rec, points, n, bvh);
+        builder.encodeSort(rec, n, bvh);
+      } else {
+        // An odd number of passes ends where it started: the codes go to the sorter's scratch first, so that the
+        // sorted ones land in bvh.codes and bvh.order without a copy.
+        check(n, bvh);
+        bvh.n = n;
+        const from = sorter.scratch;
+        codeEncoder.encode(rec, { points, n, frame: bvh.frame, codes: from.keys, order: from.values });
+        sorter.encode(rec, { keys: bvh.codes, values: bvh.order, count: n, bitsLo: 0, bitsHi: codeBits(dim), from });
+      }
       builder.encodeHierarchy(rec, points, n, bvh);
     },
     destroy() {

@@ -78,6 +78,11 @@ export interface RadixSortArgs {
   bitsLo?: number;
   /** One past the highest key bit that takes part in the ordering (default 32 · keyWords). */
   bitsHi?: number;
+  /**
+   * Where the unsorted pairs are, when not in keys/values (which then receive the sorted ones): another pair of
+   * buffers, or the sorter's own `scratch` — where an odd number of passes then ends in keys/values with no copy.
+   */
+  from?: { keys: GPUBuffer; values: GPUBuffer };
 }
 
 /** How a sorter works: which ranking, threads per workgroup, keys per thread, bits per pass. */
@@ -337,7 +342,31 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
       );
     }
     const { bitsLo, bitsHi } = resolveBitRange(keyWords, args);
-    if (count <= 1 || bitsLo === bitsHi) return;
+    const target = { keys, values };
+    const scratch = { keys: keys2, values: values2 };
+    const from = args.from ?? target;
+    if ((from.keys === keys2) !== (from.values === values2) || (from.keys === keys) !== (from.values === values)) {
+      throw new InputError(
+        'primitives::radixSort: from.keys and from.values must both be, or both not be, the scratch (or the target) buffers.',
+      );
+    }
+    if (from.keys.size < count * keyBytes || from.values.size < count * 4) {
+      throw new InputError(
+        `Expected from to hold ${count} keys and values (${count * keyBytes} and ${count * 4} bytes), got ${from.keys.size} and ${from.values.size} bytes.`,
+      );
+    }
+    const plan = count <= 1 ? [] : digitPasses(bitsLo, bitsHi, radixBits);
+    // The sorted pairs end where the last pass writes: start towards keys/values when the passes are odd.
+    let src = from;
+    let dst = plan.length % 2 === 1 ? target : scratch;
+    if (dst.keys === src.keys) dst = dst === target ? scratch : target;
+    if (plan.length === 0) {
+      if (from.keys !== keys && count > 0) {
+        rec.copy(from.keys, 0, keys, 0, count * keyBytes);
+        rec.copy(from.values, 0, values, 0, count * 4);
+      }
+      return;
+    }
     const numBlocks = Math.ceil(count / blockKeys);
     const blockWindows = windows(ctx.limits, numBlocks, [blockKeys * keyBytes, blockKeys * 4], options.maxWindowBlocks);
     // A window of blocks of `buffer` (elements of `bytes`), cut at the last key; the whole buffer where it fits.
@@ -350,10 +379,7 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
             size: (Math.min((w.first + w.count) * blockKeys, count) - w.first * blockKeys) * bytes,
           };
     const parts = (p: BigArrayParts) => ({ ...p, parts: Math.ceil(count / p.partElements) });
-    let src = { keys, values };
-    let dst = { keys: keys2, values: values2 };
-    let passes = 0;
-    for (const { shift, bits } of digitPasses(bitsLo, bitsHi, radixBits)) {
+    for (const { shift, bits } of plan) {
       const uniforms = { count, shift, bits, numBlocks };
       const out = {
         ...partBindings(
@@ -393,12 +419,12 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
           groups: w.count,
         });
       }
-      [src, dst] = [dst, src];
-      passes++;
+      src = dst;
+      dst = dst === target ? scratch : target;
     }
-    if (passes % 2 === 1) {
-      rec.copy(keys2, 0, keys, 0, count * 4 * keyWords);
-      rec.copy(values2, 0, values, 0, count * 4);
+    if (src.keys !== keys && count > 0) {
+      rec.copy(src.keys, 0, keys, 0, count * keyBytes);
+      rec.copy(src.values, 0, values, 0, count * 4);
     }
   }
 

@@ -327,6 +327,60 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
     expect(ctx.memory.liveBytes).toBe(before);
   });
 
+  it("issue 18: from = the sorter's scratch or another buffer pair, odd and even passes, n = 0 … 30,001", async () => {
+    const most = 30_001;
+    const sorter = await createRadixSorter(ctx, { maxCount: most, keyWords: 2 });
+    const kb = ctx.createBuffer('test::keys', 8 * most);
+    const vb = ctx.createBuffer('test::values', 4 * most);
+    const other = {
+      keys: ctx.createBuffer('test::fromKeys', 8 * most),
+      values: ctx.createBuffer('test::fromValues', 4 * most),
+    };
+    const width = sorter.shape.radixBits;
+    for (const n of [0, 1, 2, 1000, most]) {
+      const keys = randomU32(2 * n, 400 + n);
+      for (let i = 0; i < keys.length; i += 4) keys[i] &= 0xff; // ties
+      // 1, 2 and 3 passes of the sorter's width, and all 64 bits.
+      for (const bits of [
+        { bitsLo: 3, bitsHi: 3 + width },
+        { bitsLo: 0, bitsHi: 2 * width },
+        { bitsLo: 5, bitsHi: 5 + 3 * width },
+        {},
+      ]) {
+        for (const from of [sorter.scratch, other]) {
+          ctx.device.queue.writeBuffer(kb, 0, new Uint32Array(2 * most).fill(7));
+          if (n > 0) {
+            ctx.device.queue.writeBuffer(from.keys, 0, keys);
+            ctx.device.queue.writeBuffer(from.values, 0, iota(n));
+          }
+          await ctx.submit('test::sort', (rec) =>
+            sorter.encode(rec, { keys: kb, values: vb, count: n, ...bits, from }),
+          );
+          const got = {
+            keys: new Uint32Array(await ctx.read(kb, 0, 8 * n)),
+            values: new Uint32Array(await ctx.read(vb, 0, 4 * n)),
+          };
+          const want = sortPairsCpu(keys, iota(n), 2, bits);
+          const what = `n=${n} ${show(bits)} from ${from === other ? 'other buffers' : 'scratch'}`;
+          expect(arraysEqual(got.keys, want.keys), what).toBe(true);
+          expect(arraysEqual(got.values, want.values), what).toBe(true);
+        }
+      }
+    }
+    await expect(
+      ctx.submit('test::bad', (rec) =>
+        sorter.encode(rec, {
+          keys: kb,
+          values: vb,
+          count: 10,
+          from: { keys: sorter.scratch.keys, values: other.values },
+        }),
+      ),
+    ).rejects.toThrow(/both be, or both not be/);
+    for (const b of [kb, vb, other.keys, other.values]) b.destroy();
+    sorter.destroy();
+  });
+
   it('benchRadixSort(ctx, n, keyWords) can be encoded repeatedly and checks itself', async () => {
     for (const kw of [1, 2] as const) {
       const before = ctx.memory.liveBytes;
