@@ -17,10 +17,12 @@
  * Cost: k(k − 1)/2 pair tasks of two partitions' points, independent — they spread over the workers with no round
  * trips, and each is one emst() on the owner's backend (the GPU) — against Borůvka rounds (partition.rounds.ts) whose
  * coordinator work over the border points did not spread at all (2·10^7 points on two H100s: 0.87× one worker's
- * time). The candidates are ~n − k edges within partitions plus the pairs' crossing edges (a partition's border),
- * put in the canonical order by a radix sort of their keys (kruskal) for the union-find, which stops at n − 1 edges.
- * The edges come out in canonical key order, so partitionedEmst's final order needs only its equal-weight runs
- * sorted (orderFromKeyOrder).
+ * time). The candidates are ~n − k edges within partitions plus the pairs' crossing edges (a partition's border).
+ * Each owner returns its pair's edges as global ids, already in the canonical order (canonicalById: emst()'s order
+ * by weight differs only among equal weights), so the coordinator only merges the sorted lists (shortest first) and
+ * runs the union-find over global ids, stopping at n − 1 edges — no slots, no per-edge id look-ups, no sort. The
+ * edges come out in canonical key order, so partitionedEmst's final order needs only its equal-weight runs sorted
+ * (orderFromKeyOrder).
  */
 import type { PartitionRun } from './partition.run.js';
 import type { Task } from './partition.run.js';
@@ -29,7 +31,7 @@ import type { Task } from './partition.run.js';
 export async function pairsEmst(
   run: PartitionRun,
 ): Promise<{ sources: Uint32Array; targets: Uint32Array; keys: Float32Array }> {
-  const { n, offsets, infos } = run;
+  const { n, offsets } = run;
   const live = run.live();
   const base = { exponent: run.exponent, minSamples: run.minSamples, alpha: run.alpha };
   // The pairs, and per partition its keeper (the pair that keeps its inner edges).
@@ -52,139 +54,173 @@ export async function pairsEmst(
   });
   const replies = await run.call(tasks);
   run.stats.pairs = pairs.length;
-  // Global ids from the keepers' replies (each live partition is kept by exactly one pair).
-  const seen = new Uint8Array(run.k);
-  const takeIds = (p: number, ids: Uint32Array): void => {
-    for (let r = 1; r < ids.length; r++) {
-      if (ids[r] <= ids[r - 1]) throw new Error(`partitionedEmst: partition ${p}'s ids are not ascending at row ${r}`);
-    }
-    run.gid.set(ids, offsets[p]);
-    seen[p] = 1;
-  };
   // The owners' step times: the largest over the pairs, and under distributed::pairs.work their sum (the work the
   // workers share: what more workers divide).
   let work = 0;
-  pairs.forEach(([p, q, keepP, keepQ], t) => {
+  const lists: SortedEdges[] = [];
+  let total = 0;
+  pairs.forEach(([p, q], t) => {
     const reply = replies[t];
     const own = reply.meta.timings;
     if (own !== null && typeof own === 'object' && !Array.isArray(own)) {
       for (const [label, ms] of Object.entries(own)) {
         if (typeof ms === 'number') run.timings[label] = Math.max(run.timings[label] ?? 0, ms);
       }
-      const total = (own as Record<string, unknown>)['pair::total'];
-      if (typeof total === 'number') work += total;
+      const ms = (own as Record<string, unknown>)['pair::total'];
+      if (typeof ms === 'number') work += ms;
     }
-    if (keepP) takeIds(p, run.reply(reply, 'ids', Uint32Array, infos[p].count));
-    if (keepQ) takeIds(q, run.reply(reply, 'idsq', Uint32Array, infos[q].count));
+    const given = reply.arrays.keys;
+    const m = given instanceof Float32Array ? given.length : 0;
+    const list = {
+      lo: run.reply(reply, 'lo', Uint32Array, m),
+      hi: run.reply(reply, 'hi', Uint32Array, m),
+      keys: run.reply(reply, 'keys', Float32Array, m),
+    };
+    checkSorted(list, n, `pair (${p}, ${q})`);
+    lists.push(list);
+    total += m;
   });
   run.timings['distributed::pairs.work'] = work;
-  for (const p of live) {
-    if (!seen[p]) throw new Error(`partitionedEmst: no pair reply carried partition ${p}'s ids`);
-  }
-  // Every reply's kept edges, in slots, one range per pair.
-  let total = 0;
-  for (const reply of replies) {
-    const keys = reply.arrays.keys;
-    total += keys instanceof Float32Array ? keys.length : 0;
-  }
-  const U = new Uint32Array(total);
-  const V = new Uint32Array(total);
-  const K = new Float32Array(total);
-  let at = 0;
-  pairs.forEach(([p, q], t) => {
-    const reply = replies[t];
-    const keys = run.reply(reply, 'keys', Float32Array, (reply.arrays.keys as Float32Array | undefined)?.length ?? 0);
-    const m = keys.length;
-    const u = run.reply(reply, 'u', Uint32Array, m);
-    const v = run.reply(reply, 'v', Uint32Array, m);
-    const np = infos[p].count;
-    const rows = np + (q === p ? 0 : infos[q].count);
-    const slot = (r: number): number => {
-      if (r >= rows) throw new Error(`partitionedEmst: pair (${p}, ${q}) answered pair row ${r} of ${rows}`);
-      return r < np ? offsets[p] + r : offsets[q] + r - np;
-    };
-    for (let e = 0; e < m; e++) {
-      U[at + e] = slot(u[e]);
-      V[at + e] = slot(v[e]);
-    }
-    K.set(keys, at);
-    at += m;
-  });
   run.stats.candidates = total;
   const t0 = performance.now();
-  const tree = kruskal(n, U, V, K, run.gid);
-  run.timings['distributed::kruskal'] = performance.now() - t0;
+  const merged = mergeAll(lists);
+  const t1 = performance.now();
+  const tree = kruskalSorted(n, merged);
+  run.timings['distributed::merge'] = t1 - t0;
+  run.timings['distributed::kruskal'] = performance.now() - t1;
   return tree;
 }
 
+/** Edges as global ids (lo < hi) with keys, in the canonical (key, lo, hi) order. */
+export interface SortedEdges {
+  lo: Uint32Array;
+  hi: Uint32Array;
+  keys: Float32Array;
+}
+
 /**
- * Kruskal over the candidate edges (slots U, V, keys K ≥ 0; `gid` per slot) in the canonical (key, min id, max id)
- * order: an LSD radix sort of the keys' bits (two 16-bit passes; non-negative float32 keys order as their bits), each
- * run of equal keys then sorted by (min id, max id) — runs are short but on lattices. Stops at n − 1 edges; throws
- * when the candidates do not span. (The pairs' lists arrive nearly sorted, but a k-way merge in JavaScript cost
- * ~1 µs an edge where these passes cost a fraction of that.)
+ * Edges (lo, hi, keys) put in the canonical (key, lo, hi) order, as new arrays: an insertion sort, O(m) for emst()'s
+ * output (ordered by weight = fround(√key), then by ids: only equal weights with unequal keys move), which past
+ * 4m moves gives way to a comparison sort.
  */
-export function kruskal(
-  n: number,
-  U: Uint32Array,
-  V: Uint32Array,
-  K: Float32Array,
-  gid: Uint32Array,
-): { sources: Uint32Array; targets: Uint32Array; keys: Float32Array } {
-  const m = K.length;
-  const LO = new Uint32Array(m);
-  const HI = new Uint32Array(m);
-  for (let e = 0; e < m; e++) {
-    const a = gid[U[e]];
-    const b = gid[V[e]];
-    LO[e] = a < b ? a : b;
-    HI[e] = a < b ? b : a;
-  }
-  const bits = new Uint32Array(K.buffer, K.byteOffset, m);
-  const order = new Uint32Array(m);
-  const tmp = new Uint32Array(m);
-  const count = new Uint32Array(65537);
-  for (let e = 0; e < m; e++) count[(bits[e] & 0xffff) + 1]++;
-  for (let d = 0; d < 65536; d++) count[d + 1] += count[d];
-  for (let e = 0; e < m; e++) tmp[count[bits[e] & 0xffff]++] = e;
-  count.fill(0);
-  for (let e = 0; e < m; e++) count[(bits[e] >>> 16) + 1]++;
-  for (let d = 0; d < 65536; d++) count[d + 1] += count[d];
-  for (let t = 0; t < m; t++) {
-    const e = tmp[t];
-    order[count[bits[e] >>> 16]++] = e;
-  }
-  // Equal keys by (min id, max id).
-  for (let a = 0; a < m;) {
-    let b = a + 1;
-    const key = bits[order[a]];
-    while (b < m && bits[order[b]] === key) b++;
-    if (b - a > 1) {
-      const run = order.subarray(a, b);
-      let sorted = true;
-      for (let t = 1; t < run.length && sorted; t++) {
-        const x = run[t - 1];
-        const y = run[t];
-        sorted = LO[x] < LO[y] || (LO[x] === LO[y] && HI[x] <= HI[y]);
-      }
-      if (!sorted) run.set(Array.from(run).sort((x, y) => LO[x] - LO[y] || HI[x] - HI[y]));
+export function canonicalById(lo: Uint32Array, hi: Uint32Array, keys: Float32Array): SortedEdges {
+  const m = keys.length;
+  const less = (a: number, b: number): boolean =>
+    keys[a] < keys[b] || (keys[a] === keys[b] && (lo[a] < lo[b] || (lo[a] === lo[b] && hi[a] < hi[b])));
+  let order = new Uint32Array(m);
+  for (let t = 0; t < m; t++) order[t] = t;
+  let moves = 0;
+  for (let t = 1; t < m && moves <= 4 * m; t++) {
+    const e = order[t];
+    if (!less(e, order[t - 1])) continue;
+    let s = t;
+    while (s > 0 && less(e, order[s - 1])) {
+      order[s] = order[s - 1];
+      s--;
+      moves++;
     }
-    a = b;
+    order[s] = e;
   }
+  if (moves > 4 * m) order = order.sort((a, b) => (less(a, b) ? -1 : less(b, a) ? 1 : 0));
+  return {
+    lo: Uint32Array.from(order, (e) => lo[e]),
+    hi: Uint32Array.from(order, (e) => hi[e]),
+    keys: Float32Array.from(order, (e) => keys[e]),
+  };
+}
+
+/** Throws unless `list` is in strict canonical order with ids lo < hi < n. */
+function checkSorted(list: SortedEdges, n: number, what: string): void {
+  const { lo, hi, keys } = list;
+  for (let e = 0; e < keys.length; e++) {
+    if (!(lo[e] < hi[e] && hi[e] < n) || !(keys[e] >= 0)) {
+      throw new Error(`partitionedEmst: ${what} answered edge (${lo[e]}, ${hi[e]}) with key ${keys[e]} (n = ${n})`);
+    }
+    if (
+      e > 0 &&
+      !(
+        keys[e - 1] < keys[e] ||
+        (keys[e - 1] === keys[e] && (lo[e - 1] < lo[e] || (lo[e - 1] === lo[e] && hi[e - 1] < hi[e])))
+      )
+    ) {
+      throw new Error(`partitionedEmst: ${what}'s edges are not in the canonical order at edge ${e}`);
+    }
+  }
+}
+
+/** Two sorted lists merged in the canonical order (no two edges equal: each edge comes from one pair). */
+function merge2(a: SortedEdges, b: SortedEdges): SortedEdges {
+  const ma = a.keys.length;
+  const mb = b.keys.length;
+  const out = { lo: new Uint32Array(ma + mb), hi: new Uint32Array(ma + mb), keys: new Float32Array(ma + mb) };
+  let i = 0;
+  let j = 0;
+  let t = 0;
+  while (i < ma && j < mb) {
+    const ka = a.keys[i];
+    const kb = b.keys[j];
+    const takeA = ka < kb || (ka === kb && (a.lo[i] < b.lo[j] || (a.lo[i] === b.lo[j] && a.hi[i] < b.hi[j])));
+    if (takeA) {
+      out.lo[t] = a.lo[i];
+      out.hi[t] = a.hi[i];
+      out.keys[t++] = ka;
+      i++;
+    } else {
+      out.lo[t] = b.lo[j];
+      out.hi[t] = b.hi[j];
+      out.keys[t++] = kb;
+      j++;
+    }
+  }
+  for (; i < ma; i++, t++) {
+    out.lo[t] = a.lo[i];
+    out.hi[t] = a.hi[i];
+    out.keys[t] = a.keys[i];
+  }
+  for (; j < mb; j++, t++) {
+    out.lo[t] = b.lo[j];
+    out.hi[t] = b.hi[j];
+    out.keys[t] = b.keys[j];
+  }
+  return out;
+}
+
+/** Every list merged into one, the two shortest first (each edge moves O(log k) times). */
+export function mergeAll(lists: SortedEdges[]): SortedEdges {
+  const queue = lists.filter((l) => l.keys.length > 0);
+  if (queue.length === 0) return { lo: new Uint32Array(0), hi: new Uint32Array(0), keys: new Float32Array(0) };
+  while (queue.length > 1) {
+    queue.sort((x, y) => x.keys.length - y.keys.length);
+    const a = queue.shift()!;
+    const b = queue.shift()!;
+    queue.push(merge2(a, b));
+  }
+  return queue[0];
+}
+
+/**
+ * Kruskal over candidate edges in the canonical order (global ids lo < hi < n): a union-find over the ids, stopping at
+ * n − 1 edges. Throws when the candidates do not span.
+ */
+export function kruskalSorted(
+  n: number,
+  edges: SortedEdges,
+): { sources: Uint32Array; targets: Uint32Array; keys: Float32Array } {
+  const { lo, hi, keys: K } = edges;
+  const m = K.length;
   const parent = new Uint32Array(n);
   for (let i = 0; i < n; i++) parent[i] = i;
   const sources = new Uint32Array(Math.max(n - 1, 0));
   const targets = new Uint32Array(Math.max(n - 1, 0));
   const keys = new Float32Array(Math.max(n - 1, 0));
-  let edges = 0;
-  for (let t = 0; t < m && edges < n - 1; t++) {
-    const e = order[t];
-    let a = U[e];
+  let count = 0;
+  for (let e = 0; e < m && count < n - 1; e++) {
+    let a = lo[e];
     while (parent[a] !== a) {
       parent[a] = parent[parent[a]];
       a = parent[a];
     }
-    let b = V[e];
+    let b = hi[e];
     while (parent[b] !== b) {
       parent[b] = parent[parent[b]];
       b = parent[b];
@@ -192,12 +228,12 @@ export function kruskal(
     if (a === b) continue;
     if (a < b) parent[b] = a;
     else parent[a] = b;
-    sources[edges] = LO[e];
-    targets[edges] = HI[e];
-    keys[edges++] = K[e];
+    sources[count] = lo[e];
+    targets[count] = hi[e];
+    keys[count++] = K[e];
   }
-  if (edges < n - 1) {
-    throw new Error(`partitionedEmst: the pairs' edges span ${edges} of ${n - 1} MST edges (a pair reply is missing)`);
+  if (count < n - 1) {
+    throw new Error(`partitionedEmst: the pairs' edges span ${count} of ${n - 1} MST edges (a pair reply is missing)`);
   }
   return { sources, targets, keys };
 }

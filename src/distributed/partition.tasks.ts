@@ -17,11 +17,10 @@
  *   coreBound  m; cells, cellOwner                                core2 f32 n (this partition only), lower f32 n
  *   knn        m; points f32 q × dim                              keys f32 q × m ascending (+∞ padded)
  *   core       m; rows u32 q, keys f32 q × m (the halo lists)     core2 f32 n (over all points)
- *   pair       partner q (this partition's id: alone), within     u, v u32 (pair rows: this partition's rows, then
- *              [this, q's] (which partitions' inner edges to      the partner's from its count on), keys f32: the
- *              keep), minSamples, alpha; core2 f32 n, core2q      pair's MST edges between the two and those within
- *              f32 (mutual reachability only)                     a kept partition, in emst()'s order; ids u32 n
- *                                                                 (and idsq) for the kept partitions
+ *   pair       partner q (this partition's id: alone), within     lo, hi u32 (global ids, lo < hi), keys f32: the
+ *              [this, q's] (which partitions' inner edges to      pair's MST edges between the two and those within
+ *              keep), minSamples, alpha; core2 f32 n, core2q      a kept partition, in the canonical (key, lo, hi)
+ *              f32 (mutual reachability only)                     order
  *
  * `cells`: every partition's cell boxes (PartitionInfo.cells, concatenated), `cellOwner` the partition of each;
  * `lower`: per row, a lower bound on its key to any other partition's point (PartitionIndex.lowerBounds).
@@ -42,6 +41,7 @@ import { inverseAlphaSquared, reachabilityKey } from '../emst/distance.cpu.js';
 import { squaredDistance } from '../knn/keys.cpu.js';
 import { NONE } from '../bvh/layout.js';
 import { CUT_CELLS, EXCLUDED, PartitionIndex, scaleRows } from './partition.search.cpu.js';
+import { canonicalById } from './partition.pairs.js';
 import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMessage } from './types.js';
 
 /** The handlers by kind (the table above). */
@@ -202,6 +202,7 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     // (key, min id, max id) tie order. pairRow[r]: the union row's pair row (p's rows, then q's from np on).
     const n = np + nq;
     const pairRow = new Uint32Array(n);
+    const unionIds = new Uint32Array(n);
     const scaled = new Float32Array(n * dim);
     const f = 2 ** exponent;
     const pIds = p.ids;
@@ -213,6 +214,7 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
       const src = fromP ? p.points : q!.points;
       const at = fromP ? a++ : b++;
       pairRow[r] = fromP ? at : np + at;
+      unionIds[r] = fromP ? pIds[at] : qIds[at];
       // Scaled by 2^exponent as PartitionIndex scales (exact).
       for (let d = 0; d < dim; d++) scaled[r * dim + d] = src[at * dim + d] * f;
     }
@@ -237,8 +239,8 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     // distance.cpu.ts's arithmetic (the single-process keys).
     const ia2 = inverseAlphaSquared(alpha);
     const m = tree.sources.length;
-    const u = new Uint32Array(m);
-    const v = new Uint32Array(m);
+    const lo = new Uint32Array(m);
+    const hi = new Uint32Array(m);
     const keys = new Float32Array(m);
     let kept = 0;
     for (let e = 0; e < m; e++) {
@@ -249,19 +251,15 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
       if (sp === tp && !(sp ? keepP : keepQ)) continue;
       const d = squaredDistance(scaled, dim, s, t);
       keys[kept] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
-      u[kept] = pairRow[s];
-      v[kept++] = pairRow[t];
+      // Union rows ascend with the global ids.
+      lo[kept] = unionIds[s < t ? s : t];
+      hi[kept++] = unionIds[s < t ? t : s];
     }
-    const arrays: TaskMessage['arrays'] = {
-      u: u.slice(0, kept),
-      v: v.slice(0, kept),
-      keys: keys.slice(0, kept),
-    };
-    if (keepP) arrays.ids = p.ids;
-    if (keepQ && q !== null) arrays.idsq = q.ids;
+    // In the canonical order (emst()'s order by weight moves only equal weights with unequal keys).
+    const sorted = canonicalById(lo.subarray(0, kept), hi.subarray(0, kept), keys.subarray(0, kept));
     return {
       meta: { timings: { 'pair::mst': t1 - t0, 'pair::total': performance.now() - tStart } },
-      arrays,
+      arrays: { lo: sorted.lo, hi: sorted.hi, keys: sorted.keys },
     };
   },
 };

@@ -10,7 +10,7 @@ import { InputError, AbortError } from '../../src/errors.js';
 import { InProcessExecutor, messageBytes, partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
 import { partitionedEmst } from '../../src/distributed/partition.emst.js';
 import { canonicalOrder } from '../../src/distributed/partition.rounds.js';
-import { kruskal } from '../../src/distributed/partition.pairs.js';
+import { canonicalById, kruskalSorted, mergeAll } from '../../src/distributed/partition.pairs.js';
 import { orderFromKeyOrder } from '../../src/distributed/partition.emst.js';
 import { sortEdgesCanonical } from '../../src/emst/edges.cpu.js';
 import { weightOfKey } from '../../src/emst/distance.cpu.js';
@@ -392,12 +392,38 @@ describe('partitionedEmst() traffic and protocol', () => {
     }
   });
 
-  it('kruskal over the candidates names a set that does not span; orderFromKeyOrder equals the canonical sort', () => {
-    const gid = Uint32Array.from([0, 1, 2, 3]);
-    const U = Uint32Array.from([0, 2]);
-    const V = Uint32Array.from([1, 3]);
-    const K = Float32Array.from([1, 1]);
-    expect(() => kruskal(4, U, V, K, gid)).toThrow(/span 2 of 3 MST edges/);
+  it('canonicalById and mergeAll give the canonical order; kruskalSorted names a set that does not span; orderFromKeyOrder equals the canonical sort', () => {
+    const two = { lo: Uint32Array.from([0, 2]), hi: Uint32Array.from([1, 3]), keys: Float32Array.from([1, 1]) };
+    expect(() => kruskalSorted(4, two)).toThrow(/span 2 of 3 MST edges/);
+    // Lists with ties on keys (and on lo), nearly sorted or shuffled, dealt into three pieces, merged back.
+    const rand = mulberry32(65);
+    for (const [m, distinct, presorted] of [
+      [0, 1, true],
+      [1, 1, true],
+      [500, 7, false],
+      [3000, 300, true],
+    ] as const) {
+      const lo = Uint32Array.from({ length: m }, () => Math.floor(rand() * 50));
+      const hi = Uint32Array.from(lo, (a) => a + 1 + Math.floor(rand() * 50));
+      const keys = Float32Array.from({ length: m }, () => Math.floor(rand() * distinct) / 8);
+      if (presorted) keys.sort();
+      const expected = Array.from({ length: m }, (_, e) => e)
+        .sort((a, b) => keys[a] - keys[b] || lo[a] - lo[b] || hi[a] - hi[b])
+        .map((e) => [keys[e], lo[e], hi[e]]);
+      const sorted = canonicalById(lo, hi, keys);
+      const triples = (l: { lo: Uint32Array; hi: Uint32Array; keys: Float32Array }) =>
+        Array.from(l.keys, (k, e) => [k, l.lo[e], l.hi[e]]);
+      expect(triples(sorted)).toEqual(expected);
+      const pieces = [0, 1, 2].map((c) => {
+        const idx = Array.from({ length: m }, (_, e) => e).filter((e) => e % 3 === c);
+        return canonicalById(
+          Uint32Array.from(idx, (e) => lo[e]),
+          Uint32Array.from(idx, (e) => hi[e]),
+          Float32Array.from(idx, (e) => keys[e]),
+        );
+      });
+      expect(triples(mergeAll(pieces))).toEqual(expected);
+    }
     // Keys a few ulps apart share a weight (sqrt halves the spacing): runs of equal weight with unequal keys.
     const r = mulberry32(64);
     const m = 3000;
