@@ -350,7 +350,7 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
         for (const from of [sorter.scratch, other]) {
           ctx.device.queue.writeBuffer(kb, 0, new Uint32Array(2 * most).fill(7));
           if (n > 0) {
-            ctx.device.queue.writeBuffer(from.keys, 0, keys);
+            ctx.device.queue.writeBuffer(from.keys, 0, new Uint32Array(keys));
             ctx.device.queue.writeBuffer(from.values, 0, iota(n));
           }
           await ctx.submit('test::sort', (rec) =>
