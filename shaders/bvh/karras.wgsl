@@ -17,10 +17,13 @@ struct KarrasParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 
 const NONE: u32 = 0xffffffffu;
 
+// The code of the thread's node i, read once (every δ below is δ(i, ·)).
+var<private> code_i: vec2u;
+
 // δ(i, j): common prefix length of (code_i, i) and (code_j, j); −1 when j is outside [0, n).
 fn delta(i: i32, j: i32) -> i32 {
   if (j < 0 || j >= i32(u.n)) { return -1; }
-  let x = codes_get(u32(i)) ^ codes_get(u32(j));
+  let x = code_i ^ codes_get(u32(j));
   if (x.y != 0u) { return i32(countLeadingZeros(x.y)); }
   if (x.x != 0u) { return 32 + i32(countLeadingZeros(x.x)); }
   return 64 + i32(countLeadingZeros(u32(i ^ j)));
@@ -42,6 +45,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   }
   if (node + 1u >= n) { return; }
   let i = i32(node);
+  code_i = codes_get(node);
   // Direction of the range, and a bound on its length by exponential search.
   let d = select(-1, 1, delta(i, i + 1) - delta(i, i - 1) > 0);
   let d_min = delta(i, i - d);
