@@ -190,6 +190,10 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     ['normal', 2000, 3],
     ['clustered', 1000, 3],
     ['uniform', 257, 2],
+    ['uniform', 3, 2],
+    ['uniform', 256, 3],
+    ['duplicates', 512, 2],
+    ['uniform', 767, 2],
   ] as [CloudKind, number, number][])(
     "issue 18: %s n=%i d=%i: the round passes in every shape give the old shape's edges and keys exactly",
     async (kind, n, dim) => {
