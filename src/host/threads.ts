@@ -120,11 +120,15 @@ const idle = new Map<string, NodeWorker[]>();
 
 /**
  * `count` workers running `script`, taken from the pool or started; each is ref()'d (busy) until `release`d.
- * A caller owns the workers it took: concurrent calls never share one.
+ * A caller owns the workers it took: concurrent calls never share one. Idle workers are taken oldest first, so
+ * range j of a pass, and a one-worker pass, run on the same worker call after call and find their code optimised:
+ * taken in pool order, a once-per-call job landed on a different worker each call and ran cold (bench/RESULTS.md
+ * issue 17, ninth session).
  */
 export function takeWorkers(node: NodeThreads, script: URL, count: number): NodeWorker[] {
   const pool = idle.get(script.href) ?? [];
   idle.set(script.href, pool);
+  pool.sort((a, b) => b.threadId - a.threadId); // popped from the end: the oldest (lowest thread id) first
   const workers: NodeWorker[] = [];
   while (workers.length < count) {
     const w = pool.pop() ?? startWorker(node, script);
