@@ -19,7 +19,13 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
-import { createRadixSorter, digitPasses, radixShapeFits, type RadixSorter } from '../primitives/radixsort.js';
+import {
+  createRadixSorter,
+  digitPasses,
+  radixShapeFits,
+  type RadixSorter,
+  type RadixSorterOptions,
+} from '../primitives/radixsort.js';
 import { boxLimitMessage, createBoxParts } from './boxparts.js';
 import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, codeBits, pointsForBoxRecords } from './layout.js';
 import { checkPoints } from './points.js';
@@ -138,19 +144,21 @@ export interface BvhBuilderOptions {
    */
   refitChunk?: boolean;
   /**
-   * The widest digit of the Morton code sort (radixsort.ts radixBits). Default: 9 where that takes fewer passes than
-   * 8 (3D's 63 bits: 7 instead of 8) and the device runs such a sorter, if WIDE_DIGITS says so, else the sorter's
-   * own default; the environment variable TREELINE_BVH_RADIX_BITS=8 or 9 picks either where nothing is given.
-   * The sorted codes, hence the BVH, are the same whatever the width.
+   * The shape of the Morton code sort (radixsort.ts: radixBits, workgroupSize, keysPerThread). Default: WIDE_DIGITS'
+   * choice, or the environment variable TREELINE_BVH_RADIX_BITS where nothing is given: 8 (the sorter's default
+   * shape), 9 (WIDE_SHAPE where it fits) or 9-256 (9-bit digits with 256 threads: a digit table of 1 byte per key),
+   * for A/B runs. The sorted codes, hence the BVH, are the same whatever the shape.
    */
-  radixBits?: number;
+  sort?: Partial<Pick<RadixSorterOptions, 'radixBits' | 'workgroupSize' | 'keysPerThread'>>;
 }
 
 /**
- * Whether the BVH's sort takes 9-bit digits by default where they save a pass (bvh bench, RESULTS.md). Off: one
- * pass more of the 8-bit sorter.
+ * Whether the BVH's sort takes 9-bit digits by default (bvh bench, RESULTS.md): where they save a pass (3D's 63
+ * bits: 7 passes instead of 8) and the device holds the wide shape — 512 threads × 8 keys, so that the digit table
+ * stays at 4 · 2^9 / 4096 = 0.5 bytes per key, as with 8-bit digits and 256 threads (the EMST's memory budget).
  */
 const WIDE_DIGITS = false;
+const WIDE_SHAPE = { radixBits: 9, workgroupSize: 512, keysPerThread: 8 } as const;
 
 /** Whether the refit goes by chunks by default (bvh bench, RESULTS.md). Off: direct scans of small subtrees. */
 const CHUNK_REFIT = false;
@@ -163,14 +171,15 @@ function refitMode(given: boolean | undefined): 'chunk' | 'direct' | 'legacy' {
   return CHUNK_REFIT ? 'chunk' : 'direct';
 }
 
-/** The sort's digit width: an explicit one, else TREELINE_BVH_RADIX_BITS, else WIDE_DIGITS' choice. */
-function sortRadixBits(ctx: GpuContext, dim: number, given: number | undefined): number | undefined {
+/** The sort's shape: an explicit one, else TREELINE_BVH_RADIX_BITS, else WIDE_DIGITS' choice. */
+function sortShape(ctx: GpuContext, dim: number, given: BvhBuilderOptions['sort']): Partial<RadixSorterOptions> {
   if (given !== undefined) return given;
   const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_RADIX_BITS : undefined;
+  if (env === '9-256') return radixShapeFits(ctx, { radixBits: 9 }) ? { radixBits: 9 } : {};
   const wide = env === '9' ? true : env === '8' ? false : WIDE_DIGITS;
   const bits = codeBits(dim);
-  if (!wide || Math.ceil(bits / 9) >= Math.ceil(bits / 8)) return undefined;
-  return radixShapeFits(ctx, { radixBits: 9 }) ? 9 : undefined;
+  if (!wide || Math.ceil(bits / 9) >= Math.ceil(bits / 8)) return {};
+  return radixShapeFits(ctx, WIDE_SHAPE) ? WIDE_SHAPE : {};
 }
 
 export interface BvhBuilder {
@@ -227,7 +236,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     createRadixSorter(ctx, {
       maxCount: Math.max(maxCount, 1),
       keyWords: 2,
-      radixBits: sortRadixBits(ctx, dim, options.radixBits),
+      ...sortShape(ctx, dim, options.sort),
     }) as Promise<RadixSorter>,
   ]);
   if (refit.chunkLeaves !== chunk)

@@ -139,10 +139,13 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
   });
 
   it('issue 18: the chunked refit and 9-bit sort digits (where the device holds them) build the CPU twin bit for bit over stale boxes', async () => {
-    const radixBits = radixShapeFits(ctx, { radixBits: 9 }) ? 9 : undefined;
+    // 9-bit digits with 512 threads (lbvh.ts WIDE_SHAPE) or 256 where that fits, else the default shape.
+    const wide = { radixBits: 9, workgroupSize: 512, keysPerThread: 8 };
+    const sort = radixShapeFits(ctx, wide) ? wide : radixShapeFits(ctx, { radixBits: 9 }) ? { radixBits: 9 } : {};
+    const radixBits = sort.radixBits;
     const build = async (cases: [CloudKind, number][], dim: number, refitChunk = true) => {
       const most = Math.max(...cases.map(([, n]) => n));
-      const builder = await createBvhBuilder(ctx, { maxCount: most, dim, refitChunk, refitDirect: 8, radixBits });
+      const builder = await createBvhBuilder(ctx, { maxCount: most, dim, refitChunk, refitDirect: 8, sort });
       const bvh = allocateBvh(ctx, most, dim);
       // Karras zeroes only the boxes the refit accumulates (karras.ts, KarrasZero): the others must be stored.
       const stale = new Uint32Array(bvh.boxes.size / 4).fill(0x7f7fffff);

@@ -228,9 +228,10 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
   );
 
   it(
-    '9-bit digits (subgroups, 256 threads) where the device holds their workgroup memory: 63- and 64-bit ranges, ties, sizes 1 … 50,001; refused by name elsewhere',
+    '9-bit digits (subgroups, 256 and 512 threads) where the device holds their workgroup memory: 63- and 64-bit ranges, ties, sizes 1 … 50,001; refused by name elsewhere',
     async () => {
       const shape: Partial<RadixSorterOptions> = { subgroups: true, radixBits: 9, workgroupSize: 256 };
+      const wide = { ...shape, workgroupSize: 512, keysPerThread: 8 };
       if (!radixShapeFits(ctx, shape)) {
         // lavapipe: 8-lane subgroups need 32 warps' counters of 256 words, beyond its 32 KiB.
         await expect(createRadixSorter(ctx, { maxCount: 10, keyWords: 2, ...shape })).rejects.toThrow(
@@ -244,6 +245,7 @@ describe.skipIf(variants.length === 0).each(variants)('radix sort ($name)', ({ c
         for (let i = 0; i < keys.length; i += 3) keys[i] &= 0x8000_0101;
         for (const bits of [{ bitsLo: 0, bitsHi: 63 }, {}, { bitsLo: 27, bitsHi: 45 }, { bitsLo: 1, bitsHi: 9 }]) {
           await checkSort(ctx, keys, 2, bits, shape);
+          if (radixShapeFits(ctx, wide)) await checkSort(ctx, keys, 2, bits, wide);
         }
         await checkSort(ctx, keys.subarray(0, n), 1, {}, { ...shape, keysPerThread: 3 });
       }
