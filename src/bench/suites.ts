@@ -59,6 +59,9 @@ export const emstSuites: Record<string, BenchSuite> = {
   'emst-normal2d': emstSuite('EMST, normal 2D (ArborX: 10^8 0.427 s)', 'normal', 2, [1e6, 1e7]),
   'emst-mr5-normal3d': emstSuite('mutual reachability MST, minSamples 5, normal 3D (ArborX: 10^7 0.080 s)', 'normal', 3, [1e7], { minSamples: 5 }),
   'emst-mr16-normal3d': emstSuite('mutual reachability MST, minSamples 16, normal 3D (ArborX: 10^7 0.153 s)', 'normal', 3, [1e7], { minSamples: 16 }),
+  // Issue 18's high-dimensional rows (TREELINE_HIGHDIM=off|brute|bvh picks the rounds' candidate lists, highdim.ts).
+  'emst-normal8d': emstSuite('EMST, normal 8D (issue 18: 10^6 Must ≤ 0.200 s, Goal ≤ 0.100 s)', 'normal', 8, [1e6]),
+  'emst-normal16d': emstSuite('EMST, normal 16D (issue 18: 10^6 Must ≤ 10 s, Goal ≤ 3 s)', 'normal', 16, [1e6]),
   'emst-normal3d-noskip': emstSuite('ablation: emst-normal3d without skipping bounded points', 'normal', 3, [1e7], { skipBounded: false }),
   'emst-uniform2d-noskip': emstSuite('ablation: emst-uniform2d without skipping bounded points', 'uniform', 2, [1e7], { skipBounded: false }),
 };

@@ -160,6 +160,15 @@ export interface BoruvkaRunOptions {
    * round trip separates it from the first rounds.
    */
   before?: (rec: Recorder) => void;
+  /**
+   * Recorded in every round after the labels, before the upper bounds: the high-dimensional candidate lists' settle
+   * (highdim.ts), which writes the candidates and point bounds of the points its lists decide. `cut`: the scale
+   * cut's key bits.
+   */
+  settle?: (
+    rec: Recorder,
+    round: { label: GPUBuffer; cand: GPUBuffer; pointBound: GPUBuffer; n: number; cut: number },
+  ) => void;
 }
 
 export interface BoruvkaResult {
@@ -571,6 +580,7 @@ export class Boruvka {
         ...at,
         buffers: { label: b.label, prefix: b.chg, links: bvh.links, ranges: bvh.ranges, childLabel: b.childLabel },
       });
+      opts.settle?.(rec, { label: b.label, cand: b.cand, pointBound: b.pointBound, n, cut: floatBits(cut) });
       rec.dispatch(k.upperbounds, {
         ...at,
         buffers: { points: bvh.sortedPoints, core2, label: b.label, ub: b.ub, cand: b.cand },

@@ -25,6 +25,7 @@ import { EUCLIDEAN, type Metric } from './metric.js';
 import { checkPointsOnGpu, createPointChecker } from './pointcheck.js';
 import { checkCapacity, type CapacityTask } from '../bvh/capacity.js';
 import { createGatherer, type Gatherer } from './gather.js';
+import { GpuCandidateLists, highDimDefault, highDimK, type CandidateSource } from './highdim.js';
 
 export interface GpuEmstRunOptions {
   /** Periodic side lengths (points inside [0, L)); required iff created `periodic`. */
@@ -55,6 +56,8 @@ export class GpuEmst {
     private readonly kth: GPUBuffer | null,
     private readonly core2: GPUBuffer | null,
     private readonly boxPartRecords: number | undefined,
+    /** High dimensions: every point's nearest neighbours, settling most points without a traversal (highdim.ts). */
+    private readonly lists: GpuCandidateLists | null = null,
   ) {}
 
   /**
@@ -69,9 +72,19 @@ export class GpuEmst {
     dim: number,
     metric: Metric = EUCLIDEAN,
     periodic = false,
-    layout: { boxPartRecords?: number; lean?: boolean } = {},
+    layout: {
+      boxPartRecords?: number;
+      lean?: boolean;
+      candidates?: CandidateSource | 'off';
+      candidatesK?: number;
+    } = {},
   ): Promise<GpuEmst> {
     const { boxPartRecords, lean } = layout;
+    // Candidate lists (highdim.ts): `candidates` forces them on or off (tests), else highDimDefault by dimension.
+    const listK = layout.candidatesK ?? highDimK();
+    let source = layout.candidates ?? highDimDefault(dim, metric, periodic);
+    if (source === 'off' || metric.kind !== 'euclidean' || periodic || !GpuCandidateLists.fits(ctx, maxN, listK))
+      source = null;
     const mr = metric.kind === 'mutual-reachability';
     // Every part's kernels start compiling at once and are awaited together (issue 17 §5); Euclidean runs compile
     // no k-NN, gather or mutual-reachability kernels.
@@ -93,18 +106,21 @@ export class GpuEmst {
       boruvkaMade,
       mr ? createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords }) : null,
       mr ? createGatherer(ctx, maxN) : null,
+      source ? GpuCandidateLists.create(ctx, maxN, dim, source, listK) : null,
     ]);
-    const [builder, boruvka, knn, gather] = made.map((r) => (r.status === 'fulfilled' ? r.value : null)) as [
+    const [builder, boruvka, knn, gather, lists] = made.map((r) => (r.status === 'fulfilled' ? r.value : null)) as [
       BvhBuilder | null,
       Boruvka | null,
       KnnSearcher | null,
       Gatherer | null,
+      GpuCandidateLists | null,
     ];
     const failed = made.find((r) => r.status === 'rejected');
     if (failed) {
       // Say a device too small for the traversal: free what was made for it (the caller may fall back).
       knn?.destroy();
       gather?.destroy();
+      lists?.destroy();
       boruvka?.destroy();
       core2?.destroy();
       kth?.destroy();
@@ -112,7 +128,24 @@ export class GpuEmst {
       builder?.destroy();
       throw failed.reason;
     }
-    const e = new GpuEmst(ctx, maxN, dim, metric, builder!, bvh, boruvka!, knn, gather, kth, core2, boxPartRecords);
+    // The lists only serve the skipping of bounded points, which the lean traversal never does.
+    const useLists = boruvka!.lean ? null : lists;
+    if (!useLists) lists?.destroy();
+    const e = new GpuEmst(
+      ctx,
+      maxN,
+      dim,
+      metric,
+      builder!,
+      bvh,
+      boruvka!,
+      knn,
+      gather,
+      kth,
+      core2,
+      boxPartRecords,
+      useLists,
+    );
     // readEdges' canonical sort compiles in the background, beside the upload and the rounds, not after them; its
     // errors surface in readEdges (callers that keep the tree on the GPU never await it).
     e.canonical = createCanonicalSort(ctx);
@@ -143,6 +176,7 @@ export class GpuEmst {
         knn.encode(rec, this.bvh, { squaredDistances: this.kth! });
         this.gather!.encode(rec, { order: this.bvh.order, src: this.kth!, out: this.core2!, n });
       }
+      if (this.lists && n > 1) this.lists.encode(rec, this.bvh);
     };
     this.bvh.n = n;
     if (n < 2) await ctx.submit('emst::build', build, { timer: opts.timer });
@@ -158,6 +192,7 @@ export class GpuEmst {
         timer: opts.timer,
         skipBounded: opts.skipBounded,
         roundsPerSubmit: opts.roundsPerSubmit,
+        settle: this.lists ? (rec, r) => this.lists!.settle(rec, r, r.n, r.cut) : undefined,
         onProgress: opts.onProgress,
         signal: opts.signal,
       });
@@ -237,6 +272,7 @@ export class GpuEmst {
     this.boruvka.destroy();
     this.knn?.destroy();
     this.gather?.destroy();
+    this.lists?.destroy();
     this.kth?.destroy();
     this.core2?.destroy();
   }

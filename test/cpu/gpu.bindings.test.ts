@@ -26,6 +26,7 @@ import { createCanonicalSort, createCanonicalSplit } from '../../src/emst/canoni
 import { GpuDendrogram } from '../../src/cluster/dendrogram.js';
 import { GpuCondenser } from '../../src/cluster/condense.rows.js';
 import { createPointChecker } from '../../src/emst/pointcheck.js';
+import { GpuCandidateLists } from '../../src/emst/highdim.js';
 
 const LIMITS: Record<string, number> = {
   maxStorageBuffersPerShaderStage: 16,
@@ -86,6 +87,8 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await createCanonicalSort(ctx);
   await createCanonicalSplit(ctx);
   await createPointChecker(ctx);
+  await GpuCandidateLists.create(ctx, 1000, 16, 'brute', 16);
+  await GpuCandidateLists.create(ctx, 1000, 8, 'bvh', 8);
   await GpuDendrogram.create(ctx, 1 << 20);
   await GpuCondenser.create(ctx, 1 << 20);
   const buf = ctx.createBuffer('test::graph', 4096);

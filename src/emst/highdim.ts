@@ -1,0 +1,244 @@
+/**
+ * Candidate lists for the high-dimensional EMST on the GPU (issue 18): every point's K nearest neighbours, found
+ * once before the Borůvka rounds, settle most points' best outgoing edge without a traversal in every round — the
+ * CPU backend's candidates.cpu.ts (Euclidean keys), moved into the GPU rounds as one kernel before the upper bounds
+ * (emst/highdim_settle.wgsl; hooked into boruvka.ts as BoruvkaRunOptions.settle). At 16 dimensions the BVH prunes
+ * next to nothing and a traversal is a brute-force scan; with lists of 16, nearly every point of 10^6 normal 16D
+ * points is settled from its list in every round, and those that are not are mostly bounded (their last key above
+ * their component's upper bound) and skip the traversal.
+ *
+ * The lists come from one of two searches ('source'):
+ *   'brute'  a tiled brute-force scan (emst/highdim_brute.wgsl): points staged in workgroup memory, one query per
+ *            thread — n² pairs, but dense and coalesced: the faster exact search where a BVH prunes nothing;
+ *   'bvh'    the BVH's k-NN search (src/knn/knn.ts, Morton rows), its original indices mapped to Morton positions
+ *            (emst/highdim_rank.wgsl) — where the tree still prunes (8 dimensions).
+ * Both rank neighbours by (key, original index) with the rounds' exact keys, so the lists are the same.
+ *
+ * Euclidean, open boundaries only (mutual reachability and periodic boxes keep the plain rounds). Memory: 8·K bytes
+ * per point for the lists, 4 for the cursors (and 4 for the ranks with 'bvh'): 132 at K = 16.
+ * CPU twins: src/emst/highdim.cpu.ts.
+ */
+import type { GpuContext } from '../gpu/context.js';
+import type { Kernel } from '../gpu/kernel.js';
+import type { Recorder } from '../gpu/recorder.js';
+import type { BvhBuffers } from '../bvh/lbvh.js';
+import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
+import { InputError } from '../errors.js';
+import type { Metric } from './metric.js';
+
+export type CandidateSource = 'brute' | 'bvh';
+
+/** List length by default: 16 left no point of 3·10^4 normal 16D points to traverse in a CPU simulation (8: one). */
+export const HIGHDIM_K = 16;
+/** The brute-force kernel keeps a query's coordinates in registers: up to this many dimensions. */
+export const BRUTE_MAX_DIM = 64;
+/** Queries per brute-force dispatch (each one scans all points): keeps every dispatch short. */
+const BRUTE_CHUNK = 1 << 17;
+const BRUTE_WG = 128;
+
+const BRUTE = {
+  bindings: { u: 'uniform', points: 'read', order: 'read', lkeys: 'read_write', lpos: 'read_write' },
+  uniforms: { n: 'u32', base: 'u32', count: 'u32', one: 'f32' },
+} as const;
+const SETTLE = {
+  bindings: {
+    u: 'uniform',
+    label: 'read',
+    lkeys: 'read',
+    lpos: 'read',
+    cursor: 'read_write',
+    cand: 'read_write',
+    pointBound: 'read_write',
+  },
+  uniforms: { n: 'u32', cut: 'u32', p0: 'u32', p1: 'u32' },
+} as const;
+const RANK = {
+  bindings: { u: 'uniform', order: 'read', rank: 'read_write', lpos: 'read_write' },
+  uniforms: { count: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
+} as const;
+
+/**
+ * Points the brute-force kernel stages per tile: a power of two with tile·⌈dim/4⌉ vec4s within 8 KiB of workgroup
+ * memory (WebGPU guarantees 16), at most its workgroup size.
+ */
+export function bruteTile(dim: number): number {
+  const d4 = Math.ceil(dim / 4);
+  let tile = BRUTE_WG;
+  while (tile > 8 && tile * d4 > 512) tile /= 2;
+  return tile;
+}
+
+/**
+ * Which candidate lists GpuEmst.create uses by default for a run of `dim` dimensions and `metric`, or null for the
+ * plain rounds; TREELINE_HIGHDIM=off|brute|bvh overrides it (benchmarks' A/B), TREELINE_HIGHDIM_K the list length.
+ */
+export function highDimDefault(dim: number, metric: Metric, periodic: boolean): CandidateSource | null {
+  const env = typeof process !== 'undefined' ? process.env.TREELINE_HIGHDIM : undefined;
+  if (metric.kind !== 'euclidean' || periodic) return null;
+  if (env === 'off') return null;
+  if (env === 'brute' || env === 'bvh') return env === 'brute' && dim > BRUTE_MAX_DIM ? 'bvh' : env;
+  if (env !== undefined && env !== '') {
+    throw new InputError(`Expected TREELINE_HIGHDIM to be off, brute or bvh, got '${env}'.`);
+  }
+  return null;
+}
+
+/** The list length: TREELINE_HIGHDIM_K, else HIGHDIM_K. */
+export function highDimK(): number {
+  const env = typeof process !== 'undefined' ? process.env.TREELINE_HIGHDIM_K : undefined;
+  if (env === undefined || env === '') return HIGHDIM_K;
+  const k = Number(env);
+  if (!Number.isInteger(k) || k < 1 || k > 64) {
+    throw new InputError(`Expected TREELINE_HIGHDIM_K to be an integer in [1, 64], got '${env}'.`);
+  }
+  return k;
+}
+
+/** The buffers of one round that the settle kernel reads and writes (Boruvka's, by WGSL name). */
+export interface SettleBuffers {
+  label: GPUBuffer;
+  cand: GPUBuffer;
+  pointBound: GPUBuffer;
+}
+
+export class GpuCandidateLists {
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly maxN: number,
+    readonly dim: number,
+    readonly k: number,
+    readonly source: CandidateSource,
+    private readonly kernels: { settle: Kernel; brute?: Kernel; invert?: Kernel; convert?: Kernel },
+    private readonly knn: KnnSearcher | null,
+    /** n × k key bits and Morton positions, row j = Morton position j. */
+    readonly keys: GPUBuffer,
+    readonly pos: GPUBuffer,
+    /** n u32: entries of row j before cursor[j] lie in j's component for good (zeroed by encode()). */
+    readonly cursor: GPUBuffer,
+    private readonly rank: GPUBuffer | null,
+  ) {}
+
+  /** Whether lists for n points of k entries fit the device's bindings (else GpuEmst keeps the plain rounds). */
+  static fits(ctx: GpuContext, n: number, k: number): boolean {
+    return 4 * n * k <= ctx.limits.maxStorageBufferBindingSize;
+  }
+
+  static async create(
+    ctx: GpuContext,
+    maxN: number,
+    dim: number,
+    source: CandidateSource,
+    k = HIGHDIM_K,
+  ): Promise<GpuCandidateLists> {
+    const n = Math.max(maxN, 2);
+    if (!Number.isInteger(k) || k < 1 || k > 64) throw new InputError(`Expected k in [1, 64], got ${k}.`);
+    if (source === 'brute' && dim > BRUTE_MAX_DIM) {
+      throw new InputError(
+        `emst::highdim: the brute-force lists take at most ${BRUTE_MAX_DIM} dimensions, got ${dim}.`,
+      );
+    }
+    if (!GpuCandidateLists.fits(ctx, n, k)) {
+      throw new InputError(
+        `emst::highdim: ${n} lists of ${k} exceed one binding (${ctx.limits.maxStorageBufferBindingSize} bytes).`,
+      );
+    }
+    const rank = (entry: 'invert' | 'convert') =>
+      ctx.kernel({
+        label: `emst::highdimRank.${entry}`,
+        shader: 'emst/highdim_rank',
+        entry,
+        ...RANK,
+        workgroupSize: 256,
+      });
+    const [settle, brute, invert, convert, knn] = await Promise.all([
+      ctx.kernel({
+        label: 'emst::highdimSettle',
+        shader: 'emst/highdim_settle',
+        entry: 'main',
+        ...SETTLE,
+        workgroupSize: 256,
+        constants: { K: k },
+      }),
+      source === 'brute'
+        ? ctx.kernel({
+            label: 'emst::highdimBrute',
+            shader: 'emst/highdim_brute',
+            entry: 'main',
+            ...BRUTE,
+            workgroupSize: BRUTE_WG,
+            include: ['common/grid', 'knn/distance'],
+            constants: { D: dim, K: k, TILE: bruteTile(dim) },
+          })
+        : undefined,
+      source === 'bvh' ? rank('invert') : undefined,
+      source === 'bvh' ? rank('convert') : undefined,
+      source === 'bvh' ? createKnnSearcher(ctx, { dim, k, output: 'all', rows: 'morton' }) : null,
+    ]);
+    const keys = ctx.createBuffer('emst::highdimKeys', 4 * n * k);
+    const pos = ctx.createBuffer('emst::highdimPositions', 4 * n * k);
+    const cursor = ctx.createBuffer('emst::highdimCursor', 4 * n);
+    const rankBuffer = source === 'bvh' ? ctx.createBuffer('emst::highdimRank', 4 * n) : null;
+    return new GpuCandidateLists(
+      ctx,
+      maxN,
+      dim,
+      k,
+      source,
+      { settle, brute, invert, convert },
+      knn,
+      keys,
+      pos,
+      cursor,
+      rankBuffer,
+    );
+  }
+
+  /** Records the search of every point's list (and zeroes the cursors): once per run, after the BVH's build. */
+  encode(rec: Recorder, bvh: BvhBuffers): void {
+    const n = bvh.n;
+    if (n > this.maxN) throw new InputError(`emst::highdim: n=${n} exceeds the maxN=${this.maxN} it was created for.`);
+    if (bvh.dim !== this.dim) throw new InputError(`emst::highdim: dim=${bvh.dim}, created for dim=${this.dim}.`);
+    if (n < 2) return;
+    rec.clear(this.cursor, 0, 4 * n);
+    const { brute, invert, convert } = this.kernels;
+    if (brute) {
+      for (let base = 0; base < n; base += BRUTE_CHUNK) {
+        const count = Math.min(BRUTE_CHUNK, n - base);
+        rec.dispatch(brute, {
+          buffers: { points: bvh.sortedPoints, order: bvh.order, lkeys: this.keys, lpos: this.pos },
+          uniforms: { n, base, count, one: 1 },
+          threads: count,
+        });
+      }
+      return;
+    }
+    this.knn!.encode(rec, bvh, { indices: this.pos, squaredDistances: this.keys }, { k: this.k });
+    const buffers = { order: bvh.order, rank: this.rank!, lpos: this.pos };
+    rec.dispatch(invert!, { buffers, uniforms: { count: n }, threads: n });
+    rec.dispatch(convert!, { buffers, uniforms: { count: n * this.k }, threads: n * this.k });
+  }
+
+  /** Records one round's settle (BoruvkaRunOptions.settle): before the upper bounds, after the labels. */
+  settle(rec: Recorder, round: SettleBuffers, n: number, cut: number): void {
+    rec.dispatch(this.kernels.settle, {
+      buffers: {
+        label: round.label,
+        lkeys: this.keys,
+        lpos: this.pos,
+        cursor: this.cursor,
+        cand: round.cand,
+        pointBound: round.pointBound,
+      },
+      uniforms: { n, cut },
+      threads: n,
+    });
+  }
+
+  destroy(): void {
+    this.knn?.destroy();
+    this.keys.destroy();
+    this.pos.destroy();
+    this.cursor.destroy();
+    this.rank?.destroy();
+  }
+}
