@@ -226,7 +226,17 @@ export function leafHits(
     points[hits] = x;
     leaves[hits++] = c;
   }
-  return { points: points.slice(0, hits), leaves: leaves.slice(0, hits) };
+  return { points: sharedCopy(points, hits), leaves: sharedCopy(leaves, hits) };
+}
+
+/**
+ * The first `length` entries of `a` in shared memory: what crosses between threads as a reference, not a copy (the
+ * hits pass worker → main → worker → main: ~10^6 of them at 10^7 blobs, host memory counted).
+ */
+function sharedCopy(a: Uint32Array, length: number): Uint32Array {
+  const out = new Uint32Array(new SharedArrayBuffer(4 * length));
+  out.set(a.subarray(0, length));
+  return out;
 }
 
 function growTo(a: Uint32Array, length: number): Uint32Array {
@@ -268,7 +278,7 @@ export function runExemplarsJob(job: ExemplarsJob): ExemplarsReply {
   const lists = collector.result();
   const offsets = new Uint32Array(lists.length + 1);
   for (let j = 0; j < lists.length; j++) offsets[j + 1] = offsets[j] + lists[j].length;
-  const flat = new Uint32Array(offsets[lists.length]);
+  const flat = new Uint32Array(new SharedArrayBuffer(4 * offsets[lists.length]));
   for (let j = 0; j < lists.length; j++) flat.set(lists[j], offsets[j]);
   return { id: job.id, flat, offsets };
 }
