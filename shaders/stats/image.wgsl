@@ -1,6 +1,6 @@
 // Displacements and lengths between points for the statistics, in float32 (included by walk.wgsl, lengths.wgsl).
-// Contract: the includer declares `u: StatsParams` (uniform) and `points: array<f32>` (n × D), and D and PERIODIC
-// are prepended. On a periodic axis the displacement is the minimum image, computed without cancellation:
+// Contract: the includer declares `u: StatsParams` (uniform) and the accessor `points_get` of the n × D f32
+// coordinates (generated: src/gpu/bigarray.ts, whole or in parts), and D and PERIODIC are prepended. On a periodic axis the displacement is the minimum image, computed without cancellation:
 // across the face it is (L − the larger coordinate) + the smaller, where L − x is exact for x ≥ L/2 (Sterbenz), so
 // a short edge across a face keeps float32's relative precision (min(|t|, L − |t|) would lose it).
 
@@ -17,8 +17,8 @@ struct StatsParams {
 
 // The displacement from point a to point b along axis k.
 fn axis_step(a: u32, b: u32, k: u32) -> f32 {
-  let xa = points[a * D + k];
-  let xb = points[b * D + k];
+  let xa = points_get(a * D + k);
+  let xb = points_get(b * D + k);
   let d = xb - xa;
   if (PERIODIC == 0u) { return d; }
   let L = u.period[k / 4u][k % 4u];

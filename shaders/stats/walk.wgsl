@@ -9,25 +9,20 @@
 // distance — the straight line between the ends, or in a periodic box (PERIODIC != 0) the length of the summed
 // minimum-image displacements of the walk. Edge lengths are measured from the coordinates (stats/image.wgsl).
 // Edge e's ends are sources[e · stride] and targets[e · stride + toff] (StatsParams).
+// Big arrays (issue 19, src/stats/branches.ts): every array is read and written through accessors generated from
+// @binding(1) on (sources_get, targets_get, deg_get, link_get, points_get, rec_set, e2e_set, flags_set): each whole
+// where it fits one binding, else in parts.
 @group(0) @binding(0) var<uniform> u: StatsParams;
-@group(0) @binding(1) var<storage, read> sources: array<u32>;
-@group(0) @binding(2) var<storage, read> targets: array<u32>;
-@group(0) @binding(3) var<storage, read> deg: array<u32>;
-@group(0) @binding(4) var<storage, read> link: array<u32>;
-@group(0) @binding(5) var<storage, read> points: array<f32>;
-@group(0) @binding(6) var<storage, read_write> rec: array<vec4u>;
-@group(0) @binding(7) var<storage, read_write> e2e: array<f32>;
-@group(0) @binding(8) var<storage, read_write> flags: array<u32>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let e = thread_index(wid, nwg, lid);
   if (e >= u.m) { return; }
-  let ra = sources[e * u.stride];
-  let rb = targets[e * u.stride + u.toff];
-  let da = deg[ra];
-  let db = deg[rb];
+  let ra = sources_get(e * u.stride);
+  let rb = targets_get(e * u.stride + u.toff);
+  let da = deg_get(ra);
+  let db = deg_get(rb);
   var start: u32;
   var cur: u32;
   if (da != 2u && db == 2u) {
@@ -50,16 +45,16 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var end = cur;
   // Important! A tree has no cycle, so the walk ends at a node of degree ≠ 2 within m steps.
   for (var step = 0u; step < u.m; step++) {
-    let next = link[cur] ^ came;
+    let next = link_get(cur) ^ came;
     // The node across edge `next` from cur.
-    let w = sources[next * u.stride] ^ targets[next * u.stride + u.toff] ^ cur;
+    let w = sources_get(next * u.stride) ^ targets_get(next * u.stride + u.toff) ^ cur;
     len += edge_length(cur, w);
     count += 1u;
     if (PERIODIC != 0u) {
       for (var k = 0u; k < D; k++) { disp[k] += axis_step(cur, w, k); }
     }
     came = next;
-    if (deg[w] != 2u) {
+    if (deg_get(w) != 2u) {
       end = w;
       break;
     }
@@ -71,14 +66,14 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var s = 0.0;
   for (var k = 0u; k < D; k++) {
     var t = disp[k];
-    if (PERIODIC == 0u) { t = points[end * D + k] - points[start * D + k]; }
+    if (PERIODIC == 0u) { t = points_get(end * D + k) - points_get(start * D + k); }
     s += t * t;
   }
   if (i == e) {
-    rec[i] = vec4u(count, start, end, bitcast<u32>(len));
+    rec_set(i, vec4u(count, start, end, bitcast<u32>(len)));
   } else {
-    rec[i] = vec4u(count, end, start, bitcast<u32>(len));
+    rec_set(i, vec4u(count, end, start, bitcast<u32>(len)));
   }
-  e2e[i] = sqrt(s);
-  flags[i] = i + 1u;
+  e2e_set(i, sqrt(s));
+  flags_set(i, i + 1u);
 }

@@ -68,8 +68,10 @@ export function bindingNeeds(task: CapacityTask, dim: number): BindingNeed[] {
     needs.push({ label: 'emst::edges', bytes: (n) => 12 * Math.max(n, 2) });
   }
   if (task.kind === 'mstStats') {
-    // stats::walkRecords (stats/branches.ts): 16 bytes an edge.
-    needs.push({ label: 'stats::walkRecords', bytes: (n) => 16 * Math.max(n - 1, 1) });
+    // stats::walkFlags (stats/branches.ts), compacted whole (primitives/compact.ts): 4 bytes an edge. The statistics'
+    // other arrays are windowed or in parts (issue 19), and the walk's parts fit the stage wherever the EMST's
+    // 16-byte links fit one binding.
+    needs.push({ label: 'stats::walkFlags', bytes: (n) => 4 * Math.max(n - 1, 1) });
   }
   if (task.kind === 'hdbscan' && task.resident) {
     const mcs = task.minClusterSize;

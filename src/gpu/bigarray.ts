@@ -214,8 +214,9 @@ export interface BigArrayDecl {
   /** Elements per part (ignored for one slot). */
   partElements: number;
   /**
-   * An array of `atomic<u32>` (type must be 'u32', access read_write): its accessors are `name_store(i, v)` and
-   * `name_max(i, v) -> u32` (atomicStore, atomicMax) instead of get and set.
+   * An array of `atomic<u32>` (type must be 'u32', access read_write): its accessors are `name_store(i, v)`,
+   * `name_max(i, v) -> u32`, `name_add(i, v) -> u32` and `name_xor(i, v) -> u32` (atomicStore, atomicMax, atomicAdd,
+   * atomicXor) instead of get and set.
    */
   atomic?: boolean;
 }
@@ -240,7 +241,10 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
     lines.push(decl(0, name));
     if (d.atomic) {
       lines.push(`fn ${name}_store(i: u32, v: u32) { atomicStore(&${name}[i], v); }`);
-      lines.push(`fn ${name}_max(i: u32, v: u32) -> u32 { return atomicMax(&${name}[i], v); }`);
+      for (const op of ['max', 'add', 'xor']) {
+        const f = `atomic${op[0].toUpperCase()}${op.slice(1)}`;
+        lines.push(`fn ${name}_${op}(i: u32, v: u32) -> u32 { return ${f}(&${name}[i], v); }`);
+      }
       return lines.join('\n');
     }
     lines.push(`fn ${name}_get(i: u32) -> ${type} { return ${name}[i]; }`);
@@ -261,7 +265,10 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
   lines.push(`// ${name}: ${slots} parts of ${per} elements (src/gpu/bigarray.ts).`);
   if (d.atomic) {
     lines.push(`fn ${name}_store(i: u32, v: u32) {\n${pick((w, at) => `atomicStore(&${w}[${at}], v); return;`)}\n}`);
-    lines.push(`fn ${name}_max(i: u32, v: u32) -> u32 {\n${pick((w, at) => `return atomicMax(&${w}[${at}], v);`)}\n}`);
+    for (const op of ['max', 'add', 'xor']) {
+      const f = `atomic${op[0].toUpperCase()}${op.slice(1)}`;
+      lines.push(`fn ${name}_${op}(i: u32, v: u32) -> u32 {\n${pick((w, at) => `return ${f}(&${w}[${at}], v);`)}\n}`);
+    }
     return lines.join('\n');
   }
   lines.push(`fn ${name}_get(i: u32) -> ${type} {\n${pick((v, at) => `return ${v}[${at}];`)}\n}`);
@@ -338,7 +345,8 @@ export function planParts(
 
 /**
  * The bindings of a planned kernel's arrays for n points (`buffers` by array name); `unused`: a buffer of
- * plan.slots UNUSED_RANGE ranges where any array has several parts (createUnusedParts).
+ * plan.slots UNUSED_RANGE ranges where any array has several parts (createUnusedParts). An array is bound no further
+ * than its buffer (or range) reaches, where that holds fewer elements than its length for n (a forest's edges).
  */
 export function bindParts(
   limits: BigArrayLimits,
@@ -350,9 +358,10 @@ export function bindParts(
   const out: Record<string, Binding> = {};
   let first = 0;
   for (const a of plan.arrays) {
-    const length = a.length(n);
-    const used = { ...a.parts, parts: Math.max(1, Math.ceil(length / a.parts.partElements)) };
     const array = buffers[a.name];
+    const bytes = 'buffer' in array ? (array.size ?? array.buffer.size - (array.offset ?? 0)) : array.size;
+    const length = Math.min(a.length(n), Math.floor(bytes / a.stride));
+    const used = { ...a.parts, parts: Math.max(1, Math.ceil(length / a.parts.partElements)) };
     const fallback = unused ?? ('buffer' in array ? array.buffer : array);
     Object.assign(out, partBindings(limits, a.name, array, a.stride, length, used, a.parts.parts, fallback, first));
     first += a.parts.parts;

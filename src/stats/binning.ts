@@ -12,11 +12,16 @@
  *
  * Two submissions and two small read-backs (12 words, then the counts and the ambiguous pairs). CPU twins:
  * binning.cpu.ts (extremaCpu, binCountsCpu); the host histograms (histogram.ts) are the oracle.
+ *
+ * Big arrays (issue 19): both kernels are element-wise over the values, so where the values, their mask or their
+ * end-to-end distances exceed one binding they run window by window (gpu/bigarray.ts), each binding its window's
+ * ranges; one window, the whole arrays, otherwise.
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
-import type { Recorder } from '../gpu/recorder.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
 import { InputError } from '../errors.js';
+import { windowBinding, windows, type Window } from '../gpu/bigarray.js';
 import { BIN_MODES, binThresholds, extremeValues, resolveShapes, type BinMode } from './binning.cpu.js';
 import { binEdges, edgesNeedValues, histogramOfCounts, type MstBins } from './histogram.js';
 import type { Histogram, MstHistograms, StatName } from './types.js';
@@ -86,6 +91,7 @@ export class GpuBinning {
     private readonly dummy: GPUBuffer,
     /** Bound as the ambiguous list where there is none (a buffer may not be read and written in one dispatch). */
     private readonly dummyOut: GPUBuffer,
+    private readonly ctx: GpuContext,
   ) {}
 
   static async create(ctx: GpuContext): Promise<GpuBinning> {
@@ -94,7 +100,20 @@ export class GpuBinning {
       ctx.kernel({ label: 'stats::binning', shader: 'stats/binning', entry: 'main', ...BINNING, workgroupSize: WG }),
     ]);
     const dummy = (label: string) => ctx.createBuffer(`stats::${label}`, 4);
-    return new GpuBinning(extrema, binning, dummy('binningDummy'), dummy('binningDummyOut'));
+    return new GpuBinning(extrema, binning, dummy('binningDummy'), dummy('binningDummyOut'), ctx);
+  }
+
+  /** The windows of `v` (one where everything fits one binding) and each window's words, mask and other. */
+  private windowsOf(v: GpuValues): { w: Window; words: GPUBuffer | Binding; mask: Binding; other: Binding }[] {
+    const limits = this.ctx.limits;
+    const stride = 4 * (v.stride ?? 1);
+    const strides = [stride, ...(v.mask ? [4] : []), ...(v.other ? [4] : [])];
+    return windows(limits, v.count, strides).map((w) => ({
+      w,
+      words: windowBinding(limits, v.words, stride, w),
+      mask: v.mask ? windowBinding(limits, v.mask, 4, w) : this.dummy,
+      other: v.other ? windowBinding(limits, v.other, 4, w) : this.dummy,
+    }));
   }
 
   private static groups(count: number): number {
@@ -104,11 +123,13 @@ export class GpuBinning {
   /** Records the extremes of `v` into out[slot], out[slot + 1], out[slot + 2] (extrema.wgsl; out cleared first). */
   encodeExtrema(r: Recorder, v: GpuValues, out: GPUBuffer, slot: number): void {
     if (v.count === 0) return;
-    r.dispatch(this.extrema, {
-      buffers: { words: v.words, mask: v.mask ?? this.dummy, out },
-      uniforms: { ...shape(v), slot, p0: 0, p1: 0, p2: 0 },
-      groups: GpuBinning.groups(v.count),
-    });
+    for (const { w, words, mask } of this.windowsOf(v)) {
+      r.dispatch(this.extrema, {
+        buffers: { words, mask, out },
+        uniforms: { ...shape(v), count: w.count, slot, p0: 0, p1: 0, p2: 0 },
+        groups: GpuBinning.groups(w.count),
+      });
+    }
   }
 
   /** Records the counts of `v` over `bins` thresholds at thresholds[tbase …] into counts[cbase …] (binning.wgsl). */
@@ -123,28 +144,31 @@ export class GpuBinning {
     if (mode === 'shape' && (!v.other || !ambiguous)) {
       throw new InputError(`stats::binning: mode 'shape' needs the end-to-end buffer and an ambiguous list.`);
     }
-    r.dispatch(this.binning, {
-      buffers: {
-        words: v.words,
-        mask: v.mask ?? this.dummy,
-        other: v.other ?? this.dummy,
-        thresholds: at.thresholds,
-        counts: at.counts,
-        ambiguous: ambiguous?.buffer ?? this.dummyOut,
-      },
-      uniforms: {
-        ...shape(v),
-        bins: at.bins,
-        mode: BIN_MODES[mode],
-        capacity: ambiguous?.capacity ?? 0,
-        tbase: at.tbase,
-        cbase: at.cbase,
-        p0: 0,
-        p1: 0,
-        p2: 0,
-      },
-      groups: GpuBinning.groups(v.count),
-    });
+    for (const { w, words, mask, other } of this.windowsOf(v)) {
+      r.dispatch(this.binning, {
+        buffers: {
+          words,
+          mask,
+          other,
+          thresholds: at.thresholds,
+          counts: at.counts,
+          ambiguous: ambiguous?.buffer ?? this.dummyOut,
+        },
+        uniforms: {
+          ...shape(v),
+          count: w.count,
+          bins: at.bins,
+          mode: BIN_MODES[mode],
+          capacity: ambiguous?.capacity ?? 0,
+          tbase: at.tbase,
+          cbase: at.cbase,
+          p0: 0,
+          p1: 0,
+          p2: 0,
+        },
+        groups: GpuBinning.groups(w.count),
+      });
+    }
   }
 
   destroy(): void {

@@ -20,10 +20,24 @@
  * Lengths are float32, measured from the coordinates (minimum image without cancellation: shaders/stats/image.wgsl);
  * the CPU twins measure in float64, so they agree to float32 rounding per edge.
  *
+ * Big arrays (issue 19, gpu/bigarray.ts): the element-wise steps (degree over edges, lengths, the gather) run in
+ * windows where their arrays exceed one binding, and every array read or written at random (degrees, links, points,
+ * the walks' edges and records) is bound in parts, planned for maxN at creation; whole where it fits (the kernels of
+ * before). The compaction's flags and the walk's parts must fit (bvh/capacity.ts lists them).
+ *
  * Create once per (maxN, dim, periodic), run many.
  */
 import type { GpuContext } from '../gpu/context.js';
 import { uniformBytes, type Bindings, type Kernel, type UniformLayout } from '../gpu/kernel.js';
+import {
+  bindParts,
+  createUnusedParts,
+  planParts,
+  windowBinding,
+  windows,
+  type PartArray,
+  type PartPlan,
+} from '../gpu/bigarray.js';
 import type { Recorder } from '../gpu/recorder.js';
 import { createCompactor, type Compactor } from '../primitives/compact.js';
 import { InputError } from '../errors.js';
@@ -69,34 +83,76 @@ export interface GpuBranchesRunOptions {
   timings?: Record<string, number>;
 }
 
-/** Each kernel's bindings and uniform block (shaders/stats/<name>.wgsl, StatsParams in image.wgsl), by WGSL name. */
+/**
+ * Each kernel's own bindings and uniform block (shaders/stats/<name>.wgsl, StatsParams in image.wgsl), by WGSL name;
+ * the arrays of `partArrays` follow, generated (whole or in parts).
+ */
 const STATS_PARAMS = { m: 'u32', stride: 'u32', toff: 'u32', p2: 'u32', period: 'array<vec4f, 4>' } as const;
 const DEGREE = {
-  bindings: { u: 'uniform', sources: 'read', targets: 'read', deg: 'read_write', link: 'read_write' },
-  uniforms: { m: 'u32', stride: 'u32', toff: 'u32', p2: 'u32' },
+  bindings: { u: 'uniform', sources: 'read', targets: 'read' },
+  uniforms: { m: 'u32', stride: 'u32', toff: 'u32', base: 'u32' },
 } as const;
 const LENGTHS = {
-  bindings: { u: 'uniform', sources: 'read', targets: 'read', points: 'read', lengths: 'read_write' },
+  bindings: { u: 'uniform', sources: 'read', targets: 'read', lengths: 'read_write' },
   uniforms: STATS_PARAMS,
 } as const;
-const WALK = {
-  bindings: {
-    u: 'uniform',
-    sources: 'read',
-    targets: 'read',
-    deg: 'read',
-    link: 'read',
-    points: 'read',
-    rec: 'read_write',
-    e2e: 'read_write',
-    flags: 'read_write',
-  },
-  uniforms: STATS_PARAMS,
-} as const;
+const WALK = { bindings: { u: 'uniform' }, uniforms: STATS_PARAMS } as const;
 const GATHER = {
-  bindings: { u: 'uniform', kept: 'read', rec: 'read', e2e: 'read', outRec: 'read_write', outE2e: 'read_write' },
+  bindings: { u: 'uniform', kept: 'read', outRec: 'read_write', outE2e: 'read_write' },
   uniforms: { count: 'u32', p0: 'u32', p1: 'u32', p2: 'u32' },
 } as const;
+type Name = 'degree' | 'walk' | 'gather' | 'lengths';
+type StatsKernel = Kernel<Bindings, typeof STATS_PARAMS>;
+
+/** The arrays each kernel reaches at random, for n points and up to n − 1 edges (records: 3 words an edge). */
+function partArrays(dim: number): Record<Name, PartArray[]> {
+  const m = (n: number) => Math.max(n - 1, 1);
+  const words = (name: string): PartArray => ({
+    name,
+    type: 'u32',
+    stride: 4,
+    length: (n) => 3 * m(n),
+    access: 'read',
+  });
+  const node = (name: string, access: 'read' | 'read_write', atomic = false): PartArray => {
+    return { name, type: 'u32', stride: 4, length: (n) => Math.max(n, 1), access, atomic };
+  };
+  const points: PartArray = {
+    name: 'points',
+    type: 'f32',
+    stride: 4,
+    length: (n) => Math.max(n * dim, 1),
+    access: 'read',
+  };
+  const rec = (access: 'read' | 'read_write'): PartArray => {
+    return { name: 'rec', type: 'vec4u', stride: 16, length: m, access };
+  };
+  const e2e = (access: 'read' | 'read_write'): PartArray => ({
+    name: 'e2e',
+    type: 'f32',
+    stride: 4,
+    length: m,
+    access,
+  });
+  return {
+    degree: [node('deg', 'read_write', true), node('link', 'read_write', true)],
+    lengths: [points],
+    walk: [
+      words('sources'),
+      words('targets'),
+      node('deg', 'read'),
+      node('link', 'read'),
+      points,
+      rec('read_write'),
+      e2e('read_write'),
+      { name: 'flags', type: 'u32', stride: 4, length: m, access: 'read_write' },
+    ],
+    gather: [rec('read'), e2e('read')],
+  };
+}
+
+/** The first binding of each kernel's generated arrays (after its own, above). */
+const FIRST_PART: Record<Name, number> = { degree: 3, lengths: 4, walk: 1, gather: 4 };
 
 export class GpuBranches {
   private constructor(
@@ -104,24 +160,33 @@ export class GpuBranches {
     readonly maxN: number,
     readonly dim: number,
     readonly periodic: boolean,
-    private readonly k: Record<'degree' | 'walk' | 'gather' | 'lengths', Kernel>,
+    private readonly k: Record<Name, Kernel>,
+    private readonly plans: Record<Name, PartPlan>,
+    /** What slots beyond an array's last part bind (null: every array whole). */
+    private readonly unused: GPUBuffer | null,
     private readonly compactor: Compactor,
   ) {}
 
   static async create(ctx: GpuContext, maxN: number, dim: number, periodic = false): Promise<GpuBranches> {
-    const spec = (
-      name: 'degree' | 'walk' | 'gather' | 'lengths',
-      { bindings, uniforms }: { bindings: Bindings; uniforms: UniformLayout },
-    ) =>
+    const arrays = partArrays(dim);
+    const names: Name[] = ['degree', 'lengths', 'walk', 'gather'];
+    const plans = Object.fromEntries(
+      names.map((name) => [
+        name,
+        planParts(ctx.limits, `stats::${name}`, arrays[name], Math.max(maxN, 2), FIRST_PART[name]),
+      ]),
+    ) as Record<Name, PartPlan>;
+    const spec = (name: Name, { bindings, uniforms }: { bindings: Bindings; uniforms: UniformLayout }) =>
       ctx.kernel({
         label: `stats::${name}`,
         shader: `stats/${name}`,
         entry: 'main',
-        bindings,
+        bindings: { ...bindings, ...plans[name].bindings } as Bindings,
         uniforms,
         workgroupSize: name === 'walk' ? 64 : 256,
         include: name === 'walk' || name === 'lengths' ? ['common/grid', 'stats/image'] : ['common/grid'],
         constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
+        generated: plans[name].generated,
       });
     const k = {
       degree: await spec('degree', DEGREE),
@@ -129,8 +194,16 @@ export class GpuBranches {
       walk: await spec('walk', WALK),
       gather: await spec('gather', GATHER),
     };
+    const slots = Math.max(...names.map((name) => plans[name].slots));
+    const split = names.some((name) => plans[name].slots > plans[name].arrays.length);
+    const unused = split ? createUnusedParts(ctx, 'stats::branches', slots) : null;
     const compactor = await createCompactor(ctx, Math.max(maxN, 2));
-    return new GpuBranches(ctx, maxN, dim, periodic, k, compactor);
+    return new GpuBranches(ctx, maxN, dim, periodic, k, plans, unused, compactor);
+  }
+
+  /** The bindings of kernel `name`'s part-bound arrays (`buffers` by WGSL name) for n points. */
+  private parts(name: Name, buffers: Record<string, GPUBuffer>, n: number) {
+    return bindParts(this.ctx.limits, this.plans[name], buffers, Math.max(n, 2), this.unused);
   }
 
   /**
@@ -185,19 +258,37 @@ export class GpuBranches {
       const [sources, targets] = 'records' in edges ? [edges.records, edges.records] : [edges.sources, edges.targets];
       const layout = 'records' in edges ? { stride: 3, toff: 1 } : { stride: 1, toff: 0 };
       const walkParams = { m, ...layout, p2: 0, period: options.period };
-      const statsParams = uniformBytes(k.walk as Kernel<Bindings, typeof STATS_PARAMS>, walkParams);
+      const statsParams = uniformBytes(k.walk as StatsKernel, walkParams);
+      const limits = ctx.limits;
+      const edgeBytes = 4 * layout.stride;
       await ctx.submit('stats::branches', (r: Recorder) => {
         r.clear(deg, 0, 4 * n);
         r.clear(link, 0, 4 * n);
         r.clear(flags, 0, 4 * m);
-        r.dispatch(k.degree, {
-          buffers: { sources, targets, deg, link },
-          uniforms: { m, ...layout, p2: 0 },
-          threads: m,
-        });
-        r.dispatch(k.lengths, { buffers: { sources, targets, points, lengths }, uniforms: statsParams, threads: m });
+        // Element-wise over edges: one window, the whole arrays, where they fit one binding.
+        const degreeParts = this.parts('degree', { deg, link }, n);
+        const lengthParts = this.parts('lengths', { points }, n);
+        for (const w of windows(limits, m, [edgeBytes, 4])) {
+          const ends = {
+            sources: windowBinding(limits, sources, edgeBytes, w),
+            targets: windowBinding(limits, targets, edgeBytes, w),
+          };
+          r.dispatch(k.degree, {
+            buffers: { ...ends, ...degreeParts },
+            uniforms: { m: w.count, ...layout, base: w.first },
+            threads: w.count,
+          });
+          const lengthsAt = windowBinding(limits, lengths, 4, w);
+          const params =
+            w.count === m ? statsParams : uniformBytes(k.walk as StatsKernel, { ...walkParams, m: w.count });
+          r.dispatch(k.lengths, {
+            buffers: { ...ends, lengths: lengthsAt, ...lengthParts },
+            uniforms: params,
+            threads: w.count,
+          });
+        }
         r.dispatch(k.walk, {
-          buffers: { sources, targets, deg, link, points, rec, e2e, flags },
+          buffers: this.parts('walk', { sources, targets, deg, link, points, rec, e2e, flags }, n),
           uniforms: statsParams,
           threads: m,
         });
@@ -245,7 +336,15 @@ export class GpuBranches {
       const outE2e = buf('branchEndToEnd', 4 * b);
       made.push(outRec, outE2e);
       await ctx.submit('stats::gather', (r: Recorder) => {
-        r.dispatch(k.gather, { buffers: { kept, rec, e2e, outRec, outE2e }, uniforms: { count: b }, threads: b });
+        const parts = this.parts('gather', { rec, e2e }, n);
+        for (const w of windows(ctx.limits, b, [4, 16, 4])) {
+          const at = (buffer: GPUBuffer, stride: number) => windowBinding(ctx.limits, buffer, stride, w);
+          r.dispatch(k.gather, {
+            buffers: { kept: at(kept, 4), outRec: at(outRec, 16), outE2e: at(outE2e, 4), ...parts },
+            uniforms: { count: w.count },
+            threads: w.count,
+          });
+        }
       });
       const [rb, eb] = await Promise.all([ctx.read(outRec, 0, 16 * b), ctx.read(outE2e, 0, 4 * b)]);
       const words = new Uint32Array(rb);
@@ -275,6 +374,7 @@ export class GpuBranches {
 
   destroy(): void {
     this.compactor.destroy();
+    this.unused?.destroy();
   }
 }
 
