@@ -58,7 +58,14 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var topIdx = NONE;
   // topKey as a float, +inf while the list is not full (NONE is no float).
   var topF = bitcast<f32>(min(topKey, INF_BITS));
-  for (var t0 = 0u; t0 < n; t0 += TILE) {
+  // Tiles from the workgroup's own on, wrapping around: Morton neighbours come first, so the K-th key shrinks
+  // early and the partial sums leave early (the list does not depend on the order points are offered in).
+  let tiles = (n + TILE - 1u) / TILE;
+  let first = min((u.base + group_index(wid, nwg) * WG) / TILE, tiles - 1u);
+  for (var tt = 0u; tt < tiles; tt++) {
+    var tile_at = first + tt;
+    if (tile_at >= tiles) { tile_at -= tiles; }
+    let t0 = tile_at * TILE;
     workgroupBarrier();
     for (var i = lid; i < TILE * D4; i += WG) {
       let p = t0 + i / D4;
