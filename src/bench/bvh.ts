@@ -100,7 +100,12 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
   return {
     encode: (rec) => builder.encode(rec, input, n, bvh),
     check: () => (exact ? checkExact() : checkStructure()),
-    notes: () => (exact ? 'checked bit for bit against the CPU twin' : 'checked: structure of every node, boxes of ≤ 2001 nodes'),
+    notes: () => {
+      const { radixBits, workgroupSize, keysPerThread } = builder.sorter.shape;
+      const refit = builder.refitChunkLeaves > 0 ? `chunks of ${builder.refitChunkLeaves} leaves` : 'direct scans';
+      const checked = exact ? 'checked bit for bit against the CPU twin' : 'checked: structure of every node, boxes of ≤ 2001 nodes';
+      return `${checked}; sort ${radixBits}-bit digits, ${workgroupSize} threads × ${keysPerThread} keys; refit ${refit}`;
+    },
     destroy: () => {
       bvh.destroy();
       builder.destroy();

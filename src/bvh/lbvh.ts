@@ -187,6 +187,8 @@ export interface BvhBuilder {
   readonly dim: number;
   /** The 64-bit-key radix sorter of the build (maxCount pairs), idle between builds: others may borrow it. */
   readonly sorter: RadixSorter;
+  /** Leaves per chunk of the refit where it goes by chunks (refit.ts), else 0 (direct scans). */
+  readonly refitChunkLeaves: number;
   /** Records the whole build of the n points in `points` (n × dim f32) into `bvh`. */
   encode(rec: Recorder, points: Binding, n: number, bvh: GpuBvh): void;
   /** Stage 1: bounds, frame, unsorted codes into bvh.codes and the identity into bvh.order. */
@@ -255,6 +257,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     maxCount,
     dim,
     sorter,
+    refitChunkLeaves: chunk,
     encodeCodes(rec, points, n, bvh) {
       check(n, bvh);
       bvh.n = n;
