@@ -33,11 +33,14 @@ export interface EclCpuResult {
 
 const NONE = 0xffffffff;
 
-export function eclMstCpu(g: NormalGraph, options: { filter?: 'auto' | 'on' | 'off' } = {}): EclCpuResult {
+export function eclMstCpu(
+  g: NormalGraph,
+  options: { filter?: 'auto' | 'on' | 'off'; filterC?: number } = {},
+): EclCpuResult {
   const n = g.numVertices;
   const keys = weightKeys(g.weights, g.weightKind);
   const directed = g.kind === 'csr' ? g.idCount : 2 * g.idCount;
-  const plan = filterPlan(n, g.idCount, directed, options.filter);
+  const plan = filterPlan(n, g.idCount, directed, options.filter, options.filterC);
   const threshold = plan.filter ? sampleThreshold(keys, plan) : null;
   const rows = g.kind === 'csr' ? csrRows(g.offsets, g.idCount) : null;
   const src = g.kind === 'edges' ? g.sources : rows!;

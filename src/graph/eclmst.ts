@@ -43,7 +43,7 @@ import { uniformBytes, type Bindings, type Kernel, type KernelSpec } from '../gp
 import type { Recorder } from '../gpu/recorder.js';
 import { Usage } from '../gpu/usage.js';
 import { InputError } from '../errors.js';
-import { filterPlan, type FilterPlan } from './threshold.js';
+import { FILTER_C, filterPlan, type FilterPlan } from './threshold.js';
 import type { WeightKind } from './types.js';
 import type { EclTrace } from './eclmst.cpu.js';
 
@@ -86,6 +86,8 @@ export interface GraphMsfOptions {
   subgroups?: boolean;
   /** Filtering: ECL-MST's rule ('auto', default), always, or never. The forest is the same either way. */
   filter?: 'auto' | 'on' | 'off';
+  /** The light phase's target, c·numVertices lightest edges (default ECL-MST's c = 3; threshold.ts). */
+  filterC?: number;
   /**
    * 64-bit minima's guard keys (min64.wgsl): 'reset' (default) empties them in select after every round;
    * 'tagged' tags them with the round instead and never empties them.
@@ -321,7 +323,11 @@ export async function createGraphMsf(
     }
   }
   const directed = graph.kind === 'csr' ? graph.slots : 2 * graph.slots;
-  const plan = filterPlan(n, graph.slots, directed, options.filter);
+  const filterC = options.filterC ?? FILTER_C;
+  if (!(filterC > 0 && Number.isFinite(filterC))) {
+    throw new InputError(`Expected filterC > 0, got ${options.filterC}.`);
+  }
+  const plan = filterPlan(n, graph.slots, directed, options.filter, filterC);
   const kernels = await compile(ctx, graph, {
     wg,
     items,

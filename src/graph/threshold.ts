@@ -11,7 +11,8 @@
  */
 
 const SAMPLE_COUNT = 20;
-const C = 3;
+/** ECL-MST's c: the light phase aims at the c·|V| lightest edges. */
+export const FILTER_C = 3;
 
 /** ECL-MST's sample hash (an integer mixer from a well-known Stack Overflow answer). */
 export function sampleHash(i: number): number {
@@ -33,18 +34,20 @@ export interface FilterPlan {
 /**
  * Decides on filtering and which sample is the threshold. `slots`: the edge-id count (edge-list entries or CSR
  * entries); `directed`: the directed-entry count (CSR: its entries; edge list: twice its edges).
- * `mode` 'on'/'off' forces the decision (tests use it to run both paths on small graphs).
+ * `mode` 'on'/'off' forces the decision (tests use it to run both paths on small graphs); `c` moves the threshold
+ * (GraphMsfOptions.filterC: the forest is the same for every c, only the phases' sizes change).
  */
 export function filterPlan(
   numVertices: number,
   slots: number,
   directed: number,
   mode: 'auto' | 'on' | 'off' = 'auto',
+  c: number = FILTER_C,
 ): FilterPlan {
   const samples = Math.min(slots, SAMPLE_COUNT);
   if (samples === 0 || numVertices === 0 || mode === 'off') return { filter: false, samples, pick: 0 };
   const auto = Math.floor(directed / numVertices) >= 4;
-  const pick = Math.min(samples - 1, Math.floor((C * numVertices * samples) / directed));
+  const pick = Math.min(samples - 1, Math.floor((c * numVertices * samples) / directed));
   return { filter: mode === 'on' || auto, samples, pick };
 }
 

@@ -159,6 +159,9 @@ describe('weight keys, threshold sampling and the canonical sort', () => {
     expect(filterPlan(1000, 16000, 16000).pick).toBe(3);
     expect(filterPlan(1000, 16000, 16000, 'off').filter).toBe(false);
     expect(filterPlan(1000, 10, 20, 'on')).toEqual({ filter: true, samples: 10, pick: 9 });
+    // Issue 18: c moves the pick (c·n·samples / directed), not the decision.
+    expect(filterPlan(1000, 16000, 16000, 'auto', 1.5)).toEqual({ filter: true, samples: 20, pick: 1 });
+    expect(filterPlan(1000, 16000, 16000, 'auto', 6).pick).toBe(7);
     expect(sampleHash(0)).toBe(0);
     expect(sampleHash(1)).toBe(824515495); // ECL-MST's hash(1)
     const keys = Uint32Array.from({ length: 100 }, (_, i) => 1000 - i);
