@@ -114,14 +114,14 @@ export interface EmstOnNatsResult extends PartitionedEmstResult {
 }
 
 /**
- * partitionedEmst's method for runs on NATS: TREELINE_PARTITIONED_METHOD=rounds selects the Borůvka rounds (A/B
- * against the default 'pairs'; README environment table).
+ * partitionedEmst's method for runs on NATS: TREELINE_PARTITIONED_METHOD=rounds selects the Borůvka rounds, =pairs-kruskal
+ * the pairs without the owners' contraction (A/B against the default 'pairs'; README environment table).
  */
 function methodFromEnv(): PartitionedEmstMethod {
   const v = process.env.TREELINE_PARTITIONED_METHOD;
   if (v === undefined || v === '' || v === 'pairs') return 'pairs';
-  if (v === 'rounds') return 'rounds';
-  throw new InputError(`Expected TREELINE_PARTITIONED_METHOD to be 'pairs' or 'rounds', got '${v}'.`);
+  if (v === 'rounds' || v === 'pairs-kruskal') return v;
+  throw new InputError(`Expected TREELINE_PARTITIONED_METHOD to be 'pairs', 'pairs-kruskal' or 'rounds', got '${v}'.`);
 }
 
 const freshRunId = (): string => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`;

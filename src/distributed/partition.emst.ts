@@ -70,13 +70,13 @@ export async function partitionedEmst(
       run.checkAbort('after the core distances');
     }
     const method = options.method ?? 'pairs';
-    if (method !== 'pairs' && method !== 'rounds') {
-      throw new InputError(`Expected method to be 'pairs' or 'rounds', got ${String(method)}.`);
+    if (method !== 'pairs' && method !== 'pairs-kruskal' && method !== 'rounds') {
+      throw new InputError(`Expected method to be 'pairs', 'pairs-kruskal' or 'rounds', got ${String(method)}.`);
     }
     let tree: { sources: Uint32Array; targets: Uint32Array; keys: Float32Array };
-    if (method === 'pairs') {
+    if (method !== 'rounds') {
       progress?.(0.2, 'pairs');
-      tree = await run.lap('distributed::pairs', () => pairsEmst(run));
+      tree = await run.lap('distributed::pairs', () => pairsEmst(run, method === 'pairs'));
       run.checkAbort('after the pairs');
     } else {
       progress?.(0.2, 'local trees');
@@ -90,7 +90,7 @@ export async function partitionedEmst(
       const weights = new Float32Array(m);
       for (let e = 0; e < m; e++) weights[e] = weightOfKey(tree.keys[e]);
       const edgeList = { sources: tree.sources, targets: tree.targets, weights };
-      const sorted = method === 'pairs' ? orderFromKeyOrder(edgeList) : sortEdgesCanonical(edgeList);
+      const sorted = method === 'rounds' ? sortEdgesCanonical(edgeList) : orderFromKeyOrder(edgeList);
       unscaleWeights(sorted, run.exponent);
       return sorted;
     });

@@ -25,22 +25,30 @@
  * (orderFromKeyOrder).
  */
 import type { PartitionRun } from './partition.run.js';
+import type { TaskMessage } from './types.js';
 import type { Task } from './partition.run.js';
 
-/** The MST edges as (min global id, max global id, key) in canonical (key, min id, max id) order. */
+/**
+ * The MST edges as (min global id, max global id, key) in canonical (key, min id, max id) order. `contract` (method
+ * 'pairs'): the pairs return their crossing edges only, then each partition's owner splits its own MST into proven
+ * MST edges and the rest ('forest', contractForest), and this Kruskal runs over the rest and the crossing edges only;
+ * without (method 'pairs-kruskal'): one pair per partition also returns the edges within it, and this Kruskal runs
+ * over every candidate.
+ */
 export async function pairsEmst(
   run: PartitionRun,
+  contract = true,
 ): Promise<{ sources: Uint32Array; targets: Uint32Array; keys: Float32Array }> {
   const { n, offsets } = run;
   const live = run.live();
   const base = { exponent: run.exponent, minSamples: run.minSamples, alpha: run.alpha };
-  // The pairs, and per partition its keeper (the pair that keeps its inner edges).
+  // The pairs, and (without contract) per partition its keeper: the pair that keeps its inner edges.
   const pairs: [number, number, boolean, boolean][] = [];
-  if (live.length === 1) pairs.push([live[0], live[0], true, false]);
+  if (live.length === 1 && !contract) pairs.push([live[0], live[0], true, false]);
   for (let i = 0; i < live.length; i++) {
     for (let j = i + 1; j < live.length; j++) {
-      const keepP = j === i + 1;
-      const keepQ = j === live.length - 1 && i === live.length - 2;
+      const keepP = !contract && j === i + 1;
+      const keepQ = !contract && j === live.length - 1 && i === live.length - 2;
       pairs.push([live[i], live[j], keepP, keepQ]);
     }
   }
@@ -52,43 +60,155 @@ export async function pairsEmst(
     }
     return { partition: p, kind: 'pair', msg: { meta: { ...base, partner: q, within: [keepP, keepQ] }, arrays } };
   });
-  const replies = await run.call(tasks);
+  const replies = await run.lap('distributed::pairs.cross', () => run.call(tasks));
   run.stats.pairs = pairs.length;
-  // The owners' step times: the largest over the pairs, and under distributed::pairs.work their sum (the work the
+  // The owners' step times: the largest over the tasks, and under distributed::pairs.work their sum (the work the
   // workers share: what more workers divide).
   let work = 0;
+  const ownTimes = (reply: TaskMessage, total: string): void => {
+    const own = reply.meta.timings;
+    if (own === null || typeof own !== 'object' || Array.isArray(own)) return;
+    for (const [label, ms] of Object.entries(own)) {
+      if (typeof ms === 'number') run.timings[label] = Math.max(run.timings[label] ?? 0, ms);
+    }
+    const ms = (own as Record<string, unknown>)[total];
+    if (typeof ms === 'number') work += ms;
+  };
+  const listOf = (reply: TaskMessage, what: string, prefix = ''): SortedEdges => {
+    const name = (x: string): string => (prefix === '' ? x : prefix + x[0].toUpperCase() + x.slice(1));
+    const given = reply.arrays[name('keys')];
+    const m = given instanceof Float32Array ? given.length : 0;
+    const list: SortedEdges = {
+      lo: run.reply(reply, name('lo'), Uint32Array, m),
+      hi: run.reply(reply, name('hi'), Uint32Array, m),
+      keys: run.reply(reply, name('keys'), Float32Array, m),
+    };
+    checkSorted(list, n, what);
+    return list;
+  };
   const lists: SortedEdges[] = [];
   let total = 0;
   pairs.forEach(([p, q], t) => {
-    const reply = replies[t];
-    const own = reply.meta.timings;
-    if (own !== null && typeof own === 'object' && !Array.isArray(own)) {
-      for (const [label, ms] of Object.entries(own)) {
-        if (typeof ms === 'number') run.timings[label] = Math.max(run.timings[label] ?? 0, ms);
-      }
-      const ms = (own as Record<string, unknown>)['pair::total'];
-      if (typeof ms === 'number') work += ms;
-    }
-    const given = reply.arrays.keys;
-    const m = given instanceof Float32Array ? given.length : 0;
-    const list = {
-      lo: run.reply(reply, 'lo', Uint32Array, m),
-      hi: run.reply(reply, 'hi', Uint32Array, m),
-      keys: run.reply(reply, 'keys', Float32Array, m),
-    };
-    checkSorted(list, n, `pair (${p}, ${q})`);
+    ownTimes(replies[t], 'pair::total');
+    const list = listOf(replies[t], `pair (${p}, ${q})`);
+    if (contract) list.side = run.reply(replies[t], 'side', Uint8Array, list.keys.length);
     lists.push(list);
-    total += m;
+    total += list.keys.length;
   });
-  run.timings['distributed::pairs.work'] = work;
-  run.stats.candidates = total;
+  if (!contract) {
+    run.timings['distributed::pairs.work'] = work;
+    run.stats.candidates = total;
+    const t0 = performance.now();
+    const merged = mergeAll(lists);
+    const t1 = performance.now();
+    const tree = kruskalSorted(n, merged);
+    run.timings['distributed::merge'] = t1 - t0;
+    run.timings['distributed::kruskal'] = performance.now() - t1;
+    return tree;
+  }
+  // Per partition: its terminals (ends of crossing edges) and each one's lightest crossing key.
+  const floors = run.infos.map(() => new Map<number, number>());
+  pairs.forEach(([p, q], t) => {
+    const { lo, hi, keys, side } = lists[t];
+    for (let e = 0; e < keys.length; e++) {
+      if (side![e] !== SIDE_LO_P && side![e] !== SIDE_LO_Q) {
+        throw new Error(
+          `partitionedEmst: pair (${p}, ${q}) answered an edge within one partition (${lo[e]}, ${hi[e]})`,
+        );
+      }
+      const [a, b] = side![e] === SIDE_LO_P ? [p, q] : [q, p];
+      for (const [part, g] of [
+        [a, lo[e]],
+        [b, hi[e]],
+      ]) {
+        const f = floors[part];
+        const was = f.get(g);
+        if (was === undefined || keys[e] < was) f.set(g, keys[e]);
+      }
+    }
+  });
+  const terminalsOf = live.map((p) => Uint32Array.from(floors[p].keys()).sort());
+  const forests = await run.lap('distributed::pairs.forests', () =>
+    run.call(
+      live.map((p, t) => {
+        const terminals = terminalsOf[t];
+        const arrays: TaskMessage['arrays'] = {
+          terminals,
+          floor: Float32Array.from(terminals, (g) => floors[p].get(g)!),
+        };
+        if (run.mr) arrays.core2 = run.core2.slice(offsets[p], offsets[p + 1]);
+        return { partition: p, kind: 'forest', msg: { meta: { ...base }, arrays } };
+      }),
+    ),
+  );
   const t0 = performance.now();
-  const merged = mergeAll(lists);
+  // The contracted label (a global id) of every end of an open or crossing edge: the terminals' from their owners'
+  // replies, the open edges' with them.
+  const labelOf = new Map<number, number>();
+  const safeLists: SortedEdges[] = [];
+  const rest: SortedEdges[] = [];
+  let safeCount = 0;
+  live.forEach((p, t) => {
+    const reply = forests[t];
+    ownTimes(reply, 'forest::total');
+    const safe = listOf(reply, `partition ${p}'s forest`);
+    safeLists.push(safe);
+    safeCount += safe.keys.length;
+    const open = listOf(reply, `partition ${p}'s open edges`, 'open');
+    const la = run.reply(reply, 'openLa', Uint32Array, open.keys.length);
+    const lb = run.reply(reply, 'openLb', Uint32Array, open.keys.length);
+    for (let e = 0; e < open.keys.length; e++) {
+      labelOf.set(open.lo[e], la[e]);
+      labelOf.set(open.hi[e], lb[e]);
+    }
+    rest.push(open);
+    const labels = run.reply(reply, 'label', Uint32Array, terminalsOf[t].length);
+    terminalsOf[t].forEach((g, i) => labelOf.set(g, labels[i]));
+  });
+  for (const list of lists) rest.push({ lo: list.lo, hi: list.hi, keys: list.keys });
+  const candidates = mergeAll(rest);
+  run.timings['distributed::pairs.work'] = work;
+  run.stats.candidates = candidates.keys.length;
+  // Kruskal over the open and crossing edges (in the canonical order), on the contracted labels.
+  const parent = new Uint32Array(n);
+  for (let i = 0; i < n; i++) parent[i] = i;
+  const root = (g: number): number => {
+    let i = labelOf.get(g);
+    if (i === undefined)
+      throw new Error(`partitionedEmst: point ${g}, an end of a crossing or open edge, has no label`);
+    while (parent[i] !== i) {
+      parent[i] = parent[parent[i]];
+      i = parent[i];
+    }
+    return i;
+  };
+  const chosen = new Uint32Array(candidates.keys.length);
+  let count = 0;
+  for (let e = 0; e < candidates.keys.length; e++) {
+    const a = root(candidates.lo[e]);
+    const b = root(candidates.hi[e]);
+    if (a === b) continue;
+    if (a < b) parent[b] = a;
+    else parent[a] = b;
+    chosen[count++] = e;
+  }
+  if (safeCount + count !== n - 1) {
+    throw new Error(
+      `partitionedEmst: ${safeCount} proven and ${count} chosen edges for ${n - 1} MST edges (a reply is missing)`,
+    );
+  }
   const t1 = performance.now();
-  const tree = kruskalSorted(n, merged);
-  run.timings['distributed::merge'] = t1 - t0;
-  run.timings['distributed::kruskal'] = performance.now() - t1;
-  return tree;
+  const picked = chosen.subarray(0, count);
+  safeLists.push({
+    lo: Uint32Array.from(picked, (e) => candidates.lo[e]),
+    hi: Uint32Array.from(picked, (e) => candidates.hi[e]),
+    keys: Float32Array.from(picked, (e) => candidates.keys[e]),
+  });
+  const merged = mergeAll(safeLists);
+  run.timings['distributed::kruskal'] = t1 - t0;
+  run.timings['distributed::merge'] = performance.now() - t1;
+  run.stats.contracted = safeCount;
+  return { sources: merged.lo, targets: merged.hi, keys: merged.keys };
 }
 
 /** Edges as global ids (lo < hi) with keys, in the canonical (key, lo, hi) order. */
@@ -96,6 +216,67 @@ export interface SortedEdges {
   lo: Uint32Array;
   hi: Uint32Array;
   keys: Float32Array;
+  /** 'pair' replies: which of the pair's partitions holds each end (SIDE_*). */
+  side?: Uint8Array;
+}
+
+/** A 'pair' edge's side: both ends in the asking partition p, both in its partner q, lo in p and hi in q, or lo in q. */
+export const SIDE_P = 0;
+export const SIDE_Q = 1;
+export const SIDE_LO_P = 2;
+export const SIDE_LO_Q = 3;
+
+/**
+ * The 'forest' task's split of a partition's MST (edges in canonical order, ends as rows < n) given each row's floor
+ * (+∞, or the key of its lightest edge to another partition among the candidates): Kruskal over the tree in that
+ * order, each component keeping its smallest floor. Edge e joining components A and B is the lightest tree edge
+ * leaving A; when every floor in A is strictly above e's key, every crossing edge leaving A is heavier too, so e is
+ * the lightest candidate edge leaving A — a global MST edge (cut property; strict, as an equal key could win the tie
+ * on ids): `safe`. The rest are `open`. label(r): row r's component under the safe edges alone (a row), for the
+ * coordinator's Kruskal over the open and crossing edges: contracting edges known to be in the MST leaves the MST of
+ * the rest unchanged.
+ */
+export function contractForest(
+  sorted: SortedEdges,
+  floor: Float32Array,
+  n: number,
+): { safe: number[]; open: number[]; label: (row: number) => number } {
+  const all = new Uint32Array(n);
+  const safeParent = new Uint32Array(n);
+  for (let i = 0; i < n; i++) all[i] = safeParent[i] = i;
+  const least = floor.slice();
+  const root = (parent: Uint32Array, i: number): number => {
+    while (parent[i] !== i) {
+      parent[i] = parent[parent[i]];
+      i = parent[i];
+    }
+    return i;
+  };
+  const safe: number[] = [];
+  const open: number[] = [];
+  const { lo, hi, keys } = sorted;
+  for (let e = 0; e < keys.length; e++) {
+    const a = root(all, lo[e]);
+    const b = root(all, hi[e]);
+    if (a === b) throw new Error(`partitionedEmst: a partition's tree closes a cycle at rows ${lo[e]}, ${hi[e]}`);
+    const key = keys[e];
+    if (least[a] > key || least[b] > key) {
+      safe.push(e);
+      const x = root(safeParent, lo[e]);
+      const y = root(safeParent, hi[e]);
+      if (x < y) safeParent[y] = x;
+      else safeParent[x] = y;
+    } else open.push(e);
+    const l = least[a] < least[b] ? least[a] : least[b];
+    if (a < b) {
+      all[b] = a;
+      least[a] = l;
+    } else {
+      all[a] = b;
+      least[b] = l;
+    }
+  }
+  return { safe, open, label: (row) => root(safeParent, row) };
 }
 
 /**
@@ -103,7 +284,7 @@ export interface SortedEdges {
  * output (ordered by weight = fround(√key), then by ids: only equal weights with unequal keys move), which past
  * 4m moves gives way to a comparison sort.
  */
-export function canonicalById(lo: Uint32Array, hi: Uint32Array, keys: Float32Array): SortedEdges {
+export function canonicalById(lo: Uint32Array, hi: Uint32Array, keys: Float32Array, side?: Uint8Array): SortedEdges {
   const m = keys.length;
   const less = (a: number, b: number): boolean =>
     keys[a] < keys[b] || (keys[a] === keys[b] && (lo[a] < lo[b] || (lo[a] === lo[b] && hi[a] < hi[b])));
@@ -122,11 +303,13 @@ export function canonicalById(lo: Uint32Array, hi: Uint32Array, keys: Float32Arr
     order[s] = e;
   }
   if (moves > 4 * m) order = order.sort((a, b) => (less(a, b) ? -1 : less(b, a) ? 1 : 0));
-  return {
+  const out: SortedEdges = {
     lo: Uint32Array.from(order, (e) => lo[e]),
     hi: Uint32Array.from(order, (e) => hi[e]),
     keys: Float32Array.from(order, (e) => keys[e]),
   };
+  if (side) out.side = Uint8Array.from(order, (e) => side[e]);
+  return out;
 }
 
 /** Throws unless `list` is in strict canonical order with ids lo < hi < n. */

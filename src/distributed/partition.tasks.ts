@@ -20,7 +20,13 @@
  *   pair       partner q (this partition's id: alone), within     lo, hi u32 (global ids, lo < hi), keys f32: the
  *              [this, q's] (which partitions' inner edges to      pair's MST edges between the two and those within
  *              keep), minSamples, alpha; core2 f32 n, core2q      a kept partition, in the canonical (key, lo, hi)
- *              f32 (mutual reachability only)                     order
+ *              f32 (mutual reachability only)                     order; side u8 per edge (SIDE_* in
+ *                                                                 partition.pairs.ts: which partition holds lo, hi)
+ *   forest     minSamples, alpha; terminals u32 t (global ids      lo, hi, keys: the partition's MST edges proven
+ *              with crossing edges, ascending), floor f32 t        global MST edges (contractForest), canonical
+ *              (each one's lightest crossing key), core2 f32 n     order; openLo, openHi, openKeys, openLa, openLb:
+ *              (mutual reachability only)                          the others, with their ends' contracted labels
+ *                                                                 (global ids); label u32 t per terminal
  *
  * `cells`: every partition's cell boxes (PartitionInfo.cells, concatenated), `cellOwner` the partition of each;
  * `lower`: per row, a lower bound on its key to any other partition's point (PartitionIndex.lowerBounds).
@@ -41,7 +47,7 @@ import { inverseAlphaSquared, reachabilityKey } from '../emst/distance.cpu.js';
 import { squaredDistance } from '../knn/keys.cpu.js';
 import { NONE } from '../bvh/layout.js';
 import { CUT_CELLS, EXCLUDED, PartitionIndex, scaleRows } from './partition.search.cpu.js';
-import { canonicalById } from './partition.pairs.js';
+import { canonicalById, contractForest, SIDE_LO_P, SIDE_LO_Q, SIDE_P, SIDE_Q } from './partition.pairs.js';
 import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMessage } from './types.js';
 
 /** The handlers by kind (the table above). */
@@ -242,6 +248,7 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     const lo = new Uint32Array(m);
     const hi = new Uint32Array(m);
     const keys = new Float32Array(m);
+    const sides = new Uint8Array(m);
     let kept = 0;
     for (let e = 0; e < m; e++) {
       const s = tree.sources[e];
@@ -253,13 +260,89 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
       keys[kept] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
       // Union rows ascend with the global ids.
       lo[kept] = unionIds[s < t ? s : t];
-      hi[kept++] = unionIds[s < t ? t : s];
+      hi[kept] = unionIds[s < t ? t : s];
+      sides[kept++] = sp === tp ? (sp ? SIDE_P : SIDE_Q) : (s < t ? sp : tp) ? SIDE_LO_P : SIDE_LO_Q;
     }
     // In the canonical order (emst()'s order by weight moves only equal weights with unequal keys).
-    const sorted = canonicalById(lo.subarray(0, kept), hi.subarray(0, kept), keys.subarray(0, kept));
+    const sorted = canonicalById(lo.subarray(0, kept), hi.subarray(0, kept), keys.subarray(0, kept), sides);
     return {
       meta: { timings: { 'pair::mst': t1 - t0, 'pair::total': performance.now() - tStart } },
-      arrays: { lo: sorted.lo, hi: sorted.hi, keys: sorted.keys },
+      arrays: { lo: sorted.lo, hi: sorted.hi, keys: sorted.keys, side: sorted.side! },
+    };
+  },
+
+  async forest(p, msg, env) {
+    const tStart = performance.now();
+    const exponent = exponentOf(msg);
+    const minSamples = num(msg, 'minSamples');
+    const alpha = num(msg, 'alpha');
+    const mr = minSamples > 1 || alpha !== 1;
+    const { dim, ids } = p;
+    const n = ids.length;
+    const core2 = mr ? sized(array(msg, 'core2', Float32Array), n, 'core2') : null;
+    const terminals = array(msg, 'terminals', Uint32Array);
+    const floorIn = sized(array(msg, 'floor', Float32Array), terminals.length, 'floor');
+    // Each terminal's row (ids ascend: a binary search) and its floor: no edge from it to another partition is
+    // lighter (the lightest of its pairs' crossing edges).
+    const floor = new Float32Array(n).fill(Infinity);
+    const termRow = new Uint32Array(terminals.length);
+    terminals.forEach((g, t) => {
+      let a = 0;
+      let b = n;
+      while (a < b) {
+        const mid = (a + b) >>> 1;
+        if (ids[mid] < g) a = mid + 1;
+        else b = mid;
+      }
+      if (a >= n || ids[a] !== g) throw new InputError(`Expected terminal ${g} to be a point of partition ${p.id}.`);
+      termRow[t] = a;
+      if (floorIn[t] < floor[a]) floor[a] = floorIn[t];
+    });
+    const scaled = scaleRows(p.points, exponent);
+    const t0 = performance.now();
+    const tree =
+      n < 2
+        ? { sources: new Uint32Array(0), targets: new Uint32Array(0) }
+        : core2 === null
+          ? await emst(scaled, { dim, backend: env.backend, threads: env.threads, gpu: env.gpu })
+          : await emstCpuAsync(scaled, dim, {
+              metric: { kind: 'mutual-reachability', minSamples, alpha },
+              threads: env.threads,
+              core2,
+            });
+    const t1 = performance.now();
+    const ia2 = inverseAlphaSquared(alpha);
+    const m = tree.sources.length;
+    const loRow = new Uint32Array(m);
+    const hiRow = new Uint32Array(m);
+    const keys = new Float32Array(m);
+    for (let e = 0; e < m; e++) {
+      const s = tree.sources[e];
+      const t = tree.targets[e];
+      const d = squaredDistance(scaled, dim, s, t);
+      keys[e] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
+      loRow[e] = s < t ? s : t;
+      hiRow[e] = s < t ? t : s;
+    }
+    // Rows ascend with the global ids: the canonical order by rows is the order by ids.
+    const sorted = canonicalById(loRow, hiRow, keys);
+    const split = contractForest(sorted, floor, n);
+    const safe = split.safe;
+    const open = split.open;
+    const label = split.label;
+    return {
+      meta: { timings: { 'forest::mst': t1 - t0, 'forest::total': performance.now() - tStart } },
+      arrays: {
+        lo: Uint32Array.from(safe, (e) => ids[sorted.lo[e]]),
+        hi: Uint32Array.from(safe, (e) => ids[sorted.hi[e]]),
+        keys: Float32Array.from(safe, (e) => sorted.keys[e]),
+        openLo: Uint32Array.from(open, (e) => ids[sorted.lo[e]]),
+        openHi: Uint32Array.from(open, (e) => ids[sorted.hi[e]]),
+        openKeys: Float32Array.from(open, (e) => sorted.keys[e]),
+        openLa: Uint32Array.from(open, (e) => ids[label(sorted.lo[e])]),
+        openLb: Uint32Array.from(open, (e) => ids[label(sorted.hi[e])]),
+        label: Uint32Array.from(termRow, (r) => ids[label(r)]),
+      },
     };
   },
 };

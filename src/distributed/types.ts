@@ -23,6 +23,7 @@
  *   'core'       mutual reachability: each own point's true squared core distance, given the halo lists
  *   'pair'       the MST of this partition's points together with a partner partition's (or of its own alone): the
  *                edges between the two, and the edges within each of the two it is asked for (partition.pairs.ts)
+ *   'forest'     the partition's MST split into edges proven global MST edges and the rest (partition.pairs.ts)
  *
  * The functions around these types (src/distributed/partition.ts): partitionPoints(points, dim, k): PartitionData[]
  * (Morton-order split), partitionInfo(data): PartitionInfo, messageBytes(msg), new InProcessExecutor(partitions, env),
@@ -47,7 +48,7 @@ export interface TaskMessage {
 }
 
 /** The names of the tasks a partition's owner answers (PARTITION_TASKS in partition.tasks.ts). */
-export type PartitionTaskKind = 'rows' | 'tree' | 'nearest' | 'coreBound' | 'knn' | 'core' | 'pair';
+export type PartitionTaskKind = 'rows' | 'tree' | 'nearest' | 'coreBound' | 'knn' | 'core' | 'pair' | 'forest';
 
 /** One spatial partition's points, as its owner holds them (partitionPoints() makes them). */
 export interface PartitionData {
@@ -113,13 +114,18 @@ export interface PartitionExecutor {
 }
 
 /**
- * How partitionedEmst() finds the edges between partitions (partition.emst.ts):
- *   'pairs'   (default) every pair of partitions' MST on one owner, then one Kruskal over the kept edges on the
- *             coordinator: O(k²) tasks run side by side, the coordinator's work one pass over ~n edges;
- *   'rounds'  Borůvka rounds on the coordinator with nearest-other-component queries to the owners
- *             (partition.rounds.ts): O(k) tasks per round, but rounds of coordinator work over the border points.
+ * How partitionedEmst() finds the edges between partitions (partition.emst.ts, partition.pairs.ts):
+ *   'pairs'          (default) every pair of partitions' MST on one owner for the edges between them, then each
+ *                    owner's own MST split into proven MST edges and the rest ('forest'); the coordinator runs
+ *                    Kruskal over the rest and the crossing edges (few) and merges the sorted lists: O(k²) tasks run
+ *                    side by side, the coordinator's work one merge over ~n edges;
+ *   'pairs-kruskal'  the same pairs, one per partition also returning the edges within it, and the coordinator's
+ *                    Kruskal over all of them (a union-find over ~n edges);
+ *   'rounds'         Borůvka rounds on the coordinator with nearest-other-component queries to the owners
+ *                    (partition.rounds.ts): O(k) tasks per round, but rounds of coordinator work over the border
+ *                    points.
  */
-export type PartitionedEmstMethod = 'pairs' | 'rounds';
+export type PartitionedEmstMethod = 'pairs' | 'pairs-kruskal' | 'rounds';
 
 /** partitionedEmst()'s options: emst()'s metric options (no periodic box, no scale cut). */
 export interface PartitionedEmstOptions {

@@ -28,7 +28,7 @@ import { primMst } from '../helpers/prim.js';
 
 const cpu = { backend: 'cpu' as const, threads: 1 };
 
-const METHODS: PartitionedEmstMethod[] = ['pairs', 'rounds'];
+const METHODS: PartitionedEmstMethod[] = ['pairs', 'pairs-kruskal', 'rounds'];
 
 async function both(
   points: Float32Array,
@@ -181,50 +181,53 @@ function partitionsBy(points: Float32Array, dim: number, k: number, assign: (i: 
   });
 }
 
-describe.each(METHODS)('partitionedEmst() (method %s) does not depend on how the points are partitioned', (method) => {
-  it('random, striped and lopsided partitions give the tree of emst() (Euclidean and minSamples 5)', async () => {
-    const points = cloud('clustered', 1200, 3, 51);
-    const r = mulberry32(52);
-    const random = Array.from({ length: 1200 }, () => Math.floor(r() * 5));
-    const splits: [string, number, (i: number) => number][] = [
-      ['random', 5, (i) => random[i]],
-      ['striped by id', 3, (i) => i % 3],
-      ['lopsided', 4, (i) => (i < 1100 ? 0 : i < 1190 ? 1 : i < 1199 ? 2 : 3)],
-    ];
-    for (const minSamples of [1, 5]) {
-      const single = await emst(points, { dim: 3, minSamples, ...cpu });
-      for (const [, k, assign] of splits) {
-        const parted = await partitionedEmst(new InProcessExecutor(partitionsBy(points, 3, k, assign), cpu), {
-          dim: 3,
-          minSamples,
-          method,
-        });
-        expectSameTree(single, parted);
+describe.each(['pairs', 'rounds'] as const)(
+  'partitionedEmst() (method %s) does not depend on how the points are partitioned',
+  (method) => {
+    it('random, striped and lopsided partitions give the tree of emst() (Euclidean and minSamples 5)', async () => {
+      const points = cloud('clustered', 1200, 3, 51);
+      const r = mulberry32(52);
+      const random = Array.from({ length: 1200 }, () => Math.floor(r() * 5));
+      const splits: [string, number, (i: number) => number][] = [
+        ['random', 5, (i) => random[i]],
+        ['striped by id', 3, (i) => i % 3],
+        ['lopsided', 4, (i) => (i < 1100 ? 0 : i < 1190 ? 1 : i < 1199 ? 2 : 3)],
+      ];
+      for (const minSamples of [1, 5]) {
+        const single = await emst(points, { dim: 3, minSamples, ...cpu });
+        for (const [, k, assign] of splits) {
+          const parted = await partitionedEmst(new InProcessExecutor(partitionsBy(points, 3, k, assign), cpu), {
+            dim: 3,
+            minSamples,
+            method,
+          });
+          expectSameTree(single, parted);
+        }
       }
-    }
-  });
-
-  it('cores whose m-th neighbour lies in other partitions (minSamples 10, partitions of about 4 points)', async () => {
-    const points = cloud('uniform', 40, 2, 53);
-    const single = await emst(points, { dim: 2, minSamples: 10, ...cpu });
-    const parted = await partitionedEmst(new InProcessExecutor(partitionPoints(points, 2, 10), cpu), {
-      dim: 2,
-      minSamples: 10,
-      method,
     });
-    expectSameTree(single, parted);
-  });
 
-  it('one dimension, and five', async () => {
-    for (const dim of [1, 5]) {
-      const points = cloud('grid', 600, dim, 54);
-      for (const minSamples of [1, 3]) {
-        const { single, parted } = await both(points, dim, 4, { minSamples, method });
-        expectSameTree(single, parted);
+    it('cores whose m-th neighbour lies in other partitions (minSamples 10, partitions of about 4 points)', async () => {
+      const points = cloud('uniform', 40, 2, 53);
+      const single = await emst(points, { dim: 2, minSamples: 10, ...cpu });
+      const parted = await partitionedEmst(new InProcessExecutor(partitionPoints(points, 2, 10), cpu), {
+        dim: 2,
+        minSamples: 10,
+        method,
+      });
+      expectSameTree(single, parted);
+    });
+
+    it('one dimension, and five', async () => {
+      for (const dim of [1, 5]) {
+        const points = cloud('grid', 600, dim, 54);
+        for (const minSamples of [1, 3]) {
+          const { single, parted } = await both(points, dim, 4, { minSamples, method });
+          expectSameTree(single, parted);
+        }
       }
-    }
-  });
-});
+    });
+  },
+);
 
 describe('partitionedEmst() contracts safe local-tree edges before the rounds', () => {
   it("most edges of a partition interior are contracted, and the tree is still emst()'s (uniform and blobs, k = 2 and 5)", async () => {
@@ -350,45 +353,66 @@ describe('partitionedEmst() traffic and protocol', () => {
     expect(batches).toBeGreaterThan(2);
   });
 
-  it('pairs: one pair task per two live partitions, kept edges ≥ n − 1 and mostly inner ones', async () => {
+  it('pairs: one pair task per two live partitions (then one forest per partition), kept edges ≥ n − 1', async () => {
     const points = cloud('uniform', 4000, 3, 35);
     const inner = new InProcessExecutor(partitionPoints(points, 3, 6), cpu);
-    const kinds: string[] = [];
-    let sent = 0;
-    const counting: PartitionExecutor = {
-      partitions: () => inner.partitions(),
-      async run(partition: number, kind: PartitionTaskKind, msg: TaskMessage) {
-        kinds.push(kind);
-        sent += messageBytes(msg);
-        return inner.run(partition, kind, msg);
-      },
-    };
-    const parted = await partitionedEmst(counting, { dim: 3, method: 'pairs' });
-    expectSameTree(await emst(points, { dim: 3, ...cpu }), parted);
-    expect(kinds).toEqual(new Array(15).fill('pair'));
-    expect(parted.stats.pairs).toBe(15);
-    expect(parted.stats.bytesSent).toBe(sent);
-    // Euclidean pair requests carry no arrays: their meta alone.
-    expect(sent).toBeLessThan(15 * 200);
-    expect(parted.stats.candidates).toBeGreaterThanOrEqual(3999);
-    expect(parted.stats.candidates).toBeLessThan(1.5 * 3999);
-    expect(Object.keys(parted.timings)).toEqual(
-      expect.arrayContaining(['distributed::pairs', 'distributed::pairs.wait', 'pair::mst', 'distributed::total']),
-    );
+    const single = await emst(points, { dim: 3, ...cpu });
+    for (const method of ['pairs', 'pairs-kruskal'] as const) {
+      const kinds: string[] = [];
+      let sent = 0;
+      const counting: PartitionExecutor = {
+        partitions: () => inner.partitions(),
+        async run(partition: number, kind: PartitionTaskKind, msg: TaskMessage) {
+          kinds.push(kind);
+          sent += messageBytes(msg);
+          return inner.run(partition, kind, msg);
+        },
+      };
+      const parted = await partitionedEmst(counting, { dim: 3, method });
+      expectSameTree(single, parted);
+      const forests = method === 'pairs' ? 6 : 0;
+      expect(kinds).toEqual([...new Array(15).fill('pair'), ...new Array(forests).fill('forest')]);
+      expect(parted.stats.pairs).toBe(15);
+      expect(parted.stats.bytesSent).toBe(sent);
+      if (method === 'pairs-kruskal') {
+        // Euclidean pair requests carry no arrays: their meta alone.
+        expect(sent).toBeLessThan(15 * 200);
+        expect(parted.stats.candidates).toBeGreaterThanOrEqual(3999);
+        expect(parted.stats.candidates).toBeLessThan(1.5 * 3999);
+      } else {
+        // Most of each partition's tree is proven before the coordinator's Kruskal; the rest is the border's.
+        expect(parted.stats.contracted).toBeGreaterThan(0.5 * 3999);
+        expect(parted.stats.contracted).toBeLessThan(3999);
+      }
+      expect(Object.keys(parted.timings)).toEqual(
+        expect.arrayContaining([
+          'distributed::pairs',
+          'distributed::pairs.wait',
+          'distributed::pairs.work',
+          'distributed::kruskal',
+          'distributed::merge',
+          'pair::mst',
+          'distributed::total',
+        ]),
+      );
+    }
   });
 
-  it('pairs: empty partitions are skipped, a lone live partition is its own pair', async () => {
+  it('pairs: empty partitions are skipped; a lone live partition is its own pair (pairs-kruskal) or forest (pairs)', async () => {
     const points = cloud('clustered', 500, 2, 36);
-    for (const [k, assign, pairs] of [
-      [4, (i: number) => (i % 2 === 0 ? 1 : 3), 1],
-      [3, () => 2, 1],
-    ] as const) {
-      const parted = await partitionedEmst(new InProcessExecutor(partitionsBy(points, 2, k, assign), cpu), {
-        dim: 2,
-        method: 'pairs',
-      });
-      expectSameTree(await emst(points, { dim: 2, ...cpu }), parted);
-      expect(parted.stats.pairs).toBe(pairs);
+    const single = await emst(points, { dim: 2, ...cpu });
+    for (const method of ['pairs', 'pairs-kruskal'] as const) {
+      for (const [k, assign, pairs] of [
+        [4, (i: number) => (i % 2 === 0 ? 1 : 3), 1],
+        [3, () => 2, method === 'pairs' ? 0 : 1],
+      ] as const) {
+        const parted = await partitionedEmst(new InProcessExecutor(partitionsBy(points, 2, k, assign), cpu), {
+          dim: 2,
+          method,
+        });
+        expectSameTree(single, parted);
+        expect(parted.stats.pairs).toBe(pairs);
+      }
     }
   });
 
@@ -453,7 +477,9 @@ describe('partitionedEmst() traffic and protocol', () => {
     const inner = new InProcessExecutor(partitionPoints(cloud('uniform', 300, 2, 33), 2, 3), cpu);
     for (const [method, bad] of [
       ['rounds', 'nearest'],
+      ['pairs-kruskal', 'pair'],
       ['pairs', 'pair'],
+      ['pairs', 'forest'],
     ] as const) {
       const failing: PartitionExecutor = {
         partitions: () => inner.partitions(),
@@ -541,6 +567,6 @@ describe('partitionPoints() and partitionInfo()', () => {
     await expect(partitionedEmst(inner, { dim: 3 })).rejects.toThrow(/dim=3/);
     await expect(
       partitionedEmst(inner, { dim: 2, method: 'boruvka' as unknown as PartitionedEmstMethod }),
-    ).rejects.toThrow(/method to be 'pairs' or 'rounds', got boruvka/);
+    ).rejects.toThrow(/method to be 'pairs', 'pairs-kruskal' or 'rounds', got boruvka/);
   });
 });
