@@ -11,7 +11,7 @@ import type { Bindings, Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { createGpuContext } from '../gpu/context.js';
 import { InputError } from '../errors.js';
-import { boxRecords, boxWords, STACK_SIZE } from '../bvh/layout.js';
+import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, pointsForBoxRecords, STACK_SIZE } from '../bvh/layout.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
 import { allocateBvh, createBvhBuilder, type BvhBuffers, type GpuBvh } from '../bvh/lbvh.js';
 import {
@@ -50,7 +50,8 @@ export interface KnnSearcherOptions {
   rows?: 'original' | 'morton';
   /**
    * The largest n that encode() will be given (issue 19: the BVH's arrays are bound in as many parts as this n
-   * needs, gpu/bigarray.ts). Default: the most points whose every BVH array fits one binding.
+   * needs, gpu/bigarray.ts). Default: the most the search took before its arrays could be split (links, points and
+   * outputs in one binding each, the boxes in up to three).
    */
   maxCount?: number;
   /** Elements per part of the BVH's arrays (tests: several parts with few points); default: a binding's worth. */
@@ -121,16 +122,22 @@ function bvhArrays(dim: number): PartArray[] {
   ];
 }
 /**
- * createKnnSearcher's maxCount when none is given: the most points whose every BVH array fits one binding, or with
- * smaller parts (`perPart` elements, tests) the most whose parts fit the stage beside the two outputs.
+ * createKnnSearcher's maxCount when none is given: what the search took before its arrays could be split (issue 19)
+ * — links, points and outputs (`rowWords` a point) in one binding each, the boxes in up to BOX_PARTS — so that a
+ * caller that names no size gets the kernel it had; with smaller parts (`perPart` elements, tests), the most points
+ * whose parts fit the stage beside the two outputs.
  */
-function defaultMaxCount(ctx: GpuContext, dim: number, perPart: number | undefined): number {
+function defaultMaxCount(ctx: GpuContext, dim: number, rowWords: number, perPart: number | undefined): number {
   const limits = ctx.limits;
-  if (perPart === undefined) return Math.floor(limits.maxStorageBufferBindingSize / Math.max(16, 8 * dim));
+  const binding = limits.maxStorageBufferBindingSize;
+  if (perPart === undefined) {
+    const whole = Math.floor(binding / Math.max(16, 4 * dim, 4 * rowWords));
+    return Math.min(whole, pointsForBoxRecords(BOX_PARTS * boxPartRecords(binding, dim)));
+  }
   const slots = (n: number) =>
     bvhArrays(dim).reduce((s, a) => s + bigArrayParts(limits, a.length(n), a.stride, perPart).parts, 2);
   let lo = 0;
-  let hi = Math.floor(limits.maxStorageBufferBindingSize / 4);
+  let hi = Math.floor(binding / 4);
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
     if (slots(mid) <= limits.maxStorageBuffersPerShaderStage) lo = mid;
@@ -157,13 +164,13 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
   while (kmax < Math.min(k, KNN_PASS)) kmax *= 2;
   const limits = ctx.limits;
   const perPart = options.partElements ?? (options.boxPartRecords && options.boxPartRecords * boxWords(dim));
-  const maxCount = options.maxCount ?? defaultMaxCount(ctx, dim, perPart);
+  const rowWords = output === 'all' ? Math.min(k, KNN_PASS) : 1;
+  const maxCount = options.maxCount ?? defaultMaxCount(ctx, dim, rowWords, perPart);
   if (!Number.isInteger(maxCount) || maxCount < 0) {
     throw new InputError(`Expected maxCount to be a non-negative integer, got ${options.maxCount}.`);
   }
   // Issue 19: every BVH array whole where it fits one binding, else in parts (the accessors pick the part).
   const plan = planParts(limits, 'knn::search', bvhArrays(dim), Math.max(maxCount, 2), 3, perPart);
-  const rowWords = output === 'all' ? Math.min(k, KNN_PASS) : 1;
   const maxWindow = options.maxWindow ?? Number.POSITIVE_INFINITY;
   // Outputs above one binding: dispatched in windows of leaves, each writing its Morton rows (a window of rows is a
   // window of leaves), which permute.wgsl moves to original rows where those were asked for.

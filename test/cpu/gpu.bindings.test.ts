@@ -102,6 +102,8 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
     await createKnnSearcher(ctx, { dim, k: 16 });
     await createExemplarDistanceKernel(ctx, dim);
     await createKnnSearcher(ctx, { dim, k: 40, output: 'kth', rows: 'morton' });
+    // Issue 19: the BVH's arrays in parts, the outputs in windows moved to original rows (knn/permute).
+    await createKnnSearcher(ctx, { dim, k: 16, maxCount: 1 << 16, partElements: 1 << 17, maxWindow: 1 << 12 });
     for (const periodic of [false, true]) {
       for (const lean of [false, true]) {
         await (await Boruvka.create(ctx, 1 << 20, dim, periodic, undefined, lean)).compileReachability();
