@@ -32,8 +32,11 @@ export type CandidateSource = 'brute' | 'bvh';
 export const HIGHDIM_K = 16;
 /** The brute-force kernel keeps a query's coordinates in registers: up to this many dimensions. */
 export const BRUTE_MAX_DIM = 64;
-/** Queries per brute-force dispatch (each one scans all points): keeps every dispatch short. */
-const BRUTE_CHUNK = 1 << 17;
+/**
+ * Queries per brute-force dispatch (each scans all points): 8192 workgroups, several per SM of an H100 (2^17, 1024
+ * workgroups, would leave half its SMs' slots idle; dispatches run one after another).
+ */
+const BRUTE_CHUNK = 1 << 20;
 const BRUTE_WG = 128;
 
 const BRUTE = {
@@ -102,6 +105,9 @@ export interface SettleBuffers {
 }
 
 export class GpuCandidateLists {
+  /** Queries per brute-force dispatch (tests lower it so that one search takes several). */
+  bruteChunk = BRUTE_CHUNK;
+
   private constructor(
     private readonly ctx: GpuContext,
     readonly maxN: number,
@@ -202,8 +208,8 @@ export class GpuCandidateLists {
     rec.clear(this.cursor, 0, 4 * n);
     const { brute, invert, convert } = this.kernels;
     if (brute) {
-      for (let base = 0; base < n; base += BRUTE_CHUNK) {
-        const count = Math.min(BRUTE_CHUNK, n - base);
+      for (let base = 0; base < n; base += this.bruteChunk) {
+        const count = Math.min(this.bruteChunk, n - base);
         rec.dispatch(brute, {
           buffers: { points: bvh.sortedPoints, order: bvh.order, lkeys: this.keys, lpos: this.pos },
           uniforms: { n, base, count, one: 1 },

@@ -27,10 +27,18 @@ afterAll(() => destroyVariants(variants));
 const NONE = 0xffffffff;
 
 /** The lists of `source` for the GPU BVH of `pts`, read back, with the BVH's order and Morton-ordered points. */
-async function gpuLists(ctx: GpuContext, pts: Float32Array, dim: number, source: CandidateSource, k: number) {
+async function gpuLists(
+  ctx: GpuContext,
+  pts: Float32Array,
+  dim: number,
+  source: CandidateSource,
+  k: number,
+  chunk?: number,
+) {
   const n = pts.length / dim;
   const bvh = await buildBvh(ctx, pts, n, dim);
   const lists = await GpuCandidateLists.create(ctx, n, dim, source, k);
+  if (chunk) lists.bruteChunk = chunk;
   try {
     await ctx.submit('test::lists', (rec) => lists.encode(rec, bvh));
     const [keys, pos, order, sorted] = await Promise.all([
@@ -73,31 +81,36 @@ async function gpuTree(
 
 describe.skipIf(variants.length === 0).each(variants)('high-dimensional candidate lists ($name)', ({ ctx }) => {
   it.each([
-    [2, 8, 16],
-    [3, 16, 16],
-    [130, 16, 16],
-    [301, 16, 8],
-    [77, 13, 16],
-  ])('brute-force lists n=%i d=%i k=%i equal the CPU twin and the BVH k-NN of the CPU backend', async (n, dim, k) => {
-    const pts = cloud('grid', n, dim, n + dim);
-    const got = await gpuLists(ctx, pts, dim, 'brute', k);
-    const want = bruteListsCpu(got.sorted, got.order, dim, k);
-    expect(got.keys).toEqual(want.keys);
-    expect(got.pos).toEqual(want.pos);
-    // The independent search: the CPU backend's k-NN over its own BVH, ranked by (key, original index).
-    const bvh = buildBvhCpu(pts, dim);
-    const kk = Math.min(k, n - 1);
-    const oracle = nearestNeighbours(bvh, kk);
-    const keyBits = new Uint32Array(new Float32Array(oracle.keys).buffer);
-    for (let q = 0; q < n; q++) {
-      const j = got.order.indexOf(bvh.order[q]);
-      for (let r = 0; r < kk; r++) {
-        expect(got.keys[j * k + r]).toBe(keyBits[q * kk + r]);
-        expect(got.order[got.pos[j * k + r]]).toBe(bvh.order[oracle.points[q * kk + r]]);
+    [2, 8, 16, 0],
+    [3, 16, 16, 0],
+    [130, 16, 16, 0],
+    // Several dispatches of 128 or 100 queries (tiles start at each workgroup's own: wrapping around).
+    [301, 16, 8, 128],
+    [77, 13, 16, 0],
+    [250, 8, 16, 100],
+  ])(
+    "brute-force lists n=%i d=%i k=%i (queries per dispatch %i) equal the CPU twin and the CPU backend's BVH k-NN",
+    async (n, dim, k, chunk) => {
+      const pts = cloud('grid', n, dim, n + dim);
+      const got = await gpuLists(ctx, pts, dim, 'brute', k, chunk);
+      const want = bruteListsCpu(got.sorted, got.order, dim, k);
+      expect(got.keys).toEqual(want.keys);
+      expect(got.pos).toEqual(want.pos);
+      // The independent search: the CPU backend's k-NN over its own BVH, ranked by (key, original index).
+      const bvh = buildBvhCpu(pts, dim);
+      const kk = Math.min(k, n - 1);
+      const oracle = nearestNeighbours(bvh, kk);
+      const keyBits = new Uint32Array(new Float32Array(oracle.keys).buffer);
+      for (let q = 0; q < n; q++) {
+        const j = got.order.indexOf(bvh.order[q]);
+        for (let r = 0; r < kk; r++) {
+          expect(got.keys[j * k + r]).toBe(keyBits[q * kk + r]);
+          expect(got.order[got.pos[j * k + r]]).toBe(bvh.order[oracle.points[q * kk + r]]);
+        }
+        for (let r = kk; r < k; r++) expect(got.pos[j * k + r]).toBe(NONE);
       }
-      for (let r = kk; r < k; r++) expect(got.pos[j * k + r]).toBe(NONE);
-    }
-  });
+    },
+  );
 
   it.each([
     [2, 8, 16],
