@@ -78,16 +78,20 @@ export class NatsExecutor implements PartitionExecutor {
     return this.jobs.submit(kind, partition, msg);
   }
 
-  runMany(tasks: { partition: number; kind: PartitionTaskKind; msg: TaskMessage }[]): Promise<TaskMessage[]> {
+  runMany(
+    tasks: { partition: number; kind: PartitionTaskKind; msg: TaskMessage }[],
+    onReply?: (t: number, reply: TaskMessage) => void,
+  ): Promise<TaskMessage[]> {
     const trees = tasks.filter((t) => t.kind === 'tree').length;
     const pairs = tasks.filter((t) => t.kind === 'pair').length;
     let done = 0;
     let paired = 0;
     return Promise.all(
-      tasks.map(async (t) => {
+      tasks.map(async (t, i) => {
         const reply = await this.jobs.submit(t.kind, t.partition, t.msg);
         if (t.kind === 'tree') this.onTreeDone?.(++done, trees, 'partitions');
         if (t.kind === 'pair') this.onTreeDone?.(++paired, pairs, 'pairs');
+        onReply?.(i, reply);
         return reply;
       }),
     );

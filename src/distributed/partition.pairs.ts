@@ -128,31 +128,19 @@ export async function pairsEmst(
     }
   });
   const terminalsOf = live.map((p) => Uint32Array.from(floors[p].keys()).sort());
-  const forests = await run.lap('distributed::pairs.forests', () =>
-    run.call(
-      live.map((p, t) => {
-        const terminals = terminalsOf[t];
-        const arrays: TaskMessage['arrays'] = {
-          terminals,
-          floor: Float32Array.from(terminals, (g) => floors[p].get(g)!),
-        };
-        if (run.mr) arrays.core2 = run.core2.slice(offsets[p], offsets[p + 1]);
-        return { partition: p, kind: 'forest', msg: { meta: { ...base }, arrays } };
-      }),
-    ),
-  );
-  const t0 = performance.now();
   // The contracted label (a global id) of every end of an open or crossing edge: the terminals' from their owners'
-  // replies, the open edges' with them.
+  // replies, the open edges' with them. Each reply is taken as it arrives, and the proven lists merged meanwhile
+  // (all but the last one: the merge with it waits for the Kruskal's few edges, below).
   const labelOf = new Map<number, number>();
   const safeLists: SortedEdges[] = [];
   const rest: SortedEdges[] = [];
   let safeCount = 0;
-  live.forEach((p, t) => {
-    const reply = forests[t];
+  let arrived = 0;
+  let merging = 0;
+  const take = (t: number, reply: TaskMessage): void => {
+    const p = live[t];
     ownTimes(reply, 'forest::total');
     const safe = listOf(reply, `partition ${p}'s forest`);
-    safeLists.push(safe);
     safeCount += safe.keys.length;
     const open = listOf(reply, `partition ${p}'s open edges`, 'open');
     const la = run.reply(reply, 'openLa', Uint32Array, open.keys.length);
@@ -164,7 +152,30 @@ export async function pairsEmst(
     rest.push(open);
     const labels = run.reply(reply, 'label', Uint32Array, terminalsOf[t].length);
     terminalsOf[t].forEach((g, i) => labelOf.set(g, labels[i]));
-  });
+    safeLists.push(safe);
+    if (++arrived < live.length && safeLists.length > 1) {
+      const s0 = performance.now();
+      const merged = mergeAll(safeLists.splice(0));
+      safeLists.push(merged);
+      merging += performance.now() - s0;
+    }
+  };
+  await run.lap('distributed::pairs.forests', () =>
+    run.call(
+      live.map((p, t) => {
+        const terminals = terminalsOf[t];
+        const arrays: TaskMessage['arrays'] = {
+          terminals,
+          floor: Float32Array.from(terminals, (g) => floors[p].get(g)!),
+        };
+        if (run.mr) arrays.core2 = run.core2.slice(offsets[p], offsets[p + 1]);
+        return { partition: p, kind: 'forest', msg: { meta: { ...base }, arrays } };
+      }),
+      take,
+    ),
+  );
+  run.timings['distributed::merge.early'] = merging;
+  const t0 = performance.now();
   for (const list of lists) rest.push({ lo: list.lo, hi: list.hi, keys: list.keys });
   const candidates = mergeAll(rest);
   run.timings['distributed::pairs.work'] = work;

@@ -211,16 +211,40 @@ export class PartitionRun {
     return out;
   }
 
-  /** Runs a batch of independent tasks (runMany when the executor has it), counting messages and bytes. */
-  async call(tasks: Task[]): Promise<TaskMessage[]> {
+  /**
+   * Runs a batch of independent tasks (runMany when the executor has it), counting messages and bytes. `onReply(t,
+   * reply)`: called once per task as its reply arrives (after the batch for an executor that does not tell), so the
+   * coordinator can work on early replies while later ones compute; its time is the coordinator's, not waiting.
+   */
+  async call(tasks: Task[], onReply?: (t: number, reply: TaskMessage) => void): Promise<TaskMessage[]> {
     if (tasks.length === 0) return [];
     for (const t of tasks) this.stats.bytesSent += messageBytes(t.msg);
     this.stats.messages += tasks.length;
     const t0 = performance.now();
+    const told = new Uint8Array(tasks.length);
+    let own = 0;
+    const tell = (t: number, reply: TaskMessage): void => {
+      if (onReply === undefined || told[t]) return;
+      told[t] = 1;
+      const s = performance.now();
+      try {
+        onReply(t, reply);
+      } finally {
+        own += performance.now() - s;
+      }
+    };
     const replies = this.executor.runMany
-      ? await this.executor.runMany(tasks)
-      : await Promise.all(tasks.map((t) => this.executor.run(t.partition, t.kind, t.msg)));
-    this.waited += performance.now() - t0;
+      ? await this.executor.runMany(tasks, tell)
+      : await Promise.all(
+          tasks.map((t, i) =>
+            this.executor.run(t.partition, t.kind, t.msg).then((reply) => {
+              tell(i, reply);
+              return reply;
+            }),
+          ),
+        );
+    this.waited += performance.now() - t0 - own;
+    replies.forEach((reply, t) => tell(t, reply));
     if (replies.length !== tasks.length) {
       throw new Error(`partitionedEmst: runMany returned ${replies.length} replies for ${tasks.length} tasks`);
     }

@@ -108,9 +108,13 @@ export interface PartitionExecutor {
   run(partition: number, kind: PartitionTaskKind, msg: TaskMessage): Promise<TaskMessage>;
   /**
    * Optional batching: the same as Promise.all(tasks.map(run)), replies in the tasks' order. partitionedEmst() calls
-   * it for every batch of independent tasks (one per partition per phase or round) when present.
+   * it for every batch of independent tasks (one per partition per phase or round) when present. `onReply(t, reply)`,
+   * when given, may be called as each task's reply arrives (partitionedEmst then works on it meanwhile).
    */
-  runMany?(tasks: { partition: number; kind: PartitionTaskKind; msg: TaskMessage }[]): Promise<TaskMessage[]>;
+  runMany?(
+    tasks: { partition: number; kind: PartitionTaskKind; msg: TaskMessage }[],
+    onReply?: (t: number, reply: TaskMessage) => void,
+  ): Promise<TaskMessage[]>;
 }
 
 /**
