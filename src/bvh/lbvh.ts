@@ -216,7 +216,10 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   }
   // The refit's mode decides which boxes the Karras kernel zeroes (karras.ts, KarrasZero).
   const mode = refitMode(options.refitChunk);
-  const chunk = mode === 'chunk' ? refitChunkLeaves(ctx, dim, wg) : 0;
+  // TREELINE_BVH_CHUNK: the most leaves per chunk (a power of two from 32 to 1024), for A/B runs; default 256.
+  const env = typeof process !== 'undefined' ? Number(process.env?.TREELINE_BVH_CHUNK) : NaN;
+  const chunkMost = [32, 64, 128, 256, 512, 1024].includes(env) ? env : wg;
+  const chunk = mode === 'chunk' ? refitChunkLeaves(ctx, dim, chunkMost) : 0;
   // The sorter's kernels compile together with ours (issue 17 §5).
   const [codeEncoder, gather, karras, refit, sorter] = await Promise.all([
     // Stage 1 (codes.ts), windowed where the points or codes exceed one binding; with the same constants as ours.
@@ -231,7 +234,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     }),
     // The refit (refit.ts), every array in parts where it exceeds one binding.
     createRefit(ctx, Math.max(maxCount, 1), dim, direct, {
-      workgroupSize: wg,
+      workgroupSize: chunk > 0 ? chunkMost : wg,
       constants: parts.constants,
       chunk: chunk > 0,
     }),

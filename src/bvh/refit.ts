@@ -68,7 +68,8 @@ function arrays(dim: number): PartArray[] {
  */
 export function refitChunkLeaves(ctx: GpuContext, dim: number, most = 256): number {
   const limit = ctx.limits.maxComputeWorkgroupStorageSize;
-  for (let c = most; c >= 32; c >>= 1) if (4 * (c * (2 * dim + 5) + 2) <= limit) return c;
+  const threads = Math.min(ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX);
+  for (let c = most; c >= 32; c >>= 1) if (c <= threads && 4 * (c * (2 * dim + 5) + 2) <= limit) return c;
   return 0;
 }
 

@@ -93,11 +93,11 @@ describe.skipIf(!whole)('bvh::refit through big arrays', () => {
     }
   });
 
-  it('issue 18: the chunked refit equals the CPU build in 1–5D for n = 1 … 3000 (chunks of 32 and 256 leaves, duplicates)', async () => {
+  it('issue 18: the chunked refit equals the CPU build in 1–5D for n = 1 … 3000 (chunks of 32, 256 and 512 leaves, duplicates)', async () => {
     for (const dim of [1, 3, 5]) {
       for (const n of dim === 3 ? [1, 2, 3, 32, 33, 257, 3000] : [2, 100, 600]) {
         const pts = points(n, dim, 100 * dim + n);
-        for (const workgroupSize of [32, 256]) {
+        for (const workgroupSize of [32, 256, 512]) {
           const got = await refitOn(whole!, pts, dim, 32, undefined, { workgroupSize });
           const what = `dim ${dim}, n ${n}, chunk ${workgroupSize}`;
           expect(got.links, what).toEqual(got.cpu.links);
