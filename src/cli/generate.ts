@@ -2,9 +2,9 @@
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
 import { generate, GENERATOR_DEFAULTS, GENERATORS, type GeneratorName } from '../datasets/generate.js';
-import { AtomicOutputs, checkOutputPath, pointsToCsv } from '../io/write.js';
-import { writeNpy } from '../io/npy.js';
-import { writeBinPoints } from '../io/points.bin.js';
+import { AtomicOutputs, checkOutputPath, pointsCsvChunks } from '../io/write.js';
+import { npyChunks } from '../io/npy.js';
+import { binPointsChunks } from '../io/points.bin.js';
 
 const { blobs, visualvar, cosmology } = GENERATOR_DEFAULTS;
 
@@ -64,19 +64,20 @@ export async function runGenerate(kind: string, o: GenerateCliOptions, out: (s: 
   });
   if (!o.output) {
     if (format !== 'csv') throw new InputError(`--format ${format} is binary: give a file with -o.`);
-    out(pointsToCsv(points, o.dim));
+    for (const chunk of pointsCsvChunks(points, o.dim)) out(chunk);
     return 'stdout';
   }
-  const bytes =
+  // In chunks: views of the points' bytes (npy, bin) or text of 2^15 rows (csv), never one copy of the whole file.
+  const chunks =
     format === 'csv'
-      ? pointsToCsv(points, o.dim)
+      ? pointsCsvChunks(points, o.dim)
       : format === 'npy'
-        ? writeNpy(points, [o.n, o.dim])
-        : writeBinPoints(points, o.dim);
+        ? npyChunks(points, [o.n, o.dim])
+        : binPointsChunks(points, o.dim);
   // Beside the target first, renamed when complete: a failed write never truncates an existing file.
   const outputs = new AtomicOutputs();
   try {
-    await outputs.write(o.output, [bytes]);
+    await outputs.write(o.output, chunks);
     await outputs.commit();
   } catch (e) {
     outputs.discard();

@@ -99,6 +99,27 @@ export function npyToPoints(arr: NpyArray, source = '<npy>'): PointTable {
 
 /** Serialises a typed array of shape (n,) or (n, d) as a version-1 .npy file in C order. */
 export function writeNpy(data: Float32Array | Float64Array | Int32Array | Uint32Array, shape: number[]): Uint8Array {
+  const [header, ...body] = npyChunks(data, shape);
+  const out = new Uint8Array(header.length + data.byteLength);
+  out.set(header, 0);
+  let at = header.length;
+  for (const chunk of body) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/**
+ * The .npy file of `data` (shape (n,) or (n, d), C order) as chunks to write one after another: the header, then
+ * views of the array's own bytes of at most `chunkBytes` each — no copy of the data (an edge list of 6·10^8 edges is
+ * 2.4 GB an array; one write call takes at most 2 GiB).
+ */
+export function npyChunks(
+  data: Float32Array | Float64Array | Int32Array | Uint32Array,
+  shape: number[],
+  chunkBytes = 1 << 30,
+): Uint8Array[] {
   const descr =
     data instanceof Float32Array
       ? '<f4'
@@ -114,12 +135,19 @@ export function writeNpy(data: Float32Array | Float64Array | Int32Array | Uint32
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;
   const pad = 64 - ((10 + header.length + 1) % 64);
   header += ' '.repeat(pad % 64) + '\n';
-  const out = new Uint8Array(10 + header.length + data.byteLength);
-  out.set(MAGIC, 0);
-  out[6] = 1;
-  out[7] = 0;
-  new DataView(out.buffer).setUint16(8, header.length, true);
-  for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
-  out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), 10 + header.length);
+  const head = new Uint8Array(10 + header.length);
+  head.set(MAGIC, 0);
+  head[6] = 1;
+  head[7] = 0;
+  new DataView(head.buffer).setUint16(8, header.length, true);
+  for (let i = 0; i < header.length; i++) head[10 + i] = header.charCodeAt(i);
+  return [head, ...byteChunks(data, chunkBytes)];
+}
+
+/** Views of an array's bytes, at most `chunkBytes` each (none for an empty array). */
+export function byteChunks(data: ArrayBufferView, chunkBytes = 1 << 30): Uint8Array[] {
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const out: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += chunkBytes) out.push(bytes.subarray(at, at + chunkBytes));
   return out;
 }

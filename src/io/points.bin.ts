@@ -1,5 +1,6 @@
 /** ArborX's binary points format: int32 n, int32 d, then n·d float32, row-major, little endian. */
 import { InputError } from '../errors.js';
+import { byteChunks } from './npy.js';
 import type { PointTable } from './points.csv.js';
 
 export function parseBinPoints(bytes: Uint8Array, source = '<bin>'): PointTable {
@@ -20,11 +21,29 @@ export function parseBinPoints(bytes: Uint8Array, source = '<bin>'): PointTable 
 }
 
 export function writeBinPoints(points: Float32Array, dim: number): Uint8Array {
-  const n = points.length / dim;
+  const chunks = binPointsChunks(points, dim);
   const out = new Uint8Array(8 + points.byteLength);
-  const dv = new DataView(out.buffer);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/**
+ * The binary file of `points` as chunks to write one after another: the 8-byte header, then views of the points'
+ * own bytes (this format and every host treeline runs on are little endian): no copy of the points.
+ */
+export function binPointsChunks(points: Float32Array, dim: number, chunkBytes = 1 << 30): Uint8Array[] {
+  const n = points.length / dim;
+  if (n > 0x7fffffff)
+    throw new InputError(
+      `bin: ${n} points do not fit the format's int32 point count (at most 2147483647); write .npy.`,
+    );
+  const head = new Uint8Array(8);
+  const dv = new DataView(head.buffer);
   dv.setInt32(0, n, true);
   dv.setInt32(4, dim, true);
-  for (let i = 0; i < points.length; i++) dv.setFloat32(8 + 4 * i, points[i], true);
-  return out;
+  return [head, ...byteChunks(points, chunkBytes)];
 }

@@ -10,7 +10,7 @@ import { closeSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from 
 import { open, rename } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AbortError, InputError } from '../errors.js';
-import { writeNpy } from './npy.js';
+import { npyChunks } from './npy.js';
 
 export type Column = Float32Array | Float64Array | Int32Array | Uint32Array;
 export type OutputFormat = 'csv' | 'json' | 'npy';
@@ -30,14 +30,25 @@ function toCsv(columns: Record<string, Column>): string {
 
 /** Formats row-major points (n × dim) as CSV with columns x0, x1, …. */
 export function pointsToCsv(points: Float32Array, dim: number): string {
+  return [...pointsCsvChunks(points, dim)].join('');
+}
+
+/**
+ * `pointsToCsv` in chunks of `rows` points (the header first): what a large file is written from, since one string
+ * of 10^8 points would pass V8's longest string.
+ */
+export function* pointsCsvChunks(points: Float32Array, dim: number, rows = 1 << 15): Generator<string> {
   const n = points.length / dim;
-  const lines: string[] = [Array.from({ length: dim }, (_, d) => `x${d}`).join(',')];
-  for (let i = 0; i < n; i++) {
+  yield Array.from({ length: dim }, (_, d) => `x${d}`).join(',') + '\n';
+  for (let start = 0; start < n; start += rows) {
+    const end = Math.min(n, start + rows);
     let s = '';
-    for (let d = 0; d < dim; d++) s += (d ? ',' : '') + points[i * dim + d];
-    lines.push(s);
+    for (let i = start; i < end; i++) {
+      for (let d = 0; d < dim; d++) s += (d ? ',' : '') + points[i * dim + d];
+      s += '\n';
+    }
+    yield s;
   }
-  return lines.join('\n') + '\n';
 }
 
 /**
@@ -56,7 +67,7 @@ export async function writeNpyDir(
     own.mkdir(dir);
     for (const [name, arr] of Object.entries(arrays)) {
       const file = join(dir, `${name}.npy`);
-      await own.write(file, [writeNpy(arr, shapes[name] ?? [arr.length])]);
+      await own.write(file, npyChunks(arr, shapes[name] ?? [arr.length]));
       written.push(file);
     }
     if (!outputs) await own.commit();
