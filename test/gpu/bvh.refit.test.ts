@@ -131,6 +131,17 @@ describe.skipIf(!whole)('bvh::refit through big arrays', () => {
     expect(split!.memory.liveBuffers).toBe(0);
   });
 
+  it('issue 18: the chunked refit on a 2D grid of workgroups (at most 64 per dimension: 938 chunks on 63 × 15 groups)', async () => {
+    const narrow = await tryGpuContext({ maxWorkgroupsPerDimension: 64 });
+    try {
+      const got = await refitOn(narrow!, points(30_000, 3, 7), 3, 32, undefined, { workgroupSize: 32 });
+      expect(got.links).toEqual(got.cpu.links);
+      expect(bits(got.boxes)).toEqual(bits(got.cpu.boxes));
+    } finally {
+      await narrow?.destroy();
+    }
+  });
+
   it('issue 19: 200,000 3D points at a 1 MiB limit need 17 bindings: refused by name where the stage has fewer', async () => {
     const stage = split!.limits.maxStorageBuffersPerShaderStage;
     const made = createRefit(split!, 200000, 3, 32);
