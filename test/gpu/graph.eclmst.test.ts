@@ -196,8 +196,9 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
         const g = validateGraph(shape === 'edges' ? el : shape === 'csr' ? toCsr(el) : sortRows(toCsr(el)));
         for (const filter of ['off', 'on'] as const) {
           const up = uploadGraph(ctx, g);
-          for (const opts of [
+          const sets = [
             { guard: 'tagged' as const, finds: 'plain' as const, rowMinima: true, fillResets: true },
+            { finds: 'plain' as const, atomic64: false, rowMinima: true, filterC: 1.5 },
             {
               guard: 'tagged' as const,
               workgroupSize: 32,
@@ -206,8 +207,9 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
               rowMinima: true,
               fillResets: true,
             },
-            { finds: 'plain' as const, atomic64: false, rowMinima: true, filterC: 1.5 },
-          ]) {
+          ];
+          // Row minima apply to sorted rows only: the other shapes run fewer sets (this file is slow on lavapipe).
+          for (const opts of sets.slice(0, shape === 'sorted rows' ? 3 : shape === 'edges' ? 2 : 1)) {
             const twin = eclMstCpu(g, { filter, filterC: 'filterC' in opts ? opts.filterC : undefined });
             const msf = await createGraphMsf(ctx, up, { filter, ...opts });
             // Row minima need 64-bit minima and rows sorted by neighbour; elsewhere the option is ignored.
