@@ -6,10 +6,24 @@
 @group(0) @binding(3) var<storage, read> links: array<vec4u>;
 @group(0) @binding(4) var<storage, read> ranges: array<vec2u>;
 @group(0) @binding(5) var<storage, read_write> childLabel: array<vec2u>;
+// The edges so far (merge.wgsl): none before the first round's merge, when childLabel still holds another array.
+@group(0) @binding(6) var<storage, read> edgeCount: array<u32>;
 
-fn child_label(c: u32) -> u32 {
+// INCREMENTAL = 1 (RoundPasses.incremental): a child whose leaves all shared one component last round still does (components
+// only merge), and that component's new label is label[its old label] (every point's label is its root, old roots
+// included) — one read of a hot word instead of the child's range and changes. Computed from scratch in a round
+// before any edge, when childLabel holds no labels yet (it is lent: boruvka.ts, BoruvkaBorrow).
+override INCREMENTAL: u32 = 0u;
+
+// Whether last round's childLabel may be reused (read by each thread: the same word for all).
+fn reuse() -> bool {
+  return INCREMENTAL != 0u && edgeCount[0] != 0u;
+}
+
+fn child_label(c: u32, old: u32, again: bool) -> u32 {
   if (c == NONE) { return NONE; }
   if (c >= u.n - 1u) { return label[c - (u.n - 1u)]; }
+  if (again && old != NONE) { return label[old]; }
   let r = ranges[c];
   return select(NONE, label[r.x], prefix[r.y] == prefix[r.x]);
 }
@@ -18,9 +32,12 @@ fn child_label(c: u32) -> u32 {
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  let again = reuse();
   for (var r = thread_index(wid, nwg, lid); r < u.n; r += grid_threads(nwg)) {
     let l = links[r];
-    childLabel[r] = vec2u(child_label(l.x), child_label(l.y));
+    var old = vec2u(NONE, NONE);
+    if (again) { old = childLabel[r]; }
+    childLabel[r] = vec2u(child_label(l.x, old.x, again), child_label(l.y, old.y, again));
   }
 }
 
@@ -37,9 +54,10 @@ fn changes_before(j: u32) -> u32 {
   return c;
 }
 
-fn child_label_tiles(c: u32) -> u32 {
+fn child_label_tiles(c: u32, old: u32, again: bool) -> u32 {
   if (c == NONE) { return NONE; }
   if (c >= u.n - 1u) { return label[c - (u.n - 1u)]; }
+  if (again && old != NONE) { return label[old]; }
   let r = ranges[c];
   return select(NONE, label[r.x], changes_before(r.y) == changes_before(r.x));
 }
@@ -48,8 +66,11 @@ fn child_label_tiles(c: u32) -> u32 {
 fn tiles(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
          @builtin(local_invocation_index) lid: u32) {
   if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  let again = reuse();
   for (var r = thread_index(wid, nwg, lid); r < u.n; r += grid_threads(nwg)) {
     let l = links[r];
-    childLabel[r] = vec2u(child_label_tiles(l.x), child_label_tiles(l.y));
+    var old = vec2u(NONE, NONE);
+    if (again) { old = childLabel[r]; }
+    childLabel[r] = vec2u(child_label_tiles(l.x, old.x, again), child_label_tiles(l.y, old.y, again));
   }
 }

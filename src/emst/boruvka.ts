@@ -90,9 +90,14 @@ export interface RoundPasses {
    * tile_count; relabel.wgsl and nodelabels.wgsl entries `tiles`).
    */
   tileScan?: boolean;
+  /**
+   * Node labels reuse last round's: a child uniform then is uniform now, its label that of its old label's root
+   * (emst/nodelabels.wgsl, INCREMENTAL); only children mixed last round are checked against the changes.
+   */
+  incremental?: boolean;
 }
 
-const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin', 'strided', 'tileScan'] as const;
+const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin', 'strided', 'tileScan', 'incremental'] as const;
 /** Words of the changes buffer the tiled changes take (emst/common.wgsl, tile_bits): counts, pad, 8 per tile. */
 const tileWords = (n: number) => Math.ceil(Math.ceil(n / 256) / 8) * 8 + 8 * Math.ceil(n / 256);
 /** Workgroups (of 256) of the strided grid: ~10^6 threads, a few times what an H100 keeps resident. */
@@ -234,7 +239,15 @@ const B = {
     chg: 'read_write',
   },
   changes: { u: 'uniform', label: 'read', chg: 'read_write' },
-  nodelabels: { u: 'uniform', label: 'read', prefix: 'read', links: 'read', ranges: 'read', childLabel: 'read_write' },
+  nodelabels: {
+    u: 'uniform',
+    label: 'read',
+    prefix: 'read',
+    links: 'read',
+    ranges: 'read',
+    childLabel: 'read_write',
+    edgeCount: 'read',
+  },
   upperbounds: { u: 'uniform', points: 'read', core2: 'read', label: 'read', ub: 'read_write', cand: 'read' },
   traverse: TRAVERSE,
   nearest: {
@@ -373,7 +386,9 @@ export class Boruvka {
       // Important! The `tiles` entries assume tiles of 256 points: WG = 256.
       relabel: spec('relabel', B.relabel, 256, relabelEntry, ['unionfind/unionfind']),
       ...(relabelEntry !== 'main' ? {} : { changes: spec('changes', B.changes) }),
-      nodelabels: spec('nodelabels', B.nodelabels, 256, passes.tileScan ? 'tiles' : 'main'),
+      nodelabels: spec('nodelabels', B.nodelabels, 256, passes.tileScan ? 'tiles' : 'main', [], {
+        INCREMENTAL: passes.incremental ? 1 : 0,
+      }),
       upperbounds: spec('upperbounds', B.upperbounds, 256, passes.groupMin ? 'grouped' : 'main', ['emst/distance']),
       nearest: useLean
         ? spec('nearest_lite', B.traverse, 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
@@ -578,7 +593,14 @@ export class Boruvka {
       this.scanner.encode(rec, b.chg, b.chg, this.passes.tileScan ? Math.ceil(n / 256) : n, 'exclusive');
       rec.dispatch(k.nodelabels, {
         ...at,
-        buffers: { label: b.label, prefix: b.chg, links: bvh.links, ranges: bvh.ranges, childLabel: b.childLabel },
+        buffers: {
+          label: b.label,
+          prefix: b.chg,
+          links: bvh.links,
+          ranges: bvh.ranges,
+          childLabel: b.childLabel,
+          edgeCount: b.edgeCount,
+        },
       });
       opts.settle?.(rec, { label: b.label, cand: b.cand, pointBound: b.pointBound, n, cut: floatBits(cut) });
       rec.dispatch(k.upperbounds, {

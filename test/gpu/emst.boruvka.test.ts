@@ -153,7 +153,14 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
   });
 
   // Issue 18: the per-round passes' shapes (RoundPasses) give the same tree as the old shape, bit for bit.
-  const ALL: RoundPasses = { holders: true, fusedLabels: true, groupMin: true, strided: true, tileScan: true };
+  const ALL: RoundPasses = {
+    holders: true,
+    fusedLabels: true,
+    groupMin: true,
+    strided: true,
+    tileScan: true,
+    incremental: true,
+  };
   it.each([
     ['grid', 2000, 2, 1],
     ['grid', 1500, 3, 1],
@@ -173,6 +180,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: { groupMin: true } },
         { rounds: { strided: true }, stridedGroups: 1 },
         { rounds: { tileScan: true } },
+        { rounds: { incremental: true } },
         { rounds: { ...ALL, fusedLabels: false, tileScan: false } },
         { rounds: ALL, nearestGroups: 1, stridedGroups: 3 },
         { rounds: ALL, skipBounded: false, nearestGroups: 2, stridedGroups: 2 },
@@ -210,6 +218,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: { strided: true }, stridedGroups: 2 },
         { rounds: { tileScan: true } },
         { rounds: { tileScan: true, strided: true }, stridedGroups: 1 },
+        { rounds: { incremental: true } },
       ]) {
         expect(canon((await gpuMst(ctx, pts, dim, 1, shape)).edges), JSON.stringify(shape)).toEqual(old);
       }
