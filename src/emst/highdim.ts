@@ -86,6 +86,17 @@ export function highDimDefault(dim: number, metric: Metric, periodic: boolean): 
   return null;
 }
 
+/**
+ * Queries per thread of the brute-force search (1: emst/highdim_brute.wgsl, 2: highdim_brute2.wgsl, which reads each
+ * staged point once for two queries): TREELINE_HIGHDIM_QPT, else 1.
+ */
+export function highDimQueriesPerThread(): 1 | 2 {
+  const env = typeof process !== 'undefined' ? process.env.TREELINE_HIGHDIM_QPT : undefined;
+  if (env === undefined || env === '' || env === '1') return 1;
+  if (env === '2') return 2;
+  throw new InputError(`Expected TREELINE_HIGHDIM_QPT to be 1 or 2, got '${env}'.`);
+}
+
 /** The list length: TREELINE_HIGHDIM_K, else HIGHDIM_K. */
 export function highDimK(): number {
   const env = typeof process !== 'undefined' ? process.env.TREELINE_HIGHDIM_K : undefined;
@@ -114,6 +125,8 @@ export class GpuCandidateLists {
     readonly dim: number,
     readonly k: number,
     readonly source: CandidateSource,
+    /** Queries per thread of the brute-force search (1 or 2). */
+    readonly queriesPerThread: 1 | 2,
     private readonly kernels: { settle: Kernel; brute?: Kernel; invert?: Kernel; convert?: Kernel },
     private readonly knn: KnnSearcher | null,
     /** n × k key bits and Morton positions, row j = Morton position j. */
@@ -135,6 +148,7 @@ export class GpuCandidateLists {
     dim: number,
     source: CandidateSource,
     k = HIGHDIM_K,
+    queriesPerThread: 1 | 2 = highDimQueriesPerThread(),
   ): Promise<GpuCandidateLists> {
     const n = Math.max(maxN, 2);
     if (!Number.isInteger(k) || k < 1 || k > 64) throw new InputError(`Expected k in [1, 64], got ${k}.`);
@@ -168,7 +182,7 @@ export class GpuCandidateLists {
       source === 'brute'
         ? ctx.kernel({
             label: 'emst::highdimBrute',
-            shader: 'emst/highdim_brute',
+            shader: queriesPerThread === 2 ? 'emst/highdim_brute2' : 'emst/highdim_brute',
             entry: 'main',
             ...BRUTE,
             workgroupSize: BRUTE_WG,
@@ -190,6 +204,7 @@ export class GpuCandidateLists {
       dim,
       k,
       source,
+      queriesPerThread,
       { settle, brute, invert, convert },
       knn,
       keys,
@@ -213,7 +228,7 @@ export class GpuCandidateLists {
         rec.dispatch(brute, {
           buffers: { points: bvh.sortedPoints, order: bvh.order, lkeys: this.keys, lpos: this.pos },
           uniforms: { n, base, count, one: 1 },
-          threads: count,
+          groups: Math.ceil(count / (BRUTE_WG * this.queriesPerThread)),
         });
       }
       return;

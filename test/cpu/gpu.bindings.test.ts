@@ -88,6 +88,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await createCanonicalSplit(ctx);
   await createPointChecker(ctx);
   await GpuCandidateLists.create(ctx, 1000, 16, 'brute', 16);
+  await GpuCandidateLists.create(ctx, 1000, 16, 'brute', 16, 2);
   await GpuCandidateLists.create(ctx, 1000, 8, 'bvh', 8);
   await GpuDendrogram.create(ctx, 1 << 20);
   await GpuCondenser.create(ctx, 1 << 20);

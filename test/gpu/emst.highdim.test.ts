@@ -34,10 +34,11 @@ async function gpuLists(
   source: CandidateSource,
   k: number,
   chunk?: number,
+  queriesPerThread: 1 | 2 = 1,
 ) {
   const n = pts.length / dim;
   const bvh = await buildBvh(ctx, pts, n, dim);
-  const lists = await GpuCandidateLists.create(ctx, n, dim, source, k);
+  const lists = await GpuCandidateLists.create(ctx, n, dim, source, k, queriesPerThread);
   if (chunk) lists.bruteChunk = chunk;
   try {
     await ctx.submit('test::lists', (rec) => lists.encode(rec, bvh));
@@ -81,18 +82,23 @@ async function gpuTree(
 
 describe.skipIf(variants.length === 0).each(variants)('high-dimensional candidate lists ($name)', ({ ctx }) => {
   it.each([
-    [2, 8, 16, 0],
-    [3, 16, 16, 0],
-    [130, 16, 16, 0],
+    [2, 8, 16, 0, 1],
+    [3, 16, 16, 0, 1],
+    [130, 16, 16, 0, 1],
     // Several dispatches of 128 or 100 queries (tiles start at each workgroup's own: wrapping around).
-    [301, 16, 8, 128],
-    [77, 13, 16, 0],
-    [250, 8, 16, 100],
-  ])(
-    "brute-force lists n=%i d=%i k=%i (queries per dispatch %i) equal the CPU twin and the CPU backend's BVH k-NN",
-    async (n, dim, k, chunk) => {
+    [301, 16, 8, 128, 1],
+    [77, 13, 16, 0, 1],
+    [250, 8, 16, 100, 1],
+    // Two queries per thread: an odd count leaves one query of a thread idle; dispatches of 300 queries.
+    [3, 16, 16, 0, 2],
+    [301, 16, 8, 0, 2],
+    [77, 13, 16, 0, 2],
+    [700, 16, 16, 300, 2],
+  ] as [number, number, number, number, 1 | 2][])(
+    "brute-force lists n=%i d=%i k=%i (queries per dispatch %i, per thread %i) equal the CPU twin and the CPU backend's BVH k-NN",
+    async (n, dim, k, chunk, qpt) => {
       const pts = cloud('grid', n, dim, n + dim);
-      const got = await gpuLists(ctx, pts, dim, 'brute', k, chunk);
+      const got = await gpuLists(ctx, pts, dim, 'brute', k, chunk, qpt);
       const want = bruteListsCpu(got.sorted, got.order, dim, k);
       expect(got.keys).toEqual(want.keys);
       expect(got.pos).toEqual(want.pos);
