@@ -172,18 +172,29 @@ function emptyFacts(n: number, k: number): ClusterTreeInfo {
 
 /**
  * The per-cluster facts (parent, birth, size, firstChild) from the cluster rows alone (`clusterRows`, ascending),
- * into `info` made by `emptyClusterFacts`: what every stability needs before the rows are summed.
+ * into `info` made by `emptyClusterFacts`: what every stability needs before the rows are summed. With `owner`,
+ * only the facts of the clusters c with owner[c] === part (a child's parent, birth and size; a parent's first child),
+ * so that the parts can run on threads into one shared `info` — each writes what its own stabilities need.
  */
-export function clusterRowFacts(arrays: RowArrays, n: number, clusterRows: Uint32Array, info: ClusterTreeInfo): void {
+export function clusterRowFacts(
+  arrays: Pick<RowArrays, 'parent' | 'child' | 'lambda' | 'childSize'>,
+  n: number,
+  clusterRows: Uint32Array,
+  info: ClusterTreeInfo,
+  owner?: Uint8Array,
+  part = 0,
+): void {
   const { parent, child, lambda, childSize } = arrays;
   for (let j = 0; j < clusterRows.length; j++) {
     const r = clusterRows[j];
     const pk = parent[r] - n;
     const ck = child[r] - n;
-    info.parent[ck] = pk;
-    info.birth[ck] = lambda[r];
-    info.size[ck] = childSize[r];
-    if (info.firstChild[pk] < 0) info.firstChild[pk] = ck;
+    if (!owner || owner[ck] === part) {
+      info.parent[ck] = pk;
+      info.birth[ck] = lambda[r];
+      info.size[ck] = childSize[r];
+    }
+    if ((!owner || owner[pk] === part) && info.firstChild[pk] < 0) info.firstChild[pk] = ck;
   }
 }
 

@@ -10,6 +10,7 @@
  */
 import { nextMessageId, passWithCaller, splitOnWorkers, type JobTable } from '../host/threads.js';
 import { fillRunts, type Condensed, type DeferredRunts, type Layout } from './condense.js';
+import type { ClusterTreeInfo } from './clusterTree.js';
 import {
   clusterRowFacts,
   clusterRowsIn,
@@ -204,23 +205,31 @@ export interface LambdaReply {
   error?: string;
 }
 
-/** One share of the stabilities: the clusters c with owner[c] === part (condense.finish.ts ownedStabilities). */
+/**
+ * One share of the facts and stabilities: the clusters c with c % parts === part (condense.finish.ts
+ * clusterRowFacts with an owner, then ownedStabilities), into the shared `info` and `stability`.
+ */
 export interface StabilityJob {
   kind: 'condense-stability';
   id: number;
-  arrays: Pick<RowArrays, 'parent' | 'lambda' | 'childSize'>;
+  arrays: Pick<RowArrays, 'parent' | 'child' | 'lambda' | 'childSize'>;
   n: number;
-  birth: Float64Array;
+  /** The rows whose child is a cluster, ascending (shared). */
+  clusterRows: Uint32Array;
+  info: ClusterTreeInfo;
   stability: Float64Array;
-  maxLambda: Float64Array;
   part: number;
-  /** owner[c]: the part that sums cluster c (c % parts). */
-  owner: Uint8Array;
+  parts: number;
 }
 
-/** The worker's side. */
+/** The worker's side: its own owner table (a table, not c % parts per row), its clusters' facts, then their sums. */
 export function runStabilityJob(job: StabilityJob): FillRuntsReply {
-  ownedStabilities(job.arrays, job.n, job.birth, job.stability, job.maxLambda, job.part, job.owner);
+  const { info, part, parts } = job;
+  const k = info.numClusters;
+  const owner = new Uint8Array(k);
+  for (let c = 0, p = 0; c < k; c++, p = p + 1 === parts ? 0 : p + 1) owner[c] = p;
+  clusterRowFacts(job.arrays, job.n, job.clusterRows, info, owner, part);
+  ownedStabilities(job.arrays, job.n, info.birth, job.stability, info.maxLambda, part, owner);
   return { id: job.id };
 }
 
@@ -228,10 +237,11 @@ export function runStabilityJob(job: StabilityJob): FillRuntsReply {
 export const stabilityThreadStats = { runs: 0 };
 
 /**
- * The facts and stabilities of an unpacked tree with its cluster rows known: the facts from the cluster rows, then
- * the clusters' sums split across `threads` threads by cluster (each thread reads every row's parent and sums its own
- * clusters' rows in row order: the same bits as the one-pass sum); null where there are too few clusters for more
- * than one thread to have work, or no workers.
+ * The facts and stabilities of an unpacked tree with its cluster rows known, split across worker threads by
+ * cluster: each worker writes its own clusters' facts from the cluster rows, then reads every row's parent and sums
+ * its own clusters' rows in row order (the same bits as the one-pass sum). The calling thread only posts and waits
+ * (its once-per-call loops run cold: pointResults.threads.ts). Null where there are too few clusters for more than
+ * one part, or no workers.
  */
 async function stabilitiesThreaded(
   arrays: RowArrays,
@@ -241,30 +251,27 @@ async function stabilitiesThreaded(
 ): Promise<Condensed | null> {
   const count = arrays.parent.length;
   const k = count - n + 1;
-  const parts = Math.min(threads, k, 255);
+  const parts = Math.min(threads - 1, k, 255);
   if (parts < 2) return null;
   const alloc = (bytes: number) => new SharedArrayBuffer(bytes);
   const info = emptyClusterFacts(n, k, alloc);
-  clusterRowFacts(arrays, n, clusterRows, info);
   const stability = new Float64Array(alloc(8 * k), 0, k);
-  const rows = { parent: arrays.parent, lambda: arrays.lambda, childSize: arrays.childSize };
+  const rows = { parent: arrays.parent, child: arrays.child, lambda: arrays.lambda, childSize: arrays.childSize };
+  const shared = new Uint32Array(alloc(4 * clusterRows.length));
+  shared.set(clusterRows);
   const id = nextMessageId();
-  const { birth, maxLambda } = info;
-  const owner = new Uint8Array(alloc(k), 0, k);
-  for (let c = 0; c < k; c++) owner[c] = c % parts;
   const job = (part: number): StabilityJob => ({
     kind: 'condense-stability',
     id,
     arrays: rows,
     n,
-    birth,
+    clusterRows: shared,
+    info,
     stability,
-    maxLambda,
     part,
-    owner,
+    parts,
   });
-  const mine = () => ownedStabilities(rows, n, birth, stability, maxLambda, 0, owner);
-  const done = await splitOnWorkers(parts, true, 'cluster::condense', (pass) => pass<FillRuntsReply>(job, mine));
+  const done = await splitOnWorkers(parts, false, 'cluster::condense', (pass) => pass<FillRuntsReply>(job));
   if (done === null) return null;
   stabilityThreadStats.runs++;
   const { parent, child, lambda, childSize } = arrays;
@@ -296,7 +303,8 @@ export async function condensedFromColumns(
   const shared = () => [weight, lambda, arrays.child].every((a) => a.buffer instanceof SharedArrayBuffer);
   let clusterRows: Uint32Array | undefined;
   if (threads >= 2 && count >= minRows && shared()) {
-    const parts = Math.max(1, Math.min(threads, Math.floor(count / 65536)));
+    // On the workers only: the calling thread posts and waits (its once-per-call loops run cold).
+    const parts = Math.max(1, Math.min(threads - 1, Math.floor(count / 65536)));
     const bound = (j: number) => Math.floor((count * j) / parts);
     const id = nextMessageId();
     const job = (j: number): LambdaJob => ({
@@ -310,15 +318,9 @@ export async function condensedFromColumns(
       r0: bound(j),
       r1: bound(j + 1),
     });
-    let first: Uint32Array = new Uint32Array(0);
-    const replies = await splitOnWorkers(parts, true, 'cluster::condense', (pass) =>
-      pass<LambdaReply>(job, () => {
-        lambdaFromWeights(weight, 0, bound(1), lambda, scale);
-        first = clusterRowsIn(arrays.child, 0, bound(1), n);
-      }),
-    );
+    const replies = await splitOnWorkers(parts, false, 'cluster::condense', (pass) => pass<LambdaReply>(job));
     if (replies !== null) {
-      const lists = [first, ...replies.map((r) => r.clusterRows!)];
+      const lists = replies.map((r) => r.clusterRows!);
       clusterRows = new Uint32Array(lists.reduce((t, l) => t + l.length, 0));
       let at = 0;
       for (const l of lists) {

@@ -53,11 +53,20 @@ describe('condensing by ranks and row keys (the GPU twin) + the host finish', ()
             // Split by cluster ownership (the threaded finish's): facts from the cluster rows, sums per owner.
             const k = want.tree.numClusters;
             const owned = emptyClusterFacts(n, k, (b) => new ArrayBuffer(b));
-            clusterRowFacts(got.tree, n, clusterRowsIn(got.tree.child, 0, got.tree.child.length, n), owned);
+            const clusterRows = clusterRowsIn(got.tree.child, 0, got.tree.child.length, n);
             const stab = new Float64Array(k);
             const owner = Uint8Array.from({ length: k }, (_, c) => c % 3);
-            for (let part = 0; part < 3; part++)
+            // Each part writes its own clusters' facts, then sums them, before the next part writes anything (as a
+            // worker does, with no other part's facts to lean on).
+            for (let part = 0; part < 3; part++) {
+              clusterRowFacts(got.tree, n, clusterRows, owned, owner, part);
               ownedStabilities(got.tree, n, owned.birth, stab, owned.maxLambda, part, owner);
+            }
+            const whole = emptyClusterFacts(n, k, (b) => new ArrayBuffer(b));
+            clusterRowFacts(got.tree, n, clusterRows, whole);
+            for (const key of ['parent', 'birth', 'size', 'firstChild'] as const) {
+              expect(whole[key], `${tag} ${key}`).toEqual(want.info[key]);
+            }
             expect(stab, tag).toEqual(want.stability);
             expect(owned, tag).toEqual(want.info);
             if (n <= 200) {
