@@ -62,6 +62,9 @@ export const emstSuites: Record<string, BenchSuite> = {
   // Issue 18's high-dimensional rows (TREELINE_HIGHDIM=off|brute|bvh picks the rounds' candidate lists, highdim.ts).
   'emst-normal8d': emstSuite('EMST, normal 8D (issue 18: 10^6 Must ≤ 0.200 s, Goal ≤ 0.100 s)', 'normal', 8, [1e6]),
   'emst-normal16d': emstSuite('EMST, normal 16D (issue 18: 10^6 Must ≤ 10 s, Goal ≤ 3 s)', 'normal', 16, [1e6]),
+  // Between and below them, for choosing the candidate lists' source by dimension (highdim.ts).
+  'emst-normal6d': emstSuite('EMST, normal 6D (ArborX: 10^7 0.578 s)', 'normal', 6, [1e6, 1e7]),
+  'emst-normal12d': emstSuite('EMST, normal 12D', 'normal', 12, [1e6]),
   'emst-normal3d-noskip': emstSuite('ablation: emst-normal3d without skipping bounded points', 'normal', 3, [1e7], { skipBounded: false }),
   'emst-uniform2d-noskip': emstSuite('ablation: emst-uniform2d without skipping bounded points', 'uniform', 2, [1e7], { skipBounded: false }),
 };
