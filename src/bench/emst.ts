@@ -2,7 +2,7 @@
  * EMST benchmark, GPU-resident and timed like ArborX (construction + Borůvka): the points already in a GPU buffer
  * before the timer starts, the tree in a GPU buffer when it stops; pipelines compiled by the warm-up. Mutual
  * reachability runs include the core distances. `check` validates n − 1 edges, no cycle, and the CPU backend's total
- * weight (1e-6 relative) at n ≤ 10^6 up to 6 dimensions, 10^5 up to 8, 2·10^4 above; beyond those, up to 12
+ * weight (1e-6 relative) at n ≤ 10^6 up to 3 dimensions, 10^5 up to 8, 2·10^4 above; beyond those, up to 12
  * dimensions, the plain rounds' GPU tree edge for edge (the candidate lists off, src/emst/highdim.ts).
  */
 import type { GpuContext } from '../gpu/context.js';
@@ -41,12 +41,12 @@ export async function benchEmst(
         if (!uf.union(edges.sources[i], edges.targets[i])) throw new Error(`bench::emst: edge ${i} closes a cycle`);
         total += edges.weights[i];
       }
-      // The CPU backend's total weight where it takes seconds, not minutes: above ~6 dimensions its BVH prunes little.
-      if (n <= (dim <= 6 ? 1_000_000 : dim <= 8 ? 100_000 : 20_000)) {
+      // The CPU backend's total weight where it takes seconds, not minutes (its BVH prunes less with every dimension).
+      if (n <= (dim <= 3 ? 1_000_000 : dim <= 8 ? 100_000 : 20_000)) {
         const cpu = emstCpu(points, dim, { metric: metricOf(minSamples) });
         const want = cpu.weights.reduce((s, w) => s + w, 0);
         if (Math.abs(total - want) > 1e-6 * want) throw new Error(`bench::emst: total ${total}, CPU backend ${want}`);
-      } else if (dim > 6 && dim <= 12) {
+      } else if (dim > 3 && dim <= 12) {
         // Instead, the plain rounds' tree on the GPU (no candidate lists, highdim.ts), edge for edge.
         const plain = await GpuEmst.create(ctx, n, dim, metricOf(minSamples), false, { candidates: 'off' });
         try {
