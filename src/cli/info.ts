@@ -34,8 +34,9 @@ export interface InfoReport {
    */
   binding?: { bytes: number; device: number };
   /**
-   * The largest n each GPU entry point takes in 2 and 3 dimensions (src/bvh/capacity.ts), and the array that sets
-   * it: `emst`, `hdbscan` (default minClusterSize, clustered on the GPU) and `hdbscanHost` (TREELINE_RESIDENT=0).
+   * The largest n each GPU entry point takes in 2 and 3 dimensions (src/bvh/capacity.ts), and the array (or, for a
+   * task whose arrays are bound in parts, the kernel) that sets it: `emst`, `hdbscan` (default minClusterSize,
+   * clustered on the GPU), `hdbscanHost` (TREELINE_RESIDENT=0) and `knn` (any k: issue 19's parts and windows).
    */
   maxPoints?: Record<string, { dim: number; n: number; limitedBy: string }[]>;
   /** Why no GPU backend is available at all, when none is. */
@@ -80,6 +81,7 @@ export async function gatherInfo(): Promise<InfoReport> {
       emst: { kind: 'emst' },
       hdbscan: { kind: 'hdbscan', minClusterSize: DEFAULT_MIN_CLUSTER_SIZE, resident: true },
       hdbscanHost: { kind: 'hdbscan', minClusterSize: DEFAULT_MIN_CLUSTER_SIZE, resident: false },
+      knn: { kind: 'knn', k: 16 },
     };
     const maxPoints = Object.fromEntries(
       Object.entries(tasks).map(([name, task]) => [
@@ -130,8 +132,9 @@ export function formatInfo(r: InfoReport): string {
       emst: 'emst',
       hdbscan: `hdbscan (minClusterSize ${DEFAULT_MIN_CLUSTER_SIZE}, clustered on the GPU)`,
       hdbscanHost: 'hdbscan with TREELINE_RESIDENT=0',
+      knn: 'knn (any k; its arrays in parts of one binding)',
     };
-    lines.push('largest n on the GPU (one storage binding per array):');
+    lines.push('largest n on the GPU (one storage binding per array, or parts where said):');
     for (const [name, caps] of Object.entries(r.maxPoints)) {
       const each = caps.map((c) => `${c.dim}D ${c.n} (${c.limitedBy})`).join(', ');
       lines.push(`  ${what[name] ?? name}: ${each}`);
