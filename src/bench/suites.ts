@@ -65,6 +65,9 @@ export const emstSuites: Record<string, BenchSuite> = {
   // Between and below them, for choosing the candidate lists' source by dimension (highdim.ts).
   'emst-normal6d': emstSuite('EMST, normal 6D (ArborX: 10^7 0.578 s)', 'normal', 6, [1e6, 1e7]),
   'emst-normal12d': emstSuite('EMST, normal 12D', 'normal', 12, [1e6]),
+  'emst-mr5-normal16d': emstSuite('mutual reachability MST, minSamples 5, normal 16D', 'normal', 16, [1e6], {
+    minSamples: 5,
+  }),
   'emst-normal3d-noskip': emstSuite('ablation: emst-normal3d without skipping bounded points', 'normal', 3, [1e7], { skipBounded: false }),
   'emst-uniform2d-noskip': emstSuite('ablation: emst-uniform2d without skipping bounded points', 'uniform', 2, [1e7], { skipBounded: false }),
 };

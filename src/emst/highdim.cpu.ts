@@ -72,8 +72,29 @@ export interface SettleStateCpu {
   pointBound: Uint32Array;
 }
 
-/** One round's settle of every point (emst/highdim_settle.wgsl), in place; `cut` the scale cut's key bits. */
-export function settleCpu(lists: CandidateListsCpu, state: SettleStateCpu, cut = 0): void {
+/** Mutual reachability's inputs of the settle: per Morton position the core² bits and the original index; 1 / alpha². */
+export interface SettleReachCpu {
+  core2: Uint32Array;
+  order: Uint32Array;
+  ia2: number;
+}
+
+/** Squared core distances (f32 bits, Morton order) from the lists: row j's m-th key, m = min(minSamples, n − 1). */
+export function coresCpu(lists: CandidateListsCpu, n: number, minSamples: number): Uint32Array {
+  const m = Math.min(minSamples, n - 1);
+  const out = new Uint32Array(n);
+  for (let j = 0; j < n; j++) out[j] = lists.keys[j * lists.k + m - 1];
+  return out;
+}
+
+const bitsOf = (x: number) => new Uint32Array(new Float32Array([x]).buffer)[0];
+const floatOf = (b: number) => new Float32Array(new Uint32Array([b]).buffer)[0];
+
+/**
+ * One round's settle of every point (emst/highdim_settle.wgsl), in place; `cut` the scale cut's key bits; `mr` for
+ * mutual reachability.
+ */
+export function settleCpu(lists: CandidateListsCpu, state: SettleStateCpu, cut = 0, mr?: SettleReachCpu): void {
   const { k, keys, pos } = lists;
   const { label, cursor, cand, pointBound } = state;
   const n = label.length;
@@ -84,6 +105,10 @@ export function settleCpu(lists: CandidateListsCpu, state: SettleStateCpu, cut =
     let r = cursor[j];
     while (r < k && pos[base + r] !== NONE && (label[pos[base + r]] === comp || keys[base + r] < cut)) r++;
     cursor[j] = r;
+    if (mr) {
+      settleReach(lists, state, mr, j, comp, r);
+      continue;
+    }
     if (r < k && pos[base + r] !== NONE) {
       cand[2 * j] = keys[base + r];
       cand[2 * j + 1] = pos[base + r];
@@ -94,4 +119,55 @@ export function settleCpu(lists: CandidateListsCpu, state: SettleStateCpu, cut =
     const bound = r === k ? keys[base + k - 1] : NONE;
     if (bound > pointBound[j]) pointBound[j] = bound;
   }
+}
+
+/** The mutual-reachability settle of point j in component comp from list entry r0 on (highdim_settle.wgsl). */
+function settleReach(
+  lists: CandidateListsCpu,
+  state: SettleStateCpu,
+  mr: SettleReachCpu,
+  j: number,
+  comp: number,
+  r0: number,
+): void {
+  const { k, keys, pos } = lists;
+  const { label, cand, pointBound } = state;
+  const { core2, order, ia2 } = mr;
+  const scaled = (e: number) => bitsOf(Math.fround(floatOf(e) * ia2));
+  const base = j * k;
+  let bestKey = NONE;
+  let bestIdx = NONE;
+  let bestPos = NONE;
+  let full = true;
+  for (let r = r0; r < k; r++) {
+    const p = pos[base + r];
+    if (p === NONE) {
+      full = false;
+      break;
+    }
+    if (label[p] === comp) continue;
+    const key = Math.max(scaled(keys[base + r]), core2[j], core2[p]);
+    const o = order[p];
+    if (key < bestKey || (key === bestKey && o < bestIdx)) {
+      bestKey = key;
+      bestIdx = o;
+      bestPos = p;
+    }
+  }
+  let exact = bestPos !== NONE;
+  let bound = NONE;
+  if (full) {
+    const last = base + k - 1;
+    const outside = Math.max(scaled(keys[last]), core2[j]);
+    exact = exact && (bestKey < outside || (bestKey === outside && ia2 === 1 && bestIdx <= order[pos[last]]));
+    bound = Math.min(bestKey, outside);
+  }
+  if (exact) {
+    cand[2 * j] = bestKey;
+    cand[2 * j + 1] = bestPos;
+    return;
+  }
+  cand[2 * j] = NONE;
+  cand[2 * j + 1] = NONE;
+  if (bound > pointBound[j]) pointBound[j] = bound;
 }

@@ -14,8 +14,9 @@
  *            (emst/highdim_rank.wgsl) — where the tree still prunes (8 dimensions).
  * Both rank neighbours by (key, original index) with the rounds' exact keys, so the lists are the same.
  *
- * Euclidean, open boundaries only (mutual reachability and periodic boxes keep the plain rounds). Memory: 8·K bytes
- * per point for the lists, 4 for the cursors (and 4 for the ranks with 'bvh'): 132 at K = 16.
+ * Euclidean or mutual reachability (whose core distances the lists then give too: no separate k-NN search), open
+ * boundaries only (periodic boxes keep the plain rounds). Memory: 8·K bytes per point for the lists, 4 for the
+ * cursors (and 4 for the ranks with 'bvh'): 132 at K = 16.
  * CPU twins: src/emst/highdim.cpu.ts.
  */
 import type { GpuContext } from '../gpu/context.js';
@@ -52,8 +53,14 @@ const SETTLE = {
     cursor: 'read_write',
     cand: 'read_write',
     pointBound: 'read_write',
+    core2: 'read',
+    order: 'read',
   },
-  uniforms: { n: 'u32', cut: 'u32', p0: 'u32', p1: 'u32' },
+  uniforms: { n: 'u32', cut: 'u32', mr: 'u32', ia2: 'f32' },
+} as const;
+const CORE = {
+  bindings: { u: 'uniform', lkeys: 'read', core2: 'read_write' },
+  uniforms: { n: 'u32', m: 'u32', p0: 'u32', p1: 'u32' },
 } as const;
 const RANK = {
   bindings: { u: 'uniform', order: 'read', rank: 'read_write', lpos: 'read_write' },
@@ -77,7 +84,7 @@ export function bruteTile(dim: number): number {
  */
 export function highDimDefault(dim: number, metric: Metric, periodic: boolean): CandidateSource | null {
   const env = typeof process !== 'undefined' ? process.env.TREELINE_HIGHDIM : undefined;
-  if (metric.kind !== 'euclidean' || periodic) return null;
+  if (periodic) return null;
   if (env === 'off') return null;
   if (env === 'brute' || env === 'bvh') return env === 'brute' && dim > BRUTE_MAX_DIM ? 'bvh' : env;
   if (env !== undefined && env !== '') {
@@ -115,6 +122,13 @@ export interface SettleBuffers {
   pointBound: GPUBuffer;
 }
 
+/** Mutual reachability's inputs of the settle: core² and original indices per Morton position, 1 / alpha². */
+export interface SettleReach {
+  core2: GPUBuffer;
+  order: GPUBuffer;
+  ia2: number;
+}
+
 export class GpuCandidateLists {
   /** Queries per brute-force dispatch (tests lower it so that one search takes several). */
   bruteChunk = BRUTE_CHUNK;
@@ -127,7 +141,7 @@ export class GpuCandidateLists {
     readonly source: CandidateSource,
     /** Queries per thread of the brute-force search (1 or 2). */
     readonly queriesPerThread: 1 | 2,
-    private readonly kernels: { settle: Kernel; brute?: Kernel; invert?: Kernel; convert?: Kernel },
+    private readonly kernels: { settle: Kernel; core: Kernel; brute?: Kernel; invert?: Kernel; convert?: Kernel },
     private readonly knn: KnnSearcher | null,
     /** n × k key bits and Morton positions, row j = Morton position j. */
     readonly keys: GPUBuffer,
@@ -135,6 +149,8 @@ export class GpuCandidateLists {
     /** n u32: entries of row j before cursor[j] lie in j's component for good (zeroed by encode()). */
     readonly cursor: GPUBuffer,
     private readonly rank: GPUBuffer | null,
+    /** Bound as the settle's core2 and order in Euclidean runs (never read there). */
+    private readonly unused: GPUBuffer,
   ) {}
 
   /** Whether lists for n points of k entries fit the device's bindings (else GpuEmst keeps the plain rounds). */
@@ -170,12 +186,20 @@ export class GpuCandidateLists {
         ...RANK,
         workgroupSize: 256,
       });
-    const [settle, brute, invert, convert, knn] = await Promise.all([
+    const [settle, core, brute, invert, convert, knn] = await Promise.all([
       ctx.kernel({
         label: 'emst::highdimSettle',
         shader: 'emst/highdim_settle',
         entry: 'main',
         ...SETTLE,
+        workgroupSize: 256,
+        constants: { K: k },
+      }),
+      ctx.kernel({
+        label: 'emst::highdimCore',
+        shader: 'emst/highdim_core',
+        entry: 'main',
+        ...CORE,
         workgroupSize: 256,
         constants: { K: k },
       }),
@@ -205,12 +229,13 @@ export class GpuCandidateLists {
       k,
       source,
       queriesPerThread,
-      { settle, brute, invert, convert },
+      { settle, core, brute, invert, convert },
       knn,
       keys,
       pos,
       cursor,
       rankBuffer,
+      ctx.createBuffer('emst::highdimUnused', 16),
     );
   }
 
@@ -239,8 +264,27 @@ export class GpuCandidateLists {
     rec.dispatch(convert!, { buffers, uniforms: { count: n * this.k }, threads: n * this.k });
   }
 
-  /** Records one round's settle (BoruvkaRunOptions.settle): before the upper bounds, after the labels. */
-  settle(rec: Recorder, round: SettleBuffers, n: number, cut: number): void {
+  /**
+   * Records mutual reachability's squared core distances, in Morton order, from the lists (after encode()): row j's
+   * min(minSamples, n − 1)-th key, as the k-NN's 'kth' search gives it. minSamples must not exceed k.
+   */
+  encodeCores(rec: Recorder, n: number, minSamples: number, core2: GPUBuffer): void {
+    if (!Number.isInteger(minSamples) || minSamples < 1 || minSamples > this.k) {
+      throw new InputError(`emst::highdim: expected minSamples in [1, ${this.k}], got ${minSamples}.`);
+    }
+    if (n < 2) return;
+    rec.dispatch(this.kernels.core, {
+      buffers: { lkeys: this.keys, core2 },
+      uniforms: { n, m: Math.min(minSamples, n - 1) },
+      threads: n,
+    });
+  }
+
+  /**
+   * Records one round's settle (BoruvkaRunOptions.settle): before the upper bounds, after the labels; `reach` for
+   * mutual reachability.
+   */
+  settle(rec: Recorder, round: SettleBuffers, n: number, cut: number, reach?: SettleReach): void {
     rec.dispatch(this.kernels.settle, {
       buffers: {
         label: round.label,
@@ -249,8 +293,10 @@ export class GpuCandidateLists {
         cursor: this.cursor,
         cand: round.cand,
         pointBound: round.pointBound,
+        core2: reach?.core2 ?? this.unused,
+        order: reach?.order ?? this.unused,
       },
-      uniforms: { n, cut },
+      uniforms: { n, cut, mr: reach ? 1 : 0, ia2: reach?.ia2 ?? 1 },
       threads: n,
     });
   }
@@ -261,5 +307,6 @@ export class GpuCandidateLists {
     this.pos.destroy();
     this.cursor.destroy();
     this.rank?.destroy();
+    this.unused.destroy();
   }
 }

@@ -26,6 +26,7 @@ import { checkPointsOnGpu, createPointChecker } from './pointcheck.js';
 import { checkCapacity, type CapacityTask } from '../bvh/capacity.js';
 import { createGatherer, type Gatherer } from './gather.js';
 import { GpuCandidateLists, highDimDefault, highDimK, type CandidateSource } from './highdim.js';
+import { inverseAlphaSquared } from './distance.cpu.js';
 
 export interface GpuEmstRunOptions {
   /** Periodic side lengths (points inside [0, L)); required iff created `periodic`. */
@@ -80,12 +81,12 @@ export class GpuEmst {
     } = {},
   ): Promise<GpuEmst> {
     const { boxPartRecords, lean } = layout;
-    // Candidate lists (highdim.ts): `candidates` forces them on or off (tests), else highDimDefault by dimension.
-    const listK = layout.candidatesK ?? highDimK();
-    let source = layout.candidates ?? highDimDefault(dim, metric, periodic);
-    if (source === 'off' || metric.kind !== 'euclidean' || periodic || !GpuCandidateLists.fits(ctx, maxN, listK))
-      source = null;
     const mr = metric.kind === 'mutual-reachability';
+    // Candidate lists (highdim.ts): `candidates` forces them on or off (tests), else highDimDefault by dimension.
+    // Under mutual reachability they also give the core distances (at least minSamples long; at most 64).
+    const listK = Math.max(layout.candidatesK ?? highDimK(), mr ? metric.minSamples : 1);
+    let source = layout.candidates ?? highDimDefault(dim, metric, periodic);
+    if (source === 'off' || periodic || listK > 64 || !GpuCandidateLists.fits(ctx, maxN, listK)) source = null;
     // Every part's kernels start compiling at once and are awaited together (issue 17 §5); Euclidean runs compile
     // no k-NN, gather or mutual-reachability kernels.
     const bvh = allocateBvh(ctx, maxN, dim);
@@ -104,8 +105,8 @@ export class GpuEmst {
     const made = await Promise.allSettled([
       builderMade,
       boruvkaMade,
-      mr ? createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords }) : null,
-      mr ? createGatherer(ctx, maxN) : null,
+      mr && !source ? createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords }) : null,
+      mr && !source ? createGatherer(ctx, maxN) : null,
       source ? GpuCandidateLists.create(ctx, maxN, dim, source, listK) : null,
     ]);
     const [builder, boruvka, knn, gather, lists] = made.map((r) => (r.status === 'fulfilled' ? r.value : null)) as [
@@ -176,8 +177,17 @@ export class GpuEmst {
         knn.encode(rec, this.bvh, { squaredDistances: this.kth! });
         this.gather!.encode(rec, { order: this.bvh.order, src: this.kth!, out: this.core2!, n });
       }
-      if (this.lists && n > 1) this.lists.encode(rec, this.bvh);
+      if (this.lists && n > 1) {
+        this.lists.encode(rec, this.bvh);
+        if (this.metric.kind === 'mutual-reachability') {
+          this.lists.encodeCores(rec, n, this.metric.minSamples, this.core2!);
+        }
+      }
     };
+    const reach =
+      this.metric.kind === 'mutual-reachability'
+        ? { core2: this.core2!, order: this.bvh.order, ia2: inverseAlphaSquared(this.metric.alpha) }
+        : undefined;
     this.bvh.n = n;
     if (n < 2) await ctx.submit('emst::build', build, { timer: opts.timer });
     try {
@@ -192,7 +202,7 @@ export class GpuEmst {
         timer: opts.timer,
         skipBounded: opts.skipBounded,
         roundsPerSubmit: opts.roundsPerSubmit,
-        settle: this.lists ? (rec, r) => this.lists!.settle(rec, r, r.n, r.cut) : undefined,
+        settle: this.lists ? (rec, r) => this.lists!.settle(rec, r, r.n, r.cut, reach) : undefined,
         onProgress: opts.onProgress,
         signal: opts.signal,
       });

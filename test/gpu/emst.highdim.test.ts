@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GpuCandidateLists, type CandidateSource } from '../../src/emst/highdim.js';
 import { bruteListsCpu, ranksCpu, settleCpu } from '../../src/emst/highdim.cpu.js';
 import { GpuEmst } from '../../src/emst/pipeline.js';
-import { EUCLIDEAN } from '../../src/emst/metric.js';
+import { metricOf } from '../../src/emst/metric.js';
 import { emstCpu } from '../../src/emst/boruvka.cpu.js';
 import { buildBvh } from '../../src/bvh/lbvh.js';
 import { buildBvhCpu } from '../../src/bvh/lbvh.cpu.js';
@@ -68,9 +68,11 @@ async function gpuTree(
   source: CandidateSource | 'off',
   k = 16,
   minEdgeLength?: number,
+  minSamples = 1,
 ): Promise<EdgeList> {
   const n = pts.length / dim;
-  const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, EUCLIDEAN, false, { candidates: source, candidatesK: k });
+  const metric = metricOf(minSamples);
+  const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, metric, false, { candidates: source, candidatesK: k });
   const buf = ctx.upload('test::points', pts.length ? pts : new Float32Array(dim));
   try {
     return await e.readEdges(await e.run(buf, n, { minEdgeLength }));
@@ -140,14 +142,18 @@ describe.skipIf(variants.length === 0).each(variants)('high-dimensional candidat
   });
 
   it.each([
-    [1, 16, 0],
-    [5, 8, 0],
-    [333, 8, 0],
-    [1000, 16, 0],
-    [700, 8, 0x3f800000],
+    [1, 16, 0, 0],
+    [5, 8, 0, 0],
+    [333, 8, 0, 0],
+    [1000, 16, 0, 0],
+    [700, 8, 0x3f800000, 0],
+    // Mutual reachability with 1 / alpha² = 1 (ties at the last key decided by index) and 0.64.
+    [5, 8, 0, 1],
+    [600, 16, 0, 1],
+    [800, 8, 0, 0.64],
   ])(
-    'the settle kernel n=%i k=%i cut=%i equals its CPU twin on random labels, candidates and bounds',
-    async (n, k, cut) => {
+    'the settle kernel n=%i k=%i cut=%i ia2=%s (0: Euclidean) equals its CPU twin on random labels, candidates and bounds',
+    async (n, k, cut, ia2) => {
       const rand = mulberry32(n * 31 + k);
       const int = (m: number) => Math.floor(rand() * m);
       const comps = Math.max(1, Math.floor(n / 7));
@@ -173,25 +179,36 @@ describe.skipIf(variants.length === 0).each(variants)('high-dimensional candidat
         cand[2 * j + 1] = has ? int(n) : NONE;
       }
       const pointBound = Uint32Array.from({ length: n }, () => (int(2) === 0 ? 0 : 0x3e000000 + int(1 << 26)));
+      // Core² from the same few values as the keys (ties between cores and keys), original indices a permutation.
+      const core2 = Uint32Array.from({ length: n }, () => 0x3e000000 + int(12) * 0x00400000);
+      const order = Uint32Array.from({ length: n }, (_, i) => i);
+      for (let i = n - 1; i > 0; i--) {
+        const j = int(i + 1);
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      const mr = ia2 > 0 ? { core2, order, ia2: Math.fround(ia2) } : undefined;
       const kernel = await GpuCandidateLists.create(ctx, n, 8, 'brute', k);
       const up = (label: string, a: Uint32Array) => ctx.upload(label, a.length ? a : new Uint32Array(1));
       const b = {
         label: up('test::label', label),
         cand: up('test::cand', cand),
         pointBound: up('test::pointBound', pointBound),
+        core2: up('test::core2', core2),
+        order: up('test::order', order),
       };
       try {
         ctx.device.queue.writeBuffer(kernel.keys, 0, keys);
         ctx.device.queue.writeBuffer(kernel.pos, 0, pos);
         ctx.device.queue.writeBuffer(kernel.cursor, 0, cursor);
-        await ctx.submit('test::settle', (rec) => kernel.settle(rec, b, n, cut));
+        const reach = mr ? { core2: b.core2, order: b.order, ia2: mr.ia2 } : undefined;
+        await ctx.submit('test::settle', (rec) => kernel.settle(rec, b, n, cut, reach));
         const state = {
           label: label.subarray(0, n),
           cursor: cursor.slice(),
           cand: cand.slice(),
           pointBound: pointBound.slice(),
         };
-        settleCpu({ k, keys, pos }, state, cut);
+        settleCpu({ k, keys, pos }, state, cut, mr);
         expect(new Uint32Array(await ctx.read(b.cand, 0, 8 * n))).toEqual(state.cand);
         expect(new Uint32Array(await ctx.read(b.pointBound, 0, 4 * n))).toEqual(state.pointBound);
         expect(new Uint32Array(await ctx.read(kernel.cursor, 0, 4 * n))).toEqual(state.cursor);
@@ -290,5 +307,30 @@ describe.skipIf(variants.length === 0).each(variants)(
       expect([...got.sources]).toEqual([...cpu.sources]);
       expect([...got.weights]).toEqual([...cpu.weights]);
     });
+
+    it.each([
+      ['grid', 300, 16, 'brute', 16, 5],
+      ['grid', 300, 8, 'bvh', 8, 16],
+      ['grid', 200, 16, 'brute', 4, 3],
+      ['grid', 2, 16, 'brute', 16, 5],
+      ['duplicates', 120, 8, 'brute', 8, 4],
+      ['normal', 400, 16, 'brute', 16, 10],
+    ] as [CloudKind, number, number, CandidateSource, number, number][])(
+      '%s n=%i d=%i lists %s k=%i, mutual reachability minSamples=%i: identical to the CPU backend and to Prim',
+      async (kind, n, dim, source, k, ms) => {
+        const pts = cloud(kind, n, dim, 13 + n);
+        const got = await gpuTree(ctx, pts, dim, source, k, undefined, ms);
+        const cpu = emstCpu(pts, dim, { metric: metricOf(ms) });
+        expect([...got.weights]).toEqual([...cpu.weights]);
+        if (kind === 'normal') return; // float data: the same weights (ties are rare but not excluded)
+        expect([...got.sources]).toEqual([...cpu.sources]);
+        expect([...got.targets]).toEqual([...cpu.targets]);
+        const want = primMst(pts, dim, { minSamples: ms });
+        const key = (a: number, b: number) => `${a}-${b}`;
+        expect(new Set([...got.sources].map((s, i) => key(s, got.targets[i])))).toEqual(
+          new Set([...want.sources].map((s, i) => key(s, want.targets[i]))),
+        );
+      },
+    );
   },
 );
