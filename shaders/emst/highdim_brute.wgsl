@@ -25,6 +25,10 @@ struct BruteParams {
 @group(0) @binding(2) var<storage, read> order: array<u32>;
 @group(0) @binding(3) var<storage, read_write> lkeys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> lpos: array<u32>;
+// BOXES = 1: every tile's bounding box, lo D floats then hi D floats (emst/highdim_tiles.wgsl). A tile whose box
+// lies beyond every live thread's K-th key (by more than SLACK ulps: the box bound is computed unlike the keys, see
+// emst/common.wgsl) is skipped, loads and all — in 8 dimensions most tiles are; in 16 few. BOXES = 0: not read.
+@group(0) @binding(5) var<storage, read> tileBoxes: array<f32>;
 
 const NONE: u32 = 0xffffffffu;
 const INF_BITS: u32 = 0x7f800000u;
@@ -32,6 +36,19 @@ const D4: u32 = (D + 3u) / 4u;
 
 var<workgroup> tile: array<vec4f, TILE * D4>;
 var<workgroup> tileIdx: array<u32, TILE>;
+var<workgroup> need: atomic<u32>;
+var<workgroup> needTile: u32;
+const SLACK: u32 = 4u * D + 8u;
+
+// The squared distance from q to tile t's box, with the keys' monotone steps (a lower bound on every point's key).
+fn box_bound(q: ptr<function, array<vec4f, D4>>, t: u32, one: f32) -> u32 {
+  var s = 0.0;
+  for (var k = 0u; k < D; k++) {
+    let x = (*q)[k / 4u][k % 4u];
+    s = add_square(s, axis_gap_of(tileBoxes[t * 2u * D + k], tileBoxes[t * 2u * D + D + k], x), one);
+  }
+  return bitcast<u32>(s);
+}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -66,6 +83,18 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     var tile_at = first + tt;
     if (tile_at >= tiles) { tile_at -= tiles; }
     let t0 = tile_at * TILE;
+    if (BOXES != 0u) {
+      // Skip the tile when no live thread can find a key within its K-th in it (a workgroup-uniform decision).
+      workgroupBarrier();
+      if (lid == 0u) { atomicStore(&need, 0u); }
+      workgroupBarrier();
+      if (live && (topKey >= NONE - SLACK || box_bound(&q, tile_at, one) <= topKey + SLACK)) {
+        atomicOr(&need, 1u);
+      }
+      workgroupBarrier();
+      if (lid == 0u) { needTile = atomicLoad(&need); }
+      if (workgroupUniformLoad(&needTile) == 0u) { continue; }
+    }
     workgroupBarrier();
     for (var i = lid; i < TILE * D4; i += WG) {
       let p = t0 + i / D4;

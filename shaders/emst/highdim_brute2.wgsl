@@ -15,6 +15,8 @@ struct BruteParams {
 @group(0) @binding(2) var<storage, read> order: array<u32>;
 @group(0) @binding(3) var<storage, read_write> lkeys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> lpos: array<u32>;
+// Declared as highdim_brute.wgsl declares it; never read here (no tile skipping with two queries per thread).
+@group(0) @binding(5) var<storage, read> tileBoxes: array<f32>;
 
 const NONE: u32 = 0xffffffffu;
 const INF_BITS: u32 = 0x7f800000u;

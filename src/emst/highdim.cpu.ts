@@ -171,3 +171,23 @@ function settleReach(
   cand[2 * j + 1] = NONE;
   if (bound > pointBound[j]) pointBound[j] = bound;
 }
+
+/** Every tile's bounding box (emst/highdim_tiles.wgsl): tiles of `tile` Morton-consecutive points, lo then hi. */
+export function tileBoxesCpu(sortedPoints: Float32Array, n: number, dim: number, tile: number): Float32Array {
+  const tiles = Math.ceil(n / tile);
+  const out = new Float32Array(2 * dim * tiles);
+  for (let t = 0; t < tiles; t++) {
+    for (let k = 0; k < dim; k++) {
+      let lo = sortedPoints[t * tile * dim + k];
+      let hi = lo;
+      for (let p = t * tile + 1; p < Math.min((t + 1) * tile, n); p++) {
+        const x = sortedPoints[p * dim + k];
+        if (x < lo) lo = x;
+        if (x > hi) hi = x;
+      }
+      out[t * 2 * dim + k] = lo;
+      out[t * 2 * dim + dim + k] = hi;
+    }
+  }
+  return out;
+}

@@ -41,8 +41,19 @@ const BRUTE_CHUNK = 1 << 20;
 const BRUTE_WG = 128;
 
 const BRUTE = {
-  bindings: { u: 'uniform', points: 'read', order: 'read', lkeys: 'read_write', lpos: 'read_write' },
+  bindings: {
+    u: 'uniform',
+    points: 'read',
+    order: 'read',
+    lkeys: 'read_write',
+    lpos: 'read_write',
+    tileBoxes: 'read',
+  },
   uniforms: { n: 'u32', base: 'u32', count: 'u32', one: 'f32' },
+} as const;
+const TILES = {
+  bindings: { u: 'uniform', points: 'read', tileBoxes: 'read_write' },
+  uniforms: { n: 'u32', tiles: 'u32', p0: 'u32', p1: 'u32' },
 } as const;
 const SETTLE = {
   bindings: {
@@ -104,6 +115,17 @@ export function highDimQueriesPerThread(): 1 | 2 {
   throw new InputError(`Expected TREELINE_HIGHDIM_QPT to be 1 or 2, got '${env}'.`);
 }
 
+/**
+ * Whether the brute-force search (one query per thread) skips tiles by their bounding boxes (emst/highdim_tiles.wgsl):
+ * TREELINE_HIGHDIM_BOXES=1|0, else from up to 12 dimensions, where Morton tiles are still compact.
+ */
+export function highDimBoxes(dim: number): boolean {
+  const env = typeof process !== 'undefined' ? process.env.TREELINE_HIGHDIM_BOXES : undefined;
+  if (env === undefined || env === '') return dim <= 12;
+  if (env === '1' || env === '0') return env === '1';
+  throw new InputError(`Expected TREELINE_HIGHDIM_BOXES to be 1 or 0, got '${env}'.`);
+}
+
 /** The list length: TREELINE_HIGHDIM_K, else HIGHDIM_K. */
 export function highDimK(): number {
   const env = typeof process !== 'undefined' ? process.env.TREELINE_HIGHDIM_K : undefined;
@@ -141,7 +163,14 @@ export class GpuCandidateLists {
     readonly source: CandidateSource,
     /** Queries per thread of the brute-force search (1 or 2). */
     readonly queriesPerThread: 1 | 2,
-    private readonly kernels: { settle: Kernel; core: Kernel; brute?: Kernel; invert?: Kernel; convert?: Kernel },
+    private readonly kernels: {
+      settle: Kernel;
+      core: Kernel;
+      brute?: Kernel;
+      tiles?: Kernel;
+      invert?: Kernel;
+      convert?: Kernel;
+    },
     private readonly knn: KnnSearcher | null,
     /** n × k key bits and Morton positions, row j = Morton position j. */
     readonly keys: GPUBuffer,
@@ -149,8 +178,10 @@ export class GpuCandidateLists {
     /** n u32: entries of row j before cursor[j] lie in j's component for good (zeroed by encode()). */
     readonly cursor: GPUBuffer,
     private readonly rank: GPUBuffer | null,
-    /** Bound as the settle's core2 and order in Euclidean runs (never read there). */
+    /** Bound as the settle's core2 and order in Euclidean runs, and as unread tile boxes (never read there). */
     private readonly unused: GPUBuffer,
+    /** The brute-force search's tile boxes (emst/highdim_tiles.wgsl), when it skips tiles; else null. */
+    readonly tileBoxes: GPUBuffer | null,
   ) {}
 
   /** Whether lists for n points of k entries fit the device's bindings (else GpuEmst keeps the plain rounds). */
@@ -165,7 +196,9 @@ export class GpuCandidateLists {
     source: CandidateSource,
     k = HIGHDIM_K,
     queriesPerThread: 1 | 2 = highDimQueriesPerThread(),
+    boxes = queriesPerThread === 1 && highDimBoxes(dim),
   ): Promise<GpuCandidateLists> {
+    if (boxes && queriesPerThread !== 1) throw new InputError('emst::highdim: tile boxes need one query per thread.');
     const n = Math.max(maxN, 2);
     if (!Number.isInteger(k) || k < 1 || k > 64) throw new InputError(`Expected k in [1, 64], got ${k}.`);
     if (source === 'brute' && dim > BRUTE_MAX_DIM) {
@@ -186,7 +219,9 @@ export class GpuCandidateLists {
         ...RANK,
         workgroupSize: 256,
       });
-    const [settle, core, brute, invert, convert, knn] = await Promise.all([
+    const tile = bruteTile(dim);
+    const useBoxes = source === 'brute' && boxes;
+    const [settle, core, brute, tiles, invert, convert, knn] = await Promise.all([
       ctx.kernel({
         label: 'emst::highdimSettle',
         shader: 'emst/highdim_settle',
@@ -211,7 +246,17 @@ export class GpuCandidateLists {
             ...BRUTE,
             workgroupSize: BRUTE_WG,
             include: ['common/grid', 'knn/distance'],
-            constants: { D: dim, K: k, TILE: bruteTile(dim) },
+            constants: { D: dim, K: k, TILE: tile, BOXES: useBoxes ? 1 : 0 },
+          })
+        : undefined,
+      useBoxes
+        ? ctx.kernel({
+            label: 'emst::highdimTiles',
+            shader: 'emst/highdim_tiles',
+            entry: 'main',
+            ...TILES,
+            workgroupSize: 256,
+            constants: { D: dim, TILE: tile },
           })
         : undefined,
       source === 'bvh' ? rank('invert') : undefined,
@@ -229,13 +274,14 @@ export class GpuCandidateLists {
       k,
       source,
       queriesPerThread,
-      { settle, core, brute, invert, convert },
+      { settle, core, brute, tiles, invert, convert },
       knn,
       keys,
       pos,
       cursor,
       rankBuffer,
       ctx.createBuffer('emst::highdimUnused', 16),
+      useBoxes ? ctx.createBuffer('emst::highdimTileBoxes', 8 * dim * Math.ceil(n / tile)) : null,
     );
   }
 
@@ -246,12 +292,21 @@ export class GpuCandidateLists {
     if (bvh.dim !== this.dim) throw new InputError(`emst::highdim: dim=${bvh.dim}, created for dim=${this.dim}.`);
     if (n < 2) return;
     rec.clear(this.cursor, 0, 4 * n);
-    const { brute, invert, convert } = this.kernels;
+    const { brute, tiles, invert, convert } = this.kernels;
     if (brute) {
+      const tileBoxes = this.tileBoxes ?? this.unused;
+      if (tiles) {
+        const count = Math.ceil(n / bruteTile(this.dim));
+        rec.dispatch(tiles, {
+          buffers: { points: bvh.sortedPoints, tileBoxes },
+          uniforms: { n, tiles: count },
+          threads: count * this.dim,
+        });
+      }
       for (let base = 0; base < n; base += this.bruteChunk) {
         const count = Math.min(this.bruteChunk, n - base);
         rec.dispatch(brute, {
-          buffers: { points: bvh.sortedPoints, order: bvh.order, lkeys: this.keys, lpos: this.pos },
+          buffers: { points: bvh.sortedPoints, order: bvh.order, lkeys: this.keys, lpos: this.pos, tileBoxes },
           uniforms: { n, base, count, one: 1 },
           groups: Math.ceil(count / (BRUTE_WG * this.queriesPerThread)),
         });
@@ -308,5 +363,6 @@ export class GpuCandidateLists {
     this.cursor.destroy();
     this.rank?.destroy();
     this.unused.destroy();
+    this.tileBoxes?.destroy();
   }
 }

@@ -89,6 +89,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   await createPointChecker(ctx);
   await GpuCandidateLists.create(ctx, 1000, 16, 'brute', 16);
   await GpuCandidateLists.create(ctx, 1000, 16, 'brute', 16, 2);
+  await GpuCandidateLists.create(ctx, 1000, 8, 'brute', 16, 1, true);
   await GpuCandidateLists.create(ctx, 1000, 8, 'bvh', 8);
   await GpuDendrogram.create(ctx, 1 << 20);
   await GpuCondenser.create(ctx, 1 << 20);

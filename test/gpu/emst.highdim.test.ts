@@ -6,8 +6,8 @@
  * lists on integer data, equal total weight on float data) and brute-force Prim.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { GpuCandidateLists, type CandidateSource } from '../../src/emst/highdim.js';
-import { bruteListsCpu, ranksCpu, settleCpu } from '../../src/emst/highdim.cpu.js';
+import { bruteTile, GpuCandidateLists, type CandidateSource } from '../../src/emst/highdim.js';
+import { bruteListsCpu, ranksCpu, settleCpu, tileBoxesCpu } from '../../src/emst/highdim.cpu.js';
 import { GpuEmst } from '../../src/emst/pipeline.js';
 import { metricOf } from '../../src/emst/metric.js';
 import { emstCpu } from '../../src/emst/boruvka.cpu.js';
@@ -35,24 +35,27 @@ async function gpuLists(
   k: number,
   chunk?: number,
   queriesPerThread: 1 | 2 = 1,
+  boxes = false,
 ) {
   const n = pts.length / dim;
   const bvh = await buildBvh(ctx, pts, n, dim);
-  const lists = await GpuCandidateLists.create(ctx, n, dim, source, k, queriesPerThread);
+  const lists = await GpuCandidateLists.create(ctx, n, dim, source, k, queriesPerThread, boxes);
   if (chunk) lists.bruteChunk = chunk;
   try {
     await ctx.submit('test::lists', (rec) => lists.encode(rec, bvh));
-    const [keys, pos, order, sorted] = await Promise.all([
+    const [keys, pos, order, sorted, tileBoxes] = await Promise.all([
       ctx.read(lists.keys, 0, 4 * n * k),
       ctx.read(lists.pos, 0, 4 * n * k),
       ctx.read(bvh.order, 0, 4 * n),
       ctx.read(bvh.sortedPoints, 0, 4 * n * dim),
+      lists.tileBoxes ? ctx.read(lists.tileBoxes, 0, 8 * dim * Math.ceil(n / bruteTile(dim))) : null,
     ]);
     return {
       keys: new Uint32Array(keys),
       pos: new Uint32Array(pos),
       order: new Uint32Array(order),
       sorted: new Float32Array(sorted),
+      tileBoxes: tileBoxes ? new Float32Array(tileBoxes) : null,
     };
   } finally {
     lists.destroy();
@@ -117,6 +120,24 @@ describe.skipIf(variants.length === 0).each(variants)('high-dimensional candidat
         }
         for (let r = kk; r < k; r++) expect(got.pos[j * k + r]).toBe(NONE);
       }
+    },
+  );
+
+  it.each([
+    ['clustered', 2, 8, 16, 0],
+    ['clustered', 900, 8, 16, 0],
+    ['grid', 500, 8, 8, 200],
+    ['clustered', 700, 16, 16, 300],
+    ['normal', 333, 12, 16, 0],
+  ] as [CloudKind, number, number, number, number][])(
+    "%s n=%i d=%i k=%i (queries per dispatch %i): with tiles skipped by their boxes, the same lists; boxes equal the CPU twin's",
+    async (kind, n, dim, k, chunk) => {
+      const pts = cloud(kind, n, dim, n + 3 * dim);
+      const got = await gpuLists(ctx, pts, dim, 'brute', k, chunk, 1, true);
+      const want = bruteListsCpu(got.sorted, got.order, dim, k);
+      expect(got.keys).toEqual(want.keys);
+      expect(got.pos).toEqual(want.pos);
+      expect(got.tileBoxes).toEqual(tileBoxesCpu(got.sorted, n, dim, bruteTile(dim)));
     },
   );
 
