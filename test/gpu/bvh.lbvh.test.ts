@@ -157,7 +157,7 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
         const got = await readBvh(ctx, bvh);
         input.destroy();
         expectSameBvh(got, buildBvhCpu(pts, dim), `${kind} n=${n} d=${dim} radixBits=${radixBits}`);
-        if (n > 100_000) checkBvhInvariants(pts, got);
+        if (n > 10_000) checkBvhInvariants(pts, got);
       }
       bvh.destroy();
       builder.destroy();
@@ -166,7 +166,7 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
       [1, 2, 3, 257, 3001].map((n) => [k, n] as [CloudKind, number]),
     );
     for (const dim of [1, 2, 13, 16]) await build(small, dim);
-    await build([...small, ['normal', (1 << 17) + 3]], 3);
+    await build([...small, ['normal', 50_003]], 3);
     await build(small, 3, false);
   });
 
