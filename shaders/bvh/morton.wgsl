@@ -27,6 +27,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     codes[i] = morton3(i);
     return;
   }
+  if (D == 2u && MORTON2 == 1u && mp.bits == 32u) {
+    codes[i] = morton2(i);
+    return;
+  }
   var lo = 0u;
   var hi = 0u;
   for (var a = 0u; a < D; a++) {
@@ -77,5 +81,29 @@ fn morton3(i: u32) -> vec2u {
       hi = hi | (sh << k) | (sl >> (32u - k));
     }
   }
+  return vec2u(lo, hi);
+}
+
+// Every bit of a 16-bit value moved to every second bit (bit b → bit 2b), by the usual magic masks.
+fn spread2(v: u32) -> u32 {
+  var x = v & 0xffffu;
+  x = (x | (x << 8u)) & 0x00ff00ffu;
+  x = (x | (x << 4u)) & 0x0f0f0f0fu;
+  x = (x | (x << 2u)) & 0x33333333u;
+  x = (x | (x << 1u)) & 0x55555555u;
+  return x;
+}
+
+// The 2D fast path (32 bits per axis; MORTON2, a constant from src/bvh/codes.ts): the same code as the generic
+// loop, bit t of axis a at code bit 2t + (1 − a) — cell bits 0–15 in the low word, 16–31 in the high word.
+fn morton2(i: u32) -> vec2u {
+  var cell: array<u32, 2>;
+  for (var a = 0u; a < 2u; a++) {
+    let x = bitcast<f32>(points[i * 2u + a]);
+    let t = (x - bitcast<f32>(frame[a])) * bitcast<f32>(frame[4u + a]);
+    cell[a] = u32(min(floor(t), mp.max_cell));
+  }
+  let lo = (spread2(cell[0]) << 1u) | spread2(cell[1]);
+  let hi = (spread2(cell[0] >> 16u) << 1u) | spread2(cell[1] >> 16u);
   return vec2u(lo, hi);
 }

@@ -31,6 +31,18 @@ const MORTON = {
 
 const BOUNDS_MAX_GROUPS = 1024;
 
+/**
+ * Whether 2D codes take the magic-mask path (morton.wgsl morton2, as 3D's morton3) instead of the bit loop: off by
+ * default until timed on the H100 (the bit loop took 0.49 ms at 10^7 2D points where 3D's magic masks took 0.09,
+ * RESULTS.md); TREELINE_BVH_MORTON2D=fast or loop picks either. The same codes either way.
+ */
+const FAST_2D = false;
+
+function morton2dDefault(): boolean {
+  const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_MORTON2D : undefined;
+  return env === 'fast' ? true : env === 'loop' ? false : FAST_2D;
+}
+
 export interface CodeArgs {
   /** n × dim f32 (a buffer, or a range of one from its start). */
   points: Binding;
@@ -57,9 +69,10 @@ export interface CodeEncoder {
 export async function createCodeEncoder(
   ctx: GpuContext,
   dim: number,
-  options: { workgroupSize?: number; maxWindow?: number; constants?: Record<string, number> } = {},
+  options: { workgroupSize?: number; maxWindow?: number; constants?: Record<string, number>; fast2d?: boolean } = {},
 ): Promise<CodeEncoder> {
   const wg = options.workgroupSize ?? 256;
+  const fast2d = options.fast2d ?? morton2dDefault();
   const spec = <const B, const U>(name: string, layout: { bindings: B; uniforms: U }, workgroupSize = wg) => ({
     label: `bvh::${name}`,
     shader: `bvh/${name}`,
@@ -67,7 +80,7 @@ export async function createCodeEncoder(
     ...layout,
     workgroupSize,
     include: ['common/grid', 'bvh/floatorder'],
-    constants: { D: dim, ...(options.constants ?? {}) },
+    constants: { D: dim, ...(options.constants ?? {}), ...(name === 'morton' ? { MORTON2: fast2d ? 1 : 0 } : {}) },
   });
   const [bounds, frame, morton] = await Promise.all([
     ctx.kernel(spec('bounds', BOUNDS)),

@@ -2,7 +2,8 @@
  * Issue 19: stage 1 of the BVH build (src/bvh/codes.ts: bounds, frame, Morton codes) taken window by window where
  * the points or codes exceed one binding gives the frame, codes and identity order of the unsplit device and of
  * the CPU twin (morton.cpu.ts) bit for bit: 200,000 points in 2D and 3D at a 1 MiB binding limit (3D points 2.4 MB:
- * three windows), and every dim from 1 to 5 in 128-point windows at degenerate sizes.
+ * three windows), and every dim from 1 to 5 in 128-point windows at degenerate sizes. Issue 18: the 2D magic-mask
+ * path gives the bit loop's codes.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCodeEncoder } from '../../src/bvh/codes.js';
@@ -30,9 +31,9 @@ function points(n: number, dim: number, seed: number): Float32Array {
   return p;
 }
 
-async function codesOn(ctx: GpuContext, pts: Float32Array, dim: number, maxWindow?: number) {
+async function codesOn(ctx: GpuContext, pts: Float32Array, dim: number, maxWindow?: number, fast2d?: boolean) {
   const n = pts.length / dim;
-  const enc = await createCodeEncoder(ctx, dim, { maxWindow });
+  const enc = await createCodeEncoder(ctx, dim, { maxWindow, fast2d });
   const bufs = {
     points: ctx.upload('test::points', pts.length > 0 ? pts : new Float32Array(1)),
     frame: ctx.createBuffer('test::frame', 12 * dim),
@@ -79,6 +80,41 @@ describe.skipIf(!whole)('bvh codes (bounds, frame, Morton) through windows', () 
       expect(split!.memory.liveBuffers).toBe(0);
     },
   );
+
+  it("issue 18: the 2D magic-mask path (fast2d) gives the bit loop's and the CPU twin's codes: ties, extremes, windows", async () => {
+    const r = mulberry32(5);
+    const extremes = new Float32Array(2 * 4099);
+    for (let i = 0; i < extremes.length; i++) {
+      const pick = r();
+      // Both ends of each axis (cells 0 and the largest), exact halves, tiny and huge magnitudes, ±0.
+      extremes[i] =
+        pick < 0.1
+          ? -1e30
+          : pick < 0.2
+            ? 1e30
+            : pick < 0.3
+              ? i % 2
+                ? -0
+                : 0
+              : pick < 0.4
+                ? 0.5
+                : (r() - 0.5) * 10 ** Math.floor(r() * 60 - 30);
+    }
+    for (const [pts, maxWindow] of [
+      [points(20_000, 2, 77), undefined],
+      [points(1000, 2, 78), 128],
+      [extremes, 1000],
+      [new Float32Array([3, -4]), undefined],
+      [new Float32Array([1, 1, 1, 1, 1, 1]), undefined],
+    ] as [Float32Array, number | undefined][]) {
+      const fast = await codesOn(whole!, pts, 2, maxWindow, true);
+      const loop = await codesOn(whole!, pts, 2, maxWindow, false);
+      const want = cpu(pts, 2);
+      expect(fast.codes, `n=${pts.length / 2}`).toEqual(want.codes);
+      expect(loop.codes, `n=${pts.length / 2}`).toEqual(want.codes);
+      expect(fast.frame).toEqual(want.frame);
+    }
+  });
 
   it.each([1, 2, 3, 4, 5])('issue 19: dim %i in 128-point windows at n = 0, 1, 2, 127, 129, 1000', async (dim) => {
     for (const n of [0, 1, 2, 127, 129, 1000]) {
