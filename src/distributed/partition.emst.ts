@@ -10,9 +10,10 @@
  *   cores       (mutual reachability) each owner: core² among its own points, an upper bound; a point whose bound
  *               exceeds its key lower bound to another partition's cells asks that partition for its m smallest
  *               keys (halo), and its owner takes the m-th smallest of both lists: core² over all points;
- *   pairs       (method 'pairs', the default; partition.pairs.ts) every pair of partitions' MST on one owner, the edges
- *               between the two and (one pair per partition) those within, then one Kruskal over them here: exact by
- *               the cycle property, k(k − 1)/2 independent tasks and no rounds. The phases below are method 'rounds'.
+ *   pairs       (method 'pairs', opt-in until timed on GPUs; partition.pairs.ts) every pair of partitions' MST on one
+ *               owner for the edges between the two, then each owner's own MST split into proven MST edges and the
+ *               rest, then one Kruskal over the rest and the crossing edges here: exact by the cycle and cut
+ *               properties, k(k − 1)/2 + k independent tasks and no rounds. The phases below are the default 'rounds'.
  *   local trees each owner: the MST of its points with those cores. Cycle property under the strict order: every
  *               global MST edge with both ends in one partition is in that partition's tree;
  *   Borůvka     on the coordinator, from the components of the local-tree edges proven global MST edges (a Kruskal
@@ -30,7 +31,7 @@
  *
  *   phase        file                     tasks
  *   cores        partition.cores.ts       coreBound, rows, knn, core
- *   pairs        partition.pairs.ts       pair (then Kruskal; instead of the local trees and Borůvka)
+ *   pairs        partition.pairs.ts       pair, forest (then Kruskal; instead of the local trees and Borůvka)
  *   local trees  below                    tree
  *   Borůvka      partition.rounds.ts      rows, nearest (per round)
  *   the result   below                    weights fround(sqrt(key)) sorted canonically, scaled back (as emst())
@@ -69,7 +70,7 @@ export async function partitionedEmst(
       await run.lap('distributed::core', () => coreDistances(run));
       run.checkAbort('after the core distances');
     }
-    const method = options.method ?? 'pairs';
+    const method = options.method ?? 'rounds';
     if (method !== 'pairs' && method !== 'pairs-kruskal' && method !== 'rounds') {
       throw new InputError(`Expected method to be 'pairs', 'pairs-kruskal' or 'rounds', got ${String(method)}.`);
     }

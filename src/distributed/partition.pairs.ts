@@ -1,28 +1,33 @@
 /**
- * The partitioned EMST's cross-partition phase by pairs (issue 20 §2; partitionedEmst's default method): every pair
- * of partitions' MST on one owner ('pair' tasks, partition.tasks.ts), then ONE Kruskal over the edges they kept on
- * the coordinator.
+ * The partitioned EMST's cross-partition phase by pairs (issue 20 §2; partitionedEmst's methods 'pairs' and
+ * 'pairs-kruskal', opt-in: exact in every test, not yet timed on GPUs — the default stays 'rounds'): every pair of
+ * partitions' MST on one owner ('pair' tasks, partition.tasks.ts), then one Kruskal on the coordinator.
  *
  * Exact by the cycle property under the strict order (key, min global id, max global id): an edge of the global MST
  * with both ends in P ∪ Q is in MST(P ∪ Q) — were it not, it would be the heaviest edge of a cycle inside P ∪ Q, a
- * cycle of the whole graph too. So the union over all pairs of their MSTs holds the global MST, and so does
+ * cycle of the whole graph too. Likewise a global MST edge within P is in MST(P). So the global MST lies in
  *
- *   candidates = every pair's edges between its two partitions  ∪  for each partition, the edges within it of ONE
- *                pair holding it (its "keeper": the pair with the next live partition, the last with the one before)
+ *   C = every pair's edges between its two partitions  ∪  for each partition P, an MST of P's points
  *
- * (a global MST edge within P lies in MST(P ∪ Q) for every Q, its keeper's included). The Kruskal over the candidates
- * in the strict order is then the global MST itself (the MST of a subgraph that holds the MST). A single live
- * partition is its own pair ('pair' with itself: its MST, all kept).
+ * and the Kruskal over C in the strict order is the global MST itself (the MST of a subgraph that holds the MST).
  *
- * Cost: k(k − 1)/2 pair tasks of two partitions' points, independent — they spread over the workers with no round
- * trips, and each is one emst() on the owner's backend (the GPU) — against Borůvka rounds (partition.rounds.ts) whose
- * coordinator work over the border points did not spread at all (2·10^7 points on two H100s: 0.87× one worker's
- * time). The candidates are ~n − k edges within partitions plus the pairs' crossing edges (a partition's border).
- * Each owner returns its pair's edges as global ids, already in the canonical order (canonicalById: emst()'s order
- * by weight differs only among equal weights), so the coordinator only merges the sorted lists (shortest first) and
- * runs the union-find over global ids, stopping at n − 1 edges — no slots, no per-edge id look-ups, no sort. The
- * edges come out in canonical key order, so partitionedEmst's final order needs only its equal-weight runs sorted
- * (orderFromKeyOrder).
+ *   'pairs-kruskal'  P's edges come from one pair holding P (its "keeper": the pair with the next live partition, the
+ *                    last with the one before; within edges of MST(P ∪ Q) hold the global ones too), and the
+ *                    coordinator merges every list (each owner sends its edges as global ids already in the canonical
+ *                    order, canonicalById) and runs a union-find over all ~n of them;
+ *   'pairs'          the pairs send their crossing edges only; then each partition's owner computes MST(P) ('forest')
+ *                    and, told each of its points' lightest crossing key, proves most of its edges global MST edges
+ *                    (contractForest: cut property) and labels the rest by the proven components; the coordinator
+ *                    runs Kruskal over the open and crossing edges only (the borders') and merges the proven lists,
+ *                    most of the merge while later replies compute. Contracting known MST edges leaves the MST of the
+ *                    rest unchanged.
+ *
+ * Cost: k(k − 1)/2 pair tasks of two partitions' points (+ k forests), independent — they spread over the workers with
+ * no round trips, each one emst() on the owner's backend (the GPU) — against Borůvka rounds (partition.rounds.ts),
+ * whose coordinator work over the border points did not spread (2·10^7 points on two H100s: 0.87× one worker's time).
+ * But it is k/2 times the local trees' EMST work: with CPU workers 'rounds' is faster (2·10^5 points, k = 8, two CPU
+ * workers on the development machine: 12 s against 40 s). The edges come out in canonical key order, so
+ * partitionedEmst's final order needs only its equal-weight runs sorted (orderFromKeyOrder).
  */
 import type { PartitionRun } from './partition.run.js';
 import type { TaskMessage } from './types.js';

@@ -119,21 +119,26 @@ export interface PartitionExecutor {
 
 /**
  * How partitionedEmst() finds the edges between partitions (partition.emst.ts, partition.pairs.ts):
- *   'pairs'          (default) every pair of partitions' MST on one owner for the edges between them, then each
+ *   'pairs'          every pair of partitions' MST on one owner for the edges between them, then each
  *                    owner's own MST split into proven MST edges and the rest ('forest'); the coordinator runs
  *                    Kruskal over the rest and the crossing edges (few) and merges the sorted lists: O(k²) tasks run
  *                    side by side, the coordinator's work one merge over ~n edges;
  *   'pairs-kruskal'  the same pairs, one per partition also returning the edges within it, and the coordinator's
  *                    Kruskal over all of them (a union-find over ~n edges);
- *   'rounds'         Borůvka rounds on the coordinator with nearest-other-component queries to the owners
- *                    (partition.rounds.ts): O(k) tasks per round, but rounds of coordinator work over the border
- *                    points.
+ *   'rounds'         (default) Borůvka rounds on the coordinator with nearest-other-component queries to the
+ *                    owners (partition.rounds.ts): O(k) tasks per round, but rounds of coordinator work over the
+ *                    border points (2·10^7 points on two H100s: 0.87× one worker's time).
+ * The pairs do k/2 times the local trees' EMST work (fine on GPUs, ~3× slower than 'rounds' with CPU workers) and
+ * have not been timed on GPUs yet: opt-in until they are (bench/RESULTS.md, issue 20).
  */
 export type PartitionedEmstMethod = 'pairs' | 'pairs-kruskal' | 'rounds';
 
 /** partitionedEmst()'s options: emst()'s metric options (no periodic box, no scale cut). */
 export interface PartitionedEmstOptions {
-  /** The cross-partition phase's method (default 'pairs'). */
+  /**
+   * The cross-partition phase's method (default 'rounds': the one timed on GPUs so far; 'pairs' is exact in every
+   * test and meant for GPU workers, but not yet timed on them).
+   */
   method?: PartitionedEmstMethod;
   /** Coordinates per point (every partition's dim). */
   dim: number;

@@ -169,11 +169,36 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
           onProgress: (_f, phase) => phase && phases.push(phase),
         });
         expectSameTree(parted, single);
-        // The default method: one pair task per two partitions.
-        expect(phases).toContain('pairs');
-        expect(phases).toContain(`pairs: ${(K * (K - 1)) / 2} of ${(K * (K - 1)) / 2} pairs done`);
+        // The default method: local trees, then Borůvka rounds.
+        expect(phases).toContain('local trees');
+        expect(phases).toContain(`local trees: ${K} of ${K} partitions done`);
+        expect(phases.some((p) => /^round \d+$/.test(p))).toBe(true);
       });
     }
+  }
+  // The pair MSTs and per-partition forests (method 'pairs') through the same workers.
+  for (const [name, make, minSamples] of [
+    ['integer grid (exact ties)', () => integerGrid(N, 24), 1],
+    ['clustered', () => cloud('clustered', N, DIM, 22), 5],
+  ] as const) {
+    it(`${name}, minSamples ${minSamples}, method pairs`, async () => {
+      const points = make();
+      const single = await emst(points, { dim: DIM, minSamples, backend: 'cpu' });
+      const phases: string[] = [];
+      const parted = await emstOnNats(points, {
+        dim: DIM,
+        minSamples,
+        method: 'pairs',
+        cluster: { url: server.url, partitions: K },
+        onProgress: (_f, phase) => phase && phases.push(phase),
+      });
+      expectSameTree(parted, single);
+      expect(phases).toContain(`pairs: ${(K * (K - 1)) / 2} of ${(K * (K - 1)) / 2} pairs done`);
+      expect(parted.stats.pairs).toBe((K * (K - 1)) / 2);
+      // Pairs and forests (and, for mutual reachability, the core distances' tasks before them).
+      if (minSamples === 1) expect(parted.traffic.tasks).toBe((K * (K - 1)) / 2 + K);
+      else expect(parted.traffic.tasks).toBeGreaterThan((K * (K - 1)) / 2 + K);
+    });
   }
 });
 
