@@ -215,7 +215,11 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
             // Row minima need 64-bit minima and rows sorted by neighbour; elsewhere the option is ignored.
             const sortedRows = g.kind === 'csr' && g.sortedRows;
             expect(sortedRows || shape !== 'sorted rows').toBe(true);
-            const rows = sortedRows && opts.atomic64 !== false && ctx.features.atomicVec2uMinMax;
+            // …and room for three words per tile entry in workgroup memory (default tile 8 · 256 entries).
+            const tuned: { csrItems?: number; workgroupSize?: number } = opts;
+            const tile = (tuned.csrItems ?? 8) * (tuned.workgroupSize ?? 256);
+            const room = 12 * tile + 64 <= ctx.limits.maxComputeWorkgroupStorageSize;
+            const rows = sortedRows && opts.atomic64 !== false && ctx.features.atomicVec2uMinMax && room;
             expect(msf.rowMinima).toBe(rows);
             await ctx.submit('test::graph', (rec) => {
               msf.encode(rec);
