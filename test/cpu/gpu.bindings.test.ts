@@ -98,6 +98,9 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
     const graph: GpuGraph = { kind, numVertices: 100, slots: 300, capacity: 300, weightKind: 'f32', weights: buf };
     Object.assign(graph, kind === 'edges' ? { sources: buf, targets: buf } : { offsets: buf, neighbours: buf });
     await createGraphMsf(ctx, graph);
+    // Issue 18's options: read-only parents (graph/parent_ro), tagged guards, row minima, fill resets.
+    const options = { finds: 'plain', guard: 'tagged', rowMinima: true, fillResets: true } as const;
+    await createGraphMsf(ctx, { ...graph, sortedRows: true }, options);
   }
   for (const dim of [2, 3, 5]) {
     await createBvhBuilder(ctx, { maxCount: 1 << 20, dim });
