@@ -11,6 +11,13 @@
  *   bvh::karras     Karras 2012: each internal node found independently (karras.ts) shaders/bvh/karras.wgsl
  *   bvh::refit      small subtrees by direct scans, the rest through atomics only (memory model; refit.ts)
  *                                                                                  shaders/bvh/refit.wgsl
+ *                   or (refitChunk) chunks of leaves in workgroup memory, the rest as above
+ *                                                                                  shaders/bvh/refit_chunk.wgsl
+ *
+ * Issue 18's variants, each the same BVH bit for bit and off by default until timed on the H100: the refit by
+ * chunks (CHUNK_REFIT, TREELINE_BVH_REFIT), 9-bit sort digits (WIDE_DIGITS, TREELINE_BVH_RADIX_BITS; 7 passes for
+ * 3D), 2D magic-mask codes (codes.ts, TREELINE_BVH_MORTON2D). On by default: Karras zeroes only the boxes the refit
+ * accumulates (karras.ts KarrasZero), and an odd number of sort passes starts from the sorter's scratch (no copy).
  *
  * Create once, run many: `const b = await createBvhBuilder(gpu, { maxCount, dim }); const bvh = allocateBvh(gpu,
  * maxCount, dim); b.encode(rec, points, n, bvh); … bvh.destroy(); b.destroy()`. `buildBvh()` does all of it once.
