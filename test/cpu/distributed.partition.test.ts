@@ -10,7 +10,7 @@ import { InputError, AbortError } from '../../src/errors.js';
 import { InProcessExecutor, messageBytes, partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
 import { partitionedEmst } from '../../src/distributed/partition.emst.js';
 import { canonicalOrder } from '../../src/distributed/partition.rounds.js';
-import { canonicalById, kruskalSorted, mergeAll } from '../../src/distributed/partition.pairs.js';
+import { canonicalById, contractForest, kruskalSorted, mergeAll } from '../../src/distributed/partition.pairs.js';
 import { orderFromKeyOrder } from '../../src/distributed/partition.emst.js';
 import { sortEdgesCanonical } from '../../src/emst/edges.cpu.js';
 import { weightOfKey } from '../../src/emst/distance.cpu.js';
@@ -471,6 +471,30 @@ describe('partitionedEmst() traffic and protocol', () => {
     expectSameTree(expected, got);
     // The input was not already in that order (the runs were reordered).
     expect(Array.from(edges.sources)).not.toEqual(Array.from(expected.sources));
+  });
+
+  it('contractForest proves an edge only below every floor of one side (strict), and labels by proven components', () => {
+    // A path 0 – 1 – 2 – 3 with keys 1, 2, 3 (canonical order); row 3 has a crossing edge of key 2.5.
+    const path = {
+      lo: Uint32Array.from([0, 1, 2]),
+      hi: Uint32Array.from([1, 2, 3]),
+      keys: Float32Array.from([1, 2, 3]),
+    };
+    const floor = Float32Array.from([Infinity, Infinity, Infinity, 2.5]);
+    const { safe, open, label } = contractForest(path, floor, 4);
+    // 0–1 and 1–2: the side {0, …} has no crossing edge; 2–3 (key 3): {0, 1, 2} still has none (+∞ > 3): proven too.
+    expect(safe).toEqual([0, 1, 2]);
+    expect(open).toEqual([]);
+    // Two crossing ends on both sides of the heaviest edge: it stays open; the lighter ones are proven.
+    const both = contractForest(path, Float32Array.from([2.5, Infinity, Infinity, 2.5]), 4);
+    expect(both.safe).toEqual([0, 1]);
+    expect(both.open).toEqual([2]);
+    expect([0, 1, 2].map(both.label)).toEqual([0, 0, 0]);
+    expect(both.label(3)).toBe(3);
+    // A floor equal to the key does not prove it (a crossing edge at an equal key may win the tie on ids).
+    const tie = contractForest(path, Float32Array.from([1, 1, Infinity, Infinity]), 4);
+    expect(tie.open).toEqual([0]);
+    expect(tie.safe).toEqual([1, 2]);
   });
 
   it('a task that fails fails the run with its error', async () => {
