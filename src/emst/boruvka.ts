@@ -13,7 +13,12 @@
  * What we changed from the paper: labels by prefix sum instead of ArborX's bottom-up label walk (WebGPU has no
  * cross-workgroup memory ordering), merge through a lock-free union-find instead of chain following, several
  * rounds per submission instead of a read-back per round (direct dispatches that return at once after the last
- * round: Dawn validates each indirect one with an extra pass), and squared keys throughout.
+ * round: Dawn validates each indirect one with an extra pass), and squared keys throughout. Issue 18 reshaped the
+ * per-round passes (RoundPasses, all on by default; TREELINE_EMST_ROUNDS=none gives the shape before): relabel
+ * writes the label changes as bits and per-tile counts (no changes pass; the scan runs over n / 256 counts), node
+ * labels reuse last round's where a child was uniform, upper bounds and best edges are folded per workgroup before
+ * the atomics, the minima run over the holders of a candidate only, and the per-point kernels stride over a grid of
+ * at most 4096 workgroups (cheap rounds after the last).
  *
  * Vertices are Morton positions of the BVH's leaves; edges come out as original indices.
  */
@@ -63,7 +68,8 @@ export interface BoruvkaBorrow {
 
 /**
  * Which per-round passes run in their issue-18 shape (each gives the same tree bit for bit; all off is the shape
- * measured before). Default: `TREELINE_EMST_ROUNDS` (a comma list of the names below, `all` or `none`), else none.
+ * measured before). Default: `TREELINE_EMST_ROUNDS` (a comma list of the names below, `all` or `none`), else
+ * DEFAULT_ROUND_PASSES (the shapes that were faster on the H100: bench/RESULTS.md, issue 18).
  */
 export interface RoundPasses {
   /**
@@ -103,11 +109,22 @@ const tileWords = (n: number) => Math.ceil(Math.ceil(n / 256) / 8) * 8 + 8 * Mat
 /** Workgroups (of 256) of the strided grid: ~10^6 threads, a few times what an H100 keeps resident. */
 const STRIDED_GROUPS = 4096;
 
-/** Parses `TREELINE_EMST_ROUNDS` (RoundPasses); unset or empty: none. */
+/** The round passes' shape when `TREELINE_EMST_ROUNDS` is unset or empty. */
+export const DEFAULT_ROUND_PASSES: Readonly<RoundPasses> = {
+  holders: true,
+  fusedLabels: true,
+  groupMin: true,
+  strided: true,
+  tileScan: true,
+  incremental: true,
+};
+
+/** Parses `TREELINE_EMST_ROUNDS` (RoundPasses); unset or empty: DEFAULT_ROUND_PASSES, `none`: the old shape. */
 export function roundPassesFromEnv(
   value = typeof process !== 'undefined' ? process.env.TREELINE_EMST_ROUNDS : undefined,
 ): RoundPasses {
-  const names = (value ?? '')
+  if (value === undefined || value.trim() === '') return { ...DEFAULT_ROUND_PASSES };
+  const names = value
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '' && s !== 'none');
