@@ -28,8 +28,10 @@
  *  - CSR population is edge-centric over tiles of entries rather than thread/warp per vertex (populate_csr.wgsl).
  *    Option `rowMinima` (issue 18): round 1 of the light / unfiltered phase starts from singletons, so each
  *    vertex's lightest edge is its own row's: reduced in workgroup memory, one atomic per row and tile.
- *  - Options `guard: 'tagged'` (round-tagged guard words, never emptied: select stops writing them) and
- *    `finds: 'plain'` (populate and filter find through read-only, cacheable parents as ECL-MST does) (issue 18).
+ *  - Options `guard: 'tagged'` (round-tagged guard words, never emptied: select stops writing them),
+ *    `finds: 'plain'` (populate and filter find through read-only, cacheable parents as ECL-MST does),
+ *    `fillResets` (large rounds empty the previous records by one coalesced fill) and `filterC` (issue 18). Each
+ *    stays off until the H100 shows it faster (TREELINE_GRAPH_OPTIONS in `bench graph` A/B-tests them).
  *  - The union-find is the project's (unionfind/unionfind.wgsl: the smaller root wins, find halves paths).
  *
  * GPU memory beyond the graph: 24 bytes per edge (two worklists) + 28 per vertex (parent, two 8-byte record
