@@ -219,6 +219,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: { tileScan: true } },
         { rounds: { tileScan: true, strided: true }, stridedGroups: 1 },
         { rounds: { incremental: true } },
+        { rounds: { ...ALL, holders: false, orderedActive: true }, stridedGroups: 2 },
       ]) {
         expect(canon((await gpuMst(ctx, pts, dim, 1, shape)).edges), JSON.stringify(shape)).toEqual(old);
       }
@@ -246,6 +247,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     expect(roundPassesFromEnv('none')).toEqual({});
     expect(roundPassesFromEnv('all')).toEqual(ALL);
     expect(roundPassesFromEnv('strided,tileScan')).toEqual({ strided: true, tileScan: true });
+    expect(roundPassesFromEnv('all,orderedActive')).toEqual({ ...ALL, orderedActive: true });
     expect(roundPassesFromEnv('holders, groupMin')).toEqual({ holders: true, groupMin: true });
     expect(() => roundPassesFromEnv('holders,fast')).toThrow(/got 'fast'/);
   });
