@@ -109,20 +109,37 @@ export async function partitionedEmst(
 export function orderFromKeyOrder(edges: EdgeList): EdgeList {
   const { sources, targets, weights } = edges;
   const m = weights.length;
+  const before = (i: number, j: number): boolean =>
+    sources[i] < sources[j] || (sources[i] === sources[j] && targets[i] < targets[j]);
   for (let a = 0; a < m;) {
     let b = a + 1;
     while (b < m && weights[b] === weights[a]) b++;
-    let sorted = true;
-    for (let e = a + 1; e < b && sorted; e++) {
-      sorted = sources[e - 1] < sources[e] || (sources[e - 1] === sources[e] && targets[e - 1] < targets[e]);
-    }
-    if (!sorted) {
-      const run = Array.from({ length: b - a }, (_, t) => [sources[a + t], targets[a + t]]);
-      run.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-      run.forEach(([s, t], i) => {
-        sources[a + i] = s;
-        targets[a + i] = t;
-      });
+    if (b - a <= 32) {
+      // Short runs (nearly all): an insertion sort in place.
+      for (let t = a + 1; t < b; t++) {
+        if (before(t - 1, t)) continue;
+        const s = sources[t];
+        const d = targets[t];
+        let u = t;
+        while (u > a && (sources[u - 1] > s || (sources[u - 1] === s && targets[u - 1] > d))) {
+          sources[u] = sources[u - 1];
+          targets[u] = targets[u - 1];
+          u--;
+        }
+        sources[u] = s;
+        targets[u] = d;
+      }
+    } else {
+      let sorted = true;
+      for (let e = a + 1; e < b && sorted; e++) sorted = before(e - 1, e);
+      if (!sorted) {
+        const run = Array.from({ length: b - a }, (_, t) => [sources[a + t], targets[a + t]]);
+        run.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+        run.forEach(([s, t], i) => {
+          sources[a + i] = s;
+          targets[a + i] = t;
+        });
+      }
     }
     a = b;
   }
