@@ -448,29 +448,32 @@ describe('partitionedEmst() traffic and protocol', () => {
       });
       expect(triples(mergeAll(pieces))).toEqual(expected);
     }
-    // Keys a few ulps apart share a weight (sqrt halves the spacing): runs of equal weight with unequal keys.
+    // Keys a few ulps apart share a weight (sqrt halves the spacing): runs of equal weight with unequal keys — long
+    // runs (40 keys over 3000 edges: the sort path) and short ones (1500 keys: the insertion path, runs ≤ 32).
     const r = mulberry32(64);
     const m = 3000;
-    const keys = Float32Array.from({ length: m }, () => 1 + Math.floor(r() * 40) * 2 ** -23);
-    const lo = Uint32Array.from({ length: m }, () => Math.floor(r() * 500));
-    const hi = Uint32Array.from(lo, (a) => a + 1 + Math.floor(r() * 500));
-    const order = Array.from({ length: m }, (_, e) => e).sort(
-      (a, b) => keys[a] - keys[b] || lo[a] - lo[b] || hi[a] - hi[b],
-    );
-    const edges = {
-      sources: Uint32Array.from(order, (e) => lo[e]),
-      targets: Uint32Array.from(order, (e) => hi[e]),
-      weights: Float32Array.from(order, (e) => weightOfKey(keys[e])),
-    };
-    const expected = sortEdgesCanonical(edges);
-    const got = orderFromKeyOrder({
-      sources: edges.sources.slice(),
-      targets: edges.targets.slice(),
-      weights: edges.weights.slice(),
-    });
-    expectSameTree(expected, got);
-    // The input was not already in that order (the runs were reordered).
-    expect(Array.from(edges.sources)).not.toEqual(Array.from(expected.sources));
+    for (const distinct of [40, 1500]) {
+      const keys = Float32Array.from({ length: m }, () => 1 + Math.floor(r() * distinct) * 2 ** -23);
+      const lo = Uint32Array.from({ length: m }, () => Math.floor(r() * 500));
+      const hi = Uint32Array.from(lo, (a) => a + 1 + Math.floor(r() * 500));
+      const order = Array.from({ length: m }, (_, e) => e).sort(
+        (a, b) => keys[a] - keys[b] || lo[a] - lo[b] || hi[a] - hi[b],
+      );
+      const edges = {
+        sources: Uint32Array.from(order, (e) => lo[e]),
+        targets: Uint32Array.from(order, (e) => hi[e]),
+        weights: Float32Array.from(order, (e) => weightOfKey(keys[e])),
+      };
+      const expected = sortEdgesCanonical(edges);
+      const got = orderFromKeyOrder({
+        sources: edges.sources.slice(),
+        targets: edges.targets.slice(),
+        weights: edges.weights.slice(),
+      });
+      expectSameTree(expected, got);
+      // The input was not already in that order (the runs were reordered).
+      expect(Array.from(edges.sources)).not.toEqual(Array.from(expected.sources));
+    }
   });
 
   it('contractForest proves an edge only below every floor of one side (strict), and labels by proven components', () => {
