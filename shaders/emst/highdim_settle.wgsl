@@ -82,13 +82,13 @@ fn settle_reach(j: u32, comp: u32, r0: u32) {
   var bestKey = NONE;
   var bestIdx = NONE;
   var bestPos = NONE;
-  var full = true;
+  // Full: K real entries, so points outside the list exist and B bounds them; else the list holds every other point
+  // (its NONE entries are never scaled: the H100 and the CPU spell NaN differently).
+  let last = base + K - 1u;
+  let full = lpos[last] != NONE;
   for (var r = r0; r < K; r++) {
     let p = lpos[base + r];
-    if (p == NONE) {
-      full = false;
-      break;
-    }
+    if (p == NONE) { break; }
     if (label[p] == comp) { continue; }
     let key = reach_key(lkeys[base + r], j, p);
     let o = order[p];
@@ -101,7 +101,6 @@ fn settle_reach(j: u32, comp: u32, r0: u32) {
   var exact = bestPos != NONE;
   var bound = NONE;
   if (full) {
-    let last = base + K - 1u;
     let outside = max(bitcast<u32>(bitcast<f32>(lkeys[last]) * u.ia2), core2[j]);
     exact = exact && (bestKey < outside || (bestKey == outside && u.ia2 == 1.0 && bestIdx <= order[lpos[last]]));
     bound = min(bestKey, outside);

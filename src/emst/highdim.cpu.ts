@@ -138,13 +138,11 @@ function settleReach(
   let bestKey = NONE;
   let bestIdx = NONE;
   let bestPos = NONE;
-  let full = true;
+  const last = base + k - 1;
+  const full = pos[last] !== NONE;
   for (let r = r0; r < k; r++) {
     const p = pos[base + r];
-    if (p === NONE) {
-      full = false;
-      break;
-    }
+    if (p === NONE) break;
     if (label[p] === comp) continue;
     const key = Math.max(scaled(keys[base + r]), core2[j], core2[p]);
     const o = order[p];
@@ -157,7 +155,6 @@ function settleReach(
   let exact = bestPos !== NONE;
   let bound = NONE;
   if (full) {
-    const last = base + k - 1;
     const outside = Math.max(scaled(keys[last]), core2[j]);
     exact = exact && (bestKey < outside || (bestKey === outside && ia2 === 1 && bestIdx <= order[pos[last]]));
     bound = Math.min(bestKey, outside);

@@ -29,8 +29,23 @@ import type { Metric } from './metric.js';
 
 export type CandidateSource = 'brute' | 'bvh';
 
-/** List length by default: 16 left no point of 3·10^4 normal 16D points to traverse in a CPU simulation (8: one). */
-export const HIGHDIM_K = 16;
+/**
+ * List length by default, per source (H100, 10^6 normal points, 52d9a0c): brute-force lists of 16 at 16D — the search
+ * 3.0 s, and the rounds ~15 ms (with 8: the search 2.8 s, but the rounds 2.3 s of traversals for points whose lists
+ * ran out); BVH lists of 8 at 8D — 176 ms in all (with 16: 237, the k-NN search 227 of it).
+ */
+export const HIGHDIM_K = { brute: 16, bvh: 8 } as const;
+/**
+ * From how many dimensions the GPU EMST keeps candidate lists by default, and from how many they come from the
+ * brute-force search (H100, 10^6 normal points, 52d9a0c; bench/RESULTS.md): 8D plain 236 ms, BVH lists of 8 176 ms,
+ * brute-force 677; 16D plain 29.4 s (issue 18's table, cf54bdc), brute-force lists 2.08 s (two queries per thread),
+ * BVH lists not run (their k-NN prunes as little as the rounds' traversal). 6D: plain 45.0 ms, BVH lists 36.5 — but
+ * unmeasured at the 10^7 points of issue 18's 6D row, so 6D stays plain. Between 8 and 16 nothing was measured:
+ * the k-NN's time grew ×6.5 from 6D (24.5 ms) to 8D (158 ms), and the brute force's falls with the dimension, so the
+ * switch is put at 11.
+ */
+export const HIGHDIM_MIN_DIM = 7;
+export const BRUTE_MIN_DIM = 11;
 /** The brute-force kernel keeps a query's coordinates in registers: up to this many dimensions. */
 export const BRUTE_MAX_DIM = 64;
 /**
@@ -101,17 +116,22 @@ export function highDimDefault(dim: number, metric: Metric, periodic: boolean): 
   if (env !== undefined && env !== '') {
     throw new InputError(`Expected TREELINE_HIGHDIM to be off, brute or bvh, got '${env}'.`);
   }
-  return null;
+  // Mutual reachability too: its plain path runs a k-NN search anyway (for the core distances), which the lists
+  // replace. (Measured: 16D minSamples 5, brute-force lists, one query per thread, 3.0 s.)
+  void metric;
+  if (dim < HIGHDIM_MIN_DIM) return null;
+  return dim >= BRUTE_MIN_DIM && dim <= BRUTE_MAX_DIM ? 'brute' : 'bvh';
 }
 
 /**
  * Queries per thread of the brute-force search (1: emst/highdim_brute.wgsl, 2: highdim_brute2.wgsl, which reads each
- * staged point once for two queries): TREELINE_HIGHDIM_QPT, else 1.
+ * staged point once for two queries): TREELINE_HIGHDIM_QPT, else 2 — H100, 10^6 normal 16D points, 52d9a0c: the
+ * search 2.07 s with two, 3.01 s with one.
  */
 export function highDimQueriesPerThread(): 1 | 2 {
   const env = typeof process !== 'undefined' ? process.env.TREELINE_HIGHDIM_QPT : undefined;
-  if (env === undefined || env === '' || env === '1') return 1;
-  if (env === '2') return 2;
+  if (env === undefined || env === '' || env === '2') return 2;
+  if (env === '1') return 1;
   throw new InputError(`Expected TREELINE_HIGHDIM_QPT to be 1 or 2, got '${env}'.`);
 }
 
@@ -128,10 +148,10 @@ export function highDimBoxes(): boolean {
   throw new InputError(`Expected TREELINE_HIGHDIM_BOXES to be 1 or 0, got '${env}'.`);
 }
 
-/** The list length: TREELINE_HIGHDIM_K, else HIGHDIM_K. */
-export function highDimK(): number {
+/** The list length: TREELINE_HIGHDIM_K, else HIGHDIM_K of the source. */
+export function highDimK(source: CandidateSource): number {
   const env = typeof process !== 'undefined' ? process.env.TREELINE_HIGHDIM_K : undefined;
-  if (env === undefined || env === '') return HIGHDIM_K;
+  if (env === undefined || env === '') return HIGHDIM_K[source];
   const k = Number(env);
   if (!Number.isInteger(k) || k < 1 || k > 64) {
     throw new InputError(`Expected TREELINE_HIGHDIM_K to be an integer in [1, 64], got '${env}'.`);
@@ -196,7 +216,7 @@ export class GpuCandidateLists {
     maxN: number,
     dim: number,
     source: CandidateSource,
-    k = HIGHDIM_K,
+    k: number = HIGHDIM_K[source],
     queriesPerThread: 1 | 2 = highDimQueriesPerThread(),
     boxes = queriesPerThread === 1 && highDimBoxes(),
   ): Promise<GpuCandidateLists> {

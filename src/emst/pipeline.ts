@@ -84,9 +84,10 @@ export class GpuEmst {
     const mr = metric.kind === 'mutual-reachability';
     // Candidate lists (highdim.ts): `candidates` forces them on or off (tests), else highDimDefault by dimension.
     // Under mutual reachability they also give the core distances (at least minSamples long; at most 64).
-    const listK = Math.max(layout.candidatesK ?? highDimK(), mr ? metric.minSamples : 1);
     let source = layout.candidates ?? highDimDefault(dim, metric, periodic);
-    if (source === 'off' || periodic || listK > 64 || !GpuCandidateLists.fits(ctx, maxN, listK)) source = null;
+    if (source === 'off') source = null;
+    const listK = source ? Math.max(layout.candidatesK ?? highDimK(source), mr ? metric.minSamples : 1) : 0;
+    if (periodic || listK > 64 || !GpuCandidateLists.fits(ctx, maxN, listK)) source = null;
     // Every part's kernels start compiling at once and are awaited together (issue 17 §5); Euclidean runs compile
     // no k-NN, gather or mutual-reachability kernels.
     const bvh = allocateBvh(ctx, maxN, dim);
@@ -105,7 +106,9 @@ export class GpuEmst {
     const made = await Promise.allSettled([
       builderMade,
       boruvkaMade,
-      mr && !source ? createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords }) : null,
+      mr && !source
+        ? createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords, maxCount: maxN })
+        : null,
       mr && !source ? createGatherer(ctx, maxN) : null,
       source ? GpuCandidateLists.create(ctx, maxN, dim, source, listK) : null,
     ]);
@@ -168,6 +171,7 @@ export class GpuEmst {
         k: n - 1,
         output: 'kth',
         boxPartRecords: this.boxPartRecords,
+        maxCount: this.maxN,
       });
       knn = temporary;
     }
