@@ -3,8 +3,10 @@
  * independent oracles — the lists against the CPU backend's BVH k-NN (neighbours.cpu.ts), the settle against its
  * definition (the first entry outside the component, the cursor past the entries inside it, the last key as bound).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bruteListsCpu, settleCpu } from '../../src/emst/highdim.cpu.js';
+import { highDimDefault, highDimK, highDimQueriesPerThread } from '../../src/emst/highdim.js';
+import { EUCLIDEAN, metricOf } from '../../src/emst/metric.js';
 import { buildBvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import { nearestNeighbours } from '../../src/knn/neighbours.cpu.js';
 import { cloud } from '../helpers/clouds.js';
@@ -72,5 +74,44 @@ describe('high-dimensional candidate lists, CPU twins', () => {
     expect([...cand]).toEqual([7, 1, NONE, NONE]);
     expect([...cursor]).toEqual([0, 1]);
     expect([...pointBound]).toEqual([0, NONE]);
+  });
+});
+
+describe('high-dimensional candidate lists, defaults', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('highDimDefault: none below 7 dimensions, BVH lists from 7, brute-force lists from 11, none in periodic boxes', () => {
+    vi.stubEnv('TREELINE_HIGHDIM', '');
+    const pick = (dim: number) => highDimDefault(dim, EUCLIDEAN, false);
+    expect([2, 3, 6, 7, 8, 10, 11, 16, 64, 65].map(pick)).toEqual([
+      null,
+      null,
+      null,
+      'bvh',
+      'bvh',
+      'bvh',
+      'brute',
+      'brute',
+      'brute',
+      'bvh',
+    ]);
+    expect(highDimDefault(16, metricOf(5), false)).toBe('brute');
+    expect(highDimDefault(16, EUCLIDEAN, true)).toBeNull();
+    expect([highDimK('bvh'), highDimK('brute'), highDimQueriesPerThread()]).toEqual([8, 16, 2]);
+  });
+
+  it('TREELINE_HIGHDIM, _K and _QPT override the defaults, and a bad value is an input error naming it', () => {
+    vi.stubEnv('TREELINE_HIGHDIM', 'off');
+    expect(highDimDefault(16, EUCLIDEAN, false)).toBeNull();
+    vi.stubEnv('TREELINE_HIGHDIM', 'bvh');
+    expect(highDimDefault(3, EUCLIDEAN, false)).toBe('bvh');
+    vi.stubEnv('TREELINE_HIGHDIM', 'fast');
+    expect(() => highDimDefault(16, EUCLIDEAN, false)).toThrow(/TREELINE_HIGHDIM.*got 'fast'/);
+    vi.stubEnv('TREELINE_HIGHDIM_K', '12');
+    expect(highDimK('bvh')).toBe(12);
+    vi.stubEnv('TREELINE_HIGHDIM_K', '65');
+    expect(() => highDimK('bvh')).toThrow(/TREELINE_HIGHDIM_K.*got '65'/);
+    vi.stubEnv('TREELINE_HIGHDIM_QPT', '1');
+    expect(highDimQueriesPerThread()).toBe(1);
   });
 });
