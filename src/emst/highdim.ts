@@ -37,16 +37,18 @@ export type CandidateSource = 'brute' | 'bvh';
  */
 export const HIGHDIM_K = { brute: 16, bvh: 8 } as const;
 /**
- * From how many dimensions the GPU EMST keeps candidate lists by default, and from how many they come from the
- * brute-force search (H100, 10^6 normal points, 52d9a0c; bench/RESULTS.md): 8D plain 236 ms, BVH lists of 8 176 ms,
- * brute-force 677; 16D plain 29.4 s (issue 18's table, cf54bdc), brute-force lists 2.08 s (two queries per thread),
- * BVH lists not run (their k-NN prunes as little as the rounds' traversal). 6D: plain 45.0 ms, BVH lists 36.5 — but
- * unmeasured at the 10^7 points of issue 18's 6D row, so 6D stays plain. Between 8 and 16 nothing was measured:
- * the k-NN's time grew ×6.5 from 6D (24.5 ms) to 8D (158 ms), and the brute force's falls with the dimension, so the
- * switch is put at 11.
+ * Where the GPU EMST keeps candidate lists by default (H100, 10^6 normal points, 52d9a0c): 8D plain 236 ms, BVH
+ * lists of 8 176 ms, brute-force 677; 16D plain 29.4 s (issue 18's table, cf54bdc), brute-force lists 2.08 s (two
+ * queries per thread); 6D plain 45.0 ms, BVH lists 36.5 — but unmeasured at the 10^7 points of issue 18's 6D row, so
+ * 6D stays plain. BVH lists for 7 and 8 dimensions (7D lies between two gains). Nothing was measured between 8 and
+ * 16, and extrapolating — the plain rounds ×2.3 per dimension from 6D to 8D and ×1.8 from 8D to 16D, the k-NN ×2.5
+ * (24.5 → 158 ms), the brute force roughly flat (it mostly leaves a pair after 4–8 axes) — puts both kinds of lists
+ * near or above the plain rounds from 9 to 11 dimensions and the brute force clearly below from 12: so 9–11D stay
+ * plain, and the brute-force lists start at 12. Above BRUTE_MAX_DIM, unmeasured: plain.
  */
 export const HIGHDIM_MIN_DIM = 7;
-export const BRUTE_MIN_DIM = 11;
+export const BVH_MAX_DIM = 8;
+export const BRUTE_MIN_DIM = 12;
 /** The brute-force kernel keeps a query's coordinates in registers: up to this many dimensions. */
 export const BRUTE_MAX_DIM = 64;
 /**
@@ -120,8 +122,9 @@ export function highDimDefault(dim: number, metric: Metric, periodic: boolean): 
   // Mutual reachability too: its plain path runs a k-NN search anyway (for the core distances), which the lists
   // replace. (Measured: 16D minSamples 5, brute-force lists, one query per thread, 3.0 s.)
   void metric;
-  if (dim < HIGHDIM_MIN_DIM) return null;
-  return dim >= BRUTE_MIN_DIM && dim <= BRUTE_MAX_DIM ? 'brute' : 'bvh';
+  if (dim >= HIGHDIM_MIN_DIM && dim <= BVH_MAX_DIM) return 'bvh';
+  if (dim >= BRUTE_MIN_DIM && dim <= BRUTE_MAX_DIM) return 'brute';
+  return null;
 }
 
 /**

@@ -80,20 +80,21 @@ describe('high-dimensional candidate lists, CPU twins', () => {
 describe('high-dimensional candidate lists, defaults', () => {
   afterEach(() => vi.unstubAllEnvs());
 
-  it('highDimDefault: none below 7 dimensions, BVH lists from 7, brute-force lists from 11, none in periodic boxes', () => {
+  it('highDimDefault: BVH lists in 7 and 8 dimensions, brute-force lists from 12 to 64, else none (and none in periodic boxes)', () => {
     vi.stubEnv('TREELINE_HIGHDIM', '');
     const pick = (dim: number) => highDimDefault(dim, EUCLIDEAN, false);
-    expect([2, 3, 6, 7, 8, 10, 11, 16, 64, 65].map(pick)).toEqual([
+    expect([2, 3, 6, 7, 8, 9, 11, 12, 16, 64, 65].map(pick)).toEqual([
       null,
       null,
       null,
       'bvh',
       'bvh',
-      'bvh',
+      null,
+      null,
       'brute',
       'brute',
       'brute',
-      'bvh',
+      null,
     ]);
     expect(highDimDefault(16, metricOf(5), false)).toBe('brute');
     expect(highDimDefault(16, EUCLIDEAN, true)).toBeNull();
