@@ -78,8 +78,8 @@ export interface GpuBvh extends BvhBuffers {
 
 /**
  * Allocates the buffers of a BVH of up to `capacity` points of dimension `dim`. `split` (issue 19): its arrays may
- * exceed one binding — only the build (createBvhBuilder with `split`) can fill such a BVH, in parts; the traversals
- * (k-NN, Borůvka) still bind its arrays whole and cannot read it.
+ * exceed one binding — only the build (createBvhBuilder with `split`) can fill such a BVH, in parts; the k-NN reads it
+ * in parts too (knn/knn.ts), while Borůvka still binds its arrays whole and cannot.
  */
 export function allocateBvh(ctx: GpuContext, capacity: number, dim: number, options: { split?: boolean } = {}): GpuBvh {
   checkShape(ctx, capacity, dim, options.split === true);
@@ -134,8 +134,8 @@ export interface BvhBuilderOptions {
   boxPartRecords?: number;
   /**
    * Builds BVHs whose arrays may exceed one binding (allocateBvh's `split`; issue 19): every build kernel binds them
-   * in parts or windows (codes.ts, radixsort.ts, gather.ts, karras.ts, refit.ts). Such a BVH cannot be traversed
-   * yet (the k-NN and Borůvka bind its arrays whole). Default false.
+   * in parts or windows (codes.ts, radixsort.ts, gather.ts, karras.ts, refit.ts). Only the k-NN traverses such a BVH
+   * yet (knn/knn.ts: its arrays in parts); Borůvka binds them whole. Default false.
    */
   split?: boolean;
   /**
