@@ -104,6 +104,8 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
   }
   for (const dim of [2, 3, 5]) {
     await createBvhBuilder(ctx, { maxCount: 1 << 20, dim });
+    // Issue 18's build variants: the refit by chunks of leaves in workgroup memory (bvh/refit_chunk).
+    await createBvhBuilder(ctx, { maxCount: 1 << 20, dim, refitChunk: true });
     await createKnnSearcher(ctx, { dim, k: 16 });
     await createExemplarDistanceKernel(ctx, dim);
     await createKnnSearcher(ctx, { dim, k: 40, output: 'kth', rows: 'morton' });
