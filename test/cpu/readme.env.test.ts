@@ -23,7 +23,7 @@ describe('README environment variables', () => {
     const read = new Set<string>();
     for (const f of [...files('src'), ...files('test'), ...files('scripts'), '.ci/run']) {
       const text = readFileSync(join(root, f), 'utf8');
-      for (const m of text.matchAll(/process\.env(?:\.|\[['"])(TREELINE_[A-Z0-9_]+)/g)) read.add(m[1]);
+      for (const m of text.matchAll(/process\.env\??(?:\.|\[['"])(TREELINE_[A-Z0-9_]+)/g)) read.add(m[1]);
       for (const m of text.matchAll(/\$\{?(TREELINE_[A-Z0-9_]+)/g)) read.add(m[1]);
     }
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
