@@ -26,24 +26,13 @@ export function exemplars(tree: CondensedTree, selectedClusters: Uint32Array): U
     if (c >= 0 && (firstChild[p] < 0 || c < firstChild[p])) firstChild[p] = c;
   }
   // Pass 2: the point rows of the wanted leaves at their largest λ.
-  const selected = Int32Array.from(selectedClusters, (id) => id - n);
-  return exemplarsFromFacts(tree, n, firstChild, maxLambda, selected);
-}
-
-/**
- * Pass 2 of `exemplars` with each cluster's largest λ and first child known (ClusterTreeInfo's): the point rows of
- * the wanted leaves at their largest λ. `selected`: cluster indices (id − n) in label order.
- */
-export function exemplarsFromFacts(
-  tree: Pick<CondensedTree, 'parent' | 'child' | 'lambda'>,
-  n: number,
-  firstChild: Int32Array,
-  maxLambda: Float64Array,
-  selected: Int32Array,
-): Uint32Array[] {
-  const { parent, child, lambda } = tree;
-  const collector = new ExemplarCollector(firstChild, maxLambda, selected, n);
-  for (let r = 0; r < parent.length; r++) {
+  const collector = new ExemplarCollector(
+    firstChild,
+    maxLambda,
+    Int32Array.from(selectedClusters, (id) => id - n),
+    n,
+  );
+  for (let r = 0; r < rows; r++) {
     const x = child[r];
     if (x < n) collector.offer(parent[r] - n, x, lambda[r]);
   }

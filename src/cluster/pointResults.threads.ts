@@ -21,6 +21,7 @@ import {
   labelPointWords,
   labelRows,
   candidateHits,
+  growTo,
   pointTables,
   type PointWords,
   type PointOutputs,
@@ -226,23 +227,17 @@ export function leafHits(
     points[hits] = x;
     leaves[hits++] = c;
   }
-  return { points: sharedCopy(points, hits), leaves: sharedCopy(leaves, hits) };
+  return { points: toShared(points.subarray(0, hits)), leaves: toShared(leaves.subarray(0, hits)) };
 }
 
 /**
- * The first `length` entries of `a` in shared memory: what crosses between threads as a reference, not a copy (the
- * hits pass worker → main → worker → main: ~10^6 of them at 10^7 blobs, host memory counted).
+ * A copy of `a` in shared memory: what crosses between threads as a reference, not a copy (the hits pass worker →
+ * main → worker → main: ~10^6 of them at 10^7 blobs, host memory counted), and the tables every worker reads.
  */
-function sharedCopy(a: Uint32Array, length: number): Uint32Array {
-  const out = new Uint32Array(new SharedArrayBuffer(4 * length));
-  out.set(a.subarray(0, length));
-  return out;
-}
-
-function growTo(a: Uint32Array, length: number): Uint32Array {
-  const b = new Uint32Array(length);
-  b.set(a);
-  return b;
+function toShared<A extends Int32Array | Uint32Array | Float64Array>(a: A): A {
+  const s = new (a.constructor as new (b: SharedArrayBuffer) => A)(new SharedArrayBuffer(a.byteLength));
+  s.set(a);
+  return s;
 }
 
 /** The exemplar candidates of every range (in range order) grouped by label on one worker (ExemplarCollector). */
@@ -395,17 +390,12 @@ function gatherReplies(
 
 /** The tables in shared memory (they are k-sized: up to ~n / 8 clusters, not worth copying to every worker). */
 function shareTables(t: PointTables): PointTables {
-  const share = <A extends Int32Array | Float64Array>(a: A): A => {
-    const s = new (a.constructor as new (b: SharedArrayBuffer) => A)(new SharedArrayBuffer(a.byteLength));
-    s.set(a);
-    return s;
-  };
   return {
     ...t,
-    labelMaxLambda: share(t.labelMaxLambda),
-    ownerDeath: share(t.ownerDeath),
-    wanted: t.wanted && share(t.wanted),
-    maxLambda: share(t.maxLambda),
+    labelMaxLambda: toShared(t.labelMaxLambda),
+    ownerDeath: toShared(t.ownerDeath),
+    wanted: t.wanted && toShared(t.wanted),
+    maxLambda: toShared(t.maxLambda),
   };
 }
 

@@ -269,7 +269,8 @@ export function candidateHits(
   return { points: points.slice(0, hits), ranks: ranks.slice(0, hits) };
 }
 
-function growTo(a: Uint32Array, length: number): Uint32Array {
+/** `a` copied into a new array of `length` (≥ a.length) entries: a hit list's growth. */
+export function growTo(a: Uint32Array, length: number): Uint32Array {
   const b = new Uint32Array(length);
   b.set(a);
   return b;
