@@ -99,11 +99,14 @@ export function npyToPoints(arr: NpyArray, source = '<npy>'): PointTable {
 
 /** Serialises a typed array of shape (n,) or (n, d) as a version-1 .npy file in C order. */
 export function writeNpy(data: Float32Array | Float64Array | Int32Array | Uint32Array, shape: number[]): Uint8Array {
-  const [header, ...body] = npyChunks(data, shape);
-  const out = new Uint8Array(header.length + data.byteLength);
-  out.set(header, 0);
-  let at = header.length;
-  for (const chunk of body) {
+  return joinChunks(npyChunks(data, shape));
+}
+
+/** Chunks joined into one new array (the one-piece writers: writeNpy, writeBinPoints). */
+export function joinChunks(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((total, c) => total + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
     out.set(chunk, at);
     at += chunk.length;
   }

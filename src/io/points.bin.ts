@@ -1,6 +1,6 @@
 /** ArborX's binary points format: int32 n, int32 d, then n·d float32, row-major, little endian. */
 import { InputError } from '../errors.js';
-import { byteChunks } from './npy.js';
+import { byteChunks, joinChunks } from './npy.js';
 import type { PointTable } from './points.csv.js';
 
 export function parseBinPoints(bytes: Uint8Array, source = '<bin>'): PointTable {
@@ -21,14 +21,7 @@ export function parseBinPoints(bytes: Uint8Array, source = '<bin>'): PointTable 
 }
 
 export function writeBinPoints(points: Float32Array, dim: number): Uint8Array {
-  const chunks = binPointsChunks(points, dim);
-  const out = new Uint8Array(8 + points.byteLength);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return joinChunks(binPointsChunks(points, dim));
 }
 
 /**
