@@ -63,6 +63,8 @@ export const emstSuites: Record<string, BenchSuite> = {
   'emst-normal8d': emstSuite('EMST, normal 8D (issue 18: 10^6 Must ≤ 0.200 s, Goal ≤ 0.100 s)', 'normal', 8, [1e6]),
   'emst-normal16d': emstSuite('EMST, normal 16D (issue 18: 10^6 Must ≤ 10 s, Goal ≤ 3 s)', 'normal', 16, [1e6]),
   // Between and below them, for choosing the candidate lists' source by dimension (highdim.ts).
+  'emst-normal4d': emstSuite('EMST, normal 4D (ArborX: 10^7 0.121 s)', 'normal', 4, [1e7]),
+  'emst-normal5d': emstSuite('EMST, normal 5D (ArborX: 10^7 0.264 s)', 'normal', 5, [1e7]),
   'emst-normal6d': emstSuite('EMST, normal 6D (ArborX: 10^7 0.578 s)', 'normal', 6, [1e6, 1e7]),
   'emst-normal12d': emstSuite('EMST, normal 12D', 'normal', 12, [1e6]),
   'emst-mr5-normal16d': emstSuite('mutual reachability MST, minSamples 5, normal 16D', 'normal', 16, [1e6], {
