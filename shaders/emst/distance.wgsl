@@ -31,3 +31,21 @@ fn edge_key(a: u32, b: u32) -> u32 {
   }
   return bitcast<u32>(w);
 }
+
+// edge_key(a, b) with point a's coordinates given (q, read once by the caller: emst/traverse.wgsl, QREG): the same
+// steps, in the same order, on the same values.
+fn edge_key_from(q: array<f32, D>, a: u32, b: u32) -> u32 {
+  var w = 0.0;
+  for (var k = 0u; k < D; k++) {
+    var t = abs(q[k] - points[b * D + k]);
+    if (PERIODIC != 0u) {
+      t = min(t, period_of(k) - t);
+    }
+    w = add_square(w, t, u.one);
+  }
+  if (u.mr != 0u) {
+    let m = max(core2[a], core2[b]);
+    w = max(m, w * u.ia2);
+  }
+  return bitcast<u32>(w);
+}

@@ -74,3 +74,21 @@ fn tiles(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     childLabel[r] = vec2u(child_label_tiles(l.x, old.x, again), child_label_tiles(l.y, old.y, again));
   }
 }
+
+// Entry `first` (RoundPasses.firstRound): the first round's node labels, with no changes and no scan. Every point is
+// then its own component (labels are the union-find's fresh roots), so a leaf child's label is its own and every
+// internal child, holding two or more leaves, is mixed (NONE): what `main` and `tiles` compute in that round.
+fn child_label_first(c: u32) -> u32 {
+  if (c == NONE || c < u.n - 1u) { return NONE; }
+  return label[c - (u.n - 1u)];
+}
+
+@compute @workgroup_size(WG)
+fn first(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+         @builtin(local_invocation_index) lid: u32) {
+  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  for (var r = thread_index(wid, nwg, lid); r < u.n; r += grid_threads(nwg)) {
+    let l = links[r];
+    childLabel[r] = vec2u(child_label_first(l.x), child_label_first(l.y));
+  }
+}

@@ -15,6 +15,14 @@
 @group(0) @binding(9) var<storage, read> minCore2: array<vec2f>;
 @group(0) @binding(10) var<storage, read_write> cand: array<vec2u>;
 
+// FIRST = 1 (boruvka.ts, RoundPasses.firstTraversal): the first round's traversal, which reads no node labels. Every
+// point is then its own component, so the only subtree in the query's component is its own leaf; every internal node
+// is mixed.
+override FIRST: u32 = 0u;
+// QREG = 1 (boruvka.ts, RoundPasses.queryRegs; small D only): the query's coordinates are read once into registers
+// instead of from `points` at every box and leaf test. The same values and the same rounding steps either way.
+override QREG: u32 = 0u;
+
 struct Nearest {
   // Key of the best candidate, NONE for none.
   key: u32,
@@ -31,23 +39,29 @@ const STACK: u32 = 100u;
 // Squared distance from Morton position j's point to the box of internal node `node` (0 inside; a leaf has no box:
 // its key is computed from the points, below). On a periodic axis the gap is the smaller of the direct gap and the gap around the torus, each computed with the
 // point distance's monotone steps so that it bounds every point of the box from below (src/knn/keys.cpu.ts).
-fn box_d2(node: u32, j: u32) -> f32 {
+fn box_d2(node: u32, j: u32, q: array<f32, D>) -> f32 {
   let base = node * 2u * D;
   var s = 0.0;
   // Important! Records in the first box part (every record below ~8.9·10^7 3D points on the H100) are read from
   // its binding directly: going through box_word() for every word slows the traversal (bench/RESULTS.md).
   if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
     for (var k = 0u; k < D; k++) {
-      let t = axis_gap(points[j * D + k], boxes0[base + k], boxes0[base + D + k], k);
+      let t = axis_gap(query_coord(j, k, q), boxes0[base + k], boxes0[base + D + k], k);
       s = add_square(s, t, u.one);
     }
   } else {
     for (var k = 0u; k < D; k++) {
-      let t = axis_gap(points[j * D + k], box_word(base + k), box_word(base + D + k), k);
+      let t = axis_gap(query_coord(j, k, q), box_word(base + k), box_word(base + D + k), k);
       s = add_square(s, t, u.one);
     }
   }
   return s;
+}
+
+// Coordinate k of the query, Morton position j: from its registers with QREG, else from `points`.
+fn query_coord(j: u32, k: u32, q: array<f32, D>) -> f32 {
+  if (QREG != 0u) { return q[k]; }
+  return points[j * D + k];
 }
 
 // The gap from x to [lo, hi] on axis k (0 inside); on a periodic axis the smaller of the direct gap and the gap
@@ -73,6 +87,12 @@ fn nearest_of(j: u32) -> Nearest {
   var radius = ub[comp];
   var myCore = 0.0;
   if (u.mr != 0u) { myCore = core2[j]; }
+  var q: array<f32, D>;
+  if (QREG != 0u) {
+    for (var k = 0u; k < D; k++) { q[k] = points[j * D + k]; }
+  }
+  // FIRST: the query's own leaf, the one subtree in its component.
+  let own = u.n - 1u + j;
   var bestKey = NONE;
   var bestOther = NONE;
   var bestLo = NONE;
@@ -83,16 +103,18 @@ fn nearest_of(j: u32) -> Nearest {
   var rec = u.n - 1u; // the header record: its left child is the root
   loop {
     let l = links[rec];
-    let cl = childLabel[rec];
+    var cl = vec2u(NONE, NONE);
+    if (FIRST == 0u) { cl = childLabel[rec]; }
     var lower = array<u32, 2>(NONE, NONE);
     for (var side = 0u; side < 2u; side++) {
       let c = select(l.x, l.y, side == 1u);
-      if (c == NONE || select(cl.x, cl.y, side == 1u) == comp) { continue; }
+      if (c == NONE || select(cl.x, cl.y, side == 1u) == comp || (FIRST != 0u && c == own)) { continue; }
       if (c >= u.n - 1u) {
         // A leaf: its key is computed exactly as the upper bounds' keys are (no box test, which a GPU may round
         // differently by fusing multiply-adds).
         let k = c - (u.n - 1u);
-        let key = edge_key(j, k);
+        var key: u32;
+        if (QREG != 0u) { key = edge_key_from(q, j, k); } else { key = edge_key(j, k); }
         let other = order[k];
         let lo = min(me, other);
         let hi = max(me, other);
@@ -105,7 +127,7 @@ fn nearest_of(j: u32) -> Nearest {
         }
         continue;
       }
-      var lb = box_d2(c, j);
+      var lb = box_d2(c, j, q);
       if (u.mr != 0u) {
         let mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
         lb = max(max(lb * u.ia2, myCore), mc);

@@ -108,9 +108,21 @@ export interface RoundPasses {
    * more at 10^8 normal 2D with `strided`).
    */
   orderedActive?: boolean;
+  /**
+   * The first round in its own shape (every point is then its own component and traverses): no label changes, scan
+   * or active list — node labels straight from the links (emst/nodelabels.wgsl entry `first`), the traversal and the
+   * minima over every point in Morton order (as with skipBounded false). Not with a `settle` (run()).
+   */
+  firstRound?: boolean;
+  /** The first round's traversal reads no node labels (emst/traverse.wgsl, FIRST): only the query's own leaf is skipped. */
+  firstTraversal?: boolean;
+  /** The traversal keeps the query's coordinates in registers (emst/traverse.wgsl, QREG), in up to 4 dimensions. */
+  queryRegs?: boolean;
 }
 
 const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin', 'strided', 'tileScan', 'incremental'] as const;
+/** Shapes not yet measured on the H100, so in neither `all` nor the default: named one by one. */
+const ROUND_OPTIONS = ['orderedActive', 'firstRound', 'firstTraversal', 'queryRegs'] as const;
 /** Words of the changes buffer the tiled changes take (emst/common.wgsl, tile_bits): counts, pad, 8 per tile. */
 const tileWords = (n: number) => Math.ceil(Math.ceil(n / 256) / 8) * 8 + 8 * Math.ceil(n / 256);
 /** Workgroups (of 256) of the strided grid: ~10^6 threads, a few times what an H100 keeps resident. */
@@ -139,11 +151,11 @@ export function roundPassesFromEnv(
   for (const name of names) {
     if (name === 'all') {
       for (const p of ROUND_PASSES) passes[p] = true;
-    } else if (([...ROUND_PASSES, 'orderedActive'] as readonly string[]).includes(name)) {
+    } else if (([...ROUND_PASSES, ...ROUND_OPTIONS] as readonly string[]).includes(name)) {
       passes[name as keyof RoundPasses] = true;
     } else {
       throw new InputError(
-        `TREELINE_EMST_ROUNDS: expected a comma list of ${ROUND_PASSES.join(', ')}, orderedActive, all or none, got '${name}'.`,
+        `TREELINE_EMST_ROUNDS: expected a comma list of ${[...ROUND_PASSES, ...ROUND_OPTIONS].join(', ')}, all or none, got '${name}'.`,
       );
     }
   }
@@ -389,9 +401,10 @@ export class Boruvka {
       entry = 'main',
       extra: string[] = [],
       overrides?: Record<string, number>,
+      tag = entry === 'main' ? '' : `.${entry}`,
     ) =>
       ctx.kernel({
-        label: `emst::${name}${entry === 'main' ? '' : `.${entry}`}`,
+        label: `emst::${name}${tag}`,
         shader: `emst/${name}`,
         entry,
         bindings,
@@ -402,6 +415,23 @@ export class Boruvka {
         overrides,
         enable: name === 'best64' ? ['atomic_vec2u_min_max'] : undefined,
       });
+    // The traversal (FIRST = 1: the first round's, RoundPasses.firstTraversal; QREG: RoundPasses.queryRegs).
+    const [traversalName, traversalBindings, boxRead] = useLean
+      ? (['nearest_lite', B.traverse, 'bvh/boxread1'] as const)
+      : (['nearest', B.nearest, 'bvh/boxread'] as const);
+    const traversalSpec = (first = 0) =>
+      spec(
+        traversalName,
+        traversalBindings,
+        32,
+        'main',
+        ['emst/distance', boxRead, 'emst/traverse'],
+        {
+          FIRST: first,
+          QREG: passes.queryRegs && dim <= 4 ? 1 : 0,
+        },
+        first ? '.first' : '',
+      );
     // Every kernel, the scanner's and the union-find's start compiling together (issue 17 §5); the
     // mutual-reachability prelude's `mincore` only when asked or when a run needs it (run()).
     const specs: Record<string, Promise<Kernel>> = {
@@ -414,9 +444,9 @@ export class Boruvka {
         INCREMENTAL: passes.incremental ? 1 : 0,
       }),
       upperbounds: spec('upperbounds', B.upperbounds, 256, passes.groupMin ? 'grouped' : 'main', ['emst/distance']),
-      nearest: useLean
-        ? spec('nearest_lite', B.traverse, 32, 'main', ['emst/distance', 'bvh/boxread1', 'emst/traverse'])
-        : spec('nearest', B.nearest, 32, 'main', ['emst/distance', 'bvh/boxread', 'emst/traverse']),
+      nearest: traversalSpec(),
+      ...(passes.firstRound ? { nodelabelsFirst: spec('nodelabels', B.nodelabels, 256, 'first') } : {}),
+      ...(passes.firstRound && passes.firstTraversal ? { nearestFirst: traversalSpec(1) } : {}),
       bestmax: spec('bestmax', B.bestmax, 256, 'main', ['emst/holders'], holders),
       // The active list serves only the skipping of bounded points, which the lean traversal never does (run()).
       ...(useLean ? {} : { active: spec('active', B.active, 256, 'main', [], holders) }),
@@ -528,6 +558,20 @@ export class Boruvka {
       one: 1,
       period: opts.period,
     });
+    // RoundPasses.firstRound: the first round runs over every point (skip = 0), as no point is bounded or keeps a
+    // candidate yet; a settle may decide points before it, so then the first round keeps the shape of the others.
+    const firstRound = this.passes.firstRound === true && opts.settle === undefined;
+    const u0 = firstRound
+      ? uniformBytes(k.relabel as Kernel<Bindings, typeof EMST_PARAMS>, {
+          n,
+          mr: mr ? 1 : 0,
+          ia2: inverseAlphaSquared(alpha),
+          skip: 0,
+          cut: floatBits(cut),
+          one: 1,
+          period: opts.period,
+        })
+      : u;
     const core2 = opts.reachability?.core2 ?? b.noCore;
     let minCore2 = b.noMinCore;
     // Important! Every round dispatch is direct (plan.wgsl says why): per-point kernels over n threads, the traversal
@@ -607,32 +651,37 @@ export class Boruvka {
       relabel(rec, at);
     };
 
-    const round = (rec: Recorder) => {
+    const nodeLabels = {
+      label: b.label,
+      prefix: b.chg,
+      links: bvh.links,
+      ranges: bvh.ranges,
+      childLabel: b.childLabel,
+      edgeCount: b.edgeCount,
+    };
+    // `first`: the run's first round, in its own shape with RoundPasses.firstRound (firstRound above).
+    const round = (rec: Recorder, first: boolean) => {
+      const one = first && firstRound;
+      const atOne = one ? { ...at, uniforms: u0 } : at;
       rec.dispatch(k.plan, { buffers: { edgeCount: b.edgeCount, label: b.label }, uniforms: plan, groups: 1 });
-      // With fused labels the last relabel (the prelude's, or the previous round's) wrote the changes.
-      if (k.changes) rec.dispatch(k.changes, { ...at, buffers: { label: b.label, chg: b.chg } });
-      // In place: the changes (with tileScan, the tile counts) become their exclusive prefix sums. Not gated (gating it would take indirect
-      // dispatches): after the last round it re-scans the buffer's stale contents, which no gated kernel reads; a
-      // few streaming passes whose cost does not depend on the data.
-      this.scanner.encode(rec, b.chg, b.chg, this.passes.tileScan ? Math.ceil(n / 256) : n, 'exclusive');
-      rec.dispatch(k.nodelabels, {
-        ...at,
-        buffers: {
-          label: b.label,
-          prefix: b.chg,
-          links: bvh.links,
-          ranges: bvh.ranges,
-          childLabel: b.childLabel,
-          edgeCount: b.edgeCount,
-        },
-      });
+      if (one) {
+        rec.dispatch(k.nodelabelsFirst, { ...at, buffers: nodeLabels });
+      } else {
+        // With fused labels the last relabel (the prelude's, or the previous round's) wrote the changes.
+        if (k.changes) rec.dispatch(k.changes, { ...at, buffers: { label: b.label, chg: b.chg } });
+        // In place: the changes (with tileScan, the tile counts) become their exclusive prefix sums. Not gated (gating it would take indirect
+        // dispatches): after the last round it re-scans the buffer's stale contents, which no gated kernel reads; a
+        // few streaming passes whose cost does not depend on the data.
+        this.scanner.encode(rec, b.chg, b.chg, this.passes.tileScan ? Math.ceil(n / 256) : n, 'exclusive');
+        rec.dispatch(k.nodelabels, { ...at, buffers: nodeLabels });
+      }
       opts.settle?.(rec, { label: b.label, cand: b.cand, pointBound: b.pointBound, n, cut: floatBits(cut) });
       rec.dispatch(k.upperbounds, {
         ...at,
         buffers: { points: bvh.sortedPoints, core2, label: b.label, ub: b.ub, cand: b.cand },
       });
       rec.clear(b.activeCount);
-      if (skip) {
+      if (skip && !one) {
         rec.dispatch(k.active, {
           ...(this.passes.orderedActive ? { uniforms: u, threads: n } : at),
           buffers: {
@@ -645,16 +694,20 @@ export class Boruvka {
           },
         });
       }
-      rec.dispatch(k.nearest, { groups: nearestGroups, uniforms: u, buffers: this.lean ? traversal : nearest });
+      rec.dispatch((one && k.nearestFirst) || k.nearest, {
+        groups: nearestGroups,
+        uniforms: atOne.uniforms,
+        buffers: this.lean ? traversal : nearest,
+      });
       if (k.best64) {
-        rec.dispatch(k.best64, { ...at, buffers: best });
+        rec.dispatch(k.best64, { ...atOne, buffers: best });
       } else {
-        rec.dispatch(k.best32key, { ...at, buffers: best });
-        rec.dispatch(k.best32lo, { ...at, buffers: best });
+        rec.dispatch(k.best32key, { ...atOne, buffers: best });
+        rec.dispatch(k.best32lo, { ...atOne, buffers: best });
       }
-      rec.dispatch(k.bestmax, { ...at, buffers: { ...best, bestMax: b.bestMax } });
+      rec.dispatch(k.bestmax, { ...atOne, buffers: { ...best, bestMax: b.bestMax } });
       rec.dispatch(k.merge, {
-        ...at,
+        ...atOne,
         buffers: { ...best, bestMax: b.bestMax, uf_parent: uf.parent, edgeCount: b.edgeCount, edges: b.edges },
       });
       relabel(rec, at);
@@ -690,7 +743,7 @@ export class Boruvka {
         'emst::rounds',
         (rec) => {
           if (c === 0) prelude(rec);
-          for (let r = 0; r < rounds; r++) round(rec);
+          for (let r = 0; r < rounds; r++) round(rec, c === 0 && r === 0);
           rec.copy(b.edgeCount, 0, staging[c % DEPTH], 0, 4);
         },
         { timer: opts.timer },

@@ -116,8 +116,9 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
         await (await Boruvka.create(ctx, 1 << 20, dim, periodic, undefined, lean)).compileReachability();
       }
     }
-    // Issue 18's shapes of the round passes besides the default (the old entries, relabel.fused).
-    for (const rounds of [{}, { holders: true, fusedLabels: true, groupMin: true }]) {
+    // Issue 18's shapes of the round passes besides the default (the old entries, relabel.fused, the first round's).
+    const first = { firstRound: true, firstTraversal: true, queryRegs: true };
+    for (const rounds of [{}, { holders: true, fusedLabels: true, groupMin: true }, first]) {
       await Boruvka.create(ctx, 1 << 20, dim, false, undefined, false, {}, { rounds });
     }
   }

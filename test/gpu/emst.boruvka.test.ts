@@ -161,6 +161,8 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     tileScan: true,
     incremental: true,
   };
+  // The first round's own shape and the traversal's query registers (RoundPasses.firstRound, firstTraversal, queryRegs).
+  const FIRST: RoundPasses = { firstRound: true, firstTraversal: true, queryRegs: true };
   it.each([
     ['grid', 2000, 2, 1],
     ['grid', 1500, 3, 1],
@@ -186,6 +188,9 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: ALL, skipBounded: false, nearestGroups: 2, stridedGroups: 2 },
         { rounds: ALL, lean: true, stridedGroups: 1 },
         { rounds: ALL },
+        { rounds: { ...ALL, ...FIRST }, nearestGroups: 2, stridedGroups: 2 },
+        { rounds: { ...FIRST, queryRegs: false } },
+        { rounds: { ...ALL, ...FIRST }, lean: true, stridedGroups: 1 },
       ]) {
         const got = await gpuMst(ctx, pts, dim, ms, shape);
         expect(got.edges.map(([a, b]) => key(a, b)).sort(), JSON.stringify(shape)).toEqual(wantKeys);
@@ -220,6 +225,9 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: { tileScan: true, strided: true }, stridedGroups: 1 },
         { rounds: { incremental: true } },
         { rounds: { ...ALL, holders: false, orderedActive: true }, stridedGroups: 2 },
+        { rounds: { ...ALL, ...FIRST }, stridedGroups: 3 },
+        { rounds: { ...ALL, firstRound: true }, skipBounded: false },
+        { rounds: { queryRegs: true } },
       ]) {
         expect(canon((await gpuMst(ctx, pts, dim, 1, shape)).edges), JSON.stringify(shape)).toEqual(old);
       }
@@ -248,6 +256,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     expect(roundPassesFromEnv('all')).toEqual(ALL);
     expect(roundPassesFromEnv('strided,tileScan')).toEqual({ strided: true, tileScan: true });
     expect(roundPassesFromEnv('all,orderedActive')).toEqual({ ...ALL, orderedActive: true });
+    expect(roundPassesFromEnv('all,firstRound,firstTraversal,queryRegs')).toEqual({ ...ALL, ...FIRST });
     expect(roundPassesFromEnv('holders, groupMin')).toEqual({ holders: true, groupMin: true });
     expect(() => roundPassesFromEnv('holders,fast')).toThrow(/got 'fast'/);
   });
