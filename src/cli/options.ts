@@ -10,7 +10,7 @@ import { extname, join } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 import { GRAPH_EXTENSIONS } from '../io/graph.js';
-import { POINT_EXTENSIONS, readPoints, requireFinite, type PointTable } from '../io/points.js';
+import { POINT_EXTENSIONS, readPoints, readWholeFile, requireFinite, type PointTable } from '../io/points.js';
 import { AtomicOutputs, writeNpyDir, type Column, type OutputKind } from '../io/write.js';
 import type { CliIo } from './program.js';
 
@@ -248,7 +248,7 @@ export async function readInputPoints(path: string, o: InputOptions): Promise<Po
 }
 
 async function readHeaderless(path: string, dim: number): Promise<PointTable> {
-  const bytes = await readFile(path);
+  const bytes = await readWholeFile(path);
   if (extname(path).toLowerCase() === '.bin' && bytes.byteLength >= 8) {
     // Important! An ArborX .bin (int32 n, int32 d, then n·d float32) read as headerless rows would turn its header
     // into a point: refuse when the header matches the file's size.

@@ -111,32 +111,43 @@ export async function pairsEmst(
     run.timings['distributed::kruskal'] = performance.now() - t1;
     return tree;
   }
-  // Per partition: its terminals (ends of crossing edges) and each one's lightest crossing key.
-  const floors = run.infos.map(() => new Map<number, number>());
-  pairs.forEach(([p, q], t) => {
-    const { lo, hi, keys, side } = lists[t];
-    for (let e = 0; e < keys.length; e++) {
-      if (side![e] !== SIDE_LO_P && side![e] !== SIDE_LO_Q) {
-        throw new Error(
-          `partitionedEmst: pair (${p}, ${q}) answered an edge within one partition (${lo[e]}, ${hi[e]})`,
-        );
+  // Per point: its lightest crossing key (+∞: no crossing edge), and per partition its terminals (the ends of crossing
+  // edges), ascending. Typed arrays over the global ids, not Maps (V8 caps a Map at 2^24 entries; 2·10^8 points have
+  // more terminals than that): a first pass counts each partition's terminals, a second lists them.
+  const floorOf = new Float32Array(n).fill(Infinity);
+  const termCount = new Array<number>(run.k).fill(0);
+  const eachEnd = (visit: (part: number, g: number, key: number) => void): void =>
+    pairs.forEach(([p, q], t) => {
+      const { lo, hi, keys, side } = lists[t];
+      for (let e = 0; e < keys.length; e++) {
+        const sd = side![e];
+        if (sd !== SIDE_LO_P && sd !== SIDE_LO_Q) {
+          throw new Error(
+            `partitionedEmst: pair (${p}, ${q}) answered an edge within one partition (${lo[e]}, ${hi[e]})`,
+          );
+        }
+        visit(sd === SIDE_LO_P ? p : q, lo[e], keys[e]);
+        visit(sd === SIDE_LO_P ? q : p, hi[e], keys[e]);
       }
-      const [a, b] = side![e] === SIDE_LO_P ? [p, q] : [q, p];
-      for (const [part, g] of [
-        [a, lo[e]],
-        [b, hi[e]],
-      ]) {
-        const f = floors[part];
-        const was = f.get(g);
-        if (was === undefined || keys[e] < was) f.set(g, keys[e]);
-      }
-    }
+    });
+  eachEnd((part, g, key) => {
+    if (floorOf[g] === Infinity) termCount[part]++;
+    if (key < floorOf[g]) floorOf[g] = key;
   });
-  const terminalsOf = live.map((p) => Uint32Array.from(floors[p].keys()).sort());
+  const terminalsOfPart = termCount.map((c) => new Uint32Array(c));
+  termCount.fill(0);
+  const listed = new Uint8Array(Math.ceil(n / 8));
+  eachEnd((part, g) => {
+    if (listed[g >>> 3] & (1 << (g & 7))) return;
+    listed[g >>> 3] |= 1 << (g & 7);
+    terminalsOfPart[part][termCount[part]++] = g;
+  });
+  const terminalsOf = live.map((p) => terminalsOfPart[p].sort());
   // The contracted label (a global id) of every end of an open or crossing edge: the terminals' from their owners'
   // replies, the open edges' with them. Each reply is taken as it arrives, and the proven lists merged meanwhile
   // (all but the last one: the merge with it waits for the Kruskal's few edges, below).
-  const labelOf = new Map<number, number>();
+  const NO_LABEL = 0xffffffff;
+  const labelOf = new Uint32Array(n).fill(NO_LABEL);
   const safeLists: SortedEdges[] = [];
   const rest: SortedEdges[] = [];
   let safeCount = 0;
@@ -151,12 +162,13 @@ export async function pairsEmst(
     const la = run.reply(reply, 'openLa', Uint32Array, open.keys.length);
     const lb = run.reply(reply, 'openLb', Uint32Array, open.keys.length);
     for (let e = 0; e < open.keys.length; e++) {
-      labelOf.set(open.lo[e], la[e]);
-      labelOf.set(open.hi[e], lb[e]);
+      labelOf[open.lo[e]] = la[e];
+      labelOf[open.hi[e]] = lb[e];
     }
     rest.push(open);
-    const labels = run.reply(reply, 'label', Uint32Array, terminalsOf[t].length);
-    terminalsOf[t].forEach((g, i) => labelOf.set(g, labels[i]));
+    const terminals = terminalsOf[t];
+    const labels = run.reply(reply, 'label', Uint32Array, terminals.length);
+    for (let i = 0; i < terminals.length; i++) labelOf[terminals[i]] = labels[i];
     safeLists.push(safe);
     if (++arrived < live.length && safeLists.length > 1) {
       const s0 = performance.now();
@@ -171,7 +183,7 @@ export async function pairsEmst(
         const terminals = terminalsOf[t];
         const arrays: TaskMessage['arrays'] = {
           terminals,
-          floor: Float32Array.from(terminals, (g) => floors[p].get(g)!),
+          floor: Float32Array.from(terminals, (g) => floorOf[g]),
         };
         if (run.mr) arrays.core2 = run.core2.slice(offsets[p], offsets[p + 1]);
         return { partition: p, kind: 'forest', msg: { meta: { ...base }, arrays } };
@@ -189,9 +201,8 @@ export async function pairsEmst(
   const parent = new Uint32Array(n);
   for (let i = 0; i < n; i++) parent[i] = i;
   const root = (g: number): number => {
-    let i = labelOf.get(g);
-    if (i === undefined)
-      throw new Error(`partitionedEmst: point ${g}, an end of a crossing or open edge, has no label`);
+    let i = labelOf[g];
+    if (i === NO_LABEL) throw new Error(`partitionedEmst: point ${g}, an end of a crossing or open edge, has no label`);
     while (parent[i] !== i) {
       parent[i] = parent[parent[i]];
       i = parent[i];
@@ -256,7 +267,7 @@ export function contractForest(
   sorted: SortedEdges,
   floor: Float32Array,
   n: number,
-): { safe: number[]; open: number[]; label: (row: number) => number } {
+): { safe: Uint32Array; open: Uint32Array; label: (row: number) => number } {
   const all = new Uint32Array(n);
   const safeParent = new Uint32Array(n);
   for (let i = 0; i < n; i++) all[i] = safeParent[i] = i;
@@ -268,21 +279,24 @@ export function contractForest(
     }
     return i;
   };
-  const safe: number[] = [];
-  const open: number[] = [];
   const { lo, hi, keys } = sorted;
-  for (let e = 0; e < keys.length; e++) {
+  const m = keys.length;
+  // Edge numbers, safe ones from the front, open ones from the back (typed: 10^8 edges do not fit JS arrays well).
+  const split = new Uint32Array(m);
+  let safeCount = 0;
+  let openAt = m;
+  for (let e = 0; e < m; e++) {
     const a = root(all, lo[e]);
     const b = root(all, hi[e]);
     if (a === b) throw new Error(`partitionedEmst: a partition's tree closes a cycle at rows ${lo[e]}, ${hi[e]}`);
     const key = keys[e];
     if (least[a] > key || least[b] > key) {
-      safe.push(e);
+      split[safeCount++] = e;
       const x = root(safeParent, lo[e]);
       const y = root(safeParent, hi[e]);
       if (x < y) safeParent[y] = x;
       else safeParent[x] = y;
-    } else open.push(e);
+    } else split[--openAt] = e;
     const l = least[a] < least[b] ? least[a] : least[b];
     if (a < b) {
       all[b] = a;
@@ -292,39 +306,72 @@ export function contractForest(
       least[b] = l;
     }
   }
-  return { safe, open, label: (row) => root(safeParent, row) };
+  return {
+    safe: split.subarray(0, safeCount),
+    open: split.subarray(openAt).reverse(),
+    label: (row) => root(safeParent, row),
+  };
 }
 
 /**
- * Edges (lo, hi, keys) put in the canonical (key, lo, hi) order, as new arrays: an insertion sort, O(m) for emst()'s
- * output (ordered by weight = fround(√key), then by ids: only equal weights with unequal keys move), which past
- * 4m moves gives way to a comparison sort.
+ * Edges (lo, hi, keys) put in the canonical (key, lo, hi) order, as new arrays (`inPlace`: in the given ones): an
+ * insertion sort, O(m) for emst()'s output (ordered by weight = fround(√key), then by ids: only equal weights with
+ * unequal keys move), which past 4m moves gives way to a comparison sort.
  */
-export function canonicalById(lo: Uint32Array, hi: Uint32Array, keys: Float32Array, side?: Uint8Array): SortedEdges {
+export function canonicalById(
+  lo: Uint32Array,
+  hi: Uint32Array,
+  keys: Float32Array,
+  side?: Uint8Array,
+  inPlace = false,
+): SortedEdges {
   const m = keys.length;
-  const less = (a: number, b: number): boolean =>
-    keys[a] < keys[b] || (keys[a] === keys[b] && (lo[a] < lo[b] || (lo[a] === lo[b] && hi[a] < hi[b])));
-  let order = new Uint32Array(m);
-  for (let t = 0; t < m; t++) order[t] = t;
+  const L = inPlace ? lo : lo.slice(0, m);
+  const H = inPlace ? hi : hi.slice(0, m);
+  const K = inPlace ? keys : keys.slice(0, m);
+  const S = side ? (inPlace ? side : side.slice(0, m)) : null;
   let moves = 0;
   for (let t = 1; t < m && moves <= 4 * m; t++) {
-    const e = order[t];
-    if (!less(e, order[t - 1])) continue;
+    const k = K[t];
+    const a = L[t];
+    const b = H[t];
+    const kp = K[t - 1];
+    if (kp < k || (kp === k && (L[t - 1] < a || (L[t - 1] === a && H[t - 1] < b)))) continue;
+    const c = S === null ? 0 : S[t];
     let s = t;
-    while (s > 0 && less(e, order[s - 1])) {
-      order[s] = order[s - 1];
+    while (s > 0) {
+      const kq = K[s - 1];
+      if (!(kq > k || (kq === k && (L[s - 1] > a || (L[s - 1] === a && H[s - 1] > b))))) break;
+      K[s] = kq;
+      L[s] = L[s - 1];
+      H[s] = H[s - 1];
+      if (S !== null) S[s] = S[s - 1];
       s--;
       moves++;
     }
-    order[s] = e;
+    K[s] = k;
+    L[s] = a;
+    H[s] = b;
+    if (S !== null) S[s] = c;
   }
-  if (moves > 4 * m) order = order.sort((a, b) => (less(a, b) ? -1 : less(b, a) ? 1 : 0));
-  const out: SortedEdges = {
-    lo: Uint32Array.from(order, (e) => lo[e]),
-    hi: Uint32Array.from(order, (e) => hi[e]),
-    keys: Float32Array.from(order, (e) => keys[e]),
-  };
-  if (side) out.side = Uint8Array.from(order, (e) => side[e]);
+  if (moves > 4 * m) {
+    // From a copy of the half-sorted arrays (a permutation of the input: the same sorted result).
+    const [l0, h0, k0, s0] = [L.slice(), H.slice(), K.slice(), S?.slice()];
+    const less = (x: number, y: number): boolean =>
+      k0[x] < k0[y] || (k0[x] === k0[y] && (l0[x] < l0[y] || (l0[x] === l0[y] && h0[x] < h0[y])));
+    const order = new Uint32Array(m);
+    for (let t = 0; t < m; t++) order[t] = t;
+    order.sort((x, y) => (less(x, y) ? -1 : less(y, x) ? 1 : 0));
+    for (let t = 0; t < m; t++) {
+      const e = order[t];
+      L[t] = l0[e];
+      H[t] = h0[e];
+      K[t] = k0[e];
+      if (S !== null) S[t] = s0![e];
+    }
+  }
+  const out: SortedEdges = { lo: L, hi: H, keys: K };
+  if (S !== null) out.side = S;
   return out;
 }
 

@@ -264,7 +264,13 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
       sides[kept++] = sp === tp ? (sp ? SIDE_P : SIDE_Q) : (s < t ? sp : tp) ? SIDE_LO_P : SIDE_LO_Q;
     }
     // In the canonical order (emst()'s order by weight moves only equal weights with unequal keys).
-    const sorted = canonicalById(lo.subarray(0, kept), hi.subarray(0, kept), keys.subarray(0, kept), sides);
+    const sorted = canonicalById(
+      lo.subarray(0, kept),
+      hi.subarray(0, kept),
+      keys.subarray(0, kept),
+      sides.subarray(0, kept),
+      true,
+    );
     return {
       meta: { timings: { 'pair::mst': t1 - t0, 'pair::total': performance.now() - tStart } },
       arrays: { lo: sorted.lo, hi: sorted.hi, keys: sorted.keys, side: sorted.side! },
@@ -325,24 +331,38 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
       hiRow[e] = s < t ? t : s;
     }
     // Rows ascend with the global ids: the canonical order by rows is the order by ids.
-    const sorted = canonicalById(loRow, hiRow, keys);
-    const split = contractForest(sorted, floor, n);
-    const safe = split.safe;
-    const open = split.open;
-    const label = split.label;
+    const sorted = canonicalById(loRow, hiRow, keys, undefined, true);
+    const { safe, open, label } = contractForest(sorted, floor, n);
+    // The replies in global ids (plain loops: 10^7–10^8 edges per partition).
+    const ms = safe.length;
+    const mo = open.length;
+    const lo = new Uint32Array(ms);
+    const hi = new Uint32Array(ms);
+    const safeKeys = new Float32Array(ms);
+    for (let i = 0; i < ms; i++) {
+      const e = safe[i];
+      lo[i] = ids[sorted.lo[e]];
+      hi[i] = ids[sorted.hi[e]];
+      safeKeys[i] = sorted.keys[e];
+    }
+    const openLo = new Uint32Array(mo);
+    const openHi = new Uint32Array(mo);
+    const openKeys = new Float32Array(mo);
+    const openLa = new Uint32Array(mo);
+    const openLb = new Uint32Array(mo);
+    for (let i = 0; i < mo; i++) {
+      const e = open[i];
+      openLo[i] = ids[sorted.lo[e]];
+      openHi[i] = ids[sorted.hi[e]];
+      openKeys[i] = sorted.keys[e];
+      openLa[i] = ids[label(sorted.lo[e])];
+      openLb[i] = ids[label(sorted.hi[e])];
+    }
+    const termLabel = new Uint32Array(termRow.length);
+    for (let t = 0; t < termRow.length; t++) termLabel[t] = ids[label(termRow[t])];
     return {
       meta: { timings: { 'forest::mst': t1 - t0, 'forest::total': performance.now() - tStart } },
-      arrays: {
-        lo: Uint32Array.from(safe, (e) => ids[sorted.lo[e]]),
-        hi: Uint32Array.from(safe, (e) => ids[sorted.hi[e]]),
-        keys: Float32Array.from(safe, (e) => sorted.keys[e]),
-        openLo: Uint32Array.from(open, (e) => ids[sorted.lo[e]]),
-        openHi: Uint32Array.from(open, (e) => ids[sorted.hi[e]]),
-        openKeys: Float32Array.from(open, (e) => sorted.keys[e]),
-        openLa: Uint32Array.from(open, (e) => ids[label(sorted.lo[e])]),
-        openLb: Uint32Array.from(open, (e) => ids[label(sorted.hi[e])]),
-        label: Uint32Array.from(termRow, (r) => ids[label(r)]),
-      },
+      arrays: { lo, hi, keys: safeKeys, openLo, openHi, openKeys, openLa, openLb, label: termLabel },
     };
   },
 };

@@ -4,7 +4,7 @@
  * .arrow/.feather/.arrows/.ipc (Arrow IPC through apache-arrow). Every reader returns row-major float32; float64
  * inputs are rounded to float32 (treeline computes in float32 on both backends).
  */
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
 import { MAX_COORDINATE } from './limits.js';
@@ -110,7 +110,7 @@ async function readAnyPoints(path: string, options: PointReadOptions): Promise<P
       return readArrowPoints(path, { columns });
     case 'npy':
     case 'bin': {
-      const bytes = await readFile(path);
+      const bytes = await readWholeFile(path);
       const table = format === 'npy' ? npyToPoints(parseNpy(bytes, path), path) : parseBinPoints(bytes, path);
       return columns?.length ? selectColumns(table, columns, path) : table;
     }
@@ -118,6 +118,35 @@ async function readAnyPoints(path: string, options: PointReadOptions): Promise<P
       throw new InputError(
         `${path}: unknown point format '${extname(path)}' (expected .csv, .tsv, .txt, .npy, .bin, .h5/.hdf5, .fits, .parquet or .arrow/.feather).`,
       );
+  }
+}
+
+/** Node's readFile refuses files over 2 GiB (ERR_FS_FILE_TOO_LARGE); a Buffer holds up to 4 GiB here (Node 20). */
+const READ_FILE_LIMIT = 2 ** 31 - 1;
+
+/**
+ * The whole file as bytes: readFile below 2 GiB, else read in `chunk`-byte pieces into one buffer (2·10^8 3D points
+ * as .npy are 2.4 GB: the partitioned EMST's inputs, issue 20). `limit` and `chunk` are parameters for tests.
+ */
+export async function readWholeFile(path: string, limit = READ_FILE_LIMIT, chunk = 2 ** 30): Promise<Uint8Array> {
+  const file = await open(path, 'r');
+  try {
+    const size = (await file.stat()).size;
+    if (size <= limit) return await file.readFile();
+    let out: Uint8Array;
+    try {
+      out = new Uint8Array(size);
+    } catch (e) {
+      throw new InputError(`${path}: ${size} bytes do not fit one buffer here (${(e as Error).message}).`);
+    }
+    for (let at = 0; at < size;) {
+      const { bytesRead } = await file.read(out, at, Math.min(chunk, size - at), at);
+      if (bytesRead === 0) throw new InputError(`${path}: the file ended at byte ${at} of ${size} while being read.`);
+      at += bytesRead;
+    }
+    return out;
+  } finally {
+    await file.close();
   }
 }
 
