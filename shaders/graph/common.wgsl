@@ -11,6 +11,9 @@ override GUARD_TAGGED: u32 = 0u;
 // filter.wgsl's emptying of the previous round's records: 0 = two scattered stores per entry; 1 = by fill where
 // the round is large.
 override FILL_RESETS: u32 = 0u;
+// Worklist layout: 0 = interleaved (entry i at words 3i, 3i + 1, 3i + 2); 1 = split (p at i, q at cap + i, id at
+// 2 cap + i), so a subgroup's loads and stores of each field are contiguous (4 sectors per 32 entries, not 12).
+override WL_SPLIT: u32 = 0u;
 
 // "No edge": the value of an empty minimum record, and never a valid edge id (ids are < 2^32 − 1).
 const NONE: u32 = 0xffffffffu;
@@ -76,6 +79,12 @@ fn in_phase(key: u32, threshold: u32) -> bool {
   if (P.phase == PHASE_LIGHT) { return key <= threshold; }
   if (P.phase == PHASE_HEAVY) { return key > threshold; }
   return true;
+}
+
+// The word of field k (0: p, 1: q, 2: edge id) of worklist entry i (WL_SPLIT above).
+fn wl_word(i: u32, k: u32) -> u32 {
+  if (WL_SPLIT == 1u) { return k * P.cap + i; }
+  return 3u * i + k;
 }
 
 var<workgroup> wg_n: u32;

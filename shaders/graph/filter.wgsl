@@ -34,9 +34,9 @@ fn filterRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
     var id = 0u;
     var key = 0u;
     if (i < count) {
-      let p0 = wl_in[3u * i];
-      let q0 = wl_in[3u * i + 1u];
-      id = wl_in[3u * i + 2u];
+      let p0 = wl_in[wl_word(i, 0u)];
+      let q0 = wl_in[wl_word(i, 1u)];
+      id = wl_in[wl_word(i, 2u)];
       if (!fill) {
         g_prev[p0] = vec2u(NONE, NONE);
         g_prev[q0] = vec2u(NONE, NONE);

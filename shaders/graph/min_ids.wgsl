@@ -19,9 +19,9 @@ fn minIds(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u
   let count = atomicLoad(&g_state[P.outSlot]);
   let stride = nwg.x * nwg.y * WG;
   for (var i = thread_index(wid, nwg, lid); i < count; i += stride) {
-    let id = wl[3u * i + 2u];
+    let id = wl[wl_word(i, 2u)];
     let key = weight_key(e_w[id]);
-    record_id(wl[3u * i], key, id);
-    record_id(wl[3u * i + 1u], key, id);
+    record_id(wl[wl_word(i, 0u)], key, id);
+    record_id(wl[wl_word(i, 1u)], key, id);
   }
 }

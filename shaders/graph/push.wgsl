@@ -9,9 +9,9 @@ fn push_edge(at: u32, p: u32, q: u32, key: u32, id: u32) {
     atomicStore(&g_state[ST_OVERFLOW], 1u);
     return;
   }
-  wl_out[3u * at] = p;
-  wl_out[3u * at + 1u] = q;
-  wl_out[3u * at + 2u] = id;
+  wl_out[wl_word(at, 0u)] = p;
+  wl_out[wl_word(at, 1u)] = q;
+  wl_out[wl_word(at, 2u)] = id;
   record_min(p, key, id);
   record_min(q, key, id);
 }
@@ -23,7 +23,7 @@ fn push_entry(at: u32, p: u32, q: u32, id: u32) {
     atomicStore(&g_state[ST_OVERFLOW], 1u);
     return;
   }
-  wl_out[3u * at] = p;
-  wl_out[3u * at + 1u] = q;
-  wl_out[3u * at + 2u] = id;
+  wl_out[wl_word(at, 0u)] = p;
+  wl_out[wl_word(at, 1u)] = q;
+  wl_out[wl_word(at, 2u)] = id;
 }

@@ -34,9 +34,9 @@ fn selectRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
     var joined = false;
     var id = 0u;
     if (i < count) {
-      let p = wl[3u * i];
-      let q = wl[3u * i + 1u];
-      id = wl[3u * i + 2u];
+      let p = wl[wl_word(i, 0u)];
+      let q = wl[wl_word(i, 1u)];
+      id = wl[wl_word(i, 2u)];
       if (GUARD_TAGGED == 0u) {
         g_guard[p] = NONE;
         g_guard[q] = NONE;

@@ -30,7 +30,8 @@
  *    vertex's lightest edge is its own row's: reduced in workgroup memory, one atomic per row and tile.
  *  - Options `guard: 'tagged'` (round-tagged guard words, never emptied: select stops writing them),
  *    `finds: 'plain'` (populate and filter find through read-only, cacheable parents as ECL-MST does),
- *    `fillResets` (large rounds empty the previous records by one coalesced fill) and `filterC` (issue 18). Each
+ *    `fillResets` (large rounds empty the previous records by one coalesced fill), `filterC` and `worklist:
+ *    'split'` (each entry field in its own third of the worklist: coalesced loads and stores) (issue 18). Each
  *    stays off until the H100 shows it faster (TREELINE_GRAPH_OPTIONS in `bench graph` A/B-tests them).
  *  - The union-find is the project's (unionfind/unionfind.wgsl: the smaller root wins, find halves paths).
  *
@@ -111,6 +112,11 @@ export interface GraphMsfOptions {
    * fill instead of two scattered stores per entry (filter.wgsl); default false.
    */
   fillResets?: boolean;
+  /**
+   * Worklist layout: 'interleaved' (default; entry i at words 3i..3i + 2) or 'split' (each field in its own third
+   * of the buffer, so a subgroup's loads and stores of a field are contiguous); same bytes either way.
+   */
+  worklist?: 'interleaved' | 'split';
 }
 
 export interface GraphMsf {
@@ -208,6 +214,7 @@ interface Variant {
   plainFinds: boolean;
   rowMinima: boolean;
   fillResets: boolean;
+  splitWorklist: boolean;
 }
 
 async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernels> {
@@ -224,6 +231,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
     WEIGHT_KIND: KIND_CODE[g.weightKind],
     GUARD_TAGGED: v.guardTagged ? 1 : 0,
     FILL_RESETS: v.fillResets ? 1 : 0,
+    WL_SPLIT: v.splitWorklist ? 1 : 0,
   };
   const spec = (
     name: string,
@@ -307,6 +315,9 @@ export async function createGraphMsf(
   if (options.finds !== undefined && options.finds !== 'atomic' && options.finds !== 'plain') {
     throw new InputError(`Expected finds 'atomic' or 'plain', got ${JSON.stringify(options.finds)}.`);
   }
+  if (options.worklist !== undefined && options.worklist !== 'interleaved' && options.worklist !== 'split') {
+    throw new InputError(`Expected worklist 'interleaved' or 'split', got ${JSON.stringify(options.worklist)}.`);
+  }
   const fixedGroups = options.fixedGroups ?? 1024;
   if (!Number.isInteger(fixedGroups) || fixedGroups < 1)
     throw new InputError(`Expected fixedGroups ≥ 1, got ${options.fixedGroups}.`);
@@ -338,6 +349,7 @@ export async function createGraphMsf(
     guardTagged: options.guard === 'tagged',
     plainFinds: options.finds === 'plain',
     fillResets: options.fillResets ?? false,
+    splitWorklist: options.worklist === 'split',
     // populate_csr's workgroup memory: the tile's row offsets, and with row minima two more words per entry.
     rowMinima:
       (options.rowMinima ?? false) &&

@@ -170,7 +170,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     expect(got.every((x, i) => x === want[i])).toBe(true);
   });
 
-  it("issue 18: tagged guards, plain finds, row minima, fill resets give the CPU twin's forest, labels, round sizes", async () => {
+  it("issue 18: tagged guards, plain finds, row minima, fill resets, split worklists give the CPU twin's forest, labels, round sizes", async () => {
     // Weights 0..60 as u32: every key shares its tagged guard word's truncated bits (key >> 6) with the others.
     const low = randomGraph(31, { numVertices: 600, numEdges: 2500, weightType: 'u32', distinctWeights: 500 });
     low.weights = (low.weights as Uint32Array).map((w) => w % 61);
@@ -197,8 +197,14 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
         for (const filter of ['off', 'on'] as const) {
           const up = uploadGraph(ctx, g);
           const sets = [
-            { guard: 'tagged' as const, finds: 'plain' as const, rowMinima: true, fillResets: true },
-            { finds: 'plain' as const, atomic64: false, rowMinima: true, filterC: 1.5 },
+            {
+              guard: 'tagged' as const,
+              finds: 'plain' as const,
+              rowMinima: true,
+              fillResets: true,
+              worklist: 'split' as const,
+            },
+            { finds: 'plain' as const, atomic64: false, rowMinima: true, filterC: 1.5, worklist: 'split' as const },
             {
               guard: 'tagged' as const,
               workgroupSize: 32,
