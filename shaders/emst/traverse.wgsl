@@ -22,6 +22,9 @@ override FIRST: u32 = 0u;
 // QREG = 1 (boruvka.ts, RoundPasses.queryRegs; small D only): the query's coordinates are read once into registers
 // instead of from `points` at every box and leaf test. The same values and the same rounding steps either way.
 override QREG: u32 = 0u;
+// LAZY = 1 (boruvka.ts, RoundPasses.lazyOrder): a leaf's original index (for the tie-break) is read only when its key
+// is within the radius, not for every leaf tested.
+override LAZY: u32 = 0u;
 
 struct Nearest {
   // Key of the best candidate, NONE for none.
@@ -115,6 +118,7 @@ fn nearest_of(j: u32) -> Nearest {
         let k = c - (u.n - 1u);
         var key: u32;
         if (QREG != 0u) { key = edge_key_from(q, j, k); } else { key = edge_key(j, k); }
+        if (LAZY != 0u && (key < u.cut || key > radius)) { continue; }
         let other = order[k];
         let lo = min(me, other);
         let hi = max(me, other);

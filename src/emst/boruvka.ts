@@ -118,11 +118,13 @@ export interface RoundPasses {
   firstTraversal?: boolean;
   /** The traversal keeps the query's coordinates in registers (emst/traverse.wgsl, QREG), in up to 4 dimensions. */
   queryRegs?: boolean;
+  /** The traversal reads a leaf's original index only when its key is within the radius (emst/traverse.wgsl, LAZY). */
+  lazyOrder?: boolean;
 }
 
 const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin', 'strided', 'tileScan', 'incremental'] as const;
 /** Shapes not yet measured on the H100, so in neither `all` nor the default: named one by one. */
-const ROUND_OPTIONS = ['orderedActive', 'firstRound', 'firstTraversal', 'queryRegs'] as const;
+const ROUND_OPTIONS = ['orderedActive', 'firstRound', 'firstTraversal', 'queryRegs', 'lazyOrder'] as const;
 /** Words of the changes buffer the tiled changes take (emst/common.wgsl, tile_bits): counts, pad, 8 per tile. */
 const tileWords = (n: number) => Math.ceil(Math.ceil(n / 256) / 8) * 8 + 8 * Math.ceil(n / 256);
 /** Workgroups (of 256) of the strided grid: ~10^6 threads, a few times what an H100 keeps resident. */
@@ -415,7 +417,8 @@ export class Boruvka {
         overrides,
         enable: name === 'best64' ? ['atomic_vec2u_min_max'] : undefined,
       });
-    // The traversal (FIRST = 1: the first round's, RoundPasses.firstTraversal; QREG: RoundPasses.queryRegs).
+    // The traversal (FIRST = 1: the first round's, RoundPasses.firstTraversal; QREG, LAZY: RoundPasses.queryRegs,
+    // lazyOrder).
     const [traversalName, traversalBindings, boxRead] = useLean
       ? (['nearest_lite', B.traverse, 'bvh/boxread1'] as const)
       : (['nearest', B.nearest, 'bvh/boxread'] as const);
@@ -429,6 +432,7 @@ export class Boruvka {
         {
           FIRST: first,
           QREG: passes.queryRegs && dim <= 4 ? 1 : 0,
+          LAZY: passes.lazyOrder ? 1 : 0,
         },
         first ? '.first' : '',
       );

@@ -117,7 +117,7 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
       }
     }
     // Issue 18's shapes of the round passes besides the default (the old entries, relabel.fused, the first round's).
-    const first = { firstRound: true, firstTraversal: true, queryRegs: true };
+    const first = { firstRound: true, firstTraversal: true, queryRegs: true, lazyOrder: true };
     for (const rounds of [{}, { holders: true, fusedLabels: true, groupMin: true }, first]) {
       await Boruvka.create(ctx, 1 << 20, dim, false, undefined, false, {}, { rounds });
     }

@@ -162,7 +162,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     incremental: true,
   };
   // The first round's own shape and the traversal's query registers (RoundPasses.firstRound, firstTraversal, queryRegs).
-  const FIRST: RoundPasses = { firstRound: true, firstTraversal: true, queryRegs: true };
+  const FIRST: RoundPasses = { firstRound: true, firstTraversal: true, queryRegs: true, lazyOrder: true };
   it.each([
     ['grid', 2000, 2, 1],
     ['grid', 1500, 3, 1],
@@ -189,7 +189,6 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: ALL, lean: true, stridedGroups: 1 },
         { rounds: ALL },
         { rounds: { ...ALL, ...FIRST }, nearestGroups: 2, stridedGroups: 2 },
-        { rounds: { ...FIRST, queryRegs: false } },
         { rounds: { ...ALL, ...FIRST }, lean: true, stridedGroups: 1 },
       ]) {
         const got = await gpuMst(ctx, pts, dim, ms, shape);
@@ -226,8 +225,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
         { rounds: { incremental: true } },
         { rounds: { ...ALL, holders: false, orderedActive: true }, stridedGroups: 2 },
         { rounds: { ...ALL, ...FIRST }, stridedGroups: 3 },
-        { rounds: { ...ALL, firstRound: true }, skipBounded: false },
-        { rounds: { queryRegs: true } },
+        { rounds: { firstRound: true, queryRegs: true } },
       ]) {
         expect(canon((await gpuMst(ctx, pts, dim, 1, shape)).edges), JSON.stringify(shape)).toEqual(old);
       }
@@ -256,7 +254,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     expect(roundPassesFromEnv('all')).toEqual(ALL);
     expect(roundPassesFromEnv('strided,tileScan')).toEqual({ strided: true, tileScan: true });
     expect(roundPassesFromEnv('all,orderedActive')).toEqual({ ...ALL, orderedActive: true });
-    expect(roundPassesFromEnv('all,firstRound,firstTraversal,queryRegs')).toEqual({ ...ALL, ...FIRST });
+    expect(roundPassesFromEnv('all,firstRound,firstTraversal,queryRegs,lazyOrder')).toEqual({ ...ALL, ...FIRST });
     expect(roundPassesFromEnv('holders, groupMin')).toEqual({ holders: true, groupMin: true });
     expect(() => roundPassesFromEnv('holders,fast')).toThrow(/got 'fast'/);
   });
