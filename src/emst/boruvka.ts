@@ -120,11 +120,24 @@ export interface RoundPasses {
   queryRegs?: boolean;
   /** The traversal reads a leaf's original index only when its key is within the radius (emst/traverse.wgsl, LAZY). */
   lazyOrder?: boolean;
+  /**
+   * Chunks of rounds after the first are submitted once the chunk before them is read back, instead of two chunks
+   * queued ahead (run()): when the first chunk completes the tree, as it does for most inputs, no later chunk's empty
+   * rounds run; otherwise the GPU waits for each read-back.
+   */
+  lateChunks?: boolean;
 }
 
 const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin', 'strided', 'tileScan', 'incremental'] as const;
 /** Shapes not yet measured on the H100, so in neither `all` nor the default: named one by one. */
-const ROUND_OPTIONS = ['orderedActive', 'firstRound', 'firstTraversal', 'queryRegs', 'lazyOrder'] as const;
+const ROUND_OPTIONS = [
+  'orderedActive',
+  'firstRound',
+  'firstTraversal',
+  'queryRegs',
+  'lazyOrder',
+  'lateChunks',
+] as const;
 /** Words of the changes buffer the tiled changes take (emst/common.wgsl, tile_bits): counts, pad, 8 per tile. */
 const tileWords = (n: number) => Math.ceil(Math.ceil(n / 256) / 8) * 8 + 8 * Math.ceil(n / 256);
 /** Workgroups (of 256) of the strided grid: ~10^6 threads, a few times what an H100 keeps resident. */
@@ -766,7 +779,9 @@ export class Boruvka {
     );
     try {
       let next = 0;
-      while (next < DEPTH - 1 && encoded < maxRounds) submitChunk(next++);
+      // Chunks queued ahead of the one being read back, besides the one submitted right before the read (lateChunks: none).
+      const ahead = this.passes.lateChunks && !abortable ? 0 : DEPTH - 1;
+      while (next < ahead && encoded < maxRounds) submitChunk(next++);
       for (let c = 0; ; c++) {
         abort.check();
         if (encoded < maxRounds) submitChunk(next++);
@@ -783,7 +798,7 @@ export class Boruvka {
         // With a scale cut, a chunk of rounds that added no edge leaves only components with no edge out.
         if (cut > 0 && c > 0 && count === previous) break;
         previous = count;
-        if (c + 1 >= next) {
+        if (c + 1 >= next && encoded >= maxRounds) {
           if (cut > 0) break; // every round encoded (more than Borůvka ever needs): the forest is complete
           throw new TreelineError(`emst::boruvka: no progress after ${rounds} rounds (${count} of ${n - 1} edges)`);
         }

@@ -161,8 +161,15 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     tileScan: true,
     incremental: true,
   };
-  // The first round's own shape and the traversal's query registers (RoundPasses.firstRound, firstTraversal, queryRegs).
-  const FIRST: RoundPasses = { firstRound: true, firstTraversal: true, queryRegs: true, lazyOrder: true };
+  // The first round's own shape, the traversal's query registers and lazy index reads, the chunks submitted late
+  // (RoundPasses.firstRound, firstTraversal, queryRegs, lazyOrder, lateChunks; gpuMst submits 3 rounds per chunk).
+  const FIRST: RoundPasses = {
+    firstRound: true,
+    firstTraversal: true,
+    queryRegs: true,
+    lazyOrder: true,
+    lateChunks: true,
+  };
   it.each([
     ['grid', 2000, 2, 1],
     ['grid', 1500, 3, 1],
@@ -254,7 +261,10 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     expect(roundPassesFromEnv('all')).toEqual(ALL);
     expect(roundPassesFromEnv('strided,tileScan')).toEqual({ strided: true, tileScan: true });
     expect(roundPassesFromEnv('all,orderedActive')).toEqual({ ...ALL, orderedActive: true });
-    expect(roundPassesFromEnv('all,firstRound,firstTraversal,queryRegs,lazyOrder')).toEqual({ ...ALL, ...FIRST });
+    expect(roundPassesFromEnv('all,firstRound,firstTraversal,queryRegs,lazyOrder,lateChunks')).toEqual({
+      ...ALL,
+      ...FIRST,
+    });
     expect(roundPassesFromEnv('holders, groupMin')).toEqual({ holders: true, groupMin: true });
     expect(() => roundPassesFromEnv('holders,fast')).toThrow(/got 'fast'/);
   });
