@@ -35,6 +35,7 @@ import { AbortError, GpuUnavailableError, InputError, TreelineError } from '../e
 import { roundsFraction, type ProgressCallback } from '../progress.js';
 import { createScanner, type Scanner } from '../primitives/scan.js';
 import { createUnionFind, type GpuUnionFind } from '../unionfind/unionfind.js';
+import { SplitTraversal, splitFromEnv, traversalSplits } from './nearestsplit.js';
 
 /**
  * Buffers a caller may lend to Borůvka so that arrays with disjoint lifetimes share memory (issue 4's memory
@@ -375,6 +376,8 @@ export class Boruvka {
     private readonly mincore: () => Promise<Kernel> = () => Promise.reject(new Error('emst::mincore')),
     /** The per-round passes' shape (RoundPasses). */
     readonly passes: RoundPasses = {},
+    /** Issue 19: the subtree-window traversal (nearestsplit.ts), where created. */
+    private readonly split: SplitTraversal | null = null,
   ) {}
 
   /**
@@ -392,9 +395,10 @@ export class Boruvka {
     borrow: BoruvkaBorrow | Promise<BoruvkaBorrow> = {},
     /**
      * Compile the mutual-reachability kernel with the others (else on the first run that needs it); `rounds`: the
-     * per-round passes' shape (default roundPassesFromEnv()).
+     * per-round passes' shape (default roundPassesFromEnv()); `split`: the subtree-window traversal with windows of
+     * at most this many points even where the arrays fit (tests, A/B runs; default TREELINE_EMST_SPLIT).
      */
-    options: { reachability?: boolean; rounds?: RoundPasses } = {},
+    options: { reachability?: boolean; rounds?: RoundPasses; split?: number } = {},
   ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
     const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
@@ -480,22 +484,31 @@ export class Boruvka {
     const kernels = Promise.all(Object.values(specs)).then((ks) =>
       Object.fromEntries(Object.keys(specs).map((name, i) => [name, ks[i]])),
     );
+    // Issue 19: the subtree-window traversal where the traversal's arrays exceed one binding, or where asked.
+    const splitCap = options.split ?? splitFromEnv();
+    const splitMade =
+      splitCap !== undefined || traversalSplits(ctx.limits, n, dim)
+        ? SplitTraversal.create(ctx, n, dim, periodic, splitCap)
+        : null;
     const made = await Promise.allSettled([
       kernels,
       createScanner(ctx, n),
       createUnionFind(ctx, n, { initOnly: true }),
       borrow,
+      splitMade,
     ]);
     if (made.some((r) => r.status === 'rejected')) {
-      for (const r of made.slice(1, 3)) if (r.status === 'fulfilled') (r.value as { destroy(): void }).destroy();
+      for (const r of [made[1], made[2], made[4]])
+        if (r.status === 'fulfilled') (r.value as { destroy(): void } | null)?.destroy();
       parts.destroy();
       throw (made.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
     }
-    const [k, scanner, uf, lent] = made.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+    const [k, scanner, uf, lent, split] = made.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
       Record<string, Kernel>,
       Scanner,
       GpuUnionFind,
       BoruvkaBorrow,
+      SplitTraversal | null,
     ];
     const buf = (name: string, bytes: number, usage = 0) => ctx.createBuffer(`emst::${name}`, bytes, usage);
     // A borrowed buffer stands in for one of ours when it is large enough (BoruvkaBorrow says when that is safe).
@@ -530,7 +543,7 @@ export class Boruvka {
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
-    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean, borrowed, mincore, passes);
+    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean, borrowed, mincore, passes, split);
   }
 
   /**
@@ -563,7 +576,14 @@ export class Boruvka {
         `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${pointsForBoxRecords(this.parts.records)} points).`,
       );
     }
-    const skip = opts.skipBounded !== false && !this.lean;
+    // Issue 19: the split traversal searches every point (no active list, as the lean one).
+    const split = this.split?.applies(n) ? this.split : null;
+    if (split && opts.settle) {
+      throw new InputError(
+        `emst: ${n} points take Borůvka's split traversal, which the ${this.dim}-dimensional candidate lists cannot join yet (TREELINE_HIGHDIM=none).`,
+      );
+    }
+    const skip = opts.skipBounded !== false && !this.lean && !split;
     // Params (emst/common.wgsl, EMST_PARAMS), the same for every round kernel: written once. `cut` is a squared
     // length's f32 bits (keys are compared as u32), `one` = 1.0 for add_square.
     const u = uniformBytes(k.relabel as Kernel<Bindings, typeof EMST_PARAMS>, {
@@ -640,6 +660,25 @@ export class Boruvka {
       boxes1,
       boxes2,
     };
+    // The split traversal's values and arrays (nearestsplit.ts): its candidates' other ends in pointBound's buffer.
+    const splitParams = {
+      n,
+      mr: mr ? 1 : 0,
+      ia2: inverseAlphaSquared(alpha),
+      cut: floatBits(cut),
+      period: opts.period,
+    };
+    const splitArrays = {
+      bvh,
+      core2,
+      mr,
+      minCore2,
+      childLabel: b.childLabel,
+      label: b.label,
+      ub: b.ub,
+      cand: b.cand,
+      bestOrig: b.pointBound,
+    };
     const best = {
       label: b.label,
       cand: b.cand,
@@ -651,6 +690,7 @@ export class Boruvka {
     // Recorded at the head of the first submission.
     const prelude = (rec: Recorder) => {
       opts.before?.(rec);
+      split?.encodeRoots(rec, bvh, n);
       // First what reads the BVH's parents: the candidates may be lent from them (BoruvkaBorrow).
       if (arrive) {
         rec.dispatch(k.fill, { buffers: { out: arrive }, uniforms: { count: n, value: NONE }, threads: n });
@@ -711,11 +751,13 @@ export class Boruvka {
           },
         });
       }
-      rec.dispatch((one && k.nearestFirst) || k.nearest, {
-        groups: nearestGroups,
-        uniforms: atOne.uniforms,
-        buffers: this.lean ? traversal : nearest,
-      });
+      if (split) split.encode(rec, splitParams, splitArrays);
+      else
+        rec.dispatch((one && k.nearestFirst) || k.nearest, {
+          groups: nearestGroups,
+          uniforms: atOne.uniforms,
+          buffers: this.lean ? traversal : nearest,
+        });
       if (k.best64) {
         rec.dispatch(k.best64, { ...atOne, buffers: best });
       } else {
@@ -820,6 +862,7 @@ export class Boruvka {
     this.scanner.destroy();
     this.uf.destroy();
     this.parts.destroy();
+    this.split?.destroy();
   }
 }
 

@@ -11,12 +11,13 @@
  * holds the folder's name, so the GPU pipeline is `pipeline.ts` and the CPU one `boruvka.cpu.ts`'s emstCpuAsync.)
  */
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
-import { AbortError } from '../errors.js';
+import { AbortError, InputError } from '../errors.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
+import { splitFromEnv } from './nearestsplit.js';
 import { readbackPass, readbackStats, type ReadbackInto } from './readback.threads.js';
 import type { EdgeList } from './edges.cpu.js';
 import { createCanonicalSort, createCanonicalSplit, type CanonicalSort } from './canonical.js';
@@ -78,19 +79,25 @@ export class GpuEmst {
       lean?: boolean;
       candidates?: CandidateSource | 'off';
       candidatesK?: number;
+      inPlace?: boolean;
+      /** Borůvka's split traversal with windows of at most this many points (boruvka.ts; default TREELINE_EMST_SPLIT). */
+      split?: number;
     } = {},
   ): Promise<GpuEmst> {
     const { boxPartRecords, lean } = layout;
+    const inPlace = layout.inPlace === true;
     const mr = metric.kind === 'mutual-reachability';
     // Candidate lists (highdim.ts): `candidates` forces them on or off (tests), else highDimDefault by dimension.
     // Under mutual reachability they also give the core distances (at least minSamples long; at most 64).
     let source = layout.candidates ?? highDimDefault(dim, metric, periodic);
     if (source === 'off') source = null;
     const listK = source ? Math.max(layout.candidatesK ?? highDimK(source), mr ? metric.minSamples : 1) : 0;
-    if (periodic || listK > 64 || !GpuCandidateLists.fits(ctx, maxN, listK)) source = null;
+    // The split traversal (issue 19) searches every point: no lists.
+    const split = layout.split ?? splitFromEnv();
+    if (periodic || listK > 64 || !GpuCandidateLists.fits(ctx, maxN, listK) || split !== undefined) source = null;
     // Every part's kernels start compiling at once and are awaited together (issue 17 §5); Euclidean runs compile
     // no k-NN, gather or mutual-reachability kernels.
-    const bvh = allocateBvh(ctx, maxN, dim);
+    const bvh = allocateBvh(ctx, maxN, dim, { inPlace });
     const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
     const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
     const builderMade = createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
@@ -102,7 +109,10 @@ export class GpuEmst {
       pointBound: builder.sorter.scratch.values,
       ub: kth ?? undefined,
     }));
-    const boruvkaMade = Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean, borrow, { reachability: mr });
+    const boruvkaMade = Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean, borrow, {
+      reachability: mr,
+      split,
+    });
     const made = await Promise.allSettled([
       builderMade,
       boruvkaMade,

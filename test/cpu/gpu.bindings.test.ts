@@ -115,6 +115,8 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
       for (const lean of [false, true]) {
         await (await Boruvka.create(ctx, 1 << 20, dim, periodic, undefined, lean)).compileReachability();
       }
+      // Issue 19: the split traversal (emst/subtree_roots, emst/nearest_split).
+      await Boruvka.create(ctx, 1 << 20, dim, periodic, undefined, false, {}, { split: 1 << 12 });
     }
     // Issue 18's shapes of the round passes besides the default (the old entries, relabel.fused, the first round's).
     const first = { firstRound: true, firstTraversal: true, queryRegs: true, lazyOrder: true };

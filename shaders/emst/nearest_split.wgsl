@@ -1,0 +1,240 @@
+// Borůvka's nearest point in another component (emst/nearest.wgsl, emst/traverse.wgsl) over a BVH whose arrays
+// exceed one storage binding (issue 19): the subtree-window traversal of src/emst/nearestsplit.ts. The Morton
+// positions are cut into query windows and tree windows; this kernel runs once per (query window × tree window),
+// tree windows in order, each thread a point j of the query window:
+//  - the tree window's BVH arrays (links, boxes, childLabel, minCore2 of internal nodes [tFirst, …) and the points,
+//    order and core distances of leaves [tFirst, …)) are bound from tFirst on, and the traversal starts at the
+//    window's roots (emst/subtree_roots.wgsl), the maximal subtrees inside it, which never leave it;
+//  - the query's state between tree windows is its candidate so far, cand[j] = (key, other Morton position), and
+//    that point's original index (bestOrig[j], for the (key, min index, max index) tie-break); the first tree window
+//    (tWindow = 0) starts from none. The radius is the candidate's key, else the component's upper bound.
+// Pruning is sound in every window (a subtree is left out only when no point in it can beat the radius, with the
+// box test's SLACK), so after the last tree window cand[j] is the least (key, lo, hi) over every point of another
+// component within the upper bound and above the scale cut: exactly what nearest_lite.wgsl writes (no bounded-point
+// skipping here, u.skip = 0; nothing reads pointBound then, and its buffer holds bestOrig).
+// What the windows cost: the top of the tree above the roots gives no pruning and the roots no order (nearer first)
+// nor subtree skipping by childLabel (their parents' records lie in other windows); each query tests the box of
+// every root of every tree window (at most 2·96 each, a few tens in practice).
+// Key and box bound: computed exactly as emst/distance.wgsl's edge_key (same operands, order and add_square) and
+// traverse.wgsl's box_d2 (same gaps), on the query's coordinates held in registers.
+
+struct SplitParams {
+  // The fields of emst/common.wgsl's Params, in its order.
+  n: u32,
+  mr: u32,
+  ia2: f32,
+  skip: u32,
+  cut: u32,
+  one: f32,
+  pad1: u32,
+  pad2: u32,
+  period: array<vec4f, 4>,
+  // The query window: Morton positions [qFirst, qFirst + qCount).
+  qFirst: u32,
+  qCount: u32,
+  // The tree window: the first Morton position (and internal node) its arrays are bound from, and its index.
+  tFirst: u32,
+  tWindow: u32,
+}
+@group(0) @binding(0) var<uniform> u: SplitParams;
+// The query window's points (D words each), original indices and squared core distances (any buffer when u.mr = 0).
+@group(0) @binding(1) var<storage, read> pointsQ: array<f32>;
+@group(0) @binding(2) var<storage, read> orderQ: array<u32>;
+@group(0) @binding(3) var<storage, read> core2Q: array<f32>;
+// The tree window's leaves, from tFirst.
+@group(0) @binding(4) var<storage, read> pointsT: array<f32>;
+@group(0) @binding(5) var<storage, read> orderT: array<u32>;
+@group(0) @binding(6) var<storage, read> core2T: array<f32>;
+// The tree window's internal nodes' records, from tFirst (links and childLabel and minCore2 per record, boxes 2·D
+// words per internal node).
+@group(0) @binding(7) var<storage, read> links: array<vec4u>;
+@group(0) @binding(8) var<storage, read> boxes: array<f32>;
+@group(0) @binding(9) var<storage, read> childLabel: array<vec2u>;
+@group(0) @binding(10) var<storage, read> minCore2: array<vec2f>;
+// Whole: the labels (and the "tree complete" flag label[n]), the upper bounds, the roots of every window.
+@group(0) @binding(11) var<storage, read> label: array<u32>;
+@group(0) @binding(12) var<storage, read> ub: array<u32>;
+@group(0) @binding(13) var<storage, read> roots: array<u32>;
+// The query window's state: candidates and their other ends' original indices.
+@group(0) @binding(14) var<storage, read_write> cand: array<vec2u>;
+@group(0) @binding(15) var<storage, read_write> bestOrig: array<u32>;
+
+const ROOT_STRIDE: u32 = 256u;
+// As traverse.wgsl: a subtree's stack never overflows (bvh/layout.ts, STACK_SIZE).
+const STACK: u32 = 100u;
+
+// The query: its coordinates and squared core distance, and the best candidate so far.
+var<private> qp: array<f32, D>;
+var<private> qCore: f32;
+var<private> me: u32;
+var<private> comp: u32;
+var<private> radius: u32;
+var<private> bestKey: u32;
+var<private> bestOther: u32;
+var<private> bestO: u32;
+var<private> bestLo: u32;
+var<private> bestHi: u32;
+
+// As traverse.wgsl's axis_gap.
+fn axis_gap(x: f32, lo: f32, hi: f32, k: u32) -> f32 {
+  var t = max(max(lo - x, x - hi), 0.0);
+  if (PERIODIC != 0u) {
+    let L = period_of(k);
+    if (x < lo) {
+      t = min(t, L - (hi - x));
+    } else if (x > hi) {
+      t = min(t, L - (x - lo));
+    }
+  }
+  return t;
+}
+
+// The lower bound of internal node c's subtree (traverse.wgsl's box_d2, and for mutual reachability the query's own
+// core; the subtree's smallest core is added by the caller where its parent's record is bound), as key bits.
+fn box_bound(c: u32) -> f32 {
+  let base = (c - u.tFirst) * 2u * D;
+  var s = 0.0;
+  for (var k = 0u; k < D; k++) {
+    let t = axis_gap(qp[k], boxes[base + k], boxes[base + D + k], k);
+    s = add_square(s, t, u.one);
+  }
+  if (u.mr != 0u) { s = max(s * u.ia2, qCore); }
+  return s;
+}
+
+// emst/distance.wgsl's edge_key(j, k) for the query j and leaf k of the tree window.
+fn leaf_key(k: u32) -> u32 {
+  let at = k - u.tFirst;
+  var s = 0.0;
+  for (var i = 0u; i < D; i++) {
+    var t = abs(qp[i] - pointsT[at * D + i]);
+    if (PERIODIC != 0u) {
+      t = min(t, period_of(i) - t);
+    }
+    s = add_square(s, t, u.one);
+  }
+  if (u.mr != 0u) {
+    let m = max(qCore, core2T[at]);
+    s = max(m, s * u.ia2);
+  }
+  return bitcast<u32>(s);
+}
+
+// Leaf k (not in the query's component) as a candidate (traverse.wgsl's leaf case).
+fn try_leaf(k: u32) {
+  let key = leaf_key(k);
+  let other = orderT[k - u.tFirst];
+  let lo = min(me, other);
+  let hi = max(me, other);
+  if (key >= u.cut && key <= radius && edge_less(key, lo, hi, bestKey, bestLo, bestHi)) {
+    bestKey = key;
+    bestOther = k;
+    bestO = other;
+    bestLo = lo;
+    bestHi = hi;
+    radius = key;
+  }
+}
+
+// The subtree of internal node `root` (inside the tree window): traverse.wgsl's loop from its record.
+fn traverse(root: u32) {
+  var stack: array<u32, STACK>;
+  var stackBound: array<u32, STACK>;
+  var sp = 0u;
+  var rec = root;
+  let leaf0 = u.n - 1u;
+  loop {
+    let l = links[rec - u.tFirst];
+    let cl = childLabel[rec - u.tFirst];
+    var lower = array<u32, 2>(NONE, NONE);
+    for (var side = 0u; side < 2u; side++) {
+      let c = select(l.x, l.y, side == 1u);
+      if (c == NONE || select(cl.x, cl.y, side == 1u) == comp) { continue; }
+      if (c >= leaf0) {
+        try_leaf(c - leaf0);
+        continue;
+      }
+      var lb = box_bound(c);
+      if (u.mr != 0u) {
+        let mc = minCore2[rec - u.tFirst];
+        lb = max(lb, select(mc.x, mc.y, side == 1u));
+      }
+      let lbBits = bitcast<u32>(lb);
+      if (lbBits > radius + SLACK) { continue; }
+      lower[side] = lbBits;
+    }
+    let l0 = lower[0];
+    let l1 = lower[1];
+    if (l0 != NONE && l1 != NONE) {
+      if (l0 <= l1) {
+        stack[sp] = l.y; stackBound[sp] = l1; stack[sp + 1u] = l.x; stackBound[sp + 1u] = l0;
+      } else {
+        stack[sp] = l.x; stackBound[sp] = l0; stack[sp + 1u] = l.y; stackBound[sp + 1u] = l1;
+      }
+      sp += 2u;
+    } else if (l0 != NONE) {
+      stack[sp] = l.x; stackBound[sp] = l0; sp += 1u;
+    } else if (l1 != NONE) {
+      stack[sp] = l.y; stackBound[sp] = l1; sp += 1u;
+    }
+    var next = NONE;
+    while (sp > 0u) {
+      sp -= 1u;
+      if (stackBound[sp] <= radius + SLACK) {
+        next = stack[sp];
+        break;
+      }
+    }
+    if (next == NONE) { break; }
+    rec = next;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  // label[n]: the tree is complete (plan.wgsl).
+  if (label[u.n] != 0u) { return; }
+  let rootBase = u.tWindow * ROOT_STRIDE;
+  let rootCount = min(roots[rootBase], ROOT_STRIDE - 1u);
+  let leaf0 = u.n - 1u;
+  let stride = nwg.x * nwg.y * WG;
+  for (var t = thread_index(wid, nwg, lid); t < u.qCount; t += stride) {
+    let j = u.qFirst + t;
+    for (var i = 0u; i < D; i++) { qp[i] = pointsQ[t * D + i]; }
+    qCore = 0.0;
+    if (u.mr != 0u) { qCore = core2Q[t]; }
+    comp = label[j];
+    me = orderQ[t];
+    bestKey = NONE;
+    bestOther = NONE;
+    bestO = NONE;
+    if (u.tWindow != 0u) {
+      let c = cand[t];
+      bestKey = c.x;
+      bestOther = c.y;
+      bestO = bestOrig[t];
+    }
+    // The radius: the candidate's key (at most the upper bound it was found within), else the upper bound.
+    radius = ub[comp];
+    bestLo = NONE;
+    bestHi = NONE;
+    if (bestKey != NONE) {
+      radius = bestKey;
+      bestLo = min(me, bestO);
+      bestHi = max(me, bestO);
+    }
+    for (var r = 0u; r < rootCount; r++) {
+      let root = roots[rootBase + 1u + r];
+      if (root >= leaf0) {
+        // A root that is one leaf (its label is the uniformity test a parent's childLabel would make).
+        if (label[root - leaf0] != comp) { try_leaf(root - leaf0); }
+        continue;
+      }
+      if (bitcast<u32>(box_bound(root)) > radius + SLACK) { continue; }
+      traverse(root);
+    }
+    cand[t] = vec2u(bestKey, bestOther);
+    bestOrig[t] = bestO;
+  }
+}

@@ -1,0 +1,320 @@
+/**
+ * Borůvka's traversal on a split BVH (issue 19): the subtree-window traversal planned in gpu/bigarray.ts's header,
+ * for BVHs whose arrays exceed one storage binding. emst/nearest.wgsl binds every BVH array whole (and the boxes in
+ * 3 parts) beside 15 storage buffers, so parts cannot grow there; instead:
+ *
+ *   windows  the Morton positions are cut into query windows (the queries' points, order, core distances,
+ *            candidates and state) and tree windows (every BVH array: a subtree of the Karras hierarchy over leaves
+ *            [a, b] holds only internal nodes of indices in [a, b], so a window's range of each array holds whole
+ *            subtrees), each range within one binding at an accepted offset (gpu/bigarray.ts, windows);
+ *   roots    once per run, one pass over the internal nodes finds each tree window's roots, the maximal subtrees
+ *            inside it (emst/subtree_roots.wgsl: at most 2·96 a window);
+ *   search   every round, one dispatch per (query window × tree window), tree windows in order: each query
+ *            traverses the window's roots within its radius, and keeps its best candidate so far between dispatches
+ *            (cand, 8 B, and the other end's original index, 4 B in the pointBound buffer, which nothing else reads
+ *            without the skipping of bounded points) (emst/nearest_split.wgsl).
+ *
+ * The candidates equal the unsplit traversal's without skipping (nearest_lite.wgsl): the exact least (key, min
+ * index, max index) over the points of other components within the upper bound, whatever the order of the windows
+ * and roots. So the run takes u.skip = 0 (no active list) and the edges come out bit-identical to the unsplit path.
+ * The fast path never sees any of this: Boruvka uses it only when a traversal array of this n does not fit one
+ * binding, or when asked (tests, and TREELINE_EMST_SPLIT for A/B runs: forced windows of at most that many points).
+ *
+ * What this step leaves (the rest of issue 19's Borůvka, in the order the limits bite; capacity.ts lists what
+ * still binds whole):
+ *  - the per-round kernels still bind their arrays whole: nodelabels (links 16 B, ranges 8 B, childLabel 8 B per
+ *    point: element-wise over records, windows with a `base` uniform, label and prefix whole), upperbounds (points
+ *    12 B in 3D and cand 8 B: windows, the neighbours ±1, ±2 as a halo of 2 on each side), active (cand), best64 /
+ *    best32 / bestmax (cand windowed; best 8 B per component is random access: 2 parts), merge (edges 12 B written at
+ *    appended positions: parts), relabel (best), mincore (parents 8 B, minCore2), the cand fill (windows);
+ *  - label, ub, union-find and changes are 4 B per point, random access: whole up to 5.4·10^8 points on the H100, 2
+ *    parts beyond;
+ *  - with those split, the skipping of bounded points could return: the active list's points are in Morton order,
+ *    so each query window's slice of the list is a contiguous range (a per-window count from active.wgsl).
+ */
+import { windows, windowBinding, type Window } from '../gpu/bigarray.js';
+import type { GpuContext } from '../gpu/context.js';
+import { uniformBytes, type Kernel } from '../gpu/kernel.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
+import type { BvhBuffers } from '../bvh/lbvh.js';
+import { InputError } from '../errors.js';
+
+/** Words per tree window in the roots buffer: | count | roots … | (emst/subtree_roots.wgsl). */
+export const ROOT_STRIDE = 256;
+/** Storage buffers the split traversal binds (emst/nearest_split.wgsl). */
+export const SPLIT_STORAGE_BUFFERS = 15;
+
+/** Bytes per element of the arrays bound per query window: points, order, core2, cand, bestOrig. */
+const queryStrides = (dim: number) => [4 * dim, 4, 4, 8, 4];
+/** … and per tree window: links, boxes, childLabel, minCore2, ranges, points, order, core2. */
+const treeStrides = (dim: number) => [16, 8 * dim, 8, 8, 8, 4 * dim, 4, 4];
+
+/** How the split traversal cuts n points (maxElements: a smaller cap on a window, for tests and A/B runs). */
+export interface SplitWindows {
+  queries: Window[];
+  trees: Window[];
+}
+
+/** The query and tree windows of n points on a device with these limits. */
+export function splitWindows(
+  limits: GpuContext['limits'],
+  n: number,
+  dim: number,
+  maxElements = Number.POSITIVE_INFINITY,
+): SplitWindows {
+  return {
+    queries: windows(limits, n, queryStrides(dim), maxElements),
+    trees: windows(limits, n, treeStrides(dim), maxElements),
+  };
+}
+
+/**
+ * Whether the unsplit traversal (nearest.wgsl) cannot bind n points' arrays: one of links (16 B), the sorted points,
+ * childLabel, minCore2 or the candidates (8 B) exceeds one binding. The boxes are in parts there (bvh/boxparts.ts).
+ */
+export function traversalSplits(limits: GpuContext['limits'], n: number, dim: number): boolean {
+  const binding = limits.maxStorageBufferBindingSize;
+  return Math.max(16, 4 * dim) * n > binding;
+}
+
+/** `TREELINE_EMST_SPLIT`: unset or '' (none), or the most points a forced window holds (a positive integer). */
+export function splitFromEnv(
+  value = typeof process !== 'undefined' ? process.env?.TREELINE_EMST_SPLIT : undefined,
+): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const v = Number(value.trim());
+  if (!Number.isInteger(v) || v < 1) {
+    throw new InputError(
+      `Expected TREELINE_EMST_SPLIT to be the most points of a window (a positive integer), got '${value}'.`,
+    );
+  }
+  return v;
+}
+
+const ROOTS = {
+  bindings: { p: 'uniform', links: 'read', ranges: 'read', roots: 'read_write' },
+  uniforms: { n: 'u32', step: 'u32', first: 'u32', count: 'u32' },
+} as const;
+const SEARCH = {
+  bindings: {
+    u: 'uniform',
+    pointsQ: 'read',
+    orderQ: 'read',
+    core2Q: 'read',
+    pointsT: 'read',
+    orderT: 'read',
+    core2T: 'read',
+    links: 'read',
+    boxes: 'read',
+    childLabel: 'read',
+    minCore2: 'read',
+    label: 'read',
+    ub: 'read',
+    roots: 'read',
+    cand: 'read_write',
+    bestOrig: 'read_write',
+  },
+  uniforms: {
+    n: 'u32',
+    mr: 'u32',
+    ia2: 'f32',
+    skip: 'u32',
+    cut: 'u32',
+    one: 'f32',
+    pad1: 'u32',
+    pad2: 'u32',
+    period: 'array<vec4f, 4>',
+    qFirst: 'u32',
+    qCount: 'u32',
+    tFirst: 'u32',
+    tWindow: 'u32',
+  },
+} as const;
+/** Workgroups (of 32) of a search dispatch at most, as nearest.wgsl's grid (boruvka.ts, NEAREST_GROUPS). */
+const SEARCH_GROUPS = 8192;
+
+/** The arrays of one run (by the names Boruvka keeps them under). */
+export interface SplitRunArrays {
+  bvh: BvhBuffers;
+  /** n squared core distances in Morton order, or any small buffer (Euclidean). */
+  core2: GPUBuffer;
+  mr: boolean;
+  /** Per record (vec2f), or any small buffer (Euclidean). */
+  minCore2: GPUBuffer;
+  childLabel: GPUBuffer;
+  label: GPUBuffer;
+  ub: GPUBuffer;
+  cand: GPUBuffer;
+  /** 4 B per point: the candidates' other ends' original indices (Boruvka's pointBound buffer). */
+  bestOrig: GPUBuffer;
+}
+
+/** The round kernels' uniform values the search shares (boruvka.ts, EMST_PARAMS). */
+export interface SplitParams {
+  n: number;
+  mr: number;
+  ia2: number;
+  cut: number;
+  period?: Float32Array;
+}
+
+export class SplitTraversal {
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly dim: number,
+    /** The most points a window holds (undefined: as many as the binding limit allows). */
+    readonly maxElements: number | undefined,
+    private readonly rootsKernel: Kernel<typeof ROOTS.bindings, typeof ROOTS.uniforms>,
+    private readonly search: Kernel<typeof SEARCH.bindings, typeof SEARCH.uniforms>,
+    /** ROOT_STRIDE words per tree window (emst/subtree_roots.wgsl; tests read it). */
+    readonly roots: GPUBuffer,
+    private readonly maxN: number,
+  ) {}
+
+  /**
+   * Compiles the two kernels and allocates the roots for up to maxN points (`maxElements`: windows of at most that
+   * many points, forcing the split even where the arrays fit).
+   */
+  static async create(
+    ctx: GpuContext,
+    maxN: number,
+    dim: number,
+    periodic: boolean,
+    maxElements?: number,
+  ): Promise<SplitTraversal> {
+    const stage = ctx.limits.maxStorageBuffersPerShaderStage;
+    if (stage < SPLIT_STORAGE_BUFFERS) {
+      throw new InputError(
+        `emst: ${maxN} points need Borůvka's split traversal, which binds ${SPLIT_STORAGE_BUFFERS} storage buffers; this device binds ${stage} per stage.`,
+      );
+    }
+    const include = ['common/grid', 'knn/distance', 'emst/common'];
+    const [rootsKernel, search] = await Promise.all([
+      ctx.kernel({
+        label: 'emst::subtreeRoots',
+        shader: 'emst/subtree_roots',
+        entry: 'main',
+        ...ROOTS,
+        workgroupSize: 256,
+      }),
+      ctx.kernel({
+        label: 'emst::nearestSplit',
+        shader: 'emst/nearest_split',
+        entry: 'main',
+        ...SEARCH,
+        workgroupSize: 32,
+        include,
+        constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
+      }),
+    ]);
+    const trees = splitWindows(ctx.limits, Math.max(maxN, 1), dim, maxElements).trees.length;
+    const roots = ctx.createBuffer('emst::subtreeRoots', 4 * ROOT_STRIDE * Math.max(trees, 1));
+    return new SplitTraversal(
+      ctx,
+      dim,
+      maxElements,
+      rootsKernel as Kernel<typeof ROOTS.bindings, typeof ROOTS.uniforms>,
+      search as Kernel<typeof SEARCH.bindings, typeof SEARCH.uniforms>,
+      roots,
+      maxN,
+    );
+  }
+
+  /** Whether a run of n points takes the split traversal: forced windows, or arrays that do not fit. */
+  applies(n: number): boolean {
+    return this.maxElements !== undefined || traversalSplits(this.ctx.limits, n, this.dim);
+  }
+
+  /** The windows of n points. */
+  windows(n: number): SplitWindows {
+    return splitWindows(this.ctx.limits, n, this.dim, this.maxElements);
+  }
+
+  /** Records the roots pass of a BVH of n ≥ 2 points (once per run, after the build). */
+  encodeRoots(rec: Recorder, bvh: BvhBuffers, n: number): void {
+    this.checkN(n);
+    const { trees } = this.windows(n);
+    const step = trees[0].count;
+    rec.clear(this.roots, 0, 4 * ROOT_STRIDE * trees.length);
+    for (const w of trees) {
+      // The window's internal nodes [first, min(end, n − 1)): none in a last window of leaf n − 1 alone.
+      const nodes = { first: w.first, count: Math.min(w.first + w.count, n - 1) - w.first };
+      if (nodes.count <= 0) continue;
+      rec.dispatch(this.rootsKernel, {
+        buffers: {
+          links: windowBinding(this.ctx.limits, bvh.links, 16, nodes),
+          ranges: windowBinding(this.ctx.limits, bvh.ranges, 8, nodes),
+          roots: this.roots,
+        },
+        uniforms: { n, step, first: nodes.first, count: nodes.count },
+        threads: nodes.count,
+      });
+    }
+  }
+
+  /** Records one round's search: every point's candidate into `cand` (as nearest_lite.wgsl writes them). */
+  encode(rec: Recorder, params: SplitParams, a: SplitRunArrays): void {
+    const { n } = params;
+    this.checkN(n);
+    const limits = this.ctx.limits;
+    const { queries, trees } = this.windows(n);
+    const dim = this.dim;
+    const core = (w: Window): Binding => (a.mr ? windowBinding(limits, a.core2, 4, w) : a.core2);
+    for (const q of queries) {
+      const query = {
+        pointsQ: windowBinding(limits, a.bvh.sortedPoints, 4 * dim, q),
+        orderQ: windowBinding(limits, a.bvh.order, 4, q),
+        core2Q: core(q),
+        cand: windowBinding(limits, a.cand, 8, q),
+        bestOrig: windowBinding(limits, a.bestOrig, 4, q),
+      };
+      const groups = Math.min(Math.ceil(q.count / 32), SEARCH_GROUPS);
+      trees.forEach((t, index) => {
+        // Records [first, first + count): links, childLabel and minCore2 have n records (the header last), boxes
+        // n − 1 (a last window of leaf n − 1 alone has none, and binds the first record, never read).
+        const boxes = t.first < n - 1 ? { first: t.first, count: Math.min(t.first + t.count, n - 1) - t.first } : null;
+        rec.dispatch(this.search, {
+          buffers: {
+            ...query,
+            pointsT: windowBinding(limits, a.bvh.sortedPoints, 4 * dim, t),
+            orderT: windowBinding(limits, a.bvh.order, 4, t),
+            core2T: core(t),
+            links: windowBinding(limits, a.bvh.links, 16, t),
+            boxes: boxes
+              ? windowBinding(limits, a.bvh.boxes, 8 * dim, boxes)
+              : { buffer: a.bvh.boxes, offset: 0, size: 8 * dim },
+            childLabel: windowBinding(limits, a.childLabel, 8, t),
+            minCore2: a.mr ? windowBinding(limits, a.minCore2, 8, t) : a.minCore2,
+            label: a.label,
+            ub: a.ub,
+            roots: this.roots,
+          },
+          uniforms: uniformBytes(this.search, {
+            n,
+            mr: params.mr,
+            ia2: params.ia2,
+            skip: 0,
+            cut: params.cut,
+            one: 1,
+            period: params.period,
+            qFirst: q.first,
+            qCount: q.count,
+            tFirst: t.first,
+            tWindow: index,
+          }),
+          groups,
+        });
+      });
+    }
+  }
+
+  private checkN(n: number): void {
+    if (!Number.isInteger(n) || n < 2 || n > this.maxN) {
+      throw new InputError(`emst::nearestSplit: expected n to be an integer in [2, ${this.maxN}], got ${n}.`);
+    }
+  }
+
+  destroy(): void {
+    this.roots.destroy();
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Issue 19: Borůvka's subtree-window traversal (src/emst/nearestsplit.ts, emst/subtree_roots.wgsl and
+ * nearest_split.wgsl), forced by small windows (GpuEmst layout `split`) so that few points cut the BVH into many
+ * query and tree windows. The edges must equal the unsplit GPU path's bit for bit (same device) and the CPU
+ * backend's, and for small n brute-force Prim's (test/helpers/prim.ts, an independent oracle): Euclidean, mutual
+ * reachability (minSamples 5), a periodic box, a scale cut, duplicates, and degenerate sizes (2, 3, one window,
+ * a last window of one point). At a 1 MiB binding limit the windows are as large as that limit allows.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { emst } from '../../src/emst/emst.js';
+import { GpuEmst } from '../../src/emst/pipeline.js';
+import { metricOf } from '../../src/emst/metric.js';
+import type { EdgeList } from '../../src/emst/edges.cpu.js';
+import type { GpuContext } from '../../src/gpu/context.js';
+import { cloud, type CloudKind } from '../helpers/clouds.js';
+import { tryGpuContext } from '../helpers/gpu.js';
+import { primMst } from '../helpers/prim.js';
+import { periodicPoints } from '../helpers/periodic.js';
+import { readBvh } from '../helpers/bvh.readback.js';
+import { allocateBvh, createBvhBuilder } from '../../src/bvh/lbvh.js';
+import { ROOT_STRIDE, SplitTraversal } from '../../src/emst/nearestsplit.js';
+import { subtreeRootsCpu } from '../../src/emst/nearestsplit.cpu.js';
+
+const ctx = await tryGpuContext();
+const lowered = ctx ? await tryGpuContext({ maxBindingBytes: 1048576 }) : null;
+afterAll(() => Promise.all([ctx?.destroy(), lowered?.destroy()]));
+
+interface Run {
+  minSamples?: number;
+  period?: Float32Array;
+  minEdgeLength?: number;
+  split?: number;
+}
+
+async function gpuEmst(c: GpuContext, pts: Float32Array, dim: number, o: Run): Promise<EdgeList> {
+  const n = pts.length / dim;
+  const e = await GpuEmst.create(c, Math.max(n, 1), dim, metricOf(o.minSamples ?? 1), o.period !== undefined, {
+    split: o.split,
+  });
+  const buf = c.upload('test::points', pts);
+  try {
+    return await e.readEdges(await e.run(buf, n, { period: o.period, minEdgeLength: o.minEdgeLength }));
+  } finally {
+    buf.destroy();
+    e.destroy();
+  }
+}
+
+const edgeSet = (s: Uint32Array, t: Uint32Array) =>
+  Array.from(s, (a, i) => `${Math.min(a, t[i])}-${Math.max(a, t[i])}`).sort();
+
+function same(a: EdgeList, b: EdgeList): void {
+  expect(Array.from(a.sources)).toEqual(Array.from(b.sources));
+  expect(Array.from(a.targets)).toEqual(Array.from(b.targets));
+  expect(Array.from(a.weights)).toEqual(Array.from(b.weights));
+}
+
+describe.skipIf(!ctx)('Borůvka split traversal', () => {
+  it.each([
+    [2, 64],
+    [3, 64],
+    [1000, 64],
+    [4099, 256],
+    [3000, 5000],
+  ])("n=%i, windows of at most %i: the roots pass finds the CPU twin's roots", async (n, most) => {
+    const c = ctx!;
+    const pts = cloud('duplicates', n, 3, n);
+    const builder = await createBvhBuilder(c, { maxCount: n, dim: 3 });
+    const bvh = allocateBvh(c, n, 3);
+    const split = await SplitTraversal.create(c, n, 3, false, most);
+    const input = c.upload('test::points', pts);
+    try {
+      await c.submit('test::roots', (rec) => {
+        builder.encode(rec, input, n, bvh);
+        split.encodeRoots(rec, bvh, n);
+      });
+      const { trees } = split.windows(n);
+      const words = new Uint32Array(await c.read(split.roots, 0, 4 * ROOT_STRIDE * trees.length));
+      const got = trees.map((_, w) =>
+        Array.from(words.subarray(w * ROOT_STRIDE + 1, w * ROOT_STRIDE + 1 + words[w * ROOT_STRIDE])).sort(
+          (a, b) => a - b,
+        ),
+      );
+      const cpu = await readBvh(c, bvh);
+      expect(got).toEqual(subtreeRootsCpu(n, cpu.links, cpu.ranges, trees[0].count));
+    } finally {
+      input.destroy();
+      split.destroy();
+      bvh.destroy();
+      builder.destroy();
+    }
+  });
+
+  it.each([
+    ['normal', 2, 3, 1, 64],
+    ['normal', 3, 3, 1, 64],
+    ['normal', 200, 3, 1, 1000],
+    ['uniform', 1153, 3, 1, 256],
+    ['normal', 1200, 3, 5, 256],
+    ['duplicates', 700, 2, 1, 128],
+    ['duplicates', 600, 3, 5, 256],
+    ['grid', 1000, 3, 1, 128],
+  ] as [CloudKind, number, number, number, number][])(
+    '%s n=%i d=%i minSamples=%i, windows of %i: the unsplit edges, the CPU backend and Prim',
+    async (kind, n, dim, ms, split) => {
+      const pts = cloud(kind, n, dim, 19);
+      const got = await gpuEmst(ctx!, pts, dim, { minSamples: ms, split });
+      same(got, await gpuEmst(ctx!, pts, dim, { minSamples: ms }));
+      same(got, await emst(pts, { dim, minSamples: ms, backend: 'cpu' }));
+      // Prim in float64: the same edge set (its order may differ where float32 weights tie).
+      const prim = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
+      expect(edgeSet(got.sources, got.targets)).toEqual(edgeSet(prim.sources, prim.targets));
+    },
+  );
+
+  it('periodic box and scale cut: the unsplit edges', async () => {
+    const box = [7, 9, 5];
+    const period = Float32Array.from(box);
+    const pts = periodicPoints('grid', 600, box, 3);
+    same(await gpuEmst(ctx!, pts, 3, { period, split: 128 }), await gpuEmst(ctx!, pts, 3, { period }));
+    // A cut at the median MST edge: no pair below it is an edge, so the tree changes.
+    const cutPts = cloud('clustered', 1200, 3, 5);
+    const weights = Float64Array.from((await gpuEmst(ctx!, cutPts, 3, {})).weights).sort();
+    const minEdgeLength = weights[weights.length >> 1];
+    const forest = await gpuEmst(ctx!, cutPts, 3, { minEdgeLength, split: 256 });
+    expect(forest.weights.length).toBeGreaterThan(0);
+    expect(Math.min(...forest.weights)).toBeGreaterThanOrEqual(Math.fround(minEdgeLength) * (1 - 1e-6));
+    same(forest, await gpuEmst(ctx!, cutPts, 3, { minEdgeLength }));
+  });
+
+  it.skipIf(!lowered)('1 MiB binding limit, 40,000 3D points in windows of 8,192: the unsplit edges', async () => {
+    const pts = cloud('normal', 40000, 3, 4);
+    const got = await gpuEmst(lowered!, pts, 3, { split: 8192 });
+    same(got, await gpuEmst(lowered!, pts, 3, {}));
+    const mr = await gpuEmst(lowered!, pts, 3, { minSamples: 5, split: 8192 });
+    same(mr, await gpuEmst(lowered!, pts, 3, { minSamples: 5 }));
+  });
+});
