@@ -22,3 +22,20 @@ fn wg_reserve(want: bool, lid: u32, slot: u32) -> u32 {
   if (!want) { return NONE; }
   return wg_base + mine;
 }
+
+// Tile appends (populate_csr.wgsl, TILE_APPENDS = 1): reserves `mine` consecutive slots of counter g_state[slot]
+// for every thread of the workgroup, with one global atomicAdd per workgroup. Call once per dispatch, in
+// workgroup-uniform control flow, before any wg_reserve. Returns the thread's first slot.
+fn tile_reserve(mine: u32, lid: u32, slot: u32) -> u32 {
+  var off = 0u;
+  if (mine > 0u) { off = atomicAdd(&wg_count, mine); }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let c = atomicLoad(&wg_count);
+    atomicStore(&wg_count, 0u);
+    var base = 0u;
+    if (c > 0u) { base = atomicAdd(&g_state[slot], c); }
+    wg_base = base;
+  }
+  return workgroupUniformLoad(&wg_base) + off;
+}

@@ -117,6 +117,12 @@ export interface GraphMsfOptions {
    * of the buffer, so a subgroup's loads and stores of a field are contiguous); same bytes either way.
    */
   worklist?: 'interleaved' | 'split';
+  /**
+   * CSR populate: each workgroup reserves its whole tile's worklist slots with one global atomicAdd, each thread's
+   * kept entries held in registers meanwhile (populate_csr.wgsl), instead of one atomicAdd per subgroup and item;
+   * needs csrItems ≤ 32 (ignored otherwise); default false.
+   */
+  tileAppends?: boolean;
 }
 
 export interface GraphMsf {
@@ -215,6 +221,7 @@ interface Variant {
   rowMinima: boolean;
   fillResets: boolean;
   splitWorklist: boolean;
+  tileAppends: boolean;
 }
 
 async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernels> {
@@ -266,7 +273,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
           ...spec('populate', 'populate_csr', 'populateCsr', { ...B.populateCsr, ...guard }),
           ...producer,
           bindings: { ...finderCommon, ...B.populateCsr, ...guard },
-          constants: { ITEMS: items, ROW_MINIMA: v.rowMinima ? 1 : 0 },
+          constants: { ITEMS: items, ROW_MINIMA: v.rowMinima ? 1 : 0, TILE_APPENDS: v.tileAppends ? 1 : 0 },
         }),
     ctx.kernel({
       ...spec('filter', 'filter', 'filterRound', { ...B.filter, ...guard }),
@@ -350,6 +357,7 @@ export async function createGraphMsf(
     plainFinds: options.finds === 'plain',
     fillResets: options.fillResets ?? false,
     splitWorklist: options.worklist === 'split',
+    tileAppends: (options.tileAppends ?? false) && items <= 32,
     // populate_csr's workgroup memory: the tile's row offsets, and with row minima two more words per entry.
     rowMinima:
       (options.rowMinima ?? false) &&

@@ -170,7 +170,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     expect(got.every((x, i) => x === want[i])).toBe(true);
   });
 
-  it("issue 18: tagged guards, plain finds, row minima, fill resets, split worklists give the CPU twin's forest, labels, round sizes", async () => {
+  it("issue 18: tagged guards, plain finds, row minima, fill resets, split worklists, tile appends give the CPU twin's forest, labels, round sizes", async () => {
     // Weights 0..60 as u32: every key shares its tagged guard word's truncated bits (key >> 6) with the others.
     const low = randomGraph(31, { numVertices: 600, numEdges: 2500, weightType: 'u32', distinctWeights: 500 });
     low.weights = (low.weights as Uint32Array).map((w) => w % 61);
@@ -203,6 +203,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
               rowMinima: true,
               fillResets: true,
               worklist: 'split' as const,
+              tileAppends: true,
             },
             { finds: 'plain' as const, atomic64: false, rowMinima: true, filterC: 1.5, worklist: 'split' as const },
             {
@@ -212,6 +213,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
               csrItems: 2,
               rowMinima: true,
               fillResets: true,
+              tileAppends: true,
             },
           ];
           // Row minima apply to sorted rows only: the other shapes run fewer sets (this file is slow on lavapipe).
