@@ -26,6 +26,7 @@ import { contentId, partitionObject } from './nats.tasks.js';
 import { partitionInfo, partitionPoints } from './partition.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
+  PartitionData,
   PartitionedEmstMethod,
   PartitionedEmstResult,
   PartitionExecutor,
@@ -68,13 +69,21 @@ export class NatsExecutor implements PartitionExecutor {
     private readonly jobs: NatsJobs,
     private readonly infos: PartitionInfo[],
     private readonly onTreeDone?: (done: number, total: number, what: 'partitions' | 'pairs') => void,
+    /** Resolves once partition p is in the object store (uploads run beside the first tasks); absent: all are. */
+    private readonly stored?: (p: number) => Promise<void>,
   ) {}
 
   partitions(): PartitionInfo[] {
     return this.infos.map((info) => ({ ...info }));
   }
 
-  run(partition: number, kind: PartitionTaskKind, msg: TaskMessage): Promise<TaskMessage> {
+  async run(partition: number, kind: PartitionTaskKind, msg: TaskMessage): Promise<TaskMessage> {
+    if (this.stored) {
+      // A task reads its partition, and a pair its partner's too: published once they are stored.
+      await this.stored(partition);
+      const partner = msg.meta.partner;
+      if (kind === 'pair' && typeof partner === 'number') await this.stored(partner);
+    }
     return this.jobs.submit(kind, partition, msg);
   }
 
@@ -88,7 +97,7 @@ export class NatsExecutor implements PartitionExecutor {
     let paired = 0;
     return Promise.all(
       tasks.map(async (t, i) => {
-        const reply = await this.jobs.submit(t.kind, t.partition, t.msg);
+        const reply = await this.run(t.partition, t.kind, t.msg);
         if (t.kind === 'tree') this.onTreeDone?.(++done, trees, 'partitions');
         if (t.kind === 'pair') this.onTreeDone?.(++paired, pairs, 'pairs');
         onReply?.(i, reply);
@@ -176,45 +185,69 @@ export async function emstOnNats(
     });
     let state: RunState;
     const t0 = performance.now();
+    const timings: Record<string, number> = {};
+    // Per partition: stored (resolves when its upload is done); `saved`: the run state in the KV, written once every
+    // partition is stored (a coordinator that dies before then leaves no state, and its run starts over).
+    let stored: ((p: number) => Promise<void>) | undefined;
+    let saved: Promise<void>;
     if (resumed) {
       state = { ...previous!, status: 'running', error: undefined };
       log(`run ${run}: resuming (${previous!.status}, last at ${previous!.phase ?? 'the start'})`);
+      saved = kv.put(run, JSON.stringify(state)).then(() => undefined);
     } else {
       options.onProgress?.(0, 'partition');
-      const data = partitionPoints(points, dim, k);
+      const data: (PartitionData | null)[] = partitionPoints(points, dim, k);
       // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
-      const infos = data.map((d) => partitionInfo(d, { cells }));
-      options.onProgress?.(0, 'upload partitions');
-      for (const d of data) {
-        jobs.traffic.bytesSent += await putMessage(
-          jobs.store,
-          partitionObject(d.id),
-          { meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } },
-          bodyLimit(nc),
-        );
-      }
+      const infos = data.map((d) => partitionInfo(d!, { cells }));
+      timings['distributed::partition'] = performance.now() - t0;
       state = { status: 'running', fingerprint, n: points.length / dim, dim, minSamples, alpha, partitions: infos };
-      log(`run ${run}: ${k} partitions stored`);
+      // The uploads, one after another in partition order, beside the algorithm: its first tasks (the pairs (0, 1),
+      // (0, 2), (1, 2), …; local trees 0, 1, …) are published as soon as their partitions are stored.
+      const tUp = performance.now();
+      const uploads: Promise<void>[] = [];
+      let previousUpload = Promise.resolve();
+      for (let p = 0; p < k; p++) {
+        previousUpload = previousUpload.then(async () => {
+          const d = data[p]!;
+          data[p] = null; // the store holds it now; no second copy here
+          jobs!.traffic.bytesSent += await putMessage(
+            jobs!.store,
+            partitionObject(d.id),
+            { meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } },
+            bodyLimit(nc),
+          );
+        });
+        uploads.push(previousUpload);
+      }
+      stored = (p) => uploads[p];
+      saved = previousUpload.then(async () => {
+        timings['distributed::upload'] = performance.now() - tUp;
+        log(`run ${run}: ${k} partitions stored`);
+        await kv.put(run, JSON.stringify(state));
+      });
+      options.onProgress?.(0, 'upload partitions');
     }
-    const tUpload = performance.now() - t0;
-    await kv.put(run, JSON.stringify(state));
+    saved.catch(() => undefined); // awaited below; a failed upload also fails the tasks that wait for it
+    const tStart = performance.now() - t0;
     let lastPhase = '';
     let lastFraction = 0;
+    let isSaved = false;
+    saved.then(() => (isSaved = true)).catch(() => undefined);
     const onProgress: ProgressCallback = (fraction, phase) => {
       lastFraction = fraction;
       options.onProgress?.(fraction, phase);
       if (phase && phase !== lastPhase) {
         lastPhase = phase;
         state.phase = phase;
-        kv.put(run, JSON.stringify(state)).catch(() => {});
+        if (isSaved) kv.put(run, JSON.stringify(state)).catch(() => {});
       }
     };
     let result: PartitionedEmstResult;
     try {
       const onTreeDone = (done: number, total: number, what: string): void =>
         options.onProgress?.(lastFraction, `${lastPhase}: ${done} of ${total} ${what} done`);
-      result = await partitionedEmst(new NatsExecutor(jobs, state.partitions, onTreeDone), {
+      result = await partitionedEmst(new NatsExecutor(jobs, state.partitions, onTreeDone, stored), {
         dim,
         minSamples,
         alpha,
@@ -222,9 +255,15 @@ export async function emstOnNats(
         signal: options.signal,
         method,
       });
+      await saved;
     } catch (e) {
-      // An interrupt leaves the run 'running' (resumable as it is); a task's failure is recorded.
-      if (!options.signal?.aborted) {
+      // An interrupt leaves the run 'running' (resumable as it is, once the uploads in flight are stored); a task's
+      // failure is recorded. A failed upload leaves no state: the run id starts over.
+      const uploaded = await saved.then(
+        () => true,
+        () => false,
+      );
+      if (!options.signal?.aborted && uploaded) {
         await kv.put(run, JSON.stringify({ ...state, status: 'failed', error: (e as Error).message }));
       }
       throw e;
@@ -240,7 +279,8 @@ export async function emstOnNats(
     if (!cluster.keep) await jobs.destroyStore();
     return {
       ...result,
-      timings: { 'distributed::partition+upload': tUpload, ...result.timings },
+      // partition+upload: the time before the algorithm started (the partitioning; the uploads overlap the tasks).
+      timings: { 'distributed::partition+upload': tStart, ...timings, ...result.timings },
       runId: run,
       traffic,
       resumed,

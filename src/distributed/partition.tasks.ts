@@ -272,7 +272,14 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
       true,
     );
     return {
-      meta: { timings: { 'pair::mst': t1 - t0, 'pair::total': performance.now() - tStart } },
+      meta: {
+        timings: {
+          'pair::union': t0 - tStart,
+          'pair::mst': t1 - t0,
+          'pair::keep': performance.now() - t1,
+          'pair::total': performance.now() - tStart,
+        },
+      },
       arrays: { lo: sorted.lo, hi: sorted.hi, keys: sorted.keys, side: sorted.side! },
     };
   },
@@ -331,8 +338,11 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
       hiRow[e] = s < t ? t : s;
     }
     // Rows ascend with the global ids: the canonical order by rows is the order by ids.
+    const t2 = performance.now();
     const sorted = canonicalById(loRow, hiRow, keys, undefined, true);
+    const t3 = performance.now();
     const { safe, open, label } = contractForest(sorted, floor, n);
+    const t4 = performance.now();
     // The replies in global ids (plain loops: 10^7–10^8 edges per partition).
     const ms = safe.length;
     const mo = open.length;
@@ -361,7 +371,16 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     const termLabel = new Uint32Array(termRow.length);
     for (let t = 0; t < termRow.length; t++) termLabel[t] = ids[label(termRow[t])];
     return {
-      meta: { timings: { 'forest::mst': t1 - t0, 'forest::total': performance.now() - tStart } },
+      meta: {
+        timings: {
+          'forest::mst': t1 - t0,
+          'forest::keys': t2 - t1,
+          'forest::sort': t3 - t2,
+          'forest::contract': t4 - t3,
+          'forest::reply': performance.now() - t4,
+          'forest::total': performance.now() - tStart,
+        },
+      },
       arrays: { lo, hi, keys: safeKeys, openLo, openHi, openKeys, openLa, openLb, label: termLabel },
     };
   },

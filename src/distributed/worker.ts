@@ -189,6 +189,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         return;
       }
       const t0 = performance.now();
+      let readMs = 0;
       log(`worker: ${what} started (delivery ${deliveries})`);
       const beat = setInterval(() => m.working(), heartbeatMs);
       try {
@@ -204,9 +205,18 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (header.partition !== undefined) {
           const run = o.partitionTasks[header.kind];
           if (!run) throw new Error(`this worker has no partition task '${header.kind}'.`);
-          reply = await run(await cache.partition(epoch, os, header.partition), body, o.env, (q) =>
-            cache.partition(epoch, os, q),
-          );
+          // A pair's partner is read beside its own partition (each once per run: the cache keeps them).
+          const partnerId = body.meta.partner;
+          if (typeof partnerId === 'number') cache.partition(epoch, os, partnerId).catch(() => undefined);
+          const read = async (p: number): Promise<PartitionData> => {
+            const t = performance.now();
+            try {
+              return await cache.partition(epoch, os, p);
+            } finally {
+              readMs += performance.now() - t;
+            }
+          };
+          reply = await run(await read(header.partition), body, o.env, read);
         } else {
           const run = o.batchTasks[header.kind];
           if (!run) throw new Error(`this worker has no batch task '${header.kind}'.`);
@@ -216,7 +226,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         m.ack();
         notify(header, bytes);
         summary.done++;
-        log(`worker: ${what} done in ${(performance.now() - t0).toFixed(0)} ms`);
+        // Last field: the wait for its partitions (the object store's reads; 0 once cached), before it the whole time.
+        log(`worker: ${what} done in ${(performance.now() - t0).toFixed(0)} ms, partitions read ${readMs.toFixed(0)}`);
       } catch (e) {
         const message = describe(e);
         if (deliveries >= maxAttempts) {

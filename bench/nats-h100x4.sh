@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Issues 20 and 22 on nvidia-h100-x4 (L5, session 10): the partitioned exact EMST of N normal 3D points on NATS by the
+# method 'pairs' (TREELINE_PARTITIONED_METHOD=pairs) with W GPU workers, one per GPU (0 … W − 1), nats-server on
+# loopback — one phase per device call (each ≤ ~550 s: BUDGET), the same file and the same k in every phase:
+#   bash bench/nats-h100x4.sh 1 [N] [k]      1 worker on GPU 0 (the baseline), + the single-process GPU EMST where N
+#                                           fits one GPU (N ≤ REF_MAX) and REF=1
+#   bash bench/nats-h100x4.sh 2 [N] [k]      2 workers on GPUs 0–1
+#   bash bench/nats-h100x4.sh 4 [N] [k]      4 workers on GPUs 0–3; XK=16 then also runs k = 16 on the same workers
+#                                           (another partitioning must give the same tree: issue 22's check)
+# Defaults N = 200000000, k = 8. Each phase prints per run: the wall time, the coordinator's phases (--timings:
+# distributed::partition, ::upload, ::pairs.cross, ::pairs.forests, ::merge, ::kruskal, ::sort, the owners' largest
+# pair:: and forest:: steps), the bytes through NATS (the coordinator's count, and the server's in/out from its
+# monitoring port: the workers' partition reads included), per worker its tasks, their summed times and partition
+# reads, its host memory peak (VmHWM), the peak GPU memory per GPU (nvidia-smi sampled every 0.5 s), then
+# bench/nats-check.mjs (n − 1 edges, no cycle, canonical order, total weight), md5 sums of the three edge files
+# (equal across phases and calls = the same tree) and cmp with every other result kept under D.
+# Points and results stay under D (/tmp/l5x4) between calls of one machine start; a fresh machine generates again.
+# Needs, in .gpu: run.sh + node.xz + node_modules.tar.xz (the --prod pack is enough) and h100-nats-layer.tgz
+# (bash bench/nats-layer.sh: nats-server 2.9.10 + VK_LAYER_MESA_device_select and its libs); dist-h100 built from
+# HEAD. Call from the repository root. Environment: BUDGET (s, default 550), D, PORT (4222; monitoring PORT + 4000),
+# REF, REF_MAX (default 134217727, the single-process EMST's largest n: `treeline info`), XK, and for a local try on
+# CPU workers BACKEND=cpu NODE=node T="node dist/cli/main.js".
+set -uo pipefail
+W=${1:?workers: 1, 2 or 4}
+N=${2:-200000000}
+K=${3:-8}
+XK=${XK:-}
+REF=${REF:-1}
+REF_MAX=${REF_MAX:-134217727}
+BUDGET=${BUDGET:-550}
+BACKEND=${BACKEND:-gpu}
+D=${D:-/tmp/l5x4}
+NODE=${NODE:-bash .gpu/run.sh node}
+T=${T:-$NODE dist-h100/cli/main.js}
+START=$(date +%s)
+left() { echo $((BUDGET - ($(date +%s) - START))); }
+mkdir -p "$D"
+export TREELINE_COMMIT=$(cat .gpu/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
+echo "phase: $W worker(s), n = $N, k = $K${XK:+, then k = $XK}, backend $BACKEND, commit $TREELINE_COMMIT"
+if [ "$BACKEND" = gpu ]; then
+  tar xzf .gpu/h100-nats-layer.tgz --skip-old-files -C / && ldconfig
+  nvidia-smi -L
+  GPUS=$(nvidia-smi -L | grep -c '^GPU')
+  [ "$GPUS" -lt "$W" ] && echo "only $GPUS GPUs for $W workers: workers share GPUs (worker i on GPU i mod $GPUS)"
+  nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 500 > "$D/gpumem.csv" 2>/dev/null & SMI=$!
+fi
+PORT=${PORT:-4222}
+scripts/nats-server.sh --port "$PORT" -- -m $((PORT + 4000)) > "$D/nats.url" 2> "$D/nats.log" & NS=$!
+U=nats://127.0.0.1:$PORT
+PTS=$D/normal3d-$N.npy
+if [ ! -s "$PTS" ]; then
+  t0=$(date +%s%N)
+  $T generate normal -n "$N" -d 3 -o "$D/part-$N.npy" 2>&1 | tail -1 && mv "$D/part-$N.npy" "$PTS"
+  echo "generate: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+else
+  echo "points: $PTS (from an earlier call)"
+fi
+varz() { # the server's total bytes in and out (its monitoring endpoint)
+  $NODE -e "fetch('http://127.0.0.1:$((PORT + 4000))/varz').then(r=>r.json()).then(v=>console.log(v.in_bytes+' '+v.out_bytes)).catch(()=>console.log('0 0'))"
+}
+WPIDS=()
+rm -f "$D"/w[0-9].log
+for ((i = 0; i < W; i++)); do
+  if [ "$BACKEND" = gpu ]; then
+    $T worker --nats $U --gpu $((i % GPUS)) --ack-wait 600 2> "$D/w$i.log" & WPIDS+=($!)
+  else
+    $T worker --nats $U --backend cpu --ack-wait 600 2> "$D/w$i.log" & WPIDS+=($!)
+  fi
+done
+for ((s = 0; s < 60; s++)); do # until every worker says it is connected
+  ready=0
+  for ((i = 0; i < W; i++)); do grep -q "connected" "$D/w$i.log" 2>/dev/null && ready=$((ready + 1)); done
+  [ "$ready" = "$W" ] && break
+  sleep 1
+done
+head -2 "$D"/w[0-9].log
+[ "$BACKEND" = gpu ] && nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv
+
+run() { # partitions: one timed `emst --nats` run with the workers above, then its checks
+  local k=$1 id=w${W}k$1
+  local budget=$(( $(left) - 40 ))
+  if [ "$budget" -lt 30 ]; then echo "$id: skipped ($(left) s left of BUDGET)"; return; fi
+  rm -rf "${D:?}/$id"
+  read -r in0 out0 < <(varz)
+  local t0=$(date +%s%N)
+  TREELINE_PARTITIONED_METHOD=pairs timeout "$budget" $T emst "$PTS" --nats $U --partitions "$k" \
+    --run-id "$id-$(date +%s)" --format npy -o "$D/$id/" --timings > "$D/run-$id.log" 2>&1
+  local rc=$?
+  local wall=$(( ($(date +%s%N) - t0) / 1000000 ))
+  read -r in1 out1 < <(varz)
+  grep -v '^\s*$' "$D/run-$id.log" | tail -40
+  echo "$id: exit $rc, wall $wall ms (timeout ${budget} s); NATS server bytes in $(( (in1 - in0) / 1000000 )) MB, out $(( (out1 - out0) / 1000000 )) MB"
+  [ "$rc" = 0 ] || return
+  $NODE bench/nats-check.mjs "$D/$id" "$N"
+  (cd "$D/$id" && md5sum sources.npy targets.npy weights.npy | sed "s|^|$id |")
+  for other in "$D"/*/; do
+    other=$(basename "$other")
+    [ "$other" = "$id" ] || [ ! -s "$D/$other/weights.npy" ] && continue
+    local same=1
+    for f in sources targets weights; do cmp -s "$D/$id/$f.npy" "$D/$other/$f.npy" || same=0; done
+    [ "$same" = 1 ] && echo "$id = $other: edges identical" || echo "$id != $other: EDGES DIFFER"
+  done
+}
+
+run "$K"
+[ -n "$XK" ] && run "$XK"
+if [ "$W" = 1 ] && [ "$REF" = 1 ] && [ "$N" -le "$REF_MAX" ] && [ ! -s "$D/ref/weights.npy" ] && [ "$(left)" -gt 60 ]; then
+  t0=$(date +%s%N)
+  timeout $(( $(left) - 30 )) $T emst "$PTS" --backend "$BACKEND" --format npy -o "$D/ref/" --timings 2>&1 | tail -4
+  echo "single-process wall $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  for f in sources targets weights; do cmp "$D/ref/$f.npy" "$D/w1k$K/$f.npy" && echo "$f: w1k$K = single process"; done
+fi
+
+for ((i = 0; i < W; i++)); do # per worker: tasks by kind (count, summed ms, summed partition reads ms), host peak
+  for kind in pair forest; do
+    grep -h "worker: $kind p.* done in" "$D/w$i.log" |
+      awk -v w="$i" -v k="$kind" '{n++; t += $(NF-4); r += $NF} END {if (n) printf "worker %s: %d %s tasks, %.1f s, partitions read %.1f s\n", w, n, k, t/1000, r/1000}'
+  done
+  echo "worker $i: host peak $(grep VmHWM /proc/${WPIDS[$i]}/status 2>/dev/null | awk '{print $2/1e6 " GB"}')"
+done
+grep -h "failed for good\|for a retry:\|dropped a task\|rror:" "$D"/w[0-9].log | head -5
+kill -TERM "${WPIDS[@]}" 2>/dev/null
+wait "${WPIDS[@]}" 2>/dev/null
+if [ "$BACKEND" = gpu ]; then
+  kill "$SMI" 2>/dev/null
+  awk -F', ' '{ if ($2 > m[$1]) m[$1] = $2 } END { for (g in m) printf "GPU %s: peak %d MiB used\n", g, m[g] }' "$D/gpumem.csv"
+fi
+kill -TERM "$NS"
+wait "$NS" 2>/dev/null
+echo "phase done in $(( $(date +%s) - START )) s"
