@@ -19,17 +19,19 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let i = thread_index(wid, nwg, lid);
   if (i >= mp.n) { return; }
   values[i] = mp.base + i;
+  codes[i] = morton_code(i);
+}
+
+// The code of point i (of the bound window); also called by bvh/prefix.wgsl (src/bvh/prefixsort.ts).
+fn morton_code(i: u32) -> vec2u {
   if (D == 1u) {
-    codes[i] = vec2u(f32_order(points[i]), 0u);
-    return;
+    return vec2u(f32_order(points[i]), 0u);
   }
   if (D == 3u && mp.bits == 21u) {
-    codes[i] = morton3(i);
-    return;
+    return morton3(i);
   }
   if (D == 2u && MORTON2 == 1u && mp.bits == 32u) {
-    codes[i] = morton2(i);
-    return;
+    return morton2(i);
   }
   var lo = 0u;
   var hi = 0u;
@@ -44,7 +46,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       hi = hi | select(bit << (p & 31u), 0u, p < 32u);
     }
   }
-  codes[i] = vec2u(lo, hi);
+  return vec2u(lo, hi);
 }
 
 // Every bit of a 10-bit value moved to every third bit (bit b → bit 3b), by the usual magic masks.

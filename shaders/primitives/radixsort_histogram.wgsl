@@ -9,6 +9,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32) {
   let blk = u.blockBase + group_index(wid, nwg);
   if (blk >= u.numBlocks) { return; }
+  if (rs_skip(t)) { return; }
   rs_counters_clear(t);
   // Striped (coalesced) loads: the order in which a block's keys are counted does not matter here.
   let base = blk * RS_B;

@@ -14,6 +14,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32) {
   let blk = u.blockBase + group_index(wid, nwg);
   if (blk >= u.numBlocks) { return; }
+  if (rs_skip(t)) { return; }
   for (var i = t; i < RS_REPL * RS_DIGITS; i += WG) {
     atomicStore(&s_h[i], 0u);
   }

@@ -14,6 +14,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32) {
   let d = group_index(wid, nwg);
   if (d >= RS_DIGITS) { return; }
+  if (rs_skip(t)) { return; }
   let row = d * u.numBlocks;
   var carry = 0u;
   for (var c = 0u; c < u.numBlocks; c += WG * RS_SPT) {

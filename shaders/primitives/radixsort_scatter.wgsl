@@ -17,6 +17,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32) {
   let blk = u.blockBase + group_index(wid, nwg);
   if (blk >= u.numBlocks) { return; }
+  if (rs_skip(t)) { return; }
   let base = blk * RS_B;
   let n = min(RS_B, u.count - base);
   // keysIn and valsIn start at key u.blockBase · RS_B (a window of blocks, radixsort.ts).

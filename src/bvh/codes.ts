@@ -58,6 +58,8 @@ export interface CodeArgs {
 export interface CodeEncoder {
   /** Records bounds, frame and codes of n points (nothing for n = 0). */
   encode(rec: Recorder, args: CodeArgs): void;
+  /** Records bounds and frame only (nothing for n = 0): bvh/prefixsort.ts computes the codes itself. */
+  encodeFrame(rec: Recorder, args: Pick<CodeArgs, 'points' | 'n' | 'frame'>): void;
   destroy(): void;
 }
 
@@ -91,8 +93,8 @@ export async function createCodeEncoder(
   const bits = bitsPerAxis(dim);
   const cell = maxCell(bits);
   const pointBytes = 4 * dim;
-  return {
-    encode(rec, { points, n, frame: frameBuffer, codes, order }) {
+  const encoder: CodeEncoder = {
+    encodeFrame(rec, { points, n, frame: frameBuffer }) {
       if (n === 0) return;
       rec.clear(acc);
       for (const w of windows(ctx.limits, n, [pointBytes], options.maxWindow)) {
@@ -104,6 +106,11 @@ export async function createCodeEncoder(
         });
       }
       rec.dispatch(frame, { buffers: { acc, frame: frameBuffer }, uniforms: { bits }, threads: dim });
+    },
+    encode(rec, args) {
+      const { points, n, frame: frameBuffer, codes, order } = args;
+      if (n === 0) return;
+      encoder.encodeFrame(rec, args);
       for (const w of windows(ctx.limits, n, [pointBytes, 8, 4], options.maxWindow)) {
         rec.dispatch(morton, {
           buffers: {
@@ -121,4 +128,5 @@ export async function createCodeEncoder(
       acc.destroy();
     },
   };
+  return encoder;
 }

@@ -65,6 +65,18 @@ export interface RadixSorterOptions {
   partElements?: number;
   /** Tests: fewer blocks per window of the block kernels' inputs (default: a binding's worth). */
   maxWindowBlocks?: number;
+  /**
+   * A guarded sorter (issue 18, bvh/prefixsort.ts): every kernel takes one more binding, `guard`, and each workgroup
+   * returns at once unless guard[0] ≠ 0 — a sort recorded ahead of time that the GPU itself switches on or off, with
+   * direct dispatches only (Dawn validates each indirect one with a pass of its own). encode() then needs `guard`.
+   */
+  guard?: boolean;
+  /**
+   * Borrow another sorter's digit table, totals and ping-pong scratch instead of allocating them (issue 18: the
+   * BVH's 32-bit prefix sort shares its 64-bit sorter's buffers). The two must never sort at the same time; `shared`
+   * must have this sorter's digits and blocks, and scratch of at least maxCount of our keys.
+   */
+  shared?: RadixSorter;
 }
 
 export interface RadixSortArgs {
@@ -83,6 +95,14 @@ export interface RadixSortArgs {
    * buffers, or the sorter's own `scratch` — where an odd number of passes then ends in keys/values with no copy.
    */
   from?: { keys: GPUBuffer; values: GPUBuffer };
+  /**
+   * The ping-pong buffers of this sort instead of the sorter's scratch (each holding `count` keys and values):
+   * with `from` unset and an even number of passes, the sorted pairs end in keys/values and `scratch` is only
+   * passed through (bvh/prefixsort.ts sorts in the sorter's scratch, through the BVH's arrays).
+   */
+  scratch?: { keys: GPUBuffer; values: GPUBuffer };
+  /** A guarded sorter's switch: the sort runs only where guard[0] ≠ 0 when the GPU reaches it. */
+  guard?: GPUBuffer;
 }
 
 /** How a sorter works: which ranking, threads per workgroup, keys per thread, bits per pass. */
@@ -126,6 +146,25 @@ const HISTOGRAM = { u: 'uniform', keys: 'read', table: 'read_write' } as const;
 const SCAN = { u: 'uniform', table: 'read_write', totals: 'read_write' } as const;
 /** The scatter's bindings before its outputs' (keysOut, valsOut: generated, one or several each: scatterOutputs). */
 const SCATTER = { u: 'uniform', keysIn: 'read', valsIn: 'read', table: 'read', totals: 'read' } as const;
+
+/** Each sorter's digit table and totals, for sorters created with `shared`. */
+const internals = new WeakMap<RadixSorter, { table: GPUBuffer; totals: GPUBuffer }>();
+
+/**
+ * `rs_skip(t)`, which every kernel calls first: always false, or (a guarded sorter) whether guard[0] is 0, read once
+ * per workgroup (uniformly: barriers follow), with `guard` declared at binding `binding` (the kernel's last).
+ */
+function guardWgsl(binding: number | null): string {
+  if (binding === null) return 'fn rs_skip(t: u32) -> bool { return false; }';
+  return [
+    `@group(0) @binding(${binding}) var<storage, read> guard: array<u32>;`,
+    'var<workgroup> rs_guard: u32;',
+    'fn rs_skip(t: u32) -> bool {',
+    '  if (t == 0u) { rs_guard = guard[0]; }',
+    '  return workgroupUniformLoad(&rs_guard) == 0u;',
+    '}',
+  ].join('\n');
+}
 
 /** The scatter's output slots as bindings (by name, from @binding(5) on) and their generated WGSL (bigarray.ts). */
 function scatterOutputs(keys: BigArrayParts, values: BigArrayParts): { bindings: Bindings; generated: string[] } {
@@ -287,23 +326,28 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
   }
   const outputs = scatterOutputs(keyParts, valueParts);
 
-  const spec = <const B extends Bindings>(name: string, label: string, bindings: B, extra: string[] = []) => ({
-    label,
-    shader: `${SHADERS}_${name}`,
-    entry: 'main',
-    bindings,
-    uniforms: SORT_PARAMS,
-    workgroupSize: wg,
-    include: [
-      'common/grid',
-      `${SHADERS}_key${32 * keyWords}`,
-      `${SHADERS}_common`,
-      ...extra.map((e) => `${SHADERS}_${e}`),
-    ],
-    constants: { RADIX_BITS: radixBits, KPT: kpt, ...(shape.subgroups ? { MAX_WARPS: shape.maxWarps } : {}) },
-    ...(shape.subgroups && name === 'scatter_sg' ? { enable: ['subgroups'] } : {}),
-    ...(name.startsWith('scatter') ? { generated: outputs.generated } : {}),
-  });
+  const guarded = options.guard === true;
+  const spec = <const B extends Bindings>(name: string, label: string, given: B, extra: string[] = []) => {
+    const bindings: Bindings = guarded ? { ...given, guard: 'read' } : given;
+    const guard = guardWgsl(guarded ? Object.keys(bindings).length - 1 : null);
+    return {
+      label,
+      shader: `${SHADERS}_${name}`,
+      entry: 'main',
+      bindings,
+      uniforms: SORT_PARAMS,
+      workgroupSize: wg,
+      include: [
+        'common/grid',
+        `${SHADERS}_key${32 * keyWords}`,
+        `${SHADERS}_common`,
+        ...extra.map((e) => `${SHADERS}_${e}`),
+      ],
+      constants: { RADIX_BITS: radixBits, KPT: kpt, ...(shape.subgroups ? { MAX_WARPS: shape.maxWarps } : {}) },
+      ...(shape.subgroups && name === 'scatter_sg' ? { enable: ['subgroups'] } : {}),
+      generated: [...(name.startsWith('scatter') ? outputs.generated : []), guard],
+    };
+  };
   const scatterBindings: Bindings = { ...SCATTER, ...outputs.bindings };
   const [histogram, scan, scatter] = await Promise.all([
     shape.subgroups
@@ -315,10 +359,29 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
       : ctx.kernel(spec('scatter', 'primitives::radixSortScatter', scatterBindings, ['counters', 'scatter_common'])),
   ]);
 
-  const keys2 = ctx.createBuffer('primitives::radixSortKeys', maxCount * 4 * keyWords);
-  const values2 = ctx.createBuffer('primitives::radixSortValues', maxCount * 4);
-  const table = ctx.createBuffer('primitives::radixSortTable', digits * maxBlocks * 4);
-  const totals = ctx.createBuffer('primitives::radixSortTotals', digits * 4);
+  const lender = options.shared ? internals.get(options.shared) : undefined;
+  if (options.shared) {
+    const other = options.shared;
+    const ours = Math.max(maxCount, 1);
+    if (
+      !lender ||
+      other.shape.radixBits !== radixBits ||
+      other.shape.workgroupSize * other.shape.keysPerThread !== blockKeys ||
+      other.maxCount < maxCount ||
+      other.scratch.keys.size < ours * keyBytes ||
+      other.scratch.values.size < ours * 4
+    ) {
+      throw new InputError(
+        `primitives::radixSort: shared needs a live sorter of ${radixBits}-bit digits, ${blockKeys}-key blocks and ` +
+          `at least ${maxCount} keys of ${keyBytes} bytes; got ${other.shape.radixBits}-bit digits, ` +
+          `${other.shape.workgroupSize * other.shape.keysPerThread}-key blocks, maxCount ${other.maxCount}.`,
+      );
+    }
+  }
+  const keys2 = options.shared?.scratch.keys ?? ctx.createBuffer('primitives::radixSortKeys', maxCount * 4 * keyWords);
+  const values2 = options.shared?.scratch.values ?? ctx.createBuffer('primitives::radixSortValues', maxCount * 4);
+  const table = lender?.table ?? ctx.createBuffer('primitives::radixSortTable', digits * maxBlocks * 4);
+  const totals = lender?.totals ?? ctx.createBuffer('primitives::radixSortTotals', digits * 4);
   const unused =
     keyParts.parts > 1 || valueParts.parts > 1
       ? createUnusedParts(ctx, 'primitives::radixSort', keyParts.parts + valueParts.parts)
@@ -342,8 +405,19 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
       );
     }
     const { bitsLo, bitsHi } = resolveBitRange(keyWords, args);
+    if (guarded !== (args.guard !== undefined)) {
+      throw new InputError(
+        `primitives::radixSort: a ${guarded ? 'guarded sorter needs' : 'sorter created without guard takes no'} guard buffer.`,
+      );
+    }
+    const extra: Record<string, Binding> = args.guard ? { guard: args.guard } : {};
     const target = { keys, values };
-    const scratch = { keys: keys2, values: values2 };
+    const scratch = args.scratch ?? { keys: keys2, values: values2 };
+    if (args.scratch && (scratch.keys.size < count * keyBytes || scratch.values.size < count * 4)) {
+      throw new InputError(
+        `Expected scratch to hold ${count} keys and values (${count * keyBytes} and ${count * 4} bytes), got ${scratch.keys.size} and ${scratch.values.size} bytes.`,
+      );
+    }
     const from = args.from ?? target;
     if ((from.keys === keys2) !== (from.values === values2) || (from.keys === keys) !== (from.values === values)) {
       throw new InputError(
@@ -356,6 +430,12 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
       );
     }
     const plan = count <= 1 ? [] : digitPasses(bitsLo, bitsHi, radixBits);
+    // A copy at either end would run whatever the guard says.
+    if (guarded && (args.from !== undefined || plan.length % 2 === 1)) {
+      throw new InputError(
+        `primitives::radixSort: a guarded sort must start in keys/values and take an even number of passes; bits [${bitsLo}, ${bitsHi}) take ${plan.length}.`,
+      );
+    }
     // The sorted pairs end where the last pass writes: start towards keys/values when the passes are odd.
     let src = from;
     let dst = plan.length % 2 === 1 ? target : scratch;
@@ -406,15 +486,22 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
       };
       for (const w of blockWindows) {
         rec.dispatch(histogram, {
-          buffers: { keys: range(src.keys, keyBytes, w), table },
+          buffers: { keys: range(src.keys, keyBytes, w), table, ...extra },
           uniforms: { ...uniforms, blockBase: w.first },
           groups: w.count,
         });
       }
-      rec.dispatch(scan, { buffers: { table, totals }, uniforms, groups: digits });
+      rec.dispatch(scan, { buffers: { table, totals, ...extra }, uniforms, groups: digits });
       for (const w of blockWindows) {
         rec.dispatch(scatter, {
-          buffers: { keysIn: range(src.keys, keyBytes, w), valsIn: range(src.values, 4, w), table, totals, ...out },
+          buffers: {
+            keysIn: range(src.keys, keyBytes, w),
+            valsIn: range(src.values, 4, w),
+            table,
+            totals,
+            ...out,
+            ...extra,
+          },
           uniforms: { ...uniforms, blockBase: w.first },
           groups: w.count,
         });
@@ -428,7 +515,7 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
     }
   }
 
-  return {
+  const sorter: RadixSorter = {
     maxCount,
     keyWords,
     shape,
@@ -437,13 +524,18 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
     destroy() {
       if (destroyed) return;
       destroyed = true;
-      keys2.destroy();
-      values2.destroy();
-      table.destroy();
-      totals.destroy();
+      // Borrowed buffers stay with their owner.
+      if (!options.shared) {
+        keys2.destroy();
+        values2.destroy();
+        table.destroy();
+        totals.destroy();
+      }
       unused?.destroy();
     },
   };
+  internals.set(sorter, { table, totals });
+  return sorter;
 }
 
 /**
