@@ -37,6 +37,7 @@ import { boxLimitMessage, createBoxParts } from './boxparts.js';
 import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, codeBits, pointsForBoxRecords } from './layout.js';
 import { checkPoints } from './points.js';
 import { createCodeEncoder } from './codes.js';
+import { createPrefixSorter, prefixSortApplies } from './prefixsort.js';
 import { createPointGatherer } from './gather.js';
 import { createKarras } from './karras.js';
 import { createRefit, refitChunkLeaves } from './refit.js';
@@ -157,6 +158,13 @@ export interface BvhBuilderOptions {
    * for A/B runs. The sorted codes, hence the BVH, are the same whatever the shape.
    */
   sort?: Partial<Pick<RadixSorterOptions, 'radixBits' | 'workgroupSize' | 'keysPerThread'>>;
+  /**
+   * Sort the codes by their top 32 bits first, then each short run of equal prefixes by the full code, with the
+   * full sort only where a run is long (prefixsort.ts; issue 18). Default: PREFIX_SORT for 2D and 3D, or the
+   * environment variable TREELINE_BVH_SORT=prefix (every dim whose codes exceed 32 bits) or full (the 64-bit sort of
+   * before) where nothing is given. Never for split BVHs. The same BVH either way.
+   */
+  prefixSort?: boolean;
 }
 
 /**
@@ -166,6 +174,17 @@ export interface BvhBuilderOptions {
  */
 const WIDE_DIGITS = false;
 const WIDE_SHAPE = { radixBits: 9, workgroupSize: 512, keysPerThread: 8 } as const;
+
+/** Whether 2D and 3D builds sort by code prefixes by default (prefixsort.ts; bvh bench, RESULTS.md). */
+const PREFIX_SORT = false;
+
+/** Whether the build sorts by prefixes: an explicit choice, else TREELINE_BVH_SORT, else PREFIX_SORT for 2D/3D. */
+function prefixMode(given: boolean | undefined, dim: number): boolean {
+  if (given !== undefined) return given;
+  const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_SORT : undefined;
+  if (env === 'prefix' || env === 'full') return env === 'prefix';
+  return PREFIX_SORT && (dim === 2 || dim === 3);
+}
 
 /** Whether the refit goes by chunks by default (bvh bench, RESULTS.md). Off: direct scans of small subtrees. */
 const CHUNK_REFIT = false;
@@ -253,6 +272,11 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   ]);
   if (refit.chunkLeaves !== chunk)
     throw new Error(`bvh::builder: refit chunks of ${refit.chunkLeaves}, Karras ${chunk}`);
+  // The prefix sort (prefixsort.ts) where chosen and possible: it borrows the sorter's buffers.
+  const prefixSorter =
+    !split && maxCount >= 2 && prefixMode(options.prefixSort, dim) && prefixSortApplies(dim, sorter.shape.radixBits)
+      ? await createPrefixSorter(ctx, dim, sorter, codeEncoder, { workgroupSize: wg })
+      : null;
   let destroyed = false;
 
   const check = (n: number, bvh: GpuBvh) => {
@@ -289,6 +313,13 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       refit.encode(rec, { sorted: bvh.sortedPoints, order, parents, links, boxes, ranges, n });
     },
     encode(rec, points, n, bvh) {
+      if (prefixSorter && n >= 2) {
+        check(n, bvh);
+        bvh.n = n;
+        prefixSorter.encode(rec, { points, n, frame: bvh.frame, codes: bvh.codes, order: bvh.order });
+        builder.encodeHierarchy(rec, points, n, bvh);
+        return;
+      }
       const passes = n > 1 ? digitPasses(0, codeBits(dim), sorter.shape.radixBits).length : 0;
       if (passes % 2 === 0) {
         builder.encodeCodes(rec, points, n, bvh);
@@ -307,6 +338,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     destroy() {
       if (destroyed) return;
       destroyed = true;
+      prefixSorter?.destroy();
       sorter.destroy();
       codeEncoder.destroy();
       gather.destroy();

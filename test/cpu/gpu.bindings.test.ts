@@ -106,6 +106,8 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
     await createBvhBuilder(ctx, { maxCount: 1 << 20, dim });
     // Issue 18's build variants: the refit by chunks of leaves in workgroup memory (bvh/refit_chunk).
     await createBvhBuilder(ctx, { maxCount: 1 << 20, dim, refitChunk: true });
+    // Issue 18's prefix sort of the Morton codes (bvh/prefix: prefix, runs; the 32-bit and guarded sorters).
+    await createBvhBuilder(ctx, { maxCount: 1 << 20, dim, prefixSort: true });
     await createKnnSearcher(ctx, { dim, k: 16 });
     await createExemplarDistanceKernel(ctx, dim);
     await createKnnSearcher(ctx, { dim, k: 40, output: 'kth', rows: 'morton' });
