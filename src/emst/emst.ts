@@ -99,8 +99,8 @@ export type ClusterEntry = (
 let clusterEntry: ClusterEntry | null = null;
 
 /**
- * Called by coordinator.ts as it loads: where it is bundled with this module (the CLI) the computed import below
- * would find no file, so the entry registers itself instead.
+ * Called by coordinator.ts as it loads: by treeline's Node entry (src/node.ts, which `import 'treeline'` resolves to in
+ * Node), the CLI, and whatever imports the coordinator. This module imports nothing from distributed/.
  */
 export function registerClusterEntry(entry: ClusterEntry): void {
   clusterEntry = entry;
@@ -108,18 +108,21 @@ export function registerClusterEntry(entry: ClusterEntry): void {
 
 /**
  * `cluster`: the partitioned EMST on NATS workers (issue 20; emst(), and hdbscan()'s MST). `internal` does not apply:
- * the edges come back to the host. The coordinator is loaded only then, through a computed
- * specifier, so that browser bundles never contain the NATS client. `backend` says 'cpu': the coordinator's merge
- * runs on this host; each worker computes with its own --backend.
+ * the edges come back to the host. The coordinator is Node's only (registerClusterEntry), so that browser bundles
+ * never contain the NATS client. `backend` says 'cpu': the coordinator's merge runs on this host; each worker
+ * computes with its own --backend.
  */
 async function emstOnCluster(points: Float32Array | Float64Array, options: EmstOptions): Promise<EmstResult> {
   if (options.box !== undefined || (options.minEdgeLength ?? 0) > 0) {
     throw new InputError('emst() with `cluster` supports neither `box` (periodic) nor `minEdgeLength` (scale cut).');
   }
-  const name = '../distributed/coordinator.js';
-  const run =
-    clusterEntry ??
-    ((await import(/* @vite-ignore */ name)) as typeof import('../distributed/coordinator.js')).emstOnNats;
+  const run = clusterEntry;
+  if (run === null) {
+    throw new InputError(
+      "emst() with `cluster` needs treeline's Node entry (import from 'treeline' in Node, which loads the NATS " +
+        'coordinator); this build has none (a browser bundle, or the module imported by its path).',
+    );
+  }
   const r = await run(points, {
     dim: options.dim,
     minSamples: options.minSamples,

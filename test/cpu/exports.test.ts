@@ -230,3 +230,13 @@ it('treeline and treeline/kernels share no name', () => {
   const shared = [...PUBLIC.values, ...PUBLIC.types].filter((n) => [...KERNELS.values, ...KERNELS.types].includes(n));
   expect(shared).toEqual([]);
 });
+
+it("treeline's Node entry (src/node.ts) has treeline's values and registers emst()'s `cluster` runner (the coordinator)", async () => {
+  const node = await import('../../src/node.js');
+  expect(Object.keys(node).sort()).toEqual([...PUBLIC.values].sort());
+  // Registered: the call reaches the coordinator, which names the server it cannot reach (not the missing entry).
+  const points = new Float32Array([0, 0, 1, 1, 2, 2]);
+  await expect(node.emst(points, { dim: 2, cluster: { url: 'nats://127.0.0.1:1' } })).rejects.toThrow(
+    /Cannot connect to the NATS server at nats:\/\/127\.0\.0\.1:1/,
+  );
+});
