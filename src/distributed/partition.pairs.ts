@@ -170,10 +170,18 @@ export async function pairsEmst(
     const labels = run.reply(reply, 'label', Uint32Array, terminals.length);
     for (let i = 0; i < terminals.length; i++) labelOf[terminals[i]] = labels[i];
     safeLists.push(safe);
-    if (++arrived < live.length && safeLists.length > 1) {
+    if (++arrived < live.length) {
+      // Like a binary counter: the newest list merges with the one before while it is about as long, so each edge
+      // moves O(log k) times (merging every arrival into one growing list moved ~k/2 times: 9·10^8 moves at 2·10^8).
       const s0 = performance.now();
-      const merged = mergeAll(safeLists.splice(0));
-      safeLists.push(merged);
+      while (
+        safeLists.length > 1 &&
+        safeLists[safeLists.length - 1].keys.length >= 0.75 * safeLists[safeLists.length - 2].keys.length
+      ) {
+        const b = safeLists.pop()!;
+        const a = safeLists.pop()!;
+        safeLists.push(merge2(a, b));
+      }
       merging += performance.now() - s0;
     }
   };
