@@ -7,7 +7,7 @@
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { BenchCase } from './harness.js';
-import { GpuEmst } from '../emst/pipeline.js';
+import { GpuEmst, inPlaceDefault } from '../emst/pipeline.js';
 import { emstCpu } from '../emst/boruvka.cpu.js';
 import { generate, type GeneratorName } from '../datasets/generate.js';
 import { UnionFind } from '../unionfind/unionfind.cpu.js';
@@ -24,13 +24,16 @@ export async function benchEmst(
   const minSamples = options.minSamples ?? 1;
   const points = generate(kind, { n, dim, seed: 1 });
   const buffer = ctx.upload('bench::points', points);
-  const e = await GpuEmst.create(ctx, n, dim, metricOf(minSamples));
+  // Built in place as emst() builds (TREELINE_EMST_INPLACE): each run leaves the points in Morton order, and an
+  // untimed submission puts them back (in the wall time, not the GPU time).
+  const e = await GpuEmst.create(ctx, n, dim, metricOf(minSamples), false, { inPlace: inPlaceDefault() });
   let last: BoruvkaResult | null = null;
   return {
     run: async (timer) => {
       // TREELINE_EMST_CHUNK overrides the rounds per submission in benchmark sweeps.
       const chunk = Number(process.env.TREELINE_EMST_CHUNK ?? '') || undefined;
       last = await e.run(buffer, n, { timer, skipBounded: options.skipBounded, roundsPerSubmit: chunk });
+      await e.restorePoints();
     },
     check: async () => {
       const edges = await e.readEdges(last!);

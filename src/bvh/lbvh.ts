@@ -69,6 +69,11 @@ export interface BvhBuffers {
 /** A BVH in GPU buffers, sized for `capacity` points; `n` is the point count of the last build into it. */
 export interface GpuBvh extends BvhBuffers {
   n: number;
+  /**
+   * n × dim f32 in Morton order. For a BVH allocated `inPlace`, the caller's points buffer, set before each build:
+   * the build gathers the points into Morton order within it (encodeHierarchy), so no second copy is kept.
+   */
+  sortedPoints: GPUBuffer;
   /** The largest n the buffers hold. */
   readonly capacity: number;
   /** 3·dim f32: lo[dim], hi[dim], scale[dim] (`bvh::frame`). */
@@ -80,16 +85,25 @@ export interface GpuBvh extends BvhBuffers {
 /**
  * Allocates the buffers of a BVH of up to `capacity` points of dimension `dim`. `split` (issue 19): its arrays may
  * exceed one binding — only the build (createBvhBuilder with `split`) can fill such a BVH, in parts; the k-NN reads it
- * in parts too (knn/knn.ts), while Borůvka still binds its arrays whole and cannot.
+ * in parts too (knn/knn.ts), while Borůvka still binds its arrays whole and cannot. `inPlace` (issue 19's memory, 4·dim
+ * bytes a point less): no sorted points of its own — the caller sets `sortedPoints` to the points buffer before each
+ * build, which leaves the points there in Morton order (a 16-byte stand-in until then).
  */
-export function allocateBvh(ctx: GpuContext, capacity: number, dim: number, options: { split?: boolean } = {}): GpuBvh {
+export function allocateBvh(
+  ctx: GpuContext,
+  capacity: number,
+  dim: number,
+  options: { split?: boolean; inPlace?: boolean } = {},
+): GpuBvh {
   checkShape(ctx, capacity, dim, options.split === true);
   const c = Math.max(capacity, 1);
   const buffers = {
     frame: ctx.createBuffer('bvh::frame', 12 * dim),
     codes: ctx.createBuffer('bvh::codes', 8 * c),
     order: ctx.createBuffer('bvh::order', 4 * c),
-    sortedPoints: ctx.createBuffer('bvh::sortedPoints', 4 * dim * c),
+    sortedPoints: options.inPlace
+      ? ctx.createBuffer('bvh::sortedPointsUnset', 16)
+      : ctx.createBuffer('bvh::sortedPoints', 4 * dim * c),
     links: ctx.createBuffer('bvh::links', 16 * c),
     boxes: ctx.createBuffer('bvh::boxes', 4 * boxWords(dim) * boxRecords(c)),
     ranges: ctx.createBuffer('bvh::ranges', 8 * Math.max(c - 1, 1)),
@@ -308,7 +322,14 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       // The traversals read the boxes in BOX_PARTS parts (layout.ts): a BVH they cannot bind is refused here.
       if (!split) parts.bind(bvh.boxes, n);
       const { order, links, ranges, parents, boxes } = bvh;
-      gather.encode(rec, { points, order, sorted: bvh.sortedPoints, n });
+      if (points === bvh.sortedPoints) {
+        // In place (allocateBvh's `inPlace`): gathered into the boxes, free until Karras writes them (8·dim bytes
+        // for each of n − 1 records ≥ 4·dim bytes for each of n points when n ≥ 2), and copied back over the points.
+        gather.encode(rec, { points, order, sorted: bvh.boxes, n });
+        rec.copy(bvh.boxes, 0, bvh.sortedPoints, 0, 4 * dim * n);
+      } else {
+        gather.encode(rec, { points, order, sorted: bvh.sortedPoints, n });
+      }
       karras.encode(rec, { codes: bvh.codes, links, ranges, parents, boxes, n });
       refit.encode(rec, { sorted: bvh.sortedPoints, order, parents, links, boxes, ranges, n });
     },

@@ -48,16 +48,17 @@ import { SplitTraversal, splitFromEnv, traversalSplits } from './nearestsplit.js
  * `before` hook; as upper bounds). readEdges' sort uses the candidates, the changes and that same sorter scratch,
  * after the run.
  *
- * GpuEmst's GPU memory per point in 3D with this sharing (issue 4's Must: ≤ 128 beyond the input), 124.5 bytes:
+ * GpuEmst's GPU memory per point in 3D with this sharing and an in-place build (the sorted points are the input's
+ * buffer: pipeline.ts `inPlace`, issue 19), 112.5 bytes beyond the input (124.5 with a sorted copy):
  *
- *   BVH      boxes 24 (n − 1 internal boxes, bvh/layout.ts), links 16, sorted points 12, codes 8 (= childLabel),
- *            parents 8 (= candidates), ranges 8, order 4                                                       80
- *   sorter   scratch 12 (= best 8 + pointBound 4)                                                              12
+ *   BVH      boxes 24 (n − 1 internal boxes, bvh/layout.ts), links 16, codes 8 (= childLabel),
+ *            parents 8 (= candidates), ranges 8, order 4                                                       68
+ *   sorter   scratch 12 (= best 8 + pointBound 4), digit table 0.5                                           12.5
  *   Borůvka  edges 12, label 4, changes 4 (= active list), upper bounds 4, bestMax 4, union-find 4             32
- *   rest     scan partial sums, uniforms, counters                                                           ~0.5
+ *   rest     scan partial sums, uniforms, counters                                                           ~0.05
  *
  * Mutual reachability adds the core distances (4; the k-th distances are lent as the upper bounds) at creation,
- * and for the length of a run minCore2 (8) and its arrival flags (4).
+ * and for the length of a run minCore2 (8); its arrival flags live in pointBound's buffer.
  */
 export interface BoruvkaBorrow {
   childLabel?: GPUBuffer;
@@ -636,7 +637,9 @@ export class Boruvka {
     if (mr) {
       await this.compileReachability();
       minCore2 = ctx.createBuffer('emst::minCore2', 8 * n);
-      arrive = ctx.createBuffer('emst::arrive', 4 * n);
+      // The arrival flags live in pointBound's buffer: the prelude's mincore is done with them before it clears
+      // pointBound (issue 19's memory: 4 bytes a point).
+      arrive = b.pointBound;
     }
     // The buffers of the traversal (emst/traverse.wgsl; nearest.wgsl adds the skip's and the other box parts) and of
     // the per-component minima, by binding name: the same objects every round.
@@ -848,7 +851,6 @@ export class Boruvka {
     } finally {
       abort.off();
       if (mr) minCore2.destroy();
-      arrive?.destroy();
       // A map still pending (the chunk after the last) is aborted by destroy(): expected, not an error.
       for (const m of [...mapped, ...errors]) m?.catch(() => undefined);
       for (const st of staging) st.destroy();

@@ -28,6 +28,18 @@ import { checkCapacity, type CapacityTask } from '../bvh/capacity.js';
 import { createGatherer, type Gatherer } from './gather.js';
 import { GpuCandidateLists, highDimDefault, highDimK, type CandidateSource } from './highdim.js';
 import { inverseAlphaSquared } from './distance.cpu.js';
+import { createPointScatterer, type PointScatterer } from '../bvh/scatter.js';
+
+/**
+ * Whether GpuEmst.create builds in place by default (its `inPlace`; issue 19's memory: 4·dim bytes a point less):
+ * the environment variable TREELINE_EMST_INPLACE=0 turns it off (a separate sorted copy of the points, for A/B runs).
+ */
+export function inPlaceDefault(): boolean {
+  const env = typeof process !== 'undefined' ? process.env?.TREELINE_EMST_INPLACE : undefined;
+  if (env === undefined || env === '' || env === '1') return true;
+  if (env === '0') return false;
+  throw new InputError(`TREELINE_EMST_INPLACE: expected 0 or 1, got '${env}'.`);
+}
 
 export interface GpuEmstRunOptions {
   /** Periodic side lengths (points inside [0, L)); required iff created `periodic`. */
@@ -60,13 +72,26 @@ export class GpuEmst {
     private readonly boxPartRecords: number | undefined,
     /** High dimensions: every point's nearest neighbours, settling most points without a traversal (highdim.ts). */
     private readonly lists: GpuCandidateLists | null = null,
+    /** Built in place (create's `inPlace`): puts a run's points back in their order (restorePoints). */
+    private readonly scatter: PointScatterer | null = null,
   ) {}
+
+  /**
+   * Whether run() builds in place (create's `inPlace`): it is given a whole buffer of the points, which it leaves in
+   * Morton order (the BVH's sorted points) until restorePoints().
+   */
+  get inPlace(): boolean {
+    return this.scatter !== null;
+  }
 
   /**
    * `metric` (metric.ts, decided by validate.ts): Euclidean, or mutual reachability with the minSamples-th
    * neighbour (self excluded; clamped to n − 1) — at minSamples 1 the core distance is the nearest neighbour's, as
    * hdbscan's mutual_reachability(min_points=1) takes it, so only d / alpha changes the tree.
    * periodic: minimum-image distances in a box whose side lengths each run() gives (Euclidean only).
+   * `inPlace` (issue 19's memory; default false): the BVH keeps no sorted copy of the points — each run() gathers
+   * them into Morton order within the buffer it is given, which stays so until restorePoints() (4·dim bytes a point
+   * less at the peak; the same tree bit for bit).
    */
   static async create(
     ctx: GpuContext,
@@ -121,13 +146,17 @@ export class GpuEmst {
         : null,
       mr && !source ? createGatherer(ctx, maxN) : null,
       source ? GpuCandidateLists.create(ctx, maxN, dim, source, listK) : null,
+      inPlace ? createPointScatterer(ctx, dim) : null,
     ]);
-    const [builder, boruvka, knn, gather, lists] = made.map((r) => (r.status === 'fulfilled' ? r.value : null)) as [
+    const [builder, boruvka, knn, gather, lists, scatter] = made.map((r) =>
+      r.status === 'fulfilled' ? r.value : null,
+    ) as [
       BvhBuilder | null,
       Boruvka | null,
       KnnSearcher | null,
       Gatherer | null,
       GpuCandidateLists | null,
+      PointScatterer | null,
     ];
     const failed = made.find((r) => r.status === 'rejected');
     if (failed) {
@@ -159,6 +188,7 @@ export class GpuEmst {
       core2,
       boxPartRecords,
       useLists,
+      scatter,
     );
     // readEdges' canonical sort compiles in the background, beside the upload and the rounds, not after them; its
     // errors surface in readEdges (callers that keep the tree on the GPU never await it).
@@ -169,9 +199,20 @@ export class GpuEmst {
     return e;
   }
 
-  /** Computes the tree of the n points in `points` (n × dim f32 on the GPU). The edges stay on the GPU. */
+  /**
+   * Computes the tree of the n points in `points` (n × dim f32 on the GPU). The edges stay on the GPU. Built in place
+   * (create's `inPlace`), `points` must be a whole buffer, and holds the points in Morton order afterwards.
+   */
   async run(points: Binding, n: number, opts: GpuEmstRunOptions = {}): Promise<BoruvkaResult> {
     const { ctx } = this;
+    if (this.inPlace) {
+      if ('buffer' in points || points.size < 4 * n * this.dim) {
+        throw new InputError(
+          `emst: an in-place run needs the points as a whole buffer of at least ${4 * n * this.dim} bytes (${n} × ${this.dim} f32), got ${'buffer' in points ? 'a range of one' : `${points.size} bytes`}.`,
+        );
+      }
+      this.bvh.sortedPoints = points;
+    }
     // minSamples above n − 1 is clamped to n − 1, as hdbscan does: a searcher for the smaller k.
     let knn = this.knn;
     let temporary: KnnSearcher | null = null;
@@ -223,6 +264,18 @@ export class GpuEmst {
     } finally {
       temporary?.destroy();
     }
+  }
+
+  /**
+   * Puts the points of the last in-place run back in their own order, bit for bit (bvh/scatter.ts, through the
+   * BVH's boxes, dead once the rounds are done: call it after run() and before another). Nothing to do otherwise.
+   */
+  async restorePoints(): Promise<void> {
+    if (!this.scatter) return;
+    const { bvh } = this;
+    await this.ctx.submit('emst::restorePoints', (rec) =>
+      this.scatter!.restore(rec, { points: bvh.sortedPoints, order: bvh.order, scratch: bvh.boxes, n: bvh.n }),
+    );
   }
 
   /** The canonical sort's kernels, compiling from create() on (readEdges awaits them). */
@@ -390,7 +443,11 @@ export async function emstGpu(
     checking?.catch(() => undefined);
     // The pipelines compile on Dawn's workers while the points upload (issue 17 §5): emst::upload is the upload,
     // emst::compile what is left of the compile after it (~0 when warm; a fresh process's ~90 ms less the upload).
-    creating = GpuEmst.create(ctx, Math.max(n, 1), dim, options.metric ?? EUCLIDEAN, period !== undefined);
+    // In place (issue 19's memory): the uploaded buffer becomes the BVH's sorted points; `after` and `afterGpu` get
+    // the points back in their order (restorePoints).
+    creating = GpuEmst.create(ctx, Math.max(n, 1), dim, options.metric ?? EUCLIDEAN, period !== undefined, {
+      inPlace: inPlaceDefault(),
+    });
     creating.catch(() => undefined); // awaited below; a failed upload frees it in `finally`
     report?.(GPU_PHASES.upload, 'upload');
     // Through the context's staging ring (gpu/upload.ts): chunked, overlapped, no fresh staging memory per call.
@@ -423,6 +480,7 @@ export async function emstGpu(
       const records = ctx.createBuffer('emst::edgeRecords', Math.max(bytes, 4));
       try {
         if (bytes > 0) await ctx.submit('emst::edgeRecords', (rec) => rec.copy(result.edges, 0, records, 0, bytes));
+        await e.restorePoints();
         e.destroy();
         e = null;
         await options.afterGpu(buffer, { records, count: result.count }, ctx, exponent);
@@ -438,6 +496,7 @@ export async function emstGpu(
     t = t0;
     lap('emst::readback');
     if (options.after) {
+      await e.restorePoints();
       e.destroy();
       e = null;
       await options.after(buffer, edges, exponent);

@@ -14,6 +14,7 @@ import { createReducer } from '../../src/primitives/reduce.js';
 import { createRadixSorter } from '../../src/primitives/radixsort.js';
 import { createUnionFind } from '../../src/unionfind/unionfind.js';
 import { createBvhBuilder } from '../../src/bvh/lbvh.js';
+import { createPointScatterer } from '../../src/bvh/scatter.js';
 import { createKnnSearcher } from '../../src/knn/knn.js';
 import { Boruvka } from '../../src/emst/boruvka.js';
 import { createGatherer } from '../../src/emst/gather.js';
@@ -108,6 +109,8 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
     await createBvhBuilder(ctx, { maxCount: 1 << 20, dim, refitChunk: true });
     // Issue 18's prefix sort of the Morton codes (bvh/prefix: prefix, runs; the 32-bit and guarded sorters).
     await createBvhBuilder(ctx, { maxCount: 1 << 20, dim, prefixSort: true });
+    // Issue 19's memory: the scatter that undoes an in-place build's gather (GpuEmst.restorePoints).
+    await createPointScatterer(ctx, dim);
     await createKnnSearcher(ctx, { dim, k: 16 });
     await createExemplarDistanceKernel(ctx, dim);
     await createKnnSearcher(ctx, { dim, k: 40, output: 'kth', rows: 'morton' });

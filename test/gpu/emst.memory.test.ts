@@ -1,11 +1,15 @@
 /**
- * GPU memory of the EMST (issue 4: bytes per point beyond the input) and the arrays Borůvka borrows from the BVH,
- * the radix sorter and the k-NN (emst/boruvka.ts, BoruvkaBorrow): the live bytes GpuEmst.create allocates stay
+ * GPU memory of the EMST (issues 4 and 19: bytes per point beyond the input) and the arrays Borůvka borrows from the
+ * BVH, the radix sorter and the k-NN (emst/boruvka.ts, BoruvkaBorrow): the live bytes GpuEmst.create allocates stay
  * under a bound that only holds with the sharing, and a GpuEmst run several times — its borrowed arrays holding
- * the last run's leftovers — keeps giving the CPU backend's tree (exactly where distances are exact in f32).
+ * the last run's leftovers — keeps giving the CPU backend's tree (exactly where distances are exact in f32). Issue
+ * 19: an in-place build (the input's buffer holds the sorted points) gives the same tree edge for edge, puts the
+ * points back bit for bit, and brings emst()'s peak to 112.5 bytes a point beyond the input in 3D (124.5 with mutual
+ * reachability: minCore2's 8 bytes during the run).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { GpuEmst } from '../../src/emst/pipeline.js';
+import { generate } from '../../src/datasets/generate.js';
 import { emst } from '../../src/emst/emst.js';
 import { cloud } from '../helpers/clouds.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
@@ -16,20 +20,92 @@ const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
 
 describe.skipIf(variants.length === 0).each(variants)('EMST memory ($name)', ({ ctx }) => {
-  it('GpuEmst.create allocates at most 125 bytes per point in 3D (129 with minSamples), 157 without the sharing', async () => {
-    // 124.5 and 128.5 (the budget in emst/boruvka.ts, BoruvkaBorrow): issue 4's Must is ≤ 128 beyond the input.
+  it('GpuEmst.create allocates at most 113 bytes per point in 3D (121 with minSamples) in place, 125 (129) with a sorted copy', async () => {
+    // 112.5 (+ 8 for the k-th and core distances) in place, 124.5 (128.5) with a sorted copy: emst/boruvka.ts,
+    // BoruvkaBorrow; issue 19's Must is ≤ 100 beyond the input.
     const n = 100_000;
-    for (const [minSamples, bound] of [
-      [1, 125],
-      [16, 129],
+    for (const [minSamples, inPlace, bound] of [
+      [1, true, 113],
+      [16, true, 121],
+      [1, false, 125],
+      [16, false, 129],
     ] as const) {
       const before = ctx.memory.liveBytes;
-      const e = await GpuEmst.create(ctx, n, 3, metricOf(minSamples));
+      const e = await GpuEmst.create(ctx, n, 3, metricOf(minSamples), false, { inPlace });
       const perPoint = (ctx.memory.liveBytes - before) / n;
       e.destroy();
       expect(ctx.memory.liveBytes).toBe(before);
       if (perPoint > bound)
-        expect.fail(`minSamples=${minSamples}: ${perPoint.toFixed(1)} bytes per point, expected ≤ ${bound}`);
+        expect.fail(
+          `minSamples=${minSamples} inPlace=${inPlace}: ${perPoint.toFixed(1)} bytes per point, expected ≤ ${bound}`,
+        );
+    }
+  });
+
+  it("issue 19: emst()'s peak is ≤ 113 bytes a point beyond the input in 3D (125 with minSamples 16, 105 in 2D)", async () => {
+    const n = 20_000;
+    for (const [dim, minSamples, bound] of [
+      [3, 1, 113],
+      [3, 16, 125],
+      [2, 1, 105],
+    ] as const) {
+      const pts = generate('normal', { n, dim, seed: 3 });
+      await emst(pts, { dim, minSamples, backend: 'gpu', gpu: ctx }); // compiled
+      const before = ctx.memory.liveBytes;
+      ctx.buffers.resetPeak();
+      await emst(pts, { dim, minSamples, backend: 'gpu', gpu: ctx });
+      expect(ctx.memory.liveBytes).toBe(before);
+      const beyond = (ctx.memory.peakBytes - before) / n - 4 * dim;
+      if (beyond > bound)
+        expect.fail(`${dim}D minSamples=${minSamples}: ${beyond.toFixed(2)} B/point, expected ≤ ${bound}`);
+    }
+  });
+
+  it('issue 19: an in-place run gives the tree of a run with a sorted copy and restorePoints puts the points back', async () => {
+    for (const [dim, minSamples] of [
+      [3, 1],
+      [2, 5],
+    ] as const) {
+      const copy = await GpuEmst.create(ctx, 1500, dim, metricOf(minSamples), false, { inPlace: false });
+      const inPlace = await GpuEmst.create(ctx, 1500, dim, metricOf(minSamples), false, { inPlace: true });
+      try {
+        for (const [kind, n, seed] of [
+          ['clustered', 1500, 1],
+          ['duplicates', 1499, 2],
+          ['grid', 257, 3],
+          ['grid', 2, 4],
+          ['grid', 1, 5],
+        ] as const) {
+          const pts = cloud(kind, n, dim, seed);
+          const tag = `${dim}D minSamples ${minSamples} ${kind} n=${n}`;
+          const a = ctx.upload('test::points', pts);
+          const b = ctx.upload('test::points', pts);
+          try {
+            const want = await copy.readEdges(await copy.run(a, n));
+            const got = await inPlace.readEdges(await inPlace.run(b, n));
+            expect([...got.sources], tag).toEqual([...want.sources]);
+            expect([...got.targets], tag).toEqual([...want.targets]);
+            expect([...got.weights], tag).toEqual([...want.weights]);
+            await inPlace.restorePoints();
+            const back = new Uint32Array(await ctx.read(b, 0, 4 * n * dim));
+            expect(back, tag).toEqual(new Uint32Array(pts.buffer, pts.byteOffset, n * dim));
+          } finally {
+            a.destroy();
+            b.destroy();
+          }
+        }
+        const range = ctx.upload('test::points', cloud('grid', 100, dim, 6));
+        try {
+          await expect(inPlace.run({ buffer: range, offset: 0, size: 400 * dim }, 100)).rejects.toThrow(
+            /whole buffer of at least .* got a range of one/,
+          );
+        } finally {
+          range.destroy();
+        }
+      } finally {
+        copy.destroy();
+        inPlace.destroy();
+      }
     }
   });
 

@@ -1,0 +1,19 @@
+// points[order[j]] = sorted[j]: the inverse of the gather (gather.wgsl), putting points left in Morton order by an
+// in-place build (lbvh.ts, allocateBvh's `inPlace`) back in their own order, bit patterns unchanged.
+// Host side: src/bvh/scatter.ts; CPU twin: scatter.cpu.ts. Every array bound whole (the in-place BVH's points fit
+// one binding: Borůvka binds them whole), `sorted` as the range [0, n·D) of a scratch buffer.
+
+struct ScatterParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
+@group(0) @binding(0) var<uniform> sp: ScatterParams;
+@group(0) @binding(1) var<storage, read> order: array<u32>;
+@group(0) @binding(2) var<storage, read> sorted: array<u32>;
+@group(0) @binding(3) var<storage, read_write> points: array<u32>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let j = thread_index(wid, nwg, lid);
+  if (j >= sp.n) { return; }
+  let dst = order[j] * D;
+  for (var a = 0u; a < D; a++) { points[dst + a] = sorted[j * D + a]; }
+}
