@@ -17,6 +17,10 @@
 @group(0) @binding(9) var<storage, read> activeList: array<u32>;
 @group(0) @binding(10) var<storage, read> activeCount: array<u32>;
 
+// FIRST = 1 (boruvka.ts, RoundPasses.firstRound): the first round, where every component is a single point, whose
+// candidate is then its component's best edge: nothing to check against (best64/best32 and bestmax do not run).
+override FIRST: u32 = 0u;
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
@@ -27,10 +31,12 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let c = cand[j];
     if (c.x == NONE) { continue; }
     let comp = label[j];
-    let b = best[comp];
-    let a = order[j];
-    let o = order[c.y];
-    if (b.y != c.x || b.x != min(a, o) || bestMax[comp] != max(a, o)) { continue; }
+    if (FIRST == 0u) {
+      let b = best[comp];
+      let a = order[j];
+      let o = order[c.y];
+      if (b.y != c.x || b.x != min(a, o) || bestMax[comp] != max(a, o)) { continue; }
+    }
     if (uf_union(comp, label[c.y])) {
       let e = atomicAdd(&edgeCount[0], 1u);
       edges[3u * e] = order[j];

@@ -113,7 +113,8 @@ export interface RoundPasses {
   /**
    * The first round in its own shape (every point is then its own component and traverses): no label changes, scan
    * or active list — node labels straight from the links (emst/nodelabels.wgsl entry `first`), the traversal and the
-   * minima over every point in Morton order (as with skipBounded false). Not with a `settle` (run()).
+   * merge over every point in Morton order (as with skipBounded false) — and no per-component minima: a point's
+   * candidate is its component's best edge (emst/merge.wgsl, FIRST). Not with a `settle` (run()).
    */
   firstRound?: boolean;
   /** The first round's traversal reads no node labels (emst/traverse.wgsl, FIRST): only the query's own leaf is skipped. */
@@ -467,7 +468,23 @@ export class Boruvka {
       }),
       upperbounds: spec('upperbounds', B.upperbounds, 256, passes.groupMin ? 'grouped' : 'main', ['emst/distance']),
       nearest: traversalSpec(),
-      ...(passes.firstRound ? { nodelabelsFirst: spec('nodelabels', B.nodelabels, 256, 'first') } : {}),
+      ...(passes.firstRound
+        ? {
+            nodelabelsFirst: spec('nodelabels', B.nodelabels, 256, 'first'),
+            mergeFirst: spec(
+              'merge',
+              B.merge,
+              256,
+              'main',
+              ['unionfind/unionfind', 'emst/holders'],
+              {
+                ...holders,
+                FIRST: 1,
+              },
+              '.first',
+            ),
+          }
+        : {}),
       ...(passes.firstRound && passes.firstTraversal ? { nearestFirst: traversalSpec(1) } : {}),
       bestmax: spec('bestmax', B.bestmax, 256, 'main', ['emst/holders'], holders),
       // The active list serves only the skipping of bounded points, which the lean traversal never does (run()).
@@ -761,14 +778,18 @@ export class Boruvka {
           uniforms: atOne.uniforms,
           buffers: this.lean ? traversal : nearest,
         });
-      if (k.best64) {
-        rec.dispatch(k.best64, { ...atOne, buffers: best });
-      } else {
-        rec.dispatch(k.best32key, { ...atOne, buffers: best });
-        rec.dispatch(k.best32lo, { ...atOne, buffers: best });
+      // The per-component minima; in the first round's own shape every component is one point, whose candidate is its
+      // best edge: none.
+      if (!one) {
+        if (k.best64) {
+          rec.dispatch(k.best64, { ...at, buffers: best });
+        } else {
+          rec.dispatch(k.best32key, { ...at, buffers: best });
+          rec.dispatch(k.best32lo, { ...at, buffers: best });
+        }
+        rec.dispatch(k.bestmax, { ...at, buffers: { ...best, bestMax: b.bestMax } });
       }
-      rec.dispatch(k.bestmax, { ...atOne, buffers: { ...best, bestMax: b.bestMax } });
-      rec.dispatch(k.merge, {
+      rec.dispatch(one ? k.mergeFirst : k.merge, {
         ...atOne,
         buffers: { ...best, bestMax: b.bestMax, uf_parent: uf.parent, edgeCount: b.edgeCount, edges: b.edges },
       });
