@@ -103,6 +103,26 @@ class ObjectCache {
     return m;
   }
 
+  /** Reads every partition stored so far that is not read or being read, one after another (errors dropped). */
+  prefetch(run: string, os: ObjectStore): void {
+    this.use(run);
+    if (this.prefetching) return;
+    this.prefetching = true;
+    const next = async (): Promise<void> => {
+      const names = (await os.list()).map((info) => info.name).filter((name) => /^partition\.\d+$/.test(name));
+      for (const name of names) {
+        if (this.run !== run) return;
+        const p = Number(name.slice('partition.'.length));
+        if (!this.parts.has(p)) await this.partition(run, os, p).catch(() => undefined);
+      }
+    };
+    next()
+      .catch(() => undefined)
+      .finally(() => (this.prefetching = false));
+  }
+
+  private prefetching = false;
+
   partition(run: string, os: ObjectStore, p: number): Promise<PartitionData> {
     this.use(run);
     let part = this.parts.get(p);
@@ -205,9 +225,12 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (header.partition !== undefined) {
           const run = o.partitionTasks[header.kind];
           if (!run) throw new Error(`this worker has no partition task '${header.kind}'.`);
-          // A pair's partner is read beside its own partition (each once per run: the cache keeps them).
+          // A pair's partner is read beside its own partition (each once per run: the cache keeps them), and the
+          // run's other stored partitions after them, one at a time, while this task computes (most pairs need most
+          // partitions: a partition read in the background is not read while the GPU waits).
           const partnerId = body.meta.partner;
           if (typeof partnerId === 'number') cache.partition(epoch, os, partnerId).catch(() => undefined);
+          if (header.kind === 'pair') cache.prefetch(epoch, os);
           const read = async (p: number): Promise<PartitionData> => {
             const t = performance.now();
             try {
