@@ -17,9 +17,9 @@
 // neighbour's row; its id is looked up (binary search, mirror_id) only where its key ties the row's minimum.
 // Tiles whose rows do not fit the workgroup's cache record each of their entries' ids at their row's vertex
 // through record_min instead. Worklist appends are unchanged.
-// Tile appends (TILE_APPENDS = 1): a thread keeps its ITEMS entries' (p, q, key) in registers and the workgroup
-// reserves all of the tile's slots with one global atomicAdd (graph/reserve_*'s tile_reserve) instead of one per
-// subgroup and item; each thread's entries then lie next to each other in the worklist.
+// Tile appends (TILE_APPENDS = 1): a thread keeps its ITEMS entries' (p, q, key) and slot ranks in registers and
+// the workgroup reserves all of the tile's slots with one global atomicAdd (graph/reserve_*'s tile_rank and
+// tile_commit) instead of one per subgroup and item.
 // Includes: common/grid, graph/common, graph/parent + unionfind/unionfind | graph/parent_ro, graph/min64 |
 // graph/min32, graph/reserve_sg | graph/reserve_wg, graph/push.
 // Constants ITEMS: entries per thread; ROW_MINIMA: 0 or 1 (1 needs graph/min64); TILE_APPENDS: 0 or 1.
@@ -109,11 +109,12 @@ fn populateCsr(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
   workgroupBarrier();
   let threshold = atomicLoad(&g_state[ST_THRESHOLD]);
   var v = rows.x;
-  // TILE_APPENDS: the kept entries, bit k of `kept` for item k.
+  // TILE_APPENDS: the kept entries (bit k of `kept` for item k), their fields and slot ranks.
   var kept = 0u;
   var kp: array<u32, ITEMS>;
   var kq: array<u32, ITEMS>;
   var kkey: array<u32, ITEMS>;
+  var krank: array<u32, ITEMS>;
   for (var k = 0u; k < ITEMS; k++) {
     let j = t0 + k * WG + lid;
     var keep = false;
@@ -153,6 +154,7 @@ fn populateCsr(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
       }
     }
     if (TILE_APPENDS == 1u) {
+      krank[k] = tile_rank(keep);
       if (keep) {
         kept |= 1u << k;
         kp[k] = p;
@@ -167,12 +169,12 @@ fn populateCsr(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
     }
   }
   if (TILE_APPENDS == 1u) {
-    var at = tile_reserve(countOneBits(kept), lid, P.outSlot);
+    let base = tile_commit(lid, P.outSlot);
     for (var k = 0u; k < ITEMS; k++) {
       if ((kept & (1u << k)) != 0u) {
+        let at = base + krank[k];
         let j = t0 + k * WG + lid;
         if (rowMinima) { push_entry(at, kp[k], kq[k], j); } else { push_edge(at, kp[k], kq[k], kkey[k], j); }
-        at++;
       }
     }
   }

@@ -23,12 +23,21 @@ fn wg_reserve(want: bool, lid: u32, slot: u32) -> u32 {
   return wg_base + mine;
 }
 
-// Tile appends (populate_csr.wgsl, TILE_APPENDS = 1): reserves `mine` consecutive slots of counter g_state[slot]
-// for every thread of the workgroup, with one global atomicAdd per workgroup. Call once per dispatch, in
-// workgroup-uniform control flow, before any wg_reserve. Returns the thread's first slot.
-fn tile_reserve(mine: u32, lid: u32, slot: u32) -> u32 {
+// The thread's slots counted so far in the current tile (tile_rank).
+var<private> tile_acc: u32;
+
+// Tile appends (populate_csr.wgsl and filter.wgsl with tiles), as in reserve_sg.wgsl: tile_rank per item, then
+// tile_commit once per tile; item slot = commit's base + rank. Here each thread's slots are contiguous.
+fn tile_rank(want: bool) -> u32 {
+  let r = tile_acc;
+  if (want) { tile_acc += 1u; }
+  return r;
+}
+
+fn tile_commit(lid: u32, slot: u32) -> u32 {
   var off = 0u;
-  if (mine > 0u) { off = atomicAdd(&wg_count, mine); }
+  if (tile_acc > 0u) { off = atomicAdd(&wg_count, tile_acc); }
+  tile_acc = 0u;
   workgroupBarrier();
   if (lid == 0u) {
     let c = atomicLoad(&wg_count);

@@ -118,9 +118,10 @@ export interface GraphMsfOptions {
    */
   worklist?: 'interleaved' | 'split';
   /**
-   * CSR populate: each workgroup reserves its whole tile's worklist slots with one global atomicAdd, each thread's
-   * kept entries held in registers meanwhile (populate_csr.wgsl), instead of one atomicAdd per subgroup and item;
-   * needs csrItems ≤ 32 (ignored otherwise); default false.
+   * CSR populate and filter: each workgroup reserves a whole tile's worklist slots (populate: csrItems · WG entries;
+   * filter: up to 4 · WG) with one global atomicAdd, each thread's kept entries held in registers meanwhile
+   * (populate_csr.wgsl, filter.wgsl), instead of one atomicAdd per subgroup and item; needs csrItems ≤ 32 (ignored
+   * otherwise); default false.
    */
   tileAppends?: boolean;
 }
@@ -201,6 +202,9 @@ interface Kernels {
   labels: Kernel;
 }
 
+/** Entries per thread and chunk of the filter's tile appends (GraphMsfOptions.tileAppends). */
+const FILTER_TILE_ITEMS = 4;
+
 /** Rounds that suffice for one phase on n vertices: ⌊log2 n⌋ + 1 (see the header). */
 export function roundsFor(n: number): number {
   return n < 2 ? 1 : Math.floor(Math.log2(n)) + 1;
@@ -279,6 +283,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
       ...spec('filter', 'filter', 'filterRound', { ...B.filter, ...guard }),
       ...producer,
       bindings: { ...finderCommon, ...B.filter, ...guard },
+      constants: { FILTER_ITEMS: v.tileAppends ? FILTER_TILE_ITEMS : 0 },
     }),
     atomic64 ? null : ctx.kernel(spec('minIds', 'min_ids', 'minIds', B.minIds)),
     ctx.kernel({
