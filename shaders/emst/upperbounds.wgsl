@@ -92,3 +92,28 @@ fn grouped(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3
     }
   }
 }
+
+// Entry `first` (boruvka.ts, RoundPasses.firstRound): the first round's bounds, when every point is its own
+// component and no point holds a candidate yet. A point's slot then takes exactly the offers `main` would send it —
+// its pairs with the Morton neighbours at distance 1 and 2 on either side, each key formed as `main` forms it (the
+// lower position first) — gathered by the point itself, with no atomic read-modify-write: no other thread writes it.
+fn first_offer(m: u32, a: u32, b: u32) -> u32 {
+  let key = edge_key(a, b);
+  if (u.cut != 0u && key < u.cut) { return m; }
+  return min(m, key);
+}
+
+@compute @workgroup_size(WG)
+fn first(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+         @builtin(local_invocation_index) lid: u32) {
+  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  for (var j = thread_index(wid, nwg, lid); j < u.n; j += grid_threads(nwg)) {
+    let a = label[j];
+    var m = atomicLoad(&ub[a]);
+    for (var off = 1u; off <= 2u; off++) {
+      if (j + off < u.n) { m = first_offer(m, j, j + off); }
+      if (j >= off) { m = first_offer(m, j - off, j); }
+    }
+    atomicStore(&ub[a], m);
+  }
+}

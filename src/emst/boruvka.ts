@@ -112,7 +112,8 @@ export interface RoundPasses {
   orderedActive?: boolean;
   /**
    * The first round in its own shape (every point is then its own component and traverses): no label changes, scan
-   * or active list — node labels straight from the links (emst/nodelabels.wgsl entry `first`), the traversal and the
+   * or active list — node labels straight from the links (emst/nodelabels.wgsl entry `first`), upper bounds gathered
+   * by each point for its own slot (emst/upperbounds.wgsl entry `first`, no atomics), the traversal and the
    * merge over every point in Morton order (as with skipBounded false) — and no per-component minima: a point's
    * candidate is its component's best edge (emst/merge.wgsl, FIRST). Not with a `settle` (run()).
    */
@@ -471,6 +472,7 @@ export class Boruvka {
       ...(passes.firstRound
         ? {
             nodelabelsFirst: spec('nodelabels', B.nodelabels, 256, 'first'),
+            upperboundsFirst: spec('upperbounds', B.upperbounds, 256, 'first', ['emst/distance']),
             mergeFirst: spec(
               'merge',
               B.merge,
@@ -753,7 +755,7 @@ export class Boruvka {
         rec.dispatch(k.nodelabels, { ...at, buffers: nodeLabels });
       }
       opts.settle?.(rec, { label: b.label, cand: b.cand, pointBound: b.pointBound, n, cut: floatBits(cut) });
-      rec.dispatch(k.upperbounds, {
+      rec.dispatch(one ? k.upperboundsFirst : k.upperbounds, {
         ...at,
         buffers: { points: bvh.sortedPoints, core2, label: b.label, ub: b.ub, cand: b.cand },
       });
