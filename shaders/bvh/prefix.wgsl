@@ -6,10 +6,21 @@
 //   runs    after the stable 32-bit sort of (prefix, index): every point's full code again, from its point, and each
 //           run of equal prefixes of at most RUN_MAX points put in (code, index) order by its first thread; a
 //           longer run is written as it stands (index order) and raises flag[0], which switches on the full sort
-//           recorded behind this kernel (prefixsort.ts).
+//           recorded behind this kernel (prefixsort.ts). It also writes the points in that order into `sorted` (the
+//           build's gather: it reads each point anyway).
+//   regather after the guarded full sort, where flag[0] is set: sorted[i] = points[order[i]] again; a fixed grid
+//           whose threads stride over the points, so that an idle one costs a few workgroups.
 @group(0) @binding(5) var<storage, read_write> prefixes: array<u32>;
 @group(0) @binding(6) var<storage, read> sortedOrder: array<u32>;
 @group(0) @binding(7) var<storage, read_write> flag: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> sorted: array<u32>;
+
+// Point j's code into codes[k], j into values[k], its coordinates into sorted[k].
+fn put(k: u32, j: u32) {
+  codes[k] = morton_code(j);
+  values[k] = j;
+  for (var a = 0u; a < D; a++) { sorted[k * D + a] = points[j * D + a]; }
+}
 
 // Bits [CODE_BITS − 32, CODE_BITS) of a code (CODE_BITS in 33 … 64: prefixsort.ts).
 fn code_prefix(c: vec2u) -> u32 {
@@ -48,19 +59,20 @@ fn runs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let long = e - s > RUN_MAX || (s > 0u && prefixes[s - 1u] == p);
   if (long) {
     // Index order, as the stable sort left it; the full sort behind this kernel orders it.
-    let j = sortedOrder[i];
-    codes[i] = morton_code(j);
-    values[i] = j;
+    put(i, sortedOrder[i]);
     // Once per long run: by its first point.
     if (s == i) { atomicStore(&flag[0], 1u); }
     return;
   }
   if (s != i) { return; }
   // The first point of a short run: its codes, then a stable insertion sort by code (indices ascend already).
+  if (e - s == 1u) {
+    put(i, sortedOrder[i]);
+    return;
+  }
   for (var k = s; k < e; k++) {
-    let j = sortedOrder[k];
-    codes[k] = morton_code(j);
-    values[k] = j;
+    codes[k] = morton_code(sortedOrder[k]);
+    values[k] = sortedOrder[k];
   }
   for (var k = s + 1u; k < e; k++) {
     let c = codes[k];
@@ -73,5 +85,20 @@ fn runs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
     codes[m] = c;
     values[m] = v;
+  }
+  for (var k = s; k < e; k++) {
+    let j = values[k];
+    for (var a = 0u; a < D; a++) { sorted[k * D + a] = points[j * D + a]; }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn regather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+            @builtin(local_invocation_index) lid: u32) {
+  if (atomicLoad(&flag[0]) == 0u) { return; }
+  let stride = nwg.x * nwg.y * WG;
+  for (var i = thread_index(wid, nwg, lid); i < mp.n; i += stride) {
+    let j = values[i];
+    for (var a = 0u; a < D; a++) { sorted[i * D + a] = points[j * D + a]; }
   }
 }

@@ -301,6 +301,26 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     if (bvh.dim !== dim) throw new InputError(`Expected a BVH of dim=${dim}, got dim=${bvh.dim}.`);
   };
 
+  /** Stage 3; `gathered`: the points are in Morton order already where the gather would put them (prefix sort). */
+  const hierarchy = (rec: Recorder, points: Binding, n: number, bvh: GpuBvh, gathered: boolean) => {
+    check(n, bvh);
+    bvh.n = n;
+    if (n === 0) return;
+    // The traversals read the boxes in BOX_PARTS parts (layout.ts): a BVH they cannot bind is refused here.
+    if (!split) parts.bind(bvh.boxes, n);
+    const { order, links, ranges, parents, boxes } = bvh;
+    if (points === bvh.sortedPoints) {
+      // In place (allocateBvh's `inPlace`): gathered into the boxes, free until Karras writes them (8·dim bytes
+      // for each of n − 1 records ≥ 4·dim bytes for each of n points when n ≥ 2), and copied back over the points.
+      if (!gathered) gather.encode(rec, { points, order, sorted: bvh.boxes, n });
+      rec.copy(bvh.boxes, 0, bvh.sortedPoints, 0, 4 * dim * n);
+    } else if (!gathered) {
+      gather.encode(rec, { points, order, sorted: bvh.sortedPoints, n });
+    }
+    karras.encode(rec, { codes: bvh.codes, links, ranges, parents, boxes, n });
+    refit.encode(rec, { sorted: bvh.sortedPoints, order, parents, links, boxes, ranges, n });
+  };
+
   const builder: BvhBuilder = {
     maxCount,
     dim,
@@ -316,29 +336,17 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       sorter.encode(rec, { keys: bvh.codes, values: bvh.order, count: n, bitsLo: 0, bitsHi: codeBits(dim) });
     },
     encodeHierarchy(rec, points, n, bvh) {
-      check(n, bvh);
-      bvh.n = n;
-      if (n === 0) return;
-      // The traversals read the boxes in BOX_PARTS parts (layout.ts): a BVH they cannot bind is refused here.
-      if (!split) parts.bind(bvh.boxes, n);
-      const { order, links, ranges, parents, boxes } = bvh;
-      if (points === bvh.sortedPoints) {
-        // In place (allocateBvh's `inPlace`): gathered into the boxes, free until Karras writes them (8·dim bytes
-        // for each of n − 1 records ≥ 4·dim bytes for each of n points when n ≥ 2), and copied back over the points.
-        gather.encode(rec, { points, order, sorted: bvh.boxes, n });
-        rec.copy(bvh.boxes, 0, bvh.sortedPoints, 0, 4 * dim * n);
-      } else {
-        gather.encode(rec, { points, order, sorted: bvh.sortedPoints, n });
-      }
-      karras.encode(rec, { codes: bvh.codes, links, ranges, parents, boxes, n });
-      refit.encode(rec, { sorted: bvh.sortedPoints, order, parents, links, boxes, ranges, n });
+      hierarchy(rec, points, n, bvh, false);
     },
     encode(rec, points, n, bvh) {
       if (prefixSorter && n >= 2) {
         check(n, bvh);
         bvh.n = n;
-        prefixSorter.encode(rec, { points, n, frame: bvh.frame, codes: bvh.codes, order: bvh.order });
-        builder.encodeHierarchy(rec, points, n, bvh);
+        // The prefix sort gathers the points too (prefixsort.ts, bvh::runs), to where the gather would put them.
+        const inPlace = points === bvh.sortedPoints;
+        const sorted = inPlace ? { buffer: bvh.boxes, offset: 0, size: 4 * dim * n } : bvh.sortedPoints;
+        prefixSorter.encode(rec, { points, n, frame: bvh.frame, codes: bvh.codes, order: bvh.order, sorted });
+        hierarchy(rec, points, n, bvh, true);
         return;
       }
       const passes = n > 1 ? digitPasses(0, codeBits(dim), sorter.shape.radixBits).length : 0;

@@ -8,9 +8,11 @@
  *   (radix sort)    stable, 32-bit keys, in the scratch, the BVH's codes and order as ping-pong (an even number of
  *                   passes ends where it started)
  *   bvh::runs       each point's full code again (from its point: no unsorted codes are kept), into bvh.codes, the
- *                   order into bvh.order, and each run of equal prefixes of ≤ RUN_MAX points sorted by code
+ *                   order into bvh.order, and each run of equal prefixes of ≤ RUN_MAX points sorted by code; the
+ *                   points in that order into `sorted` (the build's gather: lbvh.ts then skips bvh::gather)
  *   (radix sort)    the full 64-bit sort of bvh.codes and bvh.order, guarded (radixsort.ts `guard`): it runs only
  *                   where some run was longer (duplicates of a prefix: clustered points, or one far outlier)
+ *   bvh::regather   the gather again, guarded the same way (a fixed grid of at most REGATHER_GROUPS workgroups)
  *
  * Why the order is the full sort's, (code, index): the 32-bit sort is stable from the identity, so equal prefixes
  * keep index order; the code order refines the prefix order, so only points of one run can be out of place, and
@@ -30,6 +32,9 @@ import { RUN_MAX } from './prefixsort.cpu.js';
 
 export { RUN_MAX };
 
+/** Workgroups of bvh::regather at most (its threads stride over the points). */
+const REGATHER_GROUPS = 1024;
+
 const PREFIX = {
   bindings: {
     mp: 'uniform',
@@ -40,6 +45,7 @@ const PREFIX = {
     prefixes: 'read_write',
     sortedOrder: 'read',
     flag: 'read_write',
+    sorted: 'read_write',
   },
   uniforms: { n: 'u32', bits: 'u32', max_cell: 'f32', base: 'u32' },
 } as const;
@@ -59,6 +65,8 @@ export interface PrefixSortArgs {
   codes: GPUBuffer;
   /** n u32 written: the sorted order. */
   order: GPUBuffer;
+  /** n × dim f32 written: the points in the sorted order (not `points`' buffer). */
+  sorted: Binding;
 }
 
 export interface PrefixSorter {
@@ -88,7 +96,7 @@ export async function createPrefixSorter(
   if (!prefixSortApplies(dim, full.shape.radixBits)) {
     throw new Error(`bvh::prefix: ${total}-bit codes with ${full.shape.radixBits}-bit digits take the full sort`);
   }
-  const spec = (entry: 'prefix' | 'runs') => ({
+  const spec = (entry: 'prefix' | 'runs' | 'regather') => ({
     label: `bvh::${entry}`,
     shader: 'bvh/prefix',
     entry,
@@ -103,9 +111,10 @@ export async function createPrefixSorter(
     keysPerThread: full.shape.keysPerThread,
     radixBits: full.shape.radixBits,
   };
-  const [prefix, runs, short, guarded] = await Promise.all([
+  const [prefix, runs, regather, short, guarded] = await Promise.all([
     ctx.kernel(spec('prefix')),
     ctx.kernel(spec('runs')),
+    ctx.kernel(spec('regather')),
     createRadixSorter(ctx, { maxCount: full.maxCount, keyWords: 1, ...shape, shared: full }),
     createRadixSorter(ctx, { maxCount: full.maxCount, keyWords: 2, ...shape, shared: full, guard: true }),
   ]);
@@ -114,7 +123,7 @@ export async function createPrefixSorter(
   const uniforms = (n: number) => ({ n, bits, max_cell: maxCell(bits), base: 0 });
   return {
     flag,
-    encode(rec, { points, n, frame, codes: sortedCodes, order }) {
+    encode(rec, { points, n, frame, codes: sortedCodes, order, sorted }) {
       if (n < 2) throw new Error(`bvh::prefix: n=${n}; n < 2 takes no sort`);
       codes.encodeFrame(rec, { points, n, frame });
       rec.dispatch(prefix, {
@@ -126,6 +135,7 @@ export async function createPrefixSorter(
           prefixes: scratch.keys,
           sortedOrder: order,
           flag,
+          sorted,
         },
         uniforms: uniforms(n),
         threads: n,
@@ -145,11 +155,26 @@ export async function createPrefixSorter(
           prefixes: scratch.keys,
           sortedOrder: scratch.values,
           flag,
+          sorted,
         },
         uniforms: uniforms(n),
         threads: n,
       });
       guarded.encode(rec, { keys: sortedCodes, values: order, count: n, bitsLo: 0, bitsHi: 64, guard: flag });
+      rec.dispatch(regather, {
+        buffers: {
+          points,
+          frame,
+          codes: sortedCodes,
+          values: order,
+          prefixes: scratch.keys,
+          sortedOrder: scratch.values,
+          flag,
+          sorted,
+        },
+        uniforms: uniforms(n),
+        threads: Math.min(n, REGATHER_GROUPS * wg),
+      });
     },
     destroy() {
       short.destroy();

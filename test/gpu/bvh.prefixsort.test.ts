@@ -88,20 +88,29 @@ describe.skipIf(variants.length === 0).each(variants)('bvh prefix sort on the GP
       const frameBuf = ctx.createBuffer('test::frame', 12 * dim);
       const codes = ctx.createBuffer('test::codes', 8 * n);
       const order = ctx.createBuffer('test::order', 4 * n);
+      const sorted = ctx.createBuffer('test::sorted', 4 * dim * n);
       await ctx.submit('test::prefixSort', (rec) =>
-        sorter.encode(rec, { points: input, n, frame: frameBuf, codes, order }),
+        sorter.encode(rec, { points: input, n, frame: frameBuf, codes, order, sorted }),
       );
-      const [c, o, f] = await Promise.all([
+      const [c, o, f, sp] = await Promise.all([
         ctx.read(codes, 0, 8 * n),
         ctx.read(order, 0, 4 * n),
         ctx.read(sorter.flag, 0, 4),
+        ctx.read(sorted, 0, 4 * dim * n),
       ]);
+      // The gather: the points' bit patterns in the oracle's order.
+      const bitsIn = new Uint32Array(pts.buffer, pts.byteOffset, n * dim);
+      const wantSorted = new Uint32Array(n * dim);
+      for (let k = 0; k < n; k++)
+        for (let a = 0; a < dim; a++) wantSorted[k * dim + a] = bitsIn[oracle.order[k] * dim + a];
+      const g = firstDiff(new Uint32Array(sp), wantSorted);
+      if (g !== -1) expect.fail(`${what}: sorted[${g}] = ${new Uint32Array(sp)[g]}, want ${wantSorted[g]}`);
       const i = firstDiff(new Uint32Array(c), oracle.codes);
       if (i !== -1) expect.fail(`${what}: codes[${i}] = ${new Uint32Array(c)[i]}, want ${oracle.codes[i]}`);
       const j = firstDiff(new Uint32Array(o), oracle.order);
       if (j !== -1) expect.fail(`${what}: order[${j}] = ${new Uint32Array(o)[j]}, want ${oracle.order[j]}`);
       expect(new Uint32Array(f)[0], `${what}: flag (longest run ${twin.longestRun})`).toBe(twin.long ? 1 : 0);
-      for (const b of [input, frameBuf, codes, order]) b.destroy();
+      for (const b of [input, frameBuf, codes, order, sorted]) b.destroy();
     }
     for (const { full, encoder, sorter } of sorters.values()) {
       sorter.destroy();
@@ -123,37 +132,42 @@ describe.skipIf(variants.length === 0).each(variants)('bvh prefix sort on the GP
     expect(long('outlier', 1500, 3, 32).long).toBe(true);
   });
 
-  it('whole builds with prefixSort equal the CPU BVH (reused builder, sizes 0 … non-multiples)', async () => {
-    for (const dim of [2, 3]) {
-      const maxCount = 3000;
-      const builder = await createBvhBuilder(ctx, { maxCount, dim, prefixSort: true });
-      const bvh = allocateBvh(ctx, maxCount, dim);
-      let seed = 7;
-      for (const [kind, n] of [
-        ['normal', 0],
-        ['normal', 1],
-        ['uniform', 2],
-        ['normal', 257],
-        ['duplicates', 300],
-        ['clustered', 2999],
-        ['outlier', 1000],
-        ['grid', 3000],
-      ] as const) {
-        const pts = points(kind, n, dim, seed++);
-        const input = ctx.upload('test::points', n > 0 ? pts : new Float32Array(dim));
-        await ctx.submit('test::build', (rec) => builder.encode(rec, input, n, bvh));
-        const got = await readBvh(ctx, bvh);
-        const want = buildBvhCpu(pts, dim);
-        for (const key of ['codes', 'order', 'sortedPoints', 'links', 'boxes', 'ranges', 'parents'] as const) {
-          const a = new Uint32Array(got[key].buffer, got[key].byteOffset, got[key].length);
-          const b = new Uint32Array(want[key].buffer, want[key].byteOffset, want[key].length);
-          const i = firstDiff(a, b);
-          if (i !== -1) expect.fail(`${kind} n=${n} dim=${dim}: ${key}[${i}] = ${a[i]}, CPU has ${b[i]}`);
+  it.each([false, true])(
+    'whole builds with prefixSort equal the CPU BVH (in place: %s; reused builder, sizes 0 … non-multiples)',
+    async (inPlace) => {
+      for (const dim of [2, 3]) {
+        const maxCount = 3000;
+        const builder = await createBvhBuilder(ctx, { maxCount, dim, prefixSort: true });
+        const bvh = allocateBvh(ctx, maxCount, dim, { inPlace });
+        let seed = 7;
+        for (const [kind, n] of [
+          ['normal', 0],
+          ['normal', 1],
+          ['uniform', 2],
+          ['normal', 257],
+          ['duplicates', 300],
+          ['clustered', 2999],
+          ['outlier', 1000],
+          ['grid', 3000],
+        ] as const) {
+          const pts = points(kind, n, dim, seed++);
+          const input = ctx.upload('test::points', n > 0 ? pts : new Float32Array(dim));
+          // In place (allocateBvh's inPlace): the build leaves the points in Morton order in their own buffer.
+          if (inPlace) bvh.sortedPoints = input;
+          await ctx.submit('test::build', (rec) => builder.encode(rec, input, n, bvh));
+          const got = await readBvh(ctx, bvh);
+          const want = buildBvhCpu(pts, dim);
+          for (const key of ['codes', 'order', 'sortedPoints', 'links', 'boxes', 'ranges', 'parents'] as const) {
+            const a = new Uint32Array(got[key].buffer, got[key].byteOffset, got[key].length);
+            const b = new Uint32Array(want[key].buffer, want[key].byteOffset, want[key].length);
+            const i = firstDiff(a, b);
+            if (i !== -1) expect.fail(`${kind} n=${n} dim=${dim}: ${key}[${i}] = ${a[i]}, CPU has ${b[i]}`);
+          }
+          input.destroy();
         }
-        input.destroy();
+        bvh.destroy();
+        builder.destroy();
       }
-      bvh.destroy();
-      builder.destroy();
-    }
-  });
+    },
+  );
 });
