@@ -1,13 +1,14 @@
 // points[order[j]] = sorted[j]: the inverse of the gather (gather.wgsl), putting points left in Morton order by an
 // in-place build (lbvh.ts, allocateBvh's `inPlace`) back in their own order, bit patterns unchanged.
-// Host side: src/bvh/scatter.ts; CPU twin: scatter.cpu.ts. Every array bound whole (the in-place BVH's points fit
-// one binding: Borůvka binds them whole), `sorted` as the range [0, n·D) of a scratch buffer.
+// Host side: src/bvh/scatter.ts; CPU twin: scatter.cpu.ts. `order` and `sorted` (a scratch copy of the points in
+// Morton order) are bound as the window [base, base + n) of each (one window when they fit a binding); `points`,
+// written at any word, through points_set, which the composer generates with its bindings from @binding(3) on
+// (src/gpu/bigarray.ts: the array whole, or in parts).
 
 struct ScatterParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> sp: ScatterParams;
 @group(0) @binding(1) var<storage, read> order: array<u32>;
 @group(0) @binding(2) var<storage, read> sorted: array<u32>;
-@group(0) @binding(3) var<storage, read_write> points: array<u32>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -15,5 +16,5 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let j = thread_index(wid, nwg, lid);
   if (j >= sp.n) { return; }
   let dst = order[j] * D;
-  for (var a = 0u; a < D; a++) { points[dst + a] = sorted[j * D + a]; }
+  for (var a = 0u; a < D; a++) { points_set(dst + a, sorted[j * D + a]); }
 }

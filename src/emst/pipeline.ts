@@ -146,7 +146,7 @@ export class GpuEmst {
         : null,
       mr && !source ? createGatherer(ctx, maxN) : null,
       source ? GpuCandidateLists.create(ctx, maxN, dim, source, listK) : null,
-      inPlace ? createPointScatterer(ctx, dim) : null,
+      inPlace ? createPointScatterer(ctx, maxN, dim) : null,
     ]);
     const [builder, boruvka, knn, gather, lists, scatter] = made.map((r) =>
       r.status === 'fulfilled' ? r.value : null,
@@ -164,6 +164,7 @@ export class GpuEmst {
       knn?.destroy();
       gather?.destroy();
       lists?.destroy();
+      scatter?.destroy();
       boruvka?.destroy();
       core2?.destroy();
       kth?.destroy();
@@ -350,6 +351,7 @@ export class GpuEmst {
     this.knn?.destroy();
     this.gather?.destroy();
     this.lists?.destroy();
+    this.scatter?.destroy();
     this.kth?.destroy();
     this.core2?.destroy();
   }

@@ -110,7 +110,8 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
     // Issue 18's prefix sort of the Morton codes (bvh/prefix: prefix, runs; the 32-bit and guarded sorters).
     await createBvhBuilder(ctx, { maxCount: 1 << 20, dim, prefixSort: true });
     // Issue 19's memory: the scatter that undoes an in-place build's gather (GpuEmst.restorePoints).
-    await createPointScatterer(ctx, dim);
+    await createPointScatterer(ctx, 1 << 20, dim);
+    await createPointScatterer(ctx, 500, dim, { partElements: 256 });
     await createKnnSearcher(ctx, { dim, k: 16 });
     await createExemplarDistanceKernel(ctx, dim);
     await createKnnSearcher(ctx, { dim, k: 40, output: 'kth', rows: 'morton' });
