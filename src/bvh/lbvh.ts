@@ -14,6 +14,10 @@
  *                   or (refitChunk) chunks of leaves in workgroup memory, the rest as above
  *                                                                                  shaders/bvh/refit_chunk.wgsl
  *
+ * Or (prefixsort.ts, PREFIX_SORT / TREELINE_BVH_SORT): codes, sort and gather as bvh::prefix, a 32-bit sort of the
+ * codes' top 32 bits, bvh::runs (short runs of equal prefixes by full code, and the gather) and a full sort that runs
+ * only where a run is long — the same order, hence the same BVH.
+ *
  * Issue 18's variants, each the same BVH bit for bit and off by default until timed on the H100: the refit by
  * chunks (CHUNK_REFIT, TREELINE_BVH_REFIT), 9-bit sort digits (WIDE_DIGITS, TREELINE_BVH_RADIX_BITS; 7 passes for
  * 3D), 2D magic-mask codes (codes.ts, TREELINE_BVH_MORTON2D). On by default: Karras zeroes only the boxes the refit
