@@ -12,7 +12,10 @@
  *
  * Split-capable tasks (issue 19, gpu/bigarray.ts): knn binds no array whole — the search (knn/knn.ts) and the BVH
  * build it runs (karras.ts, refit.ts, gather.ts) bind every array in parts and the outputs in windows — so its cap is
- * the most points whose parts fit the stage's storage buffers in each of those kernels (splitKernels below).
+ * the most points whose parts fit the stage's storage buffers in each of those kernels (splitKernels below). emst
+ * too where the stage binds Borůvka's split traversal's 15 storage buffers (emst/nearestsplit.ts, roundsplit.ts:
+ * windows, and parts for best, edges, parents and minCore2), beside the 4-byte arrays it still binds whole
+ * (splitWholeNeeds: the labels).
  */
 import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, pointsForBoxRecords } from './layout.js';
 import { bigArrayParts } from '../gpu/bigarray.js';
@@ -96,15 +99,33 @@ interface SplitKernel {
   arrays: { stride: number; length: (n: number) => number }[];
 }
 
+/** Storage buffers Borůvka's split traversal binds (emst/nearestsplit.ts, SPLIT_STORAGE_BUFFERS). */
+const SPLIT_TRAVERSAL_BUFFERS = 15;
+
 /** The kernels of a split-capable task (null: the task still binds its arrays whole). */
-function splitKernels(task: CapacityTask, dim: number): SplitKernel[] | null {
-  if (task.kind !== 'knn') return null;
+function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKernel[] | null {
+  if (task.kind !== 'knn' && !(task.kind === 'emst' && stage >= SPLIT_TRAVERSAL_BUFFERS)) return null;
   const boxes = { stride: 4, length: (n: number) => boxWords(dim) * boxRecords(n) };
   const parents = { stride: 4, length: (n: number) => Math.max(2 * n - 1, 1) };
   const ranges = { stride: 8, length: (n: number) => Math.max(n - 1, 1) };
   const points = { stride: 4, length: (n: number) => n * dim };
   const order = { stride: 4, length: (n: number) => n };
+  const words = (perPoint: number, less = 0) => ({ stride: 4, length: (n: number) => perPoint * n - less });
+  // emst (issue 19): Borůvka's kernels with parts (emst/roundsplit.ts; the others bind windows), and the mutual
+  // reachability's gather of the core distances (emst/gather.ts); its k-NN and BVH build as knn's.
+  const boruvka: SplitKernel[] =
+    task.kind !== 'emst'
+      ? []
+      : [
+          // emst/split_merge.wgsl: label, order, cand, bestMax, union-find, edge count; best and edges in parts.
+          { label: 'emst::split_merge', fixed: 6, arrays: [words(2), words(3)] },
+          // emst/split_mincore.wgsl: core2, arrival flags; parents and minCore2 in parts.
+          { label: 'emst::split_mincore', fixed: 2, arrays: [words(2, 1), words(2)] },
+          // emst/gather.ts: order and out beside the core distances in parts.
+          { label: 'emst::gather', fixed: 2, arrays: [order] },
+        ];
   return [
+    ...boruvka,
     // knn/knn.ts (bvhArrays): points, order, links, boxes; the two outputs are windows.
     { label: 'knn::search', fixed: 2, arrays: [points, order, { stride: 16, length: (n) => n }, boxes] },
     // bvh/karras.ts: codes, links, ranges, parents, boxes.
@@ -124,6 +145,13 @@ function splitKernels(task: CapacityTask, dim: number): SplitKernel[] | null {
   ];
 }
 
+/** The arrays a split-capable task still binds whole (4 bytes a point: parts would cost more than they hold). */
+function splitWholeNeeds(task: CapacityTask): BindingNeed[] {
+  // emst::label (boruvka.ts): n labels and 2 flag words, random access in every round kernel; the upper bounds,
+  // union-find, changes and order are no larger.
+  return task.kind === 'emst' ? [{ label: 'emst::label', bytes: (n) => 4 * (n + 2) }] : [];
+}
+
 /** Storage bindings a split kernel takes for n points. */
 function splitSlots(limits: CapacityLimits, kernel: SplitKernel, n: number): number {
   // Named one by one: a device's GPUSupportedLimits has its values as getters, which a spread would not copy.
@@ -137,14 +165,32 @@ function splitSlots(limits: CapacityLimits, kernel: SplitKernel, n: number): num
 /** The largest n a task takes on a device with these limits, and the array that sets it. */
 export interface Capacity {
   maxPoints: number;
-  /** The label of the array that sets the cap. */
+  /** The label of the array that sets the cap (or of the kernel, where its parts do). */
   limitedBy: string;
+  /** Whether a kernel's parts set it (else one array bound whole, or the u32 indices). */
+  parts?: boolean;
+}
+
+/** The largest n ≤ best.maxPoints whose every need fits one binding (bisection: bytes(n) is non-decreasing). */
+function wholeCap(binding: number, needs: BindingNeed[], best: Capacity): Capacity {
+  for (const need of needs) {
+    let lo = 0;
+    let hi = best.maxPoints;
+    if (need.bytes(hi) <= binding) continue;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (need.bytes(mid) <= binding) lo = mid;
+      else hi = mid;
+    }
+    best = { maxPoints: lo, limitedBy: need.label };
+  }
+  return best;
 }
 
 /** The most points whose every array (bindingNeeds, and the BVH's box parts) fits `limits`. */
 export function capacity(limits: CapacityLimits, task: CapacityTask, dim: number): Capacity {
   const binding = limits.maxStorageBufferBindingSize;
-  const split = splitKernels(task, dim);
+  const split = splitKernels(task, dim, limits.maxStorageBuffersPerShaderStage);
   if (split) {
     // Word indices are u32: the box words (2·dim a point) stay below 2^32.
     let best: Capacity = { maxPoints: Math.floor((2 ** 32 - 1) / boxWords(dim)), limitedBy: 'u32 indices' };
@@ -159,29 +205,17 @@ export function capacity(limits: CapacityLimits, task: CapacityTask, dim: number
         if (splitSlots(limits, kernel, mid) <= stage) lo = mid;
         else hi = mid;
       }
-      best = { maxPoints: lo, limitedBy: kernel.label };
+      best = { maxPoints: lo, limitedBy: kernel.label, parts: true };
     }
-    return best;
+    return wholeCap(binding, splitWholeNeeds(task), best);
   }
   // The box array in BOX_PARTS bindings, or one where the traversal runs lean (boruvka.ts).
   const parts = limits.maxStorageBuffersPerShaderStage < NEAREST_STORAGE_BUFFERS ? 1 : BOX_PARTS;
-  let best: Capacity = {
+  const best: Capacity = {
     maxPoints: pointsForBoxRecords(parts * boxPartRecords(binding, dim)),
     limitedBy: 'bvh::boxes',
   };
-  for (const need of bindingNeeds(task, dim)) {
-    // bytes(n) is non-decreasing: the largest n with bytes(n) ≤ binding, by bisection over [0, best].
-    let lo = 0;
-    let hi = best.maxPoints;
-    if (need.bytes(hi) <= binding) continue;
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (need.bytes(mid) <= binding) lo = mid;
-      else hi = mid;
-    }
-    best = { maxPoints: lo, limitedBy: need.label };
-  }
-  return best;
+  return wholeCap(binding, bindingNeeds(task, dim), best);
 }
 
 /** A task's name as the messages say it. */
@@ -213,8 +247,34 @@ export function checkCapacity(
   }
   throw new InputError(
     `${taskName(task)} on the GPU takes at most ${cap.maxPoints} points in ${dim} dimensions on this device, got ${n}: ` +
-      (splitKernels(task, dim)
+      (cap.parts
         ? `its ${cap.limitedBy} kernel binds its arrays in parts of one ${binding}-byte storage binding${lowered}, at most ${limits.maxStorageBuffersPerShaderStage} a stage; ${instead}.`
         : `its ${cap.limitedBy} array must fit one ${binding}-byte storage binding${lowered}; ${instead}.`),
   );
+}
+
+/**
+ * The EMST's GPU memory at its peak, in bytes a point beyond the input's 4·dim (issue 19's Must: ≤ 100 in 3D), as
+ * GpuEmst allocates it for large n (emst/pipeline.ts, emst/boruvka.ts's BoruvkaBorrow table; the fixed few KiB of
+ * uniforms and counters left out). The peak is Borůvka's rounds, where everything below is live at once:
+ *
+ *   BVH      boxes 8·dim (n − 1 records), links 16, codes 8 (lent as childLabel), parents 8 (lent as the
+ *            candidates), ranges 8, order 4; sorted points 4·dim only without an in-place build (`inPlace: false`,
+ *            TREELINE_EMST_INPLACE=0: in place they are the input's buffer)
+ *   sorter   ping-pong scratch 12 (lent as best and pointBound) and a digit table of 4 bytes a digit per block of
+ *            256 × 8 keys: 0.5
+ *   Borůvka  edges 12, label 4, changes 4 (and the active list), upper bounds 4, bestMax 4, union-find 4
+ *   mutual reachability: k-th distances 4 (lent as the upper bounds: −4), core distances 4, minCore2 8 (the run's)
+ *
+ * Important! test/gpu/emst.memory.test.ts measures emst()'s peak against this: change it with the allocations.
+ */
+export function emstPeakBytesPerPoint(
+  dim: number,
+  options: { mutualReachability?: boolean; inPlace?: boolean } = {},
+): number {
+  const bvh = 8 * dim + 16 + 8 + 8 + 8 + 4 + (options.inPlace === false ? 4 * dim : 0);
+  const sorter = 12 + 0.5;
+  const boruvka = 12 + 4 + 4 + 4 + 4 + 4;
+  const reachability = options.mutualReachability ? 4 + 4 + 8 - 4 : 0;
+  return bvh + sorter + boruvka + reachability;
 }

@@ -36,6 +36,7 @@ import { roundsFraction, type ProgressCallback } from '../progress.js';
 import { createScanner, type Scanner } from '../primitives/scan.js';
 import { createUnionFind, type GpuUnionFind } from '../unionfind/unionfind.js';
 import { SplitTraversal, splitFromEnv, traversalSplits } from './nearestsplit.js';
+import { SplitRounds } from './roundsplit.js';
 
 /**
  * Buffers a caller may lend to Borůvka so that arrays with disjoint lifetimes share memory (issue 4's memory
@@ -381,6 +382,8 @@ export class Boruvka {
     readonly passes: RoundPasses = {},
     /** Issue 19: the subtree-window traversal (nearestsplit.ts), where created. */
     private readonly split: SplitTraversal | null = null,
+    /** … and the per-round passes on split arrays (roundsplit.ts), created with it. */
+    private readonly splitRounds: SplitRounds | null = null,
   ) {}
 
   /**
@@ -506,30 +509,26 @@ export class Boruvka {
     );
     // Issue 19: the subtree-window traversal where the traversal's arrays exceed one binding, or where asked.
     const splitCap = options.split ?? splitFromEnv();
-    const splitMade =
-      splitCap !== undefined || traversalSplits(ctx.limits, n, dim)
-        ? SplitTraversal.create(ctx, n, dim, periodic, splitCap)
-        : null;
+    const splits = splitCap !== undefined || traversalSplits(ctx.limits, n, dim);
+    const splitMade = splits ? SplitTraversal.create(ctx, n, dim, periodic, splitCap) : null;
+    const roundsMade = splits ? SplitRounds.create(ctx, n, dim, periodic, splitCap) : null;
     const made = await Promise.allSettled([
       kernels,
       createScanner(ctx, n),
       createUnionFind(ctx, n, { initOnly: true }),
       borrow,
       splitMade,
+      roundsMade,
     ]);
     if (made.some((r) => r.status === 'rejected')) {
-      for (const r of [made[1], made[2], made[4]])
+      for (const r of [made[1], made[2], made[4], made[5]])
         if (r.status === 'fulfilled') (r.value as { destroy(): void } | null)?.destroy();
       parts.destroy();
       throw (made.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
     }
-    const [k, scanner, uf, lent, split] = made.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
-      Record<string, Kernel>,
-      Scanner,
-      GpuUnionFind,
-      BoruvkaBorrow,
-      SplitTraversal | null,
-    ];
+    const [k, scanner, uf, lent, split, splitRounds] = made.map(
+      (r) => (r as PromiseFulfilledResult<unknown>).value,
+    ) as [Record<string, Kernel>, Scanner, GpuUnionFind, BoruvkaBorrow, SplitTraversal | null, SplitRounds | null];
     const buf = (name: string, bytes: number, usage = 0) => ctx.createBuffer(`emst::${name}`, bytes, usage);
     // A borrowed buffer stands in for one of ours when it is large enough (BoruvkaBorrow says when that is safe).
     const borrowed = new Set<GPUBuffer>();
@@ -563,7 +562,23 @@ export class Boruvka {
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
     };
-    return new Boruvka(ctx, maxN, dim, periodic, k, scanner, uf, b, parts, useLean, borrowed, mincore, passes, split);
+    return new Boruvka(
+      ctx,
+      maxN,
+      dim,
+      periodic,
+      k,
+      scanner,
+      uf,
+      b,
+      parts,
+      useLean,
+      borrowed,
+      mincore,
+      passes,
+      split,
+      splitRounds,
+    );
   }
 
   /**
@@ -638,7 +653,8 @@ export class Boruvka {
     if (!Number.isInteger(nearestGroups) || nearestGroups < 1) {
       throw new TreelineError(`emst::boruvka: nearestGroups must be a positive integer, got ${opts.nearestGroups}`);
     }
-    const [boxes0, boxes1, boxes2] = this.parts.bind(bvh.boxes, n);
+    // The split traversal binds the boxes by windows (nearestsplit.ts): no parts, which may not hold them.
+    const [boxes0, boxes1, boxes2] = split ? [bvh.boxes, bvh.boxes, bvh.boxes] : this.parts.bind(bvh.boxes, n);
     const uf = this.uf;
 
     // The per-point kernels' grid: n threads, or a strided grid (RoundPasses.strided); the kernels loop either way.
@@ -701,6 +717,22 @@ export class Boruvka {
       cand: b.cand,
       bestOrig: b.pointBound,
     };
+    // … and the rounds' (roundsplit.ts), where the traversal splits.
+    const splitRounds = split ? this.splitRounds : null;
+    const roundArrays = {
+      ...splitArrays,
+      chg: b.chg,
+      best: b.best,
+      bestMax: b.bestMax,
+      pointBound: b.pointBound,
+      edges: b.edges,
+      edgeCount: b.edgeCount,
+      ufParent: uf.parent,
+    };
+    const roundHooks = {
+      ufInit: (rec: Recorder) => uf.encodeInit(rec, n),
+      scan: (rec: Recorder) => this.scanner.encode(rec, b.chg, b.chg, n, 'exclusive'),
+    };
     const best = {
       label: b.label,
       cand: b.cand,
@@ -713,6 +745,7 @@ export class Boruvka {
     const prelude = (rec: Recorder) => {
       opts.before?.(rec);
       split?.encodeRoots(rec, bvh, n);
+      if (splitRounds) return splitRounds.prelude(rec, splitParams, roundArrays, roundHooks);
       // First what reads the BVH's parents: the candidates may be lent from them (BoruvkaBorrow).
       if (arrive) {
         rec.dispatch(k.fill, { buffers: { out: arrive }, uniforms: { count: n, value: NONE }, threads: n });
@@ -743,6 +776,11 @@ export class Boruvka {
       const one = first && firstRound;
       const atOne = one ? { ...at, uniforms: u0 } : at;
       rec.dispatch(k.plan, { buffers: { edgeCount: b.edgeCount, label: b.label }, uniforms: plan, groups: 1 });
+      if (splitRounds) {
+        return splitRounds.round(rec, splitParams, roundArrays, roundHooks, (r) =>
+          split!.encode(r, splitParams, splitArrays),
+        );
+      }
       if (one) {
         rec.dispatch(k.nodelabelsFirst, { ...at, buffers: nodeLabels });
       } else {
@@ -888,6 +926,7 @@ export class Boruvka {
     this.uf.destroy();
     this.parts.destroy();
     this.split?.destroy();
+    this.splitRounds?.destroy();
   }
 }
 

@@ -20,17 +20,15 @@
  * The fast path never sees any of this: Boruvka uses it only when a traversal array of this n does not fit one
  * binding, or when asked (tests, and TREELINE_EMST_SPLIT for A/B runs: forced windows of at most that many points).
  *
- * What this step leaves (the rest of issue 19's Borůvka, in the order the limits bite; capacity.ts lists what
- * still binds whole):
- *  - the per-round kernels still bind their arrays whole: nodelabels (links 16 B, ranges 8 B, childLabel 8 B per
- *    point: element-wise over records, windows with a `base` uniform, label and prefix whole), upperbounds (points
- *    12 B in 3D and cand 8 B: windows, the neighbours ±1, ±2 as a halo of 2 on each side), active (cand), best64 /
- *    best32 / bestmax (cand windowed; best 8 B per component is random access: 2 parts), merge (edges 12 B written at
- *    appended positions: parts), relabel (best), mincore (parents 8 B, minCore2), the cand fill (windows);
- *  - label, ub, union-find and changes are 4 B per point, random access: whole up to 5.4·10^8 points on the H100, 2
- *    parts beyond;
- *  - with those split, the skipping of bounded points could return: the active list's points are in Morton order,
- *    so each query window's slice of the list is a contiguous range (a per-window count from active.wgsl).
+ * The rounds around it run on split arrays too (roundsplit.ts), so emst() takes what the BVH build's parts allow
+ * (bvh/capacity.ts). What is left of issue 19's Borůvka:
+ *  - label, ub, bestMax, union-find, changes and order stay whole (4 B a point, random access): up to 5.4·10^8
+ *    points at the H100's 2 GiB, 2 parts beyond;
+ *  - the skipping of bounded points (active.wgsl) and issue 18's round shapes are off in the split path: the active
+ *    list's points are in Morton order, so a query window's slice of it is a contiguous range (a per-window count
+ *    from active.wgsl) — the next step if the split path's speed matters (it runs only above ~1.3·10^8 3D points on
+ *    the H100);
+ *  - the high-dimensional candidate lists (highdim.ts) do not join it (pipeline.ts drops them where it splits).
  */
 import { windows, windowBinding, type Window } from '../gpu/bigarray.js';
 import type { GpuContext } from '../gpu/context.js';

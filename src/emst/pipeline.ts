@@ -17,7 +17,7 @@ import type { Timer } from '../gpu/timer.js';
 import { allocateBvh, createBvhBuilder, type BvhBuilder, type GpuBvh } from '../bvh/lbvh.js';
 import { createKnnSearcher, type KnnSearcher } from '../knn/knn.js';
 import { Boruvka, type BoruvkaResult } from './boruvka.js';
-import { splitFromEnv } from './nearestsplit.js';
+import { splitFromEnv, traversalSplits } from './nearestsplit.js';
 import { readbackPass, readbackStats, type ReadbackInto } from './readback.threads.js';
 import type { EdgeList } from './edges.cpu.js';
 import { createCanonicalSort, createCanonicalSplit, type CanonicalSort } from './canonical.js';
@@ -117,15 +117,18 @@ export class GpuEmst {
     let source = layout.candidates ?? highDimDefault(dim, metric, periodic);
     if (source === 'off') source = null;
     const listK = source ? Math.max(layout.candidatesK ?? highDimK(source), mr ? metric.minSamples : 1) : 0;
-    // The split traversal (issue 19) searches every point: no lists.
+    // The split traversal (issue 19) searches every point: no lists. It runs where forced, or where the BVH's arrays
+    // exceed one binding: such a BVH is built in parts (nearestsplit.ts, roundsplit.ts).
     const split = layout.split ?? splitFromEnv();
-    if (periodic || listK > 64 || !GpuCandidateLists.fits(ctx, maxN, listK) || split !== undefined) source = null;
+    const splitBvh = traversalSplits(ctx.limits, maxN, dim);
+    if (periodic || listK > 64 || !GpuCandidateLists.fits(ctx, maxN, listK) || split !== undefined || splitBvh)
+      source = null;
     // Every part's kernels start compiling at once and are awaited together (issue 17 §5); Euclidean runs compile
     // no k-NN, gather or mutual-reachability kernels.
-    const bvh = allocateBvh(ctx, maxN, dim, { inPlace });
+    const bvh = allocateBvh(ctx, maxN, dim, { inPlace, split: splitBvh });
     const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
     const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
-    const builderMade = createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords });
+    const builderMade = createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords, split: splitBvh });
     // Arrays whose lifetimes do not overlap Borůvka's share its memory (boruvka.ts, BoruvkaBorrow).
     const borrow = builderMade.then((builder) => ({
       childLabel: bvh.codes,

@@ -27,13 +27,15 @@
  * binding (a subtree of the Karras hierarchy is a contiguous range of leaves and of internal nodes), run the query
  * against each subtree's window in turn, each run pruned by the bound the previous ones left (the k-th distance, the
  * component's upper bound), and the top tree above them as a small array bound whole. It needs no more bindings
- * however large n is. Not built yet. The k-NN binds the BVH's four arrays in parts beside two windowed outputs
- * (knn/knn.ts; the stage's 16 storage buffers hold ~4·10^8 3D points at 2 GiB a binding, bvh/capacity.ts);
- * Borůvka's traversal already binds 15 buffers and still binds the BVH whole.
+ * however large n is. Built for Borůvka (emst/nearestsplit.ts) in a simpler form: no top tree — each tree window's
+ * roots (its maximal subtrees) are searched in turn, the query's best so far carried between dispatches. The k-NN
+ * binds the BVH's four arrays in parts beside two windowed outputs (knn/knn.ts; the stage's 16 storage buffers hold
+ * ~4·10^8 3D points at 2 GiB a binding, bvh/capacity.ts).
  *
- * Users today: windows — emst/pointcheck.ts, bvh/codes.ts, the radix sort's block kernels, the k-NN's outputs;
- * parts — emst/gather.ts, bvh/gather.ts, bvh/karras.ts, bvh/refit.ts and knn/knn.ts (planParts / bindParts), the
- * radix sort's scatter outputs.
+ * Users today: windows — emst/pointcheck.ts, bvh/codes.ts, the radix sort's block kernels, the k-NN's outputs,
+ * Borůvka's split traversal and rounds (emst/nearestsplit.ts, emst/roundsplit.ts); parts — emst/gather.ts,
+ * bvh/gather.ts, bvh/karras.ts, bvh/refit.ts and knn/knn.ts (planParts / bindParts), the radix sort's scatter outputs,
+ * emst/roundsplit.ts (best, edges, parents, minCore2).
  */
 import type { GpuContext } from './context.js';
 import type { Binding } from './recorder.js';
@@ -200,6 +202,9 @@ export function partBindings(
   return out;
 }
 
+/** The read-modify-write accessors of an atomic big array (`name_max`, …), besides `name_store` and `name_load`. */
+const ATOMIC_OPS = ['max', 'min', 'add', 'xor'] as const;
+
 /** A random-access array's declaration for bigArrayWgsl. */
 export interface BigArrayDecl {
   /** The WGSL name: the bindings are `name` (one slot) or `name0` …, the accessors `name_get` / `name_set`. */
@@ -215,8 +220,9 @@ export interface BigArrayDecl {
   partElements: number;
   /**
    * An array of `atomic<u32>` (type must be 'u32', access read_write): its accessors are `name_store(i, v)`,
-   * `name_max(i, v) -> u32`, `name_add(i, v) -> u32` and `name_xor(i, v) -> u32` (atomicStore, atomicMax, atomicAdd,
-   * atomicXor) instead of get and set.
+   * `name_load(i) -> u32`, `name_max(i, v) -> u32`, `name_min(i, v) -> u32`, `name_add(i, v) -> u32` and
+   * `name_xor(i, v) -> u32` (atomicStore, atomicLoad, atomicMax, atomicMin, atomicAdd, atomicXor) instead of get and
+   * set.
    */
   atomic?: boolean;
 }
@@ -241,7 +247,8 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
     lines.push(decl(0, name));
     if (d.atomic) {
       lines.push(`fn ${name}_store(i: u32, v: u32) { atomicStore(&${name}[i], v); }`);
-      for (const op of ['max', 'add', 'xor']) {
+      lines.push(`fn ${name}_load(i: u32) -> u32 { return atomicLoad(&${name}[i]); }`);
+      for (const op of ATOMIC_OPS) {
         const f = `atomic${op[0].toUpperCase()}${op.slice(1)}`;
         lines.push(`fn ${name}_${op}(i: u32, v: u32) -> u32 { return ${f}(&${name}[i], v); }`);
       }
@@ -265,7 +272,8 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
   lines.push(`// ${name}: ${slots} parts of ${per} elements (src/gpu/bigarray.ts).`);
   if (d.atomic) {
     lines.push(`fn ${name}_store(i: u32, v: u32) {\n${pick((w, at) => `atomicStore(&${w}[${at}], v); return;`)}\n}`);
-    for (const op of ['max', 'add', 'xor']) {
+    lines.push(`fn ${name}_load(i: u32) -> u32 {\n${pick((w, at) => `return atomicLoad(&${w}[${at}]);`)}\n}`);
+    for (const op of ATOMIC_OPS) {
       const f = `atomic${op[0].toUpperCase()}${op.slice(1)}`;
       lines.push(`fn ${name}_${op}(i: u32, v: u32) -> u32 {\n${pick((w, at) => `return ${f}(&${w}[${at}], v);`)}\n}`);
     }

@@ -35,18 +35,25 @@ describe('TREELINE_MAX_BINDING_BYTES', () => {
 });
 
 describe('capacity(limits, task, dim)', () => {
-  it('issue 19: the EMST in 2D and 3D is capped by the BVH links, 16 bytes a point', () => {
-    for (const dim of [2, 3]) {
-      expect(capacity(H100, { kind: 'emst' }, dim)).toEqual({
-        maxPoints: Math.floor((2 ** 31 - 4) / 16),
-        limitedBy: 'bvh::links',
-      });
-    }
-    expect(capacity({ ...H100, maxStorageBufferBindingSize: 1048576 }, { kind: 'mstStats' }, 3).maxPoints).toBe(65536);
+  it('issue 19: the EMST binds split arrays (Borůvka in subtree windows and parts): capped by the BVH build’s parts, or its labels', () => {
+    // As knn's build (below): the refit's 16 bindings in 3D, Karras's in 2D — issue 19's Must of 4·10^8 3D points.
+    expect(capacity(H100, { kind: 'emst' }, 3)).toEqual({ maxPoints: 402653136, limitedBy: 'bvh::refit', parts: true });
+    expect(capacity(H100, { kind: 'emst' }, 3).maxPoints).toBeGreaterThan(4e8);
+    expect(capacity(H100, { kind: 'emst' }, 2)).toEqual({
+      maxPoints: 536870848,
+      limitedBy: 'bvh::karras',
+      parts: true,
+    });
+    const at = { ...H100, maxStorageBufferBindingSize: 1048576 };
+    expect(capacity(at, { kind: 'emst' }, 3)).toEqual({ maxPoints: 196608, limitedBy: 'bvh::refit', parts: true });
+    // In 2D the labels (4 bytes for each of n + 2 words, bound whole) bind first: 262,142 points.
+    expect(capacity(at, { kind: 'emst' }, 2)).toEqual({ maxPoints: 262142, limitedBy: 'emst::label' });
+    // mstStats still binds the links whole.
+    expect(capacity(at, { kind: 'mstStats' }, 3).maxPoints).toBe(65536);
   });
 
-  it('issue 19: above 4 dimensions the points (4·dim bytes a point) cap it', () => {
-    expect(capacity(H100, { kind: 'emst' }, 8)).toEqual({
+  it('issue 19: above 4 dimensions the points (4·dim bytes a point) cap what binds them whole', () => {
+    expect(capacity(H100, { kind: 'mstStats' }, 8)).toEqual({
       maxPoints: Math.floor((2 ** 31 - 4) / 32),
       limitedBy: 'emst::points',
     });
@@ -56,6 +63,7 @@ describe('capacity(limits, task, dim)', () => {
     const lean = { ...H100, maxStorageBuffersPerShaderStage: 10 };
     // 24-byte 3D box records, 32 records to a part's alignment, one record per internal node (n − 1).
     const records = Math.floor((2 ** 31 - 4) / 24 / 32) * 32;
+    // … and the split traversal's 15 cannot bind: the arrays whole, as before issue 19.
     expect(capacity(lean, { kind: 'emst' }, 3)).toEqual({ maxPoints: records + 1, limitedBy: 'bvh::boxes' });
   });
 
@@ -65,10 +73,14 @@ describe('capacity(limits, task, dim)', () => {
     // The refit's parts in 3D at 196,608 points: sorted points 3, order 1, parents 2, links 3, boxes 5, ranges 2 = 16
     // bindings; one point more puts the links (16 bytes a point) in a fourth part.
     for (const k of [2, 64]) {
-      expect(capacity(at, { kind: 'knn', k }, 3)).toEqual({ maxPoints: 196608, limitedBy: 'bvh::refit' });
+      expect(capacity(at, { kind: 'knn', k }, 3)).toEqual({ maxPoints: 196608, limitedBy: 'bvh::refit', parts: true });
     }
     // The Karras kernel's in 2D at 262,144: codes 2, links 4, ranges 2, parents 2, boxes 4 = 14; one more: 18.
-    expect(capacity(at, { kind: 'knn', k: 8 }, 2)).toEqual({ maxPoints: 262144, limitedBy: 'bvh::karras' });
+    expect(capacity(at, { kind: 'knn', k: 8 }, 2)).toEqual({
+      maxPoints: 262144,
+      limitedBy: 'bvh::karras',
+      parts: true,
+    });
     // The H100: issue 19's Must of 4·10^8 3D points fits the k-NN (and its build).
     expect(capacity(H100, { kind: 'knn', k: 8 }, 3).maxPoints).toBeGreaterThan(4e8);
   });
@@ -93,14 +105,24 @@ describe('capacity(limits, task, dim)', () => {
 
   it('issue 19: checkCapacity passes at the maximum and refuses one more in one line, naming the array and limit', () => {
     const at = { ...H100, maxStorageBufferBindingSize: 1048576 };
-    expect(() => checkCapacity(at, 65536, 3, { kind: 'emst' }, 2 ** 31 - 4)).not.toThrow();
-    expect(() => checkCapacity(at, 65537, 3, { kind: 'emst' }, 2 ** 31 - 4)).toThrow(
-      'emst on the GPU takes at most 65536 points in 3 dimensions on this device, got 65537: its bvh::links array must ' +
+    expect(() => checkCapacity(at, 65536, 3, { kind: 'mstStats' }, 2 ** 31 - 4)).not.toThrow();
+    expect(() => checkCapacity(at, 65537, 3, { kind: 'mstStats' }, 2 ** 31 - 4)).toThrow(
+      'mstStats on the GPU takes at most 65536 points in 3 dimensions on this device, got 65537: its bvh::links array must ' +
         "fit one 1048576-byte storage binding (TREELINE_MAX_BINDING_BYTES; the device binds 2147483644); use backend 'cpu'.",
     );
     // Not lowered: the device's own limit, no mention of the variable.
-    expect(() => checkCapacity(H100, 2 ** 27, 2, { kind: 'emst' })).toThrow(
-      /^emst on the GPU takes at most 134217727 points in 2 dimensions on this device, got 134217728: its bvh::links array must fit one 2147483644-byte storage binding; use backend 'cpu'\.$/,
+    expect(() => checkCapacity(H100, 2 ** 27, 2, { kind: 'mstStats' })).toThrow(
+      /^mstStats on the GPU takes at most 134217727 points in 2 dimensions on this device, got 134217728: its bvh::links array must fit one 2147483644-byte storage binding; use backend 'cpu'\.$/,
+    );
+    // A split EMST: the kernel whose parts fill the stage, or the array still bound whole.
+    expect(() => checkCapacity(at, 196608, 3, { kind: 'emst' }, 2 ** 31 - 4)).not.toThrow();
+    expect(() => checkCapacity(at, 196609, 3, { kind: 'emst' }, 2 ** 31 - 4)).toThrow(
+      'emst on the GPU takes at most 196608 points in 3 dimensions on this device, got 196609: its bvh::refit kernel ' +
+        'binds its arrays in parts of one 1048576-byte storage binding (TREELINE_MAX_BINDING_BYTES; the device binds ' +
+        "2147483644), at most 16 a stage; use backend 'cpu'.",
+    );
+    expect(() => checkCapacity(at, 262143, 2, { kind: 'emst' }, 2 ** 31 - 4)).toThrow(
+      /got 262143: its emst::label array must fit one 1048576-byte storage binding/,
     );
     // hdbscan above the GPU clustering's cap but within the MST's: the host clustering is offered.
     expect(() =>

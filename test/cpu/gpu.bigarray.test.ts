@@ -121,7 +121,7 @@ describe('bigArrayParts / bigArrayWgsl', () => {
     ).toThrow(InputError);
   });
 
-  it('issue 19: atomic arrays get _store, _max, _add and _xor, whole or in parts; a non-u32 atomic array is refused', () => {
+  it('issue 19: atomic arrays get _store, _load, _max, _min, _add and _xor, whole or in parts; a non-u32 atomic array is refused', () => {
     const d = {
       name: 'links',
       type: 'u32',
@@ -133,7 +133,9 @@ describe('bigArrayParts / bigArrayWgsl', () => {
     expect(bigArrayWgsl({ ...d, slots: 1 })).toBe(
       '@group(0) @binding(4) var<storage, read_write> links: array<atomic<u32>>;\n' +
         'fn links_store(i: u32, v: u32) { atomicStore(&links[i], v); }\n' +
+        'fn links_load(i: u32) -> u32 { return atomicLoad(&links[i]); }\n' +
         'fn links_max(i: u32, v: u32) -> u32 { return atomicMax(&links[i], v); }\n' +
+        'fn links_min(i: u32, v: u32) -> u32 { return atomicMin(&links[i], v); }\n' +
         'fn links_add(i: u32, v: u32) -> u32 { return atomicAdd(&links[i], v); }\n' +
         'fn links_xor(i: u32, v: u32) -> u32 { return atomicXor(&links[i], v); }',
     );
@@ -143,6 +145,8 @@ describe('bigArrayParts / bigArrayWgsl', () => {
     expect(two).toContain('{ atomicStore(&links1[i - 256u], v); return; }');
     expect(two).toContain('if (i < 256u) { return atomicAdd(&links0[i], v); }');
     expect(two).toContain('{ return atomicXor(&links1[i - 256u], v); }');
+    expect(two).toContain('if (i < 256u) { return atomicMin(&links0[i], v); }');
+    expect(two).toContain('{ return atomicLoad(&links1[i - 256u]); }');
     expect(() => bigArrayWgsl({ ...d, type: 'vec2u', slots: 1 })).toThrow(/atomic big array to be u32 and read_write/);
   });
 });
