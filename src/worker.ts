@@ -8,6 +8,7 @@
  *   cluster/linkage.threads.ts  linkage            a share of single linkage's steps
  *   cluster/condense.threads.ts condense-layout, fill-runts  condensing's layout and its runts
  *   cluster/pointResults.threads.ts cluster-points  a range of the labelling pass
+ *   distributed/partition.threads.ts partition-*   the coordinator's split of the points into partitions
  *
  * It sits above every folder it dispatches to, so no folder imports another's worker code. Node only: never
  * imported by the library's entry points.
@@ -16,6 +17,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { condenseJobs } from './cluster/condense.threads.js';
 import { linkageJobs } from './cluster/linkage.threads.js';
 import { pointResultsJobs } from './cluster/pointResults.threads.js';
+import { partitionJobs } from './distributed/partition.threads.js';
 import { boruvkaJobs } from './emst/boruvka.threads.js';
 import { neighbourJobs } from './emst/neighbours.threads.js';
 import { hostJobs } from './host/buffers.js';
@@ -27,7 +29,15 @@ const { parentPort } = (await import(/* @vite-ignore */ moduleName)) as { parent
 if (parentPort === null) throw new Error('treeline: worker.js must run as a worker thread.');
 const port = parentPort;
 
-const tables: JobTable[] = [hostJobs, neighbourJobs, boruvkaJobs, linkageJobs, condenseJobs, pointResultsJobs];
+const tables: JobTable[] = [
+  hostJobs,
+  neighbourJobs,
+  boruvkaJobs,
+  linkageJobs,
+  condenseJobs,
+  pointResultsJobs,
+  partitionJobs,
+];
 const jobs = new Map<string, (message: { kind: string; id: number }) => WorkerReply | void>();
 for (const table of tables) {
   for (const [kind, run] of Object.entries(table))

@@ -3,7 +3,8 @@
  * `emst(points, { dim, cluster: { url } })` (and `treeline hdbscan <file> --nats`'s MST) end here.
  *
  *   run state    KV treeline-runs[<run>]: RunState below (status, the input's fingerprint, the partitions' boxes)
- *   partitions   partitionPoints (Morton-order split, partition.ts) → object store treeline-<run>, partition.<p>
+ *   partitions   partitionPoints (Morton-order split, partition.ts; on worker threads: partition.threads.ts) → object
+ *                store treeline-<run>, partition.<p>, uploaded beside the first tasks
  *   algorithm    partitionedEmst (partition.emst.ts) through NatsExecutor: every task goes on the work queue and
  *                its reply comes back on the worker's done note, or from the object store (nats.jobs.ts)
  *   done         the run's objects are removed; the KV entry says 'done' with the tree's size and weight
@@ -23,7 +24,8 @@ import type { ProgressCallback } from '../progress.js';
 import { bodyLimit, checkRunId, connectNats, jetstreamManagerOf, putMessage, RUNS_BUCKET } from './nats.js';
 import { NatsJobs, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
-import { partitionInfo, partitionPoints } from './partition.js';
+import { partitionInfo } from './partition.js';
+import { partitionPointsThreaded } from './partition.threads.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
   PartitionData,
@@ -196,7 +198,8 @@ export async function emstOnNats(
       saved = kv.put(run, JSON.stringify(state)).then(() => undefined);
     } else {
       options.onProgress?.(0, 'partition');
-      const data: (PartitionData | null)[] = partitionPoints(points, dim, k);
+      // On the host's worker threads from 10^6 points (partition.threads.ts; the same partitions as partitionPoints).
+      const data: (PartitionData | null)[] = await partitionPointsThreaded(points, dim, k);
       // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
       const infos = data.map((d) => partitionInfo(d!, { cells }));

@@ -67,40 +67,58 @@ export function partitionPoints(points: Float32Array | Float64Array, dim: number
  * Per point, its partition when the points in (Morton code, index) order — the BVH's stable sort — are cut into k
  * ranges, range p holding ranks ⌊p·n/k⌋ … ⌊(p + 1)·n/k⌋ − 1. Without sorting everything: a histogram of the codes'
  * top 16 bits ranks whole buckets, and only the buckets a cut falls in are sorted (by code, then index).
+ * (partition.threads.ts does the same in ranges on worker threads, from the same pieces below.)
  */
 function zOrderParts(codes: Uint32Array, n: number, bits: number, k: number): Uint32Array {
   const part = new Uint32Array(n);
-  // The partition of rank r: the largest p with ⌊p·n/k⌋ ≤ r (exact in doubles: (r + 1)·k < 2^53).
-  const partOfRank = (r: number): number => Math.floor(((r + 1) * k - 1) / n);
-  const shift = Math.max(bits - 16, 0);
-  const digit = (i: number): number => {
-    const lo = codes[2 * i];
-    const hi = codes[2 * i + 1];
-    const d = shift >= 32 ? hi >>> (shift - 32) : shift === 0 ? lo : (lo >>> shift) | (hi << (32 - shift));
-    return d & 0xffff;
-  };
+  const shift = digitShift(bits);
   const start = new Float64Array(65537);
-  for (let i = 0; i < n; i++) start[digit(i) + 1]++;
+  for (let i = 0; i < n; i++) start[codeDigit(codes, i, shift) + 1]++;
   for (let b = 0; b < 65536; b++) start[b + 1] += start[b];
-  // Per bucket: its partition, or −1 when a cut falls inside it (its points are ranked one by one below).
-  const whole = new Int32Array(65536).fill(-1);
+  const whole = wholeBuckets(start, n, k);
   const split: number[][] = [];
-  for (let b = 0; b < 65536; b++) {
-    if (start[b + 1] === start[b]) continue;
-    const first = partOfRank(start[b]);
-    if (first === partOfRank(start[b + 1] - 1)) whole[b] = first;
-    else split[b] = [];
-  }
   for (let i = 0; i < n; i++) {
-    const b = digit(i);
+    const b = codeDigit(codes, i, shift);
     if (whole[b] >= 0) part[i] = whole[b];
-    else split[b].push(i);
+    else (split[b] ??= []).push(i);
   }
   split.forEach((members, b) => {
     members.sort((x, y) => codes[2 * x + 1] - codes[2 * y + 1] || codes[2 * x] - codes[2 * y] || x - y);
-    members.forEach((i, t) => (part[i] = partOfRank(start[b] + t)));
+    members.forEach((i, t) => (part[i] = partOfRank(start[b] + t, n, k)));
   });
   return part;
+}
+
+/** The partition of rank r: the largest p with ⌊p·n/k⌋ ≤ r (exact in doubles: (r + 1)·k < 2^53). */
+export function partOfRank(r: number, n: number, k: number): number {
+  return Math.floor(((r + 1) * k - 1) / n);
+}
+
+/** How far a code of `bits` bits shifts right to leave its top 16 bits. */
+export function digitShift(bits: number): number {
+  return Math.max(bits - 16, 0);
+}
+
+/** Code i's top 16 bits (codes as (low, high) u32 pairs; `shift` from digitShift). */
+export function codeDigit(codes: Uint32Array, i: number, shift: number): number {
+  const lo = codes[2 * i];
+  const hi = codes[2 * i + 1];
+  const d = shift >= 32 ? hi >>> (shift - 32) : shift === 0 ? lo : (lo >>> shift) | (hi << (32 - shift));
+  return d & 0xffff;
+}
+
+/**
+ * Per 16-bit bucket, given the histogram's 65537 prefix sums `start`: its partition, or −1 when a cut falls inside
+ * it (its points are ranked one by one, by code then index).
+ */
+export function wholeBuckets(start: Float64Array, n: number, k: number): Int32Array {
+  const whole = new Int32Array(65536).fill(-1);
+  for (let b = 0; b < 65536; b++) {
+    if (start[b + 1] === start[b]) continue;
+    const first = partOfRank(start[b], n, k);
+    if (first === partOfRank(start[b + 1] - 1, n, k)) whole[b] = first;
+  }
+  return whole;
 }
 
 /**

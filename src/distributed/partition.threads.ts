@@ -1,0 +1,268 @@
+/**
+ * partitionPoints() (partition.ts) on the host's worker threads, for the coordinator of a partitioned EMST (issue 20):
+ * at 2·10^8 points the one-thread split (bounds, Morton codes, the 16-bit histogram, the copy into k partitions) is
+ * ~20–30 s of the coordinator's own time before any task starts. The same partitions, array for array, in four
+ * passes over ranges of the points (in shared memory):
+ *
+ *   bounds   per range: per-axis min/max (minF/maxF: −0 below +0; associative) and whether a coordinate is not
+ *            finite or beyond ±MAX_COORDINATE (then checkCoordinates throws its own error on the calling thread)
+ *   digits   per range: the Morton codes (mortonCodesCpu on pieces, the frame of the whole set), each point's top
+ *            16 bits into a shared Uint16Array, and the range's histogram of them
+ *   count    per range: its points per partition — a bucket's partition (wholeBuckets), or for the few points of
+ *            buckets a cut falls in, the partition the calling thread ranked them into (by code, then index)
+ *   scatter  per range: its points and ids into the partitions' shared arrays, at the range's offsets (ranges in
+ *            index order, and in index order within a range: ids ascend in every partition, as partitionPoints')
+ *
+ * Falls back to partitionPoints where there are no worker threads (or fewer points than minPoints, or one thread).
+ */
+import { bitsPerAxis, codeBits, MAX_COORDINATE } from '../bvh/layout.js';
+import { maxF, minF } from '../bvh/floatorder.js';
+import { mortonCodesCpu, quantScale, type SceneFrame } from '../bvh/morton.cpu.js';
+import { checkCoordinates } from '../emst/validate.js';
+import { InputError } from '../errors.js';
+import {
+  nextMessageId,
+  passWithCaller,
+  resolveThreads,
+  splitOnWorkers,
+  type JobTable,
+  type WorkerReply,
+} from '../host/threads.js';
+import { codeDigit, digitShift, partitionPoints, partOfRank, wholeBuckets } from './partition.js';
+import type { PartitionData } from './types.js';
+
+/** Points per mortonCodesCpu call within a range (its codes array: 16 bytes a point). */
+const PIECE = 1 << 16;
+
+interface Range {
+  id: number;
+  points: Float32Array;
+  dim: number;
+  start: number;
+  end: number;
+}
+
+type BoundsJob = Range & { kind: 'partition-bounds' };
+type BoundsReply = WorkerReply & { lo: Float32Array; hi: Float32Array; bad: boolean };
+type DigitsJob = Range & { kind: 'partition-digits'; frame: SceneFrame; digits: Uint16Array };
+type DigitsReply = WorkerReply & { counts: Uint32Array };
+type CountJob = Range & {
+  kind: 'partition-count';
+  k: number;
+  digits: Uint16Array;
+  whole: Int32Array;
+  /** The points of split buckets, ascending, and each one's partition. */
+  splitAt: Uint32Array;
+  splitPart: Uint32Array;
+};
+type CountReply = WorkerReply & { counts: Uint32Array };
+type ScatterJob = Omit<CountJob, 'kind'> & {
+  kind: 'partition-scatter';
+  /** Per partition: where this range's points go in `out` / `ids` (rows). */
+  at: Float64Array;
+  out: Float32Array;
+  ids: Uint32Array;
+};
+
+function bounds(j: BoundsJob): BoundsReply {
+  const { points, dim, start, end } = j;
+  const lo = new Float32Array(dim).fill(Infinity);
+  const hi = new Float32Array(dim).fill(-Infinity);
+  let bad = false;
+  for (let a = 0; a < dim; a++) {
+    let mn = Infinity;
+    let mx = -Infinity;
+    for (let i = start, o = start * dim + a; i < end; i++, o += dim) {
+      const x = points[o];
+      if (!(Math.abs(x) <= MAX_COORDINATE)) bad = true;
+      mn = minF(mn, x);
+      mx = maxF(mx, x);
+    }
+    lo[a] = mn;
+    hi[a] = mx;
+  }
+  return { id: j.id, lo, hi, bad };
+}
+
+function digitsOf(j: DigitsJob): DigitsReply {
+  const { points, dim, start, end, frame, digits } = j;
+  const counts = new Uint32Array(65536);
+  const shift = digitShift(codeBits(dim));
+  for (let a = start; a < end; a += PIECE) {
+    const b = Math.min(a + PIECE, end);
+    const codes = mortonCodesCpu(points.subarray(a * dim, b * dim), b - a, dim, frame);
+    for (let i = 0; i < b - a; i++) {
+      const d = codeDigit(codes, i, shift);
+      digits[a + i] = d;
+      counts[d]++;
+    }
+  }
+  return { id: j.id, counts };
+}
+
+/** Calls visit(i, partition) for every point of the range, in index order. */
+function eachPart(j: Omit<CountJob, 'kind' | 'id'>, visit: (i: number, p: number) => void): void {
+  const { start, end, digits, whole, splitAt, splitPart } = j;
+  // The first split point at or after start.
+  let s = 0;
+  let t = splitAt.length;
+  while (s < t) {
+    const mid = (s + t) >>> 1;
+    if (splitAt[mid] < start) s = mid + 1;
+    else t = mid;
+  }
+  for (let i = start; i < end; i++) {
+    const w = whole[digits[i]];
+    if (w >= 0) visit(i, w);
+    else {
+      if (splitAt[s] !== i) throw new Error(`partitionPoints: point ${i} lies in a split bucket but was not ranked`);
+      visit(i, splitPart[s++]);
+    }
+  }
+}
+
+function count(j: CountJob): CountReply {
+  const counts = new Uint32Array(j.k);
+  eachPart(j, (_, p) => counts[p]++);
+  return { id: j.id, counts };
+}
+
+function scatter(j: ScatterJob): WorkerReply {
+  const { points, dim, out, ids } = j;
+  const at = Float64Array.from(j.at);
+  eachPart(j, (i, p) => {
+    const r = at[p]++;
+    ids[r] = i;
+    for (let d = 0; d < dim; d++) out[r * dim + d] = points[i * dim + d];
+  });
+  return { id: j.id };
+}
+
+/** The jobs src/worker.ts dispatches here. */
+export const partitionJobs = {
+  'partition-bounds': (m: BoundsJob) => bounds(m),
+  'partition-digits': (m: DigitsJob) => digitsOf(m),
+  'partition-count': (m: CountJob) => count(m),
+  'partition-scatter': (m: ScatterJob) => scatter(m),
+} satisfies JobTable;
+
+/**
+ * partitionPoints(points, dim, k) on `threads` threads (default: resolveThreads' for n points). The partitions'
+ * arrays are views of two shared buffers (all points, all ids; partition p's rows at its offset).
+ */
+export async function partitionPointsThreaded(
+  points: Float32Array | Float64Array,
+  dim: number,
+  k: number,
+  options: { threads?: number; minPoints?: number } = {},
+): Promise<PartitionData[]> {
+  if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
+  const n = Math.floor(points.length / dim);
+  const threads = await resolveThreads(options.threads, n);
+  if (
+    threads < 2 ||
+    n < (options.minPoints ?? 1_000_000) ||
+    !(points instanceof Float32Array) ||
+    points.length % dim !== 0 ||
+    !Number.isInteger(k) ||
+    k < 1
+  ) {
+    return partitionPoints(points, dim, k);
+  }
+  // The points in shared memory (a view when they are already there).
+  let xs = points;
+  if (!(points.buffer instanceof SharedArrayBuffer)) {
+    xs = new Float32Array(new SharedArrayBuffer(points.byteLength));
+    xs.set(points);
+  }
+  const parts = Math.min(threads, n);
+  const rangeOf = (j: number) => ({ start: Math.floor((j * n) / parts), end: Math.floor(((j + 1) * n) / parts) });
+  const done = await splitOnWorkers(parts, true, 'partitionPoints', async (pass) => {
+    const range = (j: number): Range => ({ id: 0, points: xs, dim, ...rangeOf(j) });
+    // Bounds and the frame (sceneFrameCpu's, from the ranges' minima and maxima).
+    const id1 = nextMessageId();
+    const job1 = (j: number): BoundsJob => ({ ...range(j), id: id1, kind: 'partition-bounds' });
+    const b = await passWithCaller(pass, job1, bounds);
+    if (b.some((r) => r.bad)) checkCoordinates(xs, dim); // throws the one-thread error, naming the row
+    const lo = new Float32Array(dim).fill(Infinity);
+    const hi = new Float32Array(dim).fill(-Infinity);
+    for (const r of b) {
+      for (let a = 0; a < dim; a++) {
+        lo[a] = minF(lo[a], r.lo[a]);
+        hi[a] = maxF(hi[a], r.hi[a]);
+      }
+    }
+    const bits = bitsPerAxis(dim);
+    const scale = new Float32Array(dim);
+    for (let a = 0; a < dim; a++) scale[a] = quantScale(bits, Math.fround(hi[a] - lo[a]));
+    const frame: SceneFrame = { lo, hi, scale };
+    // Digits and their histogram.
+    const digits = new Uint16Array(new SharedArrayBuffer(2 * n));
+    const id2 = nextMessageId();
+    const job2 = (j: number): DigitsJob => ({ ...range(j), id: id2, kind: 'partition-digits', frame, digits });
+    const histograms = await passWithCaller(pass, job2, digitsOf);
+    const start = new Float64Array(65537);
+    for (const h of histograms) for (let d = 0; d < 65536; d++) start[d + 1] += h.counts[d];
+    for (let d = 0; d < 65536; d++) start[d + 1] += start[d];
+    const whole = wholeBuckets(start, n, k);
+    // The split buckets' points, ranked by (code, index) here.
+    const members: number[][] = [];
+    for (let i = 0; i < n; i++) if (whole[digits[i]] < 0) (members[digits[i]] ??= []).push(i);
+    const splitAt: number[] = [];
+    const splitOf: number[] = [];
+    members.forEach((list, d) => {
+      const sub = new Float32Array(list.length * dim);
+      list.forEach((i, t) => sub.set(xs.subarray(i * dim, i * dim + dim), t * dim));
+      const codes = mortonCodesCpu(sub, list.length, dim, frame);
+      const order = list.map((_, t) => t);
+      order.sort((x, y) => codes[2 * x + 1] - codes[2 * y + 1] || codes[2 * x] - codes[2 * y] || list[x] - list[y]);
+      order.forEach((t, rank) => {
+        splitAt.push(list[t]);
+        splitOf.push(partOfRank(start[d] + rank, n, k));
+      });
+    });
+    const byIndex = splitAt.map((_, t) => t).sort((x, y) => splitAt[x] - splitAt[y]);
+    const shared = {
+      k,
+      digits,
+      whole,
+      splitAt: Uint32Array.from(byIndex, (t) => splitAt[t]),
+      splitPart: Uint32Array.from(byIndex, (t) => splitOf[t]),
+    };
+    // Counts per range and partition, then each range's offsets.
+    const id3 = nextMessageId();
+    const job3 = (j: number): CountJob => ({ ...range(j), ...shared, id: id3, kind: 'partition-count' });
+    const counts = await passWithCaller(pass, job3, count);
+    const total = new Float64Array(k + 1);
+    for (const c of counts) for (let p = 0; p < k; p++) total[p + 1] += c.counts[p];
+    for (let p = 0; p < k; p++) total[p + 1] += total[p];
+    const out = new Float32Array(new SharedArrayBuffer(4 * n * dim));
+    const ids = new Uint32Array(new SharedArrayBuffer(4 * n));
+    const at = counts.map(() => new Float64Array(k));
+    const next = total.slice(0, k);
+    counts.forEach((c, j) => {
+      for (let p = 0; p < k; p++) {
+        at[j][p] = next[p];
+        next[p] += c.counts[p];
+      }
+    });
+    const id4 = nextMessageId();
+    const job4 = (j: number): ScatterJob => ({
+      ...range(j),
+      ...shared,
+      id: id4,
+      kind: 'partition-scatter',
+      at: at[j],
+      out,
+      ids,
+    });
+    await passWithCaller(pass, job4, scatter);
+    return Array.from({ length: k }, (_, p): PartitionData => ({
+      id: p,
+      dim,
+      points: out.subarray(total[p] * dim, total[p + 1] * dim),
+      ids: ids.subarray(total[p], total[p + 1]),
+    }));
+  });
+  return done ?? partitionPoints(points, dim, k);
+}

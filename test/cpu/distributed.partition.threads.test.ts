@@ -1,0 +1,71 @@
+/**
+ * Issue 20: the coordinator's split into partitions on worker threads (partition.threads.ts) gives partitionPoints'
+ * partitions array for array — ids and coordinates — for clouds with ties and duplicates, 1D to 5D, k from 1 to
+ * n + 3, thread counts that leave uneven ranges, and the same errors for bad coordinates. minPoints 0 forces the
+ * threaded path at these small sizes (by default it starts at 10^6 points).
+ */
+import { describe, expect, it } from 'vitest';
+import { partitionPoints } from '../../src/distributed/partition.js';
+import { partitionPointsThreaded } from '../../src/distributed/partition.threads.js';
+import { cloud } from '../helpers/clouds.js';
+import { useBundledWorkerScript } from '../helpers/workers.js';
+
+useBundledWorkerScript('treeline-partition-threads-');
+
+describe('partitionPointsThreaded', () => {
+  it('equals partitionPoints: ties, duplicates, 1D to 5D, k up to n + 3, 2 to 5 threads', async () => {
+    for (const [kind, n, dim] of [
+      ['uniform', 30000, 3],
+      ['grid', 2500, 3],
+      ['duplicates', 7000, 2],
+      ['clustered', 2000, 2],
+      ['normal', 900, 1],
+      ['grid', 600, 5],
+      ['uniform', 5, 3],
+      ['uniform', 2, 2],
+    ] as const) {
+      const points = cloud(kind, n, dim, 51);
+      for (const [k, threads] of [
+        [1, 2],
+        [2, 3],
+        [7, 4],
+        [n + 3, 5],
+      ]) {
+        const want = partitionPoints(points, dim, k);
+        const got = await partitionPointsThreaded(points, dim, k, { threads, minPoints: 0 });
+        expect(got.length).toBe(k);
+        for (let p = 0; p < k; p++) {
+          const what = `${kind} ${dim}D n=${n} k=${k} threads=${threads} partition ${p}`;
+          expect(got[p].id, what).toBe(p);
+          expect(got[p].dim, what).toBe(dim);
+          expect(Array.from(got[p].ids), what).toEqual(Array.from(want[p].ids));
+          expect(Array.from(got[p].points), what).toEqual(Array.from(want[p].points));
+        }
+      }
+    }
+  });
+
+  it('the partitions are views of shared memory; one thread or few points fall back to partitionPoints', async () => {
+    const points = cloud('uniform', 5000, 3, 52);
+    const got = await partitionPointsThreaded(points, 3, 4, { threads: 3, minPoints: 0 });
+    expect(got[0].points.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const one = await partitionPointsThreaded(points, 3, 4, { threads: 1, minPoints: 0 });
+    expect(one[0].points.buffer).not.toBeInstanceOf(SharedArrayBuffer);
+    expect(Array.from(one[3].ids)).toEqual(Array.from(got[3].ids));
+  });
+
+  it('rejects bad coordinates and options with partitionPoints errors', async () => {
+    const bad = cloud('uniform', 3000, 2, 53);
+    bad[2 * 1777 + 1] = NaN;
+    await expect(partitionPointsThreaded(bad, 2, 3, { threads: 3, minPoints: 0 })).rejects.toThrow(
+      /NaN at row 1777, column 1/,
+    );
+    bad[2 * 1777 + 1] = 3e38;
+    await expect(partitionPointsThreaded(bad, 2, 3, { threads: 3, minPoints: 0 })).rejects.toThrow(
+      /within ±1e\+38.*row 1777, column 1/,
+    );
+    await expect(partitionPointsThreaded(new Float32Array(4), 2, 0, { threads: 2, minPoints: 0 })).rejects.toThrow(
+      /partitions to be a positive integer, got 0/,
+    );
+  });
+});
