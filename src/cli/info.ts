@@ -8,7 +8,7 @@
 import { createGpuContext } from '../gpu/context.js';
 import { adapterName } from '../gpu/adapter.js';
 import { GpuUnavailableError } from '../errors.js';
-import { capacity, type CapacityTask } from '../bvh/capacity.js';
+import { capacity, emstPeakBytesPerPoint, type CapacityTask } from '../bvh/capacity.js';
 import { DEFAULT_MIN_CLUSTER_SIZE } from '../cluster/options.js';
 
 export interface InfoReport {
@@ -39,6 +39,11 @@ export interface InfoReport {
    * clustered on the GPU), `hdbscanHost` (TREELINE_RESIDENT=0) and `knn` (any k: issue 19's parts and windows).
    */
   maxPoints?: Record<string, { dim: number; n: number; limitedBy: string }[]>;
+  /**
+   * The EMST's GPU memory at its peak in 2 and 3 dimensions, bytes a point beyond the input's 4·dim (issue 19;
+   * src/bvh/capacity.ts, emstPeakBytesPerPoint): Euclidean and mutual reachability. The same on every device.
+   */
+  emstBytesPerPoint?: { dim: number; euclidean: number; mutualReachability: number }[];
   /** Why no GPU backend is available at all, when none is. */
   reason?: string;
 }
@@ -100,6 +105,11 @@ export async function gatherInfo(): Promise<InfoReport> {
       limits,
       binding,
       maxPoints,
+      emstBytesPerPoint: [2, 3].map((dim) => ({
+        dim,
+        euclidean: emstPeakBytesPerPoint(dim),
+        mutualReachability: emstPeakBytesPerPoint(dim, { mutualReachability: true }),
+      })),
     };
   } finally {
     await ctx.destroy();
@@ -139,6 +149,12 @@ export function formatInfo(r: InfoReport): string {
       const each = caps.map((c) => `${c.dim}D ${c.n} (${c.limitedBy})`).join(', ');
       lines.push(`  ${what[name] ?? name}: ${each}`);
     }
+  }
+  if (r.emstBytesPerPoint) {
+    const each = r.emstBytesPerPoint.map((m) => `${m.dim}D ${m.euclidean} (${m.mutualReachability})`).join(', ');
+    lines.push(
+      `GPU memory at the EMST's peak, bytes a point beyond the input's 4·dim (mutual reachability in brackets): ${each}`,
+    );
   }
   return lines.join('\n') + '\n';
 }

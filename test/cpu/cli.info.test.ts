@@ -107,6 +107,12 @@ describe('treeline info', () => {
     const text = await runCliProcess(['info']);
     expect(text.code).toBe(0);
     expect(text.stdout.split('\n')[0]).toBe(`auto: ${info.backend} (${info.auto})`);
+    // Issue 19: the EMST's GPU memory a point (src/bvh/capacity.ts, emstPeakBytesPerPoint), wherever there is a GPU.
+    if (info.adapter) {
+      expect(text.stdout).toContain(
+        "GPU memory at the EMST's peak, bytes a point beyond the input's 4·dim (mutual reachability in brackets): 2D 104.5 (116.5), 3D 112.5 (124.5)",
+      );
+    }
   });
 });
 

@@ -4,7 +4,7 @@
  * points at these maxima on a real device.
  */
 import { describe, expect, it } from 'vitest';
-import { capacity, checkCapacity } from '../../src/bvh/capacity.js';
+import { capacity, checkCapacity, emstPeakBytesPerPoint } from '../../src/bvh/capacity.js';
 import { checkMaxBindingBytes, maxBindingBytesFromEnv, MIN_BINDING_BYTES } from '../../src/gpu/context.js';
 import { InputError } from '../../src/errors.js';
 
@@ -128,5 +128,18 @@ describe('capacity(limits, task, dim)', () => {
     expect(() =>
       checkCapacity(at, 50000, 3, { kind: 'hdbscan', minClusterSize: 5, resident: true }, 2 ** 31 - 4),
     ).toThrow(/takes at most 43691 points .* TREELINE_RESIDENT=0 \(clustering on the host\) takes up to 65536\.$/);
+  });
+});
+
+describe('emstPeakBytesPerPoint(dim, options)', () => {
+  it("issue 19: the EMST's peak beyond the input — 3D 112.5 in place (124.5 with a sorted copy), 2D 104.5, +12 with mutual reachability", () => {
+    expect(emstPeakBytesPerPoint(3)).toBe(112.5);
+    expect(emstPeakBytesPerPoint(3, { inPlace: false })).toBe(124.5);
+    expect(emstPeakBytesPerPoint(2)).toBe(104.5);
+    expect(emstPeakBytesPerPoint(2, { inPlace: false })).toBe(112.5);
+    expect(emstPeakBytesPerPoint(3, { mutualReachability: true })).toBe(124.5);
+    // The boxes (8·dim) and, with a sorted copy, the sorted points (4·dim) grow with the dimension; the rest does not.
+    expect(emstPeakBytesPerPoint(16) - emstPeakBytesPerPoint(3)).toBe(8 * 13);
+    expect(emstPeakBytesPerPoint(16, { inPlace: false }) - emstPeakBytesPerPoint(16)).toBe(4 * 16);
   });
 });
