@@ -3,10 +3,11 @@
 # method 'pairs' (TREELINE_PARTITIONED_METHOD=pairs) with W GPU workers, one per GPU (0 … W − 1), nats-server on
 # loopback — one phase per device call (each ≤ ~550 s: BUDGET), the same file and the same k in every phase:
 #   bash bench/nats-h100x4.sh 1 [N] [k]      1 worker on GPU 0 (the baseline), + the single-process GPU EMST where N
-#                                           fits one GPU (N ≤ REF_MAX) and REF=1
+#                                           fits one GPU (N ≤ REF_MAX) and REF=1, after the partitioned run
 #   bash bench/nats-h100x4.sh 2 [N] [k]      2 workers on GPUs 0–1
 #   bash bench/nats-h100x4.sh 4 [N] [k]      4 workers on GPUs 0–3; XK=16 then also runs k = 16 on the same workers
 #                                           (another partitioning must give the same tree: issue 22's check)
+#   bash bench/nats-h100x4.sh "2 4" [N] [k]  both in one call, one group of workers after the other (XK: the last)
 # Defaults N = 200000000, k = 8. Each phase prints per run: the wall time, the coordinator's phases (--timings:
 # distributed::partition, ::upload, ::pairs.cross, ::pairs.forests, ::merge, ::kruskal, ::sort, the owners' largest
 # pair:: and forest:: steps), the bytes through NATS (the coordinator's count, and the server's in/out from its
@@ -18,15 +19,16 @@
 # Needs, in .gpu: run.sh + node.xz + node_modules.tar.xz (the --prod pack is enough) and h100-nats-layer.tgz
 # (bash bench/nats-layer.sh: nats-server 2.9.10 + VK_LAYER_MESA_device_select and its libs); dist-h100 built from
 # HEAD. Call from the repository root. Environment: BUDGET (s, default 550), D, PORT (4222; monitoring PORT + 4000),
-# REF, REF_MAX (default 134217727, the single-process EMST's largest n: `treeline info`), XK, and for a local try on
+# REF, REF_MAX (default 403000000: the single-process EMST's largest 3D n on the H100 by capacity.ts since 9e67429's
+# split rounds, not yet run there; 134217727 before; phase 1 prints `treeline info`'s line), XK, and for a local try on
 # CPU workers BACKEND=cpu NODE=node T="node dist/cli/main.js".
 set -uo pipefail
-W=${1:?workers: 1, 2 or 4}
+WS=${1:?workers: 1, 2 or 4, or a list such as "2 4"}
 N=${2:-200000000}
 K=${3:-8}
 XK=${XK:-}
 REF=${REF:-1}
-REF_MAX=${REF_MAX:-134217727}
+REF_MAX=${REF_MAX:-403000000}
 BUDGET=${BUDGET:-550}
 BACKEND=${BACKEND:-gpu}
 D=${D:-/tmp/l5x4}
@@ -36,13 +38,15 @@ START=$(date +%s)
 left() { echo $((BUDGET - ($(date +%s) - START))); }
 mkdir -p "$D"
 export TREELINE_COMMIT=$(cat .gpu/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
-echo "phase: $W worker(s), n = $N, k = $K${XK:+, then k = $XK}, backend $BACKEND, commit $TREELINE_COMMIT"
+echo "phase: $WS worker(s), n = $N, k = $K${XK:+, then k = $XK}, backend $BACKEND, commit $TREELINE_COMMIT"
 if [ "$BACKEND" = gpu ]; then
   tar xzf .gpu/h100-nats-layer.tgz --skip-old-files -C / && ldconfig
   nvidia-smi -L
   GPUS=$(nvidia-smi -L | grep -c '^GPU')
-  [ "$GPUS" -lt "$W" ] && echo "only $GPUS GPUs for $W workers: workers share GPUs (worker i on GPU i mod $GPUS)"
-  nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 500 > "$D/gpumem.csv" 2>/dev/null & SMI=$!
+  for W in $WS; do
+    [ "$GPUS" -lt "$W" ] && echo "only $GPUS GPUs for $W workers: workers share GPUs (worker i on GPU i mod $GPUS)"
+  done
+  $T info 2>&1 | grep -A1 "largest n"
 fi
 PORT=${PORT:-4222}
 scripts/nats-server.sh --port "$PORT" -- -m $((PORT + 4000)) > "$D/nats.url" 2> "$D/nats.log" & NS=$!
@@ -58,23 +62,46 @@ fi
 varz() { # the server's total bytes in and out (its monitoring endpoint)
   $NODE -e "fetch('http://127.0.0.1:$((PORT + 4000))/varz').then(r=>r.json()).then(v=>console.log(v.in_bytes+' '+v.out_bytes)).catch(()=>console.log('0 0'))"
 }
-WPIDS=()
-rm -f "$D"/w[0-9].log
-for ((i = 0; i < W; i++)); do
+start_workers() { # W workers (GPU i mod GPUS), until each says it is connected; the GPU memory sampler
+  WPIDS=()
+  rm -f "$D"/w[0-9].log
+  for ((i = 0; i < W; i++)); do
+    if [ "$BACKEND" = gpu ]; then
+      $T worker --nats $U --gpu $((i % GPUS)) --ack-wait 600 2> "$D/w$i.log" & WPIDS+=($!)
+    else
+      $T worker --nats $U --backend cpu --ack-wait 600 2> "$D/w$i.log" & WPIDS+=($!)
+    fi
+  done
+  for ((s = 0; s < 60; s++)); do
+    ready=0
+    for ((i = 0; i < W; i++)); do grep -q "connected" "$D/w$i.log" 2>/dev/null && ready=$((ready + 1)); done
+    [ "$ready" = "$W" ] && break
+    sleep 1
+  done
+  head -2 "$D"/w[0-9].log
   if [ "$BACKEND" = gpu ]; then
-    $T worker --nats $U --gpu $((i % GPUS)) --ack-wait 600 2> "$D/w$i.log" & WPIDS+=($!)
-  else
-    $T worker --nats $U --backend cpu --ack-wait 600 2> "$D/w$i.log" & WPIDS+=($!)
+    nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv
+    nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 500 > "$D/gpumem-$W.csv" 2>/dev/null &
+    SMI=$!
   fi
-done
-for ((s = 0; s < 60; s++)); do # until every worker says it is connected
-  ready=0
-  for ((i = 0; i < W; i++)); do grep -q "connected" "$D/w$i.log" 2>/dev/null && ready=$((ready + 1)); done
-  [ "$ready" = "$W" ] && break
-  sleep 1
-done
-head -2 "$D"/w[0-9].log
-[ "$BACKEND" = gpu ] && nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv
+}
+
+stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition reads ms), host peak; then stop
+  for ((i = 0; i < W; i++)); do
+    for kind in pair forest; do
+      grep -h "worker: $kind p.* done in" "$D/w$i.log" |
+        awk -v w="$i" -v k="$kind" '{n++; t += $(NF-4); r += $NF} END {if (n) printf "worker %s: %d %s tasks, %.1f s, partitions read %.1f s\n", w, n, k, t/1000, r/1000}'
+    done
+    echo "worker $i: host peak $(grep VmHWM /proc/${WPIDS[$i]}/status 2>/dev/null | awk '{print $2/1e6 " GB"}')"
+  done
+  grep -h "failed for good\|for a retry:\|dropped a task\|rror:" "$D"/w[0-9].log | head -5
+  kill -TERM "${WPIDS[@]}" 2>/dev/null
+  wait "${WPIDS[@]}" 2>/dev/null
+  if [ "$BACKEND" = gpu ]; then
+    kill "$SMI" 2>/dev/null
+    awk -F', ' '{ if ($2 > m[$1]) m[$1] = $2 } END { for (g in m) printf "GPU %s: peak %d MiB used\n", g, m[g] }' "$D/gpumem-$W.csv"
+  fi
+}
 
 run() { # partitions: one timed `emst --nats` run with the workers above, then its checks
   local k=$1 id=w${W}k$1
@@ -102,29 +129,20 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
   done
 }
 
-run "$K"
-[ -n "$XK" ] && run "$XK"
-if [ "$W" = 1 ] && [ "$REF" = 1 ] && [ "$N" -le "$REF_MAX" ] && [ ! -s "$D/ref/weights.npy" ] && [ "$(left)" -gt 60 ]; then
-  t0=$(date +%s%N)
-  timeout $(( $(left) - 30 )) $T emst "$PTS" --backend "$BACKEND" --format npy -o "$D/ref/" --timings 2>&1 | tail -4
-  echo "single-process wall $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-  for f in sources targets weights; do cmp "$D/ref/$f.npy" "$D/w1k$K/$f.npy" && echo "$f: w1k$K = single process"; done
-fi
-
-for ((i = 0; i < W; i++)); do # per worker: tasks by kind (count, summed ms, summed partition reads ms), host peak
-  for kind in pair forest; do
-    grep -h "worker: $kind p.* done in" "$D/w$i.log" |
-      awk -v w="$i" -v k="$kind" '{n++; t += $(NF-4); r += $NF} END {if (n) printf "worker %s: %d %s tasks, %.1f s, partitions read %.1f s\n", w, n, k, t/1000, r/1000}'
-  done
-  echo "worker $i: host peak $(grep VmHWM /proc/${WPIDS[$i]}/status 2>/dev/null | awk '{print $2/1e6 " GB"}')"
+LAST=${WS##* }
+for W in $WS; do
+  echo "== $W worker(s) =="
+  start_workers
+  run "$K"
+  [ -n "$XK" ] && [ "$W" = "$LAST" ] && run "$XK"
+  stop_workers
+  if [ "$W" = 1 ] && [ "$REF" = 1 ] && [ "$N" -le "$REF_MAX" ] && [ ! -s "$D/ref/weights.npy" ] && [ "$(left)" -gt 60 ]; then
+    t0=$(date +%s%N)
+    timeout $(( $(left) - 30 )) $T emst "$PTS" --backend "$BACKEND" --format npy -o "$D/ref/" --timings 2>&1 | tail -4
+    echo "single-process wall $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+    for f in sources targets weights; do cmp "$D/ref/$f.npy" "$D/w1k$K/$f.npy" && echo "$f: w1k$K = single process"; done
+  fi
 done
-grep -h "failed for good\|for a retry:\|dropped a task\|rror:" "$D"/w[0-9].log | head -5
-kill -TERM "${WPIDS[@]}" 2>/dev/null
-wait "${WPIDS[@]}" 2>/dev/null
-if [ "$BACKEND" = gpu ]; then
-  kill "$SMI" 2>/dev/null
-  awk -F', ' '{ if ($2 > m[$1]) m[$1] = $2 } END { for (g in m) printf "GPU %s: peak %d MiB used\n", g, m[g] }' "$D/gpumem.csv"
-fi
 kill -TERM "$NS"
 wait "$NS" 2>/dev/null
 echo "phase done in $(( $(date +%s) - START )) s"
