@@ -5,13 +5,19 @@
 //  - the tree window's BVH arrays (links, boxes, childLabel, minCore2 of internal nodes [tFirst, …) and the points,
 //    order and core distances of leaves [tFirst, …)) are bound from tFirst on, and the traversal starts at the
 //    window's roots (emst/subtree_roots.wgsl), the maximal subtrees inside it, which never leave it;
-//  - the query's state between tree windows is its candidate so far, cand[j] = (key, other Morton position), and
-//    that point's original index (bestOrig[j], for the (key, min index, max index) tie-break); the first tree window
-//    (tWindow = 0) starts from none. The radius is the candidate's key, else the component's upper bound.
+//  - the query's state between tree windows is its candidate so far, cand[j] = (key, other Morton position) (the
+//    other end's original index, for the (key, min index, max index) tie-break, is order[other]: order is whole);
+//    the first tree window (tWindow = 0) starts from none. The radius is the candidate's key, else the component's
+//    upper bound.
 // Pruning is sound in every window (a subtree is left out only when no point in it can beat the radius, with the
 // box test's SLACK), so after the last tree window cand[j] is the least (key, lo, hi) over every point of another
-// component within the upper bound and above the scale cut: exactly what nearest_lite.wgsl writes (no bounded-point
-// skipping here, u.skip = 0; nothing reads pointBound then, and its buffer holds bestOrig).
+// component within the upper bound and above the scale cut: what nearest.wgsl writes for the points it traverses.
+// Which points traverse (u.skip = 1, as emst/active.wgsl decides them, here at tWindow = 0 for each point itself):
+// not those whose last candidate's other end is still in another component (they keep it), nor those whose bound
+// from earlier rounds (pointBound, the final radius of their last search) exceeds their component's upper bound
+// (their candidate becomes NONE). The decision is carried to the later tree windows in pointBound's bit 31 (keys and
+// radii are non-negative f32 bits: bit 31 clear), set while a point searches and cleared with the final radius
+// written at the last window (tLast). u.skip = 0: every point searches.
 // What the windows cost: the top of the tree above the roots gives no pruning and the roots no order (nearer first)
 // nor subtree skipping by childLabel (their parents' records lie in other windows); each query tests the box of
 // every root of every tree window (at most 2·96 each, a few tens in practice).
@@ -26,7 +32,8 @@ struct SplitParams {
   skip: u32,
   cut: u32,
   one: f32,
-  pad1: u32,
+  // The index of the last tree window (the final radius is written there).
+  tLast: u32,
   pad2: u32,
   period: array<vec4f, 4>,
   // The query window: Morton positions [qFirst, qFirst + qCount).
@@ -37,29 +44,31 @@ struct SplitParams {
   tWindow: u32,
 }
 @group(0) @binding(0) var<uniform> u: SplitParams;
-// The query window's points (D words each), original indices and squared core distances (any buffer when u.mr = 0).
+// The query window's points (D words each) and squared core distances (any buffer when u.mr = 0).
 @group(0) @binding(1) var<storage, read> pointsQ: array<f32>;
-@group(0) @binding(2) var<storage, read> orderQ: array<u32>;
-@group(0) @binding(3) var<storage, read> core2Q: array<f32>;
+@group(0) @binding(2) var<storage, read> core2Q: array<f32>;
 // The tree window's leaves, from tFirst.
-@group(0) @binding(4) var<storage, read> pointsT: array<f32>;
-@group(0) @binding(5) var<storage, read> orderT: array<u32>;
-@group(0) @binding(6) var<storage, read> core2T: array<f32>;
+@group(0) @binding(3) var<storage, read> pointsT: array<f32>;
+@group(0) @binding(4) var<storage, read> core2T: array<f32>;
 // The tree window's internal nodes' records, from tFirst (links and childLabel and minCore2 per record, boxes 2·D
 // words per internal node).
-@group(0) @binding(7) var<storage, read> links: array<vec4u>;
-@group(0) @binding(8) var<storage, read> boxes: array<f32>;
-@group(0) @binding(9) var<storage, read> childLabel: array<vec2u>;
-@group(0) @binding(10) var<storage, read> minCore2: array<vec2f>;
-// Whole: the labels (and the "tree complete" flag label[n]), the upper bounds, the roots of every window.
-@group(0) @binding(11) var<storage, read> label: array<u32>;
-@group(0) @binding(12) var<storage, read> ub: array<u32>;
-@group(0) @binding(13) var<storage, read> roots: array<u32>;
-// The query window's state: candidates and their other ends' original indices.
-@group(0) @binding(14) var<storage, read_write> cand: array<vec2u>;
-@group(0) @binding(15) var<storage, read_write> bestOrig: array<u32>;
+@group(0) @binding(5) var<storage, read> links: array<vec4u>;
+@group(0) @binding(6) var<storage, read> boxes: array<f32>;
+@group(0) @binding(7) var<storage, read> childLabel: array<vec2u>;
+@group(0) @binding(8) var<storage, read> minCore2: array<vec2f>;
+// Whole (4 bytes a point): the original indices, the labels (and the "tree complete" flag label[n]), the upper
+// bounds; and the roots of every window.
+@group(0) @binding(9) var<storage, read> order: array<u32>;
+@group(0) @binding(10) var<storage, read> label: array<u32>;
+@group(0) @binding(11) var<storage, read> ub: array<u32>;
+@group(0) @binding(12) var<storage, read> roots: array<u32>;
+// The query window's state: candidates, and the bounds with the searching flag (bit 31).
+@group(0) @binding(13) var<storage, read_write> cand: array<vec2u>;
+@group(0) @binding(14) var<storage, read_write> pointBound: array<u32>;
 
 const ROOT_STRIDE: u32 = 256u;
+// pointBound's flag of a point that searches this round (bit 31: never set in a key).
+const SEARCHING: u32 = 0x80000000u;
 // As traverse.wgsl: a subtree's stack never overflows (bvh/layout.ts, STACK_SIZE).
 const STACK: u32 = 100u;
 
@@ -71,7 +80,6 @@ var<private> comp: u32;
 var<private> radius: u32;
 var<private> bestKey: u32;
 var<private> bestOther: u32;
-var<private> bestO: u32;
 var<private> bestLo: u32;
 var<private> bestHi: u32;
 
@@ -123,13 +131,12 @@ fn leaf_key(k: u32) -> u32 {
 // Leaf k (not in the query's component) as a candidate (traverse.wgsl's leaf case).
 fn try_leaf(k: u32) {
   let key = leaf_key(k);
-  let other = orderT[k - u.tFirst];
+  let other = order[k];
   let lo = min(me, other);
   let hi = max(me, other);
   if (key >= u.cut && key <= radius && edge_less(key, lo, hi, bestKey, bestLo, bestHi)) {
     bestKey = key;
     bestOther = k;
-    bestO = other;
     bestLo = lo;
     bestHi = hi;
     radius = key;
@@ -201,28 +208,38 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let stride = nwg.x * nwg.y * WG;
   for (var t = thread_index(wid, nwg, lid); t < u.qCount; t += stride) {
     let j = u.qFirst + t;
-    for (var i = 0u; i < D; i++) { qp[i] = pointsQ[t * D + i]; }
-    qCore = 0.0;
-    if (u.mr != 0u) { qCore = core2Q[t]; }
     comp = label[j];
-    me = orderQ[t];
     bestKey = NONE;
     bestOther = NONE;
-    bestO = NONE;
-    if (u.tWindow != 0u) {
+    if (u.tWindow == 0u) {
+      // Whether the point searches this round (active.wgsl's decision; keys against keys, exactly).
+      if (u.skip != 0u) {
+        let prev = cand[t];
+        if (prev.x != NONE && label[prev.y] != comp) { continue; } // it keeps its candidate
+        if (pointBound[t] > ub[comp]) {
+          cand[t] = vec2u(NONE, NONE); // bounded: it cannot hold its component's best edge
+          continue;
+        }
+      }
+    } else {
+      if (u.skip != 0u && (pointBound[t] & SEARCHING) == 0u) { continue; }
       let c = cand[t];
       bestKey = c.x;
       bestOther = c.y;
-      bestO = bestOrig[t];
     }
+    for (var i = 0u; i < D; i++) { qp[i] = pointsQ[t * D + i]; }
+    qCore = 0.0;
+    if (u.mr != 0u) { qCore = core2Q[t]; }
+    me = order[j];
     // The radius: the candidate's key (at most the upper bound it was found within), else the upper bound.
     radius = ub[comp];
     bestLo = NONE;
     bestHi = NONE;
     if (bestKey != NONE) {
       radius = bestKey;
-      bestLo = min(me, bestO);
-      bestHi = max(me, bestO);
+      let o = order[bestOther];
+      bestLo = min(me, o);
+      bestHi = max(me, o);
     }
     for (var r = 0u; r < rootCount; r++) {
       let root = roots[rootBase + 1u + r];
@@ -235,6 +252,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       traverse(root);
     }
     cand[t] = vec2u(bestKey, bestOther);
-    bestOrig[t] = bestO;
+    // The final radius bounds later rounds' searches from below (nearest.wgsl); before the last window, the flag.
+    pointBound[t] = select(SEARCHING, radius, u.tWindow == u.tLast);
   }
 }

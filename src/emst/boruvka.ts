@@ -611,7 +611,7 @@ export class Boruvka {
         `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${pointsForBoxRecords(this.parts.records)} points).`,
       );
     }
-    // Issue 19: the split traversal searches every point (no active list, as the lean one).
+    // Issue 19: the split traversal decides which points search itself (no active list; the rounds take every point).
     const split = this.split?.applies(n) ? this.split : null;
     if (split && opts.settle) {
       throw new InputError(
@@ -698,9 +698,10 @@ export class Boruvka {
       boxes1,
       boxes2,
     };
-    // The split traversal's values and arrays (nearestsplit.ts): its candidates' other ends in pointBound's buffer.
+    // The split traversal's values and arrays (nearestsplit.ts), which skips as the active list does.
     const splitParams = {
       n,
+      skip: opts.skipBounded !== false ? 1 : 0,
       mr: mr ? 1 : 0,
       ia2: inverseAlphaSquared(alpha),
       cut: floatBits(cut),
@@ -715,7 +716,7 @@ export class Boruvka {
       label: b.label,
       ub: b.ub,
       cand: b.cand,
-      bestOrig: b.pointBound,
+      pointBound: b.pointBound,
     };
     // … and the rounds' (roundsplit.ts), where the traversal splits.
     const splitRounds = split ? this.splitRounds : null;
@@ -724,7 +725,6 @@ export class Boruvka {
       chg: b.chg,
       best: b.best,
       bestMax: b.bestMax,
-      pointBound: b.pointBound,
       edges: b.edges,
       edgeCount: b.edgeCount,
       ufParent: uf.parent,

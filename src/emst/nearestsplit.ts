@@ -11,12 +11,13 @@
  *            inside it (emst/subtree_roots.wgsl: at most 2·96 a window);
  *   search   every round, one dispatch per (query window × tree window), tree windows in order: each query
  *            traverses the window's roots within its radius, and keeps its best candidate so far between dispatches
- *            (cand, 8 B, and the other end's original index, 4 B in the pointBound buffer, which nothing else reads
- *            without the skipping of bounded points) (emst/nearest_split.wgsl).
+ *            in cand (emst/nearest_split.wgsl). The points that keep last round's candidate or are bounded above
+ *            their component's upper bound (emst/active.wgsl's decision) are decided per point in the first tree
+ *            window's dispatch and skip the rest (a flag in pointBound's bit 31): no active list.
  *
- * The candidates equal the unsplit traversal's without skipping (nearest_lite.wgsl): the exact least (key, min
- * index, max index) over the points of other components within the upper bound, whatever the order of the windows
- * and roots. So the run takes u.skip = 0 (no active list) and the edges come out bit-identical to the unsplit path.
+ * The candidates of the points that search equal the unsplit traversal's: the exact least (key, min index, max
+ * index) over the points of other components within the upper bound, whatever the order of the windows and roots;
+ * so the edges come out bit-identical to the unsplit path.
  * The fast path never sees any of this: Boruvka uses it only when a traversal array of this n does not fit one
  * binding, or when asked (tests, and TREELINE_EMST_SPLIT for A/B runs: forced windows of at most that many points).
  *
@@ -40,12 +41,12 @@ import { InputError } from '../errors.js';
 /** Words per tree window in the roots buffer: | count | roots … | (emst/subtree_roots.wgsl). */
 export const ROOT_STRIDE = 256;
 /** Storage buffers the split traversal binds (emst/nearest_split.wgsl). */
-export const SPLIT_STORAGE_BUFFERS = 15;
+export const SPLIT_STORAGE_BUFFERS = 14;
 
-/** Bytes per element of the arrays bound per query window: points, order, core2, cand, bestOrig. */
-const queryStrides = (dim: number) => [4 * dim, 4, 4, 8, 4];
-/** … and per tree window: links, boxes, childLabel, minCore2, ranges, points, order, core2. */
-const treeStrides = (dim: number) => [16, 8 * dim, 8, 8, 8, 4 * dim, 4, 4];
+/** Bytes per element of the arrays bound per query window: points, core2, cand, pointBound. */
+const queryStrides = (dim: number) => [4 * dim, 4, 8, 4];
+/** … and per tree window: links, boxes, childLabel, minCore2, ranges, points, core2. */
+const treeStrides = (dim: number) => [16, 8 * dim, 8, 8, 8, 4 * dim, 4];
 
 /** How the split traversal cuts n points (maxElements: a smaller cap on a window, for tests and A/B runs). */
 export interface SplitWindows {
@@ -97,20 +98,19 @@ const SEARCH = {
   bindings: {
     u: 'uniform',
     pointsQ: 'read',
-    orderQ: 'read',
     core2Q: 'read',
     pointsT: 'read',
-    orderT: 'read',
     core2T: 'read',
     links: 'read',
     boxes: 'read',
     childLabel: 'read',
     minCore2: 'read',
+    order: 'read',
     label: 'read',
     ub: 'read',
     roots: 'read',
     cand: 'read_write',
-    bestOrig: 'read_write',
+    pointBound: 'read_write',
   },
   uniforms: {
     n: 'u32',
@@ -119,7 +119,7 @@ const SEARCH = {
     skip: 'u32',
     cut: 'u32',
     one: 'f32',
-    pad1: 'u32',
+    tLast: 'u32',
     pad2: 'u32',
     period: 'array<vec4f, 4>',
     qFirst: 'u32',
@@ -143,13 +143,15 @@ export interface SplitRunArrays {
   label: GPUBuffer;
   ub: GPUBuffer;
   cand: GPUBuffer;
-  /** 4 B per point: the candidates' other ends' original indices (Boruvka's pointBound buffer). */
-  bestOrig: GPUBuffer;
+  /** 4 B per point: the final radius of each point's last search (nearest.wgsl), and the searching flag. */
+  pointBound: GPUBuffer;
 }
 
 /** The round kernels' uniform values the search shares (boruvka.ts, EMST_PARAMS). */
 export interface SplitParams {
   n: number;
+  /** 1: points that keep their candidate or are bounded skip the search (BoruvkaRunOptions.skipBounded). */
+  skip: number;
   mr: number;
   ia2: number;
   cut: number;
@@ -261,10 +263,9 @@ export class SplitTraversal {
     for (const q of queries) {
       const query = {
         pointsQ: windowBinding(limits, a.bvh.sortedPoints, 4 * dim, q),
-        orderQ: windowBinding(limits, a.bvh.order, 4, q),
         core2Q: core(q),
         cand: windowBinding(limits, a.cand, 8, q),
-        bestOrig: windowBinding(limits, a.bestOrig, 4, q),
+        pointBound: windowBinding(limits, a.pointBound, 4, q),
       };
       const groups = Math.min(Math.ceil(q.count / 32), SEARCH_GROUPS);
       trees.forEach((t, index) => {
@@ -275,7 +276,6 @@ export class SplitTraversal {
           buffers: {
             ...query,
             pointsT: windowBinding(limits, a.bvh.sortedPoints, 4 * dim, t),
-            orderT: windowBinding(limits, a.bvh.order, 4, t),
             core2T: core(t),
             links: windowBinding(limits, a.bvh.links, 16, t),
             boxes: boxes
@@ -283,6 +283,7 @@ export class SplitTraversal {
               : { buffer: a.bvh.boxes, offset: 0, size: 8 * dim },
             childLabel: windowBinding(limits, a.childLabel, 8, t),
             minCore2: a.mr ? windowBinding(limits, a.minCore2, 8, t) : a.minCore2,
+            order: a.bvh.order,
             label: a.label,
             ub: a.ub,
             roots: this.roots,
@@ -291,9 +292,10 @@ export class SplitTraversal {
             n,
             mr: params.mr,
             ia2: params.ia2,
-            skip: 0,
+            skip: params.skip,
             cut: params.cut,
             one: 1,
+            tLast: trees.length - 1,
             period: params.period,
             qFirst: q.first,
             qCount: q.count,

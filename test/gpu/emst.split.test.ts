@@ -30,6 +30,7 @@ interface Run {
   period?: Float32Array;
   minEdgeLength?: number;
   split?: number;
+  skipBounded?: boolean;
 }
 
 async function gpuEmst(c: GpuContext, pts: Float32Array, dim: number, o: Run): Promise<EdgeList> {
@@ -39,7 +40,9 @@ async function gpuEmst(c: GpuContext, pts: Float32Array, dim: number, o: Run): P
   });
   const buf = c.upload('test::points', pts);
   try {
-    return await e.readEdges(await e.run(buf, n, { period: o.period, minEdgeLength: o.minEdgeLength }));
+    return await e.readEdges(
+      await e.run(buf, n, { period: o.period, minEdgeLength: o.minEdgeLength, skipBounded: o.skipBounded }),
+    );
   } finally {
     buf.destroy();
     e.destroy();
@@ -112,6 +115,16 @@ describe.skipIf(!ctx)('Borůvka split traversal', () => {
       expect(edgeSet(got.sources, got.targets)).toEqual(edgeSet(prim.sources, prim.targets));
     },
   );
+
+  it('every point searching every round (skipBounded false): the unsplit edges', async () => {
+    const pts = cloud('clustered', 1500, 3, 8);
+    const want = await gpuEmst(ctx!, pts, 3, {});
+    same(await gpuEmst(ctx!, pts, 3, { split: 256, skipBounded: false }), want);
+    same(
+      await gpuEmst(ctx!, pts, 3, { minSamples: 5, split: 256, skipBounded: false }),
+      await gpuEmst(ctx!, pts, 3, { minSamples: 5 }),
+    );
+  });
 
   it('periodic box and scale cut: the unsplit edges', async () => {
     const box = [7, 9, 5];
