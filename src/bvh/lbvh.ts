@@ -89,7 +89,8 @@ export interface GpuBvh extends BvhBuffers {
 /**
  * Allocates the buffers of a BVH of up to `capacity` points of dimension `dim`. `split` (issue 19): its arrays may
  * exceed one binding — only the build (createBvhBuilder with `split`) can fill such a BVH, in parts; the k-NN reads it
- * in parts too (knn/knn.ts), while Borůvka still binds its arrays whole and cannot. `inPlace` (issue 19's memory, 4·dim
+ * in parts too (knn/knn.ts), Borůvka by subtree windows (emst/nearestsplit.ts) and windows and parts
+ * (emst/roundsplit.ts). `inPlace` (issue 19's memory, 4·dim
  * bytes a point less): no sorted points of its own — the caller sets `sortedPoints` to the points buffer before each
  * build, which leaves the points there in Morton order (a 16-byte stand-in until then).
  */
@@ -153,8 +154,8 @@ export interface BvhBuilderOptions {
   boxPartRecords?: number;
   /**
    * Builds BVHs whose arrays may exceed one binding (allocateBvh's `split`; issue 19): every build kernel binds them
-   * in parts or windows (codes.ts, radixsort.ts, gather.ts, karras.ts, refit.ts). Only the k-NN traverses such a BVH
-   * yet (knn/knn.ts: its arrays in parts); Borůvka binds them whole. Default false.
+   * in parts or windows (codes.ts, radixsort.ts, gather.ts, karras.ts, refit.ts). The k-NN (knn/knn.ts: its arrays
+   * in parts) and Borůvka (emst/nearestsplit.ts, emst/roundsplit.ts) traverse such a BVH. Default false.
    */
   split?: boolean;
   /**
