@@ -67,6 +67,8 @@ export interface BoruvkaBorrow {
   best?: GPUBuffer;
   pointBound?: GPUBuffer;
   ub?: GPUBuffer;
+  /** The output edges, so that their lender may keep them past destroy() (GpuEmst.detachEdges; issue 19). */
+  edges?: GPUBuffer;
 }
 
 /**
@@ -557,7 +559,7 @@ export class Boruvka {
       // The active points' count, the traversal's counter of points taken (nearest.wgsl), the kept points' count
       // (RoundPasses.holders; active.wgsl), and a pad word.
       activeCount: buf('activeCount', 16),
-      edges: buf('edges', 12 * n),
+      edges: take('edges', 'edges', 12 * n),
       edgeCount: buf('edgeCount', 4),
       noCore: buf('noCore', 16),
       noMinCore: buf('noMinCore', 16),
