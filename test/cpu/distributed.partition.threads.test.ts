@@ -15,6 +15,7 @@ useBundledWorkerScript('treeline-partition-threads-');
 describe('partitionPointsThreaded', () => {
   it('equals partitionPoints: ties, duplicates, 1D to 5D, k up to n + 3, 2 to 5 threads', async () => {
     for (const [kind, n, dim] of [
+      ['uniform', 300_000, 3], // ranges of several 65,536-point pieces
       ['uniform', 30000, 3],
       ['grid', 2500, 3],
       ['duplicates', 7000, 2],
