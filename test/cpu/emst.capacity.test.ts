@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { capacity, checkCapacity, emstPeakBytesPerPoint } from '../../src/bvh/capacity.js';
+import { inPlaceDefault } from '../../src/emst/pipeline.js';
 import { checkMaxBindingBytes, maxBindingBytesFromEnv, MIN_BINDING_BYTES } from '../../src/gpu/context.js';
 import { InputError } from '../../src/errors.js';
 
@@ -141,5 +142,29 @@ describe('emstPeakBytesPerPoint(dim, options)', () => {
     // The boxes (8·dim) and, with a sorted copy, the sorted points (4·dim) grow with the dimension; the rest does not.
     expect(emstPeakBytesPerPoint(16) - emstPeakBytesPerPoint(3)).toBe(8 * 13);
     expect(emstPeakBytesPerPoint(16, { inPlace: false }) - emstPeakBytesPerPoint(16)).toBe(4 * 16);
+  });
+});
+
+describe('TREELINE_EMST_INPLACE', () => {
+  it('issue 19: unset, empty or 1 builds in place, 0 keeps a sorted copy, anything else is an InputError naming it', () => {
+    const old = process.env.TREELINE_EMST_INPLACE;
+    try {
+      delete process.env.TREELINE_EMST_INPLACE;
+      expect(inPlaceDefault()).toBe(true);
+      for (const [value, want] of [
+        ['', true],
+        ['1', true],
+        ['0', false],
+      ] as const) {
+        process.env.TREELINE_EMST_INPLACE = value;
+        expect(inPlaceDefault(), `'${value}'`).toBe(want);
+      }
+      process.env.TREELINE_EMST_INPLACE = 'yes';
+      expect(() => inPlaceDefault()).toThrow(InputError);
+      expect(() => inPlaceDefault()).toThrow(/TREELINE_EMST_INPLACE: expected 0 or 1, got 'yes'/);
+    } finally {
+      if (old === undefined) delete process.env.TREELINE_EMST_INPLACE;
+      else process.env.TREELINE_EMST_INPLACE = old;
+    }
   });
 });
