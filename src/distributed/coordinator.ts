@@ -80,13 +80,16 @@ export class NatsExecutor implements PartitionExecutor {
   }
 
   async run(partition: number, kind: PartitionTaskKind, msg: TaskMessage): Promise<TaskMessage> {
-    if (this.stored) {
-      // A task reads its partition, and a pair its partner's too: published once they are stored.
-      await this.stored(partition);
-      const partner = msg.meta.partner;
-      if (kind === 'pair' && typeof partner === 'number') await this.stored(partner);
-    }
+    await this.ready(partition, kind, msg);
     return this.jobs.submit(kind, partition, msg);
+  }
+
+  /** Resolves once the task's partition, and a pair's partner too, are stored (uploads run beside the tasks). */
+  private async ready(partition: number, kind: PartitionTaskKind, msg: TaskMessage): Promise<void> {
+    if (!this.stored) return;
+    await this.stored(partition);
+    const partner = msg.meta.partner;
+    if (kind === 'pair' && typeof partner === 'number') await this.stored(partner);
   }
 
   runMany(
@@ -97,9 +100,15 @@ export class NatsExecutor implements PartitionExecutor {
     const pairs = tasks.filter((t) => t.kind === 'pair').length;
     let done = 0;
     let paired = 0;
+    // Published in the batch's order (the work queue hands tasks out in that order): each waits for the one before
+    // it to be ready, so a task whose partitions are stored early does not overtake the batch's earlier tasks.
+    let previous: Promise<unknown> = Promise.resolve();
     return Promise.all(
       tasks.map(async (t, i) => {
-        const reply = await this.run(t.partition, t.kind, t.msg);
+        const ready = previous.then(() => this.ready(t.partition, t.kind, t.msg));
+        previous = ready.catch(() => undefined);
+        await ready;
+        const reply = await this.jobs.submit(t.kind, t.partition, t.msg);
         if (t.kind === 'tree') this.onTreeDone?.(++done, trees, 'partitions');
         if (t.kind === 'pair') this.onTreeDone?.(++paired, pairs, 'pairs');
         onReply?.(i, reply);
@@ -206,7 +215,7 @@ export async function emstOnNats(
       timings['distributed::partition'] = performance.now() - t0;
       state = { status: 'running', fingerprint, n: points.length / dim, dim, minSamples, alpha, partitions: infos };
       // The uploads, one after another in partition order, beside the algorithm: its first tasks (the pairs (0, 1),
-      // (0, 2), (1, 2), …; local trees 0, 1, …) are published as soon as their partitions are stored.
+      // (0, 2), …, (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored.
       const tUp = performance.now();
       const uploads: Promise<void>[] = [];
       let previousUpload = Promise.resolve();

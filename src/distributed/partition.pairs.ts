@@ -65,8 +65,6 @@ export async function pairsEmst(
     }
     return { partition: p, kind: 'pair', msg: { meta: { ...base, partner: q, within: [keepP, keepQ] }, arrays } };
   });
-  const replies = await run.lap('distributed::pairs.cross', () => run.call(tasks));
-  run.stats.pairs = pairs.length;
   // The owners' step times: the largest over the tasks, and under distributed::pairs.work their sum (the work the
   // workers share: what more workers divide).
   let work = 0;
@@ -91,16 +89,17 @@ export async function pairsEmst(
     checkSorted(list, n, what);
     return list;
   };
-  const lists: SortedEdges[] = [];
+  const lists: SortedEdges[] = new Array(pairs.length);
   let total = 0;
-  pairs.forEach(([p, q], t) => {
-    ownTimes(replies[t], 'pair::total');
-    const list = listOf(replies[t], `pair (${p}, ${q})`);
-    if (contract) list.side = run.reply(replies[t], 'side', Uint8Array, list.keys.length);
-    lists.push(list);
-    total += list.keys.length;
-  });
   if (!contract) {
+    await run.lap('distributed::pairs.cross', () =>
+      run.call(tasks, (t, reply) => {
+        ownTimes(reply, 'pair::total');
+        lists[t] = listOf(reply, `pair (${pairs[t][0]}, ${pairs[t][1]})`);
+        total += lists[t].keys.length;
+      }),
+    );
+    run.stats.pairs = pairs.length;
     run.timings['distributed::pairs.work'] = work;
     run.stats.candidates = total;
     const t0 = performance.now();
@@ -111,38 +110,61 @@ export async function pairsEmst(
     run.timings['distributed::kruskal'] = performance.now() - t1;
     return tree;
   }
-  // Per point: its lightest crossing key (+∞: no crossing edge), and per partition its terminals (the ends of crossing
-  // edges), ascending. Typed arrays over the global ids, not Maps (V8 caps a Map at 2^24 entries; 2·10^8 points have
-  // more terminals than that): a first pass counts each partition's terminals, a second lists them.
+  // Per point: its lightest crossing key (+∞: no crossing edge) — typed arrays over the global ids, not Maps (V8 caps
+  // a Map at 2^24 entries; 2·10^8 points have more terminals than that). A partition's forest task is sent as soon
+  // as every pair holding it has answered (its floors are final then), while the other pairs still compute: workers
+  // left without a pair at the end take forests instead of waiting for the last pairs.
   const floorOf = new Float32Array(n).fill(Infinity);
-  const termCount = new Array<number>(run.k).fill(0);
-  const eachEnd = (visit: (part: number, g: number, key: number) => void): void =>
-    pairs.forEach(([p, q], t) => {
-      const { lo, hi, keys, side } = lists[t];
-      for (let e = 0; e < keys.length; e++) {
-        const sd = side![e];
-        if (sd !== SIDE_LO_P && sd !== SIDE_LO_Q) {
-          throw new Error(
-            `partitionedEmst: pair (${p}, ${q}) answered an edge within one partition (${lo[e]}, ${hi[e]})`,
-          );
-        }
-        visit(sd === SIDE_LO_P ? p : q, lo[e], keys[e]);
-        visit(sd === SIDE_LO_P ? q : p, hi[e], keys[e]);
-      }
-    });
-  eachEnd((part, g, key) => {
-    if (floorOf[g] === Infinity) termCount[part]++;
-    if (key < floorOf[g]) floorOf[g] = key;
-  });
-  const terminalsOfPart = termCount.map((c) => new Uint32Array(c));
-  termCount.fill(0);
   const listed = new Uint8Array(Math.ceil(n / 8));
-  eachEnd((part, g) => {
-    if (listed[g >>> 3] & (1 << (g & 7))) return;
-    listed[g >>> 3] |= 1 << (g & 7);
-    terminalsOfPart[part][termCount[part]++] = g;
+  const pairsOf: number[][] = run.infos.map(() => []);
+  pairs.forEach(([p, q], t) => {
+    pairsOf[p].push(t);
+    pairsOf[q].push(t);
   });
-  const terminalsOf = live.map((p) => terminalsOfPart[p].sort());
+  const waiting = pairsOf.map((list) => list.length);
+  const forests: Promise<TaskMessage[]>[] = [];
+  const startForest = (p: number): void => {
+    // Its terminals: the ends in p of its pairs' crossing edges, each once, ascending.
+    const ends: number[] = [];
+    for (const t of pairsOf[p]) {
+      const { lo, hi, side } = lists[t];
+      const first = pairs[t][0] === p;
+      for (let e = 0; e < lo.length; e++) {
+        const g = (side![e] === SIDE_LO_P) === first ? lo[e] : hi[e];
+        if (listed[g >>> 3] & (1 << (g & 7))) continue;
+        listed[g >>> 3] |= 1 << (g & 7);
+        ends.push(g);
+      }
+    }
+    const terminals = Uint32Array.from(ends).sort();
+    const arrays: TaskMessage['arrays'] = { terminals, floor: Float32Array.from(terminals, (g) => floorOf[g]) };
+    if (run.mr) arrays.core2 = run.core2.slice(offsets[p], offsets[p + 1]);
+    const call = run.call([{ partition: p, kind: 'forest', msg: { meta: { ...base }, arrays } }], (_, reply) =>
+      take(p, terminals, reply),
+    );
+    call.catch(() => undefined); // awaited below, with the others
+    forests.push(call);
+  };
+  const takePair = (t: number, reply: TaskMessage): void => {
+    const [p, q] = pairs[t];
+    ownTimes(reply, 'pair::total');
+    const list = listOf(reply, `pair (${p}, ${q})`);
+    const { lo, hi, keys } = list;
+    const side = (list.side = run.reply(reply, 'side', Uint8Array, keys.length));
+    for (let e = 0; e < keys.length; e++) {
+      if (side[e] !== SIDE_LO_P && side[e] !== SIDE_LO_Q) {
+        throw new Error(
+          `partitionedEmst: pair (${p}, ${q}) answered an edge within one partition (${lo[e]}, ${hi[e]})`,
+        );
+      }
+      if (keys[e] < floorOf[lo[e]]) floorOf[lo[e]] = keys[e];
+      if (keys[e] < floorOf[hi[e]]) floorOf[hi[e]] = keys[e];
+    }
+    lists[t] = list;
+    total += keys.length;
+    if (--waiting[p] === 0) startForest(p);
+    if (--waiting[q] === 0) startForest(q);
+  };
   // The contracted label (a global id) of every end of an open or crossing edge: the terminals' from their owners'
   // replies, the open edges' with them. Each reply is taken as it arrives, and the proven lists merged meanwhile
   // (all but the last one: the merge with it waits for the Kruskal's few edges, below).
@@ -153,8 +175,7 @@ export async function pairsEmst(
   let safeCount = 0;
   let arrived = 0;
   let merging = 0;
-  const take = (t: number, reply: TaskMessage): void => {
-    const p = live[t];
+  const take = (p: number, terminals: Uint32Array, reply: TaskMessage): void => {
     ownTimes(reply, 'forest::total');
     const safe = listOf(reply, `partition ${p}'s forest`);
     safeCount += safe.keys.length;
@@ -166,7 +187,6 @@ export async function pairsEmst(
       labelOf[open.hi[e]] = lb[e];
     }
     rest.push(open);
-    const terminals = terminalsOf[t];
     const labels = run.reply(reply, 'label', Uint32Array, terminals.length);
     for (let i = 0; i < terminals.length; i++) labelOf[terminals[i]] = labels[i];
     safeLists.push(safe);
@@ -185,20 +205,10 @@ export async function pairsEmst(
       merging += performance.now() - s0;
     }
   };
-  await run.lap('distributed::pairs.forests', () =>
-    run.call(
-      live.map((p, t) => {
-        const terminals = terminalsOf[t];
-        const arrays: TaskMessage['arrays'] = {
-          terminals,
-          floor: Float32Array.from(terminals, (g) => floorOf[g]),
-        };
-        if (run.mr) arrays.core2 = run.core2.slice(offsets[p], offsets[p + 1]);
-        return { partition: p, kind: 'forest', msg: { meta: { ...base }, arrays } };
-      }),
-      take,
-    ),
-  );
+  for (const p of live) if (waiting[p] === 0) startForest(p); // a lone live partition: its forest alone
+  await run.lap('distributed::pairs.cross', () => run.call(tasks, takePair));
+  run.stats.pairs = pairs.length;
+  await run.lap('distributed::pairs.forests', () => Promise.all(forests));
   run.timings['distributed::merge.early'] = merging;
   const t0 = performance.now();
   for (const list of lists) rest.push({ lo: list.lo, hi: list.hi, keys: list.keys });
