@@ -12,7 +12,8 @@
 # distributed::partition, ::upload, ::pairs.cross, ::pairs.forests, ::merge, ::kruskal, ::sort, the owners' largest
 # pair:: and forest:: steps), the bytes through NATS (the coordinator's count, and the server's in/out from its
 # monitoring port: the workers' partition reads included), per worker its tasks, their summed times and partition
-# reads, its host memory peak (VmHWM), the peak GPU memory per GPU (nvidia-smi sampled every 0.5 s), then
+# reads, its host memory peak (VmHWM), the coordinator's peak RSS (1 s samples), the peak GPU memory per GPU
+# (nvidia-smi sampled every 0.5 s), then
 # bench/nats-check.mjs (n − 1 edges, no cycle, canonical order, total weight), md5 sums of the three edge files
 # (equal across phases and calls = the same tree) and cmp with every other result kept under D.
 # Points and results stay under D (/tmp/l5x4) between calls of one machine start; a fresh machine generates again.
@@ -109,14 +110,21 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
   if [ "$budget" -lt 30 ]; then echo "$id: skipped ($(left) s left of BUDGET)"; return; fi
   rm -rf "${D:?}/$id"
   read -r in0 out0 < <(varz)
+  # The coordinator's resident memory, sampled every second (its largest sample, in KB).
+  echo 0 > "$D/rss-$id"
+  ( peak=0; while sleep 1; do
+      r=$(ps -eo rss=,args= | awk '/main\.js emst/ && /--nats/ && !/awk/ { s += $1 } END { print s + 0 }')
+      [ "$r" -gt "$peak" ] && peak=$r && echo "$peak" > "$D/rss-$id"
+    done ) & local mon=$!
   local t0=$(date +%s%N)
   TREELINE_PARTITIONED_METHOD=pairs timeout "$budget" $T emst "$PTS" --nats $U --partitions "$k" \
     --run-id "$id-$(date +%s)" --format npy -o "$D/$id/" --timings > "$D/run-$id.log" 2>&1
   local rc=$?
   local wall=$(( ($(date +%s%N) - t0) / 1000000 ))
+  kill "$mon" 2>/dev/null
   read -r in1 out1 < <(varz)
   grep -v '^\s*$' "$D/run-$id.log" | tail -40
-  echo "$id: exit $rc, wall $wall ms (timeout ${budget} s); NATS server bytes in $(( (in1 - in0) / 1000000 )) MB, out $(( (out1 - out0) / 1000000 )) MB"
+  echo "$id: exit $rc, wall $wall ms (timeout ${budget} s); NATS server bytes in $(( (in1 - in0) / 1000000 )) MB, out $(( (out1 - out0) / 1000000 )) MB; coordinator peak RSS $(awk '{ printf "%.1f GB", $1 / 1e6 }' "$D/rss-$id") (1 s samples)"
   [ "$rc" = 0 ] || return
   $NODE bench/nats-check.mjs "$D/$id" "$N"
   (cd "$D/$id" && md5sum sources.npy targets.npy weights.npy | sed "s|^|$id |")
