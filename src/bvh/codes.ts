@@ -32,11 +32,11 @@ const MORTON = {
 const BOUNDS_MAX_GROUPS = 1024;
 
 /**
- * Whether 2D codes take the magic-mask path (morton.wgsl morton2, as 3D's morton3) instead of the bit loop: off by
- * default until timed on the H100 (the bit loop took 0.49 ms at 10^7 2D points where 3D's magic masks took 0.09,
- * RESULTS.md); TREELINE_BVH_MORTON2D=fast or loop picks either. The same codes either way.
+ * Whether 2D codes take the magic-mask path (morton.wgsl morton2, as 3D's morton3) instead of the bit loop: on by
+ * default, faster on the H100 (bench/RESULTS.md, issue 18); TREELINE_BVH_MORTON2D=fast or loop picks either. The same
+ * codes either way.
  */
-const FAST_2D = false;
+const FAST_2D = true;
 
 function morton2dDefault(): boolean {
   const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_MORTON2D : undefined;

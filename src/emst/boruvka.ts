@@ -18,7 +18,9 @@
  * writes the label changes as bits and per-tile counts (no changes pass; the scan runs over n / 256 counts), node
  * labels reuse last round's where a child was uniform, upper bounds and best edges are folded per workgroup before
  * the atomics, the minima run over the holders of a candidate only, and the per-point kernels stride over a grid of
- * at most 4096 workgroups (cheap rounds after the last).
+ * at most 4096 workgroups (cheap rounds after the last); the active list keeps Morton order, the first round (every
+ * point its own component) runs in a shape of its own, the traversal keeps the query's coordinates in registers, and
+ * chunks of rounds after the first are submitted only when needed.
  *
  * Vertices are Morton positions of the BVH's leaves; edges come out as original indices.
  */
@@ -107,10 +109,9 @@ export interface RoundPasses {
    */
   incremental?: boolean;
   /**
-   * Not measured yet, so in neither `all` nor the default: with `strided`, the active compaction still runs on n
-   * threads, so that the active list keeps Morton order. Strided, its tiles interleave 4096 × 256 points apart and
-   * concurrent traversal warps take points far apart (on the H100 the traversal took 0.5 ms more at 10^7 and 12 ms
-   * more at 10^8 normal 2D with `strided`).
+   * With `strided`, the active compaction still runs on n threads, so that the active list keeps Morton order.
+   * Strided, its tiles interleave 4096 × 256 points apart and concurrent traversal warps take points far apart (the
+   * traversal was slower on the H100 with `strided` alone: bench/RESULTS.md, issue 18).
    */
   orderedActive?: boolean;
   /**
@@ -135,16 +136,21 @@ export interface RoundPasses {
   lateChunks?: boolean;
 }
 
-const ROUND_PASSES = ['holders', 'fusedLabels', 'groupMin', 'strided', 'tileScan', 'incremental'] as const;
-/** Shapes not yet measured on the H100, so in neither `all` nor the default: named one by one. */
-const ROUND_OPTIONS = [
+const ROUND_PASSES = [
+  'holders',
+  'fusedLabels',
+  'groupMin',
+  'strided',
+  'tileScan',
+  'incremental',
   'orderedActive',
   'firstRound',
   'firstTraversal',
   'queryRegs',
-  'lazyOrder',
   'lateChunks',
 ] as const;
+/** Shapes in neither `all` nor the default, named one by one: lazyOrder was slower on the H100 (bench/RESULTS.md). */
+const ROUND_OPTIONS = ['lazyOrder'] as const;
 /** Words of the changes buffer the tiled changes take (emst/common.wgsl, tile_bits): counts, pad, 8 per tile. */
 const tileWords = (n: number) => Math.ceil(Math.ceil(n / 256) / 8) * 8 + 8 * Math.ceil(n / 256);
 /** Workgroups (of 256) of the strided grid: ~10^6 threads, a few times what an H100 keeps resident. */
@@ -158,6 +164,11 @@ export const DEFAULT_ROUND_PASSES: Readonly<RoundPasses> = {
   strided: true,
   tileScan: true,
   incremental: true,
+  orderedActive: true,
+  firstRound: true,
+  firstTraversal: true,
+  queryRegs: true,
+  lateChunks: true,
 };
 
 /** Parses `TREELINE_EMST_ROUNDS` (RoundPasses); unset or empty: DEFAULT_ROUND_PASSES, `none`: the old shape. */
