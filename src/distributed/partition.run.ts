@@ -220,30 +220,35 @@ export class PartitionRun {
     if (tasks.length === 0) return [];
     for (const t of tasks) this.stats.bytesSent += messageBytes(t.msg);
     this.stats.messages += tasks.length;
-    const t0 = performance.now();
     const told = new Uint8Array(tasks.length);
-    let own = 0;
     const tell = (t: number, reply: TaskMessage): void => {
       if (onReply === undefined || told[t]) return;
       told[t] = 1;
       const s = performance.now();
+      const waiting = this.inFlight > 0;
       try {
         onReply(t, reply);
       } finally {
-        own += performance.now() - s;
+        if (waiting) this.ownWhileWaiting += performance.now() - s;
       }
     };
-    const replies = this.executor.runMany
-      ? await this.executor.runMany(tasks, tell)
-      : await Promise.all(
-          tasks.map((t, i) =>
-            this.executor.run(t.partition, t.kind, t.msg).then((reply) => {
-              tell(i, reply);
-              return reply;
-            }),
-          ),
-        );
-    this.waited += performance.now() - t0 - own;
+    // Waiting is counted while any call is in flight (calls may overlap: 'pairs' sends forests during its pairs).
+    if (this.inFlight++ === 0) this.since = performance.now();
+    let replies: TaskMessage[];
+    try {
+      replies = this.executor.runMany
+        ? await this.executor.runMany(tasks, tell)
+        : await Promise.all(
+            tasks.map((t, i) =>
+              this.executor.run(t.partition, t.kind, t.msg).then((reply) => {
+                tell(i, reply);
+                return reply;
+              }),
+            ),
+          );
+    } finally {
+      if (--this.inFlight === 0) this.closedWaits += performance.now() - this.since;
+    }
     replies.forEach((reply, t) => tell(t, reply));
     if (replies.length !== tasks.length) {
       throw new Error(`partitionedEmst: runMany returned ${replies.length} replies for ${tasks.length} tasks`);
@@ -273,17 +278,28 @@ export class PartitionRun {
    */
   async lap<T>(label: string, f: () => Promise<T>): Promise<T> {
     const t = performance.now();
-    const w = this.waited;
+    const w = this.waited();
     try {
       return await f();
     } finally {
       this.timings[label] = (this.timings[label] ?? 0) + performance.now() - t;
-      this.timings[`${label}.wait`] = (this.timings[`${label}.wait`] ?? 0) + this.waited - w;
+      this.timings[`${label}.wait`] = (this.timings[`${label}.wait`] ?? 0) + this.waited() - w;
     }
   }
 
-  /** Wall time (ms) spent in call() awaiting replies, over the run. */
-  private waited = 0;
+  /**
+   * Wall time (ms) so far with at least one call() awaiting replies, less the onReply work done meanwhile (the
+   * coordinator's own): overlapping calls count once.
+   */
+  private waited(): number {
+    const open = this.inFlight > 0 ? performance.now() - this.since : 0;
+    return this.closedWaits + open - this.ownWhileWaiting;
+  }
+
+  private inFlight = 0;
+  private since = 0;
+  private closedWaits = 0;
+  private ownWhileWaiting = 0;
 
   checkAbort(when: string): void {
     if (this.options.signal?.aborted) throw new AbortError(`partitionedEmst was aborted ${when}.`);

@@ -395,6 +395,12 @@ describe('partitionedEmst() traffic and protocol', () => {
           'distributed::total',
         ]),
       );
+      // Waiting counts once where calls overlap (forests are sent while pairs compute): never above the lap's wall.
+      for (const lap of ['distributed::pairs', 'distributed::pairs.cross', 'distributed::pairs.forests']) {
+        if (method === 'pairs-kruskal' && lap === 'distributed::pairs.forests') continue;
+        expect(parted.timings[`${lap}.wait`], lap).toBeGreaterThan(0);
+        expect(parted.timings[`${lap}.wait`], lap).toBeLessThanOrEqual(parted.timings[lap]);
+      }
     }
   });
 
