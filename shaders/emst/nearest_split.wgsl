@@ -12,12 +12,9 @@
 // Pruning is sound in every window (a subtree is left out only when no point in it can beat the radius, with the
 // box test's SLACK), so after the last tree window cand[j] is the least (key, lo, hi) over every point of another
 // component within the upper bound and above the scale cut: what nearest.wgsl writes for the points it traverses.
-// Which points traverse (u.skip = 1, as emst/active.wgsl decides them, here at tWindow = 0 for each point itself):
-// not those whose last candidate's other end is still in another component (they keep it), nor those whose bound
-// from earlier rounds (pointBound, the final radius of their last search) exceeds their component's upper bound
-// (their candidate becomes NONE). The decision is carried to the later tree windows in pointBound's bit 31 (keys and
-// radii are non-negative f32 bits: bit 31 clear), set while a point searches and cleared with the final radius
-// written at the last window (tLast). u.skip = 0: every point searches.
+// Which points traverse (u.skip = 1): those emst/split_active.wgsl listed for the query window (list[0 … counts[q]),
+// positions in the window), as emst/active.wgsl decides them; u.skip = 0: every point of the window. A point's
+// final radius is written to pointBound at the last tree window (tLast): it bounds its later rounds from below.
 // What the windows cost: the top of the tree above the roots gives no pruning and the roots no order (nearer first)
 // nor subtree skipping by childLabel (their parents' records lie in other windows); each query tests the box of
 // every root of every tree window (at most 2·96 each, a few tens in practice).
@@ -34,7 +31,8 @@ struct SplitParams {
   one: f32,
   // The index of the last tree window (the final radius is written there).
   tLast: u32,
-  pad2: u32,
+  // The query window's index (its count in counts).
+  qWindow: u32,
   period: array<vec4f, 4>,
   // The query window: Morton positions [qFirst, qFirst + qCount).
   qFirst: u32,
@@ -62,13 +60,13 @@ struct SplitParams {
 @group(0) @binding(10) var<storage, read> label: array<u32>;
 @group(0) @binding(11) var<storage, read> ub: array<u32>;
 @group(0) @binding(12) var<storage, read> roots: array<u32>;
-// The query window's state: candidates, and the bounds with the searching flag (bit 31).
+// The query window's state: candidates and bounds; its list of searching points and every window's count.
 @group(0) @binding(13) var<storage, read_write> cand: array<vec2u>;
 @group(0) @binding(14) var<storage, read_write> pointBound: array<u32>;
+@group(0) @binding(15) var<storage, read> list: array<u32>;
+@group(0) @binding(16) var<storage, read> counts: array<u32>;
 
 const ROOT_STRIDE: u32 = 256u;
-// pointBound's flag of a point that searches this round (bit 31: never set in a key).
-const SEARCHING: u32 = 0x80000000u;
 // As traverse.wgsl: a subtree's stack never overflows (bvh/layout.ts, STACK_SIZE).
 const STACK: u32 = 100u;
 
@@ -206,23 +204,16 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let rootCount = min(roots[rootBase], ROOT_STRIDE - 1u);
   let leaf0 = u.n - 1u;
   let stride = nwg.x * nwg.y * WG;
-  for (var t = thread_index(wid, nwg, lid); t < u.qCount; t += stride) {
+  var count = u.qCount;
+  if (u.skip != 0u) { count = counts[u.qWindow]; }
+  for (var s = thread_index(wid, nwg, lid); s < count; s += stride) {
+    var t = s;
+    if (u.skip != 0u) { t = list[s]; }
     let j = u.qFirst + t;
     comp = label[j];
     bestKey = NONE;
     bestOther = NONE;
-    if (u.tWindow == 0u) {
-      // Whether the point searches this round (active.wgsl's decision; keys against keys, exactly).
-      if (u.skip != 0u) {
-        let prev = cand[t];
-        if (prev.x != NONE && label[prev.y] != comp) { continue; } // it keeps its candidate
-        if (pointBound[t] > ub[comp]) {
-          cand[t] = vec2u(NONE, NONE); // bounded: it cannot hold its component's best edge
-          continue;
-        }
-      }
-    } else {
-      if (u.skip != 0u && (pointBound[t] & SEARCHING) == 0u) { continue; }
+    if (u.tWindow != 0u) {
       let c = cand[t];
       bestKey = c.x;
       bestOther = c.y;
@@ -252,7 +243,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       traverse(root);
     }
     cand[t] = vec2u(bestKey, bestOther);
-    // The final radius bounds later rounds' searches from below (nearest.wgsl); before the last window, the flag.
-    pointBound[t] = select(SEARCHING, radius, u.tWindow == u.tLast);
+    // The final radius bounds later rounds' searches from below (nearest.wgsl).
+    if (u.tWindow == u.tLast) { pointBound[t] = radius; }
   }
 }

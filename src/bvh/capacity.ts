@@ -13,7 +13,7 @@
  * Split-capable tasks (issue 19, gpu/bigarray.ts): knn binds no array whole — the search (knn/knn.ts) and the BVH
  * build it runs (karras.ts, refit.ts, gather.ts) bind every array in parts and the outputs in windows — so its cap is
  * the most points whose parts fit the stage's storage buffers in each of those kernels (splitKernels below). emst
- * too where the stage binds Borůvka's split traversal's 14 storage buffers (emst/nearestsplit.ts, roundsplit.ts:
+ * too where the stage binds Borůvka's split traversal's 16 storage buffers (emst/nearestsplit.ts, roundsplit.ts:
  * windows, and parts for best, edges, parents and minCore2), beside the 4-byte arrays it still binds whole
  * (splitWholeNeeds: the labels).
  */
@@ -100,7 +100,7 @@ interface SplitKernel {
 }
 
 /** Storage buffers Borůvka's split traversal binds (emst/nearestsplit.ts, SPLIT_STORAGE_BUFFERS). */
-const SPLIT_TRAVERSAL_BUFFERS = 14;
+const SPLIT_TRAVERSAL_BUFFERS = 16;
 
 /** The kernels of a split-capable task (null: the task still binds its arrays whole). */
 function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKernel[] | null {

@@ -730,6 +730,7 @@ export class Boruvka {
       ub: b.ub,
       cand: b.cand,
       pointBound: b.pointBound,
+      list: b.chg,
     };
     // … and the rounds' (roundsplit.ts), where the traversal splits.
     const splitRounds = split ? this.splitRounds : null;

@@ -11,9 +11,10 @@
  *            inside it (emst/subtree_roots.wgsl: at most 2·96 a window);
  *   search   every round, one dispatch per (query window × tree window), tree windows in order: each query
  *            traverses the window's roots within its radius, and keeps its best candidate so far between dispatches
- *            in cand (emst/nearest_split.wgsl). The points that keep last round's candidate or are bounded above
- *            their component's upper bound (emst/active.wgsl's decision) are decided per point in the first tree
- *            window's dispatch and skip the rest (a flag in pointBound's bit 31): no active list.
+ *            in cand (emst/nearest_split.wgsl). Only the points that neither keep last round's candidate nor are
+ *            bounded above their component's upper bound search (emst/active.wgsl's rule): emst/split_active.wgsl
+ *            lists them per query window first (in the changes buffer, free then), so that the traversal's threads
+ *            take only them.
  *
  * The candidates of the points that search equal the unsplit traversal's: the exact least (key, min index, max
  * index) over the points of other components within the upper bound, whatever the order of the windows and roots;
@@ -37,11 +38,12 @@ import { uniformBytes, type Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { BvhBuffers } from '../bvh/lbvh.js';
 import { InputError } from '../errors.js';
+import { WIN } from './roundsplit.js';
 
 /** Words per tree window in the roots buffer: | count | roots … | (emst/subtree_roots.wgsl). */
 export const ROOT_STRIDE = 256;
 /** Storage buffers the split traversal binds (emst/nearest_split.wgsl). */
-export const SPLIT_STORAGE_BUFFERS = 14;
+export const SPLIT_STORAGE_BUFFERS = 16;
 
 /** Bytes per element of the arrays bound per query window: points, core2, cand, pointBound. */
 const queryStrides = (dim: number) => [4 * dim, 4, 8, 4];
@@ -111,6 +113,8 @@ const SEARCH = {
     roots: 'read',
     cand: 'read_write',
     pointBound: 'read_write',
+    list: 'read',
+    counts: 'read',
   },
   uniforms: {
     n: 'u32',
@@ -120,13 +124,22 @@ const SEARCH = {
     cut: 'u32',
     one: 'f32',
     tLast: 'u32',
-    pad2: 'u32',
+    qWindow: 'u32',
     period: 'array<vec4f, 4>',
     qFirst: 'u32',
     qCount: 'u32',
     tFirst: 'u32',
     tWindow: 'u32',
   },
+} as const;
+const ACTIVE = {
+  u: 'uniform',
+  label: 'read',
+  ub: 'read',
+  pointBound: 'read',
+  cand: 'read_write',
+  list: 'read_write',
+  counts: 'read_write',
 } as const;
 /** Workgroups (of 32) of a search dispatch at most, as nearest.wgsl's grid (boruvka.ts, NEAREST_GROUPS). */
 const SEARCH_GROUPS = 8192;
@@ -143,8 +156,10 @@ export interface SplitRunArrays {
   label: GPUBuffer;
   ub: GPUBuffer;
   cand: GPUBuffer;
-  /** 4 B per point: the final radius of each point's last search (nearest.wgsl), and the searching flag. */
+  /** 4 B per point: the final radius of each point's last search (nearest.wgsl). */
   pointBound: GPUBuffer;
+  /** 4 B per point, free during the search: the searching points' lists (Boruvka's changes buffer). */
+  list: GPUBuffer;
 }
 
 /** The round kernels' uniform values the search shares (boruvka.ts, EMST_PARAMS). */
@@ -166,6 +181,9 @@ export class SplitTraversal {
     readonly maxElements: number | undefined,
     private readonly rootsKernel: Kernel<typeof ROOTS.bindings, typeof ROOTS.uniforms>,
     private readonly search: Kernel<typeof SEARCH.bindings, typeof SEARCH.uniforms>,
+    private readonly active: Kernel<typeof ACTIVE, typeof WIN>,
+    /** One count of searching points per query window (emst/split_active.wgsl). */
+    private readonly counts: GPUBuffer,
     /** ROOT_STRIDE words per tree window (emst/subtree_roots.wgsl; tests read it). */
     readonly roots: GPUBuffer,
     private readonly maxN: number,
@@ -189,7 +207,7 @@ export class SplitTraversal {
       );
     }
     const include = ['common/grid', 'knn/distance', 'emst/common'];
-    const [rootsKernel, search] = await Promise.all([
+    const [rootsKernel, search, active] = await Promise.all([
       ctx.kernel({
         label: 'emst::subtreeRoots',
         shader: 'emst/subtree_roots',
@@ -206,15 +224,28 @@ export class SplitTraversal {
         include,
         constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
       }),
+      ctx.kernel({
+        label: 'emst::split_active',
+        shader: 'emst/split_active',
+        entry: 'main',
+        bindings: ACTIVE,
+        uniforms: WIN,
+        workgroupSize: 256,
+        include: [...include, 'emst/split_common'],
+        constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
+      }),
     ]);
-    const trees = splitWindows(ctx.limits, Math.max(maxN, 1), dim, maxElements).trees.length;
-    const roots = ctx.createBuffer('emst::subtreeRoots', 4 * ROOT_STRIDE * Math.max(trees, 1));
+    const shape = splitWindows(ctx.limits, Math.max(maxN, 1), dim, maxElements);
+    const roots = ctx.createBuffer('emst::subtreeRoots', 4 * ROOT_STRIDE * Math.max(shape.trees.length, 1));
+    const counts = ctx.createBuffer('emst::splitCounts', 16 * Math.ceil(Math.max(shape.queries.length, 1) / 4));
     return new SplitTraversal(
       ctx,
       dim,
       maxElements,
       rootsKernel as Kernel<typeof ROOTS.bindings, typeof ROOTS.uniforms>,
       search as Kernel<typeof SEARCH.bindings, typeof SEARCH.uniforms>,
+      active as Kernel<typeof ACTIVE, typeof WIN>,
+      counts,
       roots,
       maxN,
     );
@@ -260,13 +291,40 @@ export class SplitTraversal {
     const { queries, trees } = this.windows(n);
     const dim = this.dim;
     const core = (w: Window): Binding => (a.mr ? windowBinding(limits, a.core2, 4, w) : a.core2);
-    for (const q of queries) {
+    if (params.skip) rec.clear(this.counts);
+    queries.forEach((q, qIndex) => {
       const query = {
         pointsQ: windowBinding(limits, a.bvh.sortedPoints, 4 * dim, q),
         core2Q: core(q),
         cand: windowBinding(limits, a.cand, 8, q),
         pointBound: windowBinding(limits, a.pointBound, 4, q),
       };
+      const list = windowBinding(limits, a.list, 4, q);
+      if (params.skip) {
+        rec.dispatch(this.active, {
+          buffers: {
+            label: a.label,
+            ub: a.ub,
+            pointBound: query.pointBound,
+            cand: query.cand,
+            list,
+            counts: this.counts,
+          },
+          uniforms: uniformBytes(this.active, {
+            n,
+            mr: params.mr,
+            ia2: params.ia2,
+            skip: params.skip,
+            cut: params.cut,
+            one: 1,
+            period: params.period,
+            first: q.first,
+            count: q.count,
+            p0: qIndex,
+          }),
+          threads: q.count,
+        });
+      }
       const groups = Math.min(Math.ceil(q.count / 32), SEARCH_GROUPS);
       trees.forEach((t, index) => {
         // Records [first, first + count): links, childLabel and minCore2 have n records (the header last), boxes
@@ -287,6 +345,8 @@ export class SplitTraversal {
             label: a.label,
             ub: a.ub,
             roots: this.roots,
+            list,
+            counts: this.counts,
           },
           uniforms: uniformBytes(this.search, {
             n,
@@ -296,6 +356,7 @@ export class SplitTraversal {
             cut: params.cut,
             one: 1,
             tLast: trees.length - 1,
+            qWindow: qIndex,
             period: params.period,
             qFirst: q.first,
             qCount: q.count,
@@ -305,7 +366,7 @@ export class SplitTraversal {
           groups,
         });
       });
-    }
+    });
   }
 
   private checkN(n: number): void {
@@ -316,5 +377,6 @@ export class SplitTraversal {
 
   destroy(): void {
     this.roots.destroy();
+    this.counts.destroy();
   }
 }

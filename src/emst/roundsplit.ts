@@ -38,7 +38,7 @@ import type { SplitParams } from './nearestsplit.js';
 const NONE = 0xffffffff;
 
 /** emst/split_common.wgsl's WinParams. */
-const WIN = {
+export const WIN = {
   n: 'u32',
   mr: 'u32',
   ia2: 'f32',
