@@ -193,6 +193,8 @@ export async function emstFor(
       signal: options.signal,
       readInto: internal.readInto,
       afterUpload: internal.afterUpload,
+      // hdbscan's resident clustering takes the points' buffer as scratch: no need to put them back in their order.
+      scratchPoints: internal.afterGpu !== undefined,
       capacity: internal.capacity ?? { kind: caller === 'mstStats' ? 'mstStats' : 'emst' },
       // One of the two exponents is 0: the host scaled (exponent) or the GPU does (gpuExponent).
       afterGpu: internal.afterGpu

@@ -432,6 +432,11 @@ export async function emstGpu(
     /** Called once the points are on the GPU, before the rounds. */
     afterUpload?: () => void;
     /**
+     * `afterGpu` takes the points' buffer as scratch (hdbscan()'s resident clustering): an in-place build's points are
+     * not put back in their order first (restorePoints). Default false.
+     */
+    scratchPoints?: boolean;
+    /**
      * What the caller does with the tree, for the size check before anything is allocated (capacity.ts; default
      * `{ kind: 'emst' }`): an n above what the device's bindings take is a one-line InputError.
      */
@@ -501,7 +506,7 @@ export async function emstGpu(
       // Borůvka's records are handed over as they are (detachEdges: no copy), so that its scratch is freed first.
       const records = e.detachEdges();
       try {
-        await e.restorePoints();
+        if (!options.scratchPoints) await e.restorePoints();
         e.destroy();
         e = null;
         await options.afterGpu(buffer, { records, count: result.count }, ctx, exponent);
