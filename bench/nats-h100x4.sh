@@ -2,20 +2,20 @@
 # Issues 20 and 22 on nvidia-h100-x4 (L5, session 10): the partitioned exact EMST of N normal 3D points on NATS by the
 # method 'pairs' (TREELINE_PARTITIONED_METHOD=pairs) with W GPU workers, one per GPU (0 … W − 1), nats-server on
 # loopback — one phase per device call (each ≤ ~550 s: BUDGET), the same file and the same k in every phase:
-#   bash bench/nats-h100x4.sh 1 [N] [k]      1 worker on GPU 0 (the baseline), + the single-process GPU EMST where N
-#                                           fits one GPU (N ≤ REF_MAX) and REF=1, after the partitioned run
+#   bash bench/nats-h100x4.sh 1 [N] [k]      1 worker on GPU 0 (the baseline)
 #   bash bench/nats-h100x4.sh 2 [N] [k]      2 workers on GPUs 0–1
 #   bash bench/nats-h100x4.sh 4 [N] [k]      4 workers on GPUs 0–3; XK=16 then also runs k = 16 on the same workers
 #                                           (another partitioning must give the same tree: issue 22's check)
-#   bash bench/nats-h100x4.sh "2 4" [N] [k]  both in one call, one group of workers after the other (XK: the last)
+#   bash bench/nats-h100x4.sh "1 2 4" [N] [k]  in one call, one group of workers after the other (XK: the last)
+# and, last, the single-process GPU EMST of the same file where N fits one GPU (N ≤ REF_MAX) and REF=1, with cmp.
 # Defaults N = 200000000, k = 8. Each phase prints per run: the wall time, the coordinator's phases (--timings:
 # distributed::partition, ::upload, ::pairs.cross, ::pairs.forests, ::merge, ::kruskal, ::sort, the owners' largest
 # pair:: and forest:: steps), the bytes through NATS (the coordinator's count, and the server's in/out from its
 # monitoring port: the workers' partition reads included), per worker its tasks, their summed times and partition
 # reads, its host memory peak (VmHWM), the coordinator's peak RSS (1 s samples), the peak GPU memory per GPU
 # (nvidia-smi sampled every 0.5 s), then
-# bench/nats-check.mjs (n − 1 edges, no cycle, canonical order, total weight), md5 sums of the three edge files
-# (equal across phases and calls = the same tree) and cmp with every other result kept under D.
+# bench/nats-check.mjs (n − 1 edges, no cycle, canonical order, total weight) and md5 sums of the three edge files
+# for the call's first result (equal across calls = the same tree), and cmp of each with every other result under D.
 # Points and results stay under D (/tmp/l5x4) between calls of one machine start; a fresh machine generates again.
 # Needs, in .gpu: run.sh + node.xz + node_modules.tar.xz (the --prod pack is enough) and h100-nats-layer.tgz
 # (bash bench/nats-layer.sh: nats-server 2.9.10 + VK_LAYER_MESA_device_select and its libs); dist-h100 built from
@@ -126,8 +126,13 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
   grep -v '^\s*$' "$D/run-$id.log" | tail -40
   echo "$id: exit $rc, wall $wall ms (timeout ${budget} s); NATS server bytes in $(( (in1 - in0) / 1000000 )) MB, out $(( (out1 - out0) / 1000000 )) MB; coordinator peak RSS $(awk '{ printf "%.1f GB", $1 / 1e6 }' "$D/rss-$id") (1 s samples)"
   [ "$rc" = 0 ] || return
-  $NODE bench/nats-check.mjs "$D/$id" "$N"
-  (cd "$D/$id" && md5sum sources.npy targets.npy weights.npy | sed "s|^|$id |")
+  # The full check and md5 sums once per call (each reads every edge: ~10–20 s at 2·10^8); later results are compared
+  # byte for byte with the earlier ones.
+  if [ -z "${CHECKED:-}" ]; then
+    $NODE bench/nats-check.mjs "$D/$id" "$N"
+    (cd "$D/$id" && md5sum sources.npy targets.npy weights.npy | sed "s|^|$id |")
+    CHECKED=$id
+  fi
   for other in "$D"/*/; do
     other=$(basename "$other")
     [ "$other" = "$id" ] || [ ! -s "$D/$other/weights.npy" ] && continue
@@ -144,13 +149,19 @@ for W in $WS; do
   run "$K"
   [ -n "$XK" ] && [ "$W" = "$LAST" ] && run "$XK"
   stop_workers
-  if [ "$W" = 1 ] && [ "$REF" = 1 ] && [ "$N" -le "$REF_MAX" ] && [ ! -s "$D/ref/weights.npy" ] && [ "$(left)" -gt 60 ]; then
-    t0=$(date +%s%N)
-    timeout $(( $(left) - 30 )) $T emst "$PTS" --backend "$BACKEND" --format npy -o "$D/ref/" --timings 2>&1 | tail -4
-    echo "single-process wall $(( ($(date +%s%N) - t0) / 1000000 )) ms"
-    for f in sources targets weights; do cmp "$D/ref/$f.npy" "$D/w1k$K/$f.npy" && echo "$f: w1k$K = single process"; done
-  fi
 done
+# The single-process GPU EMST of the same file, last (after every group: it must not take their time), and cmp with
+# each result of this call.
+if [ "$REF" = 1 ] && [ "$N" -le "$REF_MAX" ] && [ ! -s "$D/ref/weights.npy" ] && [ "$(left)" -gt 60 ]; then
+  t0=$(date +%s%N)
+  timeout $(( $(left) - 30 )) $T emst "$PTS" --backend "$BACKEND" --format npy -o "$D/ref/" --timings 2>&1 | tail -4
+  echo "single-process wall $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  for W in $WS; do
+    same=1
+    for f in sources targets weights; do cmp -s "$D/ref/$f.npy" "$D/w${W}k$K/$f.npy" || same=0; done
+    [ "$same" = 1 ] && echo "w${W}k$K = single process: edges identical" || echo "w${W}k$K != single process: EDGES DIFFER"
+  done
+fi
 kill -TERM "$NS"
 wait "$NS" 2>/dev/null
 echo "phase done in $(( $(date +%s) - START )) s"
