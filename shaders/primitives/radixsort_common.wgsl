@@ -26,7 +26,8 @@ struct SortParams {
   // The first block of this dispatch (src/gpu/bigarray.ts windows): the block kernels bind the keys and values
   // from key blockBase · RS_B on and index them relative to it; 0 where everything fits one binding.
   blockBase: u32,
-  p0: u32,
+  // Blocks between one block of a workgroup and its next: numBlocks (one block each), or a guarded sorter's grid.
+  stride: u32,
   p1: u32,
   p2: u32,
 }

@@ -12,29 +12,33 @@ var<workgroup> s_h: array<atomic<u32>, RS_REPL * RS_DIGITS>;
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32) {
-  let blk = u.blockBase + group_index(wid, nwg);
-  if (blk >= u.numBlocks) { return; }
   if (rs_skip(t)) { return; }
-  for (var i = t; i < RS_REPL * RS_DIGITS; i += WG) {
-    atomicStore(&s_h[i], 0u);
-  }
-  workgroupBarrier();
-  let base = blk * RS_B;
-  // `keys` starts at key kbase (a window of blocks, radixsort.ts).
-  let kbase = u.blockBase * RS_B;
-  let copy = (t % RS_REPL) * RS_DIGITS;
-  for (var j = 0u; j < KPT; j++) {
-    let i = base + j * WG + t;
-    if (i < u.count) {
-      atomicAdd(&s_h[copy + rs_digit(keys[i - kbase], u.shift, u.bits)], 1u);
+  // Blocks first, first + stride, …: one block per workgroup where stride = numBlocks (radixsort.ts; a guarded
+  // sorter's fixed grid takes several).
+  for (var blk = u.blockBase + group_index(wid, nwg); blk < u.numBlocks; blk += u.stride) {
+    for (var i = t; i < RS_REPL * RS_DIGITS; i += WG) {
+      atomicStore(&s_h[i], 0u);
     }
-  }
-  workgroupBarrier();
-  for (var d = t; d < RS_DIGITS; d += WG) {
-    var c = 0u;
-    for (var r = 0u; r < RS_REPL; r++) {
-      c += atomicLoad(&s_h[r * RS_DIGITS + d]);
+    workgroupBarrier();
+    let base = blk * RS_B;
+    // `keys` starts at key kbase (a window of blocks, radixsort.ts).
+    let kbase = u.blockBase * RS_B;
+    let copy = (t % RS_REPL) * RS_DIGITS;
+    for (var j = 0u; j < KPT; j++) {
+      let i = base + j * WG + t;
+      if (i < u.count) {
+        atomicAdd(&s_h[copy + rs_digit(keys[i - kbase], u.shift, u.bits)], 1u);
+      }
     }
-    table[d * u.numBlocks + blk] = c;
+    workgroupBarrier();
+    for (var d = t; d < RS_DIGITS; d += WG) {
+      var c = 0u;
+      for (var r = 0u; r < RS_REPL; r++) {
+        c += atomicLoad(&s_h[r * RS_DIGITS + d]);
+      }
+      table[d * u.numBlocks + blk] = c;
+    }
+    // The next block reuses the workgroup arrays.
+    workgroupBarrier();
   }
 }

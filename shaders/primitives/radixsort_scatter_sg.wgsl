@@ -45,94 +45,98 @@ fn rs_half_scan4(t: u32, x: vec4u) -> RsScan4 {
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32, @builtin(subgroup_invocation_id) lane: u32,
         @builtin(subgroup_size) sg: u32) {
-  let blk = u.blockBase + group_index(wid, nwg);
-  if (blk >= u.numBlocks) { return; }
   if (rs_skip(t)) { return; }
-  let base = blk * RS_B;
-  let n = min(RS_B, u.count - base);
-  // keysIn and valsIn start at key u.blockBase · RS_B (a window of blocks, radixsort.ts).
-  let local = base - u.blockBase * RS_B;
-  for (var i = t; i < MAX_WARPS * RS_HALF; i += WG) {
-    atomicStore(&s_wh[i], 0u);
-  }
-  if (t == 0u) { atomicStore(&s_warps, 0u); }
-  workgroupBarrier();
-  var slot = 0u;
-  if (lane == 0u) { slot = atomicAdd(&s_warps, 1u); }
-  let w = subgroupBroadcast(slot, 0u);
-  rs_hbase = w * sg * KPT + lane;
-  rs_hstride = sg;
+  // Blocks first, first + stride, …: one block per workgroup where stride = numBlocks (radixsort.ts; a guarded
+  // sorter's fixed grid takes several).
+  for (var blk = u.blockBase + group_index(wid, nwg); blk < u.numBlocks; blk += u.stride) {
+    let base = blk * RS_B;
+    let n = min(RS_B, u.count - base);
+    // keysIn and valsIn start at key u.blockBase · RS_B (a window of blocks, radixsort.ts).
+    let local = base - u.blockBase * RS_B;
+    for (var i = t; i < MAX_WARPS * RS_HALF; i += WG) {
+      atomicStore(&s_wh[i], 0u);
+    }
+    if (t == 0u) { atomicStore(&s_warps, 0u); }
+    workgroupBarrier();
+    var slot = 0u;
+    if (lane == 0u) { slot = atomicAdd(&s_warps, 1u); }
+    let w = subgroupBroadcast(slot, 0u);
+    rs_hbase = w * sg * KPT + lane;
+    rs_hstride = sg;
 
-  // Slots past the end get this pass's largest digit: being last in the block they rank last and land at
-  // sorted positions ≥ n, which are never stored.
-  let maxDigit = (1u << u.bits) - 1u;
-  var keys: array<Key, KPT>;
-  var dig: array<u32, KPT>;
-  for (var j = 0u; j < KPT; j++) {
-    let p = rs_hbase + j * sg;
-    dig[j] = maxDigit;
-    if (p < n) {
-      keys[j] = keysIn[local + p];
-      dig[j] = rs_digit(keys[j], u.shift, u.bits);
+    // Slots past the end get this pass's largest digit: being last in the block they rank last and land at
+    // sorted positions ≥ n, which are never stored.
+    let maxDigit = (1u << u.bits) - 1u;
+    var keys: array<Key, KPT>;
+    var dig: array<u32, KPT>;
+    for (var j = 0u; j < KPT; j++) {
+      let p = rs_hbase + j * sg;
+      dig[j] = maxDigit;
+      if (p < n) {
+        keys[j] = keysIn[local + p];
+        dig[j] = rs_digit(keys[j], u.shift, u.bits);
+      }
     }
-  }
 
-  // Warp-level multi-split.
-  let below = (1u << lane) - 1u;
-  let row = w * RS_HALF;
-  var rank: array<u32, KPT>;
-  for (var j = 0u; j < KPT; j++) {
-    let d = dig[j];
-    var peers = subgroupBallot(true).x;
-    // A constant trip count (unrolled); bits at and above u.bits are zero in every digit of the pass.
-    for (var b = 0u; b < RADIX_BITS; b++) {
-      let on = ((d >> b) & 1u) != 0u;
-      let votes = subgroupBallot(on).x;
-      peers &= select(~votes, votes, on);
+    // Warp-level multi-split.
+    let below = (1u << lane) - 1u;
+    let row = w * RS_HALF;
+    var rank: array<u32, KPT>;
+    for (var j = 0u; j < KPT; j++) {
+      let d = dig[j];
+      var peers = subgroupBallot(true).x;
+      // A constant trip count (unrolled); bits at and above u.bits are zero in every digit of the pass.
+      for (var b = 0u; b < RADIX_BITS; b++) {
+        let on = ((d >> b) & 1u) != 0u;
+        let votes = subgroupBallot(on).x;
+        peers &= select(~votes, votes, on);
+      }
+      let leader = firstLeadingBit(peers);
+      let sh = (d / RS_HALF) * 16u;
+      var before = 0u;
+      if (lane == leader) {
+        before = atomicAdd(&s_wh[row + d % RS_HALF], countOneBits(peers) << sh);
+      }
+      before = subgroupShuffle(before, leader);
+      rank[j] = ((before >> sh) & 0xFFFFu) + countOneBits(peers & below);
     }
-    let leader = firstLeadingBit(peers);
-    let sh = (d / RS_HALF) * 16u;
-    var before = 0u;
-    if (lane == leader) {
-      before = atomicAdd(&s_wh[row + d % RS_HALF], countOneBits(peers) << sh);
-    }
-    before = subgroupShuffle(before, leader);
-    rank[j] = ((before >> sh) & 0xFFFFu) + countOneBits(peers & below);
-  }
-  workgroupBarrier();
+    workgroupBarrier();
 
-  // Thread c < RS_HALF owns digits c and c + RS_HALF: scan their counters over the subgroups, then over the
-  // digits together with the digit totals (global starts).
-  let nw = WG / sg;
-  var tot = 0u;
-  var gLo = 0u;
-  var gHi = 0u;
-  if (t < RS_HALF) {
-    for (var v = 0u; v < nw; v++) {
-      let i = v * RS_HALF + t;
-      let c = atomicLoad(&s_wh[i]);
-      atomicStore(&s_wh[i], tot);
-      tot += c;
+    // Thread c < RS_HALF owns digits c and c + RS_HALF: scan their counters over the subgroups, then over the
+    // digits together with the digit totals (global starts).
+    let nw = WG / sg;
+    var tot = 0u;
+    var gLo = 0u;
+    var gHi = 0u;
+    if (t < RS_HALF) {
+      for (var v = 0u; v < nw; v++) {
+        let i = v * RS_HALF + t;
+        let c = atomicLoad(&s_wh[i]);
+        atomicStore(&s_wh[i], tot);
+        tot += c;
+      }
+      gLo = totals[t];
+      gHi = totals[t + RS_HALF];
     }
-    gLo = totals[t];
-    gHi = totals[t + RS_HALF];
-  }
-  let sc = rs_half_scan4(t, vec4u(tot, gLo, gHi, 0u));
-  if (t < RS_HALF) {
-    let startLo = sc.excl.x & 0xFFFFu;
-    let startHi = (sc.excl.x >> 16u) + (sc.total.x & 0xFFFFu);
-    let start = startLo | (startHi << 16u);
-    for (var v = 0u; v < nw; v++) {
-      let i = v * RS_HALF + t;
-      atomicStore(&s_wh[i], atomicLoad(&s_wh[i]) + start);
+    let sc = rs_half_scan4(t, vec4u(tot, gLo, gHi, 0u));
+    if (t < RS_HALF) {
+      let startLo = sc.excl.x & 0xFFFFu;
+      let startHi = (sc.excl.x >> 16u) + (sc.total.x & 0xFFFFu);
+      let start = startLo | (startHi << 16u);
+      for (var v = 0u; v < nw; v++) {
+        let i = v * RS_HALF + t;
+        atomicStore(&s_wh[i], atomicLoad(&s_wh[i]) + start);
+      }
+      s_off[t] = sc.excl.y + table[t * u.numBlocks + blk] - startLo;
+      s_off[t + RS_HALF] = sc.total.y + sc.excl.z + table[(t + RS_HALF) * u.numBlocks + blk] - startHi;
     }
-    s_off[t] = sc.excl.y + table[t * u.numBlocks + blk] - startLo;
-    s_off[t + RS_HALF] = sc.total.y + sc.excl.z + table[(t + RS_HALF) * u.numBlocks + blk] - startHi;
+    workgroupBarrier();
+    for (var j = 0u; j < KPT; j++) {
+      let d = dig[j];
+      rank[j] += (atomicLoad(&s_wh[row + d % RS_HALF]) >> ((d / RS_HALF) * 16u)) & 0xFFFFu;
+    }
+    rs_write_out(t, n, local, &rank, &keys, &dig);
+    // The next block reuses the workgroup arrays.
+    workgroupBarrier();
   }
-  workgroupBarrier();
-  for (var j = 0u; j < KPT; j++) {
-    let d = dig[j];
-    rank[j] += (atomicLoad(&s_wh[row + d % RS_HALF]) >> ((d / RS_HALF) * 16u)) & 0xFFFFu;
-  }
-  rs_write_out(t, n, local, &rank, &keys, &dig);
 }
