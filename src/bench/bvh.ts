@@ -25,11 +25,17 @@ export interface BvhBenchOptions {
   check?: 'exact' | 'structure';
   /** The builder's refitDirect (lbvh.ts; for ablations). */
   refitDirect?: number;
+  /**
+   * Move point 0 to 10^6 on every axis (issue 18): the rest then share a handful of 32-bit code prefixes, so the
+   * prefix sort's guarded full sort runs (prefixsort.ts) — its worst case.
+   */
+  outlier?: boolean;
 }
 
 export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOptions = {}): Promise<BenchCase> {
   const dim = options.dim ?? 3;
   const points = generate(options.kind ?? 'normal', { n, dim, seed: options.seed ?? 1 });
+  if (options.outlier) points.fill(1e6, 0, dim);
   const input = ctx.upload('bench::bvhPoints', points);
   const builder = await createBvhBuilder(ctx, { maxCount: n, dim, refitDirect: options.refitDirect });
   const bvh = allocateBvh(ctx, n, dim);

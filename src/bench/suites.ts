@@ -214,6 +214,13 @@ export const suites: Record<string, BenchSuite> = {
     make: (ctx, n) => benchBvh(ctx, n),
     rates: mfeat(3),
   },
+  // Issue 18: the prefix sort's worst case (one far outlier: every other point in one run of equal prefixes).
+  'bvh-outlier': {
+    description: 'bvh with point 0 moved to 10^6 on every axis (the prefix sort falls back to the full sort)',
+    defaultSizes: [1e7, 3.7e7],
+    make: (ctx, n) => benchBvh(ctx, n, { outlier: true }),
+    rates: mfeat(3),
+  },
   // Ablation of the refit's direct scans (lbvh.ts refitDirect; default 32): 1 = the atomic walk from every leaf.
   ...Object.fromEntries(
     [1, 8, 64].map((k) => [
