@@ -21,18 +21,23 @@
  *  - The lightest edge per set: one 64-bit atomicStoreMin on atomic<vec2u> (key high, id low) where the device has
  *    'atomic-vec2u-min-max', else two 32-bit passes (key, then id among equal keys: min32.wgsl, min_ids.wgsl).
  *    ECL-MST's atomic guard (read before atomicMin) needs a readable copy of the key with 64-bit records: a u32
- *    guard key per vertex (min64.wgsl), emptied by select.
+ *    guard word per vertex (min64.wgsl), tagged with the round so that nothing needs to empty it (option guard).
  *  - ECL-MST's reset kernel is folded into the next round's filter, with two record arrays alternating.
  *  - Worklist entries are 3 u32 (rep, rep, edge id), the weight read through the id, to stay within 40 bytes per
- *    edge; appends are aggregated per subgroup (feature 'subgroups') or per workgroup: one global atomicAdd each.
+ *    edge. Appends: one global atomicAdd per workgroup and tile (populate: csrItems · WG entries; filter: up to
+ *    4 · WG), the tile's kept entries held in registers meanwhile (option tileAppends). Important! Every append
+ *    goes through one counter, and the H100 serialises atomics on one address: one atomicAdd per subgroup and
+ *    item (ECL-MST's warp-aggregated appends) made populate and filter 2× slower at r4-23 (bench/RESULTS.md).
  *  - CSR population is edge-centric over tiles of entries rather than thread/warp per vertex (populate_csr.wgsl).
  *    Option `rowMinima` (issue 18): round 1 of the light / unfiltered phase starts from singletons, so each
  *    vertex's lightest edge is its own row's: reduced in workgroup memory, one atomic per row and tile.
- *  - Options `guard: 'tagged'` (round-tagged guard words, never emptied: select stops writing them),
- *    `finds: 'plain'` (populate and filter find through read-only, cacheable parents as ECL-MST does),
- *    `fillResets` (large rounds empty the previous records by one coalesced fill), `filterC` and `worklist:
- *    'split'` (each entry field in its own third of the worklist: coalesced loads and stores) (issue 18). Each
- *    stays off until the H100 shows it faster (TREELINE_GRAPH_OPTIONS in `bench graph` A/B-tests them).
+ *  - Issue 18's options, A/B-tested on the H100 through TREELINE_GRAPH_OPTIONS in `bench graph`. On by default
+ *    since the H100 showed each faster on every benchmark graph: `guard: 'tagged'` (round-tagged guard words,
+ *    never emptied: select stops writing them), `finds: 'plain'` (populate and filter find through read-only,
+ *    cacheable parents as ECL-MST does), `fillResets` (large rounds empty the previous records by one coalesced
+ *    fill), `tileAppends` (above); r4-23 26.9 → 12.3 ms. Off: `rowMinima` (slower), `worklist: 'split'` (no
+ *    gain measured), `filterC` below ECL-MST's 3 (faster on r4 and rmat, slower on knn2d). The old kernels stay
+ *    selectable ({ guard: 'reset', finds: 'atomic', fillResets: false, tileAppends: false }).
  *  - The union-find is the project's (unionfind/unionfind.wgsl: the smaller root wins, find halves paths).
  *
  * GPU memory beyond the graph: 24 bytes per edge (two worklists) + 28 per vertex (parent, two 8-byte record
@@ -83,6 +88,12 @@ export interface GraphMsfOptions {
   dispatch?: 'indirect' | 'fixed';
   /** Workgroups of the fixed grid (default 1024). */
   fixedGroups?: number;
+  /**
+   * Rounds `from` on (1-based, every phase) run over a fixed grid of `groups` workgroups instead: late rounds are
+   * nearly always small or empty, and an empty round over the full grid costs ~10 µs per dispatch on the H100
+   * (two per round, ⌊log2 n⌋ + 1 rounds per phase). Default: none (every round over fixedGroups).
+   */
+  tail?: { from: number; groups: number };
   /** Use the 64-bit atomic minimum (default: where the device has 'atomic-vec2u-min-max'). */
   atomic64?: boolean;
   /** Aggregate worklist appends per subgroup instead of per workgroup (default: where the device has 'subgroups'). */
@@ -92,13 +103,13 @@ export interface GraphMsfOptions {
   /** The light phase's target, c·numVertices lightest edges (default ECL-MST's c = 3; threshold.ts). */
   filterC?: number;
   /**
-   * 64-bit minima's guard keys (min64.wgsl): 'reset' (default) empties them in select after every round;
-   * 'tagged' tags them with the round instead and never empties them.
+   * 64-bit minima's guard keys (min64.wgsl): 'tagged' (default) tags them with the round and never empties them;
+   * 'reset' empties them in select after every round.
    */
   guard?: 'reset' | 'tagged';
   /**
-   * Finds in populate and filter: 'atomic' (default) through the shared union-find with path halving; 'plain'
-   * through a read-only binding (graph/parent_ro.wgsl: cacheable loads, no halving, as ECL-MST's find).
+   * Finds in populate and filter: 'plain' (default) through a read-only binding (graph/parent_ro.wgsl: cacheable
+   * loads, no halving, as ECL-MST's find); 'atomic' through the shared union-find with path halving.
    */
   finds?: 'atomic' | 'plain';
   /**
@@ -109,7 +120,7 @@ export interface GraphMsfOptions {
   rowMinima?: boolean;
   /**
    * Filter rounds with at least numVertices / 16 entries empty the previous round's records by one coalesced
-   * fill instead of two scattered stores per entry (filter.wgsl); default false.
+   * fill instead of two scattered stores per entry (filter.wgsl); default true.
    */
   fillResets?: boolean;
   /**
@@ -121,7 +132,7 @@ export interface GraphMsfOptions {
    * CSR populate and filter: each workgroup reserves a whole tile's worklist slots (populate: csrItems · WG entries;
    * filter: up to 4 · WG) with one global atomicAdd, each thread's kept entries held in registers meanwhile
    * (populate_csr.wgsl, filter.wgsl), instead of one atomicAdd per subgroup and item; needs csrItems ≤ 32 (ignored
-   * otherwise); default false.
+   * otherwise); default true.
    */
   tileAppends?: boolean;
 }
@@ -333,6 +344,10 @@ export async function createGraphMsf(
   const fixedGroups = options.fixedGroups ?? 1024;
   if (!Number.isInteger(fixedGroups) || fixedGroups < 1)
     throw new InputError(`Expected fixedGroups ≥ 1, got ${options.fixedGroups}.`);
+  const tail = options.tail ?? { from: Infinity, groups: fixedGroups };
+  if (!(tail.from >= 1) || !Number.isInteger(tail.groups) || tail.groups < 1) {
+    throw new InputError(`Expected tail { from ≥ 1, groups ≥ 1 (an integer) }, got ${JSON.stringify(options.tail)}.`);
+  }
   const n = graph.numVertices;
   const cap = Math.max(1, graph.capacity);
   const maxBinding = ctx.limits.maxStorageBufferBindingSize;
@@ -358,11 +373,11 @@ export async function createGraphMsf(
     items,
     atomic64,
     subgroups,
-    guardTagged: options.guard === 'tagged',
-    plainFinds: options.finds === 'plain',
-    fillResets: options.fillResets ?? false,
+    guardTagged: options.guard !== 'reset',
+    plainFinds: options.finds !== 'atomic',
+    fillResets: options.fillResets ?? true,
     splitWorklist: options.worklist === 'split',
-    tileAppends: (options.tileAppends ?? false) && items <= 32,
+    tileAppends: (options.tileAppends ?? true) && items <= 32,
     // populate_csr's workgroup memory: the tile's row offsets, and with row minima two more words per entry.
     rowMinima:
       (options.rowMinima ?? false) &&
@@ -377,6 +392,7 @@ export async function createGraphMsf(
     cap,
     fixed: options.dispatch !== 'indirect',
     fixedGroups,
+    tail,
   });
 }
 
@@ -400,7 +416,14 @@ class GraphMsfImpl implements GraphMsf {
     private readonly g: GpuGraph,
     private readonly k: Kernels,
     readonly plan: FilterPlan,
-    private readonly cfg: { wg: number; items: number; cap: number; fixed: boolean; fixedGroups: number },
+    private readonly cfg: {
+      wg: number;
+      items: number;
+      cap: number;
+      fixed: boolean;
+      fixedGroups: number;
+      tail: { from: number; groups: number };
+    },
   ) {
     const n = g.numVertices;
     this.rounds = roundsFor(n);
@@ -451,8 +474,10 @@ class GraphMsfImpl implements GraphMsf {
     uniforms: Uint8Array,
     r: number,
   ): void {
-    if (this.cfg.fixed) rec.dispatch(kernel, { buffers, uniforms, groups: this.cfg.fixedGroups });
-    else if (r === 1) rec.dispatch(kernel, { buffers, uniforms, threads: this.cfg.cap });
+    if (this.cfg.fixed) {
+      const groups = r >= this.cfg.tail.from ? this.cfg.tail.groups : this.cfg.fixedGroups;
+      rec.dispatch(kernel, { buffers, uniforms, groups });
+    } else if (r === 1) rec.dispatch(kernel, { buffers, uniforms, threads: this.cfg.cap });
     else rec.dispatch(kernel, { buffers, uniforms, indirect: { buffer: this.args[r % 2] } });
   }
 

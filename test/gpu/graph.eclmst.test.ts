@@ -170,7 +170,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     expect(got.every((x, i) => x === want[i])).toBe(true);
   });
 
-  it("issue 18: tagged guards, plain finds, row minima, fill resets, split worklists, tile appends give the CPU twin's forest, labels, round sizes", async () => {
+  it("issue 18: tagged guards, plain finds, row minima, fill resets, split worklists, tile appends, tail grids (and the kernels before them) give the CPU twin's forest, labels, round sizes", async () => {
     // Weights 0..60 as u32: every key shares its tagged guard word's truncated bits (key >> 6) with the others.
     const low = randomGraph(31, { numVertices: 600, numEdges: 2500, weightType: 'u32', distinctWeights: 500 });
     low.weights = (low.weights as Uint32Array).map((w) => w % 61);
@@ -204,8 +204,20 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
               fillResets: true,
               worklist: 'split' as const,
               tileAppends: true,
+              tail: { from: 3, groups: 2 },
             },
-            { finds: 'plain' as const, atomic64: false, rowMinima: true, filterC: 1.5, worklist: 'split' as const },
+            // The kernels from before issue 18's defaults (guards emptied by select, atomic finds with path halving,
+            // scattered resets, one append atomic per subgroup and item), with 32-bit minima…
+            {
+              guard: 'reset' as const,
+              finds: 'atomic' as const,
+              fillResets: false,
+              tileAppends: false,
+              atomic64: false,
+              rowMinima: true,
+              filterC: 1.5,
+              worklist: 'split' as const,
+            },
             {
               guard: 'tagged' as const,
               workgroupSize: 32,
@@ -215,19 +227,27 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
               fillResets: true,
               tileAppends: true,
             },
+            // …and with 64-bit minima.
+            { guard: 'reset' as const, finds: 'atomic' as const, fillResets: false, tileAppends: false },
           ];
           // Row minima apply to sorted rows only: the other shapes run fewer sets (this file is slow on lavapipe).
-          for (const opts of sets.slice(0, shape === 'sorted rows' ? 3 : shape === 'edges' ? 2 : 1)) {
+          const which = shape === 'sorted rows' ? [0, 1, 2] : shape === 'edges' ? [0, 1] : [0, 3];
+          for (const opts of which.map((i) => sets[i])) {
             const twin = eclMstCpu(g, { filter, filterC: 'filterC' in opts ? opts.filterC : undefined });
             const msf = await createGraphMsf(ctx, up, { filter, ...opts });
-            // Row minima need 64-bit minima and rows sorted by neighbour; elsewhere the option is ignored.
+            // Row minima (where asked for) need 64-bit minima and rows sorted by neighbour; elsewhere they are ignored.
             const sortedRows = g.kind === 'csr' && g.sortedRows;
             expect(sortedRows || shape !== 'sorted rows').toBe(true);
             // …and room for three words per tile entry in workgroup memory (default tile 8 · 256 entries).
             const tuned: { csrItems?: number; workgroupSize?: number } = opts;
             const tile = (tuned.csrItems ?? 8) * (tuned.workgroupSize ?? 256);
             const room = 12 * tile + 64 <= ctx.limits.maxComputeWorkgroupStorageSize;
-            const rows = sortedRows && opts.atomic64 !== false && ctx.features.atomicVec2uMinMax && room;
+            const rows =
+              opts.rowMinima === true &&
+              sortedRows &&
+              opts.atomic64 !== false &&
+              ctx.features.atomicVec2uMinMax &&
+              room;
             expect(msf.rowMinima).toBe(rows);
             await ctx.submit('test::graph', (rec) => {
               msf.encode(rec);
