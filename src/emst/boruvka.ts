@@ -852,7 +852,9 @@ export class Boruvka {
 
     // Pipelined submissions: two chunks of rounds stay queued ahead of the one whose edge count is being read back
     // (through its own staging buffer), so the GPU never waits for the host. The rounds after the last are
-    // wasted, but nearly empty (every kernel but the label scan returns at the "tree complete" flag). The
+    // wasted, but nearly empty (every kernel but the label scan returns at the "tree complete" flag). With
+    // RoundPasses.lateChunks (the default) none is queued ahead: a later chunk is submitted only when the read-back says
+    // the tree is not complete, so the chunks after a first one that completes it never run. The
     // first chunk holds the rounds nearly every input needs (0.7·log2(n): 17 at 10^7, where uniform 2D needs 14);
     // later chunks are short. With a signal, one round per submission instead, so that an abort stops the host within
     // a round and leaves at most DEPTH − 1 queued ones to the GPU (issue 15 §3); the pipelining hides the read-backs.
