@@ -14,6 +14,8 @@ override FILL_RESETS: u32 = 0u;
 // Worklist layout: 0 = interleaved (entry i at words 3i, 3i + 1, 3i + 2); 1 = split (p at i, q at cap + i, id at
 // 2 cap + i), so a subgroup's loads and stores of each field are contiguous (4 sectors per 32 entries, not 12).
 override WL_SPLIT: u32 = 0u;
+// Tile appends' record of the subgroup's hottest set (graph/reserve_sg's hot_record): 0 = off, 1 = on.
+override HOT_SETS: u32 = 0u;
 
 // "No edge": the value of an empty minimum record, and never a valid edge id (ids are < 2^32 − 1).
 const NONE: u32 = 0xffffffffu;

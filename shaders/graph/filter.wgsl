@@ -103,7 +103,9 @@ fn filterTiles(wid: vec3u, nwg: vec3u, lid: u32, count: u32, fill: bool) {
     }
     let at = tile_commit(lid, P.outSlot);
     for (var k = 0u; k < items; k++) {
-      if ((kept & (1u << k)) != 0u) { push_edge(at + krank[k], kp[k], kq[k], kkey[k], kid[k]); }
+      let has = (kept & (1u << k)) != 0u;
+      let rec = hot_record(has, kp[k], kq[k], kkey[k], kid[k]);
+      if (has) { push_edge_rec(at + krank[k], kp[k], kq[k], kkey[k], kid[k], rec); }
     }
   }
 }

@@ -171,10 +171,13 @@ fn populateCsr(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
   if (TILE_APPENDS == 1u) {
     let base = tile_commit(lid, P.outSlot);
     for (var k = 0u; k < ITEMS; k++) {
-      if ((kept & (1u << k)) != 0u) {
+      let has = (kept & (1u << k)) != 0u;
+      let j = t0 + k * WG + lid;
+      var rec = vec2<bool>(false, false);
+      if (!rowMinima) { rec = hot_record(has, kp[k], kq[k], kkey[k], j); }
+      if (has) {
         let at = base + krank[k];
-        let j = t0 + k * WG + lid;
-        if (rowMinima) { push_entry(at, kp[k], kq[k], j); } else { push_edge(at, kp[k], kq[k], kkey[k], j); }
+        if (rowMinima) { push_entry(at, kp[k], kq[k], j); } else { push_edge_rec(at, kp[k], kq[k], kkey[k], j, rec); }
       }
     }
   }

@@ -16,6 +16,19 @@ fn push_edge(at: u32, p: u32, q: u32, key: u32, id: u32) {
   record_min(q, key, id);
 }
 
+// push_edge with the records at p (rec.x) and q (rec.y) optional (graph/hot_sg's hot_record made them).
+fn push_edge_rec(at: u32, p: u32, q: u32, key: u32, id: u32, rec: vec2<bool>) {
+  if (at >= P.cap) {
+    atomicStore(&g_state[ST_OVERFLOW], 1u);
+    return;
+  }
+  wl_out[wl_word(at, 0u)] = p;
+  wl_out[wl_word(at, 1u)] = q;
+  wl_out[wl_word(at, 2u)] = id;
+  if (rec.x) { record_min(p, key, id); }
+  if (rec.y) { record_min(q, key, id); }
+}
+
 // Appends the entry without recording it (populate_csr.wgsl's row minima record each row's lightest edge
 // themselves).
 fn push_entry(at: u32, p: u32, q: u32, id: u32) {

@@ -135,6 +135,12 @@ export interface GraphMsfOptions {
    * otherwise); default true.
    */
   tileAppends?: boolean;
+  /**
+   * With tile appends and subgroups: each subgroup records the lightest of its entries that touch its smallest set
+   * (late rounds' giant set, whose root is small) once, instead of each entry its own record on the same address
+   * (graph/hot_sg.wgsl); default false.
+   */
+  hotSets?: boolean;
 }
 
 export interface GraphMsf {
@@ -237,6 +243,7 @@ interface Variant {
   fillResets: boolean;
   splitWorklist: boolean;
   tileAppends: boolean;
+  hotSets: boolean;
 }
 
 async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernels> {
@@ -254,6 +261,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
     GUARD_TAGGED: v.guardTagged ? 1 : 0,
     FILL_RESETS: v.fillResets ? 1 : 0,
     WL_SPLIT: v.splitWorklist ? 1 : 0,
+    HOT_SETS: v.hotSets ? 1 : 0,
   };
   const spec = (
     name: string,
@@ -272,7 +280,8 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
     overrides,
     ...extra,
   });
-  const producer = { include: [...finder, reserve, minMod, 'graph/push'], enable };
+  const hot = subgroups ? 'graph/hot_sg' : 'graph/hot_wg';
+  const producer = { include: [...finder, reserve, minMod, 'graph/push', hot], enable };
   // min64.wgsl's guard keys are one more binding (8) of the kernels that record minima.
   const guard: Bindings = atomic64 ? { g_guard: 'read_write' } : {};
   const [init, threshold, populate, filter, minIds, select, labels] = await Promise.all([
@@ -378,6 +387,7 @@ export async function createGraphMsf(
     fillResets: options.fillResets ?? true,
     splitWorklist: options.worklist === 'split',
     tileAppends: (options.tileAppends ?? true) && items <= 32,
+    hotSets: (options.hotSets ?? false) && subgroups,
     // populate_csr's workgroup memory: the tile's row offsets, and with row minima two more words per entry.
     rowMinima:
       (options.rowMinima ?? false) &&
