@@ -141,6 +141,8 @@ export interface GraphMsfOptions {
    * (graph/hot_sg.wgsl); default false.
    */
   hotSets?: boolean;
+  /** Select's forest appends by tiles too (select.wgsl, selectTiles: up to 4 · WG entries per chunk); default false. */
+  selectTiles?: boolean;
 }
 
 export interface GraphMsf {
@@ -219,7 +221,7 @@ interface Kernels {
   labels: Kernel;
 }
 
-/** Entries per thread and chunk of the filter's tile appends (GraphMsfOptions.tileAppends). */
+/** Entries per thread and chunk of the filter's and select's tile appends (GraphMsfOptions.tileAppends, selectTiles). */
 const FILTER_TILE_ITEMS = 4;
 
 /** Rounds that suffice for one phase on n vertices: ⌊log2 n⌋ + 1 (see the header). */
@@ -244,6 +246,7 @@ interface Variant {
   splitWorklist: boolean;
   tileAppends: boolean;
   hotSets: boolean;
+  selectTiles: boolean;
 }
 
 async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernels> {
@@ -310,6 +313,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
       ...spec('select', 'select', 'selectRound', B.select),
       include: [...base, reserve],
       enable: appendEnable,
+      constants: { SELECT_ITEMS: v.selectTiles ? FILTER_TILE_ITEMS : 0 },
     }),
     ctx.kernel(spec('labels', 'labels', 'labels', {})),
   ]);
@@ -388,6 +392,7 @@ export async function createGraphMsf(
     splitWorklist: options.worklist === 'split',
     tileAppends: (options.tileAppends ?? true) && items <= 32,
     hotSets: (options.hotSets ?? false) && subgroups,
+    selectTiles: options.selectTiles ?? false,
     // populate_csr's workgroup memory: the tile's row offsets, and with row minima two more words per entry.
     rowMinima:
       (options.rowMinima ?? false) &&

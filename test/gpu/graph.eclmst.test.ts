@@ -170,7 +170,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
     expect(got.every((x, i) => x === want[i])).toBe(true);
   });
 
-  it("issue 18: tagged guards, plain finds, row minima, fill resets, split worklists, tile appends, tail grids, hot sets (and the kernels before them) give the CPU twin's forest, labels, round sizes", async () => {
+  it("issue 18: tagged guards, plain finds, row minima, fill resets, split worklists, tile appends, tail grids, hot sets, select tiles (and the kernels before them) give the CPU twin's forest, labels, round sizes", async () => {
     // Weights 0..60 as u32: every key shares its tagged guard word's truncated bits (key >> 6) with the others.
     const low = randomGraph(31, { numVertices: 600, numEdges: 2500, weightType: 'u32', distinctWeights: 500 });
     low.weights = (low.weights as Uint32Array).map((w) => w % 61);
@@ -206,6 +206,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
               tileAppends: true,
               tail: { from: 3, groups: 2 },
               hotSets: true,
+              selectTiles: true,
             },
             // The kernels from before issue 18's defaults (guards emptied by select, atomic finds with path halving,
             // scattered resets, one append atomic per subgroup and item), with 32-bit minima…
@@ -228,6 +229,7 @@ describe.skipIf(variants.length === 0).each(variants)('graph MSF on the GPU ($na
               fillResets: true,
               tileAppends: true,
               hotSets: true,
+              selectTiles: true,
             },
             // …and with 64-bit minima.
             { guard: 'reset' as const, finds: 'atomic' as const, fillResets: false, tileAppends: false },
