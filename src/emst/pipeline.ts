@@ -556,7 +556,8 @@ export async function warmEmstPipelines(
   try {
     const others = Promise.all([createPointChecker(ctx), createCanonicalSort(ctx), createCanonicalSplit(ctx)]);
     others.catch(() => undefined);
-    const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, metric, periodic);
+    // The same layout as emstGpu's (in place: its point scatter too).
+    const e = await GpuEmst.create(ctx, Math.max(n, 1), dim, metric, periodic, { inPlace: inPlaceDefault() });
     try {
       await others;
     } finally {

@@ -336,11 +336,14 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
   const outputs = scatterOutputs(keyParts, valueParts);
 
   const guarded = options.guard === true;
+  // Each variant its own label (`.key32`, `.guarded`): a context may hold several sorters (the BVH's prefix sort:
+  // 64-bit, 32-bit and guarded), and phases and compile counts name each pipeline once.
+  const variant = `${keyWords === 1 ? '.key32' : ''}${guarded ? '.guarded' : ''}`;
   const spec = <const B extends Bindings>(name: string, label: string, given: B, extra: string[] = []) => {
     const bindings: Bindings = guarded ? { ...given, guard: 'read' } : given;
     const guard = guardWgsl(guarded ? Object.keys(bindings).length - 1 : null);
     return {
-      label,
+      label: label + variant,
       shader: `${SHADERS}_${name}`,
       entry: 'main',
       bindings,

@@ -4,7 +4,7 @@
  * with none), since the counts are per context.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { GpuEmst, emstGpu } from '../../src/emst/pipeline.js';
+import { GpuEmst, emstGpu, inPlaceDefault } from '../../src/emst/pipeline.js';
 import { EUCLIDEAN } from '../../src/emst/metric.js';
 import { metricOf } from '../../src/emst/metric.js';
 import { createScanner } from '../../src/primitives/scan.js';
@@ -50,7 +50,8 @@ describe.skipIf(probe === null).each(['all', 'none'] as const)('kernel compilati
 
   it('emstGpu compiles in its emst::compile phase only: the rounds and the read-back compile nothing more', async () => {
     const ctx = (await fresh(features))!;
-    const e = await GpuEmst.create(ctx, 500, 2, EUCLIDEAN);
+    // emstGpu's layout: in place (issue 19) unless TREELINE_EMST_INPLACE=0, which compiles the point scatter too.
+    const e = await GpuEmst.create(ctx, 500, 2, EUCLIDEAN, false, { inPlace: inPlaceDefault() });
     e.destroy();
     const created = ctx.compileStats.pipelines;
     for (const n of [0, 1, 2, 257, 500]) {
