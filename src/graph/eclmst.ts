@@ -91,7 +91,8 @@ export interface GraphMsfOptions {
   /**
    * Rounds `from` on (1-based, every phase) run over a fixed grid of `groups` workgroups instead: late rounds are
    * nearly always small or empty, and an empty round over the full grid costs ~10 µs per dispatch on the H100
-   * (two per round, ⌊log2 n⌋ + 1 rounds per phase). Default: none (every round over fixedGroups).
+   * (two per round, ⌊log2 n⌋ + 1 rounds per phase). Default: none (every round over fixedGroups). H100 (fa7695b):
+   * no gain — { from: 10, groups: 64 } left an empty round at ~10 µs, so the cost is per dispatch, not per group.
    */
   tail?: { from: number; groups: number };
   /** Use the 64-bit atomic minimum (default: where the device has 'atomic-vec2u-min-max'). */
@@ -138,10 +139,14 @@ export interface GraphMsfOptions {
   /**
    * With tile appends and subgroups: each subgroup records the lightest of its entries that touch its smallest set
    * (late rounds' giant set, whose root is small) once, instead of each entry its own record on the same address
-   * (graph/hot_sg.wgsl); default false.
+   * (graph/hot_sg.wgsl); default false: slower on the H100 (fa7695b: r4-23 12.97 vs 12.32 ms, knn2d-22 4.21 vs 4.10).
    */
   hotSets?: boolean;
-  /** Select's forest appends by tiles too (select.wgsl, selectTiles: up to 4 · WG entries per chunk); default false. */
+  /**
+   * Select's forest appends by tiles too (select.wgsl, selectTiles: up to 4 · WG entries per chunk); default false.
+   * H100 (fa7695b): faster on r4-23 (11.67 vs 12.32 ms), knn2d-22 (3.93 vs 4.10) and grid2d-20 (1.01 vs 1.08);
+   * rmat-22 unmeasured, so not yet the default.
+   */
   selectTiles?: boolean;
 }
 
