@@ -38,6 +38,30 @@ export interface PointGatherer {
 }
 
 /**
+ * The points' parts for a kernel that binds them beside two other arrays (bvh::gather, bvh::scatter): words per
+ * part, how many, and their binding names (`points`, or `points0`…); an InputError naming `label` where the device
+ * binds too few.
+ */
+export function pointBindings(
+  ctx: GpuContext,
+  label: string,
+  maxCount: number,
+  dim: number,
+  partElements?: number,
+): { parts: BigArrayParts; slots: number; names: string[] } {
+  const parts = bigArrayParts(ctx.limits, Math.max(maxCount * dim, 1), 4, partElements);
+  const slots = parts.parts;
+  const most = ctx.limits.maxStorageBuffersPerShaderStage - 2;
+  if (slots > most) {
+    throw new InputError(
+      `${label}: ${maxCount} points of ${dim} coordinates need ${slots} bindings of ${parts.partElements} words; this device binds ${most} beside the others.`,
+    );
+  }
+  const names = slots === 1 ? ['points'] : Array.from({ length: slots }, (_, i) => `points${i}`);
+  return { parts, slots, names };
+}
+
+/**
  * Compiles the gather for up to maxCount points of `dim` coordinates (`constants`: added to the kernel's, as the
  * builder's other kernels have them; `partElements` / `maxWindow`: smaller parts (words) and windows (points), tests).
  */
@@ -52,15 +76,7 @@ export async function createPointGatherer(
     maxWindow?: number;
   } = {},
 ): Promise<PointGatherer> {
-  const parts = bigArrayParts(ctx.limits, Math.max(maxCount * dim, 1), 4, options.partElements);
-  const slots = parts.parts;
-  const most = ctx.limits.maxStorageBuffersPerShaderStage - 2;
-  if (slots > most) {
-    throw new InputError(
-      `bvh::gather: ${maxCount} points of ${dim} coordinates need ${slots} bindings of ${parts.partElements} words; this device binds ${most} beside the others.`,
-    );
-  }
-  const names = slots === 1 ? ['points'] : Array.from({ length: slots }, (_, i) => `points${i}`);
+  const { parts, slots, names } = pointBindings(ctx, 'bvh::gather', maxCount, dim, options.partElements);
   const kernel = (await ctx.kernel({
     label: 'bvh::gather',
     shader: 'bvh/gather',

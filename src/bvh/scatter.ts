@@ -11,7 +11,6 @@ import type { GpuContext } from '../gpu/context.js';
 import type { Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
 import {
-  bigArrayParts,
   bigArrayWgsl,
   createUnusedParts,
   partBindings,
@@ -20,6 +19,7 @@ import {
   type BigArrayParts,
 } from '../gpu/bigarray.js';
 import { InputError } from '../errors.js';
+import { pointBindings } from './gather.js';
 
 const UNIFORMS = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
 
@@ -52,15 +52,7 @@ export async function createPointScatterer(
   dim: number,
   options: { partElements?: number; maxWindow?: number } = {},
 ): Promise<PointScatterer> {
-  const parts = bigArrayParts(ctx.limits, Math.max(maxCount * dim, 1), 4, options.partElements);
-  const slots = parts.parts;
-  const most = ctx.limits.maxStorageBuffersPerShaderStage - 2;
-  if (slots > most) {
-    throw new InputError(
-      `bvh::scatter: ${maxCount} points of ${dim} coordinates need ${slots} bindings of ${parts.partElements} words; this device binds ${most} beside the others.`,
-    );
-  }
-  const names = slots === 1 ? ['points'] : Array.from({ length: slots }, (_, i) => `points${i}`);
+  const { parts, slots, names } = pointBindings(ctx, 'bvh::scatter', maxCount, dim, options.partElements);
   const kernel = (await ctx.kernel({
     label: 'bvh::scatter',
     shader: 'bvh/scatter',

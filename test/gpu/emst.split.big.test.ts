@@ -10,21 +10,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { capacity } from '../../src/bvh/capacity.js';
 import { emst } from '../../src/emst/emst.js';
-import type { EdgeList } from '../../src/emst/edges.cpu.js';
 import { cloud } from '../helpers/clouds.js';
 import { tryGpuContext } from '../helpers/gpu.js';
+import { expectSameEdges } from '../helpers/sameEdges.js';
 
 const LIMIT = 1048576;
 const lowered = await tryGpuContext({ maxBindingBytes: LIMIT });
 const whole = lowered ? await tryGpuContext() : null;
 afterAll(() => Promise.all([lowered?.destroy(), whole?.destroy()]));
-
-function same(a: EdgeList, b: EdgeList): void {
-  expect(a.sources.length).toBe(b.sources.length);
-  expect(Array.from(a.sources)).toEqual(Array.from(b.sources));
-  expect(Array.from(a.targets)).toEqual(Array.from(b.targets));
-  expect(Array.from(a.weights)).toEqual(Array.from(b.weights));
-}
 
 describe.skipIf(!lowered)('issue 19: emst() at a 1 MiB binding limit', () => {
   it.each([
@@ -37,6 +30,6 @@ describe.skipIf(!lowered)('issue 19: emst() at a 1 MiB binding limit', () => {
     const pts = cloud('normal', n, dim, 7 + dim + minSamples);
     const got = await emst(pts, { dim, minSamples, backend: 'gpu', gpu: lowered! });
     expect(got.sources.length).toBe(n - 1);
-    same(got, await emst(pts, { dim, minSamples, backend: 'gpu', gpu: whole! }));
+    expectSameEdges(got, await emst(pts, { dim, minSamples, backend: 'gpu', gpu: whole! }));
   });
 });

@@ -15,6 +15,7 @@ import type { EdgeList } from '../../src/emst/edges.cpu.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { cloud, type CloudKind } from '../helpers/clouds.js';
 import { tryGpuContext } from '../helpers/gpu.js';
+import { expectSameEdges } from '../helpers/sameEdges.js';
 import { primMst } from '../helpers/prim.js';
 import { periodicPoints } from '../helpers/periodic.js';
 import { readBvh } from '../helpers/bvh.readback.js';
@@ -51,12 +52,6 @@ async function gpuEmst(c: GpuContext, pts: Float32Array, dim: number, o: Run): P
 
 const edgeSet = (s: Uint32Array, t: Uint32Array) =>
   Array.from(s, (a, i) => `${Math.min(a, t[i])}-${Math.max(a, t[i])}`).sort();
-
-function same(a: EdgeList, b: EdgeList): void {
-  expect(Array.from(a.sources)).toEqual(Array.from(b.sources));
-  expect(Array.from(a.targets)).toEqual(Array.from(b.targets));
-  expect(Array.from(a.weights)).toEqual(Array.from(b.weights));
-}
 
 describe.skipIf(!ctx)('Borůvka split traversal', () => {
   it.each([
@@ -108,8 +103,8 @@ describe.skipIf(!ctx)('Borůvka split traversal', () => {
     async (kind, n, dim, ms, split) => {
       const pts = cloud(kind, n, dim, 19);
       const got = await gpuEmst(ctx!, pts, dim, { minSamples: ms, split });
-      same(got, await gpuEmst(ctx!, pts, dim, { minSamples: ms }));
-      same(got, await emst(pts, { dim, minSamples: ms, backend: 'cpu' }));
+      expectSameEdges(got, await gpuEmst(ctx!, pts, dim, { minSamples: ms }));
+      expectSameEdges(got, await emst(pts, { dim, minSamples: ms, backend: 'cpu' }));
       // Prim in float64: the same edge set (its order may differ where float32 weights tie).
       const prim = primMst(pts, dim, ms > 1 ? { minSamples: ms } : {});
       expect(edgeSet(got.sources, got.targets)).toEqual(edgeSet(prim.sources, prim.targets));
@@ -119,8 +114,8 @@ describe.skipIf(!ctx)('Borůvka split traversal', () => {
   it('every point searching every round (skipBounded false): the unsplit edges', async () => {
     const pts = cloud('clustered', 1500, 3, 8);
     const want = await gpuEmst(ctx!, pts, 3, {});
-    same(await gpuEmst(ctx!, pts, 3, { split: 256, skipBounded: false }), want);
-    same(
+    expectSameEdges(await gpuEmst(ctx!, pts, 3, { split: 256, skipBounded: false }), want);
+    expectSameEdges(
       await gpuEmst(ctx!, pts, 3, { minSamples: 5, split: 256, skipBounded: false }),
       await gpuEmst(ctx!, pts, 3, { minSamples: 5 }),
     );
@@ -130,7 +125,7 @@ describe.skipIf(!ctx)('Borůvka split traversal', () => {
     const box = [7, 9, 5];
     const period = Float32Array.from(box);
     const pts = periodicPoints('grid', 600, box, 3);
-    same(await gpuEmst(ctx!, pts, 3, { period, split: 128 }), await gpuEmst(ctx!, pts, 3, { period }));
+    expectSameEdges(await gpuEmst(ctx!, pts, 3, { period, split: 128 }), await gpuEmst(ctx!, pts, 3, { period }));
     // A cut at the median MST edge: no pair below it is an edge, so the tree changes.
     const cutPts = cloud('clustered', 1200, 3, 5);
     const weights = Float64Array.from((await gpuEmst(ctx!, cutPts, 3, {})).weights).sort();
@@ -138,6 +133,6 @@ describe.skipIf(!ctx)('Borůvka split traversal', () => {
     const forest = await gpuEmst(ctx!, cutPts, 3, { minEdgeLength, split: 256 });
     expect(forest.weights.length).toBeGreaterThan(0);
     expect(Math.min(...forest.weights)).toBeGreaterThanOrEqual(Math.fround(minEdgeLength) * (1 - 1e-6));
-    same(forest, await gpuEmst(ctx!, cutPts, 3, { minEdgeLength }));
+    expectSameEdges(forest, await gpuEmst(ctx!, cutPts, 3, { minEdgeLength }));
   });
 });
