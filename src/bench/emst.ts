@@ -3,7 +3,8 @@
  * before the timer starts, the tree in a GPU buffer when it stops; pipelines compiled by the warm-up. Mutual
  * reachability runs include the core distances. `check` validates n − 1 edges, no cycle, and the CPU backend's total
  * weight (1e-6 relative) at n ≤ 10^6 up to 3 dimensions, 10^5 up to 8, 2·10^4 above; beyond those, up to 12
- * dimensions, the plain rounds' GPU tree edge for edge (the candidate lists off, src/emst/highdim.ts).
+ * dimensions, the plain rounds' GPU tree edge for edge (the candidate lists off, src/emst/highdim.ts), and in 2D/3D
+ * (plain EMST) the spatial halves (checkHalves): issue 19's check at 4–6·10^8 points, where no CPU run is possible.
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { BenchCase } from './harness.js';
@@ -28,6 +29,13 @@ export async function benchEmst(
   // untimed submission puts them back (in the wall time, not the GPU time).
   const e = await GpuEmst.create(ctx, n, dim, metricOf(minSamples), false, { inPlace: inPlaceDefault() });
   let last: BoruvkaResult | null = null;
+  let destroyed = false;
+  const release = (): void => {
+    if (destroyed) return;
+    destroyed = true;
+    e.destroy();
+    buffer.destroy();
+  };
   return {
     run: async (timer) => {
       // TREELINE_EMST_CHUNK overrides the rounds per submission in benchmark sweeps.
@@ -49,6 +57,10 @@ export async function benchEmst(
         const cpu = emstCpu(points, dim, { metric: metricOf(minSamples) });
         const want = cpu.weights.reduce((s, w) => s + w, 0);
         if (Math.abs(total - want) > 1e-6 * want) throw new Error(`bench::emst: total ${total}, CPU backend ${want}`);
+      } else if (dim <= 3 && minSamples === 1) {
+        // The tree's GPU memory goes first: the halves' trees take half of it each, one after the other.
+        release();
+        await checkHalves(ctx, points, n, dim, edges, inPlaceDefault());
       } else if (dim > 3 && dim <= 12) {
         // Instead, the plain rounds' tree on the GPU (no candidate lists, highdim.ts), edge for edge.
         const plain = await GpuEmst.create(ctx, n, dim, metricOf(minSamples), false, { candidates: 'off' });
@@ -64,9 +76,97 @@ export async function benchEmst(
       }
     },
     notes: () => `${last?.rounds ?? 0} rounds encoded; minSamples ${minSamples}`,
-    destroy: () => {
+    destroy: release,
+  };
+}
+
+/**
+ * The spatial halves check (issue 19: "total weight … against the same data's spatial halves"): the points split at
+ * the middle of their first coordinate's range (x < mid and x ≥ mid, each half in the points' order, so local ids
+ * keep the global ids' order and the canonical tie rule), each half's EMST computed on its own by the GPU path, and
+ * every edge of the whole tree with both ends in one half must be an edge of that half's EMST with the same weight
+ * (the cycle property: a global MST edge inside a subset is in the subset's MST). Edges the halves' trees lack are
+ * reported with their ids. What it does not check: the crossing edges' minimality (the tree spans and has no cycle;
+ * each crossing edge is a Borůvka choice of the same run).
+ */
+async function checkHalves(
+  ctx: GpuContext,
+  points: Float32Array,
+  n: number,
+  dim: number,
+  whole: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array },
+  inPlace: boolean,
+): Promise<void> {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const x = points[i * dim];
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  const mid = lo + (hi - lo) / 2;
+  const side = new Uint8Array(n);
+  const local = new Uint32Array(n);
+  const counts = [0, 0];
+  for (let i = 0; i < n; i++) {
+    const s = points[i * dim] < mid ? 0 : 1;
+    side[i] = s;
+    local[i] = counts[s]++;
+  }
+  let inside = 0;
+  for (let h = 0; h < 2; h++) {
+    const m = counts[h];
+    if (m < 2) continue;
+    const half = new Float32Array(m * dim);
+    for (let i = 0, j = 0; i < n; i++) {
+      if (side[i] !== h) continue;
+      for (let d = 0; d < dim; d++) half[j * dim + d] = points[i * dim + d];
+      j++;
+    }
+    const buffer = ctx.upload('bench::half', half);
+    const e = await GpuEmst.create(ctx, m, dim, metricOf(1), false, { inPlace });
+    let tree: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array };
+    try {
+      tree = await e.readEdges(await e.run(buffer, m));
+    } finally {
       e.destroy();
       buffer.destroy();
-    },
-  };
+    }
+    // The half's tree as adjacency lists (CSR over local ids), its weights beside.
+    const start = new Uint32Array(m + 1);
+    for (let i = 0; i < m - 1; i++) {
+      start[tree.sources[i] + 1]++;
+      start[tree.targets[i] + 1]++;
+    }
+    for (let i = 0; i < m; i++) start[i + 1] += start[i];
+    const fill = start.slice(0, m);
+    const other = new Uint32Array(2 * (m - 1));
+    const weight = new Float32Array(2 * (m - 1));
+    for (let i = 0; i < m - 1; i++) {
+      const a = tree.sources[i];
+      const b = tree.targets[i];
+      other[fill[a]] = b;
+      weight[fill[a]++] = tree.weights[i];
+      other[fill[b]] = a;
+      weight[fill[b]++] = tree.weights[i];
+    }
+    for (let i = 0; i < n - 1; i++) {
+      const u = whole.sources[i];
+      const v = whole.targets[i];
+      if (side[u] !== h || side[v] !== h) continue;
+      inside++;
+      const a = local[u];
+      const b = local[v];
+      let k = start[a];
+      while (k < start[a + 1] && other[k] !== b) k++;
+      if (k === start[a + 1])
+        throw new Error(`bench::emst: edge ${i} (${u}, ${v}) lies in half ${h} but not in that half's own EMST`);
+      if (weight[k] !== whole.weights[i])
+        throw new Error(`bench::emst: edge ${i} (${u}, ${v}) weighs ${whole.weights[i]}, ${weight[k]} in half ${h}'s EMST`);
+    }
+  }
+  console.error(
+    `bench::emst: halves at x = ${mid}: ${counts[0]} + ${counts[1]} points; ${inside} of ${n - 1} edges inside a half, ` +
+      `each in that half's own EMST with its weight`,
+  );
 }
