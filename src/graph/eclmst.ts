@@ -39,6 +39,9 @@
  *    gain measured), `filterC` below ECL-MST's 3 (faster on r4 and rmat, slower on knn2d). The old kernels stay
  *    selectable ({ guard: 'reset', finds: 'atomic', fillResets: false, tileAppends: false }).
  *  - The union-find is the project's (unionfind/unionfind.wgsl: the smaller root wins, find halves paths).
+ *  - Arrays above one storage binding (issue 19): where the worklists, the edge slots or the 8-byte vertex records
+ *    exceed one binding, createGraphMsf hands the graph to eclsplit.ts (edge arrays and worklists in windows, its own
+ *    kernels graph/split_*); the kernels of this file always bind whole, unchanged.
  *
  * GPU memory beyond the graph: 24 bytes per edge (two worklists) + 28 per vertex (parent, two 8-byte record
  * arrays, guard key, forest slot) — 36 to 38 bytes per undirected edge on the benchmark graphs (limit: 40).
@@ -54,6 +57,10 @@ import { InputError } from '../errors.js';
 import { FILTER_C, filterPlan, type FilterPlan } from './threshold.js';
 import type { WeightKind } from './types.js';
 import type { EclTrace } from './eclmst.cpu.js';
+import { createSplitGraphMsf } from './eclsplit.js';
+import { forestFromState, roundsFor, traceFromState } from './msfstate.js';
+
+export { roundsFor };
 
 /** A graph resident on the GPU (see `uploadGraph` in gpugraph.ts). Buffers hold u32 words. */
 export interface GpuGraph {
@@ -74,6 +81,11 @@ export interface GpuGraph {
   neighbours?: GPUBuffer;
   /** CSR: every row's neighbours are non-decreasing (needed by the row minima; see GraphMsfOptions.rowMinima). */
   sortedRows?: boolean;
+  /**
+   * The candidate edges (non-loop edges; CSR entries with v < neighbour) among slots [first, first + count), counted
+   * on the host: the split path (eclsplit.ts) sizes its worklist segments by them (one entry per slot without it).
+   */
+  candidates?: (first: number, count: number) => number;
 }
 
 export interface GraphMsfOptions {
@@ -148,6 +160,14 @@ export interface GraphMsfOptions {
    * rmat-22 unmeasured, so not yet the default.
    */
   selectTiles?: boolean;
+  /**
+   * Issue 19: run on split arrays (eclsplit.ts: edge arrays and worklists in windows) even where every array fits
+   * one binding — tests; default: only where an array exceeds one binding. None of the options above but
+   * workgroupSize, subgroups, fixedGroups, filter and filterC apply there.
+   */
+  split?: boolean;
+  /** With the split arrays: windows of at most this many edge slots (tests: many windows at small sizes). */
+  splitWindow?: number;
 }
 
 export interface GraphMsf {
@@ -228,11 +248,6 @@ interface Kernels {
 
 /** Entries per thread and chunk of the filter's and select's tile appends (GraphMsfOptions.tileAppends, selectTiles). */
 const FILTER_TILE_ITEMS = 4;
-
-/** Rounds that suffice for one phase on n vertices: ⌊log2 n⌋ + 1 (see the header). */
-export function roundsFor(n: number): number {
-  return n < 2 ? 1 : Math.floor(Math.log2(n)) + 1;
-}
 
 /** The round tag of tagged guard words (min64.wgsl): falls with every round of every phase. */
 export function guardTag(phaseIndex: number, round: number): number {
@@ -369,23 +384,17 @@ export async function createGraphMsf(
   const n = graph.numVertices;
   const cap = Math.max(1, graph.capacity);
   const maxBinding = ctx.limits.maxStorageBufferBindingSize;
-  for (const [what, bytes] of [
-    ['worklist (12 bytes per edge)', 12 * cap],
-    ['weights', 4 * graph.slots],
-    ['vertex records', 8 * n],
-  ] as const) {
-    if (bytes > maxBinding) {
-      throw new InputError(
-        `graph::msf: the ${what} needs ${bytes} bytes, above this device's maxStorageBufferBindingSize (${maxBinding}).`,
-      );
-    }
-  }
   const directed = graph.kind === 'csr' ? graph.slots : 2 * graph.slots;
   const filterC = options.filterC ?? FILTER_C;
   if (!(filterC > 0 && Number.isFinite(filterC))) {
     throw new InputError(`Expected filterC > 0, got ${options.filterC}.`);
   }
   const plan = filterPlan(n, graph.slots, directed, options.filter, filterC);
+  // Issue 19: an array above one binding (worklists, edge slots, 8-byte vertex records) takes the split path.
+  const whole = 12 * cap <= maxBinding && 4 * graph.slots <= maxBinding && 8 * n <= maxBinding;
+  if (options.split || !whole) {
+    return createSplitGraphMsf(ctx, graph, plan, { wg, subgroups, fixedGroups, windowSlots: options.splitWindow });
+  }
   const kernels = await compile(ctx, graph, {
     wg,
     items,
@@ -586,15 +595,7 @@ class GraphMsfImpl implements GraphMsf {
 
   async readForest(): Promise<Uint32Array> {
     const state = new Uint32Array(await this.ctx.read(this.state));
-    const trace = this.traceOf(state);
-    const last = trace.rounds.map((r) => r[r.length - 1]);
-    if (state[4] !== 0 || last.some((c) => c !== 0) || state[2] > this.forestCap) {
-      throw new Error(
-        `graph::msf: internal error: overflow=${state[4]}, last round sizes ${last.join(',')}, forest ${state[2]} > ${this.forestCap}.`,
-      );
-    }
-    const count = state[2];
-    return count === 0 ? new Uint32Array(0) : new Uint32Array(await this.ctx.read(this.forest, 0, 4 * count));
+    return forestFromState(this.ctx, state, this.forest, this.forestCap, this.traceOf(state));
   }
 
   async readLabels(): Promise<Uint32Array> {
@@ -606,11 +607,7 @@ class GraphMsfImpl implements GraphMsf {
   }
 
   private traceOf(state: Uint32Array): EclTrace {
-    const phases = this.g.slots === 0 || this.g.numVertices < 2 ? 0 : this.plan.filter ? 2 : 1;
-    const rounds: number[][] = [];
-    for (let p = 0; p < phases; p++)
-      rounds.push(Array.from(state.subarray(8 + 64 * p + 1, 8 + 64 * p + 1 + this.rounds)));
-    return { threshold: this.plan.filter && phases > 0 ? state[3] : null, rounds };
+    return traceFromState(state, this.plan, this.rounds, this.g.slots, this.g.numVertices);
   }
 
   destroy(): void {

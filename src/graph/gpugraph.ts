@@ -28,6 +28,11 @@ export function uploadGraph(ctx: GpuContext, g: NormalGraph): UploadedGraph {
       kind: 'edges',
       sources,
       targets,
+      candidates: (first, count) => {
+        let c = 0;
+        for (let i = first; i < first + count; i++) if (g.sources[i] !== g.targets[i]) c++;
+        return c;
+      },
       destroy: () => [weights, sources, targets].forEach((b) => b.destroy()),
     };
   }
@@ -39,6 +44,26 @@ export function uploadGraph(ctx: GpuContext, g: NormalGraph): UploadedGraph {
     offsets,
     neighbours,
     sortedRows: g.sortedRows,
+    candidates: (first, count) => csrCandidates(g.offsets, g.neighbours, first, count),
     destroy: () => [weights, offsets, neighbours].forEach((b) => b.destroy()),
   };
+}
+
+/** The entries j in [first, first + count) of a CSR whose neighbour is above their row (the edges' own copies). */
+function csrCandidates(offsets: Uint32Array, neighbours: Uint32Array, first: number, count: number): number {
+  const end = first + count;
+  // The row holding entry `first`: the last v with offsets[v] <= first.
+  let lo = 0,
+    hi = offsets.length - 2;
+  while (lo < hi) {
+    const mid = hi - ((hi - lo) >> 1);
+    if (offsets[mid] <= first) lo = mid;
+    else hi = mid - 1;
+  }
+  let c = 0;
+  for (let v = lo, j = first; j < end; v++) {
+    const stop = Math.min(offsets[v + 1], end);
+    for (; j < stop; j++) if (neighbours[j] > v) c++;
+  }
+  return c;
 }

@@ -102,6 +102,8 @@ async function createEveryKernel(features: GpuFeatures): Promise<KernelSpec[]> {
     // Issue 18's options: read-only parents (graph/parent_ro), tagged guards, row minima, fill resets.
     const options = { finds: 'plain', guard: 'tagged', rowMinima: true, fillResets: true } as const;
     await createGraphMsf(ctx, { ...graph, sortedRows: true }, options);
+    // Issue 19: the kernels on split arrays (graph/split_*).
+    await createGraphMsf(ctx, graph, { split: true });
   }
   for (const dim of [2, 3, 5]) {
     await createBvhBuilder(ctx, { maxCount: 1 << 20, dim });

@@ -1,0 +1,79 @@
+// Shared by the graph-MSF kernels on split arrays (src/graph/eclsplit.ts; issue 19), in place of graph/common.wgsl:
+// the same weight keys, phases and state words, but a uniform block that carries the window or worklist segment a
+// dispatch works on. Included after common/grid. Declares bindings 0 (parameters) and 1 (state); binding 2, the
+// union-find's uf_parent, comes from graph/parent (with unionfind/unionfind) where a kernel finds or joins.
+//
+// A worklist entry is one vec4u (p, q, edge id, weight key): the key travels with the entry, so that no kernel but
+// populate reads the weights, and populate reads them in windows of edge slots (bound per dispatch).
+
+// The weight type: 0 = u32, 1 = i32, 2 = f32 (weights are bound as their raw 32 bits).
+override WEIGHT_KIND: u32 = 0u;
+
+// "No edge": the value of an empty record, and never a valid edge id (ids are < 2^32 − 1).
+const NONE: u32 = 0xffffffffu;
+
+const PHASE_ALL: u32 = 0u;
+const PHASE_LIGHT: u32 = 1u;
+const PHASE_HEAVY: u32 = 2u;
+
+// State words (g_state): graph/common.wgsl's 0 … 8 + 2·64 (forest count, threshold, overflow, per-round sizes,
+// now summed over the segments), then the threshold's samples from ST_SAMPLES, then two worklist counters per
+// segment (eclsplit.ts, counterWord).
+const ST_FOREST: u32 = 2u;
+const ST_THRESHOLD: u32 = 3u;
+const ST_OVERFLOW: u32 = 4u;
+const ST_STATS: u32 = 8u;
+const ST_SAMPLES: u32 = 136u;
+
+struct SplitParams {
+  // Vertices.
+  n: u32,
+  // PHASE_*.
+  phase: u32,
+  // populate: the window's first edge slot (its id) and its slots.
+  first: u32,
+  count: u32,
+  // The segment's worklist capacity (entries).
+  cap: u32,
+  // State words of the counters this dispatch reads (filter: its input; select: the one it zeroes for the next
+  // round) and appends to (populate, filter) or reads (minIds, select).
+  inSlot: u32,
+  outSlot: u32,
+  // Where select adds the segment's worklist size: g_state[ST_STATS + statsAt].
+  statsAt: u32,
+  // Forest capacity (numVertices − 1, at least 1).
+  forestCap: u32,
+  // Threshold sampling: how many samples, and which sorted sample is the threshold.
+  samples: u32,
+  pick: u32,
+  pad0: u32,
+}
+
+@group(0) @binding(0) var<uniform> P: SplitParams;
+@group(0) @binding(1) var<storage, read_write> g_state: array<atomic<u32>>;
+
+// The order-preserving map of src/graph/keys.ts (as graph/common.wgsl's).
+fn weight_key(bits: u32) -> u32 {
+  if (WEIGHT_KIND == 1u) { return bits ^ 0x80000000u; }
+  if (WEIGHT_KIND == 2u) {
+    if (bits == 0x80000000u) { return 0x80000000u; } // −0 sorts as +0
+    if ((bits & 0x80000000u) != 0u) { return ~bits; }
+    return bits | 0x80000000u;
+  }
+  return bits;
+}
+
+// Whether an edge of this key belongs to the current phase.
+fn in_phase(key: u32, threshold: u32) -> bool {
+  if (P.phase == PHASE_LIGHT) { return key <= threshold; }
+  if (P.phase == PHASE_HEAVY) { return key > threshold; }
+  return true;
+}
+
+var<workgroup> wg_n: u32;
+
+// g_state[slot], read once and made workgroup-uniform (it bounds loops that contain barriers).
+fn uniform_count(lid: u32, slot: u32) -> u32 {
+  if (lid == 0u) { wg_n = atomicLoad(&g_state[slot]); }
+  return workgroupUniformLoad(&wg_n);
+}

@@ -1,0 +1,376 @@
+/**
+ * The graph MSF on arrays above one storage binding (issue 19): eclmst.ts's ECL-MST phases and rounds, with every
+ * array that grows with the edges bound per window (gpu/bigarray.ts). createGraphMsf takes this path only where an
+ * array of its own exceeds one binding (or where GraphMsfOptions.split forces it, for tests): the fast path's
+ * kernels and bind groups never see it.
+ *
+ *   windows   the edge slots — weights, sources and targets, or the CSR's neighbours — bound per window of slots
+ *             (bigarray.ts windows(), strides 4 and 16) by populate only; and the two worklists, cut into one
+ *             SEGMENT per window of slots, segment s holding what window s produced: populate of window s appends
+ *             to segment s, and every filter of segment s reads segment s of one worklist and appends to segment s
+ *             of the other (an entry never leaves its segment, so a segment never outgrows its phase's start). Each
+ *             segment has its own two counters (state words from COUNTERS); filter, minIds and select run once per
+ *             segment, every segment's filter before any minIds, every minIds before any select.
+ *   whole     the 4-byte vertex arrays: the union-find, the records (keys and ids in separate arrays, two of each
+ *             alternating by round), the CSR's row starts and the forest (n − 1 ids): up to maxBinding / 4 − 1
+ *             vertices (262,143 at 1 MiB, 5.4·10^8 at the H100's 2 GiB). Beyond that they would need parts
+ *             (bigArrayWgsl's accessors, with a compare-exchange accessor for the union-find's link).
+ *
+ * What differs from eclmst.ts besides the bindings, and why:
+ *  - A worklist entry is (p, q, id, key), 16 bytes: the weight key travels with the edge, so that no kernel after
+ *    populate reads the weights (random reads by edge id would need the weights in parts, which multiply bindings
+ *    with the edges). Segments are sized by the candidates of their window of slots (GpuGraph.candidates; one entry
+ *    per slot without it), so the worklists take 32 bytes per candidate edge (fast path: 24).
+ *  - The lightest edge per set in two 32-bit passes (graph/min32.wgsl's scheme: the smallest key, then the
+ *    smallest id among that key's edges), whatever the device's 64-bit atomics: the records stay 4-byte arrays.
+ *  - The threshold's 20 sampled weights are copied into the state by the host's sample slots (threshold.ts
+ *    sampleHash, the slots graph/threshold.wgsl reads), so the threshold kernel binds no weights.
+ *  - The fixed grid of grid-stride loops is capped per segment by the segment's capacity. No option of issue 18
+ *    (guards, plain finds, tiles, row minima, fill resets, indirect dispatch) applies here.
+ *
+ * Every round joins exactly the sets the unsplit path joins (each set's lightest edge by (weight key, edge id)), so
+ * the forest, the labels and every round's worklist size are the unsplit path's (test/gpu/graph.split.test.ts).
+ */
+import { windowBinding, windows, type Window } from '../gpu/bigarray.js';
+import type { GpuContext } from '../gpu/context.js';
+import { uniformBytes, type Bindings, type Kernel } from '../gpu/kernel.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
+import { InputError } from '../errors.js';
+import type { EclTrace } from './eclmst.cpu.js';
+import type { GpuGraph, GraphMsf } from './eclmst.js';
+import { forestFromState, roundsFor, traceFromState } from './msfstate.js';
+import { sampleHash, type FilterPlan } from './threshold.js';
+import type { WeightKind } from './types.js';
+
+/** graph/split_common.wgsl's SplitParams. */
+const SPLIT_PARAMS = {
+  n: 'u32',
+  phase: 'u32',
+  first: 'u32',
+  count: 'u32',
+  cap: 'u32',
+  inSlot: 'u32',
+  outSlot: 'u32',
+  statsAt: 'u32',
+  forestCap: 'u32',
+  samples: 'u32',
+  pick: 'u32',
+  pad0: 'u32',
+} as const;
+type SplitKernel = Kernel<Bindings, typeof SPLIT_PARAMS>;
+
+/** State words: graph/common.wgsl's (8 + 2·64), the samples (ST_SAMPLES, 20 words), then two counters a segment. */
+const ST_SAMPLES = 136;
+const COUNTERS = 160;
+const counterWord = (segment: number, slot: number) => COUNTERS + 2 * segment + slot;
+const PHASE_ALL = 0,
+  PHASE_LIGHT = 1,
+  PHASE_HEAVY = 2;
+const KIND_CODE: Record<WeightKind, number> = { u32: 0, i32: 1, f32: 2 };
+/** Bytes of a worklist entry (p, q, id, key). */
+const ENTRY = 16;
+
+const BASE = { P: 'uniform', g_state: 'read_write' } as const;
+const UF = { ...BASE, uf_parent: 'read_write' } as const;
+const B = {
+  init: { ...UF, keyA: 'read_write', idA: 'read_write', keyB: 'read_write', idB: 'read_write' },
+  labels: UF,
+  threshold: BASE,
+  populateEdges: { ...UF, g_key: 'read_write', wl_out: 'read_write', e_src: 'read', e_dst: 'read', e_w: 'read' },
+  populateCsr: { ...UF, g_key: 'read_write', wl_out: 'read_write', c_off: 'read', c_nbr: 'read', e_w: 'read' },
+  filter: {
+    ...UF,
+    g_key: 'read_write',
+    wl_out: 'read_write',
+    wl_in: 'read',
+    prevKey: 'read_write',
+    prevId: 'read_write',
+  },
+  minIds: { ...UF, keys: 'read_write', ids: 'read_write', wl: 'read' },
+  select: { ...UF, keys: 'read_write', ids: 'read_write', wl: 'read', forest: 'read_write' },
+} as const;
+
+interface SplitKernels {
+  init: SplitKernel;
+  labels: SplitKernel;
+  threshold: SplitKernel;
+  populate: SplitKernel;
+  filter: SplitKernel;
+  minIds: SplitKernel;
+  select: SplitKernel;
+}
+
+export interface SplitMsfConfig {
+  wg: number;
+  subgroups: boolean;
+  fixedGroups: number;
+  /** Windows of at most this many edge slots (tests: many segments at small sizes). */
+  windowSlots?: number;
+}
+
+/** The most vertices the split path takes on a device with this binding limit (4-byte vertex arrays, whole). */
+export function splitMaxVertices(maxBinding: number): number {
+  return Math.floor(maxBinding / 4) - 1;
+}
+
+async function compile(ctx: GpuContext, g: GpuGraph, cfg: SplitMsfConfig): Promise<SplitKernels> {
+  const reserve = cfg.subgroups ? 'graph/reserve_sg' : 'graph/reserve_wg';
+  const enable = cfg.subgroups ? ['subgroups'] : [];
+  const withUf = ['common/grid', 'graph/split_common', 'graph/parent', 'unionfind/unionfind'];
+  const k = (name: string, shader: string, entry: string, bindings: Bindings, include: string[], more = {}) =>
+    ctx.kernel({
+      label: `graph::split.${name}`,
+      shader: `graph/${shader}`,
+      entry,
+      bindings,
+      uniforms: SPLIT_PARAMS,
+      workgroupSize: cfg.wg,
+      include,
+      overrides: { WEIGHT_KIND: KIND_CODE[g.weightKind] },
+      ...more,
+    }) as Promise<SplitKernel>;
+  const producer = [...withUf, reserve, 'graph/split_push'];
+  const [init, labels, threshold, populate, filter, minIds, select] = await Promise.all([
+    k('init', 'split_init', 'init', B.init, withUf),
+    k('labels', 'split_init', 'labels', B.labels, withUf),
+    k('threshold', 'split_threshold', 'threshold', B.threshold, ['common/grid', 'graph/split_common'], {
+      workgroupSize: 1,
+    }),
+    g.kind === 'edges'
+      ? k('populate', 'split_populate_edges', 'populateEdges', B.populateEdges, producer, { enable })
+      : k('populate', 'split_populate_csr', 'populateCsr', B.populateCsr, producer, { enable }),
+    k('filter', 'split_filter', 'filterRound', B.filter, producer, { enable }),
+    k('minIds', 'split_select', 'minIds', B.minIds, [...withUf, reserve], { enable }),
+    k('select', 'split_select', 'selectRound', B.select, [...withUf, reserve], { enable }),
+  ]);
+  return { init, labels, threshold, populate, filter, minIds, select };
+}
+
+/** Compiles the split kernels (once per device) and allocates the scratch for MSFs of `graph` on split arrays. */
+export async function createSplitGraphMsf(
+  ctx: GpuContext,
+  graph: GpuGraph,
+  plan: FilterPlan,
+  cfg: SplitMsfConfig,
+): Promise<GraphMsf> {
+  const n = graph.numVertices;
+  const maxBinding = ctx.limits.maxStorageBufferBindingSize;
+  if (n > splitMaxVertices(maxBinding)) {
+    throw new InputError(
+      `graph::msf: ${n} vertices need ${4 * (n + 1)} bytes per vertex array, above this device's ` +
+        `maxStorageBufferBindingSize (${maxBinding}): at most ${splitMaxVertices(maxBinding)} vertices.`,
+    );
+  }
+  const slotWindows = windows(ctx.limits, graph.slots, [4, ENTRY], cfg.windowSlots);
+  // Segment s of a worklist: the candidates of window s, from an offset the device accepts (16 entries = 256 B).
+  const align = Math.max(1, ctx.limits.minStorageBufferOffsetAlignment / ENTRY);
+  const segments: Window[] = [];
+  let at = 0;
+  for (const w of slotWindows) {
+    const count = Math.max(1, graph.candidates ? graph.candidates(w.first, w.count) : w.count);
+    segments.push({ first: at, count });
+    at += Math.ceil(count / align) * align;
+  }
+  if (ENTRY * at > ctx.limits.maxBufferSize) {
+    throw new InputError(
+      `graph::msf: the worklists need ${ENTRY * at} bytes each, above this device's maxBufferSize (${ctx.limits.maxBufferSize}).`,
+    );
+  }
+  const kernels = await compile(ctx, graph, cfg);
+  return new SplitGraphMsf(ctx, graph, kernels, plan, cfg, slotWindows, segments, Math.max(at, align));
+}
+
+class SplitGraphMsf implements GraphMsf {
+  readonly forest: GPUBuffer;
+  readonly state: GPUBuffer;
+  readonly parent: GPUBuffer;
+  readonly rounds: number;
+  readonly rowMinima = false;
+  private readonly keys: [GPUBuffer, GPUBuffer];
+  private readonly ids: [GPUBuffer, GPUBuffer];
+  private readonly wl: [GPUBuffer, GPUBuffer];
+  private readonly forestCap: number;
+
+  constructor(
+    private readonly ctx: GpuContext,
+    private readonly g: GpuGraph,
+    private readonly k: SplitKernels,
+    readonly plan: FilterPlan,
+    private readonly cfg: SplitMsfConfig,
+    /** Windows of edge slots, populate's. */
+    private readonly slotWindows: Window[],
+    /** Worklist segment s (entries): what window s produces. */
+    private readonly segments: Window[],
+    entries: number,
+  ) {
+    const n = g.numVertices;
+    this.rounds = roundsFor(n);
+    this.forestCap = Math.max(1, n - 1);
+    this.parent = ctx.createBuffer('graph::parent', 4 * n);
+    this.keys = [ctx.createBuffer('graph::keyA', 4 * n), ctx.createBuffer('graph::keyB', 4 * n)];
+    this.ids = [ctx.createBuffer('graph::idA', 4 * n), ctx.createBuffer('graph::idB', 4 * n)];
+    this.wl = [
+      ctx.createBuffer('graph::worklistA', ENTRY * entries),
+      ctx.createBuffer('graph::worklistB', ENTRY * entries),
+    ];
+    this.forest = ctx.createBuffer('graph::forest', 4 * this.forestCap);
+    this.state = ctx.createBuffer('graph::state', 4 * counterWord(segments.length, 0));
+  }
+
+  private params(p: {
+    phase?: number;
+    first?: number;
+    count?: number;
+    cap?: number;
+    inSlot?: number;
+    outSlot?: number;
+    statsAt?: number;
+  }): Uint8Array {
+    return uniformBytes(this.k.init, {
+      n: this.g.numVertices,
+      phase: p.phase ?? 0,
+      first: p.first ?? 0,
+      count: p.count ?? 0,
+      cap: p.cap ?? 0,
+      inSlot: p.inSlot ?? 0,
+      outSlot: p.outSlot ?? 0,
+      statsAt: p.statsAt ?? 0,
+      forestCap: this.forestCap,
+      samples: this.plan.samples,
+      pick: this.plan.pick,
+    });
+  }
+
+  private segment(buffer: GPUBuffer, s: number): Binding {
+    return windowBinding(this.ctx.limits, buffer, ENTRY, this.segments[s]);
+  }
+
+  /** A segment's fixed grid: fixedGroups workgroups, at most one per WG entries of its capacity. */
+  private groups(s: number): number {
+    return Math.min(this.cfg.fixedGroups, Math.ceil(this.segments[s].count / this.cfg.wg));
+  }
+
+  encode(rec: Recorder): void {
+    const { g, k } = this;
+    const n = g.numVertices;
+    rec.clear(this.state);
+    rec.dispatch(k.init, {
+      buffers: {
+        g_state: this.state,
+        uf_parent: this.parent,
+        keyA: this.keys[0],
+        idA: this.ids[0],
+        keyB: this.keys[1],
+        idB: this.ids[1],
+      },
+      uniforms: this.params({}),
+      threads: n,
+    });
+    if (g.slots === 0 || n < 2) return;
+    if (!this.plan.filter) return this.encodePhase(rec, PHASE_ALL, 0);
+    // The sampled weights (graph/threshold.wgsl's slots) into the state, then their pick-th smallest key.
+    for (let i = 0; i < this.plan.samples; i++)
+      rec.copy(g.weights, 4 * (sampleHash(i) % g.slots), this.state, 4 * (ST_SAMPLES + i), 4);
+    rec.dispatch(k.threshold, { buffers: { g_state: this.state }, uniforms: this.params({}), groups: 1 });
+    this.encodePhase(rec, PHASE_LIGHT, 0);
+    // Flatten the union-find once (parent = root) so that the heavy phase's finds are short.
+    this.encodeLabels(rec);
+    this.encodePhase(rec, PHASE_HEAVY, 1);
+  }
+
+  private encodePhase(rec: Recorder, phase: number, index: number): void {
+    const { g, k, wl, keys, ids, segments } = this;
+    const limits = this.ctx.limits;
+    const common = { g_state: this.state, uf_parent: this.parent };
+    rec.clear(this.state, 4 * COUNTERS, 8 * segments.length);
+    // Round 1: window s of the slots into segment s of worklist 1 (counter 1 of segment s), keys in keys[1].
+    this.slotWindows.forEach((w, s) => {
+      const slots: Record<string, Binding> =
+        g.kind === 'edges'
+          ? {
+              e_src: windowBinding(limits, g.sources!, 4, w),
+              e_dst: windowBinding(limits, g.targets!, 4, w),
+              e_w: windowBinding(limits, g.weights, 4, w),
+            }
+          : {
+              c_off: g.offsets!,
+              c_nbr: windowBinding(limits, g.neighbours!, 4, w),
+              e_w: windowBinding(limits, g.weights, 4, w),
+            };
+      rec.dispatch(k.populate, {
+        buffers: { ...common, g_key: keys[1], wl_out: this.segment(wl[1], s), ...slots },
+        uniforms: this.params({
+          phase,
+          first: w.first,
+          count: w.count,
+          cap: segments[s].count,
+          outSlot: counterWord(s, 1),
+        }),
+        threads: w.count,
+      });
+    });
+    for (let r = 1; r <= this.rounds; r++) {
+      const cur = r % 2;
+      const prev = 1 - cur;
+      const each = (kernel: SplitKernel, buffers: (s: number) => Record<string, Binding>, statsAt = 0) => {
+        for (let s = 0; s < segments.length; s++) {
+          rec.dispatch(kernel, {
+            buffers: { ...common, ...buffers(s) },
+            uniforms: this.params({
+              phase,
+              cap: segments[s].count,
+              inSlot: counterWord(s, prev),
+              outSlot: counterWord(s, cur),
+              statsAt,
+            }),
+            groups: this.groups(s),
+          });
+        }
+      };
+      if (r > 1) {
+        each(k.filter, (s) => ({
+          g_key: keys[cur],
+          wl_out: this.segment(wl[cur], s),
+          wl_in: this.segment(wl[prev], s),
+          prevKey: keys[prev],
+          prevId: ids[prev],
+        }));
+      }
+      each(k.minIds, (s) => ({ keys: keys[cur], ids: ids[cur], wl: this.segment(wl[cur], s) }));
+      each(
+        k.select,
+        (s) => ({ keys: keys[cur], ids: ids[cur], wl: this.segment(wl[cur], s), forest: this.forest }),
+        64 * index + r,
+      );
+    }
+  }
+
+  encodeLabels(rec: Recorder): void {
+    rec.dispatch(this.k.labels, {
+      buffers: { g_state: this.state, uf_parent: this.parent },
+      uniforms: this.params({}),
+      threads: this.g.numVertices,
+    });
+  }
+
+  async readForest(): Promise<Uint32Array> {
+    const state = new Uint32Array(await this.ctx.read(this.state));
+    return forestFromState(this.ctx, state, this.forest, this.forestCap, this.trace(state));
+  }
+
+  async readLabels(): Promise<Uint32Array> {
+    return new Uint32Array(await this.ctx.read(this.parent, 0, 4 * this.g.numVertices));
+  }
+
+  async readTrace(): Promise<EclTrace> {
+    return this.trace(new Uint32Array(await this.ctx.read(this.state)));
+  }
+
+  private trace(state: Uint32Array): EclTrace {
+    return traceFromState(state, this.plan, this.rounds, this.g.slots, this.g.numVertices);
+  }
+
+  destroy(): void {
+    for (const b of [this.parent, ...this.keys, ...this.ids, ...this.wl, this.forest, this.state]) b.destroy();
+  }
+}
