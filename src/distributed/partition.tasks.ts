@@ -41,13 +41,23 @@
  * scale.ts; that exact rescaling could only differ from the single-process run where its squares underflow.)
  */
 import { InputError } from '../errors.js';
-import { emst } from '../emst/emst.js';
+import { emst, emstFor } from '../emst/emst.js';
 import { emstCpuAsync } from '../emst/boruvka.cpu.js';
 import { inverseAlphaSquared, reachabilityKey } from '../emst/distance.cpu.js';
 import { squaredDistance } from '../knn/keys.cpu.js';
 import { NONE } from '../bvh/layout.js';
 import { CUT_CELLS, EXCLUDED, PartitionIndex, scaleRows } from './partition.search.cpu.js';
-import { canonicalById, contractForest, SIDE_LO_P, SIDE_LO_Q, SIDE_P, SIDE_Q } from './partition.pairs.js';
+import {
+  canonicalById,
+  contractForest,
+  forestRecords,
+  safeRoot,
+  SIDE_LO_P,
+  SIDE_LO_Q,
+  SIDE_P,
+  SIDE_Q,
+} from './partition.pairs.js';
+import { withScratch, type Scratch } from './scratch.js';
 import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMessage } from './types.js';
 
 /** The handlers by kind (the table above). */
@@ -182,220 +192,271 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     return { meta: {}, arrays: { core2: index.cores(m, { rows, keys }) } };
   },
 
-  async pair(p, msg, env, partner) {
-    const tStart = performance.now();
-    const exponent = exponentOf(msg);
-    const qId = num(msg, 'partner');
-    const alone = qId === p.id;
-    const q = alone ? null : await partner(qId);
-    if (q !== null && q.dim !== p.dim) {
-      throw new InputError(`Expected partner partition ${qId} to have dim=${p.dim}, got ${q.dim}.`);
-    }
-    const within = msg.meta.within;
-    if (!Array.isArray(within) || within.length !== 2 || within.some((w) => typeof w !== 'boolean')) {
-      throw new InputError(`Expected meta.within to be two booleans in the 'pair' task's message, got ${within}.`);
-    }
-    const [keepP, keepQ] = within as boolean[];
-    const minSamples = num(msg, 'minSamples');
-    const alpha = num(msg, 'alpha');
-    const mr = minSamples > 1 || alpha !== 1;
-    const dim = p.dim;
-    const np = p.ids.length;
-    const nq = q === null ? 0 : q.ids.length;
-    const core2p = mr ? sized(array(msg, 'core2', Float32Array), np, 'core2') : null;
-    const core2q = mr && q !== null ? sized(array(msg, 'core2q', Float32Array), nq, 'core2q') : null;
-    // The union's rows in ascending global id (both lists ascend): a tree over them, mapped back, keeps the global
-    // (key, min id, max id) tie order. pairRow[r]: the union row's pair row (p's rows, then q's from np on); inP[r]: 1
-    // where it is p's (a byte a row: the kept-edge loop below reads it at random, 4× fewer cache lines than pairRow).
-    const n = np + nq;
-    const pairRow = new Uint32Array(n);
-    const inP = new Uint8Array(n);
-    const unionIds = new Uint32Array(n);
-    const scaled = new Float32Array(n * dim);
-    const f = 2 ** exponent;
-    const pIds = p.ids;
-    const qIds = q === null ? pIds : q.ids;
-    let a = 0;
-    let b = 0;
-    for (let r = 0; r < n; r++) {
-      const fromP = b >= nq || (a < np && pIds[a] < qIds[b]);
-      const src = fromP ? p.points : q!.points;
-      const at = fromP ? a++ : b++;
-      pairRow[r] = fromP ? at : np + at;
-      inP[r] = fromP ? 1 : 0;
-      unionIds[r] = fromP ? pIds[at] : qIds[at];
-      // Scaled by 2^exponent as PartitionIndex scales (exact).
-      for (let d = 0; d < dim; d++) scaled[r * dim + d] = src[at * dim + d] * f;
-    }
-    let core2: Float32Array | null = null;
-    if (mr) {
-      core2 = new Float32Array(n);
-      for (let r = 0; r < n; r++) core2[r] = pairRow[r] < np ? core2p![pairRow[r]] : core2q![pairRow[r] - np];
-    }
-    const t0 = performance.now();
-    const tree =
-      n < 2
-        ? { sources: new Uint32Array(0), targets: new Uint32Array(0) }
-        : core2 === null
-          ? await emst(scaled, { dim, backend: env.backend, threads: env.threads, gpu: env.gpu })
-          : await emstCpuAsync(scaled, dim, {
-              metric: { kind: 'mutual-reachability', minSamples, alpha },
-              threads: env.threads,
-              core2,
-            });
-    const t1 = performance.now();
-    // Kept: the edges between the two partitions, and those within a partition asked for; keys recomputed with
-    // distance.cpu.ts's arithmetic (the single-process keys).
-    const ia2 = inverseAlphaSquared(alpha);
-    const m = tree.sources.length;
-    // Grown as edges are kept (the crossing edges are a few per cent of m; 10^7–10^8 zeroed entries per pair are not).
-    let lo = new Uint32Array(Math.min(m, 1024));
-    let hi = new Uint32Array(lo.length);
-    let keys = new Float32Array(lo.length);
-    let sides = new Uint8Array(lo.length);
-    let kept = 0;
-    for (let e = 0; e < m; e++) {
-      const s = tree.sources[e];
-      const t = tree.targets[e];
-      const sp = inP[s] === 1;
-      const tp = inP[t] === 1;
-      if (sp === tp && !(sp ? keepP : keepQ)) continue;
-      if (kept === lo.length) {
-        const grow = Math.min(m, 2 * kept);
-        lo = growTo(lo, grow);
-        hi = growTo(hi, grow);
-        keys = growTo(keys, grow);
-        sides = growTo(sides, grow);
-      }
-      const d = squaredDistance(scaled, dim, s, t);
-      keys[kept] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
-      // Union rows ascend with the global ids.
-      lo[kept] = unionIds[s < t ? s : t];
-      hi[kept] = unionIds[s < t ? t : s];
-      sides[kept++] = sp === tp ? (sp ? SIDE_P : SIDE_Q) : (s < t ? sp : tp) ? SIDE_LO_P : SIDE_LO_Q;
-    }
-    // In the canonical order (emst()'s order by weight moves only equal weights with unequal keys).
-    const sorted = canonicalById(
-      lo.subarray(0, kept),
-      hi.subarray(0, kept),
-      keys.subarray(0, kept),
-      sides.subarray(0, kept),
-      true,
-    );
-    return {
-      meta: {
-        timings: {
-          'pair::union': t0 - tStart,
-          'pair::mst': t1 - t0,
-          'pair::keep': performance.now() - t1,
-          'pair::total': performance.now() - tStart,
-        },
-      },
-      arrays: { lo: sorted.lo, hi: sorted.hi, keys: sorted.keys, side: sorted.side! },
-    };
-  },
-
-  async forest(p, msg, env) {
-    const tStart = performance.now();
-    const exponent = exponentOf(msg);
-    const minSamples = num(msg, 'minSamples');
-    const alpha = num(msg, 'alpha');
-    const mr = minSamples > 1 || alpha !== 1;
-    const { dim, ids } = p;
-    const n = ids.length;
-    const core2 = mr ? sized(array(msg, 'core2', Float32Array), n, 'core2') : null;
-    const terminals = array(msg, 'terminals', Uint32Array);
-    const floorIn = sized(array(msg, 'floor', Float32Array), terminals.length, 'floor');
-    // Each terminal's row (ids ascend: a binary search) and its floor: no edge from it to another partition is
-    // lighter (the lightest of its pairs' crossing edges).
-    const floor = new Float32Array(n).fill(Infinity);
-    const termRow = new Uint32Array(terminals.length);
-    terminals.forEach((g, t) => {
-      let a = 0;
-      let b = n;
-      while (a < b) {
-        const mid = (a + b) >>> 1;
-        if (ids[mid] < g) a = mid + 1;
-        else b = mid;
-      }
-      if (a >= n || ids[a] !== g) throw new InputError(`Expected terminal ${g} to be a point of partition ${p.id}.`);
-      termRow[t] = a;
-      if (floorIn[t] < floor[a]) floor[a] = floorIn[t];
-    });
-    const scaled = scaleRows(p.points, exponent);
-    const t0 = performance.now();
-    const tree =
-      n < 2
-        ? { sources: new Uint32Array(0), targets: new Uint32Array(0) }
-        : core2 === null
-          ? await emst(scaled, { dim, backend: env.backend, threads: env.threads, gpu: env.gpu })
-          : await emstCpuAsync(scaled, dim, {
-              metric: { kind: 'mutual-reachability', minSamples, alpha },
-              threads: env.threads,
-              core2,
-            });
-    const t1 = performance.now();
-    const ia2 = inverseAlphaSquared(alpha);
-    const m = tree.sources.length;
-    const loRow = new Uint32Array(m);
-    const hiRow = new Uint32Array(m);
-    const keys = new Float32Array(m);
-    for (let e = 0; e < m; e++) {
-      const s = tree.sources[e];
-      const t = tree.targets[e];
-      const d = squaredDistance(scaled, dim, s, t);
-      keys[e] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
-      loRow[e] = s < t ? s : t;
-      hiRow[e] = s < t ? t : s;
-    }
-    // Rows ascend with the global ids: the canonical order by rows is the order by ids.
-    const t2 = performance.now();
-    const sorted = canonicalById(loRow, hiRow, keys, undefined, true);
-    const t3 = performance.now();
-    const { safe, open, label } = contractForest(sorted, floor, n);
-    const t4 = performance.now();
-    // The replies in global ids (plain loops: 10^7–10^8 edges per partition).
-    const ms = safe.length;
-    const mo = open.length;
-    const lo = new Uint32Array(ms);
-    const hi = new Uint32Array(ms);
-    const safeKeys = new Float32Array(ms);
-    for (let i = 0; i < ms; i++) {
-      const e = safe[i];
-      lo[i] = ids[sorted.lo[e]];
-      hi[i] = ids[sorted.hi[e]];
-      safeKeys[i] = sorted.keys[e];
-    }
-    const openLo = new Uint32Array(mo);
-    const openHi = new Uint32Array(mo);
-    const openKeys = new Float32Array(mo);
-    const openLa = new Uint32Array(mo);
-    const openLb = new Uint32Array(mo);
-    for (let i = 0; i < mo; i++) {
-      const e = open[i];
-      openLo[i] = ids[sorted.lo[e]];
-      openHi[i] = ids[sorted.hi[e]];
-      openKeys[i] = sorted.keys[e];
-      openLa[i] = ids[label(sorted.lo[e])];
-      openLb[i] = ids[label(sorted.hi[e])];
-    }
-    const termLabel = new Uint32Array(termRow.length);
-    for (let t = 0; t < termRow.length; t++) termLabel[t] = ids[label(termRow[t])];
-    return {
-      meta: {
-        timings: {
-          'forest::mst': t1 - t0,
-          'forest::keys': t2 - t1,
-          'forest::sort': t3 - t2,
-          'forest::contract': t4 - t3,
-          'forest::reply': performance.now() - t4,
-          'forest::total': performance.now() - tStart,
-        },
-      },
-      arrays: { lo, hi, keys: safeKeys, openLo, openHi, openKeys, openLa, openLb, label: termLabel },
-    };
-  },
+  pair: (p, msg, env, partner) => withScratch((scratch) => pairTask(scratch, p, msg, env, partner)),
+  forest: (p, msg, env, partner) => withScratch((scratch) => forestTask(scratch, p, msg, env, partner)),
 };
+
+/** The 'pair' task (the table above), its per-point arrays in `scratch`. */
+async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<PartitionTask>): Promise<TaskMessage> {
+  const tStart = performance.now();
+  const exponent = exponentOf(msg);
+  const qId = num(msg, 'partner');
+  const alone = qId === p.id;
+  const q = alone ? null : await partner(qId);
+  if (q !== null && q.dim !== p.dim) {
+    throw new InputError(`Expected partner partition ${qId} to have dim=${p.dim}, got ${q.dim}.`);
+  }
+  const within = msg.meta.within;
+  if (!Array.isArray(within) || within.length !== 2 || within.some((w) => typeof w !== 'boolean')) {
+    throw new InputError(`Expected meta.within to be two booleans in the 'pair' task's message, got ${within}.`);
+  }
+  const [keepP, keepQ] = within as boolean[];
+  const minSamples = num(msg, 'minSamples');
+  const alpha = num(msg, 'alpha');
+  const mr = minSamples > 1 || alpha !== 1;
+  const dim = p.dim;
+  const np = p.ids.length;
+  const nq = q === null ? 0 : q.ids.length;
+  const core2p = mr ? sized(array(msg, 'core2', Float32Array), np, 'core2') : null;
+  const core2q = mr && q !== null ? sized(array(msg, 'core2q', Float32Array), nq, 'core2q') : null;
+  // The union's rows in ascending global id (both lists ascend): a tree over them, mapped back, keeps the global
+  // (key, min id, max id) tie order. Bit r of inP: 1 where union row r is p's (a bit a row: the kept-edge loop below
+  // reads it at random, and 10^8 rows' bits, 12.5 MB, stay in the host's last-level cache where bytes did not).
+  // Per-point arrays are the worker's scratch (scratch.ts: no fresh pages per task).
+  const n = np + nq;
+  const words = (n + 31) >>> 5;
+  const inP = scratch.u32('pair.inP', words).fill(0);
+  const unionIds = scratch.u32('pair.ids', n);
+  const scaled = scratch.f32('pair.points', n * dim);
+  const core2 = mr ? new Float32Array(n) : null;
+  const f = 2 ** exponent;
+  const pIds = p.ids;
+  const qIds = q === null ? pIds : q.ids;
+  const pPts = p.points;
+  const qPts = q === null ? pPts : q.points;
+  let a = 0;
+  let b = 0;
+  for (let r = 0; r < n; r++) {
+    // Scaled by 2^exponent as PartitionIndex scales (exact).
+    if (b >= nq || (a < np && pIds[a] < qIds[b])) {
+      inP[r >>> 5] |= 1 << (r & 31);
+      unionIds[r] = pIds[a];
+      for (let d = 0, o = a * dim, w = r * dim; d < dim; d++) scaled[w + d] = pPts[o + d] * f;
+      if (core2 !== null) core2[r] = core2p![a];
+      a++;
+    } else {
+      unionIds[r] = qIds[b];
+      for (let d = 0, o = b * dim, w = r * dim; d < dim; d++) scaled[w + d] = qPts[o + d] * f;
+      if (core2 !== null) core2[r] = core2q![b];
+      b++;
+    }
+  }
+  const t0 = performance.now();
+  const tree =
+    n < 2
+      ? { sources: new Uint32Array(0), targets: new Uint32Array(0) }
+      : core2 === null
+        ? await emstInto(scratch, scaled, dim, env)
+        : await emstCpuAsync(scaled, dim, {
+            metric: { kind: 'mutual-reachability', minSamples, alpha },
+            threads: env.threads,
+            core2,
+          });
+  const t1 = performance.now();
+  // Kept: the edges between the two partitions, and those within a partition asked for; keys recomputed with
+  // distance.cpu.ts's arithmetic (the single-process keys). emst()'s edges have sources < targets.
+  const ia2 = inverseAlphaSquared(alpha);
+  const S = tree.sources;
+  const T = tree.targets;
+  const m = S.length;
+  // Grown as edges are kept (the crossing edges are a few per cent of m; 10^7–10^8 zeroed entries per pair are not).
+  let lo = new Uint32Array(Math.min(m, 1024));
+  let hi = new Uint32Array(lo.length);
+  let keys = new Float32Array(lo.length);
+  let sides = new Uint8Array(lo.length);
+  let kept = 0;
+  const keepAny = keepP || keepQ;
+  for (let e = 0; e < m; e++) {
+    const s = S[e];
+    const t = T[e];
+    const sp = (inP[s >>> 5] >>> (s & 31)) & 1;
+    const tp = (inP[t >>> 5] >>> (t & 31)) & 1;
+    if (sp === tp && !(keepAny && (sp === 1 ? keepP : keepQ))) continue;
+    if (kept === lo.length) {
+      const grow = Math.min(m, 2 * kept);
+      lo = growTo(lo, grow);
+      hi = growTo(hi, grow);
+      keys = growTo(keys, grow);
+      sides = growTo(sides, grow);
+    }
+    const d = squaredDistance(scaled, dim, s, t);
+    keys[kept] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
+    // Union rows ascend with the global ids.
+    const l = s < t ? s : t;
+    const h = s < t ? t : s;
+    lo[kept] = unionIds[l];
+    hi[kept] = unionIds[h];
+    const lp = l === s ? sp : tp;
+    sides[kept++] = sp === tp ? (sp === 1 ? SIDE_P : SIDE_Q) : lp === 1 ? SIDE_LO_P : SIDE_LO_Q;
+  }
+  // In the canonical order (emst()'s order by weight moves only equal weights with unequal keys).
+  const sorted = canonicalById(
+    lo.subarray(0, kept),
+    hi.subarray(0, kept),
+    keys.subarray(0, kept),
+    sides.subarray(0, kept),
+    true,
+  );
+  return {
+    meta: {
+      timings: {
+        'pair::union': t0 - tStart,
+        'pair::mst': t1 - t0,
+        'pair::keep': performance.now() - t1,
+        'pair::total': performance.now() - tStart,
+      },
+    },
+    arrays: { lo: sorted.lo, hi: sorted.hi, keys: sorted.keys, side: sorted.side! },
+  };
+}
+
+/** The 'forest' task (the table above), its per-point arrays in `scratch`. */
+async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<PartitionTask>): Promise<TaskMessage> {
+  const tStart = performance.now();
+  const exponent = exponentOf(msg);
+  const minSamples = num(msg, 'minSamples');
+  const alpha = num(msg, 'alpha');
+  const mr = minSamples > 1 || alpha !== 1;
+  const { dim, ids } = p;
+  const n = ids.length;
+  const core2 = mr ? sized(array(msg, 'core2', Float32Array), n, 'core2') : null;
+  const terminals = array(msg, 'terminals', Uint32Array);
+  const floorIn = sized(array(msg, 'floor', Float32Array), terminals.length, 'floor');
+  // Each terminal's row (ids ascend: a binary search) and its floor: no edge from it to another partition is
+  // lighter (the lightest of its pairs' crossing edges). The floors go straight into contractForest's records.
+  const records = forestRecords(n, scratch.u32('forest.records', 4 * n));
+  const least = new Float32Array(records.buffer, records.byteOffset, 4 * n);
+  const termRow = new Uint32Array(terminals.length);
+  for (let t = 0; t < terminals.length; t++) {
+    const g = terminals[t];
+    let a = 0;
+    let b = n;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (ids[mid] < g) a = mid + 1;
+      else b = mid;
+    }
+    if (a >= n || ids[a] !== g) throw new InputError(`Expected terminal ${g} to be a point of partition ${p.id}.`);
+    termRow[t] = a;
+    if (floorIn[t] < least[4 * a + 1]) least[4 * a + 1] = floorIn[t];
+  }
+  let scaled = p.points;
+  if (exponent !== 0) {
+    scaled = scratch.f32('forest.points', n * dim);
+    const f = 2 ** exponent;
+    for (let i = 0; i < n * dim; i++) scaled[i] = p.points[i] * f;
+  }
+  const t0 = performance.now();
+  const tree =
+    n < 2
+      ? { sources: new Uint32Array(0), targets: new Uint32Array(0) }
+      : core2 === null
+        ? await emstInto(scratch, scaled, dim, env)
+        : await emstCpuAsync(scaled, dim, {
+            metric: { kind: 'mutual-reachability', minSamples, alpha },
+            threads: env.threads,
+            core2,
+          });
+  const t1 = performance.now();
+  // emst()'s edges have sources < targets: they are the (lo, hi) rows as they are, sorted in place below (the
+  // arrays are the worker's scratch on the GPU path, fresh ones on the CPU's).
+  const ia2 = inverseAlphaSquared(alpha);
+  const loRow = tree.sources;
+  const hiRow = tree.targets;
+  const m = loRow.length;
+  const keys = scratch.f32('forest.keys', m);
+  for (let e = 0; e < m; e++) {
+    const s = loRow[e];
+    const t = hiRow[e];
+    const d = squaredDistance(scaled, dim, s, t);
+    keys[e] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
+  }
+  // Rows ascend with the global ids: the canonical order by rows is the order by ids.
+  const t2 = performance.now();
+  const sorted = canonicalById(loRow, hiRow, keys, undefined, true);
+  const t3 = performance.now();
+  const { safe, open } = contractForest(sorted, null, n, records);
+  const t4 = performance.now();
+  // The replies in global ids (plain loops: 10^7–10^8 edges per partition); labels: the proven components' roots
+  // (records' word 2, path halving inline).
+  const ms = safe.length;
+  const mo = open.length;
+  const lo = new Uint32Array(ms);
+  const hi = new Uint32Array(ms);
+  const safeKeys = new Float32Array(ms);
+  const L = sorted.lo;
+  const H = sorted.hi;
+  const K = sorted.keys;
+  for (let i = 0; i < ms; i++) {
+    const e = safe[i];
+    lo[i] = ids[L[e]];
+    hi[i] = ids[H[e]];
+    safeKeys[i] = K[e];
+  }
+  const openLo = new Uint32Array(mo);
+  const openHi = new Uint32Array(mo);
+  const openKeys = new Float32Array(mo);
+  const openLa = new Uint32Array(mo);
+  const openLb = new Uint32Array(mo);
+  for (let i = 0; i < mo; i++) {
+    const e = open[i];
+    openLo[i] = ids[L[e]];
+    openHi[i] = ids[H[e]];
+    openKeys[i] = K[e];
+    openLa[i] = ids[safeRoot(records, L[e])];
+    openLb[i] = ids[safeRoot(records, H[e])];
+  }
+  const termLabel = new Uint32Array(termRow.length);
+  for (let t = 0; t < termRow.length; t++) termLabel[t] = ids[safeRoot(records, termRow[t])];
+  return {
+    meta: {
+      timings: {
+        'forest::mst': t1 - t0,
+        'forest::keys': t2 - t1,
+        'forest::sort': t3 - t2,
+        'forest::contract': t4 - t3,
+        'forest::reply': performance.now() - t4,
+        'forest::total': performance.now() - tStart,
+      },
+    },
+    arrays: { lo, hi, keys: safeKeys, openLo, openHi, openKeys, openLa, openLb, label: termLabel },
+  };
+}
+
+/**
+ * emst() of `points` (scaled) on the task's backend, for the 'pair' and 'forest' tasks. On the GPU its edges are read
+ * straight into the worker's scratch arrays (emstFor's readInto: no fresh pages, no host pass); the CPU backend
+ * returns fresh arrays. The edges are valid until the next task's call.
+ */
+async function emstInto(
+  scratch: Scratch,
+  points: Float32Array,
+  dim: number,
+  env: Parameters<PartitionTask>[2],
+): Promise<{ sources: Uint32Array; targets: Uint32Array }> {
+  const m = points.length / dim - 1;
+  const edges = {
+    sources: scratch.u32('mst.sources', m),
+    targets: scratch.u32('mst.targets', m),
+    weights: scratch.f32('mst.weights', m),
+  };
+  return emstFor(
+    'emst',
+    points,
+    { dim, backend: env.backend, threads: env.threads, gpu: env.gpu },
+    { readInto: { edges, ready: Promise.resolve() } },
+  );
+}
 
 /** The 'nearest' searches, given the rows' labels and cores (EXCLUDED / +∞ for rows left out). */
 function answerNearest(
