@@ -10,6 +10,7 @@ import { adapterName } from '../gpu/adapter.js';
 import { GpuUnavailableError } from '../errors.js';
 import { capacity, emstPeakBytesPerPoint, type CapacityTask } from '../bvh/capacity.js';
 import { DEFAULT_MIN_CLUSTER_SIZE } from '../cluster/options.js';
+import { graphCapacity, type GraphCapacity } from '../graph/capacity.js';
 
 export interface InfoReport {
   /** The backend `--backend auto` uses: 'gpu' on a hardware adapter, else 'cpu'. */
@@ -44,6 +45,11 @@ export interface InfoReport {
    * src/bvh/capacity.ts, emstPeakBytesPerPoint): Euclidean and mutual reachability. The same on every device.
    */
   emstBytesPerPoint?: { dim: number; euclidean: number; mutualReachability: number }[];
+  /**
+   * The largest graph the GPU graph MSF takes (src/graph/capacity.ts): vertices (its 4-byte vertex arrays whole) and
+   * candidate edges (edge arrays and worklists in windows: one buffer each within maxBufferSize).
+   */
+  graph?: GraphCapacity;
   /** Why no GPU backend is available at all, when none is. */
   reason?: string;
 }
@@ -105,6 +111,7 @@ export async function gatherInfo(): Promise<InfoReport> {
       limits,
       binding,
       maxPoints,
+      graph: graphCapacity(ctx.limits),
       emstBytesPerPoint: [2, 3].map((dim) => ({
         dim,
         euclidean: emstPeakBytesPerPoint(dim),
@@ -149,6 +156,12 @@ export function formatInfo(r: InfoReport): string {
       const each = caps.map((c) => `${c.dim}D ${c.n} (${c.limitedBy})`).join(', ');
       lines.push(`  ${what[name] ?? name}: ${each}`);
     }
+  }
+  if (r.graph) {
+    lines.push(
+      `  graph MSF: ${r.graph.maxVertices} vertices (4-byte vertex arrays, one binding each), ` +
+        `${r.graph.maxCandidates} edges (edge arrays and worklists in windows)`,
+    );
   }
   if (r.emstBytesPerPoint) {
     const each = r.emstBytesPerPoint.map((m) => `${m.dim}D ${m.euclidean} (${m.mutualReachability})`).join(', ');

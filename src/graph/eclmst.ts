@@ -57,6 +57,7 @@ import { InputError } from '../errors.js';
 import { FILTER_C, filterPlan, type FilterPlan } from './threshold.js';
 import type { WeightKind } from './types.js';
 import type { EclTrace } from './eclmst.cpu.js';
+import { fitsWhole } from './capacity.js';
 import { createSplitGraphMsf } from './eclsplit.js';
 import { forestFromState, roundsFor, traceFromState } from './msfstate.js';
 
@@ -383,7 +384,6 @@ export async function createGraphMsf(
   }
   const n = graph.numVertices;
   const cap = Math.max(1, graph.capacity);
-  const maxBinding = ctx.limits.maxStorageBufferBindingSize;
   const directed = graph.kind === 'csr' ? graph.slots : 2 * graph.slots;
   const filterC = options.filterC ?? FILTER_C;
   if (!(filterC > 0 && Number.isFinite(filterC))) {
@@ -391,8 +391,7 @@ export async function createGraphMsf(
   }
   const plan = filterPlan(n, graph.slots, directed, options.filter, filterC);
   // Issue 19: an array above one binding (worklists, edge slots, 8-byte vertex records) takes the split path.
-  const whole = 12 * cap <= maxBinding && 4 * graph.slots <= maxBinding && 8 * n <= maxBinding;
-  if (options.split || !whole) {
+  if (options.split || !fitsWhole(ctx.limits, n, graph.slots, cap)) {
     return createSplitGraphMsf(ctx, graph, plan, { wg, subgroups, fixedGroups, windowSlots: options.splitWindow });
   }
   const kernels = await compile(ctx, graph, {

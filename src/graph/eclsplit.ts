@@ -35,7 +35,7 @@ import { windowBinding, windows, type Window } from '../gpu/bigarray.js';
 import type { GpuContext } from '../gpu/context.js';
 import { uniformBytes, type Bindings, type Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
-import { InputError } from '../errors.js';
+import { checkGraphCapacity } from './capacity.js';
 import type { EclTrace } from './eclmst.cpu.js';
 import type { GpuGraph, GraphMsf } from './eclmst.js';
 import { forestFromState, roundsFor, traceFromState } from './msfstate.js';
@@ -108,11 +108,6 @@ export interface SplitMsfConfig {
   windowSlots?: number;
 }
 
-/** The most vertices the split path takes on a device with this binding limit (4-byte vertex arrays, whole). */
-export function splitMaxVertices(maxBinding: number): number {
-  return Math.floor(maxBinding / 4) - 1;
-}
-
 async function compile(ctx: GpuContext, g: GpuGraph, cfg: SplitMsfConfig): Promise<SplitKernels> {
   const reserve = cfg.subgroups ? 'graph/reserve_sg' : 'graph/reserve_wg';
   const enable = cfg.subgroups ? ['subgroups'] : [];
@@ -153,14 +148,7 @@ export async function createSplitGraphMsf(
   plan: FilterPlan,
   cfg: SplitMsfConfig,
 ): Promise<GraphMsf> {
-  const n = graph.numVertices;
-  const maxBinding = ctx.limits.maxStorageBufferBindingSize;
-  if (n > splitMaxVertices(maxBinding)) {
-    throw new InputError(
-      `graph::msf: ${n} vertices need ${4 * (n + 1)} bytes per vertex array, above this device's ` +
-        `maxStorageBufferBindingSize (${maxBinding}): at most ${splitMaxVertices(maxBinding)} vertices.`,
-    );
-  }
+  checkGraphCapacity(ctx.limits, graph.numVertices, graph.slots, graph.capacity);
   const slotWindows = windows(ctx.limits, graph.slots, [4, ENTRY], cfg.windowSlots);
   // Segment s of a worklist: the candidates of window s, from an offset the device accepts (16 entries = 256 B).
   const align = Math.max(1, ctx.limits.minStorageBufferOffsetAlignment / ENTRY);
@@ -170,11 +158,6 @@ export async function createSplitGraphMsf(
     const count = Math.max(1, graph.candidates ? graph.candidates(w.first, w.count) : w.count);
     segments.push({ first: at, count });
     at += Math.ceil(count / align) * align;
-  }
-  if (ENTRY * at > ctx.limits.maxBufferSize) {
-    throw new InputError(
-      `graph::msf: the worklists need ${ENTRY * at} bytes each, above this device's maxBufferSize (${ctx.limits.maxBufferSize}).`,
-    );
   }
   const kernels = await compile(ctx, graph, cfg);
   return new SplitGraphMsf(ctx, graph, kernels, plan, cfg, slotWindows, segments, Math.max(at, align));

@@ -7,6 +7,7 @@
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
 import { InputError } from '../errors.js';
 import { gpuElseCpu } from '../gpu/fallback.js';
+import { checkGraphCapacity } from './capacity.js';
 import { compactVertices, expandResult } from './compact.js';
 import { createGraphMsf, type GraphMsfOptions } from './eclmst.js';
 import { uploadGraph } from './gpugraph.js';
@@ -73,6 +74,8 @@ export function graphMstCpu(graph: Graph, options: { labels?: boolean } = {}): G
 }
 
 async function gpuMsf(ctx: GpuContext, g: NormalGraph, options: GraphMstOptions): Promise<GraphMstResult> {
+  // Issue 19: a graph above what the device takes is a one-line input error before anything is uploaded.
+  checkGraphCapacity(ctx.limits, g.numVertices, g.idCount, g.candidates);
   const gg = uploadGraph(ctx, g);
   try {
     const msf = await createGraphMsf(ctx, gg, options.gpu);

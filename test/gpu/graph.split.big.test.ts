@@ -10,13 +10,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { graphMst } from '../../src/graph/mst.js';
 import { createGraphMsf } from '../../src/graph/eclmst.js';
-import { splitMaxVertices } from '../../src/graph/eclsplit.js';
+import { graphCapacity } from '../../src/graph/capacity.js';
 import { uploadGraph } from '../../src/graph/gpugraph.js';
 import { validateGraph } from '../../src/graph/validate.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import type { Graph } from '../../src/graph/types.js';
 import { kruskalOracle } from '../helpers/kruskal.js';
 import { randomGraph, toCsr } from '../helpers/graph.random.js';
+import { InputError } from '../../src/errors.js';
 import { tryGpuContext } from '../helpers/gpu.js';
 import { mulberry32 } from '../helpers/random.js';
 
@@ -59,15 +60,15 @@ describe.skipIf(!lowered)('issue 19: graphMst() at a 1 MiB binding limit', () =>
       () => toCsr(randomGraph(31, { numVertices: 250000, numEdges: 600000, weightType: 'i32', distinctWeights: 6 })),
     ],
     [
-      '60 components and isolated vertices (edge list, u32)',
-      () => randomGraph(32, { numVertices: 240000, numEdges: 300000, weightType: 'u32', components: 60 }),
+      'the most vertices the limit takes (262,143) in 60 components with isolated vertices (edge list, u32)',
+      () => randomGraph(32, { numVertices: 262143, numEdges: 300000, weightType: 'u32', components: 60 }),
     ],
   ];
   it.each(cases)('%s: the unsplit forest, labels and rounds', async (_, make) => {
     const graph = make();
     const g = validateGraph(graph);
     expect(g.numVertices).toBeGreaterThanOrEqual(200000);
-    expect(g.numVertices).toBeLessThanOrEqual(splitMaxVertices(LIMIT));
+    expect(g.numVertices).toBeLessThanOrEqual(graphCapacity(lowered!.limits).maxVertices);
     // The weights, the worklists (12 bytes an edge) and the 8-byte records exceed one binding: no fast path here.
     expect(4 * g.idCount).toBeGreaterThan(LIMIT);
     expect(8 * g.numVertices).toBeGreaterThan(LIMIT);
@@ -84,5 +85,18 @@ describe.skipIf(!lowered)('issue 19: graphMst() at a 1 MiB binding limit', () =>
     expect(Array.from(got.edgeIds)).toEqual(oracle.ids);
     expect(Array.from(got.componentLabels!)).toEqual(oracle.labels);
     expect((await traced(lowered!, graph)).trace).toEqual((await traced(whole!, graph)).trace);
+  });
+
+  it('one vertex more than the limit takes is a one-line InputError before anything is uploaded', async () => {
+    const max = graphCapacity(lowered!.limits).maxVertices;
+    expect(max).toBe(262143);
+    const graph = randomGraph(33, { numVertices: max + 1, numEdges: 300000, weightType: 'u32', components: 60 });
+    const before = lowered!.memory.liveBytes;
+    const run = graphMst(graph, { backend: 'gpu', ctx: lowered! });
+    await expect(run).rejects.toThrow(InputError);
+    await expect(run).rejects.toThrow(
+      /^graphMst on the GPU takes at most 262143 vertices on this device, got 262144: [^\n]*'cpu'\.$/,
+    );
+    expect(lowered!.memory.liveBytes).toBe(before);
   });
 });
