@@ -24,7 +24,8 @@ export async function benchEmst(
 ): Promise<BenchCase> {
   const minSamples = options.minSamples ?? 1;
   const points = generate(kind, { n, dim, seed: 1 });
-  const buffer = ctx.upload('bench::points', points);
+  // Staged in chunks (a mapped-at-creation buffer cannot be mapped whole above 4 GiB: 4·10^8 3D points).
+  const buffer = await ctx.uploadAsync('bench::points', points);
   // Built in place as emst() builds (TREELINE_EMST_INPLACE): each run leaves the points in Morton order, and an
   // untimed submission puts them back (in the wall time, not the GPU time).
   const e = await GpuEmst.create(ctx, n, dim, metricOf(minSamples), false, { inPlace: inPlaceDefault() });
@@ -123,7 +124,7 @@ async function checkHalves(
       for (let d = 0; d < dim; d++) half[j * dim + d] = points[i * dim + d];
       j++;
     }
-    const buffer = ctx.upload('bench::half', half);
+    const buffer = await ctx.uploadAsync('bench::half', half);
     const e = await GpuEmst.create(ctx, m, dim, metricOf(1), false, { inPlace });
     let tree: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array };
     try {

@@ -49,6 +49,9 @@ const ZEROS = new Uint8Array(WRITE_CLEAR_BYTES);
 
 /** Storage buffers can be read, written, copied from and to, and used for indirect dispatch. */
 const STORAGE_USAGE = Usage.STORAGE | Usage.COPY_SRC | Usage.COPY_DST;
+/** upload(): buffers up to this size are written mapped at creation, larger ones by the queue in pieces. */
+const MAPPED_UPLOAD_MAX_BYTES = 1 << 30;
+const WRITE_PIECE_BYTES = 64 << 20;
 
 export class BufferTracker {
   private readonly live = new Map<GPUBuffer, number>();
@@ -144,19 +147,41 @@ export class BufferTracker {
       // A pooled buffer of this size, written by the queue (every byte: the data, then zeros to the next word).
       this.unpool(again);
       again.label = label;
-      const bytes = new Uint8Array(size);
-      bytes.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-      this.device.queue.writeBuffer(again, 0, bytes);
+      this.writePieces(again, size, data);
       this.reused++;
       this.track(again, size, key, true);
       return again;
     }
     if (this.pooledBytes > 0) this.evict(size);
+    if (size > MAPPED_UPLOAD_MAX_BYTES) {
+      // Above 1 GiB neither the mapped range nor one byte view of the data can always be made in JavaScript
+      // (typed arrays end at 2^32 elements: 4·10^8 3D points are 4.8 GB), so the queue writes it in pieces.
+      const buf = this.device.createBuffer({ label, size, usage: STORAGE_USAGE | usage });
+      this.writePieces(buf, size, data);
+      this.track(buf, size, key, false);
+      return buf;
+    }
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     const buf = this.device.createBuffer({ label, size, usage: STORAGE_USAGE | usage, mappedAtCreation: true });
-    new Uint8Array(buf.getMappedRange()).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    new Uint8Array(buf.getMappedRange()).set(bytes);
     buf.unmap();
     this.track(buf, size, `${size}:${STORAGE_USAGE | usage}`, false);
     return buf;
+  }
+
+  /** Writes `data` into `buf` (`size` bytes: the data, then zeros to the next word) by the queue, 64 MiB at a time. */
+  private writePieces(buf: GPUBuffer, size: number, data: ArrayBufferView): void {
+    for (let at = 0; at < size; at += WRITE_PIECE_BYTES) {
+      const end = Math.min(size, at + WRITE_PIECE_BYTES);
+      const have = Math.max(0, Math.min(end, data.byteLength) - at);
+      const piece = new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset + at, have);
+      if (have === end - at) this.device.queue.writeBuffer(buf, at, piece);
+      else {
+        const last = new Uint8Array(end - at);
+        last.set(piece);
+        this.device.queue.writeBuffer(buf, at, last);
+      }
+    }
   }
 
   private track(buf: GPUBuffer, size: number, key: string, again: boolean): void {

@@ -425,12 +425,15 @@ export class GpuContext {
         `readback::${buffer.label}: a destination of ${dest.byteLength} bytes cannot take ${byteLength} bytes`,
       );
     }
-    const out = new Uint8Array(dest.buffer, dest.byteOffset, byteLength);
+    // A view per chunk, not one over the whole destination: typed arrays end at 2^32 elements (> 4 GiB reads).
     await this.readChunks(
       buffer,
       byteOffset,
       byteLength,
-      (chunk, at) => out.set(new Uint8Array(chunk, 0, Math.min(chunk.byteLength, byteLength - at)), at),
+      (chunk, at) => {
+        const size = Math.min(chunk.byteLength, byteLength - at);
+        new Uint8Array(dest.buffer, dest.byteOffset + at, size).set(new Uint8Array(chunk, 0, size));
+      },
       options,
     );
   }

@@ -106,7 +106,7 @@ export class StagingRing {
 
   private async writeNow(dst: GPUBuffer, dstOffset: number, data: ArrayBufferView, round: boolean): Promise<void> {
     const label = `upload::${dst.label}`;
-    const bytes = round ? null : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    // Views per chunk, not one over the whole: typed arrays end at 2^32 elements (4·10^8 3D points are 4.8 GB).
     const total = round ? 4 * (data as Float64Array).length : data.byteLength;
     if (total <= Math.min(SMALL_BYTES, this.chunkBytes)) {
       // Small data: Dawn's own staging ring (up to 4 MiB a write) costs no round trip.
@@ -123,9 +123,9 @@ export class StagingRing {
       this.ctx.check(label);
       const size = Math.min(chunk, total - at);
       const size4 = Math.ceil(size / 4) * 4;
-      if (bytes) {
+      if (!round) {
         const mapped = new Uint8Array(slot.buffer.getMappedRange(0, size4));
-        mapped.set(bytes.subarray(at, at + size));
+        mapped.set(new Uint8Array(data.buffer, data.byteOffset + at, size));
         mapped.fill(0, size); // the last word's padding: a slot holds the bytes of earlier chunks
       } else {
         // Chunks are multiples of 8 bytes, so each starts at a whole float: at / 4 is its first value.
@@ -193,16 +193,17 @@ export function writeChunked(
   data: ArrayBufferView,
   chunkBytes: number,
 ): void {
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const whole = bytes.length - (bytes.length % 4);
+  // Views per chunk, not one over the whole: typed arrays end at 2^32 elements.
+  const length = data.byteLength;
+  const whole = length - (length % 4);
   for (let at = 0; at < whole; at += chunkBytes) {
     const size = Math.min(chunkBytes, whole - at);
-    queue.writeBuffer(dst, dstOffset + at, bytes as Uint8Array<ArrayBuffer>, at, size);
+    queue.writeBuffer(dst, dstOffset + at, new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset + at, size));
   }
-  if (whole < bytes.length) {
+  if (whole < length) {
     // writeBuffer takes multiples of 4 bytes: the last word, zero-padded.
     const tail = new Uint8Array(4);
-    tail.set(bytes.subarray(whole));
+    tail.set(new Uint8Array(data.buffer, data.byteOffset + whole, length - whole));
     queue.writeBuffer(dst, dstOffset + whole, tail);
   }
 }
