@@ -1,6 +1,8 @@
 // The quantisation frame: one thread per axis turns the bounds accumulator of bounds.wgsl into f32 bit patterns
 // lo[D], hi[D], scale[D], where scale = RN_f32(2^bits / (hi − lo)) by an exact integer long division (WGSL's
-// `/` is not correctly rounded). CPU twin: sceneFrameCpu / quantScale in src/bvh/morton.cpu.ts.
+// `/` is not correctly rounded). CPU twin: sceneFrameCpu / quantScale in src/bvh/morton.cpu.ts. Then the u16 boxes'
+// frame origin[D], cell[D] (bvh/box.wgsl box_frame_of; twin boxFrameCpu in src/bvh/box.cpu.ts), which the build
+// copies after the last box record (lbvh.ts) whichever format the boxes take.
 
 struct FrameParams { bits: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> u: FrameParams;
@@ -47,4 +49,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   frame[a] = lo;
   frame[D + a] = hi;
   frame[2u * D + a] = quant_scale(u.bits, bitcast<f32>(hi) - bitcast<f32>(lo));
+  let f = box_frame_of(bitcast<f32>(lo), bitcast<f32>(hi));
+  frame[3u * D + a] = bitcast<u32>(f.x);
+  frame[4u * D + a] = bitcast<u32>(f.y);
 }

@@ -29,9 +29,9 @@ fn delta(i: i32, j: i32) -> i32 {
   return 64 + i32(countLeadingZeros(u32(i ^ j)));
 }
 
-// Zeroes internal node i's box record (2·D words).
+// Zeroes internal node i's box record (BOXW words: 2·D f32 or D u16 pairs, bvh/box.wgsl).
 fn zero_box(r: u32) {
-  for (var w = 0u; w < 2u * D; w++) { boxes_set(r * 2u * D + w, 0u); }
+  for (var w = 0u; w < BOXW; w++) { boxes_set(r * BOXW + w, 0u); }
 }
 
 @compute @workgroup_size(WG)

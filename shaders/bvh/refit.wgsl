@@ -21,12 +21,47 @@
 // Every array is reached through accessors the composer generates with their bindings from @binding(1) on (host
 // side: src/bvh/refit.ts; src/gpu/bigarray.ts), each array whole or in parts where it exceeds one binding:
 // sorted_get, order_get, parents_get, ranges_get (read), and links_* / boxes_* (atomic u32 words: _store, _max).
+//
+// Box formats (bvh/box.wgsl, src/bvh/layout.ts): BOX16 = 0 stores f32 boxes (2·D components, as above). BOX16 = 1
+// (u16 cells of the frame the build copied after the last record) turns each node's f32 box into D words
+// | qhi | 0xffff − qlo | (box_acc16) before it goes up: the componentwise max of two such words is their union's, and
+// a word is never 0, so the same exchange works word by word — the second atomicMax returns the sibling's word
+// exactly (the first went onto 0), and its thread stores the union (box_union16, box_store16). Quantising is
+// monotone, so the quantised union of the children is the quantised tight box (the CPU twin quantises the f32 one).
 struct RefitParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> u: RefitParams;
 
 // DIRECT (a constant from src/bvh/lbvh.ts): nodes of at most DIRECT leaves are refitted by a direct scan.
 
+// Components a thread carries: the box's words (2·D f32 order values, or D u16 words: BOXW), then ~minIndex.
 const C: u32 = 2u * D + 1u;
+const CB: u32 = BOXW;
+
+// Component c of two contributions united: the max of order values (f32) or of both halves (u16).
+fn unite(old: u32, v: u32) -> u32 {
+  if (BOX16 != 0u) { return box_union16(old, v); }
+  return max(old, v);
+}
+
+// The stored word of component c < CB.
+fn stored(c: u32, v: u32) -> u32 {
+  if (BOX16 != 0u) { return box_store16(v); }
+  return select(f32_unorder(v), f32_unorder(~v), c < D);
+}
+
+// BOX16: the f32 box in v (~order(lo) at a, order(hi) at D + a) as D words of u16 cells at v[0 … D) of the frame after
+// the last of the n − 1 records; then ~minIndex moves from v[2·D] to v[D].
+fn quantise(v: ptr<function, array<u32, C>>, n: u32) {
+  let fw = BOXW * max(n, 2u) - BOXW;
+  for (var a = 0u; a < D; a++) {
+    let origin = bitcast<f32>(boxes_load(fw + a));
+    let cell = bitcast<f32>(boxes_load(fw + D + a));
+    let qlo = box_quant_lo(bitcast<f32>(f32_unorder(~(*v)[a])), origin, cell);
+    let qhi = box_quant_hi(bitcast<f32>(f32_unorder((*v)[D + a])), origin, cell);
+    (*v)[a] = box_acc16(qlo, qhi);
+  }
+  (*v)[D] = (*v)[2u * D];
+}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -72,43 +107,43 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   }
   // The node's minIndex slot in its parent's links record has one writer: this thread. So has a directly scanned
   // node's own box; a leaf has no box (layout.ts: its box is its point).
-  if (t >= n) {
-    let base = (t - n) * 2u * D;
-    for (var a = 0u; a < D; a++) {
-      boxes_store(base + a, f32_unorder(~v[a]));
-      boxes_store(base + D + a, f32_unorder(v[D + a]));
-    }
-  }
   links_store((ps >> 1u) * 4u + 2u + (ps & 1u), ~v[2u * D]);
+  if (t >= n) {
+    if (BOX16 != 0u) { quantise(&v, n); }
+    let base = (t - n) * CB;
+    for (var c = 0u; c < CB; c++) { boxes_store(base + c, stored(c, v[c])); }
+  }
   // Walk up: `node` is the internal node whose box (its own record) and minIndex (in its parent's links record)
   // the owned components enter next. A parent of at most DIRECT leaves is scanned by its own thread.
   var node = ps >> 1u;
   if (node == header) { return; }
   let pr = ranges_get(node);
   if (pr.y - pr.x < DIRECT) { return; }
+  // A leaf going up (most stop at a directly scanned parent) quantises its point now.
+  if (t < n && BOX16 != 0u) { quantise(&v, n); }
   var own: array<bool, C>;
   for (var c = 0u; c < C; c++) { own[c] = true; }
   loop {
     if (node == header) { break; }
     let pp = parents_get(node);
-    let rb = node * 2u * D;
+    let rb = node * CB;
     var owns_any = false;
-    for (var c = 0u; c < 2u * D; c++) {
+    for (var c = 0u; c < CB; c++) {
       if (!own[c]) { continue; }
       let old = boxes_max(rb + c, v[c]);
       if (old == 0u) { own[c] = false; continue; }
-      v[c] = max(old, v[c]);
-      boxes_store(rb + c, select(f32_unorder(v[c]), f32_unorder(~v[c]), c < D));
+      v[c] = unite(old, v[c]);
+      boxes_store(rb + c, stored(c, v[c]));
       owns_any = true;
     }
-    if (own[2u * D]) {
+    if (own[CB]) {
       let w = (pp >> 1u) * 4u + 2u + (pp & 1u);
-      let old = links_max(w, v[2u * D]);
+      let old = links_max(w, v[CB]);
       if (old == 0u) {
-        own[2u * D] = false;
+        own[CB] = false;
       } else {
-        v[2u * D] = max(old, v[2u * D]);
-        links_store(w, ~v[2u * D]);
+        v[CB] = max(old, v[CB]);
+        links_store(w, ~v[CB]);
         owns_any = true;
       }
     }

@@ -8,7 +8,7 @@
 @group(0) @binding(2) var<storage, read> core2: array<f32>;
 @group(0) @binding(3) var<storage, read> order: array<u32>;
 @group(0) @binding(4) var<storage, read> links: array<vec4u>;
-@group(0) @binding(5) var<storage, read> boxes0: array<f32>;
+@group(0) @binding(5) var<storage, read> boxes0: array<u32>;
 @group(0) @binding(6) var<storage, read> childLabel: array<vec2u>;
 @group(0) @binding(7) var<storage, read> label: array<u32>;
 @group(0) @binding(8) var<storage, read> ub: array<u32>;
@@ -40,25 +40,41 @@ struct Nearest {
 const STACK: u32 = 100u;
 
 // Squared distance from Morton position j's point to the box of internal node `node` (0 inside; a leaf has no box:
-// its key is computed from the points, below). On a periodic axis the gap is the smaller of the direct gap and the gap around the torus, each computed with the
+// its key is computed from the points, below), its record read in either box format (bvh/boxget.wgsl: u16 boxes
+// contain the f32 ones, so the bound stays a lower bound). On a periodic axis the gap is the smaller of the direct gap and the gap around the torus, each computed with the
 // point distance's monotone steps so that it bounds every point of the box from below (src/knn/keys.cpu.ts).
 fn box_d2(node: u32, j: u32, q: array<f32, D>) -> f32 {
-  let base = node * 2u * D;
+  let base = node * BOXW;
   var s = 0.0;
-  // Important! Records in the first box part (every record below ~8.9·10^7 3D points on the H100) are read from
-  // its binding directly: going through box_word() for every word slows the traversal (bench/RESULTS.md).
+  // Important! Records in the first box part (every record below ~8.9·10^7 3D points on the H100, ~1.8·10^8 with
+  // u16 boxes) are read from its binding directly: going through box_word() for every word slows the traversal
+  // (bench/RESULTS.md). u16 boxes keep both ends in word k (the f32 format's hi word is read only for f32).
   if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
     for (var k = 0u; k < D; k++) {
-      let t = axis_gap(query_coord(j, k, q), boxes0[base + k], boxes0[base + D + k], k);
-      s = add_square(s, t, u.one);
+      let lw = boxes0[base + k];
+      var hw = lw;
+      if (BOX16 == 0u) { hw = boxes0[base + D + k]; }
+      let b = box_interval(lw, hw, k);
+      s = add_square(s, axis_gap(query_coord(j, k, q), b.x, b.y, k), u.one);
     }
   } else {
     for (var k = 0u; k < D; k++) {
-      let t = axis_gap(query_coord(j, k, q), box_word(base + k), box_word(base + D + k), k);
-      s = add_square(s, t, u.one);
+      let lw = box_word(base + k);
+      var hw = lw;
+      if (BOX16 == 0u) { hw = box_word(base + D + k); }
+      let b = box_interval(lw, hw, k);
+      s = add_square(s, axis_gap(query_coord(j, k, q), b.x, b.y, k), u.one);
     }
   }
   return s;
+}
+
+// The u16 boxes' frame into this thread's registers (bvh/boxget.wgsl; nothing for f32 boxes): once per thread,
+// before its first traversal.
+fn traverse_init() {
+  if (BOX16 == 0u) { return; }
+  let f = box_frame_word(u.n);
+  for (var k = 0u; k < D; k++) { box_frame_set(k, box_word(f + k), box_word(f + D + k)); }
 }
 
 // Coordinate k of the query, Morton position j: from its registers with QREG, else from `points`.

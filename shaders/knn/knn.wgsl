@@ -10,8 +10,8 @@
 // MORTON_ROWS (1: row j is leaf j's; 0: row i is point i's).
 //
 // Big arrays (issue 19; src/knn/knn.ts, src/gpu/bigarray.ts): the BVH's arrays are read through accessors the
-// composer generates from @binding(3) on — points_get (f32 words), order_get, links_get (vec4u), boxes_get (f32
-// words) — each array whole (`points[i]`: the kernel of before) or in parts where it exceeds one binding. The
+// composer generates from @binding(3) on — points_get (f32 words), order_get, links_get (vec4u), boxes_get (u32
+// words of either box format, bvh/boxget.wgsl) — each array whole (`points[i]`: the kernel of before) or in parts where it exceeds one binding. The
 // output rows are a window: this dispatch searches the leaves [base, end) and, with Morton rows, row t − base of
 // out_index / out_dist belongs to leaf t (base = 0 and end = n: one dispatch over every leaf, the fast path).
 
@@ -39,10 +39,17 @@ var<private> worst_i: u32;
 var<private> floor_d: f32;
 var<private> floor_i: u32;
 
-// Squared distance from q to the box at word `base` of the box array: lo D floats, then hi D floats.
+// Squared distance from q to the box record at word `base` of the box array (bvh/boxget.wgsl: f32 lo D, hi D; or
+// D u16 words, whose boxes contain the f32 ones, so the bound stays a lower bound).
 fn box_dist(base: u32) -> f32 {
   var s = 0.0;
-  for (var a = 0u; a < D; a++) { s = add_square(s, axis_gap_of(boxes_get(base + a), boxes_get(base + D + a), q[a]), u.one); }
+  for (var a = 0u; a < D; a++) {
+    let lw = boxes_get(base + a);
+    var hw = lw;
+    if (BOX16 == 0u) { hw = boxes_get(base + D + a); }
+    let b = box_interval(lw, hw, a);
+    s = add_square(s, axis_gap_of(b.x, b.y, q[a]), u.one);
+  }
   return s;
 }
 
@@ -58,7 +65,7 @@ fn point_dist(p: u32) -> f32 {
 // header), whose box it is (layout.ts).
 fn child_dist(c: u32, header: u32) -> f32 {
   if (c >= header) { return point_dist(c - header); }
-  return box_dist(c * 2u * D);
+  return box_dist(c * BOXW);
 }
 
 // Inserts (d, idx) into the sorted list if it beats the current k-th (or the radius while not full).
@@ -96,6 +103,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (t >= u.end) { return; }
   let inf = bitcast<f32>(u.inf_bits);
   for (var a = 0u; a < D; a++) { q[a] = points_get(t * D + a); }
+  if (BOX16 != 0u) {
+    let f = box_frame_word(n);
+    for (var a = 0u; a < D; a++) { box_frame_set(a, boxes_get(f + a), boxes_get(f + D + a)); }
+  }
   let o = select(order_get(t), t - u.base, MORTON_ROWS == 1u);
   floor_d = -1.0;
   floor_i = NONE;

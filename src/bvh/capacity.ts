@@ -17,7 +17,15 @@
  * windows, and parts for best, edges, parents and minCore2), beside the 4-byte arrays it still binds whole
  * (splitWholeNeeds: the labels).
  */
-import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, pointsForBoxRecords } from './layout.js';
+import {
+  BOX_PARTS,
+  boxFormatFor,
+  boxPartRecords,
+  boxRecords,
+  boxWords,
+  pointsForBoxRecords,
+  type BoxFormat,
+} from './layout.js';
 import { bigArrayParts } from '../gpu/bigarray.js';
 import { InputError } from '../errors.js';
 
@@ -209,10 +217,12 @@ export function capacity(limits: CapacityLimits, task: CapacityTask, dim: number
     }
     return wholeCap(binding, splitWholeNeeds(task), best);
   }
-  // The box array in BOX_PARTS bindings, or one where the traversal runs lean (boruvka.ts).
+  // The box array in BOX_PARTS bindings, or one where the traversal runs lean (boruvka.ts), in the unsplit BVH's
+  // box format (layout.ts boxFormatFor).
   const parts = limits.maxStorageBuffersPerShaderStage < NEAREST_STORAGE_BUFFERS ? 1 : BOX_PARTS;
+  const format = boxFormatFor(dim);
   const best: Capacity = {
-    maxPoints: pointsForBoxRecords(parts * boxPartRecords(binding, dim)),
+    maxPoints: pointsForBoxRecords(parts * boxPartRecords(binding, dim, format), format),
     limitedBy: 'bvh::boxes',
   };
   return wholeCap(binding, bindingNeeds(task, dim), best);
@@ -258,7 +268,8 @@ export function checkCapacity(
  * GpuEmst allocates it for large n (emst/pipeline.ts, emst/boruvka.ts's BoruvkaBorrow table; the fixed few KiB of
  * uniforms and counters left out). The peak is Borůvka's rounds, where everything below is live at once:
  *
- *   BVH      boxes 8·dim (n − 1 records), links 16, codes 8 (lent as childLabel), parents 8 (lent as the
+ *   BVH      boxes 4·dim in the u16 box format, 8·dim in f32 (n − 1 records; bvh/layout.ts boxFormatFor: u16 in
+ *            up to 3D by default, TREELINE_BVH_BOXES), links 16, codes 8 (lent as childLabel), parents 8 (lent as the
  *            candidates), ranges 8, order 4; sorted points 4·dim only without an in-place build (`inPlace: false`,
  *            TREELINE_EMST_INPLACE=0: in place they are the input's buffer)
  *   sorter   ping-pong scratch 12 (lent as best and pointBound) and a digit table of 4 bytes a digit per block of
@@ -270,9 +281,10 @@ export function checkCapacity(
  */
 export function emstPeakBytesPerPoint(
   dim: number,
-  options: { mutualReachability?: boolean; inPlace?: boolean } = {},
+  options: { mutualReachability?: boolean; inPlace?: boolean; boxes?: BoxFormat } = {},
 ): number {
-  const bvh = 8 * dim + 16 + 8 + 8 + 8 + 4 + (options.inPlace === false ? 4 * dim : 0);
+  const boxes = (options.boxes ?? boxFormatFor(dim)) === 'u16' ? 4 * dim : 8 * dim;
+  const bvh = boxes + 16 + 8 + 8 + 8 + 4 + (options.inPlace === false ? 4 * dim : 0);
   const sorter = 12 + 0.5;
   const boruvka = 12 + 4 + 4 + 4 + 4 + 4;
   const reachability = options.mutualReachability ? 4 + 4 + 8 - 4 : 0;

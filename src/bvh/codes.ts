@@ -4,6 +4,7 @@
  *
  *   bvh::bounds     scene bounds, atomicMax of order-preserving bit patterns     shaders/bvh/bounds.wgsl
  *   bvh::frame      lo, hi, exact scale = RN(2^bits / extent) by integer division shaders/bvh/frame.wgsl
+ *                   and the u16 boxes' frame (bvh/box.wgsl box_frame_of)
  *   bvh::morton     64-bit Morton codes (vec2u) and the identity permutation       shaders/bvh/morton.wgsl
  *
  * Every kernel here is element-wise, so arrays larger than one binding are taken window by window (issue 19,
@@ -47,7 +48,7 @@ export interface CodeArgs {
   /** n × dim f32 (a buffer, or a range of one from its start). */
   points: Binding;
   n: number;
-  /** 3·dim f32 written: lo, hi, scale. */
+  /** FRAME_WORDS(dim) f32 written: lo, hi, scale, and the u16 boxes' origins and cells (layout.ts). */
   frame: GPUBuffer;
   /** n vec2u written: the unsorted codes. */
   codes: GPUBuffer;
@@ -81,7 +82,7 @@ export async function createCodeEncoder(
     entry: 'main',
     ...layout,
     workgroupSize,
-    include: ['common/grid', 'bvh/floatorder'],
+    include: ['common/grid', 'bvh/floatorder', ...(name === 'frame' ? ['bvh/box'] : [])],
     constants: { D: dim, ...(options.constants ?? {}), ...(name === 'morton' ? { MORTON2: fast2d ? 1 : 0 } : {}) },
   });
   const [bounds, frame, morton] = await Promise.all([

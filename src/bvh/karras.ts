@@ -11,7 +11,7 @@ import type { Bindings, Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
 import { bindParts, createUnusedParts, planParts, type BigArrayParts, type PartArray } from '../gpu/bigarray.js';
 import { InputError } from '../errors.js';
-import { boxRecords, boxWords } from './layout.js';
+import { boxArrayWords, boxRecordWords, type BoxFormat } from './layout.js';
 
 const UNIFORMS = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
 
@@ -24,7 +24,7 @@ export interface KarrasArgs {
   ranges: GPUBuffer;
   /** 2n − 1 u32 written: (parent record << 1) | side per unified index. */
   parents: GPUBuffer;
-  /** The box array: each internal node's 2·dim words zeroed. */
+  /** The box array: each internal node's record (BOXW words) zeroed where the refit accumulates it. */
   boxes: GPUBuffer;
   n: number;
 }
@@ -38,13 +38,13 @@ export interface KarrasEncoder {
 }
 
 /** The kernel's arrays in binding order (from @binding(1) on). */
-function arrays(dim: number): PartArray[] {
+function arrays(dim: number, format: BoxFormat): PartArray[] {
   return [
     { name: 'codes', type: 'vec2u', stride: 8, length: (n) => n, access: 'read' },
     { name: 'links', type: 'vec4u', stride: 16, length: (n) => n, access: 'read_write' },
     { name: 'ranges', type: 'vec2u', stride: 8, length: (n) => Math.max(n - 1, 1), access: 'read_write' },
     { name: 'parents', type: 'u32', stride: 4, length: (n) => Math.max(2 * n - 1, 1), access: 'read_write' },
-    { name: 'boxes', type: 'u32', stride: 4, length: (n) => boxWords(dim) * boxRecords(n), access: 'read_write' },
+    { name: 'boxes', type: 'u32', stride: 4, length: (n) => boxArrayWords(n, dim, format), access: 'read_write' },
   ];
 }
 
@@ -68,12 +68,22 @@ export async function createKarras(
     constants?: Record<string, number>;
     partElements?: number;
     zero?: KarrasZero;
+    /** The box format (layout.ts; default f32): BOXW words a record are zeroed. */
+    boxes?: BoxFormat;
   } = {},
 ): Promise<KarrasEncoder> {
+  const format = options.boxes ?? 'f32';
   const zero = options.zero ?? { direct: 1 };
   const zeroConstants =
     'chunk' in zero ? { ZERO_CHUNK: zero.chunk, ZERO_DIRECT: 1 } : { ZERO_CHUNK: 0, ZERO_DIRECT: zero.direct };
-  const plan = planParts(ctx.limits, 'bvh::karras', arrays(dim), Math.max(maxCount, 2), 1, options.partElements);
+  const plan = planParts(
+    ctx.limits,
+    'bvh::karras',
+    arrays(dim, format),
+    Math.max(maxCount, 2),
+    1,
+    options.partElements,
+  );
   const kernel = (await ctx.kernel({
     label: 'bvh::karras',
     shader: 'bvh/karras',
@@ -82,7 +92,7 @@ export async function createKarras(
     uniforms: UNIFORMS,
     workgroupSize: options.workgroupSize ?? 256,
     include: ['common/grid', 'bvh/floatorder'],
-    constants: { D: dim, ...(options.constants ?? {}), ...zeroConstants },
+    constants: { D: dim, ...(options.constants ?? {}), ...zeroConstants, BOXW: boxRecordWords(dim, format) },
     generated: plan.generated,
   })) as Kernel<Bindings, typeof UNIFORMS>;
   const unused = plan.slots > plan.arrays.length ? createUnusedParts(ctx, 'bvh::karras', plan.slots) : null;

@@ -38,6 +38,8 @@
  * Bit t of axis a's cell goes to code bit t·d + (d − 1 − a) (axis 0 most significant within a bit group).
  */
 
+import { InputError } from '../errors.js';
+
 /**
  * Box parts. A device binds at most maxStorageBufferBindingSize bytes of one buffer (2 GiB − 4 on the H100), and
  * the box array of 10^8 points in 3D is 2.4 GB: kernels bind it as BOX_PARTS ranges of `boxPartRecords` whole
@@ -48,21 +50,29 @@
 export const BOX_PARTS = 3;
 
 /**
- * Records per box part: the most whole records within `maxBindingBytes`, a multiple of 32 (a part is then
- * 32·8·d bytes, a multiple of the 256-byte storage offset alignment, for every d).
+ * Records per box part: the most whole records within `maxBindingBytes`, a multiple of boxPartAlign (a part is then
+ * 32·8·d bytes, or 64·4·d in the u16 format, a multiple of the 256-byte storage offset alignment, for every d).
  */
-export function boxPartRecords(maxBindingBytes: number, dim: number): number {
-  return Math.max(BOX_PART_ALIGN, Math.floor(maxBindingBytes / (4 * boxWords(dim)) / BOX_PART_ALIGN) * BOX_PART_ALIGN);
+export function boxPartRecords(maxBindingBytes: number, dim: number, format: BoxFormat = 'f32'): number {
+  const align = boxPartAlign(format);
+  return Math.max(align, Math.floor(maxBindingBytes / (4 * boxRecordWords(dim, format)) / align) * align);
 }
 
-/** Box part sizes are multiples of this many records (boxPartRecords). */
+/** Box part sizes are multiples of this many records (boxPartRecords) in the f32 format. */
 export const BOX_PART_ALIGN = 32;
+
+/** Box part sizes are multiples of this many records (boxPartRecords): 32 (f32), 64 (u16). */
+export const boxPartAlign = (format: BoxFormat): number => (format === 'u16' ? 2 : 1) * BOX_PART_ALIGN;
 
 /** Records in the box array of an n-point BVH: one per internal node, at least one (no zero-length buffers). */
 export const boxRecords = (n: number): number => Math.max(n - 1, 1);
 
-/** The most points whose box records fit in `records` records (n − 1 records for n points). */
-export const pointsForBoxRecords = (records: number): number => records + 1;
+/**
+ * The most points whose box array fits in `records` records (n − 1 records for n points, and the u16 format's two
+ * frame records).
+ */
+export const pointsForBoxRecords = (records: number, format: BoxFormat = 'f32'): number =>
+  records + 1 - (format === 'u16' ? 2 : 0);
 
 /** "No node" / "no index". */
 export const NONE = 0xffffffff;
@@ -98,10 +108,56 @@ export function maxCell(bits: number): number {
   return 2 ** bits - 2 ** (bits - 24);
 }
 
-/** f32 words per record in `boxes`: lo, hi. */
+/** f32 words per record in `boxes` (the f32 format): lo, hi. */
 export function boxWords(dim: number): number {
   return 2 * dim;
 }
+
+/**
+ * Box formats (issue 19's memory). 'f32': each internal box as 2·d f32, lo then hi (above). 'u16': each box as d u32
+ * words, word a = | hi_a 16 bits | lo_a 16 bits |, cells of a per-BVH frame rounded outward (shaders/bvh/box.wgsl
+ * says how, and why exactly; CPU twin bvh/box.cpu.ts), 4·d bytes a record instead of 8·d — and after the last
+ * record (record boxRecords(n)) two frame records: the d origins, then the d cell sizes (f32 bits). Split BVHs keep
+ * 'f32' (Borůvka's split traversal binds windows of records that do not reach the frame).
+ */
+export type BoxFormat = 'f32' | 'u16';
+
+/** u32 words per box record. */
+export function boxRecordWords(dim: number, format: BoxFormat): number {
+  return format === 'u16' ? dim : 2 * dim;
+}
+
+/** Records of an n-point BVH's box array, the u16 format's two frame records included. */
+export function boxArrayRecords(n: number, format: BoxFormat): number {
+  return boxRecords(n) + (format === 'u16' ? 2 : 0);
+}
+
+/** Words of an n-point BVH's box array (boxArrayRecords × boxRecordWords). */
+export function boxArrayWords(n: number, dim: number, format: BoxFormat): number {
+  return boxArrayRecords(n, format) * boxRecordWords(dim, format);
+}
+
+/**
+ * The box format of a BVH: `given`, else the environment variable TREELINE_BVH_BOXES (f32 or u16; for A/B runs),
+ * else u16 in up to 3 dimensions (BOX16_DIMS) and f32 above; always f32 for a split BVH.
+ */
+export function boxFormatFor(dim: number, options: { split?: boolean; given?: BoxFormat } = {}): BoxFormat {
+  if (options.split) return 'f32';
+  if (options.given) return options.given;
+  const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_BOXES : undefined;
+  if (env === 'f32' || env === 'u16') return env;
+  if (env !== undefined && env !== '') throw new InputError(`TREELINE_BVH_BOXES: expected f32 or u16, got '${env}'.`);
+  return dim <= BOX16_DIMS ? 'u16' : 'f32';
+}
+
+/**
+ * Dimensions up to which BVHs take u16 boxes by default: where the memory goal lies (3D EMST), and where the
+ * traversals hold the frame (2·d floats) in registers cheaply.
+ */
+export const BOX16_DIMS = 3;
+
+/** f32 words of `bvh::frame`: lo[d], hi[d], scale[d] (morton.cpu.ts), then the u16 boxes' origin[d], cell[d]. */
+export const FRAME_WORDS = (dim: number): number => 5 * dim;
 
 /** The largest f32 value. */
 export const F32_MAX = 3.4028234663852886e38;

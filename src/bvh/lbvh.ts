@@ -38,7 +38,18 @@ import {
   type RadixSorterOptions,
 } from '../primitives/radixsort.js';
 import { boxLimitMessage, createBoxParts } from './boxparts.js';
-import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, codeBits, pointsForBoxRecords } from './layout.js';
+import {
+  BOX_PARTS,
+  boxArrayWords,
+  boxFormatFor,
+  boxPartRecords,
+  boxRecordWords,
+  boxRecords,
+  codeBits,
+  FRAME_WORDS,
+  pointsForBoxRecords,
+  type BoxFormat,
+} from './layout.js';
 import { checkPoints } from './points.js';
 import { createCodeEncoder } from './codes.js';
 import { createPrefixSorter, prefixSortApplies } from './prefixsort.js';
@@ -60,8 +71,13 @@ export interface BvhBuffers {
   readonly sortedPoints: GPUBuffer;
   /** n records × vec4u: left, right, minIndex(left), minIndex(right); record n − 1 is the header (`bvh::links`). */
   readonly links: GPUBuffer;
-  /** n − 1 records (at least one) × 2·dim f32: internal node i's own box, lo then hi (`bvh::boxes`). */
+  /**
+   * n − 1 records (at least one): internal node i's own box (`bvh::boxes`), in `boxFormat` — 2·dim f32, lo then hi,
+   * or dim u32 words of u16 cells followed by the frame's two records (layout.ts, "Box formats").
+   */
   readonly boxes: GPUBuffer;
+  /** The format of `boxes` (layout.ts, boxFormatFor). */
+  readonly boxFormat: BoxFormat;
   /** n − 1 vec2u: first and last leaf of internal node i (`bvh::ranges`). */
   readonly ranges: GPUBuffer;
   /** 2n − 1 u32: (parent record << 1) | side per unified index (`bvh::parents`). */
@@ -80,7 +96,7 @@ export interface GpuBvh extends BvhBuffers {
   sortedPoints: GPUBuffer;
   /** The largest n the buffers hold. */
   readonly capacity: number;
-  /** 3·dim f32: lo[dim], hi[dim], scale[dim] (`bvh::frame`). */
+  /** FRAME_WORDS(dim) f32: lo[dim], hi[dim], scale[dim], the u16 boxes' origin[dim], cell[dim] (`bvh::frame`). */
   readonly frame: GPUBuffer;
   /** n vec2u sorted Morton codes, .x low word (`bvh::codes`). */
   readonly codes: GPUBuffer;
@@ -98,19 +114,20 @@ export function allocateBvh(
   ctx: GpuContext,
   capacity: number,
   dim: number,
-  options: { split?: boolean; inPlace?: boolean } = {},
+  options: { split?: boolean; inPlace?: boolean; boxes?: BoxFormat } = {},
 ): GpuBvh {
-  checkShape(ctx, capacity, dim, options.split === true);
+  const boxFormat = boxFormatFor(dim, { split: options.split, given: options.boxes });
+  checkShape(ctx, capacity, dim, options.split === true, boxFormat);
   const c = Math.max(capacity, 1);
   const buffers = {
-    frame: ctx.createBuffer('bvh::frame', 12 * dim),
+    frame: ctx.createBuffer('bvh::frame', 4 * FRAME_WORDS(dim)),
     codes: ctx.createBuffer('bvh::codes', 8 * c),
     order: ctx.createBuffer('bvh::order', 4 * c),
     sortedPoints: options.inPlace
       ? ctx.createBuffer('bvh::sortedPointsUnset', 16)
       : ctx.createBuffer('bvh::sortedPoints', 4 * dim * c),
     links: ctx.createBuffer('bvh::links', 16 * c),
-    boxes: ctx.createBuffer('bvh::boxes', 4 * boxWords(dim) * boxRecords(c)),
+    boxes: ctx.createBuffer('bvh::boxes', 4 * boxArrayWords(c, dim, boxFormat)),
     ranges: ctx.createBuffer('bvh::ranges', 8 * Math.max(c - 1, 1)),
     // One word beyond the 2c − 1 parents, so that Borůvka's 8-byte candidates fit once the parents are dead.
     parents: ctx.createBuffer('bvh::parents', 8 * c),
@@ -119,6 +136,7 @@ export function allocateBvh(
     n: 0,
     dim,
     capacity,
+    boxFormat,
     ...buffers,
     destroy() {
       for (const b of Object.values(buffers)) b.destroy();
@@ -126,7 +144,7 @@ export function allocateBvh(
   };
 }
 
-function checkShape(ctx: GpuContext, capacity: number, dim: number, split: boolean): void {
+function checkShape(ctx: GpuContext, capacity: number, dim: number, split: boolean, format: BoxFormat): void {
   if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
   if (!Number.isInteger(capacity) || capacity < 0) {
     throw new InputError(`Expected maxCount to be a non-negative integer, got ${capacity}.`);
@@ -134,8 +152,11 @@ function checkShape(ctx: GpuContext, capacity: number, dim: number, split: boole
   // A split BVH's arrays are bound in parts by the build's kernels, which refuse by name what the stage cannot bind.
   if (split) return;
   // The box array is bound in BOX_PARTS ranges (layout.ts, "Box parts"); every other array fits one binding.
-  const maxPoints = pointsForBoxRecords(BOX_PARTS * boxPartRecords(ctx.limits.maxStorageBufferBindingSize, dim));
-  if (capacity > maxPoints) throw new InputError(boxLimitMessage(capacity, dim, maxPoints, ctx));
+  const maxPoints = pointsForBoxRecords(
+    BOX_PARTS * boxPartRecords(ctx.limits.maxStorageBufferBindingSize, dim, format),
+    format,
+  );
+  if (capacity > maxPoints) throw new InputError(boxLimitMessage(capacity, dim, maxPoints, ctx, format));
   const largest = Math.max(16 * capacity, 4 * dim * capacity);
   if (largest > ctx.limits.maxStorageBufferBindingSize) {
     throw new InputError(
@@ -184,6 +205,8 @@ export interface BvhBuilderOptions {
    * before) where nothing is given. Never for split BVHs. The same BVH either way.
    */
   prefixSort?: boolean;
+  /** The box format of the BVHs it builds (layout.ts, boxFormatFor; allocateBvh's must match). */
+  boxes?: BoxFormat;
 }
 
 /**
@@ -254,17 +277,20 @@ export interface BvhBuilder {
 export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptions): Promise<BvhBuilder> {
   const { maxCount, dim } = options;
   const split = options.split === true;
-  checkShape(ctx, maxCount, dim, split);
+  const boxFormat = boxFormatFor(dim, { split, given: options.boxes });
+  checkShape(ctx, maxCount, dim, split, boxFormat);
   const wg = options.workgroupSize ?? 256;
   // The traversals' box parts (layout.ts): their constants go to every build kernel, and a BVH they cannot bind is
   // refused before it is built — unless it is split, which no traversal reads.
-  const parts = createBoxParts(ctx, dim, options.boxPartRecords, split ? undefined : maxCount);
+  const parts = createBoxParts(ctx, dim, options.boxPartRecords, split ? undefined : maxCount, boxFormat);
   const direct = options.refitDirect ?? 32;
   if (!Number.isInteger(direct) || direct < 1) {
     throw new InputError(`Expected refitDirect to be an integer ≥ 1, got ${direct}.`);
   }
   // The refit's mode decides which boxes the Karras kernel zeroes (karras.ts, KarrasZero).
-  const mode = refitMode(options.refitChunk);
+  // The chunked refit (an opt-in variant) writes f32 boxes only: u16 boxes take the direct scans.
+  const mode =
+    boxFormat === 'u16' && refitMode(options.refitChunk) === 'chunk' ? 'direct' : refitMode(options.refitChunk);
   // TREELINE_BVH_CHUNK: the most leaves per chunk (a power of two from 32 to 1024), for A/B runs; default 256.
   const env = typeof process !== 'undefined' ? Number(process.env?.TREELINE_BVH_CHUNK) : NaN;
   const chunkMost = [32, 64, 128, 256, 512, 1024].includes(env) ? env : wg;
@@ -280,12 +306,14 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       workgroupSize: wg,
       constants: parts.constants,
       zero: chunk > 0 ? { chunk } : { direct: mode === 'legacy' ? 1 : direct },
+      boxes: boxFormat,
     }),
     // The refit (refit.ts), every array in parts where it exceeds one binding.
     createRefit(ctx, Math.max(maxCount, 1), dim, direct, {
       workgroupSize: chunk > 0 ? chunkMost : wg,
       constants: parts.constants,
       chunk: chunk > 0,
+      boxes: boxFormat,
     }),
     createRadixSorter(ctx, {
       maxCount: Math.max(maxCount, 1),
@@ -308,6 +336,9 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       throw new InputError(`Expected n to be an integer in [0, ${Math.min(maxCount, bvh.capacity)}], got ${n}.`);
     }
     if (bvh.dim !== dim) throw new InputError(`Expected a BVH of dim=${dim}, got dim=${bvh.dim}.`);
+    if (bvh.boxFormat !== boxFormat) {
+      throw new InputError(`Expected a BVH with ${boxFormat} boxes (the builder's), got ${bvh.boxFormat}.`);
+    }
   };
 
   /** Stage 3; `gathered`: the points are in Morton order already where the gather would put them (prefix sort). */
@@ -320,13 +351,18 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     const { order, links, ranges, parents, boxes } = bvh;
     if (points === bvh.sortedPoints) {
       // In place (allocateBvh's `inPlace`): gathered into the boxes, free until Karras writes them (8·dim bytes
-      // for each of n − 1 records ≥ 4·dim bytes for each of n points when n ≥ 2), and copied back over the points.
+      // for each of n − 1 records ≥ 4·dim bytes for each of n points when n ≥ 2; u16: 4·dim bytes for each of
+      // n + 1 records), and copied back over the points.
       if (!gathered) gather.encode(rec, { points, order, sorted: bvh.boxes, n });
       rec.copy(bvh.boxes, 0, bvh.sortedPoints, 0, 4 * dim * n);
     } else if (!gathered) {
       gather.encode(rec, { points, order, sorted: bvh.sortedPoints, n });
     }
     karras.encode(rec, { codes: bvh.codes, links, ranges, parents, boxes, n });
+    // u16 boxes: the frame (codes.ts) after the last record, where the refit and the readers take it (layout.ts).
+    if (boxFormat === 'u16') {
+      rec.copy(bvh.frame, 12 * dim, bvh.boxes, 4 * boxRecordWords(dim, 'u16') * boxRecords(n), 8 * dim);
+    }
     refit.encode(rec, { sorted: bvh.sortedPoints, order, parents, links, boxes, ranges, n });
   };
 

@@ -13,7 +13,7 @@ import type { Bindings, Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { bindParts, createUnusedParts, planParts, type BigArrayParts, type PartArray } from '../gpu/bigarray.js';
 import { InputError } from '../errors.js';
-import { boxRecords, boxWords } from './layout.js';
+import { boxArrayWords, boxRecordWords, type BoxFormat } from './layout.js';
 
 const UNIFORMS = { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' } as const;
 
@@ -43,7 +43,7 @@ export interface RefitEncoder {
 }
 
 /** The kernel's arrays in binding order (from @binding(1) on). */
-function arrays(dim: number): PartArray[] {
+function arrays(dim: number, format: BoxFormat): PartArray[] {
   return [
     { name: 'sorted', type: 'u32', stride: 4, length: (n) => n * dim, access: 'read' },
     { name: 'order', type: 'u32', stride: 4, length: (n) => n, access: 'read' },
@@ -53,7 +53,7 @@ function arrays(dim: number): PartArray[] {
       name: 'boxes',
       type: 'u32',
       stride: 4,
-      length: (n) => boxWords(dim) * boxRecords(n),
+      length: (n) => boxArrayWords(n, dim, format),
       access: 'read_write',
       atomic: true,
     },
@@ -84,9 +84,18 @@ export async function createRefit(
   maxCount: number,
   dim: number,
   direct: number,
-  options: { workgroupSize?: number; constants?: Record<string, number>; partElements?: number; chunk?: boolean } = {},
+  options: {
+    workgroupSize?: number;
+    constants?: Record<string, number>;
+    partElements?: number;
+    chunk?: boolean;
+    /** The box format written (layout.ts; default f32). The chunked refit writes f32 only. */
+    boxes?: BoxFormat;
+  } = {},
 ): Promise<RefitEncoder> {
-  const plan = planParts(ctx.limits, 'bvh::refit', arrays(dim), Math.max(maxCount, 2), 1, options.partElements);
+  const format = options.boxes ?? 'f32';
+  if (format === 'u16' && options.chunk) throw new InputError('bvh::refit: the chunked refit writes f32 boxes only.');
+  const plan = planParts(ctx.limits, 'bvh::refit', arrays(dim, format), Math.max(maxCount, 2), 1, options.partElements);
   const leaves = options.chunk ? refitChunkLeaves(ctx, dim, options.workgroupSize ?? 256) : 0;
   const kernel = (await ctx.kernel({
     label: 'bvh::refit',
@@ -95,8 +104,14 @@ export async function createRefit(
     bindings: { u: 'uniform', ...plan.bindings } as Bindings,
     uniforms: UNIFORMS,
     workgroupSize: leaves > 0 ? leaves : (options.workgroupSize ?? 256),
-    include: ['common/grid', 'bvh/floatorder'],
-    constants: { D: dim, ...(options.constants ?? {}), ...(leaves > 0 ? {} : { DIRECT: direct }) },
+    include: ['common/grid', 'bvh/floatorder', 'bvh/box'],
+    constants: {
+      D: dim,
+      ...(options.constants ?? {}),
+      ...(leaves > 0 ? {} : { DIRECT: direct }),
+      BOX16: format === 'u16' ? 1 : 0,
+      BOXW: boxRecordWords(dim, format),
+    },
     generated: plan.generated,
   })) as Kernel<Bindings, typeof UNIFORMS>;
   const unused = plan.slots > plan.arrays.length ? createUnusedParts(ctx, 'bvh::refit', plan.slots) : null;

@@ -1,26 +1,40 @@
 /**
  * Uploads a BVH built by the CPU twin (lbvh.cpu.ts) into GPU buffers of the same layout, for traversals tested or
- * benchmarked apart from the GPU build.
+ * benchmarked apart from the GPU build. The boxes go up in `format` (layout.ts, boxFormatFor): the twin's f32 boxes,
+ * or those quantised as the GPU build quantises them (box.cpu.ts).
  */
 import type { GpuContext } from '../gpu/context.js';
 import type { BvhCpu } from './lbvh.cpu.js';
 import type { BvhBuffers } from './lbvh.js';
-import { boxRecords, boxWords } from './layout.js';
+import { boxFormatFor, boxRecords, boxWords, type BoxFormat } from './layout.js';
+import { quantiseBoxesCpu } from './box.cpu.js';
 
-export function uploadBvhCpu(ctx: GpuContext, bvh: BvhCpu, label = 'bvh::uploaded'): BvhBuffers {
+export function uploadBvhCpu(
+  ctx: GpuContext,
+  bvh: BvhCpu,
+  label = 'bvh::uploaded',
+  format: BoxFormat = boxFormatFor(bvh.dim),
+): BvhBuffers {
   const up = (name: string, a: ArrayBufferView) => ctx.upload(`${label}.${name}`, a);
+  const boxes =
+    format === 'u16'
+      ? quantiseBoxesCpu(bvh.boxes, bvh.n, bvh.dim, bvh.frame)
+      : // At least one record, as the GPU build allocates (the CPU twin's array is empty for n ≤ 1).
+        bvh.boxes.length > 0
+        ? bvh.boxes
+        : new Float32Array(boxRecords(bvh.n) * boxWords(bvh.dim));
   const buffers = {
     sortedPoints: up('sortedPoints', bvh.sortedPoints),
     order: up('order', bvh.order),
     links: up('links', bvh.links),
-    // At least one record, as the GPU build allocates (the CPU twin's array is empty for n ≤ 1).
-    boxes: up('boxes', bvh.boxes.length > 0 ? bvh.boxes : new Float32Array(boxRecords(bvh.n) * boxWords(bvh.dim))),
+    boxes: up('boxes', boxes),
     ranges: up('ranges', bvh.ranges),
     parents: up('parents', bvh.parents),
   };
   return {
     n: bvh.n,
     dim: bvh.dim,
+    boxFormat: format,
     ...buffers,
     destroy: () => Object.values(buffers).forEach((b) => b.destroy()),
   };

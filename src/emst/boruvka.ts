@@ -27,7 +27,7 @@
 import { cutKey, inverseAlphaSquared } from './distance.cpu.js';
 import { createBoxParts, type BoxParts } from '../bvh/boxparts.js';
 import type { BvhBuffers } from '../bvh/lbvh.js';
-import { boxRecords, pointsForBoxRecords } from '../bvh/layout.js';
+import { boxArrayRecords, boxFormatFor, pointsForBoxRecords, type BoxFormat } from '../bvh/layout.js';
 import type { GpuContext } from '../gpu/context.js';
 import { floatBits, uniformBytes, type Bindings, type Kernel } from '../gpu/kernel.js';
 import type { Recorder } from '../gpu/recorder.js';
@@ -51,11 +51,12 @@ import { SplitRounds } from './roundsplit.js';
  * `before` hook; as upper bounds). readEdges' sort uses the candidates, the changes and that same sorter scratch,
  * after the run.
  *
- * GpuEmst's GPU memory per point in 3D with this sharing and an in-place build (the sorted points are the input's
- * buffer: pipeline.ts `inPlace`, issue 19), 112.5 bytes beyond the input (124.5 with a sorted copy):
+ * GpuEmst's GPU memory per point in 3D with this sharing, an in-place build (the sorted points are the input's
+ * buffer: pipeline.ts `inPlace`, issue 19) and u16 boxes (bvh/layout.ts, "Box formats"), 100.5 bytes beyond the
+ * input (112.5 with f32 boxes, TREELINE_BVH_BOXES=f32; 12 more with a sorted copy):
  *
- *   BVH      boxes 24 (n − 1 internal boxes, bvh/layout.ts), links 16, codes 8 (= childLabel),
- *            parents 8 (= candidates), ranges 8, order 4                                                       68
+ *   BVH      boxes 12 (n − 1 internal boxes of 3 u32 words; f32: 24), links 16, codes 8 (= childLabel),
+ *            parents 8 (= candidates), ranges 8, order 4                                                       56
  *   sorter   scratch 12 (= best 8 + pointBound 4), digit table 0.5                                           12.5
  *   Borůvka  edges 12, label 4, changes 4 (= active list), upper bounds 4, bestMax 4, union-find 4             32
  *   rest     scan partial sums, uniforms, counters                                                           ~0.05
@@ -415,9 +416,10 @@ export class Boruvka {
     /**
      * Compile the mutual-reachability kernel with the others (else on the first run that needs it); `rounds`: the
      * per-round passes' shape (default roundPassesFromEnv()); `split`: the subtree-window traversal with windows of
-     * at most this many points even where the arrays fit (tests, A/B runs; default TREELINE_EMST_SPLIT).
+     * at most this many points even where the arrays fit (tests, A/B runs; default TREELINE_EMST_SPLIT); `boxes`: the
+     * box format of the BVHs it will traverse (bvh/layout.ts boxFormatFor: f32 wherever the split traversal may run).
      */
-    options: { reachability?: boolean; rounds?: RoundPasses; split?: number } = {},
+    options: { reachability?: boolean; rounds?: RoundPasses; split?: number; boxes?: BoxFormat } = {},
   ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
     const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
@@ -428,7 +430,13 @@ export class Boruvka {
       );
     }
     const passes = options.rounds ?? roundPassesFromEnv();
-    const parts = createBoxParts(ctx, dim, boxPartRecords, n);
+    // The split traversal (issue 19), where forced or where the arrays exceed one binding, reads f32 boxes only.
+    const splitCap = options.split ?? splitFromEnv();
+    const splits = splitCap !== undefined || traversalSplits(ctx.limits, n, dim);
+    const boxFormat = boxFormatFor(dim, { split: splits, given: options.boxes });
+    if (splits && boxFormat !== 'f32')
+      throw new InputError(`emst: the split traversal reads f32 boxes, not ${boxFormat}.`);
+    const parts = createBoxParts(ctx, dim, boxPartRecords, n, boxFormat);
     // HOLDERS: the per-component minima over the holders of a candidate (emst/holders.wgsl).
     const holders = { HOLDERS: passes.holders ? 1 : 0 };
     const relabelEntry = passes.tileScan ? 'tiles' : passes.fusedLabels ? 'fused' : 'main';
@@ -464,7 +472,7 @@ export class Boruvka {
         traversalBindings,
         32,
         'main',
-        ['emst/distance', boxRead, 'emst/traverse'],
+        ['emst/distance', boxRead, 'bvh/boxget', 'emst/traverse'],
         {
           FIRST: first,
           QREG: passes.queryRegs && dim <= 4 ? 1 : 0,
@@ -521,8 +529,6 @@ export class Boruvka {
       Object.fromEntries(Object.keys(specs).map((name, i) => [name, ks[i]])),
     );
     // Issue 19: the subtree-window traversal where the traversal's arrays exceed one binding, or where asked.
-    const splitCap = options.split ?? splitFromEnv();
-    const splits = splitCap !== undefined || traversalSplits(ctx.limits, n, dim);
     const splitMade = splits ? SplitTraversal.create(ctx, n, dim, periodic, splitCap) : null;
     const roundsMade = splits ? SplitRounds.create(ctx, n, dim, periodic, splitCap) : null;
     const made = await Promise.allSettled([
@@ -609,6 +615,9 @@ export class Boruvka {
     if (n > this.maxN)
       throw new TreelineError(`emst::boruvka: n=${n} exceeds the maxN=${this.maxN} it was created for`);
     if (bvh.dim !== this.dim) throw new TreelineError(`emst::boruvka: dim=${bvh.dim}, created for dim=${this.dim}`);
+    if (bvh.boxFormat !== this.parts.format) {
+      throw new TreelineError(`emst::boruvka: a BVH with ${bvh.boxFormat} boxes, created for ${this.parts.format}`);
+    }
     if (n < 2) return { edges: b.edges, count: 0, rounds: 0 };
     const mr = opts.reachability !== undefined;
     const alpha = opts.reachability?.alpha ?? 1;
@@ -619,9 +628,9 @@ export class Boruvka {
     }
     const cut = cutKey(opts.minEdgeLength ?? 0);
     if (cut > 0 && mr) throw new TreelineError('emst::boruvka: the scale cut is for the Euclidean MST only');
-    if (this.lean && boxRecords(n) > this.parts.records) {
+    if (this.lean && boxArrayRecords(n, this.parts.format) > this.parts.records) {
       throw new InputError(
-        `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${pointsForBoxRecords(this.parts.records)} points).`,
+        `emst: ${n} points need the box array in several bindings, which this device's ${this.ctx.limits.maxStorageBuffersPerShaderStage} storage buffers per stage leave no room for (at most ${pointsForBoxRecords(this.parts.records, this.parts.format)} points).`,
       );
     }
     // Issue 19: the split traversal decides which points search itself (no active list; the rounds take every point).

@@ -264,6 +264,9 @@ export class SplitTraversal {
   /** Records the roots pass of a BVH of n ≥ 2 points (once per run, after the build). */
   encodeRoots(rec: Recorder, bvh: BvhBuffers, n: number): void {
     this.checkN(n);
+    // nearest_split.wgsl binds windows of box records, which do not reach the u16 format's frame (bvh/layout.ts).
+    if (bvh.boxFormat !== 'f32')
+      throw new InputError(`emst: the split traversal reads f32 boxes, got ${bvh.boxFormat}.`);
     const { trees } = this.windows(n);
     const step = trees[0].count;
     rec.clear(this.roots, 0, 4 * ROOT_STRIDE * trees.length);

@@ -25,6 +25,7 @@ import { progressSpan, type ProgressCallback } from '../progress.js';
 import { EUCLIDEAN, type Metric } from './metric.js';
 import { checkPointsOnGpu, createPointChecker } from './pointcheck.js';
 import { checkCapacity, type CapacityTask } from '../bvh/capacity.js';
+import { boxFormatFor } from '../bvh/layout.js';
 import { createGatherer, type Gatherer } from './gather.js';
 import { GpuCandidateLists, highDimDefault, highDimK, type CandidateSource } from './highdim.js';
 import { inverseAlphaSquared } from './distance.cpu.js';
@@ -138,11 +139,13 @@ export class GpuEmst {
       source = null;
     // Every part's kernels start compiling at once and are awaited together (issue 17 §5); Euclidean runs compile
     // no k-NN, gather or mutual-reachability kernels.
-    const bvh = allocateBvh(ctx, maxN, dim, { inPlace, split: splitBvh });
+    // The box format (bvh/layout.ts): f32 wherever the split traversal may run, else u16 in up to 3D by default.
+    const boxes = boxFormatFor(dim, { split: splitBvh || split !== undefined });
+    const bvh = allocateBvh(ctx, maxN, dim, { inPlace, split: splitBvh, boxes });
     const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
     const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
     const edges = ctx.createBuffer('emst::edges', 12 * Math.max(maxN, 2));
-    const builderMade = createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords, split: splitBvh });
+    const builderMade = createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords, split: splitBvh, boxes });
     // Arrays whose lifetimes do not overlap Borůvka's share its memory (boruvka.ts, BoruvkaBorrow).
     const borrow = builderMade.then((builder) => ({
       childLabel: bvh.codes,
@@ -155,12 +158,13 @@ export class GpuEmst {
     const boruvkaMade = Boruvka.create(ctx, maxN, dim, periodic, boxPartRecords, lean, borrow, {
       reachability: mr,
       split,
+      boxes,
     });
     const made = await Promise.allSettled([
       builderMade,
       boruvkaMade,
       mr && !source
-        ? createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords, maxCount: maxN })
+        ? createKnnSearcher(ctx, { dim, k: metric.minSamples, output: 'kth', boxPartRecords, maxCount: maxN, boxes })
         : null,
       mr && !source ? createGatherer(ctx, maxN) : null,
       source ? GpuCandidateLists.create(ctx, maxN, dim, source, listK) : null,
@@ -244,6 +248,7 @@ export class GpuEmst {
         output: 'kth',
         boxPartRecords: this.boxPartRecords,
         maxCount: this.maxN,
+        boxes: this.bvh.boxFormat,
       });
       knn = temporary;
     }

@@ -11,7 +11,18 @@ import type { Bindings, Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import { createGpuContext } from '../gpu/context.js';
 import { InputError } from '../errors.js';
-import { BOX_PARTS, boxPartRecords, boxRecords, boxWords, pointsForBoxRecords, STACK_SIZE } from '../bvh/layout.js';
+import {
+  BOX_PARTS,
+  boxArrayWords,
+  boxFormatFor,
+  boxPartRecords,
+  boxRecordWords,
+  boxRecords,
+  boxWords,
+  pointsForBoxRecords,
+  STACK_SIZE,
+  type BoxFormat,
+} from '../bvh/layout.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
 import { allocateBvh, createBvhBuilder, type BvhBuffers, type GpuBvh } from '../bvh/lbvh.js';
 import {
@@ -63,6 +74,11 @@ export interface KnnSearcherOptions {
   boxPartRecords?: number;
   /** Output rows per window (tests: several windows with few points); default: a binding's worth. */
   maxWindow?: number;
+  /**
+   * The box format of the BVHs it will search (bvh/layout.ts). Default: where maxCount is given, the one
+   * buildSearchBvh builds for that many points; else boxFormatFor(dim).
+   */
+  boxes?: BoxFormat;
 }
 
 export interface KnnOutput {
@@ -113,12 +129,12 @@ const PERMUTE_BINDINGS = { u: 'uniform', order: 'read', src: 'read', dst: 'read_
 const PERMUTE_PARAMS = { src_count: 'u32', dst_first: 'u32', dst_count: 'u32', width: 'u32' } as const;
 
 /** The BVH arrays the search reads at random (layout.ts), in binding order from 3 on. */
-function bvhArrays(dim: number): PartArray[] {
+function bvhArrays(dim: number, format: BoxFormat): PartArray[] {
   return [
     { name: 'points', type: 'f32', stride: 4, length: (n) => n * dim, access: 'read' },
     { name: 'order', type: 'u32', stride: 4, length: (n) => n, access: 'read' },
     { name: 'links', type: 'vec4u', stride: 16, length: (n) => n, access: 'read' },
-    { name: 'boxes', type: 'f32', stride: 4, length: (n) => boxWords(dim) * boxRecords(n), access: 'read' },
+    { name: 'boxes', type: 'u32', stride: 4, length: (n) => boxArrayWords(n, dim, format), access: 'read' },
   ];
 }
 /**
@@ -127,15 +143,21 @@ function bvhArrays(dim: number): PartArray[] {
  * caller that names no size gets the kernel it had; with smaller parts (`perPart` elements, tests), the most points
  * whose parts fit the stage beside the two outputs.
  */
-function defaultMaxCount(ctx: GpuContext, dim: number, rowWords: number, perPart: number | undefined): number {
+function defaultMaxCount(
+  ctx: GpuContext,
+  dim: number,
+  rowWords: number,
+  perPart: number | undefined,
+  format: BoxFormat,
+): number {
   const limits = ctx.limits;
   const binding = limits.maxStorageBufferBindingSize;
   if (perPart === undefined) {
     const whole = Math.floor(binding / Math.max(16, 4 * dim, 4 * rowWords));
-    return Math.min(whole, pointsForBoxRecords(BOX_PARTS * boxPartRecords(binding, dim)));
+    return Math.min(whole, pointsForBoxRecords(BOX_PARTS * boxPartRecords(binding, dim, format), format));
   }
   const slots = (n: number) =>
-    bvhArrays(dim).reduce((s, a) => s + bigArrayParts(limits, a.length(n), a.stride, perPart).parts, 2);
+    bvhArrays(dim, format).reduce((s, a) => s + bigArrayParts(limits, a.length(n), a.stride, perPart).parts, 2);
   let lo = 0;
   let hi = Math.floor(binding / 4);
   while (hi - lo > 1) {
@@ -163,14 +185,17 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
   let kmax = 1;
   while (kmax < Math.min(k, KNN_PASS)) kmax *= 2;
   const limits = ctx.limits;
-  const perPart = options.partElements ?? (options.boxPartRecords && options.boxPartRecords * boxWords(dim));
+  const format =
+    options.boxes ?? (options.maxCount !== undefined ? searchBoxFormat(ctx, options.maxCount, dim) : boxFormatFor(dim));
+  const perPart =
+    options.partElements ?? (options.boxPartRecords && options.boxPartRecords * boxRecordWords(dim, format));
   const rowWords = output === 'all' ? Math.min(k, KNN_PASS) : 1;
-  const maxCount = options.maxCount ?? defaultMaxCount(ctx, dim, rowWords, perPart);
+  const maxCount = options.maxCount ?? defaultMaxCount(ctx, dim, rowWords, perPart, format);
   if (!Number.isInteger(maxCount) || maxCount < 0) {
     throw new InputError(`Expected maxCount to be a non-negative integer, got ${options.maxCount}.`);
   }
   // Issue 19: every BVH array whole where it fits one binding, else in parts (the accessors pick the part).
-  const plan = planParts(limits, 'knn::search', bvhArrays(dim), Math.max(maxCount, 2), 3, perPart);
+  const plan = planParts(limits, 'knn::search', bvhArrays(dim, format), Math.max(maxCount, 2), 3, perPart);
   const maxWindow = options.maxWindow ?? Number.POSITIVE_INFINITY;
   // Outputs above one binding: dispatched in windows of leaves, each writing its Morton rows (a window of rows is a
   // window of leaves), which permute.wgsl moves to original rows where those were asked for.
@@ -184,9 +209,11 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
       bindings: { ...KNN_BINDINGS, ...plan.bindings } as Bindings,
       uniforms: KNN_PARAMS,
       workgroupSize: options.workgroupSize ?? 32,
-      include: ['common/grid', 'knn/distance'],
+      include: ['common/grid', 'knn/distance', 'bvh/boxget'],
       constants: {
         D: dim,
+        BOX16: format === 'u16' ? 1 : 0,
+        BOXW: boxRecordWords(dim, format),
         KMAX: kmax,
         STACK: STACK_SIZE,
         ALL: output === 'all' ? 1 : 0,
@@ -224,6 +251,11 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
     output,
     encode(rec, bvh, out, opts = {}) {
       if (bvh.dim !== dim) throw new InputError(`Expected a BVH of dim=${dim}, got dim=${bvh.dim}.`);
+      if (bvh.boxFormat !== format) {
+        throw new InputError(
+          `knn::search: expected a BVH with ${format} boxes (the searcher's), got ${bvh.boxFormat}.`,
+        );
+      }
       const kk = opts.k ?? k;
       if (!Number.isInteger(kk) || kk < 1 || kk > k)
         throw new InputError(`Expected k to be an integer in [1, ${k}], got ${kk}.`);
@@ -379,8 +411,7 @@ export async function knn(points: Float32Array, options: KnnOptions): Promise<Kn
  * and windows) where an array of it exceeds one binding, else as buildBvh() builds it — the same BVH either way.
  */
 export async function buildSearchBvh(ctx: GpuContext, points: Float32Array, n: number, dim: number): Promise<GpuBvh> {
-  const binding = ctx.limits.maxStorageBufferBindingSize;
-  const split = Math.max(16, 4 * dim) * n > binding || 4 * boxWords(dim) * boxRecords(n) > binding;
+  const split = searchSplits(ctx, n, dim);
   const builder = await createBvhBuilder(ctx, { maxCount: n, dim, split });
   const bvh = allocateBvh(ctx, n, dim, { split });
   const input = ctx.upload('bvh::points', points);
@@ -395,6 +426,17 @@ export async function buildSearchBvh(ctx: GpuContext, points: Float32Array, n: n
     input.destroy();
   }
   return bvh;
+}
+
+/** Whether buildSearchBvh splits the BVH of n points: where an array of it (f32 boxes counted) exceeds one binding. */
+function searchSplits(ctx: GpuContext, n: number, dim: number): boolean {
+  const binding = ctx.limits.maxStorageBufferBindingSize;
+  return Math.max(16, 4 * dim) * n > binding || 4 * boxWords(dim) * boxRecords(n) > binding;
+}
+
+/** The box format buildSearchBvh gives the BVH of n points (f32 where it splits). */
+function searchBoxFormat(ctx: GpuContext, n: number, dim: number): BoxFormat {
+  return boxFormatFor(dim, { split: searchSplits(ctx, n, dim) });
 }
 
 /** Runs `fn` with the given context, or with a fresh one that is destroyed afterwards. */

@@ -62,10 +62,18 @@ describe('capacity(limits, task, dim)', () => {
 
   it('issue 19: where the traversal runs lean (fewer than 15 buffers a stage) the boxes sit in one binding', () => {
     const lean = { ...H100, maxStorageBuffersPerShaderStage: 10 };
-    // 24-byte 3D box records, 32 records to a part's alignment, one record per internal node (n − 1).
-    const records = Math.floor((2 ** 31 - 4) / 24 / 32) * 32;
+    // 12-byte 3D box records (u16 boxes, bvh/layout.ts), 64 records to a part's alignment, one record per internal
+    // node (n − 1) and two for the frame; but the 16-byte links fit one binding first.
+    const records = Math.floor((2 ** 31 - 4) / 12 / 64) * 64;
+    expect(records - 1).toBeGreaterThan((2 ** 31 - 4) / 16);
     // … and the split traversal's 15 cannot bind: the arrays whole, as before issue 19.
-    expect(capacity(lean, { kind: 'emst' }, 3)).toEqual({ maxPoints: records + 1, limitedBy: 'bvh::boxes' });
+    expect(capacity(lean, { kind: 'emst' }, 3)).toEqual({
+      maxPoints: Math.floor((2 ** 31 - 4) / 16),
+      limitedBy: 'bvh::links',
+    });
+    // In 4D (f32 boxes, 32-byte records, 32 to a part's alignment) the boxes bind first.
+    const records4 = Math.floor((2 ** 31 - 4) / 32 / 32) * 32;
+    expect(capacity(lean, { kind: 'emst' }, 4)).toEqual({ maxPoints: records4 + 1, limitedBy: 'bvh::boxes' });
   });
 
   it('issue 19: knn() binds its arrays in parts, capped by the stage’s bindings whatever k', () => {
@@ -133,15 +141,21 @@ describe('capacity(limits, task, dim)', () => {
 });
 
 describe('emstPeakBytesPerPoint(dim, options)', () => {
-  it("issue 19: the EMST's peak beyond the input — 3D 112.5 in place (124.5 with a sorted copy), 2D 104.5, +12 with mutual reachability", () => {
-    expect(emstPeakBytesPerPoint(3)).toBe(112.5);
-    expect(emstPeakBytesPerPoint(3, { inPlace: false })).toBe(124.5);
-    expect(emstPeakBytesPerPoint(2)).toBe(104.5);
-    expect(emstPeakBytesPerPoint(2, { inPlace: false })).toBe(112.5);
-    expect(emstPeakBytesPerPoint(3, { mutualReachability: true })).toBe(124.5);
+  it("issue 19: the EMST's peak beyond the input — 3D 112.5 in place with f32 boxes (124.5 with a sorted copy), 2D 104.5, +12 with mutual reachability; u16 boxes 4·dim less", () => {
+    const f32 = { boxes: 'f32' } as const;
+    expect(emstPeakBytesPerPoint(3, f32)).toBe(112.5);
+    expect(emstPeakBytesPerPoint(3, { ...f32, inPlace: false })).toBe(124.5);
+    expect(emstPeakBytesPerPoint(2, f32)).toBe(104.5);
+    expect(emstPeakBytesPerPoint(2, { ...f32, inPlace: false })).toBe(112.5);
+    expect(emstPeakBytesPerPoint(3, { ...f32, mutualReachability: true })).toBe(124.5);
     // The boxes (8·dim) and, with a sorted copy, the sorted points (4·dim) grow with the dimension; the rest does not.
-    expect(emstPeakBytesPerPoint(16) - emstPeakBytesPerPoint(3)).toBe(8 * 13);
-    expect(emstPeakBytesPerPoint(16, { inPlace: false }) - emstPeakBytesPerPoint(16)).toBe(4 * 16);
+    expect(emstPeakBytesPerPoint(16, f32) - emstPeakBytesPerPoint(3, f32)).toBe(8 * 13);
+    expect(emstPeakBytesPerPoint(16, { ...f32, inPlace: false }) - emstPeakBytesPerPoint(16, f32)).toBe(4 * 16);
+    // u16 boxes (bvh/layout.ts: the default up to 3D): 4·dim bytes a point instead of 8·dim.
+    for (const dim of [1, 2, 3, 16]) {
+      expect(emstPeakBytesPerPoint(dim, f32) - emstPeakBytesPerPoint(dim, { boxes: 'u16' })).toBe(4 * dim);
+    }
+    expect(emstPeakBytesPerPoint(3, { boxes: 'u16' })).toBe(100.5);
   });
 });
 

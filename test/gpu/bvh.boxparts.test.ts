@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createBoxParts } from '../../src/bvh/boxparts.js';
 import { allocateBvh, createBvhBuilder } from '../../src/bvh/lbvh.js';
 import { buildBvhCpu } from '../../src/bvh/lbvh.cpu.js';
-import { readBvh } from '../helpers/bvh.readback.js';
+import { asBoxFormat, readBvh } from '../helpers/bvh.readback.js';
 import { emst } from '../../src/emst/emst.js';
 import { InputError } from '../../src/errors.js';
 import type { GpuContext } from '../../src/gpu/context.js';
@@ -35,28 +35,36 @@ const gpuEmst = (
 
 describe.skipIf(variants.length === 0).each(variants)('the box array in parts ($name)', ({ ctx }) => {
   it.each([
-    [3, 32, 80],
-    [3, 32, 70],
-    [2, 64, 190],
-    [5, 32, 66],
-    [1, 32, 96],
-  ])('BVH build, d=%i, %i records per part, n=%i: the CPU twin exactly', async (dim, partRecords, n) => {
-    const pts = cloud('clustered', n, dim, 5 + n);
-    const builder = await createBvhBuilder(ctx, { maxCount: n, dim, boxPartRecords: partRecords });
-    const bvh = allocateBvh(ctx, n, dim);
-    const input = ctx.upload('test::points', pts);
-    try {
-      await ctx.submit('test::build', (rec) => builder.encode(rec, input, n, bvh));
-      const got = await readBvh(ctx, bvh);
-      const want = buildBvhCpu(pts, dim);
-      expect(bits(got.boxes)).toEqual(bits(want.boxes));
-      expect(Array.from(got.links)).toEqual(Array.from(want.links));
-    } finally {
-      input.destroy();
-      bvh.destroy();
-      builder.destroy();
-    }
-  });
+    [3, 32, 80, 'f32'],
+    [3, 32, 70, 'f32'],
+    [2, 64, 190, 'f32'],
+    [5, 32, 66, 'f32'],
+    [1, 32, 96, 'f32'],
+    // u16 boxes (parts of multiples of 64 records; the frame's two records after the last box).
+    [3, 64, 150, 'u16'],
+    [3, 64, 127, 'u16'],
+    [2, 64, 190, 'u16'],
+    [5, 64, 100, 'u16'],
+  ] as const)(
+    'BVH build, d=%i, %i records per part, n=%i, %s boxes: the CPU twin exactly',
+    async (dim, partRecords, n, boxes) => {
+      const pts = cloud('clustered', n, dim, 5 + n);
+      const builder = await createBvhBuilder(ctx, { maxCount: n, dim, boxPartRecords: partRecords, boxes });
+      const bvh = allocateBvh(ctx, n, dim, { boxes });
+      const input = ctx.upload('test::points', pts);
+      try {
+        await ctx.submit('test::build', (rec) => builder.encode(rec, input, n, bvh));
+        const got = await readBvh(ctx, bvh);
+        const want = asBoxFormat(buildBvhCpu(pts, dim), got.boxFormat);
+        expect(bits(got.boxes)).toEqual(bits(want.boxes));
+        expect(Array.from(got.links)).toEqual(Array.from(want.links));
+      } finally {
+        input.destroy();
+        bvh.destroy();
+        builder.destroy();
+      }
+    },
+  );
 
   it('k-NN over a BVH in 3 parts equals the CPU twin', async () => {
     const dim = 3;

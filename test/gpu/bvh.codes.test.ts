@@ -7,6 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCodeEncoder } from '../../src/bvh/codes.js';
+import { FRAME_WORDS } from '../../src/bvh/layout.js';
 import { mortonCodesCpu, sceneFrameCpu } from '../../src/bvh/morton.cpu.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { tryGpuContext } from '../helpers/gpu.js';
@@ -36,7 +37,7 @@ async function codesOn(ctx: GpuContext, pts: Float32Array, dim: number, maxWindo
   const enc = await createCodeEncoder(ctx, dim, { maxWindow, fast2d });
   const bufs = {
     points: ctx.upload('test::points', pts.length > 0 ? pts : new Float32Array(1)),
-    frame: ctx.createBuffer('test::frame', 12 * dim),
+    frame: ctx.createBuffer('test::frame', 4 * FRAME_WORDS(dim)),
     codes: ctx.createBuffer('test::codes', 8 * Math.max(n, 1)),
     order: ctx.createBuffer('test::order', 4 * Math.max(n, 1)),
   };

@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { allocateBvh, buildBvh, createBvhBuilder } from '../../src/bvh/lbvh.js';
-import { readBvh } from '../helpers/bvh.readback.js';
+import { asBoxFormat, readBvh, type BvhRead } from '../helpers/bvh.readback.js';
 import { radixShapeFits } from '../../src/primitives/radixsort.js';
 import { buildBvhCpu, type BvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import { mortonCodesCpu, quantScale } from '../../src/bvh/morton.cpu.js';
 import { sortCodesCpu } from '../../src/bvh/sort.cpu.js';
-import { BOX_PARTS, boxPartRecords, codeBits, pointsForBoxRecords } from '../../src/bvh/layout.js';
+import { BOX_PARTS, boxPartRecords, codeBits, FRAME_WORDS, pointsForBoxRecords } from '../../src/bvh/layout.js';
+import { boxFrameCpu } from '../../src/bvh/box.cpu.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { CLOUD_KINDS, cloud, type CloudKind } from '../helpers/clouds.js';
 import { checkBvhInvariants } from '../helpers/bvh.js';
@@ -27,7 +28,9 @@ function firstDiff(
   return -1;
 }
 
-function expectSameBvh(got: BvhCpu, want: BvhCpu, what: string): void {
+/** `want` is the CPU twin; u16 boxes (the default up to 3D) are compared with its boxes quantised (box.cpu.ts). */
+function expectSameBvh(got: BvhRead, twin: BvhCpu, what: string): void {
+  const want = asBoxFormat(twin, got.boxFormat);
   for (const key of ['codes', 'order', 'sortedPoints', 'links', 'boxes', 'ranges', 'parents'] as const) {
     const i = firstDiff(got[key], want[key]);
     if (i !== -1) expect.fail(`${what}: ${key}[${i}] = ${got[key][i]}, CPU twin has ${want[key][i]}`);
@@ -60,7 +63,7 @@ async function buildWithCpuSort(ctx: GpuContext, pts: Float32Array, dim: number,
 const DIMS = [1, 2, 3, 4, 5, 6, 7, 8, 16];
 
 describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($name)', ({ ctx }) => {
-  it('the frame kernel computes RN(2^bits / extent) exactly (integer long division)', async () => {
+  it("the frame kernel computes RN(2^bits / extent) exactly (integer long division), and the u16 boxes' frame", async () => {
     const D = 64;
     const k = await ctx.kernel({
       label: 'bvh::frame',
@@ -68,7 +71,7 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
       entry: 'main',
       bindings: ['uniform', 'read', 'rw'],
       workgroupSize: 32,
-      include: ['common/grid', 'bvh/floatorder'],
+      include: ['common/grid', 'bvh/floatorder', 'bvh/box'],
       constants: { D },
     });
     const r = mulberry32(11);
@@ -88,7 +91,7 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
           accWords[D + a] = (eu[a] | 0x80000000) >>> 0;
         }
         const acc = ctx.upload('test::acc', accWords);
-        const out = ctx.createBuffer('test::frame', 12 * D);
+        const out = ctx.createBuffer('test::frame', 4 * FRAME_WORDS(D));
         await ctx.submit('test::frame', (rec) =>
           rec.dispatch(k, { buffers: [acc, out], uniforms: [bits, 0, 0, 0], threads: D }),
         );
@@ -101,6 +104,9 @@ describe.skipIf(variants.length === 0).each(variants)('bvh build on the GPU ($na
           // zero extent (layout.ts documents that subnormals may be flushed).
           if (extents[a] !== 0 && Math.abs(extents[a]) < 2 ** -126 && got[2 * D + a] === 0) continue;
           expect(got[2 * D + a], `bits ${bits} extent ${extents[a]}`).toBe(want);
+          // Issue 19: the u16 boxes' frame of [0, extent] (bvh/box.wgsl box_frame_of; twin box.cpu.ts).
+          const box = boxFrameCpu(0, extents[a]);
+          expect([got[3 * D + a], got[4 * D + a]], `box frame of extent ${extents[a]}`).toEqual([box.origin, box.cell]);
         }
       }
     }

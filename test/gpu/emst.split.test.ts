@@ -63,8 +63,9 @@ describe.skipIf(!ctx)('Borůvka split traversal', () => {
   ])("n=%i, windows of at most %i: the roots pass finds the CPU twin's roots", async (n, most) => {
     const c = ctx!;
     const pts = cloud('duplicates', n, 3, n);
-    const builder = await createBvhBuilder(c, { maxCount: n, dim: 3 });
-    const bvh = allocateBvh(c, n, 3);
+    // The split traversal reads f32 boxes (bvh/layout.ts, boxFormatFor).
+    const builder = await createBvhBuilder(c, { maxCount: n, dim: 3, boxes: 'f32' });
+    const bvh = allocateBvh(c, n, 3, { boxes: 'f32' });
     const split = await SplitTraversal.create(c, n, 3, false, most);
     const input = c.upload('test::points', pts);
     try {

@@ -6,7 +6,8 @@
  * scene bounds. Throws naming the node.
  */
 import type { BvhCpu } from '../../src/bvh/lbvh.cpu.js';
-import { NONE } from '../../src/bvh/layout.js';
+import { NONE, type BoxFormat } from '../../src/bvh/layout.js';
+import { boxQuantHi, boxQuantLo } from '../../src/bvh/box.cpu.js';
 import { maxF, minF } from '../../src/bvh/floatorder.js';
 
 const same = (a: number, b: number) => Object.is(a, b);
@@ -19,8 +20,15 @@ function delta(codes: Uint32Array, i: number, j: number): number {
   return 64 + Math.clz32(i ^ j);
 }
 
-export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
-  const { n, dim, codes, order, sortedPoints, links, boxes, ranges, parents } = bvh;
+/**
+ * `bvh.boxFormat` 'u16' (a GPU BVH as test/helpers/bvh.readback.ts reads it): each internal node's words are the
+ * union of its children's cells (a leaf's: its point's, rounded outward), and the root's interval contains the scene
+ * bounds — instead of the f32 boxes' exact unions.
+ */
+export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu & { boxFormat?: BoxFormat }): void {
+  const { n, dim, codes, order, sortedPoints, links, ranges, parents } = bvh;
+  const u16 = bvh.boxFormat === 'u16';
+  const boxes = u16 ? new Float32Array(0) : bvh.boxes;
   const fail = (msg: string) => {
     throw new Error(`BVH n=${n} d=${dim}: ${msg}`);
   };
@@ -45,7 +53,9 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
   }
   // Every node except the root is the child of exactly one record; the header's left child is the root.
   const w = 2 * dim;
-  if (boxes.length !== (n - 1) * w) fail(`boxes hold ${boxes.length} words, expected (n − 1)·2·dim = ${(n - 1) * w}`);
+  if (u16) checkBoxes16(bvh, fail);
+  else if (boxes.length !== (n - 1) * w)
+    fail(`boxes hold ${boxes.length} words, expected (n − 1)·2·dim = ${(n - 1) * w}`);
   const header = n - 1;
   if (links[4 * header] !== 0 || links[4 * header + 1] !== NONE)
     fail(`header links are ${links.slice(4 * header, 4 * header + 2)}`);
@@ -85,7 +95,7 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
     const pr = parents[i];
     const dst = i * w;
     const [cl, cr] = [links[4 * i], links[4 * i + 1]];
-    for (let a = 0; a < dim; a++) {
+    for (let a = 0; a < dim && !u16; a++) {
       const lo = minF(loOf(cl, a), loOf(cr, a));
       const hi = maxF(hiOf(cl, a), hiOf(cr, a));
       if (!same(boxes[dst + a], lo) || !same(boxes[dst + dim + a], hi)) {
@@ -111,7 +121,40 @@ export function checkBvhInvariants(points: Float32Array, bvh: BvhCpu): void {
       hi = maxF(hi, points[i * dim + a]);
     }
     const [rootLo, rootHi] = n === 1 ? [sortedPoints[a], sortedPoints[a]] : [boxes[a], boxes[dim + a]];
-    if (!same(rootLo, lo) || !same(rootHi, hi)) fail(`root box axis ${a} is not the tight box`);
+    if (!u16 && (!same(rootLo, lo) || !same(rootHi, hi))) fail(`root box axis ${a} is not the tight box`);
     if (!same(bvh.frame.lo[a], lo) || !same(bvh.frame.hi[a], hi)) fail(`scene bounds axis ${a} are not the tight box`);
+  }
+}
+
+/** The u16 boxes' invariants (checkBvhInvariants): words = unions of the children's cells; the root holds the scene. */
+function checkBoxes16(bvh: BvhCpu, fail: (msg: string) => never): void {
+  const { n, dim, links, sortedPoints } = bvh;
+  if (n < 2) return;
+  const words = new Uint32Array(bvh.boxes.buffer, bvh.boxes.byteOffset, bvh.boxes.length);
+  if (words.length !== (n + 1) * dim) fail(`u16 boxes hold ${words.length} words, expected (n − 1 + 2)·dim`);
+  const frame = new Float32Array(words.buffer, words.byteOffset + 4 * (n - 1) * dim, 2 * dim);
+  const cells = (c: number, a: number): [number, number] => {
+    if (c < n - 1) return [words[c * dim + a] & 0xffff, words[c * dim + a] >>> 16];
+    const x = sortedPoints[(c - (n - 1)) * dim + a];
+    return [boxQuantLo(x, frame[a], frame[dim + a]), boxQuantHi(x, frame[a], frame[dim + a])];
+  };
+  for (let i = 0; i < n - 1; i++) {
+    for (let a = 0; a < dim; a++) {
+      const [l0, h0] = cells(links[4 * i], a);
+      const [l1, h1] = cells(links[4 * i + 1], a);
+      const [lo, hi] = cells(i, a);
+      if (lo !== Math.min(l0, l1) || hi !== Math.max(h0, h1)) {
+        fail(
+          `node ${i} axis ${a}: u16 cells [${lo}, ${hi}] ≠ union of children [${Math.min(l0, l1)}, ${Math.max(h0, h1)}]`,
+        );
+      }
+    }
+  }
+  for (let a = 0; a < dim; a++) {
+    const [lo, hi] = cells(0, a);
+    const [origin, cell] = [frame[a], frame[dim + a]];
+    if (!(origin + lo * cell <= bvh.frame.lo[a]) || !(origin + hi * cell >= bvh.frame.hi[a])) {
+      fail(`root u16 box axis ${a} does not contain the scene bounds`);
+    }
   }
 }
