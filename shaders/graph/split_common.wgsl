@@ -1,7 +1,9 @@
 // Shared by the graph-MSF kernels on split arrays (src/graph/eclsplit.ts; issue 19), in place of graph/common.wgsl:
 // the same weight keys, phases and state words, but a uniform block that carries the window or worklist segment a
-// dispatch works on. Included after common/grid. Declares bindings 0 (parameters) and 1 (state); binding 2, the
-// union-find's uf_parent, comes from graph/parent (with unionfind/unionfind) where a kernel finds or joins.
+// dispatch works on. Included after common/grid. Declares bindings 0 (parameters) and 1 (state); each kernel declares
+// its windows from 2 on, and the vertex arrays (parent, records, forest, row starts) follow as src/gpu/bigarray.ts
+// generates them: whole where they fit one binding, else in parts, read and written through accessors
+// (`parent_load`, `keys_get`, …; graph/split_uf is the union-find over them).
 //
 // A worklist entry is one vec4u (p, q, edge id, weight key): the key travels with the entry, so that no kernel but
 // populate reads the weights, and populate reads them in windows of edge slots (bound per dispatch).
@@ -30,7 +32,7 @@ struct SplitParams {
   n: u32,
   // PHASE_*.
   phase: u32,
-  // populate: the window's first edge slot (its id) and its slots.
+  // populate: the window's first edge slot (its id) and its slots; init: the window's first vertex and its vertices.
   first: u32,
   count: u32,
   // The segment's worklist capacity (entries).

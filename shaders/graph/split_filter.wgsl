@@ -4,14 +4,11 @@
 // another segment, so a segment never holds more than it started the phase with). It also empties the previous
 // round's records at the entries' sets (two record arrays alternate by round, as in filter.wgsl); together the
 // segments' dispatches cover every entry, and no kernel reads those records again. Grid-stride over the count.
-// Includes: common/grid, graph/split_common, graph/parent, unionfind/unionfind, graph/reserve_sg | reserve_wg,
-// graph/split_push.
+// Includes: common/grid, graph/split_common, graph/split_uf, graph/reserve_sg | reserve_wg,
+// graph/split_push; the vertex arrays parent, g_key, prevKey and prevId in parts (bigarray.ts).
 
-@group(0) @binding(3) var<storage, read_write> g_key: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> wl_out: array<vec4u>;
-@group(0) @binding(5) var<storage, read> wl_in: array<vec4u>;
-@group(0) @binding(6) var<storage, read_write> prevKey: array<u32>;
-@group(0) @binding(7) var<storage, read_write> prevId: array<u32>;
+@group(0) @binding(2) var<storage, read_write> wl_out: array<vec4u>;
+@group(0) @binding(3) var<storage, read> wl_in: array<vec4u>;
 
 @compute @workgroup_size(WG)
 fn filterRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -26,10 +23,10 @@ fn filterRound(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
     var q = 0u;
     if (i < count) {
       e = wl_in[i];
-      prevKey[e.x] = NONE;
-      prevId[e.x] = NONE;
-      prevKey[e.y] = NONE;
-      prevId[e.y] = NONE;
+      prevKey_set(e.x, NONE);
+      prevId_set(e.x, NONE);
+      prevKey_set(e.y, NONE);
+      prevId_set(e.y, NONE);
       p = uf_find(e.x);
       q = uf_find(e.y);
       keep = p != q;

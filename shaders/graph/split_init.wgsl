@@ -1,6 +1,7 @@
-// Start of a graph-MSF computation on split arrays: every vertex its own set, both record arrays (keys and ids)
-// empty. Includes: common/grid, graph/split_common, graph/parent, unionfind/unionfind.
+// Start of a graph-MSF computation on split arrays, per window of vertices [P.first, P.first + P.count): every
+// vertex its own set, both record arrays (keys and ids) empty. Includes: common/grid, graph/split_common.
 
+@group(0) @binding(2) var<storage, read_write> parent: array<u32>;
 @group(0) @binding(3) var<storage, read_write> keyA: array<u32>;
 @group(0) @binding(4) var<storage, read_write> idA: array<u32>;
 @group(0) @binding(5) var<storage, read_write> keyB: array<u32>;
@@ -10,19 +11,11 @@
 fn init(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let i = thread_index(wid, nwg, lid);
-  if (i < P.n) {
-    atomicStore(&uf_parent[i], i);
+  if (i < P.count) {
+    parent[i] = P.first + i;
     keyA[i] = NONE;
     idA[i] = NONE;
     keyB[i] = NONE;
     idB[i] = NONE;
   }
-}
-
-// Component labels: parent[v] = find(v), the smallest vertex of v's set (graph/labels.wgsl's rule).
-@compute @workgroup_size(WG)
-fn labels(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-          @builtin(local_invocation_index) lid: u32) {
-  let i = thread_index(wid, nwg, lid);
-  if (i < P.n) { atomicStore(&uf_parent[i], uf_find(i)); }
 }

@@ -1,16 +1,14 @@
 // Round 1 of a phase for a CSR graph on split arrays: graph/populate_csr.wgsl's rule (keep the copy of an edge in
 // the row of its smaller endpoint; its entry position j is the edge id) over one window of entries
-// [P.first, P.first + P.count), the neighbours and weights bound as that window, the row starts whole (4 bytes a
-// vertex, as the union-find). One thread per entry: the workgroup finds the rows of its first and last entries by
+// [P.first, P.first + P.count), the neighbours and weights bound as that window, the row starts c_off (n + 1) a
+// vertex array like the union-find's. One thread per entry: the workgroup finds the rows of its first and last entries by
 // binary search over all rows, each thread its own row within those. Appends to the window's worklist segment.
-// Includes: common/grid, graph/split_common, graph/parent, unionfind/unionfind, graph/reserve_sg | reserve_wg,
-// graph/split_push.
+// Includes: common/grid, graph/split_common, graph/split_uf, graph/reserve_sg | reserve_wg,
+// graph/split_push; the vertex arrays parent, g_key and c_off in parts (bigarray.ts).
 
-@group(0) @binding(3) var<storage, read_write> g_key: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> wl_out: array<vec4u>;
-@group(0) @binding(5) var<storage, read> c_off: array<u32>;
-@group(0) @binding(6) var<storage, read> c_nbr: array<u32>;
-@group(0) @binding(7) var<storage, read> e_w: array<u32>;
+@group(0) @binding(2) var<storage, read_write> wl_out: array<vec4u>;
+@group(0) @binding(3) var<storage, read> c_nbr: array<u32>;
+@group(0) @binding(4) var<storage, read> e_w: array<u32>;
 
 var<workgroup> wg_rows: vec2u;
 
@@ -20,7 +18,7 @@ fn row_of(j: u32, lo0: u32, hi0: u32) -> u32 {
   var hi = hi0;
   while (lo < hi) {
     let mid = hi - ((hi - lo) >> 1u);
-    if (c_off[mid] <= j) { lo = mid; } else { hi = mid - 1u; }
+    if (c_off_get(mid) <= j) { lo = mid; } else { hi = mid - 1u; }
   }
   return lo;
 }

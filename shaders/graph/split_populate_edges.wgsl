@@ -1,14 +1,13 @@
 // Round 1 of a phase for an edge-list graph on split arrays: graph/populate_edges.wgsl over one window of edge
 // slots [P.first, P.first + P.count), its three arrays bound as that window, appending to the window's worklist
 // segment (capacity ≥ the window's slots). One thread per slot of the window; edge id = P.first + i.
-// Includes: common/grid, graph/split_common, graph/parent, unionfind/unionfind, graph/reserve_sg | reserve_wg,
-// graph/split_push.
+// Includes: common/grid, graph/split_common, graph/split_uf, graph/reserve_sg | reserve_wg,
+// graph/split_push; the vertex arrays parent and g_key in parts (bigarray.ts).
 
-@group(0) @binding(3) var<storage, read_write> g_key: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> wl_out: array<vec4u>;
-@group(0) @binding(5) var<storage, read> e_src: array<u32>;
-@group(0) @binding(6) var<storage, read> e_dst: array<u32>;
-@group(0) @binding(7) var<storage, read> e_w: array<u32>;
+@group(0) @binding(2) var<storage, read_write> wl_out: array<vec4u>;
+@group(0) @binding(3) var<storage, read> e_src: array<u32>;
+@group(0) @binding(4) var<storage, read> e_dst: array<u32>;
+@group(0) @binding(5) var<storage, read> e_w: array<u32>;
 
 @compute @workgroup_size(WG)
 fn populateEdges(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,

@@ -46,7 +46,7 @@ export interface InfoReport {
    */
   emstBytesPerPoint?: { dim: number; euclidean: number; mutualReachability: number }[];
   /**
-   * The largest graph the GPU graph MSF takes (src/graph/capacity.ts): vertices (its 4-byte vertex arrays whole) and
+   * The largest graph the GPU graph MSF takes (src/graph/capacity.ts): vertices (its 4-byte vertex arrays in parts) and
    * candidate edges (edge arrays and worklists in windows: one buffer each within maxBufferSize).
    */
   graph?: GraphCapacity;
@@ -159,7 +159,7 @@ export function formatInfo(r: InfoReport): string {
   }
   if (r.graph) {
     lines.push(
-      `  graph MSF: ${r.graph.maxVertices} vertices (4-byte vertex arrays, one binding each), ` +
+      `  graph MSF: ${r.graph.maxVertices} vertices (4-byte vertex arrays in parts), ` +
         `${r.graph.maxCandidates} edges (edge arrays and worklists in windows)`,
     );
   }

@@ -33,9 +33,10 @@
  * ~4·10^8 3D points at 2 GiB a binding, bvh/capacity.ts).
  *
  * Users today: windows — emst/pointcheck.ts, bvh/codes.ts, the radix sort's block kernels, the k-NN's outputs,
- * Borůvka's split traversal and rounds (emst/nearestsplit.ts, emst/roundsplit.ts); parts — emst/gather.ts,
- * bvh/gather.ts, bvh/karras.ts, bvh/refit.ts and knn/knn.ts (planParts / bindParts), the radix sort's scatter outputs,
- * emst/roundsplit.ts (best, edges, parents, minCore2).
+ * Borůvka's split traversal and rounds (emst/nearestsplit.ts, emst/roundsplit.ts), the graph MSF's edge slots and
+ * worklist segments (graph/eclsplit.ts); parts — emst/gather.ts, bvh/gather.ts, bvh/karras.ts, bvh/refit.ts and
+ * knn/knn.ts (planParts / bindParts), the radix sort's scatter outputs, emst/roundsplit.ts (best, edges, parents,
+ * minCore2), graph/eclsplit.ts (the vertex arrays, the union-find through the compare-exchange accessor).
  */
 import type { GpuContext } from './context.js';
 import type { Binding } from './recorder.js';
@@ -225,6 +226,11 @@ export interface BigArrayDecl {
    * set.
    */
   atomic?: boolean;
+  /**
+   * With `atomic`: also `name_cas(i, cmp, v) -> bool` (atomicCompareExchangeWeak; true where it exchanged), for a
+   * union-find's link (graph/split_uf.wgsl).
+   */
+  cas?: boolean;
 }
 
 /**
@@ -252,6 +258,7 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
         const f = `atomic${op[0].toUpperCase()}${op.slice(1)}`;
         lines.push(`fn ${name}_${op}(i: u32, v: u32) -> u32 { return ${f}(&${name}[i], v); }`);
       }
+      if (d.cas) lines.push(`fn ${name}_cas(i: u32, cmp: u32, v: u32) -> bool { ${casBody(name, 'i')} }`);
       return lines.join('\n');
     }
     lines.push(`fn ${name}_get(i: u32) -> ${type} { return ${name}[i]; }`);
@@ -277,6 +284,7 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
       const f = `atomic${op[0].toUpperCase()}${op.slice(1)}`;
       lines.push(`fn ${name}_${op}(i: u32, v: u32) -> u32 {\n${pick((w, at) => `return ${f}(&${w}[${at}], v);`)}\n}`);
     }
+    if (d.cas) lines.push(`fn ${name}_cas(i: u32, cmp: u32, v: u32) -> bool {\n${pick((w, at) => casBody(w, at))}\n}`);
     return lines.join('\n');
   }
   lines.push(`fn ${name}_get(i: u32) -> ${type} {\n${pick((v, at) => `return ${v}[${at}];`)}\n}`);
@@ -284,6 +292,10 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
     lines.push(`fn ${name}_set(i: u32, v: ${type}) {\n${pick((w, at) => `${w}[${at}] = v; return;`)}\n}`);
   }
   return lines.join('\n');
+}
+
+function casBody(v: string, at: string): string {
+  return `return atomicCompareExchangeWeak(&${v}[${at}], cmp, v).exchanged;`;
 }
 
 /** Bytes of `unused` a slot beyond an array's last part binds (the storage offset alignment). */
@@ -305,6 +317,8 @@ export interface PartArray {
   access: 'read' | 'read_write';
   /** atomic<u32> words (BigArrayDecl.atomic). */
   atomic?: boolean;
+  /** With atomic: a compare-exchange accessor too (BigArrayDecl.cas). */
+  cas?: boolean;
 }
 
 /** The bindings, generated WGSL and parts of a kernel's part-bound arrays, planned once for its largest n. */
@@ -345,7 +359,7 @@ export function planParts(
     const p = a.parts.parts;
     for (let i = 0; i < p; i++) bindings[p === 1 ? a.name : `${a.name}${i}`] = a.access;
     const decl = { name: a.name, type: a.type, access: a.access, binding, slots: p };
-    generated.push(bigArrayWgsl({ ...decl, partElements: a.parts.partElements, atomic: a.atomic }));
+    generated.push(bigArrayWgsl({ ...decl, partElements: a.parts.partElements, atomic: a.atomic, cas: a.cas }));
     binding += p;
   }
   return { arrays: planned, slots, bindings, generated };

@@ -3,15 +3,23 @@
  * by `treeline info`. Where every array fits one storage binding the fast path runs (eclmst.ts, `fitsWhole`); else
  * the arrays of the edges are bound per window (eclsplit.ts), so the edges are limited by memory and by
  * maxBufferSize (16 bytes a candidate edge in each worklist, one buffer each), and the 4-byte vertex arrays
- * (union-find, records, the CSR's row starts, the forest), bound whole, limit the vertices to
- * maxStorageBufferBindingSize / 4 − 1 (262,143 at 1 MiB, 536,870,910 at the H100's 2 GiB − 4).
+ * (union-find, records, the CSR's row starts, the forest) are bound in parts (gpu/bigarray.ts): the filter binds
+ * four of them beside three other storage buffers, so with 16 storage buffers a stage each takes 3 parts, and the
+ * vertices are at most 3 parts' elements − 1 (786,431 at 1 MiB, 1,610,612,543 at the H100's 2 GiB − 4).
  */
+import { partElements } from '../gpu/bigarray.js';
 import { InputError } from '../errors.js';
 
 export interface GraphLimits {
   maxStorageBufferBindingSize: number;
   maxBufferSize: number;
+  minStorageBufferOffsetAlignment: number;
+  maxStorageBuffersPerShaderStage: number;
 }
+
+/** The split filter's storage buffers besides its vertex arrays (state, two worklist segments), and its arrays. */
+const FILTER_FIXED = 3;
+const FILTER_ARRAYS = 4;
 
 /** Bytes of a worklist entry on split arrays (eclsplit.ts), and the padding each worklist segment may add. */
 const ENTRY = 16;
@@ -35,8 +43,9 @@ export interface GraphCapacity {
 
 export function graphCapacity(limits: GraphLimits): GraphCapacity {
   const perWindow = Math.floor(limits.maxStorageBufferBindingSize / ENTRY);
+  const parts = Math.floor((limits.maxStorageBuffersPerShaderStage - FILTER_FIXED) / FILTER_ARRAYS);
   return {
-    maxVertices: Math.floor(limits.maxStorageBufferBindingSize / 4) - 1,
+    maxVertices: parts * partElements(limits, 4) - 1,
     // 16 bytes a candidate plus one segment's padding per window of slots, within one buffer.
     maxCandidates: Math.floor(limits.maxBufferSize / (ENTRY + SEGMENT_PAD / perWindow)),
   };
@@ -52,7 +61,8 @@ export function checkGraphCapacity(limits: GraphLimits, numVertices: number, slo
   if (numVertices > c.maxVertices) {
     throw new InputError(
       `graphMst on the GPU takes at most ${c.maxVertices} vertices on this device, got ${numVertices}: its 4-byte ` +
-        `vertex arrays must fit one ${limits.maxStorageBufferBindingSize}-byte storage binding; use backend 'cpu'.`,
+        `vertex arrays are bound in parts of one ${limits.maxStorageBufferBindingSize}-byte storage binding, at most ` +
+        `${limits.maxStorageBuffersPerShaderStage} a stage; use backend 'cpu'.`,
     );
   }
   if (candidates > c.maxCandidates || 4 * slots > limits.maxBufferSize) {

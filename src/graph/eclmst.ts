@@ -169,6 +169,8 @@ export interface GraphMsfOptions {
   split?: boolean;
   /** With the split arrays: windows of at most this many edge slots (tests: many windows at small sizes). */
   splitWindow?: number;
+  /** With the split arrays: vertex arrays in parts of at most this many elements (tests: parts at small sizes). */
+  splitParts?: number;
 }
 
 export interface GraphMsf {
@@ -392,7 +394,8 @@ export async function createGraphMsf(
   const plan = filterPlan(n, graph.slots, directed, options.filter, filterC);
   // Issue 19: an array above one binding (worklists, edge slots, 8-byte vertex records) takes the split path.
   if (options.split || !fitsWhole(ctx.limits, n, graph.slots, cap)) {
-    return createSplitGraphMsf(ctx, graph, plan, { wg, subgroups, fixedGroups, windowSlots: options.splitWindow });
+    const split = { windowSlots: options.splitWindow, partElements: options.splitParts };
+    return createSplitGraphMsf(ctx, graph, plan, { wg, subgroups, fixedGroups, ...split });
   }
   const kernels = await compile(ctx, graph, {
     wg,

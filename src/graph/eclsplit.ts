@@ -11,10 +11,12 @@
  *             of the other (an entry never leaves its segment, so a segment never outgrows its phase's start). Each
  *             segment has its own two counters (state words from COUNTERS); filter, minIds and select run once per
  *             segment, every segment's filter before any minIds, every minIds before any select.
- *   whole     the 4-byte vertex arrays: the union-find, the records (keys and ids in separate arrays, two of each
- *             alternating by round), the CSR's row starts and the forest (n − 1 ids): up to maxBinding / 4 − 1
- *             vertices (262,143 at 1 MiB, 5.4·10^8 at the H100's 2 GiB). Beyond that they would need parts
- *             (bigArrayWgsl's accessors, with a compare-exchange accessor for the union-find's link).
+ *   parts     the 4-byte vertex arrays: the union-find (graph/split_uf.wgsl, through bigArrayWgsl's atomic accessors
+ *             and its compare-exchange for the link), the records (keys and ids in separate arrays, two of each
+ *             alternating by round), the CSR's row starts and the forest (n − 1 ids), planned once per graph by
+ *             planParts (whole, one binding each, where they fit); init runs per window of vertices. The filter
+ *             binds four of them beside three other storage buffers, so 16 a stage allow 3 parts each: up to
+ *             786,431 vertices at 1 MiB, 1.6·10^9 at the H100's 2 GiB (capacity.ts).
  *
  * What differs from eclmst.ts besides the bindings, and why:
  *  - A worklist entry is (p, q, id, key), 16 bytes: the weight key travels with the edge, so that no kernel after
@@ -31,7 +33,15 @@
  * Every round joins exactly the sets the unsplit path joins (each set's lightest edge by (weight key, edge id)), so
  * the forest, the labels and every round's worklist size are the unsplit path's (test/gpu/graph.split.test.ts).
  */
-import { windowBinding, windows, type Window } from '../gpu/bigarray.js';
+import {
+  bindParts,
+  planParts,
+  windowBinding,
+  windows,
+  type PartArray,
+  type PartPlan,
+  type Window,
+} from '../gpu/bigarray.js';
 import type { GpuContext } from '../gpu/context.js';
 import { uniformBytes, type Bindings, type Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
@@ -71,33 +81,58 @@ const KIND_CODE: Record<WeightKind, number> = { u32: 0, i32: 1, f32: 2 };
 const ENTRY = 16;
 
 const BASE = { P: 'uniform', g_state: 'read_write' } as const;
-const UF = { ...BASE, uf_parent: 'read_write' } as const;
+/** Each kernel's bindings before its vertex arrays: the state and the windows of edge slots or worklist segments. */
 const B = {
-  init: { ...UF, keyA: 'read_write', idA: 'read_write', keyB: 'read_write', idB: 'read_write' },
-  labels: UF,
+  init: { ...BASE, parent: 'read_write', keyA: 'read_write', idA: 'read_write', keyB: 'read_write', idB: 'read_write' },
+  labels: BASE,
   threshold: BASE,
-  populateEdges: { ...UF, g_key: 'read_write', wl_out: 'read_write', e_src: 'read', e_dst: 'read', e_w: 'read' },
-  populateCsr: { ...UF, g_key: 'read_write', wl_out: 'read_write', c_off: 'read', c_nbr: 'read', e_w: 'read' },
-  filter: {
-    ...UF,
-    g_key: 'read_write',
-    wl_out: 'read_write',
-    wl_in: 'read',
-    prevKey: 'read_write',
-    prevId: 'read_write',
-  },
-  minIds: { ...UF, keys: 'read_write', ids: 'read_write', wl: 'read' },
-  select: { ...UF, keys: 'read_write', ids: 'read_write', wl: 'read', forest: 'read_write' },
+  populateEdges: { ...BASE, wl_out: 'read_write', e_src: 'read', e_dst: 'read', e_w: 'read' },
+  populateCsr: { ...BASE, wl_out: 'read_write', c_nbr: 'read', e_w: 'read' },
+  filter: { ...BASE, wl_out: 'read_write', wl_in: 'read' },
+  minIds: { ...BASE, wl: 'read' },
+  select: { ...BASE, wl: 'read' },
 } as const;
 
+/** The vertex arrays (4-byte words, bound whole or in parts: bigarray.ts), by their WGSL names. */
+const vertexArray = (name: string, access: 'read' | 'read_write', atomic = false): PartArray => ({
+  name,
+  type: 'u32',
+  stride: 4,
+  length: (n) => n,
+  access,
+  atomic,
+});
+const PARENT: PartArray = { ...vertexArray('parent', 'read_write', true), cas: true };
+const FOREST: PartArray = { ...vertexArray('forest', 'read_write'), length: (n) => Math.max(1, n - 1) };
+const C_OFF: PartArray = { ...vertexArray('c_off', 'read'), length: (n) => n + 1 };
+const V = {
+  labels: [PARENT],
+  populateEdges: [PARENT, vertexArray('g_key', 'read_write', true)],
+  populateCsr: [PARENT, vertexArray('g_key', 'read_write', true), C_OFF],
+  filter: [
+    PARENT,
+    vertexArray('g_key', 'read_write', true),
+    vertexArray('prevKey', 'read_write'),
+    vertexArray('prevId', 'read_write'),
+  ],
+  minIds: [vertexArray('keys', 'read'), vertexArray('ids', 'read_write', true)],
+  select: [PARENT, vertexArray('ids', 'read_write', true), FOREST],
+};
+
+/** A kernel and the plan of its vertex arrays (null: it has none). */
+interface Planned {
+  kernel: SplitKernel;
+  plan: PartPlan | null;
+}
+
 interface SplitKernels {
-  init: SplitKernel;
-  labels: SplitKernel;
-  threshold: SplitKernel;
-  populate: SplitKernel;
-  filter: SplitKernel;
-  minIds: SplitKernel;
-  select: SplitKernel;
+  init: Planned;
+  labels: Planned;
+  threshold: Planned;
+  populate: Planned;
+  filter: Planned;
+  minIds: Planned;
+  select: Planned;
 }
 
 export interface SplitMsfConfig {
@@ -106,37 +141,53 @@ export interface SplitMsfConfig {
   fixedGroups: number;
   /** Windows of at most this many edge slots (tests: many segments at small sizes). */
   windowSlots?: number;
+  /** Vertex arrays in parts of at most this many elements (tests: parts at small sizes). */
+  partElements?: number;
 }
 
 async function compile(ctx: GpuContext, g: GpuGraph, cfg: SplitMsfConfig): Promise<SplitKernels> {
   const reserve = cfg.subgroups ? 'graph/reserve_sg' : 'graph/reserve_wg';
   const enable = cfg.subgroups ? ['subgroups'] : [];
-  const withUf = ['common/grid', 'graph/split_common', 'graph/parent', 'unionfind/unionfind'];
-  const k = (name: string, shader: string, entry: string, bindings: Bindings, include: string[], more = {}) =>
-    ctx.kernel({
-      label: `graph::split.${name}`,
+  const base = ['common/grid', 'graph/split_common'];
+  const k = async (
+    name: string,
+    shader: string,
+    entry: string,
+    fixed: Bindings,
+    arrays: PartArray[],
+    include: string[],
+    more = {},
+  ): Promise<Planned> => {
+    const label = `graph::split.${name}`;
+    const first = Object.keys(fixed).length;
+    const plan = arrays.length ? planParts(ctx.limits, label, arrays, g.numVertices, first, cfg.partElements) : null;
+    const kernel = (await ctx.kernel({
+      label,
       shader: `graph/${shader}`,
       entry,
-      bindings,
+      bindings: { ...fixed, ...plan?.bindings },
       uniforms: SPLIT_PARAMS,
       workgroupSize: cfg.wg,
       include,
       overrides: { WEIGHT_KIND: KIND_CODE[g.weightKind] },
+      generated: plan?.generated,
       ...more,
-    }) as Promise<SplitKernel>;
-  const producer = [...withUf, reserve, 'graph/split_push'];
+    })) as SplitKernel;
+    return { kernel, plan };
+  };
+  const uf = [...base, 'graph/split_uf'];
+  const producer = { enable };
+  const producing = [...uf, reserve, 'graph/split_push'];
   const [init, labels, threshold, populate, filter, minIds, select] = await Promise.all([
-    k('init', 'split_init', 'init', B.init, withUf),
-    k('labels', 'split_init', 'labels', B.labels, withUf),
-    k('threshold', 'split_threshold', 'threshold', B.threshold, ['common/grid', 'graph/split_common'], {
-      workgroupSize: 1,
-    }),
+    k('init', 'split_init', 'init', B.init, [], base),
+    k('labels', 'split_labels', 'labels', B.labels, V.labels, uf),
+    k('threshold', 'split_threshold', 'threshold', B.threshold, [], base, { workgroupSize: 1 }),
     g.kind === 'edges'
-      ? k('populate', 'split_populate_edges', 'populateEdges', B.populateEdges, producer, { enable })
-      : k('populate', 'split_populate_csr', 'populateCsr', B.populateCsr, producer, { enable }),
-    k('filter', 'split_filter', 'filterRound', B.filter, producer, { enable }),
-    k('minIds', 'split_select', 'minIds', B.minIds, [...withUf, reserve], { enable }),
-    k('select', 'split_select', 'selectRound', B.select, [...withUf, reserve], { enable }),
+      ? k('populate', 'split_populate_edges', 'populateEdges', B.populateEdges, V.populateEdges, producing, producer)
+      : k('populate', 'split_populate_csr', 'populateCsr', B.populateCsr, V.populateCsr, producing, producer),
+    k('filter', 'split_filter', 'filterRound', B.filter, V.filter, producing, producer),
+    k('minIds', 'split_min_ids', 'minIds', B.minIds, V.minIds, base),
+    k('select', 'split_select', 'selectRound', B.select, V.select, [...uf, reserve], producer),
   ]);
   return { init, labels, threshold, populate, filter, minIds, select };
 }
@@ -209,7 +260,7 @@ class SplitGraphMsf implements GraphMsf {
     outSlot?: number;
     statsAt?: number;
   }): Uint8Array {
-    return uniformBytes(this.k.init, {
+    return uniformBytes(this.k.init.kernel, {
       n: this.g.numVertices,
       phase: p.phase ?? 0,
       first: p.first ?? 0,
@@ -228,6 +279,19 @@ class SplitGraphMsf implements GraphMsf {
     return windowBinding(this.ctx.limits, buffer, ENTRY, this.segments[s]);
   }
 
+  /** A kernel's dispatch with its vertex arrays bound (whole or in parts) beside `fixed`. */
+  private dispatch(
+    rec: Recorder,
+    k: Planned,
+    fixed: Record<string, Binding>,
+    vertex: Record<string, Binding>,
+    uniforms: Uint8Array,
+    size: { threads?: number; groups?: number },
+  ): void {
+    const parts = k.plan ? bindParts(this.ctx.limits, k.plan, vertex, this.g.numVertices, null) : {};
+    rec.dispatch(k.kernel, { buffers: { g_state: this.state, ...fixed, ...parts }, uniforms, ...size });
+  }
+
   /** A segment's fixed grid: fixedGroups workgroups, at most one per WG entries of its capacity. */
   private groups(s: number): number {
     return Math.min(this.cfg.fixedGroups, Math.ceil(this.segments[s].count / this.cfg.wg));
@@ -236,25 +300,29 @@ class SplitGraphMsf implements GraphMsf {
   encode(rec: Recorder): void {
     const { g, k } = this;
     const n = g.numVertices;
+    const limits = this.ctx.limits;
     rec.clear(this.state);
-    rec.dispatch(k.init, {
-      buffers: {
-        g_state: this.state,
-        uf_parent: this.parent,
-        keyA: this.keys[0],
-        idA: this.ids[0],
-        keyB: this.keys[1],
-        idB: this.ids[1],
-      },
-      uniforms: this.params({}),
-      threads: n,
-    });
+    for (const w of windows(limits, n, [4])) {
+      const at = (b: GPUBuffer) => windowBinding(limits, b, 4, w);
+      rec.dispatch(k.init.kernel, {
+        buffers: {
+          g_state: this.state,
+          parent: at(this.parent),
+          keyA: at(this.keys[0]),
+          idA: at(this.ids[0]),
+          keyB: at(this.keys[1]),
+          idB: at(this.ids[1]),
+        },
+        uniforms: this.params({ first: w.first, count: w.count }),
+        threads: w.count,
+      });
+    }
     if (g.slots === 0 || n < 2) return;
     if (!this.plan.filter) return this.encodePhase(rec, PHASE_ALL, 0);
     // The sampled weights (graph/threshold.wgsl's slots) into the state, then their pick-th smallest key.
     for (let i = 0; i < this.plan.samples; i++)
       rec.copy(g.weights, 4 * (sampleHash(i) % g.slots), this.state, 4 * (ST_SAMPLES + i), 4);
-    rec.dispatch(k.threshold, { buffers: { g_state: this.state }, uniforms: this.params({}), groups: 1 });
+    this.dispatch(rec, k.threshold, {}, {}, this.params({}), { groups: 1 });
     this.encodePhase(rec, PHASE_LIGHT, 0);
     // Flatten the union-find once (parent = root) so that the heavy phase's finds are short.
     this.encodeLabels(rec);
@@ -264,7 +332,7 @@ class SplitGraphMsf implements GraphMsf {
   private encodePhase(rec: Recorder, phase: number, index: number): void {
     const { g, k, wl, keys, ids, segments } = this;
     const limits = this.ctx.limits;
-    const common = { g_state: this.state, uf_parent: this.parent };
+    const parent = this.parent;
     rec.clear(this.state, 4 * COUNTERS, 8 * segments.length);
     // Round 1: window s of the slots into segment s of worklist 1 (counter 1 of segment s), keys in keys[1].
     this.slotWindows.forEach((w, s) => {
@@ -276,64 +344,60 @@ class SplitGraphMsf implements GraphMsf {
               e_w: windowBinding(limits, g.weights, 4, w),
             }
           : {
-              c_off: g.offsets!,
               c_nbr: windowBinding(limits, g.neighbours!, 4, w),
               e_w: windowBinding(limits, g.weights, 4, w),
             };
-      rec.dispatch(k.populate, {
-        buffers: { ...common, g_key: keys[1], wl_out: this.segment(wl[1], s), ...slots },
-        uniforms: this.params({
-          phase,
-          first: w.first,
-          count: w.count,
-          cap: segments[s].count,
-          outSlot: counterWord(s, 1),
-        }),
-        threads: w.count,
+      const vertex = { parent, g_key: keys[1], ...(g.kind === 'csr' ? { c_off: g.offsets! } : {}) };
+      const u = this.params({
+        phase,
+        first: w.first,
+        count: w.count,
+        cap: segments[s].count,
+        outSlot: counterWord(s, 1),
       });
+      this.dispatch(rec, k.populate, { wl_out: this.segment(wl[1], s), ...slots }, vertex, u, { threads: w.count });
     });
     for (let r = 1; r <= this.rounds; r++) {
       const cur = r % 2;
       const prev = 1 - cur;
-      const each = (kernel: SplitKernel, buffers: (s: number) => Record<string, Binding>, statsAt = 0) => {
+      // Once per segment: its windows `fixed(s)` beside the vertex arrays.
+      const each = (
+        kernel: Planned,
+        fixed: (s: number) => Record<string, Binding>,
+        vertex: Record<string, Binding>,
+        statsAt = 0,
+      ) => {
         for (let s = 0; s < segments.length; s++) {
-          rec.dispatch(kernel, {
-            buffers: { ...common, ...buffers(s) },
-            uniforms: this.params({
-              phase,
-              cap: segments[s].count,
-              inSlot: counterWord(s, prev),
-              outSlot: counterWord(s, cur),
-              statsAt,
-            }),
-            groups: this.groups(s),
+          const u = this.params({
+            phase,
+            cap: segments[s].count,
+            inSlot: counterWord(s, prev),
+            outSlot: counterWord(s, cur),
+            statsAt,
           });
+          this.dispatch(rec, kernel, fixed(s), vertex, u, { groups: this.groups(s) });
         }
       };
       if (r > 1) {
-        each(k.filter, (s) => ({
+        each(k.filter, (s) => ({ wl_out: this.segment(wl[cur], s), wl_in: this.segment(wl[prev], s) }), {
+          parent,
           g_key: keys[cur],
-          wl_out: this.segment(wl[cur], s),
-          wl_in: this.segment(wl[prev], s),
           prevKey: keys[prev],
           prevId: ids[prev],
-        }));
+        });
       }
-      each(k.minIds, (s) => ({ keys: keys[cur], ids: ids[cur], wl: this.segment(wl[cur], s) }));
+      each(k.minIds, (s) => ({ wl: this.segment(wl[cur], s) }), { keys: keys[cur], ids: ids[cur] });
       each(
         k.select,
-        (s) => ({ keys: keys[cur], ids: ids[cur], wl: this.segment(wl[cur], s), forest: this.forest }),
+        (s) => ({ wl: this.segment(wl[cur], s) }),
+        { parent, ids: ids[cur], forest: this.forest },
         64 * index + r,
       );
     }
   }
 
   encodeLabels(rec: Recorder): void {
-    rec.dispatch(this.k.labels, {
-      buffers: { g_state: this.state, uf_parent: this.parent },
-      uniforms: this.params({}),
-      threads: this.g.numVertices,
-    });
+    this.dispatch(rec, this.k.labels, {}, { parent: this.parent }, this.params({}), { threads: this.g.numVertices });
   }
 
   async readForest(): Promise<Uint32Array> {

@@ -149,6 +149,24 @@ describe('bigArrayParts / bigArrayWgsl', () => {
     expect(two).toContain('{ return atomicLoad(&links1[i - 256u]); }');
     expect(() => bigArrayWgsl({ ...d, type: 'vec2u', slots: 1 })).toThrow(/atomic big array to be u32 and read_write/);
   });
+
+  it('issue 19: cas adds name_cas (atomicCompareExchangeWeak, true where it exchanged) to an atomic array, whole or in parts', () => {
+    const d = {
+      name: 'parent',
+      type: 'u32',
+      access: 'read_write',
+      binding: 2,
+      partElements: 64,
+      atomic: true,
+    } as const;
+    expect(bigArrayWgsl({ ...d, slots: 1 })).not.toContain('parent_cas');
+    expect(bigArrayWgsl({ ...d, slots: 1, cas: true })).toContain(
+      'fn parent_cas(i: u32, cmp: u32, v: u32) -> bool { return atomicCompareExchangeWeak(&parent[i], cmp, v).exchanged; }',
+    );
+    const two = bigArrayWgsl({ ...d, slots: 2, cas: true });
+    expect(two).toContain('if (i < 64u) { return atomicCompareExchangeWeak(&parent0[i], cmp, v).exchanged; }');
+    expect(two).toContain('{ return atomicCompareExchangeWeak(&parent1[i - 64u], cmp, v).exchanged; }');
+  });
 });
 
 describe('planParts', () => {

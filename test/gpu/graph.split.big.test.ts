@@ -2,14 +2,16 @@
  * Issue 19's acceptance for the graph MSF on lavapipe: with the binding limit lowered to 1 MiB
  * (TREELINE_MAX_BINDING_BYTES, here the context option), graphMst() of graphs with ≥ 200,000 vertices — whose edge
  * arrays, worklists and 8-byte vertex records exceed one binding, so createGraphMsf takes the split path
- * (src/graph/eclsplit.ts) — gives exactly the unsplit path's result (the device's own limit: every array whole):
- * the forest's edge ids, endpoints, weights and total, the component labels and every round's worklist size; and the
- * independent Kruskal oracle's forest and labels. Shapes: a grid (edge list), a random multigraph with few distinct
+ * (src/graph/eclsplit.ts: edge arrays and worklists in windows, vertex arrays whole or, above 262,144, in parts) —
+ * gives exactly the unsplit path's result (the device's own limit: every array whole):
+ * the forest's edge ids, endpoints, weights and total and the component labels; the independent Kruskal oracle's
+ * forest and labels; and the CPU twin's worklist size in every round. Shapes: a grid (edge list), a random multigraph with few distinct
  * weights (ties), self loops and duplicates as a CSR, and many components with isolated vertices.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { graphMst } from '../../src/graph/mst.js';
 import { createGraphMsf } from '../../src/graph/eclmst.js';
+import { eclMstCpu } from '../../src/graph/eclmst.cpu.js';
 import { graphCapacity } from '../../src/graph/capacity.js';
 import { uploadGraph } from '../../src/graph/gpugraph.js';
 import { validateGraph } from '../../src/graph/validate.js';
@@ -39,7 +41,7 @@ function grid(side: number, seed: number): Graph {
   return { numVertices: side * side, sources: Uint32Array.from(s), targets: Uint32Array.from(t), weights };
 }
 
-/** The forest ids of `graph` (unordered) and the trace of every round, through createGraphMsf on `ctx`. */
+/** The trace of every round of `graph`'s MSF through createGraphMsf on `ctx`, and the rounds per phase. */
 async function traced(ctx: GpuContext, graph: Graph) {
   const up = uploadGraph(ctx, validateGraph(graph));
   const msf = await createGraphMsf(ctx, up);
@@ -54,14 +56,14 @@ async function traced(ctx: GpuContext, graph: Graph) {
 
 describe.skipIf(!lowered)('issue 19: graphMst() at a 1 MiB binding limit', () => {
   const cases: [string, () => Graph][] = [
-    ['a 480 × 480 grid with weights in [1, 1000] (edge list)', () => grid(480, 3)],
+    ['a 560 × 560 grid with weights in [1, 1000] (edge list; vertex arrays in 2 parts)', () => grid(560, 3)],
     [
       'a random multigraph with ties, loops and duplicates (CSR)',
       () => toCsr(randomGraph(31, { numVertices: 250000, numEdges: 600000, weightType: 'i32', distinctWeights: 6 })),
     ],
     [
-      'the most vertices the limit takes (262,143) in 60 components with isolated vertices (edge list, u32)',
-      () => randomGraph(32, { numVertices: 262143, numEdges: 300000, weightType: 'u32', components: 60 }),
+      'the most vertices the limit takes (786,431: 3 parts) in 60 components with isolated vertices (edge list, u32)',
+      () => randomGraph(32, { numVertices: 786431, numEdges: 400000, weightType: 'u32', components: 60 }),
     ],
   ];
   it.each(cases)('%s: the unsplit forest, labels and rounds', async (_, make) => {
@@ -84,18 +86,22 @@ describe.skipIf(!lowered)('issue 19: graphMst() at a 1 MiB binding limit', () =>
     const oracle = kruskalOracle(graph);
     expect(Array.from(got.edgeIds)).toEqual(oracle.ids);
     expect(Array.from(got.componentLabels!)).toEqual(oracle.labels);
-    expect((await traced(lowered!, graph)).trace).toEqual((await traced(whole!, graph)).trace);
+    // Every round's worklist size and the threshold: the CPU twin's (which the unsplit path matches: graph.eclmst).
+    const twin = eclMstCpu(g).trace;
+    const { trace, rounds } = await traced(lowered!, graph);
+    expect(trace.threshold).toBe(twin.threshold);
+    expect(trace.rounds).toEqual(twin.rounds.map((r) => [...r, ...Array(rounds - r.length).fill(0)]));
   });
 
   it('one vertex more than the limit takes is a one-line InputError before anything is uploaded', async () => {
     const max = graphCapacity(lowered!.limits).maxVertices;
-    expect(max).toBe(262143);
-    const graph = randomGraph(33, { numVertices: max + 1, numEdges: 300000, weightType: 'u32', components: 60 });
+    expect(max).toBe(786431);
+    const graph = randomGraph(33, { numVertices: max + 1, numEdges: 400000, weightType: 'u32', components: 60 });
     const before = lowered!.memory.liveBytes;
     const run = graphMst(graph, { backend: 'gpu', ctx: lowered! });
     await expect(run).rejects.toThrow(InputError);
     await expect(run).rejects.toThrow(
-      /^graphMst on the GPU takes at most 262143 vertices on this device, got 262144: [^\n]*'cpu'\.$/,
+      /^graphMst on the GPU takes at most 786431 vertices on this device, got 786432: [^\n]*'cpu'\.$/,
     );
     expect(lowered!.memory.liveBytes).toBe(before);
   });
