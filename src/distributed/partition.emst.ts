@@ -74,7 +74,7 @@ export async function partitionedEmst(
     if (method !== 'pairs' && method !== 'pairs-kruskal' && method !== 'rounds') {
       throw new InputError(`Expected method to be 'pairs', 'pairs-kruskal' or 'rounds', got ${String(method)}.`);
     }
-    let tree: { sources: Uint32Array; targets: Uint32Array; keys: Float32Array };
+    let tree: { sources: Uint32Array; targets: Uint32Array; keys: Float32Array } | EdgeList;
     if (method !== 'rounds') {
       progress?.(0.2, 'pairs');
       tree = await run.lap('distributed::pairs', () => pairsEmst(run, method === 'pairs'));
@@ -87,6 +87,11 @@ export async function partitionedEmst(
       tree = await run.lap('distributed::rounds', () => boruvkaRounds(run, trees));
     }
     edges = await run.lap('distributed::sort', async () => {
+      if (!('keys' in tree)) {
+        // 'pairs' put the edges in emst()'s order with their weights already (mergeToTree).
+        unscaleWeights(tree, run.exponent);
+        return tree;
+      }
       const m = tree.keys.length;
       const weights = new Float32Array(m);
       for (let e = 0; e < m; e++) weights[e] = weightOfKey(tree.keys[e]);

@@ -31,6 +31,8 @@
  */
 import type { PartitionRun } from './partition.run.js';
 import type { TaskMessage } from './types.js';
+import type { EdgeList } from '../emst/edges.cpu.js';
+import { orderFromKeyOrder } from './partition.emst.js';
 import type { Task } from './partition.run.js';
 
 /**
@@ -43,7 +45,7 @@ import type { Task } from './partition.run.js';
 export async function pairsEmst(
   run: PartitionRun,
   contract = true,
-): Promise<{ sources: Uint32Array; targets: Uint32Array; keys: Float32Array }> {
+): Promise<{ sources: Uint32Array; targets: Uint32Array; keys: Float32Array } | EdgeList> {
   const { n, offsets } = run;
   const live = run.live();
   const base = { exponent: run.exponent, minSamples: run.minSamples, alpha: run.alpha };
@@ -114,7 +116,11 @@ export async function pairsEmst(
   // a Map at 2^24 entries; 2·10^8 points have more terminals than that). A partition's forest task is sent as soon
   // as every pair holding it has answered (its floors are final then), while the other pairs still compute: workers
   // left without a pair at the end take forests instead of waiting for the last pairs.
-  const floorOf = new Float32Array(n).fill(Infinity);
+  // floorOf[g]: 1 + the key's bits (keys ≥ 0: their bits order as the keys do), 0 for none (+∞). Zero means empty in
+  // floorOf, labelOf and parent below, so none is filled: a fresh array's pages are mapped only where written
+  // (filling three arrays of n words was ~2–3 s of the coordinator's own time at 2·10^8 on the H100 host).
+  const floorOf = new Uint32Array(n);
+  const keyBits = (keys: Float32Array): Uint32Array => new Uint32Array(keys.buffer, keys.byteOffset, keys.length);
   const listed = new Uint8Array(Math.ceil(n / 8));
   const pairsOf: number[][] = run.infos.map(() => []);
   pairs.forEach(([p, q], t) => {
@@ -137,7 +143,10 @@ export async function pairsEmst(
       }
     }
     const terminals = Uint32Array.from(ends).sort();
-    const arrays: TaskMessage['arrays'] = { terminals, floor: Float32Array.from(terminals, (g) => floorOf[g]) };
+    const floor = new Float32Array(terminals.length);
+    const floorBits = keyBits(floor);
+    for (let i = 0; i < terminals.length; i++) floorBits[i] = floorOf[terminals[i]] - 1;
+    const arrays: TaskMessage['arrays'] = { terminals, floor };
     if (run.mr) arrays.core2 = run.core2.slice(offsets[p], offsets[p + 1]);
     const call = run.call([{ partition: p, kind: 'forest', msg: { meta: { ...base }, arrays } }], (_, reply) =>
       take(p, terminals, reply),
@@ -157,8 +166,14 @@ export async function pairsEmst(
           `partitionedEmst: pair (${p}, ${q}) answered an edge within one partition (${lo[e]}, ${hi[e]})`,
         );
       }
-      if (keys[e] < floorOf[lo[e]]) floorOf[lo[e]] = keys[e];
-      if (keys[e] < floorOf[hi[e]]) floorOf[hi[e]] = keys[e];
+    }
+    const bits = keyBits(keys);
+    for (let e = 0; e < keys.length; e++) {
+      const b = bits[e] + 1;
+      const fl = floorOf[lo[e]];
+      if (fl === 0 || b < fl) floorOf[lo[e]] = b;
+      const fh = floorOf[hi[e]];
+      if (fh === 0 || b < fh) floorOf[hi[e]] = b;
     }
     lists[t] = list;
     total += keys.length;
@@ -168,8 +183,8 @@ export async function pairsEmst(
   // The contracted label (a global id) of every end of an open or crossing edge: the terminals' from their owners'
   // replies, the open edges' with them. Each reply is taken as it arrives, and the proven lists merged meanwhile
   // (all but the last one: the merge with it waits for the Kruskal's few edges, below).
-  const NO_LABEL = 0xffffffff;
-  const labelOf = new Uint32Array(n).fill(NO_LABEL);
+  // labelOf[g]: 1 + the label, 0 for none (as floorOf).
+  const labelOf = new Uint32Array(n);
   const safeLists: SortedEdges[] = [];
   const rest: SortedEdges[] = [];
   let safeCount = 0;
@@ -183,12 +198,12 @@ export async function pairsEmst(
     const la = run.reply(reply, 'openLa', Uint32Array, open.keys.length);
     const lb = run.reply(reply, 'openLb', Uint32Array, open.keys.length);
     for (let e = 0; e < open.keys.length; e++) {
-      labelOf[open.lo[e]] = la[e];
-      labelOf[open.hi[e]] = lb[e];
+      labelOf[open.lo[e]] = la[e] + 1;
+      labelOf[open.hi[e]] = lb[e] + 1;
     }
     rest.push(open);
     const labels = run.reply(reply, 'label', Uint32Array, terminals.length);
-    for (let i = 0; i < terminals.length; i++) labelOf[terminals[i]] = labels[i];
+    for (let i = 0; i < terminals.length; i++) labelOf[terminals[i]] = labels[i] + 1;
     safeLists.push(safe);
     if (++arrived < live.length) {
       // Like a binary counter: the newest list merges with the one before while it is about as long, so each edge
@@ -208,6 +223,15 @@ export async function pairsEmst(
   for (const p of live) if (waiting[p] === 0) startForest(p); // a lone live partition: its forest alone
   await run.lap('distributed::pairs.cross', () => run.call(tasks, takePair));
   run.stats.pairs = pairs.length;
+  // The result's arrays, mapped now, while the forests compute (a fresh array takes its pages at ~1 GB/s on the H100
+  // hosts: 2.4 GB at 2·10^8 would otherwise be the coordinator's own time after the last forest).
+  const t00 = performance.now();
+  const out: EdgeList = {
+    sources: new Uint32Array(Math.max(n - 1, 0)).fill(1),
+    targets: new Uint32Array(Math.max(n - 1, 0)).fill(1),
+    weights: new Float32Array(Math.max(n - 1, 0)).fill(1),
+  };
+  run.timings['distributed::merge.touch'] = performance.now() - t00;
   await run.lap('distributed::pairs.forests', () => Promise.all(forests));
   run.timings['distributed::merge.early'] = merging;
   const t0 = performance.now();
@@ -215,17 +239,21 @@ export async function pairsEmst(
   const candidates = mergeAll(rest);
   run.timings['distributed::pairs.work'] = work;
   run.stats.candidates = candidates.keys.length;
-  // Kruskal over the open and crossing edges (in the canonical order), on the contracted labels.
+  // Kruskal over the open and crossing edges (in the canonical order), on the contracted labels. parent[i]: 1 + the
+  // parent of label i, 0 for a root (only the candidates' labels are ever touched).
   const parent = new Uint32Array(n);
-  for (let i = 0; i < n; i++) parent[i] = i;
   const root = (g: number): number => {
-    let i = labelOf[g];
-    if (i === NO_LABEL) throw new Error(`partitionedEmst: point ${g}, an end of a crossing or open edge, has no label`);
-    while (parent[i] !== i) {
-      parent[i] = parent[parent[i]];
-      i = parent[i];
+    const l = labelOf[g];
+    if (l === 0) throw new Error(`partitionedEmst: point ${g}, an end of a crossing or open edge, has no label`);
+    let i = l - 1;
+    for (;;) {
+      const up = parent[i];
+      if (up === 0) return i;
+      const above = parent[up - 1];
+      if (above === 0) return up - 1;
+      parent[i] = above; // path halving
+      i = above - 1;
     }
-    return i;
   };
   const chosen = new Uint32Array(candidates.keys.length);
   let count = 0;
@@ -233,8 +261,8 @@ export async function pairsEmst(
     const a = root(candidates.lo[e]);
     const b = root(candidates.hi[e]);
     if (a === b) continue;
-    if (a < b) parent[b] = a;
-    else parent[a] = b;
+    if (a < b) parent[b] = a + 1;
+    else parent[a] = b + 1;
     chosen[count++] = e;
   }
   if (safeCount + count !== n - 1) {
@@ -249,11 +277,11 @@ export async function pairsEmst(
     hi: Uint32Array.from(picked, (e) => candidates.hi[e]),
     keys: Float32Array.from(picked, (e) => candidates.keys[e]),
   });
-  const merged = mergeAll(safeLists);
+  const tree = mergeToTree(safeLists, out);
   run.timings['distributed::kruskal'] = t1 - t0;
   run.timings['distributed::merge'] = performance.now() - t1;
   run.stats.contracted = safeCount;
-  return { sources: merged.lo, targets: merged.hi, keys: merged.keys };
+  return tree;
 }
 
 /** Edges as global ids (lo < hi) with keys, in the canonical (key, lo, hi) order. */
@@ -503,6 +531,105 @@ export function mergeAll(lists: SortedEdges[]): SortedEdges {
     queue.push(merge2(a, b));
   }
   return queue[0];
+}
+
+/**
+ * Sorted lists (canonical (key, lo, hi) order, no edge twice) merged in one pass into emst()'s output: sources, targets
+ * and weights fround(√key) in (weight, source, target) order — the merge, the weights and orderFromKeyOrder's run
+ * sorting fused ('pairs' method's last step; mergeAll then the weights then orderFromKeyOrder made four passes over
+ * the n − 1 edges: ~110 ns an edge on the development machine at 2·10^7, this one ~30). The lists' heads are compared
+ * in turn (a handful of lists: a tournament tree would not pay). `into`: arrays of the merged length to write (their
+ * pages already mapped: pairsEmst touches them while the forests compute).
+ */
+export function mergeToTree(lists: SortedEdges[], into?: EdgeList): EdgeList {
+  const ls = lists.filter((l) => l.keys.length > 0);
+  let m = 0;
+  for (const l of ls) m += l.keys.length;
+  const fits = into !== undefined && into.weights.length === m;
+  const sources = fits ? into.sources : new Uint32Array(m);
+  const targets = fits ? into.targets : new Uint32Array(m);
+  const weights = fits ? into.weights : new Float32Array(m);
+  // Each list's head in small typed arrays (the scan over them stays monomorphic); a list refills its head only.
+  const L = ls.length;
+  const LO = ls.map((l) => l.lo);
+  const HI = ls.map((l) => l.hi);
+  const KEYS = ls.map((l) => l.keys);
+  const at = new Int32Array(L);
+  const headKey = new Float32Array(L);
+  const headLo = new Uint32Array(L);
+  const headHi = new Uint32Array(L);
+  const live = new Uint8Array(L);
+  for (let i = 0; i < L; i++) {
+    headKey[i] = KEYS[i][0];
+    headLo[i] = LO[i][0];
+    headHi[i] = HI[i][0];
+    live[i] = 1;
+  }
+  let runStart = 0;
+  let previous = -1;
+  for (let t = 0; t < m; t++) {
+    let best = -1;
+    let bk = 0;
+    let bl = 0;
+    let bh = 0;
+    for (let i = 0; i < L; i++) {
+      if (live[i] === 0) continue;
+      const k = headKey[i];
+      const lo = headLo[i];
+      if (best < 0 || k < bk || (k === bk && (lo < bl || (lo === bl && headHi[i] < bh)))) {
+        best = i;
+        bk = k;
+        bl = lo;
+        bh = headHi[i];
+      }
+    }
+    const p = ++at[best];
+    const keys = KEYS[best];
+    if (p < keys.length) {
+      headKey[best] = keys[p];
+      headLo[best] = LO[best][p];
+      headHi[best] = HI[best][p];
+    } else live[best] = 0;
+    const w = Math.fround(Math.sqrt(bk));
+    sources[t] = bl;
+    targets[t] = bh;
+    weights[t] = w;
+    if (w !== previous) {
+      if (t - runStart > 1) orderRun(sources, targets, weights, runStart, t);
+      runStart = t;
+      previous = w;
+    }
+  }
+  if (m - runStart > 1) orderRun(sources, targets, weights, runStart, m);
+  return { sources, targets, weights };
+}
+
+/**
+ * Edges [a, b) of equal weight, in canonical key order, put in (source, target) order as orderFromKeyOrder does: an
+ * insertion sort for short runs (nearly all: runs are 2–4 edges where keys a few ulps apart share a weight), that
+ * function on the slice for long ones.
+ */
+function orderRun(sources: Uint32Array, targets: Uint32Array, weights: Float32Array, a: number, b: number): void {
+  if (b - a > 32) {
+    orderFromKeyOrder({
+      sources: sources.subarray(a, b),
+      targets: targets.subarray(a, b),
+      weights: weights.subarray(a, b),
+    });
+    return;
+  }
+  for (let t = a + 1; t < b; t++) {
+    const s = sources[t];
+    const d = targets[t];
+    let u = t;
+    while (u > a && (sources[u - 1] > s || (sources[u - 1] === s && targets[u - 1] > d))) {
+      sources[u] = sources[u - 1];
+      targets[u] = targets[u - 1];
+      u--;
+    }
+    sources[u] = s;
+    targets[u] = d;
+  }
 }
 
 /**

@@ -10,7 +10,13 @@ import { InputError, AbortError } from '../../src/errors.js';
 import { InProcessExecutor, messageBytes, partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
 import { partitionedEmst } from '../../src/distributed/partition.emst.js';
 import { canonicalOrder } from '../../src/distributed/partition.rounds.js';
-import { canonicalById, contractForest, kruskalSorted, mergeAll } from '../../src/distributed/partition.pairs.js';
+import {
+  canonicalById,
+  contractForest,
+  kruskalSorted,
+  mergeAll,
+  mergeToTree,
+} from '../../src/distributed/partition.pairs.js';
 import { orderFromKeyOrder } from '../../src/distributed/partition.emst.js';
 import { sortEdgesCanonical } from '../../src/emst/edges.cpu.js';
 import { weightOfKey } from '../../src/emst/distance.cpu.js';
@@ -422,7 +428,7 @@ describe('partitionedEmst() traffic and protocol', () => {
     }
   });
 
-  it('canonicalById and mergeAll give the canonical order; kruskalSorted names a set that does not span; orderFromKeyOrder equals the canonical sort', () => {
+  it('canonicalById and mergeAll give the canonical order; kruskalSorted names a set that does not span; orderFromKeyOrder and mergeToTree equal the canonical sort', () => {
     const two = { lo: Uint32Array.from([0, 2]), hi: Uint32Array.from([1, 3]), keys: Float32Array.from([1, 1]) };
     expect(() => kruskalSorted(4, two)).toThrow(/span 2 of 3 MST edges/);
     // Lists with ties on keys (and on lo), nearly sorted or shuffled, dealt into three pieces, merged back.
@@ -479,7 +485,34 @@ describe('partitionedEmst() traffic and protocol', () => {
       expectSameTree(expected, got);
       // The input was not already in that order (the runs were reordered).
       expect(Array.from(edges.sources)).not.toEqual(Array.from(expected.sources));
+      // mergeToTree: the same edges dealt into 0–5 canonical lists (one empty, one lopsided) give the same tree.
+      for (const lists of [1, 2, 5]) {
+        const pieces = Array.from({ length: lists + 1 }, (_, c) => {
+          const idx = order.filter((e) => (lists === 1 ? c === 0 : e % lists === c && (c > 0 || e % 7 !== 0)));
+          if (c === lists) idx.splice(0, idx.length); // an empty list
+          return {
+            lo: Uint32Array.from(idx, (e) => lo[e]),
+            hi: Uint32Array.from(idx, (e) => hi[e]),
+            keys: Float32Array.from(idx, (e) => keys[e]),
+          };
+        });
+        if (lists > 1) {
+          // The edges of list 0 left out above (e % 7 === 0) go to the last non-empty list, in canonical order.
+          const left = order.filter((e) => e % lists === 0 && e % 7 === 0);
+          const last = pieces[lists - 1];
+          const all = [...Array.from(last.keys, (_, i) => [last.keys[i], last.lo[i], last.hi[i]])];
+          for (const e of left) all.push([keys[e], lo[e], hi[e]]);
+          all.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+          pieces[lists - 1] = {
+            lo: Uint32Array.from(all, (x) => x[1]),
+            hi: Uint32Array.from(all, (x) => x[2]),
+            keys: Float32Array.from(all, (x) => x[0]),
+          };
+        }
+        expectSameTree(expected, mergeToTree(pieces));
+      }
     }
+    expect(mergeToTree([]).weights.length).toBe(0);
   });
 
   it('contractForest proves an edge only below every floor of one side (strict), and labels by proven components', () => {
