@@ -32,6 +32,9 @@
  *
  * Every round joins exactly the sets the unsplit path joins (each set's lightest edge by (weight key, edge id)), so
  * the forest, the labels and every round's worklist size are the unsplit path's (test/gpu/graph.split.test.ts).
+ *
+ * GPU memory beyond the graph: 32 bytes per candidate edge (two worklists) + 24 per vertex (parent, two key and two
+ * id arrays, forest slot).
  */
 import {
   bindParts,
