@@ -23,12 +23,18 @@ export async function benchEmst(
   options: { minSamples?: number; skipBounded?: boolean } = {},
 ): Promise<BenchCase> {
   const minSamples = options.minSamples ?? 1;
+  const made = performance.now();
   const points = generate(kind, { n, dim, seed: 1 });
+  const setUp = (what: string): void => {
+    if (n >= 50_000_000) console.error(`bench::emst (n ${n}): ${what} at ${((performance.now() - made) / 1000).toFixed(1)} s`);
+  };
+  setUp('points generated');
   // Staged in chunks (a mapped-at-creation buffer cannot be mapped whole above 4 GiB: 4·10^8 3D points).
   const buffer = await ctx.uploadAsync('bench::points', points);
   // Built in place as emst() builds (TREELINE_EMST_INPLACE): each run leaves the points in Morton order, and an
   // untimed submission puts them back (in the wall time, not the GPU time).
   const e = await GpuEmst.create(ctx, n, dim, metricOf(minSamples), false, { inPlace: inPlaceDefault() });
+  setUp('uploaded, pipelines made');
   let last: BoruvkaResult | null = null;
   let destroyed = false;
   const release = (): void => {
@@ -45,7 +51,12 @@ export async function benchEmst(
       await e.restorePoints();
     },
     check: async () => {
+      // Each step's seconds on stderr: at 10^8–6·10^8 points the check takes minutes of host work.
+      const t0 = performance.now();
+      const step = (what: string): void =>
+        console.error(`bench::emst check (n ${n}): ${what} at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const edges = await e.readEdges(last!);
+      step('edges read');
       if (edges.sources.length !== n - 1) throw new Error(`bench::emst: ${edges.sources.length} edges for n=${n}`);
       const uf = new UnionFind(n);
       let total = 0;
@@ -53,6 +64,7 @@ export async function benchEmst(
         if (!uf.union(edges.sources[i], edges.targets[i])) throw new Error(`bench::emst: edge ${i} closes a cycle`);
         total += edges.weights[i];
       }
+      step('spanning, no cycle');
       // The CPU backend's total weight where it takes seconds, not minutes (its BVH prunes less with every dimension).
       if (n <= (dim <= 3 ? 1_000_000 : dim <= 8 ? 100_000 : 20_000)) {
         const cpu = emstCpu(points, dim, { metric: metricOf(minSamples) });
@@ -61,7 +73,7 @@ export async function benchEmst(
       } else if (dim <= 3 && minSamples === 1) {
         // The tree's GPU memory goes first: the halves' trees take half of it each, one after the other.
         release();
-        await checkHalves(ctx, points, n, dim, edges, inPlaceDefault());
+        await checkHalves(ctx, points, n, dim, edges, inPlaceDefault(), step);
       } else if (dim > 3 && dim <= 12) {
         // Instead, the plain rounds' tree on the GPU (no candidate lists, highdim.ts), edge for edge.
         const plain = await GpuEmst.create(ctx, n, dim, metricOf(minSamples), false, { candidates: 'off' });
@@ -97,6 +109,7 @@ async function checkHalves(
   dim: number,
   whole: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array },
   inPlace: boolean,
+  step: (what: string) => void,
 ): Promise<void> {
   let lo = Infinity;
   let hi = -Infinity;
@@ -133,6 +146,7 @@ async function checkHalves(
       e.destroy();
       buffer.destroy();
     }
+    step(`half ${h}'s EMST (${m} points)`);
     // The half's tree as adjacency lists (CSR over local ids), its weights beside.
     const start = new Uint32Array(m + 1);
     for (let i = 0; i < m - 1; i++) {
@@ -165,6 +179,7 @@ async function checkHalves(
       if (weight[k] !== whole.weights[i])
         throw new Error(`bench::emst: edge ${i} (${u}, ${v}) weighs ${whole.weights[i]}, ${weight[k]} in half ${h}'s EMST`);
     }
+    step(`half ${h}'s edges compared`);
   }
   console.error(
     `bench::emst: halves at x = ${mid}: ${counts[0]} + ${counts[1]} points; ${inside} of ${n - 1} edges inside a half, ` +
