@@ -3,7 +3,7 @@
 // [P.first, P.first + P.count), the neighbours and weights bound as that window, the row starts c_off (n + 1) a
 // vertex array like the union-find's. One thread per entry: the workgroup finds the rows of its first and last entries by
 // binary search over all rows, each thread its own row within those. Appends to the window's worklist segment.
-// Includes: common/grid, graph/split_common, graph/split_uf, graph/reserve_sg | reserve_wg,
+// Includes: common/grid, graph/split_common, graph/split_find, graph/reserve_sg | reserve_wg,
 // graph/split_push; the vertex arrays parent, g_key and c_off in parts (bigarray.ts).
 
 @group(0) @binding(2) var<storage, read_write> wl_out: array<vec4u>;

@@ -1,7 +1,7 @@
 // Round 1 of a phase for an edge-list graph on split arrays: graph/populate_edges.wgsl over one window of edge
 // slots [P.first, P.first + P.count), its three arrays bound as that window, appending to the window's worklist
 // segment (capacity ≥ the window's slots). One thread per slot of the window; edge id = P.first + i.
-// Includes: common/grid, graph/split_common, graph/split_uf, graph/reserve_sg | reserve_wg,
+// Includes: common/grid, graph/split_common, graph/split_find, graph/reserve_sg | reserve_wg,
 // graph/split_push; the vertex arrays parent and g_key in parts (bigarray.ts).
 
 @group(0) @binding(2) var<storage, read_write> wl_out: array<vec4u>;

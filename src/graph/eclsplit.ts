@@ -12,7 +12,8 @@
  *             segment has its own two counters (state words from COUNTERS); filter, minIds and select run once per
  *             segment, every segment's filter before any minIds, every minIds before any select.
  *   parts     the 4-byte vertex arrays: the union-find (graph/split_uf.wgsl, through bigArrayWgsl's atomic accessors
- *             and its compare-exchange for the link), the records (keys and ids in separate arrays, two of each
+ *             and its compare-exchange for the link; populate and filter only find, through read-only parents:
+ *             graph/split_find.wgsl, as the fast path's default `finds: 'plain'`), the records (keys and ids in separate arrays, two of each
  *             alternating by round), the CSR's row starts and the forest (n − 1 ids), planned once per graph by
  *             planParts (whole, one binding each, where they fit); init runs per window of vertices. The filter
  *             binds four of them beside three other storage buffers, so 16 a stage allow 3 parts each: up to
@@ -106,14 +107,16 @@ const vertexArray = (name: string, access: 'read' | 'read_write', atomic = false
   atomic,
 });
 const PARENT: PartArray = { ...vertexArray('parent', 'read_write', true), cas: true };
+/** The parents of the kernels that only find (graph/split_find.wgsl). */
+const PARENT_RO = vertexArray('parent', 'read');
 const FOREST: PartArray = { ...vertexArray('forest', 'read_write'), length: (n) => Math.max(1, n - 1) };
 const C_OFF: PartArray = { ...vertexArray('c_off', 'read'), length: (n) => n + 1 };
 const V = {
   labels: [PARENT],
-  populateEdges: [PARENT, vertexArray('g_key', 'read_write', true)],
-  populateCsr: [PARENT, vertexArray('g_key', 'read_write', true), C_OFF],
+  populateEdges: [PARENT_RO, vertexArray('g_key', 'read_write', true)],
+  populateCsr: [PARENT_RO, vertexArray('g_key', 'read_write', true), C_OFF],
   filter: [
-    PARENT,
+    PARENT_RO,
     vertexArray('g_key', 'read_write', true),
     vertexArray('prevKey', 'read_write'),
     vertexArray('prevId', 'read_write'),
@@ -180,7 +183,7 @@ async function compile(ctx: GpuContext, g: GpuGraph, cfg: SplitMsfConfig): Promi
   };
   const uf = [...base, 'graph/split_uf'];
   const producer = { enable };
-  const producing = [...uf, reserve, 'graph/split_push'];
+  const producing = [...base, 'graph/split_find', reserve, 'graph/split_push'];
   const [init, labels, threshold, populate, filter, minIds, select] = await Promise.all([
     k('init', 'split_init', 'init', B.init, [], base),
     k('labels', 'split_labels', 'labels', B.labels, V.labels, uf),
