@@ -9,7 +9,7 @@
 // direct scans; 1: every internal node). The header has no box (layout.ts).
 //
 // Every array is reached through accessors the composer generates with their bindings from @binding(1) on (host
-// side: src/bvh/karras.ts; src/gpu/bigarray.ts): codes_get (vec2u), links_set (vec4u), ranges_set (vec2u),
+// side: src/bvh/karras.ts; src/gpu/bigarray.ts): codes_get (vec2u), links_set (vec4u), ranges_set (u32: the range end other than the node, bvh/range.wgsl),
 // parents_set (u32) and boxes_set (u32 words): each array whole, or in parts where it exceeds one binding.
 
 struct KarrasParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
@@ -73,7 +73,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let left = select(gamma, n - 1u + gamma, first == gamma);
   let right = select(gamma + 1u, n + gamma, last == gamma + 1u);
   links_set(node, vec4u(left, right, 0u, 0u));
-  ranges_set(node, vec2u(first, last));
+  ranges_set(node, range_other(node, first, last));
   parents_set(left, node << 1u);
   parents_set(right, (node << 1u) | 1u);
   let atomic_refit = select(last - first >= ZERO_DIRECT, first / max(ZERO_CHUNK, 1u) != last / max(ZERO_CHUNK, 1u),

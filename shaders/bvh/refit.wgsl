@@ -86,7 +86,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   } else {
     // Internal node i: scanned directly when it has at most DIRECT leaves, else left to the atomic walk.
     let i = t - n;
-    let r = ranges_get(i);
+    let r = node_range(i, ranges_get(i));
     if (r.y - r.x >= DIRECT) { return; }
     for (var a = 0u; a < D; a++) {
       let o = f32_order(sorted_get(r.x * D + a));
@@ -117,7 +117,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   // the owned components enter next. A parent of at most DIRECT leaves is scanned by its own thread.
   var node = ps >> 1u;
   if (node == header) { return; }
-  let pr = ranges_get(node);
+  let pr = node_range(node, ranges_get(node));
   if (pr.y - pr.x < DIRECT) { return; }
   // A leaf going up (most stop at a directly scanned parent) quantises its point now.
   if (t < n && BOX16 != 0u) { quantise(&v, n); }

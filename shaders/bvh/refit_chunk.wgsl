@@ -52,7 +52,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   atomicStore(&s_arrived[lid], 0u);
   if (lid == 0u) { atomicStore(&s_live, 0u); }
   if (j + 1u < n) {
-    s_range[lid] = ranges_get(j);
+    s_range[lid] = node_range(j, ranges_get(j));
     s_parent[lid] = parents_get(j);
   }
   // v: the held node's box and ~minIndex; ps: its parent word (parent record << 1 | side).

@@ -4,7 +4,8 @@
 @group(0) @binding(1) var<storage, read> label: array<u32>;
 @group(0) @binding(2) var<storage, read> prefix: array<u32>;
 @group(0) @binding(3) var<storage, read> links: array<vec4u>;
-@group(0) @binding(4) var<storage, read> ranges: array<vec2u>;
+// The other end of each internal node's leaf range (bvh/range.wgsl).
+@group(0) @binding(4) var<storage, read> ranges: array<u32>;
 @group(0) @binding(5) var<storage, read_write> childLabel: array<vec2u>;
 // The edges so far (merge.wgsl): none before the first round's merge, when childLabel still holds another array.
 @group(0) @binding(6) var<storage, read> edgeCount: array<u32>;
@@ -24,7 +25,7 @@ fn child_label(c: u32, old: u32, again: bool) -> u32 {
   if (c == NONE) { return NONE; }
   if (c >= u.n - 1u) { return label[c - (u.n - 1u)]; }
   if (again && old != NONE) { return label[old]; }
-  let r = ranges[c];
+  let r = node_range(c, ranges[c]);
   return select(NONE, label[r.x], prefix[r.y] == prefix[r.x]);
 }
 
@@ -58,7 +59,7 @@ fn child_label_tiles(c: u32, old: u32, again: bool) -> u32 {
   if (c == NONE) { return NONE; }
   if (c >= u.n - 1u) { return label[c - (u.n - 1u)]; }
   if (again && old != NONE) { return label[old]; }
-  let r = ranges[c];
+  let r = node_range(c, ranges[c]);
   return select(NONE, label[r.x], changes_before(r.y) == changes_before(r.x));
 }
 

@@ -7,7 +7,7 @@
 @group(0) @binding(1) var<storage, read> label: array<u32>;
 @group(0) @binding(2) var<storage, read> prefix: array<u32>;
 @group(0) @binding(3) var<storage, read> links: array<vec4u>;
-@group(0) @binding(4) var<storage, read> ranges: array<vec2u>;
+@group(0) @binding(4) var<storage, read> ranges: array<u32>;
 @group(0) @binding(5) var<storage, read_write> childLabel: array<vec2u>;
 
 // The label leaves [a, b] share, or NONE (the scanned changes: emst/changes.wgsl).
@@ -34,7 +34,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       // The header: its left child is the root, its right child NONE.
       out.x = child_label(l.x, 0u, leaf0);
     } else {
-      let g = ranges[t];
+      let g = node_range(r, ranges[t]);
       var split = l.x;
       if (l.x >= leaf0) { split = l.x - leaf0; }
       out.x = child_label(l.x, g.x, split);

@@ -25,7 +25,7 @@ struct RootParams {
 }
 @group(0) @binding(0) var<uniform> p: RootParams;
 @group(0) @binding(1) var<storage, read> links: array<vec4u>;
-@group(0) @binding(2) var<storage, read> ranges: array<vec2u>;
+@group(0) @binding(2) var<storage, read> ranges: array<u32>;
 @group(0) @binding(3) var<storage, read_write> roots: array<atomic<u32>>;
 
 const ROOT_STRIDE: u32 = 256u;
@@ -44,7 +44,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let t = thread_index(wid, nwg, lid);
   if (t >= p.count) { return; }
   let i = p.first + t;
-  let r = ranges[t];
+  let r = node_range(i, ranges[t]);
   if (r.x / p.step == r.y / p.step) {
     // Inside one window: a root only if it has no parent (the whole tree in window 0).
     if (i == 0u) { add_root(0u, 0u); }

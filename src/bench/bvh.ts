@@ -13,6 +13,8 @@ import type { BenchCase } from './harness.js';
 import { allocateBvh, createBvhBuilder } from '../bvh/lbvh.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
 import { maxF, minF } from '../bvh/floatorder.js';
+import { boxQuantHi, boxQuantLo, quantiseBoxesCpu } from '../bvh/box.cpu.js';
+import { rangeOthers, rangePairs } from '../bvh/layout.js';
 import { generate, type GeneratorName } from '../datasets/generate.js';
 
 const EXACT_LIMIT = 1 << 22;
@@ -44,6 +46,7 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
   };
   const exact = (options.check ?? (n <= EXACT_LIMIT ? 'exact' : 'structure')) === 'exact';
   const u32 = async (b: GPUBuffer, bytes: number) => new Uint32Array(await ctx.read(b, 0, bytes));
+  const u16 = bvh.boxFormat === 'u16';
 
   async function checkExact(): Promise<void> {
     const want = buildBvhCpu(points, dim);
@@ -51,8 +54,9 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
       ['codes', bvh.codes, want.codes],
       ['order', bvh.order, want.order],
       ['links', bvh.links, want.links],
-      ['boxes', bvh.boxes, want.boxes],
-      ['ranges', bvh.ranges, want.ranges],
+      // u16 boxes: the twin's quantised (box.cpu.ts); ranges: one end each (layout.ts).
+      ['boxes', bvh.boxes, u16 ? quantiseBoxesCpu(want.boxes, n, dim, want.frame) : want.boxes],
+      ['ranges', bvh.ranges, rangeOthers(want.ranges)],
       ['parents', bvh.parents, want.parents],
     ];
     for (const [name, buf, ref] of pairs) {
@@ -66,7 +70,7 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
     const codes = await u32(bvh.codes, 8 * n);
     const order = await u32(bvh.order, 4 * n);
     const links = await u32(bvh.links, 16 * n);
-    const ranges = await u32(bvh.ranges, 8 * (n - 1));
+    const ranges = rangePairs(await u32(bvh.ranges, 4 * (n - 1)));
     const parents = await u32(bvh.parents, 4 * (2 * n - 1));
     const seen = new Uint8Array(n);
     for (let j = 0; j < n; j++) {
@@ -84,13 +88,15 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
       if (a[0] !== l || a[1] + 1 !== b[0] || b[1] !== r) fail(`node ${i}: range [${l}, ${r}] ≠ [${a}] ∪ [${b}]`);
       if (parents[links[4 * i]] !== 2 * i || parents[links[4 * i + 1]] !== 2 * i + 1) fail(`node ${i}: parents disagree`);
     }
-    // Boxes of the root and of sampled nodes = the tight box of their leaves.
+    // Boxes of the root and of sampled nodes = the tight box of their leaves (u16: its cells, box.cpu.ts).
     const sorted = new Float32Array(await ctx.read(bvh.sortedPoints, 0, 4 * n * dim));
+    const frame = u16 ? new Float32Array(await ctx.read(bvh.boxes, 4 * dim * (n - 1), 8 * dim)) : null;
     const sample = [0];
     for (let s = 1; s <= 2000 && s < n - 1; s++) sample.push(Math.floor(((s * 0.6180339887498949) % 1) * (n - 1)));
     for (const i of sample) {
       const [l, r] = [ranges[2 * i], ranges[2 * i + 1]];
-      const box = new Float32Array(await ctx.read(bvh.boxes, 8 * dim * i, 8 * dim));
+      const box = new Float32Array(await ctx.read(bvh.boxes, (u16 ? 4 : 8) * dim * i, (u16 ? 4 : 8) * dim));
+      const words = new Uint32Array(box.buffer);
       for (let a = 0; a < dim; a++) {
         let lo = Infinity;
         let hi = -Infinity;
@@ -98,7 +104,13 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
           lo = minF(lo, sorted[j * dim + a]);
           hi = maxF(hi, sorted[j * dim + a]);
         }
-        if (!Object.is(box[a], lo) || !Object.is(box[dim + a], hi)) fail(`node ${i} axis ${a}: box is not the tight box of its leaves`);
+        if (frame) {
+          const [o, c] = [frame[a], frame[dim + a]];
+          const want = ((boxQuantHi(hi, o, c) << 16) | boxQuantLo(lo, o, c)) >>> 0;
+          if (words[a] !== want) fail(`node ${i} axis ${a}: u16 box is not the cells of its leaves' tight box`);
+        } else if (!Object.is(box[a], lo) || !Object.is(box[dim + a], hi)) {
+          fail(`node ${i} axis ${a}: box is not the tight box of its leaves`);
+        }
       }
     }
   }

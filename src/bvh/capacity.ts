@@ -115,7 +115,8 @@ function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKern
   if (task.kind !== 'knn' && !(task.kind === 'emst' && stage >= SPLIT_TRAVERSAL_BUFFERS)) return null;
   const boxes = { stride: 4, length: (n: number) => boxWords(dim) * boxRecords(n) };
   const parents = { stride: 4, length: (n: number) => Math.max(2 * n - 1, 1) };
-  const ranges = { stride: 8, length: (n: number) => Math.max(n - 1, 1) };
+  // One u32 a node: the range's end other than the node (layout.ts, "Ranges").
+  const ranges = { stride: 4, length: (n: number) => Math.max(n - 1, 1) };
   const points = { stride: 4, length: (n: number) => n * dim };
   const order = { stride: 4, length: (n: number) => n };
   const words = (perPoint: number, less = 0) => ({ stride: 4, length: (n: number) => perPoint * n - less });
@@ -270,7 +271,7 @@ export function checkCapacity(
  *
  *   BVH      boxes 4·dim in the u16 box format, 8·dim in f32 (n − 1 records; bvh/layout.ts boxFormatFor: u16 in
  *            up to 3D by default, TREELINE_BVH_BOXES), links 16, codes 8 (lent as childLabel), parents 8 (lent as the
- *            candidates), ranges 8, order 4; sorted points 4·dim only without an in-place build (`inPlace: false`,
+ *            candidates), ranges 4 (one end: layout.ts), order 4; sorted points 4·dim only without an in-place build (`inPlace: false`,
  *            TREELINE_EMST_INPLACE=0: in place they are the input's buffer)
  *   sorter   ping-pong scratch 12 (lent as best and pointBound) and a digit table of 4 bytes a digit per block of
  *            256 × 8 keys: 0.5
@@ -284,7 +285,7 @@ export function emstPeakBytesPerPoint(
   options: { mutualReachability?: boolean; inPlace?: boolean; boxes?: BoxFormat } = {},
 ): number {
   const boxes = (options.boxes ?? boxFormatFor(dim)) === 'u16' ? 4 * dim : 8 * dim;
-  const bvh = boxes + 16 + 8 + 8 + 8 + 4 + (options.inPlace === false ? 4 * dim : 0);
+  const bvh = boxes + 16 + 8 + 8 + 4 + 4 + (options.inPlace === false ? 4 * dim : 0);
   const sorter = 12 + 0.5;
   const boruvka = 12 + 4 + 4 + 4 + 4 + 4;
   const reachability = options.mutualReachability ? 4 + 4 + 8 - 4 : 0;

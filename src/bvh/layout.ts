@@ -28,7 +28,9 @@
  * the-parent layout, with leaf boxes, took 16·d). The GPU buffer keeps at least one record (no zero-length
  * buffers); the CPU twin's array is exactly (n − 1)·2·d long (empty for n ≤ 1).
  *
- * Ranges (vec2u per internal node): [first leaf, last leaf] of internal node i, in Morton positions.
+ * Ranges: [first leaf, last leaf] of internal node i, in Morton positions. Karras 2012: leaf position i is always
+ * one end of internal node i's range, so the GPU keeps only the other end e (one u32 a node; shaders/bvh/range.wgsl:
+ * [min(i, e), max(i, e)]); the CPU twin keeps both (vec2u pairs).
  * Parents (u32 per unified index): (parent record << 1) | side, side 0 = left; the root's parent record is the
  * header (n − 1).
  *
@@ -161,3 +163,20 @@ export const FRAME_WORDS = (dim: number): number => 5 * dim;
 
 /** The largest f32 value. */
 export const F32_MAX = 3.4028234663852886e38;
+
+/** The GPU's ranges (one u32 a node, the end other than the node: "Ranges" above) of the CPU twin's pairs. */
+export function rangeOthers(pairs: Uint32Array): Uint32Array {
+  const out = new Uint32Array(pairs.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = pairs[2 * i] === i ? pairs[2 * i + 1] : pairs[2 * i];
+  return out;
+}
+
+/** The CPU twin's range pairs [first, last] of the GPU's other ends. */
+export function rangePairs(others: Uint32Array): Uint32Array {
+  const out = new Uint32Array(2 * others.length);
+  for (let i = 0; i < others.length; i++) {
+    out[2 * i] = Math.min(i, others[i]);
+    out[2 * i + 1] = Math.max(i, others[i]);
+  }
+  return out;
+}

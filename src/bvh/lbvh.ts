@@ -78,7 +78,10 @@ export interface BvhBuffers {
   readonly boxes: GPUBuffer;
   /** The format of `boxes` (layout.ts, boxFormatFor). */
   readonly boxFormat: BoxFormat;
-  /** n − 1 vec2u: first and last leaf of internal node i (`bvh::ranges`). */
+  /**
+   * n − 1 u32 (at least one): the end of internal node i's leaf range other than i (`bvh::ranges`; layout.ts, "Ranges":
+   * the range is [min(i, e), max(i, e)]).
+   */
   readonly ranges: GPUBuffer;
   /** 2n − 1 u32: (parent record << 1) | side per unified index (`bvh::parents`). */
   readonly parents: GPUBuffer;
@@ -128,7 +131,7 @@ export function allocateBvh(
       : ctx.createBuffer('bvh::sortedPoints', 4 * dim * c),
     links: ctx.createBuffer('bvh::links', 16 * c),
     boxes: ctx.createBuffer('bvh::boxes', 4 * boxArrayWords(c, dim, boxFormat)),
-    ranges: ctx.createBuffer('bvh::ranges', 8 * Math.max(c - 1, 1)),
+    ranges: ctx.createBuffer('bvh::ranges', 4 * Math.max(c - 1, 1)),
     // One word beyond the 2c − 1 parents, so that Borůvka's 8-byte candidates fit once the parents are dead.
     parents: ctx.createBuffer('bvh::parents', 8 * c),
   };

@@ -6,7 +6,7 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { BvhCpu } from './lbvh.cpu.js';
 import type { BvhBuffers } from './lbvh.js';
-import { boxFormatFor, boxRecords, boxWords, type BoxFormat } from './layout.js';
+import { boxFormatFor, boxRecords, boxWords, rangeOthers, type BoxFormat } from './layout.js';
 import { quantiseBoxesCpu } from './box.cpu.js';
 
 export function uploadBvhCpu(
@@ -28,7 +28,8 @@ export function uploadBvhCpu(
     order: up('order', bvh.order),
     links: up('links', bvh.links),
     boxes: up('boxes', boxes),
-    ranges: up('ranges', bvh.ranges),
+    // One end of each range (layout.ts, "Ranges"); at least one word.
+    ranges: up('ranges', bvh.n > 1 ? rangeOthers(bvh.ranges) : new Uint32Array(1)),
     parents: up('parents', bvh.parents),
   };
   return {

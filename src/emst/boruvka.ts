@@ -52,11 +52,11 @@ import { SplitRounds } from './roundsplit.js';
  * after the run.
  *
  * GpuEmst's GPU memory per point in 3D with this sharing, an in-place build (the sorted points are the input's
- * buffer: pipeline.ts `inPlace`, issue 19) and u16 boxes (bvh/layout.ts, "Box formats"), 100.5 bytes beyond the
- * input (112.5 with f32 boxes, TREELINE_BVH_BOXES=f32; 12 more with a sorted copy):
+ * buffer: pipeline.ts `inPlace`, issue 19) and u16 boxes (bvh/layout.ts, "Box formats"), 96.5 bytes beyond the
+ * input (108.5 with f32 boxes, TREELINE_BVH_BOXES=f32; 12 more with a sorted copy):
  *
  *   BVH      boxes 12 (n − 1 internal boxes of 3 u32 words; f32: 24), links 16, codes 8 (= childLabel),
- *            parents 8 (= candidates), ranges 8, order 4                                                       56
+ *            parents 8 (= candidates), ranges 4 (one end of each, bvh/layout.ts), order 4                       52
  *   sorter   scratch 12 (= best 8 + pointBound 4), digit table 0.5                                           12.5
  *   Borůvka  edges 12, label 4, changes 4 (= active list), upper bounds 4, bestMax 4, union-find 4             32
  *   rest     scan partial sums, uniforms, counters                                                           ~0.05
@@ -256,7 +256,7 @@ export interface BoruvkaResult {
   rounds: number;
 }
 
-const EMST_INCLUDE = ['common/grid', 'knn/distance', 'emst/common'];
+const EMST_INCLUDE = ['common/grid', 'knn/distance', 'emst/common', 'bvh/range'];
 /** Storage buffers the full traversal binds (emst/nearest.wgsl), and the binding-lean one (nearest_lite.wgsl). */
 const NEAREST_STORAGE_BUFFERS = 15;
 const LEAN_STORAGE_BUFFERS = 10;

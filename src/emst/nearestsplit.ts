@@ -48,7 +48,7 @@ export const SPLIT_STORAGE_BUFFERS = 16;
 /** Bytes per element of the arrays bound per query window: points, core2, cand, pointBound. */
 const queryStrides = (dim: number) => [4 * dim, 4, 8, 4];
 /** … and per tree window: links, boxes, childLabel, minCore2, ranges, points, core2. */
-const treeStrides = (dim: number) => [16, 8 * dim, 8, 8, 8, 4 * dim, 4];
+const treeStrides = (dim: number) => [16, 8 * dim, 8, 8, 4, 4 * dim, 4];
 
 /** How the split traversal cuts n points (maxElements: a smaller cap on a window, for tests and A/B runs). */
 export interface SplitWindows {
@@ -206,7 +206,7 @@ export class SplitTraversal {
         `emst: ${maxN} points need Borůvka's split traversal, which binds ${SPLIT_STORAGE_BUFFERS} storage buffers; this device binds ${stage} per stage.`,
       );
     }
-    const include = ['common/grid', 'knn/distance', 'emst/common'];
+    const include = ['common/grid', 'knn/distance', 'emst/common', 'bvh/range'];
     const [rootsKernel, search, active] = await Promise.all([
       ctx.kernel({
         label: 'emst::subtreeRoots',
@@ -214,6 +214,7 @@ export class SplitTraversal {
         entry: 'main',
         ...ROOTS,
         workgroupSize: 256,
+        include: ['common/grid', 'bvh/range'],
       }),
       ctx.kernel({
         label: 'emst::nearestSplit',
@@ -277,7 +278,7 @@ export class SplitTraversal {
       rec.dispatch(this.rootsKernel, {
         buffers: {
           links: windowBinding(this.ctx.limits, bvh.links, 16, nodes),
-          ranges: windowBinding(this.ctx.limits, bvh.ranges, 8, nodes),
+          ranges: windowBinding(this.ctx.limits, bvh.ranges, 4, nodes),
           roots: this.roots,
         },
         uniforms: { n, step, first: nodes.first, count: nodes.count },

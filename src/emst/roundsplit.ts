@@ -69,7 +69,7 @@ const FILL = {
   bindings: { f: 'uniform', out: 'read_write' },
   uniforms: { count: 'u32', value: 'u32', p0: 'u32', p1: 'u32' },
 } as const;
-const INCLUDE = ['common/grid', 'knn/distance', 'emst/common', 'emst/split_common'];
+const INCLUDE = ['common/grid', 'knn/distance', 'emst/common', 'emst/split_common', 'bvh/range'];
 
 /** The arrays in parts, as u32 words (so that the accessors may be atomic). */
 const BEST = (access: 'read' | 'read_write'): PartArray => ({
@@ -373,7 +373,7 @@ export class SplitRounds {
     });
     hooks.scan(rec);
     // Records [0, n): links, childLabel (n records, the header last) and ranges (n − 1; the header has none).
-    for (const w of this.windows(n, [16, 8, 8])) {
+    for (const w of this.windows(n, [16, 4, 8])) {
       const ranges =
         w.first < n - 1
           ? { first: w.first, count: Math.min(w.first + w.count, n - 1) - w.first }
@@ -383,7 +383,7 @@ export class SplitRounds {
           label: a.label,
           prefix: a.chg,
           links: windowBinding(limits, a.bvh.links, 16, w),
-          ranges: windowBinding(limits, a.bvh.ranges, 8, ranges),
+          ranges: windowBinding(limits, a.bvh.ranges, 4, ranges),
           childLabel: windowBinding(limits, a.childLabel, 8, w),
         },
         uniforms: this.uniforms(p, w),

@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKarras } from '../../src/bvh/karras.js';
 import { karrasCpu } from '../../src/bvh/karras.cpu.js';
+import { rangePairs } from '../../src/bvh/layout.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { tryGpuContext } from '../helpers/gpu.js';
 import { randomU32 } from '../helpers/random.js';
@@ -39,7 +40,7 @@ async function hierarchy(ctx: GpuContext, codes: Uint32Array, dim: number, partE
   const bufs = {
     codes: ctx.upload('test::codes', codes.length > 0 ? codes : new Uint32Array(2)),
     links: ctx.createBuffer('test::links', 16 * c),
-    ranges: ctx.createBuffer('test::ranges', 8 * Math.max(n - 1, 1)),
+    ranges: ctx.createBuffer('test::ranges', 4 * Math.max(n - 1, 1)),
     parents: ctx.createBuffer('test::parents', 8 * c),
     // Garbage the kernel must zero.
     boxes: ctx.upload('test::boxes', new Uint32Array(boxWords).fill(0xdeadbeef)),
@@ -49,7 +50,8 @@ async function hierarchy(ctx: GpuContext, codes: Uint32Array, dim: number, partE
     const read = async (b: GPUBuffer, words: number) => new Uint32Array(await ctx.read(b, 0, 4 * words));
     return {
       links: await read(bufs.links, 4 * n),
-      ranges: await read(bufs.ranges, 2 * Math.max(n - 1, 0)),
+      // One end of each range (layout.ts, "Ranges"), as pairs to compare with the twin's.
+      ranges: rangePairs(await read(bufs.ranges, Math.max(n - 1, 0))),
       parents: await read(bufs.parents, Math.max(2 * n - 1, 0)),
       boxes: await read(bufs.boxes, n > 1 ? boxWords : 0),
       parts: k.parts,

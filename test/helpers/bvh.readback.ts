@@ -5,7 +5,7 @@
 import type { GpuContext } from '../../src/gpu/context.js';
 import type { BvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import type { GpuBvh } from '../../src/bvh/lbvh.js';
-import { boxRecords, boxRecordWords, type BoxFormat } from '../../src/bvh/layout.js';
+import { boxRecords, boxRecordWords, rangePairs, type BoxFormat } from '../../src/bvh/layout.js';
 import { quantiseBoxesCpu } from '../../src/bvh/box.cpu.js';
 
 /** A BVH read back, with its box format. */
@@ -24,7 +24,7 @@ export async function readBvh(ctx: GpuContext, bvh: GpuBvh): Promise<BvhRead> {
     ctx.read(bvh.links, 0, 16 * rec),
     ctx.read(bvh.boxes, 0, 4 * rw * Math.max(n - 1, 0)),
     u16 && n > 0 ? ctx.read(bvh.boxes, 4 * rw * boxRecords(n), 8 * dim) : Promise.resolve(new ArrayBuffer(0)),
-    ctx.read(bvh.ranges, 0, 8 * Math.max(n - 1, 0)),
+    ctx.read(bvh.ranges, 0, 4 * Math.max(n - 1, 0)),
     ctx.read(bvh.parents, 0, 4 * Math.max(2 * n - 1, 0)),
   ]);
   const f = new Float32Array(frame);
@@ -41,7 +41,8 @@ export async function readBvh(ctx: GpuContext, bvh: GpuBvh): Promise<BvhRead> {
     sortedPoints: new Float32Array(sortedPoints),
     links: new Uint32Array(links),
     boxes: allBoxes,
-    ranges: new Uint32Array(ranges),
+    // The GPU keeps one end of each range (layout.ts, "Ranges"): both, as the CPU twin has them.
+    ranges: rangePairs(new Uint32Array(ranges)),
     parents: new Uint32Array(parents),
   };
 }
