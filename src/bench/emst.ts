@@ -70,7 +70,7 @@ export async function benchEmst(
         const cpu = emstCpu(points, dim, { metric: metricOf(minSamples) });
         const want = cpu.weights.reduce((s, w) => s + w, 0);
         if (Math.abs(total - want) > 1e-6 * want) throw new Error(`bench::emst: total ${total}, CPU backend ${want}`);
-      } else if (dim <= 3 && minSamples === 1) {
+      } else if (dim <= 3 && minSamples === 1 && process.env.TREELINE_BENCH_HALVES !== '0') {
         // The tree's GPU memory goes first: the halves' trees take half of it each, one after the other.
         release();
         await checkHalves(ctx, points, n, dim, edges, inPlaceDefault(), step);
