@@ -314,13 +314,15 @@ export const SIDE_LO_Q = 3;
  * row costs cache misses, not instructions: one record a row holds them to one line a row (three arrays took three),
  * and each block of 64 edges first touches its ends' records (independent loads the CPU overlaps) before the
  * dependent finds — 1.6× the three-array loop at 4·10^6 rows (session 11). `floor` null: the floors are in
- * `records` already (the 'forest' task writes them there).
+ * `records` already (the 'forest' task writes them there). `split`: where the edge numbers go (m words; the returned
+ * lists are views of it).
  */
 export function contractForest(
   sorted: SortedEdges,
   floor: Float32Array | null,
   n: number,
   records: Uint32Array = forestRecords(n),
+  split: Uint32Array = new Uint32Array(sorted.keys.length),
 ): { safe: Uint32Array; open: Uint32Array; label: (row: number) => number } {
   const u32 = records;
   const f32 = new Float32Array(records.buffer, records.byteOffset, 4 * n);
@@ -328,7 +330,6 @@ export function contractForest(
   const { lo, hi, keys } = sorted;
   const m = keys.length;
   // Edge numbers, safe ones from the front, open ones from the back (typed: 10^8 edges do not fit JS arrays well).
-  const split = new Uint32Array(m);
   let safeCount = 0;
   let openAt = m;
   let touched = 0;

@@ -58,6 +58,8 @@ import {
   SIDE_Q,
 } from './partition.pairs.js';
 import { withScratch, type Scratch } from './scratch.js';
+import { forestKeysThreaded, forestReply, forestReplyThreaded, forestThreading, shared } from './forest.threads.js';
+import { resolveThreads } from '../host/threads.js';
 import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMessage } from './types.js';
 
 /** The handlers by kind (the table above). */
@@ -374,35 +376,50 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const loRow = tree.sources;
   const hiRow = tree.targets;
   const m = loRow.length;
-  const keys = scratch.f32('forest.keys', m);
-  for (let e = 0; e < m; e++) {
-    const s = loRow[e];
-    const t = hiRow[e];
-    const d = squaredDistance(scaled, dim, s, t);
-    keys[e] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
+  // Euclidean keys on the host's threads where the edges are in shared memory (the GPU path's scratch): the points
+  // copied into shared memory for them (16 bytes a row with the ids below, one sequential pass).
+  const threads = core2 === null && m >= forestThreading.minEdges ? await resolveThreads(env.threads, m, 16) : 1;
+  const onThreads = threads > 1 && shared(loRow, hiRow);
+  const keys = scratch.f32('forest.keys', m, onThreads);
+  let keyed = false;
+  if (onThreads) {
+    const points = scratch.f32('forest.sharedPoints', n * dim, true);
+    points.set(scaled);
+    keyed = await forestKeysThreaded(threads, { points, dim, lo: loRow, hi: hiRow, keys }, m);
+  }
+  if (!keyed) {
+    for (let e = 0; e < m; e++) {
+      const s = loRow[e];
+      const t = hiRow[e];
+      const d = squaredDistance(scaled, dim, s, t);
+      keys[e] = core2 === null ? d : reachabilityKey(d, core2[s], core2[t], ia2);
+    }
   }
   // Rows ascend with the global ids: the canonical order by rows is the order by ids.
   const t2 = performance.now();
   const sorted = canonicalById(loRow, hiRow, keys, undefined, true);
   const t3 = performance.now();
-  const { safe, open } = contractForest(sorted, null, n, records);
+  const { safe, open } = contractForest(sorted, null, n, records, scratch.u32('forest.split', m, onThreads));
   const t4 = performance.now();
-  // The replies in global ids (plain loops: 10^7–10^8 edges per partition); labels: the proven components' roots
-  // (records' word 2, path halving inline).
+  // The replies in global ids (10^7–10^8 edges per partition: the proven ones on threads as the keys); labels: the
+  // proven components' roots (records' word 2, path halving inline).
   const ms = safe.length;
   const mo = open.length;
-  const lo = new Uint32Array(ms);
-  const hi = new Uint32Array(ms);
-  const safeKeys = new Float32Array(ms);
+  const bytes = (length: number) => (onThreads ? new SharedArrayBuffer(4 * length) : new ArrayBuffer(4 * length));
+  const lo = new Uint32Array(bytes(ms));
+  const hi = new Uint32Array(bytes(ms));
+  const safeKeys = new Float32Array(bytes(ms));
   const L = sorted.lo;
   const H = sorted.hi;
   const K = sorted.keys;
-  for (let i = 0; i < ms; i++) {
-    const e = safe[i];
-    lo[i] = ids[L[e]];
-    hi[i] = ids[H[e]];
-    safeKeys[i] = K[e];
+  const proven = { rowLo: L, rowHi: H, sortedKeys: K, safe, lo, hi, keys: safeKeys };
+  let replied = false;
+  if (onThreads) {
+    const sharedIds = scratch.u32('forest.sharedIds', n, true);
+    sharedIds.set(ids);
+    replied = await forestReplyThreaded(threads, { ids: sharedIds, ...proven }, ms);
   }
+  if (!replied) forestReply({ ids, ...proven, start: 0, end: ms });
   const openLo = new Uint32Array(mo);
   const openHi = new Uint32Array(mo);
   const openKeys = new Float32Array(mo);
@@ -445,10 +462,11 @@ async function emstInto(
   env: Parameters<PartitionTask>[2],
 ): Promise<{ sources: Uint32Array; targets: Uint32Array }> {
   const m = points.length / dim - 1;
+  // In shared memory: the 'forest' task's threaded passes read them (forest.threads.ts).
   const edges = {
-    sources: scratch.u32('mst.sources', m),
-    targets: scratch.u32('mst.targets', m),
-    weights: scratch.f32('mst.weights', m),
+    sources: scratch.u32('mst.sources', m, true),
+    targets: scratch.u32('mst.targets', m, true),
+    weights: scratch.f32('mst.weights', m, true),
   };
   return emstFor(
     'emst',

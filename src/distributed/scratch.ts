@@ -13,24 +13,32 @@
 type Typed = Uint32Array | Float32Array;
 
 export class Scratch {
-  private readonly slots = new Map<string, ArrayBuffer>();
+  private readonly slots = new Map<string, ArrayBuffer | SharedArrayBuffer>();
 
-  /** `length` u32 under `name` (contents left from earlier tasks: the caller writes before it reads). */
-  u32(name: string, length: number): Uint32Array {
-    return this.view(name, length, Uint32Array);
+  /**
+   * `length` u32 under `name` (contents left from earlier tasks: the caller writes before it reads); `shared`: a view
+   * of a SharedArrayBuffer (for host threads: forest.threads.ts — never for the GPU's uploads).
+   */
+  u32(name: string, length: number, shared = false): Uint32Array {
+    return this.view(name, length, Uint32Array, shared);
   }
 
-  /** `length` f32 under `name` (contents as u32's). */
-  f32(name: string, length: number): Float32Array {
-    return this.view(name, length, Float32Array);
+  /** `length` f32 under `name` (as u32). */
+  f32(name: string, length: number, shared = false): Float32Array {
+    return this.view(name, length, Float32Array, shared);
   }
 
-  private view<T extends Typed>(name: string, length: number, type: new (b: ArrayBuffer, at: number, n: number) => T) {
+  private view<T extends Typed>(
+    name: string,
+    length: number,
+    type: new (b: ArrayBuffer | SharedArrayBuffer, at: number, n: number) => T,
+    shared: boolean,
+  ) {
     const bytes = length * 4;
     let buffer = this.slots.get(name);
-    if (buffer === undefined || buffer.byteLength < bytes) {
+    if (buffer === undefined || buffer.byteLength < bytes || buffer instanceof SharedArrayBuffer !== shared) {
       this.slots.delete(name); // the old one may be collected before the new one is taken
-      buffer = new ArrayBuffer(Math.max(bytes, 4));
+      buffer = shared ? new SharedArrayBuffer(Math.max(bytes, 4)) : new ArrayBuffer(Math.max(bytes, 4));
       this.slots.set(name, buffer);
     }
     return new type(buffer, 0, length);

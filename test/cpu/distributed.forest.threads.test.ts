@@ -1,0 +1,95 @@
+/**
+ * Issue 20 (session 11): the 'forest' task's keys and reply on worker threads (forest.threads.ts) equal the one-thread
+ * loops value for value — random rows with repeats, sizes 0, 1, 2 and not multiples of the thread count, 2 to 5
+ * threads — and refuse (answer false, touching nothing) arrays that are not in shared memory or too few edges.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  forestKeys,
+  forestKeysThreaded,
+  forestReply,
+  forestReplyThreaded,
+  shared,
+} from '../../src/distributed/forest.threads.js';
+import { mulberry32 } from '../helpers/random.js';
+import { useBundledWorkerScript } from '../helpers/workers.js';
+
+useBundledWorkerScript('treeline-forest-threads-');
+
+const sharedCopy = <T extends Uint32Array | Float32Array>(a: T): T => {
+  const out = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
+  out.set(a);
+  return out;
+};
+
+describe('forest.threads', () => {
+  it('keys and reply on 2–5 threads equal the one-thread loops (n rows, m edges, ties and repeated rows)', async () => {
+    const rand = mulberry32(2011);
+    for (const [rows, m, dim] of [
+      [1, 0, 3],
+      [2, 1, 3],
+      [3, 2, 2],
+      [50, 37, 3],
+      [1000, 999, 3],
+      [4000, 12_345, 5],
+    ] as const) {
+      const points = Float32Array.from({ length: rows * dim }, () => Math.floor(rand() * 8) / 4);
+      const ids = Uint32Array.from({ length: rows }, (_, r) => 3 * r + Math.floor(rand() * 3));
+      const lo = Uint32Array.from({ length: m }, () => Math.floor(rand() * rows));
+      const hi = Uint32Array.from(lo, () => Math.floor(rand() * rows));
+      const want = new Float32Array(m);
+      forestKeys({ points, dim, lo, hi, keys: want, start: 0, end: m });
+      const safe = Uint32Array.from({ length: Math.floor(m / 2) }, () => Math.floor(rand() * m));
+      const wantLo = new Uint32Array(safe.length);
+      const wantHi = new Uint32Array(safe.length);
+      const wantKeys = new Float32Array(safe.length);
+      const proven = { rowLo: lo, rowHi: hi, sortedKeys: want, safe };
+      forestReply({ ids, ...proven, lo: wantLo, hi: wantHi, keys: wantKeys, start: 0, end: safe.length });
+      for (const threads of [2, 3, 5]) {
+        const what = `rows=${rows} m=${m} dim=${dim} threads=${threads}`;
+        const s = {
+          points: sharedCopy(points),
+          lo: sharedCopy(lo),
+          hi: sharedCopy(hi),
+          keys: sharedCopy(new Float32Array(m).fill(-1)),
+        };
+        const ran = await forestKeysThreaded(threads, { dim, ...s }, m);
+        // Fewer than 2 edges a thread: the caller's loop (nothing written here).
+        expect(ran, what).toBe(m >= 2 * threads);
+        if (ran) expect([...s.keys], what).toEqual([...want]);
+        const out = {
+          lo: sharedCopy(new Uint32Array(safe.length)),
+          hi: sharedCopy(new Uint32Array(safe.length)),
+          keys: sharedCopy(new Float32Array(safe.length)),
+        };
+        const sp = { rowLo: s.lo, rowHi: s.hi, sortedKeys: sharedCopy(want), safe: sharedCopy(safe) };
+        const replied = await forestReplyThreaded(threads, { ids: sharedCopy(ids), ...sp, ...out }, safe.length);
+        expect(replied, what).toBe(safe.length >= 2 * threads);
+        if (replied) {
+          expect([...out.lo], what).toEqual([...wantLo]);
+          expect([...out.hi], what).toEqual([...wantHi]);
+          expect([...out.keys], what).toEqual([...wantKeys]);
+        }
+      }
+    }
+  });
+
+  it('refuses arrays outside shared memory (they would be copied to the threads and the answers lost)', async () => {
+    const m = 1000;
+    const plain = {
+      points: new Float32Array(3 * m),
+      dim: 3,
+      lo: new Uint32Array(m),
+      hi: new Uint32Array(m),
+      keys: new Float32Array(m).fill(-1),
+    };
+    expect(shared(plain.lo)).toBe(false);
+    expect(shared(sharedCopy(plain.lo))).toBe(true);
+    expect(await forestKeysThreaded(4, plain, m)).toBe(false);
+    expect(await forestKeysThreaded(4, { ...plain, lo: sharedCopy(plain.lo), hi: sharedCopy(plain.hi) }, m)).toBe(
+      false,
+    );
+    expect(plain.keys[0]).toBe(-1);
+    expect(await forestKeysThreaded(1, { ...plain, points: sharedCopy(plain.points) }, m)).toBe(false);
+  });
+});
