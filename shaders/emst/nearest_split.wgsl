@@ -51,7 +51,7 @@ struct SplitParams {
 // The tree window's internal nodes' records, from tFirst (links and childLabel and minCore2 per record, boxes 2·D
 // words per internal node).
 @group(0) @binding(5) var<storage, read> links: array<vec4u>;
-@group(0) @binding(6) var<storage, read> boxes: array<f32>;
+@group(0) @binding(6) var<storage, read> boxes: array<u32>;
 @group(0) @binding(7) var<storage, read> childLabel: array<vec2u>;
 @group(0) @binding(8) var<storage, read> minCore2: array<vec2f>;
 // Whole (4 bytes a point): the original indices, the labels (and the "tree complete" flag label[n]), the upper
@@ -97,12 +97,14 @@ fn axis_gap(x: f32, lo: f32, hi: f32, k: u32) -> f32 {
 
 // The lower bound of internal node c's subtree (traverse.wgsl's box_d2, and for mutual reachability the query's own
 // core; the subtree's smallest core is added by the caller where its parent's record is bound), as key bits.
+// Records are read through bvh/boxget.wgsl; split BVHs keep f32 boxes (BOX16 = 0: the window does not reach the u16
+// format's frame, src/bvh/layout.ts).
 fn box_bound(c: u32) -> f32 {
-  let base = (c - u.tFirst) * 2u * D;
+  let base = (c - u.tFirst) * BOXW;
   var s = 0.0;
   for (var k = 0u; k < D; k++) {
-    let t = axis_gap(qp[k], boxes[base + k], boxes[base + D + k], k);
-    s = add_square(s, t, u.one);
+    let b = box_interval(boxes[base + k], boxes[base + D + k], k);
+    s = add_square(s, axis_gap(qp[k], b.x, b.y, k), u.one);
   }
   if (u.mr != 0u) { s = max(s * u.ia2, qCore); }
   return s;

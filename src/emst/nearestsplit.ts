@@ -37,6 +37,7 @@ import type { GpuContext } from '../gpu/context.js';
 import { uniformBytes, type Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { BvhBuffers } from '../bvh/lbvh.js';
+import { boxRecordWords } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
 import { WIN } from './roundsplit.js';
 
@@ -222,8 +223,9 @@ export class SplitTraversal {
         entry: 'main',
         ...SEARCH,
         workgroupSize: 32,
-        include,
-        constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
+        // Box records through bvh/boxget.wgsl, in the f32 format (encodeRoots refuses any other).
+        include: [...include, 'bvh/boxget'],
+        constants: { D: dim, PERIODIC: periodic ? 1 : 0, BOX16: 0, BOXW: boxRecordWords(dim, 'f32') },
       }),
       ctx.kernel({
         label: 'emst::split_active',
