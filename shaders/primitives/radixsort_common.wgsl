@@ -28,7 +28,11 @@ struct SortParams {
   blockBase: u32,
   // Blocks between one block of a workgroup and its next: numBlocks (one block each), or a guarded sorter's grid.
   stride: u32,
-  p1: u32,
+  // One past the last block of this dispatch's window (numBlocks for one window). The block kernels stop there,
+  // not at numBlocks: a 2D grid may hold a few more workgroups than the window's blocks (src/gpu/recorder.ts,
+  // gridFor), and those must not take the next window's blocks through this window's bindings (issue 19: the
+  // H100's 3·10^8-point sort, windows of 131,071 blocks on 43,691 × 3 grids).
+  blockEnd: u32,
   p2: u32,
 }
 

@@ -16,9 +16,9 @@
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) t: u32) {
   if (rs_skip(t)) { return; }
-  // Blocks first, first + stride, …: one block per workgroup where stride = numBlocks (radixsort.ts; a guarded
-  // sorter's fixed grid takes several).
-  for (var blk = u.blockBase + group_index(wid, nwg); blk < u.numBlocks; blk += u.stride) {
+  // Blocks first, first + stride, … up to the window's end: one block per workgroup where stride = numBlocks
+  // (radixsort.ts; a guarded sorter's fixed grid takes several).
+  for (var blk = u.blockBase + group_index(wid, nwg); blk < u.blockEnd; blk += u.stride) {
     let base = blk * RS_B;
     let n = min(RS_B, u.count - base);
     // keysIn and valsIn start at key u.blockBase · RS_B (a window of blocks, radixsort.ts).

@@ -21,7 +21,8 @@
  * Blocks are WG threads × KPT keys; block counts above 65535 use the recorder's 2D grids.
  *
  * Arrays larger than one storage binding (issue 19, gpu/bigarray.ts): the histogram and scatter read their keys
- * and values by windows of whole blocks (a dispatch per window, `blockBase` its first block), and the scatter
+ * and values by windows of whole blocks (a dispatch per window, `blockBase` its first block and `blockEnd` one past
+ * its last: a 2D grid's surplus workgroups must not take the next window's blocks), and the scatter
  * writes through keysOut_set / valsOut_set, generated over as many parts as maxCount needs (at most the stage's
  * storage buffers less 4, shared by keys and values). Where everything fits: one window and one part each.
  */
@@ -141,7 +142,7 @@ const SORT_PARAMS = {
   numBlocks: 'u32',
   blockBase: 'u32',
   stride: 'u32',
-  p1: 'u32',
+  blockEnd: 'u32',
   p2: 'u32',
 } as const;
 const HISTOGRAM = { u: 'uniform', keys: 'read', table: 'read_write' } as const;
@@ -505,7 +506,7 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
       for (const w of blockWindows) {
         rec.dispatch(histogram, {
           buffers: { keys: range(src.keys, keyBytes, w), table, ...extra },
-          uniforms: { ...uniforms, blockBase: w.first },
+          uniforms: { ...uniforms, blockBase: w.first, blockEnd: w.first + w.count },
           groups: groupsOf(w),
         });
       }
@@ -520,7 +521,7 @@ export async function createRadixSorter(ctx: GpuContext, options: RadixSorterOpt
             ...out,
             ...extra,
           },
-          uniforms: { ...uniforms, blockBase: w.first },
+          uniforms: { ...uniforms, blockBase: w.first, blockEnd: w.first + w.count },
           groups: groupsOf(w),
         });
       }
