@@ -8,9 +8,10 @@
 #                                           (another partitioning must give the same tree: issue 22's check)
 #   bash bench/nats-h100x4.sh "1 2 4" [N] [k]  in one call, one group of workers after the other (XK: the last)
 # and, last, the single-process GPU EMST of the same file where N fits one GPU (N ≤ REF_MAX) and REF=1, with cmp.
-# Defaults N = 200000000, k = 8. Each phase prints per run: the wall time, the coordinator's phases (--timings:
-# distributed::partition, ::upload, ::pairs.cross, ::pairs.forests, ::merge, ::kruskal, ::sort, the owners' largest
-# pair:: and forest:: steps), the bytes through NATS (the coordinator's count, and the server's in/out from its
+# Defaults N = 200000000, k = 4 (session 11: 6 pair tasks of 10^8 points, 3 a worker with 2 workers, and 4 forests,
+# against k = 8's 28 pairs of 5·10^7 — the pairs cost (k − 1)·n points of work; XK=8 adds k = 8 after it). Each phase
+# prints per run: the wall time, the coordinator's phases (--timings: distributed::partition, ::upload, ::pairs.cross,
+# ::pairs.forests, ::merge, ::kruskal, ::sort, the owners' largest pair:: and forest:: steps), the bytes through NATS (the coordinator's count, and the server's in/out from its
 # monitoring port: the workers' partition reads included), per worker its tasks, their summed times and partition
 # reads, its host memory peak (VmHWM), the coordinator's peak RSS (1 s samples), the peak GPU memory per GPU
 # (nvidia-smi sampled every 0.5 s), then
@@ -26,7 +27,7 @@
 set -uo pipefail
 WS=${1:?workers: 1, 2 or 4, or a list such as "2 4"}
 N=${2:-200000000}
-K=${3:-8}
+K=${3:-4}
 XK=${XK:-}
 REF=${REF:-1}
 REF_MAX=${REF_MAX:-403000000}
