@@ -10,7 +10,8 @@ import { extname, join } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 import { GRAPH_EXTENSIONS } from '../io/graph.js';
-import { POINT_EXTENSIONS, readPoints, readWholeFile, requireFinite, type PointTable } from '../io/points.js';
+import { POINT_EXTENSIONS, readPoints, requireFinite, type PointTable } from '../io/points.js';
+import { readHeaderlessFile } from '../io/points.stream.js';
 import { AtomicOutputs, writeNpyDir, type Column, type OutputKind } from '../io/write.js';
 import type { CliIo } from './program.js';
 
@@ -237,7 +238,7 @@ export async function readInputPoints(path: string, o: InputOptions): Promise<Po
   if (o.dim !== undefined && HEADERLESS.includes(ext)) {
     if (o.dataset !== undefined)
       throw new InputError(`${path}: --dataset applies to HDF5 and FITS files, not headerless float32.`);
-    return requireFinite(selectIndices(await readHeaderless(path, o.dim), o.columns, path), path);
+    return requireFinite(selectIndices(await readHeaderlessFile(path, o.dim), o.columns, path), path);
   }
   if (['.f32', '.raw'].includes(ext)) throw new InputError(`${path}: a headerless float32 file needs --dim.`);
   const table = await readPoints(path, { columns: o.columns, dataset: o.dataset });
@@ -245,30 +246,6 @@ export async function readInputPoints(path: string, o: InputOptions): Promise<Po
     throw new InputError(`${path}: --dim ${o.dim} given, but the file has ${plural(table.dim, 'column')}.`);
   }
   return table;
-}
-
-async function readHeaderless(path: string, dim: number): Promise<PointTable> {
-  const bytes = await readWholeFile(path);
-  if (extname(path).toLowerCase() === '.bin' && bytes.byteLength >= 8) {
-    // Important! An ArborX .bin (int32 n, int32 d, then n·d float32) read as headerless rows would turn its header
-    // into a point: refuse when the header matches the file's size.
-    const head = new DataView(bytes.buffer, bytes.byteOffset, 8);
-    const n = head.getInt32(0, true);
-    const d = head.getInt32(4, true);
-    if (n >= 0 && d >= 1 && 8 + 4 * n * d === bytes.byteLength) {
-      throw new InputError(
-        `${path}: this looks like ArborX's binary format (n=${n}, d=${d} header); drop --dim to read it as such.`,
-      );
-    }
-  }
-  if (bytes.byteLength % (4 * dim) !== 0) {
-    throw new InputError(
-      `${path}: ${bytes.byteLength} bytes is not a whole number of rows of ${dim} float32 values (--dim ${dim}).`,
-    );
-  }
-  const points = new Float32Array(bytes.byteLength / 4);
-  new Uint8Array(points.buffer).set(bytes); // little-endian hosts (every Node platform)
-  return { points, n: points.length / dim, dim, columns: Array.from({ length: dim }, (_, i) => String(i)) };
 }
 
 function selectIndices(t: PointTable, columns: string[] | undefined, path: string): PointTable {

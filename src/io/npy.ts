@@ -22,6 +22,8 @@ export function parseNpy(bytes: Uint8Array, source = '<npy>'): NpyArray {
     throw new InputError(`${source}: not a .npy file (missing the \\x93NUMPY magic).`);
   }
   const major = bytes[6];
+  if (bytes.length < (major === 1 ? 10 : 12))
+    throw new InputError(`${source}: not a .npy file (it ends inside the version-${major} header's length field).`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLen = major === 1 ? dv.getUint16(8, true) : dv.getUint32(8, true);
   const start = major === 1 ? 10 : 12;
@@ -44,7 +46,8 @@ export function parseNpy(bytes: Uint8Array, source = '<npy>'): NpyArray {
   return { dtype: descr, shape, fortranOrder: fortran === 'True', data: bytes.subarray(start + headerLen) };
 }
 
-const READERS: Record<string, [number, (dv: DataView, off: number, le: boolean) => number]> = {
+/** Per npy kind: bytes per value and the value at a byte offset of a DataView. */
+export const NPY_READERS: Record<string, [number, (dv: DataView, off: number, le: boolean) => number]> = {
   f4: [4, (d, o, le) => d.getFloat32(o, le)],
   f8: [8, (d, o, le) => d.getFloat64(o, le)],
   i1: [1, (d, o) => d.getInt8(o)],
@@ -57,28 +60,48 @@ const READERS: Record<string, [number, (dv: DataView, off: number, le: boolean) 
   u8: [8, (d, o, le) => Number(d.getBigUint64(o, le))],
 };
 
+/** What a parsed header says about the points: n rows of dim values, each `size` bytes read by `get`. */
+export interface NpyLayout {
+  n: number;
+  dim: number;
+  /** The dtype's kind without its byte-order character ('f4', 'i8', …). */
+  kind: string;
+  size: number;
+  get: (dv: DataView, off: number, le: boolean) => number;
+  le: boolean;
+  fortranOrder: boolean;
+}
+
 /**
- * Converts a parsed .npy array of shape (n,) or (n, d) to row-major float32 points: a view of `arr.data` where it
- * already is little-endian float32 in C order and 4-byte aligned (the caller then must not reuse those bytes), else
- * a converted copy.
+ * The header's shape and dtype checked against `dataBytes` (the bytes after the header) and the table limit — the
+ * checks and messages of npyToPoints, shared with the streaming reader (points.stream.ts), which has no data yet.
  */
-export function npyToPoints(arr: NpyArray, source = '<npy>'): PointTable {
+export function npyLayout(arr: Omit<NpyArray, 'data'>, dataBytes: number, source = '<npy>'): NpyLayout {
   if (arr.shape.length < 1 || arr.shape.length > 2) {
     throw new InputError(`${source}: expected a 1- or 2-dimensional array, got shape (${arr.shape.join(', ')}).`);
   }
   const [n, dim = 1] = arr.shape;
   const endian = arr.dtype[0];
   const kind = arr.dtype.slice(1);
-  const reader = READERS[kind];
+  const reader = NPY_READERS[kind];
   if (!reader) throw new InputError(`${source}: unsupported dtype '${arr.dtype}' (expected float, int or uint).`);
   const [size, get] = reader;
-  const le = endian !== '>';
-  if (arr.data.byteLength < n * dim * size) {
+  if (dataBytes < n * dim * size) {
     throw new InputError(
-      `${source}: shape (${arr.shape.join(', ')}) of '${arr.dtype}' needs ${n * dim * size} data bytes, the file holds only ${arr.data.byteLength}.`,
+      `${source}: shape (${arr.shape.join(', ')}) of '${arr.dtype}' needs ${n * dim * size} data bytes, the file holds only ${dataBytes}.`,
     );
   }
   checkTableSize(n, dim, source, 'shape[0]');
+  return { n, dim, kind, size, get, le: endian !== '>', fortranOrder: arr.fortranOrder };
+}
+
+/**
+ * Converts a parsed .npy array of shape (n,) or (n, d) to row-major float32 points: a view of `arr.data` where it
+ * already is little-endian float32 in C order and 4-byte aligned (the caller then must not reuse those bytes), else
+ * a converted copy.
+ */
+export function npyToPoints(arr: NpyArray, source = '<npy>'): PointTable {
+  const { n, dim, kind, size, get, le } = npyLayout(arr, arr.data.byteLength, source);
   // Little-endian float32 in C order, aligned (the usual case: a version-1 header pads the data to 64 bytes): the
   // points are a view of the file's bytes — no second copy of a catalogue on the host (issue 19), and no 0.9–1.9
   // GB/s first touch of a fresh array (issue 17: ~100 ms at 10^7 × 3 on the H100's host).

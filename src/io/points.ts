@@ -4,14 +4,13 @@
  * .arrow/.feather/.arrows/.ipc (Arrow IPC through apache-arrow). Every reader returns row-major float32; float64
  * inputs are rounded to float32 (treeline computes in float32 on both backends).
  */
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
 import { MAX_COORDINATE } from './limits.js';
 import { formatF32 } from './graph.text.js';
 import { readCsvPoints, type CsvOptions, type PointTable } from './points.csv.js';
-import { npyToPoints, parseNpy } from './npy.js';
-import { parseBinPoints } from './points.bin.js';
+import { readBinFile, readNpyFile } from './points.stream.js';
 import { readHdf5Points } from './points.hdf5.js';
 import { readFitsPoints } from './points.fits.js';
 import { readParquetPoints } from './points.parquet.js';
@@ -109,11 +108,9 @@ async function readAnyPoints(path: string, options: PointReadOptions): Promise<P
     case 'arrow':
       return readArrowPoints(path, { columns });
     case 'npy':
-    case 'bin': {
-      const bytes = await readWholeFile(path);
-      const table = format === 'npy' ? npyToPoints(parseNpy(bytes, path), path) : parseBinPoints(bytes, path);
-      return columns?.length ? selectColumns(table, columns, path) : table;
-    }
+      return readNpyFile(path, columns);
+    case 'bin':
+      return readBinFile(path, columns);
     default:
       throw new InputError(
         `${path}: unknown point format '${extname(path)}' (expected .csv, .tsv, .txt, .npy, .bin, .h5/.hdf5, .fits, .parquet or .arrow/.feather).`,
@@ -126,7 +123,9 @@ const READ_FILE_LIMIT = 2 ** 31 - 1;
 
 /**
  * The whole file as bytes: readFile below 2 GiB, else read in `chunk`-byte pieces into one buffer (2·10^8 3D points
- * as .npy are 2.4 GB: the partitioned EMST's inputs, issue 20). `limit` and `chunk` are parameters for tests.
+ * as .npy are 2.4 GB: the partitioned EMST's inputs, issue 20). `limit` and `chunk` are parameters for tests. No
+ * point reader uses it since issue 19: points.stream.ts reads into the points, without this copy of the file (V8
+ * refuses one Uint8Array of more than 2^32 bytes: 3.6·10^8 3D float32 points).
  */
 export async function readWholeFile(path: string, limit = READ_FILE_LIMIT, chunk = 2 ** 30): Promise<Uint8Array> {
   const file = await open(path, 'r');
@@ -148,17 +147,4 @@ export async function readWholeFile(path: string, limit = READ_FILE_LIMIT, chunk
   } finally {
     await file.close();
   }
-}
-
-function selectColumns(t: PointTable, cols: (string | number)[], path: string): PointTable {
-  const idx = cols.map((c) => {
-    const i = Number(c);
-    if (!Number.isInteger(i) || i < 0 || i >= t.dim)
-      throw new InputError(`${path}: no column '${c}' (it has ${t.dim} columns, 0-based).`);
-    return i;
-  });
-  const out = new Float32Array(t.n * idx.length);
-  for (let r = 0; r < t.n; r++)
-    for (let j = 0; j < idx.length; j++) out[r * idx.length + j] = t.points[r * t.dim + idx[j]];
-  return { points: out, n: t.n, dim: idx.length, columns: idx.map(String) };
 }

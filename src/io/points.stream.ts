@@ -1,0 +1,252 @@
+/**
+ * .npy, ArborX .bin and headerless float32 point files read straight into their one Float32Array (issue 19: 4–6·10^8
+ * 3D points are 4.8–7.2 GB; V8 refuses a Uint8Array of more than 2^32 bytes, so a whole-file byte buffer cannot even
+ * be made, and where it can it is a second copy beside converted points). The header is parsed from the file's first
+ * bytes, the points are allocated once (limits.ts: a clear error when they cannot be), and the body is read:
+ * - little-endian float32 in C order with every column (the usual case): by file.read into views of the points' own
+ *   bytes, `directBytes` at a time — nothing else is allocated;
+ * - anything else (float64, integers, big endian, Fortran order, a column selection): in pieces of at most
+ *   `pieceBytes` (whole values), each converted into the points as npyToPoints converts (float64 rounded to float32,
+ *   Fortran order written transposed, --columns picked as points.ts's selection did).
+ * The messages are those of the whole-buffer readers (npy.ts parseNpy/npyLayout, points.bin.ts parseBinPoints, the
+ * CLI's headerless reader): the checks are shared or repeated word for word. Peak host memory: the points plus one
+ * piece.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { InputError } from '../errors.js';
+import type { PointTable } from './points.csv.js';
+import { allocFloat32, checkTableSize } from './limits.js';
+import { NPY_READERS, npyLayout, parseNpy, type NpyLayout } from './npy.js';
+
+export interface StreamReadOptions {
+  /** Bytes per read straight into the points (one read call takes at most 2 GiB). */
+  directBytes?: number;
+  /** Bytes per piece read and converted (rounded down to whole values, at least one). */
+  pieceBytes?: number;
+}
+
+const DIRECT_BYTES = 1 << 30;
+const PIECE_BYTES = 1 << 26;
+
+/** A column selection: 0-based indices (as strings or numbers), repeats allowed; none or empty: every column. */
+type Columns = readonly (string | number)[] | undefined;
+
+/** An .npy file (versions 1–3; the dtypes and orders npyToPoints reads) as row-major float32 points. */
+export async function readNpyFile(
+  path: string,
+  columns?: Columns,
+  options: StreamReadOptions = {},
+): Promise<PointTable> {
+  return withFile(path, async (file, size) => {
+    // The magic, version and header length (10 or 12 bytes), then the whole header: parseNpy's checks on them.
+    const first = await readHead(file, Math.min(size, 12));
+    const start = first.length >= 8 && first[6] === 1 ? 10 : 12;
+    let headerLen = 0;
+    if (first.length >= start) {
+      const dv = new DataView(first.buffer, first.byteOffset, first.byteLength);
+      headerLen = start === 10 ? dv.getUint16(8, true) : dv.getUint32(8, true);
+    }
+    const head = first.length >= start ? await readHead(file, Math.min(size, start + headerLen)) : first;
+    const arr = parseNpy(head, path);
+    const dataStart = start + headerLen;
+    const layout = npyLayout(arr, Math.max(0, size - dataStart), path);
+    return readBody(file, path, size, dataStart, layout, columns, options);
+  });
+}
+
+/** ArborX's binary points format (int32 n, int32 d, then n·d float32, row-major, little endian). */
+export async function readBinFile(
+  path: string,
+  columns?: Columns,
+  options: StreamReadOptions = {},
+): Promise<PointTable> {
+  return withFile(path, async (file, size) => {
+    if (size < 8) throw new InputError(`${path}: too short for the int32 n, int32 d header (${size} bytes).`);
+    const dv = new DataView((await readHead(file, 8)).buffer);
+    const n = dv.getInt32(0, true);
+    const dim = dv.getInt32(4, true);
+    if (n < 0 || dim < 1) throw new InputError(`${path}: invalid header n=${n}, d=${dim}.`);
+    const need = 8 + n * dim * 4;
+    if (size < need) throw new InputError(`${path}: truncated: n=${n}, d=${dim} needs ${need} bytes, got ${size}.`);
+    checkTableSize(n, dim, path, 'n');
+    return readBody(file, path, size, 8, F32_LAYOUT(n, dim), columns, options);
+  });
+}
+
+/**
+ * Headerless little-endian float32 rows of `dim` values (the CLI's --dim for .f32/.raw/.bin). An ArborX .bin whose
+ * header matches its size is refused: read as rows, its header would become a point.
+ */
+export async function readHeaderlessFile(
+  path: string,
+  dim: number,
+  options: StreamReadOptions = {},
+): Promise<PointTable> {
+  return withFile(path, async (file, size) => {
+    if (extname(path).toLowerCase() === '.bin' && size >= 8) {
+      // Important! An ArborX .bin (int32 n, int32 d, then n·d float32) read as headerless rows would turn its header
+      // into a point: refuse when the header matches the file's size.
+      const head = new DataView((await readHead(file, 8)).buffer);
+      const n = head.getInt32(0, true);
+      const d = head.getInt32(4, true);
+      if (n >= 0 && d >= 1 && 8 + 4 * n * d === size) {
+        throw new InputError(
+          `${path}: this looks like ArborX's binary format (n=${n}, d=${d} header); drop --dim to read it as such.`,
+        );
+      }
+    }
+    if (size % (4 * dim) !== 0) {
+      throw new InputError(
+        `${path}: ${size} bytes is not a whole number of rows of ${dim} float32 values (--dim ${dim}).`,
+      );
+    }
+    const n = size / (4 * dim);
+    checkTableSize(n, dim, path, 'rows');
+    return readBody(file, path, size, 0, F32_LAYOUT(n, dim), undefined, options);
+  });
+}
+
+const F32_LAYOUT = (n: number, dim: number): NpyLayout => ({
+  n,
+  dim,
+  kind: 'f4',
+  size: 4,
+  get: NPY_READERS.f4[1],
+  le: true,
+  fortranOrder: false,
+});
+
+async function withFile<T>(path: string, body: (file: FileHandle, size: number) => Promise<T>): Promise<T> {
+  const file = await open(path, 'r');
+  try {
+    return await body(file, (await file.stat()).size);
+  } finally {
+    await file.close();
+  }
+}
+
+/** The first `length` bytes of the file (the caller has checked that it holds them, or passes less). */
+async function readHead(file: FileHandle, length: number): Promise<Uint8Array> {
+  const out = new Uint8Array(length);
+  const { bytesRead } = await file.read(out, 0, length, 0);
+  return out.subarray(0, bytesRead);
+}
+
+/**
+ * Fills `view` from file byte `position` on: read returns less than asked at 2 GiB a call (Linux) or when the file
+ * shrank since it was measured — the latter is an InputError, as readWholeFile's.
+ */
+async function readFully(file: FileHandle, view: Uint8Array, position: number, path: string, size: number) {
+  for (let done = 0; done < view.length;) {
+    const { bytesRead } = await file.read(view, done, view.length - done, position + done);
+    if (bytesRead === 0)
+      throw new InputError(`${path}: the file ended at byte ${position + done} of ${size} while being read.`);
+    done += bytesRead;
+  }
+}
+
+/** The 0-based column indices picked, as points.ts's selection checked them; null: every column in order. */
+function columnPicks(columns: Columns, dim: number, path: string): number[] | null {
+  if (!columns?.length) return null;
+  return columns.map((c) => {
+    const i = Number(c);
+    if (!Number.isInteger(i) || i < 0 || i >= dim)
+      throw new InputError(`${path}: no column '${c}' (it has ${dim} columns, 0-based).`);
+    return i;
+  });
+}
+
+/** Typed views for the little-endian kinds a piece can be read through directly (8-byte integers go by DataView). */
+const TYPED: Record<string, new (b: ArrayBuffer, o: number, n: number) => ArrayLike<number> & ArrayBufferView> = {
+  f4: Float32Array,
+  f8: Float64Array,
+  i1: Int8Array,
+  u1: Uint8Array,
+  i2: Int16Array,
+  u2: Uint16Array,
+  i4: Int32Array,
+  u4: Uint32Array,
+};
+
+/** The n·dim values from byte `at` on, into one Float32Array (the layout's sizes are checked against the file). */
+async function readBody(
+  file: FileHandle,
+  path: string,
+  size: number,
+  at: number,
+  layout: NpyLayout,
+  columns: Columns,
+  options: StreamReadOptions,
+): Promise<PointTable> {
+  const { n, dim, kind, le, fortranOrder } = layout;
+  const picks = columnPicks(columns, dim, path);
+  const width = picks ? picks.length : dim;
+  const points = allocFloat32(n * width, path);
+  const table = { points, n, dim: width, columns: (picks ?? Array.from({ length: dim }, (_, i) => i)).map(String) };
+  if (kind === 'f4' && le && !fortranOrder && !picks) {
+    const step = options.directBytes ?? DIRECT_BYTES;
+    for (let done = 0; done < points.byteLength; done += step) {
+      const view = new Uint8Array(points.buffer, done, Math.min(step, points.byteLength - done));
+      await readFully(file, view, at + done, path, size);
+    }
+    return table;
+  }
+  await convertPieces(file, path, size, at, layout, picks, points, options.pieceBytes ?? PIECE_BYTES);
+  return table;
+}
+
+/**
+ * The values in file order, a piece at a time, each written where npyToPoints (and then the column selection) would
+ * put it: value s is row i = ⌊s / dim⌋, column d = s mod dim in C order; column ⌊s / n⌋, row s mod n in Fortran order.
+ */
+async function convertPieces(
+  file: FileHandle,
+  path: string,
+  size: number,
+  at: number,
+  layout: NpyLayout,
+  picks: number[] | null,
+  out: Float32Array,
+  pieceBytes: number,
+): Promise<void> {
+  const { n, dim, kind, size: bytes, get, le, fortranOrder } = layout;
+  const total = n * dim;
+  if (total === 0) return;
+  const perPiece = Math.min(total, Math.max(1, Math.floor(pieceBytes / bytes)));
+  const piece = new Uint8Array(perPiece * bytes);
+  const dv = new DataView(piece.buffer);
+  const Typed = le ? TYPED[kind] : undefined;
+  // Output slots of each source column (a selection may repeat one, or leave it out).
+  const width = picks ? picks.length : dim;
+  const slots: number[][] = Array.from({ length: dim }, () => []);
+  (picks ?? Array.from({ length: dim }, (_, j) => j)).forEach((c, j) => slots[c].push(j));
+  // Little-endian C order with every column: whole pieces through TypedArray.prototype.set.
+  const straight = Typed !== undefined && !fortranOrder && !picks;
+  let row = 0;
+  let col = 0;
+  for (let v0 = 0; v0 < total; v0 += perPiece) {
+    const count = Math.min(perPiece, total - v0);
+    await readFully(file, piece.subarray(0, count * bytes), at + v0 * bytes, path, size);
+    const typed = Typed ? new Typed(piece.buffer, 0, count) : null;
+    if (straight && typed) {
+      out.set(typed, v0); // each value rounded to float32 as an element assignment rounds it
+      continue;
+    }
+    // (row, col) carry over from piece to piece: a piece may end mid-row (C order) or mid-column (Fortran order).
+    for (let t = 0; t < count; t++) {
+      const x = typed ? typed[t] : get(dv, t * bytes, le);
+      const to = slots[col];
+      for (let s = 0; s < to.length; s++) out[row * width + to[s]] = x;
+      if (fortranOrder) {
+        if (++row === n) {
+          row = 0;
+          col++;
+        }
+      } else if (++col === dim) {
+        col = 0;
+        row++;
+      }
+    }
+  }
+}
