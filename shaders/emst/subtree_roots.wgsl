@@ -34,7 +34,8 @@ const ROOT_STRIDE: u32 = 256u;
 fn add_root(c: u32, a: u32) {
   let w = a / p.step;
   let slot = atomicAdd(&roots[w * ROOT_STRIDE], 1u);
-  // Never reached (at most 2·96 roots a window, above); a guard, not a truncation anything relies on.
+  // Never reached with a valid BVH (at most 2·96 roots a window, above): the count still grows, and the host fails
+  // loudly on a count above ROOT_STRIDE − 1 (emst/splitroots.ts) — the guard only keeps the write in bounds.
   if (slot < ROOT_STRIDE - 1u) { atomicStore(&roots[w * ROOT_STRIDE + 1u + slot], c); }
 }
 

@@ -39,6 +39,7 @@ import { createScanner, type Scanner } from '../primitives/scan.js';
 import { createUnionFind, type GpuUnionFind } from '../unionfind/unionfind.js';
 import { SplitTraversal, splitFromEnv, traversalSplits } from './nearestsplit.js';
 import { SplitRounds } from './roundsplit.js';
+import { checkSubtreeRoots } from './splitroots.js';
 
 /**
  * Buffers a caller may lend to Borůvka so that arrays with disjoint lifetimes share memory (issue 4's memory
@@ -923,6 +924,8 @@ export class Boruvka {
         staging[c % DEPTH].unmap();
         rounds = chunkEnd[c];
         ctx.check('emst::rounds');
+        // The split traversal's roots, found by the first chunk: a window that lost roots fails here, by name.
+        if (split && c === 0) await checkSubtreeRoots(ctx, split, n);
         // Named as the CPU names them, by the round that runs now: the next one is already queued (pipelined).
         opts.onProgress?.(roundsFraction(n, n - count), count < n - 1 ? `Borůvka round ${rounds + 1}` : undefined);
         if (count >= n - 1) break;

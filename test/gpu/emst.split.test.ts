@@ -22,6 +22,7 @@ import { readBvh } from '../helpers/bvh.readback.js';
 import { allocateBvh, createBvhBuilder } from '../../src/bvh/lbvh.js';
 import { ROOT_STRIDE, SplitTraversal } from '../../src/emst/nearestsplit.js';
 import { subtreeRootsCpu } from '../../src/emst/nearestsplit.cpu.js';
+import { checkSubtreeRoots } from '../../src/emst/splitroots.js';
 
 const ctx = await tryGpuContext();
 afterAll(() => ctx?.destroy());
@@ -82,6 +83,13 @@ describe.skipIf(!ctx)('Borůvka split traversal', () => {
       );
       const cpu = await readBvh(c, bvh);
       expect(got).toEqual(subtreeRootsCpu(n, cpu.links, cpu.ranges, trees[0].count));
+      await checkSubtreeRoots(c, split, n);
+      // A window whose count is out of range (as a broken BVH leaves it) fails by name instead of being clamped.
+      const last = trees.length - 1;
+      for (const bad of [0, ROOT_STRIDE]) {
+        await c.writeBuffer(split.roots, 4 * ROOT_STRIDE * last, new Uint32Array([bad]));
+        await expect(checkSubtreeRoots(c, split, n)).rejects.toThrow(`emst::subtreeRoots: tree window ${last} (leaves`);
+      }
     } finally {
       input.destroy();
       split.destroy();
