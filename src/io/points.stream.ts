@@ -4,13 +4,14 @@
  * be made, and where it can it is a second copy beside converted points). The header is parsed from the file's first
  * bytes, the points are allocated once (limits.ts: a clear error when they cannot be), and the body is read:
  * - little-endian float32 in C order with every column (the usual case): by file.read into views of the points' own
- *   bytes, `directBytes` at a time — nothing else is allocated;
+ *   bytes, `directBytes` at a time, `inFlight` reads at once — nothing else is allocated;
  * - anything else (float64, integers, big endian, Fortran order, a column selection): in pieces of at most
- *   `pieceBytes` (whole values), each converted into the points as npyToPoints converts (float64 rounded to float32,
- *   Fortran order written transposed, --columns picked as points.ts's selection did).
+ *   `pieceBytes` (whole values; the next piece is read while one is converted), each converted into the points as
+ *   npyToPoints converts (float64 rounded to float32, Fortran order written transposed, --columns picked as
+ *   points.ts's selection did).
  * The messages are those of the whole-buffer readers (npy.ts parseNpy/npyLayout, points.bin.ts parseBinPoints, the
- * CLI's headerless reader): the checks are shared or repeated word for word. Peak host memory: the points plus one
- * piece.
+ * CLI's headerless reader): the checks are shared or repeated word for word. Peak host memory: the points plus two
+ * pieces.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
@@ -22,12 +23,15 @@ import { NPY_READERS, npyLayout, parseNpy, type NpyLayout } from './npy.js';
 export interface StreamReadOptions {
   /** Bytes per read straight into the points (one read call takes at most 2 GiB). */
   directBytes?: number;
-  /** Bytes per piece read and converted (rounded down to whole values, at least one). */
+  /** Reads straight into the points at once. */
+  inFlight?: number;
+  /** Bytes per piece read and converted (rounded down to whole values, at least one); two pieces are held. */
   pieceBytes?: number;
 }
 
-const DIRECT_BYTES = 1 << 30;
-const PIECE_BYTES = 1 << 26;
+const DIRECT_BYTES = 1 << 28;
+const IN_FLIGHT = 4;
+const PIECE_BYTES = 1 << 25;
 
 /** A column selection: 0-based indices (as strings or numbers), repeats allowed; none or empty: every column. */
 type Columns = readonly (string | number)[] | undefined;
@@ -185,15 +189,45 @@ async function readBody(
   const points = allocFloat32(n * width, path);
   const table = { points, n, dim: width, columns: (picks ?? Array.from({ length: dim }, (_, i) => i)).map(String) };
   if (kind === 'f4' && le && !fortranOrder && !picks) {
-    const step = options.directBytes ?? DIRECT_BYTES;
-    for (let done = 0; done < points.byteLength; done += step) {
-      const view = new Uint8Array(points.buffer, done, Math.min(step, points.byteLength - done));
-      await readFully(file, view, at + done, path, size);
-    }
+    await readDirect(file, path, size, at, points, options.directBytes ?? DIRECT_BYTES, options.inFlight ?? IN_FLIGHT);
     return table;
   }
   await convertPieces(file, path, size, at, layout, picks, points, options.pieceBytes ?? PIECE_BYTES);
   return table;
+}
+
+/**
+ * The points' bytes from file byte `at` on, `step` bytes a read, `inFlight` reads at once (libuv's 4 threads: the
+ * kernel's copies and the fresh pages' faults go on in parallel). After a failed read no further one starts; the
+ * first error is thrown once every read in flight has ended (the file is closed only then).
+ */
+async function readDirect(
+  file: FileHandle,
+  path: string,
+  size: number,
+  at: number,
+  points: Float32Array,
+  step: number,
+  inFlight: number,
+): Promise<void> {
+  const total = points.byteLength;
+  const count = Math.ceil(total / step);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < count) {
+      const from = step * next++;
+      const view = new Uint8Array(points.buffer, from, Math.min(step, total - from));
+      try {
+        await readFully(file, view, at + from, path, size);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  const ends = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(inFlight, count)) }, worker));
+  for (const end of ends) if (end.status === 'rejected') throw end.reason;
 }
 
 /**
@@ -214,8 +248,14 @@ async function convertPieces(
   const total = n * dim;
   if (total === 0) return;
   const perPiece = Math.min(total, Math.max(1, Math.floor(pieceBytes / bytes)));
-  const piece = new Uint8Array(perPiece * bytes);
-  const dv = new DataView(piece.buffer);
+  const pieces = Math.ceil(total / perPiece);
+  // Two pieces: the next one is read (libuv's threads) while this one is converted (this thread).
+  const buffers = [new Uint8Array(perPiece * bytes), new Uint8Array(pieces > 1 ? perPiece * bytes : 0)];
+  const readPiece = async (k: number): Promise<number> => {
+    const count = Math.min(perPiece, total - k * perPiece);
+    await readFully(file, buffers[k & 1].subarray(0, count * bytes), at + k * perPiece * bytes, path, size);
+    return count;
+  };
   const Typed = le ? TYPED[kind] : undefined;
   // Output slots of each source column (a selection may repeat one, or leave it out).
   const width = picks ? picks.length : dim;
@@ -225,9 +265,13 @@ async function convertPieces(
   const straight = Typed !== undefined && !fortranOrder && !picks;
   let row = 0;
   let col = 0;
-  for (let v0 = 0; v0 < total; v0 += perPiece) {
-    const count = Math.min(perPiece, total - v0);
-    await readFully(file, piece.subarray(0, count * bytes), at + v0 * bytes, path, size);
+  let pending = readPiece(0);
+  for (let k = 0; k < pieces; k++) {
+    const count = await pending;
+    if (k + 1 < pieces) pending = readPiece(k + 1);
+    const v0 = k * perPiece;
+    const piece = buffers[k & 1];
+    const dv = new DataView(piece.buffer);
     const typed = Typed ? new Typed(piece.buffer, 0, count) : null;
     if (straight && typed) {
       out.set(typed, v0); // each value rounded to float32 as an element assignment rounds it

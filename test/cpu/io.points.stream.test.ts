@@ -104,7 +104,7 @@ function picked(t: PointTable, cols: number[]): number[] {
 }
 
 /** Piece sizes: odd ones split rows (and, for the direct reads, values); the defaults read each file at once. */
-const PIECES = [{ pieceBytes: 7, directBytes: 7 }, { pieceBytes: 40, directBytes: 13 }, {}];
+const PIECES = [{ pieceBytes: 7, directBytes: 7, inFlight: 3 }, { pieceBytes: 40, directBytes: 13, inFlight: 1 }, {}];
 
 describe('readNpyFile', () => {
   it('every dtype, byte order, C and Fortran order, header version: the points of npyToPoints, bit for bit', async () => {
