@@ -42,8 +42,8 @@ function typeName(a: TaskArray, name: string): ArrayTypeName {
 
 const pad8 = (n: number): number => (n + 7) & ~7;
 
-/** The message as one byte array (header, then each array 8-byte aligned). */
-export function encodeTaskMessage(msg: TaskMessage): Uint8Array {
+/** The header's JSON bytes and the message's size in bytes (header, then each array 8-byte aligned). */
+function layout(msg: TaskMessage): { json: Uint8Array; entries: [string, TaskArray][]; size: number } {
   const entries = Object.entries(msg.arrays ?? {});
   const header: Header = {
     meta: msg.meta ?? null,
@@ -52,13 +52,29 @@ export function encodeTaskMessage(msg: TaskMessage): Uint8Array {
   const json = new TextEncoder().encode(JSON.stringify(header));
   let size = 8 + pad8(json.length);
   for (const [, a] of entries) size += pad8(a.byteLength);
-  const out = new Uint8Array(size);
+  return { json, entries, size };
+}
+
+/** The size of encodeTaskMessage(msg) in bytes. */
+export function encodedSize(msg: TaskMessage): number {
+  return layout(msg).size;
+}
+
+/**
+ * The message as one byte array (header, then each array 8-byte aligned): a new one, or the first bytes of `into`
+ * when it is large enough (a buffer used again: nats.ts putMessage, for partitions and results of hundreds of MB).
+ */
+export function encodeTaskMessage(msg: TaskMessage, into?: Uint8Array): Uint8Array {
+  const { json, entries, size } = layout(msg);
+  const out = into !== undefined && into.length >= size ? into.subarray(0, size) : new Uint8Array(size);
   out.set(MAGIC, 0);
-  new DataView(out.buffer).setUint32(4, json.length, true);
+  new DataView(out.buffer, out.byteOffset, out.byteLength).setUint32(4, json.length, true);
   out.set(json, 8);
   let at = 8 + pad8(json.length);
+  out.fill(0, 8 + json.length, at);
   for (const [, a] of entries) {
     out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+    out.fill(0, at + a.byteLength, at + pad8(a.byteLength));
     at += pad8(a.byteLength);
   }
   return out;

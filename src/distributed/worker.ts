@@ -30,13 +30,14 @@ import {
   getMessage,
   jetstreamManagerOf,
   putBytes,
+  putMessage,
   runBucket,
   TASK_CONSUMER,
   TASK_HEADER,
   TASK_STREAM,
   type NatsOptions,
 } from './nats.js';
-import { decodeTaskMessage, decodeTaskMeta, encodeTaskMessage } from './nats.codec.js';
+import { decodeTaskMessage, decodeTaskMeta, encodedSize, encodeTaskMessage } from './nats.codec.js';
 import { headers } from '@nats-io/transport-node';
 import {
   outcomeMessage,
@@ -171,9 +172,21 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     const consumer = await js.consumers.get(TASK_STREAM, TASK_CONSUMER);
     log(`worker: connected to ${o.url}, backend ${o.env.backend}${o.env.gpu ? ' (GPU context ready)' : ''}`);
 
-    /** Stores the outcome (what resume and a missed note read); returns its bytes. */
-    const finish = async (header: TaskHeader, os: ObjectStore, outcome: TaskOutcome): Promise<Uint8Array> => {
-      const bytes = encodeTaskMessage(outcomeMessage(outcome));
+    /**
+     * Stores the outcome (what resume and a missed note read); returns its bytes when they fit one note (a larger one,
+     * a forest's edges, is encoded into putMessage's kept buffer).
+     */
+    const finish = async (
+      header: TaskHeader,
+      os: ObjectStore,
+      outcome: TaskOutcome,
+    ): Promise<Uint8Array | undefined> => {
+      const msg = outcomeMessage(outcome);
+      if (encodedSize(msg) > bodyLimit(nc)) {
+        await putMessage(os, resultObject(header.id), msg, bodyLimit(nc));
+        return undefined;
+      }
+      const bytes = encodeTaskMessage(msg);
       await putBytes(os, resultObject(header.id), bytes, bodyLimit(nc));
       return bytes;
     };

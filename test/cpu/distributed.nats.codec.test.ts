@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeTaskMessage, decodeTaskMeta, encodeTaskMessage } from '../../src/distributed/nats.codec.js';
+import { decodeTaskMessage, decodeTaskMeta, encodedSize, encodeTaskMessage } from '../../src/distributed/nats.codec.js';
 import { checkRunId, connectNats } from '../../src/distributed/nats.js';
 import { contentId, messageOutcome, outcomeMessage } from '../../src/distributed/nats.tasks.js';
 import { displayDevices, driPrimeTag, selectGpu } from '../../src/cli/worker.gpu.js';
@@ -41,6 +41,20 @@ describe('task message bytes (encodeTaskMessage / decodeTaskMessage)', () => {
         expect(back.arrays[name].constructor).toBe(a.constructor);
         expect(back.arrays[name]).toEqual(a);
       }
+    }
+  });
+
+  it('into a buffer used before (putMessage keeps one): the same bytes, paddings zeroed; too small: a new array', () => {
+    const dirty = new Uint8Array(4096).fill(0xa5);
+    for (let seed = 41; seed <= 60; seed++) {
+      const msg = randomMessage(seed);
+      const fresh = encodeTaskMessage(msg);
+      expect(encodedSize(msg)).toBe(fresh.length);
+      const reused = encodeTaskMessage(msg, dirty);
+      expect(reused.buffer).toBe(dirty.buffer);
+      expect(reused).toEqual(fresh);
+      const small = new Uint8Array(fresh.length - 1);
+      expect(encodeTaskMessage(msg, small).buffer).not.toBe(small.buffer);
     }
   });
 

@@ -24,7 +24,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { emst } from '../../src/emst/emst.js';
 import { AbortError } from '../../src/errors.js';
 import { emstOnNats } from '../../src/distributed/coordinator.js';
-import { connectNats } from '../../src/distributed/nats.js';
+import { bodyLimit, connectNats, getMessage, putMessage } from '../../src/distributed/nats.js';
+import type { TaskMessage } from '../../src/distributed/types.js';
 import { NatsJobs, TaskFailedError } from '../../src/distributed/nats.jobs.js';
 import { parseNpy, writeNpy } from '../../src/io/npy.js';
 import { cloud } from '../helpers/clouds.js';
@@ -130,6 +131,41 @@ describe('treeline worker on NATS JetStream', () => {
     } finally {
       await jobs.close();
       await jobs.destroyStore();
+    }
+  });
+
+  it('object-store messages: puts through a kept encode buffer (one after another and at once) and reads at once come back whole', async () => {
+    const { Objm } = await import('@nats-io/obj');
+    const os = await new Objm(nc).create('treeline-test-put-get');
+    try {
+      const message = (seed: number, n: number): TaskMessage => {
+        const r = mulberry32(seed);
+        return {
+          meta: { seed },
+          arrays: {
+            points: Float32Array.from({ length: 3 * n }, () => r()),
+            ids: Uint32Array.from({ length: n + (seed % 3) }, () => Math.floor(r() * 2 ** 32)),
+          },
+        };
+      };
+      const sent = [message(1, 300_000), message(2, 100_000), message(3, 200_000), message(4, 250_000)];
+      // Two one after the other (the second reuses the first's buffer), then two at once (two buffers).
+      await putMessage(os, 'm0', sent[0], bodyLimit(nc), 0);
+      await putMessage(os, 'm1', sent[1], bodyLimit(nc), 0);
+      await Promise.all([
+        putMessage(os, 'm2', sent[2], bodyLimit(nc), 0),
+        putMessage(os, 'm3', sent[3], bodyLimit(nc), 0),
+      ]);
+      // Reads at once (getMessage queues them: one at a time per process), one of them missing.
+      const back = await Promise.all([0, 1, 2, 3, 4].map((i) => getMessage(os, `m${i}`)));
+      expect(back[4]).toBeNull();
+      sent.forEach((msg, i) => {
+        expect(back[i]!.meta).toEqual(msg.meta);
+        expect(back[i]!.arrays.points).toEqual(msg.arrays.points);
+        expect(back[i]!.arrays.ids).toEqual(msg.arrays.ids);
+      });
+    } finally {
+      await os.destroy();
     }
   });
 
