@@ -17,16 +17,27 @@ export interface NpyArray {
   data: Uint8Array;
 }
 
-export function parseNpy(bytes: Uint8Array, source = '<npy>'): NpyArray {
+/**
+ * Where the data start (the magic, the version, the header's length field and the header) from the file's first 12
+ * bytes or more: the magic and the length field checked, as parseNpy checks them (the streaming reader reads the
+ * header only once it knows this).
+ */
+export function npyDataStart(bytes: Uint8Array, source = '<npy>'): { start: number; dataStart: number } {
   if (bytes.length < 10 || MAGIC.some((m, i) => bytes[i] !== m)) {
     throw new InputError(`${source}: not a .npy file (missing the \\x93NUMPY magic).`);
   }
   const major = bytes[6];
-  if (bytes.length < (major === 1 ? 10 : 12))
+  const start = major === 1 ? 10 : 12;
+  if (bytes.length < start)
     throw new InputError(`${source}: not a .npy file (it ends inside the version-${major} header's length field).`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLen = major === 1 ? dv.getUint16(8, true) : dv.getUint32(8, true);
-  const start = major === 1 ? 10 : 12;
+  return { start, dataStart: start + (major === 1 ? dv.getUint16(8, true) : dv.getUint32(8, true)) };
+}
+
+export function parseNpy(bytes: Uint8Array, source = '<npy>'): NpyArray {
+  const { start, dataStart } = npyDataStart(bytes, source);
+  const major = bytes[6];
+  const headerLen = dataStart - start;
   const header = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(start, start + headerLen));
   const descr = /'descr'\s*:\s*'([^']+)'/.exec(header)?.[1];
   const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(header)?.[1];

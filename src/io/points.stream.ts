@@ -18,7 +18,7 @@ import { extname } from 'node:path';
 import { InputError } from '../errors.js';
 import type { PointTable } from './points.csv.js';
 import { allocFloat32, checkTableSize } from './limits.js';
-import { NPY_READERS, npyLayout, parseNpy, type NpyLayout } from './npy.js';
+import { NPY_READERS, npyDataStart, npyLayout, parseNpy, type NpyLayout } from './npy.js';
 
 export interface StreamReadOptions {
   /** Bytes per read straight into the points (one read call takes at most 2 GiB). */
@@ -44,16 +44,8 @@ export async function readNpyFile(
 ): Promise<PointTable> {
   return withFile(path, async (file, size) => {
     // The magic, version and header length (10 or 12 bytes), then the whole header: parseNpy's checks on them.
-    const first = await readHead(file, Math.min(size, 12));
-    const start = first.length >= 8 && first[6] === 1 ? 10 : 12;
-    let headerLen = 0;
-    if (first.length >= start) {
-      const dv = new DataView(first.buffer, first.byteOffset, first.byteLength);
-      headerLen = start === 10 ? dv.getUint16(8, true) : dv.getUint32(8, true);
-    }
-    const head = first.length >= start ? await readHead(file, Math.min(size, start + headerLen)) : first;
-    const arr = parseNpy(head, path);
-    const dataStart = start + headerLen;
+    const { dataStart } = npyDataStart(await readHead(file, Math.min(size, 12)), path);
+    const arr = parseNpy(await readHead(file, Math.min(size, dataStart)), path);
     const layout = npyLayout(arr, Math.max(0, size - dataStart), path);
     return readBody(file, path, size, dataStart, layout, columns, options);
   });

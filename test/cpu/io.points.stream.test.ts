@@ -175,6 +175,7 @@ describe('readNpyFile', () => {
       npyBytes('<c8', [], [0]), // unsupported dtype
       npyBytes('<f4', valuesOf('f4', 8, 1), [2, 2, 2]), // 3-D
       new TextEncoder().encode('x,y\n1,2\n'),
+      new TextEncoder().encode('x,y,z\n'.repeat(200)), // no magic: refused before a 'header length' is read
     ];
     for (const bytes of cases) {
       const file = put(bytes);
