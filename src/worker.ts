@@ -9,7 +9,7 @@
  *   cluster/condense.threads.ts condense-layout, fill-runts  condensing's layout and its runts
  *   cluster/pointResults.threads.ts cluster-points  a range of the labelling pass
  *   distributed/partition.threads.ts partition-*   the coordinator's split of the points into partitions
- *   distributed/forest.threads.ts forest-*         a worker's 'forest' task: its keys and its reply
+ *   distributed/tasks.threads.ts pair-*, forest-*   a worker's 'pair' and 'forest' tasks' per-edge passes
  *
  * It sits above every folder it dispatches to, so no folder imports another's worker code. Node only: never
  * imported by the library's entry points.
@@ -19,7 +19,7 @@ import { condenseJobs } from './cluster/condense.threads.js';
 import { linkageJobs } from './cluster/linkage.threads.js';
 import { pointResultsJobs } from './cluster/pointResults.threads.js';
 import { partitionJobs } from './distributed/partition.threads.js';
-import { forestJobs } from './distributed/forest.threads.js';
+import { taskJobs } from './distributed/tasks.threads.js';
 import { boruvkaJobs } from './emst/boruvka.threads.js';
 import { neighbourJobs } from './emst/neighbours.threads.js';
 import { hostJobs } from './host/buffers.js';
@@ -39,7 +39,7 @@ const tables: JobTable[] = [
   condenseJobs,
   pointResultsJobs,
   partitionJobs,
-  forestJobs,
+  taskJobs,
 ];
 const jobs = new Map<string, (message: { kind: string; id: number }) => WorkerReply | void>();
 for (const table of tables) {

@@ -58,7 +58,14 @@ import {
   SIDE_Q,
 } from './partition.pairs.js';
 import { withScratch, type Scratch } from './scratch.js';
-import { forestKeysThreaded, forestReply, forestReplyThreaded, forestThreading, shared } from './forest.threads.js';
+import {
+  crossingEdgesThreaded,
+  forestKeysThreaded,
+  forestReply,
+  forestReplyThreaded,
+  shared,
+  taskThreading,
+} from './tasks.threads.js';
 import { resolveThreads } from '../host/threads.js';
 import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMessage } from './types.js';
 
@@ -227,7 +234,7 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
   // Per-point arrays are the worker's scratch (scratch.ts: no fresh pages per task).
   const n = np + nq;
   const words = (n + 31) >>> 5;
-  const inP = scratch.u32('pair.inP', words).fill(0);
+  const inP = scratch.u32('pair.inP', words, true).fill(0);
   const unionIds = scratch.u32('pair.ids', n);
   const scaled = scratch.f32('pair.points', n * dim);
   const core2 = mr ? new Float32Array(n) : null;
@@ -278,7 +285,15 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
   let sides = new Uint8Array(lo.length);
   let kept = 0;
   const keepAny = keepP || keepQ;
-  for (let e = 0; e < m; e++) {
+  // The crossing edges' numbers found on the host's threads (tasks.threads.ts: the GPU path's edges are in shared
+  // memory), then only those visited here; else every edge.
+  const crossing =
+    !keepAny && m >= taskThreading.minEdges
+      ? await crossingEdgesThreaded(await resolveThreads(env.threads, m, 16), { bits: inP, sources: S, targets: T }, m)
+      : null;
+  const visits = crossing === null ? m : crossing.length;
+  for (let i = 0; i < visits; i++) {
+    const e = crossing === null ? i : crossing[i];
     const s = S[e];
     const t = T[e];
     const sp = (inP[s >>> 5] >>> (s & 31)) & 1;
@@ -378,7 +393,7 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const m = loRow.length;
   // Euclidean keys on the host's threads where the edges are in shared memory (the GPU path's scratch): the points
   // copied into shared memory for them (16 bytes a row with the ids below, one sequential pass).
-  const threads = core2 === null && m >= forestThreading.minEdges ? await resolveThreads(env.threads, m, 16) : 1;
+  const threads = core2 === null && m >= taskThreading.minEdges ? await resolveThreads(env.threads, m, 16) : 1;
   const onThreads = threads > 1 && shared(loRow, hiRow);
   const keys = scratch.f32('forest.keys', m, onThreads);
   let keyed = false;
@@ -462,7 +477,7 @@ async function emstInto(
   env: Parameters<PartitionTask>[2],
 ): Promise<{ sources: Uint32Array; targets: Uint32Array }> {
   const m = points.length / dim - 1;
-  // In shared memory: the 'forest' task's threaded passes read them (forest.threads.ts).
+  // In shared memory: the tasks' threaded passes read them (tasks.threads.ts).
   const edges = {
     sources: scratch.u32('mst.sources', m, true),
     targets: scratch.u32('mst.targets', m, true),

@@ -17,7 +17,7 @@ export class Scratch {
 
   /**
    * `length` u32 under `name` (contents left from earlier tasks: the caller writes before it reads); `shared`: a view
-   * of a SharedArrayBuffer (for host threads: forest.threads.ts — never for the GPU's uploads).
+   * of a SharedArrayBuffer (for host threads: tasks.threads.ts — never for the GPU's uploads).
    */
   u32(name: string, length: number, shared = false): Uint32Array {
     return this.view(name, length, Uint32Array, shared);

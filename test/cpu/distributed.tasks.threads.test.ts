@@ -1,20 +1,23 @@
 /**
- * Issue 20 (session 11): the 'forest' task's keys and reply on worker threads (forest.threads.ts) equal the one-thread
- * loops value for value — random rows with repeats, sizes 0, 1, 2 and not multiples of the thread count, 2 to 5
- * threads — and refuse (answer false, touching nothing) arrays that are not in shared memory or too few edges.
+ * Issue 20 (session 11): the 'pair' task's crossing edges and the 'forest' task's keys and reply on worker threads
+ * (tasks.threads.ts) equal the one-thread loops value for value — random rows with repeats, sizes 0, 1, 2 and not
+ * multiples of the thread count, 2 to 5 threads — and refuse (answer false or null, touching nothing) arrays that are
+ * not in shared memory or too few edges.
  */
 import { describe, expect, it } from 'vitest';
 import {
+  crossingEdges,
+  crossingEdgesThreaded,
   forestKeys,
   forestKeysThreaded,
   forestReply,
   forestReplyThreaded,
   shared,
-} from '../../src/distributed/forest.threads.js';
+} from '../../src/distributed/tasks.threads.js';
 import { mulberry32 } from '../helpers/random.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
-useBundledWorkerScript('treeline-forest-threads-');
+useBundledWorkerScript('treeline-task-threads-');
 
 const sharedCopy = <T extends Uint32Array | Float32Array>(a: T): T => {
   const out = new (a.constructor as new (b: SharedArrayBuffer) => T)(new SharedArrayBuffer(a.byteLength));
@@ -22,8 +25,8 @@ const sharedCopy = <T extends Uint32Array | Float32Array>(a: T): T => {
   return out;
 };
 
-describe('forest.threads', () => {
-  it('keys and reply on 2–5 threads equal the one-thread loops (n rows, m edges, ties and repeated rows)', async () => {
+describe('tasks.threads', () => {
+  it('crossing edges, keys and reply on 2–5 threads equal the one-thread loops (n rows, m edges, ties and repeated rows)', async () => {
     const rand = mulberry32(2011);
     for (const [rows, m, dim] of [
       [1, 0, 3],
@@ -45,8 +48,18 @@ describe('forest.threads', () => {
       const wantKeys = new Float32Array(safe.length);
       const proven = { rowLo: lo, rowHi: hi, sortedKeys: want, safe };
       forestReply({ ids, ...proven, lo: wantLo, hi: wantHi, keys: wantKeys, start: 0, end: safe.length });
+      // The pair's crossing edges: rows in p where their bit is 1 (random), in edge order.
+      const bits = Uint32Array.from({ length: (rows + 31) >>> 5 }, () => Math.floor(rand() * 2 ** 32));
+      const inP = (r: number) => (bits[r >>> 5] >>> (r & 31)) & 1;
+      const crossing = Array.from({ length: m }, (_, e) => e).filter((e) => inP(lo[e]) !== inP(hi[e]));
+      const counted = crossingEdges({ bits, sources: lo, targets: hi, start: 0, end: m });
+      expect(counted.count).toBe(crossing.length);
       for (const threads of [2, 3, 5]) {
         const what = `rows=${rows} m=${m} dim=${dim} threads=${threads}`;
+        const cross = { bits: sharedCopy(bits), sources: sharedCopy(lo), targets: sharedCopy(hi) };
+        const listed = await crossingEdgesThreaded(threads, cross, m);
+        expect(listed === null, what).toBe(m < 2 * threads);
+        if (listed !== null) expect([...listed], what).toEqual(crossing);
         const s = {
           points: sharedCopy(points),
           lo: sharedCopy(lo),
@@ -91,5 +104,9 @@ describe('forest.threads', () => {
     );
     expect(plain.keys[0]).toBe(-1);
     expect(await forestKeysThreaded(1, { ...plain, points: sharedCopy(plain.points) }, m)).toBe(false);
+    const bits = new Uint32Array(m / 32);
+    expect(
+      await crossingEdgesThreaded(4, { bits, sources: sharedCopy(plain.lo), targets: sharedCopy(plain.hi) }, m),
+    ).toBe(null);
   });
 });
