@@ -49,7 +49,7 @@ struct SplitParams {
 @group(0) @binding(3) var<storage, read> pointsT: array<f32>;
 @group(0) @binding(4) var<storage, read> core2T: array<f32>;
 // The tree window's internal nodes' records, from tFirst (links and childLabel and minCore2 per record, boxes 2·D
-// words per internal node).
+// words per internal node, or D in the u16 format: BOXW).
 @group(0) @binding(5) var<storage, read> links: array<vec4u>;
 @group(0) @binding(6) var<storage, read> boxes: array<u32>;
 @group(0) @binding(7) var<storage, read> childLabel: array<vec2u>;
@@ -97,13 +97,15 @@ fn axis_gap(x: f32, lo: f32, hi: f32, k: u32) -> f32 {
 
 // The lower bound of internal node c's subtree (traverse.wgsl's box_d2, and for mutual reachability the query's own
 // core; the subtree's smallest core is added by the caller where its parent's record is bound), as key bits.
-// Records are read through bvh/boxget.wgsl; split BVHs keep f32 boxes (BOX16 = 0: the window does not reach the u16
-// format's frame, src/bvh/layout.ts).
+// Records are read through bvh/boxget.wgsl, in either format (u16: the frame set in main).
 fn box_bound(c: u32) -> f32 {
   let base = (c - u.tFirst) * BOXW;
   var s = 0.0;
   for (var k = 0u; k < D; k++) {
-    let b = box_interval(boxes[base + k], boxes[base + D + k], k);
+    let lw = boxes[base + k];
+    var hw = lw;
+    if (BOX16 == 0u) { hw = boxes[base + D + k]; }
+    let b = box_interval(lw, hw, k);
     s = add_square(s, axis_gap(qp[k], b.x, b.y, k), u.one);
   }
   if (u.mr != 0u) { s = max(s * u.ia2, qCore); }
@@ -205,6 +207,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let rootBase = u.tWindow * ROOT_STRIDE;
   let rootCount = min(roots[rootBase], ROOT_STRIDE - 1u);
   let leaf0 = u.n - 1u;
+  // u16 boxes: the frame after every window's roots (nearestsplit.ts encodeRoots copies it there).
+  if (BOX16 != 0u) {
+    let f = (u.tLast + 1u) * ROOT_STRIDE;
+    for (var k = 0u; k < D; k++) { box_frame_set(k, roots[f + k], roots[f + D + k]); }
+  }
   let stride = nwg.x * nwg.y * WG;
   var count = u.qCount;
   if (u.skip != 0u) { count = counts[u.qWindow]; }

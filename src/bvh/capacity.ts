@@ -19,6 +19,7 @@
  */
 import {
   BOX_PARTS,
+  boxArrayWords,
   boxFormatFor,
   boxPartRecords,
   boxRecords,
@@ -113,7 +114,9 @@ const SPLIT_TRAVERSAL_BUFFERS = 16;
 /** The kernels of a split-capable task (null: the task still binds its arrays whole). */
 function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKernel[] | null {
   if (task.kind !== 'knn' && !(task.kind === 'emst' && stage >= SPLIT_TRAVERSAL_BUFFERS)) return null;
-  const boxes = { stride: 4, length: (n: number) => boxWords(dim) * boxRecords(n) };
+  // In the BVH's box format (layout.ts boxFormatFor; split BVHs too).
+  const format = boxFormatFor(dim);
+  const boxes = { stride: 4, length: (n: number) => boxArrayWords(n, dim, format) };
   const parents = { stride: 4, length: (n: number) => Math.max(2 * n - 1, 1) };
   // One u32 a node: the range's end other than the node (layout.ts, "Ranges").
   const ranges = { stride: 4, length: (n: number) => Math.max(n - 1, 1) };

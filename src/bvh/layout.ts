@@ -119,8 +119,8 @@ export function boxWords(dim: number): number {
  * Box formats (issue 19's memory). 'f32': each internal box as 2·d f32, lo then hi (above). 'u16': each box as d u32
  * words, word a = | hi_a 16 bits | lo_a 16 bits |, cells of a per-BVH frame rounded outward (shaders/bvh/box.wgsl
  * says how, and why exactly; CPU twin bvh/box.cpu.ts), 4·d bytes a record instead of 8·d — and after the last
- * record (record boxRecords(n)) two frame records: the d origins, then the d cell sizes (f32 bits). Split BVHs keep
- * 'f32' (Borůvka's split traversal binds windows of records that do not reach the frame).
+ * record (record boxRecords(n)) two frame records: the d origins, then the d cell sizes (f32 bits). Split BVHs too:
+ * Borůvka's split traversal, whose windows of records do not reach the frame, reads a copy (emst/nearestsplit.ts).
  */
 export type BoxFormat = 'f32' | 'u16';
 
@@ -141,10 +141,9 @@ export function boxArrayWords(n: number, dim: number, format: BoxFormat): number
 
 /**
  * The box format of a BVH: `given`, else the environment variable TREELINE_BVH_BOXES (f32 or u16; for A/B runs),
- * else u16 in up to 3 dimensions (BOX16_DIMS) and f32 above; always f32 for a split BVH.
+ * else u16 in up to 3 dimensions (BOX16_DIMS) and f32 above.
  */
-export function boxFormatFor(dim: number, options: { split?: boolean; given?: BoxFormat } = {}): BoxFormat {
-  if (options.split) return 'f32';
+export function boxFormatFor(dim: number, options: { given?: BoxFormat } = {}): BoxFormat {
   if (options.given) return options.given;
   const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_BOXES : undefined;
   if (env === 'f32' || env === 'u16') return env;

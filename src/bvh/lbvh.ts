@@ -119,7 +119,7 @@ export function allocateBvh(
   dim: number,
   options: { split?: boolean; inPlace?: boolean; boxes?: BoxFormat } = {},
 ): GpuBvh {
-  const boxFormat = boxFormatFor(dim, { split: options.split, given: options.boxes });
+  const boxFormat = boxFormatFor(dim, { given: options.boxes });
   checkShape(ctx, capacity, dim, options.split === true, boxFormat);
   const c = Math.max(capacity, 1);
   const buffers = {
@@ -280,7 +280,7 @@ export interface BvhBuilder {
 export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptions): Promise<BvhBuilder> {
   const { maxCount, dim } = options;
   const split = options.split === true;
-  const boxFormat = boxFormatFor(dim, { split, given: options.boxes });
+  const boxFormat = boxFormatFor(dim, { given: options.boxes });
   checkShape(ctx, maxCount, dim, split, boxFormat);
   const wg = options.workgroupSize ?? 256;
   // The traversals' box parts (layout.ts): their constants go to every build kernel, and a BVH they cannot bind is

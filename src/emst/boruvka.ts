@@ -418,7 +418,7 @@ export class Boruvka {
      * Compile the mutual-reachability kernel with the others (else on the first run that needs it); `rounds`: the
      * per-round passes' shape (default roundPassesFromEnv()); `split`: the subtree-window traversal with windows of
      * at most this many points even where the arrays fit (tests, A/B runs; default TREELINE_EMST_SPLIT); `boxes`: the
-     * box format of the BVHs it will traverse (bvh/layout.ts boxFormatFor: f32 wherever the split traversal may run).
+     * box format of the BVHs it will traverse (bvh/layout.ts boxFormatFor).
      */
     options: { reachability?: boolean; rounds?: RoundPasses; split?: number; boxes?: BoxFormat } = {},
   ): Promise<Boruvka> {
@@ -431,12 +431,10 @@ export class Boruvka {
       );
     }
     const passes = options.rounds ?? roundPassesFromEnv();
-    // The split traversal (issue 19), where forced or where the arrays exceed one binding, reads f32 boxes only.
+    // The split traversal (issue 19), where forced or where the arrays exceed one binding.
     const splitCap = options.split ?? splitFromEnv();
     const splits = splitCap !== undefined || traversalSplits(ctx.limits, n, dim);
-    const boxFormat = boxFormatFor(dim, { split: splits, given: options.boxes });
-    if (splits && boxFormat !== 'f32')
-      throw new InputError(`emst: the split traversal reads f32 boxes, not ${boxFormat}.`);
+    const boxFormat = boxFormatFor(dim, { given: options.boxes });
     const parts = createBoxParts(ctx, dim, boxPartRecords, n, boxFormat);
     // HOLDERS: the per-component minima over the holders of a candidate (emst/holders.wgsl).
     const holders = { HOLDERS: passes.holders ? 1 : 0 };
@@ -530,7 +528,7 @@ export class Boruvka {
       Object.fromEntries(Object.keys(specs).map((name, i) => [name, ks[i]])),
     );
     // Issue 19: the subtree-window traversal where the traversal's arrays exceed one binding, or where asked.
-    const splitMade = splits ? SplitTraversal.create(ctx, n, dim, periodic, splitCap) : null;
+    const splitMade = splits ? SplitTraversal.create(ctx, n, dim, periodic, splitCap, boxFormat) : null;
     const roundsMade = splits ? SplitRounds.create(ctx, n, dim, periodic, splitCap) : null;
     const made = await Promise.allSettled([
       kernels,

@@ -37,7 +37,7 @@ import type { GpuContext } from '../gpu/context.js';
 import { uniformBytes, type Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { BvhBuffers } from '../bvh/lbvh.js';
-import { boxRecordWords } from '../bvh/layout.js';
+import { boxRecordWords, boxRecords, type BoxFormat } from '../bvh/layout.js';
 import { InputError } from '../errors.js';
 import { WIN } from './roundsplit.js';
 
@@ -49,7 +49,7 @@ export const SPLIT_STORAGE_BUFFERS = 16;
 /** Bytes per element of the arrays bound per query window: points, core2, cand, pointBound. */
 const queryStrides = (dim: number) => [4 * dim, 4, 8, 4];
 /** … and per tree window: links, boxes, childLabel, minCore2, ranges, points, core2. */
-const treeStrides = (dim: number) => [16, 8 * dim, 8, 8, 4, 4 * dim, 4];
+const treeStrides = (dim: number, boxes: BoxFormat) => [16, 4 * boxRecordWords(dim, boxes), 8, 8, 4, 4 * dim, 4];
 
 /** How the split traversal cuts n points (maxElements: a smaller cap on a window, for tests and A/B runs). */
 export interface SplitWindows {
@@ -63,10 +63,11 @@ export function splitWindows(
   n: number,
   dim: number,
   maxElements = Number.POSITIVE_INFINITY,
+  boxes: BoxFormat = 'f32',
 ): SplitWindows {
   return {
     queries: windows(limits, n, queryStrides(dim), maxElements),
-    trees: windows(limits, n, treeStrides(dim), maxElements),
+    trees: windows(limits, n, treeStrides(dim, boxes), maxElements),
   };
 }
 
@@ -185,9 +186,14 @@ export class SplitTraversal {
     private readonly active: Kernel<typeof ACTIVE, typeof WIN>,
     /** One count of searching points per query window (emst/split_active.wgsl). */
     private readonly counts: GPUBuffer,
-    /** ROOT_STRIDE words per tree window (emst/subtree_roots.wgsl; tests read it). */
+    /**
+     * ROOT_STRIDE words per tree window (emst/subtree_roots.wgsl; tests read it), then room for the u16 boxes' frame
+     * (2·dim words, copied there by encodeRoots: a window of box records does not reach it).
+     */
     readonly roots: GPUBuffer,
     private readonly maxN: number,
+    /** The box format of the BVHs it traverses (bvh/layout.ts). */
+    readonly boxes: BoxFormat,
   ) {}
 
   /**
@@ -200,6 +206,7 @@ export class SplitTraversal {
     dim: number,
     periodic: boolean,
     maxElements?: number,
+    boxes: BoxFormat = 'f32',
   ): Promise<SplitTraversal> {
     const stage = ctx.limits.maxStorageBuffersPerShaderStage;
     if (stage < SPLIT_STORAGE_BUFFERS) {
@@ -223,9 +230,14 @@ export class SplitTraversal {
         entry: 'main',
         ...SEARCH,
         workgroupSize: 32,
-        // Box records through bvh/boxget.wgsl, in the f32 format (encodeRoots refuses any other).
+        // Box records through bvh/boxget.wgsl, in the BVH's format (u16: the frame after the roots).
         include: [...include, 'bvh/boxget'],
-        constants: { D: dim, PERIODIC: periodic ? 1 : 0, BOX16: 0, BOXW: boxRecordWords(dim, 'f32') },
+        constants: {
+          D: dim,
+          PERIODIC: periodic ? 1 : 0,
+          BOX16: boxes === 'u16' ? 1 : 0,
+          BOXW: boxRecordWords(dim, boxes),
+        },
       }),
       ctx.kernel({
         label: 'emst::split_active',
@@ -238,8 +250,8 @@ export class SplitTraversal {
         constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
       }),
     ]);
-    const shape = splitWindows(ctx.limits, Math.max(maxN, 1), dim, maxElements);
-    const roots = ctx.createBuffer('emst::subtreeRoots', 4 * ROOT_STRIDE * Math.max(shape.trees.length, 1));
+    const shape = splitWindows(ctx.limits, Math.max(maxN, 1), dim, maxElements, boxes);
+    const roots = ctx.createBuffer('emst::subtreeRoots', 4 * ROOT_STRIDE * Math.max(shape.trees.length, 1) + 8 * dim);
     const counts = ctx.createBuffer('emst::splitCounts', 16 * Math.ceil(Math.max(shape.queries.length, 1) / 4));
     return new SplitTraversal(
       ctx,
@@ -251,6 +263,7 @@ export class SplitTraversal {
       counts,
       roots,
       maxN,
+      boxes,
     );
   }
 
@@ -261,18 +274,24 @@ export class SplitTraversal {
 
   /** The windows of n points. */
   windows(n: number): SplitWindows {
-    return splitWindows(this.ctx.limits, n, this.dim, this.maxElements);
+    return splitWindows(this.ctx.limits, n, this.dim, this.maxElements, this.boxes);
   }
 
   /** Records the roots pass of a BVH of n ≥ 2 points (once per run, after the build). */
   encodeRoots(rec: Recorder, bvh: BvhBuffers, n: number): void {
     this.checkN(n);
-    // nearest_split.wgsl binds windows of box records, which do not reach the u16 format's frame (bvh/layout.ts).
-    if (bvh.boxFormat !== 'f32')
-      throw new InputError(`emst: the split traversal reads f32 boxes, got ${bvh.boxFormat}.`);
+    if (bvh.boxFormat !== this.boxes) {
+      throw new InputError(`emst: the split traversal was made for ${this.boxes} boxes, got ${bvh.boxFormat}.`);
+    }
     const { trees } = this.windows(n);
     const step = trees[0].count;
     rec.clear(this.roots, 0, 4 * ROOT_STRIDE * trees.length);
+    // u16 boxes: the frame (bvh/layout.ts, after the last record) after the roots, where nearest_split.wgsl reads it
+    // (its windows of box records do not reach it).
+    if (this.boxes === 'u16') {
+      const frame = 4 * boxRecordWords(this.dim, 'u16') * boxRecords(n);
+      rec.copy(bvh.boxes, frame, this.roots, 4 * ROOT_STRIDE * trees.length, 8 * this.dim);
+    }
     for (const w of trees) {
       // The window's internal nodes [first, min(end, n − 1)): none in a last window of leaf n − 1 alone.
       const nodes = { first: w.first, count: Math.min(w.first + w.count, n - 1) - w.first };
@@ -343,8 +362,8 @@ export class SplitTraversal {
             core2T: core(t),
             links: windowBinding(limits, a.bvh.links, 16, t),
             boxes: boxes
-              ? windowBinding(limits, a.bvh.boxes, 8 * dim, boxes)
-              : { buffer: a.bvh.boxes, offset: 0, size: 8 * dim },
+              ? windowBinding(limits, a.bvh.boxes, 4 * boxRecordWords(dim, this.boxes), boxes)
+              : { buffer: a.bvh.boxes, offset: 0, size: 4 * boxRecordWords(dim, this.boxes) },
             childLabel: windowBinding(limits, a.childLabel, 8, t),
             minCore2: a.mr ? windowBinding(limits, a.minCore2, 8, t) : a.minCore2,
             order: a.bvh.order,

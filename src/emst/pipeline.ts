@@ -139,8 +139,8 @@ export class GpuEmst {
       source = null;
     // Every part's kernels start compiling at once and are awaited together (issue 17 §5); Euclidean runs compile
     // no k-NN, gather or mutual-reachability kernels.
-    // The box format (bvh/layout.ts): f32 wherever the split traversal may run, else u16 in up to 3D by default.
-    const boxes = boxFormatFor(dim, { split: splitBvh || split !== undefined });
+    // The box format (bvh/layout.ts): u16 in up to 3D by default.
+    const boxes = boxFormatFor(dim);
     const bvh = allocateBvh(ctx, maxN, dim, { inPlace, split: splitBvh, boxes });
     const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
     const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;

@@ -74,10 +74,7 @@ export interface KnnSearcherOptions {
   boxPartRecords?: number;
   /** Output rows per window (tests: several windows with few points); default: a binding's worth. */
   maxWindow?: number;
-  /**
-   * The box format of the BVHs it will search (bvh/layout.ts). Default: where maxCount is given, the one
-   * buildSearchBvh builds for that many points; else boxFormatFor(dim).
-   */
+  /** The box format of the BVHs it will search (bvh/layout.ts; default boxFormatFor(dim), as every BVH has). */
   boxes?: BoxFormat;
 }
 
@@ -185,8 +182,7 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
   let kmax = 1;
   while (kmax < Math.min(k, KNN_PASS)) kmax *= 2;
   const limits = ctx.limits;
-  const format =
-    options.boxes ?? (options.maxCount !== undefined ? searchBoxFormat(ctx, options.maxCount, dim) : boxFormatFor(dim));
+  const format = boxFormatFor(dim, { given: options.boxes });
   const perPart =
     options.partElements ?? (options.boxPartRecords && options.boxPartRecords * boxRecordWords(dim, format));
   const rowWords = output === 'all' ? Math.min(k, KNN_PASS) : 1;
@@ -432,11 +428,6 @@ export async function buildSearchBvh(ctx: GpuContext, points: Float32Array, n: n
 function searchSplits(ctx: GpuContext, n: number, dim: number): boolean {
   const binding = ctx.limits.maxStorageBufferBindingSize;
   return Math.max(16, 4 * dim) * n > binding || 4 * boxWords(dim) * boxRecords(n) > binding;
-}
-
-/** The box format buildSearchBvh gives the BVH of n points (f32 where it splits). */
-function searchBoxFormat(ctx: GpuContext, n: number, dim: number): BoxFormat {
-  return boxFormatFor(dim, { split: searchSplits(ctx, n, dim) });
 }
 
 /** Runs `fn` with the given context, or with a fresh one that is destroyed afterwards. */

@@ -114,18 +114,17 @@ describe('u16 boxes (box.cpu.ts)', () => {
     }
   });
 
-  it('boxFormatFor: u16 up to 3D, f32 above and for split BVHs; TREELINE_BVH_BOXES picks one, else an error', () => {
+  it('boxFormatFor: u16 up to 3D, f32 above; TREELINE_BVH_BOXES picks one, else an error', () => {
     const saved = process.env.TREELINE_BVH_BOXES;
     try {
       delete process.env.TREELINE_BVH_BOXES;
       expect([1, 2, 3, 4, 16].map((d) => boxFormatFor(d))).toEqual(['u16', 'u16', 'u16', 'f32', 'f32']);
-      expect(boxFormatFor(3, { split: true })).toBe('f32');
       expect(boxFormatFor(8, { given: 'u16' })).toBe('u16');
       process.env.TREELINE_BVH_BOXES = 'f32';
       expect(boxFormatFor(3)).toBe('f32');
       process.env.TREELINE_BVH_BOXES = 'u16';
       expect(boxFormatFor(8)).toBe('u16');
-      expect(boxFormatFor(2, { split: true })).toBe('f32');
+      expect(boxFormatFor(2, { given: 'f32' })).toBe('f32');
       process.env.TREELINE_BVH_BOXES = 'half';
       expect(() => boxFormatFor(3)).toThrow(/TREELINE_BVH_BOXES: expected f32 or u16, got 'half'/);
     } finally {

@@ -49,8 +49,7 @@ async function search(
   const width = output === 'all' ? k : 1;
   const builder = await createBvhBuilder(c, { maxCount: SMALL, dim, split: true });
   const bvh = allocateBvh(c, SMALL, dim, { split: true });
-  // A split BVH keeps f32 boxes (bvh/layout.ts, boxFormatFor).
-  const searcher = await createKnnSearcher(c, { dim, maxCount: SMALL, boxes: 'f32', ...options });
+  const searcher = await createKnnSearcher(c, { dim, maxCount: SMALL, ...options });
   const input = c.upload('test::points', pts.length ? pts : new Float32Array(dim));
   const outI = c.createBuffer('test::indices', 4 * Math.max(n * width, 1));
   const outD = c.createBuffer('test::d2', 4 * Math.max(n * width, 1));
