@@ -234,7 +234,7 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
   // Per-point arrays are the worker's scratch (scratch.ts: no fresh pages per task).
   const n = np + nq;
   const words = (n + 31) >>> 5;
-  const inP = scratch.u32('pair.inP', words, true).fill(0);
+  const inP = scratch.u32('pair.inP', words, true);
   const unionIds = scratch.u32('pair.ids', n);
   const scaled = scratch.f32('pair.points', n * dim);
   const core2 = mr ? new Float32Array(n) : null;
@@ -243,23 +243,40 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
   const qIds = q === null ? pIds : q.ids;
   const pPts = p.points;
   const qPts = q === null ? pPts : q.points;
+  // One pass, the bits gathered a word at a time, 3D unrolled (1.5× the per-bit, per-axis loop on this machine).
   let a = 0;
   let b = 0;
-  for (let r = 0; r < n; r++) {
+  let word = 0;
+  for (let r = 0, o = 0; r < n; r++, o += dim) {
     // Scaled by 2^exponent as PartitionIndex scales (exact).
     if (b >= nq || (a < np && pIds[a] < qIds[b])) {
-      inP[r >>> 5] |= 1 << (r & 31);
+      word |= 1 << (r & 31);
       unionIds[r] = pIds[a];
-      for (let d = 0, o = a * dim, w = r * dim; d < dim; d++) scaled[w + d] = pPts[o + d] * f;
+      const i = a * dim;
+      if (dim === 3) {
+        scaled[o] = pPts[i] * f;
+        scaled[o + 1] = pPts[i + 1] * f;
+        scaled[o + 2] = pPts[i + 2] * f;
+      } else for (let d = 0; d < dim; d++) scaled[o + d] = pPts[i + d] * f;
       if (core2 !== null) core2[r] = core2p![a];
       a++;
     } else {
       unionIds[r] = qIds[b];
-      for (let d = 0, o = b * dim, w = r * dim; d < dim; d++) scaled[w + d] = qPts[o + d] * f;
+      const i = b * dim;
+      if (dim === 3) {
+        scaled[o] = qPts[i] * f;
+        scaled[o + 1] = qPts[i + 1] * f;
+        scaled[o + 2] = qPts[i + 2] * f;
+      } else for (let d = 0; d < dim; d++) scaled[o + d] = qPts[i + d] * f;
       if (core2 !== null) core2[r] = core2q![b];
       b++;
     }
+    if ((r & 31) === 31) {
+      inP[r >>> 5] = word;
+      word = 0;
+    }
   }
+  if ((n & 31) !== 0) inP[n >>> 5] = word;
   const t0 = performance.now();
   const tree =
     n < 2
