@@ -25,7 +25,9 @@ let t = performance.now();
 const points = generate('normal', { n, dim: 3, seed: 20 });
 console.log(`generate: ${n} normal 3D points in ${(performance.now() - t).toFixed(0)} ms`);
 t = performance.now();
-const data = await partitionPointsThreaded(points, 3, k);
+const { resolveThreads } = await import(at('host/threads.js'));
+// As the coordinator splits (coordinator.ts: up to 16 threads).
+const data = await partitionPointsThreaded(points, 3, k, { threads: await resolveThreads(undefined, n, 16) });
 const infos = data.map((d) => partitionInfo(d, { cells: false }));
 const partitionMs = performance.now() - t;
 

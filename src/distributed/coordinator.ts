@@ -26,6 +26,7 @@ import { NatsJobs, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
 import { partitionInfo } from './partition.js';
 import { partitionPointsThreaded } from './partition.threads.js';
+import { resolveThreads } from '../host/threads.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
   PartitionData,
@@ -208,7 +209,9 @@ export async function emstOnNats(
     } else {
       options.onProgress?.(0, 'partition');
       // On the host's worker threads from 10^6 points (partition.threads.ts; the same partitions as partitionPoints).
-      const data: (PartitionData | null)[] = await partitionPointsThreaded(points, dim, k);
+      // Up to 16 threads (the library's default stops at 8): the split is the coordinator's own time before any task.
+      const threads = await resolveThreads(undefined, points.length / dim, 16);
+      const data: (PartitionData | null)[] = await partitionPointsThreaded(points, dim, k, { threads });
       // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
       const infos = data.map((d) => partitionInfo(d!, { cells }));
