@@ -52,12 +52,12 @@ import { checkSubtreeRoots } from './splitroots.js';
  * `before` hook; as upper bounds). readEdges' sort uses the candidates, the changes and that same sorter scratch,
  * after the run.
  *
- * GpuEmst's GPU memory per point in 3D with this sharing, an in-place build (the sorted points are the input's
- * buffer: pipeline.ts `inPlace`, issue 19) and u16 boxes (bvh/layout.ts, "Box formats"), 96.5 bytes beyond the
- * input (108.5 with f32 boxes, TREELINE_BVH_BOXES=f32; 12 more with a sorted copy):
+ * GpuEmst's GPU memory per point in 3D with this sharing and an in-place build (the sorted points are the input's
+ * buffer: pipeline.ts `inPlace`, issue 19), 108.5 bytes beyond the input (96.5 with the opt-in u16 boxes,
+ * TREELINE_BVH_BOXES=u16, bvh/layout.ts "Box formats"; 12 more with a sorted copy):
  *
- *   BVH      boxes 12 (n − 1 internal boxes of 3 u32 words; f32: 24), links 16, codes 8 (= childLabel),
- *            parents 8 (= candidates), ranges 4 (one end of each, bvh/layout.ts), order 4                       52
+ *   BVH      boxes 24 (n − 1 internal boxes, f32; u16: 12), links 16, codes 8 (= childLabel),
+ *            parents 8 (= candidates), ranges 4 (one end of each, bvh/layout.ts), order 4                       64
  *   sorter   scratch 12 (= best 8 + pointBound 4), digit table 0.5                                           12.5
  *   Borůvka  edges 12, label 4, changes 4 (= active list), upper bounds 4, bestMax 4, union-find 4             32
  *   rest     scan partial sums, uniforms, counters                                                           ~0.05

@@ -114,11 +114,11 @@ describe('u16 boxes (box.cpu.ts)', () => {
     }
   });
 
-  it('boxFormatFor: u16 up to 3D, f32 above; TREELINE_BVH_BOXES picks one, else an error', () => {
+  it('boxFormatFor: f32 by default (DEFAULT_BOXES); TREELINE_BVH_BOXES picks one, else an error', () => {
     const saved = process.env.TREELINE_BVH_BOXES;
     try {
       delete process.env.TREELINE_BVH_BOXES;
-      expect([1, 2, 3, 4, 16].map((d) => boxFormatFor(d))).toEqual(['u16', 'u16', 'u16', 'f32', 'f32']);
+      expect([1, 2, 3, 4, 16].map((d) => boxFormatFor(d))).toEqual(['f32', 'f32', 'f32', 'f32', 'f32']);
       expect(boxFormatFor(8, { given: 'u16' })).toBe('u16');
       process.env.TREELINE_BVH_BOXES = 'f32';
       expect(boxFormatFor(3)).toBe('f32');

@@ -37,13 +37,8 @@ describe('TREELINE_MAX_BINDING_BYTES', () => {
 
 describe('capacity(limits, task, dim)', () => {
   it('issue 19: the EMST binds split arrays (Borůvka in subtree windows and parts): capped by the BVH build’s parts, or its labels', () => {
-    // As knn (below; the mutual reachability's core distances): the search's 16 bindings in 3D, the refit's in 2D —
-    // issue 19's Must of 4·10^8 3D points (u16 boxes, one end of each range: 4.03·10^8 with f32 boxes and pairs).
-    expect(capacity(H100, { kind: 'emst' }, 3)).toEqual({
-      maxPoints: 536870848,
-      limitedBy: 'knn::search',
-      parts: true,
-    });
+    // As knn's build (below): the refit's 16 bindings in 3D, Karras's in 2D — issue 19's Must of 4·10^8 3D points.
+    expect(capacity(H100, { kind: 'emst' }, 3)).toEqual({ maxPoints: 447392374, limitedBy: 'bvh::refit', parts: true });
     expect(capacity(H100, { kind: 'emst' }, 3).maxPoints).toBeGreaterThan(4e8);
     // 2D: Karras's parts and the refit's both fill the stage at the same n (the refit, listed first, is named).
     expect(capacity(H100, { kind: 'emst' }, 2)).toEqual({
@@ -52,8 +47,8 @@ describe('capacity(limits, task, dim)', () => {
       parts: true,
     });
     const at = { ...H100, maxStorageBufferBindingSize: 1048576 };
-    // The labels (4 bytes for each of n + 2 words, bound whole) bind first: 262,142 points, in 2D and 3D.
-    expect(capacity(at, { kind: 'emst' }, 3)).toEqual({ maxPoints: 262142, limitedBy: 'emst::label' });
+    expect(capacity(at, { kind: 'emst' }, 3)).toEqual({ maxPoints: 218454, limitedBy: 'bvh::refit', parts: true });
+    // In 2D the labels (4 bytes for each of n + 2 words, bound whole) bind first: 262,142 points.
     expect(capacity(at, { kind: 'emst' }, 2)).toEqual({ maxPoints: 262142, limitedBy: 'emst::label' });
     // mstStats still binds the links whole.
     expect(capacity(at, { kind: 'mstStats' }, 3).maxPoints).toBe(65536);
@@ -68,27 +63,20 @@ describe('capacity(limits, task, dim)', () => {
 
   it('issue 19: where the traversal runs lean (fewer than 15 buffers a stage) the boxes sit in one binding', () => {
     const lean = { ...H100, maxStorageBuffersPerShaderStage: 10 };
-    // 12-byte 3D box records (u16 boxes, bvh/layout.ts), 64 records to a part's alignment, one record per internal
-    // node (n − 1) and two for the frame; but the 16-byte links fit one binding first.
-    const records = Math.floor((2 ** 31 - 4) / 12 / 64) * 64;
-    expect(records - 1).toBeGreaterThan((2 ** 31 - 4) / 16);
+    // 24-byte 3D box records (the default f32 boxes, bvh/layout.ts), 32 records to a part's alignment, one record per
+    // internal node (n − 1).
+    const records = Math.floor((2 ** 31 - 4) / 24 / 32) * 32;
     // … and the split traversal's 15 cannot bind: the arrays whole, as before issue 19.
-    expect(capacity(lean, { kind: 'emst' }, 3)).toEqual({
-      maxPoints: Math.floor((2 ** 31 - 4) / 16),
-      limitedBy: 'bvh::links',
-    });
-    // In 4D (f32 boxes, 32-byte records, 32 to a part's alignment) the boxes bind first.
-    const records4 = Math.floor((2 ** 31 - 4) / 32 / 32) * 32;
-    expect(capacity(lean, { kind: 'emst' }, 4)).toEqual({ maxPoints: records4 + 1, limitedBy: 'bvh::boxes' });
+    expect(capacity(lean, { kind: 'emst' }, 3)).toEqual({ maxPoints: records + 1, limitedBy: 'bvh::boxes' });
   });
 
   it('issue 19: knn() binds its arrays in parts, capped by the stage’s bindings whatever k', () => {
     const L = 1048576;
     const at = { ...H100, maxStorageBufferBindingSize: L };
-    // The search's parts in 3D at 262,144 points: points 3, order 1, links 4, u16 boxes 4 (bvh/layout.ts: the frame's
-    // two records spill into a fourth) and its 2 outputs = 14; one point more: 17 (the refit: 15, then 19).
+    // The refit's parts in 3D at 218,454 points: sorted points 3, order 1, parents 2, links 4, boxes 5 (split BVHs keep
+    // f32 boxes), ranges 1 (one end of each: bvh/layout.ts) = 16 bindings; one point more puts the boxes in a sixth.
     for (const k of [2, 64]) {
-      expect(capacity(at, { kind: 'knn', k }, 3)).toEqual({ maxPoints: 262144, limitedBy: 'knn::search', parts: true });
+      expect(capacity(at, { kind: 'knn', k }, 3)).toEqual({ maxPoints: 218454, limitedBy: 'bvh::refit', parts: true });
     }
     // The refit's in 2D at 262,144: sorted points 2, order 1, parents 2, links 4, boxes 4, ranges 1 = 14 (Karras's 13);
     // one more point: 19.
@@ -130,14 +118,13 @@ describe('capacity(limits, task, dim)', () => {
     expect(() => checkCapacity(H100, 2 ** 27, 2, { kind: 'mstStats' })).toThrow(
       /^mstStats on the GPU takes at most 134217727 points in 2 dimensions on this device, got 134217728: its bvh::links array must fit one 2147483644-byte storage binding; use backend 'cpu'\.$/,
     );
-    // A split task: the kernel whose parts fill the stage, or the array still bound whole.
-    expect(() => checkCapacity(at, 262144, 3, { kind: 'knn', k: 8 }, 2 ** 31 - 4)).not.toThrow();
-    expect(() => checkCapacity(at, 262145, 3, { kind: 'knn', k: 8 }, 2 ** 31 - 4)).toThrow(
-      'knn (k = 8) on the GPU takes at most 262144 points in 3 dimensions on this device, got 262145: its knn::search kernel ' +
+    // A split EMST: the kernel whose parts fill the stage, or the array still bound whole.
+    expect(() => checkCapacity(at, 218454, 3, { kind: 'emst' }, 2 ** 31 - 4)).not.toThrow();
+    expect(() => checkCapacity(at, 218455, 3, { kind: 'emst' }, 2 ** 31 - 4)).toThrow(
+      'emst on the GPU takes at most 218454 points in 3 dimensions on this device, got 218455: its bvh::refit kernel ' +
         'binds its arrays in parts of one 1048576-byte storage binding (TREELINE_MAX_BINDING_BYTES; the device binds ' +
         "2147483644), at most 16 a stage; use backend 'cpu'.",
     );
-    expect(() => checkCapacity(at, 262142, 3, { kind: 'emst' }, 2 ** 31 - 4)).not.toThrow();
     expect(() => checkCapacity(at, 262143, 2, { kind: 'emst' }, 2 ** 31 - 4)).toThrow(
       /got 262143: its emst::label array must fit one 1048576-byte storage binding/,
     );
@@ -149,7 +136,7 @@ describe('capacity(limits, task, dim)', () => {
 });
 
 describe('emstPeakBytesPerPoint(dim, options)', () => {
-  it("issue 19: the EMST's peak beyond the input — 3D 108.5 in place with f32 boxes (120.5 with a sorted copy), 2D 100.5, +12 with mutual reachability; u16 boxes 4·dim less: 3D 96.5", () => {
+  it("issue 19: the EMST's peak beyond the input — 3D 108.5 in place with f32 boxes, the default (120.5 with a sorted copy), 2D 100.5, +12 with mutual reachability; u16 boxes 4·dim less: 3D 96.5", () => {
     const f32 = { boxes: 'f32' } as const;
     expect(emstPeakBytesPerPoint(3, f32)).toBe(108.5);
     expect(emstPeakBytesPerPoint(3, { ...f32, inPlace: false })).toBe(120.5);
@@ -159,14 +146,14 @@ describe('emstPeakBytesPerPoint(dim, options)', () => {
     // The boxes (8·dim) and, with a sorted copy, the sorted points (4·dim) grow with the dimension; the rest does not.
     expect(emstPeakBytesPerPoint(16, f32) - emstPeakBytesPerPoint(3, f32)).toBe(8 * 13);
     expect(emstPeakBytesPerPoint(16, { ...f32, inPlace: false }) - emstPeakBytesPerPoint(16, f32)).toBe(4 * 16);
-    // u16 boxes (bvh/layout.ts: the default up to 3D): 4·dim bytes a point instead of 8·dim.
+    // u16 boxes (bvh/layout.ts, opt-in: TREELINE_BVH_BOXES=u16): 4·dim bytes a point instead of 8·dim.
     for (const dim of [1, 2, 3, 16]) {
       expect(emstPeakBytesPerPoint(dim, f32) - emstPeakBytesPerPoint(dim, { boxes: 'u16' })).toBe(4 * dim);
     }
-    // Issue 19's Must (≤ 100 in 3D): the default.
+    // Issue 19's Must (≤ 100 in 3D) holds with u16 boxes only; the default is f32 (outliers: layout.ts DEFAULT_BOXES).
     expect(emstPeakBytesPerPoint(3, { boxes: 'u16' })).toBe(96.5);
-    expect(emstPeakBytesPerPoint(3)).toBe(96.5);
-    expect(emstPeakBytesPerPoint(2)).toBe(92.5);
+    expect(emstPeakBytesPerPoint(3)).toBe(108.5);
+    expect(emstPeakBytesPerPoint(2)).toBe(100.5);
   });
 });
 

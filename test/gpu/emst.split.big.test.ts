@@ -1,8 +1,8 @@
 /**
  * (Euclidean; mutual reachability in emst.split.mr.test.ts, to keep each file under a minute on lavapipe.) Issue 19's
  * acceptance on lavapipe: with the binding limit lowered to 1 MiB (TREELINE_MAX_BINDING_BYTES, here the
- * context option), emst() of 200,000 3D points (that limit takes up to 262,142, where the labels bound whole fill one
- * binding: capacity.ts; 196,608 before u16 boxes and one-end ranges shrank the BVH build's parts) and of 200,000 2D points — Euclidean and mutual reachability (minSamples 5) — gives
+ * context option), emst() of 200,000 3D points (that limit takes up to 218,454: the BVH refit's parts fill the stage's
+ * 16 storage buffers, capacity.ts; 196,608 before the ranges kept one end) and of 200,000 2D points — Euclidean and mutual reachability (minSamples 5) — gives
  * exactly the edges of the unsplit path (the device's own limit, where every array fits one binding). At 1 MiB every
  * BVH array and Borůvka's 8- and 12-byte arrays exceed one binding: the build binds them in parts, Borůvka's
  * traversal in subtree windows (nearestsplit.ts) and its rounds in windows and parts (roundsplit.ts).

@@ -1,7 +1,7 @@
 /**
  * Issue 19's acceptance on lavapipe, mutual reachability (the Euclidean cases are emst.split.big.test.ts; apart to
  * keep each file under a minute): with the binding limit lowered to 1 MiB, emst() with minSamples 5 of 200,000 3D
- * points (that limit takes up to 262,142, where the labels bound whole fill one binding: capacity.ts) gives
+ * points (that limit takes up to 218,454: the BVH refit's parts fill the stage's 16 storage buffers, capacity.ts) gives
  * exactly the unsplit path's edges (the device's own limit). Beyond emst.split.big.test.ts's arrays, the k-NN's core
  * distances (parts) and the mutual-reachability prelude's climb (parents and minCore2 in parts, roundsplit.ts) split.
  */
