@@ -10,6 +10,7 @@
  *   cluster/pointResults.threads.ts cluster-points  a range of the labelling pass
  *   distributed/partition.threads.ts partition-*   the coordinator's split of the points into partitions
  *   distributed/tasks.threads.ts pair-*, forest-*   a worker's 'pair' and 'forest' tasks' per-edge passes
+ *   distributed/merge.threads.ts merge-range       the coordinator's last merge of method 'pairs'
  *
  * It sits above every folder it dispatches to, so no folder imports another's worker code. Node only: never
  * imported by the library's entry points.
@@ -20,6 +21,7 @@ import { linkageJobs } from './cluster/linkage.threads.js';
 import { pointResultsJobs } from './cluster/pointResults.threads.js';
 import { partitionJobs } from './distributed/partition.threads.js';
 import { taskJobs } from './distributed/tasks.threads.js';
+import { mergeJobs } from './distributed/merge.threads.js';
 import { boruvkaJobs } from './emst/boruvka.threads.js';
 import { neighbourJobs } from './emst/neighbours.threads.js';
 import { hostJobs } from './host/buffers.js';
@@ -40,6 +42,7 @@ const tables: JobTable[] = [
   pointResultsJobs,
   partitionJobs,
   taskJobs,
+  mergeJobs,
 ];
 const jobs = new Map<string, (message: { kind: string; id: number }) => WorkerReply | void>();
 for (const table of tables) {

@@ -166,7 +166,10 @@ export class NatsJobs {
         await this.js.publish(taskSubject(this.run), body, { msgID: `${this.run}.${id}` });
         inline = await promise;
       }
-      const stored = inline ? decodeTaskMessage(inline) : await getMessage(this.store, resultObject(id));
+      // Results read into shared memory: the 'pairs' merge runs on the coordinator's threads over them.
+      const stored = inline
+        ? decodeTaskMessage(inline)
+        : await getMessage(this.store, resultObject(id), { shared: true });
       if (stored === null) throw new Error(`task ${id}'s result vanished from run ${this.run}'s object store.`);
       const outcome = messageOutcome(stored);
       if ('error' in outcome)

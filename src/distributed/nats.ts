@@ -238,10 +238,16 @@ const encodeBuffers: Uint8Array[] = [];
  * One read at a time per process: two object-store reads at once on one connection (each an ordered push consumer
  * with flow control) stalled for 60–150 s in 5 of 6 tries at 200–400 MB on loopback (session 11; one at a time never
  * did) — and a worker read its task's partition, the partner and a prefetch at once. The chunks go straight into one
- * array of the object's size (getBlob gathered them, then copied them into a second array).
+ * array of the object's size (getBlob gathered them, then copied them into a second array). `shared`: that array is
+ * a SharedArrayBuffer's (the coordinator's task results: its threaded merge reads them; never hand such arrays to the
+ * GPU — Dawn's upload of one crashed the process on lavapipe).
  */
-export function getMessage(os: ObjectStore, name: string): Promise<TaskMessage | null> {
-  const read = reads.then(() => readMessage(os, name));
+export function getMessage(
+  os: ObjectStore,
+  name: string,
+  options: { shared?: boolean } = {},
+): Promise<TaskMessage | null> {
+  const read = reads.then(() => readMessage(os, name, options.shared === true));
   reads = read.then(
     () => undefined,
     () => undefined,
@@ -252,10 +258,10 @@ export function getMessage(os: ObjectStore, name: string): Promise<TaskMessage |
 /** The tail of this process' object-store reads (getMessage). */
 let reads: Promise<void> = Promise.resolve();
 
-async function readMessage(os: ObjectStore, name: string): Promise<TaskMessage | null> {
+async function readMessage(os: ObjectStore, name: string, shared: boolean): Promise<TaskMessage | null> {
   const r = await os.get(name);
   if (r === null) return null;
-  const out = new Uint8Array(r.info.size);
+  const out = new Uint8Array(shared ? new SharedArrayBuffer(r.info.size) : new ArrayBuffer(r.info.size));
   const reader = r.data.getReader();
   let at = 0;
   for (;;) {

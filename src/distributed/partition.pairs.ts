@@ -32,7 +32,8 @@
 import type { PartitionRun } from './partition.run.js';
 import type { TaskMessage } from './types.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
-import { orderFromKeyOrder } from './partition.emst.js';
+import { mergeRange, mergeToTreeThreaded } from './merge.threads.js';
+import { resolveThreads } from '../host/threads.js';
 import type { Task } from './partition.run.js';
 
 /**
@@ -205,7 +206,8 @@ export async function pairsEmst(
     const labels = run.reply(reply, 'label', Uint32Array, terminals.length);
     for (let i = 0; i < terminals.length; i++) labelOf[terminals[i]] = labels[i] + 1;
     safeLists.push(safe);
-    if (++arrived < live.length) {
+    // Lists in shared memory (read so from NATS) are merged at the end on threads (mergeLists), not here.
+    if (++arrived < live.length && !shared(safe)) {
       // Like a binary counter: the newest list merges with the one before while it is about as long, so each edge
       // moves O(log k) times (merging every arrival into one growing list moved ~k/2 times: 9·10^8 moves at 2·10^8).
       const s0 = performance.now();
@@ -271,13 +273,20 @@ export async function pairsEmst(
     );
   }
   const t1 = performance.now();
-  const picked = chosen.subarray(0, count);
-  safeLists.push({
-    lo: Uint32Array.from(picked, (e) => candidates.lo[e]),
-    hi: Uint32Array.from(picked, (e) => candidates.hi[e]),
-    keys: Float32Array.from(picked, (e) => candidates.keys[e]),
-  });
-  const tree = mergeToTree(safeLists, out);
+  // The picked edges in shared memory too (the threaded merge wants every list there).
+  const pickedList = {
+    lo: new Uint32Array(new SharedArrayBuffer(4 * count)),
+    hi: new Uint32Array(new SharedArrayBuffer(4 * count)),
+    keys: new Float32Array(new SharedArrayBuffer(4 * count)),
+  };
+  for (let i = 0; i < count; i++) {
+    const e = chosen[i];
+    pickedList.lo[i] = candidates.lo[e];
+    pickedList.hi[i] = candidates.hi[e];
+    pickedList.keys[i] = candidates.keys[e];
+  }
+  safeLists.push(pickedList);
+  const tree = await mergeLists(safeLists, out);
   run.timings['distributed::kruskal'] = t1 - t0;
   run.timings['distributed::merge'] = performance.now() - t1;
   run.stats.contracted = safeCount;
@@ -547,90 +556,52 @@ export function mergeToTree(lists: SortedEdges[], into?: EdgeList): EdgeList {
   let m = 0;
   for (const l of ls) m += l.keys.length;
   const fits = into !== undefined && into.weights.length === m;
-  const sources = fits ? into.sources : new Uint32Array(m);
-  const targets = fits ? into.targets : new Uint32Array(m);
-  const weights = fits ? into.weights : new Float32Array(m);
-  // Each list's head in small typed arrays (the scan over them stays monomorphic); a list refills its head only.
-  const L = ls.length;
-  const LO = ls.map((l) => l.lo);
-  const HI = ls.map((l) => l.hi);
-  const KEYS = ls.map((l) => l.keys);
-  const at = new Int32Array(L);
-  const headKey = new Float32Array(L);
-  const headLo = new Uint32Array(L);
-  const headHi = new Uint32Array(L);
-  const live = new Uint8Array(L);
-  for (let i = 0; i < L; i++) {
-    headKey[i] = KEYS[i][0];
-    headLo[i] = LO[i][0];
-    headHi[i] = HI[i][0];
-    live[i] = 1;
-  }
-  let runStart = 0;
-  let previous = -1;
-  for (let t = 0; t < m; t++) {
-    let best = -1;
-    let bk = 0;
-    let bl = 0;
-    let bh = 0;
-    for (let i = 0; i < L; i++) {
-      if (live[i] === 0) continue;
-      const k = headKey[i];
-      const lo = headLo[i];
-      if (best < 0 || k < bk || (k === bk && (lo < bl || (lo === bl && headHi[i] < bh)))) {
-        best = i;
-        bk = k;
-        bl = lo;
-        bh = headHi[i];
-      }
-    }
-    const p = ++at[best];
-    const keys = KEYS[best];
-    if (p < keys.length) {
-      headKey[best] = keys[p];
-      headLo[best] = LO[best][p];
-      headHi[best] = HI[best][p];
-    } else live[best] = 0;
-    const w = Math.fround(Math.sqrt(bk));
-    sources[t] = bl;
-    targets[t] = bh;
-    weights[t] = w;
-    if (w !== previous) {
-      if (t - runStart > 1) orderRun(sources, targets, weights, runStart, t);
-      runStart = t;
-      previous = w;
-    }
-  }
-  if (m - runStart > 1) orderRun(sources, targets, weights, runStart, m);
-  return { sources, targets, weights };
+  const out = fits ? into : { sources: new Uint32Array(m), targets: new Uint32Array(m), weights: new Float32Array(m) };
+  const keys = ls.map((l) => l.keys);
+  mergeRange(
+    { lo: ls.map((l) => l.lo), hi: ls.map((l) => l.hi), keys },
+    keys.map(() => 0),
+    keys.map((k) => k.length),
+    out,
+    0,
+  );
+  return out;
+}
+
+/** Whether a list's arrays are views of SharedArrayBuffers. */
+function shared(list: SortedEdges): boolean {
+  return [list.lo, list.hi, list.keys].every(
+    (a) => typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer,
+  );
 }
 
 /**
- * Edges [a, b) of equal weight, in canonical key order, put in (source, target) order as orderFromKeyOrder does: an
- * insertion sort for short runs (nearly all: runs are 2–4 edges where keys a few ulps apart share a weight), that
- * function on the slice for long ones.
+ * mergeToTree into `out`, on the coordinator's host threads (merge.threads.ts) where every list is in shared memory
+ * (the forests' results as NATS brings them: nats.ts getMessage `shared`) and there are 2^20 edges or more — through
+ * shared arrays, then copied into `out` (mapped while the forests computed) — else on this thread.
  */
-function orderRun(sources: Uint32Array, targets: Uint32Array, weights: Float32Array, a: number, b: number): void {
-  if (b - a > 32) {
-    orderFromKeyOrder({
-      sources: sources.subarray(a, b),
-      targets: targets.subarray(a, b),
-      weights: weights.subarray(a, b),
-    });
-    return;
-  }
-  for (let t = a + 1; t < b; t++) {
-    const s = sources[t];
-    const d = targets[t];
-    let u = t;
-    while (u > a && (sources[u - 1] > s || (sources[u - 1] === s && targets[u - 1] > d))) {
-      sources[u] = sources[u - 1];
-      targets[u] = targets[u - 1];
-      u--;
+async function mergeLists(lists: SortedEdges[], out: EdgeList): Promise<EdgeList> {
+  const ls = lists.filter((l) => l.keys.length > 0);
+  let m = 0;
+  for (const l of ls) m += l.keys.length;
+  if (m >= 1 << 20 && out.weights.length === m && ls.every(shared)) {
+    const threads = await resolveThreads(undefined, m, 16);
+    const temp = {
+      sources: new Uint32Array(new SharedArrayBuffer(4 * m)),
+      targets: new Uint32Array(new SharedArrayBuffer(4 * m)),
+      weights: new Float32Array(new SharedArrayBuffer(4 * m)),
+    };
+    const lo = ls.map((l) => l.lo);
+    const hi = ls.map((l) => l.hi);
+    const keys = ls.map((l) => l.keys);
+    if (await mergeToTreeThreaded({ lo, hi, keys }, temp, threads)) {
+      out.sources.set(temp.sources);
+      out.targets.set(temp.targets);
+      out.weights.set(temp.weights);
+      return out;
     }
-    sources[u] = s;
-    targets[u] = d;
   }
+  return mergeToTree(lists, out);
 }
 
 /**

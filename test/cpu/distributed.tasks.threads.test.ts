@@ -14,6 +14,8 @@ import {
   forestReplyThreaded,
   shared,
 } from '../../src/distributed/tasks.threads.js';
+import { mergeToTreeThreaded } from '../../src/distributed/merge.threads.js';
+import { mergeToTree } from '../../src/distributed/partition.pairs.js';
 import { mulberry32 } from '../helpers/random.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
@@ -83,6 +85,61 @@ describe('tasks.threads', () => {
           expect([...out.hi], what).toEqual([...wantHi]);
           expect([...out.keys], what).toEqual([...wantKeys]);
         }
+      }
+    }
+  });
+
+  it("the 'pairs' merge on 2–5 threads equals mergeToTree: ties, runs of equal weight across the cuts, a long run of weight 0", async () => {
+    const rand = mulberry32(2012);
+    for (const [m, lists, distinct] of [
+      [300_000, 5, 2000],
+      [200_000, 3, 100],
+      [150_000, 2, 1],
+    ] as const) {
+      // Distinct edges (lo, hi), keys from few values a few ulps apart (equal weights with unequal keys), dealt into
+      // lists (one lopsided), each in canonical order.
+      const all = Array.from({ length: m }, (_, e) => {
+        const lo = e;
+        const hi = e + 1 + Math.floor(rand() * 1000);
+        const key = distinct === 1 ? 0 : 1 + Math.floor(rand() * distinct) * 2 ** -23;
+        return [Math.fround(key), lo, hi] as [number, number, number];
+      });
+      const pieces = Array.from({ length: lists }, (_, c) =>
+        all.filter((_, e) => (c === 0 ? e % 7 === 0 : e % 7 !== 0 && e % (lists - 1) === c - 1)),
+      ).map((edges) => {
+        edges.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+        const toShared = <T extends Uint32Array | Float32Array>(
+          C: new (b: SharedArrayBuffer) => T,
+          f: (x: [number, number, number]) => number,
+        ) => {
+          const out = new C(new SharedArrayBuffer(4 * edges.length));
+          edges.forEach((x, i) => (out[i] = f(x)));
+          return out;
+        };
+        return {
+          lo: toShared(Uint32Array, (x) => x[1]),
+          hi: toShared(Uint32Array, (x) => x[2]),
+          keys: toShared(Float32Array, (x) => x[0]),
+        };
+      });
+      const want = mergeToTree(pieces);
+      for (const threads of [2, 3, 5]) {
+        const out = {
+          sources: new Uint32Array(new SharedArrayBuffer(4 * m)),
+          targets: new Uint32Array(new SharedArrayBuffer(4 * m)),
+          weights: new Float32Array(new SharedArrayBuffer(4 * m)),
+        };
+        const what = `m=${m} lists=${lists} distinct=${distinct} threads=${threads}`;
+        const lo = pieces.map((p) => p.lo);
+        const hi = pieces.map((p) => p.hi);
+        const keys = pieces.map((p) => p.keys);
+        // 2^16 edges a thread at least: 5 threads want 327,680 (the caller's merge then).
+        const ran = await mergeToTreeThreaded({ lo, hi, keys }, out, threads);
+        expect(ran, what).toBe(m >= threads << 16);
+        if (!ran) continue;
+        expect([...out.sources], what).toEqual([...want.sources]);
+        expect([...out.targets], what).toEqual([...want.targets]);
+        expect([...out.weights], what).toEqual([...want.weights]);
       }
     }
   });

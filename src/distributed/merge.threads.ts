@@ -1,0 +1,208 @@
+/**
+ * The 'pairs' method's last step (partition.pairs.ts, issue 20 session 11): sorted edge lists merged into emst()'s
+ * output — sources, targets and weights fround(√key) in (weight, source, target) order — on one thread (mergeToTree)
+ * or on the coordinator's host threads. On the H100 host the one-thread merge took 95 ns an edge at 5·10^7 (4.7 s:
+ * the largest of the coordinator's own steps after the last forest; ~19 s at 2·10^8).
+ *
+ *   merge-range   the lists' ranges [from[i], to[i]) merged into the output from `at` on (mergeRange)
+ *
+ * The threaded merge cuts the canonical (key, lo, hi) order at splitters taken from the longest list; each thread
+ * merges the lists' pieces between two splitters (no edge is in two lists, so the cuts agree), and the runs of equal
+ * weight that a cut splits are put in order afterwards. Its arrays must be views of SharedArrayBuffers (the coordinator
+ * reads the forests' results into such: nats.ts getMessage `shared`).
+ */
+import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
+import type { EdgeList } from '../emst/edges.cpu.js';
+
+/** Sorted lists in canonical (key, lo, hi) order, as parallel arrays of arrays. */
+export interface EdgeLists {
+  lo: Uint32Array[];
+  hi: Uint32Array[];
+  keys: Float32Array[];
+}
+
+/**
+ * Lists' ranges [from[i], to[i]) merged into out[at …): the lists' heads compared in turn (a handful of lists), weights
+ * fround(√key), and each run of equal weight inside the written range put in (source, target) order.
+ */
+export function mergeRange(
+  lists: EdgeLists,
+  from: ArrayLike<number>,
+  to: ArrayLike<number>,
+  out: EdgeList,
+  at: number,
+): void {
+  const { sources, targets, weights } = out;
+  const L = lists.keys.length;
+  const LO = lists.lo;
+  const HI = lists.hi;
+  const KEYS = lists.keys;
+  // Each list's head in small typed arrays (the scan over them stays monomorphic); a list refills its head only.
+  const pos = Int32Array.from(from);
+  const end = Int32Array.from(to);
+  const headKey = new Float32Array(L);
+  const headLo = new Uint32Array(L);
+  const headHi = new Uint32Array(L);
+  const live = new Uint8Array(L);
+  let m = 0;
+  for (let i = 0; i < L; i++) {
+    m += end[i] - pos[i];
+    if (pos[i] >= end[i]) continue;
+    headKey[i] = KEYS[i][pos[i]];
+    headLo[i] = LO[i][pos[i]];
+    headHi[i] = HI[i][pos[i]];
+    live[i] = 1;
+  }
+  let runStart = at;
+  let previous = -1;
+  for (let t = at; t < at + m; t++) {
+    let best = -1;
+    let bk = 0;
+    let bl = 0;
+    let bh = 0;
+    for (let i = 0; i < L; i++) {
+      if (live[i] === 0) continue;
+      const k = headKey[i];
+      const lo = headLo[i];
+      if (best < 0 || k < bk || (k === bk && (lo < bl || (lo === bl && headHi[i] < bh)))) {
+        best = i;
+        bk = k;
+        bl = lo;
+        bh = headHi[i];
+      }
+    }
+    const p = ++pos[best];
+    if (p < end[best]) {
+      headKey[best] = KEYS[best][p];
+      headLo[best] = LO[best][p];
+      headHi[best] = HI[best][p];
+    } else live[best] = 0;
+    const w = Math.fround(Math.sqrt(bk));
+    sources[t] = bl;
+    targets[t] = bh;
+    weights[t] = w;
+    if (w !== previous) {
+      if (t - runStart > 1) orderRun(sources, targets, runStart, t);
+      runStart = t;
+      previous = w;
+    }
+  }
+  if (at + m - runStart > 1) orderRun(sources, targets, runStart, at + m);
+}
+
+/**
+ * Edges [a, b) of equal weight put in (source, target) order (partition.emst.ts orderFromKeyOrder's rule): an
+ * insertion sort for short runs (nearly all: keys a few ulps apart sharing a weight), a sort of the pairs for long ones
+ * (duplicate points: long runs of weight 0).
+ */
+export function orderRun(sources: Uint32Array, targets: Uint32Array, a: number, b: number): void {
+  if (b - a > 32) {
+    const run = Array.from({ length: b - a }, (_, t) => [sources[a + t], targets[a + t]]);
+    run.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    run.forEach(([s, t], i) => {
+      sources[a + i] = s;
+      targets[a + i] = t;
+    });
+    return;
+  }
+  for (let t = a + 1; t < b; t++) {
+    const s = sources[t];
+    const d = targets[t];
+    let u = t;
+    while (u > a && (sources[u - 1] > s || (sources[u - 1] === s && targets[u - 1] > d))) {
+      sources[u] = sources[u - 1];
+      targets[u] = targets[u - 1];
+      u--;
+    }
+    sources[u] = s;
+    targets[u] = d;
+  }
+}
+
+type MergeJob = EdgeLists &
+  EdgeList & {
+    kind: 'merge-range';
+    id: number;
+    from: number[];
+    to: number[];
+    at: number;
+  };
+
+export const mergeJobs = {
+  'merge-range': (j: MergeJob): WorkerReply => {
+    mergeRange(j, j.from, j.to, j, j.at);
+    return { id: j.id };
+  },
+} satisfies JobTable;
+
+/** The first position in list i whose (key, lo, hi) is not below (k, l, h). */
+function lowerBound(keys: Float32Array, lo: Uint32Array, hi: Uint32Array, k: number, l: number, h: number): number {
+  let a = 0;
+  let b = keys.length;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    const below = keys[mid] < k || (keys[mid] === k && (lo[mid] < l || (lo[mid] === l && hi[mid] < h)));
+    if (below) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}
+
+const isShared = (a: ArrayBufferView): boolean =>
+  typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer;
+
+/**
+ * mergeRange of whole lists into `out` (m = their total edges) on `threads` threads; false where that cannot be
+ * (fewer than 2 threads or 2^16 edges a thread, no worker threads or script, an array not shared): the caller then
+ * merges on its own thread.
+ */
+export async function mergeToTreeThreaded(lists: EdgeLists, out: EdgeList, threads: number): Promise<boolean> {
+  const L = lists.keys.length;
+  let m = 0;
+  for (const k of lists.keys) m += k.length;
+  const arrays = [...lists.lo, ...lists.hi, ...lists.keys, out.sources, out.targets, out.weights];
+  if (threads < 2 || m < threads << 16 || out.weights.length !== m || !arrays.every(isShared)) return false;
+  // Splitters from the longest list, evenly spaced: cut t's positions in every list.
+  let longest = 0;
+  for (let i = 1; i < L; i++) if (lists.keys[i].length > lists.keys[longest].length) longest = i;
+  const cuts: number[][] = [new Array<number>(L).fill(0)];
+  for (let t = 1; t < threads; t++) {
+    const s = Math.floor((lists.keys[longest].length * t) / threads);
+    const [k, l, h] = [lists.keys[longest][s], lists.lo[longest][s], lists.hi[longest][s]];
+    cuts.push(lists.keys.map((keys, i) => lowerBound(keys, lists.lo[i], lists.hi[i], k, l, h)));
+  }
+  cuts.push(lists.keys.map((keys) => keys.length));
+  const starts = cuts.map((cut) => cut.reduce((s, p) => s + p, 0));
+  const id = nextMessageId();
+  const done = await splitOnWorkers(threads, false, "the 'pairs' method's merge", async (pass) => {
+    await pass((t) => ({
+      kind: 'merge-range',
+      id,
+      lo: lists.lo,
+      hi: lists.hi,
+      keys: lists.keys,
+      sources: out.sources,
+      targets: out.targets,
+      weights: out.weights,
+      from: cuts[t],
+      to: cuts[t + 1],
+      at: starts[t],
+    }));
+    return true;
+  });
+  if (done !== true) return false;
+  // Runs of equal weight that a cut split: each put in order whole (it may span several cuts).
+  const { sources, targets, weights } = out;
+  let fixedTo = 0;
+  for (let t = 1; t < threads; t++) {
+    const b0 = starts[t];
+    if (b0 <= 0 || b0 >= m || b0 < fixedTo || weights[b0 - 1] !== weights[b0]) continue;
+    let a = b0 - 1;
+    while (a > 0 && weights[a - 1] === weights[b0]) a--;
+    let b = b0 + 1;
+    while (b < m && weights[b] === weights[b0]) b++;
+    orderRun(sources, targets, a, b);
+    fixedTo = b;
+  }
+  return true;
+}
