@@ -39,7 +39,6 @@ fn main(@builtin(local_invocation_index) lid: u32) {
   // bounded below their component's upper bound (their candidate was set to NONE there).
   if (lid == 0u) { wgWord = select(u.n, atomicLoad(&activeCount[0]), u.skip != 0u); }
   let count = workgroupUniformLoad(&wgWord);
-  traverse_init();
   // A fixed grid (a direct dispatch: plan.wgsl says why not an indirect one sized to the count) whose workgroups
   // take the next WG points from a counter (activeCount[1], zeroed every round) until none are left: traversals
   // differ in length, and taking work as it frees balances them as a grid sized to the count would.

@@ -9,7 +9,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   // label[n]: the tree is complete (plan.wgsl). A fixed grid strides over the points (direct dispatch).
   if (label[u.n] != 0u) { return; }
   let stride = nwg.x * nwg.y * WG;
-  traverse_init();
   for (var j = thread_index(wid, nwg, lid); j < u.n; j += stride) {
     let found = nearest_of(j);
     cand[j] = vec2u(found.key, found.other);

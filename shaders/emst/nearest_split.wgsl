@@ -97,7 +97,7 @@ fn axis_gap(x: f32, lo: f32, hi: f32, k: u32) -> f32 {
 
 // The lower bound of internal node c's subtree (traverse.wgsl's box_d2, and for mutual reachability the query's own
 // core; the subtree's smallest core is added by the caller where its parent's record is bound), as key bits.
-// Records are read through bvh/boxget.wgsl, in either format (u16: the frame set in main).
+// Records are read through bvh/boxget.wgsl, in either format.
 fn box_bound(c: u32) -> f32 {
   let base = (c - u.tFirst) * BOXW;
   var s = 0.0;
@@ -105,7 +105,15 @@ fn box_bound(c: u32) -> f32 {
     let lw = boxes[base + k];
     var hw = lw;
     if (BOX16 == 0u) { hw = boxes[base + D + k]; }
-    let b = box_interval(lw, hw, k);
+    var fo = 0u;
+    var fc = 0u;
+    if (BOX16 != 0u) {
+      // u16: the frame after every window's roots (nearestsplit.ts encodeRoots copies it there).
+      let f = (u.tLast + 1u) * ROOT_STRIDE;
+      fo = roots[f + k];
+      fc = roots[f + D + k];
+    }
+    let b = box_interval(lw, hw, fo, fc);
     s = add_square(s, axis_gap(qp[k], b.x, b.y, k), u.one);
   }
   if (u.mr != 0u) { s = max(s * u.ia2, qCore); }
@@ -207,11 +215,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let rootBase = u.tWindow * ROOT_STRIDE;
   let rootCount = min(roots[rootBase], ROOT_STRIDE - 1u);
   let leaf0 = u.n - 1u;
-  // u16 boxes: the frame after every window's roots (nearestsplit.ts encodeRoots copies it there).
-  if (BOX16 != 0u) {
-    let f = (u.tLast + 1u) * ROOT_STRIDE;
-    for (var k = 0u; k < D; k++) { box_frame_set(k, roots[f + k], roots[f + D + k]); }
-  }
   let stride = nwg.x * nwg.y * WG;
   var count = u.qCount;
   if (u.skip != 0u) { count = counts[u.qWindow]; }

@@ -49,32 +49,46 @@ fn box_d2(node: u32, j: u32, q: array<f32, D>) -> f32 {
   // Important! Records in the first box part (every record below ~8.9·10^7 3D points on the H100, ~1.8·10^8 with
   // u16 boxes) are read from its binding directly: going through box_word() for every word slows the traversal
   // (bench/RESULTS.md). u16 boxes keep both ends in word k (the f32 format's hi word is read only for f32).
+  // u16: the frame's words (bvh/boxget.wgsl), the same for every thread.
+  let f = box_frame_word(u.n);
   if (BOX_MULTI == 0u || base < BOX_PART_WORDS) {
     for (var k = 0u; k < D; k++) {
       let lw = boxes0[base + k];
       var hw = lw;
-      if (BOX16 == 0u) { hw = boxes0[base + D + k]; }
-      let b = box_interval(lw, hw, k);
+      var fo = 0u;
+      var fc = 0u;
+      if (BOX16 == 0u) {
+        hw = boxes0[base + D + k];
+      } else {
+        fo = frame_word(f + k);
+        fc = frame_word(f + D + k);
+      }
+      let b = box_interval(lw, hw, fo, fc);
       s = add_square(s, axis_gap(query_coord(j, k, q), b.x, b.y, k), u.one);
     }
   } else {
     for (var k = 0u; k < D; k++) {
       let lw = box_word(base + k);
       var hw = lw;
-      if (BOX16 == 0u) { hw = box_word(base + D + k); }
-      let b = box_interval(lw, hw, k);
+      var fo = 0u;
+      var fc = 0u;
+      if (BOX16 == 0u) {
+        hw = box_word(base + D + k);
+      } else {
+        fo = box_word(f + k);
+        fc = box_word(f + D + k);
+      }
+      let b = box_interval(lw, hw, fo, fc);
       s = add_square(s, axis_gap(query_coord(j, k, q), b.x, b.y, k), u.one);
     }
   }
   return s;
 }
 
-// The u16 boxes' frame into this thread's registers (bvh/boxget.wgsl; nothing for f32 boxes): once per thread,
-// before its first traversal.
-fn traverse_init() {
-  if (BOX16 == 0u) { return; }
-  let f = box_frame_word(u.n);
-  for (var k = 0u; k < D; k++) { box_frame_set(k, box_word(f + k), box_word(f + D + k)); }
+// Word i of the box array where the frame lies: the first part's binding when every BVH fits it (BOX_MULTI = 0).
+fn frame_word(i: u32) -> u32 {
+  if (BOX_MULTI == 0u) { return boxes0[i]; }
+  return box_word(i);
 }
 
 // Coordinate k of the query, Morton position j: from its registers with QREG, else from `points`.

@@ -47,7 +47,14 @@ fn box_dist(base: u32) -> f32 {
     let lw = boxes_get(base + a);
     var hw = lw;
     if (BOX16 == 0u) { hw = boxes_get(base + D + a); }
-    let b = box_interval(lw, hw, a);
+    var fo = 0u;
+    var fc = 0u;
+    if (BOX16 != 0u) {
+      let f = box_frame_word(u.n);
+      fo = boxes_get(f + a);
+      fc = boxes_get(f + D + a);
+    }
+    let b = box_interval(lw, hw, fo, fc);
     s = add_square(s, axis_gap_of(b.x, b.y, q[a]), u.one);
   }
   return s;
@@ -103,10 +110,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (t >= u.end) { return; }
   let inf = bitcast<f32>(u.inf_bits);
   for (var a = 0u; a < D; a++) { q[a] = points_get(t * D + a); }
-  if (BOX16 != 0u) {
-    let f = box_frame_word(n);
-    for (var a = 0u; a < D; a++) { box_frame_set(a, boxes_get(f + a), boxes_get(f + D + a)); }
-  }
   let o = select(order_get(t), t - u.base, MORTON_ROWS == 1u);
   floor_d = -1.0;
   floor_i = NONE;

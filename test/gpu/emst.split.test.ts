@@ -120,6 +120,27 @@ describe.skipIf(!ctx)('Borůvka split traversal', () => {
     },
   );
 
+  it('issue 19: u16 boxes (TREELINE_BVH_BOXES=u16; the frame copied after the roots) in forced windows: the f32 unsplit edges', async () => {
+    const saved = process.env.TREELINE_BVH_BOXES;
+    try {
+      for (const [kind, n, dim, ms, split] of [
+        ['normal', 1200, 3, 1, 256],
+        ['normal', 1200, 3, 5, 256],
+        ['duplicates', 700, 2, 1, 128],
+      ] as [CloudKind, number, number, number, number][]) {
+        const pts = cloud(kind, n, dim, 23);
+        process.env.TREELINE_BVH_BOXES = 'f32';
+        const want = await gpuEmst(ctx!, pts, dim, { minSamples: ms });
+        process.env.TREELINE_BVH_BOXES = 'u16';
+        expectSameEdges(await gpuEmst(ctx!, pts, dim, { minSamples: ms, split }), want);
+        expectSameEdges(await gpuEmst(ctx!, pts, dim, { minSamples: ms }), want);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TREELINE_BVH_BOXES;
+      else process.env.TREELINE_BVH_BOXES = saved;
+    }
+  });
+
   it('every point searching every round (skipBounded false): the unsplit edges', async () => {
     const pts = cloud('clustered', 1500, 3, 8);
     const want = await gpuEmst(ctx!, pts, 3, {});
