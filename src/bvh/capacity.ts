@@ -272,8 +272,8 @@ export function checkCapacity(
  * GpuEmst allocates it for large n (emst/pipeline.ts, emst/boruvka.ts's BoruvkaBorrow table; the fixed few KiB of
  * uniforms and counters left out). The peak is Borůvka's rounds, where everything below is live at once:
  *
- *   BVH      boxes 4·dim in the u16 box format, 8·dim in f32 (n − 1 records; bvh/layout.ts boxFormatFor: u16 in
- *            up to 3D by default, TREELINE_BVH_BOXES), links 16, codes 8 (lent as childLabel), parents 8 (lent as the
+ *   BVH      boxes 8·dim in the f32 box format, 4·dim in u16 (n − 1 records; bvh/layout.ts boxFormatFor: f32 by
+ *            default, u16 opt-in with TREELINE_BVH_BOXES), links 16, codes 8 (lent as childLabel), parents 8 (lent as the
  *            candidates), ranges 4 (one end: layout.ts), order 4; sorted points 4·dim only without an in-place build (`inPlace: false`,
  *            TREELINE_EMST_INPLACE=0: in place they are the input's buffer)
  *   sorter   ping-pong scratch 12 (lent as best and pointBound) and a digit table of 4 bytes a digit per block of

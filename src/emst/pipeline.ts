@@ -139,7 +139,7 @@ export class GpuEmst {
       source = null;
     // Every part's kernels start compiling at once and are awaited together (issue 17 §5); Euclidean runs compile
     // no k-NN, gather or mutual-reachability kernels.
-    // The box format (bvh/layout.ts): u16 in up to 3D by default.
+    // The box format (bvh/layout.ts): f32 by default, u16 opt-in (TREELINE_BVH_BOXES).
     const boxes = boxFormatFor(dim);
     const bvh = allocateBvh(ctx, maxN, dim, { inPlace, split: splitBvh, boxes });
     const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
