@@ -11,10 +11,10 @@
 # Defaults N = 200000000, k = 4 (session 11: 6 pair tasks of 10^8 points, 3 a worker with 2 workers, and 4 forests,
 # against k = 8's 28 pairs of 5·10^7 — the pairs cost (k − 1)·n points of work; XK=8 adds k = 8 after it). Each phase
 # prints per run: the wall time, the coordinator's phases (--timings: distributed::partition, ::upload, ::pairs.cross,
-# ::pairs.forests, ::merge, ::kruskal, ::sort, the owners' largest pair:: and forest:: steps), the bytes through NATS (the coordinator's count, and the server's in/out from its
-# monitoring port: the workers' partition reads included), per worker its tasks, their summed times and partition
-# reads, its host memory peak (VmHWM), the coordinator's peak RSS (1 s samples), the peak GPU memory per GPU
-# (nvidia-smi sampled every 0.5 s), then
+# ::pairs.forests, ::merge, ::kruskal, ::sort, the owners' largest pair:: and forest:: steps), the bytes through NATS
+# (the coordinator's count, and the server's in/out from its monitoring port: the workers' partition reads
+# included), per worker its tasks, their summed times and partition reads, its host memory peak (VmHWM), the
+# coordinator's peak RSS (1 s samples), the peak GPU memory per GPU (nvidia-smi sampled every 0.5 s), then
 # bench/nats-check.mjs (n − 1 edges, no cycle, canonical order, total weight) and md5 sums of the three edge files
 # for the call's first result (equal across calls = the same tree), and cmp of each with every other result under D.
 # Points and results stay under D (/tmp/l5x4) between calls of one machine start; a fresh machine generates again.

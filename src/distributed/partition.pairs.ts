@@ -26,8 +26,15 @@
  * no round trips, each one emst() on the owner's backend (the GPU) — against Borůvka rounds (partition.rounds.ts),
  * whose coordinator work over the border points did not spread (2·10^7 points on two H100s: 0.87× one worker's time).
  * But it is k/2 times the local trees' EMST work: with CPU workers 'rounds' is faster (2·10^5 points, k = 8, two CPU
- * workers on the development machine: 12 s against 40 s). The edges come out in canonical key order, so
- * partitionedEmst's final order needs only its equal-weight runs sorted (orderFromKeyOrder).
+ * workers on the development machine: 12 s against 40 s). The edges come out in canonical key order, so emst()'s
+ * order needs only the equal-weight runs sorted: 'pairs' merges its lists straight into that order (mergeToTree, on
+ * the coordinator's threads: merge.threads.ts), 'pairs-kruskal' leaves it to partitionedEmst (orderFromKeyOrder).
+ *
+ * Host costs on the H100 (session 11, bench/nats-tasks.mjs, 5·10^7 normal 3D, k = 4, one worker in process, batch
+ * 09:50 at ef3ba67), ns per pair point / per partition point: pair union 36.8, mst 20.8 (GPU and transfers), keep
+ * 4.7; forest mst 35.8, keys 14.0, sort 12.6, contract 194.2, reply 10.6; coordinator partition 67.2, merge 94.8 (then
+ * on one thread), kruskal 8.7 — edges identical to emst(). Session 10's NATS run at 2·10^7 (k = 8) had contract ~600,
+ * keys ~170, reply ~100, keep ~54 ns.
  */
 import type { PartitionRun } from './partition.run.js';
 import type { TaskMessage } from './types.js';
