@@ -14,6 +14,7 @@
  * 512 MiB. Pooled bytes are not in `liveBytes`;
  * `trim()` frees them; buffers with map usages are never pooled.
  */
+import { unshared } from './upload.js';
 import { Usage } from './usage.js';
 
 export interface MemoryStats {
@@ -174,7 +175,7 @@ export class BufferTracker {
     for (let at = 0; at < size; at += WRITE_PIECE_BYTES) {
       const end = Math.min(size, at + WRITE_PIECE_BYTES);
       const have = Math.max(0, Math.min(end, data.byteLength) - at);
-      const piece = new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset + at, have);
+      const piece = unshared(new Uint8Array(data.buffer, data.byteOffset + at, have));
       if (have === end - at) this.device.queue.writeBuffer(buf, at, piece);
       else {
         const last = new Uint8Array(end - at);

@@ -198,7 +198,7 @@ export function writeChunked(
   const whole = length - (length % 4);
   for (let at = 0; at < whole; at += chunkBytes) {
     const size = Math.min(chunkBytes, whole - at);
-    queue.writeBuffer(dst, dstOffset + at, new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset + at, size));
+    queue.writeBuffer(dst, dstOffset + at, unshared(new Uint8Array(data.buffer, data.byteOffset + at, size)));
   }
   if (whole < length) {
     // writeBuffer takes multiples of 4 bytes: the last word, zero-padded.
@@ -206,4 +206,13 @@ export function writeChunked(
     tail.set(new Uint8Array(data.buffer, data.byteOffset + whole, length - whole));
     queue.writeBuffer(dst, dstOffset + whole, tail);
   }
+}
+
+/**
+ * `bytes` itself, or a copy where it views a SharedArrayBuffer: Dawn's queue.writeBuffer crashed the process
+ * (segmentation fault, lavapipe) on a shared view — emst() of a Float32Array over a SharedArrayBuffer below the
+ * staging ring's size (issue 20's workers share point arrays between threads).
+ */
+export function unshared(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
 }

@@ -6,6 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { UPLOAD_METHODS } from '../../src/gpu/upload.js';
+import { emst } from '../../src/index.js';
 import { InputError } from '../../src/errors.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -60,13 +61,35 @@ describe.skipIf(variants.length === 0).each(variants)('uploads ($name)', ({ ctx 
     const got = new Float32Array(await ctx.read(buffer));
     buffer.destroy();
     expect(got).toEqual(view);
-    // Shared memory (hdbscan's arrays may live in a SharedArrayBuffer), each method.
-    const shared = new Float32Array(new SharedArrayBuffer(4 * 3001)).map((_, i) => i - 1500.5);
-    for (const method of UPLOAD_METHODS) {
-      const b = await ctx.uploadAsync('test::upload', shared, 0, { method });
-      const back = new Float32Array(await ctx.read(b));
-      b.destroy();
-      expect(back).toEqual(shared);
+    // Shared memory (hdbscan's arrays and issue 20's worker scratch may live in a SharedArrayBuffer), each method,
+    // through the ring and below its chunk (Dawn's own writeBuffer: a shared view crashed the process there).
+    for (const count of [3001, 50]) {
+      const shared = new Float32Array(new SharedArrayBuffer(4 * count)).map((_, i) => i - 1500.5);
+      for (const method of UPLOAD_METHODS) {
+        const b = await ctx.uploadAsync('test::upload', shared, 0, { method });
+        const back = new Float32Array(await ctx.read(b));
+        b.destroy();
+        expect(back).toEqual(shared);
+      }
+      const c = ctx.upload('test::upload', shared);
+      const again = new Float32Array(await ctx.read(c));
+      c.destroy();
+      expect(again).toEqual(shared);
+    }
+  });
+
+  it('emst() of points in a SharedArrayBuffer equals emst() of the same points in a plain array', async () => {
+    // Found by issue 20's workers: 100 3D points over a SharedArrayBuffer crashed the process (segmentation fault)
+    // in the upload below the ring's chunk, where Dawn's writeBuffer got the shared view (upload.ts unshared).
+    ctx.configureStaging({});
+    for (const n of [2, 100, 1000]) {
+      const plain = Float32Array.from({ length: 3 * n }, (_, i) => ((i * 7919) % 1009) / 1009);
+      const shared = new Float32Array(new SharedArrayBuffer(plain.byteLength));
+      shared.set(plain);
+      const [a, b] = [await emst(plain, { dim: 3, gpu: ctx }), await emst(shared, { dim: 3, gpu: ctx })];
+      expect(Array.from(b.sources)).toEqual(Array.from(a.sources));
+      expect(Array.from(b.targets)).toEqual(Array.from(a.targets));
+      expect(Array.from(b.weights)).toEqual(Array.from(a.weights));
     }
   });
 
