@@ -278,16 +278,7 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
   }
   if ((n & 31) !== 0) inP[n >>> 5] = word;
   const t0 = performance.now();
-  const tree =
-    n < 2
-      ? { sources: new Uint32Array(0), targets: new Uint32Array(0) }
-      : core2 === null
-        ? await emstInto(scratch, scaled, dim, env)
-        : await emstCpuAsync(scaled, dim, {
-            metric: { kind: 'mutual-reachability', minSamples, alpha },
-            threads: env.threads,
-            core2,
-          });
+  const tree = await taskTree(scratch, scaled, n, dim, env, core2, minSamples, alpha);
   const t1 = performance.now();
   // Kept: the edges between the two partitions, and those within a partition asked for; keys recomputed with
   // distance.cpu.ts's arithmetic (the single-process keys). emst()'s edges have sources < targets.
@@ -391,16 +382,7 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
     for (let i = 0; i < n * dim; i++) scaled[i] = p.points[i] * f;
   }
   const t0 = performance.now();
-  const tree =
-    n < 2
-      ? { sources: new Uint32Array(0), targets: new Uint32Array(0) }
-      : core2 === null
-        ? await emstInto(scratch, scaled, dim, env)
-        : await emstCpuAsync(scaled, dim, {
-            metric: { kind: 'mutual-reachability', minSamples, alpha },
-            threads: env.threads,
-            core2,
-          });
+  const tree = await taskTree(scratch, scaled, n, dim, env, core2, minSamples, alpha);
   const t1 = performance.now();
   // emst()'s edges have sources < targets: they are the (lo, hi) rows as they are, sorted in place below (the
   // arrays are the worker's scratch on the GPU path, fresh ones on the CPU's).
@@ -480,6 +462,29 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
     },
     arrays: { lo, hi, keys: safeKeys, openLo, openHi, openKeys, openLa, openLb, label: termLabel },
   };
+}
+
+/**
+ * The 'pair' and 'forest' tasks' tree of their n points (scaled): none below 2 points, the Euclidean EMST by emstInto,
+ * the mutual-reachability MST (core distances given) on the CPU.
+ */
+async function taskTree(
+  scratch: Scratch,
+  points: Float32Array,
+  n: number,
+  dim: number,
+  env: Parameters<PartitionTask>[2],
+  core2: Float32Array | null,
+  minSamples: number,
+  alpha: number,
+): Promise<{ sources: Uint32Array; targets: Uint32Array }> {
+  if (n < 2) return { sources: new Uint32Array(0), targets: new Uint32Array(0) };
+  if (core2 === null) return emstInto(scratch, points, dim, env);
+  return emstCpuAsync(points, dim, {
+    metric: { kind: 'mutual-reachability', minSamples, alpha },
+    threads: env.threads,
+    core2,
+  });
 }
 
 /**

@@ -14,7 +14,6 @@
  * 512 MiB. Pooled bytes are not in `liveBytes`;
  * `trim()` frees them; buffers with map usages are never pooled.
  */
-import { unshared } from './upload.js';
 import { Usage } from './usage.js';
 
 export interface MemoryStats {
@@ -234,4 +233,13 @@ export class BufferTracker {
     for (const b of [...this.live.keys()]) b.destroy();
     this.trim();
   }
+}
+
+/**
+ * `bytes` itself, or a copy where it views a SharedArrayBuffer: Dawn's queue.writeBuffer crashed the process
+ * (segmentation fault, lavapipe) on a shared view — emst() of a Float32Array over a SharedArrayBuffer below the
+ * staging ring's size (issue 20's workers share point arrays between threads).
+ */
+export function unshared(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
 }

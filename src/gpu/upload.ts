@@ -19,6 +19,7 @@
  * them all on one device.
  */
 import type { GpuContext } from './context.js';
+import { unshared } from './buffers.js';
 import { MapMode, Usage } from './usage.js';
 
 /**
@@ -206,13 +207,4 @@ export function writeChunked(
     tail.set(new Uint8Array(data.buffer, data.byteOffset + whole, length - whole));
     queue.writeBuffer(dst, dstOffset + whole, tail);
   }
-}
-
-/**
- * `bytes` itself, or a copy where it views a SharedArrayBuffer: Dawn's queue.writeBuffer crashed the process
- * (segmentation fault, lavapipe) on a shared view — emst() of a Float32Array over a SharedArrayBuffer below the
- * staging ring's size (issue 20's workers share point arrays between threads).
- */
-export function unshared(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
-  return bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
 }
