@@ -294,6 +294,28 @@ export function bigArrayWgsl(d: BigArrayDecl): string {
   return lines.join('\n');
 }
 
+/**
+ * The accessors of an array a kernel variant leaves out (no binding): `name_get` returns T's zero value, the writes and
+ * atomics do nothing (atomics return 0). For a kernel compiled in passes that each bind only some of its arrays (e.g.
+ * bvh/refit.ts): the pass's constants keep every call to them unreached; they exist so that one WGSL source compiles.
+ */
+export function absentArrayWgsl(a: Pick<PartArray, 'name' | 'type' | 'access' | 'atomic' | 'cas'>): string {
+  if (!/^[A-Za-z_]\w*$/.test(a.name) || !/^[\w<>, ]+$/.test(a.type)) {
+    throw new InputError(`Expected a WGSL name and type for a big array, got '${a.name}: ${a.type}'.`);
+  }
+  const { name, type } = a;
+  const lines = [`// ${name}: not bound in this pass (src/gpu/bigarray.ts absentArrayWgsl).`];
+  if (a.atomic) {
+    lines.push(`fn ${name}_store(i: u32, v: u32) {}`, `fn ${name}_load(i: u32) -> u32 { return 0u; }`);
+    for (const op of ATOMIC_OPS) lines.push(`fn ${name}_${op}(i: u32, v: u32) -> u32 { return 0u; }`);
+    if (a.cas) lines.push(`fn ${name}_cas(i: u32, cmp: u32, v: u32) -> bool { return false; }`);
+    return lines.join('\n');
+  }
+  lines.push(`fn ${name}_get(i: u32) -> ${type} { return ${type}(); }`);
+  if (a.access === 'read_write') lines.push(`fn ${name}_set(i: u32, v: ${type}) {}`);
+  return lines.join('\n');
+}
+
 function casBody(v: string, at: string): string {
   return `return atomicCompareExchangeWeak(&${v}[${at}], cmp, v).exchanged;`;
 }
@@ -363,6 +385,16 @@ export function planParts(
     binding += p;
   }
   return { arrays: planned, slots, bindings, generated };
+}
+
+/** Storage bindings the parts of `arrays` take for up to maxN points (planParts' count, without its refusal). */
+export function partSlots(
+  limits: BigArrayLimits,
+  arrays: readonly PartArray[],
+  maxN: number,
+  partElements?: number,
+): number {
+  return arrays.reduce((s, a) => s + bigArrayParts(limits, a.length(maxN), a.stride, partElements).parts, 0);
 }
 
 /**
