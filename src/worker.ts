@@ -11,12 +11,16 @@
  *   distributed/partition.threads.ts partition-*   the coordinator's split of the points into partitions
  *   distributed/tasks.threads.ts pair-*, forest-*   a worker's 'pair' and 'forest' tasks' per-edge passes
  *   distributed/merge.threads.ts merge-range       the coordinator's last merge of method 'pairs'
+ *   datasets/generate.threads.ts generate-range    a range of the 'uniform' and 'normal' generators' values
+ *   bench/check.threads.ts      check-*            the EMST bench's host checks (spanning tree, spatial halves)
  *
  * It sits above every folder it dispatches to, so no folder imports another's worker code. Node only: never
  * imported by the library's entry points.
  */
 import type { MessagePort } from 'node:worker_threads';
+import { checkJobs } from './bench/check.threads.js';
 import { condenseJobs } from './cluster/condense.threads.js';
+import { generateJobs } from './datasets/generate.threads.js';
 import { linkageJobs } from './cluster/linkage.threads.js';
 import { pointResultsJobs } from './cluster/pointResults.threads.js';
 import { partitionJobs } from './distributed/partition.threads.js';
@@ -43,6 +47,8 @@ const tables: JobTable[] = [
   partitionJobs,
   taskJobs,
   mergeJobs,
+  generateJobs,
+  checkJobs,
 ];
 const jobs = new Map<string, (message: { kind: string; id: number }) => WorkerReply | void>();
 for (const table of tables) {

@@ -10,8 +10,11 @@ import type { GpuContext } from '../gpu/context.js';
 import type { BenchCase } from './harness.js';
 import { GpuEmst, inPlaceDefault } from '../emst/pipeline.js';
 import { emstCpu } from '../emst/boruvka.cpu.js';
-import { generate, type GeneratorName } from '../datasets/generate.js';
-import { UnionFind } from '../unionfind/unionfind.cpu.js';
+import type { GeneratorName } from '../datasets/generate.js';
+import { generateThreaded } from '../datasets/generate.threads.js';
+import { checkSpanningTree, compareHalf, sharedEdges, splitHalves, toShared } from './check.threads.js';
+import { resolveThreads } from '../host/threads.js';
+import { MAX_DEFAULT_HOST_THREADS } from '../host/thresholds.js';
 import type { BoruvkaResult } from '../emst/boruvka.js';
 import { metricOf } from '../emst/metric.js';
 
@@ -24,7 +27,8 @@ export async function benchEmst(
 ): Promise<BenchCase> {
   const minSamples = options.minSamples ?? 1;
   const made = performance.now();
-  const points = generate(kind, { n, dim, seed: 1 });
+  // On the host's threads (uniform, normal: the same values as one thread's; src/datasets/generate.threads.ts).
+  const points = await generateThreaded(kind, { n, dim, seed: 1 }, { threads: checkThreads() });
   const setUp = (what: string): void => {
     if (n >= 50_000_000) console.error(`bench::emst (n ${n}): ${what} at ${((performance.now() - made) / 1000).toFixed(1)} s`);
   };
@@ -55,16 +59,14 @@ export async function benchEmst(
       const t0 = performance.now();
       const step = (what: string): void =>
         console.error(`bench::emst check (n ${n}): ${what} at ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      const edges = await e.readEdges(last!);
+      // Into shared arrays where the read-back can (the checks' threads read them), else copied there.
+      const threads = checkThreads() ?? (await resolveThreads(undefined, n, MAX_DEFAULT_HOST_THREADS));
+      const read = await e.readEdges(last!, undefined, { edges: sharedEdges(last!.count), ready: Promise.resolve() });
+      const edges = { sources: toShared(read.sources), targets: toShared(read.targets), weights: toShared(read.weights) };
       step('edges read');
-      if (edges.sources.length !== n - 1) throw new Error(`bench::emst: ${edges.sources.length} edges for n=${n}`);
-      const uf = new UnionFind(n);
-      let total = 0;
-      for (let i = 0; i < n - 1; i++) {
-        if (!uf.union(edges.sources[i], edges.targets[i])) throw new Error(`bench::emst: edge ${i} closes a cycle`);
-        total += edges.weights[i];
-      }
-      step('spanning, no cycle');
+      // n − 1 edges, ends below n, no cycle: a concurrent union-find on the host's threads (check.threads.ts).
+      const total = await checkSpanningTree(n, edges, threads);
+      step(`spanning, no cycle (${threads} threads)`);
       // The CPU backend's total weight where it takes seconds, not minutes (its BVH prunes less with every dimension).
       if (n <= (dim <= 3 ? 1_000_000 : dim <= 8 ? 100_000 : 20_000)) {
         const cpu = emstCpu(points, dim, { metric: metricOf(minSamples) });
@@ -73,7 +75,7 @@ export async function benchEmst(
       } else if (dim <= 3 && minSamples === 1 && process.env.TREELINE_BENCH_HALVES !== '0') {
         // The tree's GPU memory goes first: the halves' trees take half of it each, one after the other.
         release();
-        await checkHalves(ctx, points, n, dim, edges, inPlaceDefault(), step);
+        await checkHalves(ctx, points, n, dim, edges, inPlaceDefault(), step, threads);
       } else if (dim > 3 && dim <= 12) {
         // Instead, the plain rounds' tree on the GPU (no candidate lists, highdim.ts), edge for edge.
         const plain = await GpuEmst.create(ctx, n, dim, metricOf(minSamples), false, { candidates: 'off' });
@@ -111,74 +113,46 @@ async function checkHalves(
   whole: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array },
   inPlace: boolean,
   step: (what: string) => void,
+  threads: number,
 ): Promise<void> {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const x = points[i * dim];
-    if (x < lo) lo = x;
-    if (x > hi) hi = x;
-  }
-  const mid = lo + (hi - lo) / 2;
-  const side = new Uint8Array(n);
-  const local = new Uint32Array(n);
-  const counts = [0, 0];
-  for (let i = 0; i < n; i++) {
-    const s = points[i * dim] < mid ? 0 : 1;
-    side[i] = s;
-    local[i] = counts[s]++;
-  }
+  // The split and the comparisons run on the host's threads (check.threads.ts); the halves' EMSTs on the GPU.
+  const split = await splitHalves(points, n, dim, threads);
+  const { mid, counts } = split;
+  step(`halves split (${threads} threads)`);
   let inside = 0;
   for (let h = 0; h < 2; h++) {
     const m = counts[h];
     if (m < 2) continue;
-    const half = new Float32Array(m * dim);
-    for (let i = 0, j = 0; i < n; i++) {
-      if (side[i] !== h) continue;
-      for (let d = 0; d < dim; d++) half[j * dim + d] = points[i * dim + d];
-      j++;
-    }
+    const half = split.halves[h];
     const buffer = await ctx.uploadAsync('bench::half', half);
     const e = await GpuEmst.create(ctx, m, dim, metricOf(1), false, { inPlace });
     let tree: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array };
     try {
-      tree = await e.readEdges(await e.run(buffer, m));
+      const result = await e.run(buffer, m);
+      tree = await e.readEdges(result, undefined, { edges: sharedEdges(result.count), ready: Promise.resolve() });
     } finally {
       e.destroy();
       buffer.destroy();
     }
     step(`half ${h}'s EMST (${m} points)`);
     // Both lists are in the canonical (weight, min id, max id) order, and local ids keep the global ids' order: the
-    // whole tree's edges inside the half are a subsequence of the half's list, found by one forward walk (sequential
-    // reads; a lookup per edge in adjacency lists took minutes of cache misses at 1.5·10^8 points).
-    const ts = tree.sources;
-    const tt = tree.targets;
-    const tw = tree.weights;
-    let j = 0;
-    for (let i = 0; i < n - 1; i++) {
-      const u = whole.sources[i];
-      const v = whole.targets[i];
-      if (side[u] !== h || side[v] !== h) continue;
-      inside++;
-      const w = whole.weights[i];
-      const a = Math.min(local[u], local[v]);
-      const b = Math.max(local[u], local[v]);
-      for (; j < m - 1; j++) {
-        const wj = tw[j];
-        const aj = Math.min(ts[j], tt[j]);
-        const bj = Math.max(ts[j], tt[j]);
-        if (wj > w || (wj === w && (aj > a || (aj === a && bj >= b)))) break;
-      }
-      if (j === m - 1 || tw[j] !== w || Math.min(ts[j], tt[j]) !== a || Math.max(ts[j], tt[j]) !== b)
-        throw new Error(
-          `bench::emst: edge ${i} (${u}, ${v}, weight ${w}) lies in half ${h} but is not an edge of that half's own EMST`,
-        );
-      j++;
-    }
+    // whole tree's edges inside the half are a subsequence of the half's list, found by forward walks (sequential
+    // reads; a lookup per edge in adjacency lists took minutes of cache misses at 1.5·10^8 points), one per range
+    // of the whole list from a binary search.
+    inside += await compareHalf(split, h, whole, tree, threads);
     step(`half ${h}'s edges compared`);
   }
   console.error(
     `bench::emst: halves at x = ${mid}: ${counts[0]} + ${counts[1]} points; ${inside} of ${n - 1} edges inside a half, ` +
       `each in that half's own EMST with its weight`,
   );
+}
+
+/** TREELINE_BENCH_CHECK_THREADS: the host threads of the bench's generation and checks (unset: the host's, ≤ 16). */
+function checkThreads(): number | undefined {
+  const v = process.env.TREELINE_BENCH_CHECK_THREADS;
+  if (v === undefined || v === '') return undefined;
+  const t = Number(v);
+  if (!Number.isInteger(t) || t < 1) throw new Error(`TREELINE_BENCH_CHECK_THREADS: expected an integer >= 1, got '${v}'.`);
+  return t;
 }

@@ -1,7 +1,8 @@
 /** `treeline generate`: seeded point clouds (the generators of src/datasets/) as CSV, NPY or ArborX binary. */
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
-import { generate, GENERATOR_DEFAULTS, GENERATORS, type GeneratorName } from '../datasets/generate.js';
+import { GENERATOR_DEFAULTS, GENERATORS, type GeneratorName } from '../datasets/generate.js';
+import { generateThreaded } from '../datasets/generate.threads.js';
 import { AtomicOutputs, checkOutputPath, pointsCsvChunks } from '../io/write.js';
 import { npyChunks } from '../io/npy.js';
 import { binPointsChunks } from '../io/points.bin.js';
@@ -55,7 +56,8 @@ export async function runGenerate(kind: string, o: GenerateCliOptions, out: (s: 
     );
   }
   if (o.output !== undefined) checkOutputPath(o.output, '-o'); // before generating (issue 15)
-  const points = generate(kind as GeneratorName, {
+  // uniform and normal on the host's threads from 2^22 values (the same values; generate.threads.ts).
+  const points = await generateThreaded(kind as GeneratorName, {
     n: o.n,
     dim: o.dim,
     seed: o.seed,

@@ -35,6 +35,11 @@ export interface GenerateOptions {
 /** Clusters allowed whatever n is (more need n at least as large). */
 const MAX_CLUSTERS_ANY_N = 65536;
 
+/** The options' checks every generator runs first (InputError), for generate.threads.ts. */
+export function checkGenerateOptions(opts: GenerateOptions): void {
+  check(opts);
+}
+
 function check(opts: GenerateOptions): void {
   if (!Number.isInteger(opts.n) || opts.n < 0) throw new InputError(`Expected n to be a non-negative integer, got ${opts.n}.`);
   if (!Number.isInteger(opts.dim) || opts.dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${opts.dim}.`);
