@@ -181,10 +181,14 @@ export function npyChunks(
   return [head, ...byteChunks(data, chunkBytes)];
 }
 
-/** Views of an array's bytes, at most `chunkBytes` each (none for an empty array). */
+/**
+ * Views of an array's bytes, at most `chunkBytes` each (none for an empty array). Each chunk is its own view: one
+ * Uint8Array over the whole array ends at 2^32 − 1 bytes in Node 20 (a RangeError for 4·10^8 3D float32 points,
+ * 4.8 GB: `treeline generate` of issue 19's inputs).
+ */
 export function byteChunks(data: ArrayBufferView, chunkBytes = 1 << 30): Uint8Array[] {
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const out: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; at += chunkBytes) out.push(bytes.subarray(at, at + chunkBytes));
+  for (let at = 0; at < data.byteLength; at += chunkBytes)
+    out.push(new Uint8Array(data.buffer, data.byteOffset + at, Math.min(chunkBytes, data.byteLength - at)));
   return out;
 }

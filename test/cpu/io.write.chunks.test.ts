@@ -56,4 +56,22 @@ describe('chunked writers', () => {
   it('byteChunks of an empty array is no chunk', () => {
     expect(byteChunks(new Float32Array(0))).toEqual([]);
   });
+
+  it('byteChunks of an array above 4 GiB (4·10^8 3D points: 4.8 GB) and of a view at an offset', () => {
+    // A SharedArrayBuffer's pages cost nothing until touched: 2^32 + 64 bytes of address space, no memory. One
+    // Uint8Array over all of it is a RangeError in Node 20 (what byteChunks made before).
+    const big = new Float32Array(new SharedArrayBuffer(2 ** 32 + 64));
+    const chunks = byteChunks(big);
+    expect(chunks.map((c) => c.byteOffset)).toEqual([0, 1, 2, 3, 4].map((k) => k * 2 ** 30));
+    expect(chunks.map((c) => c.length)).toEqual([2 ** 30, 2 ** 30, 2 ** 30, 2 ** 30, 64]);
+    expect(chunks[4].buffer).toBe(big.buffer);
+    const view = points.subarray(5, 17);
+    const parts = byteChunks(view, 20);
+    expect(parts.map((c) => [c.byteOffset, c.length])).toEqual([
+      [20, 20],
+      [40, 20],
+      [60, 8],
+    ]);
+    expect(new Float32Array(join(parts).buffer)).toEqual(view);
+  });
 });
