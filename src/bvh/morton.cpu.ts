@@ -53,11 +53,23 @@ export function quantScale(bits: number, extent: number): number {
   return q;
 }
 
-/** Morton codes of n points as (low, high) u32 pairs: codes[2i] low word, codes[2i + 1] high word. */
-export function mortonCodesCpu(points: Float32Array, n: number, dim: number, frame: SceneFrame): Uint32Array {
-  const codes = new Uint32Array(2 * n);
+/**
+ * Morton codes of n points as (low, high) u32 pairs: codes[2i] low word, codes[2i + 1] high word. `into`: where to
+ * write them (at least 2n words; every word of the first 2n is written), else a new array.
+ */
+export function mortonCodesCpu(
+  points: Float32Array,
+  n: number,
+  dim: number,
+  frame: SceneFrame,
+  into?: Uint32Array,
+): Uint32Array {
+  const codes = into ?? new Uint32Array(2 * n);
   if (dim === 1) {
-    for (let i = 0; i < n; i++) codes[2 * i] = orderF32(points[i]);
+    for (let i = 0; i < n; i++) {
+      codes[2 * i] = orderF32(points[i]);
+      codes[2 * i + 1] = 0;
+    }
     return codes;
   }
   const bits = bitsPerAxis(dim);

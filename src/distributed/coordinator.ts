@@ -211,7 +211,7 @@ export async function emstOnNats(
       // On the host's worker threads from 10^6 points (partition.threads.ts; the same partitions as partitionPoints).
       // Up to 16 threads (the library's default stops at 8): the split is the coordinator's own time before any task.
       const threads = await resolveThreads(undefined, points.length / dim, 16);
-      const data: (PartitionData | null)[] = await partitionPointsThreaded(points, dim, k, { threads });
+      const data: (PartitionData | null)[] = await partitionPointsThreaded(points, dim, k, { threads, timings });
       // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
       const infos = data.map((d) => partitionInfo(d!, { cells }));

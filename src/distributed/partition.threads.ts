@@ -8,10 +8,18 @@
  *            finite or beyond ±MAX_COORDINATE (then checkCoordinates throws its own error on the calling thread)
  *   digits   per range: the Morton codes (mortonCodesCpu on pieces, the frame of the whole set), each point's top
  *            16 bits into a shared Uint16Array, and the range's histogram of them
+ *   members  per range: its points in buckets a cut falls in (few), which the calling thread ranks by code, then index
  *   count    per range: its points per partition — a bucket's partition (wholeBuckets), or for the few points of
  *            buckets a cut falls in, the partition the calling thread ranked them into (by code, then index)
  *   scatter  per range: its points and ids into the partitions' shared arrays, at the range's offsets (ranges in
- *            index order, and in index order within a range: ids ascend in every partition, as partitionPoints')
+ *            index order, and in index order within a range: ids ascend in every partition, as partitionPoints'),
+ *            and per partition the bounding box of the range's points (partitionInfo's box without a pass of its
+ *            own: `box` on each partition)
+ *
+ * The calling thread's own steps are O(k + 65536 + split-bucket points) — at 2·10^8 points the one-thread scan for
+ * the split buckets' points and the partitions' boxes (partitionInfo) were ~10 ns a point of its time (session 12).
+ * `timings`: each pass's wall time under distributed::partition.<pass> (the H100 hosts' split did not scale with
+ * threads as this machine's does: these say where).
  *
  * Falls back to partitionPoints where there are no worker threads (or fewer points than minPoints, or one thread).
  */
@@ -47,6 +55,8 @@ type BoundsJob = Range & { kind: 'partition-bounds' };
 type BoundsReply = WorkerReply & { lo: Float32Array; hi: Float32Array; bad: boolean };
 type DigitsJob = Range & { kind: 'partition-digits'; frame: SceneFrame; digits: Uint16Array };
 type DigitsReply = WorkerReply & { counts: Uint32Array };
+type MembersJob = Range & { kind: 'partition-members'; digits: Uint16Array; whole: Int32Array };
+type MembersReply = WorkerReply & { members: Uint32Array };
 type CountJob = Range & {
   kind: 'partition-count';
   k: number;
@@ -57,6 +67,8 @@ type CountJob = Range & {
   splitPart: Uint32Array;
 };
 type CountReply = WorkerReply & { counts: Uint32Array };
+/** Per partition p, its points' per-axis minima at p·dim … (+∞ where the range has none) and maxima (−∞). */
+type ScatterReply = WorkerReply & { lo: Float32Array; hi: Float32Array };
 type ScatterJob = Omit<CountJob, 'kind'> & {
   kind: 'partition-scatter';
   /** Per partition: where this range's points go in `out` / `ids` (rows). */
@@ -89,9 +101,12 @@ function digitsOf(j: DigitsJob): DigitsReply {
   const { points, dim, start, end, frame, digits } = j;
   const counts = new Uint32Array(65536);
   const shift = digitShift(codeBits(dim));
+  // One codes array for the range's pieces (a fresh 512 KiB one a piece was an allocation per 65,536 points on every
+  // thread at once).
+  const into = new Uint32Array(2 * Math.min(PIECE, end - start));
   for (let a = start; a < end; a += PIECE) {
     const b = Math.min(a + PIECE, end);
-    const codes = mortonCodesCpu(points.subarray(a * dim, b * dim), b - a, dim, frame);
+    const codes = mortonCodesCpu(points.subarray(a * dim, b * dim), b - a, dim, frame, into);
     for (let i = 0; i < b - a; i++) {
       const d = codeDigit(codes, i, shift);
       digits[a + i] = d;
@@ -99,6 +114,17 @@ function digitsOf(j: DigitsJob): DigitsReply {
     }
   }
   return { id: j.id, counts };
+}
+
+/** The range's points whose bucket a cut falls in, ascending. */
+function membersOf(j: MembersJob): MembersReply {
+  const { start, end, digits, whole } = j;
+  let m = 0;
+  for (let i = start; i < end; i++) if (whole[digits[i]] < 0) m++;
+  const members = new Uint32Array(m);
+  m = 0;
+  for (let i = start; i < end; i++) if (whole[digits[i]] < 0) members[m++] = i;
+  return { id: j.id, members };
 }
 
 /** The first split point at or after the range's start (splitAt ascends). */
@@ -134,9 +160,12 @@ function count(j: CountJob): CountReply {
   return { id: j.id, counts };
 }
 
-function scatter(j: ScatterJob): WorkerReply {
-  const { start, end, digits, whole, splitAt, splitPart, points, dim, out, ids } = j;
+function scatter(j: ScatterJob): ScatterReply {
+  const { start, end, digits, whole, splitAt, splitPart, points, dim, out, ids, k } = j;
   const at = Float64Array.from(j.at);
+  // The boxes by strict < and > in index order, as partitionInfo's boundingBox (its first of −0 and +0 stays).
+  const lo = new Float32Array(k * dim).fill(Infinity);
+  const hi = new Float32Array(k * dim).fill(-Infinity);
   let s = firstSplit(j);
   for (let i = start; i < end; i++) {
     let p = whole[digits[i]];
@@ -147,31 +176,51 @@ function scatter(j: ScatterJob): WorkerReply {
     const r = at[p]++;
     ids[r] = i;
     if (dim === 3) {
-      out[3 * r] = points[3 * i];
-      out[3 * r + 1] = points[3 * i + 1];
-      out[3 * r + 2] = points[3 * i + 2];
-    } else for (let d = 0; d < dim; d++) out[r * dim + d] = points[i * dim + d];
+      const x = points[3 * i];
+      const y = points[3 * i + 1];
+      const z = points[3 * i + 2];
+      out[3 * r] = x;
+      out[3 * r + 1] = y;
+      out[3 * r + 2] = z;
+      const b = 3 * p;
+      if (x < lo[b]) lo[b] = x;
+      if (x > hi[b]) hi[b] = x;
+      if (y < lo[b + 1]) lo[b + 1] = y;
+      if (y > hi[b + 1]) hi[b + 1] = y;
+      if (z < lo[b + 2]) lo[b + 2] = z;
+      if (z > hi[b + 2]) hi[b + 2] = z;
+    } else {
+      for (let d = 0; d < dim; d++) {
+        const x = points[i * dim + d];
+        out[r * dim + d] = x;
+        if (x < lo[p * dim + d]) lo[p * dim + d] = x;
+        if (x > hi[p * dim + d]) hi[p * dim + d] = x;
+      }
+    }
   }
-  return { id: j.id };
+  return { id: j.id, lo, hi };
 }
 
 /** The jobs src/worker.ts dispatches here. */
 export const partitionJobs = {
   'partition-bounds': (m: BoundsJob) => bounds(m),
   'partition-digits': (m: DigitsJob) => digitsOf(m),
+  'partition-members': (m: MembersJob) => membersOf(m),
   'partition-count': (m: CountJob) => count(m),
   'partition-scatter': (m: ScatterJob) => scatter(m),
 } satisfies JobTable;
 
 /**
  * partitionPoints(points, dim, k) on `threads` threads (default: resolveThreads' for n points). The partitions'
- * arrays are views of two shared buffers (all points, all ids; partition p's rows at its offset).
+ * arrays are views of two shared buffers (all points, all ids; partition p's rows at its offset), each with its
+ * bounding box (`box`). `timings`: where the passes' wall times go (distributed::partition.copy, .bounds, .digits,
+ * .members, .count, .scatter; the threaded path only).
  */
 export async function partitionPointsThreaded(
   points: Float32Array | Float64Array,
   dim: number,
   k: number,
-  options: { threads?: number; minPoints?: number } = {},
+  options: { threads?: number; minPoints?: number; timings?: Record<string, number> } = {},
 ): Promise<PartitionData[]> {
   if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
   const n = Math.floor(points.length / dim);
@@ -188,6 +237,13 @@ export async function partitionPointsThreaded(
   }
   // The points in shared memory (a view when they are already there): its pages first touched by the threads
   // together (a fresh buffer takes its pages at ~1 GB/s on one H100 host thread: 2.4 GB at 2·10^8), then one copy.
+  const timings = options.timings ?? {};
+  let last = performance.now();
+  const lap = (pass: string): void => {
+    const now = performance.now();
+    timings[`distributed::partition.${pass}`] = now - last;
+    last = now;
+  };
   let xs = points;
   if (!(points.buffer instanceof SharedArrayBuffer)) {
     const buffer = new SharedArrayBuffer(points.byteLength);
@@ -195,6 +251,7 @@ export async function partitionPointsThreaded(
     xs = new Float32Array(buffer);
     xs.set(points);
   }
+  lap('copy');
   const parts = Math.min(threads, n);
   const rangeOf = (j: number) => ({ start: Math.floor((j * n) / parts), end: Math.floor(((j + 1) * n) / parts) });
   const done = await splitOnWorkers(parts, true, 'partitionPoints', async (pass) => {
@@ -203,6 +260,7 @@ export async function partitionPointsThreaded(
     const id1 = nextMessageId();
     const job1 = (j: number): BoundsJob => ({ ...range(j), id: id1, kind: 'partition-bounds' });
     const b = await passWithCaller(pass, job1, bounds);
+    lap('bounds');
     if (b.some((r) => r.bad)) checkCoordinates(xs, dim); // throws the one-thread error, naming the row
     const lo = new Float32Array(dim).fill(Infinity);
     const hi = new Float32Array(dim).fill(-Infinity);
@@ -221,13 +279,18 @@ export async function partitionPointsThreaded(
     const id2 = nextMessageId();
     const job2 = (j: number): DigitsJob => ({ ...range(j), id: id2, kind: 'partition-digits', frame, digits });
     const histograms = await passWithCaller(pass, job2, digitsOf);
+    lap('digits');
     const start = new Float64Array(65537);
     for (const h of histograms) for (let d = 0; d < 65536; d++) start[d + 1] += h.counts[d];
     for (let d = 0; d < 65536; d++) start[d + 1] += start[d];
     const whole = wholeBuckets(start, n, k);
-    // The split buckets' points, ranked by (code, index) here.
+    // The split buckets' points (found by the ranges, ascending), ranked by (code, index) here.
+    const id5 = nextMessageId();
+    const job5 = (j: number): MembersJob => ({ ...range(j), id: id5, kind: 'partition-members', digits, whole });
     const members: number[][] = [];
-    for (let i = 0; i < n; i++) if (whole[digits[i]] < 0) (members[digits[i]] ??= []).push(i);
+    for (const r of await passWithCaller(pass, job5, membersOf)) {
+      for (const i of r.members) (members[digits[i]] ??= []).push(i);
+    }
     const splitAt: number[] = [];
     const splitOf: number[] = [];
     members.forEach((list, d) => {
@@ -242,6 +305,7 @@ export async function partitionPointsThreaded(
       });
     });
     const byIndex = splitAt.map((_, t) => t).sort((x, y) => splitAt[x] - splitAt[y]);
+    lap('members');
     const shared = {
       k,
       digits,
@@ -253,6 +317,7 @@ export async function partitionPointsThreaded(
     const id3 = nextMessageId();
     const job3 = (j: number): CountJob => ({ ...range(j), ...shared, id: id3, kind: 'partition-count' });
     const counts = await passWithCaller(pass, job3, count);
+    lap('count');
     const total = new Float64Array(k + 1);
     for (const c of counts) for (let p = 0; p < k; p++) total[p + 1] += c.counts[p];
     for (let p = 0; p < k; p++) total[p + 1] += total[p];
@@ -276,13 +341,26 @@ export async function partitionPointsThreaded(
       out,
       ids,
     });
-    await passWithCaller(pass, job4, scatter);
-    return Array.from({ length: k }, (_, p): PartitionData => ({
-      id: p,
-      dim,
-      points: out.subarray(total[p] * dim, total[p + 1] * dim),
-      ids: ids.subarray(total[p], total[p + 1]),
-    }));
+    const boxes = await passWithCaller(pass, job4, scatter);
+    lap('scatter');
+    // Each partition's box: the ranges' in index order by strict < and > (the first of equal values stays).
+    return Array.from({ length: k }, (_, p): PartitionData => {
+      const lo = new Array<number>(dim).fill(Infinity);
+      const hi = new Array<number>(dim).fill(-Infinity);
+      for (const r of boxes) {
+        for (let d = 0; d < dim; d++) {
+          if (r.lo[p * dim + d] < lo[d]) lo[d] = r.lo[p * dim + d];
+          if (r.hi[p * dim + d] > hi[d]) hi[d] = r.hi[p * dim + d];
+        }
+      }
+      return {
+        id: p,
+        dim,
+        points: out.subarray(total[p] * dim, total[p + 1] * dim),
+        ids: ids.subarray(total[p], total[p + 1]),
+        box: { lo, hi },
+      };
+    });
   });
   return done ?? partitionPoints(points, dim, k);
 }

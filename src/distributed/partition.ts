@@ -130,7 +130,12 @@ export function partitionInfo(data: PartitionData, options: { cells?: boolean } 
   const { id, dim, points } = data;
   const n = points.length / dim;
   if (n === 0) return { id, count: 0, lo: [], hi: [], cells: [] };
-  const cells = options.cells === false ? boundingBox(points, dim) : mortonCells(points, dim, CELLS);
+  const cells =
+    options.cells === false
+      ? data.box
+        ? [...data.box.lo, ...data.box.hi]
+        : boundingBox(points, dim)
+      : mortonCells(points, dim, CELLS);
   const lo = new Array<number>(dim).fill(Infinity);
   const hi = new Array<number>(dim).fill(-Infinity);
   for (let c = 0; c < cells.length; c += 2 * dim) {

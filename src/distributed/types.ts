@@ -60,6 +60,11 @@ export interface PartitionData {
   points: Float32Array;
   /** count global point indices, strictly ascending: row r of `points` is the caller's point ids[r]. */
   ids: Uint32Array;
+  /**
+   * The points' per-axis minima and maxima where the split found them (partitionPointsThreaded): partitionInfo's box
+   * without a pass over the points. Not sent to workers.
+   */
+  box?: { lo: number[]; hi: number[] };
 }
 
 /** What the coordinator knows of a partition before any task: its size and where its points lie. */

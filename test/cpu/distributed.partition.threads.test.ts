@@ -1,11 +1,27 @@
 /**
  * Issue 20: the coordinator's split into partitions on worker threads (partition.threads.ts) gives partitionPoints'
  * partitions array for array — ids and coordinates — for clouds with ties and duplicates, 1D to 5D, k from 1 to
- * n + 3, thread counts that leave uneven ranges, and the same errors for bad coordinates. minPoints 0 forces the
+ * n + 3, thread counts that leave uneven ranges, and the same errors for bad coordinates; each partition's `box` (the
+ * scatter pass's) gives partitionInfo's bounding box bit for bit, −0 against +0 included. minPoints 0 forces the
  * threaded path at these small sizes (by default it starts at 10^6 points).
  */
+
+/** Box values with −0 told from +0. */
+const signed = (xs: number[]): string[] => xs.map((x) => (Object.is(x, -0) ? '-0' : String(x)));
+
+/** 3D points of −0, +0 and ±1 in every order (the first of −0 and +0 in index order is the box's). */
+function zeros(n: number, seed: number): Float32Array {
+  const values = [-0, 0, 0, -0, 1, -1];
+  const out = new Float32Array(3 * n);
+  let s = seed;
+  for (let i = 0; i < out.length; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    out[i] = values[(s >>> 16) % values.length];
+  }
+  return out;
+}
 import { describe, expect, it } from 'vitest';
-import { partitionPoints } from '../../src/distributed/partition.js';
+import { partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
 import { partitionPointsThreaded } from '../../src/distributed/partition.threads.js';
 import { cloud } from '../helpers/clouds.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -41,8 +57,47 @@ describe('partitionPointsThreaded', () => {
           expect(got[p].dim, what).toBe(dim);
           expect(Array.from(got[p].ids), what).toEqual(Array.from(want[p].ids));
           expect(Array.from(got[p].points), what).toEqual(Array.from(want[p].points));
+          const box = partitionInfo(got[p], { cells: false });
+          const ref = partitionInfo(want[p], { cells: false });
+          expect(want[p].box, what).toBeUndefined();
+          expect(signed([...box.lo, ...box.hi, ...(box.cells ?? [])]), what).toEqual(
+            signed([...ref.lo, ...ref.hi, ...(ref.cells ?? [])]),
+          );
         }
       }
+    }
+  });
+
+  it("each partition's box equals the one-pass bounding box with −0 and +0 (first in index order)", async () => {
+    for (const [n, seed] of [
+      [4000, 1],
+      [777, 2],
+      [50, 3],
+    ]) {
+      const points = zeros(n, seed);
+      for (const [k, threads] of [
+        [1, 3],
+        [3, 2],
+        [5, 4],
+      ]) {
+        const want = partitionPoints(points, 3, k);
+        const got = await partitionPointsThreaded(points, 3, k, { threads, minPoints: 0 });
+        for (let p = 0; p < k; p++) {
+          const what = `zeros n=${n} k=${k} threads=${threads} partition ${p}`;
+          expect(Array.from(got[p].ids), what).toEqual(Array.from(want[p].ids));
+          const box = partitionInfo(got[p], { cells: false });
+          const ref = partitionInfo(want[p], { cells: false });
+          expect(signed([...box.lo, ...box.hi]), what).toEqual(signed([...ref.lo, ...ref.hi]));
+        }
+      }
+    }
+  });
+
+  it('reports each pass under distributed::partition.<pass>', async () => {
+    const timings: Record<string, number> = {};
+    await partitionPointsThreaded(cloud('uniform', 20000, 3, 54), 3, 4, { threads: 2, minPoints: 0, timings });
+    for (const pass of ['copy', 'bounds', 'digits', 'members', 'count', 'scatter']) {
+      expect(timings[`distributed::partition.${pass}`], pass).toBeGreaterThanOrEqual(0);
     }
   });
 
