@@ -16,6 +16,13 @@
  * Single-Pass GPU Scan" (SPAA 2025), which cannot hang — input read once, output written once. In-place and
  * single-tile scans still take the path above.
  *
+ * Above one storage binding (issue 19: more than maxStorageBufferBindingSize / 4 elements, e.g. Borůvka's split
+ * path beyond 5.4·10^8 points on the H100) the level-0 upsweep and downsweep go by windows of whole units of
+ * A × TILE elements (A = the storage offset alignment in u32, 64), each window bound from its first element and its
+ * blocks' sums from its first block (both offsets aligned); the spine scans all windows' block sums at once (they
+ * fit: TILE elements a word), so every block gets its global offset. Reduce-then-scan only (the look-back's status
+ * words follow the tiles of one dispatch). Where the elements fit one binding nothing changes.
+ *
  * This module also holds the block shape shared by reduce.ts and compact.ts.
  */
 import type { GpuContext } from '../gpu/context.js';
@@ -151,8 +158,11 @@ const HAS_OFFSETS = 2;
 
 /** Creates a scanner for up to `maxCount` elements: compiles its kernels and allocates its block sums. */
 export async function createScanner(ctx: GpuContext, maxCount: number, options: ScannerOptions = {}): Promise<Scanner> {
-  checkMaxCount(ctx, LABEL, maxCount);
   const shape = blockShape(ctx, LABEL, options);
+  const window = windowElements(ctx, shape);
+  if (!(Number.isInteger(maxCount) && maxCount >= 0 && maxCount <= 2 ** 32 - 1 && window > 0)) {
+    checkMaxCount(ctx, LABEL, maxCount);
+  }
   const strategy = options.strategy ?? 'reduce-then-scan';
   if (strategy !== 'reduce-then-scan' && strategy !== 'lookback') {
     throw new InputError(`${LABEL}: expected strategy 'reduce-then-scan' or 'lookback', got '${String(strategy)}'.`);
@@ -200,7 +210,18 @@ export async function createScanner(ctx: GpuContext, maxCount: number, options: 
     sums.push(ctx.createBuffer(`primitives::scanBlockSums${sums.length}`, n * 4));
   }
   const noOffsets = ctx.createBuffer('primitives::scanNoOffsets', 4);
-  return new ScannerImpl(maxCount, shape, { upsweep, downsweep, inPlace }, sums, noOffsets, lookback);
+  const fits = Math.floor(ctx.limits.maxStorageBufferBindingSize / 4);
+  return new ScannerImpl(maxCount, shape, { upsweep, downsweep, inPlace }, sums, noOffsets, lookback, fits, window);
+}
+
+/**
+ * Elements per window of a scan above one binding: the most whole units of (offset alignment / 4) × TILE elements
+ * within one binding's u32, so that each window's elements and its blocks' sums start at accepted offsets; 0 where
+ * not even one unit fits (then a scan takes at most one binding's elements).
+ */
+function windowElements(ctx: GpuContext, shape: BlockShape): number {
+  const unit = (Math.max(ctx.limits.minStorageBufferOffsetAlignment, 4) / 4) * shape.tile;
+  return Math.floor(Math.floor(ctx.limits.maxStorageBufferBindingSize / 4) / unit) * unit;
 }
 
 class ScannerImpl implements Scanner {
@@ -215,6 +236,9 @@ class ScannerImpl implements Scanner {
     private readonly sums: GPUBuffer[],
     private readonly noOffsets: GPUBuffer,
     private readonly lookback: { kernel: ScanKernel<typeof LOOKBACK>; status: GPUBuffer } | null,
+    /** Elements of one binding, and of one window above it (windowElements). */
+    private readonly fits: number,
+    private readonly window: number,
   ) {}
 
   encode(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, mode: ScanMode): void {
@@ -226,7 +250,9 @@ class ScannerImpl implements Scanner {
     checkBuffer(LABEL, 'output', output, count);
     const flags = mode === 'inclusive' ? INCLUSIVE : 0;
     const tiles = Math.ceil(count / this.shape.tile);
-    if (this.lookback && tiles > 1 && input !== output) {
+    if (count > this.fits) {
+      this.encodeWindows(rec, input, output, count, flags);
+    } else if (this.lookback && tiles > 1 && input !== output) {
       const { kernel, status } = this.lookback;
       rec.clear(status, 0, 4 + 16 * tiles);
       rec.dispatch(kernel, {
@@ -240,6 +266,51 @@ class ScannerImpl implements Scanner {
       });
     } else if (count > 0) {
       this.encodeLevel(rec, input, output, count, flags, 0);
+    }
+  }
+
+  /** Level 0 by windows (the file's header): every window's upsweep, the spine over all blocks, every downsweep. */
+  private encodeWindows(rec: Recorder, input: GPUBuffer, output: GPUBuffer, count: number, flags: number): void {
+    const tile = this.shape.tile;
+    const sums = this.sums[0];
+    const cuts: { first: number; count: number; block: number; blocks: number }[] = [];
+    for (let first = 0; first < count; first += this.window) {
+      const c = Math.min(this.window, count - first);
+      cuts.push({ first, count: c, block: first / tile, blocks: Math.ceil(c / tile) });
+    }
+    const range = (buffer: GPUBuffer, first: number, n: number): Binding => ({
+      buffer,
+      offset: 4 * first,
+      size: 4 * n,
+    });
+    for (const w of cuts) {
+      rec.dispatch(this.kernels.upsweep, {
+        buffers: { up_src: range(input, w.first, w.count), up_sums: range(sums, w.block, w.blocks) },
+        uniforms: { count: w.count, num_groups: w.blocks },
+        groups: w.blocks,
+      });
+    }
+    this.encodeLevel(rec, sums, sums, Math.ceil(count / tile), 0, 1);
+    for (const w of cuts) {
+      const uniforms = { count: w.count, flags: flags | HAS_OFFSETS, num_groups: w.blocks };
+      const offsets = range(sums, w.block, w.blocks);
+      if (input === output) {
+        rec.dispatch(this.kernels.inPlace, {
+          buffers: { inplace_data: range(input, w.first, w.count), down_offsets: offsets },
+          uniforms,
+          groups: w.blocks,
+        });
+      } else {
+        rec.dispatch(this.kernels.downsweep, {
+          buffers: {
+            down_src: range(input, w.first, w.count),
+            down_offsets: offsets,
+            down_dst: range(output, w.first, w.count),
+          },
+          uniforms,
+          groups: w.blocks,
+        });
+      }
     }
   }
 

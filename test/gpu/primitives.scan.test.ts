@@ -3,7 +3,8 @@ import type { GpuContext } from '../../src/gpu/index.js';
 import { InputError } from '../../src/errors.js';
 import { createScanner, scanU32, type ScanMode, type ScannerOptions } from '../../src/primitives/scan.js';
 import { scanU32Cpu } from '../../src/primitives/scan.cpu.js';
-import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+import { MIN_BINDING_BYTES } from '../../src/gpu/context.js';
+import { destroyVariants, gpuVariants, tryGpuContext } from '../helpers/gpu.js';
 import { firstDifference, SIZES, u32Data } from '../helpers/primitives.data.js';
 
 const variants = await gpuVariants();
@@ -191,5 +192,43 @@ describe.skipIf(variants.length === 0).each(variants)('scan ($name)', ({ ctx }) 
     expect(ctx.memory.liveBytes).toBeGreaterThan(before);
     scanner.destroy();
     expect(ctx.memory.liveBytes).toBe(before);
+  });
+});
+
+describe.skipIf(variants.length === 0)('scan above one storage binding (issue 19)', () => {
+  it('at a 1 MiB binding limit (262,144 u32) scans of 262,145 and 600,001 go by windows and equal scanU32Cpu, in place and not', async () => {
+    const low = (await tryGpuContext({ maxBindingBytes: 1048576 }))!;
+    try {
+      for (const n of [262_145, 600_001]) {
+        const data = u32Data(n, 7000 + n);
+        for (const mode of MODES) {
+          expectScan(await gpuScan(low, data, mode), data, mode, `windows, n=${n}`);
+          expectScan(await gpuScan(low, data, mode, { inPlace: true }), data, mode, `windows in place, n=${n}`);
+        }
+      }
+      // The look-back strategy takes the windows too where the elements exceed one binding.
+      const data = u32Data(300_007, 7100);
+      expectScan(await gpuScan(low, data, 'exclusive', { strategy: 'lookback' }), data, 'exclusive', 'lookback');
+      expect(low.memory.liveBuffers).toBe(0);
+    } finally {
+      await low.destroy();
+    }
+  });
+
+  it('at 64 KiB (16,384 u32) a window must hold 64 tiles: refused with 2048-element tiles, windows with 32-element ones (a three-level spine)', async () => {
+    const low = (await tryGpuContext({ maxBindingBytes: MIN_BINDING_BYTES }))!;
+    try {
+      await expect(createScanner(low, 16_385)).rejects.toThrow(/maxCount to be an integer in 0…16384, got 16385/);
+      const small = { workgroupSize: 32, itemsPerThread: 1 };
+      for (const n of [16_385, 40_000, 70_001]) {
+        const data = u32Data(n, 7200 + n);
+        for (const mode of MODES) {
+          expectScan(await gpuScan(low, data, mode, small), data, mode, `small tiles, n=${n}`);
+          expectScan(await gpuScan(low, data, mode, { ...small, inPlace: true }), data, mode, `in place, n=${n}`);
+        }
+      }
+    } finally {
+      await low.destroy();
+    }
   });
 });
