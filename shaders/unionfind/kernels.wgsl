@@ -9,7 +9,9 @@ struct UfParams {
   n: u32,
   // Number of pairs (unionPairs*).
   count: u32,
-  pad0: u32,
+  // init: the window's first element (issue 19: src/unionfind/unionfind.ts binds parent from there where it
+  // exceeds one storage binding; 0 otherwise).
+  first: u32,
   pad1: u32,
 }
 
@@ -21,12 +23,12 @@ struct UfParams {
 // merged[i] = 1 if pair i linked two sets, else 0.
 @group(0) @binding(4) var<storage, read_write> uf_merged: array<u32>;
 
-// parent[i] = i for i < n: every element its own set.
+// parent[i] = i for i < n: every element its own set (element first + i of a window bound from `first`).
 @compute @workgroup_size(WG)
 fn init(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let i = thread_index(wid, nwg, lid);
-  if (i < uf_u.n) { atomicStore(&uf_parent[i], i); }
+  if (i < uf_u.n) { atomicStore(&uf_parent[i], uf_u.first + i); }
 }
 
 // uf_union(a[i], b[i]) for i < count.

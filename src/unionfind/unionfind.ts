@@ -55,7 +55,7 @@ export interface GpuUnionFind {
 const MAX_COUNT = 0xffffffff;
 
 /** kernels.wgsl's uniform block (`UfParams`) and its entry points' bindings (each uses a prefix), by WGSL name. */
-const UF_PARAMS = { n: 'u32', count: 'u32', pad0: 'u32', pad1: 'u32' } as const;
+const UF_PARAMS = { n: 'u32', count: 'u32', first: 'u32', pad1: 'u32' } as const;
 const PARENT = { uf_u: 'uniform', uf_parent: 'read_write' } as const;
 const PAIRS = { ...PARENT, uf_a: 'read', uf_b: 'read' } as const;
 const PAIRS_MERGED = { ...PAIRS, uf_merged: 'read_write' } as const;
@@ -114,7 +114,13 @@ export async function createUnionFind(
   ]);
   const parent = ctx.createBuffer('unionfind::parent', maxCount * 4);
   const align = ctx.limits.minStorageBufferOffsetAlignment;
-  return new UnionFindImpl(parent, maxCount, align, { init, union, unionMerged, flatten, roots });
+  return new UnionFindImpl(
+    parent,
+    maxCount,
+    align,
+    { init, union, unionMerged, flatten, roots },
+    ctx.limits.maxStorageBufferBindingSize,
+  );
 }
 
 /** The kernels; all but `init` are null when created `initOnly`. */
@@ -138,11 +144,29 @@ class UnionFindImpl implements GpuUnionFind {
     readonly maxCount: number,
     private readonly offsetAlignment: number,
     private readonly k: Kernels,
+    /** The storage binding limit (encodeInit windows the parents above it). */
+    private readonly maxBindingBytes: number,
   ) {}
 
   encodeInit(rec: Recorder, n: number): void {
     this.checkN(n, 'encodeInit');
-    rec.dispatch(this.k.init, { buffers: { uf_parent: this.parent }, uniforms: { n }, threads: n });
+    if (this.parent.size <= this.maxBindingBytes) {
+      rec.dispatch(this.k.init, { buffers: { uf_parent: this.parent }, uniforms: { n }, threads: n });
+      return;
+    }
+    // Issue 19: parents above one storage binding (Borůvka's split path beyond 5.4·10^8 points on the H100) are
+    // initialised by windows of whole offset-alignment units, each bound from its first element (one window where
+    // the n parents fit).
+    const unit = this.offsetAlignment / 4;
+    const step = Math.floor(this.maxBindingBytes / 4 / unit) * unit;
+    for (let first = 0; first < n; first += step) {
+      const count = Math.min(step, n - first);
+      rec.dispatch(this.k.init, {
+        buffers: { uf_parent: { buffer: this.parent, offset: 4 * first, size: 4 * count } },
+        uniforms: { n: count, first },
+        threads: count,
+      });
+    }
   }
 
   encodeUnionPairs(rec: Recorder, a: Binding, b: Binding, count: number, merged?: Binding): void {

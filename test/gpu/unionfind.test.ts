@@ -5,7 +5,8 @@ import { createUnionFind, unionFindLabels } from '../../src/unionfind/unionfind.
 import { UnionFind, unionFindLabelsCpu } from '../../src/unionfind/unionfind.cpu.js';
 import { InputError } from '../../src/errors.js';
 import type { GpuContext } from '../../src/gpu/index.js';
-import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
+import { MIN_BINDING_BYTES } from '../../src/gpu/context.js';
+import { destroyVariants, gpuVariants, tryGpuContext } from '../helpers/gpu.js';
 import { mulberry32 } from '../helpers/random.js';
 
 const variants = await gpuVariants();
@@ -242,5 +243,29 @@ describe.skipIf(variants.length === 0).each(variants)('unionfind ($name)', ({ ct
     small.destroy();
     uf.destroy();
     expect(ctx.memory.liveBuffers).toBe(before);
+  });
+});
+
+describe.skipIf(variants.length === 0)('unionfind above one storage binding (issue 19)', () => {
+  it('encodeInit at a 64 KiB binding limit (16,384 u32) initialises 16,385 and 40,001 parents by windows', async () => {
+    const low = (await tryGpuContext({ maxBindingBytes: MIN_BINDING_BYTES }))!;
+    try {
+      const uf = await createUnionFind(low, 40_001, { initOnly: true });
+      for (const n of [16_384, 16_385, 40_001]) {
+        // Garbage first, so that a parent the init skips shows.
+        await low.writeBuffer(uf.parent, 0, new Uint32Array(40_001).fill(0xdeadbeef));
+        await low.submit('test::ufInit', (rec) => uf.encodeInit(rec, n));
+        const got = new Uint32Array(await low.read(uf.parent, 0, 4 * 40_001));
+        expect(got.subarray(0, n), `n=${n}`).toEqual(iota(n));
+        expect(
+          got.subarray(n).every((w) => w === 0xdeadbeef),
+          `n=${n}: nothing beyond`,
+        ).toBe(true);
+      }
+      uf.destroy();
+      expect(low.memory.liveBuffers).toBe(0);
+    } finally {
+      await low.destroy();
+    }
   });
 });
