@@ -1,10 +1,9 @@
 // Shared by every graph-MSF kernel (driven by src/graph/eclmst.ts; CPU twin src/graph/eclmst.cpu.ts).
-// Included after common/grid. Declares bindings 0 (parameters) and 1 (state); binding 2, the union-find's
+// Included after common/grid and graph/base (the weight keys, phases, state words and uniform_count that the split
+// path shares). Declares bindings 0 (parameters) and 1 (state); binding 2, the union-find's
 // uf_parent, comes from graph/parent (read_write atomics, with unionfind/unionfind) or graph/parent_ro (read-only,
 // for the kernels that only find: populate, filter); each kernel declares its own bindings from 3 on.
 
-// The weight type: 0 = u32, 1 = i32, 2 = f32 (weights are bound as their raw 32 bits).
-override WEIGHT_KIND: u32 = 0u;
 // min64.wgsl's guard keys: 0 = plain keys, emptied by select after every round; 1 = tagged with the round
 // (guard_word below), never emptied.
 override GUARD_TAGGED: u32 = 0u;
@@ -17,24 +16,12 @@ override WL_SPLIT: u32 = 0u;
 // Tile appends' record of the subgroup's hottest set (graph/reserve_sg's hot_record): 0 = off, 1 = on.
 override HOT_SETS: u32 = 0u;
 
-// "No edge": the value of an empty minimum record, and never a valid edge id (ids are < 2^32 − 1).
-const NONE: u32 = 0xffffffffu;
-
-// Phases: all edges (no filtering), light edges (key <= threshold), heavy edges (key > threshold).
-const PHASE_ALL: u32 = 0u;
-const PHASE_LIGHT: u32 = 1u;
-const PHASE_HEAVY: u32 = 2u;
-
-// State words (g_state):
+// State words (g_state; graph/base.wgsl declares ST_*):
 //   0, 1  worklist counters (round r appends to counter r % 2)
 //   2     forest edge count
 //   3     filtering threshold (a weight key)
 //   4     overflow flag (a worklist or the forest was full; never set by a correct run)
 //   8 …   per phase p and round r, the worklist size after round r's filter: word 8 + 64 p + r
-const ST_FOREST: u32 = 2u;
-const ST_THRESHOLD: u32 = 3u;
-const ST_OVERFLOW: u32 = 4u;
-const ST_STATS: u32 = 8u;
 
 struct GraphParams {
   // Vertices.
@@ -65,34 +52,8 @@ struct GraphParams {
 @group(0) @binding(0) var<uniform> P: GraphParams;
 @group(0) @binding(1) var<storage, read_write> g_state: array<atomic<u32>>;
 
-// The order-preserving map of src/graph/keys.ts: comparing keys as u32 orders the weights as numbers.
-fn weight_key(bits: u32) -> u32 {
-  if (WEIGHT_KIND == 1u) { return bits ^ 0x80000000u; }
-  if (WEIGHT_KIND == 2u) {
-    if (bits == 0x80000000u) { return 0x80000000u; } // −0 sorts as +0
-    if ((bits & 0x80000000u) != 0u) { return ~bits; }
-    return bits | 0x80000000u;
-  }
-  return bits;
-}
-
-// Whether an edge of this key belongs to the current phase.
-fn in_phase(key: u32, threshold: u32) -> bool {
-  if (P.phase == PHASE_LIGHT) { return key <= threshold; }
-  if (P.phase == PHASE_HEAVY) { return key > threshold; }
-  return true;
-}
-
 // The word of field k (0: p, 1: q, 2: edge id) of worklist entry i (WL_SPLIT above).
 fn wl_word(i: u32, k: u32) -> u32 {
   if (WL_SPLIT == 1u) { return k * P.cap + i; }
   return 3u * i + k;
-}
-
-var<workgroup> wg_n: u32;
-
-// g_state[slot], read once and made workgroup-uniform (it bounds loops that contain barriers).
-fn uniform_count(lid: u32, slot: u32) -> u32 {
-  if (lid == 0u) { wg_n = atomicLoad(&g_state[slot]); }
-  return workgroupUniformLoad(&wg_n);
 }

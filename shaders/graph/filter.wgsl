@@ -9,7 +9,7 @@
 // Emptying by fill (FILL_RESETS = 1): where the input holds at least n / 16 entries, their 2 scattered 8-byte
 // stores each cost more than writing the whole array once, coalesced; the dispatch then empties all n records
 // first (the ones no entry touched are empty already) and skips the per-entry stores.
-// Includes: common/grid, graph/common, graph/parent + unionfind/unionfind | graph/parent_ro, graph/min64 |
+// Includes: common/grid, graph/base, graph/common, graph/parent + unionfind/unionfind | graph/parent_ro, graph/min64 |
 // graph/min32, graph/reserve_sg | graph/reserve_wg, graph/push. Constant FILTER_ITEMS: 0, or entries per thread
 // and chunk (filterTiles below).
 

@@ -1,5 +1,5 @@
 // Start of a graph-MSF computation: every vertex its own set, both minimum-record arrays and the guard keys empty.
-// Includes: common/grid, unionfind/unionfind, graph/common, graph/parent.
+// Includes: common/grid, unionfind/unionfind, graph/base, graph/common, graph/parent.
 // Bindings 3, 4: the two record arrays; 5: guard keys.
 
 @group(0) @binding(3) var<storage, read_write> g_minA: array<vec2u>;

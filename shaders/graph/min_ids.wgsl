@@ -1,7 +1,7 @@
 // Second pass of the 32-bit minimum (see min32.wgsl): for each entry (p, q, id) of the round's worklist, keep the
 // smallest id among the edges whose key equals the set's minimum key. After it, word 2s is the id and word 2s + 1
 // the key of set s's lightest edge, exactly as min64.wgsl's single pass leaves them.
-// Includes: common/grid, unionfind/unionfind, graph/common, graph/parent.
+// Includes: common/grid, unionfind/unionfind, graph/base, graph/common, graph/parent.
 
 @group(0) @binding(3) var<storage, read_write> g_min: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read> wl: array<u32>;

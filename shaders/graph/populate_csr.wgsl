@@ -20,8 +20,10 @@
 // Tile appends (TILE_APPENDS = 1): a thread keeps its ITEMS entries' (p, q, key) and slot ranks in registers and
 // the workgroup reserves all of the tile's slots with one global atomicAdd (graph/reserve_*'s tile_rank and
 // tile_commit) instead of one per subgroup and item.
-// Includes: common/grid, graph/common, graph/parent + unionfind/unionfind | graph/parent_ro, graph/min64 |
-// graph/min32, graph/reserve_sg | graph/reserve_wg, graph/push.
+// Plain entries (no row minima) follow graph/round1.wgsl's round1_edge for their up copy (shared with
+// populate_edges.wgsl and split_populate_csr.wgsl).
+// Includes: common/grid, graph/base, graph/common, graph/parent + unionfind/unionfind | graph/parent_ro,
+// graph/min64 | graph/min32, graph/reserve_sg | graph/reserve_wg, graph/push, graph/round1.
 // Constants ITEMS: entries per thread; ROW_MINIMA: 0 or 1 (1 needs graph/min64); TILE_APPENDS: 0 or 1.
 
 @group(0) @binding(4) var<storage, read_write> wl_out: array<u32>;
@@ -141,16 +143,11 @@ fn populateCsr(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
       if (cached) { v = row_of_cached(j, v, rows.y, rows.x); } else { v = row_of(j, v, rows.y); }
       let u = c_nbr[j];
       if (u > v) {
-        key = weight_key(e_w[j]);
-        if (in_phase(key, threshold)) {
-          p = v;
-          q = u;
-          if (P.phase == PHASE_HEAVY) {
-            p = uf_find(v);
-            q = uf_find(u);
-          }
-          keep = p != q;
-        }
+        let e = round1_edge(v, u, j, threshold);
+        p = e.x;
+        q = e.y;
+        key = e.z;
+        keep = e.w != 0u;
       }
     }
     if (TILE_APPENDS == 1u) {

@@ -1,6 +1,7 @@
 // Shared by the graph-MSF kernels on split arrays (src/graph/eclsplit.ts; issue 19), in place of graph/common.wgsl:
-// the same weight keys, phases and state words, but a uniform block that carries the window or worklist segment a
-// dispatch works on. Included after common/grid. Declares bindings 0 (parameters) and 1 (state); each kernel declares
+// the same weight keys, phases and state words (graph/base.wgsl, included before it, after common/grid), but a
+// uniform block that carries the window or worklist segment a dispatch works on. Declares bindings 0 (parameters)
+// and 1 (state); each kernel declares
 // its windows from 2 on, and the vertex arrays (parent, records, forest, row starts) follow as src/gpu/bigarray.ts
 // generates them: whole where they fit one binding, else in parts, read and written through accessors
 // (`parent_load`, `keys_get`, …; graph/split_uf is the union-find over them).
@@ -8,23 +9,9 @@
 // A worklist entry is one vec4u (p, q, edge id, weight key): the key travels with the entry, so that no kernel but
 // populate reads the weights, and populate reads them in windows of edge slots (bound per dispatch).
 
-// The weight type: 0 = u32, 1 = i32, 2 = f32 (weights are bound as their raw 32 bits).
-override WEIGHT_KIND: u32 = 0u;
-
-// "No edge": the value of an empty record, and never a valid edge id (ids are < 2^32 − 1).
-const NONE: u32 = 0xffffffffu;
-
-const PHASE_ALL: u32 = 0u;
-const PHASE_LIGHT: u32 = 1u;
-const PHASE_HEAVY: u32 = 2u;
-
-// State words (g_state): graph/common.wgsl's 0 … 8 + 2·64 (forest count, threshold, overflow, per-round sizes,
-// now summed over the segments), then the threshold's samples from ST_SAMPLES, then two worklist counters per
+// State words (g_state): graph/base.wgsl's 0 … 8 + 2·64 (forest count, threshold, overflow, per-round sizes,
+// here summed over the segments), then the threshold's samples from ST_SAMPLES, then two worklist counters per
 // segment (eclsplit.ts, counterWord).
-const ST_FOREST: u32 = 2u;
-const ST_THRESHOLD: u32 = 3u;
-const ST_OVERFLOW: u32 = 4u;
-const ST_STATS: u32 = 8u;
 const ST_SAMPLES: u32 = 136u;
 
 struct SplitParams {
@@ -53,29 +40,3 @@ struct SplitParams {
 
 @group(0) @binding(0) var<uniform> P: SplitParams;
 @group(0) @binding(1) var<storage, read_write> g_state: array<atomic<u32>>;
-
-// The order-preserving map of src/graph/keys.ts (as graph/common.wgsl's).
-fn weight_key(bits: u32) -> u32 {
-  if (WEIGHT_KIND == 1u) { return bits ^ 0x80000000u; }
-  if (WEIGHT_KIND == 2u) {
-    if (bits == 0x80000000u) { return 0x80000000u; } // −0 sorts as +0
-    if ((bits & 0x80000000u) != 0u) { return ~bits; }
-    return bits | 0x80000000u;
-  }
-  return bits;
-}
-
-// Whether an edge of this key belongs to the current phase.
-fn in_phase(key: u32, threshold: u32) -> bool {
-  if (P.phase == PHASE_LIGHT) { return key <= threshold; }
-  if (P.phase == PHASE_HEAVY) { return key > threshold; }
-  return true;
-}
-
-var<workgroup> wg_n: u32;
-
-// g_state[slot], read once and made workgroup-uniform (it bounds loops that contain barriers).
-fn uniform_count(lid: u32, slot: u32) -> u32 {
-  if (lid == 0u) { wg_n = atomicLoad(&g_state[slot]); }
-  return workgroupUniformLoad(&wg_n);
-}

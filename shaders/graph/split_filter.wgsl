@@ -4,7 +4,7 @@
 // another segment, so a segment never holds more than it started the phase with). It also empties the previous
 // round's records at the entries' sets (two record arrays alternate by round, as in filter.wgsl); together the
 // segments' dispatches cover every entry, and no kernel reads those records again. Grid-stride over the count.
-// Includes: common/grid, graph/split_common, graph/split_find, graph/reserve_sg | reserve_wg,
+// Includes: common/grid, graph/base, graph/split_common, graph/split_find, graph/reserve_sg | reserve_wg,
 // graph/split_push; the vertex arrays parent, g_key, prevKey and prevId in parts (bigarray.ts).
 
 @group(0) @binding(2) var<storage, read_write> wl_out: array<vec4u>;

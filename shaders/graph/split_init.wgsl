@@ -1,5 +1,5 @@
 // Start of a graph-MSF computation on split arrays, per window of vertices [P.first, P.first + P.count): every
-// vertex its own set, both record arrays (keys and ids) empty. Includes: common/grid, graph/split_common.
+// vertex its own set, both record arrays (keys and ids) empty. Includes: common/grid, graph/base, graph/split_common.
 
 @group(0) @binding(2) var<storage, read_write> parent: array<u32>;
 @group(0) @binding(3) var<storage, read_write> keyA: array<u32>;

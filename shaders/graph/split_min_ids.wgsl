@@ -2,7 +2,7 @@
 // (graph/min_ids.wgsl's rule): among the edges whose key is its set's smallest, keep the smallest id. Every
 // segment's minIds runs after every segment's filter (or populate) and before any segment's select, so each set's key
 // is final when read and its id when selected. Grid-stride over the segment's count.
-// Includes: common/grid, graph/split_common; the vertex arrays keys and ids in parts (bigarray.ts).
+// Includes: common/grid, graph/base, graph/split_common; the vertex arrays keys and ids in parts (bigarray.ts).
 
 @group(0) @binding(2) var<storage, read> wl: array<vec4u>;
 

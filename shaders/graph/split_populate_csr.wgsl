@@ -2,9 +2,10 @@
 // the row of its smaller endpoint; its entry position j is the edge id) over one window of entries
 // [P.first, P.first + P.count), the neighbours and weights bound as that window, the row starts c_off (n + 1) a
 // vertex array like the union-find's. One thread per entry: the workgroup finds the rows of its first and last entries by
-// binary search over all rows, each thread its own row within those. Appends to the window's worklist segment.
-// Includes: common/grid, graph/split_common, graph/split_find, graph/reserve_sg | reserve_wg,
-// graph/split_push; the vertex arrays parent, g_key and c_off in parts (bigarray.ts).
+// binary search over all rows, each thread its own row within those. Appends to the window's worklist segment. An
+// up entry follows graph/round1.wgsl's round1_edge (shared with populate_csr.wgsl's plain entries).
+// Includes: common/grid, graph/base, graph/split_common, graph/split_find, graph/reserve_sg | reserve_wg,
+// graph/split_push, graph/round1; the vertex arrays parent, g_key and c_off in parts (bigarray.ts).
 
 @group(0) @binding(2) var<storage, read_write> wl_out: array<vec4u>;
 @group(0) @binding(3) var<storage, read> c_nbr: array<u32>;
@@ -34,26 +35,13 @@ fn populateCsr(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
   let rows = workgroupUniformLoad(&wg_rows);
   let threshold = atomicLoad(&g_state[ST_THRESHOLD]);
   let i = i0 + lid;
-  var keep = false;
-  var p = 0u;
-  var q = 0u;
-  var key = 0u;
+  var e = vec4u(0u);
   if (i < P.count) {
     let v = row_of(P.first + i, rows.x, rows.y);
     let u = c_nbr[i];
-    if (u > v) {
-      key = weight_key(e_w[i]);
-      if (in_phase(key, threshold)) {
-        p = v;
-        q = u;
-        if (P.phase == PHASE_HEAVY) {
-          p = uf_find(v);
-          q = uf_find(u);
-        }
-        keep = p != q;
-      }
-    }
+    if (u > v) { e = round1_edge(v, u, i, threshold); }
   }
+  let keep = e.w != 0u;
   let at = wg_reserve(keep, lid, P.outSlot);
-  if (keep) { push_entry(at, p, q, P.first + i, key); }
+  if (keep) { push_entry(at, e.x, e.y, P.first + i, e.z); }
 }

@@ -1,8 +1,9 @@
 // Round 1 of a phase for an edge-list graph on split arrays: graph/populate_edges.wgsl over one window of edge
 // slots [P.first, P.first + P.count), its three arrays bound as that window, appending to the window's worklist
-// segment (capacity ≥ the window's slots). One thread per slot of the window; edge id = P.first + i.
-// Includes: common/grid, graph/split_common, graph/split_find, graph/reserve_sg | reserve_wg,
-// graph/split_push; the vertex arrays parent and g_key in parts (bigarray.ts).
+// segment (capacity ≥ the window's slots). One thread per slot of the window; edge id = P.first + i. The rule is
+// graph/round1.wgsl's round1_edge (shared with populate_edges.wgsl).
+// Includes: common/grid, graph/base, graph/split_common, graph/split_find, graph/reserve_sg | reserve_wg,
+// graph/split_push, graph/round1; the vertex arrays parent and g_key in parts (bigarray.ts).
 
 @group(0) @binding(2) var<storage, read_write> wl_out: array<vec4u>;
 @group(0) @binding(3) var<storage, read> e_src: array<u32>;
@@ -14,26 +15,9 @@ fn populateEdges(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
                  @builtin(local_invocation_index) lid: u32) {
   let i = thread_index(wid, nwg, lid);
   let threshold = atomicLoad(&g_state[ST_THRESHOLD]);
-  var keep = false;
-  var p = 0u;
-  var q = 0u;
-  var key = 0u;
-  if (i < P.count) {
-    let s = e_src[i];
-    let t = e_dst[i];
-    if (s != t) {
-      key = weight_key(e_w[i]);
-      if (in_phase(key, threshold)) {
-        p = s;
-        q = t;
-        if (P.phase == PHASE_HEAVY) {
-          p = uf_find(s);
-          q = uf_find(t);
-        }
-        keep = p != q;
-      }
-    }
-  }
+  var e = vec4u(0u);
+  if (i < P.count) { e = round1_edge(e_src[i], e_dst[i], i, threshold); }
+  let keep = e.w != 0u;
   let at = wg_reserve(keep, lid, P.outSlot);
-  if (keep) { push_entry(at, p, q, P.first + i, key); }
+  if (keep) { push_entry(at, e.x, e.y, P.first + i, e.z); }
 }

@@ -2,8 +2,8 @@
 // recorded at either endpoint's set, split_min_ids.wgsl's final id, joins the two sets and enters the forest). The
 // first thread adds the segment's worklist size to the round's (g_state[ST_STATS + statsAt]) and zeroes the counter
 // the segment's next round appends to. Grid-stride over the segment's count.
-// Includes: common/grid, graph/split_common, graph/split_uf, graph/reserve_sg | reserve_wg; the vertex arrays parent,
-// ids and forest in parts (bigarray.ts).
+// Includes: common/grid, graph/base, graph/split_common, graph/split_uf, graph/reserve_sg | reserve_wg; the vertex
+// arrays parent, ids and forest in parts (bigarray.ts).
 
 @group(0) @binding(2) var<storage, read> wl: array<vec4u>;
 

@@ -1,7 +1,7 @@
 // ECL-MST's filtering threshold on split arrays: the sampled weights' keys were copied into
 // g_state[ST_SAMPLES + i] (eclsplit.ts: the slots of graph/threshold.wgsl's sample_hash, computed on the host by
 // threshold.ts's sampleHash), so no binding of the weights is needed; this thread sorts them and stores the P.pick-th
-// smallest key as the threshold, as graph/threshold.wgsl does. Includes: common/grid, graph/split_common.
+// smallest key as the threshold, as graph/threshold.wgsl does. Includes: common/grid, graph/base, graph/split_common.
 
 const MAX_SAMPLES: u32 = 20u;
 

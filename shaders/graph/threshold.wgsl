@@ -1,6 +1,6 @@
 // ECL-MST's filtering threshold (seed 000, §3.2): the P.pick-th smallest weight key among P.samples weights
 // sampled at hash(i) mod P.slots, into g_state[ST_THRESHOLD]. One thread; CPU twin: src/graph/threshold.ts.
-// Includes: common/grid, unionfind/unionfind, graph/common, graph/parent. Binding 3: the weights.
+// Includes: common/grid, unionfind/unionfind, graph/base, graph/common, graph/parent. Binding 3: the weights.
 
 @group(0) @binding(3) var<storage, read> e_w: array<u32>;
 

@@ -274,9 +274,9 @@ interface Variant {
 
 async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernels> {
   const { wg, items, atomic64, subgroups } = v;
-  const base = ['common/grid', 'unionfind/unionfind', 'graph/common', 'graph/parent'];
+  const base = ['common/grid', 'unionfind/unionfind', 'graph/base', 'graph/common', 'graph/parent'];
   // The kernels that only find (populate, filter): the shared union-find, or the read-only parents.
-  const finder = v.plainFinds ? ['common/grid', 'graph/common', 'graph/parent_ro'] : base;
+  const finder = v.plainFinds ? ['common/grid', 'graph/base', 'graph/common', 'graph/parent_ro'] : base;
   const finderCommon: Bindings = v.plainFinds ? COMMON_RO : COMMON;
   const minMod = atomic64 ? 'graph/min64' : 'graph/min32';
   const reserve = subgroups ? 'graph/reserve_sg' : 'graph/reserve_wg';
@@ -308,6 +308,8 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
   });
   const hot = subgroups ? 'graph/hot_sg' : 'graph/hot_wg';
   const producer = { include: [...finder, reserve, minMod, 'graph/push', hot], enable };
+  // populate's round-1 rule (graph/round1.wgsl, shared with the split path's populates).
+  const populating = { ...producer, include: [...producer.include, 'graph/round1'] };
   // min64.wgsl's guard keys are one more binding (8) of the kernels that record minima.
   const guard: Bindings = atomic64 ? { g_guard: 'read_write' } : {};
   const [init, threshold, populate, filter, minIds, select, labels] = await Promise.all([
@@ -316,12 +318,12 @@ async function compile(ctx: GpuContext, g: GpuGraph, v: Variant): Promise<Kernel
     g.kind === 'edges'
       ? ctx.kernel({
           ...spec('populate', 'populate_edges', 'populateEdges', { ...B.populateEdges, ...guard }),
-          ...producer,
+          ...populating,
           bindings: { ...finderCommon, ...B.populateEdges, ...guard },
         })
       : ctx.kernel({
           ...spec('populate', 'populate_csr', 'populateCsr', { ...B.populateCsr, ...guard }),
-          ...producer,
+          ...populating,
           bindings: { ...finderCommon, ...B.populateCsr, ...guard },
           constants: { ITEMS: items, ROW_MINIMA: v.rowMinima ? 1 : 0, TILE_APPENDS: v.tileAppends ? 1 : 0 },
         }),

@@ -154,7 +154,7 @@ export interface SplitMsfConfig {
 async function compile(ctx: GpuContext, g: GpuGraph, cfg: SplitMsfConfig): Promise<SplitKernels> {
   const reserve = cfg.subgroups ? 'graph/reserve_sg' : 'graph/reserve_wg';
   const enable = cfg.subgroups ? ['subgroups'] : [];
-  const base = ['common/grid', 'graph/split_common'];
+  const base = ['common/grid', 'graph/base', 'graph/split_common'];
   const k = async (
     name: string,
     shader: string,
@@ -184,13 +184,15 @@ async function compile(ctx: GpuContext, g: GpuGraph, cfg: SplitMsfConfig): Promi
   const uf = [...base, 'graph/split_uf'];
   const producer = { enable };
   const producing = [...base, 'graph/split_find', reserve, 'graph/split_push'];
+  // populate's round-1 rule (graph/round1.wgsl, shared with the fast path's populates).
+  const populating = [...producing, 'graph/round1'];
   const [init, labels, threshold, populate, filter, minIds, select] = await Promise.all([
     k('init', 'split_init', 'init', B.init, [], base),
     k('labels', 'split_labels', 'labels', B.labels, V.labels, uf),
     k('threshold', 'split_threshold', 'threshold', B.threshold, [], base, { workgroupSize: 1 }),
     g.kind === 'edges'
-      ? k('populate', 'split_populate_edges', 'populateEdges', B.populateEdges, V.populateEdges, producing, producer)
-      : k('populate', 'split_populate_csr', 'populateCsr', B.populateCsr, V.populateCsr, producing, producer),
+      ? k('populate', 'split_populate_edges', 'populateEdges', B.populateEdges, V.populateEdges, populating, producer)
+      : k('populate', 'split_populate_csr', 'populateCsr', B.populateCsr, V.populateCsr, populating, producer),
     k('filter', 'split_filter', 'filterRound', B.filter, V.filter, producing, producer),
     k('minIds', 'split_min_ids', 'minIds', B.minIds, V.minIds, base),
     k('select', 'split_select', 'selectRound', B.select, V.select, [...uf, reserve], producer),
