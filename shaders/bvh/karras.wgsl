@@ -6,10 +6,11 @@
 // through atomics are zeroed: 0 is the identity of the refit's atomicMax (refit.wgsl, refit_chunk.wgsl); the refit
 // stores every other box outright. Constants from src/bvh/karras.ts (KarrasZero): ZERO_CHUNK > 0, nodes whose range
 // crosses a multiple of ZERO_CHUNK leaves (the chunked refit); else nodes of more than ZERO_DIRECT leaves (the
-// direct scans; 1: every internal node). The header has no box (layout.ts).
+// direct scans; 1: every internal node). The header has no box (layout.ts). ZERO_BOXES = 0: the boxes are not
+// bound (their accessor does nothing) and the host cleared every internal record instead (src/bvh/karras.ts).
 //
 // Every array is reached through accessors the composer generates with their bindings from @binding(1) on (host
-// side: src/bvh/karras.ts; src/gpu/bigarray.ts): codes_get (vec2u), links_set (vec4u), ranges_set (u32: the range end other than the node, bvh/range.wgsl),
+// side: src/bvh/karras.ts; src/gpu/bigarray.ts): codes_get (vec2u), links_set (vec2u), ranges_set (u32: the range end other than the node, bvh/range.wgsl),
 // parents_set (u32) and boxes_set (u32 words): each array whole, or in parts where it exceeds one binding.
 
 struct KarrasParams { n: u32, pad0: u32, pad1: u32, pad2: u32 }
@@ -40,7 +41,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let node = thread_index(wid, nwg, lid);
   let n = u.n;
   if (node == 0u) {
-    links_set(n - 1u, vec4u(0u, NONE, 0u, 0u));
+    links_set(n - 1u, vec2u(0u, NONE));
     parents_set(0u, (n - 1u) << 1u);
   }
   if (node + 1u >= n) { return; }
@@ -72,11 +73,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let gamma = u32(split);
   let left = select(gamma, n - 1u + gamma, first == gamma);
   let right = select(gamma + 1u, n + gamma, last == gamma + 1u);
-  links_set(node, vec4u(left, right, 0u, 0u));
+  links_set(node, vec2u(left, right));
   ranges_set(node, range_other(node, first, last));
   parents_set(left, node << 1u);
   parents_set(right, (node << 1u) | 1u);
   let atomic_refit = select(last - first >= ZERO_DIRECT, first / max(ZERO_CHUNK, 1u) != last / max(ZERO_CHUNK, 1u),
                             ZERO_CHUNK > 0u);
-  if (atomic_refit) { zero_box(node); }
+  if (atomic_refit && ZERO_BOXES != 0u) { zero_box(node); }
 }

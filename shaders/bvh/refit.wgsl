@@ -4,11 +4,11 @@
 // Important! WGSL atomics are relaxed and workgroups are unordered, so the usual "the second thread to reach a
 // node reads its sibling's box" is not guaranteed to see that box (DESIGN.md). Here boxes are exchanged only
 // through the atomics themselves: every component c of a node's box (2·D words, plus minIndex) is accumulated
-// with atomicMax — minima as ~order(x), maxima as order(x), minIndex as ~index, so 0 (written by karras.wgsl) is
-// the identity — and each word receives exactly two atomicMax, one per child. The one whose atomicMax returns
-// non-zero came second in that word's modification order, so the returned value is its sibling's contribution
-// and it alone knows the final value: it stores the final f32 bits there and carries component c up to the
-// parent. Components travel independently (a thread may own some and not others); a thread stops when it owns
+// with atomicMax — minima as ~order(x), maxima as order(x), minIndex as ~index, so 0 (written by karras.wgsl; for
+// minIndex, refit.ts's clear) is the identity — and each word receives exactly two atomicMax, one per child. The
+// one whose atomicMax returns non-zero came second in that word's modification order, so the returned value is its
+// sibling's contribution and it alone knows the final value: it stores the final f32 bits there and carries
+// component c up to the parent. Components travel independently (a thread may own some and not others); a thread stops when it owns
 // none. Per-location coherence and atomicity of read-modify-write are all this needs.
 
 //
@@ -20,7 +20,9 @@
 //
 // Every array is reached through accessors the composer generates with their bindings from @binding(1) on (host
 // side: src/bvh/refit.ts; src/gpu/bigarray.ts), each array whole or in parts where it exceeds one binding:
-// sorted_get, order_get, parents_get, ranges_get (read), and links_* / boxes_* (atomic u32 words: _store, _max).
+// sorted_get, order_get, parents_get, ranges_get (read), and mins_* / boxes_* (atomic u32 words: _store, _max).
+// mins (layout.ts, "Records"): two words a record, minIndex(left) then minIndex(right), so the slot of the node
+// whose parent word is ps = (record << 1) | side is word ps itself. Zeroed by refit.ts before this dispatch.
 //
 // Box formats (bvh/box.wgsl, src/bvh/layout.ts): BOX16 = 0 stores f32 boxes (2·D components, as above). BOX16 = 1
 // (u16 cells of the frame the build copied after the last record) turns each node's f32 box into D words
@@ -105,15 +107,15 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     v[2u * D] = ~m;
     ps = parents_get(i);
   }
-  // The node's minIndex slot in its parent's links record has one writer: this thread. So has a directly scanned
-  // node's own box; a leaf has no box (layout.ts: its box is its point).
-  links_store((ps >> 1u) * 4u + 2u + (ps & 1u), ~v[2u * D]);
+  // The node's minIndex slot in its parent's record (mins word ps) has one writer: this thread. So has a directly
+  // scanned node's own box; a leaf has no box (layout.ts: its box is its point).
+  mins_store(ps, ~v[2u * D]);
   if (t >= n) {
     if (BOX16 != 0u) { quantise(&v, n); }
     let base = (t - n) * CB;
     for (var c = 0u; c < CB; c++) { boxes_store(base + c, stored(c, v[c])); }
   }
-  // Walk up: `node` is the internal node whose box (its own record) and minIndex (in its parent's links record)
+  // Walk up: `node` is the internal node whose box (its own record) and minIndex (in its parent's record of mins)
   // the owned components enter next. A parent of at most DIRECT leaves is scanned by its own thread.
   var node = ps >> 1u;
   if (node == header) { return; }
@@ -121,8 +123,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   if (pr.y - pr.x < DIRECT) { return; }
   // A leaf going up (most stop at a directly scanned parent) quantises its point now.
   if (t < n && BOX16 != 0u) { quantise(&v, n); }
+  // Two passes (src/bvh/refit.ts: PASS_BOX, PASS_MIN): each carries only its components up; the other pass's
+  // arrays are unbound, their accessors return 0 and write nothing, so the reads and stores above cost nothing.
   var own: array<bool, C>;
-  for (var c = 0u; c < C; c++) { own[c] = true; }
+  for (var c = 0u; c < C; c++) { own[c] = select(PASS_BOX != 0u, PASS_MIN != 0u, c == CB); }
   loop {
     if (node == header) { break; }
     let pp = parents_get(node);
@@ -137,13 +141,13 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       owns_any = true;
     }
     if (own[CB]) {
-      let w = (pp >> 1u) * 4u + 2u + (pp & 1u);
-      let old = links_max(w, v[CB]);
+      let w = pp;
+      let old = mins_max(w, v[CB]);
       if (old == 0u) {
         own[CB] = false;
       } else {
         v[CB] = max(old, v[CB]);
-        links_store(w, ~v[CB]);
+        mins_store(w, ~v[CB]);
         owns_any = true;
       }
     }

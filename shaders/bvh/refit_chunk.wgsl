@@ -9,7 +9,7 @@
 // because a workgroupBarrier orders workgroup memory within one workgroup (DESIGN.md: never across workgroups). A
 // node whose parent's range leaves the chunk is a top: after the rounds its thread carries it up through global
 // atomics only, exactly as refit.wgsl carries its directly scanned nodes, so every node above the chunks receives
-// its two contributions through atomicMax on words karras.wgsl zeroed.
+// its two contributions through atomicMax on words karras.wgsl (boxes) and refit.ts (mins) zeroed.
 //
 // Slots: Karras's internal node i has i at one end of its range [first, last] (karras.wgsl), so a node inside the
 // chunk has its index inside too, and slot i − g·WG is its own. Each read of an earlier dispatch's output (sorted
@@ -69,7 +69,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
     v[2u * D] = ~order_get(j);
     ps = parents_get(n - 1u + j);
-    links_store((ps >> 1u) * 4u + 2u + (ps & 1u), ~v[2u * D]);
+    mins_store(ps, ~v[2u * D]);
     state = CLIMB;
   }
   workgroupBarrier();
@@ -108,7 +108,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         boxes_store(rb + D + a, f32_unorder(v[D + a]));
       }
       ps = s_parent[node - first];
-      links_store((ps >> 1u) * 4u + 2u + (ps & 1u), ~v[2u * D]);
+      mins_store(ps, ~v[2u * D]);
       state = CLIMB;
       atomicAdd(&s_live, 1u);
     }
@@ -138,13 +138,13 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       owns_any = true;
     }
     if (own[2u * D]) {
-      let w = (pp >> 1u) * 4u + 2u + (pp & 1u);
-      let old = links_max(w, v[2u * D]);
+      let w = pp;
+      let old = mins_max(w, v[2u * D]);
       if (old == 0u) {
         own[2u * D] = false;
       } else {
         v[2u * D] = max(old, v[2u * D]);
-        links_store(w, ~v[2u * D]);
+        mins_store(w, ~v[2u * D]);
         owns_any = true;
       }
     }

@@ -1,4 +1,8 @@
-// Per-component minimum max-index among the candidates equal to the component's best (key, min index).
+// Per-component minimum max-index among the candidates equal to the component's best (key, min index), kept as the
+// maximum of its complement ~max. Issue 19's memory: bestMax is the upper bounds' buffer (emst/boruvka.ts), which the
+// traversal is done with, and is not reset for it: a component's slot holds its upper bound, a key ≤ INF_KEY
+// (0x7f800000, relabel.wgsl), and every ~max exceeds that (indices < 2^31), so the first atomicMax replaces it and the
+// slot ends as ~(the minimum max-index) exactly; merge.wgsl reads it back complemented. Relabel resets it to INF_KEY.
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> label: array<u32>;
 @group(0) @binding(2) var<storage, read> cand: array<vec2u>;
@@ -23,7 +27,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let a = order[j];
     let o = order[c.y];
     if (b.y == c.x && b.x == min(a, o)) {
-      atomicMin(&bestMax[comp], max(a, o));
+      atomicMax(&bestMax[comp], ~max(a, o));
     }
   }
 }

@@ -35,7 +35,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       let b = best[comp];
       let a = order[j];
       let o = order[c.y];
-      if (b.y != c.x || b.x != min(a, o) || bestMax[comp] != max(a, o)) { continue; }
+      if (b.y != c.x || b.x != min(a, o) || ~bestMax[comp] != max(a, o)) { continue; }
     }
     if (uf_union(comp, label[c.y])) {
       let e = atomicAdd(&edgeCount[0], 1u);

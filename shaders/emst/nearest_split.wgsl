@@ -50,7 +50,7 @@ struct SplitParams {
 @group(0) @binding(4) var<storage, read> core2T: array<f32>;
 // The tree window's internal nodes' records, from tFirst (links and childLabel and minCore2 per record, boxes 2·D
 // words per internal node, or D in the u16 format: BOXW).
-@group(0) @binding(5) var<storage, read> links: array<vec4u>;
+@group(0) @binding(5) var<storage, read> links: array<vec2u>;
 @group(0) @binding(6) var<storage, read> boxes: array<u32>;
 @group(0) @binding(7) var<storage, read> childLabel: array<vec2u>;
 @group(0) @binding(8) var<storage, read> minCore2: array<vec2f>;

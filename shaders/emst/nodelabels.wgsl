@@ -3,7 +3,7 @@
 @group(0) @binding(0) var<uniform> u: Params;
 @group(0) @binding(1) var<storage, read> label: array<u32>;
 @group(0) @binding(2) var<storage, read> prefix: array<u32>;
-@group(0) @binding(3) var<storage, read> links: array<vec4u>;
+@group(0) @binding(3) var<storage, read> links: array<vec2u>;
 // The other end of each internal node's leaf range (bvh/range.wgsl).
 @group(0) @binding(4) var<storage, read> ranges: array<u32>;
 @group(0) @binding(5) var<storage, read_write> childLabel: array<vec2u>;

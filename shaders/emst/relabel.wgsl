@@ -1,5 +1,6 @@
 // End of a round: every point's label becomes its union-find root, and every component slot is reset for the
-// next round (upper bound +inf, best edge and best max index NONE). Also run once before the first round.
+// next round (upper bound +inf, best edge NONE). Also run once before the first round. The best max index shares the
+// upper bounds' buffer (issue 19's memory; emst/bestmax.wgsl says why it needs no reset).
 // Entry `fused` (boruvka.ts, RoundPasses.fusedLabels) also writes the next round's label changes (emst/changes.wgsl)
 // from the roots, and resets only the slots of roots: a slot is only ever indexed by a label, every label is a root,
 // and a root was a root in every earlier round too, so its slot was reset every round (all were, by the first run).
@@ -8,9 +9,8 @@
 @group(0) @binding(2) var<storage, read_write> label: array<u32>;
 @group(0) @binding(3) var<storage, read_write> ub: array<u32>;
 @group(0) @binding(4) var<storage, read_write> best: array<vec2u>;
-@group(0) @binding(5) var<storage, read_write> bestMax: array<u32>;
 // The next round's label changes (entry `fused` only).
-@group(0) @binding(6) var<storage, read_write> chg: array<u32>;
+@group(0) @binding(5) var<storage, read_write> chg: array<u32>;
 
 var<workgroup> wgDone: u32;
 var<workgroup> wgRoot: array<u32, WG>;
@@ -23,7 +23,6 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     label[i] = uf_find(i);
     ub[i] = INF_KEY;
     best[i] = vec2u(NONE, NONE);
-    bestMax[i] = NONE;
   }
 }
 
@@ -43,7 +42,6 @@ fn fused(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       if (root == i) {
         ub[i] = INF_KEY;
         best[i] = vec2u(NONE, NONE);
-        bestMax[i] = NONE;
       }
     }
     // Important! The previous tile's reads of wgRoot are done before it is overwritten.
@@ -84,7 +82,6 @@ fn tiles(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       if (root == i) {
         ub[i] = INF_KEY;
         best[i] = vec2u(NONE, NONE);
-        bestMax[i] = NONE;
       }
     }
     // Important! The previous tile's reads of wgRoot and wgBits are done before they are overwritten.

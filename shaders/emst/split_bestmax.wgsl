@@ -1,5 +1,6 @@
 // emst/bestmax.wgsl over one window of points (issue 19; src/emst/roundsplit.ts): per-component minimum max-index
-// among the candidates equal to the component's best (key, min index). `cand` is the window's range, `best` in parts
+// among the candidates equal to the component's best (key, min index), as the maximum of its complement in the upper
+// bounds' buffer (bestmax.wgsl says why). `cand` is the window's range, `best` in parts
 // (generated best_get over its u32 words: .x = word 2·comp, .y = word 2·comp + 1); the 4-byte arrays whole.
 @group(0) @binding(0) var<uniform> u: WinParams;
 @group(0) @binding(1) var<storage, read> label: array<u32>;
@@ -20,7 +21,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let a = order[j];
     let o = order[c.y];
     if (best_get(2u * comp + 1u) == c.x && best_get(2u * comp) == min(a, o)) {
-      atomicMin(&bestMax[comp], max(a, o));
+      atomicMax(&bestMax[comp], ~max(a, o));
     }
   }
 }

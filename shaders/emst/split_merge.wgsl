@@ -22,7 +22,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let comp = label[j];
     let a = order[j];
     let o = order[c.y];
-    if (best_get(2u * comp + 1u) != c.x || best_get(2u * comp) != min(a, o) || bestMax[comp] != max(a, o)) {
+    if (best_get(2u * comp + 1u) != c.x || best_get(2u * comp) != min(a, o) || ~bestMax[comp] != max(a, o)) {
       continue;
     }
     if (uf_union(comp, label[c.y])) {

@@ -1,12 +1,12 @@
 // emst/relabel.wgsl's `main` over one window of points (issue 19; src/emst/roundsplit.ts): every point's label
-// becomes its union-find root and its component slot is reset (upper bound +inf, best edge and best max index NONE).
+// becomes its union-find root and its component slot is reset (upper bound +inf, best edge NONE; the best max index
+// shares the upper bounds' buffer: emst/bestmax.wgsl).
 // `best` (8 B a point) is the window's range; the 4-byte arrays are whole.
 @group(0) @binding(0) var<uniform> u: WinParams;
 @group(0) @binding(1) var<storage, read_write> uf_parent: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> label: array<u32>;
 @group(0) @binding(3) var<storage, read_write> ub: array<u32>;
 @group(0) @binding(4) var<storage, read_write> best: array<vec2u>;
-@group(0) @binding(5) var<storage, read_write> bestMax: array<u32>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -17,6 +17,5 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     label[i] = uf_find(i);
     ub[i] = INF_KEY;
     best[t] = vec2u(NONE, NONE);
-    bestMax[i] = NONE;
   }
 }

@@ -24,7 +24,7 @@ struct RootParams {
   count: u32,
 }
 @group(0) @binding(0) var<uniform> p: RootParams;
-@group(0) @binding(1) var<storage, read> links: array<vec4u>;
+@group(0) @binding(1) var<storage, read> links: array<vec2u>;
 @group(0) @binding(2) var<storage, read> ranges: array<u32>;
 @group(0) @binding(3) var<storage, read_write> roots: array<atomic<u32>>;
 

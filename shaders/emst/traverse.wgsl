@@ -7,7 +7,7 @@
 @group(0) @binding(1) var<storage, read> points: array<f32>;
 @group(0) @binding(2) var<storage, read> core2: array<f32>;
 @group(0) @binding(3) var<storage, read> order: array<u32>;
-@group(0) @binding(4) var<storage, read> links: array<vec4u>;
+@group(0) @binding(4) var<storage, read> links: array<vec2u>;
 @group(0) @binding(5) var<storage, read> boxes0: array<u32>;
 @group(0) @binding(6) var<storage, read> childLabel: array<vec2u>;
 @group(0) @binding(7) var<storage, read> label: array<u32>;

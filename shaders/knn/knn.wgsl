@@ -10,7 +10,8 @@
 // MORTON_ROWS (1: row j is leaf j's; 0: row i is point i's).
 //
 // Big arrays (issue 19; src/knn/knn.ts, src/gpu/bigarray.ts): the BVH's arrays are read through accessors the
-// composer generates from @binding(3) on — points_get (f32 words), order_get, links_get (vec4u), boxes_get (u32
+// composer generates from @binding(3) on — points_get (f32 words), order_get, links_get and mins_get (vec2u: bvh/layout.ts,
+// "Records"), boxes_get (u32
 // words of either box format, bvh/boxget.wgsl) — each array whole (`points[i]`: the kernel of before) or in parts where it exceeds one binding. The
 // output rows are a window: this dispatch searches the leaves [base, end) and, with Morton rows, row t − base of
 // out_index / out_dist belongs to leaf t (base = 0 and end = n: one dispatch over every leaf, the fast path).
@@ -139,7 +140,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var sp = 0u;
   var node = header;
   loop {
-    let lk = links_get(node);
+    // | left | right | minIndex(left) | minIndex(right) | from the two arrays (bvh/layout.ts, "Records").
+    let lk = vec4u(links_get(node), mins_get(node));
     var go_l = false;
     var go_r = false;
     let dl = child_dist(lk.x, header);

@@ -14,7 +14,7 @@ import { allocateBvh, createBvhBuilder } from '../bvh/lbvh.js';
 import { buildBvhCpu } from '../bvh/lbvh.cpu.js';
 import { maxF, minF } from '../bvh/floatorder.js';
 import { boxQuantHi, boxQuantLo, quantiseBoxesCpu } from '../bvh/box.cpu.js';
-import { rangeOthers, rangePairs } from '../bvh/layout.js';
+import { linkWords, minIndexWords, rangeOthers, rangePairs } from '../bvh/layout.js';
 import { generate, type GeneratorName } from '../datasets/generate.js';
 
 const EXACT_LIMIT = 1 << 22;
@@ -53,7 +53,9 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
     const pairs: [string, GPUBuffer, ArrayBufferView][] = [
       ['codes', bvh.codes, want.codes],
       ['order', bvh.order, want.order],
-      ['links', bvh.links, want.links],
+      // links and minIndex: the twin's four-word records as the GPU's two arrays (layout.ts, "Records").
+      ['links', bvh.links, linkWords(want.links)],
+      ['mins', bvh.mins, minIndexWords(want.links)],
       // u16 boxes: the twin's quantised (box.cpu.ts); ranges: one end each (layout.ts).
       ['boxes', bvh.boxes, u16 ? quantiseBoxesCpu(want.boxes, n, dim, want.frame) : want.boxes],
       ['ranges', bvh.ranges, rangeOthers(want.ranges)],
@@ -69,7 +71,7 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
   async function checkStructure(): Promise<void> {
     const codes = await u32(bvh.codes, 8 * n);
     const order = await u32(bvh.order, 4 * n);
-    const links = await u32(bvh.links, 16 * n);
+    const links = await u32(bvh.links, 8 * n);
     const ranges = rangePairs(await u32(bvh.ranges, 4 * (n - 1)));
     const parents = await u32(bvh.parents, 4 * (2 * n - 1));
     const seen = new Uint8Array(n);
@@ -83,10 +85,10 @@ export async function benchBvh(ctx: GpuContext, n: number, options: BvhBenchOpti
     const range = (c: number) => (c >= n - 1 ? [c - n + 1, c - n + 1] : [ranges[2 * c], ranges[2 * c + 1]]);
     for (let i = 0; i < n - 1; i++) {
       const [l, r] = [ranges[2 * i], ranges[2 * i + 1]];
-      const a = range(links[4 * i]);
-      const b = range(links[4 * i + 1]);
+      const a = range(links[2 * i]);
+      const b = range(links[2 * i + 1]);
       if (a[0] !== l || a[1] + 1 !== b[0] || b[1] !== r) fail(`node ${i}: range [${l}, ${r}] ≠ [${a}] ∪ [${b}]`);
-      if (parents[links[4 * i]] !== 2 * i || parents[links[4 * i + 1]] !== 2 * i + 1) fail(`node ${i}: parents disagree`);
+      if (parents[links[2 * i]] !== 2 * i || parents[links[2 * i + 1]] !== 2 * i + 1) fail(`node ${i}: parents disagree`);
     }
     // Boxes of the root and of sampled nodes = the tight box of their leaves (u16: its cells, box.cpu.ts).
     const sorted = new Float32Array(await ctx.read(bvh.sortedPoints, 0, 4 * n * dim));

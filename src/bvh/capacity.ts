@@ -72,7 +72,9 @@ export function bindingNeeds(task: CapacityTask, dim: number): BindingNeed[] {
   const needs: BindingNeed[] = [
     // emst::points (pipeline.ts, uploadFloat32) and bvh::sortedPoints (bvh/lbvh.ts): 4·dim bytes a point.
     { label: 'emst::points', bytes: (n) => 4 * dim * n },
-    // bvh::links (bvh/lbvh.ts): 16 bytes a point, the largest of the BVH's unsplit arrays.
+    // bvh::links and bvh::minIndex (bvh/lbvh.ts): 8 + 8 bytes a point, counted as the one 16-byte array they were
+    // before issue 19 split it (layout.ts, "Records"): the unsplit traversal (emst/nearestsplit.ts traversalSplits) and
+    // the statistics' walk below were sized at this bound, so the caps stay as measured.
     { label: 'bvh::links', bytes: (n) => 16 * n },
   ];
   if (task.kind === 'emst' || task.kind === 'mstStats' || task.kind === 'hdbscan') {
@@ -138,19 +140,29 @@ function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKern
         ];
   return [
     ...boruvka,
-    // knn/knn.ts (bvhArrays): points, order, links, boxes; the two outputs are windows.
-    { label: 'knn::search', fixed: 2, arrays: [points, order, { stride: 16, length: (n) => n }, boxes] },
-    // bvh/karras.ts: codes, links, ranges, parents, boxes.
+    // knn/knn.ts (bvhArrays): points, order, links, minIndex (8 bytes a record each: layout.ts), boxes; the two
+    // outputs are windows.
+    {
+      label: 'knn::search',
+      fixed: 2,
+      arrays: [points, order, { stride: 8, length: (n) => n }, { stride: 8, length: (n) => n }, boxes],
+    },
+    // bvh/karras.ts: codes, links (8 bytes a record), ranges, parents — and the boxes, where they fit beside them;
+    // else the encoder clears the boxes instead of binding them (clearsBoxes), so they never set the cap.
     {
       label: 'bvh::karras',
       fixed: 0,
-      arrays: [{ stride: 8, length: (n) => n }, { stride: 16, length: (n) => n }, ranges, parents, boxes],
+      arrays: [{ stride: 8, length: (n) => n }, { stride: 8, length: (n) => n }, ranges, parents],
     },
-    // bvh/refit.ts: sorted points, order, parents, links (words), boxes, ranges.
+    // bvh/refit.ts: in one pass sorted points, order, parents, minIndex words, boxes, ranges; where those exceed the
+    // stage, two (refitPasses) — the boxes pass binds the sorted points, parents, boxes and ranges (16 slots for
+    // 6·10^8 3D points at 2 GiB a binding), the minIndex pass order, parents, minIndex words and ranges. One pass binds
+    // a superset of each, so the two passes set the cap.
+    { label: 'bvh::refit.boxes', fixed: 0, arrays: [points, parents, boxes, ranges] },
     {
-      label: 'bvh::refit',
+      label: 'bvh::refit.minIndex',
       fixed: 0,
-      arrays: [points, order, parents, { stride: 4, length: (n) => 4 * n }, boxes, ranges],
+      arrays: [order, parents, { stride: 4, length: (n) => 2 * n }, ranges],
     },
     // bvh/gather.ts: the points in parts beside order and the sorted output.
     { label: 'bvh::gather', fixed: 2, arrays: [points] },
@@ -161,6 +173,17 @@ function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKern
 function splitWholeNeeds(task: CapacityTask): BindingNeed[] {
   // emst::label (boruvka.ts): n labels and 2 flag words, random access in every round kernel; the upper bounds,
   // union-find, changes and order are no larger.
+  //
+  // Issue 19's 6·10^8 3D points (2 GiB a binding, 16 a stage) needs these 4-byte arrays in parts (2 each at that n).
+  // Done: the BVH build (Karras clears its boxes, the refit in two passes: 11 and 16 slots), the changes' scan
+  // (primitives/scan.ts windows). Left, with each kernel's slots at 6·10^8 once they are parts: unionfind::init
+  // (windows); emst::split_relabel 9, split_upperbounds 8, the changes (label, chg: 4), split_nodelabels 7,
+  // split_best 8, split_bestmax 10, split_active ~8; emst::split_merge 17 — one too many: its winner test (best 3
+  // parts, bestMax 2) could move into a pass of its own that marks the candidates, leaving 12; the traversal
+  // (nearest_split.wgsl) binds 16 already — order, label, ub in parts make 19, so a Euclidean variant must drop
+  // core2Q, core2T and minCore2 (16); plan.wgsl and the readers of label[n]; then this list and the table above. The
+  // mutual reachability's k-NN search takes 20 there (points 4, order 2, links 3, minIndex 3, boxes 7, + 2): it
+  // needs another cut (e.g. subtree windows, as the traversal).
   return task.kind === 'emst' ? [{ label: 'emst::label', bytes: (n) => 4 * (n + 2) }] : [];
 }
 
@@ -273,12 +296,14 @@ export function checkCapacity(
  * uniforms and counters left out). The peak is Borůvka's rounds, where everything below is live at once:
  *
  *   BVH      boxes 8·dim in the f32 box format, 4·dim in u16 (n − 1 records; bvh/layout.ts boxFormatFor: f32 by
- *            default, u16 opt-in with TREELINE_BVH_BOXES), links 16, codes 8 (lent as childLabel), parents 8 (lent as the
+ *            default, u16 opt-in with TREELINE_BVH_BOXES), links 8 (their minIndex words, 8 more, live in Borůvka's
+ *            edges until its first merge: layout.ts "Records"), codes 8 (lent as childLabel), parents 8 (lent as the
  *            candidates), ranges 4 (one end: layout.ts), order 4; sorted points 4·dim only without an in-place build (`inPlace: false`,
  *            TREELINE_EMST_INPLACE=0: in place they are the input's buffer)
  *   sorter   ping-pong scratch 12 (lent as best and pointBound) and a digit table of 4 bytes a digit per block of
  *            256 × 8 keys: 0.5
- *   Borůvka  edges 12, label 4, changes 4 (and the active list), upper bounds 4, bestMax 4, union-find 4
+ *   Borůvka  edges 12 (holding the BVH's minIndex words until the first merge), label 4, changes 4 (and the active
+ *            list), upper bounds 4 (and bestMax: emst/bestmax.wgsl), union-find 4
  *   mutual reachability: k-th distances 4 (lent as the upper bounds: −4), core distances 4, minCore2 8 (the run's)
  *
  * Important! test/gpu/emst.memory.test.ts measures emst()'s peak against this: change it with the allocations.
@@ -288,9 +313,9 @@ export function emstPeakBytesPerPoint(
   options: { mutualReachability?: boolean; inPlace?: boolean; boxes?: BoxFormat } = {},
 ): number {
   const boxes = (options.boxes ?? boxFormatFor(dim)) === 'u16' ? 4 * dim : 8 * dim;
-  const bvh = boxes + 16 + 8 + 8 + 4 + 4 + (options.inPlace === false ? 4 * dim : 0);
+  const bvh = boxes + 8 + 8 + 8 + 4 + 4 + (options.inPlace === false ? 4 * dim : 0);
   const sorter = 12 + 0.5;
-  const boruvka = 12 + 4 + 4 + 4 + 4 + 4;
+  const boruvka = 12 + 4 + 4 + 4 + 4;
   const reachability = options.mutualReachability ? 4 + 4 + 8 - 4 : 0;
   return bvh + sorter + boruvka + reachability;
 }

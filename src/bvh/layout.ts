@@ -9,12 +9,18 @@
  *
  * Records. Record r (0 ≤ r < n) of `links` describes the two children of internal node r; record n − 1 is the
  * *header*, whose left child is the root and whose right child is NONE, so every node (the root included) has a
- * parent record and a traversal starts at the header.
+ * parent record and a traversal starts at the header. A record is | left | right | minIndex(left) | minIndex(right) |,
+ * on the GPU in two arrays of the same n records (issue 19's memory: the traversals of the EMST read only the first):
  *
- *   links (vec4u per record, n records):  | left child | right child | minIndex(left) | minIndex(right) |
+ *   links (vec2u per record, n records):  | left child | right child |
+ *   mins  (vec2u per record, n records):  | minIndex(left) | minIndex(right) |     (bvh::minIndex)
  *
  * An internal child's minIndex is the smallest original index among its leaves (for exact tie-breaking by index,
- * and so that all-duplicate inputs are not quadratic); a leaf's is its original index.
+ * and so that all-duplicate inputs are not quadratic); a leaf's is its original index. The child whose parent word
+ * (Parents, below) is ps has its minIndex at mins word ps. Only the k-NN reads mins (knn/knn.ts), so an EMST lends
+ * Borůvka's edge buffer for them (emst/pipeline.ts): links take 8 bytes a point at the EMST's peak, where the one
+ * vec4u array took 16. The CPU twin keeps the logical record, four u32 (lbvh.cpu.ts); linkWords / minIndexWords / joinLinks below
+ * convert.
  *
  * Boxes (f32, 2·d per internal node, n − 1 records; no header record): internal node i's own tight box.
  *
@@ -163,6 +169,38 @@ export const FRAME_WORDS = (dim: number): number => 5 * dim;
 
 /** The largest f32 value. */
 export const F32_MAX = 3.4028234663852886e38;
+
+/** The GPU's links words (left, right per record) of the CPU twin's four-word records (layout: "Records"). */
+export function linkWords(records: Uint32Array): Uint32Array {
+  const out = new Uint32Array(records.length / 2);
+  for (let r = 0; r < out.length / 2; r++) {
+    out[2 * r] = records[4 * r];
+    out[2 * r + 1] = records[4 * r + 1];
+  }
+  return out;
+}
+
+/** The GPU's mins words (minIndex(left), minIndex(right) per record) of the CPU twin's four-word records. */
+export function minIndexWords(records: Uint32Array): Uint32Array {
+  const out = new Uint32Array(records.length / 2);
+  for (let r = 0; r < out.length / 2; r++) {
+    out[2 * r] = records[4 * r + 2];
+    out[2 * r + 1] = records[4 * r + 3];
+  }
+  return out;
+}
+
+/** The CPU twin's four-word records of the GPU's links and mins words (the first `records` records of each). */
+export function joinLinks(links: Uint32Array, mins: Uint32Array, records = links.length / 2): Uint32Array {
+  const out = new Uint32Array(4 * records);
+  for (let r = 0; r < records; r++) {
+    out[4 * r] = links[2 * r];
+    out[4 * r + 1] = links[2 * r + 1];
+    out[4 * r + 2] = mins[2 * r];
+    out[4 * r + 3] = mins[2 * r + 1];
+  }
+  return out;
+}
 
 /** The GPU's ranges (one u32 a node, the end other than the node: "Ranges" above) of the CPU twin's pairs. */
 export function rangeOthers(pairs: Uint32Array): Uint32Array {

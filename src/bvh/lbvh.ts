@@ -55,7 +55,7 @@ import { createCodeEncoder } from './codes.js';
 import { createPrefixSorter, prefixSortApplies } from './prefixsort.js';
 import { createPointGatherer } from './gather.js';
 import { createKarras } from './karras.js';
-import { createRefit, refitChunkLeaves } from './refit.js';
+import { createRefit, refitChunkLeaves, refitPasses } from './refit.js';
 
 /**
  * The buffers of an n-point BVH that traversals read (layout.ts): what the k-NN search and Borůvka take, whether
@@ -69,8 +69,13 @@ export interface BvhBuffers {
   readonly order: GPUBuffer;
   /** n × dim f32: the points in Morton order (`bvh::sortedPoints`). */
   readonly sortedPoints: GPUBuffer;
-  /** n records × vec4u: left, right, minIndex(left), minIndex(right); record n − 1 is the header (`bvh::links`). */
+  /** n records × vec2u: left, right; record n − 1 is the header (`bvh::links`). */
   readonly links: GPUBuffer;
+  /**
+   * n records × vec2u: minIndex(left), minIndex(right) of links' record (`bvh::minIndex`; layout.ts, "Records"). Read
+   * by the k-NN only: an EMST lends its edge buffer for it (allocateBvh's `mins`), dead before Borůvka's first merge.
+   */
+  readonly mins: GPUBuffer;
   /**
    * n − 1 records (at least one): internal node i's own box (`bvh::boxes`), in `boxFormat` — 2·dim f32, lo then hi,
    * or dim u32 words of u16 cells followed by the frame's two records (layout.ts, "Box formats").
@@ -117,7 +122,16 @@ export function allocateBvh(
   ctx: GpuContext,
   capacity: number,
   dim: number,
-  options: { split?: boolean; inPlace?: boolean; boxes?: BoxFormat } = {},
+  options: {
+    split?: boolean;
+    inPlace?: boolean;
+    boxes?: BoxFormat;
+    /**
+     * A buffer of at least 8·max(capacity, 1) bytes to hold the minIndex words (BvhBuffers.mins), lent by a caller that
+     * reads them never or only before it writes the buffer itself (GpuEmst: Borůvka's edges); not destroyed here.
+     */
+    mins?: GPUBuffer;
+  } = {},
 ): GpuBvh {
   const boxFormat = boxFormatFor(dim, { given: options.boxes });
   checkShape(ctx, capacity, dim, options.split === true, boxFormat);
@@ -129,19 +143,25 @@ export function allocateBvh(
     sortedPoints: options.inPlace
       ? ctx.createBuffer('bvh::sortedPointsUnset', 16)
       : ctx.createBuffer('bvh::sortedPoints', 4 * dim * c),
-    links: ctx.createBuffer('bvh::links', 16 * c),
+    links: ctx.createBuffer('bvh::links', 8 * c),
     boxes: ctx.createBuffer('bvh::boxes', 4 * boxArrayWords(c, dim, boxFormat)),
     ranges: ctx.createBuffer('bvh::ranges', 4 * Math.max(c - 1, 1)),
     // One word beyond the 2c − 1 parents, so that Borůvka's 8-byte candidates fit once the parents are dead.
     parents: ctx.createBuffer('bvh::parents', 8 * c),
   };
+  if (options.mins && options.mins.size < 8 * c) {
+    throw new InputError(`bvh::minIndex: a lent buffer of ${options.mins.size} bytes, expected at least ${8 * c}.`);
+  }
+  const mins = options.mins ?? ctx.createBuffer('bvh::minIndex', 8 * c);
   return {
     n: 0,
     dim,
     capacity,
     boxFormat,
     ...buffers,
+    mins,
     destroy() {
+      if (mins !== options.mins) mins.destroy();
       for (const b of Object.values(buffers)) b.destroy();
     },
   };
@@ -160,7 +180,7 @@ function checkShape(ctx: GpuContext, capacity: number, dim: number, split: boole
     format,
   );
   if (capacity > maxPoints) throw new InputError(boxLimitMessage(capacity, dim, maxPoints, ctx, format));
-  const largest = Math.max(16 * capacity, 4 * dim * capacity);
+  const largest = Math.max(8 * capacity, 4 * dim * capacity);
   if (largest > ctx.limits.maxStorageBufferBindingSize) {
     throw new InputError(
       `A BVH of ${capacity} points in ${dim} dimensions needs ${largest}-byte arrays; this device binds at most ${ctx.limits.maxStorageBufferBindingSize} bytes.`,
@@ -191,7 +211,9 @@ export interface BvhBuilderOptions {
    * Refit by chunks of leaves in workgroup memory (refit.ts, shaders/bvh/refit_chunk.wgsl) instead of direct scans
    * (then refitDirect is unused), where the device holds a chunk of ≥ 32 leaves. Default: CHUNK_REFIT, or the
    * environment variable TREELINE_BVH_REFIT=chunk or direct where nothing is given (or =legacy: the direct scans
-   * with every internal box zeroed first, the build before issue 18, for A/B runs). Same boxes either way.
+   * with every internal box zeroed first, the build before issue 18; =passes: the direct scans in two passes with
+   * Karras's boxes cleared instead of bound, the shape past the stage's storage buffers (issue 19: karras.ts,
+   * refit.ts) — both for A/B runs). Same boxes either way.
    */
   refitChunk?: boolean;
   /**
@@ -239,10 +261,10 @@ function prefixMode(given: boolean | undefined, dim: number): boolean {
 const CHUNK_REFIT = false;
 
 /** The refit's mode: an explicit one, else TREELINE_BVH_REFIT, else CHUNK_REFIT. */
-function refitMode(given: boolean | undefined): 'chunk' | 'direct' | 'legacy' {
+function refitMode(given: boolean | undefined): 'chunk' | 'direct' | 'legacy' | 'passes' {
   if (given !== undefined) return given ? 'chunk' : 'direct';
   const env = typeof process !== 'undefined' ? process.env?.TREELINE_BVH_REFIT : undefined;
-  if (env === 'chunk' || env === 'direct' || env === 'legacy') return env;
+  if (env === 'chunk' || env === 'direct' || env === 'legacy' || env === 'passes') return env;
   return CHUNK_REFIT ? 'chunk' : 'direct';
 }
 
@@ -292,8 +314,14 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
   }
   // The refit's mode decides which boxes the Karras kernel zeroes (karras.ts, KarrasZero).
   // The chunked refit (an opt-in variant) writes f32 boxes only: u16 boxes take the direct scans.
+  // So does a refit in two passes (refit.ts refitPasses: where one dispatch's parts exceed the stage), or forced
+  // (TREELINE_BVH_REFIT=passes, for A/B runs: Karras clears its boxes too, as it does where they exceed it).
+  const forced = refitMode(options.refitChunk) === 'passes';
+  const twoPasses = forced || refitPasses(ctx.limits, Math.max(maxCount, 1), dim, boxFormat) === 2;
   const mode =
-    boxFormat === 'u16' && refitMode(options.refitChunk) === 'chunk' ? 'direct' : refitMode(options.refitChunk);
+    (boxFormat === 'u16' || twoPasses) && refitMode(options.refitChunk) === 'chunk'
+      ? 'direct'
+      : refitMode(options.refitChunk);
   // TREELINE_BVH_CHUNK: the most leaves per chunk (a power of two from 32 to 1024), for A/B runs; default 256.
   const env = typeof process !== 'undefined' ? Number(process.env?.TREELINE_BVH_CHUNK) : NaN;
   const chunkMost = [32, 64, 128, 256, 512, 1024].includes(env) ? env : wg;
@@ -310,6 +338,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       constants: parts.constants,
       zero: chunk > 0 ? { chunk } : { direct: mode === 'legacy' ? 1 : direct },
       boxes: boxFormat,
+      clearBoxes: forced,
     }),
     // The refit (refit.ts), every array in parts where it exceeds one binding.
     createRefit(ctx, Math.max(maxCount, 1), dim, direct, {
@@ -317,6 +346,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
       constants: parts.constants,
       chunk: chunk > 0,
       boxes: boxFormat,
+      twoPasses: forced,
     }),
     createRadixSorter(ctx, {
       maxCount: Math.max(maxCount, 1),
@@ -366,7 +396,7 @@ export async function createBvhBuilder(ctx: GpuContext, options: BvhBuilderOptio
     if (boxFormat === 'u16') {
       rec.copy(bvh.frame, 12 * dim, bvh.boxes, 4 * boxRecordWords(dim, 'u16') * boxRecords(n), 8 * dim);
     }
-    refit.encode(rec, { sorted: bvh.sortedPoints, order, parents, links, boxes, ranges, n });
+    refit.encode(rec, { sorted: bvh.sortedPoints, order, parents, mins: bvh.mins, boxes, ranges, n });
   };
 
   const builder: BvhBuilder = {

@@ -6,7 +6,7 @@
 import type { GpuContext } from '../gpu/context.js';
 import type { BvhCpu } from './lbvh.cpu.js';
 import type { BvhBuffers } from './lbvh.js';
-import { boxFormatFor, boxRecords, boxWords, rangeOthers, type BoxFormat } from './layout.js';
+import { boxFormatFor, boxRecords, boxWords, linkWords, minIndexWords, rangeOthers, type BoxFormat } from './layout.js';
 import { quantiseBoxesCpu } from './box.cpu.js';
 
 export function uploadBvhCpu(
@@ -26,7 +26,9 @@ export function uploadBvhCpu(
   const buffers = {
     sortedPoints: up('sortedPoints', bvh.sortedPoints),
     order: up('order', bvh.order),
-    links: up('links', bvh.links),
+    // The twin's four-word records as the GPU's two arrays (layout.ts, "Records").
+    links: up('links', linkWords(bvh.links)),
+    mins: up('mins', minIndexWords(bvh.links)),
     boxes: up('boxes', boxes),
     // One end of each range (layout.ts, "Ranges"); at least one word.
     ranges: up('ranges', bvh.n > 1 ? rangeOthers(bvh.ranges) : new Uint32Array(1)),

@@ -53,13 +53,14 @@ import { checkSubtreeRoots } from './splitroots.js';
  * after the run.
  *
  * GpuEmst's GPU memory per point in 3D with this sharing and an in-place build (the sorted points are the input's
- * buffer: pipeline.ts `inPlace`, issue 19), 108.5 bytes beyond the input (96.5 with the opt-in u16 boxes,
+ * buffer: pipeline.ts `inPlace`, issue 19), 96.5 bytes beyond the input (84.5 with the opt-in u16 boxes,
  * TREELINE_BVH_BOXES=u16, bvh/layout.ts "Box formats"; 12 more with a sorted copy):
  *
- *   BVH      boxes 24 (n − 1 internal boxes, f32; u16: 12), links 16, codes 8 (= childLabel),
- *            parents 8 (= candidates), ranges 4 (one end of each, bvh/layout.ts), order 4                       64
+ *   BVH      boxes 24 (n − 1 internal boxes, f32; u16: 12), links 8, codes 8 (= childLabel),
+ *            parents 8 (= candidates), ranges 4 (one end of each, bvh/layout.ts), order 4                       56
  *   sorter   scratch 12 (= best 8 + pointBound 4), digit table 0.5                                           12.5
- *   Borůvka  edges 12, label 4, changes 4 (= active list), upper bounds 4, bestMax 4, union-find 4             32
+ *   Borůvka  edges 12 (= the BVH's minIndex words until the first merge: pipeline.ts), label 4,
+ *            changes 4 (= active list), upper bounds 4 (= bestMax: emst/bestmax.wgsl), union-find 4           28
  *   rest     scan partial sums, uniforms, counters                                                           ~0.05
  *
  * Mutual reachability adds the core distances (4; the k-th distances are lent as the upper bounds) at creation,
@@ -306,7 +307,6 @@ const B = {
     label: 'read_write',
     ub: 'read_write',
     best: 'read_write',
-    bestMax: 'read_write',
     chg: 'read_write',
   },
   changes: { u: 'uniform', label: 'read', chg: 'read_write' },
@@ -559,14 +559,17 @@ export class Boruvka {
       return buf(name, bytes);
     };
     const chg = buf('changes', 4 * Math.max(n, passes.tileScan ? tileWords(n) : 0));
+    const ub = take('ub', 'upperBounds', 4 * n);
     const b: Record<string, GPUBuffer> = {
       // n labels, then the "tree complete" flag label[n] and the previous round's edge count + 1 (plan.wgsl).
       label: buf('label', 4 * (n + 2)),
       chg,
       childLabel: take('childLabel', 'childLabel', 8 * n),
-      ub: take('ub', 'upperBounds', 4 * n),
+      ub,
       best: take('best', 'best', 8 * n),
-      bestMax: buf('bestMax', 4 * n),
+      // The upper bounds live from the relabel to the traversal, the best max indices from `bestmax` to `merge`: one
+      // buffer (issue 19's memory, 4 bytes a point; emst/bestmax.wgsl says why it needs no reset in between).
+      bestMax: ub,
       cand: take('cand', 'candidates', 8 * n),
       pointBound: take('pointBound', 'pointBound', 4 * n),
       // The active list lives from `active` to `nearest`, the changes from `changes` to `nodelabels`, and no
@@ -687,7 +690,7 @@ export class Boruvka {
     const relabel = (rec: Recorder, at: { uniforms: Uint8Array; threads?: number; groups?: number }) =>
       rec.dispatch(k.relabel, {
         ...at,
-        buffers: { uf_parent: uf.parent, label: b.label, ub: b.ub, best: b.best, bestMax: b.bestMax, chg: b.chg },
+        buffers: { uf_parent: uf.parent, label: b.label, ub: b.ub, best: b.best, chg: b.chg },
       });
     let arrive: GPUBuffer | null = null;
     if (mr) {

@@ -49,7 +49,7 @@ export const SPLIT_STORAGE_BUFFERS = 16;
 /** Bytes per element of the arrays bound per query window: points, core2, cand, pointBound. */
 const queryStrides = (dim: number) => [4 * dim, 4, 8, 4];
 /** … and per tree window: links, boxes, childLabel, minCore2, ranges, points, core2. */
-const treeStrides = (dim: number, boxes: BoxFormat) => [16, 4 * boxRecordWords(dim, boxes), 8, 8, 4, 4 * dim, 4];
+const treeStrides = (dim: number, boxes: BoxFormat) => [8, 4 * boxRecordWords(dim, boxes), 8, 8, 4, 4 * dim, 4];
 
 /** How the split traversal cuts n points (maxElements: a smaller cap on a window, for tests and A/B runs). */
 export interface SplitWindows {
@@ -72,8 +72,10 @@ export function splitWindows(
 }
 
 /**
- * Whether the unsplit traversal (nearest.wgsl) cannot bind n points' arrays: one of links (16 B), the sorted points,
+ * Whether the unsplit traversal (nearest.wgsl) cannot bind n points' arrays: one of the sorted points, links,
  * childLabel, minCore2 or the candidates (8 B) exceeds one binding. The boxes are in parts there (bvh/boxparts.ts).
+ * Still at 16 bytes a point, what links took before they lost their minIndex words (bvh/layout.ts, issue 19): the
+ * rounds' edges (12 B) are bound whole too, and the split path's range is left as it was measured.
  */
 export function traversalSplits(limits: GpuContext['limits'], n: number, dim: number): boolean {
   const binding = limits.maxStorageBufferBindingSize;
@@ -298,7 +300,7 @@ export class SplitTraversal {
       if (nodes.count <= 0) continue;
       rec.dispatch(this.rootsKernel, {
         buffers: {
-          links: windowBinding(this.ctx.limits, bvh.links, 16, nodes),
+          links: windowBinding(this.ctx.limits, bvh.links, 8, nodes),
           ranges: windowBinding(this.ctx.limits, bvh.ranges, 4, nodes),
           roots: this.roots,
         },
@@ -360,7 +362,7 @@ export class SplitTraversal {
             ...query,
             pointsT: windowBinding(limits, a.bvh.sortedPoints, 4 * dim, t),
             core2T: core(t),
-            links: windowBinding(limits, a.bvh.links, 16, t),
+            links: windowBinding(limits, a.bvh.links, 8, t),
             boxes: boxes
               ? windowBinding(limits, a.bvh.boxes, 4 * boxRecordWords(dim, this.boxes), boxes)
               : { buffer: a.bvh.boxes, offset: 0, size: 4 * boxRecordWords(dim, this.boxes) },

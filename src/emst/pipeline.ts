@@ -141,10 +141,12 @@ export class GpuEmst {
     // no k-NN, gather or mutual-reachability kernels.
     // The box format (bvh/layout.ts): f32 by default, u16 opt-in (TREELINE_BVH_BOXES).
     const boxes = boxFormatFor(dim);
-    const bvh = allocateBvh(ctx, maxN, dim, { inPlace, split: splitBvh, boxes });
+    // Borůvka's edges (written from its first merge on) hold the BVH's minIndex words, which only the k-NN and the
+    // candidate lists read, before the rounds (bvh/layout.ts, "Records"; issue 19's memory: 8 bytes a point).
+    const edges = ctx.createBuffer('emst::edges', 12 * Math.max(maxN, 2));
+    const bvh = allocateBvh(ctx, maxN, dim, { inPlace, split: splitBvh, boxes, mins: edges });
     const kth = mr ? ctx.createBuffer('emst::kthDistance2', 4 * maxN) : null;
     const core2 = mr ? ctx.createBuffer('emst::core2', 4 * maxN) : null;
-    const edges = ctx.createBuffer('emst::edges', 12 * Math.max(maxN, 2));
     const builderMade = createBvhBuilder(ctx, { maxCount: maxN, dim, boxPartRecords, split: splitBvh, boxes });
     // Arrays whose lifetimes do not overlap Borůvka's share its memory (boruvka.ts, BoruvkaBorrow).
     const borrow = builderMade.then((builder) => ({

@@ -186,7 +186,6 @@ export class SplitRounds {
           label: 'read_write',
           ub: 'read_write',
           best: 'read_write',
-          bestMax: 'read_write',
         },
         ['unionfind/unionfind'],
       ),
@@ -353,7 +352,6 @@ export class SplitRounds {
           label: a.label,
           ub: a.ub,
           best: windowBinding(this.ctx.limits, a.best, 8, w),
-          bestMax: a.bestMax,
         },
         uniforms: this.uniforms(p, w),
         threads: w.count,
@@ -373,7 +371,7 @@ export class SplitRounds {
     });
     hooks.scan(rec);
     // Records [0, n): links, childLabel (n records, the header last) and ranges (n − 1; the header has none).
-    for (const w of this.windows(n, [16, 4, 8])) {
+    for (const w of this.windows(n, [8, 4, 8])) {
       const ranges =
         w.first < n - 1
           ? { first: w.first, count: Math.min(w.first + w.count, n - 1) - w.first }
@@ -382,7 +380,7 @@ export class SplitRounds {
         buffers: {
           label: a.label,
           prefix: a.chg,
-          links: windowBinding(limits, a.bvh.links, 16, w),
+          links: windowBinding(limits, a.bvh.links, 8, w),
           ranges: windowBinding(limits, a.bvh.ranges, 4, ranges),
           childLabel: windowBinding(limits, a.childLabel, 8, w),
         },

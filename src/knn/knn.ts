@@ -130,7 +130,8 @@ function bvhArrays(dim: number, format: BoxFormat): PartArray[] {
   return [
     { name: 'points', type: 'f32', stride: 4, length: (n) => n * dim, access: 'read' },
     { name: 'order', type: 'u32', stride: 4, length: (n) => n, access: 'read' },
-    { name: 'links', type: 'vec4u', stride: 16, length: (n) => n, access: 'read' },
+    { name: 'links', type: 'vec2u', stride: 8, length: (n) => n, access: 'read' },
+    { name: 'mins', type: 'vec2u', stride: 8, length: (n) => n, access: 'read' },
     { name: 'boxes', type: 'u32', stride: 4, length: (n) => boxArrayWords(n, dim, format), access: 'read' },
   ];
 }
@@ -280,7 +281,7 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
       const tree = bindParts(
         limits,
         plan,
-        { points: bvh.sortedPoints, order: bvh.order, links: bvh.links, boxes: bvh.boxes },
+        { points: bvh.sortedPoints, order: bvh.order, links: bvh.links, mins: bvh.mins, boxes: bvh.boxes },
         n,
         unused,
       );

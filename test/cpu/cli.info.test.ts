@@ -110,7 +110,7 @@ describe('treeline info', () => {
     // Issue 19: the EMST's GPU memory a point (src/bvh/capacity.ts, emstPeakBytesPerPoint), wherever there is a GPU.
     if (info.adapter) {
       expect(text.stdout).toContain(
-        "GPU memory at the EMST's peak, bytes a point beyond the input's 4·dim (mutual reachability in brackets): 2D 100.5 (112.5), 3D 108.5 (120.5)",
+        "GPU memory at the EMST's peak, bytes a point beyond the input's 4·dim (mutual reachability in brackets): 2D 88.5 (100.5), 3D 96.5 (108.5)",
       );
     }
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 19: the BVH refit (src/bvh/refit.ts) with every array in parts (gpu/bigarray.ts; links and boxes as atomic
+ * Issue 19: the BVH refit (src/bvh/refit.ts) with every array in parts (gpu/bigarray.ts; minIndex and boxes as atomic
  * words through generated _store/_max accessors) gives the CPU build's (lbvh.cpu.ts: refit.cpu.ts) boxes and
  * minIndex words bit for bit: 200,000 2D points with duplicates at a 1 MiB binding limit (14 bindings: sorted 2,
  * order 1, parents 2, links 4, boxes 4, ranges 1), against the unsplit device too; small parts at degenerate sizes
@@ -10,7 +10,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRefit } from '../../src/bvh/refit.js';
 import { buildBvhCpu } from '../../src/bvh/lbvh.cpu.js';
-import { rangeOthers } from '../../src/bvh/layout.js';
+import { joinLinks, linkWords, rangeOthers } from '../../src/bvh/layout.js';
 import type { GpuContext } from '../../src/gpu/context.js';
 import { tryGpuContext } from '../helpers/gpu.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -32,12 +32,14 @@ function points(n: number, dim: number, seed: number): Float32Array {
   return p;
 }
 
-/** The CPU build, and the refit's inputs as the Karras kernel leaves them (minIndex words and boxes zero). */
+/**
+ * The CPU build, and the refit's minIndex words as garbage (the refit clears them: layout.ts, "Records"); `links` of
+ * the result joins the twin's left and right words to the refit's minIndex words, to compare with the twin's records.
+ */
 function inputs(pts: Float32Array, dim: number) {
   const cpu = buildBvhCpu(pts, dim);
-  const links = cpu.links.slice();
-  for (let i = 0; i < cpu.n; i++) links[4 * i + 2] = links[4 * i + 3] = 0;
-  return { cpu, links };
+  const mins = new Uint32Array(2 * Math.max(cpu.n, 1)).fill(0xdeadbeef);
+  return { cpu, mins };
 }
 
 async function refitOn(
@@ -48,7 +50,7 @@ async function refitOn(
   partElements?: number,
   chunk?: { workgroupSize: number },
 ) {
-  const { cpu, links } = inputs(pts, dim);
+  const { cpu, mins } = inputs(pts, dim);
   const n = cpu.n;
   const r = await createRefit(ctx, n, dim, direct, { partElements, ...(chunk ? { chunk: true, ...chunk } : {}) });
   if (chunk) expect(r.chunkLeaves).toBe(chunk.workgroupSize);
@@ -56,7 +58,7 @@ async function refitOn(
     sorted: ctx.upload('test::sorted', cpu.sortedPoints),
     order: ctx.upload('test::order', cpu.order),
     parents: ctx.upload('test::parents', cpu.parents),
-    links: ctx.upload('test::links', links),
+    mins: ctx.upload('test::mins', mins),
     boxes: ctx.createBuffer('test::boxes', 8 * dim * Math.max(n - 1, 1)),
     ranges: ctx.upload('test::ranges', cpu.ranges.length > 0 ? rangeOthers(cpu.ranges) : new Uint32Array(2)),
   };
@@ -64,7 +66,7 @@ async function refitOn(
     await ctx.submit('test::refit', (rec) => r.encode(rec, { ...bufs, n }));
     return {
       cpu,
-      links: new Uint32Array(await ctx.read(bufs.links, 0, 16 * n)),
+      links: joinLinks(linkWords(cpu.links), new Uint32Array(await ctx.read(bufs.mins, 0, 8 * n))),
       boxes: new Float32Array(await ctx.read(bufs.boxes, 0, 8 * dim * Math.max(n - 1, 0))),
     };
   } finally {

@@ -1,11 +1,12 @@
 /** Reads a GPU BVH back into the CPU twin's layout, to compare it with buildBvhCpu's (issue 16 moved it here from
  * src/bvh/readback.ts: only tests used it). A BVH with u16 boxes (src/bvh/layout.ts, "Box formats") comes back with
  * `boxes` holding the bits of its n − 1 records and then its frame's two records (`boxFormat` says which);
- * `asBoxFormat` turns the CPU twin's into the same. */
+ * `asBoxFormat` turns the CPU twin's into the same. Its `links` join the GPU's links and minIndex arrays (read them
+ * before a GpuEmst's rounds, which write its edges over the minIndex words: emst/pipeline.ts). */
 import type { GpuContext } from '../../src/gpu/context.js';
 import type { BvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import type { GpuBvh } from '../../src/bvh/lbvh.js';
-import { boxRecords, boxRecordWords, rangePairs, type BoxFormat } from '../../src/bvh/layout.js';
+import { boxRecords, boxRecordWords, joinLinks, rangePairs, type BoxFormat } from '../../src/bvh/layout.js';
 import { quantiseBoxesCpu } from '../../src/bvh/box.cpu.js';
 
 /** A BVH read back, with its box format. */
@@ -16,12 +17,13 @@ export async function readBvh(ctx: GpuContext, bvh: GpuBvh): Promise<BvhRead> {
   const rec = Math.max(n, 1);
   const u16 = bvh.boxFormat === 'u16';
   const rw = boxRecordWords(dim, bvh.boxFormat);
-  const [frame, codes, order, sortedPoints, links, boxes, boxFrame, ranges, parents] = await Promise.all([
+  const [frame, codes, order, sortedPoints, links, mins, boxes, boxFrame, ranges, parents] = await Promise.all([
     ctx.read(bvh.frame, 0, 12 * dim),
     ctx.read(bvh.codes, 0, 8 * n),
     ctx.read(bvh.order, 0, 4 * n),
     ctx.read(bvh.sortedPoints, 0, 4 * n * dim),
-    ctx.read(bvh.links, 0, 16 * rec),
+    ctx.read(bvh.links, 0, 8 * rec),
+    ctx.read(bvh.mins, 0, 8 * rec),
     ctx.read(bvh.boxes, 0, 4 * rw * Math.max(n - 1, 0)),
     u16 && n > 0 ? ctx.read(bvh.boxes, 4 * rw * boxRecords(n), 8 * dim) : Promise.resolve(new ArrayBuffer(0)),
     ctx.read(bvh.ranges, 0, 4 * Math.max(n - 1, 0)),
@@ -39,7 +41,8 @@ export async function readBvh(ctx: GpuContext, bvh: GpuBvh): Promise<BvhRead> {
     codes: new Uint32Array(codes),
     order: new Uint32Array(order),
     sortedPoints: new Float32Array(sortedPoints),
-    links: new Uint32Array(links),
+    // The GPU's links and minIndex words as the CPU twin's four-word records (layout.ts, "Records").
+    links: joinLinks(new Uint32Array(links), new Uint32Array(mins)),
     boxes: allBoxes,
     // The GPU keeps one end of each range (layout.ts, "Ranges"): both, as the CPU twin has them.
     ranges: rangePairs(new Uint32Array(ranges)),
