@@ -25,7 +25,7 @@ import { bodyLimit, checkRunId, connectNats, jetstreamManagerOf, putMessage, RUN
 import { NatsJobs, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
 import { partitionInfo } from './partition.js';
-import { partitionPointsThreaded } from './partition.threads.js';
+import { blockHashes, partitionPointsThreaded, sharedPoints } from './partition.threads.js';
 import { resolveThreads } from '../host/threads.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
@@ -177,10 +177,18 @@ export async function emstOnNats(
   try {
     await jetstreamManagerOf(nc); // a clear error where the server has no JetStream
     const kv = await new Kvm(nc).create(RUNS_BUCKET);
+    // The points in shared memory (the split's threads read them there) and their fingerprint over 16 MiB blocks'
+    // hashes on those threads: both the coordinator's own time before any task. Up to 16 threads (the library's
+    // default stops at 8).
+    const tFp = performance.now();
+    const threads = await resolveThreads(undefined, points.length / dim, 16);
+    // (null once split: an async function keeps its locals for its whole run)
+    let shared: Float32Array | Float64Array | null = await sharedPoints(points, threads);
     const fingerprint = contentId('input', k, {
-      meta: { n: points.length / dim, dim, minSamples, alpha },
-      arrays: { points },
+      meta: { n: points.length / dim, dim, minSamples, alpha, type: points.constructor.name },
+      arrays: { blocks: await blockHashes(shared, dim, threads) },
     });
+    const fingerprintMs = performance.now() - tFp;
     const previous = await readState(kv, run);
     if (previous && previous.status !== 'done' && previous.fingerprint !== fingerprint) {
       throw new InputError(
@@ -197,25 +205,26 @@ export async function emstOnNats(
     });
     let state: RunState;
     const t0 = performance.now();
-    const timings: Record<string, number> = {};
+    const timings: Record<string, number> = { 'distributed::fingerprint': fingerprintMs };
     // Per partition: stored (resolves when its upload is done); `saved`: the run state in the KV, written once every
     // partition is stored (a coordinator that dies before then leaves no state, and its run starts over).
     let stored: ((p: number) => Promise<void>) | undefined;
     let saved: Promise<void>;
     if (resumed) {
+      shared = null;
       state = { ...previous!, status: 'running', error: undefined };
       log(`run ${run}: resuming (${previous!.status}, last at ${previous!.phase ?? 'the start'})`);
       saved = kv.put(run, JSON.stringify(state)).then(() => undefined);
     } else {
       options.onProgress?.(0, 'partition');
       // On the host's worker threads from 10^6 points (partition.threads.ts; the same partitions as partitionPoints).
-      // Up to 16 threads (the library's default stops at 8): the split is the coordinator's own time before any task.
-      const threads = await resolveThreads(undefined, points.length / dim, 16);
-      const data: (PartitionData | null)[] = await partitionPointsThreaded(points, dim, k, { threads, timings });
+      const data: (PartitionData | null)[] = await partitionPointsThreaded(shared!, dim, k, { threads, timings });
+      shared = null;
       // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
       const infos = data.map((d) => partitionInfo(d!, { cells }));
       timings['distributed::partition'] = performance.now() - t0;
+      log(`run ${run}: ${k} partitions split on ${threads} threads`);
       state = { status: 'running', fingerprint, n: points.length / dim, dim, minSamples, alpha, partitions: infos };
       // The uploads, one after another in partition order, beside the algorithm: its first tasks (the pairs (0, 1),
       // (0, 2), …, (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored.

@@ -201,8 +201,86 @@ function scatter(j: ScatterJob): ScatterReply {
   return { id: j.id, lo, hi };
 }
 
+/**
+ * Words per block of the input's fingerprint (16 MiB): the coordinator's fingerprint of its points (coordinator.ts)
+ * is a hash of its blocks' hashes, so threads may hash blocks apart — one thread's FNV pass over 2·10^8 3D points was
+ * ~2 s of the coordinator's time before any task (session 12: ~10 ns a point on this machine).
+ */
+export const FINGERPRINT_BLOCK_WORDS = 1 << 22;
+
+type HashJob = { id: number; kind: 'partition-hash'; words: Uint32Array; first: number; last: number };
+type HashReply = WorkerReply & { hashes: Uint32Array };
+
+/** Blocks first … last − 1 of `words`, two 32-bit FNV-1a style hashes each (contentId's mix, per block). */
+function hashBlocks(j: HashJob): HashReply {
+  const { words, first, last } = j;
+  const hashes = new Uint32Array(2 * (last - first));
+  for (let b = first; b < last; b++) {
+    let a = 0x811c9dc5;
+    let c = 0x01000193 ^ 0x5bd1e995;
+    const end = Math.min((b + 1) * FINGERPRINT_BLOCK_WORDS, words.length);
+    for (let i = b * FINGERPRINT_BLOCK_WORDS; i < end; i++) {
+      const w = words[i];
+      a = Math.imul(a ^ w, 0x01000193);
+      c = Math.imul(c ^ w, 0x5bd1e995) ^ (c >>> 15);
+    }
+    hashes[2 * (b - first)] = a;
+    hashes[2 * (b - first) + 1] = c;
+  }
+  return { id: j.id, hashes };
+}
+
+/**
+ * Per FINGERPRINT_BLOCK_WORDS words of the points' bytes, its two hash words (the same on any number of threads):
+ * on `threads` threads where the points are in shared memory (sharedPoints) and there are at least minPoints rows of
+ * `dim`, else on this thread.
+ */
+export async function blockHashes(
+  points: Float32Array | Float64Array,
+  dim: number,
+  threads: number,
+  minPoints = 1_000_000,
+): Promise<Uint32Array> {
+  const words = new Uint32Array(points.buffer, points.byteOffset, points.byteLength / 4);
+  const blocks = Math.ceil(words.length / FINGERPRINT_BLOCK_WORDS);
+  const whole = (): Uint32Array => hashBlocks({ id: 0, kind: 'partition-hash', words, first: 0, last: blocks }).hashes;
+  const parts = Math.min(threads, blocks);
+  if (parts < 2 || points.length / dim < minPoints || !(points.buffer instanceof SharedArrayBuffer)) return whole();
+  const rangeOf = (j: number): { first: number; last: number } => ({
+    first: Math.floor((j * blocks) / parts),
+    last: Math.floor(((j + 1) * blocks) / parts),
+  });
+  const done = await splitOnWorkers(parts, true, 'the input fingerprint', async (pass) => {
+    const id = nextMessageId();
+    const replies = await passWithCaller(
+      pass,
+      (j): HashJob => ({ id, kind: 'partition-hash', words, ...rangeOf(j) }),
+      hashBlocks,
+    );
+    const out = new Uint32Array(2 * blocks);
+    replies.forEach((r, j) => out.set(r.hashes, 2 * rangeOf(j).first));
+    return out;
+  });
+  return done ?? whole();
+}
+
+/**
+ * float32 points in shared memory, for the threaded passes (blockHashes, partitionPointsThreaded): a view where they
+ * are there already (or are not float32, or threads < 2), else a copy whose pages the threads touch first (a fresh
+ * buffer takes its pages at ~1 GB/s on one H100 host thread: 2.4 GB at 2·10^8).
+ */
+export async function sharedPoints<T extends Float32Array | Float64Array>(points: T, threads: number): Promise<T> {
+  if (!(points instanceof Float32Array) || threads < 2 || points.buffer instanceof SharedArrayBuffer) return points;
+  const buffer = new SharedArrayBuffer(points.byteLength);
+  await touchOnWorkers([{ buffer, bytes: points.byteLength }], threads, 'partitionPoints');
+  const xs = new Float32Array(buffer);
+  xs.set(points);
+  return xs as T;
+}
+
 /** The jobs src/worker.ts dispatches here. */
 export const partitionJobs = {
+  'partition-hash': (m: HashJob) => hashBlocks(m),
   'partition-bounds': (m: BoundsJob) => bounds(m),
   'partition-digits': (m: DigitsJob) => digitsOf(m),
   'partition-members': (m: MembersJob) => membersOf(m),
@@ -244,13 +322,7 @@ export async function partitionPointsThreaded(
     timings[`distributed::partition.${pass}`] = now - last;
     last = now;
   };
-  let xs = points;
-  if (!(points.buffer instanceof SharedArrayBuffer)) {
-    const buffer = new SharedArrayBuffer(points.byteLength);
-    await touchOnWorkers([{ buffer, bytes: points.byteLength }], threads, 'partitionPoints');
-    xs = new Float32Array(buffer);
-    xs.set(points);
-  }
+  const xs = await sharedPoints(points, threads);
   lap('copy');
   const parts = Math.min(threads, n);
   const rangeOf = (j: number) => ({ start: Math.floor((j * n) / parts), end: Math.floor(((j + 1) * n) / parts) });

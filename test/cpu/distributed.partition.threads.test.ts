@@ -22,7 +22,12 @@ function zeros(n: number, seed: number): Float32Array {
 }
 import { describe, expect, it } from 'vitest';
 import { partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
-import { partitionPointsThreaded } from '../../src/distributed/partition.threads.js';
+import {
+  blockHashes,
+  FINGERPRINT_BLOCK_WORDS,
+  partitionPointsThreaded,
+  sharedPoints,
+} from '../../src/distributed/partition.threads.js';
 import { cloud } from '../helpers/clouds.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
@@ -91,6 +96,36 @@ describe('partitionPointsThreaded', () => {
         }
       }
     }
+  });
+
+  it("the fingerprint's block hashes are the same on 1 to 5 threads and change with any one word", async () => {
+    // 3 blocks and a partial fourth: ranges of blocks that split unevenly over the threads.
+    const n = Math.ceil((3.4 * FINGERPRINT_BLOCK_WORDS) / 3);
+    const points = cloud('uniform', n, 3, 55);
+    const one = await blockHashes(points, 3, 1, 0);
+    expect(one.length).toBe(2 * 4);
+    const shared = await sharedPoints(points, 3);
+    expect(shared.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(await sharedPoints(shared, 3)).toBe(shared); // already shared: a view, no copy
+    for (const threads of [2, 3, 5]) {
+      expect(Array.from(await blockHashes(shared, 3, threads, 0)), `threads ${threads}`).toEqual(Array.from(one));
+    }
+    // One word changed in block 2 (of 0–3) changes that block's hashes and no other's; the last word, the last block's.
+    for (const at of [2 * FINGERPRINT_BLOCK_WORDS + 12345, 3 * n - 1]) {
+      const other = Float32Array.from(points);
+      other[at] = other[at] + 1;
+      const got = await blockHashes(await sharedPoints(other, 3), 3, 3, 0);
+      const block = Math.floor(at / FINGERPRINT_BLOCK_WORDS);
+      for (let b = 0; b < 4; b++) {
+        const same = got[2 * b] === one[2 * b] && got[2 * b + 1] === one[2 * b + 1];
+        expect(same, `word ${at}, block ${b}`).toBe(b !== block);
+      }
+    }
+    // Float64 points hash their bytes on this thread (no threaded path for them).
+    const wide = Float64Array.from(points.subarray(0, 3000));
+    expect(Array.from(await blockHashes(wide, 3, 4, 0))).toEqual(
+      Array.from(await blockHashes(Float64Array.from(wide), 3, 1, 0)),
+    );
   });
 
   it('reports each pass under distributed::partition.<pass>', async () => {
