@@ -64,13 +64,13 @@ describe.skipIf(!ctx)(`issue 19: the reported maximum n at a ${LIMIT}-byte bindi
 
   it.each([
     [2, 'emst::label array must fit'],
-    [3, 'bvh::refit kernel binds its arrays in parts'],
+    [3, 'emst::label array must fit'],
   ] as const)(
     'emst() in %iD at the smallest limit: n − 1 edges at the maximum, an InputError one point above',
     async (dim, why) => {
       // Split (issue 19: Borůvka in subtree windows and parts): at 256 KiB some 49,000–65,000 points, too slow for
-      // lavapipe, so at the smallest limit the context takes (64 KiB: 13,654 in 3D, the refit's parts; 16,382 in 2D,
-      // the labels bound whole).
+      // lavapipe, so at the smallest limit the context takes (64 KiB: 16,382 in 2D and 3D, the labels bound whole; 3D
+      // was 13,654, the one-pass refit's parts, before the refit took two passes where one does not fit).
       const small = (await tryGpuContext({ maxBindingBytes: MIN_BINDING_BYTES }))!;
       try {
         const n = maxFor(small, { kind: 'emst' }, dim);
@@ -120,13 +120,13 @@ describe.skipIf(!ctx)(`issue 19: the reported maximum n at a ${LIMIT}-byte bindi
   });
 
   it('knn() k = 8 in 3D at the smallest limit: neighbours at the maximum, an InputError one point above', async () => {
-    // Every array in parts (issue 19): the build's refit, not one binding, sets the cap — at 256 KiB some 49,000 3D
-    // points, too slow for lavapipe, so at the smallest limit the context takes (64 KiB: some 12,000).
+    // Every array in parts (issue 19): the search's parts, not one binding, set the cap — at 256 KiB some 65,000 3D
+    // points, too slow for lavapipe, so at the smallest limit the context takes (64 KiB: 16,384).
     const small = (await tryGpuContext({ maxBindingBytes: MIN_BINDING_BYTES }))!;
     try {
       const k = 8;
       const n = maxFor(small, { kind: 'knn', k }, 3);
-      expect(capacity(small.limits, { kind: 'knn', k }, 3).limitedBy).toBe('bvh::refit');
+      expect(capacity(small.limits, { kind: 'knn', k }, 3).limitedBy).toBe('knn::search');
       expect(n).toBeGreaterThan(MIN_BINDING_BYTES / 16);
       const pts = points(n + 1, 3, 43);
       const r = await knn(pts.subarray(0, n * 3), { dim: 3, k, backend: 'gpu', gpu: small });
@@ -135,7 +135,7 @@ describe.skipIf(!ctx)(`issue 19: the reported maximum n at a ${LIMIT}-byte bindi
       await refusedBeforeAllocation(
         small,
         () => knn(pts, { dim: 3, k, backend: 'gpu', gpu: small }),
-        /^knn \(k = 8\) on the GPU .*bvh::refit kernel binds its arrays in parts/,
+        /^knn \(k = 8\) on the GPU .*knn::search kernel binds its arrays in parts/,
       );
     } finally {
       await small.destroy();
