@@ -11,8 +11,8 @@
  *   halves    the points' split at the middle of x's range (each point's half and its id within the half, the
  *             halves' points in id order) in three passes over ranges; then, per half, every edge of the whole tree
  *             with both ends in it must be an edge of the half's own EMST with its weight: ranges of the whole list
- *             each walk the half's list forward from a binary search for the range's first such edge (both lists
- *             in the canonical order; see emst.ts checkHalves).
+ *             each walk both halves' lists forward (one cursor a half, from a binary search for the range's first
+ *             edge in that half; all lists in the canonical order; see emst.ts checkHalves).
  *
  * Every array a job carries lies in shared memory (toShared copies one that does not). Without worker threads (or
  * with one thread) the same jobs run on the calling thread, as one range.
@@ -108,14 +108,14 @@ type SideReply = WorkerReply & { low: number };
 interface WalkJob {
   kind: 'check-walk';
   id: number;
-  half: number;
   code: Uint32Array;
   whole: CheckedEdges;
-  tree: CheckedEdges;
+  /** Each half's EMST in its local ids (empty for a half under 2 points). */
+  trees: [CheckedEdges, CheckedEdges];
   part: number;
   parts: number;
 }
-type WalkReply = WorkerReply & { inside: number; bad: number };
+type WalkReply = WorkerReply & { inside: [number, number]; bad: number; badHalf: number };
 
 function initParents(j: InitJob): WorkerReply {
   const [s, e] = rangeOf(j.parent.length, j.part, j.parts);
@@ -208,37 +208,41 @@ function treeBefore(tree: CheckedEdges, k: number, w: number, a: number, b: numb
   return (s < t ? t : s) < b;
 }
 
+/** The first edge of `tree` not before (w, a, b) (binary search). */
+function lowerBound(tree: CheckedEdges, w: number, a: number, b: number): number {
+  let lo = 0;
+  let hi = tree.sources.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (treeBefore(tree, mid, w, a, b)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** One range of the whole list against both halves' trees: one cursor a half, each from a binary search. */
 function walkRange(j: WalkJob): WalkReply {
-  const { code, whole, tree } = j;
-  const side = j.half;
-  const m = tree.sources.length;
-  const ts = tree.sources;
-  const tt = tree.targets;
-  const tw = tree.weights;
+  const { code, whole, trees } = j;
   const [s, e] = rangeOf(whole.sources.length, j.part, j.parts);
-  let inside = 0;
-  let k = -1;
+  const inside: [number, number] = [0, 0];
+  const cursor = [-1, -1];
   for (let i = s; i < e; i++) {
     const cu = code[whole.sources[i]];
     const cv = code[whole.targets[i]];
-    if (cu >>> 31 !== side || cv >>> 31 !== side) continue;
-    inside++;
+    const h = cu >>> 31;
+    if (cv >>> 31 !== h) continue;
+    inside[h]++;
     const lu = cu & 0x7fffffff;
     const lv = cv & 0x7fffffff;
     const a = lu < lv ? lu : lv;
     const b = lu < lv ? lv : lu;
     const w = whole.weights[i];
-    if (k < 0) {
-      // The first tree edge not before (w, a, b).
-      let lo = 0;
-      let hi = m;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (treeBefore(tree, mid, w, a, b)) lo = mid + 1;
-        else hi = mid;
-      }
-      k = lo;
-    }
+    const tree = trees[h];
+    const ts = tree.sources;
+    const tt = tree.targets;
+    const tw = tree.weights;
+    const m = ts.length;
+    let k = cursor[h] < 0 ? lowerBound(tree, w, a, b) : cursor[h];
     for (; k < m; k++) {
       const wk = tw[k];
       const ak = Math.min(ts[k], tt[k]);
@@ -246,10 +250,10 @@ function walkRange(j: WalkJob): WalkReply {
       if (wk > w || (wk === w && (ak > a || (ak === a && bk >= b)))) break;
     }
     if (k === m || tw[k] !== w || Math.min(ts[k], tt[k]) !== a || Math.max(ts[k], tt[k]) !== b)
-      return { id: j.id, inside, bad: i };
-    k++;
+      return { id: j.id, inside, bad: i, badHalf: h };
+    cursor[h] = k + 1;
   }
-  return { id: j.id, inside, bad: -1 };
+  return { id: j.id, inside, bad: -1, badHalf: -1 };
 }
 
 /** The worker's side (src/worker.ts). */
@@ -403,40 +407,45 @@ export async function splitHalves(points: Float32Array, n: number, dim: number, 
 }
 
 /**
- * Every edge of `whole` with both ends in half `half` must be an edge of `tree` (that half's EMST, in local ids)
- * with its weight; answers how many lie inside. Throws naming the first such edge a range found missing.
+ * Every edge of `whole` with both ends in one half must be an edge of that half's EMST (`trees[h]`, in local ids;
+ * null for a half under 2 points, which can hold no edge) with its weight; answers how many lie inside each half.
+ * Both halves in one pass over the whole list (one lookup of each end's code per edge). Throws naming the first such
+ * edge a range found missing.
  */
-export async function compareHalf(
+export async function compareHalves(
   split: HalvesSplit,
-  half: number,
   whole: CheckedEdges,
-  tree: CheckedEdges,
+  trees: [CheckedEdges | null, CheckedEdges | null],
   threads: number,
-): Promise<number> {
-  const w = { sources: toShared(whole.sources), targets: toShared(whole.targets), weights: toShared(whole.weights) };
-  const t = { sources: toShared(tree.sources), targets: toShared(tree.targets), weights: toShared(tree.weights) };
+): Promise<[number, number]> {
+  const shared = (t: CheckedEdges | null): CheckedEdges =>
+    t === null
+      ? sharedEdges(0)
+      : { sources: toShared(t.sources), targets: toShared(t.targets), weights: toShared(t.weights) };
+  const w = shared(whole);
+  const t: [CheckedEdges, CheckedEdges] = [shared(trees[0]), shared(trees[1])];
   return withRanges(threads, 'bench::emst halves', async (run) => {
     const id = nextMessageId();
     const replies = await run<WalkJob, WalkReply>((part, parts) => ({
       kind: 'check-walk',
       id,
-      half,
       code: split.code,
       whole: w,
-      tree: t,
+      trees: t,
       part,
       parts,
     }));
-    let inside = 0;
+    const inside: [number, number] = [0, 0];
     for (const r of replies) {
       if (r.bad >= 0) {
         const u = w.sources[r.bad];
         const v = w.targets[r.bad];
         throw new Error(
-          `bench::emst: edge ${r.bad} (${u}, ${v}, weight ${w.weights[r.bad]}) lies in half ${half} but is not an edge of that half's own EMST`,
+          `bench::emst: edge ${r.bad} (${u}, ${v}, weight ${w.weights[r.bad]}) lies in half ${r.badHalf} but is not an edge of that half's own EMST`,
         );
       }
-      inside += r.inside;
+      inside[0] += r.inside[0];
+      inside[1] += r.inside[1];
     }
     return inside;
   });

@@ -12,7 +12,7 @@ import { GpuEmst, inPlaceDefault } from '../emst/pipeline.js';
 import { emstCpu } from '../emst/boruvka.cpu.js';
 import type { GeneratorName } from '../datasets/generate.js';
 import { generateThreaded } from '../datasets/generate.threads.js';
-import { checkSpanningTree, compareHalf, sharedEdges, splitHalves, toShared } from './check.threads.js';
+import { checkSpanningTree, compareHalves, sharedEdges, splitHalves, toShared } from './check.threads.js';
 import { resolveThreads } from '../host/threads.js';
 import { MAX_DEFAULT_HOST_THREADS } from '../host/thresholds.js';
 import type { BoruvkaResult } from '../emst/boruvka.js';
@@ -110,7 +110,7 @@ async function checkHalves(
   points: Float32Array,
   n: number,
   dim: number,
-  whole: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array },
+  whole: EdgeArrays,
   inPlace: boolean,
   step: (what: string) => void,
   threads: number,
@@ -119,34 +119,35 @@ async function checkHalves(
   const split = await splitHalves(points, n, dim, threads);
   const { mid, counts } = split;
   step(`halves split (${threads} threads)`);
-  let inside = 0;
+  const trees: [EdgeArrays | null, EdgeArrays | null] = [null, null];
   for (let h = 0; h < 2; h++) {
     const m = counts[h];
     if (m < 2) continue;
-    const half = split.halves[h];
-    const buffer = await ctx.uploadAsync('bench::half', half);
+    const buffer = await ctx.uploadAsync('bench::half', split.halves[h]);
     const e = await GpuEmst.create(ctx, m, dim, metricOf(1), false, { inPlace });
-    let tree: { sources: Uint32Array; targets: Uint32Array; weights: Float32Array };
     try {
       const result = await e.run(buffer, m);
-      tree = await e.readEdges(result, undefined, { edges: sharedEdges(result.count), ready: Promise.resolve() });
+      trees[h] = await e.readEdges(result, undefined, { edges: sharedEdges(result.count), ready: Promise.resolve() });
     } finally {
       e.destroy();
       buffer.destroy();
     }
     step(`half ${h}'s EMST (${m} points)`);
-    // Both lists are in the canonical (weight, min id, max id) order, and local ids keep the global ids' order: the
-    // whole tree's edges inside the half are a subsequence of the half's list, found by forward walks (sequential
-    // reads; a lookup per edge in adjacency lists took minutes of cache misses at 1.5·10^8 points), one per range
-    // of the whole list from a binary search.
-    inside += await compareHalf(split, h, whole, tree, threads);
-    step(`half ${h}'s edges compared`);
   }
+  // All lists are in the canonical (weight, min id, max id) order, and local ids keep the global ids' order: the
+  // whole tree's edges inside a half are a subsequence of the half's list, found by forward walks (sequential reads;
+  // a lookup per edge in adjacency lists took minutes of cache misses at 1.5·10^8 points), one per range of the
+  // whole list and half, from a binary search; both halves in one pass.
+  const [in0, in1] = await compareHalves(split, whole, trees, threads);
+  const inside = in0 + in1;
+  step("both halves' edges compared");
   console.error(
     `bench::emst: halves at x = ${mid}: ${counts[0]} + ${counts[1]} points; ${inside} of ${n - 1} edges inside a half, ` +
       `each in that half's own EMST with its weight`,
   );
 }
+
+type EdgeArrays = { sources: Uint32Array; targets: Uint32Array; weights: Float32Array };
 
 /** TREELINE_BENCH_CHECK_THREADS: the host threads of the bench's generation and checks (unset: the host's, ≤ 16). */
 function checkThreads(): number | undefined {

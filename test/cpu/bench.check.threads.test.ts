@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/datasets/generate.js';
 import { generateThreaded } from '../../src/datasets/generate.threads.js';
-import { checkSpanningTree, compareHalf, splitHalves, type CheckedEdges } from '../../src/bench/check.threads.js';
+import { checkSpanningTree, compareHalves, splitHalves, type CheckedEdges } from '../../src/bench/check.threads.js';
 import { emstCpu } from '../../src/emst/boruvka.cpu.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
@@ -120,7 +120,7 @@ describe('checkSpanningTree', () => {
   });
 });
 
-describe('splitHalves and compareHalf', () => {
+describe('splitHalves and compareHalves', () => {
   for (const dim of [2, 3]) {
     const n = 5000;
     // Integer coordinates: ties in weight, and points on the middle plane itself.
@@ -151,14 +151,15 @@ describe('splitHalves and compareHalf', () => {
           expect(Array.from(split.halves[h]), `half ${h} threads ${threads}`).toEqual(Array.from(trees[h].half));
           trees[h].ids.forEach((i, j) => expect(split.code[i]).toBe((h ? 0x80000000 | j : j) >>> 0));
         }
-        let inside = 0;
-        for (let h = 0; h < 2; h++) inside += await compareHalf(split, h, copy(whole), trees[h].tree, threads);
-        let want = 0;
+        const both: [CheckedEdges, CheckedEdges] = [trees[0].tree, trees[1].tree];
+        const inside = await compareHalves(split, copy(whole), both, threads);
+        const want = [0, 0];
         for (let i = 0; i < n - 1; i++) {
-          if (points[whole.sources[i] * dim] < mid === points[whole.targets[i] * dim] < mid) want++;
+          const low = points[whole.sources[i] * dim] < mid;
+          if (low === points[whole.targets[i] * dim] < mid) want[low ? 0 : 1]++;
         }
-        expect(inside).toBe(want);
-        expect(inside).toBeGreaterThan(n / 2);
+        expect(inside).toEqual(want);
+        expect(inside[0] + inside[1]).toBeGreaterThan(n / 2);
 
         // Broken trees: the first inside edge of weight > 0 of a half, after the first tenth of the list.
         const ids = (h: number) => (i: number) => points[i * dim] < mid === (h === 0);
@@ -171,14 +172,14 @@ describe('splitHalves and compareHalf', () => {
         // A wrong weight (still in order: the same as its predecessor's, which is no larger).
         const weight = copy(whole);
         weight.weights[i0] = Math.fround(weight.weights[i0] * (1 - 1e-6));
-        await expect(compareHalf(split, 0, weight, trees[0].tree, threads), `threads ${threads}`).rejects.toThrow(
-          new RegExp(`edge ${i0} .* not an edge of that half's own EMST`),
+        await expect(compareHalves(split, weight, both, threads), `threads ${threads}`).rejects.toThrow(
+          new RegExp(`edge ${i0} .* lies in half 0 but is not an edge of that half's own EMST`),
         );
         // An edge of the half that its EMST lacks: the inside edge's end moved to another point of the half.
         const moved = copy(whole);
         const other = low.find((i) => i !== whole.sources[i0] && i !== whole.targets[i0])!;
         moved.targets[i0] = other;
-        await expect(compareHalf(split, 0, moved, trees[0].tree, threads)).rejects.toThrow(/not an edge/);
+        await expect(compareHalves(split, moved, both, threads)).rejects.toThrow(/not an edge/);
         // The half's EMST missing one of the whole tree's inside edges (the high half).
         const i1 = first(1);
         const t1 = trees[1].tree;
@@ -196,9 +197,11 @@ describe('splitHalves and compareHalf', () => {
           targets: Uint32Array.from([...t1.targets.slice(0, at), ...t1.targets.slice(at + 1)]),
           weights: Float32Array.from([...t1.weights.slice(0, at), ...t1.weights.slice(at + 1)]),
         };
-        await expect(compareHalf(split, 1, copy(whole), lacking, threads)).rejects.toThrow(
+        await expect(compareHalves(split, copy(whole), [both[0], lacking], threads)).rejects.toThrow(
           new RegExp(`edge ${i1} .* lies in half 1`),
         );
+        // A half under 2 points (null) holds no edge: any inside edge of it is missing.
+        await expect(compareHalves(split, copy(whole), [null, both[1]], threads)).rejects.toThrow(/lies in half 0/);
       }
     });
   }
