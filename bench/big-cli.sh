@@ -3,7 +3,7 @@
 #   1. `treeline generate normal -n N --dim 3 -o points.npy`
 #   2. `treeline emst points.npy --format npy -o edges/ --timings` (edges written streaming: sources.npy, targets.npy,
 #      weights.npy, views of the result's arrays)
-#   3. bench/check-edges.mjs: n − 1 edges, every end < n, no cycle; the total weight beside the CLI's
+#   3. bench/check-edges.mjs: n − 1 edges, every end < n, no cycle; the total weight against the CLI's (8 digits)
 # Prints each step's wall time and peak RSS (VmHWM, GNU time's maximum resident set), and the GPU memory in use
 # sampled by nvidia-smi every 100 ms during step 2 (peak and the level before; "n/a" without nvidia-smi). The files
 # are removed at the end.
@@ -71,4 +71,9 @@ else
 fi
 grep -q "^emst:" "$WORK/emst.log" || { echo "big-cli: emst FAILED:"; tail -20 "$WORK/emst.log"; exit 1; }
 du -b "$WORK/edges"/*.npy | awk '{ s += $1 } END { printf "big-cli: edges %.2f GB\n", s / 1e9 }'
-measure "check" node bench/check-edges.mjs "$DIST" "$WORK/edges" "$N"
+measure "check" node bench/check-edges.mjs "$DIST" "$WORK/edges" "$N" | tee "$WORK/check.log"
+# The CLI's total weight (printed to 8 digits: 1e-6 relative) against the check's sum of the written weights.
+cli=$(grep -o "total weight [0-9.e+-]*" "$WORK/emst.log" | head -1 | awk '{ print $3 }')
+chk=$(grep -o "total weight [0-9.e+-]*" "$WORK/check.log" | head -1 | awk '{ print $3 }')
+awk -v a="$cli" -v b="$chk" 'BEGIN { d = a - b; if (d < 0) d = -d; ok = d <= 1e-6 * (b < 0 ? -b : b) + 1e-30
+  printf "big-cli: total weight: CLI %s, written edges %s: %s\n", a, b, ok ? "agree" : "DIFFER"; exit ok ? 0 : 1 }'
