@@ -8,6 +8,10 @@
 #                                           (another partitioning must give the same tree: issue 22's check)
 #   bash bench/nats-h100x4.sh "1 2 4" [N] [k]  in one call, one group of workers after the other (XK: the last)
 # and, last, the single-process GPU EMST of the same file where N fits one GPU (N ≤ REF_MAX) and REF=1, with cmp.
+#   BUDGET=480 REF=0 bash bench/nats-h100x4.sh "2 1"   issue 20's Must in one nvidia-h100-x2 call (session 12): 2 workers,
+#                                           then 1 worker with the time left (a cut 1-worker run still bounds the
+#                                           ratio: ≤ T2 / its timeout), then the ratio of the walls and of
+#                                           distributed::total (the line "ratio")
 # Defaults N = 200000000, k = 4 (session 11: 6 pair tasks of 10^8 points, 3 a worker with 2 workers, and 4 forests,
 # against k = 8's 28 pairs of 5·10^7 — the pairs cost (k − 1)·n points of work; XK=8 adds k = 8 after it). Each phase
 # prints per run: the wall time, the coordinator's phases (--timings: distributed::partition, ::upload, ::pairs.cross,
@@ -20,7 +24,8 @@
 # Points and results stay under D (/tmp/l5x4) between calls of one machine start; a fresh machine generates again.
 # Needs, in .gpu: run.sh + node.xz + node_modules.tar.xz (the --prod pack is enough) and h100-nats-layer.tgz
 # (bash bench/nats-layer.sh: nats-server 2.9.10 + VK_LAYER_MESA_device_select and its libs); dist-h100 built from
-# HEAD. Call from the repository root. Environment: BUDGET (s, default 550), D, PORT (4222; monitoring PORT + 4000),
+# HEAD. Call from the repository root. Environment: BUDGET (s, default 550), RESERVE (s kept after a run for its
+# checks, default 40; a run is skipped with less than RESERVE + 30 left), D, PORT (4222; monitoring PORT + 4000),
 # REF, REF_MAX (default 403000000: the single-process EMST's largest 3D n on the H100 by capacity.ts since 9e67429's
 # split rounds, not yet run there; 134217727 before; phase 1 prints `treeline info`'s line), XK, and for a local try on
 # CPU workers BACKEND=cpu NODE=node T="node dist/cli/main.js".
@@ -32,6 +37,7 @@ XK=${XK:-}
 REF=${REF:-1}
 REF_MAX=${REF_MAX:-403000000}
 BUDGET=${BUDGET:-550}
+RESERVE=${RESERVE:-40}
 BACKEND=${BACKEND:-gpu}
 D=${D:-/tmp/l5x4}
 NODE=${NODE:-bash .gpu/run.sh node}
@@ -107,7 +113,7 @@ stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition
 
 run() { # partitions: one timed `emst --nats` run with the workers above, then its checks
   local k=$1 id=w${W}k$1
-  local budget=$(( $(left) - 40 ))
+  local budget=$(( $(left) - RESERVE ))
   if [ "$budget" -lt 30 ]; then echo "$id: skipped ($(left) s left of BUDGET)"; return; fi
   rm -rf "${D:?}/$id"
   read -r in0 out0 < <(varz)
@@ -124,8 +130,11 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
   local wall=$(( ($(date +%s%N) - t0) / 1000000 ))
   kill "$mon" 2>/dev/null
   read -r in1 out1 < <(varz)
-  grep -v '^\s*$' "$D/run-$id.log" | tail -40
+  grep -v '^\s*$' "$D/run-$id.log" | tail -60
   echo "$id: exit $rc, wall $wall ms (timeout ${budget} s); NATS server bytes in $(( (in1 - in0) / 1000000 )) MB, out $(( (out1 - out0) / 1000000 )) MB; coordinator peak RSS $(awk '{ printf "%.1f GB", $1 / 1e6 }' "$D/rss-$id") (1 s samples)"
+  # For the ratio line: the wall (or, cut, its timeout as a lower bound) and distributed::total.
+  if [ "$rc" = 0 ]; then WALL[$W]=$wall; else WALL[$W]=">$((budget * 1000))"; fi
+  TOTAL[$W]=$(awk '$1 == "distributed::total" { print $2 }' "$D/run-$id.log")
   [ "$rc" = 0 ] || return
   # The full check and md5 sums once per call (each reads every edge: ~10–20 s at 2·10^8); later results are compared
   # byte for byte with the earlier ones.
@@ -144,6 +153,7 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
 }
 
 LAST=${WS##* }
+declare -A WALL TOTAL
 for W in $WS; do
   echo "== $W worker(s) =="
   start_workers
@@ -164,6 +174,16 @@ if [ "$REF" = 1 ] && [ "$N" -le "$REF_MAX" ] && [ ! -s "$D/ref/weights.npy" ] &&
     for f in sources targets weights; do cmp -s "$D/ref/$f.npy" "$D/w${W}k$K/$f.npy" || same=0; done
     [ "$same" = 1 ] && echo "w${W}k$K = single process: edges identical" || echo "w${W}k$K != single process: EDGES DIFFER"
   done
+fi
+# Issue 20's Must: the 2-worker time against the 1-worker time (≤ 0.6; Goal ≤ 0.55).
+if [ -n "${WALL[1]:-}" ] && [[ "${WALL[2]:-}" =~ ^[0-9]+$ ]]; then
+  $NODE -e '
+    const [w1, w2, t1, t2] = process.argv.slice(1);
+    const cut = w1.startsWith(">");
+    const r = (a, b) => (Number(a.replace(">", "")) ? (Number(b) / Number(a.replace(">", ""))).toFixed(3) : "?");
+    console.log(`ratio 2/1 workers (n = ${process.argv[5]}, k = ${process.argv[6]}): wall ${w2} / ${w1} ms = ${cut ? "< " : ""}${r(w1, w2)}` +
+      (t1 && t2 ? `; distributed::total ${t2} / ${t1} ms = ${r(t1, t2)}` : ""));
+  ' "${WALL[1]}" "${WALL[2]}" "${TOTAL[1]:-}" "${TOTAL[2]:-}" "$N" "$K"
 fi
 kill -TERM "$NS"
 wait "$NS" 2>/dev/null

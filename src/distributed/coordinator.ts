@@ -224,7 +224,7 @@ export async function emstOnNats(
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
       const infos = data.map((d) => partitionInfo(d!, { cells }));
       timings['distributed::partition'] = performance.now() - t0;
-      log(`run ${run}: ${k} partitions split on ${threads} threads`);
+      log(`run ${run}: ${k} partitions split (on up to ${threads} threads)`);
       state = { status: 'running', fingerprint, n: points.length / dim, dim, minSamples, alpha, partitions: infos };
       // The uploads, one after another in partition order, beside the algorithm: its first tasks (the pairs (0, 1),
       // (0, 2), …, (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored.
