@@ -103,8 +103,11 @@ stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition
     echo "worker $i: host peak $(grep VmHWM /proc/${WPIDS[$i]}/status 2>/dev/null | awk '{print $2/1e6 " GB"}')"
   done
   grep -h "failed for good\|for a retry:\|dropped a task\|rror:" "$D"/w[0-9].log | head -5
+  # SIGTERM lets a worker finish its task in hand (a cut run leaves one computing): KILL after 15 s.
   kill -TERM "${WPIDS[@]}" 2>/dev/null
+  ( sleep 15; kill -KILL "${WPIDS[@]}" 2>/dev/null ) & local killer=$!
   wait "${WPIDS[@]}" 2>/dev/null
+  kill "$killer" 2>/dev/null
   if [ "$BACKEND" = gpu ]; then
     kill "$SMI" 2>/dev/null
     awk -F', ' '{ if ($2 > m[$1]) m[$1] = $2 } END { for (g in m) printf "GPU %s: peak %d MiB used\n", g, m[g] }' "$D/gpumem-$W.csv"
