@@ -70,14 +70,17 @@ fi
 varz() { # the server's total bytes in and out (its monitoring endpoint)
   $NODE -e "fetch('http://127.0.0.1:$((PORT + 4000))/varz').then(r=>r.json()).then(v=>console.log(v.in_bytes+' '+v.out_bytes)).catch(()=>console.log('0 0'))"
 }
+stamp() { # each line with the wall clock in front (the workers' tasks against the run's start and end)
+  while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done
+}
 start_workers() { # W workers (GPU i mod GPUS), until each says it is connected; the GPU memory sampler
   WPIDS=()
   rm -f "$D"/w[0-9].log
   for ((i = 0; i < W; i++)); do
     if [ "$BACKEND" = gpu ]; then
-      $T worker --nats $U --gpu $((i % GPUS)) --ack-wait 600 2> "$D/w$i.log" & WPIDS+=($!)
+      $T worker --nats $U --gpu $((i % GPUS)) --ack-wait 600 2> >(stamp > "$D/w$i.log") & WPIDS+=($!)
     else
-      $T worker --nats $U --backend cpu --ack-wait 600 2> "$D/w$i.log" & WPIDS+=($!)
+      $T worker --nats $U --backend cpu --ack-wait 600 2> >(stamp > "$D/w$i.log") & WPIDS+=($!)
     fi
   done
   for ((s = 0; s < 60; s++)); do
@@ -101,6 +104,10 @@ stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition
         awk -v w="$i" -v k="$kind" '{n++; t += $(NF-4); r += $NF} END {if (n) printf "worker %s: %d %s tasks, %.1f s, partitions read %.1f s\n", w, n, k, t/1000, r/1000}'
     done
     echo "worker $i: host peak $(grep VmHWM /proc/${WPIDS[$i]}/status 2>/dev/null | awk '{print $2/1e6 " GB"}')"
+    # The front (the run's start to this worker's first task) and the tail (its last result to the run's end).
+    awk -v w="$i" -v a="${RUN0:-0}" -v b="${RUN1:-0}" '
+      / started / && !s { s = $1 } / done in / { d = $1 }
+      END { if (s && a > 0) printf "worker %s: first task at +%.1f s, last done at +%.1f s, run ended +%.1f s\n", w, s - a, d - a, b - a }' "$D/w$i.log"
   done
   grep -h "failed for good\|for a retry:\|dropped a task\|rror:" "$D"/w[0-9].log | head -5
   # SIGTERM lets a worker finish its task in hand (a cut run leaves one computing): KILL after 15 s.
@@ -127,9 +134,11 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
       [ "$r" -gt "$peak" ] && peak=$r && echo "$peak" > "$D/rss-$id"
     done ) & local mon=$!
   local t0=$(date +%s%N)
+  RUN0=$EPOCHREALTIME
   TREELINE_PARTITIONED_METHOD=pairs timeout "$budget" $T emst "$PTS" --nats $U --partitions "$k" \
     --run-id "$id-$(date +%s)" --format npy -o "$D/$id/" --timings > "$D/run-$id.log" 2>&1
   local rc=$?
+  RUN1=$EPOCHREALTIME
   local wall=$(( ($(date +%s%N) - t0) / 1000000 ))
   kill "$mon" 2>/dev/null
   read -r in1 out1 < <(varz)
