@@ -3,6 +3,7 @@ import { buildBvhCpu } from '../../src/bvh/lbvh.cpu.js';
 import { InputError } from '../../src/errors.js';
 import { CLOUD_KINDS, cloud } from '../helpers/clouds.js';
 import { checkBvhInvariants } from '../helpers/bvh.js';
+import { joinLinks, linkWords, minIndexWords } from '../../src/bvh/layout.js';
 
 const DIMS = [1, 2, 3, 4, 5, 6, 7, 8, 16];
 
@@ -41,6 +42,27 @@ describe('buildBvhCpu', () => {
     // No internal node, so no box record: the root is leaf 0, whose box is its point (layout.ts).
     expect(one.boxes.length).toBe(0);
     checkBvhInvariants(new Float32Array([1, 2, 3]), one);
+  });
+
+  it('issue 19: the GPU layout of the links records (links, then minIndex words, 2 a record) splits and joins back', () => {
+    for (const n of [1, 2, 3, 255, 257]) {
+      const bvh = buildBvhCpu(cloud('duplicates', n, 3, n), 3);
+      const links = linkWords(bvh.links);
+      const mins = minIndexWords(bvh.links);
+      expect(links.length).toBe(2 * n);
+      expect(mins.length).toBe(2 * n);
+      for (let r = 0; r < n; r++) {
+        expect([links[2 * r], links[2 * r + 1]]).toEqual([bvh.links[4 * r], bvh.links[4 * r + 1]]);
+        expect([mins[2 * r], mins[2 * r + 1]]).toEqual([bvh.links[4 * r + 2], bvh.links[4 * r + 3]]);
+      }
+      // A child's minIndex sits at its parent word ps = (record << 1) | side (layout.ts, "Records"; the refit writes
+      // word ps): the least original index of its leaves.
+      for (let c = 0; c < 2 * n - 1; c++) {
+        const [first, last] = c >= n - 1 ? [c - n + 1, c - n + 1] : [bvh.ranges[2 * c], bvh.ranges[2 * c + 1]];
+        expect(mins[bvh.parents[c]], `node ${c}`).toBe(Math.min(...bvh.order.subarray(first, last + 1)));
+      }
+      expect(joinLinks(links, mins)).toEqual(bvh.links);
+    }
   });
 
   it('integer grids with many duplicates keep equal codes in index order', () => {
