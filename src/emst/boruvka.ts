@@ -423,6 +423,8 @@ export class Boruvka {
     options: { reachability?: boolean; rounds?: RoundPasses; split?: number; boxes?: BoxFormat } = {},
   ): Promise<Boruvka> {
     const n = Math.max(maxN, 2);
+    // bestMax keeps ~index in the upper bounds' buffer, above every key only for indices below 2^31 (bestmax.wgsl).
+    if (n > 2 ** 31) throw new InputError(`emst::boruvka: at most 2^31 points, got maxN=${maxN}.`);
     const perStage = ctx.limits.maxStorageBuffersPerShaderStage;
     const useLean = lean ?? perStage < NEAREST_STORAGE_BUFFERS;
     if (perStage < LEAN_STORAGE_BUFFERS) {
