@@ -164,6 +164,13 @@ describe('treeline worker on NATS JetStream', () => {
         expect(back[i]!.arrays.points).toEqual(msg.arrays.points);
         expect(back[i]!.arrays.ids).toEqual(msg.arrays.ids);
       });
+      // Into shared memory, its pages touched by the host's threads first (touchBytes 0: at any size), or not.
+      for (const touchBytes of [0, undefined]) {
+        const got = (await getMessage(os, 'm0', { shared: true, touchBytes }))!;
+        expect(got.arrays.points.buffer, `touchBytes ${touchBytes}`).toBeInstanceOf(SharedArrayBuffer);
+        expect(Array.from(got.arrays.points), `touchBytes ${touchBytes}`).toEqual(Array.from(sent[0].arrays.points));
+        expect(Array.from(got.arrays.ids), `touchBytes ${touchBytes}`).toEqual(Array.from(sent[0].arrays.ids));
+      }
     } finally {
       await os.destroy();
     }
