@@ -1,14 +1,13 @@
 // emst/upperbounds.wgsl's `main` over one window of points (issue 19; src/emst/roundsplit.ts): Morton neighbours at
 // distance 1 and 2 in different components, and last round's candidates, bound their components' edges. `points`
 // is bound from the window's first point on with a halo of the 2 points after its last (where they exist), `cand`
-// is the window's range; the 4-byte arrays are whole. The keys are emst/distance.wgsl's edge_key(j, k): the same
+// is the window's range; the 4-byte arrays through generated accessors (core2_get, label_get, ub_min: in parts
+// above one binding). The keys are emst/distance.wgsl's edge_key(j, k): the same
 // operands, order and add_square.
 @group(0) @binding(0) var<uniform> u: WinParams;
 @group(0) @binding(1) var<storage, read> points: array<f32>;
-@group(0) @binding(2) var<storage, read> core2: array<f32>;
-@group(0) @binding(3) var<storage, read> label: array<u32>;
-@group(0) @binding(4) var<storage, read_write> ub: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read> cand: array<vec2u>;
+@group(0) @binding(2) var<storage, read> cand: array<vec2u>;
+// From binding 3: core2, label and ub (atomic) through generated accessors (src/gpu/bigarray.ts).
 
 fn key_of(j: u32, k: u32) -> u32 {
   let a = j - u.first;
@@ -22,7 +21,7 @@ fn key_of(j: u32, k: u32) -> u32 {
     w = add_square(w, t, u.one);
   }
   if (u.mr != 0u) {
-    let m = max(core2[j], core2[k]);
+    let m = max(core2_get(j), core2_get(k));
     w = max(m, w * u.ia2);
   }
   return bitcast<u32>(w);
@@ -31,24 +30,24 @@ fn key_of(j: u32, k: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
-  if (label[u.n] != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
+  if (label_get(u.n) != 0u) { return; } // label[n]: the tree is complete (plan.wgsl)
   for (var t = thread_index(wid, nwg, lid); t < u.count; t += grid_threads(nwg)) {
     let j = u.first + t;
-    let a = label[j];
+    let a = label_get(j);
     let c = cand[t];
-    if (c.x != NONE && label[c.y] != a) {
-      atomicMin(&ub[a], c.x);
+    if (c.x != NONE && label_get(c.y) != a) {
+      _ = ub_min(a, c.x);
     }
     for (var off = 1u; off <= 2u; off++) {
       let k = j + off;
       if (k >= u.n) { break; }
-      let b = label[k];
+      let b = label_get(k);
       if (a != b) {
         let key = key_of(j, k);
         // Below the scale cut a pair is not an edge (as upperbounds.wgsl).
         if (u.cut != 0u && key < u.cut) { continue; }
-        atomicMin(&ub[a], key);
-        atomicMin(&ub[b], key);
+        _ = ub_min(a, key);
+        _ = ub_min(b, key);
       }
     }
   }

@@ -131,8 +131,13 @@ function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKern
     task.kind !== 'emst'
       ? []
       : [
-          // emst/split_merge.wgsl: label, order, cand, bestMax, union-find, edge count; best and edges in parts.
-          { label: 'emst::split_merge', fixed: 6, arrays: [words(2), words(3)] },
+          // emst/split_merge.wgsl: cand (a window) and the edge count; label (n + 2 words), order, bestMax, the
+          // union-find, best and edges in parts (emst/roundsplit.ts) — the round kernel with the most slots.
+          {
+            label: 'emst::split_merge',
+            fixed: 2,
+            arrays: [words(1, -2), order, order, order, words(2), words(3)],
+          },
           // emst/split_mincore.wgsl: core2, arrival flags; parents and minCore2 in parts.
           { label: 'emst::split_mincore', fixed: 2, arrays: [words(2, 1), words(2)] },
           // emst/gather.ts: order and out beside the core distances in parts.
@@ -172,18 +177,19 @@ function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKern
 /** The arrays a split-capable task still binds whole (4 bytes a point: parts would cost more than they hold). */
 function splitWholeNeeds(task: CapacityTask): BindingNeed[] {
   // emst::label (boruvka.ts): n labels and 2 flag words, random access in every round kernel; the upper bounds,
-  // union-find, changes and order are no larger.
+  // union-find, changes and order are no larger. Bound whole by the split traversal (emst/nearest_split.wgsl,
+  // split_active.wgsl) and plan.wgsl; the round kernels bind them in parts (emst/roundsplit.ts).
   //
   // Issue 19's 6·10^8 3D points (2 GiB a binding, 16 a stage) needs these 4-byte arrays in parts (2 each at that n).
   // Done: the BVH build (Karras clears its boxes, the refit in two passes: 11 and 16 slots), the changes' scan
-  // (primitives/scan.ts windows). Left, with each kernel's slots at 6·10^8 once they are parts: unionfind::init
-  // (windows); emst::split_relabel 9, split_upperbounds 8, the changes (label, chg: 4), split_nodelabels 7,
-  // split_best 8, split_bestmax 10, split_active ~8; emst::split_merge 17 — one too many: its winner test (best 3
-  // parts, bestMax 2) could move into a pass of its own that marks the candidates, leaving 12; the traversal
-  // (nearest_split.wgsl) binds 16 already — order, label, ub in parts make 19, so a Euclidean variant must drop
-  // core2Q, core2T and minCore2 (16); plan.wgsl and the readers of label[n]; then this list and the table above. The
-  // mutual reachability's k-NN search takes 20 there (points 4, order 2, links 3, minIndex 3, boxes 7, + 2): it
-  // needs another cut (e.g. subtree windows, as the traversal).
+  // (primitives/scan.ts windows), unionfind::init (windows), the round kernels (emst/roundsplit.ts: relabel 8,
+  // upperbounds 8, changes 4, nodelabels 7, best 8, bestmax 10 slots at 6·10^8). Left: emst::split_merge takes 17
+  // there (above; 536,870,848 points fit) — its winner test (best 3 parts, bestMax 2) could move into a pass of its
+  // own that marks the candidates, leaving 12; the traversal (nearest_split.wgsl) binds 16 already — order, label, ub
+  // in parts make 19, so a Euclidean variant must drop core2Q, core2T and minCore2 (16); split_active; plan.wgsl;
+  // then this list. The mutual reachability's k-NN search takes 20 there (points 4, order 2, links 3, minIndex 3,
+  // boxes 7, + 2): it needs another cut (e.g. subtree windows, as the traversal), and split_mincore's arrival flags
+  // an exchange accessor.
   return task.kind === 'emst' ? [{ label: 'emst::label', bytes: (n) => 4 * (n + 2) }] : [];
 }
 

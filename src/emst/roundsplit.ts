@@ -8,12 +8,15 @@
  *            childLabel (nodelabels: a child's leaves come from its parent's range and split, no child record is
  *            read), points with a halo of 2 and cand (upperbounds), cand (best, bestmax, merge), cand (the fill);
  *   parts    random-access arrays — best (8 B a component, indexed by label: best, bestmax, merge), edges (12 B,
- *            appended: merge), the BVH's parents and minCore2 (the mutual-reachability prelude's climb);
- *   whole    the 4-byte arrays: label, ub, bestMax, union-find, changes and their scan, order, core2, the arrival
- *            flags (up to 5.4·10^8 points at the H100's 2 GiB; beyond that they would need parts too).
+ *            appended: merge), the BVH's parents and minCore2 (the mutual-reachability prelude's climb), and the
+ *            4-byte arrays: label (with its two flag words), ub and bestMax (one buffer: boruvka.ts), the union-find's
+ *            parents (graph/split_uf.wgsl), the changes and their prefix sums, order and core2 — one part each up to
+ *            5.4·10^8 points at the H100's 2 GiB (the accessor is then a plain index), two beyond (issue 19's
+ *            6·10^8: the traversal, nearestsplit.ts, and plan.wgsl still bind the labels whole);
+ *   whole    the mutual-reachability prelude's arrival flags.
  *
- * Kernels: emst/split_relabel, split_nodelabels, split_upperbounds, split_best (`key`, `lo`), split_bestmax,
- * split_merge, split_mincore (uniform block emst/split_common.wgsl), and emst/changes and emst/fill unchanged. Each
+ * Kernels: emst/split_relabel, split_changes, split_nodelabels, split_upperbounds, split_best (`key`, `lo`),
+ * split_bestmax, split_merge, split_mincore (uniform block emst/split_common.wgsl), and emst/fill unchanged. Each
  * computes what its unsplit original computes, so the tree is the unsplit one bit for bit (test/gpu/emst.split.test.ts
  * against the unsplit GPU path, the CPU backend and Prim). Boruvka takes this shape only where the traversal splits
  * (nearestsplit.ts: an array of the traversal above one binding, or forced windows): the fast path never sees it.
@@ -53,18 +56,6 @@ export const WIN = {
   p0: 'u32',
   p1: 'u32',
 } as const;
-/** emst/common.wgsl's Params (the unchanged `changes` kernel). */
-const PARAMS = {
-  n: 'u32',
-  mr: 'u32',
-  ia2: 'f32',
-  skip: 'u32',
-  cut: 'u32',
-  one: 'f32',
-  pad1: 'u32',
-  pad2: 'u32',
-  period: 'array<vec4f, 4>',
-} as const;
 const FILL = {
   bindings: { f: 'uniform', out: 'read_write' },
   uniforms: { count: 'u32', value: 'u32', p0: 'u32', p1: 'u32' },
@@ -81,6 +72,50 @@ const BEST = (access: 'read' | 'read_write'): PartArray => ({
   atomic: access === 'read_write',
 });
 const EDGES: PartArray = { name: 'edges', type: 'u32', stride: 4, length: (n) => 3 * n, access: 'read_write' };
+/** The 4-byte arrays (issue 19: in parts above one binding, beyond 5.4·10^8 points at the H100's 2 GiB). */
+const FOUR_BYTE = new Set(['label', 'order', 'ub', 'bestMax', 'parent', 'chg', 'prefix', 'core2']);
+const LABEL = (access: 'read' | 'read_write'): PartArray => ({
+  name: 'label',
+  type: 'u32',
+  stride: 4,
+  // n labels, then the "tree complete" flag and plan.wgsl's previous edge count.
+  length: (n) => n + 2,
+  access,
+});
+const ORDER: PartArray = { name: 'order', type: 'u32', stride: 4, length: (n) => n, access: 'read' };
+/** The upper bounds: plain words in relabel, atomicMin in upperbounds. */
+const UB = (atomic: boolean): PartArray => ({
+  name: 'ub',
+  type: 'u32',
+  stride: 4,
+  length: (n) => n,
+  access: 'read_write',
+  atomic,
+});
+/** The best max index, in the upper bounds' buffer (boruvka.ts): atomicMax in bestmax, read in merge. */
+const BEST_MAX = (access: 'read' | 'read_write'): PartArray => ({
+  name: 'bestMax',
+  type: 'u32',
+  stride: 4,
+  length: (n) => n,
+  access,
+  atomic: access === 'read_write',
+});
+/** The union-find's parents, for graph/split_uf.wgsl (parent_load, parent_min, parent_cas). */
+const PARENT: PartArray = {
+  name: 'parent',
+  type: 'u32',
+  stride: 4,
+  length: (n) => n,
+  access: 'read_write',
+  atomic: true,
+  cas: true,
+};
+/** The changes (written by split_changes) and, scanned, their prefix sums (read by split_nodelabels). */
+const CHG: PartArray = { name: 'chg', type: 'u32', stride: 4, length: (n) => n, access: 'read_write' };
+const PREFIX: PartArray = { name: 'prefix', type: 'u32', stride: 4, length: (n) => n, access: 'read' };
+/** Squared core distances (mutual reachability; any small buffer otherwise, bound no further than it reaches). */
+const CORE2: PartArray = { name: 'core2', type: 'f32', stride: 4, length: (n) => n, access: 'read' };
 const PARENTS: PartArray = { name: 'parents', type: 'u32', stride: 4, length: (n) => 2 * n - 1, access: 'read' };
 const MIN_CORE: PartArray = { name: 'minCore2', type: 'u32', stride: 4, length: (n) => 2 * n, access: 'read_write' };
 
@@ -123,10 +158,11 @@ export class SplitRounds {
     readonly dim: number,
     private readonly maxN: number,
     private readonly maxElements: number | undefined,
-    private readonly k: Record<'relabel' | 'nodelabels' | 'upperbounds', Kernel<Bindings, typeof WIN>>,
-    private readonly changes: Kernel<Bindings, typeof PARAMS>,
     private readonly fill: Kernel<Bindings, typeof FILL.uniforms>,
-    private readonly p: Record<'bestKey' | 'bestLo' | 'bestmax' | 'merge' | 'mincore', Planned>,
+    private readonly p: Record<
+      'relabel' | 'nodelabels' | 'upperbounds' | 'changes' | 'bestKey' | 'bestLo' | 'bestmax' | 'merge' | 'mincore',
+      Planned
+    >,
   ) {}
 
   /**
@@ -142,18 +178,11 @@ export class SplitRounds {
   ): Promise<SplitRounds> {
     const n = Math.max(maxN, 2);
     const constants = { D: dim, PERIODIC: periodic ? 1 : 0 };
-    const partElements = maxElements === undefined ? undefined : Math.max(n, 64);
-    const win = (name: string, bindings: Bindings, extra: string[] = []) =>
-      ctx.kernel({
-        label: `emst::${name}`,
-        shader: `emst/${name}`,
-        entry: 'main',
-        bindings,
-        uniforms: WIN,
-        workgroupSize: 256,
-        include: [...INCLUDE, ...extra],
-        constants,
-      }) as Promise<Kernel<Bindings, typeof WIN>>;
+    // Forced (tests): best, edges, the parents and minCore2 in parts of about n elements, the 4-byte arrays in two
+    // halves (each kernel then binds at most 15 storage buffers).
+    const partElements = maxElements === undefined ? undefined : Math.ceil(Math.max(n, 64) / 64) * 64;
+    const half = maxElements === undefined ? undefined : Math.ceil((n + 2) / 2 / 64) * 64;
+    const words = (x: PartArray): PartArray => (half === undefined ? x : { ...x, partElements: half });
     const planned = async (
       name: string,
       entry: string,
@@ -161,7 +190,8 @@ export class SplitRounds {
       arrays: PartArray[],
       extra: string[] = [],
     ): Promise<Planned> => {
-      const plan = planParts(ctx.limits, `emst::${name}`, arrays, n, Object.keys(fixed).length, partElements);
+      const four = arrays.map((x) => (x.stride === 4 && FOUR_BYTE.has(x.name) ? words(x) : x));
+      const plan = planParts(ctx.limits, `emst::${name}`, four, n, Object.keys(fixed).length, partElements);
       const kernel = (await ctx.kernel({
         label: `emst::${name}${entry === 'main' ? '' : `.${entry}`}`,
         shader: `emst/${name}`,
@@ -176,96 +206,67 @@ export class SplitRounds {
       const unused = plan.slots > plan.arrays.length ? createUnusedParts(ctx, `emst::${name}`, plan.slots) : null;
       return { kernel, plan, unused };
     };
-    const bestFixed = { u: 'uniform', label: 'read', cand: 'read', order: 'read' } as const;
+    const uf = ['graph/split_uf'];
     const made = await Promise.allSettled([
-      win(
-        'split_relabel',
-        {
-          u: 'uniform',
-          uf_parent: 'read_write',
-          label: 'read_write',
-          ub: 'read_write',
-          best: 'read_write',
-        },
-        ['unionfind/unionfind'],
-      ),
-      win('split_nodelabels', {
-        u: 'uniform',
-        label: 'read',
-        prefix: 'read',
-        links: 'read',
-        ranges: 'read',
-        childLabel: 'read_write',
-      }),
-      win('split_upperbounds', {
-        u: 'uniform',
-        points: 'read',
-        core2: 'read',
-        label: 'read',
-        ub: 'read_write',
-        cand: 'read',
-      }),
-      ctx.kernel({
-        label: 'emst::split.changes',
-        shader: 'emst/changes',
-        entry: 'main',
-        bindings: { u: 'uniform', label: 'read', chg: 'read_write' },
-        uniforms: PARAMS,
-        workgroupSize: 256,
-        include: ['common/grid', 'knn/distance', 'emst/common'],
-        constants,
-      }),
       ctx.kernel({ label: 'emst::split.fill', shader: 'emst/fill', entry: 'main', ...FILL, workgroupSize: 256 }),
-      planned('split_best', 'key', bestFixed, [BEST('read_write')]),
-      planned('split_best', 'lo', bestFixed, [BEST('read_write')]),
       planned(
-        'split_bestmax',
+        'split_relabel',
         'main',
-        { u: 'uniform', label: 'read', cand: 'read', bestMax: 'read_write', order: 'read' },
-        [BEST('read')],
+        { u: 'uniform', best: 'read_write' },
+        [PARENT, LABEL('read_write'), UB(false)],
+        uf,
       ),
+      planned('split_nodelabels', 'main', { u: 'uniform', links: 'read', ranges: 'read', childLabel: 'read_write' }, [
+        LABEL('read'),
+        PREFIX,
+      ]),
+      planned('split_upperbounds', 'main', { u: 'uniform', points: 'read', cand: 'read' }, [
+        CORE2,
+        LABEL('read'),
+        UB(true),
+      ]),
+      planned('split_changes', 'main', { u: 'uniform' }, [LABEL('read'), CHG]),
+      planned('split_best', 'key', { u: 'uniform', cand: 'read' }, [LABEL('read'), ORDER, BEST('read_write')]),
+      planned('split_best', 'lo', { u: 'uniform', cand: 'read' }, [LABEL('read'), ORDER, BEST('read_write')]),
+      planned('split_bestmax', 'main', { u: 'uniform', cand: 'read' }, [
+        LABEL('read'),
+        ORDER,
+        BEST_MAX('read_write'),
+        BEST('read'),
+      ]),
       planned(
         'split_merge',
         'main',
-        {
-          u: 'uniform',
-          label: 'read',
-          order: 'read',
-          cand: 'read',
-          bestMax: 'read',
-          uf_parent: 'read_write',
-          edgeCount: 'read_write',
-        },
-        [BEST('read'), EDGES],
-        ['unionfind/unionfind'],
+        { u: 'uniform', cand: 'read', edgeCount: 'read_write' },
+        [LABEL('read'), ORDER, BEST_MAX('read'), PARENT, BEST('read'), EDGES],
+        uf,
       ),
       planned('split_mincore', 'main', { u: 'uniform', core2: 'read', arrive: 'read_write' }, [PARENTS, MIN_CORE]),
     ]);
     const failed = made.find((r) => r.status === 'rejected');
     const value = (i: number) => (made[i] as PromiseFulfilledResult<unknown>).value;
     if (failed) {
-      for (const r of made.slice(5)) if (r.status === 'fulfilled') (r.value as Planned).unused?.destroy();
+      for (const r of made.slice(1)) if (r.status === 'fulfilled') (r.value as Planned).unused?.destroy();
       throw (failed as PromiseRejectedResult).reason;
     }
+    const names = [
+      'relabel',
+      'nodelabels',
+      'upperbounds',
+      'changes',
+      'bestKey',
+      'bestLo',
+      'bestmax',
+      'merge',
+      'mincore',
+    ] as const;
     return new SplitRounds(
       ctx,
       dim,
       n,
       maxElements,
-      {
-        relabel: value(0) as Kernel<Bindings, typeof WIN>,
-        nodelabels: value(1) as Kernel<Bindings, typeof WIN>,
-        upperbounds: value(2) as Kernel<Bindings, typeof WIN>,
-      },
-      value(3) as Kernel<Bindings, typeof PARAMS>,
-      value(4) as Kernel<Bindings, typeof FILL.uniforms>,
-      {
-        bestKey: value(5) as Planned,
-        bestLo: value(6) as Planned,
-        bestmax: value(7) as Planned,
-        merge: value(8) as Planned,
-        mincore: value(9) as Planned,
-      },
+      value(0) as Kernel<Bindings, typeof FILL.uniforms>,
+      Object.fromEntries(names.map((k, i) => [k, value(i + 1) as Planned])) as Record<(typeof names)[number], Planned>,
     );
   }
 
@@ -275,8 +276,7 @@ export class SplitRounds {
   }
 
   private uniforms(p: SplitParams, w: Window): Uint8Array {
-    const { relabel } = this.k;
-    return uniformBytes(relabel, {
+    return uniformBytes(this.p.relabel.kernel, {
       n: p.n,
       mr: p.mr,
       ia2: p.ia2,
@@ -291,7 +291,7 @@ export class SplitRounds {
 
   /** Dispatches a planned kernel over the windows of the candidates (8 B a point), its parts bound for n. */
   private perCandidate(rec: Recorder, k: Planned, p: SplitParams, fixed: Record<string, Binding>, a: SplitRoundArrays) {
-    const parts = k.plan ? bindParts(this.ctx.limits, k.plan, this.partBuffers(a), p.n, k.unused) : {};
+    const parts = this.parts(k, a, p.n);
     for (const w of this.windows(p.n, [8])) {
       rec.dispatch(k.kernel, {
         buffers: { ...fixed, cand: windowBinding(this.ctx.limits, a.cand, 8, w), ...parts },
@@ -302,7 +302,25 @@ export class SplitRounds {
   }
 
   private partBuffers(a: SplitRoundArrays): Record<string, Binding> {
-    return { best: a.best, edges: a.edges, parents: a.bvh.parents, minCore2: a.minCore2 };
+    return {
+      best: a.best,
+      edges: a.edges,
+      parents: a.bvh.parents,
+      minCore2: a.minCore2,
+      label: a.label,
+      order: a.bvh.order,
+      ub: a.ub,
+      bestMax: a.bestMax,
+      parent: a.ufParent,
+      chg: a.chg,
+      prefix: a.chg,
+      core2: a.core2,
+    };
+  }
+
+  /** The parts of a planned kernel's arrays for n points. */
+  private parts(k: Planned, a: SplitRoundArrays, n: number): Record<string, Binding> {
+    return k.plan ? bindParts(this.ctx.limits, k.plan, this.partBuffers(a), n, k.unused) : {};
   }
 
   private checkN(n: number): void {
@@ -345,14 +363,10 @@ export class SplitRounds {
   }
 
   private relabel(rec: Recorder, p: SplitParams, a: SplitRoundArrays): void {
+    const parts = this.parts(this.p.relabel, a, p.n);
     for (const w of this.windows(p.n, [8])) {
-      rec.dispatch(this.k.relabel, {
-        buffers: {
-          uf_parent: a.ufParent,
-          label: a.label,
-          ub: a.ub,
-          best: windowBinding(this.ctx.limits, a.best, 8, w),
-        },
+      rec.dispatch(this.p.relabel.kernel, {
+        buffers: { best: windowBinding(this.ctx.limits, a.best, 8, w), ...parts },
         uniforms: this.uniforms(p, w),
         threads: w.count,
       });
@@ -364,25 +378,25 @@ export class SplitRounds {
     const { n } = p;
     const limits = this.ctx.limits;
     const dim = this.dim;
-    rec.dispatch(this.changes, {
-      buffers: { label: a.label, chg: a.chg },
-      uniforms: uniformBytes(this.changes, { n, mr: p.mr, ia2: p.ia2, skip: 0, cut: p.cut, one: 1, period: p.period }),
+    rec.dispatch(this.p.changes.kernel, {
+      buffers: this.parts(this.p.changes, a, n),
+      uniforms: this.uniforms(p, { first: 0, count: n }),
       threads: n,
     });
     hooks.scan(rec);
     // Records [0, n): links, childLabel (n records, the header last) and ranges (n − 1; the header has none).
+    const labels = this.parts(this.p.nodelabels, a, n);
     for (const w of this.windows(n, [8, 4, 8])) {
       const ranges =
         w.first < n - 1
           ? { first: w.first, count: Math.min(w.first + w.count, n - 1) - w.first }
           : { first: 0, count: 1 };
-      rec.dispatch(this.k.nodelabels, {
+      rec.dispatch(this.p.nodelabels.kernel, {
         buffers: {
-          label: a.label,
-          prefix: a.chg,
           links: windowBinding(limits, a.bvh.links, 8, w),
           ranges: windowBinding(limits, a.bvh.ranges, 4, ranges),
           childLabel: windowBinding(limits, a.childLabel, 8, w),
+          ...labels,
         },
         uniforms: this.uniforms(p, w),
         threads: w.count,
@@ -390,32 +404,24 @@ export class SplitRounds {
     }
     // The points with a halo of 2 after the window: a window of at most (one binding's points − 2).
     const pointsFit = Math.floor(limits.maxStorageBufferBindingSize / (4 * dim)) - 2;
+    const bounds = this.parts(this.p.upperbounds, a, n);
     for (const w of this.windows(n, [4 * dim, 8], pointsFit)) {
       const halo = { first: w.first, count: Math.min(w.count + 2, n - w.first) };
-      rec.dispatch(this.k.upperbounds, {
+      rec.dispatch(this.p.upperbounds.kernel, {
         buffers: {
           points: windowBinding(limits, a.bvh.sortedPoints, 4 * dim, halo),
-          core2: a.core2,
-          label: a.label,
-          ub: a.ub,
           cand: windowBinding(limits, a.cand, 8, w),
+          ...bounds,
         },
         uniforms: this.uniforms(p, w),
         threads: w.count,
       });
     }
     search(rec);
-    const order = a.bvh.order;
-    this.perCandidate(rec, this.p.bestKey, p, { label: a.label, order }, a);
-    this.perCandidate(rec, this.p.bestLo, p, { label: a.label, order }, a);
-    this.perCandidate(rec, this.p.bestmax, p, { label: a.label, bestMax: a.bestMax, order }, a);
-    this.perCandidate(
-      rec,
-      this.p.merge,
-      p,
-      { label: a.label, order, bestMax: a.bestMax, uf_parent: a.ufParent, edgeCount: a.edgeCount },
-      a,
-    );
+    this.perCandidate(rec, this.p.bestKey, p, {}, a);
+    this.perCandidate(rec, this.p.bestLo, p, {}, a);
+    this.perCandidate(rec, this.p.bestmax, p, {}, a);
+    this.perCandidate(rec, this.p.merge, p, { edgeCount: a.edgeCount }, a);
     this.relabel(rec, p, a);
   }
 

@@ -341,6 +341,8 @@ export interface PartArray {
   atomic?: boolean;
   /** With atomic: a compare-exchange accessor too (BigArrayDecl.cas). */
   cas?: boolean;
+  /** Fewer elements per part for this array than the plan's (tests: forced parts; planParts' `partElements`). */
+  partElements?: number;
 }
 
 /** The bindings, generated WGSL and parts of a kernel's part-bound arrays, planned once for its largest n. */
@@ -366,7 +368,10 @@ export function planParts(
   firstBinding: number,
   partElements?: number,
 ): PartPlan {
-  const planned = arrays.map((a) => ({ ...a, parts: bigArrayParts(limits, a.length(maxN), a.stride, partElements) }));
+  const planned = arrays.map((a) => ({
+    ...a,
+    parts: bigArrayParts(limits, a.length(maxN), a.stride, a.partElements ?? partElements),
+  }));
   const slots = planned.reduce((s, a) => s + a.parts.parts, 0);
   const stage = limits.maxStorageBuffersPerShaderStage;
   if (slots > stage) {
@@ -394,7 +399,10 @@ export function partSlots(
   maxN: number,
   partElements?: number,
 ): number {
-  return arrays.reduce((s, a) => s + bigArrayParts(limits, a.length(maxN), a.stride, partElements).parts, 0);
+  return arrays.reduce(
+    (s, a) => s + bigArrayParts(limits, a.length(maxN), a.stride, a.partElements ?? partElements).parts,
+    0,
+  );
 }
 
 /**

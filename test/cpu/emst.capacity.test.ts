@@ -39,18 +39,19 @@ describe('capacity(limits, task, dim)', () => {
   it('issue 19: the EMST binds split arrays (Borůvka in subtree windows and parts): capped by the 4-byte arrays, in parts or whole', () => {
     // The BVH build no longer sets it: the refit binds minIndex words (2 a record) where it bound 16-byte links
     // (layout.ts), and where one dispatch's parts would still exceed the stage it takes two passes and Karras clears
-    // its boxes (bvh/refit.ts, karras.ts: beyond 5.4·10^8 3D points at 2 GiB a binding). On the H100 the k-NN search's
-    // 4-byte order (one part of 536,870,848 elements) caps it, then the labels bound whole — 3D was 447,392,374 (the
-    // one-pass refit's 16 bindings). Issue 19's 6·10^8 needs the 4-byte arrays in parts.
+    // its boxes (bvh/refit.ts, karras.ts: beyond 5.4·10^8 3D points at 2 GiB a binding). On the H100 Borůvka's merge
+    // caps it (one point more and its 4-byte arrays, best and edges take 17 bindings: emst/roundsplit.ts), as the
+    // k-NN search's parts and the labels the traversal binds whole would — 3D was 447,392,374 (the one-pass refit's 16
+    // bindings). Issue 19's 6·10^8 needs the merge cut in two and the traversal's 4-byte arrays in parts.
     expect(capacity(H100, { kind: 'emst' }, 3)).toEqual({
       maxPoints: 536870848,
-      limitedBy: 'knn::search',
+      limitedBy: 'emst::split_merge',
       parts: true,
     });
     expect(capacity(H100, { kind: 'emst' }, 3).maxPoints).toBeGreaterThan(5e8);
     expect(capacity(H100, { kind: 'emst' }, 2)).toEqual({
       maxPoints: 536870848,
-      limitedBy: 'knn::search',
+      limitedBy: 'emst::split_merge',
       parts: true,
     });
     const at = { ...H100, maxStorageBufferBindingSize: 1048576 };
@@ -126,8 +127,8 @@ describe('capacity(limits, task, dim)', () => {
     // A split EMST: the kernel whose parts fill the stage, or the array still bound whole.
     expect(() => checkCapacity(H100, 536870848, 3, { kind: 'emst' })).not.toThrow();
     expect(() => checkCapacity(H100, 536870849, 3, { kind: 'emst' })).toThrow(
-      'emst on the GPU takes at most 536870848 points in 3 dimensions on this device, got 536870849: its knn::search ' +
-        "kernel binds its arrays in parts of one 2147483644-byte storage binding, at most 16 a stage; use backend 'cpu'.",
+      'emst on the GPU takes at most 536870848 points in 3 dimensions on this device, got 536870849: its ' +
+        "emst::split_merge kernel binds its arrays in parts of one 2147483644-byte storage binding, at most 16 a stage; use backend 'cpu'.",
     );
     expect(() => checkCapacity(at, 262143, 2, { kind: 'emst' }, 2 ** 31 - 4)).toThrow(
       /got 262143: its emst::label array must fit one 1048576-byte storage binding/,
