@@ -6,7 +6,8 @@
 //    order and core distances of leaves [tFirst, …)) are bound from tFirst on, and the traversal starts at the
 //    window's roots (emst/subtree_roots.wgsl), the maximal subtrees inside it, which never leave it;
 //  - the query's state between tree windows is its candidate so far, cand[j] = (key, other Morton position) (the
-//    other end's original index, for the (key, min index, max index) tie-break, is order[other]: order is whole);
+//    other end's original index, for the (key, min index, max index) tie-break, is order[other]: order is bound
+//    for every point, whole or in parts);
 //    the first tree window (tWindow = 0) starts from none. The radius is the candidate's key, else the component's
 //    upper bound.
 // Pruning is sound in every window (a subtree is left out only when no point in it can beat the radius, with the
@@ -42,29 +43,26 @@ struct SplitParams {
   tWindow: u32,
 }
 @group(0) @binding(0) var<uniform> u: SplitParams;
-// The query window's points (D words each) and squared core distances (any buffer when u.mr = 0).
+// The query window's points (D words each), and the tree window's leaves, from tFirst.
 @group(0) @binding(1) var<storage, read> pointsQ: array<f32>;
-@group(0) @binding(2) var<storage, read> core2Q: array<f32>;
-// The tree window's leaves, from tFirst.
-@group(0) @binding(3) var<storage, read> pointsT: array<f32>;
-@group(0) @binding(4) var<storage, read> core2T: array<f32>;
-// The tree window's internal nodes' records, from tFirst (links and childLabel and minCore2 per record, boxes 2·D
-// words per internal node, or D in the u16 format: BOXW).
-@group(0) @binding(5) var<storage, read> links: array<vec2u>;
-@group(0) @binding(6) var<storage, read> boxes: array<u32>;
-@group(0) @binding(7) var<storage, read> childLabel: array<vec2u>;
-@group(0) @binding(8) var<storage, read> minCore2: array<vec2f>;
-// Whole (4 bytes a point): the original indices, the labels (and the "tree complete" flag label[n]), the upper
-// bounds; and the roots of every window.
-@group(0) @binding(9) var<storage, read> order: array<u32>;
-@group(0) @binding(10) var<storage, read> label: array<u32>;
-@group(0) @binding(11) var<storage, read> ub: array<u32>;
-@group(0) @binding(12) var<storage, read> roots: array<u32>;
+@group(0) @binding(2) var<storage, read> pointsT: array<f32>;
+// The tree window's internal nodes' records, from tFirst (links and childLabel per record, boxes 2·D words per
+// internal node, or D in the u16 format: BOXW).
+@group(0) @binding(3) var<storage, read> links: array<vec2u>;
+@group(0) @binding(4) var<storage, read> boxes: array<u32>;
+@group(0) @binding(5) var<storage, read> childLabel: array<vec2u>;
+// The roots of every window.
+@group(0) @binding(6) var<storage, read> roots: array<u32>;
 // The query window's state: candidates and bounds; its list of searching points and every window's count.
-@group(0) @binding(13) var<storage, read_write> cand: array<vec2u>;
-@group(0) @binding(14) var<storage, read_write> pointBound: array<u32>;
-@group(0) @binding(15) var<storage, read> list: array<u32>;
-@group(0) @binding(16) var<storage, read> counts: array<u32>;
+@group(0) @binding(7) var<storage, read_write> cand: array<vec2u>;
+@group(0) @binding(8) var<storage, read_write> pointBound: array<u32>;
+@group(0) @binding(9) var<storage, read> list: array<u32>;
+@group(0) @binding(10) var<storage, read> counts: array<u32>;
+// Generated from binding 11 on (src/emst/nearestsplit.ts, src/gpu/bigarray.ts): for mutual reachability the query
+// window's squared core distances core2Q_get, the tree window's core2T_get and per record minCore2_get (vec2f), one
+// binding each (absent, returning 0, for a Euclidean run: u.mr = 0 never reads them); then the 4-byte arrays
+// order_get (the original indices), label_get (and the "tree complete" flag at n) and ub_get (the upper bounds),
+// whole or in parts above one binding (issue 19).
 
 const ROOT_STRIDE: u32 = 256u;
 // As traverse.wgsl: a subtree's stack never overflows (bvh/layout.ts, STACK_SIZE).
@@ -132,7 +130,7 @@ fn leaf_key(k: u32) -> u32 {
     s = add_square(s, t, u.one);
   }
   if (u.mr != 0u) {
-    let m = max(qCore, core2T[at]);
+    let m = max(qCore, core2T_get(at));
     s = max(m, s * u.ia2);
   }
   return bitcast<u32>(s);
@@ -141,7 +139,7 @@ fn leaf_key(k: u32) -> u32 {
 // Leaf k (not in the query's component) as a candidate (traverse.wgsl's leaf case).
 fn try_leaf(k: u32) {
   let key = leaf_key(k);
-  let other = order[k];
+  let other = order_get(k);
   let lo = min(me, other);
   let hi = max(me, other);
   if (key >= u.cut && key <= radius && edge_less(key, lo, hi, bestKey, bestLo, bestHi)) {
@@ -173,7 +171,7 @@ fn traverse(root: u32) {
       }
       var lb = box_bound(c);
       if (u.mr != 0u) {
-        let mc = minCore2[rec - u.tFirst];
+        let mc = minCore2_get(rec - u.tFirst);
         lb = max(lb, select(mc.x, mc.y, side == 1u));
       }
       let lbBits = bitcast<u32>(lb);
@@ -211,7 +209,7 @@ fn traverse(root: u32) {
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   // label[n]: the tree is complete (plan.wgsl).
-  if (label[u.n] != 0u) { return; }
+  if (label_get(u.n) != 0u) { return; }
   let rootBase = u.tWindow * ROOT_STRIDE;
   let rootCount = min(roots[rootBase], ROOT_STRIDE - 1u);
   let leaf0 = u.n - 1u;
@@ -222,7 +220,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     var t = s;
     if (u.skip != 0u) { t = list[s]; }
     let j = u.qFirst + t;
-    comp = label[j];
+    comp = label_get(j);
     bestKey = NONE;
     bestOther = NONE;
     if (u.tWindow != 0u) {
@@ -232,15 +230,15 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
     for (var i = 0u; i < D; i++) { qp[i] = pointsQ[t * D + i]; }
     qCore = 0.0;
-    if (u.mr != 0u) { qCore = core2Q[t]; }
-    me = order[j];
+    if (u.mr != 0u) { qCore = core2Q_get(t); }
+    me = order_get(j);
     // The radius: the candidate's key (at most the upper bound it was found within), else the upper bound.
-    radius = ub[comp];
+    radius = ub_get(comp);
     bestLo = NONE;
     bestHi = NONE;
     if (bestKey != NONE) {
       radius = bestKey;
-      let o = order[bestOther];
+      let o = order_get(bestOther);
       bestLo = min(me, o);
       bestHi = max(me, o);
     }
@@ -248,7 +246,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       let root = roots[rootBase + 1u + r];
       if (root >= leaf0) {
         // A root that is one leaf (its label is the uniformity test a parent's childLabel would make).
-        if (label[root - leaf0] != comp) { try_leaf(root - leaf0); }
+        if (label_get(root - leaf0) != comp) { try_leaf(root - leaf0); }
         continue;
       }
       if (bitcast<u32>(box_bound(root)) > radius + SLACK) { continue; }

@@ -5,7 +5,9 @@
 // seen by the previous round's plan, plus one (0: no round yet; zeroed with the flag before the first round).
 // Important! Round kernels are dispatched directly over host-sized grids, never indirectly: Dawn validates each
 // indirect dispatch with an internal pass of device time (its cost per round: bench/RESULTS.md).
-struct Plan { n: u32, pad0: u32, pad1: u32, pad2: u32 }
+// `at`: where label[n] lies in the binding — n where the labels are bound whole, else (issue 19: labels above one
+// storage binding) n minus the first word of the range src/emst/boruvka.ts binds.
+struct Plan { n: u32, at: u32, pad1: u32, pad2: u32 }
 @group(0) @binding(0) var<uniform> p: Plan;
 @group(0) @binding(1) var<storage, read> edgeCount: array<u32>;
 @group(0) @binding(2) var<storage, read_write> label: array<u32>;
@@ -13,8 +15,8 @@ struct Plan { n: u32, pad0: u32, pad1: u32, pad2: u32 }
 @compute @workgroup_size(1)
 fn main() {
   let e = edgeCount[0];
-  let previous = label[p.n + 1u];
+  let previous = label[p.at + 1u];
   let stuck = previous != 0u && previous - 1u == e;
-  label[p.n] = select(0u, 1u, e + 1u >= p.n || stuck);
-  label[p.n + 1u] = e + 1u;
+  label[p.at] = select(0u, 1u, e + 1u >= p.n || stuck);
+  label[p.at + 1u] = e + 1u;
 }

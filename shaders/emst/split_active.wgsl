@@ -6,12 +6,11 @@
 // in the changes buffer, free from nodelabels to the next round's changes); counts[u.p0] is the window's count,
 // cleared by the caller once a round.
 @group(0) @binding(0) var<uniform> u: WinParams;
-@group(0) @binding(1) var<storage, read> label: array<u32>;
-@group(0) @binding(2) var<storage, read> ub: array<u32>;
-@group(0) @binding(3) var<storage, read> pointBound: array<u32>;
-@group(0) @binding(4) var<storage, read_write> cand: array<vec2u>;
-@group(0) @binding(5) var<storage, read_write> list: array<u32>;
-@group(0) @binding(6) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read> pointBound: array<u32>;
+@group(0) @binding(2) var<storage, read_write> cand: array<vec2u>;
+@group(0) @binding(3) var<storage, read_write> list: array<u32>;
+@group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
+// From binding 5: label and ub through generated accessors (label_get, ub_get: whole, or in parts above one binding).
 
 var<workgroup> wgCount: atomic<u32>;
 var<workgroup> wgBase: u32;
@@ -21,7 +20,7 @@ var<workgroup> wgDone: u32;
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   // label[n]: the tree is complete (plan.wgsl); read once, uniformly, as barriers follow.
-  if (lid == 0u) { wgDone = label[u.n]; }
+  if (lid == 0u) { wgDone = label_get(u.n); }
   if (workgroupUniformLoad(&wgDone) != 0u) { return; }
   for (var base = group_index(wid, nwg) * WG; base < u.count; base += grid_threads(nwg)) {
     if (lid == 0u) { atomicStore(&wgCount, 0u); }
@@ -29,11 +28,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let t = base + lid;
     var needs = false;
     if (t < u.count) {
-      let comp = label[u.first + t];
+      let comp = label_get(u.first + t);
       let prev = cand[t];
-      if (!(prev.x != NONE && label[prev.y] != comp)) {
+      if (!(prev.x != NONE && label_get(prev.y) != comp)) {
         // Keys against keys, exactly (as active.wgsl).
-        if (pointBound[t] > ub[comp]) {
+        if (pointBound[t] > ub_get(comp)) {
           cand[t] = vec2u(NONE, NONE);
         } else {
           needs = true;

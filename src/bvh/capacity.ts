@@ -41,7 +41,11 @@ export function maxSplits(n: number, minClusterSize: number): number {
 
 /** What the GPU is asked to do, as far as its arrays depend on it. */
 export type CapacityTask =
-  | { kind: 'emst' }
+  /**
+   * `mutualReachability`: minSamples > 1 (the k-NN search of the core distances and the traversal's core bindings
+   * join the kernels); default false, the Euclidean MST.
+   */
+  | { kind: 'emst'; mutualReachability?: boolean }
   | { kind: 'mstStats' }
   /** `resident`: clustered on the GPU (cluster/resident.ts); false for TREELINE_RESIDENT=0 or keys that do not fit. */
   | { kind: 'hdbscan'; minClusterSize: number; resident: boolean }
@@ -125,33 +129,58 @@ function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKern
   const points = { stride: 4, length: (n: number) => n * dim };
   const order = { stride: 4, length: (n: number) => n };
   const words = (perPoint: number, less = 0) => ({ stride: 4, length: (n: number) => perPoint * n - less });
-  // emst (issue 19): Borůvka's kernels with parts (emst/roundsplit.ts; the others bind windows), and the mutual
-  // reachability's gather of the core distances (emst/gather.ts); its k-NN and BVH build as knn's.
+  // label: n labels and the two flag words (emst/boruvka.ts).
+  const label = words(1, -2);
+  // emst (issue 19): Borůvka's kernels with parts (emst/roundsplit.ts, emst/nearestsplit.ts; the others bind
+  // windows, or fewer parts: relabel, upperbounds, changes, nodelabels, best, bestmax, split_active), and for mutual
+  // reachability the traversal's core bindings, the prelude's climb and the gather of the core distances
+  // (emst/gather.ts); its k-NN search and the BVH build as knn's.
+  const mr = task.kind === 'emst' && task.mutualReachability === true;
   const boruvka: SplitKernel[] =
     task.kind !== 'emst'
       ? []
       : [
-          // emst/split_merge.wgsl: cand (a window) and the edge count; label (n + 2 words), order, bestMax, the
-          // union-find, best and edges in parts (emst/roundsplit.ts) — the round kernel with the most slots.
+          // emst/nearest_split.wgsl: 10 windows and roots; order, label and the upper bounds in parts (and for
+          // mutual reachability 3 more windows: the core distances of queries and leaves, minCore2 per record).
           {
-            label: 'emst::split_merge',
-            fixed: 2,
-            arrays: [words(1, -2), order, order, order, words(2), words(3)],
+            label: mr ? 'emst::nearestSplit.mr' : 'emst::nearestSplit',
+            fixed: mr ? 13 : 10,
+            arrays: [order, label, order],
           },
-          // emst/split_mincore.wgsl: core2, arrival flags; parents and minCore2 in parts.
-          { label: 'emst::split_mincore', fixed: 2, arrays: [words(2, 1), words(2)] },
-          // emst/gather.ts: order and out beside the core distances in parts.
-          { label: 'emst::gather', fixed: 2, arrays: [order] },
+          // emst/split_winner.wgsl: cand and the flags (windows); label, order, bestMax, best in parts.
+          { label: 'emst::split_winner', fixed: 2, arrays: [label, order, order, words(2)] },
+          // emst/split_merge.wgsl: cand, the flags and the edge count; label, order, the union-find, edges in parts.
+          { label: 'emst::split_merge', fixed: 3, arrays: [label, order, order, words(3)] },
+          ...(mr
+            ? [
+                // emst/split_mincore.wgsl: core2, arrival flags; parents and minCore2 in parts.
+                { label: 'emst::split_mincore', fixed: 2, arrays: [words(2, 1), words(2)] },
+                // emst/gather.ts: order and out beside the core distances in parts.
+                { label: 'emst::gather', fixed: 2, arrays: [order] },
+              ]
+            : []),
         ];
+  // The k-NN search: knn's own, and the mutual reachability's core distances.
+  const search = task.kind === 'knn' || mr;
   return [
     ...boruvka,
     // knn/knn.ts (bvhArrays): points, order, links, minIndex (8 bytes a record each: layout.ts), boxes; the two
     // outputs are windows.
-    {
-      label: 'knn::search',
-      fixed: 2,
-      arrays: [points, order, { stride: 8, length: (n) => n }, { stride: 8, length: (n) => n }, boxes],
-    },
+    ...(search
+      ? [
+          {
+            label: 'knn::search',
+            fixed: 2,
+            arrays: [
+              points,
+              order,
+              { stride: 8, length: (n: number) => n },
+              { stride: 8, length: (n: number) => n },
+              boxes,
+            ],
+          },
+        ]
+      : []),
     // bvh/karras.ts: codes, links (8 bytes a record), ranges, parents — and the boxes, where they fit beside them;
     // else the encoder clears the boxes instead of binding them (clearsBoxes), so they never set the cap.
     {
@@ -175,22 +204,22 @@ function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKern
 }
 
 /** The arrays a split-capable task still binds whole (4 bytes a point: parts would cost more than they hold). */
-function splitWholeNeeds(task: CapacityTask): BindingNeed[] {
-  // emst::label (boruvka.ts): n labels and 2 flag words, random access in every round kernel; the upper bounds,
-  // union-find, changes and order are no larger. Bound whole by the split traversal (emst/nearest_split.wgsl,
-  // split_active.wgsl) and plan.wgsl; the round kernels bind them in parts (emst/roundsplit.ts).
-  //
-  // Issue 19's 6·10^8 3D points (2 GiB a binding, 16 a stage) needs these 4-byte arrays in parts (2 each at that n).
-  // Done: the BVH build (Karras clears its boxes, the refit in two passes: 11 and 16 slots), the changes' scan
-  // (primitives/scan.ts windows), unionfind::init (windows), the round kernels (emst/roundsplit.ts: relabel 8,
-  // upperbounds 8, changes 4, nodelabels 7, best 8, bestmax 10 slots at 6·10^8). Left: emst::split_merge takes 17
-  // there (above; 536,870,848 points fit) — its winner test (best 3 parts, bestMax 2) could move into a pass of its
-  // own that marks the candidates, leaving 12; the traversal (nearest_split.wgsl) binds 16 already — order, label, ub
-  // in parts make 19, so a Euclidean variant must drop core2Q, core2T and minCore2 (16); split_active; plan.wgsl;
-  // then this list. The mutual reachability's k-NN search takes 20 there (points 4, order 2, links 3, minIndex 3,
-  // boxes 7, + 2): it needs another cut (e.g. subtree windows, as the traversal), and split_mincore's arrival flags
-  // an exchange accessor.
-  return task.kind === 'emst' ? [{ label: 'emst::label', bytes: (n) => 4 * (n + 2) }] : [];
+function splitWholeNeeds(task: CapacityTask, limits: CapacityLimits): BindingNeed[] {
+  // Issue 19: every 4-byte array of the Euclidean split path is in parts (emst/roundsplit.ts, nearestsplit.ts,
+  // plan.wgsl's flag words in a range, unionfind::init and the changes' scan by windows), so the kernels' parts
+  // above set its cap — 6·10^8 3D points fit the H100's 16 storage buffers of 2 GiB. The mutual reachability's
+  // prelude (emst/split_mincore.wgsl) still binds its arrival flags whole (an atomicExchange, which the generated
+  // accessors lack), 4 bytes a point in pointBound's buffer.
+  if (task.kind !== 'emst') return [];
+  const needs: BindingNeed[] = [];
+  if (task.mutualReachability === true) needs.push({ label: 'emst::arrive', bytes: (n) => 4 * n });
+  // The changes' scan (primitives/scan.ts) goes by windows of 64 tiles of 2048 elements (its default block shape;
+  // windowElements): where one binding holds fewer u32 (below 512 KiB), the n changes must fit one.
+  const align = limits.minStorageBufferOffsetAlignment ?? 256;
+  if (Math.floor(limits.maxStorageBufferBindingSize / 4) < (align / 4) * 2048) {
+    needs.push({ label: 'emst::changes', bytes: (n) => 4 * n });
+  }
+  return needs;
 }
 
 /** Storage bindings a split kernel takes for n points. */
@@ -248,7 +277,7 @@ export function capacity(limits: CapacityLimits, task: CapacityTask, dim: number
       }
       best = { maxPoints: lo, limitedBy: kernel.label, parts: true };
     }
-    return wholeCap(binding, splitWholeNeeds(task), best);
+    return wholeCap(binding, splitWholeNeeds(task, limits), best);
   }
   // The box array in BOX_PARTS bindings, or one where the traversal runs lean (boruvka.ts), in the unsplit BVH's
   // box format (layout.ts boxFormatFor).

@@ -30,7 +30,7 @@ import type { BvhBuffers } from '../bvh/lbvh.js';
 import { boxArrayRecords, boxFormatFor, pointsForBoxRecords, type BoxFormat } from '../bvh/layout.js';
 import type { GpuContext } from '../gpu/context.js';
 import { floatBits, uniformBytes, type Bindings, type Kernel } from '../gpu/kernel.js';
-import type { Recorder } from '../gpu/recorder.js';
+import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { Timer } from '../gpu/timer.js';
 import { MapMode, Usage } from '../gpu/usage.js';
 import { AbortError, GpuUnavailableError, InputError, TreelineError } from '../errors.js';
@@ -281,7 +281,7 @@ const EMST_PARAMS = {
 } as const;
 const PLAN = {
   bindings: { p: 'uniform', edgeCount: 'read', label: 'read_write' },
-  uniforms: { n: 'u32', pad0: 'u32', pad1: 'u32', pad2: 'u32' },
+  uniforms: { n: 'u32', at: 'u32', pad1: 'u32', pad2: 'u32' },
 } as const;
 const FILL = {
   bindings: { f: 'uniform', out: 'read_write' },
@@ -530,7 +530,9 @@ export class Boruvka {
       Object.fromEntries(Object.keys(specs).map((name, i) => [name, ks[i]])),
     );
     // Issue 19: the subtree-window traversal where the traversal's arrays exceed one binding, or where asked.
-    const splitMade = splits ? SplitTraversal.create(ctx, n, dim, periodic, splitCap, boxFormat) : null;
+    const splitMade = splits
+      ? SplitTraversal.create(ctx, n, dim, periodic, splitCap, boxFormat, options.reachability === true)
+      : null;
     const roundsMade = splits ? SplitRounds.create(ctx, n, dim, periodic, splitCap) : null;
     const made = await Promise.allSettled([
       kernels,
@@ -644,6 +646,8 @@ export class Boruvka {
         `emst: ${n} points take Borůvka's split traversal, which the ${this.dim}-dimensional candidate lists cannot join yet (TREELINE_HIGHDIM=none).`,
       );
     }
+    // Its search for this metric (Euclidean or mutual reachability: each binds its own arrays, issue 19).
+    await split?.prepare(mr);
     const skip = opts.skipBounded !== false && !this.lean && !split;
     // Params (emst/common.wgsl, EMST_PARAMS), the same for every round kernel: written once. `cut` is a squared
     // length's f32 bits (keys are compared as u32), `one` = 1.0 for add_square.
@@ -674,7 +678,12 @@ export class Boruvka {
     let minCore2 = b.noMinCore;
     // Important! Every round dispatch is direct (plan.wgsl says why): per-point kernels over n threads, the traversal
     // over a fixed grid that strides over the active points.
-    const plan = uniformBytes(k.plan as Kernel<Bindings, typeof PLAN.uniforms>, { n });
+    // The flag words label[n], label[n + 1] where plan.wgsl finds them: the whole labels, or (issue 19: labels above one
+    // binding) a range of them from the last 256-byte boundary at or below word n.
+    const planBase = b.label.size > ctx.limits.maxStorageBufferBindingSize ? Math.floor(n / 64) * 64 : 0;
+    const planLabel: Binding =
+      planBase > 0 ? { buffer: b.label, offset: 4 * planBase, size: 4 * (n + 2 - planBase) } : b.label;
+    const plan = uniformBytes(k.plan as Kernel<Bindings, typeof PLAN.uniforms>, { n, at: n - planBase });
     const nearestGroups = opts.nearestGroups ?? Math.min(Math.ceil(n / 32), NEAREST_GROUPS);
     if (!Number.isInteger(nearestGroups) || nearestGroups < 1) {
       throw new TreelineError(`emst::boruvka: nearestGroups must be a positive integer, got ${opts.nearestGroups}`);
@@ -802,7 +811,7 @@ export class Boruvka {
     const round = (rec: Recorder, first: boolean) => {
       const one = first && firstRound;
       const atOne = one ? { ...at, uniforms: u0 } : at;
-      rec.dispatch(k.plan, { buffers: { edgeCount: b.edgeCount, label: b.label }, uniforms: plan, groups: 1 });
+      rec.dispatch(k.plan, { buffers: { edgeCount: b.edgeCount, label: planLabel }, uniforms: plan, groups: 1 });
       if (splitRounds) {
         return splitRounds.round(rec, splitParams, roundArrays, roundHooks, (r) =>
           split!.encode(r, splitParams, splitArrays),

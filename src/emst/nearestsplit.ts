@@ -24,17 +24,30 @@
  *
  * The rounds around it run on split arrays too (roundsplit.ts), so emst() takes what the BVH build's parts allow
  * (bvh/capacity.ts). What is left of issue 19's Borůvka:
- *  - label, ub, bestMax, union-find, changes and order stay whole (4 B a point, random access): up to 5.4·10^8
- *    points at the H100's 2 GiB, 2 parts beyond;
+ *  - the 4-byte arrays (order, label, ub here; roundsplit.ts's too) are read through generated accessors, in parts
+ *    beyond one binding (5.4·10^8 points at the H100's 2 GiB). The search binds 10 windows and roots beside them
+ *    (16 with 2 parts each); for mutual reachability 3 more windows (core distances, minCore2: emst::nearestSplit.mr),
+ *    which leaves the 4-byte arrays one part each (bvh/capacity.ts);
  *  - the skipping of bounded points (active.wgsl) and issue 18's round shapes are off in the split path: the active
  *    list's points are in Morton order, so a query window's slice of it is a contiguous range (a per-window count
  *    from active.wgsl) — the next step if the split path's speed matters (it runs only above ~1.3·10^8 3D points on
  *    the H100);
  *  - the high-dimensional candidate lists (highdim.ts) do not join it (pipeline.ts drops them where it splits).
  */
-import { windows, windowBinding, type Window } from '../gpu/bigarray.js';
+import {
+  absentArrayWgsl,
+  bigArrayWgsl,
+  bindParts,
+  createUnusedParts,
+  planParts,
+  windows,
+  windowBinding,
+  type PartArray,
+  type PartPlan,
+  type Window,
+} from '../gpu/bigarray.js';
 import type { GpuContext } from '../gpu/context.js';
-import { uniformBytes, type Kernel } from '../gpu/kernel.js';
+import { uniformBytes, type Bindings, type Kernel } from '../gpu/kernel.js';
 import type { Binding, Recorder } from '../gpu/recorder.js';
 import type { BvhBuffers } from '../bvh/lbvh.js';
 import { boxRecordWords, boxRecords, type BoxFormat } from '../bvh/layout.js';
@@ -104,16 +117,10 @@ const SEARCH = {
   bindings: {
     u: 'uniform',
     pointsQ: 'read',
-    core2Q: 'read',
     pointsT: 'read',
-    core2T: 'read',
     links: 'read',
     boxes: 'read',
     childLabel: 'read',
-    minCore2: 'read',
-    order: 'read',
-    label: 'read',
-    ub: 'read',
     roots: 'read',
     cand: 'read_write',
     pointBound: 'read_write',
@@ -138,13 +145,34 @@ const SEARCH = {
 } as const;
 const ACTIVE = {
   u: 'uniform',
-  label: 'read',
-  ub: 'read',
   pointBound: 'read',
   cand: 'read_write',
   list: 'read_write',
   counts: 'read_write',
 } as const;
+/**
+ * The 4-byte arrays the search and split_active read at any point (issue 19: whole, or in parts beyond one binding —
+ * 5.4·10^8 points at the H100's 2 GiB): order, label (n labels and the "tree complete" flag) and the upper bounds.
+ */
+const WORDS: PartArray[] = [
+  { name: 'order', type: 'u32', stride: 4, length: (n) => n, access: 'read' },
+  { name: 'label', type: 'u32', stride: 4, length: (n) => n + 2, access: 'read' },
+  { name: 'ub', type: 'u32', stride: 4, length: (n) => n, access: 'read' },
+];
+/** The mutual reachability's windowed arrays of the search, one binding each from binding 11 on (nearest_split.wgsl). */
+const CORES = [
+  { name: 'core2Q', type: 'f32' },
+  { name: 'core2T', type: 'f32' },
+  { name: 'minCore2', type: 'vec2f' },
+] as const;
+
+/** A kernel with generated 4-byte arrays: its plan and the buffer its empty slots bind. */
+interface Planned<B extends Bindings, U extends typeof WIN | typeof SEARCH.uniforms> {
+  kernel: Kernel<B, U>;
+  plan: PartPlan;
+  unused: GPUBuffer | null;
+}
+type Search = Planned<Bindings, typeof SEARCH.uniforms>;
 /** Workgroups (of 32) of a search dispatch at most, as nearest.wgsl's grid (boruvka.ts, NEAREST_GROUPS). */
 const SEARCH_GROUPS = 8192;
 
@@ -184,8 +212,10 @@ export class SplitTraversal {
     /** The most points a window holds (undefined: as many as the binding limit allows). */
     readonly maxElements: number | undefined,
     private readonly rootsKernel: Kernel<typeof ROOTS.bindings, typeof ROOTS.uniforms>,
-    private readonly search: Kernel<typeof SEARCH.bindings, typeof SEARCH.uniforms>,
-    private readonly active: Kernel<typeof ACTIVE, typeof WIN>,
+    /** The search for Euclidean runs and for mutual reachability (compiled as runs need them: prepare). */
+    private readonly searches: { euclidean?: Search; reachability?: Search },
+    private readonly makeSearch: (mr: boolean) => Promise<Search>,
+    private readonly active: Planned<Bindings, typeof WIN>,
     /** One count of searching points per query window (emst/split_active.wgsl). */
     private readonly counts: GPUBuffer,
     /**
@@ -209,6 +239,8 @@ export class SplitTraversal {
     periodic: boolean,
     maxElements?: number,
     boxes: BoxFormat = 'f32',
+    /** Compile the mutual-reachability search now (else on the first run that needs it: prepare). */
+    reachability = false,
   ): Promise<SplitTraversal> {
     const stage = ctx.limits.maxStorageBuffersPerShaderStage;
     if (stage < SPLIT_STORAGE_BUFFERS) {
@@ -217,20 +249,30 @@ export class SplitTraversal {
       );
     }
     const include = ['common/grid', 'knn/distance', 'emst/common', 'bvh/range'];
-    const [rootsKernel, search, active] = await Promise.all([
-      ctx.kernel({
-        label: 'emst::subtreeRoots',
-        shader: 'emst/subtree_roots',
-        entry: 'main',
-        ...ROOTS,
-        workgroupSize: 256,
-        include: ['common/grid', 'bvh/range'],
-      }),
-      ctx.kernel({
-        label: 'emst::nearestSplit',
+    const n = Math.max(maxN, 2);
+    // Forced windows (tests): the 4-byte arrays in two halves where the stage holds them (Euclidean: 10 + 6; the
+    // mutual reachability's 3 windowed arrays leave room for one part each).
+    const half = maxElements === undefined ? undefined : Math.ceil((n + 2) / 2 / 64) * 64;
+    const words = (forced: boolean) => WORDS.map((w) => (forced && half ? { ...w, partElements: half } : w));
+    const makeSearch = async (mr: boolean): Promise<Search> => {
+      const label = mr ? 'emst::nearestSplit.mr' : 'emst::nearestSplit';
+      const first = Object.keys(SEARCH.bindings).length;
+      const cores = CORES.map((c, i) =>
+        mr
+          ? bigArrayWgsl({ ...c, access: 'read', binding: first + i, slots: 1, partElements: 1 })
+          : absentArrayWgsl({ ...c, access: 'read' }),
+      );
+      const plan = planParts(ctx.limits, label, words(!mr), n, first + (mr ? CORES.length : 0));
+      const kernel = (await ctx.kernel({
+        label,
         shader: 'emst/nearest_split',
         entry: 'main',
-        ...SEARCH,
+        bindings: {
+          ...SEARCH.bindings,
+          ...(mr ? Object.fromEntries(CORES.map((c) => [c.name, 'read'])) : {}),
+          ...plan.bindings,
+        } as Bindings,
+        uniforms: SEARCH.uniforms,
         workgroupSize: 32,
         // Box records through bvh/boxget.wgsl, in the BVH's format (u16: the frame after the roots).
         include: [...include, 'bvh/boxget'],
@@ -240,18 +282,38 @@ export class SplitTraversal {
           BOX16: boxes === 'u16' ? 1 : 0,
           BOXW: boxRecordWords(dim, boxes),
         },
+        generated: [...cores, ...plan.generated],
+      })) as Kernel<Bindings, typeof SEARCH.uniforms>;
+      const unused = plan.slots > plan.arrays.length ? createUnusedParts(ctx, label, plan.slots) : null;
+      return { kernel, plan, unused };
+    };
+    const activePlan = planParts(ctx.limits, 'emst::split_active', words(true).slice(1), n, Object.keys(ACTIVE).length);
+    const [rootsKernel, search, active] = await Promise.all([
+      ctx.kernel({
+        label: 'emst::subtreeRoots',
+        shader: 'emst/subtree_roots',
+        entry: 'main',
+        ...ROOTS,
+        workgroupSize: 256,
+        include: ['common/grid', 'bvh/range'],
       }),
+      makeSearch(reachability),
       ctx.kernel({
         label: 'emst::split_active',
         shader: 'emst/split_active',
         entry: 'main',
-        bindings: ACTIVE,
+        bindings: { ...ACTIVE, ...activePlan.bindings } as Bindings,
         uniforms: WIN,
         workgroupSize: 256,
         include: [...include, 'emst/split_common'],
         constants: { D: dim, PERIODIC: periodic ? 1 : 0 },
+        generated: activePlan.generated,
       }),
     ]);
+    const activeUnused =
+      activePlan.slots > activePlan.arrays.length
+        ? createUnusedParts(ctx, 'emst::split_active', activePlan.slots)
+        : null;
     const shape = splitWindows(ctx.limits, Math.max(maxN, 1), dim, maxElements, boxes);
     const roots = ctx.createBuffer('emst::subtreeRoots', 4 * ROOT_STRIDE * Math.max(shape.trees.length, 1) + 8 * dim);
     const counts = ctx.createBuffer('emst::splitCounts', 16 * Math.ceil(Math.max(shape.queries.length, 1) / 4));
@@ -260,13 +322,20 @@ export class SplitTraversal {
       dim,
       maxElements,
       rootsKernel as Kernel<typeof ROOTS.bindings, typeof ROOTS.uniforms>,
-      search as Kernel<typeof SEARCH.bindings, typeof SEARCH.uniforms>,
-      active as Kernel<typeof ACTIVE, typeof WIN>,
+      reachability ? { reachability: search } : { euclidean: search },
+      makeSearch,
+      { kernel: active as Kernel<Bindings, typeof WIN>, plan: activePlan, unused: activeUnused },
       counts,
       roots,
       maxN,
       boxes,
     );
+  }
+
+  /** Compiles the search a run needs (Euclidean, or mutual reachability: `mr`) where it is not compiled yet. */
+  async prepare(mr: boolean): Promise<void> {
+    const key = mr ? 'reachability' : 'euclidean';
+    this.searches[key] ??= await this.makeSearch(mr);
   }
 
   /** Whether a run of n points takes the split traversal: forced windows, or arrays that do not fit. */
@@ -317,27 +386,33 @@ export class SplitTraversal {
     const limits = this.ctx.limits;
     const { queries, trees } = this.windows(n);
     const dim = this.dim;
-    const core = (w: Window): Binding => (a.mr ? windowBinding(limits, a.core2, 4, w) : a.core2);
+    const search = this.searches[a.mr ? 'reachability' : 'euclidean'];
+    if (!search) {
+      throw new InputError(
+        `emst::nearestSplit: the ${a.mr ? 'mutual-reachability' : 'Euclidean'} search is not compiled (prepare).`,
+      );
+    }
+    const words = { order: a.bvh.order, label: a.label, ub: a.ub };
+    const parts = bindParts(limits, search.plan, words, n, search.unused);
+    const activeParts = bindParts(limits, this.active.plan, words, n, this.active.unused);
     if (params.skip) rec.clear(this.counts);
     queries.forEach((q, qIndex) => {
       const query = {
         pointsQ: windowBinding(limits, a.bvh.sortedPoints, 4 * dim, q),
-        core2Q: core(q),
         cand: windowBinding(limits, a.cand, 8, q),
         pointBound: windowBinding(limits, a.pointBound, 4, q),
       };
       const list = windowBinding(limits, a.list, 4, q);
       if (params.skip) {
-        rec.dispatch(this.active, {
+        rec.dispatch(this.active.kernel, {
           buffers: {
-            label: a.label,
-            ub: a.ub,
             pointBound: query.pointBound,
             cand: query.cand,
             list,
             counts: this.counts,
+            ...activeParts,
           },
-          uniforms: uniformBytes(this.active, {
+          uniforms: uniformBytes(this.active.kernel, {
             n,
             mr: params.mr,
             ia2: params.ia2,
@@ -357,25 +432,29 @@ export class SplitTraversal {
         // Records [first, first + count): links, childLabel and minCore2 have n records (the header last), boxes
         // n − 1 (a last window of leaf n − 1 alone has none, and binds the first record, never read).
         const boxes = t.first < n - 1 ? { first: t.first, count: Math.min(t.first + t.count, n - 1) - t.first } : null;
-        rec.dispatch(this.search, {
+        const cores: Record<string, Binding> = a.mr
+          ? {
+              core2Q: windowBinding(limits, a.core2, 4, q),
+              core2T: windowBinding(limits, a.core2, 4, t),
+              minCore2: windowBinding(limits, a.minCore2, 8, t),
+            }
+          : {};
+        rec.dispatch(search.kernel, {
           buffers: {
             ...query,
+            ...cores,
+            ...parts,
             pointsT: windowBinding(limits, a.bvh.sortedPoints, 4 * dim, t),
-            core2T: core(t),
             links: windowBinding(limits, a.bvh.links, 8, t),
             boxes: boxes
               ? windowBinding(limits, a.bvh.boxes, 4 * boxRecordWords(dim, this.boxes), boxes)
               : { buffer: a.bvh.boxes, offset: 0, size: 4 * boxRecordWords(dim, this.boxes) },
             childLabel: windowBinding(limits, a.childLabel, 8, t),
-            minCore2: a.mr ? windowBinding(limits, a.minCore2, 8, t) : a.minCore2,
-            order: a.bvh.order,
-            label: a.label,
-            ub: a.ub,
             roots: this.roots,
             list,
             counts: this.counts,
           },
-          uniforms: uniformBytes(this.search, {
+          uniforms: uniformBytes(search.kernel, {
             n,
             mr: params.mr,
             ia2: params.ia2,
@@ -405,5 +484,7 @@ export class SplitTraversal {
   destroy(): void {
     this.roots.destroy();
     this.counts.destroy();
+    this.active.unused?.destroy();
+    for (const k of Object.values(this.searches)) k?.unused?.destroy();
   }
 }

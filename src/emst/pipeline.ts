@@ -445,7 +445,8 @@ export async function emstGpu(
     scratchPoints?: boolean;
     /**
      * What the caller does with the tree, for the size check before anything is allocated (capacity.ts; default
-     * `{ kind: 'emst' }`): an n above what the device's bindings take is a one-line InputError.
+     * `{ kind: 'emst' }`, with `mutualReachability` for that metric): an n above what the device's bindings take is a
+     * one-line InputError.
      */
     capacity?: CapacityTask;
   },
@@ -467,7 +468,7 @@ export async function emstGpu(
       ctx.limits,
       n,
       dim,
-      options.capacity ?? { kind: 'emst' },
+      options.capacity ?? { kind: 'emst', mutualReachability: options.metric?.kind === 'mutual-reachability' },
       ctx.deviceLimits.maxStorageBufferBindingSize,
     );
     const period = options.period ?? undefined;

@@ -16,7 +16,9 @@
  *   whole    the mutual-reachability prelude's arrival flags.
  *
  * Kernels: emst/split_relabel, split_changes, split_nodelabels, split_upperbounds, split_best (`key`, `lo`),
- * split_bestmax, split_merge, split_mincore (uniform block emst/split_common.wgsl), and emst/fill unchanged. Each
+ * split_bestmax, split_winner (merge.wgsl's winner test, in a pass of its own: its flags in the changes buffer, so
+ * that the merge binds neither best nor bestMax — 13 storage buffers instead of 17 at 6·10^8 points), split_merge,
+ * split_mincore (uniform block emst/split_common.wgsl), and emst/fill unchanged. Each
  * computes what its unsplit original computes, so the tree is the unsplit one bit for bit (test/gpu/emst.split.test.ts
  * against the unsplit GPU path, the CPU backend and Prim). Boruvka takes this shape only where the traversal splits
  * (nearestsplit.ts: an array of the traversal above one binding, or forced windows): the fast path never sees it.
@@ -160,7 +162,16 @@ export class SplitRounds {
     private readonly maxElements: number | undefined,
     private readonly fill: Kernel<Bindings, typeof FILL.uniforms>,
     private readonly p: Record<
-      'relabel' | 'nodelabels' | 'upperbounds' | 'changes' | 'bestKey' | 'bestLo' | 'bestmax' | 'merge' | 'mincore',
+      | 'relabel'
+      | 'nodelabels'
+      | 'upperbounds'
+      | 'changes'
+      | 'bestKey'
+      | 'bestLo'
+      | 'bestmax'
+      | 'winner'
+      | 'merge'
+      | 'mincore',
       Planned
     >,
   ) {}
@@ -234,11 +245,17 @@ export class SplitRounds {
         BEST_MAX('read_write'),
         BEST('read'),
       ]),
+      planned('split_winner', 'main', { u: 'uniform', cand: 'read', win: 'read_write' }, [
+        LABEL('read'),
+        ORDER,
+        BEST_MAX('read'),
+        BEST('read'),
+      ]),
       planned(
         'split_merge',
         'main',
-        { u: 'uniform', cand: 'read', edgeCount: 'read_write' },
-        [LABEL('read'), ORDER, BEST_MAX('read'), PARENT, BEST('read'), EDGES],
+        { u: 'uniform', cand: 'read', win: 'read', edgeCount: 'read_write' },
+        [LABEL('read'), ORDER, PARENT, EDGES],
         uf,
       ),
       planned('split_mincore', 'main', { u: 'uniform', core2: 'read', arrive: 'read_write' }, [PARENTS, MIN_CORE]),
@@ -257,6 +274,7 @@ export class SplitRounds {
       'bestKey',
       'bestLo',
       'bestmax',
+      'winner',
       'merge',
       'mincore',
     ] as const;
@@ -290,11 +308,17 @@ export class SplitRounds {
   }
 
   /** Dispatches a planned kernel over the windows of the candidates (8 B a point), its parts bound for n. */
-  private perCandidate(rec: Recorder, k: Planned, p: SplitParams, fixed: Record<string, Binding>, a: SplitRoundArrays) {
+  private perCandidate(
+    rec: Recorder,
+    k: Planned,
+    p: SplitParams,
+    fixed: (w: Window) => Record<string, Binding>,
+    a: SplitRoundArrays,
+  ) {
     const parts = this.parts(k, a, p.n);
-    for (const w of this.windows(p.n, [8])) {
+    for (const w of this.windows(p.n, [8, 4])) {
       rec.dispatch(k.kernel, {
-        buffers: { ...fixed, cand: windowBinding(this.ctx.limits, a.cand, 8, w), ...parts },
+        buffers: { ...fixed(w), cand: windowBinding(this.ctx.limits, a.cand, 8, w), ...parts },
         uniforms: this.uniforms(p, w),
         threads: w.count,
       });
@@ -418,10 +442,13 @@ export class SplitRounds {
       });
     }
     search(rec);
-    this.perCandidate(rec, this.p.bestKey, p, {}, a);
-    this.perCandidate(rec, this.p.bestLo, p, {}, a);
-    this.perCandidate(rec, this.p.bestmax, p, {}, a);
-    this.perCandidate(rec, this.p.merge, p, { edgeCount: a.edgeCount }, a);
+    this.perCandidate(rec, this.p.bestKey, p, () => ({}), a);
+    this.perCandidate(rec, this.p.bestLo, p, () => ({}), a);
+    this.perCandidate(rec, this.p.bestmax, p, () => ({}), a);
+    // The winners' flags in the changes buffer (free from the search to the next round's changes), then the merge.
+    const win = (w: Window) => ({ win: windowBinding(this.ctx.limits, a.chg, 4, w) });
+    this.perCandidate(rec, this.p.winner, p, win, a);
+    this.perCandidate(rec, this.p.merge, p, (w) => ({ ...win(w), edgeCount: a.edgeCount }), a);
     this.relabel(rec, p, a);
   }
 

@@ -36,28 +36,43 @@ describe('TREELINE_MAX_BINDING_BYTES', () => {
 });
 
 describe('capacity(limits, task, dim)', () => {
-  it('issue 19: the EMST binds split arrays (Borůvka in subtree windows and parts): capped by the 4-byte arrays, in parts or whole', () => {
-    // The BVH build no longer sets it: the refit binds minIndex words (2 a record) where it bound 16-byte links
-    // (layout.ts), and where one dispatch's parts would still exceed the stage it takes two passes and Karras clears
-    // its boxes (bvh/refit.ts, karras.ts: beyond 5.4·10^8 3D points at 2 GiB a binding). On the H100 Borůvka's merge
-    // caps it (one point more and its 4-byte arrays, best and edges take 17 bindings: emst/roundsplit.ts), as the
-    // k-NN search's parts and the labels the traversal binds whole would — 3D was 447,392,374 (the one-pass refit's 16
-    // bindings). Issue 19's 6·10^8 needs the merge cut in two and the traversal's 4-byte arrays in parts.
+  it('issue 19: the EMST binds split arrays (Borůvka in subtree windows and parts): 6·10^8 3D points fit the H100', () => {
+    // Every array of the Euclidean split path in parts or windows (the BVH build: Karras clears its boxes, the refit
+    // in two passes; Borůvka's 4-byte arrays in parts, the merge's winner test in a pass of its own): the refit's
+    // boxes pass (sorted points 4, parents 3, boxes 7, ranges 2 at 6·10^8) sets the cap — 3D was 447,392,374 (the
+    // one-pass refit's 16 bindings), then 536,870,848 (the 4-byte arrays bound whole).
     expect(capacity(H100, { kind: 'emst' }, 3)).toEqual({
-      maxPoints: 536870848,
-      limitedBy: 'emst::split_merge',
+      maxPoints: 626349323,
+      limitedBy: 'bvh::refit.boxes',
       parts: true,
     });
-    expect(capacity(H100, { kind: 'emst' }, 3).maxPoints).toBeGreaterThan(5e8);
+    expect(capacity(H100, { kind: 'emst' }, 3).maxPoints).toBeGreaterThanOrEqual(6e8);
     expect(capacity(H100, { kind: 'emst' }, 2)).toEqual({
-      maxPoints: 536870848,
-      limitedBy: 'emst::split_merge',
+      maxPoints: 805306273,
+      limitedBy: 'bvh::refit.boxes',
+      parts: true,
+    });
+    // Mutual reachability: the traversal's 3 core windows leave the 4-byte arrays one part each (and the k-NN
+    // search's parts fill the stage one point above).
+    expect(capacity(H100, { kind: 'emst', mutualReachability: true }, 3)).toEqual({
+      maxPoints: 536870846,
+      limitedBy: 'emst::nearestSplit.mr',
       parts: true,
     });
     const at = { ...H100, maxStorageBufferBindingSize: 1048576 };
-    // The labels (4 bytes for each of n + 2 words, bound whole) bind first: 262,142 points (3D was 218,454).
-    expect(capacity(at, { kind: 'emst' }, 3)).toEqual({ maxPoints: 262142, limitedBy: 'emst::label' });
-    expect(capacity(at, { kind: 'emst' }, 2)).toEqual({ maxPoints: 262142, limitedBy: 'emst::label' });
+    expect(capacity(at, { kind: 'emst' }, 3)).toEqual({
+      maxPoints: 305835,
+      limitedBy: 'bvh::refit.boxes',
+      parts: true,
+    });
+    expect(capacity(at, { kind: 'emst' }, 2)).toEqual({
+      maxPoints: 393217,
+      limitedBy: 'bvh::refit.boxes',
+      parts: true,
+    });
+    // Below 512 KiB a binding holds less than one window of the changes' scan (primitives/scan.ts): they bind whole.
+    const small = { ...H100, maxStorageBufferBindingSize: 65536 };
+    expect(capacity(small, { kind: 'emst' }, 3)).toEqual({ maxPoints: 16384, limitedBy: 'emst::changes' });
     // mstStats still binds the links whole.
     expect(capacity(at, { kind: 'mstStats' }, 3).maxPoints).toBe(65536);
   });
@@ -125,14 +140,17 @@ describe('capacity(limits, task, dim)', () => {
       /^mstStats on the GPU takes at most 134217727 points in 2 dimensions on this device, got 134217728: its bvh::links array must fit one 2147483644-byte storage binding; use backend 'cpu'\.$/,
     );
     // A split EMST: the kernel whose parts fill the stage, or the array still bound whole.
-    expect(() => checkCapacity(H100, 536870848, 3, { kind: 'emst' })).not.toThrow();
-    expect(() => checkCapacity(H100, 536870849, 3, { kind: 'emst' })).toThrow(
-      'emst on the GPU takes at most 536870848 points in 3 dimensions on this device, got 536870849: its ' +
-        "emst::split_merge kernel binds its arrays in parts of one 2147483644-byte storage binding, at most 16 a stage; use backend 'cpu'.",
+    expect(() => checkCapacity(H100, 6e8, 3, { kind: 'emst' })).not.toThrow();
+    expect(() => checkCapacity(H100, 626349324, 3, { kind: 'emst' })).toThrow(
+      'emst on the GPU takes at most 626349323 points in 3 dimensions on this device, got 626349324: its ' +
+        "bvh::refit.boxes kernel binds its arrays in parts of one 2147483644-byte storage binding, at most 16 a stage; use backend 'cpu'.",
     );
-    expect(() => checkCapacity(at, 262143, 2, { kind: 'emst' }, 2 ** 31 - 4)).toThrow(
-      /got 262143: its emst::label array must fit one 1048576-byte storage binding/,
+    expect(() => checkCapacity(H100, 6e8, 3, { kind: 'emst', mutualReachability: true })).toThrow(
+      /got 600000000: its emst::nearestSplit.mr kernel binds its arrays in parts/,
     );
+    expect(() =>
+      checkCapacity({ ...at, maxStorageBufferBindingSize: 65536 }, 16385, 2, { kind: 'emst' }, 2 ** 31 - 4),
+    ).toThrow(/got 16385: its emst::changes array must fit one 65536-byte storage binding/);
     // hdbscan above the GPU clustering's cap but within the MST's: the host clustering is offered.
     expect(() =>
       checkCapacity(at, 50000, 3, { kind: 'hdbscan', minClusterSize: 5, resident: true }, 2 ** 31 - 4),
