@@ -7,7 +7,7 @@
 // (distance, index). No atomics, no inter-thread communication. k above KMAX runs in passes (src/knn/knn.ts): each
 // finds the next k ≤ KMAX neighbours after the previous pass's last (floor). Constants: D (dimension), KMAX (list
 // capacity, ≥ k), STACK (depth bound, layout.ts), ALL (1: write indices and distances, 0: write the k-th distance only),
-// MORTON_ROWS (1: row j is leaf j's; 0: row i is point i's), LAZY_MINS (1: minIndex words read on ties only; knn.ts).
+// MORTON_ROWS (1: row j is leaf j's; 0: row i is point i's).
 //
 // Big arrays (issue 19; src/knn/knn.ts, src/gpu/bigarray.ts): the BVH's arrays are read through accessors the
 // composer generates from @binding(3) on — points_get (f32 words), order_get, links_get and mins_get (vec2u: bvh/layout.ts,
@@ -140,46 +140,27 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var sp = 0u;
   var node = header;
   loop {
-    // The record's children (bvh/layout.ts, "Records"), and their minIndex words: read with them (LAZY_MINS = 0), or
-    // only where a tie of distances needs them (LAZY_MINS = 1: a leaf's minIndex is its original index, order_get).
-    let lk = links_get(node);
-    var mn = vec2u(NONE, NONE);
-    var have = LAZY_MINS == 0u;
-    if (have) { mn = mins_get(node); }
+    // | left | right | minIndex(left) | minIndex(right) | from the two arrays (bvh/layout.ts, "Records").
+    let lk = vec4u(links_get(node), mins_get(node));
     var go_l = false;
     var go_r = false;
     let dl = child_dist(lk.x, header);
     if (lk.x >= header) {
-      if (lk.x != self_leaf) {
-        if (have) {
-          consider(dl, mn.x);
-        } else if (dl <= worst_d && dl >= floor_d) {
-          consider(dl, order_get(lk.x - header));
-        }
-      }
+      if (lk.x != self_leaf) { consider(dl, lk.z); }
     } else {
-      if (!have && dl == worst_d) { mn = mins_get(node); have = true; }
-      go_l = beats_worst(dl, mn.x);
+      go_l = beats_worst(dl, lk.z);
     }
     var dr = inf;
     if (lk.y != NONE) {
       dr = child_dist(lk.y, header);
       if (lk.y >= header) {
-        if (lk.y != self_leaf) {
-          if (have) {
-            consider(dr, mn.y);
-          } else if (dr <= worst_d && dr >= floor_d) {
-            consider(dr, order_get(lk.y - header));
-          }
-        }
+        if (lk.y != self_leaf) { consider(dr, lk.w); }
       } else {
-        if (!have && dr == worst_d) { mn = mins_get(node); have = true; }
-        go_r = beats_worst(dr, mn.y);
+        go_r = beats_worst(dr, lk.w);
       }
     }
     if (go_l && go_r) {
-      if (!have && dl == dr) { mn = mins_get(node); have = true; }
-      let left_first = dl < dr || (dl == dr && mn.x < mn.y);
+      let left_first = dl < dr || (dl == dr && lk.z < lk.w);
       stack[sp] = select(vec2u(lk.x, bitcast<u32>(dl)), vec2u(lk.y, bitcast<u32>(dr)), left_first);
       sp = sp + 1u;
       node = select(lk.y, lk.x, left_first);

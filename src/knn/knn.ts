@@ -76,24 +76,6 @@ export interface KnnSearcherOptions {
   maxWindow?: number;
   /** The box format of the BVHs it will search (bvh/layout.ts; default boxFormatFor(dim), as every BVH has). */
   boxes?: BoxFormat;
-  /**
-   * When the search reads the BVH's minIndex words (bvh/layout.ts, "Records"): 'eager' with every record, 'lazy' only
-   * where two distances tie (a leaf's is its original index, read from `order`). The same neighbours either way.
-   * Default: the environment variable TREELINE_KNN_MINS, else 'eager'.
-   */
-  mins?: KnnMins;
-}
-
-/** KnnSearcherOptions.mins. */
-export type KnnMins = 'eager' | 'lazy';
-
-/** KnnSearcherOptions.mins: `given`, else TREELINE_KNN_MINS (eager or lazy), else 'eager'. */
-export function knnMinsFor(given?: KnnMins): KnnMins {
-  if (given) return given;
-  const env = typeof process !== 'undefined' ? process.env?.TREELINE_KNN_MINS : undefined;
-  if (env === 'eager' || env === 'lazy') return env;
-  if (env !== undefined && env !== '') throw new InputError(`TREELINE_KNN_MINS: expected eager or lazy, got '${env}'.`);
-  return 'eager';
 }
 
 export interface KnnOutput {
@@ -233,7 +215,6 @@ export async function createKnnSearcher(ctx: GpuContext, options: KnnSearcherOpt
         STACK: STACK_SIZE,
         ALL: output === 'all' ? 1 : 0,
         MORTON_ROWS: mortonRows || windowed ? 1 : 0,
-        LAZY_MINS: knnMinsFor(options.mins) === 'lazy' ? 1 : 0,
       },
       generated: plan.generated,
     }) as Promise<Kernel<Bindings, typeof KNN_PARAMS>>,

@@ -96,39 +96,6 @@ describe.skipIf(variants.length === 0).each(variants)('knn on the GPU ($name)', 
     }
   });
 
-  it('issue 19: the minIndex words read only on ties (TREELINE_KNN_MINS=lazy) give the eager search’s neighbours bit for bit', async () => {
-    const saved = process.env.TREELINE_KNN_MINS;
-    try {
-      for (const kind of ['duplicates', 'grid', 'clustered', 'uniform'] as const) {
-        for (const n of full ? [1, 2, 3, 255, 257, 2000] : [3, 257]) {
-          for (const [dim, k] of [
-            [2, 5],
-            [3, 16],
-            [1, 1],
-          ] as const) {
-            const pts = cloud(kind, n, dim, n + 7 * dim);
-            const run = async (mode: string) => {
-              process.env.TREELINE_KNN_MINS = mode;
-              return knn(pts, { dim, k, backend: 'gpu', gpu: ctx });
-            };
-            const eager = await run('eager');
-            const lazy = await run('lazy');
-            const what = `${kind} n=${n} d=${dim} k=${k}`;
-            expect([...lazy.indices], what).toEqual([...eager.indices]);
-            expect([...lazy.squaredDistances], what).toEqual([...eager.squaredDistances]);
-          }
-        }
-      }
-      process.env.TREELINE_KNN_MINS = 'sometimes';
-      await expect(knn(cloud('grid', 10, 2, 1), { dim: 2, k: 2, backend: 'gpu', gpu: ctx })).rejects.toThrow(
-        "TREELINE_KNN_MINS: expected eager or lazy, got 'sometimes'.",
-      );
-    } finally {
-      if (saved === undefined) delete process.env.TREELINE_KNN_MINS;
-      else process.env.TREELINE_KNN_MINS = saved;
-    }
-  });
-
   it('pads with NONE and +Infinity when n − 1 < k, and handles n = 0', async () => {
     const three = await knn(new Float32Array([0, 0, 3, 0, 0, 4]), { dim: 2, k: 3, backend: 'gpu', gpu: ctx });
     expect([...three.indices]).toEqual([1, 2, 0xffffffff, 0, 2, 0xffffffff, 0, 1, 0xffffffff]);
