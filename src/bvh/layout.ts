@@ -19,8 +19,8 @@
  * and so that all-duplicate inputs are not quadratic); a leaf's is its original index. The child whose parent word
  * (Parents, below) is ps has its minIndex at mins word ps. Only the k-NN reads mins (knn/knn.ts), so an EMST lends
  * Borůvka's edge buffer for them (emst/pipeline.ts): links take 8 bytes a point at the EMST's peak, where the one
- * vec4u array took 16. The CPU twin keeps the logical record, four u32 (lbvh.cpu.ts); linkWords / minIndexWords / joinLinks below
- * convert.
+ * vec4u array took 16. The CPU twin keeps the logical record, four u32 (lbvh.cpu.ts); linkWords, minIndexWords and
+ * joinLinks below convert.
  *
  * Boxes (f32, 2·d per internal node, n − 1 records; no header record): internal node i's own tight box.
  *
