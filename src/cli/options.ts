@@ -304,7 +304,7 @@ export async function writeOutput(
   if (format === 'npy' && !o.output)
     throw new InputError('--format npy writes one .npy file per array: give a directory with -o.');
   if (!o.output) {
-    for (const c of format === 'csv' ? csvChunks(result.csv()) : [toJson(result.json()) + '\n']) io.out(c);
+    for (const c of format === 'csv' ? csvChunks(result.csv()) : jsonChunks(result.json())) io.out(c);
     return 'stdout';
   }
   const outputs = run?.outputs ?? new AtomicOutputs();
@@ -315,7 +315,7 @@ export async function writeOutput(
     } else {
       await outputs.write(
         o.output,
-        format === 'csv' ? csvChunks(result.csv()) : [toJson(result.json()) + '\n'],
+        format === 'csv' ? csvChunks(result.csv()) : jsonChunks(result.json()),
         run?.signal,
       );
     }
@@ -356,6 +356,50 @@ export function* csvChunks(columns: Record<string, Column>, rows = 1 << 15): Gen
     }
     yield s;
   }
+}
+
+/**
+ * `toJson(value) + '\n'` in pieces: the typed arrays at the top level of an object `value` (the edges, labels, …)
+ * in chunks of `items` numbers, everything else through toJson. One string of 10^8 edges' JSON would pass V8's
+ * longest string (2^29 − 24 characters in Node 20), so `--format json` failed from ~2·10^7 edges (issue 19: results
+ * are written streaming).
+ */
+export function* jsonChunks(value: unknown, items = 1 << 16): Generator<string> {
+  const plain =
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    !ArrayBuffer.isView(value) &&
+    typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+  if (!plain) {
+    yield toJson(value) + '\n';
+    return;
+  }
+  let first = true;
+  yield '{';
+  for (const [key, v] of Object.entries(value)) {
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue; // as JSON.stringify
+    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    if (!ArrayBuffer.isView(v) || v instanceof DataView) {
+      yield toJson(v);
+      continue;
+    }
+    const a = v as unknown as ArrayLike<number | bigint>;
+    yield '[';
+    for (let start = 0; start < a.length; start += items) {
+      const end = Math.min(a.length, start + items);
+      let s = '';
+      for (let i = start; i < end; i++) {
+        const x = a[i];
+        // toJson's number rules: finite as JSON writes them, non-finite as strings.
+        s += (i ? ',' : '') + (typeof x === 'number' && !Number.isFinite(x) ? `"${x}"` : JSON.stringify(x));
+      }
+      yield s;
+    }
+    yield ']';
+  }
+  yield '}\n';
 }
 
 /** JSON with typed arrays as arrays and non-finite numbers as strings (as in the golden files, test/golden). */

@@ -3,7 +3,7 @@
  * shortest float32 digits, JSON with typed arrays and infinities, format resolution and option parsers.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { csvChunks, integerList, resolveFormat, toJson } from '../../src/cli/options.js';
+import { csvChunks, integerList, jsonChunks, resolveFormat, toJson } from '../../src/cli/options.js';
 import { InputError } from '../../src/errors.js';
 
 afterEach(() => void vi.useRealTimers());
@@ -26,6 +26,28 @@ describe('output formatting', () => {
       a: [1, 'Infinity', 'NaN'],
       b: { c: [7] },
     });
+  });
+
+  it('jsonChunks: the text of toJson and a newline, top-level typed arrays in chunks of numbers', () => {
+    const w = Float32Array.from([0.1, -0, Infinity, -Infinity, NaN, 3e38, 1e-45, 2.5, 7, 8]);
+    const values: unknown[] = [
+      { n: 10, backend: 'gpu', total: NaN, skip: undefined, f: () => 1, w, ids: Uint32Array.from([4, 0, 4294967295]) },
+      { empty: new Float64Array(0), nested: { c: Uint32Array.from([7]), d: [1, undefined] }, list: [w.subarray(0, 2)] },
+      { timings: { 'emst::total': 12.5 }, i32: Int32Array.from([-2147483648, 5]) },
+      {},
+      [1, 2],
+      w,
+      'text',
+      null,
+      { toJSON: () => ({ a: 1 }) },
+    ];
+    for (const v of values) {
+      for (const items of [1, 3, 1 << 16]) expect([...jsonChunks(v, items)].join('')).toBe(toJson(v) + '\n');
+    }
+    // 10 weights in chunks of 3 numbers: 4 chunks between '[' and ']'.
+    const chunks = [...jsonChunks({ w }, 3)];
+    expect(chunks.slice(chunks.indexOf('[') + 1, chunks.indexOf(']'))).toHaveLength(4);
+    expect(JSON.parse(chunks.join(''))).toEqual({ w: JSON.parse(toJson(w)) });
   });
 
   it('resolveFormat: --format wins, else json for a .json output, else csv', () => {
