@@ -61,7 +61,7 @@ function rangeOf(count: number, part: number, parts: number): [number, number] {
 interface InitJob {
   kind: 'check-init';
   id: number;
-  parent: Int32Array;
+  parent: Uint32Array;
   part: number;
   parts: number;
 }
@@ -69,7 +69,7 @@ interface InitJob {
 interface UnionJob {
   kind: 'check-union';
   id: number;
-  parent: Int32Array;
+  parent: Uint32Array;
   sources: Uint32Array;
   targets: Uint32Array;
   weights: Float32Array;
@@ -125,7 +125,7 @@ function initParents(j: InitJob): WorkerReply {
 }
 
 /** The root of x, halving the path on the way (plain writes: each points a non-root at an ancestor of it). */
-function find(p: Int32Array, x: number): number {
+function find(p: Uint32Array, x: number): number {
   let px = p[x];
   while (px !== x) {
     const g = p[px];
@@ -298,12 +298,12 @@ async function withRanges<T>(
 
 /**
  * n − 1 edges, every end below n, no cycle (so a spanning tree); answers the total weight (float64, summed per range
- * in list order). Throws naming the edge otherwise.
+ * in list order). Throws naming the edge otherwise. Parents are u32 words: ids up to 2^32 − 2.
  */
 export async function checkSpanningTree(n: number, edges: CheckedEdges, threads: number): Promise<number> {
   const m = edges.sources.length;
   if (m !== Math.max(0, n - 1)) throw new Error(`bench::emst: ${m} edges for n=${n}`);
-  const parent = new Int32Array(sharedBuffer(4 * n), 0, n);
+  const parent = new Uint32Array(sharedBuffer(4 * n), 0, n);
   const sources = toShared(edges.sources);
   const targets = toShared(edges.targets);
   const weights = toShared(edges.weights);
