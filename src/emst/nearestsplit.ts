@@ -263,6 +263,13 @@ export class SplitTraversal {
           : absentArrayWgsl({ ...c, access: 'read' }),
       );
       const plan = planParts(ctx.limits, label, words(!mr), n, first + (mr ? CORES.length : 0));
+      // planParts counts the parts only: with the windows beside them (bvh/capacity.ts refuses such n before).
+      const slots = first - 1 + (mr ? CORES.length : 0) + plan.slots;
+      if (slots > stage) {
+        throw new InputError(
+          `${label}: ${maxN} points need ${slots} storage buffers (${plan.arrays.map((a) => `${a.parts.parts} ${a.name}`).join(', ')} in parts); this device binds ${stage} per stage.`,
+        );
+      }
       const kernel = (await ctx.kernel({
         label,
         shader: 'emst/nearest_split',
