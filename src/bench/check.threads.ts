@@ -15,7 +15,9 @@
  *             edge in that half; all lists in the canonical order; see emst.ts checkHalves).
  *
  * Every array a job carries lies in shared memory (toShared copies one that does not). Without worker threads (or
- * with one thread) the same jobs run on the calling thread, as one range.
+ * with one thread) the same jobs run on the calling thread, as one range. On the H100's host at 10^8 3D points and
+ * 16 threads (584a53b): the union-find 3.6 s, the split 0.5 s, both halves compared 1.3 s (one thread at 4·10^8:
+ * 92 s and ~80 s a half, most of it the lookups).
  */
 import { sharedBuffer } from '../host/buffers.js';
 import {

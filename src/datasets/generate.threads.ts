@@ -11,6 +11,8 @@
  *            it), the ranges from there are drawn again from the corrected starts, until every start is right
  *
  * The points lie in a SharedArrayBuffer. Other generators, one thread, or fewer than `minValues` values: generate().
+ * On the H100's host, 10^8 normal 3D points on 16 threads: 1.8 s (584a53b; one thread ~16 s). With seed 1, draw
+ * 598,168,994 is the one 0 of mulberry32 (state 0): 'normal' above 5.98·10^8 values (2·10^8 3D points) redraws it.
  */
 import { InputError } from '../errors.js';
 import { sharedBuffer } from '../host/buffers.js';
