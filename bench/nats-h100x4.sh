@@ -24,7 +24,11 @@
 # Points and results stay under D (/tmp/l5x4) between calls of one machine start; a fresh machine generates again.
 # Needs, in .gpu: run.sh + node.xz + node_modules.tar.xz (the --prod pack is enough) and h100-nats-layer.tgz
 # (bash bench/nats-layer.sh: nats-server 2.9.10 + VK_LAYER_MESA_device_select and its libs); dist-h100 built from
-# HEAD. Call from the repository root. Environment: BUDGET (s, default 550), RESERVE (s kept after a run for its
+# HEAD. Call from the repository root. Environment: WTHREADS (each worker's --threads: a number, or 'split' for the
+# host's cores / W; default: the worker's own, up to 16), PIN=1 (worker i of W pinned by taskset to the i-th W-th of
+# the host's cores: its memory then stays near them; 1 worker: all cores) — the two for session 12's finding that two
+# workers on one host each run their tasks 17–22 % (pairs) and 8–19 % (forests) slower than one alone,
+# BUDGET (s, default 550), RESERVE (s kept after a run for its
 # checks, default 40; a run is skipped with less than RESERVE + 30 left), D, PORT (4222; monitoring PORT + 4000),
 # REF, REF_MAX (default 403000000: the single-process EMST's largest 3D n on the H100 by capacity.ts since 9e67429's
 # split rounds, not yet run there; 134217727 before; phase 1 prints `treeline info`'s line), XK, and for a local try on
@@ -76,12 +80,21 @@ stamp() { # each line with the wall clock in front (the workers' tasks against t
 start_workers() { # W workers (GPU i mod GPUS), until each says it is connected; the GPU memory sampler
   WPIDS=()
   rm -f "$D"/w[0-9].log
+  local cores=$(nproc) extra=()
+  case "${WTHREADS:-}" in
+    '') ;;
+    split) extra=(--threads $((cores / W > 0 ? cores / W : 1))) ;;
+    *) extra=(--threads "$WTHREADS") ;;
+  esac
   for ((i = 0; i < W; i++)); do
+    local pin=()
+    [ "${PIN:-0}" = 1 ] && pin=(taskset -c "$((i * cores / W))-$(((i + 1) * cores / W - 1))")
     if [ "$BACKEND" = gpu ]; then
-      $T worker --nats $U --gpu $((i % GPUS)) --ack-wait 600 2> >(stamp > "$D/w$i.log") & WPIDS+=($!)
+      "${pin[@]}" $T worker --nats $U --gpu $((i % GPUS)) --ack-wait 600 "${extra[@]}" 2> >(stamp > "$D/w$i.log") & WPIDS+=($!)
     else
-      $T worker --nats $U --backend cpu --ack-wait 600 2> >(stamp > "$D/w$i.log") & WPIDS+=($!)
+      "${pin[@]}" $T worker --nats $U --backend cpu --ack-wait 600 "${extra[@]}" 2> >(stamp > "$D/w$i.log") & WPIDS+=($!)
     fi
+    echo "worker $i: ${pin[*]:-unpinned} ${extra[*]:-(threads: its own default)}"
   done
   for ((s = 0; s < 60; s++)); do
     ready=0
