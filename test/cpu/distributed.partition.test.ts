@@ -18,6 +18,7 @@ import {
   mergeToTree,
 } from '../../src/distributed/partition.pairs.js';
 import { orderFromKeyOrder } from '../../src/distributed/partition.emst.js';
+import { unionPieces } from '../../src/distributed/partition.tasks.js';
 import { sortEdgesCanonical } from '../../src/emst/edges.cpu.js';
 import { weightOfKey } from '../../src/emst/distance.cpu.js';
 import { mortonCodesCpu, sceneFrameCpu } from '../../src/bvh/morton.cpu.js';
@@ -407,6 +408,33 @@ describe('partitionedEmst() traffic and protocol', () => {
         expect(parted.timings[`${lap}.wait`], lap).toBeGreaterThan(0);
         expect(parted.timings[`${lap}.wait`], lap).toBeLessThanOrEqual(parted.timings[lap]);
       }
+    }
+  });
+
+  it("pairs: the pair task's union in pieces with turns of the event loop between them (37 rows, 1 row) gives the same tree", async () => {
+    const rows = unionPieces.rows;
+    try {
+      for (const [piece, make, dim, k, minSamples] of [
+        [37, () => cloud('grid', 1500, 3, 14), 3, 4, 1],
+        [37, () => withDuplicates(1200, 2, 13), 2, 3, 5],
+        [1, () => cloud('clustered', 300, 3, 12), 3, 3, 1],
+      ] as const) {
+        unionPieces.rows = piece;
+        const { single, parted } = await both(make(), dim, k, { method: 'pairs', minSamples });
+        expectSameTree(single, parted);
+      }
+      // One pair of 2000 rows in pieces of 64: 31 turns of the event loop between them.
+      unionPieces.rows = 64;
+      const before = unionPieces.turns;
+      const executor = new InProcessExecutor(partitionPoints(cloud('uniform', 2000, 3, 31), 3, 2), cpu);
+      const reply = await executor.run(0, 'pair', {
+        meta: { exponent: 0, minSamples: 1, alpha: 1, partner: 1, within: [false, false] },
+        arrays: {},
+      });
+      expect(reply.arrays.keys).toBeInstanceOf(Float32Array);
+      expect(unionPieces.turns - before).toBe(Math.ceil(2000 / 64) - 1);
+    } finally {
+      unionPieces.rows = rows;
     }
   });
 
