@@ -28,8 +28,10 @@
 # host's cores / W; default: the worker's own, up to 16), PIN=1 (worker i of W pinned by taskset to the i-th W-th of
 # the host's cores: its memory then stays near them; 1 worker: all cores) — the two for session 12's finding that two
 # workers on one host each run their tasks 17–22 % (pairs) and 8–19 % (forests) slower than one alone,
-# BUDGET (s, default 550), RESERVE (s kept after a run for its
-# checks, default 40; a run is skipped with less than RESERVE + 30 left), D, PORT (4222; monitoring PORT + 4000),
+# CHECK=0 (no nats-check/md5 of the first result: later calls of one machine start compare byte for byte with the
+# earlier results under D anyway; the check took 44 s at 2·10^8), BUDGET (s, default 550), RESERVE (s kept after a
+# run for its checks, default 40; a run is skipped with less than RESERVE + 30 left), D, PORT (4222; monitoring PORT +
+# 4000),
 # REF, REF_MAX (default 403000000: the single-process EMST's largest 3D n on the H100 by capacity.ts since 9e67429's
 # split rounds, not yet run there; 134217727 before; phase 1 prints `treeline info`'s line), XK, and for a local try on
 # CPU workers BACKEND=cpu NODE=node T="node dist/cli/main.js".
@@ -163,7 +165,7 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
   [ "$rc" = 0 ] || return
   # The full check and md5 sums once per call (each reads every edge: ~10–20 s at 2·10^8); later results are compared
   # byte for byte with the earlier ones.
-  if [ -z "${CHECKED:-}" ]; then
+  if [ -z "${CHECKED:-}" ] && [ "${CHECK:-1}" = 1 ]; then
     $NODE bench/nats-check.mjs "$D/$id" "$N"
     (cd "$D/$id" && md5sum sources.npy targets.npy weights.npy | sed "s|^|$id |")
     CHECKED=$id

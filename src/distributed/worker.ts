@@ -104,17 +104,27 @@ class ObjectCache {
     return m;
   }
 
-  /** Reads every partition stored so far that is not read or being read, one after another (errors dropped). */
-  prefetch(run: string, os: ObjectStore): void {
+  /**
+   * Reads every partition stored so far that is not read or being read, one after another (errors dropped), then
+   * looks again every PREFETCH_LOOK_MS while `more()` (the worker is in a pair task): partitions stored after the
+   * first look — the coordinator uploads them one after another beside the first pairs — are read while this pair
+   * computes instead of on demand by the next one (session 12, H100 x2 at 2·10^8: a worker's first look found two
+   * partitions, and its second pair waited ~2.3 s for its partner's read).
+   */
+  prefetch(run: string, os: ObjectStore, more: () => boolean = () => false): void {
     this.use(run);
     if (this.prefetching) return;
     this.prefetching = true;
     const next = async (): Promise<void> => {
-      const names = (await os.list()).map((info) => info.name).filter((name) => /^partition\.\d+$/.test(name));
-      for (const name of names) {
-        if (this.run !== run) return;
-        const p = Number(name.slice('partition.'.length));
-        if (!this.parts.has(p)) await this.partition(run, os, p).catch(() => undefined);
+      for (;;) {
+        const names = (await os.list()).map((info) => info.name).filter((name) => /^partition\.\d+$/.test(name));
+        for (const name of names) {
+          if (this.run !== run) return;
+          const p = Number(name.slice('partition.'.length));
+          if (!this.parts.has(p)) await this.partition(run, os, p).catch(() => undefined);
+        }
+        if (this.run !== run || !more()) return;
+        await new Promise((resolve) => setTimeout(resolve, PREFETCH_LOOK_MS));
       }
     };
     next()
@@ -146,6 +156,9 @@ class ObjectCache {
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** How often a worker in a pair task looks for partitions stored since (ObjectCache.prefetch). */
+const PREFETCH_LOOK_MS = 250;
+
 /** Runs until `signal` aborts; resolves with what it did. */
 export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const log = o.log ?? (() => {});
@@ -169,6 +182,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       return os;
     };
     const cache = new ObjectCache();
+    // Pair tasks in hand (0 or 1: one task at a time): the prefetch keeps looking for new partitions meanwhile.
+    let pairsInHand = 0;
     const consumer = await js.consumers.get(TASK_STREAM, TASK_CONSUMER);
     log(`worker: connected to ${o.url}, backend ${o.env.backend}${o.env.gpu ? ' (GPU context ready)' : ''}`);
 
@@ -243,16 +258,22 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
           // partitions: a partition read in the background is not read while the GPU waits).
           const partnerId = body.meta.partner;
           if (typeof partnerId === 'number') cache.partition(epoch, os, partnerId).catch(() => undefined);
-          if (header.kind === 'pair') cache.prefetch(epoch, os);
-          const read = async (p: number): Promise<PartitionData> => {
-            const t = performance.now();
-            try {
-              return await cache.partition(epoch, os, p);
-            } finally {
-              readMs += performance.now() - t;
-            }
-          };
-          reply = await run(await read(header.partition), body, o.env, read);
+          const pair = header.kind === 'pair';
+          if (pair) pairsInHand++;
+          try {
+            if (pair) cache.prefetch(epoch, os, () => pairsInHand > 0);
+            const read = async (p: number): Promise<PartitionData> => {
+              const t = performance.now();
+              try {
+                return await cache.partition(epoch, os, p);
+              } finally {
+                readMs += performance.now() - t;
+              }
+            };
+            reply = await run(await read(header.partition), body, o.env, read);
+          } finally {
+            if (pair) pairsInHand--;
+          }
         } else {
           const run = o.batchTasks[header.kind];
           if (!run) throw new Error(`this worker has no batch task '${header.kind}'.`);
