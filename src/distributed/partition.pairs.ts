@@ -41,6 +41,7 @@ import type { TaskMessage } from './types.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
 import { mergeRange, mergeToTreeThreaded } from './merge.threads.js';
 import { resolveThreads } from '../host/threads.js';
+import { touchOnWorkers } from '../host/buffers.js';
 import type { Task } from './partition.run.js';
 
 /**
@@ -240,6 +241,13 @@ export async function pairsEmst(
     targets: new Uint32Array(Math.max(n - 1, 0)).fill(1),
     weights: new Float32Array(Math.max(n - 1, 0)).fill(1),
   };
+  // The Kruskal's parents below (0: a root): their pages mapped now too (at 2·10^8 the Kruskal over ~10^6 candidate
+  // edges took 1.2–1.4 s in the run's last step, its labels touching most of n fresh words at random).
+  const parent = new Uint32Array(n);
+  for (let i = 0; i < n; i += 1024) parent[i] = 0;
+  // And the threaded merge's shared arrays (mergeLists), their pages taken by the host's threads meanwhile.
+  const temp = n - 1 >= MERGE_THREADED_EDGES ? mergeTemp(n - 1) : undefined;
+  temp?.ready.catch(() => undefined); // awaited in mergeLists
   run.timings['distributed::merge.touch'] = performance.now() - t00;
   await run.lap('distributed::pairs.forests', () => Promise.all(forests));
   run.timings['distributed::merge.early'] = merging;
@@ -249,8 +257,7 @@ export async function pairsEmst(
   run.timings['distributed::pairs.work'] = work;
   run.stats.candidates = candidates.keys.length;
   // Kruskal over the open and crossing edges (in the canonical order), on the contracted labels. parent[i]: 1 + the
-  // parent of label i, 0 for a root (only the candidates' labels are ever touched).
-  const parent = new Uint32Array(n);
+  // parent of label i, 0 for a root (only the candidates' labels are ever touched; `parent` is made above).
   const root = (g: number): number => {
     const l = labelOf[g];
     if (l === 0) throw new Error(`partitionedEmst: point ${g}, an end of a crossing or open edge, has no label`);
@@ -293,7 +300,7 @@ export async function pairsEmst(
     pickedList.keys[i] = candidates.keys[e];
   }
   safeLists.push(pickedList);
-  const tree = await mergeLists(safeLists, out);
+  const tree = await mergeLists(safeLists, out, temp);
   run.timings['distributed::kruskal'] = t1 - t0;
   run.timings['distributed::merge'] = performance.now() - t1;
   run.stats.contracted = safeCount;
@@ -589,17 +596,25 @@ function shared(list: SortedEdges): boolean {
  * (the forests' results as NATS brings them: nats.ts getMessage `shared`) and there are 2^20 edges or more — through
  * shared arrays, then copied into `out` (mapped while the forests computed) — else on this thread.
  */
-async function mergeLists(lists: SortedEdges[], out: EdgeList): Promise<EdgeList> {
+async function mergeLists(
+  lists: SortedEdges[],
+  out: EdgeList,
+  made?: { arrays: EdgeList; ready: Promise<void> },
+): Promise<EdgeList> {
   const ls = lists.filter((l) => l.keys.length > 0);
   let m = 0;
   for (const l of ls) m += l.keys.length;
-  if (m >= 1 << 20 && out.weights.length === m && ls.every(shared)) {
+  if (m >= MERGE_THREADED_EDGES && out.weights.length === m && ls.every(shared)) {
     const threads = await resolveThreads(undefined, m, 16);
-    const temp = {
-      sources: new Uint32Array(new SharedArrayBuffer(4 * m)),
-      targets: new Uint32Array(new SharedArrayBuffer(4 * m)),
-      weights: new Float32Array(new SharedArrayBuffer(4 * m)),
-    };
+    if (made) await made.ready;
+    const temp =
+      made && made.arrays.weights.length === m
+        ? made.arrays
+        : {
+            sources: new Uint32Array(new SharedArrayBuffer(4 * m)),
+            targets: new Uint32Array(new SharedArrayBuffer(4 * m)),
+            weights: new Float32Array(new SharedArrayBuffer(4 * m)),
+          };
     const lo = ls.map((l) => l.lo);
     const hi = ls.map((l) => l.hi);
     const keys = ls.map((l) => l.keys);
@@ -611,6 +626,32 @@ async function mergeLists(lists: SortedEdges[], out: EdgeList): Promise<EdgeList
     }
   }
   return mergeToTree(lists, out);
+}
+
+/** From this many edges mergeLists merges on the host's threads (where every list is in shared memory). */
+const MERGE_THREADED_EDGES = 1 << 20;
+
+/**
+ * mergeLists' shared arrays for m edges, made while the forests compute: their pages taken by the host's threads
+ * (at 2·10^8 the merge, 2.3–2.5 s on the H100 x2 host, took 2.4 GB of fresh pages in the run's last step).
+ */
+function mergeTemp(m: number): { arrays: EdgeList; ready: Promise<void> } {
+  const buffers = [0, 1, 2].map(() => new SharedArrayBuffer(4 * m));
+  const ready = resolveThreads(undefined, m, 16).then((threads) =>
+    touchOnWorkers(
+      buffers.map((buffer) => ({ buffer, bytes: 4 * m })),
+      threads,
+      'the merge',
+    ),
+  );
+  return {
+    arrays: {
+      sources: new Uint32Array(buffers[0]),
+      targets: new Uint32Array(buffers[1]),
+      weights: new Float32Array(buffers[2]),
+    },
+    ready,
+  };
 }
 
 /**
