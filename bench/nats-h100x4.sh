@@ -25,8 +25,9 @@
 # Needs, in .gpu: run.sh + node.xz + node_modules.tar.xz (the --prod pack is enough) and h100-nats-layer.tgz
 # (bash bench/nats-layer.sh: nats-server 2.9.10 + VK_LAYER_MESA_device_select and its libs); dist-h100 built from
 # HEAD. Call from the repository root. Environment: WTHREADS (each worker's --threads: a number, or 'split' for the
-# host's cores / W; default: the worker's own, up to 16), PIN=1 (worker i of W pinned by taskset to the i-th W-th of
-# the host's cores: its memory then stays near them; 1 worker: all cores) — the two for session 12's finding that two
+# host's cores / W; default: the worker's own, up to 16), PIN=1 (worker i of W pinned by taskset: to the CPUs local
+# to its GPU (sysfs local_cpulist) where they are not all CPUs, else to the i-th W-th of the physical cores with
+# their hyperthread siblings (lscpu), so two workers never share a core; 1 worker: all CPUs) — the two for session 12's finding that two
 # workers on one host each run their tasks 17–22 % (pairs) and 8–19 % (forests) slower than one alone,
 # CHECK=0 (no nats-check/md5 of the first result: later calls of one machine start compare byte for byte with the
 # earlier results under D anyway; the check took 44 s at 2·10^8), BUDGET (s, default 550), RESERVE (s kept after a
@@ -76,6 +77,23 @@ fi
 varz() { # the server's total bytes in and out (its monitoring endpoint)
   $NODE -e "fetch('http://127.0.0.1:$((PORT + 4000))/varz').then(r=>r.json()).then(v=>console.log(v.in_bytes+' '+v.out_bytes)).catch(()=>console.log('0 0'))"
 }
+pin_cpus() { # PIN=1: worker $1 of $2's CPU list (see the header), on GPU $3 (gpu backend) or none
+  local i=$1 w=$2 gpu=${3:-} all list=''
+  all=$(cat /sys/devices/system/cpu/online)
+  if [ -n "$gpu" ]; then
+    local bus
+    bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i "$gpu" 2>/dev/null | tr 'A-F' 'a-f' | sed 's/^0000//')
+    list=$(cat "/sys/bus/pci/devices/$bus/local_cpulist" 2>/dev/null || true)
+    [ "$list" = "$all" ] && list=''
+  fi
+  if [ -z "$list" ]; then
+    # Physical cores in order, each with all its CPUs; worker i takes cores [i·C/w, (i + 1)·C/w).
+    list=$(lscpu -p=CPU,CORE,SOCKET | grep -v '^#' | awk -F, -v i="$i" -v w="$w" '
+      { key = $3 "-" $2; if (!(key in idx)) { idx[key] = n++ } cpus[idx[key]] = cpus[idx[key]] (cpus[idx[key]] == "" ? "" : ",") $1 }
+      END { lo = int(i * n / w); hi = int((i + 1) * n / w); s = ""; for (c = lo; c < hi; c++) s = s (s == "" ? "" : ",") cpus[c]; print s }')
+  fi
+  echo "${list:-$all}"
+}
 stamp() { # each line with the wall clock in front (the workers' tasks against the run's start and end)
   while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done
 }
@@ -90,7 +108,9 @@ start_workers() { # W workers (GPU i mod GPUS), until each says it is connected;
   esac
   for ((i = 0; i < W; i++)); do
     local pin=()
-    [ "${PIN:-0}" = 1 ] && pin=(taskset -c "$((i * cores / W))-$(((i + 1) * cores / W - 1))")
+    if [ "${PIN:-0}" = 1 ]; then
+      pin=(taskset -c "$(pin_cpus "$i" "$W" "$([ "$BACKEND" = gpu ] && echo $((i % GPUS)))")")
+    fi
     if [ "$BACKEND" = gpu ]; then
       "${pin[@]}" $T worker --nats $U --gpu $((i % GPUS)) --ack-wait 600 "${extra[@]}" 2> >(stamp > "$D/w$i.log") & WPIDS+=($!)
     else
