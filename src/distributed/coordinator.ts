@@ -292,6 +292,8 @@ export async function emstOnNats(
       }
       throw e;
     }
+    // The run's end (the total weight, its KV entry, the store's removal): distributed::finish.
+    const tFinish = performance.now();
     let totalWeight = 0;
     for (let i = 0; i < result.weights.length; i++) totalWeight += result.weights[i];
     const traffic = { ...jobs.traffic };
@@ -304,7 +306,12 @@ export async function emstOnNats(
     return {
       ...result,
       // partition+upload: the time before the algorithm started (the partitioning; the uploads overlap the tasks).
-      timings: { 'distributed::partition+upload': tStart, ...timings, ...result.timings },
+      timings: {
+        'distributed::partition+upload': tStart,
+        ...timings,
+        ...result.timings,
+        'distributed::finish': performance.now() - tFinish,
+      },
       runId: run,
       traffic,
       resumed,
