@@ -143,6 +143,14 @@ stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition
     awk -v w="$i" -v a="${RUN0:-0}" -v b="${RUN1:-0}" '
       / started / && !s { s = $1 } / done in / { d = $1 }
       END { if (s && a > 0) printf "worker %s: first task at +%.1f s, last done at +%.1f s, run ended +%.1f s\n", w, s - a, d - a, b - a }' "$D/w$i.log"
+    # Each task: its span against the run's start, its time and partition reads, then its steps (the worker's line).
+    awk -v w="$i" -v a="${RUN0:-0}" '
+      $6 == "started" { s[$5] = $1 }
+      $6 == "done" { d[$5] = $1; t[$5] = $8; r[$5] = $NF }
+      $6 == "steps" && ($5 in d) {
+        line = $0; sub(/^.* steps /, "", line)
+        printf "worker %s: %s %s +%.1f..+%.1f s, %s ms (read %s): %s\n", w, $3, $4, s[$5] - a, d[$5] - a, t[$5], r[$5], line
+      }' "$D/w$i.log"
   done
   grep -h "failed for good\|for a retry:\|dropped a task\|rror:" "$D"/w[0-9].log | head -5
   # SIGTERM lets a worker finish its task in hand (a cut run leaves one computing): KILL after 15 s.

@@ -284,7 +284,17 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         notify(header, bytes);
         summary.done++;
         // Last field: the wait for its partitions (the object store's reads; 0 once cached), before it the whole time.
-        log(`worker: ${what} done in ${(performance.now() - t0).toFixed(0)} ms, partitions read ${readMs.toFixed(0)}`);
+        const storedAt = performance.now();
+        log(`worker: ${what} done in ${(storedAt - t0).toFixed(0)} ms, partitions read ${readMs.toFixed(0)}`);
+        // Then the task's own step times (its reply's meta.timings: pair::union, forest::contract, …) and the rest
+        // of the task's time (reading the body, storing the result): what two workers on one host slow (session 12).
+        const steps = reply.meta.timings;
+        if (steps !== null && typeof steps === 'object' && !Array.isArray(steps)) {
+          const list = Object.entries(steps)
+            .filter(([, ms]) => typeof ms === 'number')
+            .map(([label, ms]) => `${label} ${(ms as number).toFixed(0)}`);
+          if (list.length > 0) log(`worker: ${what} steps ${list.join(', ')} ms`);
+        }
       } catch (e) {
         const message = describe(e);
         if (deliveries >= maxAttempts) {
