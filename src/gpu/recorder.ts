@@ -22,6 +22,9 @@ import { GpuError, InputError } from '../errors.js';
 import { Usage } from './usage.js';
 
 /** A whole buffer, or a range of one. */
+
+/** The most bytes one recorded clearBuffer zero-fills (Recorder.clear splits larger fills). */
+export const CLEAR_PIECE = 2 ** 30;
 export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
 export interface DispatchArgs<
@@ -152,9 +155,21 @@ export class Recorder {
     if (size > 0) this.ops.push({ kind: 'copy', src, srcOffset, dst, dstOffset, size });
   }
 
-  /** Records zero-filling `buffer` (all of it, or `size` bytes from `offset`). */
+  /**
+   * Records zero-filling `buffer` (all of it, or `size` bytes from `offset`), as clearBuffer commands of at most
+   * CLEAR_PIECE bytes each (issue 19: fills of more than 2^32 bytes — Karras's box records and the refit's minIndex
+   * words beyond 5.4·10^8 points — were never run on the H100, and an EMST there at 6·10^8 points printed nothing
+   * for minutes; copies above 4 GiB did run. A fill in pieces costs nothing measurable and leaves no size above 2^30).
+   */
   clear(buffer: GPUBuffer, offset = 0, size?: number): void {
-    this.ops.push({ kind: 'clear', buffer, offset, size });
+    const total = size ?? buffer.size - offset;
+    if (total <= CLEAR_PIECE) {
+      this.ops.push({ kind: 'clear', buffer, offset, size });
+      return;
+    }
+    for (let at = 0; at < total; at += CLEAR_PIECE) {
+      this.ops.push({ kind: 'clear', buffer, offset: offset + at, size: Math.min(CLEAR_PIECE, total - at) });
+    }
   }
 
   /** Encodes everything recorded into one command buffer. */
