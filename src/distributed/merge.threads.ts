@@ -12,7 +12,7 @@
  * reads the forests' results into such: nats.ts getMessage `shared`).
  */
 import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
-import type { EdgeList } from '../emst/edges.cpu.js';
+import { sortRunInPlace, type EdgeList } from '../emst/edges.cpu.js';
 
 /** Sorted lists in canonical (key, lo, hi) order, as parallel arrays of arrays. */
 export interface EdgeLists {
@@ -82,41 +82,12 @@ export function mergeRange(
     targets[t] = bh;
     weights[t] = w;
     if (w !== previous) {
-      if (t - runStart > 1) orderRun(sources, targets, runStart, t);
+      if (t - runStart > 1) sortRunInPlace(sources, targets, runStart, t);
       runStart = t;
       previous = w;
     }
   }
-  if (at + m - runStart > 1) orderRun(sources, targets, runStart, at + m);
-}
-
-/**
- * Edges [a, b) of equal weight put in (source, target) order (partition.emst.ts orderFromKeyOrder's rule): an
- * insertion sort for short runs (nearly all: keys a few ulps apart sharing a weight), a sort of the pairs for long ones
- * (duplicate points: long runs of weight 0).
- */
-export function orderRun(sources: Uint32Array, targets: Uint32Array, a: number, b: number): void {
-  if (b - a > 32) {
-    const run = Array.from({ length: b - a }, (_, t) => [sources[a + t], targets[a + t]]);
-    run.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-    run.forEach(([s, t], i) => {
-      sources[a + i] = s;
-      targets[a + i] = t;
-    });
-    return;
-  }
-  for (let t = a + 1; t < b; t++) {
-    const s = sources[t];
-    const d = targets[t];
-    let u = t;
-    while (u > a && (sources[u - 1] > s || (sources[u - 1] === s && targets[u - 1] > d))) {
-      sources[u] = sources[u - 1];
-      targets[u] = targets[u - 1];
-      u--;
-    }
-    sources[u] = s;
-    targets[u] = d;
-  }
+  if (at + m - runStart > 1) sortRunInPlace(sources, targets, runStart, at + m);
 }
 
 type MergeJob = EdgeLists &
@@ -201,7 +172,7 @@ export async function mergeToTreeThreaded(lists: EdgeLists, out: EdgeList, threa
     while (a > 0 && weights[a - 1] === weights[b0]) a--;
     let b = b0 + 1;
     while (b < m && weights[b] === weights[b0]) b++;
-    orderRun(sources, targets, a, b);
+    sortRunInPlace(sources, targets, a, b);
     fixedTo = b;
   }
   return true;

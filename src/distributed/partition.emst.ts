@@ -39,7 +39,7 @@
  * The coordinator's state (partition.run.ts) is flat typed arrays over "slots" (partition p's row r is slot
  * offsets[p] + r). Periodic boxes and the scale cut are not supported.
  */
-import { sortEdgesCanonical, type EdgeList } from '../emst/edges.cpu.js';
+import { sortEdgesCanonical, sortRunInPlace, type EdgeList } from '../emst/edges.cpu.js';
 import { weightOfKey } from '../emst/distance.cpu.js';
 import { unscaleWeights } from '../emst/scale.js';
 import { InputError } from '../errors.js';
@@ -119,33 +119,9 @@ export function orderFromKeyOrder(edges: EdgeList): EdgeList {
   for (let a = 0; a < m;) {
     let b = a + 1;
     while (b < m && weights[b] === weights[a]) b++;
-    if (b - a <= 32) {
-      // Short runs (nearly all): an insertion sort in place.
-      for (let t = a + 1; t < b; t++) {
-        if (before(t - 1, t)) continue;
-        const s = sources[t];
-        const d = targets[t];
-        let u = t;
-        while (u > a && (sources[u - 1] > s || (sources[u - 1] === s && targets[u - 1] > d))) {
-          sources[u] = sources[u - 1];
-          targets[u] = targets[u - 1];
-          u--;
-        }
-        sources[u] = s;
-        targets[u] = d;
-      }
-    } else {
-      let sorted = true;
-      for (let e = a + 1; e < b && sorted; e++) sorted = before(e - 1, e);
-      if (!sorted) {
-        const run = Array.from({ length: b - a }, (_, t) => [sources[a + t], targets[a + t]]);
-        run.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-        run.forEach(([s, t], i) => {
-          sources[a + i] = s;
-          targets[a + i] = t;
-        });
-      }
-    }
+    let sorted = true;
+    for (let e = a + 1; e < b && sorted; e++) sorted = before(e - 1, e);
+    if (!sorted) sortRunInPlace(sources, targets, a, b);
     a = b;
   }
   return edges;

@@ -127,7 +127,7 @@ export function sortEqualWeightRunsFrom(edges: EdgeList, e0: number, e1: number)
 }
 
 /** Sorts the pairs (sources[i], targets[i]) for a ≤ i < b: insertion sort in place, or sortRun for long runs. */
-function sortRunInPlace(sources: Uint32Array, targets: Uint32Array, a: number, b: number): void {
+export function sortRunInPlace(sources: Uint32Array, targets: Uint32Array, a: number, b: number): void {
   if (b - a <= 64) {
     for (let i = a + 1; i < b; i++) {
       const s = sources[i];
