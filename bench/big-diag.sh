@@ -20,7 +20,7 @@ step() { # name, seconds, then environment assignments and the command
   shift 2
   s=$(date +%s)
   echo "== $name: $*"
-  timeout "$lim" env "$@" 2>&1 | grep -vE "phases|per repetition|^\s*$"
+  timeout "$lim" env TREELINE_GPU_STEPLOG=${STEPLOG:-1} "$@" 2>&1 | grep -vE "phases|per repetition|^\s*$"
   rc=${PIPESTATUS[0]}
   echo "== $name: rc $rc in $(($(date +%s) - s)) s$([ "$rc" = 124 ] && echo ' (timed out)')"
 }

@@ -391,8 +391,26 @@ export class GpuContext {
       this.device.queue.submit([rec.finish()]);
     });
     rec.release();
+    if (STEP_LOG) this.logStep(label);
     return errors;
   }
+
+  /**
+   * `TREELINE_GPU_STEPLOG=1`: one stderr line when a submission is made and one when the GPU has finished it, with
+   * seconds since the first, so that a run that stalls names the last submission the GPU finished (issue 19's
+   * 6·10^8 stall). Waiting for each submission's end does not serialise anything: the callbacks only observe.
+   */
+  private logStep(label: string): void {
+    const t = () => ((performance.now() - STEP_T0) / 1000).toFixed(3);
+    const n = ++this.steps;
+    console.error(`[gpu] ${n} submitted ${label} at ${t()} s`);
+    this.device.queue.onSubmittedWorkDone().then(
+      () => console.error(`[gpu] ${n} finished ${label} at ${t()} s`),
+      () => undefined,
+    );
+  }
+
+  private steps = 0;
 
   /** Resolves when all submitted work has finished on the GPU. */
   async onDone(): Promise<void> {
@@ -531,6 +549,9 @@ export class GpuContext {
 
   private closed: Promise<void> = Promise.resolve();
 }
+
+const STEP_LOG = typeof process !== 'undefined' && process.env?.TREELINE_GPU_STEPLOG === '1';
+const STEP_T0 = typeof performance !== 'undefined' ? performance.now() : 0;
 
 /**
  * `TREELINE_GPU_FEATURES`: unset, '' or 'all' (every feature the adapter has), 'none', or a comma list of feature
