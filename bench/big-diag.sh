@@ -24,7 +24,7 @@ step() { # name, seconds, then environment assignments and the command
   rc=${PIPESTATUS[0]}
   echo "== $name: rc $rc in $(($(date +%s) - s)) s$([ "$rc" = 124 ] && echo ' (timed out)')"
 }
-step "1 new layout, n = $N1" "$LIM" TREELINE_BENCH_HALVES=0 $T bench emst-normal3d --n "$N1" --reps 1 --warmup 1
+step "1 new layout, n = $N1" "$LIM" TREELINE_GPU_STEPLOG=0 TREELINE_BENCH_HALVES=0 $T bench emst-normal3d --n "$N1" --reps 1 --warmup 1
 step "2 two-part 4-byte arrays (1 GiB bindings), n = $N2" "$LIM" TREELINE_MAX_BINDING_BYTES=1073741824 \
   TREELINE_BENCH_HALVES=0 $T bench emst-normal3d --n "$N2" --reps 1 --warmup 1
 step "3 past 2^29, n = $N3" "$LIM" TREELINE_BENCH_HALVES=0 $T bench emst-normal3d --n "$N3" --reps 1 --warmup 1

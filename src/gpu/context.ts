@@ -388,21 +388,23 @@ export class GpuContext {
     const rec = new Recorder(this, label, options.timer);
     const { errors } = this.scopedSync(label, () => {
       record(rec);
-      this.device.queue.submit([rec.finish()]);
+      if (!STEP_LOG) this.device.queue.submit([rec.finish()]);
+      else for (const step of rec.finishSteps()) this.submitLogged(`${step.label} (${label})`, step.commands);
     });
     rec.release();
-    if (STEP_LOG) this.logStep(label);
     return errors;
   }
 
   /**
-   * `TREELINE_GPU_STEPLOG=1`: one stderr line when a submission is made and one when the GPU has finished it, with
-   * seconds since the first, so that a run that stalls names the last submission the GPU finished (issue 19's
-   * 6·10^8 stall). Waiting for each submission's end does not serialise anything: the callbacks only observe.
+   * `TREELINE_GPU_STEPLOG=1`: every recorded operation (dispatch, copy, clear) is submitted by itself, with one stderr
+   * line when it is submitted and one when the GPU has finished it (seconds since the process started), so that a run
+   * that stalls names the kernel the GPU did not finish (issue 19's 6·10^8 stall). Same work in the same order; the
+   * callbacks only observe. Slower (a submission per dispatch): for diagnosis, not timing.
    */
-  private logStep(label: string): void {
+  private submitLogged(label: string, commands: GPUCommandBuffer): void {
     const t = () => ((performance.now() - STEP_T0) / 1000).toFixed(3);
     const n = ++this.steps;
+    this.device.queue.submit([commands]);
     console.error(`[gpu] ${n} submitted ${label} at ${t()} s`);
     this.device.queue.onSubmittedWorkDone().then(
       () => console.error(`[gpu] ${n} finished ${label} at ${t()} s`),

@@ -174,6 +174,26 @@ export class Recorder {
 
   /** Encodes everything recorded into one command buffer. */
   finish(): GPUCommandBuffer {
+    const { align, slotSize } = this.writeUniformBlock();
+    return this.encodeOps(this.ops, align, slotSize, true);
+  }
+
+  /**
+   * Encodes each recorded operation into a command buffer of its own, labelled with its kernel (or copy / clear), for
+   * TREELINE_GPU_STEPLOG: submitted one by one, a stalled submission names its kernel. Same work, same order.
+   */
+  finishSteps(): { label: string; commands: GPUCommandBuffer }[] {
+    const { align, slotSize } = this.writeUniformBlock();
+    return this.ops.map((op, i) => ({
+      label:
+        op.kind === 'dispatch'
+          ? op.kernel.spec.label
+          : `${op.kind}::${op.kind === 'copy' ? op.dst.label : op.buffer.label}`,
+      commands: this.encodeOps([op], align, slotSize, i === this.ops.length - 1),
+    }));
+  }
+
+  private writeUniformBlock(): { align: number; slotSize: (b: Uint8Array) => number } {
     const device = this.ctx.device;
     const align = Math.max(256, device.limits.minUniformBufferOffsetAlignment);
     const slotSize = (b: Uint8Array) => Math.max(16, Math.ceil(b.byteLength / 16) * 16);
@@ -189,14 +209,23 @@ export class Recorder {
       this.uniformChunks.forEach((c, i) => bytes.set(c, i * align));
       device.queue.writeBuffer(this.uniformBuffer, 0, bytes);
     }
-    const enc = device.createCommandEncoder({ label: this.label });
+    return { align, slotSize };
+  }
+
+  private encodeOps(
+    ops: readonly Op[],
+    align: number,
+    slotSize: (b: Uint8Array) => number,
+    resolve: boolean,
+  ): GPUCommandBuffer {
+    const enc = this.ctx.device.createCommandEncoder({ label: this.label });
     // Without a timer, consecutive dispatches share one compute pass: every dispatch is its own synchronization
     // scope in WebGPU either way, and each pass costs the host time in dawn.node (with a pass per dispatch the
     // Borůvka spent more time encoding than the GPU spent computing: bench/RESULTS.md). With a timer each
     // dispatch keeps its own pass, labelled with the kernel, for its timestamps.
     let shared: GPUComputePassEncoder | null = null;
     let lastPipeline: GPUComputePipeline | null = null;
-    for (const op of this.ops) {
+    for (const op of ops) {
       if (op.kind === 'dispatch') {
         if (this.timer) {
           this.encodeDispatch(enc, op, align, slotSize);
@@ -221,7 +250,7 @@ export class Recorder {
       else enc.clearBuffer(op.buffer, op.offset, op.size);
     }
     if (shared) shared.end();
-    this.timer?.encodeResolve(enc);
+    if (resolve) this.timer?.encodeResolve(enc);
     return enc.finish({ label: this.label });
   }
 
