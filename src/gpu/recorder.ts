@@ -25,6 +25,8 @@ import { Usage } from './usage.js';
 
 /** The most bytes one recorded clearBuffer zero-fills (Recorder.clear splits larger fills). */
 export const CLEAR_PIECE = 2 ** 30;
+/** The most bytes one recorded copyBufferToBuffer moves (Recorder.copy splits larger copies). */
+export const COPY_PIECE = 2 ** 30;
 export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
 export interface DispatchArgs<
@@ -150,9 +152,17 @@ export class Recorder {
     this.ops.push({ kind: 'dispatch', kernel: kernel as Kernel, args: args as DispatchArgs, slot, grid });
   }
 
-  /** Records a buffer-to-buffer copy. */
+  /**
+   * Records a buffer-to-buffer copy, as copyBufferToBuffer commands of at most COPY_PIECE bytes each (issue 19: on
+   * the H100 an EMST of 4·10^8 3D points never finished its first search — the in-place build's copy of the sorted
+   * points back over the input, 4.8·10^9 bytes in one command, is where 3·10^8 points (3.6·10^9 bytes) ran and
+   * 4·10^8 did not; offsets past 2^32 were checked on the H100 and are fine).
+   */
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, size: number): void {
-    if (size > 0) this.ops.push({ kind: 'copy', src, srcOffset, dst, dstOffset, size });
+    for (let at = 0; at < size; at += COPY_PIECE) {
+      const piece = Math.min(COPY_PIECE, size - at);
+      this.ops.push({ kind: 'copy', src, srcOffset: srcOffset + at, dst, dstOffset: dstOffset + at, size: piece });
+    }
   }
 
   /**
