@@ -30,6 +30,7 @@ import { boruvkaJobs } from './emst/boruvka.threads.js';
 import { neighbourJobs } from './emst/neighbours.threads.js';
 import { hostJobs } from './host/buffers.js';
 import type { JobTable, WorkerReply } from './host/threads.js';
+import { fromWire, toWire } from './host/wire.js';
 
 // A computed specifier, like every node: import of the library (test/cpu/package.test.ts checks that).
 const moduleName = 'node:worker_threads';
@@ -61,8 +62,10 @@ const describe = (e: unknown) => {
   return error.stack ?? error.message;
 };
 
-port.on('message', (m: { kind: string; id: number }) => {
+port.on('message', (received: { kind: string; id: number }) => {
   let reply: WorkerReply | void;
+  // Shared views arrive as (buffer, offset, length) and are rebuilt here (host/wire.ts).
+  const m = fromWire(received);
   try {
     const run = jobs.get(m.kind);
     if (run === undefined) throw new Error(`no job of kind '${m.kind}'.`);
@@ -71,5 +74,5 @@ port.on('message', (m: { kind: string; id: number }) => {
     reply = { id: m.id, error: describe(e) };
   }
   // A message that wants no reply (a Borůvka run's setup and end) answers nothing.
-  if (reply !== undefined) port.postMessage(reply);
+  if (reply !== undefined) port.postMessage(toWire(reply));
 });

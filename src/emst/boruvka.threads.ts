@@ -15,6 +15,7 @@
  */
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import { nextMessageId, postToWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
+import { toWire } from '../host/wire.js';
 import { AbortError } from '../errors.js';
 import { mergeCanonical, sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 import {
@@ -123,7 +124,7 @@ export class BoruvkaThreads {
         local: this.locals[i],
         next: this.next,
       };
-      w.postMessage(setup);
+      w.postMessage(toWire(setup));
     });
   }
 

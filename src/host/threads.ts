@@ -15,6 +15,7 @@
 import type { Worker as NodeWorker } from 'node:worker_threads';
 import { InputError } from '../errors.js';
 import { MAX_DEFAULT_THREADS, THRESHOLDS } from './thresholds.js';
+import { fromWire, toWire } from './wire.js';
 
 /** The few Node APIs the CPU threads need. */
 export interface NodeThreads {
@@ -218,8 +219,9 @@ export function postToWorkers<R extends WorkerReply>(
       } else resolve(replies);
     };
     for (const w of workers) {
-      const onMessage = (reply: R) => {
-        if (reply.id !== message.id) return;
+      const onMessage = (received: R) => {
+        if (received.id !== message.id) return;
+        const reply = fromWire(received);
         if (reply.error !== undefined) return finish(failed(`failed: ${reply.error}`));
         replies.push(reply);
         if (--pending === 0) finish();
@@ -241,7 +243,9 @@ export function postToWorkers<R extends WorkerReply>(
       cleanups.push(() => signal.removeEventListener('abort', onAbort));
     }
     if (workers.length === 0) finish();
-    for (const w of workers) w.postMessage(message);
+    // Shared views as (buffer, offset, length): the clone of a view keeps them modulo 2^32 bytes (wire.ts).
+    const wire = toWire(message);
+    for (const w of workers) w.postMessage(wire);
   });
 }
 
