@@ -73,8 +73,12 @@ export async function benchEmst(
         const want = cpu.weights.reduce((s, w) => s + w, 0);
         if (Math.abs(total - want) > 1e-6 * want) throw new Error(`bench::emst: total ${total}, CPU backend ${want}`);
       } else if (dim <= 3 && minSamples === 1 && process.env.TREELINE_BENCH_HALVES !== '0') {
-        // The tree's GPU memory goes first: the halves' trees take half of it each, one after the other.
+        // The tree's GPU memory goes first: the halves' trees take half of it each, one after the other. Freed, not
+        // pooled (buffers.ts): at 6·10^8 3D points the pooled 62 GB of the whole tree's buffers left the first
+        // half's Borůvka out of memory on the H100 (session 13).
         release();
+        ctx.trim();
+        await ctx.onDone(); // Dawn frees destroyed buffers' memory once the queue has passed their last use
         await checkHalves(ctx, points, n, dim, edges, inPlaceDefault(), step, threads);
       } else if (dim > 3 && dim <= 12) {
         // Instead, the plain rounds' tree on the GPU (no candidate lists, highdim.ts), edge for edge.
@@ -131,6 +135,8 @@ async function checkHalves(
     } finally {
       e.destroy();
       buffer.destroy();
+      ctx.trim();
+      await ctx.onDone();
     }
     step(`half ${h}'s EMST (${m} points)`);
   }
