@@ -204,19 +204,15 @@ function splitKernels(task: CapacityTask, dim: number, stage: number): SplitKern
 }
 
 /** The arrays a split-capable task still binds whole (4 bytes a point: parts would cost more than they hold). */
-function splitWholeNeeds(task: CapacityTask, limits: CapacityLimits, options: CapacityOptions): BindingNeed[] {
+function splitWholeNeeds(task: CapacityTask, limits: CapacityLimits): BindingNeed[] {
   // Issue 19: every 4-byte array of the Euclidean split path is in parts (emst/roundsplit.ts, nearestsplit.ts,
   // plan.wgsl's flag words in a range, unionfind::init and the changes' scan by windows), so the kernels' parts
-  // above set its cap — 6·10^8 3D points fit the H100's 16 storage buffers of 2 GiB. The mutual reachability's
+  // above set its cap — 6·10^8 3D points fit the H100's 16 storage buffers of 2 GiB (run there at 7fd5563: 5,681 ms,
+  // 62,085 MiB, n − 1 edges and no cycle; bench/RESULTS.md). The mutual reachability's
   // prelude (emst/split_mincore.wgsl) still binds its arrival flags whole (an atomicExchange, which the generated
   // accessors lack), 4 bytes a point in pointBound's buffer.
   if (task.kind !== 'emst') return [];
   const needs: BindingNeed[] = [];
-  if (!options.lowered && EMST_WORD_PARTS === 1) {
-    // The labels (n + 2 words) and so every 4-byte array in ONE part at the device's own limit: see EMST_WORD_PARTS.
-    const align = (limits.minStorageBufferOffsetAlignment ?? 256) / 4;
-    needs.push({ label: 'emst::label', bytes: (n) => 4 * Math.ceil((n + 2) / align) * align });
-  }
   if (task.mutualReachability === true) needs.push({ label: 'emst::arrive', bytes: (n) => 4 * n });
   // The changes' scan (primitives/scan.ts) goes by windows of 64 tiles of 2048 elements (its default block shape;
   // windowElements): where one binding holds fewer u32 (below 512 KiB), the n changes must fit one.
@@ -262,31 +258,8 @@ function wholeCap(binding: number, needs: BindingNeed[], best: Capacity): Capaci
   return best;
 }
 
-/**
- * Parts of one binding the EMST's 4-byte arrays (labels, upper bounds, union-find, order, changes) may take at the
- * device's own binding limit: 1. Two parts (emst/roundsplit.ts, nearestsplit.ts, plan.wgsl, primitives/scan.ts and
- * unionfind::init windows: beyond 536,870,846 points at the H100's 2 GiB) give the unsplit edges on lavapipe under
- * lowered limits (test/gpu/emst.split.words, emst.capacity), but on the H100 at 19d9a79 the EMST of 6·10^8 normal 3D
- * points printed nothing for 237 s after its pipelines were made (bench emst-normal3d and `treeline emst` alike; the
- * cause is not found: bench/RESULTS.md). So the caps at the device's own limit keep them in one part until a run at
- * scale shows the two-part path works; under TREELINE_MAX_BINDING_BYTES (`lowered`) the tested two-part path is
- * admitted, so that CI keeps running it.
- */
-export const EMST_WORD_PARTS: 1 | 2 = 1;
-
-/** capacity()'s options. */
-export interface CapacityOptions {
-  /** The binding limit is lowered below the device's (TREELINE_MAX_BINDING_BYTES): see EMST_WORD_PARTS. */
-  lowered?: boolean;
-}
-
 /** The most points whose every array (bindingNeeds, and the BVH's box parts) fits `limits`. */
-export function capacity(
-  limits: CapacityLimits,
-  task: CapacityTask,
-  dim: number,
-  options: CapacityOptions = {},
-): Capacity {
+export function capacity(limits: CapacityLimits, task: CapacityTask, dim: number): Capacity {
   const binding = limits.maxStorageBufferBindingSize;
   const split = splitKernels(task, dim, limits.maxStorageBuffersPerShaderStage);
   if (split) {
@@ -305,7 +278,7 @@ export function capacity(
       }
       best = { maxPoints: lo, limitedBy: kernel.label, parts: true };
     }
-    return wholeCap(binding, splitWholeNeeds(task, limits, options), best);
+    return wholeCap(binding, splitWholeNeeds(task, limits), best);
   }
   // The box array in BOX_PARTS bindings, or one where the traversal runs lean (boruvka.ts), in the unsplit BVH's
   // box format (layout.ts boxFormatFor).
@@ -336,9 +309,9 @@ export function checkCapacity(
   task: CapacityTask,
   deviceBinding = limits.maxStorageBufferBindingSize,
 ): void {
-  const binding = limits.maxStorageBufferBindingSize;
-  const cap = capacity(limits, task, dim, { lowered: binding < deviceBinding });
+  const cap = capacity(limits, task, dim);
   if (n <= cap.maxPoints) return;
+  const binding = limits.maxStorageBufferBindingSize;
   const lowered = binding < deviceBinding ? ` (TREELINE_MAX_BINDING_BYTES; the device binds ${deviceBinding})` : '';
   let instead = "use backend 'cpu'";
   if (task.kind === 'hdbscan' && task.resident) {

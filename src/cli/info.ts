@@ -98,7 +98,7 @@ export async function gatherInfo(): Promise<InfoReport> {
       Object.entries(tasks).map(([name, task]) => [
         name,
         [2, 3].map((dim) => {
-          const c = capacity(ctx!.limits, task, dim, { lowered: ctx!.bindingLowered });
+          const c = capacity(ctx!.limits, task, dim);
           return { dim, n: c.maxPoints, limitedBy: c.limitedBy };
         }),
       ]),

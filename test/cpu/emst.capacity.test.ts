@@ -4,7 +4,7 @@
  * points at these maxima on a real device.
  */
 import { describe, expect, it } from 'vitest';
-import { capacity, checkCapacity, EMST_WORD_PARTS, emstPeakBytesPerPoint } from '../../src/bvh/capacity.js';
+import { capacity, checkCapacity, emstPeakBytesPerPoint } from '../../src/bvh/capacity.js';
 import { inPlaceDefault } from '../../src/emst/pipeline.js';
 import { checkMaxBindingBytes, maxBindingBytesFromEnv, MIN_BINDING_BYTES } from '../../src/gpu/context.js';
 import { InputError } from '../../src/errors.js';
@@ -36,50 +36,43 @@ describe('TREELINE_MAX_BINDING_BYTES', () => {
 });
 
 describe('capacity(limits, task, dim)', () => {
-  it('issue 19: the EMST binds split arrays (Borůvka in subtree windows and parts): its 4-byte arrays in one part at the device’s limit, two where it is lowered', () => {
-    // At the device's own limit the labels (n + 2 words) stay in one part (EMST_WORD_PARTS = 1: the two-part path
-    // printed nothing for minutes at 6·10^8 on the H100) — 3D was 447,392,374 (the one-pass refit's 16 bindings).
-    expect(EMST_WORD_PARTS).toBe(1);
-    expect(capacity(H100, { kind: 'emst' }, 3)).toEqual({ maxPoints: 536870846, limitedBy: 'emst::label' });
-    expect(capacity(H100, { kind: 'emst' }, 2)).toEqual({ maxPoints: 536870846, limitedBy: 'emst::label' });
-    // The two-part path (lowered limits, CI): every array of the Euclidean split path in parts or windows (the BVH
-    // build: Karras clears its boxes, the refit in two passes; Borůvka's 4-byte arrays in parts, the merge's winner
-    // test in a pass of its own): the refit's boxes pass (sorted points 4, parents 3, boxes 7, ranges 2 at 6·10^8)
-    // sets the cap — 6·10^8 3D points would fit the H100's bindings.
-    const two = { lowered: true };
-    expect(capacity(H100, { kind: 'emst' }, 3, two)).toEqual({
+  it('issue 19: the EMST binds split arrays (Borůvka in subtree windows and parts): 6·10^8 3D points fit the H100', () => {
+    // Every array of the Euclidean split path in parts or windows (the BVH build: Karras clears its boxes, the refit
+    // in two passes; Borůvka's 4-byte arrays in parts, the merge's winner test in a pass of its own): the refit's
+    // boxes pass (sorted points 4, parents 3, boxes 7, ranges 2 at 6·10^8) sets the cap — 3D was 447,392,374 (the
+    // one-pass refit's 16 bindings), then 536,870,848 (the 4-byte arrays bound whole).
+    expect(capacity(H100, { kind: 'emst' }, 3)).toEqual({
       maxPoints: 626349323,
       limitedBy: 'bvh::refit.boxes',
       parts: true,
     });
-    expect(capacity(H100, { kind: 'emst' }, 3, two).maxPoints).toBeGreaterThanOrEqual(6e8);
-    expect(capacity(H100, { kind: 'emst' }, 2, two)).toEqual({
+    expect(capacity(H100, { kind: 'emst' }, 3).maxPoints).toBeGreaterThanOrEqual(6e8);
+    expect(capacity(H100, { kind: 'emst' }, 2)).toEqual({
       maxPoints: 805306273,
       limitedBy: 'bvh::refit.boxes',
       parts: true,
     });
     // Mutual reachability: the traversal's 3 core windows leave the 4-byte arrays one part each (and the k-NN
     // search's parts fill the stage one point above).
-    expect(capacity(H100, { kind: 'emst', mutualReachability: true }, 3, two)).toEqual({
+    expect(capacity(H100, { kind: 'emst', mutualReachability: true }, 3)).toEqual({
       maxPoints: 536870846,
       limitedBy: 'emst::nearestSplit.mr',
       parts: true,
     });
     const at = { ...H100, maxStorageBufferBindingSize: 1048576 };
-    expect(capacity(at, { kind: 'emst' }, 3)).toEqual({ maxPoints: 262142, limitedBy: 'emst::label' });
-    expect(capacity(at, { kind: 'emst' }, 3, two)).toEqual({
+    expect(capacity(at, { kind: 'emst' }, 3)).toEqual({
       maxPoints: 305835,
       limitedBy: 'bvh::refit.boxes',
       parts: true,
     });
-    expect(capacity(at, { kind: 'emst' }, 2, two)).toEqual({
+    expect(capacity(at, { kind: 'emst' }, 2)).toEqual({
       maxPoints: 393217,
       limitedBy: 'bvh::refit.boxes',
       parts: true,
     });
     // Below 512 KiB a binding holds less than one window of the changes' scan (primitives/scan.ts): they bind whole.
     const small = { ...H100, maxStorageBufferBindingSize: 65536 };
-    expect(capacity(small, { kind: 'emst' }, 3, two)).toEqual({ maxPoints: 16384, limitedBy: 'emst::changes' });
+    expect(capacity(small, { kind: 'emst' }, 3)).toEqual({ maxPoints: 16384, limitedBy: 'emst::changes' });
     // mstStats still binds the links whole.
     expect(capacity(at, { kind: 'mstStats' }, 3).maxPoints).toBe(65536);
   });
@@ -147,15 +140,12 @@ describe('capacity(limits, task, dim)', () => {
       /^mstStats on the GPU takes at most 134217727 points in 2 dimensions on this device, got 134217728: its bvh::links array must fit one 2147483644-byte storage binding; use backend 'cpu'\.$/,
     );
     // A split EMST: the kernel whose parts fill the stage, or the array still bound whole.
-    expect(() => checkCapacity(H100, 536870846, 3, { kind: 'emst' })).not.toThrow();
-    expect(() => checkCapacity(H100, 6e8, 3, { kind: 'emst' })).toThrow(
-      'emst on the GPU takes at most 536870846 points in 3 dimensions on this device, got 600000000: its ' +
-        "emst::label array must fit one 2147483644-byte storage binding; use backend 'cpu'.",
+    expect(() => checkCapacity(H100, 6e8, 3, { kind: 'emst' })).not.toThrow();
+    expect(() => checkCapacity(H100, 626349324, 3, { kind: 'emst' })).toThrow(
+      'emst on the GPU takes at most 626349323 points in 3 dimensions on this device, got 626349324: its ' +
+        "bvh::refit.boxes kernel binds its arrays in parts of one 2147483644-byte storage binding, at most 16 a stage; use backend 'cpu'.",
     );
-    // Lowered (the device binds more): the two-part path.
-    const lowered = { ...H100, maxStorageBufferBindingSize: 2147483644 - 4 };
-    expect(() => checkCapacity(lowered, 6e8, 3, { kind: 'emst' }, 2147483644)).not.toThrow();
-    expect(() => checkCapacity(lowered, 6e8, 3, { kind: 'emst', mutualReachability: true }, 2147483644)).toThrow(
+    expect(() => checkCapacity(H100, 6e8, 3, { kind: 'emst', mutualReachability: true })).toThrow(
       /got 600000000: its emst::nearestSplit.mr kernel binds its arrays in parts/,
     );
     expect(() =>

@@ -49,9 +49,7 @@ async function refusedBeforeAllocation(c: GpuContext, call: () => Promise<unknow
   expect(c.memory.liveBuffers).toBe(before.liveBuffers);
 }
 
-/** As checkCapacity takes it: under a lowered limit (EMST_WORD_PARTS: the two-part path is admitted there). */
-const maxFor = (c: GpuContext, task: CapacityTask, dim: number) =>
-  capacity(c.limits, task, dim, { lowered: c.bindingLowered }).maxPoints;
+const maxFor = (c: GpuContext, task: CapacityTask, dim: number) => capacity(c.limits, task, dim).maxPoints;
 
 describe.skipIf(!ctx)(`issue 19: the reported maximum n at a ${LIMIT}-byte binding limit`, () => {
   const c = ctx!;

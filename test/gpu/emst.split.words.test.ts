@@ -5,8 +5,6 @@
  * in 2 parts each, the refit in two passes, Karras's boxes cleared, the changes' scan and the union-find's init in
  * windows and plan.wgsl's flag words in a range (capacity.ts: 152,918 3D points at most, set by the refit's boxes
  * pass). The edges must be the unsplit device's, in 3D and in 2D (196,000 points: 2D's cap there is 196,609).
- * At the H100's own limit the caps still keep these arrays in one part (capacity.ts EMST_WORD_PARTS): 6·10^8 printed
- * nothing for minutes there at 19d9a79, a cause this test does not reproduce.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { capacity } from '../../src/bvh/capacity.js';
@@ -28,8 +26,7 @@ describe.skipIf(!lowered)('issue 19: emst() with its 4-byte arrays above one bin
     [2, 196000],
   ])('%iD, %i points: the unsplit edges', async (dim, n) => {
     const c = lowered!;
-    // Under a lowered limit the two-part path is admitted (capacity.ts EMST_WORD_PARTS: not yet at the device's own).
-    expect(capacity(c.limits, { kind: 'emst' }, dim, { lowered: true }).maxPoints).toBeGreaterThanOrEqual(n);
+    expect(capacity(c.limits, { kind: 'emst' }, dim).maxPoints).toBeGreaterThanOrEqual(n);
     // The labels (n + 2 words) and every n-word array exceed one binding.
     expect(4 * n).toBeGreaterThan(LIMIT);
     if (dim === 3) {
