@@ -2,6 +2,10 @@
 # Issue 19: where does the EMST of 6·10^8 3D points stall? (session 12, commit 19d9a79 on the H100: `bench
 # emst-normal3d --n 600000000` printed "uploaded, pipelines made at 22.5 s" and nothing more in 240 s; `treeline emst`
 # of the same size likewise. 4·10^8 ran exactly in 3.5 s at fbeb616, before this session's layout and part changes.)
+# Answered in session 13: the bench's own points (the threaded generation left most of them at the origin beyond
+# 4 GiB: src/host/wire.ts, bench/RESULTS.md); with that fixed, 4·10^8 and 6·10^8 run. Kept for the next stall: with
+# TREELINE_GPU_STEPLOG=1 (on here, STEPLOG=0 off; step 1 runs without it) each step's log names the last kernel the
+# GPU finished.
 # Each step under its own timeout, cheapest and most telling first, so that one call on the H100 says which of
 # these it is: the new layout at the old size (1), the 4-byte arrays' two-part path at a size that otherwise runs
 # (2: a 1 GiB binding limit puts 3·10^8 points' 4-byte arrays in two parts), the first n past 2^29 (3: indices and
