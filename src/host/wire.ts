@@ -11,8 +11,8 @@
  *
  * Every view over a SharedArrayBuffer is encoded, whatever its size: rebuilding a view costs nothing, and one rule is
  * easier to trust than a threshold. Views over ordinary ArrayBuffers (copied by the clone) and everything else pass
- * as they are. Plain objects and arrays are walked (a few levels: jobs are shallow); the caller's message is never
- * changed (a copy is made where something is encoded).
+ * as they are. Plain objects and arrays (up to MAX_WALKED elements) are walked a few levels deep (jobs are shallow);
+ * the caller's message is never changed (a copy is made where something is encoded).
  */
 
 /** The marker key of an encoded view. */
@@ -42,6 +42,8 @@ interface EncodedView {
 
 /** How deep toWire and fromWire look into plain objects and arrays. */
 const DEPTH = 6;
+/** Arrays longer than this are passed as they are (jobs hold short lists of views; a long list of numbers is data). */
+const MAX_WALKED = 1024;
 
 const isShared = (b: ArrayBufferLike): b is SharedArrayBuffer =>
   typeof SharedArrayBuffer !== 'undefined' && b instanceof SharedArrayBuffer;
@@ -54,6 +56,7 @@ function isPlain(o: object): boolean {
 /** Applies `f` to each value of a plain object or array, copying the container only where a value changes. */
 function mapValues(o: object, f: (v: unknown) => unknown): object {
   if (Array.isArray(o)) {
+    if (o.length > MAX_WALKED) return o;
     let out: unknown[] | null = null;
     o.forEach((v, i) => {
       const w = f(v);

@@ -38,6 +38,9 @@ describe('toWire / fromWire', () => {
     expect(toWire(3)).toBe(3);
     const noShared = { a: [1, 2], p: plain };
     expect(toWire(noShared)).toBe(noShared);
+    // A long array is data, passed as it is (MAX_WALKED).
+    const long = { values: Array.from({ length: 5000 }, (_, i) => i) };
+    expect(toWire(long).values).toBe(long.values);
   });
 });
 
