@@ -49,7 +49,12 @@ describe.skipIf(!ctx)('Recorder.clear', () => {
       // Distinct words around the source's piece boundary (offset 4 + COPY_PIECE) and at both ends of its range.
       const word = (o: number, i: number) => ((o >>> 2) + i * 2654435761) >>> 0 || 1;
       const at = [4, 4 + COPY_PIECE - 2048, 4 + bytes - 4096];
-      for (const o of at) await c.writeBuffer(src, o, Uint32Array.from({ length: 1024 }, (_, i) => word(o, i)));
+      for (const o of at)
+        await c.writeBuffer(
+          src,
+          o,
+          Uint32Array.from({ length: 1024 }, (_, i) => word(o, i)),
+        );
       await c.writeBuffer(dst, 0, new Uint32Array(4).fill(0xffffffff));
       await c.writeBuffer(dst, 12 + bytes, new Uint32Array(4).fill(0xffffffff));
       await c.submit('test::copy', (rec) => rec.copy(src, 4, dst, 12, bytes));
