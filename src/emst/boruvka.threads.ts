@@ -14,8 +14,7 @@
  * fewer; chunks are runs of Morton positions, so most components lie in one and a thread's radii stay tight.
  */
 import type { Worker as NodeWorker } from 'node:worker_threads';
-import { nextMessageId, postToWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
-import { toWire } from '../host/wire.js';
+import { nextMessageId, postToWorker, postToWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 import { AbortError } from '../errors.js';
 import { mergeCanonical, sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 import {
@@ -124,7 +123,7 @@ export class BoruvkaThreads {
         local: this.locals[i],
         next: this.next,
       };
-      w.postMessage(toWire(setup));
+      postToWorker(w, setup);
     });
   }
 
@@ -219,7 +218,7 @@ export class BoruvkaThreads {
   /** Tells the workers the run is over (they drop the shared state); stops watching them. */
   end(): void {
     for (const unwatch of this.unwatch) unwatch();
-    for (const w of this.workers) w.postMessage({ kind: 'boruvka-end', id: nextMessageId() } satisfies BoruvkaEnd);
+    for (const w of this.workers) postToWorker(w, { kind: 'boruvka-end', id: nextMessageId() } satisfies BoruvkaEnd);
   }
 }
 

@@ -397,7 +397,7 @@ export class GpuContext {
 
   /**
    * `TREELINE_GPU_STEPLOG=1`: every recorded operation (dispatch, copy, clear) is submitted by itself, with one stderr
-   * line when it is submitted and one when the GPU has finished it (seconds since the process started), so that a run
+   * line when it is submitted and one when the GPU has finished it (seconds since this module loaded), so that a run
    * that stalls names the kernel the GPU did not finish (issue 19's 6·10^8 stall). Same work in the same order; the
    * callbacks only observe. Slower (a submission per dispatch): for diagnosis, not timing.
    */

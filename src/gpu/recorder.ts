@@ -21,12 +21,15 @@ import type { Timer } from './timer.js';
 import { GpuError, InputError } from '../errors.js';
 import { Usage } from './usage.js';
 
-/** A whole buffer, or a range of one. */
+/**
+ * The most bytes one recorded copyBufferToBuffer or clearBuffer moves (Recorder.copy and clear record larger ones in
+ * pieces). Issue 19: copies and fills past 2^32 bytes were suspected when an EMST of 4·10^8 points stalled on the
+ * H100; they were not the cause (the bench's points were: host/wire.ts) and run there whole too (a 5·10^9-byte copy,
+ * session 13), but pieces cost nothing measurable and keep every command's size below 2^31.
+ */
+export const PIECE_BYTES = 2 ** 30;
 
-/** The most bytes one recorded clearBuffer zero-fills (Recorder.clear splits larger fills). */
-export const CLEAR_PIECE = 2 ** 30;
-/** The most bytes one recorded copyBufferToBuffer moves (Recorder.copy splits larger copies). */
-export const COPY_PIECE = 2 ** 30;
+/** A whole buffer, or a range of one. */
 export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
 export interface DispatchArgs<
@@ -64,6 +67,11 @@ export function gridFor(groups: number, maxPerDim: number, label: string): [numb
     throw new InputError(`${label}: ${groups} workgroups exceed the ${maxPerDim}² grid this device allows`);
   }
   return [Math.ceil(groups / y), y];
+}
+
+/** Calls `f(at, bytes)` for consecutive pieces of at most PIECE_BYTES covering [0, total). */
+function pieces(total: number, f: (at: number, bytes: number) => void): void {
+  for (let at = 0; at < total; at += PIECE_BYTES) f(at, Math.min(PIECE_BYTES, total - at));
 }
 
 /** Small stable ids for bind-group cache keys (GPU objects have no identity usable in a string key). */
@@ -152,34 +160,18 @@ export class Recorder {
     this.ops.push({ kind: 'dispatch', kernel: kernel as Kernel, args: args as DispatchArgs, slot, grid });
   }
 
-  /**
-   * Records a buffer-to-buffer copy, as copyBufferToBuffer commands of at most COPY_PIECE bytes each (issue 19: on
-   * the H100 an EMST of 4·10^8 3D points never finished its first search — the in-place build's copy of the sorted
-   * points back over the input, 4.8·10^9 bytes in one command, is where 3·10^8 points (3.6·10^9 bytes) ran and
-   * 4·10^8 did not; offsets past 2^32 were checked on the H100 and are fine).
-   */
+  /** Records a buffer-to-buffer copy (in pieces of at most PIECE_BYTES). */
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, size: number): void {
-    for (let at = 0; at < size; at += COPY_PIECE) {
-      const piece = Math.min(COPY_PIECE, size - at);
-      this.ops.push({ kind: 'copy', src, srcOffset: srcOffset + at, dst, dstOffset: dstOffset + at, size: piece });
-    }
+    pieces(size, (at, bytes) =>
+      this.ops.push({ kind: 'copy', src, srcOffset: srcOffset + at, dst, dstOffset: dstOffset + at, size: bytes }),
+    );
   }
 
-  /**
-   * Records zero-filling `buffer` (all of it, or `size` bytes from `offset`), as clearBuffer commands of at most
-   * CLEAR_PIECE bytes each (issue 19: fills of more than 2^32 bytes — Karras's box records and the refit's minIndex
-   * words beyond 5.4·10^8 points — were never run on the H100, and an EMST there at 6·10^8 points printed nothing
-   * for minutes; copies above 4 GiB did run. A fill in pieces costs nothing measurable and leaves no size above 2^30).
-   */
+  /** Records zero-filling `buffer` (all of it, or `size` bytes from `offset`; in pieces of at most PIECE_BYTES). */
   clear(buffer: GPUBuffer, offset = 0, size?: number): void {
-    const total = size ?? buffer.size - offset;
-    if (total <= CLEAR_PIECE) {
-      this.ops.push({ kind: 'clear', buffer, offset, size });
-      return;
-    }
-    for (let at = 0; at < total; at += CLEAR_PIECE) {
-      this.ops.push({ kind: 'clear', buffer, offset: offset + at, size: Math.min(CLEAR_PIECE, total - at) });
-    }
+    pieces(size ?? buffer.size - offset, (at, bytes) =>
+      this.ops.push({ kind: 'clear', buffer, offset: offset + at, size: bytes }),
+    );
   }
 
   /** Encodes everything recorded into one command buffer. */

@@ -192,6 +192,14 @@ export function nextMessageId(): number {
 }
 
 /**
+ * Posts `message` to `worker` with its views over SharedArrayBuffers as (buffer, offset, length): the structured clone
+ * of a view keeps them modulo 2^32 bytes (wire.ts). Every message to a worker goes through here.
+ */
+export function postToWorker(worker: NodeWorker, message: unknown): void {
+  worker.postMessage(toWire(message));
+}
+
+/**
  * Posts `message` to every worker and resolves with their replies once all have answered. Rejects with
  * `failed(what)` when a worker answers an error, throws or exits, and with `aborted()` when `signal` aborts; `stop`
  * runs first then (the caller tells the workers to stop claiming work).
@@ -243,9 +251,7 @@ export function postToWorkers<R extends WorkerReply>(
       cleanups.push(() => signal.removeEventListener('abort', onAbort));
     }
     if (workers.length === 0) finish();
-    // Shared views as (buffer, offset, length): the clone of a view keeps them modulo 2^32 bytes (wire.ts).
-    const wire = toWire(message);
-    for (const w of workers) w.postMessage(wire);
+    for (const w of workers) postToWorker(w, message);
   });
 }
 

@@ -1,29 +1,26 @@
 /**
- * Issue 19: Recorder.copy moves data in copyBufferToBuffer pieces of at most COPY_PIECE (1 GiB) bytes — on the H100 an
- * EMST of 4·10^8 3D points stalled where the in-place build copied 4.8·10^9 bytes in one command (3.6·10^9 ran).
- * A copy across a piece boundary, at offsets that differ, lands every word where it belongs and nothing outside.
- *
- * Recorder.clear zero-fills in clearBuffer pieces of at most CLEAR_PIECE (1 GiB) bytes — fills of more than
- * 2^32 bytes (Karras's box records, the refit's minIndex words beyond 5.4·10^8 points) were never run on the H100.
- * A clear across a piece boundary zeroes every byte of its range and nothing outside it.
+ * Issue 19: Recorder.copy and Recorder.clear record copies and fills in pieces of at most PIECE_BYTES (1 GiB): a copy
+ * across a piece boundary, at offsets that differ, lands every word where it belongs and nothing outside; a clear
+ * across one zeroes every byte of its range and nothing outside it. (Suspected, wrongly, in the 4·10^8-point stall on
+ * the H100: see src/gpu/recorder.ts.)
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLEAR_PIECE, COPY_PIECE } from '../../src/gpu/recorder.js';
+import { PIECE_BYTES } from '../../src/gpu/recorder.js';
 import { tryGpuContext } from '../helpers/gpu.js';
 
 const ctx = await tryGpuContext();
 afterAll(() => ctx?.destroy());
 
 describe.skipIf(!ctx)('Recorder.clear', () => {
-  it('issue 19: a clear of CLEAR_PIECE + 8 KiB from offset 4 zeroes both pieces and leaves the words around it', async () => {
+  it('issue 19: a clear of PIECE_BYTES + 8 KiB from offset 4 zeroes both pieces and leaves the words around it', async () => {
     const c = ctx!;
-    const size = CLEAR_PIECE + 16384;
+    const size = PIECE_BYTES + 16384;
     const buffer = c.createBuffer('test::clear', size);
     try {
       const ones = new Uint32Array(1024).fill(0xffffffff);
-      const end = 4 + CLEAR_PIECE + 8192;
-      // Non-zero words at the start, across the piece boundary (at offset 4 + CLEAR_PIECE) and across the range's end.
-      const at = [0, 4 + CLEAR_PIECE - 2048, end - 2048];
+      const end = 4 + PIECE_BYTES + 8192;
+      // Non-zero words at the start, across the piece boundary (at offset 4 + PIECE_BYTES) and across the range's end.
+      const at = [0, 4 + PIECE_BYTES - 2048, end - 2048];
       for (const o of at) await c.writeBuffer(buffer, o, ones);
       await c.submit('test::clear', (rec) => rec.clear(buffer, 4, end - 4));
       const read = async (o: number) => new Uint32Array(await c.read(buffer, o, 4096));
@@ -39,16 +36,16 @@ describe.skipIf(!ctx)('Recorder.clear', () => {
     }
   });
 
-  it('issue 19: a copy of COPY_PIECE + 8 KiB from offset 4 to offset 12 moves every word, across the pieces', async () => {
+  it('issue 19: a copy of PIECE_BYTES + 8 KiB from offset 4 to offset 12 moves every word, across the pieces', async () => {
     const c = ctx!;
-    const size = COPY_PIECE + 16384;
+    const size = PIECE_BYTES + 16384;
     const src = c.createBuffer('test::copySrc', size);
     const dst = c.createBuffer('test::copyDst', size);
     try {
-      const bytes = COPY_PIECE + 8192;
-      // Distinct words around the source's piece boundary (offset 4 + COPY_PIECE) and at both ends of its range.
+      const bytes = PIECE_BYTES + 8192;
+      // Distinct words around the source's piece boundary (offset 4 + PIECE_BYTES) and at both ends of its range.
       const word = (o: number, i: number) => ((o >>> 2) + i * 2654435761) >>> 0 || 1;
-      const at = [4, 4 + COPY_PIECE - 2048, 4 + bytes - 4096];
+      const at = [4, 4 + PIECE_BYTES - 2048, 4 + bytes - 4096];
       for (const o of at)
         await c.writeBuffer(
           src,
