@@ -124,7 +124,8 @@ async function computeEmstOnNats(
   if (o.periodic || o.minEdgeLength) throw new InputError('--nats supports neither --periodic nor --min-edge-length.');
   const t0 = performance.now();
   progress?.(0, 'read');
-  const table = await readInputPoints(file, o);
+  // In shared memory where the file streams in (.npy, .bin): the coordinator's threads split them without a copy.
+  const table = await readInputPoints(file, o, { shared: true });
   const tRead = performance.now() - t0;
   const r = await emstOnNats(table.points, {
     dim: table.dim,

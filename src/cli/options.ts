@@ -10,7 +10,7 @@ import { extname, join } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 import { GRAPH_EXTENSIONS } from '../io/graph.js';
-import { POINT_EXTENSIONS, readPoints, requireFinite, type PointTable } from '../io/points.js';
+import { POINT_EXTENSIONS, readPoints, requireFinite, type PointReadOptions, type PointTable } from '../io/points.js';
 import { readHeaderlessFile } from '../io/points.stream.js';
 import { AtomicOutputs, writeNpyDir, type Column, type OutputKind } from '../io/write.js';
 import type { CliIo } from './program.js';
@@ -232,7 +232,11 @@ const HEADERLESS = ['.f32', '.raw', '.bin'];
  * Reads a point file (CSV/TSV/TXT, NPY, ArborX .bin, HDF5, FITS, Parquet, Arrow IPC; with --dim, .f32/.raw/.bin
  * as headerless little-endian float32 rows) with the column selection (and --dataset) applied.
  */
-export async function readInputPoints(path: string, o: InputOptions): Promise<PointTable> {
+export async function readInputPoints(
+  path: string,
+  o: InputOptions,
+  read: Pick<PointReadOptions, 'shared'> = {},
+): Promise<PointTable> {
   await checkFile(path);
   const ext = extname(path).toLowerCase();
   if (o.dim !== undefined && HEADERLESS.includes(ext)) {
@@ -241,7 +245,7 @@ export async function readInputPoints(path: string, o: InputOptions): Promise<Po
     return requireFinite(selectIndices(await readHeaderlessFile(path, o.dim), o.columns, path), path);
   }
   if (['.f32', '.raw'].includes(ext)) throw new InputError(`${path}: a headerless float32 file needs --dim.`);
-  const table = await readPoints(path, { columns: o.columns, dataset: o.dataset });
+  const table = await readPoints(path, { columns: o.columns, dataset: o.dataset, shared: read.shared });
   if (o.dim !== undefined && table.dim !== o.dim) {
     throw new InputError(`${path}: --dim ${o.dim} given, but the file has ${plural(table.dim, 'column')}.`);
   }

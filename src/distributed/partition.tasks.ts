@@ -70,6 +70,15 @@ import { resolveThreads } from '../host/threads.js';
 import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMessage } from './types.js';
 
 /** The handlers by kind (the table above). */
+/**
+ * The most host threads a task's own passes (a pair's crossing edges, a forest's keys and reply) take by default:
+ * emst()'s own cap. One worker runs per GPU, and two on a 32-core host with 16 threads each (with the coordinator
+ * and nats-server beside them) ran their tasks slower than with 8 each (H200 x2 host, 2·10^8 points, k = 4,
+ * session 14: the two workers' run 81.2 s pinned to 16 cores each, 69.5 s unpinned with --threads 8; bench/RESULTS.md).
+ * `--threads` overrides it.
+ */
+export const TASK_THREADS_MAX = 8;
+
 export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
   async rows(p, msg) {
     const rows = array(msg, 'rows', Uint32Array);
@@ -315,7 +324,11 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
   // memory), then only those visited here; else every edge.
   const crossing =
     !keepAny && m >= taskThreading.minEdges
-      ? await crossingEdgesThreaded(await resolveThreads(env.threads, m, 16), { bits: inP, sources: S, targets: T }, m)
+      ? await crossingEdgesThreaded(
+          await resolveThreads(env.threads, m, TASK_THREADS_MAX),
+          { bits: inP, sources: S, targets: T },
+          m,
+        )
       : null;
   const visits = crossing === null ? m : crossing.length;
   for (let i = 0; i < visits; i++) {
@@ -410,7 +423,8 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const m = loRow.length;
   // Euclidean keys on the host's threads where the edges are in shared memory (the GPU path's scratch): the points
   // copied into shared memory for them (16 bytes a row with the ids below, one sequential pass).
-  const threads = core2 === null && m >= taskThreading.minEdges ? await resolveThreads(env.threads, m, 16) : 1;
+  const threads =
+    core2 === null && m >= taskThreading.minEdges ? await resolveThreads(env.threads, m, TASK_THREADS_MAX) : 1;
   const onThreads = threads > 1 && shared(loRow, hiRow);
   const keys = scratch.f32('forest.keys', m, onThreads);
   let keyed = false;

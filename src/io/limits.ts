@@ -34,9 +34,9 @@ export function checkTableSize(n: number, dim: number, where: string, field: str
  * A zeroed Float32Array of `count` values; where the machine cannot give the memory, an InputError naming `what`
  * and the size instead of V8's bare "RangeError: Array buffer allocation failed".
  */
-export function allocFloat32(count: number, what: string): Float32Array {
+export function allocFloat32(count: number, what: string, shared = false): Float32Array {
   try {
-    return new Float32Array(count);
+    return shared ? new Float32Array(new SharedArrayBuffer(4 * count)) : new Float32Array(count);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     throw new InputError(

@@ -27,6 +27,8 @@ export interface StreamReadOptions {
   inFlight?: number;
   /** Bytes per piece read and converted (rounded down to whole values, at least one); two pieces are held. */
   pieceBytes?: number;
+  /** The points in a SharedArrayBuffer (PointReadOptions.shared). */
+  shared?: boolean;
 }
 
 const DIRECT_BYTES = 1 << 28;
@@ -178,7 +180,7 @@ async function readBody(
   const { n, dim, kind, le, fortranOrder } = layout;
   const picks = columnPicks(columns, dim, path);
   const width = picks ? picks.length : dim;
-  const points = allocFloat32(n * width, path);
+  const points = allocFloat32(n * width, path, options.shared === true);
   const table = { points, n, dim: width, columns: (picks ?? Array.from({ length: dim }, (_, i) => i)).map(String) };
   if (kind === 'f4' && le && !fortranOrder && !picks) {
     await readDirect(file, path, size, at, points, options.directBytes ?? DIRECT_BYTES, options.inFlight ?? IN_FLIGHT);

@@ -21,6 +21,11 @@ export type { PointTable, CsvOptions };
 export interface PointReadOptions extends CsvOptions {
   /** HDF5: the dataset (or group of 1-D column datasets); FITS: the HDU's EXTNAME or 0-based number. */
   dataset?: string;
+  /**
+   * .npy and .bin files read straight into a SharedArrayBuffer's points (host threads can then read them without a
+   * copy: the partitioned EMST's coordinator); other formats as usual. Never hand such points to the GPU.
+   */
+  shared?: boolean;
 }
 
 const CSV = ['.csv', '.tsv', '.txt', '.dat', ''];
@@ -108,9 +113,9 @@ async function readAnyPoints(path: string, options: PointReadOptions): Promise<P
     case 'arrow':
       return readArrowPoints(path, { columns });
     case 'npy':
-      return readNpyFile(path, columns);
+      return readNpyFile(path, columns, { shared: options.shared });
     case 'bin':
-      return readBinFile(path, columns);
+      return readBinFile(path, columns, { shared: options.shared });
     default:
       throw new InputError(
         `${path}: unknown point format '${extname(path)}' (expected .csv, .tsv, .txt, .npy, .bin, .h5/.hdf5, .fits, .parquet or .arrow/.feather).`,

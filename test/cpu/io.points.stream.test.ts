@@ -104,7 +104,11 @@ function picked(t: PointTable, cols: number[]): number[] {
 }
 
 /** Piece sizes: odd ones split rows (and, for the direct reads, values); the defaults read each file at once. */
-const PIECES = [{ pieceBytes: 7, directBytes: 7, inFlight: 3 }, { pieceBytes: 40, directBytes: 13, inFlight: 1 }, {}];
+const PIECES = [
+  { pieceBytes: 7, directBytes: 7, inFlight: 3 },
+  { pieceBytes: 40, directBytes: 13, inFlight: 1, shared: true },
+  {},
+];
 
 describe('readNpyFile', () => {
   it('every dtype, byte order, C and Fortran order, header version: the points of npyToPoints, bit for bit', async () => {
@@ -133,6 +137,7 @@ describe('readNpyFile', () => {
               expect(bits(got.points), `${dtype} ${fortran ? 'F' : 'C'} (${n}, ${dim}) v${version}`).toEqual(
                 bits(want.points),
               );
+              expect(got.points.buffer instanceof SharedArrayBuffer).toBe(options.shared === true);
               if (dim === 3 && n > 0)
                 expect(bits((await readNpyFile(file, ['2', 0, '2'], options)).points)).toEqual(picked(want, [2, 0, 2]));
             }
@@ -162,6 +167,12 @@ describe('readNpyFile', () => {
     expect(bits((await readPoints(file, { columns: ['3', '1'] })).points)).toEqual(picked(want, [3, 1]));
     const bin = put(writeBinPoints(want.points, 4), '.bin');
     expect(bits((await readPoints(bin, { columns: ['0'] })).points)).toEqual(picked(want, [0]));
+    // shared: the same points in a SharedArrayBuffer (.npy and .bin; the partitioned EMST's coordinator reads so)
+    for (const f of [file, bin]) {
+      const got = await readPoints(f, { shared: true });
+      expect(got.points.buffer instanceof SharedArrayBuffer).toBe(true);
+      expect(bits(got.points)).toEqual(bits(want.points));
+    }
   });
 
   it("truncated files and bad headers: the whole-buffer readers' messages, naming the file", async () => {
