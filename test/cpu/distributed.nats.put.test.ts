@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
-import { connectNats, getMessage, putBytes, putWindow } from '../../src/distributed/nats.js';
+import { connectNats, getMessage, putBytes, putWindow, DIGEST_OFF_THREAD_BYTES } from '../../src/distributed/nats.js';
 import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
 import { InputError } from '../../src/errors.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -100,7 +100,8 @@ describe('putBytes, pipelined (issue 20)', () => {
     }
   });
 
-  const sizes = [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 17, 3 * (1 << 20) + 5];
+  // The last: hashed on a libuv thread (WebCrypto) while the chunks go out.
+  const sizes = [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 17, 3 * (1 << 20) + 5, DIGEST_OFF_THREAD_BYTES + 5];
   it.each(sizes)(
     '%i bytes: read back whole, info and meta as putBlob writes them',
     async (size) => {
@@ -136,6 +137,19 @@ describe('putBytes, pipelined (issue 20)', () => {
     },
     30_000,
   );
+
+  it('a large view of shared memory (WebCrypto refuses it): hashed on the calling thread, the same digest', async () => {
+    const os = await freshStore();
+    const size = DIGEST_OFF_THREAD_BYTES + 3;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size + 8), 8, size);
+    bytes.set(randomBytes(size, 7));
+    await putBytes(os, 'new', bytes, 1 << 20, WINDOW);
+    await putBytes(os, 'old', bytes.slice(), 1 << 20, 0);
+    const [a, b] = [(await os.info('new'))!, (await os.info('old'))!];
+    expect(a.digest).toBe(b.digest);
+    expect(Buffer.from((await os.getBlob('new'))!).equals(Buffer.from(bytes))).toBe(true);
+    await os.destroy();
+  }, 30_000);
 
   it('keeps up to `window` chunks unacknowledged (putBlob: one)', async () => {
     const os = await freshStore();
