@@ -95,14 +95,19 @@ fn axis_gap(x: f32, lo: f32, hi: f32, k: u32) -> f32 {
 
 // The lower bound of internal node c's subtree (traverse.wgsl's box_d2, and for mutual reachability the query's own
 // core; the subtree's smallest core is added by the caller where its parent's record is bound), as key bits.
-// Records are read through bvh/boxget.wgsl, in either format.
-fn box_bound(c: u32) -> f32 {
+// Records are read through bvh/boxget.wgsl, in either format. Also sets *flat as traverse.wgsl's box_d2 does: the
+// f32 box is one point.
+fn box_bound(c: u32, flat: ptr<function, bool>) -> f32 {
   let base = (c - u.tFirst) * BOXW;
   var s = 0.0;
+  var same = BOX16 == 0u;
   for (var k = 0u; k < D; k++) {
     let lw = boxes[base + k];
     var hw = lw;
-    if (BOX16 == 0u) { hw = boxes[base + D + k]; }
+    if (BOX16 == 0u) {
+      hw = boxes[base + D + k];
+      same = same && lw == hw;
+    }
     var fo = 0u;
     var fc = 0u;
     if (BOX16 != 0u) {
@@ -115,7 +120,23 @@ fn box_bound(c: u32) -> f32 {
     s = add_square(s, axis_gap(qp[k], b.x, b.y, k), u.one);
   }
   if (u.mr != 0u) { s = max(s * u.ia2, qCore); }
+  *flat = same;
   return s;
+}
+
+// traverse.wgsl's equal_leaf for internal node c of the tree window (whose subtree never leaves it): the Morton
+// position of the least-index leaf under c outside the query's component when c's points are all one point, or
+// NONE to descend.
+fn equal_leaf(c: u32, mc: f32) -> u32 {
+  var node = c;
+  while (node < u.n - 1u) { node = links[node - u.tFirst].x; }
+  var k = node - (u.n - 1u);
+  if (label_get(k) == comp) {
+    k += 1u;
+    if (label_get(k) == comp) { return NONE; }
+  }
+  if (u.mr != 0u && (core2T_get(k - u.tFirst) != mc || u.cut != 0u)) { return NONE; }
+  return k;
 }
 
 // emst/distance.wgsl's edge_key(j, k) for the query j and leaf k of the tree window.
@@ -169,13 +190,24 @@ fn traverse(root: u32) {
         try_leaf(c - leaf0);
         continue;
       }
-      var lb = box_bound(c);
+      var flat = false;
+      var lb = box_bound(c, &flat);
+      var mc = 0.0;
       if (u.mr != 0u) {
-        let mc = minCore2_get(rec - u.tFirst);
-        lb = max(lb, select(mc.x, mc.y, side == 1u));
+        let m2 = minCore2_get(rec - u.tFirst);
+        mc = select(m2.x, m2.y, side == 1u);
+        lb = max(lb, mc);
       }
       let lbBits = bitcast<u32>(lb);
       if (lbBits > radius + SLACK) { continue; }
+      // A subtree of copies of one point: only its least-index leaf can win (traverse.wgsl, equal_leaf).
+      if (flat) {
+        let k = equal_leaf(c, mc);
+        if (k != NONE) {
+          try_leaf(k);
+          continue;
+        }
+      }
       lower[side] = lbBits;
     }
     let l0 = lower[0];
@@ -249,7 +281,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         if (label_get(root - leaf0) != comp) { try_leaf(root - leaf0); }
         continue;
       }
-      if (bitcast<u32>(box_bound(root)) > radius + SLACK) { continue; }
+      var flat = false;
+      if (bitcast<u32>(box_bound(root, &flat)) > radius + SLACK) { continue; }
       traverse(root);
     }
     cand[t] = vec2u(bestKey, bestOther);

@@ -43,9 +43,12 @@ const STACK: u32 = 100u;
 // its key is computed from the points, below), its record read in either box format (bvh/boxget.wgsl: u16 boxes
 // contain the f32 ones, so the bound stays a lower bound). On a periodic axis the gap is the smaller of the direct gap and the gap around the torus, each computed with the
 // point distance's monotone steps so that it bounds every point of the box from below (src/knn/keys.cpu.ts).
-fn box_d2(node: u32, j: u32, q: array<f32, D>) -> f32 {
+// Also sets *flat: the box is one point (f32 boxes only: lo and hi words equal on every axis), so every point under
+// the node is that point, bit for bit (the refit's f32 boxes are the points' exact minima and maxima).
+fn box_d2(node: u32, j: u32, q: array<f32, D>, flat: ptr<function, bool>) -> f32 {
   let base = node * BOXW;
   var s = 0.0;
+  var same = BOX16 == 0u;
   // Important! Records in the first box part (every record below ~8.9·10^7 3D points on the H100, ~1.8·10^8 with
   // u16 boxes) are read from its binding directly: going through box_word() for every word slows the traversal
   // (bench/RESULTS.md). u16 boxes keep both ends in word k (the f32 format's hi word is read only for f32).
@@ -59,6 +62,7 @@ fn box_d2(node: u32, j: u32, q: array<f32, D>) -> f32 {
       var fc = 0u;
       if (BOX16 == 0u) {
         hw = boxes0[base + D + k];
+        same = same && lw == hw;
       } else {
         fo = frame_word(f + k);
         fc = frame_word(f + D + k);
@@ -74,6 +78,7 @@ fn box_d2(node: u32, j: u32, q: array<f32, D>) -> f32 {
       var fc = 0u;
       if (BOX16 == 0u) {
         hw = box_word(base + D + k);
+        same = same && lw == hw;
       } else {
         fo = box_word(f + k);
         fc = box_word(f + D + k);
@@ -82,7 +87,31 @@ fn box_d2(node: u32, j: u32, q: array<f32, D>) -> f32 {
       s = add_square(s, axis_gap(query_coord(j, k, q), b.x, b.y, k), u.one);
     }
   }
+  *flat = same;
   return s;
+}
+
+// Exact duplicates (issue 19's note: all-equal inputs were quadratic). Internal node c's points are all one point
+// (box_d2's flat), so every leaf under it has the same distance to the query, and the sort's (code, index) order
+// (bvh/layout.ts: equal points have equal codes) puts them in original-index order: its leftmost leaf f has the
+// least index, f + 1 (also under c: an internal node has two leaves or more) the next. The tie-break (key, min
+// index, max index) prefers, for one query, the least other index among equal keys, so the subtree's best candidate
+// is f, or f + 1 when f lies in the query's component, and no other leaf of c can beat it: returns that leaf's Morton
+// position, to be tested as a leaf instead of descending (which visited every copy: no box bound prunes at radius
+// 0), or NONE to descend as before — when f and f + 1 both lie in the query's component, or under mutual
+// reachability unless the leaf's core is the subtree's least (`mc`; every other leaf's key is then at least its
+// key, since the distance term is the same) and no scale cut applies (a key below the cut would not prove the
+// larger keys under c below it too).
+fn equal_leaf(c: u32, comp: u32, mc: f32) -> u32 {
+  var node = c;
+  while (node < u.n - 1u) { node = links[node].x; }
+  var k = node - (u.n - 1u);
+  if (label[k] == comp) {
+    k += 1u;
+    if (label[k] == comp) { return NONE; }
+  }
+  if (u.mr != 0u && (core2[k] != mc || u.cut != 0u)) { return NONE; }
+  return k;
 }
 
 // Word i of the box array where the frame lies: the first part's binding when every BVH fits it (BOX_MULTI = 0).
@@ -142,10 +171,31 @@ fn nearest_of(j: u32) -> Nearest {
     for (var side = 0u; side < 2u; side++) {
       let c = select(l.x, l.y, side == 1u);
       if (c == NONE || select(cl.x, cl.y, side == 1u) == comp || (FIRST != 0u && c == own)) { continue; }
+      var k = NONE;
       if (c >= u.n - 1u) {
+        k = c - (u.n - 1u);
+      } else {
+        var flat = false;
+        var lb = box_d2(c, j, q, &flat);
+        var mc = 0.0;
+        if (u.mr != 0u) {
+          mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
+          lb = max(max(lb * u.ia2, myCore), mc);
+        }
+        let lbBits = bitcast<u32>(lb);
+        // Prune only beyond a few ulps of slack: the box bound is computed unlike the keys (emst/common.wgsl, SLACK),
+        // and a subtree whose point lies exactly at the radius must still be visited.
+        if (lbBits > radius + SLACK) { continue; }
+        // A subtree of copies of one point: only its least-index leaf can win (equal_leaf).
+        if (flat) { k = equal_leaf(c, comp, mc); }
+        if (k == NONE) {
+          lower[side] = lbBits;
+          continue;
+        }
+      }
+      {
         // A leaf: its key is computed exactly as the upper bounds' keys are (no box test, which a GPU may round
         // differently by fusing multiply-adds).
-        let k = c - (u.n - 1u);
         var key: u32;
         if (QREG != 0u) { key = edge_key_from(q, j, k); } else { key = edge_key(j, k); }
         if (LAZY != 0u && (key < u.cut || key > radius)) { continue; }
@@ -159,18 +209,7 @@ fn nearest_of(j: u32) -> Nearest {
           bestHi = hi;
           radius = key;
         }
-        continue;
       }
-      var lb = box_d2(c, j, q);
-      if (u.mr != 0u) {
-        let mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
-        lb = max(max(lb * u.ia2, myCore), mc);
-      }
-      let lbBits = bitcast<u32>(lb);
-      // Prune only beyond a few ulps of slack: the box bound is computed unlike the keys (emst/common.wgsl, SLACK),
-      // and a subtree whose point lies exactly at the radius must still be visited.
-      if (lbBits > radius + SLACK) { continue; }
-      lower[side] = lbBits;
     }
     // Push the farther internal child first so that the nearer is visited first.
     let l0 = lower[0];

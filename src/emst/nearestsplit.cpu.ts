@@ -89,12 +89,50 @@ export interface SplitCandidates {
   other: Uint32Array;
 }
 
+/** Work counted by nearestSplitCpu: leaf keys computed (candidates tested), subtrees of copies taken as one leaf. */
+export interface SplitTraversalStats {
+  leaves: number;
+  equalSubtrees: number;
+}
+
+/** Whether internal node c's box is one point (emst/traverse.wgsl box_d2's `flat`: lo = hi on every axis). */
+function flatBox(boxes: Float32Array, c: number, dim: number): boolean {
+  const o = c * 2 * dim;
+  for (let k = 0; k < dim; k++) if (boxes[o + k] !== boxes[o + dim + k]) return false;
+  return true;
+}
+
+/**
+ * emst/traverse.wgsl's equal_leaf (and nearest_split.wgsl's): for an internal node whose points are all one point,
+ * the Morton position of its least-index leaf outside the query's component (its leftmost leaf, else the next), or
+ * NONE to descend — also under mutual reachability unless that leaf's core is the subtree's least (`mc`) and no
+ * scale cut applies.
+ */
+function equalLeaf(bvh: BvhCpu, s: SplitRoundState, c: number, comp: number, mc: number): number {
+  const leaf0 = bvh.n - 1;
+  let node = c;
+  while (node < leaf0) node = bvh.links[4 * node];
+  let k = node - leaf0;
+  if (s.label[k] === comp) {
+    k++;
+    if (s.label[k] === comp) return NONE;
+  }
+  if (s.mr && (s.mr.core2[k] !== mc || s.cut !== 0)) return NONE;
+  return k;
+}
+
 /**
  * nearest_split.wgsl on the CPU: every point's least (key, min index, max index) candidate in another component within
  * its upper bound, searched tree window by tree window from their roots (query windows change nothing on the CPU:
  * each query's state is carried from one tree window to the next as the GPU carries it in cand and bestOrig).
+ * `stats`, when given, counts the work (tests: exact duplicates must not make it quadratic).
  */
-export function nearestSplitCpu(bvh: BvhCpu, s: SplitRoundState, trees: readonly Window[]): SplitCandidates {
+export function nearestSplitCpu(
+  bvh: BvhCpu,
+  s: SplitRoundState,
+  trees: readonly Window[],
+  stats?: SplitTraversalStats,
+): SplitCandidates {
   const { n, dim, links, boxes, order, sortedPoints } = bvh;
   const key = new Uint32Array(n).fill(NONE);
   const other = new Uint32Array(n).fill(NONE);
@@ -128,6 +166,7 @@ export function nearestSplitCpu(bvh: BvhCpu, s: SplitRoundState, trees: readonly
       return lb;
     };
     const tryLeaf = (k: number) => {
+      if (stats) stats.leaves++;
       const kk = leafKey(k);
       const o = order[k];
       const lo = Math.min(me, o);
@@ -161,9 +200,19 @@ export function nearestSplitCpu(bvh: BvhCpu, s: SplitRoundState, trees: readonly
               continue;
             }
             let lb = boxBound(c);
-            if (s.mr) lb = Math.max(lb, s.mr.minCore2[2 * rec + side]);
+            const mc = s.mr ? s.mr.minCore2[2 * rec + side] : 0;
+            if (s.mr) lb = Math.max(lb, mc);
             const bits = keyBits(lb);
             if (bits > radius + slack) continue;
+            // A subtree of copies of one point: only its least-index leaf can win.
+            if (flatBox(boxes, c, dim)) {
+              const k = equalLeaf(bvh, s, c, comp, mc);
+              if (k !== NONE) {
+                if (stats) stats.equalSubtrees++;
+                tryLeaf(k);
+                continue;
+              }
+            }
             lower[side] = bits;
           }
           const [l0, l1] = lower;

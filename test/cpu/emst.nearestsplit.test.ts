@@ -160,3 +160,88 @@ describe('nearestSplitCpu', () => {
     },
   );
 });
+
+// Exact duplicates (issue 19's note): every copy of a point at key 0 looked for the least other index among all its
+// copies, and no box bound prunes at radius 0, so the traversal visited every copy — quadratic in the copies (GPU,
+// lavapipe: 32,000 equal 3D points 24.6–35.5 s). A subtree whose box is one point is now one candidate, its least-index
+// leaf outside the query's component (emst/traverse.wgsl and nearest_split.wgsl: equal_leaf); the count of leaf keys
+// computed shows it, and brute force that the candidates did not change.
+describe('nearestSplitCpu on exact duplicates', () => {
+  /** n points at `positions` distinct places (0: all at the origin), shuffled. */
+  const copies = (n: number, dim: number, positions: number, seed: number) => {
+    const r = mulberry32(seed);
+    const at = Array.from({ length: Math.max(positions, 1) * dim }, () => (positions === 0 ? 0 : f32(r() * 4)));
+    const p = new Float32Array(n * dim);
+    for (let i = 0; i < n; i++) {
+      const g = Math.floor(r() * Math.max(positions, 1));
+      for (let k = 0; k < dim; k++) p[i * dim + k] = at[g * dim + k];
+    }
+    return p;
+  };
+  /** Borůvka's state when every point is its own component (round 1) or every group of copies is one (round 2). */
+  const roundState = (bvh: BvhCpu, round: 1 | 2): SplitRoundState => {
+    const { n, dim, sortedPoints } = bvh;
+    const label = new Uint32Array(n);
+    for (let j = 0; j < n; j++) {
+      const same =
+        round === 2 &&
+        j > 0 &&
+        sortedPoints.subarray(j * dim, j * dim + dim).every((x, k) => x === sortedPoints[(j - 1) * dim + k]);
+      label[j] = same ? label[j - 1] : j;
+    }
+    // Upper bounds: the least key between Morton neighbours in different components (emst/upperbounds.wgsl's).
+    const ub = new Uint32Array(n).fill(INF_KEY);
+    for (let j = 0; j + 1 < n; j++) {
+      if (label[j] === label[j + 1]) continue;
+      const k = keyBits(squaredDistance(sortedPoints, dim, j, j + 1, null));
+      ub[label[j]] = Math.min(ub[label[j]], k);
+      ub[label[j + 1]] = Math.min(ub[label[j + 1]], k);
+    }
+    return { label, ub, childLabel: childLabelsCpu(bvh, label), cut: 0 };
+  };
+  const bruteKey = (bvh: BvhCpu) => (a: number, b: number) =>
+    keyBits(squaredDistance(bvh.sortedPoints, bvh.dim, a, b, null));
+
+  it.each([
+    ['all equal, 3D', 2000, 3, 0, 1],
+    ['all equal, 2D', 1999, 2, 0, 1],
+    ['8 places, 3D, round 1', 2000, 3, 8, 1],
+    ['8 places, 3D, round 2', 2000, 3, 8, 2],
+    ['5 places, 2D, round 2', 1501, 2, 5, 2],
+  ] as [string, number, number, number, 1 | 2][])(
+    '%s (n=%i): brute force, and a few leaf keys per point (was every copy)',
+    (_, n, dim, positions, round) => {
+      const bvh = buildBvhCpu(copies(n, dim, positions, n + dim), dim);
+      const state = roundState(bvh, round);
+      const stats = { leaves: 0, equalSubtrees: 0 };
+      const got = nearestSplitCpu(bvh, state, windowsOf(n, n), stats);
+      const want = brute(bvh, state, bruteKey(bvh));
+      expect(Array.from(got.key)).toEqual(Array.from(want.key));
+      expect(Array.from(got.other)).toEqual(Array.from(want.other));
+      expect(stats.equalSubtrees).toBeGreaterThan(0);
+      // With equal_leaf 1–2 a point (4000, 2000, 2750, 1501 here); without it every copy: 3,998,000 and 3,994,002 all
+      // equal, 499,914 and 725,249 at 8 places (rounds 1, 2), 468,213 at 5.
+      expect(stats.leaves).toBeLessThanOrEqual(16 * n);
+    },
+  );
+
+  it.each([
+    ['3D, windows of 64', 600, 3, 64, {}],
+    ['2D, windows of 7', 300, 2, 7, {}],
+    ['3D, mutual reachability', 400, 3, 50, { mr: true }],
+    ['3D, scale cut', 400, 3, 50, { cut: true }],
+    ['3D, periodic', 300, 3, 45, { period: Float32Array.of(2, 2, 2) }],
+  ] as [string, number, number, number, { mr?: boolean; cut?: boolean; period?: Float32Array }][])(
+    'a few places (%s, n=%i): brute force under random components',
+    (_, n, dim, step, o) => {
+      const bvh = buildBvhCpu(points(n, dim, 3 * n + dim, 4), dim);
+      for (const comps of [1, 2, 5, n >> 2, n]) {
+        const { state, key } = randomState(bvh, 5 * n + comps, { comps, ...o });
+        const got = nearestSplitCpu(bvh, state, windowsOf(n, step));
+        const want = brute(bvh, state, key);
+        expect(Array.from(got.key), `${comps} components`).toEqual(Array.from(want.key));
+        expect(Array.from(got.other), `${comps} components`).toEqual(Array.from(want.other));
+      }
+    },
+  );
+});
