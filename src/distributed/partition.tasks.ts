@@ -71,13 +71,14 @@ import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMe
 
 /** The handlers by kind (the table above). */
 /**
- * The most host threads a task's own passes (a pair's crossing edges, a forest's keys and reply) take by default:
- * emst()'s own cap. One worker runs per GPU, and two on a 32-core host with 16 threads each (with the coordinator
- * and nats-server beside them) ran their tasks slower than with 8 each (H200 x2 host, 2·10^8 points, k = 4,
- * session 14: the two workers' run 81.2 s pinned to 16 cores each, 69.5 s unpinned with --threads 8; bench/RESULTS.md).
- * `--threads` overrides it.
+ * The most host threads a task's own passes (a pair's crossing edges, a forest's keys and reply) take by default;
+ * `--threads` overrides it. 16, not emst()'s 8: one worker alone ran its forests' threaded passes ~1.2 s a forest
+ * faster with 16 (H100 x2 host, 2·10^8 points, k = 4, session 14: 127.3 s against ~147 s with 8). Two workers on
+ * one 32-core host with 8 each ran 69.5 s on an H200 x2 host (against 81.2 s pinned to 16 cores each with 16) but
+ * 106.6 s on an H100 x2 host (session 12's with 16: 85.5 s): the hosts vary more than the thread counts do
+ * (bench/RESULTS.md, issue 20, session 14).
  */
-export const TASK_THREADS_MAX = 8;
+export const TASK_THREADS_MAX = 16;
 
 export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
   async rows(p, msg) {
