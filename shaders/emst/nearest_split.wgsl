@@ -100,13 +100,13 @@ fn axis_gap(x: f32, lo: f32, hi: f32, k: u32) -> f32 {
 fn box_bound(c: u32, flat: ptr<function, bool>) -> f32 {
   let base = (c - u.tFirst) * BOXW;
   var s = 0.0;
-  var same = BOX16 == 0u;
+  var diff = select(0u, 1u, BOX16 != 0u);
   for (var k = 0u; k < D; k++) {
     let lw = boxes[base + k];
     var hw = lw;
     if (BOX16 == 0u) {
       hw = boxes[base + D + k];
-      same = same && lw == hw;
+      diff = diff | (lw ^ hw);
     }
     var fo = 0u;
     var fc = 0u;
@@ -120,7 +120,7 @@ fn box_bound(c: u32, flat: ptr<function, bool>) -> f32 {
     s = add_square(s, axis_gap(qp[k], b.x, b.y, k), u.one);
   }
   if (u.mr != 0u) { s = max(s * u.ia2, qCore); }
-  *flat = same;
+  *flat = diff == 0u;
   return s;
 }
 

@@ -25,6 +25,9 @@ override QREG: u32 = 0u;
 // LAZY = 1 (boruvka.ts, RoundPasses.lazyOrder): a leaf's original index (for the tie-break) is read only when its key
 // is within the radius, not for every leaf tested.
 override LAZY: u32 = 0u;
+// EQUAL = 1 (boruvka.ts, RoundPasses.equalSubtrees): a subtree of copies of one point is tested as its least-index
+// leaf (equal_leaf) instead of being descended.
+override EQUAL: u32 = 0u;
 
 struct Nearest {
   // Key of the best candidate, NONE for none.
@@ -48,7 +51,7 @@ const STACK: u32 = 100u;
 fn box_d2(node: u32, j: u32, q: array<f32, D>, flat: ptr<function, bool>) -> f32 {
   let base = node * BOXW;
   var s = 0.0;
-  var same = BOX16 == 0u;
+  var diff = select(0u, 1u, BOX16 != 0u);
   // Important! Records in the first box part (every record below ~8.9·10^7 3D points on the H100, ~1.8·10^8 with
   // u16 boxes) are read from its binding directly: going through box_word() for every word slows the traversal
   // (bench/RESULTS.md). u16 boxes keep both ends in word k (the f32 format's hi word is read only for f32).
@@ -62,7 +65,7 @@ fn box_d2(node: u32, j: u32, q: array<f32, D>, flat: ptr<function, bool>) -> f32
       var fc = 0u;
       if (BOX16 == 0u) {
         hw = boxes0[base + D + k];
-        same = same && lw == hw;
+        diff = diff | (lw ^ hw);
       } else {
         fo = frame_word(f + k);
         fc = frame_word(f + D + k);
@@ -78,7 +81,7 @@ fn box_d2(node: u32, j: u32, q: array<f32, D>, flat: ptr<function, bool>) -> f32
       var fc = 0u;
       if (BOX16 == 0u) {
         hw = box_word(base + D + k);
-        same = same && lw == hw;
+        diff = diff | (lw ^ hw);
       } else {
         fo = box_word(f + k);
         fc = box_word(f + D + k);
@@ -87,7 +90,7 @@ fn box_d2(node: u32, j: u32, q: array<f32, D>, flat: ptr<function, bool>) -> f32
       s = add_square(s, axis_gap(query_coord(j, k, q), b.x, b.y, k), u.one);
     }
   }
-  *flat = same;
+  *flat = diff == 0u;
   return s;
 }
 
@@ -171,31 +174,10 @@ fn nearest_of(j: u32) -> Nearest {
     for (var side = 0u; side < 2u; side++) {
       let c = select(l.x, l.y, side == 1u);
       if (c == NONE || select(cl.x, cl.y, side == 1u) == comp || (FIRST != 0u && c == own)) { continue; }
-      var k = NONE;
       if (c >= u.n - 1u) {
-        k = c - (u.n - 1u);
-      } else {
-        var flat = false;
-        var lb = box_d2(c, j, q, &flat);
-        var mc = 0.0;
-        if (u.mr != 0u) {
-          mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
-          lb = max(max(lb * u.ia2, myCore), mc);
-        }
-        let lbBits = bitcast<u32>(lb);
-        // Prune only beyond a few ulps of slack: the box bound is computed unlike the keys (emst/common.wgsl, SLACK),
-        // and a subtree whose point lies exactly at the radius must still be visited.
-        if (lbBits > radius + SLACK) { continue; }
-        // A subtree of copies of one point: only its least-index leaf can win (equal_leaf).
-        if (flat) { k = equal_leaf(c, comp, mc); }
-        if (k == NONE) {
-          lower[side] = lbBits;
-          continue;
-        }
-      }
-      {
         // A leaf: its key is computed exactly as the upper bounds' keys are (no box test, which a GPU may round
         // differently by fusing multiply-adds).
+        let k = c - (u.n - 1u);
         var key: u32;
         if (QREG != 0u) { key = edge_key_from(q, j, k); } else { key = edge_key(j, k); }
         if (LAZY != 0u && (key < u.cut || key > radius)) { continue; }
@@ -209,7 +191,39 @@ fn nearest_of(j: u32) -> Nearest {
           bestHi = hi;
           radius = key;
         }
+        continue;
       }
+      var flat = false;
+      var lb = box_d2(c, j, q, &flat);
+      if (u.mr != 0u) {
+        let mc = select(minCore2[rec].x, minCore2[rec].y, side == 1u);
+        lb = max(max(lb * u.ia2, myCore), mc);
+      }
+      let lbBits = bitcast<u32>(lb);
+      // Prune only beyond a few ulps of slack: the box bound is computed unlike the keys (emst/common.wgsl, SLACK),
+      // and a subtree whose point lies exactly at the radius must still be visited.
+      if (lbBits > radius + SLACK) { continue; }
+      // A subtree of copies of one point: only its least-index leaf can win (equal_leaf), tested as the leaf above
+      // (repeated here: one path for both cost ~3 % on lavapipe).
+      if (EQUAL != 0u && flat) {
+        let k = equal_leaf(c, comp, select(minCore2[rec].x, minCore2[rec].y, side == 1u));
+        if (k != NONE) {
+          var key: u32;
+          if (QREG != 0u) { key = edge_key_from(q, j, k); } else { key = edge_key(j, k); }
+          let other = order[k];
+          let lo = min(me, other);
+          let hi = max(me, other);
+          if (key >= u.cut && key <= radius && edge_less(key, lo, hi, bestKey, bestLo, bestHi)) {
+            bestKey = key;
+            bestOther = k;
+            bestLo = lo;
+            bestHi = hi;
+            radius = key;
+          }
+          continue;
+        }
+      }
+      lower[side] = lbBits;
     }
     // Push the farther internal child first so that the nearer is visited first.
     let l0 = lower[0];

@@ -132,6 +132,12 @@ export interface RoundPasses {
   /** The traversal reads a leaf's original index only when its key is within the radius (emst/traverse.wgsl, LAZY). */
   lazyOrder?: boolean;
   /**
+   * A subtree whose f32 box is one point is tested as its least-index leaf instead of being descended
+   * (emst/traverse.wgsl, EQUAL; equal_leaf): without it, exact copies of one position make the search quadratic in
+   * the copies (issue 19's note). The split traversal (nearest_split.wgsl) always does it.
+   */
+  equalSubtrees?: boolean;
+  /**
    * Chunks of rounds after the first are submitted once the chunk before them is read back, instead of two chunks
    * queued ahead (run()): when the first chunk completes the tree, as it does for most inputs, no later chunk's empty
    * rounds run; otherwise the GPU waits for each read-back.
@@ -151,6 +157,7 @@ const ROUND_PASSES = [
   'firstTraversal',
   'queryRegs',
   'lateChunks',
+  'equalSubtrees',
 ] as const;
 /** Shapes in neither `all` nor the default, named one by one: lazyOrder was slower on the H100 (bench/RESULTS.md). */
 const ROUND_OPTIONS = ['lazyOrder'] as const;
@@ -172,6 +179,7 @@ export const DEFAULT_ROUND_PASSES: Readonly<RoundPasses> = {
   firstTraversal: true,
   queryRegs: true,
   lateChunks: true,
+  equalSubtrees: true,
 };
 
 /** Parses `TREELINE_EMST_ROUNDS` (RoundPasses); unset or empty: DEFAULT_ROUND_PASSES, `none`: the old shape. */
@@ -478,6 +486,7 @@ export class Boruvka {
           FIRST: first,
           QREG: passes.queryRegs && dim <= 4 ? 1 : 0,
           LAZY: passes.lazyOrder ? 1 : 0,
+          EQUAL: passes.equalSubtrees ? 1 : 0,
         },
         first ? '.first' : '',
       );

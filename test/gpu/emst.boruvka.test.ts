@@ -154,7 +154,8 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
 
   // Issue 18: the per-round passes' shapes (RoundPasses) give the same tree as the old shape, bit for bit. SIX: the
   // default of the ninth session; ALL adds the first round's own shape, the Morton-ordered active list, the query in
-  // registers and the chunks submitted late (gpuMst submits 3 rounds per chunk); lazyOrder is in neither.
+  // registers, the chunks submitted late (gpuMst submits 3 rounds per chunk) and subtrees of copies taken as one leaf
+  // (equalSubtrees, issue 19); lazyOrder is in neither.
   const SIX: RoundPasses = {
     holders: true,
     fusedLabels: true,
@@ -170,6 +171,7 @@ describe.skipIf(variants.length === 0).each(variants)('emst::boruvka on the GPU 
     firstTraversal: true,
     queryRegs: true,
     lateChunks: true,
+    equalSubtrees: true,
   };
   it.each([
     ['grid', 2000, 2, 1],
