@@ -14,9 +14,18 @@
  * client. Without any of them the server must be on loopback, unless the caller allows anonymous access
  * (`allowAnonymous`, `--nats-allow-anonymous`): a worker executes whatever tasks the server hands it.
  */
-import { connect, credsAuthenticator, headers, nuid, type NatsConnection } from '@nats-io/transport-node';
+import {
+  connect,
+  createInbox,
+  credsAuthenticator,
+  headers,
+  nuid,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
 import {
   AckPolicy,
+  DeliverPolicy,
   jetstreamManager,
   JsHeaders,
   RetentionPolicy,
@@ -406,15 +415,31 @@ const encodeBuffers: Uint8Array[] = [];
  * a SharedArrayBuffer's (the coordinator's task results: its threaded merge reads them; never hand such arrays to the
  * GPU — Dawn's upload of one crashed the process on lavapipe), whose pages the host's threads take first from
  * `touchBytes` (default 64 MiB) on: a fresh buffer's first writes ran at ~1 GB/s on one H100 host thread, beside the
- * chunks' own work — a forest's 600 MB result at 2·10^8, k = 4, read in the run's last step.
+ * chunks' own work — a forest's 600 MB result at 2·10^8, k = 4, read in the run's last step. The chunks come through
+ * readPulled (a pull consumer, the SHA-256 on a hashing thread) unless TREELINE_NATS_GET_WINDOW is 0 (the library's
+ * get); one at a time still (readPulled at once on one connection was not tried).
  */
 export function getMessage(
   os: ObjectStore,
   name: string,
   options: { shared?: boolean; touchBytes?: number } = {},
 ): Promise<TaskMessage | null> {
+  return getBytes(os, name, options).then((bytes) => (bytes === null ? null : decodeTaskMessage(bytes)));
+}
+
+/**
+ * The bytes of the object stored under `name` (getMessage's read, one at a time per process), or null when there is
+ * none. `window`: chunks requested ahead (readPulled; default getWindow(), from TREELINE_NATS_GET_WINDOW); 0: the
+ * library's get.
+ */
+export function getBytes(
+  os: ObjectStore,
+  name: string,
+  options: { shared?: boolean; touchBytes?: number; window?: number } = {},
+): Promise<Uint8Array | null> {
   const touch = options.touchBytes ?? TOUCH_BYTES;
-  const read = reads.then(() => readMessage(os, name, options.shared === true, touch));
+  const window = options.window ?? getWindow();
+  const read = reads.then(() => readBytes(os, name, options.shared === true, touch, window));
   reads = read.then(
     () => undefined,
     () => undefined,
@@ -422,30 +447,27 @@ export function getMessage(
   return read;
 }
 
-/** The tail of this process' object-store reads (getMessage). */
+/** The tail of this process' object-store reads (getBytes). */
 let reads: Promise<void> = Promise.resolve();
 
 /** getMessage's default touchBytes. */
 const TOUCH_BYTES = 64 << 20;
 
-async function readMessage(
+async function readBytes(
   os: ObjectStore,
   name: string,
   shared: boolean,
   touchBytes: number,
-): Promise<TaskMessage | null> {
+  window: number,
+): Promise<Uint8Array | null> {
+  if (window > 0) {
+    const pulled = await readPulled(os, name, shared, touchBytes, window);
+    if (pulled !== undefined) return pulled;
+  }
   const r = await os.get(name);
   if (r === null) return null;
   const size = r.info.size;
-  let buffer: ArrayBuffer | SharedArrayBuffer;
-  if (shared) {
-    buffer = new SharedArrayBuffer(size);
-    // (the chunks wait in the reader's queue meanwhile)
-    if (size >= touchBytes && size >= 4) {
-      await touchOnWorkers([{ buffer, bytes: size }], await resolveThreads(undefined, size, 16), 'getMessage');
-    }
-  } else buffer = new ArrayBuffer(size);
-  const out = new Uint8Array(buffer);
+  const out = await outputArray(size, shared, touchBytes); // (the chunks wait in the reader's queue meanwhile)
   const reader = r.data.getReader();
   let at = 0;
   for (;;) {
@@ -460,5 +482,257 @@ async function readMessage(
   const error = await r.error;
   if (error) throw error;
   if (at !== out.length) throw new Error(`object '${name}' ended after ${at} of its ${out.length} bytes.`);
-  return decodeTaskMessage(out);
+  return out;
+}
+
+/** The array an object of `size` bytes is read into: see getMessage. */
+async function outputArray(size: number, shared: boolean, touchBytes: number): Promise<Uint8Array> {
+  if (!shared) return new Uint8Array(size);
+  const buffer = new SharedArrayBuffer(size);
+  if (size >= touchBytes && size >= 4) {
+    await touchOnWorkers([{ buffer, bytes: size }], await resolveThreads(undefined, size, 16), 'getMessage');
+  }
+  return new Uint8Array(buffer);
+}
+
+/** getMessage's default window: TREELINE_NATS_GET_WINDOW (0–1024; 0 = the library's get), else GET_WINDOW. */
+export function getWindow(): number {
+  const v = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+    ?.TREELINE_NATS_GET_WINDOW;
+  if (v === undefined || v === '') return GET_WINDOW;
+  const w = Number(v);
+  if (!Number.isInteger(w) || w < 0 || w > 1024) {
+    throw new InputError(`Expected TREELINE_NATS_GET_WINDOW to be an integer from 0 to 1024, got '${v}'.`);
+  }
+  return w;
+}
+
+/** getMessage's chunks requested ahead by default (1 MB each on a default server: well under its 64 MB pending). */
+const GET_WINDOW = 16;
+
+/** A read with no chunk for this long fails (the library's get: a 30 s heartbeat, then waits on). */
+export const READ_STALL_MS = 60_000;
+
+/**
+ * An object's bytes through a pull consumer of our own, or null when there is no such object, or undefined where
+ * this read does not apply (the store is not @nats-io/obj 3.4's class, the name is a link): the caller then reads
+ * through the library. The library's get (an ordered push consumer with flow control, each chunk through an async
+ * iterator and a ReadableStream, hashed on the calling thread) ran at 300–400 MB/s on loopback, its process CPU-bound
+ * (2-core machine, session 14: a 512 MB object ~0.3 s of SHA-256, ~0.4 s of first writes to the fresh array, the
+ * rest the client's parsing). Here: an ephemeral consumer (no acks, in memory) filtered on the object's chunk
+ * subject `$O.<bucket>.C.<nuid>`, fed by `no_wait` pull requests keeping `window` chunks requested ahead; each chunk
+ * goes straight into the array in the callback, and the SHA-256 (checked against info.digest, as the library does)
+ * runs on a hashing thread (sha256Thread) beside the reading. A chunk beyond info.size, a missing chunk (the server
+ * answers a request with "no messages" before the object's info.chunks came) or a digest that differs: an error
+ * naming the object. No chunk for READ_STALL_MS: an error.
+ */
+async function readPulled(
+  os: ObjectStore,
+  name: string,
+  shared: boolean,
+  touchBytes: number,
+  window: number,
+  stallMs = READ_STALL_MS,
+): Promise<Uint8Array | null | undefined> {
+  const store = internalsOf(os);
+  if (store === null || typeof store.jsm.consumers?.add !== 'function' || name.length === 0) return undefined;
+  const info = await os.info(name);
+  if (info === null || info.deleted) return null;
+  if (info.options?.link) return undefined;
+  if (!info.digest.startsWith('SHA-256=')) throw new Error(`object '${name}': unknown digest type '${info.digest}'.`);
+  const text = info.digest.slice(8);
+  const expected = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64url');
+  if (expected.length !== 32) throw new Error(`object '${name}': unable to parse digest '${info.digest}'.`);
+  const size = info.size;
+  const out = await outputArray(size, shared, touchBytes);
+  if (size === 0) return out;
+  const { js, jsm, stream } = store;
+  const nc = js.nc;
+  const consumer = await jsm.consumers.add(stream, {
+    ack_policy: AckPolicy.None,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: `$O.${store.name}.C.${info.nuid}`,
+    mem_storage: true,
+    inactive_threshold: 120e9, // ns: the server removes it if we die mid-read
+  });
+  const next = `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer.name}`;
+  const inbox = createInbox();
+  const hasher = await sha256Thread(size);
+  const chunks = info.chunks;
+  let [at, got, asked] = [0, 0, 0];
+  let last = Date.now();
+  let sub: Subscription | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const ask = (): void => {
+        const batch = Math.min(chunks - asked, window - (asked - got));
+        if (batch <= 0) return;
+        asked += batch;
+        nc.publish(next, JSON.stringify({ batch, no_wait: true }), { reply: inbox });
+      };
+      sub = nc.subscribe(inbox, {
+        callback: (err, m) => {
+          if (err) return reject(err);
+          last = Date.now();
+          if (m.data.length === 0 && m.headers) {
+            const code = m.headers.code;
+            if (code === 100) return; // a heartbeat
+            return reject(
+              new Error(
+                `object '${name}' ended after ${got} of its ${chunks} chunks (${at} of ${size} bytes): the server ` +
+                  `answered ${code} ${m.headers.description}.`,
+              ),
+            );
+          }
+          if (at + m.data.length > size) {
+            return reject(new Error(`object '${name}' holds more than the ${size} bytes its info says.`));
+          }
+          out.set(m.data, at);
+          hasher.update(out, at, m.data.length);
+          at += m.data.length;
+          if (++got === chunks) resolve();
+          else if (asked - got <= window >> 1) ask();
+        },
+      });
+      timer = setInterval(
+        () => {
+          if (Date.now() - last > stallMs) {
+            reject(new Error(`object '${name}': no chunk for ${stallMs / 1000} s (${got} of its ${chunks} read).`));
+          }
+        },
+        Math.min(stallMs, 5000),
+      );
+      ask();
+    });
+    if (at !== size) throw new Error(`object '${name}' ended after ${at} of its ${size} bytes.`);
+    const digest = await hasher.digest();
+    if (!Buffer.from(digest).equals(expected)) {
+      throw new Error(
+        `object '${name}' is corrupt: its SHA-256 is ${Buffer.from(digest).toString('hex')}, its info says ` +
+          `${expected.toString('hex')} (${info.digest}).`,
+      );
+    }
+    return out;
+  } finally {
+    clearInterval(timer);
+    sub?.unsubscribe();
+    hasher.reset();
+    await jsm.consumers.delete(stream, consumer.name).catch(() => undefined);
+  }
+}
+
+/** From this size on an object's SHA-256 is computed on the hashing thread (smaller ones: on the calling thread). */
+export const HASH_THREAD_BYTES = 8 << 20;
+
+/** One read's SHA-256, fed the ranges of its array as they fill. */
+interface Sha256Job {
+  update(out: Uint8Array, at: number, bytes: number): void;
+  digest(): Promise<Uint8Array>;
+  /** Frees what the job holds (after digest, or instead of it). */
+  reset(): void;
+}
+
+/**
+ * A SHA-256 for a read of `size` bytes: under HASH_THREAD_BYTES (or where there are no worker threads) on the calling
+ * thread, else on this process' hashing thread (one node:worker_threads worker, started at the first large read and
+ * kept, unreferenced between reads): a view of shared memory is hashed there in place, any other range is copied
+ * (a 1 MB chunk: a tenth of its hashing) and handed over. The reading thread's SHA-256 was ~0.6 s a GB (2-core
+ * machine, SHA extensions) of a read's ~1.6 s a GB into a warm array.
+ */
+async function sha256Thread(size = Infinity): Promise<Sha256Job> {
+  if (createHash === undefined) {
+    const crypto = 'node:crypto';
+    ({ createHash } = (await import(/* @vite-ignore */ crypto)) as typeof import('node:crypto'));
+  }
+  const worker = size >= HASH_THREAD_BYTES ? await hashingThread() : null;
+  if (worker === null) {
+    const sha = createHash('sha256');
+    return {
+      update: (out, at, bytes) => void sha.update(out.subarray(at, at + bytes)),
+      digest: () => Promise.resolve(new Uint8Array(sha.digest())),
+      reset: () => undefined,
+    };
+  }
+  const id = ++hashJobs;
+  worker.ref();
+  let done = false;
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    hashReplies.delete(id);
+    worker.postMessage({ id, drop: true });
+    if (hashReplies.size === 0) worker.unref();
+  };
+  return {
+    update(out, at, bytes) {
+      if (out.buffer instanceof SharedArrayBuffer) {
+        worker.postMessage({ id, buffer: out.buffer, offset: out.byteOffset + at, bytes });
+      } else {
+        const copy = out.slice(at, at + bytes);
+        worker.postMessage({ id, chunk: copy }, [copy.buffer]);
+      }
+    },
+    digest() {
+      return new Promise<Uint8Array>((resolve, reject) => {
+        hashReplies.set(id, (r) => {
+          finish();
+          if (r.digest) resolve(r.digest);
+          else reject(new Error(`the hashing thread failed: ${r.error}`));
+        });
+        worker.postMessage({ id, end: true });
+      });
+    },
+    reset: finish,
+  };
+}
+
+type HashReply = { id: number; digest?: Uint8Array; error?: string };
+let hashJobs = 0;
+const hashReplies = new Map<number, (r: HashReply) => void>();
+let hashWorker: Promise<import('node:worker_threads').Worker | null> | undefined;
+
+/** The hashing thread's code (CommonJS, run with eval). */
+const HASH_WORKER = `
+const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const jobs = new Map();
+parentPort.on('message', (m) => {
+  if (m.drop) return void jobs.delete(m.id);
+  let sha = jobs.get(m.id);
+  if (sha === undefined) jobs.set(m.id, (sha = createHash('sha256')));
+  try {
+    if (m.chunk) sha.update(m.chunk);
+    else if (m.buffer) sha.update(new Uint8Array(m.buffer, m.offset, m.bytes));
+    if (m.end) {
+      jobs.delete(m.id);
+      parentPort.postMessage({ id: m.id, digest: new Uint8Array(sha.digest()) });
+    }
+  } catch (e) {
+    jobs.delete(m.id);
+    parentPort.postMessage({ id: m.id, error: String(e && e.message || e) });
+  }
+});`;
+
+/** This process' hashing thread, or null where node:worker_threads is missing. */
+function hashingThread(): Promise<import('node:worker_threads').Worker | null> {
+  hashWorker ??= (async () => {
+    try {
+      const threads = 'node:worker_threads';
+      const { Worker } = (await import(/* @vite-ignore */ threads)) as typeof import('node:worker_threads');
+      const w = new Worker(HASH_WORKER, { eval: true });
+      w.unref();
+      w.on('message', (r: HashReply) => hashReplies.get(r.id)?.(r));
+      const fail = (why: string): void => {
+        hashWorker = undefined; // the next large read starts another
+        for (const [id, reply] of [...hashReplies]) reply({ id, error: why });
+      };
+      w.on('error', (e) => fail(e.message));
+      w.on('exit', (code) => fail(`it exited (${code})`));
+      return w;
+    } catch {
+      return null;
+    }
+  })();
+  return hashWorker;
 }
