@@ -5,7 +5,7 @@
 // bodyLimit (1 MB − 16 KiB on a default server), then reads it back through getMessage REPS times per window with
 // the windows alternated (each read into a fresh array, as a worker's or the coordinator's are; `shared`: into
 // shared memory, the coordinator's results), checks every byte, and prints each read's MB/s and CPU seconds (this
-// process, all its threads; the server) and each window's median. From the repository root, with a build in DIST
+// process, all its threads; its main thread alone; the server) and each window's median. From the repository root, with a build in DIST
 // (default dist; `npx tsc -p tsconfig.build.json --outDir <dir>` builds one):
 //   node bench/nats-get.mjs [MB=512] [REPS=3] [WINDOWS=0,16] [shared]      (window 0 = the library's get)
 import { spawn, spawnSync } from 'node:child_process';
@@ -32,6 +32,11 @@ const server = spawn(bin, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', store], 
 /** The server's user + system CPU seconds so far (/proc/<pid>/stat, clock ticks of 1/100 s). */
 const serverCpu = () => {
   const f = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
+/** This process' main thread's user + system CPU seconds so far (/proc/self/task/<pid>/stat). */
+const mainCpu = () => {
+  const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
 };
 let log = '';
@@ -65,12 +70,13 @@ try {
   for (let r = 0; r < reps; r++) {
     for (const w of windows) {
       process.env.TREELINE_NATS_GET_WINDOW = String(w);
-      const [c0, k0] = [process.cpuUsage(), serverCpu()];
+      const [c0, k0, m0] = [process.cpuUsage(), serverCpu(), mainCpu()];
       const t0 = performance.now();
       const msg = await getMessage(os, 'blob', { shared });
       const s = (performance.now() - t0) / 1000;
       const c = process.cpuUsage(c0);
-      const cpu = `CPU s: this process ${((c.user + c.system) / 1e6).toFixed(2)}, server ${(serverCpu() - k0).toFixed(2)}`;
+      const busy = mainCpu() - m0;
+      const cpu = `CPU s: this process ${((c.user + c.system) / 1e6).toFixed(2)}, its main thread ${busy.toFixed(2)}, server ${(serverCpu() - k0).toFixed(2)}`;
       const got = msg.arrays.values;
       const back = new Uint8Array(got.buffer, got.byteOffset, got.byteLength);
       if (!Buffer.from(back.buffer, back.byteOffset, back.byteLength).equals(Buffer.from(raw.buffer))) throw new Error(`window ${w}: the values read back differ`);

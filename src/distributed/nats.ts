@@ -510,6 +510,9 @@ export function getWindow(): number {
 /** getMessage's chunks requested ahead by default (1 MB each on a default server: well under its 64 MB pending). */
 const GET_WINDOW = 16;
 
+/** readPulled's most bytes requested ahead. */
+export const AHEAD_BYTES = 32 << 20;
+
 /** A read with no chunk for this long fails (the library's get: a 30 s heartbeat, then waits on). */
 export const READ_STALL_MS = 60_000;
 
@@ -517,14 +520,17 @@ export const READ_STALL_MS = 60_000;
  * An object's bytes through a pull consumer of our own, or null when there is no such object, or undefined where
  * this read does not apply (the store is not @nats-io/obj 3.4's class, the name is a link): the caller then reads
  * through the library. The library's get (an ordered push consumer with flow control, each chunk through an async
- * iterator and a ReadableStream, hashed on the calling thread) ran at 300–400 MB/s on loopback, its process CPU-bound
- * (2-core machine, session 14: a 512 MB object ~0.3 s of SHA-256, ~0.4 s of first writes to the fresh array, the
- * rest the client's parsing). Here: an ephemeral consumer (no acks, in memory) filtered on the object's chunk
- * subject `$O.<bucket>.C.<nuid>`, fed by `no_wait` pull requests keeping `window` chunks requested ahead; each chunk
- * goes straight into the array in the callback, and the SHA-256 (checked against info.digest, as the library does)
- * runs on a hashing thread (sha256Thread) beside the reading. A chunk beyond info.size, a missing chunk (the server
- * answers a request with "no messages" before the object's info.chunks came) or a digest that differs: an error
- * naming the object. No chunk for READ_STALL_MS: an error.
+ * iterator and a ReadableStream, hashed on the calling thread) is bound by its one thread, not by the flow control
+ * (2-core machine, session 14, 1 GB: ~1.8–2.6 s of that thread's CPU a read — SHA-256 ~0.6 s, the first writes to
+ * the fresh array ~0.5–0.8 s, the rest the client's parsing and copying; into an array already touched it moved as
+ * fast through a pull consumer as through its own). Here: an ephemeral consumer (no acks, in memory) filtered on the
+ * object's chunk subject `$O.<bucket>.C.<nuid>`, fed by `no_wait` pull requests keeping `window` chunks (AHEAD_BYTES
+ * at most) requested ahead; each chunk goes straight into the array in the subscription's callback, and the SHA-256
+ * (checked against info.digest, as the library checks it) runs on a hashing thread (sha256Thread) beside the reading:
+ * the reading thread's CPU ~1.2–1.4 s a GB (0.65–0.8 into shared memory, touched on the host's threads first). A
+ * chunk beyond info.size, a missing chunk (the server answers a request with "no messages" before the object's
+ * info.chunks came) or a digest that differs: an error naming the object. No chunk for `stallMs`: an error (a
+ * reconnect mid-read loses the in-memory consumer; the library's ordered consumer would have been recreated).
  */
 async function readPulled(
   os: ObjectStore,
@@ -559,6 +565,10 @@ async function readPulled(
   const inbox = createInbox();
   const hasher = await sha256Thread(size);
   const chunks = info.chunks;
+  // At most AHEAD_BYTES requested ahead, whatever the window: the server drops a client that falls further behind
+  // than its max_pending (64 MB by default) as a slow consumer.
+  const chunkBytes = Math.max(1, info.options?.max_chunk_size ?? Math.ceil(size / Math.max(1, chunks)));
+  const ahead = Math.max(1, Math.min(window, Math.floor(AHEAD_BYTES / chunkBytes)));
   let [at, got, asked] = [0, 0, 0];
   let last = Date.now();
   let sub: Subscription | undefined;
@@ -566,7 +576,7 @@ async function readPulled(
   try {
     await new Promise<void>((resolve, reject) => {
       const ask = (): void => {
-        const batch = Math.min(chunks - asked, window - (asked - got));
+        const batch = Math.min(chunks - asked, ahead - (asked - got));
         if (batch <= 0) return;
         asked += batch;
         nc.publish(next, JSON.stringify({ batch, no_wait: true }), { reply: inbox });
@@ -592,7 +602,7 @@ async function readPulled(
           hasher.update(out, at, m.data.length);
           at += m.data.length;
           if (++got === chunks) resolve();
-          else if (asked - got <= window >> 1) ask();
+          else if (asked - got <= ahead >> 1) ask();
         },
       });
       timer = setInterval(

@@ -16,6 +16,7 @@ import { headers } from '@nats-io/transport-node';
 import { jetstreamManager, JsHeaders, type JetStreamManager } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import {
+  AHEAD_BYTES,
   bodyLimit,
   connectNats,
   getBytes,
@@ -143,6 +144,7 @@ describe('getBytes, pulled (issue 20)', () => {
         [16, false],
         [16, true],
         [2, false],
+        [1024, true],
         [0, true],
       ] as const) {
         const got = await getBytes(os, name, { window, shared, touchBytes: 1 << 20 });
@@ -153,6 +155,36 @@ describe('getBytes, pulled (issue 20)', () => {
     // Reads queued at once still run one at a time and all come back whole.
     const all = await Promise.all([16, 0, 16, 4].map((window) => getBytes(os, 'big', { window })));
     for (const got of all) expect(same(got!, bytes)).toBe(true);
+    expect(await consumers(os)).toBe(0);
+    await os.destroy();
+  }, 60_000);
+
+  it("a window far beyond the server's 64 MB pending: AHEAD_BYTES at most requested ahead, read back whole", async () => {
+    const os = await freshStore();
+    const chunk = bodyLimit(nc);
+    const bytes = randomBytes(80 << 20, 5);
+    await putBytes(os, 'wide', bytes, chunk);
+    // The same store through a connection whose publishes are watched: every pull request's batch.
+    const inner = os as unknown as { js: { nc: NatsConnection } };
+    const batches: number[] = [];
+    const watchedNc = Object.create(inner.js.nc) as NatsConnection;
+    watchedNc.publish = (subject: string, data?: unknown, opts?: unknown) => {
+      if (subject.startsWith('$JS.API.CONSUMER.MSG.NEXT.')) batches.push(JSON.parse(String(data)).batch as number);
+      return inner.js.nc.publish(subject, data as string, opts as never);
+    };
+    const js = Object.create(inner.js) as { nc: NatsConnection };
+    js.nc = watchedNc;
+    const watched = Object.create(os) as ObjectStore;
+    (watched as unknown as { js: unknown }).js = js;
+    for (const window of [1024, 16]) {
+      batches.length = 0;
+      const got = await getBytes(watched, 'wide', { window });
+      expect(same(got!, bytes)).toBe(true);
+      const most = Math.min(window, Math.floor(AHEAD_BYTES / chunk));
+      expect(batches[0]).toBe(most);
+      expect(Math.max(...batches)).toBe(most);
+      expect(batches.reduce((a, b) => a + b, 0)).toBe(Math.ceil(bytes.length / chunk));
+    }
     expect(await consumers(os)).toBe(0);
     await os.destroy();
   }, 60_000);
