@@ -223,12 +223,16 @@ export async function putBytes(
 
 /** putBytes' default window: TREELINE_NATS_PUT_WINDOW (0–1024; 0 = the library's putBlob), else PUT_WINDOW. */
 export function putWindow(): number {
-  const v = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
-    ?.TREELINE_NATS_PUT_WINDOW;
-  if (v === undefined || v === '') return PUT_WINDOW;
+  return windowFromEnv('TREELINE_NATS_PUT_WINDOW', PUT_WINDOW);
+}
+
+/** A window (0–1024) from the environment variable `name`, else `fallback`; anything else is an InputError. */
+function windowFromEnv(name: string, fallback: number): number {
+  const v = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  if (v === undefined || v === '') return fallback;
   const w = Number(v);
   if (!Number.isInteger(w) || w < 0 || w > 1024) {
-    throw new InputError(`Expected TREELINE_NATS_PUT_WINDOW to be an integer from 0 to 1024, got '${v}'.`);
+    throw new InputError(`Expected ${name} to be an integer from 0 to 1024, got '${v}'.`);
   }
   return w;
 }
@@ -258,8 +262,16 @@ function internalsOf(os: ObjectStore): StoreInternals | null {
   return ok ? (o as StoreInternals) : null;
 }
 
-/** node:crypto's createHash (a computed specifier: the library imports no node: module statically). */
-let createHash: typeof import('node:crypto').createHash | undefined;
+/** node:crypto's createHash, imported once (a computed specifier: the library imports no node: module statically). */
+let loadedCreateHash: typeof import('node:crypto').createHash | undefined;
+
+async function nodeCreateHash(): Promise<typeof import('node:crypto').createHash> {
+  if (loadedCreateHash === undefined) {
+    const crypto = 'node:crypto';
+    ({ createHash: loadedCreateHash } = (await import(/* @vite-ignore */ crypto)) as typeof import('node:crypto'));
+  }
+  return loadedCreateHash;
+}
 
 /**
  * The object store's put (@nats-io/obj 3.4, ObjectStoreImpl._put) with up to `window` chunks unacknowledged: the
@@ -287,10 +299,7 @@ async function putPipelined(
   const old = await os.info(name);
   const id = nuid.next();
   const chunkSubject = `$O.${store.name}.C.${id}`;
-  if (createHash === undefined) {
-    const crypto = 'node:crypto';
-    ({ createHash } = (await import(/* @vite-ignore */ crypto)) as typeof import('node:crypto'));
-  }
+  const createHash = await nodeCreateHash();
   // The digest of a large put on a libuv thread while the chunks go out (WebCrypto's digest, which copies its input
   // first): on the calling thread it took ~0.8 s a GB of the put's ~2.2 (H200 x2 host, session 14). Views of shared
   // memory, which WebCrypto refuses, and small puts: hashed here, chunk by chunk.
@@ -497,14 +506,7 @@ async function outputArray(size: number, shared: boolean, touchBytes: number): P
 
 /** getMessage's default window: TREELINE_NATS_GET_WINDOW (0–1024; 0 = the library's get), else GET_WINDOW. */
 export function getWindow(): number {
-  const v = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
-    ?.TREELINE_NATS_GET_WINDOW;
-  if (v === undefined || v === '') return GET_WINDOW;
-  const w = Number(v);
-  if (!Number.isInteger(w) || w < 0 || w > 1024) {
-    throw new InputError(`Expected TREELINE_NATS_GET_WINDOW to be an integer from 0 to 1024, got '${v}'.`);
-  }
-  return w;
+  return windowFromEnv('TREELINE_NATS_GET_WINDOW', GET_WINDOW);
 }
 
 /** getMessage's chunks requested ahead by default (1 MB each on a default server: well under its 64 MB pending). */
@@ -651,10 +653,7 @@ interface Sha256Job {
  * machine, SHA extensions) of a read's ~1.6 s a GB into a warm array.
  */
 async function sha256Thread(size = Infinity): Promise<Sha256Job> {
-  if (createHash === undefined) {
-    const crypto = 'node:crypto';
-    ({ createHash } = (await import(/* @vite-ignore */ crypto)) as typeof import('node:crypto'));
-  }
+  const createHash = await nodeCreateHash();
   const worker = size >= HASH_THREAD_BYTES ? await hashingThread() : null;
   if (worker === null) {
     const sha = createHash('sha256');

@@ -28,7 +28,7 @@ import {
 import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
 import { InputError } from '../../src/errors.js';
 import { mulberry32 } from '../helpers/random.js';
-import { startNatsServer, type NatsServer } from '../helpers/nats.js';
+import { bucketOf, metaSubject, randomBytes, startNatsServer, streamOf, type NatsServer } from '../helpers/nats.js';
 
 const CHUNK = 4096;
 
@@ -48,21 +48,10 @@ afterAll(async () => {
   await server?.stop();
 }, 30_000);
 
-function randomBytes(n: number, seed: number): Uint8Array {
-  const r = mulberry32(seed);
-  const out = new Uint8Array(n);
-  const words = new Uint32Array(out.buffer, 0, n >>> 2);
-  for (let i = 0; i < words.length; i++) words[i] = Math.floor(r() * 2 ** 32);
-  for (let i = words.length * 4; i < n; i++) out[i] = Math.floor(r() * 256);
-  return out;
-}
-
 async function freshStore(): Promise<ObjectStore> {
   return new Objm(nc).create(`get-test-${bucketCount++}`);
 }
 
-const streamOf = (os: ObjectStore): string => (os as unknown as { stream: string }).stream;
-const bucketOf = (os: ObjectStore): string => (os as unknown as { name: string }).name;
 const same = (a: Uint8Array, b: Uint8Array): boolean =>
   Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
@@ -74,8 +63,7 @@ async function consumers(os: ObjectStore): Promise<number> {
 
 /** Publishes `name`'s meta message again with `change` applied to its JSON (rollup: it replaces the old one). */
 async function rewriteMeta(os: ObjectStore, name: string, change: (info: Record<string, unknown>) => void) {
-  const b64 = Buffer.from(name).toString('base64url');
-  const padded = `$O.${bucketOf(os)}.M.${b64}${'='.repeat((4 - (b64.length % 4)) % 4)}`;
+  const padded = metaSubject(os, name);
   const m = await jsm.streams.getMessage(streamOf(os), { last_by_subj: padded });
   const info = m!.json<Record<string, unknown>>();
   change(info);

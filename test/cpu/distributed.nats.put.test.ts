@@ -19,7 +19,7 @@ import { connectNats, getMessage, putBytes, putWindow, DIGEST_OFF_THREAD_BYTES }
 import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
 import { InputError } from '../../src/errors.js';
 import { mulberry32 } from '../helpers/random.js';
-import { startNatsServer, type NatsServer } from '../helpers/nats.js';
+import { bucketOf, metaSubject, randomBytes, startNatsServer, streamOf, type NatsServer } from '../helpers/nats.js';
 
 const CHUNK = 4096;
 const WINDOW = 8;
@@ -40,17 +40,9 @@ afterAll(async () => {
   await server?.stop();
 }, 30_000);
 
-function randomBytes(n: number, seed: number): Uint8Array {
-  const r = mulberry32(seed);
-  return Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
-}
-
 async function freshStore(opts: { max_bytes?: number } = {}): Promise<ObjectStore> {
   return new Objm(nc).create(`put-test-${bucketCount++}`, opts);
 }
-
-const streamOf = (os: ObjectStore): string => (os as unknown as { stream: string }).stream;
-const bucketOf = (os: ObjectStore): string => (os as unknown as { name: string }).name;
 
 /** The stream's message count (every chunk and every meta message still stored). */
 async function messages(os: ObjectStore): Promise<number> {
@@ -59,9 +51,7 @@ async function messages(os: ObjectStore): Promise<number> {
 
 /** The stored meta message's JSON for `name`. */
 async function rawMeta(os: ObjectStore, name: string): Promise<Record<string, unknown>> {
-  const b64 = Buffer.from(name).toString('base64url');
-  const pad = '='.repeat((4 - (b64.length % 4)) % 4);
-  const m = await jsm.streams.getMessage(streamOf(os), { last_by_subj: `$O.${bucketOf(os)}.M.${b64}${pad}` });
+  const m = await jsm.streams.getMessage(streamOf(os), { last_by_subj: metaSubject(os, name) });
   return m!.json<Record<string, unknown>>();
 }
 

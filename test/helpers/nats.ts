@@ -10,6 +10,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { ObjectStore } from '@nats-io/obj';
+import { mulberry32 } from './random.js';
 import { join } from 'node:path';
 import { cliEntry } from './cli.process.js';
 
@@ -146,4 +148,24 @@ export function startWorker(url: string, args: string[] = []): WorkerProcess {
         check();
       }),
   };
+}
+
+/** n seeded random bytes (mulberry32, a word at a time): the object-store tests' payloads. */
+export function randomBytes(n: number, seed: number): Uint8Array {
+  const r = mulberry32(seed);
+  const out = new Uint8Array(n);
+  const words = new Uint32Array(out.buffer, 0, n >>> 2);
+  for (let i = 0; i < words.length; i++) words[i] = Math.floor(r() * 2 ** 32);
+  for (let i = words.length * 4; i < n; i++) out[i] = Math.floor(r() * 256);
+  return out;
+}
+
+/** An object store's stream and bucket names (@nats-io/obj 3.4's internal fields, as src/distributed/nats.ts uses). */
+export const streamOf = (os: ObjectStore): string => (os as unknown as { stream: string }).stream;
+export const bucketOf = (os: ObjectStore): string => (os as unknown as { name: string }).name;
+
+/** The subject of `name`'s meta message: `$O.<bucket>.M.<name, padded base64url>`. */
+export function metaSubject(os: ObjectStore, name: string): string {
+  const b64 = Buffer.from(name).toString('base64url');
+  return `$O.${bucketOf(os)}.M.${b64}${'='.repeat((4 - (b64.length % 4)) % 4)}`;
 }
