@@ -8,12 +8,10 @@
 // process, all its threads; its main thread alone; the server) and each window's median. From the repository root, with a build in DIST
 // (default dist; `npx tsc -p tsconfig.build.json --outDir <dir>` builds one):
 //   node bench/nats-get.mjs [MB=512] [REPS=3] [WINDOWS=0,16] [shared]      (window 0 = the library's get)
-import { spawn, spawnSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { procCpu, startLocalNatsServer } from './nats-local.mjs';
 
 const [mbText = '512', repsText = '3', windowsText = '0,16', sharedText = ''] = process.argv.slice(2);
 const [mb, reps] = [Number(mbText), Number(repsText)];
@@ -25,34 +23,11 @@ const { connectNats, bodyLimit, getMessage, putBytes } = await import(new URL('d
 const { encodeTaskMessage } = await import(new URL('distributed/nats.codec.js', root).href);
 const { Objm } = await import('@nats-io/obj');
 
-const bin = ['nats-server', '/usr/sbin/nats-server'].find((b) => !spawnSync(b, ['--version']).error);
-if (!bin) throw new Error('nats-server is not installed (apt-get install nats-server)');
-const store = mkdtempSync(join(tmpdir(), 'treeline-nats-get-'));
-const server = spawn(bin, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', store], { stdio: ['ignore', 'pipe', 'pipe'] });
-/** The server's user + system CPU seconds so far (/proc/<pid>/stat, clock ticks of 1/100 s). */
-const serverCpu = () => {
-  const f = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
-/** This process' main thread's user + system CPU seconds so far (/proc/self/task/<pid>/stat). */
-const mainCpu = () => {
-  const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
-let log = '';
-const url = await new Promise((ok, fail) => {
-  const timer = setTimeout(() => fail(new Error(`nats-server did not start:\n${log}`)), 20_000);
-  const onData = (s) => {
-    log += s;
-    const m = /Listening for client connections on ([\d.]+:\d+)/.exec(log);
-    if (m && /Server is ready/.test(log)) {
-      clearTimeout(timer);
-      ok(`nats://${m[1]}`);
-    }
-  };
-  server.stdout.setEncoding('utf8').on('data', onData);
-  server.stderr.setEncoding('utf8').on('data', onData);
-});
+const server = await startLocalNatsServer('treeline-nats-get-');
+const serverCpu = server.cpu;
+const url = server.url;
+/** This process' main thread's user + system CPU seconds so far. */
+const mainCpu = () => procCpu(`/proc/self/task/${process.pid}/stat`);
 try {
   const nc = await connectNats({ url });
   const os = await new Objm(nc).create('get-bench');
@@ -94,7 +69,5 @@ try {
   await os.destroy();
   await nc.close();
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((ok) => server.once('exit', ok));
-  rmSync(store, { recursive: true, force: true });
+  await server.stop();
 }

@@ -6,12 +6,10 @@
 // and each mode's median. From the repository
 // root, with a build in DIST (default dist; `npx tsc -p tsconfig.build.json --outDir <dir>` builds one):
 //   node bench/nats-put.mjs [MB=512] [REPS=3] [WINDOWS=0,16]      (window 0 = the library's putBlob)
-import { spawn, spawnSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { startLocalNatsServer } from './nats-local.mjs';
 
 const [mbText = '512', repsText = '3', windowsText = '0,16'] = process.argv.slice(2);
 const [mb, reps] = [Number(mbText), Number(repsText)];
@@ -21,29 +19,9 @@ const root = pathToFileURL(`${isAbsolute(dist) ? dist : resolve(dist)}/`);
 const { connectNats, bodyLimit, putBytes } = await import(new URL('distributed/nats.js', root).href);
 const { Objm } = await import('@nats-io/obj');
 
-const bin = ['nats-server', '/usr/sbin/nats-server'].find((b) => !spawnSync(b, ['--version']).error);
-if (!bin) throw new Error('nats-server is not installed (apt-get install nats-server)');
-const store = mkdtempSync(join(tmpdir(), 'treeline-nats-put-'));
-const server = spawn(bin, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', store], { stdio: ['ignore', 'pipe', 'pipe'] });
-/** The server's user + system CPU seconds so far (/proc/<pid>/stat, clock ticks of 1/100 s). */
-const serverCpu = () => {
-  const f = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
-let log = '';
-const url = await new Promise((ok, fail) => {
-  const timer = setTimeout(() => fail(new Error(`nats-server did not start:\n${log}`)), 20_000);
-  const onData = (s) => {
-    log += s;
-    const m = /Listening for client connections on ([\d.]+:\d+)/.exec(log);
-    if (m && /Server is ready/.test(log)) {
-      clearTimeout(timer);
-      ok(`nats://${m[1]}`);
-    }
-  };
-  server.stdout.setEncoding('utf8').on('data', onData);
-  server.stderr.setEncoding('utf8').on('data', onData);
-});
+const server = await startLocalNatsServer('treeline-nats-put-');
+const serverCpu = server.cpu;
+const url = server.url;
 try {
   const nc = await connectNats({ url });
   const os = await new Objm(nc).create('put-bench');
@@ -77,7 +55,5 @@ try {
   await os.destroy();
   await nc.close();
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((ok) => server.once('exit', ok));
-  rmSync(store, { recursive: true, force: true });
+  await server.stop();
 }
