@@ -13,6 +13,7 @@
  *   distributed/merge.threads.ts merge-range       the coordinator's last merge of method 'pairs'
  *   datasets/generate.threads.ts generate-range    a range of the 'uniform' and 'normal' generators' values
  *   bench/check.threads.ts      check-*            the EMST bench's host checks (spanning tree, spatial halves)
+ *   io/points.stream.threads.ts read-pieces        a large .npy/.bin body read and checked into shared points
  *
  * It sits above every folder it dispatches to, so no folder imports another's worker code. Node only: never
  * imported by the library's entry points.
@@ -29,6 +30,7 @@ import { mergeJobs } from './distributed/merge.threads.js';
 import { boruvkaJobs } from './emst/boruvka.threads.js';
 import { neighbourJobs } from './emst/neighbours.threads.js';
 import { hostJobs } from './host/buffers.js';
+import { ioJobs } from './io/points.stream.threads.js';
 import type { JobTable, WorkerReply } from './host/threads.js';
 import { fromWire, toWire } from './host/wire.js';
 
@@ -50,6 +52,7 @@ const tables: JobTable[] = [
   mergeJobs,
   generateJobs,
   checkJobs,
+  ioJobs,
 ];
 const jobs = new Map<string, (message: { kind: string; id: number }) => WorkerReply | void>();
 for (const table of tables) {

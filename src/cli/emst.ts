@@ -16,7 +16,7 @@ import { metricOf } from '../emst/metric.js';
 import { runCommand } from './run.js';
 import { InputError } from '../errors.js';
 import { DEFAULT_PARTITIONS, emstOnNats } from '../distributed/coordinator.js';
-import { addNatsOptions, natsOptionsOf, type NatsCliOptions } from './nats.js';
+import { addLocalDirOption, addNatsOptions, localDirOf, natsOptionsOf, type NatsCliOptions } from './nats.js';
 import {
   addBackendOption,
   addThreadsOption,
@@ -133,7 +133,13 @@ async function computeEmstOnNats(
     alpha: o.alpha,
     onProgress: progress,
     signal,
-    cluster: { ...natsOptionsOf(o, 'treeline emst'), partitions: o.partitions, runId: o.runId, log },
+    cluster: {
+      ...natsOptionsOf(o, 'treeline emst'),
+      partitions: o.partitions,
+      runId: o.runId,
+      localDir: localDirOf(o),
+      log,
+    },
   });
   log?.(
     `emst: run ${r.runId}${r.resumed ? ' (resumed)' : ''}: ${r.stats.partitions} partitions, ` +
@@ -204,6 +210,7 @@ export function emstCommand(io: CliIo): Command {
       integer('--partitions', 1),
     )
     .option('--run-id <id>', 'with --nats: name the run; the same id resumes it after an interruption');
+  addLocalDirOption(cmd);
   return cmd
     .addHelpText(
       'after',

@@ -28,7 +28,7 @@ import { warmEmstPipelines } from '../emst/pipeline.js';
 import { warmClusterPipelines } from '../cluster/warm.js';
 import { hdbscanBatch } from './hdbscan.batch.js';
 import { hdbscanNatsRunners } from './hdbscan.nats.js';
-import { addNatsOptions, natsOptionsOf, type NatsCliOptions } from './nats.js';
+import { addLocalDirOption, addNatsOptions, localDirOf, natsOptionsOf, type NatsCliOptions } from './nats.js';
 import {
   addHdbscanPlotOptions,
   hdbscanPlotOutputs,
@@ -221,7 +221,13 @@ async function computeHdbscanOf(
       ...(o.nats && !gpu
         ? {
             backend: 'cpu' as const,
-            cluster: { ...natsOptionsOf(o, 'treeline hdbscan'), partitions: o.partitions, runId: o.runId, log: warn },
+            cluster: {
+              ...natsOptionsOf(o, 'treeline hdbscan'),
+              partitions: o.partitions,
+              runId: o.runId,
+              localDir: localDirOf(o),
+              log: warn,
+            },
           }
         : {}),
       threads: o.threads,
@@ -529,6 +535,7 @@ export function hdbscanCommand(io: CliIo): Command {
   cmd
     .option('--partitions <k>', 'spatial partitions of one file with --nats (default 8)', integer('--partitions', 1))
     .option('--run-id <id>', "with --nats and one file: name the MST's run; the same id resumes it");
+  addLocalDirOption(cmd);
   return cmd
     .addHelpText(
       'after',

@@ -12,6 +12,7 @@ export interface NatsCliOptions {
   natsTlsKey?: string;
   natsTlsCa?: string;
   natsAllowAnonymous?: boolean;
+  natsLocalDir?: string;
 }
 
 /** --nats <url> (required for `worker`) and the credential and TLS options. */
@@ -41,4 +42,20 @@ export function natsOptionsOf(o: NatsCliOptions, name: string): NatsOptions {
     allowAnonymous: !!o.natsAllowAnonymous,
     name,
   };
+}
+
+/**
+ * --nats-local-dir on a command that coordinates a partitioned run (emst, hdbscan): the folder where workers on
+ * this host find the partitions as files (src/distributed/nats.local.ts).
+ */
+export function addLocalDirOption(cmd: Command): Command {
+  return cmd.option(
+    '--nats-local-dir <dir>',
+    "with --nats: folder where workers on this host read the partitions and leave large results as files instead of through the object store (default /dev/shm; 'none': the object store alone)",
+  );
+}
+
+/** cluster.localDir from --nats-local-dir: undefined (the default folder), a folder, or false ('none'). */
+export function localDirOf(o: NatsCliOptions): string | false | undefined {
+  return o.natsLocalDir === 'none' ? false : o.natsLocalDir;
 }

@@ -24,6 +24,8 @@ interface WorkerCliOptions extends NatsCliOptions {
   threads?: number;
   ackWait: number;
   maxAttempts: number;
+  /** --no-nats-local: false. */
+  natsLocal?: boolean;
 }
 
 /** The backend's GPU context, made once for the worker's life (none under 'cpu', or 'auto' without a GPU). */
@@ -85,6 +87,10 @@ export function workerCommand(io: CliIo): Command {
       integer('--max-attempts', 1),
       3,
     )
+    .option(
+      '--no-nats-local',
+      "read partitions through the object store even where the coordinator's folder on this host is visible (--nats-local-dir)",
+    )
     .addHelpText(
       'after',
       [
@@ -129,6 +135,7 @@ export function workerCommand(io: CliIo): Command {
           batchTasks: { ...BATCH_TASKS, hdbscanFile: hdbscanFileTask },
           ackWaitMs: o.ackWait * 1000,
           maxAttempts: o.maxAttempts,
+          local: o.natsLocal !== false,
           signal: controller.signal,
           log: io.log,
         });

@@ -15,13 +15,25 @@
  * answered from its stored result at once and only the rest are computed. The same run id on other points is an
  * InputError; a run that ended 'done' starts over.
  */
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { Objm, type ObjectStore } from '@nats-io/obj';
 import { Kvm, type KV } from '@nats-io/kv';
 import { InputError } from '../errors.js';
 import type { EmstClusterOptions } from '../emst/validate.js';
 import { registerClusterEntry } from '../emst/emst.js';
 import type { ProgressCallback } from '../progress.js';
-import { bodyLimit, checkRunId, connectNats, jetstreamManagerOf, putMessage, RUNS_BUCKET } from './nats.js';
+import { bodyLimit, checkRunId, connectNats, jetstreamManagerOf, putMessage, RUNS_BUCKET, runBucket } from './nats.js';
+import {
+  defaultLocalBase,
+  hasFile,
+  needSubject,
+  openLocal,
+  partitionFile,
+  readMessageFile,
+  sameFolder,
+  writeMessageFile,
+  type LocalLink,
+} from './nats.local.js';
 import { NatsJobs, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
 import { partitionInfo } from './partition.js';
@@ -60,6 +72,8 @@ export interface RunState {
   totalWeight?: number;
   error?: string;
   traffic?: JobTraffic;
+  /** The same-host folder the partitions were written to (nats.local.ts), if any. */
+  local?: LocalLink;
 }
 
 /** The executor the algorithm talks to: one NATS task per call. */
@@ -196,7 +210,11 @@ export async function emstOnNats(
           `${previous.fingerprint}, this input ${fingerprint}): choose another --run-id.`,
       );
     }
-    const resumed = !!previous && previous.status !== 'done';
+    let resumed = !!previous && previous.status !== 'done';
+    if (resumed && previous!.local && !(await partitionsKept(nc, run, previous!))) {
+      log(`run ${run}: its partitions are gone from ${previous!.local.dir} (and the object store): starting over`);
+      resumed = false;
+    }
     jobs = await NatsJobs.open(nc, run, {
       fresh: !resumed,
       epoch: fingerprint,
@@ -213,6 +231,7 @@ export async function emstOnNats(
     if (resumed) {
       shared = null;
       state = { ...previous!, status: 'running', error: undefined };
+      jobs.local = state.local ?? null;
       log(`run ${run}: resuming (${previous!.status}, last at ${previous!.phase ?? 'the start'})`);
       saved = kv.put(run, JSON.stringify(state)).then(() => undefined);
     } else {
@@ -225,22 +244,39 @@ export async function emstOnNats(
       const infos = data.map((d) => partitionInfo(d!, { cells }));
       timings['distributed::partition'] = performance.now() - t0;
       log(`run ${run}: ${k} partitions split (on up to ${threads} threads)`);
-      state = { status: 'running', fingerprint, n: points.length / dim, dim, minSamples, alpha, partitions: infos };
-      // The uploads, one after another in partition order, beside the algorithm: its first tasks (the pairs (0, 1),
-      // (0, 2), …, (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored.
+      // The same-host folder (nats.local.ts), where one can be made with room for every partition.
+      const link = await localFolder(cluster, run, data, log);
+      jobs.local = link;
+      state = {
+        status: 'running',
+        fingerprint,
+        n: points.length / dim,
+        dim,
+        minSamples,
+        alpha,
+        partitions: infos,
+        ...(link ? { local: link } : {}),
+      };
+      // The writes or uploads, one after another in partition order, beside the algorithm: its first tasks (the
+      // pairs (0, 1), (0, 2), …, (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions
+      // are stored. A partition whose file cannot be written is uploaded instead.
       const tUp = performance.now();
       const uploads: Promise<void>[] = [];
       let previousUpload = Promise.resolve();
       for (let p = 0; p < k; p++) {
         previousUpload = previousUpload.then(async () => {
           const d = data[p]!;
-          data[p] = null; // the store holds it now; no second copy here
-          jobs!.traffic.bytesSent += await putMessage(
-            jobs!.store,
-            partitionObject(d.id),
-            { meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } },
-            bodyLimit(nc),
-          );
+          data[p] = null; // the store (or the file) holds it now; no second copy here
+          const msg = { meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } };
+          if (link) {
+            try {
+              jobs!.traffic.localBytes += await writeMessageFile(link.dir, partitionFile(d.id), msg);
+              return;
+            } catch (e) {
+              log(`run ${run}: partition ${d.id} goes through the object store: ${(e as Error).message}`);
+            }
+          }
+          jobs!.traffic.bytesSent += await putMessage(jobs!.store, partitionObject(d.id), msg, bodyLimit(nc));
         });
         uploads.push(previousUpload);
       }
@@ -253,6 +289,8 @@ export async function emstOnNats(
       options.onProgress?.(0, 'upload partitions');
     }
     saved.catch(() => undefined); // awaited below; a failed upload also fails the tasks that wait for it
+    // Workers that do not see the same-host folder ask for its partitions in the object store.
+    const serving = jobs.local ? serveNeeds(nc, run, jobs, state.partitions.length, saved, log) : null;
     const tStart = performance.now() - t0;
     let lastPhase = '';
     let lastFraction = 0;
@@ -301,6 +339,7 @@ export async function emstOnNats(
       run,
       JSON.stringify({ ...state, status: 'done', edges: result.weights.length, totalWeight, traffic } as RunState),
     );
+    serving?.unsubscribe();
     await jobs.close();
     if (!cluster.keep) await jobs.destroyStore();
     return {
@@ -320,6 +359,95 @@ export async function emstOnNats(
     await jobs?.close();
     await nc.drain().catch(() => nc.close());
   }
+}
+
+/**
+ * The run's same-host folder (nats.local.ts) under cluster.localDir (default /dev/shm), with room for `data`'s
+ * partitions; null (the object store alone) where localDir is false, or the folder cannot be made.
+ */
+async function localFolder(
+  cluster: ClusterOptions,
+  run: string,
+  data: (PartitionData | null)[],
+  log: (line: string) => void,
+): Promise<LocalLink | null> {
+  if (cluster.localDir === false) return null;
+  const base = cluster.localDir ?? (await defaultLocalBase());
+  if (base === null) return null;
+  let bytes = 0;
+  for (const d of data) if (d) bytes += d.points.byteLength + d.ids.byteLength + 4096;
+  const { link, why } = await openLocal(base, run, bytes);
+  if (!link) log(`run ${run}: partitions go through the object store (${why})`);
+  return link;
+}
+
+/** Whether a resumed run's partitions are all still there: as files in its folder or as objects. */
+async function partitionsKept(nc: NatsConnection, run: string, state: RunState): Promise<boolean> {
+  const link = state.local!;
+  if (!(await sameFolder(link))) return false;
+  let os: ObjectStore | null = null;
+  for (let p = 0; p < state.partitions.length; p++) {
+    if (await hasFile(link.dir, partitionFile(p))) continue;
+    os ??= await new Objm(nc).open(runBucket(run)).catch(() => null);
+    if (!os || (await os.info(partitionObject(p)).catch(() => null)) === null) return false;
+  }
+  return true;
+}
+
+/**
+ * Answers the workers that do not see the same-host folder: a request on treeline.need.<run> naming partition p has
+ * it uploaded from its file (after `saved`: every file written) and is answered once it is stored (or with the
+ * error); every partition after it follows (a remote worker needs most), one at a time, each once.
+ */
+function serveNeeds(
+  nc: NatsConnection,
+  run: string,
+  jobs: NatsJobs,
+  count: number,
+  saved: Promise<void>,
+  log: (line: string) => void,
+): Subscription {
+  const link = jobs.local!;
+  const uploads = new Map<number, Promise<void>>();
+  let chain: Promise<void> = saved.catch(() => undefined);
+  const upload = (p: number): Promise<void> => {
+    let done = uploads.get(p);
+    if (!done) {
+      done = chain.then(async () => {
+        if ((await jobs.store.info(partitionObject(p))) !== null) return;
+        const msg = await readMessageFile(link.dir, partitionFile(p));
+        if (msg === null) throw new Error(`its file is missing from ${link.dir}`);
+        jobs.traffic.bytesSent += await putMessage(jobs.store, partitionObject(p), msg, bodyLimit(nc));
+        log(`run ${run}: partition ${p} uploaded for a worker that does not see ${link.dir}`);
+      });
+      uploads.set(p, done);
+      chain = done.catch(() => undefined);
+    }
+    return done;
+  };
+  return nc.subscribe(needSubject(run), {
+    callback: (_err, m) => {
+      let p = NaN;
+      try {
+        p = Number((JSON.parse(new TextDecoder().decode(m.data)) as { partition?: unknown }).partition);
+      } catch {
+        // Not a need note: p stays NaN.
+      }
+      if (!Number.isInteger(p) || p < 0 || p >= count) {
+        m.respond(JSON.stringify({ error: `no partition ${p} in a run of ${count}` }));
+        return;
+      }
+      const asked = upload(p);
+      for (let q = p + 1; q < count; q++) upload(q).catch(() => undefined);
+      asked.then(
+        () => m.respond(JSON.stringify({})),
+        (e: Error) => {
+          log(`run ${run}: partition ${p} for a worker elsewhere: ${e.message}`);
+          m.respond(JSON.stringify({ error: e.message }));
+        },
+      );
+    },
+  });
 }
 
 // emst()'s `cluster` finds this entry without importing distributed/ (emst.ts: registerClusterEntry).

@@ -55,6 +55,26 @@ function layout(msg: TaskMessage): { json: Uint8Array; entries: [string, TaskArr
   return { json, entries, size };
 }
 
+/**
+ * encodeTaskMessage(msg)'s bytes as pieces at their offsets, without the copy into one array: the head (magic, header
+ * length, header, padding) at 0, then each array's bytes (a view on it) where encodeTaskMessage puts them. The gaps
+ * between pieces are the arrays' zero padding. For writers that write the pieces straight to a file (nats.local.ts).
+ */
+export function encodedPieces(msg: TaskMessage): { size: number; pieces: { at: number; bytes: Uint8Array }[] } {
+  const { json, entries, size } = layout(msg);
+  const head = new Uint8Array(8 + pad8(json.length));
+  head.set(MAGIC, 0);
+  new DataView(head.buffer).setUint32(4, json.length, true);
+  head.set(json, 8);
+  const pieces: { at: number; bytes: Uint8Array }[] = [{ at: 0, bytes: head }];
+  let at = head.length;
+  for (const [, a] of entries) {
+    pieces.push({ at, bytes: new Uint8Array(a.buffer, a.byteOffset, a.byteLength) });
+    at += pad8(a.byteLength);
+  }
+  return { size, pieces };
+}
+
 /** The size of encodeTaskMessage(msg) in bytes. */
 export function encodedSize(msg: TaskMessage): number {
   return layout(msg).size;

@@ -25,6 +25,7 @@ import {
   taskSubject,
 } from './nats.js';
 import { contentId, messageOutcome, resultObject, taskObject, type TaskHeader } from './nats.tasks.js';
+import { readMessageFile, removeLocal, stubOf, type LocalLink } from './nats.local.js';
 import type { TaskMessage } from './types.js';
 
 const STALL_SECONDS = 30;
@@ -47,10 +48,16 @@ export interface JobTraffic {
   reused: number;
   bytesSent: number;
   bytesReceived: number;
+  /** Bytes passed as files in the same-host folder instead (nats.local.ts): partitions written, results read. */
+  localBytes: number;
 }
 
 export class NatsJobs {
-  readonly traffic: JobTraffic = { tasks: 0, reused: 0, bytesSent: 0, bytesReceived: 0 };
+  readonly traffic: JobTraffic = { tasks: 0, reused: 0, bytesSent: 0, bytesReceived: 0, localBytes: 0 };
+  /** The same-host folder every task's header names (coordinator.ts), or null: the object store alone. */
+  local: LocalLink | null = null;
+  /** Appended to every message id (JetStream's duplicate check) by a fresh start: see open(). */
+  private publication = '';
   private readonly js: JetStreamClient;
   private readonly pending = new Map<string, { resolve: (result?: Uint8Array) => void }>();
   private readonly inFlight = new Map<string, Promise<TaskMessage>>();
@@ -94,6 +101,11 @@ export class NatsJobs {
     }
     const store = await objm.create(runBucket(run));
     const jobs = new NatsJobs(nc, run, store, options.epoch);
+    // A fresh start of a run id publishes its tasks anew: the same content under the same id (the same points run
+    // again after the first run finished, or after its folder was lost) would otherwise be dropped by the server as
+    // repeats of the earlier run's messages within its duplicate window, and never computed.
+    if (options.fresh)
+      jobs.publication = `.${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
     jobs.onStall = options.onStall;
     jobs.listen();
     return jobs;
@@ -139,48 +151,66 @@ export class NatsJobs {
     partition: number | undefined,
     msg: TaskMessage,
   ): Promise<TaskMessage> {
-    let resolve!: (result?: Uint8Array) => void;
-    const promise = new Promise<Uint8Array | undefined>((r) => (resolve = r)).finally(
-      () => (this.lastNews = Date.now()),
-    );
-    this.pending.set(id, { resolve });
-    let inline: Uint8Array | undefined;
-    try {
-      if ((await this.store.info(resultObject(id))) !== null) {
-        this.traffic.reused++;
-      } else {
-        const header: TaskHeader = {
-          run: this.run,
-          id,
-          kind,
-          ...(this.epoch !== undefined ? { epoch: this.epoch } : {}),
-          ...(partition !== undefined ? { partition } : {}),
-        };
-        let body = encodeTaskMessage({ meta: { task: { ...header }, meta: msg.meta }, arrays: msg.arrays });
-        if (body.length > bodyLimit(this.nc)) {
-          this.traffic.bytesSent += await putMessage(this.store, taskObject(id), msg, bodyLimit(this.nc));
-          body = encodeTaskMessage({ meta: { task: { ...header, stored: true } }, arrays: {} });
+    // A second attempt only where a stored result named a file in the same-host folder that is gone (a resumed run
+    // whose folder lost it): the stub is removed and the task computed again.
+    for (let attempt = 0; ; attempt++) {
+      let resolve!: (result?: Uint8Array) => void;
+      const promise = new Promise<Uint8Array | undefined>((r) => (resolve = r)).finally(
+        () => (this.lastNews = Date.now()),
+      );
+      this.pending.set(id, { resolve });
+      let inline: Uint8Array | undefined;
+      try {
+        if ((await this.store.info(resultObject(id))) !== null) {
+          this.traffic.reused++;
+        } else {
+          const header: TaskHeader = {
+            run: this.run,
+            id,
+            kind,
+            ...(this.epoch !== undefined ? { epoch: this.epoch } : {}),
+            ...(partition !== undefined ? { partition } : {}),
+            ...(this.local ? { local: this.local } : {}),
+          };
+          let body = encodeTaskMessage({ meta: { task: { ...header }, meta: msg.meta }, arrays: msg.arrays });
+          if (body.length > bodyLimit(this.nc)) {
+            this.traffic.bytesSent += await putMessage(this.store, taskObject(id), msg, bodyLimit(this.nc));
+            body = encodeTaskMessage({ meta: { task: { ...header, stored: true } }, arrays: {} });
+          }
+          this.traffic.bytesSent += body.length;
+          this.traffic.tasks++;
+          const msgID = `${this.run}.${id}${this.publication}${attempt > 0 ? `.${attempt}` : ''}`;
+          await this.js.publish(taskSubject(this.run), body, { msgID });
+          inline = await promise;
         }
-        this.traffic.bytesSent += body.length;
-        this.traffic.tasks++;
-        await this.js.publish(taskSubject(this.run), body, { msgID: `${this.run}.${id}` });
-        inline = await promise;
+        // Results read into shared memory: the 'pairs' merge runs on the coordinator's threads over them.
+        let stored = inline
+          ? decodeTaskMessage(inline)
+          : await getMessage(this.store, resultObject(id), { shared: true });
+        if (stored === null) throw new Error(`task ${id}'s result vanished from run ${this.run}'s object store.`);
+        const stub = stubOf(stored);
+        if (stub) {
+          const file = this.local ? await readMessageFile(this.local.dir, stub.file, { shared: true }) : null;
+          if (file === null) {
+            const where = this.local ? this.local.dir : "this run's same-host folder (none now)";
+            if (attempt > 0) throw new Error(`task ${id}'s result file ${stub.file} is missing from ${where}.`);
+            await this.store.delete(resultObject(id));
+            continue;
+          }
+          this.traffic.localBytes += stub.bytes;
+          stored = file;
+        }
+        const outcome = messageOutcome(stored);
+        if ('error' in outcome)
+          throw new TaskFailedError(
+            `${kind}${partition !== undefined ? ` on partition ${partition}` : ''}`,
+            outcome.error,
+          );
+        if (!stub) for (const a of Object.values(stored.arrays)) this.traffic.bytesReceived += a.byteLength;
+        return outcome.reply;
+      } finally {
+        this.pending.delete(id);
       }
-      // Results read into shared memory: the 'pairs' merge runs on the coordinator's threads over them.
-      const stored = inline
-        ? decodeTaskMessage(inline)
-        : await getMessage(this.store, resultObject(id), { shared: true });
-      if (stored === null) throw new Error(`task ${id}'s result vanished from run ${this.run}'s object store.`);
-      const outcome = messageOutcome(stored);
-      if ('error' in outcome)
-        throw new TaskFailedError(
-          `${kind}${partition !== undefined ? ` on partition ${partition}` : ''}`,
-          outcome.error,
-        );
-      for (const a of Object.values(stored.arrays)) this.traffic.bytesReceived += a.byteLength;
-      return outcome.reply;
-    } finally {
-      this.pending.delete(id);
     }
   }
 
@@ -192,8 +222,9 @@ export class NatsJobs {
     this.sub = null;
   }
 
-  /** Removes the run's object store (partitions, bodies, results). */
+  /** Removes the run's object store (partitions, bodies, results) and its same-host folder. */
   async destroyStore(): Promise<void> {
     await this.store.destroy();
+    if (this.local) await removeLocal(this.local);
   }
 }

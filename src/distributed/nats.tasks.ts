@@ -10,6 +10,7 @@
  * A task's id is its content's hash (kind, partition, meta, arrays): the same request — after a coordinator restart,
  * or asked twice — is the same task, whose stored result answers it again (resume, coordinator.ts).
  */
+import type { LocalLink } from './nats.local.js';
 import type { TaskArray, TaskMessage } from './types.js';
 
 /** Which run, which task, and where its body is. */
@@ -29,6 +30,8 @@ export interface TaskHeader {
   partition?: number;
   /** The body is in the object store as `task.<id>`. */
   stored?: boolean;
+  /** The coordinator's folder for workers on its host (nats.local.ts): partitions and large results as files. */
+  local?: LocalLink;
 }
 
 export const taskObject = (id: string): string => `task.${id}`;

@@ -38,7 +38,7 @@ import {
   type NatsOptions,
 } from './nats.js';
 import { decodeTaskMessage, decodeTaskMeta, encodedSize, encodeTaskMessage } from './nats.codec.js';
-import { headers } from '@nats-io/transport-node';
+import { headers, type NatsConnection } from '@nats-io/transport-node';
 import {
   outcomeMessage,
   partitionObject,
@@ -47,6 +47,16 @@ import {
   type TaskHeader,
   type TaskOutcome,
 } from './nats.tasks.js';
+import {
+  needSubject,
+  partitionFile,
+  readMessageFile,
+  resultFile,
+  sameFolder,
+  writeMessageFile,
+  type LocalLink,
+} from './nats.local.js';
+import { promises as fs } from 'node:fs';
 import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types.js';
 import type { BatchTask } from './worker.tasks.js';
 
@@ -66,6 +76,11 @@ export interface WorkerOptions extends NatsOptions {
   signal?: AbortSignal;
   /** One line per task and per event (stderr in the CLI). */
   log?: (line: string) => void;
+  /**
+   * Use the coordinator's same-host folder where this process sees it (nats.local.ts; default true): partitions
+   * read from its files, large results written there. false: the object store alone.
+   */
+  local?: boolean;
 }
 
 export interface WorkerSummary {
@@ -73,6 +88,17 @@ export interface WorkerSummary {
   done: number;
   failed: number;
   retried: number;
+}
+
+/**
+ * Where a worker reads a run's partitions: the object store, and the coordinator's same-host folder when the
+ * worker sees it (`local`); `ask(p)` tells the coordinator that partition p is wanted in the store (a worker that
+ * does not see the folder, where the coordinator wrote the partitions there alone; null for a run without one).
+ */
+interface PartitionSource {
+  os: ObjectStore;
+  local: LocalLink | null;
+  ask: ((p: number) => Promise<void>) | null;
 }
 
 /** The stored objects (partitions, a catalogue) of the newest run this worker served, each read once. */
@@ -111,17 +137,19 @@ class ObjectCache {
    * computes instead of on demand by the next one (session 12, H100 x2 at 2·10^8: a worker's first look found two
    * partitions, and its second pair waited ~2.3 s for its partner's read).
    */
-  prefetch(run: string, os: ObjectStore, more: () => boolean = () => false): void {
+  prefetch(run: string, source: PartitionSource, more: () => boolean = () => false): void {
     this.use(run);
     if (this.prefetching) return;
     this.prefetching = true;
     const next = async (): Promise<void> => {
       for (;;) {
-        const names = (await os.list()).map((info) => info.name).filter((name) => /^partition\.\d+$/.test(name));
-        for (const name of names) {
+        const names = source.local
+          ? await fs.readdir(source.local.dir)
+          : (await source.os.list()).map((info) => info.name);
+        for (const name of names.filter((x) => /^partition\.\d+$/.test(x))) {
           if (this.run !== run) return;
           const p = Number(name.slice('partition.'.length));
-          if (!this.parts.has(p)) await this.partition(run, os, p).catch(() => undefined);
+          if (!this.parts.has(p)) await this.partition(run, source, p).catch(() => undefined);
         }
         if (this.run !== run || !more()) return;
         await new Promise((resolve) => setTimeout(resolve, PREFETCH_LOOK_MS));
@@ -134,12 +162,20 @@ class ObjectCache {
 
   private prefetching = false;
 
-  partition(run: string, os: ObjectStore, p: number): Promise<PartitionData> {
+  partition(run: string, source: PartitionSource, p: number): Promise<PartitionData> {
     this.use(run);
     let part = this.parts.get(p);
     if (!part) {
-      // Read once into the partition's arrays: the object's message is not kept beside them.
-      part = getMessage(os, partitionObject(p)).then((m) => {
+      // Read once into the partition's arrays: the object's message is not kept beside them. From the same-host
+      // folder where this worker sees it and the file is there (a partition the coordinator could not write there
+      // is in the store), else from the store, asking the coordinator for it where it is not there yet.
+      const file = source.local ? readMessageFile(source.local.dir, partitionFile(p)) : Promise.resolve(null);
+      part = file.then(async (m) => {
+        m ??= await getMessage(source.os, partitionObject(p));
+        if (m === null && source.ask) {
+          await source.ask(p);
+          m = await getMessage(source.os, partitionObject(p));
+        }
         if (m === null) throw new Error(`run ${run} has no partition ${p} in its object store.`);
         const { points, ids } = m.arrays;
         if (!(points instanceof Float32Array) || !(ids instanceof Uint32Array)) {
@@ -158,6 +194,34 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
 
 /** How often a worker in a pair task looks for partitions stored since (ObjectCache.prefetch). */
 const PREFETCH_LOOK_MS = 250;
+
+/** How long a worker waits for a partition it asked the coordinator to upload (a 1 GB partition: seconds). */
+const NEED_WAIT_MS = 600_000;
+
+/**
+ * Asks run `run`'s coordinator to upload partition p (a request on treeline.need.<run>, answered once it is stored:
+ * coordinator.ts serveNeeds). No coordinator listening (it has stopped) fails at once: the task is retried.
+ */
+async function askFor(nc: NatsConnection, run: string, p: number): Promise<void> {
+  const what = `run ${run}'s partition ${p} is not in the object store and this worker does not see its coordinator's folder`;
+  let reply: { error?: string };
+  try {
+    const m = await nc.request(needSubject(run), JSON.stringify({ partition: p }), { timeout: NEED_WAIT_MS });
+    reply = JSON.parse(new TextDecoder().decode(m.data)) as { error?: string };
+  } catch (e) {
+    throw new Error(`${what}; asking the coordinator for it: ${describe(e)}`);
+  }
+  if (reply.error) throw new Error(`${what}; the coordinator could not upload it: ${reply.error}`);
+}
+
+/** Whether this worker sees each coordinator's folder (by folder and token: looked at once). */
+const seen = new Map<string, Promise<boolean>>();
+function sees(link: LocalLink): Promise<boolean> {
+  const key = `${link.dir}\n${link.token}`;
+  let s = seen.get(key);
+  if (!s) seen.set(key, (s = sameFolder(link)));
+  return s;
+}
 
 /** Runs until `signal` aborts; resolves with what it did. */
 export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
@@ -195,8 +259,23 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       header: TaskHeader,
       os: ObjectStore,
       outcome: TaskOutcome,
+      local: LocalLink | null = null,
     ): Promise<Uint8Array | undefined> => {
       const msg = outcomeMessage(outcome);
+      if (local && 'reply' in outcome && encodedSize(msg) > bodyLimit(nc)) {
+        // To the coordinator's folder, and a stub in the store in its place (what the note carries); where the file
+        // cannot be written (the folder is full), through the store as elsewhere.
+        const file = resultFile(header.id);
+        const bytes = await writeMessageFile(local.dir, file, msg).catch((e) => {
+          log(`worker: ${header.id}'s result goes through the object store: ${describe(e)}`);
+          return -1;
+        });
+        if (bytes >= 0) {
+          const stub = encodeTaskMessage({ meta: { localResult: { file, bytes } }, arrays: {} });
+          await putBytes(os, resultObject(header.id), stub, bodyLimit(nc));
+          return stub;
+        }
+      }
       if (encodedSize(msg) > bodyLimit(nc)) {
         await putMessage(os, resultObject(header.id), msg, bodyLimit(nc));
         return undefined;
@@ -227,6 +306,13 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         return;
       }
       const epoch = `${header.run}/${header.epoch ?? ''}`;
+      const local = header.local && o.local !== false && (await sees(header.local)) ? header.local : null;
+      const source: PartitionSource = {
+        os,
+        local,
+        // (Only a run with a folder has partitions that are not in the store: the coordinator answers such notes.)
+        ask: header.local ? (p) => askFor(nc, header.run, p) : null,
+      };
       if (deliveries > maxAttempts) {
         const bytes = await finish(header, os, {
           error: `task ${what} was delivered ${deliveries} times and never finished (its workers died or stalled).`,
@@ -257,15 +343,15 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
           // run's other stored partitions after them, one at a time, while this task computes (most pairs need most
           // partitions: a partition read in the background is not read while the GPU waits).
           const partnerId = body.meta.partner;
-          if (typeof partnerId === 'number') cache.partition(epoch, os, partnerId).catch(() => undefined);
+          if (typeof partnerId === 'number') cache.partition(epoch, source, partnerId).catch(() => undefined);
           const pair = header.kind === 'pair';
           if (pair) pairsInHand++;
           try {
-            if (pair) cache.prefetch(epoch, os, () => pairsInHand > 0);
+            if (pair) cache.prefetch(epoch, source, () => pairsInHand > 0);
             const read = async (p: number): Promise<PartitionData> => {
               const t = performance.now();
               try {
-                return await cache.partition(epoch, os, p);
+                return await cache.partition(epoch, source, p);
               } finally {
                 readMs += performance.now() - t;
               }
@@ -279,7 +365,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
           if (!run) throw new Error(`this worker has no batch task '${header.kind}'.`);
           reply = await run(body, o.env, (name) => cache.object(epoch, os, name));
         }
-        const bytes = await finish(header, os, { reply });
+        const bytes = await finish(header, os, { reply }, local);
         m.ack();
         notify(header, bytes);
         summary.done++;

@@ -87,8 +87,13 @@ export interface EmstClusterOptions {
   partitions?: number;
   /** The run's id (letters, digits, '-', '_'): the same id resumes an unfinished run. Default: a fresh one. */
   runId?: string;
-  /** Keep the run's objects after success (default false: removed). */
+  /** Keep the run's objects (and its same-host folder) after success (default false: removed). */
   keep?: boolean;
+  /**
+   * The folder in which workers on this host find the run's partitions and leave their large results, as files
+   * (src/distributed/nats.local.ts): default /dev/shm where it exists; false: everything through the object store.
+   */
+  localDir?: string | false;
   /** Lines about the run (its id, resumption), e.g. the CLI's stderr. */
   log?: (line: string) => void;
 }

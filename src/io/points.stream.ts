@@ -12,13 +12,27 @@
  * The messages are those of the whole-buffer readers (npy.ts parseNpy/npyLayout, points.bin.ts parseBinPoints, the
  * CLI's headerless reader): the checks are shared or repeated word for word. Peak host memory: the points plus two
  * pieces.
+ *
+ * Large bodies (from LARGE_READ_BYTES of points: 6·10^8 3D points are 7.2 GB): a fresh array's pages
+ * cost a fault each at their first write (~1 GB/s a thread), and readPoints' finite check was one more pass on one
+ * thread. So there the check (`requireFinite`) runs on each piece as it lands, and the direct reads go
+ * - into shared points (`shared`): on the host's worker threads, each reading and checking its pieces
+ *   (points.stream.threads.ts), so that the faults and the check spread over the threads;
+ * - into ordinary points (which worker threads cannot write): `step` bytes a read, as many in flight as libuv has
+ *   threads (UV_THREADPOOL_SIZE, 4 by default; Node reads it at start-up only), each piece checked on the calling
+ *   thread while the next ones are read.
+ * Only whether every value passed is kept: where one did not, requireFinite names the first, as on the small path.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
 import type { PointTable } from './points.csv.js';
+import { MAX_DEFAULT_HOST_THREADS } from '../host/thresholds.js';
+import { resolveThreads } from '../host/threads.js';
 import { allocFloat32, checkTableSize } from './limits.js';
 import { NPY_READERS, npyDataStart, npyLayout, parseNpy, type NpyLayout } from './npy.js';
+import { finiteIn, requireFinite } from './points.finite.js';
+import { readPiecesOnWorkers } from './points.stream.threads.js';
 
 export interface StreamReadOptions {
   /** Bytes per read straight into the points (one read call takes at most 2 GiB). */
@@ -29,11 +43,24 @@ export interface StreamReadOptions {
   pieceBytes?: number;
   /** The points in a SharedArrayBuffer (PointReadOptions.shared). */
   shared?: boolean;
+  /** The table passes `requireFinite` before it is returned (readPoints): on large bodies, piece by piece. */
+  requireFinite?: boolean;
+  /** Bytes of points from which the large-body path runs (LARGE_READ_BYTES; tests lower it). */
+  largeBytes?: number;
+  /** Worker threads of a large shared direct read (default: available parallelism, at most 16). */
+  threads?: number;
 }
 
 const DIRECT_BYTES = 1 << 28;
 const IN_FLIGHT = 4;
 const PIECE_BYTES = 1 << 25;
+
+/** Bytes of points from which a body takes the large path (header comment): below, one more pass costs little. */
+export const LARGE_READ_BYTES = 64 << 20;
+/** A large direct read's pieces on the calling thread: small enough that the last one's check waits little. */
+const LARGE_DIRECT_BYTES = 1 << 25;
+/** A large direct read's pieces on worker threads: each checked right after its read, while in cache. */
+const WORKER_PIECE_BYTES = 1 << 22;
 
 /** A column selection: 0-based indices (as strings or numbers), repeats allowed; none or empty: every column. */
 type Columns = readonly (string | number)[] | undefined;
@@ -138,8 +165,7 @@ async function readHead(file: FileHandle, length: number): Promise<Uint8Array> {
 async function readFully(file: FileHandle, view: Uint8Array, position: number, path: string, size: number) {
   for (let done = 0; done < view.length;) {
     const { bytesRead } = await file.read(view, done, view.length - done, position + done);
-    if (bytesRead === 0)
-      throw new InputError(`${path}: the file ended at byte ${position + done} of ${size} while being read.`);
+    if (bytesRead === 0) throw fileEnded(path, position + done, size);
     done += bytesRead;
   }
 }
@@ -182,18 +208,62 @@ async function readBody(
   const width = picks ? picks.length : dim;
   const points = allocFloat32(n * width, path, options.shared === true);
   const table = { points, n, dim: width, columns: (picks ?? Array.from({ length: dim }, (_, i) => i)).map(String) };
+  const large = points.byteLength > 0 && points.byteLength >= (options.largeBytes ?? LARGE_READ_BYTES);
+  // Whether the read checked every value as requireFinite does (large bodies, where asked) and found none bad.
+  const check = large && options.requireFinite === true;
+  let finite: boolean;
   if (kind === 'f4' && le && !fortranOrder && !picks) {
-    await readDirect(file, path, size, at, points, options.directBytes ?? DIRECT_BYTES, options.inFlight ?? IN_FLIGHT);
-    return table;
+    const { directBytes = DIRECT_BYTES, inFlight = IN_FLIGHT } = options;
+    finite = large
+      ? await readLarge(file, path, size, at, points, options, check)
+      : await readDirect(file, path, size, at, points, directBytes, inFlight);
+  } else {
+    finite = await convertPieces(file, path, size, at, layout, picks, points, options.pieceBytes ?? PIECE_BYTES, check);
   }
-  await convertPieces(file, path, size, at, layout, picks, points, options.pieceBytes ?? PIECE_BYTES);
-  return table;
+  // Important! Where the read found a bad value, requireFinite finds the first and names it with its usual message.
+  return options.requireFinite && !finite ? requireFinite(table, path) : table;
 }
+
+/**
+ * A large direct read (header comment): on worker threads into shared points, else on the calling thread with
+ * libuv's threads reading. With `check`, whether every value passed (each piece checked as it lands); else false.
+ */
+async function readLarge(
+  file: FileHandle,
+  path: string,
+  size: number,
+  at: number,
+  points: Float32Array,
+  options: StreamReadOptions,
+  check: boolean,
+): Promise<boolean> {
+  // Whole float32 values a piece, so that each can be checked alone.
+  const step = (bytes: number) => Math.max(4, bytes - (bytes % 4));
+  if (points.buffer instanceof SharedArrayBuffer) {
+    const threads = options.threads ?? (await resolveThreads(undefined, points.length, MAX_DEFAULT_HOST_THREADS));
+    const pieceBytes = step(options.directBytes ?? WORKER_PIECE_BYTES);
+    const read = await readPiecesOnWorkers(file.fd, points, at, pieceBytes, threads, check);
+    if (read?.ended !== undefined) throw fileEnded(path, read.ended, size);
+    if (read !== null) return check && read.finite;
+  }
+  const inFlight = options.inFlight ?? libuvThreads();
+  return readDirect(file, path, size, at, points, step(options.directBytes ?? LARGE_DIRECT_BYTES), inFlight, check);
+}
+
+/** libuv's threadpool size, which Node took from UV_THREADPOOL_SIZE at start-up (4 unless set; at most 1024). */
+function libuvThreads(): number {
+  const size = Number(process.env.UV_THREADPOOL_SIZE);
+  return Number.isInteger(size) && size >= 1 ? Math.min(size, 1024) : 4;
+}
+
+const fileEnded = (path: string, at: number, size: number) =>
+  new InputError(`${path}: the file ended at byte ${at} of ${size} while being read.`);
 
 /**
  * The points' bytes from file byte `at` on, `step` bytes a read, `inFlight` reads at once (libuv's 4 threads: the
  * kernel's copies and the fresh pages' faults go on in parallel). After a failed read no further one starts; the
- * first error is thrown once every read in flight has ended (the file is closed only then).
+ * first error is thrown once every read in flight has ended (the file is closed only then). With `check` (`step` a
+ * multiple of 4), each piece is checked as it lands, while the others are read: whether every value passed.
  */
 async function readDirect(
   file: FileHandle,
@@ -203,11 +273,13 @@ async function readDirect(
   points: Float32Array,
   step: number,
   inFlight: number,
-): Promise<void> {
+  check = false,
+): Promise<boolean> {
   const total = points.byteLength;
   const count = Math.ceil(total / step);
   let next = 0;
   let failed = false;
+  let finite = check;
   const worker = async () => {
     while (!failed && next < count) {
       const from = step * next++;
@@ -218,15 +290,19 @@ async function readDirect(
         failed = true;
         throw e;
       }
+      if (finite) finite = finiteIn(points, from / 4, (from + view.length) / 4);
     }
   };
   const ends = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(inFlight, count)) }, worker));
   for (const end of ends) if (end.status === 'rejected') throw end.reason;
+  return finite;
 }
 
 /**
  * The values in file order, a piece at a time, each written where npyToPoints (and then the column selection) would
  * put it: value s is row i = ⌊s / dim⌋, column d = s mod dim in C order; column ⌊s / n⌋, row s mod n in Fortran order.
+ * With `check`, the rows a piece completed (C order; in Fortran order the last piece completes them all) are checked
+ * while in cache: whether every value passed.
  */
 async function convertPieces(
   file: FileHandle,
@@ -237,10 +313,11 @@ async function convertPieces(
   picks: number[] | null,
   out: Float32Array,
   pieceBytes: number,
-): Promise<void> {
+  check: boolean,
+): Promise<boolean> {
   const { n, dim, kind, size: bytes, get, le, fortranOrder } = layout;
   const total = n * dim;
-  if (total === 0) return;
+  if (total === 0) return false;
   const perPiece = Math.min(total, Math.max(1, Math.floor(pieceBytes / bytes)));
   const pieces = Math.ceil(total / perPiece);
   // Two pieces: the next one is read (libuv's threads) while this one is converted (this thread).
@@ -259,6 +336,8 @@ async function convertPieces(
   const straight = Typed !== undefined && !fortranOrder && !picks;
   let row = 0;
   let col = 0;
+  let finite = check;
+  let checked = 0; // output values checked so far
   let pending = readPiece(0);
   for (let k = 0; k < pieces; k++) {
     const count = await pending;
@@ -269,6 +348,8 @@ async function convertPieces(
     const typed = Typed ? new Typed(piece.buffer, 0, count) : null;
     if (straight && typed) {
       out.set(typed, v0); // each value rounded to float32 as an element assignment rounds it
+      if (finite) finite = finiteIn(out, v0, v0 + count);
+      checked = v0 + count;
       continue;
     }
     // (row, col) carry over from piece to piece: a piece may end mid-row (C order) or mid-column (Fortran order).
@@ -286,5 +367,8 @@ async function convertPieces(
         row++;
       }
     }
+    if (finite && !fortranOrder) finite = finiteIn(out, checked, row * width);
+    if (!fortranOrder) checked = row * width;
   }
+  return finite && finiteIn(out, checked, out.length);
 }

@@ -7,8 +7,7 @@
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../errors.js';
-import { MAX_COORDINATE } from './limits.js';
-import { formatF32 } from './graph.text.js';
+import { requireFinite } from './points.finite.js';
 import { readCsvPoints, type CsvOptions, type PointTable } from './points.csv.js';
 import { readBinFile, readNpyFile } from './points.stream.js';
 import { readHdf5Points } from './points.hdf5.js';
@@ -17,6 +16,7 @@ import { readParquetPoints } from './points.parquet.js';
 import { readArrowPoints } from './points.arrow.js';
 
 export type { PointTable, CsvOptions };
+export { requireFinite };
 
 export interface PointReadOptions extends CsvOptions {
   /** HDF5: the dataset (or group of 1-D column datasets); FITS: the HDU's EXTNAME or 0-based number. */
@@ -62,37 +62,14 @@ export function pointFormat(path: string): 'csv' | 'npy' | 'bin' | 'hdf5' | 'fit
   return null;
 }
 
-/** Reads a point file by extension; every coordinate is checked finite (`requireFinite`). */
-export async function readPoints(path: string, options: PointReadOptions = {}): Promise<PointTable> {
-  return requireFinite(await readAnyPoints(path, options), path);
-}
-
 /**
- * Every table a command reads passes here. No rows is an InputError (issue 15: a header-only CSV clustered 0 points
- * and exited 0). The first NaN or ±Infinity (a float64 beyond the float32 range reads as one), or a coordinate
- * beyond the library's ±MAX_COORDINATE (src/emst/validate.ts applies the same rule), is an InputError naming the
- * file, the 0-based row, the column and the value — the library's own check could name only the row.
+ * Reads a point file by extension; every coordinate is checked finite (`requireFinite`: .npy and .bin files are
+ * checked by their readers, piece by piece as they land where they are large).
  */
-export function requireFinite(t: PointTable, path: string): PointTable {
-  if (t.n === 0)
-    throw new InputError(
-      `${path}: no data rows (0 points of ${t.dim} column${t.dim === 1 ? '' : 's'}); expected at least one point.`,
-    );
-  const p = t.points;
-  for (let i = 0; i < p.length; i++) {
-    const x = p[i];
-    if (Math.abs(x) <= MAX_COORDINATE) continue;
-    const row = Math.floor(i / t.dim);
-    const col = t.columns[i % t.dim] ?? String(i % t.dim);
-    const at = `${path}: row ${row} (0-based), column '${col}' is ${x}`;
-    if (Number.isFinite(x))
-      throw new InputError(
-        `${path}: row ${row} (0-based), column '${col}' is ${formatF32(x)}; expected coordinates within ±${MAX_COORDINATE} (float32 range).`,
-      );
-    const why = Number.isNaN(x) ? '' : ' (infinite, or beyond the float32 range)';
-    throw new InputError(`${at}${why}; expected a finite number.`);
-  }
-  return t;
+export async function readPoints(path: string, options: PointReadOptions = {}): Promise<PointTable> {
+  const table = await readAnyPoints(path, options);
+  const format = pointFormat(path);
+  return format === 'npy' || format === 'bin' ? table : requireFinite(table, path);
 }
 
 async function readAnyPoints(path: string, options: PointReadOptions): Promise<PointTable> {
@@ -113,9 +90,9 @@ async function readAnyPoints(path: string, options: PointReadOptions): Promise<P
     case 'arrow':
       return readArrowPoints(path, { columns });
     case 'npy':
-      return readNpyFile(path, columns, { shared: options.shared });
+      return readNpyFile(path, columns, { shared: options.shared, requireFinite: true });
     case 'bin':
-      return readBinFile(path, columns, { shared: options.shared });
+      return readBinFile(path, columns, { shared: options.shared, requireFinite: true });
     default:
       throw new InputError(
         `${path}: unknown point format '${extname(path)}' (expected .csv, .tsv, .txt, .npy, .bin, .h5/.hdf5, .fits, .parquet or .arrow/.feather).`,

@@ -16,7 +16,7 @@
  *     edges are still equal and the command exits 0;
  * and at the end every worker stops on SIGTERM with exit code 0 and the server is stopped (test/helpers/nats.ts).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ import { emstOnNats } from '../../src/distributed/coordinator.js';
 import { bodyLimit, connectNats, getMessage, putMessage } from '../../src/distributed/nats.js';
 import type { TaskMessage } from '../../src/distributed/types.js';
 import { NatsJobs, TaskFailedError } from '../../src/distributed/nats.jobs.js';
+import { defaultLocalBase, openLocal } from '../../src/distributed/nats.local.js';
 import { parseNpy, writeNpy } from '../../src/io/npy.js';
 import { cloud } from '../helpers/clouds.js';
 import { runCliProcess } from '../helpers/cli.process.js';
@@ -134,6 +135,34 @@ describe('treeline worker on NATS JetStream', () => {
     }
   });
 
+  it('with a same-host folder, a result over one message comes back as a file there (a stub in the store), a small one inline', async () => {
+    const jobs = await NatsJobs.open(nc, 'echo-local');
+    const { link } = await openLocal(dir, 'echo-local', 0);
+    expect(link).not.toBeNull();
+    jobs.local = link;
+    try {
+      const big = new Float64Array(300_000).map((_, i) => i * 0.25);
+      const [r1, r2] = await Promise.all([
+        jobs.submit('echo', undefined, { meta: {}, arrays: { a: new Float32Array([1, 2]) } }),
+        jobs.submit('echo', undefined, { meta: {}, arrays: { big } }),
+      ]);
+      expect([...r1.arrays.a]).toEqual([1, 2]);
+      expect(r2.arrays.big).toEqual(big);
+      // The big result's bytes came through the folder: counted there, not as received from the server.
+      expect(jobs.traffic.localBytes).toBeGreaterThan(big.byteLength);
+      expect(jobs.traffic.bytesReceived).toBeLessThan(big.byteLength);
+      const files = readdirSync(link!.dir).filter((f) => f.startsWith('result.'));
+      expect(files).toHaveLength(1);
+      const stored = await getMessage(jobs.store, files[0]);
+      expect(stored!.meta).toMatchObject({ localResult: { file: files[0] } });
+    } finally {
+      await jobs.close();
+      await jobs.destroyStore();
+    }
+    // The folder goes with the store.
+    expect(existsSync(link!.dir)).toBe(false);
+  });
+
   it('object-store messages: puts through a kept encode buffer (one after another and at once) and reads at once come back whole', async () => {
     const { Objm } = await import('@nats-io/obj');
     const os = await new Objm(nc).create('treeline-test-put-get');
@@ -236,6 +265,8 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
         onProgress: (_f, phase) => phase && phases.push(phase),
       });
       expectSameTree(parted, single);
+      // The partitions went to the workers as files in the same-host folder (/dev/shm here), not through the store.
+      if ((await defaultLocalBase()) !== null) expect(parted.traffic.localBytes).toBeGreaterThan(N * DIM * 4);
       expect(phases).toContain(`pairs: ${(K * (K - 1)) / 2} of ${(K * (K - 1)) / 2} pairs done`);
       expect(parted.stats.pairs).toBe((K * (K - 1)) / 2);
       // Pairs and forests (and, for mutual reachability, the core distances' tasks before them).
@@ -243,6 +274,48 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
       else expect(parted.traffic.tasks).toBeGreaterThan((K * (K - 1)) / 2 + K);
     });
   }
+});
+
+describe('the same-host folder (nats.local.ts): off, and workers that do not see it', () => {
+  it('cluster.localDir false: everything through the object store, the same tree', async () => {
+    const points = cloud('clustered', 60_000, DIM, 51);
+    const single = await emst(points, { dim: DIM, backend: 'cpu' });
+    const parted = await emstOnNats(points, {
+      dim: DIM,
+      method: 'pairs',
+      cluster: { url: server.url, partitions: 4, localDir: false },
+    });
+    expectSameTree(parted, single);
+    expect(parted.traffic.localBytes).toBe(0);
+    expect(parted.traffic.bytesSent).toBeGreaterThan(60_000 * DIM * 4);
+  });
+
+  it('a worker that does not see the folder (--no-nats-local) asks for the partitions, which the coordinator uploads from their files; the same tree', async () => {
+    // A server of its own and one worker, so that the worker that does not see the folder takes every task.
+    const own = await startNatsServer();
+    const remote = startWorker(own.url, ['--backend', 'cpu', '--threads', '1', '--no-nats-local']);
+    try {
+      await remote.waitFor(/worker: connected/);
+      const points = cloud('uniform', 30_000, DIM, 52);
+      const single = await emst(points, { dim: DIM, backend: 'cpu' });
+      const lines: string[] = [];
+      const parted = await emstOnNats(points, {
+        dim: DIM,
+        method: 'pairs',
+        cluster: { url: own.url, partitions: 3, localDir: dir, log: (line) => lines.push(line) },
+      });
+      expectSameTree(parted, single);
+      for (let p = 0; p < 3; p++) {
+        expect(lines).toContainEqual(expect.stringMatching(new RegExp(`partition ${p} uploaded for a worker`)));
+      }
+      expect(parted.traffic.localBytes).toBeGreaterThan(30_000 * DIM * 4);
+      // The run's folder is removed at its end.
+      expect(readdirSync(dir).filter((f) => f.startsWith('treeline-run-'))).toEqual([]);
+    } finally {
+      expect(await stopProcess(remote.process)).toEqual({ code: 0, signal: null });
+      await own.stop();
+    }
+  }, 120_000);
 });
 
 describe('treeline stats --nats: batches measured on the workers equal the local runs', () => {
@@ -375,6 +448,30 @@ describe('distributed runs: resume and faults', () => {
       // The local trees and round 1 (or every pair) were answered from the object store, not computed again.
       expect(again.traffic.reused).toBeGreaterThanOrEqual(done);
       expectSameTree(again, single);
+      // An interrupted run whose folder is gone (a reboot cleared /dev/shm) starts over, to the same tree.
+      if (method === 'pairs') {
+        const local = { ...cluster, runId: 'resume-test-gone', localDir: dir };
+        const stopped = new AbortController();
+        const cut = await emstOnNats(points, {
+          dim: DIM,
+          cluster: local,
+          method,
+          signal: stopped.signal,
+          onProgress: (_f, phase) => phase && stop.test(phase) && stopped.abort(),
+        }).catch((e) => e);
+        expect(cut).toBeInstanceOf(AbortError);
+        rmSync(join(dir, 'treeline-resume-test-gone'), { recursive: true });
+        const lines: string[] = [];
+        const fresh = await emstOnNats(points, { dim: DIM, cluster: { ...local, log: (l) => lines.push(l) }, method });
+        expect(fresh.resumed).toBe(false);
+        expect(lines).toContainEqual(expect.stringMatching(/partitions are gone from .*: starting over/));
+        expectSameTree(fresh, single);
+      }
+      // The same points under the same (now finished) id start over too: their tasks are published again (not taken
+      // for repeats of the finished run's within the server's duplicate window).
+      const twice = await emstOnNats(points, { dim: DIM, cluster, method });
+      expect(twice.resumed).toBe(false);
+      expectSameTree(twice, single);
       // Other points under the same (now finished) id start over.
       const other = await emstOnNats(cloud('uniform', 1000, DIM, 32), { dim: DIM, cluster, method });
       expect(other.resumed).toBe(false);

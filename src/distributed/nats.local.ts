@@ -1,0 +1,193 @@
+/**
+ * The same-host handoff (issue 20): a coordinator and the workers on its own host pass the run's partitions and the
+ * tasks' large results as files in one folder of shared memory (`/dev/shm/treeline-<run>/` by default) instead of
+ * through the object store. On one 2-GPU host at 2·10^8 points the store carried 3.2 GB of partitions in, 8.8 GB out
+ * (every worker reads every partition at k = 4) and 2.4 GB of results each way, all through nats-server on the same
+ * host — 10–14 s of the coordinator's serial time (the first task waited for its partitions' upload, each worker's
+ * first pair for its reads) and host memory traffic beside the tasks (session 12, bench/RESULTS.md).
+ *
+ *   coordinator   makes the folder (mode 0700) with a random `token` file; writes partition.<p> there (the same
+ *                 bytes as the object, nats.codec.ts) instead of uploading it; tells every task's header the folder
+ *                 and the token (TaskHeader.local)
+ *   worker        reads the token: equal → the coordinator's folder is its own (same host, same user, same view of
+ *                 the folder; a container with its own /dev/shm sees another or none) → partitions from the files,
+ *                 results above one message as result.<id> files with a stub stored in their place (LocalStub)
+ *   otherwise     the object store: a partition not stored yet is asked for on `treeline.need.<run>`, and the
+ *                 coordinator uploads it (and every later one: a remote worker needs most) from its file
+ *
+ * Files appear whole (written to a temporary name, then renamed) and are named by the run id, whose epoch (the
+ * input's fingerprint) the run's KV entry pins: a file under the right name is the right content. The folder goes
+ * with the run's objects at its end; an interrupted run keeps it for its resumption (a folder without its partition
+ * files starts the run over).
+ */
+import { randomBytes } from 'node:crypto';
+import { constants, promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { decodeTaskMessage, encodedPieces } from './nats.codec.js';
+import type { TaskMessage } from './types.js';
+
+/** Where the coordinator's files are, and the token that proves a worker sees the same folder. */
+export type LocalLink = {
+  dir: string;
+  token: string;
+};
+
+/** What a worker stores as `result.<id>` when the result itself went to the coordinator's folder. */
+export interface LocalStub {
+  /** The result's file name in the folder, and its size in bytes. */
+  localResult: { file: string; bytes: number };
+}
+
+export const partitionFile = (p: number): string => `partition.${p}`;
+export const resultFile = (id: string): string => `result.${id}`;
+export const needSubject = (run: string): string => `treeline.need.${run}`;
+
+/** The default folder: /dev/shm where it is a writable folder (Linux), else none (the object store alone). */
+export async function defaultLocalBase(): Promise<string | null> {
+  try {
+    await fs.access('/dev/shm', constants.W_OK | constants.X_OK);
+    return (await fs.stat('/dev/shm')).isDirectory() ? '/dev/shm' : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The run's folder under `base`, made with a fresh token, or `previous` again where its token still reads back (a
+ * resumed run); null when it cannot be made or `base` has less than `bytes` free (a container's 64 MB /dev/shm): the
+ * run then goes through the object store alone, and `why` says so.
+ */
+export async function openLocal(
+  base: string,
+  run: string,
+  bytes: number,
+  previous?: LocalLink,
+): Promise<{ link: LocalLink | null; why?: string }> {
+  if (previous && (await sameFolder(previous))) return { link: previous };
+  try {
+    const free = await fs.statfs(base);
+    const room = free.bavail * free.bsize;
+    if (room < bytes) {
+      return { link: null, why: `${base} has ${mb(room)} free for the run's ${mb(bytes)} of partitions` };
+    }
+    const dir = join(base, `treeline-${run}`);
+    await fs.rm(dir, { recursive: true, force: true });
+    await fs.mkdir(dir, { mode: 0o700 });
+    const token = randomBytes(12).toString('hex');
+    await fs.writeFile(join(dir, 'token'), token, { mode: 0o600 });
+    return { link: { dir, token } };
+  } catch (e) {
+    return { link: null, why: `${base}: ${(e as Error).message}` };
+  }
+}
+
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(0)} MB`;
+
+/** Whether this process sees `link`'s folder: its token file reads back equal. */
+export async function sameFolder(link: LocalLink): Promise<boolean> {
+  try {
+    return (await fs.readFile(join(link.dir, 'token'), 'utf8')) === link.token;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `dir/name` exists. */
+export async function hasFile(dir: string, name: string): Promise<boolean> {
+  try {
+    await fs.access(join(dir, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the run's folder (the run is done). */
+export async function removeLocal(link: LocalLink): Promise<void> {
+  await fs.rm(link.dir, { recursive: true, force: true });
+}
+
+/** Pieces of a file read or written at once, and their size. */
+const PIECE_BYTES = 64 << 20;
+const IN_FLIGHT = 4;
+
+/** Writes `msg` (nats.codec.ts bytes) as `dir/name`, whole or not at all; returns its size in bytes. */
+export async function writeMessageFile(dir: string, name: string, msg: TaskMessage): Promise<number> {
+  const { size, pieces } = encodedPieces(msg);
+  const path = join(dir, name);
+  const temp = `${path}.${process.pid}.part`;
+  const file = await fs.open(temp, 'w', 0o600);
+  try {
+    // Padding between pieces reads as zeros: the file is extended to its size first.
+    await file.truncate(size);
+    const jobs: { at: number; bytes: Uint8Array }[] = [];
+    for (const { at, bytes } of pieces) {
+      for (let o = 0; o < bytes.length; o += PIECE_BYTES) {
+        jobs.push({ at: at + o, bytes: bytes.subarray(o, Math.min(bytes.length, o + PIECE_BYTES)) });
+      }
+    }
+    await inParallel(jobs.length, async (j) => {
+      const { at, bytes } = jobs[j];
+      for (let done = 0; done < bytes.length;) {
+        const { bytesWritten } = await file.write(bytes, done, bytes.length - done, at + done);
+        done += bytesWritten;
+      }
+    });
+  } catch (e) {
+    await file.close().catch(() => undefined);
+    await fs.rm(temp, { force: true });
+    throw e;
+  }
+  await file.close();
+  await fs.rename(temp, path);
+  return size;
+}
+
+/**
+ * The message in `dir/name`, or null when there is no such file. `shared`: its arrays are views of a
+ * SharedArrayBuffer (the coordinator's results, as getMessage's `shared`).
+ */
+export async function readMessageFile(
+  dir: string,
+  name: string,
+  options: { shared?: boolean } = {},
+): Promise<TaskMessage | null> {
+  let file: fs.FileHandle;
+  try {
+    file = await fs.open(join(dir, name), 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  try {
+    const size = (await file.stat()).size;
+    const out = options.shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
+    await inParallel(Math.ceil(size / PIECE_BYTES), async (j) => {
+      const at = j * PIECE_BYTES;
+      const end = Math.min(size, at + PIECE_BYTES);
+      for (let done = at; done < end;) {
+        const { bytesRead } = await file.read(out, done, end - done, done);
+        if (bytesRead === 0) throw new Error(`${join(dir, name)} ended after ${done} of its ${size} bytes.`);
+        done += bytesRead;
+      }
+    });
+    return decodeTaskMessage(out);
+  } finally {
+    await file.close();
+  }
+}
+
+/** Runs job(0 … count − 1), IN_FLIGHT at a time. */
+async function inParallel(count: number, job: (j: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) await job(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, count) }, lane));
+}
+
+/** The stub's file, when `msg` is one (LocalStub). */
+export function stubOf(msg: TaskMessage): LocalStub['localResult'] | null {
+  const r = (msg.meta as Record<string, unknown> | null)?.localResult as LocalStub['localResult'] | undefined;
+  return r && typeof r.file === 'string' && typeof r.bytes === 'number' ? r : null;
+}
