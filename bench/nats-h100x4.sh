@@ -35,7 +35,8 @@
 # 4000),
 # REF, REF_MAX (default 403000000: the single-process EMST's largest 3D n on the H100 by capacity.ts since 9e67429's
 # split rounds, not yet run there; 134217727 before; phase 1 prints `treeline info`'s line), XK, and for a local try on
-# CPU workers BACKEND=cpu NODE=node T="node dist/cli/main.js".
+# CPU workers BACKEND=cpu NODE=node T="node dist/cli/main.js". LOCAL_DIR: the coordinator's --nats-local-dir (the
+# same-host folder for partitions and large results, default /dev/shm; `none`: everything through the object store).
 set -uo pipefail
 WS=${1:?workers: 1, 2 or 4, or a list such as "2 4"}
 N=${2:-200000000}
@@ -179,7 +180,8 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
   local t0=$(date +%s%N)
   RUN0=$EPOCHREALTIME
   TREELINE_PARTITIONED_METHOD=pairs timeout "$budget" $T emst "$PTS" --nats $U --partitions "$k" \
-    --run-id "$id-$(date +%s)" --format npy -o "$D/$id/" --timings > "$D/run-$id.log" 2>&1
+    --run-id "$id-$(date +%s)" --format npy -o "$D/$id/" --timings ${LOCAL_DIR:+--nats-local-dir "$LOCAL_DIR"} \
+    > "$D/run-$id.log" 2>&1
   local rc=$?
   RUN1=$EPOCHREALTIME
   local wall=$(( ($(date +%s%N) - t0) / 1000000 ))
