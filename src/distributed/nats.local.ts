@@ -20,9 +20,6 @@
  * with the run's objects at its end; an interrupted run keeps it for its resumption (a folder without its partition
  * files starts the run over).
  */
-import { randomBytes } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
-import { join } from 'node:path';
 import { decodeTaskMessage, encodedPieces } from './nats.codec.js';
 import type { TaskMessage } from './types.js';
 
@@ -38,6 +35,16 @@ export interface LocalStub {
   localResult: { file: string; bytes: number };
 }
 
+/** node:fs, imported once (a computed specifier: the library imports no node: module statically, package.test.ts). */
+let loadedFs: typeof import('node:fs') | undefined;
+async function nodeFs(): Promise<typeof import('node:fs')> {
+  const name = 'node:fs';
+  return (loadedFs ??= (await import(/* @vite-ignore */ name)) as typeof import('node:fs'));
+}
+
+/** `dir/name` (the folder is a POSIX path: /dev/shm or the user's). */
+const join = (dir: string, name: string): string => `${dir.replace(/\/+$/, '')}/${name}`;
+
 export const partitionFile = (p: number): string => `partition.${p}`;
 export const resultFile = (id: string): string => `result.${id}`;
 export const needSubject = (run: string): string => `treeline.need.${run}`;
@@ -45,6 +52,7 @@ export const needSubject = (run: string): string => `treeline.need.${run}`;
 /** The default folder: /dev/shm where it is a writable folder (Linux), else none (the object store alone). */
 export async function defaultLocalBase(): Promise<string | null> {
   try {
+    const { promises: fs, constants } = await nodeFs();
     await fs.access('/dev/shm', constants.W_OK | constants.X_OK);
     return (await fs.stat('/dev/shm')).isDirectory() ? '/dev/shm' : null;
   } catch {
@@ -64,6 +72,7 @@ export async function openLocal(
   previous?: LocalLink,
 ): Promise<{ link: LocalLink | null; why?: string }> {
   if (previous && (await sameFolder(previous))) return { link: previous };
+  const fs = (await nodeFs()).promises;
   try {
     const free = await fs.statfs(base);
     const room = free.bavail * free.bsize;
@@ -73,7 +82,9 @@ export async function openLocal(
     const dir = join(base, `treeline-${run}`);
     await fs.rm(dir, { recursive: true, force: true });
     await fs.mkdir(dir, { mode: 0o700 });
-    const token = randomBytes(12).toString('hex');
+    const token = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join(
+      '',
+    );
     await fs.writeFile(join(dir, 'token'), token, { mode: 0o600 });
     return { link: { dir, token } };
   } catch (e) {
@@ -86,7 +97,7 @@ const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(0)} MB`;
 /** Whether this process sees `link`'s folder: its token file reads back equal. */
 export async function sameFolder(link: LocalLink): Promise<boolean> {
   try {
-    return (await fs.readFile(join(link.dir, 'token'), 'utf8')) === link.token;
+    return (await (await nodeFs()).promises.readFile(join(link.dir, 'token'), 'utf8')) === link.token;
   } catch {
     return false;
   }
@@ -95,7 +106,7 @@ export async function sameFolder(link: LocalLink): Promise<boolean> {
 /** Whether `dir/name` exists. */
 export async function hasFile(dir: string, name: string): Promise<boolean> {
   try {
-    await fs.access(join(dir, name));
+    await (await nodeFs()).promises.access(join(dir, name));
     return true;
   } catch {
     return false;
@@ -104,7 +115,12 @@ export async function hasFile(dir: string, name: string): Promise<boolean> {
 
 /** Removes the run's folder (the run is done). */
 export async function removeLocal(link: LocalLink): Promise<void> {
-  await fs.rm(link.dir, { recursive: true, force: true });
+  await (await nodeFs()).promises.rm(link.dir, { recursive: true, force: true });
+}
+
+/** The file names in `dir`. */
+export async function listFiles(dir: string): Promise<string[]> {
+  return (await nodeFs()).promises.readdir(dir);
 }
 
 /** Pieces of a file read or written at once, and their size. */
@@ -113,6 +129,7 @@ const IN_FLIGHT = 4;
 
 /** Writes `msg` (nats.codec.ts bytes) as `dir/name`, whole or not at all; returns its size in bytes. */
 export async function writeMessageFile(dir: string, name: string, msg: TaskMessage): Promise<number> {
+  const fs = (await nodeFs()).promises;
   const { size, pieces } = encodedPieces(msg);
   const path = join(dir, name);
   const temp = `${path}.${process.pid}.part`;
@@ -152,9 +169,9 @@ export async function readMessageFile(
   name: string,
   options: { shared?: boolean } = {},
 ): Promise<TaskMessage | null> {
-  let file: fs.FileHandle;
+  let file: import('node:fs').promises.FileHandle;
   try {
-    file = await fs.open(join(dir, name), 'r');
+    file = await (await nodeFs()).promises.open(join(dir, name), 'r');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;

@@ -48,6 +48,7 @@ import {
   type TaskOutcome,
 } from './nats.tasks.js';
 import {
+  listFiles,
   needSubject,
   partitionFile,
   readMessageFile,
@@ -56,7 +57,6 @@ import {
   writeMessageFile,
   type LocalLink,
 } from './nats.local.js';
-import { promises as fs } from 'node:fs';
 import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types.js';
 import type { BatchTask } from './worker.tasks.js';
 
@@ -144,7 +144,7 @@ class ObjectCache {
     const next = async (): Promise<void> => {
       for (;;) {
         const names = source.local
-          ? await fs.readdir(source.local.dir)
+          ? await listFiles(source.local.dir)
           : (await source.os.list()).map((info) => info.name);
         for (const name of names.filter((x) => /^partition\.\d+$/.test(x))) {
           if (this.run !== run) return;
