@@ -133,6 +133,16 @@ start_workers() { # W workers (GPU i mod GPUS), until each says it is connected;
   fi
 }
 
+pstat() { # pid label: user/system CPU seconds and minor faults of a live process (the node under .gpu/run.sh)
+  local pid=$1 child
+  child=$(pgrep -P "$pid" -f 'main.js' | head -1); [ -n "$child" ] && pid=$child
+  awk -v l="$2" -v t="$(getconf CLK_TCK)" '{ printf "%s: user %.1f s, system %.1f s, minor faults %.1f M\n", l, $14 / t, $15 / t, $10 / 1e6 }' "/proc/$pid/stat" 2>/dev/null
+}
+cpustat() { # the host's user, system and idle CPU seconds so far, and its page faults (/proc/stat, /proc/vmstat)
+  local t; t=$(getconf CLK_TCK)
+  echo "$(awk -v t="$t" '$1 == "cpu" { printf "%.1f %.1f %.1f", ($2 + $3) / t, ($4 + $7 + $8) / t, $5 / t }' /proc/stat) $(awk '$1 == "pgfault" { print $2 }' /proc/vmstat)"
+}
+
 stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition reads ms), host peak; then stop
   for ((i = 0; i < W; i++)); do
     for kind in pair forest; do
@@ -140,6 +150,9 @@ stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition
         awk -v w="$i" -v k="$kind" '{n++; t += $(NF-4); r += $NF} END {if (n) printf "worker %s: %d %s tasks, %.1f s, partitions read %.1f s\n", w, n, k, t/1000, r/1000}'
     done
     echo "worker $i: host peak $(grep VmHWM /proc/${WPIDS[$i]}/status 2>/dev/null | awk '{print $2/1e6 " GB"}')"
+    # Its CPU time in user and kernel mode and its minor page faults over its life (the one run): kernel time is
+    # where fresh pages go (session 15: the first forests of two workers ran 3–6 s slower than one worker's).
+    pstat "${WPIDS[$i]}" "worker $i"
     # The front (the run's start to this worker's first task) and the tail (its last result to the run's end).
     awk -v w="$i" -v a="${RUN0:-0}" -v b="${RUN1:-0}" '
       / started / && !s { s = $1 } / done in / { d = $1 }
@@ -177,6 +190,7 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
       r=$(ps -eo rss=,args= | awk '/main\.js emst/ && /--nats/ && !/awk/ { s += $1 } END { print s + 0 }')
       [ "$r" -gt "$peak" ] && peak=$r && echo "$peak" > "$D/rss-$id"
     done ) & local mon=$!
+  read -r cu0 cs0 ci0 pf0 < <(cpustat)
   local t0=$(date +%s%N)
   RUN0=$EPOCHREALTIME
   TREELINE_PARTITIONED_METHOD=pairs timeout "$budget" $T emst "$PTS" --nats $U --partitions "$k" \
@@ -185,6 +199,8 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
   local rc=$?
   RUN1=$EPOCHREALTIME
   local wall=$(( ($(date +%s%N) - t0) / 1000000 ))
+  read -r cu1 cs1 ci1 pf1 < <(cpustat)
+  echo "$id: host CPU during the run: user $(awk "BEGIN { print $cu1 - $cu0 }") s, system $(awk "BEGIN { print $cs1 - $cs0 }") s, idle $(awk "BEGIN { print $ci1 - $ci0 }") s; page faults $(( (pf1 - pf0) / 1000000 )) M"
   kill "$mon" 2>/dev/null
   read -r in1 out1 < <(varz)
   grep -v '^\s*$' "$D/run-$id.log" | tail -60

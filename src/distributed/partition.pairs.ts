@@ -235,18 +235,21 @@ export async function pairsEmst(
   run.stats.pairs = pairs.length;
   // The result's arrays, mapped now, while the forests compute (a fresh array takes its pages at ~1 GB/s on the H100
   // hosts: 2.4 GB at 2·10^8 would otherwise be the coordinator's own time after the last forest).
+  // TREELINE_MERGE_TOUCH=0: none of it (the pages taken in the last step instead), for A/B runs.
+  const touch = (typeof process !== 'undefined' ? process.env.TREELINE_MERGE_TOUCH : undefined) !== '0';
   const t00 = performance.now();
   const out: EdgeList = {
-    sources: new Uint32Array(Math.max(n - 1, 0)).fill(1),
-    targets: new Uint32Array(Math.max(n - 1, 0)).fill(1),
-    weights: new Float32Array(Math.max(n - 1, 0)).fill(1),
+    sources: new Uint32Array(Math.max(n - 1, 0)),
+    targets: new Uint32Array(Math.max(n - 1, 0)),
+    weights: new Float32Array(Math.max(n - 1, 0)),
   };
+  if (touch) for (const a of [out.sources, out.targets, out.weights]) a.fill(1);
   // The Kruskal's parents below (0: a root): their pages mapped now too (at 2·10^8 the Kruskal over ~10^6 candidate
   // edges took 1.2–1.4 s in the run's last step, its labels touching most of n fresh words at random).
   const parent = new Uint32Array(n);
-  for (let i = 0; i < n; i += 1024) parent[i] = 0;
+  if (touch) for (let i = 0; i < n; i += 1024) parent[i] = 0;
   // And the threaded merge's shared arrays (mergeLists), their pages taken by the host's threads meanwhile.
-  const temp = n - 1 >= MERGE_THREADED_EDGES ? mergeTemp(n - 1) : undefined;
+  const temp = touch && n - 1 >= MERGE_THREADED_EDGES ? mergeTemp(n - 1) : undefined;
   temp?.ready.catch(() => undefined); // awaited in mergeLists
   run.timings['distributed::merge.touch'] = performance.now() - t00;
   await run.lap('distributed::pairs.forests', () => Promise.all(forests));
