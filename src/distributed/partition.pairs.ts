@@ -233,17 +233,12 @@ export async function pairsEmst(
   for (const p of live) if (waiting[p] === 0) startForest(p); // a lone live partition: its forest alone
   await run.lap('distributed::pairs.cross', () => run.call(tasks, takePair));
   run.stats.pairs = pairs.length;
-  // The result's arrays, mapped now, while the forests compute (a fresh array takes its pages at ~1 GB/s on the H100
-  // hosts: 2.4 GB at 2·10^8 would otherwise be the coordinator's own time after the last forest).
+  // The result's arrays (the threaded merge's, below), mapped now, while the forests compute (a fresh array takes its
+  // pages at ~1 GB/s on one thread of the H100 hosts: 2.4 GB at 2·10^8 would otherwise be the coordinator's own time
+  // after the last forest).
   // TREELINE_MERGE_TOUCH=0: none of it (the pages taken in the last step instead), for A/B runs.
   const touch = (typeof process !== 'undefined' ? process.env.TREELINE_MERGE_TOUCH : undefined) !== '0';
   const t00 = performance.now();
-  const out: EdgeList = {
-    sources: new Uint32Array(Math.max(n - 1, 0)),
-    targets: new Uint32Array(Math.max(n - 1, 0)),
-    weights: new Float32Array(Math.max(n - 1, 0)),
-  };
-  if (touch) for (const a of [out.sources, out.targets, out.weights]) a.fill(1);
   // The Kruskal's parents below (0: a root): their pages mapped now too (at 2·10^8 the Kruskal over ~10^6 candidate
   // edges took 1.2–1.4 s in the run's last step, its labels touching most of n fresh words at random).
   const parent = new Uint32Array(n);
@@ -303,7 +298,7 @@ export async function pairsEmst(
     pickedList.keys[i] = candidates.keys[e];
   }
   safeLists.push(pickedList);
-  const tree = await mergeLists(safeLists, out, temp);
+  const tree = await mergeLists(safeLists, Math.max(n - 1, 0), temp);
   run.timings['distributed::kruskal'] = t1 - t0;
   run.timings['distributed::merge'] = performance.now() - t1;
   run.stats.contracted = safeCount;
@@ -595,19 +590,22 @@ function shared(list: SortedEdges): boolean {
 }
 
 /**
- * mergeToTree into `out`, on the coordinator's host threads (merge.threads.ts) where every list is in shared memory
- * (the forests' results as NATS brings them: nats.ts getMessage `shared`) and there are 2^20 edges or more — through
- * shared arrays, then copied into `out` (mapped while the forests computed) — else on this thread.
+ * mergeToTree of `lists` (m edges in all), on the coordinator's host threads (merge.threads.ts) where every list is in
+ * shared memory (the forests' results as they come: nats.ts getMessage and nats.local.ts `shared`) and there are 2^20
+ * edges or more — into shared arrays (`made`'s, mapped while the forests computed), which are the result as they are:
+ * views of SharedArrayBuffers, read, written and uploaded like any typed array (the GPU's uploads copy shared views:
+ * src/gpu/buffers.ts unshared). Copying them into plain arrays was ~1 s of the run's last step at 2·10^8 and 2.4 GB
+ * more at its peak (session 15). Else on this thread, into new plain arrays.
  */
 async function mergeLists(
   lists: SortedEdges[],
-  out: EdgeList,
+  m: number,
   made?: { arrays: EdgeList; ready: Promise<void> },
 ): Promise<EdgeList> {
   const ls = lists.filter((l) => l.keys.length > 0);
-  let m = 0;
-  for (const l of ls) m += l.keys.length;
-  if (m >= MERGE_THREADED_EDGES && out.weights.length === m && ls.every(shared)) {
+  let total = 0;
+  for (const l of ls) total += l.keys.length;
+  if (total >= MERGE_THREADED_EDGES && total === m && ls.every(shared)) {
     const threads = await resolveThreads(undefined, m, 16);
     if (made) await made.ready;
     const temp =
@@ -621,22 +619,17 @@ async function mergeLists(
     const lo = ls.map((l) => l.lo);
     const hi = ls.map((l) => l.hi);
     const keys = ls.map((l) => l.keys);
-    if (await mergeToTreeThreaded({ lo, hi, keys }, temp, threads)) {
-      out.sources.set(temp.sources);
-      out.targets.set(temp.targets);
-      out.weights.set(temp.weights);
-      return out;
-    }
+    if (await mergeToTreeThreaded({ lo, hi, keys }, temp, threads)) return temp;
   }
-  return mergeToTree(lists, out);
+  return mergeToTree(lists);
 }
 
 /** From this many edges mergeLists merges on the host's threads (where every list is in shared memory). */
 const MERGE_THREADED_EDGES = 1 << 20;
 
 /**
- * mergeLists' shared arrays for m edges, made while the forests compute: their pages taken by the host's threads
- * (at 2·10^8 the merge, 2.3–2.5 s on the H100 x2 host, took 2.4 GB of fresh pages in the run's last step).
+ * mergeLists' shared arrays for m edges (the result), made while the forests compute: their pages taken by the host's
+ * threads (at 2·10^8 the merge, 2.3–2.5 s on the H100 x2 host, took 2.4 GB of fresh pages in the run's last step).
  */
 function mergeTemp(m: number): { arrays: EdgeList; ready: Promise<void> } {
   const buffers = [0, 1, 2].map(() => new SharedArrayBuffer(4 * m));
