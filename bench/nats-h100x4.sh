@@ -33,7 +33,7 @@
 # earlier results under D anyway; the check took 44 s at 2·10^8), BUDGET (s, default 550), RESERVE (s kept after a
 # run for its checks, default 40; a run is skipped with less than RESERVE + 30 left), D, PORT (4222; monitoring PORT +
 # 4000),
-# REF, REF_MAX (default 403000000: the single-process EMST's largest 3D n on the H100 by capacity.ts since 9e67429's
+# WARM_N (points of an untimed run before the groups, default 2·10^7; 0: none), REF, REF_MAX (default 403000000: the single-process EMST's largest 3D n on the H100 by capacity.ts since 9e67429's
 # split rounds, not yet run there; 134217727 before; phase 1 prints `treeline info`'s line), XK, and for a local try on
 # CPU workers BACKEND=cpu NODE=node T="node dist/cli/main.js". LOCAL_DIR: the coordinator's --nats-local-dir (the
 # same-host folder for partitions and large results, default /dev/shm; `none`: everything through the object store).
@@ -227,6 +227,22 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
 
 LAST=${WS##* }
 declare -A WALL TOTAL
+# A throw-away run first (WARM_N points, default 2·10^7; 0: none), with as many workers as the largest group: the
+# first processes on a fresh machine are slow (clocks ramp; session 15: the first group's warm-up EMST took 1.3 s
+# against 0.16 s, its partitioning 4.1 s against 3.2), and the group that ran first paid it alone.
+WARM_N=${WARM_N:-20000000}
+if [ "$WARM_N" -gt 0 ] && [ "$(left)" -gt 120 ]; then
+  W=0; for w in $WS; do [ "$w" -gt "$W" ] && W=$w; done
+  echo "== warm-up: $W worker(s), $WARM_N points (not timed) =="
+  [ -s "$D/warm-$WARM_N.npy" ] || $T generate normal -n "$WARM_N" -d 3 -o "$D/warm-$WARM_N.npy" > /dev/null 2>&1
+  start_workers
+  t0=$(date +%s%N)
+  TREELINE_PARTITIONED_METHOD=pairs timeout 120 $T emst "$D/warm-$WARM_N.npy" --nats $U --partitions "$K" \
+    --run-id "warm-$(date +%s)" --format npy -o "$D/warm/" ${LOCAL_DIR:+--nats-local-dir "$LOCAL_DIR"} > "$D/run-warm.log" 2>&1
+  echo "warm-up: exit $?, $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  stop_workers > /dev/null 2>&1
+  rm -rf "${D:?}/warm"
+fi
 for W in $WS; do
   echo "== $W worker(s) =="
   start_workers
