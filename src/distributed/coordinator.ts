@@ -74,6 +74,8 @@ export interface RunState {
   traffic?: JobTraffic;
   /** The same-host folder the partitions were written to (nats.local.ts), if any. */
   local?: LocalLink;
+  /** The message-id suffix of the run's first start (NatsJobs.publication), which a resumption publishes under. */
+  publication?: string;
 }
 
 /** The executor the algorithm talks to: one NATS task per call. */
@@ -217,6 +219,7 @@ export async function emstOnNats(
     }
     jobs = await NatsJobs.open(nc, run, {
       fresh: !resumed,
+      ...(resumed ? { publication: previous!.publication } : {}),
       epoch: fingerprint,
       onStall: (pending, seconds) =>
         log(`run ${run}: ${pending} tasks waiting, no result for ${seconds} s: are workers running on ${cluster.url}?`),
@@ -255,6 +258,7 @@ export async function emstOnNats(
         minSamples,
         alpha,
         partitions: infos,
+        publication: jobs.publication,
         ...(link ? { local: link } : {}),
       };
       // The writes or uploads, one after another in partition order, beside the algorithm: its first tasks (the

@@ -56,8 +56,11 @@ export class NatsJobs {
   readonly traffic: JobTraffic = { tasks: 0, reused: 0, bytesSent: 0, bytesReceived: 0, localBytes: 0 };
   /** The same-host folder every task's header names (coordinator.ts), or null: the object store alone. */
   local: LocalLink | null = null;
-  /** Appended to every message id (JetStream's duplicate check) by a fresh start: see open(). */
-  private publication = '';
+  /**
+   * Appended to every message id (JetStream's duplicate check): new at a fresh start, the first start's again on a
+   * resume (open(); the coordinator keeps it in the run's state).
+   */
+  publication = '';
   private readonly js: JetStreamClient;
   private readonly pending = new Map<string, { resolve: (result?: Uint8Array) => void }>();
   private readonly inFlight = new Map<string, Promise<TaskMessage>>();
@@ -86,6 +89,11 @@ export class NatsJobs {
     options: {
       fresh?: boolean;
       epoch?: string;
+      /**
+       * Not fresh: the message-id suffix of the run's first start (its `publication`), so that the tasks a resumed run
+       * publishes again while the first start's are still queued are dropped by the server as the repeats they are.
+       */
+      publication?: string;
       /** Told when tasks are pending and no result came for 30 s (no worker running? all busy?). */
       onStall?: (pending: number, seconds: number) => void;
     } = {},
@@ -104,8 +112,9 @@ export class NatsJobs {
     // A fresh start of a run id publishes its tasks anew: the same content under the same id (the same points run
     // again after the first run finished, or after its folder was lost) would otherwise be dropped by the server as
     // repeats of the earlier run's messages within its duplicate window, and never computed.
-    if (options.fresh)
-      jobs.publication = `.${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
+    jobs.publication = options.fresh
+      ? `.${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}`
+      : (options.publication ?? '');
     jobs.onStall = options.onStall;
     jobs.listen();
     return jobs;

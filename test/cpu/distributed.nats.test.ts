@@ -24,7 +24,14 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { emst } from '../../src/emst/emst.js';
 import { AbortError } from '../../src/errors.js';
 import { emstOnNats } from '../../src/distributed/coordinator.js';
-import { bodyLimit, connectNats, getMessage, putMessage } from '../../src/distributed/nats.js';
+import {
+  bodyLimit,
+  connectNats,
+  getMessage,
+  jetstreamManagerOf,
+  putMessage,
+  TASK_STREAM,
+} from '../../src/distributed/nats.js';
 import type { TaskMessage } from '../../src/distributed/types.js';
 import { NatsJobs, TaskFailedError } from '../../src/distributed/nats.jobs.js';
 import { defaultLocalBase, openLocal } from '../../src/distributed/nats.local.js';
@@ -277,6 +284,29 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
 });
 
 describe('the same-host folder (nats.local.ts): off, and workers that do not see it', () => {
+  it("a resumed run publishes under its first start's message ids: the tasks still queued are not queued twice", async () => {
+    // A server without workers: the tasks stay in the stream.
+    const own = await startNatsServer();
+    const onc = await connectNats({ url: own.url });
+    try {
+      const queued = async () => (await (await jetstreamManagerOf(onc)).streams.info(TASK_STREAM)).state.messages;
+      const task = { meta: {}, arrays: { a: new Float32Array([1, 2]) } };
+      const first = await NatsJobs.open(onc, 'republish', { fresh: true });
+      first.submit('echo', undefined, task).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      await first.close();
+      expect(await queued()).toBe(1);
+      const again = await NatsJobs.open(onc, 'republish', { publication: first.publication });
+      again.submit('echo', undefined, task).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      await again.close();
+      expect(await queued()).toBe(1);
+    } finally {
+      await onc.close();
+      await own.stop();
+    }
+  });
+
   it('cluster.localDir false: everything through the object store, the same tree', async () => {
     const points = cloud('clustered', 60_000, DIM, 51);
     const single = await emst(points, { dim: DIM, backend: 'cpu' });
