@@ -15,7 +15,7 @@
  * answered from its stored result at once and only the rest are computed. The same run id on other points is an
  * InputError; a run that ended 'done' starts over.
  */
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { Kvm, type KV } from '@nats-io/kv';
 import { InputError } from '../errors.js';
@@ -26,11 +26,10 @@ import { bodyLimit, checkRunId, connectNats, jetstreamManagerOf, putMessage, RUN
 import {
   defaultLocalBase,
   hasFile,
-  needSubject,
   openLocal,
   partitionFile,
-  readMessageFile,
   sameFolder,
+  serveNeeds,
   writeMessageFile,
   type LocalLink,
 } from './nats.local.js';
@@ -190,6 +189,7 @@ export async function emstOnNats(
   const log = cluster.log ?? (() => {});
   const nc: NatsConnection = await connectNats({ ...cluster, name: cluster.name ?? `treeline coordinator ${run}` });
   let jobs: NatsJobs | null = null;
+  let serving: { stop(): Promise<void> } | null = null;
   try {
     await jetstreamManagerOf(nc); // a clear error where the server has no JetStream
     const kv = await new Kvm(nc).create(RUNS_BUCKET);
@@ -294,7 +294,7 @@ export async function emstOnNats(
     }
     saved.catch(() => undefined); // awaited below; a failed upload also fails the tasks that wait for it
     // Workers that do not see the same-host folder ask for its partitions in the object store.
-    const serving = jobs.local ? serveNeeds(nc, run, jobs, state.partitions.length, saved, log) : null;
+    if (jobs.local) serving = serveNeeds(nc, run, jobs, state.partitions.length, saved, log);
     const tStart = performance.now() - t0;
     let lastPhase = '';
     let lastFraction = 0;
@@ -343,7 +343,7 @@ export async function emstOnNats(
       run,
       JSON.stringify({ ...state, status: 'done', edges: result.weights.length, totalWeight, traffic } as RunState),
     );
-    serving?.unsubscribe();
+    await serving?.stop();
     await jobs.close();
     if (!cluster.keep) await jobs.destroyStore();
     return {
@@ -360,6 +360,8 @@ export async function emstOnNats(
       resumed,
     };
   } finally {
+    // (A failed run's need notes: no upload starts after this, and the one in flight ends before the connection.)
+    await serving?.stop();
     await jobs?.close();
     await nc.drain().catch(() => nc.close());
   }
@@ -396,62 +398,6 @@ async function partitionsKept(nc: NatsConnection, run: string, state: RunState):
     if (!os || (await os.info(partitionObject(p)).catch(() => null)) === null) return false;
   }
   return true;
-}
-
-/**
- * Answers the workers that do not see the same-host folder: a request on treeline.need.<run> naming partition p has
- * it uploaded from its file (after `saved`: every file written) and is answered once it is stored (or with the
- * error); every partition after it follows (a remote worker needs most), one at a time, each once.
- */
-function serveNeeds(
-  nc: NatsConnection,
-  run: string,
-  jobs: NatsJobs,
-  count: number,
-  saved: Promise<void>,
-  log: (line: string) => void,
-): Subscription {
-  const link = jobs.local!;
-  const uploads = new Map<number, Promise<void>>();
-  let chain: Promise<void> = saved.catch(() => undefined);
-  const upload = (p: number): Promise<void> => {
-    let done = uploads.get(p);
-    if (!done) {
-      done = chain.then(async () => {
-        if ((await jobs.store.info(partitionObject(p))) !== null) return;
-        const msg = await readMessageFile(link.dir, partitionFile(p));
-        if (msg === null) throw new Error(`its file is missing from ${link.dir}`);
-        jobs.traffic.bytesSent += await putMessage(jobs.store, partitionObject(p), msg, bodyLimit(nc));
-        log(`run ${run}: partition ${p} uploaded for a worker that does not see ${link.dir}`);
-      });
-      uploads.set(p, done);
-      chain = done.catch(() => undefined);
-    }
-    return done;
-  };
-  return nc.subscribe(needSubject(run), {
-    callback: (_err, m) => {
-      let p = NaN;
-      try {
-        p = Number((JSON.parse(new TextDecoder().decode(m.data)) as { partition?: unknown }).partition);
-      } catch {
-        // Not a need note: p stays NaN.
-      }
-      if (!Number.isInteger(p) || p < 0 || p >= count) {
-        m.respond(JSON.stringify({ error: `no partition ${p} in a run of ${count}` }));
-        return;
-      }
-      const asked = upload(p);
-      for (let q = p + 1; q < count; q++) upload(q).catch(() => undefined);
-      asked.then(
-        () => m.respond(JSON.stringify({})),
-        (e: Error) => {
-          log(`run ${run}: partition ${p} for a worker elsewhere: ${e.message}`);
-          m.respond(JSON.stringify({ error: e.message }));
-        },
-      );
-    },
-  });
 }
 
 // emst()'s `cluster` finds this entry without importing distributed/ (emst.ts: registerClusterEntry).

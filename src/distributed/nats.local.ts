@@ -20,7 +20,12 @@
  * with the run's objects at its end; an interrupted run keeps it for its resumption (a folder without its partition
  * files starts the run over).
  */
+import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import type { ObjectStore } from '@nats-io/obj';
+import { bodyLimit, putMessage } from './nats.js';
 import { decodeTaskMessage, encodedPieces } from './nats.codec.js';
+import type { NatsJobs } from './nats.jobs.js';
+import { partitionObject } from './nats.tasks.js';
 import type { TaskMessage } from './types.js';
 
 /** Where the coordinator's files are, and the token that proves a worker sees the same folder. */
@@ -61,25 +66,23 @@ export async function defaultLocalBase(): Promise<string | null> {
 }
 
 /**
- * The run's folder under `base`, made with a fresh token, or `previous` again where its token still reads back (a
- * resumed run); null when it cannot be made or `base` has less than `bytes` free (a container's 64 MB /dev/shm): the
- * run then goes through the object store alone, and `why` says so.
+ * The run's folder under `base`, made anew with a fresh token (a resumed run keeps the one in its state:
+ * coordinator.ts); null when it cannot be made or `base` has less than `bytes` free (a container's 64 MB /dev/shm):
+ * the run then goes through the object store alone, and `why` says so.
  */
 export async function openLocal(
   base: string,
   run: string,
   bytes: number,
-  previous?: LocalLink,
 ): Promise<{ link: LocalLink | null; why?: string }> {
-  if (previous && (await sameFolder(previous))) return { link: previous };
   const fs = (await nodeFs()).promises;
+  const dir = join(base, `treeline-${run}`);
   try {
     const free = await fs.statfs(base);
     const room = free.bavail * free.bsize;
     if (room < bytes) {
       return { link: null, why: `${base} has ${mb(room)} free for the run's ${mb(bytes)} of partitions` };
     }
-    const dir = join(base, `treeline-${run}`);
     await fs.rm(dir, { recursive: true, force: true });
     await fs.mkdir(dir, { mode: 0o700 });
     const token = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join(
@@ -88,6 +91,8 @@ export async function openLocal(
     await fs.writeFile(join(dir, 'token'), token, { mode: 0o600 });
     return { link: { dir, token } };
   } catch (e) {
+    // (A folder made before the token's write failed, ENOSPC: not left behind in shared memory.)
+    await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
     return { link: null, why: `${base}: ${(e as Error).message}` };
   }
 }
@@ -207,4 +212,126 @@ async function inParallel(count: number, job: (j: number) => Promise<void>): Pro
 export function stubOf(msg: TaskMessage): LocalStub['localResult'] | null {
   const r = (msg.meta as Record<string, unknown> | null)?.localResult as LocalStub['localResult'] | undefined;
   return r && typeof r.file === 'string' && typeof r.bytes === 'number' ? r : null;
+}
+
+/**
+ * The coordinator's answer to the workers that do not see its folder: a request on treeline.need.<run> naming
+ * partition p has it uploaded from its file (after `saved`: every file written) and is answered once it is stored (or
+ * with the error); every partition after it follows (a remote worker needs most), one at a time, each once. `stop()`
+ * (the run's end, whichever way): no upload starts after it (a note asked since is answered with the error), and it
+ * resolves once the one in flight has ended, so that none runs on against a closed connection or a removed store.
+ */
+export function serveNeeds(
+  nc: NatsConnection,
+  run: string,
+  jobs: Pick<NatsJobs, 'store' | 'traffic' | 'local'>,
+  count: number,
+  saved: Promise<void>,
+  log: (line: string) => void,
+): { stop(): Promise<void> } {
+  const link = jobs.local!;
+  const uploads = new Map<number, Promise<void>>();
+  let stopped = false;
+  let chain: Promise<void> = saved.catch(() => undefined);
+  const upload = (p: number): Promise<void> => {
+    let done = uploads.get(p);
+    if (!done) {
+      done = chain.then(async () => {
+        if (stopped) throw new Error(`run ${run} has ended`);
+        if ((await jobs.store.info(partitionObject(p))) !== null) return;
+        const msg = await readMessageFile(link.dir, partitionFile(p));
+        if (msg === null) throw new Error(`its file ${partitionFile(p)} is missing from ${link.dir}`);
+        jobs.traffic.bytesSent += await putMessage(jobs.store, partitionObject(p), msg, bodyLimit(nc));
+        log(`run ${run}: partition ${p} uploaded for a worker that does not see ${link.dir}`);
+      });
+      uploads.set(p, done);
+      chain = done.catch(() => undefined);
+    }
+    return done;
+  };
+  // A reply that cannot go (the connection closed at the run's end): the worker's request times out, and it asks again.
+  const respond = (m: Msg, reply: { error?: string }): void => {
+    try {
+      m.respond(JSON.stringify(reply));
+    } catch {
+      // (nothing more to tell)
+    }
+  };
+  const sub = nc.subscribe(needSubject(run), {
+    callback: (_err, m) => {
+      let p = NaN;
+      try {
+        p = Number((JSON.parse(new TextDecoder().decode(m.data)) as { partition?: unknown }).partition);
+      } catch {
+        // Not a need note: p stays NaN.
+      }
+      if (!Number.isInteger(p) || p < 0 || p >= count) {
+        respond(m, { error: `no partition ${p} in a run of ${count}` });
+        return;
+      }
+      const asked = upload(p);
+      for (let q = p + 1; q < count; q++) upload(q).catch(() => undefined);
+      asked.then(
+        () => respond(m, {}),
+        (e: Error) => {
+          if (!stopped) log(`run ${run}: partition ${p} for a worker elsewhere: ${e.message}`);
+          respond(m, { error: e.message });
+        },
+      );
+    },
+  });
+  return {
+    async stop() {
+      if (!stopped) {
+        stopped = true;
+        try {
+          sub.unsubscribe();
+        } catch {
+          // The connection is closed: so is the subscription.
+        }
+      }
+      await chain;
+    },
+  };
+}
+
+/** How long a worker waits for a partition it asked the coordinator to upload (a 1 GB partition: seconds). */
+const NEED_WAIT_MS = 600_000;
+/**
+ * How often it asks again meanwhile (the coordinator answers a repeat from the same upload): a coordinator gone since
+ * the first ask is found out at the next (no responders), instead of holding the task for NEED_WAIT_MS.
+ */
+const NEED_ASK_MS = 15_000;
+
+/**
+ * Asks run `run`'s coordinator to upload partition p into `os` (a request on treeline.need.<run>, answered once it is
+ * stored: serveNeeds), again every `askMs` while no answer comes and it is not stored. No coordinator listening (it
+ * has stopped) fails at once: the task is retried.
+ */
+export async function askFor(
+  nc: NatsConnection,
+  run: string,
+  p: number,
+  os: ObjectStore,
+  askMs = NEED_ASK_MS,
+): Promise<void> {
+  const what = `run ${run}'s partition ${p} is in neither the object store nor this worker's view of its coordinator's folder`;
+  const until = Date.now() + NEED_WAIT_MS;
+  for (;;) {
+    let reply: { error?: string };
+    try {
+      const timeout = Math.max(1, Math.min(askMs, until - Date.now()));
+      const m = await nc.request(needSubject(run), JSON.stringify({ partition: p }), { timeout });
+      reply = JSON.parse(new TextDecoder().decode(m.data)) as { error?: string };
+    } catch (e) {
+      if (e instanceof errors.TimeoutError && Date.now() < until) {
+        if ((await os.info(partitionObject(p)).catch(() => null)) !== null) return;
+        continue;
+      }
+      const why = e instanceof Error ? e.message : String(e);
+      throw new Error(`${what}; asking the coordinator for it (on ${needSubject(run)}): ${why}`);
+    }
+    if (reply.error) throw new Error(`${what}; the coordinator could not upload it: ${reply.error}`);
+    return;
+  }
 }

@@ -38,7 +38,7 @@ import {
   type NatsOptions,
 } from './nats.js';
 import { decodeTaskMessage, decodeTaskMeta, encodedSize, encodeTaskMessage } from './nats.codec.js';
-import { headers, type NatsConnection } from '@nats-io/transport-node';
+import { headers } from '@nats-io/transport-node';
 import {
   outcomeMessage,
   partitionObject,
@@ -48,8 +48,8 @@ import {
   type TaskOutcome,
 } from './nats.tasks.js';
 import {
+  askFor,
   listFiles,
-  needSubject,
   partitionFile,
   readMessageFile,
   resultFile,
@@ -195,25 +195,6 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
 /** How often a worker in a pair task looks for partitions stored since (ObjectCache.prefetch). */
 const PREFETCH_LOOK_MS = 250;
 
-/** How long a worker waits for a partition it asked the coordinator to upload (a 1 GB partition: seconds). */
-const NEED_WAIT_MS = 600_000;
-
-/**
- * Asks run `run`'s coordinator to upload partition p (a request on treeline.need.<run>, answered once it is stored:
- * coordinator.ts serveNeeds). No coordinator listening (it has stopped) fails at once: the task is retried.
- */
-async function askFor(nc: NatsConnection, run: string, p: number): Promise<void> {
-  const what = `run ${run}'s partition ${p} is not in the object store and this worker does not see its coordinator's folder`;
-  let reply: { error?: string };
-  try {
-    const m = await nc.request(needSubject(run), JSON.stringify({ partition: p }), { timeout: NEED_WAIT_MS });
-    reply = JSON.parse(new TextDecoder().decode(m.data)) as { error?: string };
-  } catch (e) {
-    throw new Error(`${what}; asking the coordinator for it: ${describe(e)}`);
-  }
-  if (reply.error) throw new Error(`${what}; the coordinator could not upload it: ${reply.error}`);
-}
-
 /** Whether this worker sees each coordinator's folder (by folder and token: looked at once). */
 const seen = new Map<string, Promise<boolean>>();
 function sees(link: LocalLink): Promise<boolean> {
@@ -311,7 +292,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         os,
         local,
         // (Only a run with a folder has partitions that are not in the store: the coordinator answers such notes.)
-        ask: header.local ? (p) => askFor(nc, header.run, p) : null,
+        ask: header.local ? (p) => askFor(nc, header.run, p, os) : null,
       };
       if (deliveries > maxAttempts) {
         const bytes = await finish(header, os, {

@@ -34,7 +34,16 @@ import {
 } from '../../src/distributed/nats.js';
 import type { TaskMessage } from '../../src/distributed/types.js';
 import { NatsJobs, TaskFailedError } from '../../src/distributed/nats.jobs.js';
-import { defaultLocalBase, openLocal } from '../../src/distributed/nats.local.js';
+import {
+  askFor,
+  defaultLocalBase,
+  needSubject,
+  openLocal,
+  partitionFile,
+  serveNeeds,
+  writeMessageFile,
+} from '../../src/distributed/nats.local.js';
+import { partitionObject } from '../../src/distributed/nats.tasks.js';
 import { parseNpy, writeNpy } from '../../src/io/npy.js';
 import { cloud } from '../helpers/clouds.js';
 import { runCliProcess } from '../helpers/cli.process.js';
@@ -284,6 +293,74 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
 });
 
 describe('the same-host folder (nats.local.ts): off, and workers that do not see it', () => {
+  it('serveNeeds: after stop() no upload starts (a note asked meanwhile is answered with the error), and a note whose connection closed raises nothing', async () => {
+    const part = { meta: { id: 0, dim: DIM }, arrays: { points: new Float32Array(6), ids: new Uint32Array([0, 1]) } };
+    const serve = async (run: string) => {
+      const own = await connectNats({ url: server.url });
+      const jobs = await NatsJobs.open(own, run);
+      jobs.local = (await openLocal(dir, run, 0)).link;
+      await writeMessageFile(jobs.local!.dir, partitionFile(0), part);
+      let release!: () => void;
+      const saved = new Promise<void>((r) => (release = r));
+      const serving = serveNeeds(own, run, jobs, 1, saved, () => {});
+      await own.flush();
+      const asked = nc.request(needSubject(run), JSON.stringify({ partition: 0 }), { timeout: 2000 });
+      await new Promise((r) => setTimeout(r, 200)); // the note is in (its upload waits for `saved`)
+      return { own, jobs, release, serving, asked };
+    };
+    // The run ends while a note waits: it is answered with the error, and nothing was uploaded.
+    const a = await serve('need-stop');
+    const stopping = a.serving.stop();
+    a.release();
+    await stopping;
+    const reply = JSON.parse(new TextDecoder().decode((await a.asked).data)) as { error?: string };
+    expect(reply.error).toMatch(/run need-stop has ended/);
+    expect(await a.jobs.store.info(partitionObject(0))).toBeNull();
+    await a.jobs.close();
+    await a.jobs.destroyStore();
+    await a.own.close();
+    // The connection closes under a waiting note: its reply cannot go, and no unhandled rejection follows.
+    const b = await serve('need-closed');
+    await b.jobs.close();
+    await b.own.close();
+    b.release();
+    await b.serving.stop();
+    await expect(b.asked).rejects.toThrow(/timeout/i);
+  });
+
+  it('askFor: asks again while no answer comes, and fails at once when no coordinator listens any more', async () => {
+    const jobs = await NatsJobs.open(nc, 'need-ask');
+    try {
+      // A coordinator that takes the first note and stops without an answer.
+      let notes = 0;
+      const gone = nc.subscribe(needSubject('need-ask'), {
+        callback: () => {
+          notes++;
+        },
+        max: 1,
+      });
+      const t = performance.now();
+      const asking = askFor(nc, 'need-ask', 2, jobs.store, 300);
+      await expect(asking).rejects.toThrow(/partition 2 .*need-ask.*no responders/);
+      expect(performance.now() - t).toBeLessThan(5000);
+      expect(notes).toBe(1);
+      expect(gone.isClosed()).toBe(true);
+      // One that answers the second note only (the first answer lost): askFor resolves with it.
+      let seen = 0;
+      const late = nc.subscribe(needSubject('need-ask'), {
+        callback: (_e, m) => {
+          if (seen++ > 0) m.respond(JSON.stringify({}));
+        },
+      });
+      await askFor(nc, 'need-ask', 2, jobs.store, 300);
+      expect(seen).toBe(2);
+      late.unsubscribe();
+    } finally {
+      await jobs.close();
+      await jobs.destroyStore();
+    }
+  });
+
   it("a resumed run publishes under its first start's message ids: the tasks still queued are not queued twice", async () => {
     // A server without workers: the tasks stay in the stream.
     const own = await startNatsServer();
