@@ -22,7 +22,16 @@ import { InputError } from '../errors.js';
 import type { EmstClusterOptions } from '../emst/validate.js';
 import { registerClusterEntry } from '../emst/emst.js';
 import type { ProgressCallback } from '../progress.js';
-import { bodyLimit, checkRunId, connectNats, jetstreamManagerOf, putMessage, RUNS_BUCKET, runBucket } from './nats.js';
+import {
+  bodyLimit,
+  checkRunId,
+  connectNats,
+  jetstreamManagerOf,
+  PREPARE_SUBJECT,
+  putMessage,
+  RUNS_BUCKET,
+  runBucket,
+} from './nats.js';
 import {
   defaultLocalBase,
   hasFile,
@@ -192,6 +201,11 @@ export async function emstOnNats(
   let serving: { stop(): Promise<void> } | null = null;
   try {
     await jetstreamManagerOf(nc); // a clear error where the server has no JetStream
+    // The run's size to every worker before the partitioning: a 'pairs' run's workers take their tasks' scratch
+    // meanwhile (worker.ts), not in their first pair and forest.
+    if (method !== 'rounds') {
+      nc.publish(PREPARE_SUBJECT, JSON.stringify({ run, n: Math.floor(points.length / dim), dim, k }));
+    }
     const kv = await new Kvm(nc).create(RUNS_BUCKET);
     // The points in shared memory (the split's threads read them there) and their fingerprint over 16 MiB blocks'
     // hashes on those threads: both the coordinator's own time before any task. Up to 16 threads (the library's

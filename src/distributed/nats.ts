@@ -49,6 +49,11 @@ export const TASK_CONSUMER = 'treeline-workers';
 export const RUNS_BUCKET = 'treeline-runs';
 export const taskSubject = (run: string): string => `treeline.task.${run}`;
 export const doneSubject = (run: string): string => `treeline.done.${run}`;
+/**
+ * Where a coordinator of a 'pairs' run tells every worker the run's size before its partitioning ({ run, n, dim, k }):
+ * the workers take their tasks' scratch meanwhile (worker.ts, scratch.ts prepareScratch).
+ */
+export const PREPARE_SUBJECT = 'treeline.prepare';
 export const runBucket = (run: string): string => `treeline-${run}`;
 /** The header naming the task of a note on treeline.done.<run>. */
 export const TASK_HEADER = 'Treeline-Task';

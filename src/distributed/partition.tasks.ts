@@ -57,7 +57,7 @@ import {
   SIDE_P,
   SIDE_Q,
 } from './partition.pairs.js';
-import { withScratch, type Scratch } from './scratch.js';
+import { withScratch, type Scratch, type SlotSpec } from './scratch.js';
 import {
   crossingEdgesThreaded,
   forestKeysThreaded,
@@ -222,6 +222,36 @@ export const unionPieces = { rows: 1 << 21, turns: 0 };
 const turn = (): Promise<void> =>
   new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
+/**
+ * The scratch slots a worker's 'pair' and 'forest' tasks take for a run of n points in k partitions (a pair holds at
+ * most two partitions of ⌈n / k⌉ points; the Morton split's partitions differ by one point at most), under the names
+ * and sharing the tasks use below: what prepareScratch (scratch.ts) takes before the first task. `gpu`: the GPU path's
+ * edge arrays and the forest's threaded passes (the CPU backend returns fresh edge arrays, and its forests' keys and
+ * reply run on one thread).
+ */
+export function pairsScratchSlots(n: number, dim: number, k: number, gpu: boolean, threads: number): SlotSpec[] {
+  const part = Math.ceil(n / Math.max(1, k));
+  const pair = Math.min(n, 2 * part);
+  const slots: SlotSpec[] = [
+    { name: 'pair.ids', length: pair, shared: true },
+    { name: 'pair.points', length: pair * dim, shared: false },
+    { name: 'forest.records', length: 4 * part, shared: true },
+  ];
+  if (gpu) {
+    for (const name of ['mst.sources', 'mst.targets', 'mst.weights'])
+      slots.push({ name, length: pair - 1, shared: true });
+    if (threads > 1 && part - 1 >= taskThreading.minEdges) {
+      slots.push(
+        { name: 'forest.keys', length: part - 1, shared: true },
+        { name: 'forest.split', length: part - 1, shared: true },
+        { name: 'forest.sharedPoints', length: part * dim, shared: true },
+        { name: 'forest.sharedIds', length: part, shared: true },
+      );
+    }
+  }
+  return slots.filter((slot) => slot.length > 0);
+}
+
 /** The 'pair' task (the table above), its per-point arrays in `scratch`. */
 async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<PartitionTask>): Promise<TaskMessage> {
   const tStart = performance.now();
@@ -252,7 +282,7 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
   const n = np + nq;
   const words = (n + 31) >>> 5;
   const inP = scratch.u32('pair.inP', words, true);
-  const unionIds = scratch.u32('pair.ids', n);
+  const unionIds = scratch.u32('pair.ids', n, true);
   const scaled = scratch.f32('pair.points', n * dim);
   const core2 = mr ? new Float32Array(n) : null;
   const f = 2 ** exponent;
@@ -391,7 +421,7 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const floorIn = sized(array(msg, 'floor', Float32Array), terminals.length, 'floor');
   // Each terminal's row (ids ascend: a binary search) and its floor: no edge from it to another partition is
   // lighter (the lightest of its pairs' crossing edges). The floors go straight into contractForest's records.
-  const records = forestRecords(n, scratch.u32('forest.records', 4 * n));
+  const records = forestRecords(n, scratch.u32('forest.records', 4 * n, true));
   const least = new Float32Array(records.buffer, records.byteOffset, 4 * n);
   const termRow = new Uint32Array(terminals.length);
   for (let t = 0; t < terminals.length; t++) {

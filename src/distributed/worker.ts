@@ -29,6 +29,7 @@ import {
   ensureTaskQueue,
   getMessage,
   jetstreamManagerOf,
+  PREPARE_SUBJECT,
   putBytes,
   putMessage,
   runBucket,
@@ -59,6 +60,8 @@ import {
 } from './nats.local.js';
 import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types.js';
 import type { BatchTask } from './worker.tasks.js';
+import { pairsScratchSlots, TASK_THREADS_MAX } from './partition.tasks.js';
+import { prepareScratch } from './scratch.js';
 
 export interface WorkerOptions extends NatsOptions {
   /** How the tasks compute (the worker owns `env.gpu`, if any). */
@@ -230,6 +233,38 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     // Pair tasks in hand (0 or 1: one task at a time): the prefetch keeps looking for new partitions meanwhile.
     let pairsInHand = 0;
     const consumer = await js.consumers.get(TASK_STREAM, TASK_CONSUMER);
+    // A 'pairs' run's size, told by its coordinator before it partitions: the tasks' scratch is taken meanwhile, and
+    // a partition task waits for that to finish (it would take the same pages itself).
+    let preparing: Promise<void> = Promise.resolve();
+    const prepared = new Set<string>();
+    const prepareSub = nc.subscribe(PREPARE_SUBJECT, {
+      callback: (_err, msg) => {
+        let size: { run?: unknown; n?: unknown; dim?: unknown; k?: unknown };
+        try {
+          size = JSON.parse(new TextDecoder().decode(msg.data));
+        } catch {
+          return;
+        }
+        const { run, n, dim, k } = size;
+        const whole = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x > 0;
+        if (typeof run !== 'string' || !whole(n) || !whole(dim) || !whole(k) || prepared.has(run)) return;
+        prepared.add(run);
+        const gpu = o.env.backend === 'gpu';
+        const slots = pairsScratchSlots(n, dim, k, gpu, o.env.threads ?? TASK_THREADS_MAX);
+        const t0 = performance.now();
+        preparing = preparing
+          .then(() => prepareScratch(slots, o.env.threads))
+          .then(
+            () => {
+              const gb = slots.reduce((sum, slot) => sum + 4 * slot.length, 0) / 1e9;
+              log(
+                `worker: scratch for run ${run} taken (${gb.toFixed(1)} GB) in ${(performance.now() - t0).toFixed(0)} ms`,
+              );
+            },
+            (e) => log(`worker: scratch for run ${run} not taken: ${describe(e)}`),
+          );
+      },
+    });
     log(`worker: connected to ${o.url}, backend ${o.env.backend}${o.env.gpu ? ' (GPU context ready)' : ''}`);
 
     /**
@@ -318,6 +353,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (body === null) throw new Error(`task ${what}'s body is missing from the run's object store.`);
         let reply: TaskMessage;
         if (header.partition !== undefined) {
+          await preparing;
           const run = o.partitionTasks[header.kind];
           if (!run) throw new Error(`this worker has no partition task '${header.kind}'.`);
           // A pair's partner is read beside its own partition (each once per run: the cache keeps them), and the
@@ -400,6 +436,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         m.term();
       }
     }
+    prepareSub.unsubscribe();
     return summary;
   } finally {
     await nc.drain().catch(() => nc.close());

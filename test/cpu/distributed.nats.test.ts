@@ -285,6 +285,8 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
       if ((await defaultLocalBase()) !== null) expect(parted.traffic.localBytes).toBeGreaterThan(N * DIM * 4);
       expect(phases).toContain(`pairs: ${(K * (K - 1)) / 2} of ${(K * (K - 1)) / 2} pairs done`);
       expect(parted.stats.pairs).toBe((K * (K - 1)) / 2);
+      // Told the run's size before the partitioning, the workers took their tasks' scratch meanwhile.
+      expect(workers.some((w) => w.stderr().includes(`worker: scratch for run ${parted.runId} taken`))).toBe(true);
       // Pairs and forests (and, for mutual reachability, the core distances' tasks before them).
       if (minSamples === 1) expect(parted.traffic.tasks).toBe((K * (K - 1)) / 2 + K);
       else expect(parted.traffic.tasks).toBeGreaterThan((K * (K - 1)) / 2 + K);
