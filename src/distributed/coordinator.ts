@@ -346,6 +346,12 @@ export async function emstOnNats(
       if (!options.signal?.aborted && uploaded) {
         await kv.put(run, JSON.stringify({ ...state, status: 'failed', error: (e as Error).message }));
       }
+      // The same-host folder stays for a resumption: say where, as it holds memory (/dev/shm) until removed.
+      if (jobs.local) {
+        log(
+          `run ${run}: its partitions and results stay in ${jobs.local.dir} for --run-id ${run}; remove it if not resuming`,
+        );
+      }
       throw e;
     }
     // The run's end (the total weight, its KV entry, the store's removal): distributed::finish.

@@ -561,14 +561,17 @@ describe('distributed runs: resume and faults', () => {
       if (method === 'pairs') {
         const local = { ...cluster, runId: 'resume-test-gone', localDir: dir };
         const stopped = new AbortController();
+        const cutLines: string[] = [];
         const cut = await emstOnNats(points, {
           dim: DIM,
-          cluster: local,
+          cluster: { ...local, log: (l) => cutLines.push(l) },
           method,
           signal: stopped.signal,
           onProgress: (_f, phase) => phase && stop.test(phase) && stopped.abort(),
         }).catch((e) => e);
         expect(cut).toBeInstanceOf(AbortError);
+        // The interrupted run says where its folder stays (it holds memory in /dev/shm until removed).
+        expect(cutLines).toContainEqual(expect.stringMatching(/stay in .*treeline-resume-test-gone for --run-id/));
         rmSync(join(dir, 'treeline-resume-test-gone'), { recursive: true });
         const lines: string[] = [];
         const fresh = await emstOnNats(points, { dim: DIM, cluster: { ...local, log: (l) => lines.push(l) }, method });
