@@ -5,26 +5,18 @@
  * after a float64 rounds to float32, in Fortran order — the same requireFinite message, naming the first bad value
  * whichever piece (or worker thread) met a bad one first.
  */
-import { mkdtempSync, openSync, closeSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { openSync, closeSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { writeBinPoints } from '../../src/io/points.bin.js';
 import { readPoints, requireFinite } from '../../src/io/points.js';
 import { LARGE_READ_BYTES, readBinFile, readNpyFile, type StreamReadOptions } from '../../src/io/points.stream.js';
 import { readPiecesOnWorkers } from '../../src/io/points.stream.threads.js';
+import { tempFiles } from '../helpers/files.js';
 import { mulberry32 } from '../helpers/random.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
 useBundledWorkerScript('treeline-stream-large-');
-const dir = mkdtempSync(join(tmpdir(), 'treeline-stream-large-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let files = 0;
-function put(bytes: Uint8Array, ext = '.npy'): string {
-  const file = join(dir, `f${files++}${ext}`);
-  writeFileSync(file, bytes);
-  return file;
-}
+const { put } = tempFiles('treeline-stream-large-');
 
 /** An .npy file of float32 ('<f4') or float64 ('<f8') values of the (n, dim) matrix given row-major, stored in `fortran` order. */
 function npy(dtype: '<f4' | '<f8', values: ArrayLike<number>, n: number, dim: number, fortran = false): Uint8Array {

@@ -5,25 +5,16 @@
  * whole-buffer readers (parseNpy + npyToPoints, parseBinPoints), with pieces of odd sizes so that the converting
  * path runs on a few-KB file, and every error names the file with the whole-buffer readers' own message.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { npyToPoints, parseNpy } from '../../src/io/npy.js';
 import { parseBinPoints, writeBinPoints } from '../../src/io/points.bin.js';
 import { readPoints } from '../../src/io/points.js';
 import { readBinFile, readHeaderlessFile, readNpyFile } from '../../src/io/points.stream.js';
 import type { PointTable } from '../../src/io/points.csv.js';
+import { tempFiles } from '../helpers/files.js';
 import { mulberry32 } from '../helpers/random.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'treeline-stream-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let files = 0;
-function put(bytes: Uint8Array, ext = '.npy'): string {
-  const file = join(dir, `f${files++}${ext}`);
-  writeFileSync(file, bytes);
-  return file;
-}
+const { put } = tempFiles('treeline-stream-');
 
 const SIZES: Record<string, number> = { f4: 4, f8: 8, i1: 1, u1: 1, i2: 2, u2: 2, i4: 4, u4: 4, i8: 8, u8: 8 };
 
