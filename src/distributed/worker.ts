@@ -198,12 +198,20 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
 /** How often a worker in a pair task looks for partitions stored since (ObjectCache.prefetch). */
 const PREFETCH_LOOK_MS = 250;
 
-/** Whether this worker sees each coordinator's folder (by folder and token: looked at once). */
+/**
+ * Whether this worker sees each coordinator's folder (by folder and token). A yes is kept; a no is looked at again by
+ * the next task (one small read), so that a passing failure (a full file table) does not send the rest of the run
+ * through the object store.
+ */
 const seen = new Map<string, Promise<boolean>>();
 function sees(link: LocalLink): Promise<boolean> {
   const key = `${link.dir}\n${link.token}`;
   let s = seen.get(key);
-  if (!s) seen.set(key, (s = sameFolder(link)));
+  if (!s) {
+    s = sameFolder(link);
+    seen.set(key, s);
+    s.then((yes) => yes || seen.delete(key));
+  }
   return s;
 }
 
