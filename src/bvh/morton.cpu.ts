@@ -113,6 +113,63 @@ export function mortonCodesCpu(
   return codes;
 }
 
+/**
+ * The top 16 bits of mortonCodesCpu's codes of points start … end − 1 (bits [codeBits − 16, codeBits) of each code:
+ * the partitioned EMST's 16-bit digits, src/distributed/partition.threads.ts) into out[start …], for dim 2 and 3,
+ * straight from each axis's top cell bits — the same cells, so the same digits — without the whole code (3D: x's
+ * cell bits 15–20 land at digit bits 0, 3, …, 15, y's and z's bits 16–20 at 2, 5, … and 1, 4, …; 2D: bits 24–31 of
+ * each axis). `counts[d]` (65536) counts digit d. False (nothing written) for other dims.
+ */
+export function mortonDigitsCpu(
+  points: Float32Array,
+  start: number,
+  end: number,
+  dim: number,
+  frame: SceneFrame,
+  out: Uint16Array,
+  counts: Uint32Array,
+): boolean {
+  if (dim !== 2 && dim !== 3) return false;
+  const bits = bitsPerAxis(dim);
+  const top = maxCell(bits);
+  const shift = dim * bits - 16;
+  const spread = spreadTable(dim);
+  // Per axis: its lowest cell bit in the digit (t0) and where that bit lands (t0·dim + dim − 1 − a − shift).
+  const t0 = new Int32Array(dim);
+  const at = new Int32Array(dim);
+  for (let a = 0; a < dim; a++) {
+    t0[a] = Math.ceil((shift - (dim - 1 - a)) / dim);
+    at[a] = t0[a] * dim + (dim - 1 - a) - shift;
+  }
+  const lo = frame.lo;
+  const scale = frame.scale;
+  if (dim === 3) {
+    // Unrolled (t0 = 15, 16, 16; bits land at 0, 2, 1).
+    const [l0, l1, l2] = lo;
+    const [s0, s1, s2] = scale;
+    for (let i = start, o = 3 * start; i < end; i++, o += 3) {
+      const x = Math.min(Math.floor(Math.fround(Math.fround(points[o] - l0) * s0)), top) >>> 0;
+      const y = Math.min(Math.floor(Math.fround(Math.fround(points[o + 1] - l1) * s1)), top) >>> 0;
+      const z = Math.min(Math.floor(Math.fround(Math.fround(points[o + 2] - l2) * s2)), top) >>> 0;
+      const d = spread[x >>> 15] | (spread[y >>> 16] << 2) | (spread[z >>> 16] << 1);
+      out[i] = d;
+      counts[d]++;
+    }
+    return true;
+  }
+  for (let i = start; i < end; i++) {
+    let d = 0;
+    for (let a = 0; a < dim; a++) {
+      const t = Math.fround(Math.fround(points[i * dim + a] - lo[a]) * scale[a]);
+      const c = Math.min(Math.floor(t), top) >>> 0;
+      d |= spread[c >>> t0[a]] << at[a];
+    }
+    out[i] = d;
+    counts[d & 0xffff]++;
+  }
+  return true;
+}
+
 /** spread[x]: bit t of the byte x moved to bit t·dim (dim ≤ 3: fits in 22 bits). */
 const spreadTables = new Map<number, Uint32Array>();
 function spreadTable(dim: number): Uint32Array {

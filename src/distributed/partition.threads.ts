@@ -25,7 +25,7 @@
  */
 import { bitsPerAxis, codeBits, MAX_COORDINATE } from '../bvh/layout.js';
 import { maxF, minF } from '../bvh/floatorder.js';
-import { mortonCodesCpu, quantScale, type SceneFrame } from '../bvh/morton.cpu.js';
+import { mortonCodesCpu, mortonDigitsCpu, quantScale, type SceneFrame } from '../bvh/morton.cpu.js';
 import { checkCoordinates } from '../emst/validate.js';
 import { touchOnWorkers } from '../host/buffers.js';
 import { InputError } from '../errors.js';
@@ -100,6 +100,9 @@ function bounds(j: BoundsJob): BoundsReply {
 function digitsOf(j: DigitsJob): DigitsReply {
   const { points, dim, start, end, frame, digits } = j;
   const counts = new Uint32Array(65536);
+  // 2D and 3D: the top 16 bits straight from the cells' top bits (~1.3–1.8 s of the 63-bit codes at 2·10^8 on 16
+  // threads of the H100 x2 hosts, session 15); the same digits as the codes below.
+  if (mortonDigitsCpu(points, start, end, dim, frame, digits, counts)) return { id: j.id, counts };
   const shift = digitShift(codeBits(dim));
   // One codes array for the range's pieces (a fresh 512 KiB one a piece was an allocation per 65,536 points on every
   // thread at once).

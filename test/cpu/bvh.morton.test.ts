@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mortonCodesCpu, quantScale, sceneFrameCpu } from '../../src/bvh/morton.cpu.js';
+import { mortonCodesCpu, mortonDigitsCpu, quantScale, sceneFrameCpu } from '../../src/bvh/morton.cpu.js';
+import { codeDigit, digitShift } from '../../src/distributed/partition.js';
 import { bitsPerAxis, codeBits, F32_MAX, maxCell } from '../../src/bvh/layout.js';
 import { orderF32, unorderF32 } from '../../src/bvh/floatorder.js';
 import { cloud } from '../helpers/clouds.js';
@@ -91,5 +92,63 @@ describe('bvh morton (CPU twin)', () => {
     expect(Object.is(f.hi[0], 0)).toBe(true);
     expect(f.scale[0]).toBe(0);
     expect(f.scale[1]).toBe(0);
+  });
+});
+
+describe('mortonDigitsCpu: the top 16 bits of mortonCodesCpu, without the whole code', () => {
+  const cases: [string, (dim: number) => Float32Array][] = [
+    ['uniform', (dim) => cloud('uniform', 5000, dim, 71)],
+    ['clustered', (dim) => cloud('clustered', 5000, dim, 72)],
+    [
+      'extreme scales, a flat axis, copies and the box corners',
+      (dim) => {
+        const r = mulberry32(73);
+        const out = new Float32Array(3000 * dim);
+        for (let i = 0; i < 3000; i++) {
+          for (let a = 0; a < dim; a++) {
+            const big = a === 0 ? 1e30 : a === 1 ? 1e-30 : 0;
+            out[i * dim + a] =
+              i % 7 === 0 ? out[(i - 1 > 0 ? i - 1 : 0) * dim + a] : big * (r() - 0.5) + (a === 2 ? 5 : 0);
+          }
+        }
+        // The corners: the largest cell (clamped) and the smallest.
+        for (let a = 0; a < dim; a++) {
+          out[a] = -F32_MAX / 4;
+          out[dim + a] = F32_MAX / 4;
+        }
+        return out;
+      },
+    ],
+  ];
+  for (const [name, make] of cases) {
+    for (const dim of [2, 3]) {
+      it(`${name}, ${dim}D`, () => {
+        const points = make(dim);
+        const n = points.length / dim;
+        const frame = sceneFrameCpu(points, n, dim);
+        const codes = mortonCodesCpu(points, n, dim, frame);
+        const shift = digitShift(codeBits(dim));
+        const digits = new Uint16Array(n);
+        const counts = new Uint32Array(65536);
+        // In two ranges, as the threads call it.
+        expect(mortonDigitsCpu(points, 0, 1234, dim, frame, digits, counts)).toBe(true);
+        expect(mortonDigitsCpu(points, 1234, n, dim, frame, digits, counts)).toBe(true);
+        const want = Uint16Array.from({ length: n }, (_, i) => codeDigit(codes, i, shift));
+        expect(digits).toEqual(want);
+        const wantCounts = new Uint32Array(65536);
+        for (const d of want) wantCounts[d]++;
+        expect(counts).toEqual(wantCounts);
+        // Not all in one bucket (the test would be weak; the extreme case's corners crowd its points into a few).
+        expect(new Set(want).size).toBeGreaterThan(name.startsWith('extreme') ? 1 : 1000);
+      });
+    }
+  }
+  it('other dims: false, nothing written', () => {
+    const points = cloud('uniform', 100, 4, 74);
+    const digits = new Uint16Array(100).fill(7);
+    expect(mortonDigitsCpu(points, 0, 100, 4, sceneFrameCpu(points, 100, 4), digits, new Uint32Array(65536))).toBe(
+      false,
+    );
+    expect(digits.every((d) => d === 7)).toBe(true);
   });
 });
