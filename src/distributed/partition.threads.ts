@@ -82,6 +82,28 @@ function bounds(j: BoundsJob): BoundsReply {
   const lo = new Float32Array(dim).fill(Infinity);
   const hi = new Float32Array(dim).fill(-Infinity);
   let bad = false;
+  if (dim === 3) {
+    // One pass over the rows (the per-axis passes below read every row dim times: 0.6–0.8 s at 2·10^8 on 16 threads
+    // of the H100 x2 hosts, session 15).
+    let [m0, m1, m2] = [Infinity, Infinity, Infinity];
+    let [x0, x1, x2] = [-Infinity, -Infinity, -Infinity];
+    for (let o = 3 * start; o < 3 * end; o += 3) {
+      const a = points[o];
+      const b = points[o + 1];
+      const c = points[o + 2];
+      if (!(Math.abs(a) <= MAX_COORDINATE && Math.abs(b) <= MAX_COORDINATE && Math.abs(c) <= MAX_COORDINATE))
+        bad = true;
+      m0 = minF(m0, a);
+      m1 = minF(m1, b);
+      m2 = minF(m2, c);
+      x0 = maxF(x0, a);
+      x1 = maxF(x1, b);
+      x2 = maxF(x2, c);
+    }
+    lo.set([m0, m1, m2]);
+    hi.set([x0, x1, x2]);
+    return { id: j.id, lo, hi, bad };
+  }
   for (let a = 0; a < dim; a++) {
     let mn = Infinity;
     let mx = -Infinity;
