@@ -4,7 +4,8 @@
  * through the object store. On one 2-GPU host at 2·10^8 points the store carried 3.2 GB of partitions in, 8.8 GB out
  * (every worker reads every partition at k = 4) and 2.4 GB of results each way, all through nats-server on the same
  * host — 10–14 s of the coordinator's serial time (the first task waited for its partitions' upload, each worker's
- * first pair for its reads) and host memory traffic beside the tasks (session 12, bench/RESULTS.md).
+ * first pair for its reads) and host memory traffic beside the tasks (session 12, bench/RESULTS.md). With the folder
+ * (session 15, the same H100 x2 host and machine start): 2 workers 95.6 → 74.2 s, the server's traffic 14.4 GB → 19 MB.
  *
  *   coordinator   makes the folder (mode 0700) with a random `token` file; writes partition.<p> there (the same
  *                 bytes as the object, nats.codec.ts) instead of uploading it; tells every task's header the folder
