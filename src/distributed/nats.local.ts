@@ -23,6 +23,7 @@
  */
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { ObjectStore } from '@nats-io/obj';
+import { inLanes } from '../host/lanes.js';
 import { bodyLimit, putMessage } from './nats.js';
 import { decodeTaskMessage, encodedPieces } from './nats.codec.js';
 import type { NatsJobs } from './nats.jobs.js';
@@ -149,7 +150,7 @@ export async function writeMessageFile(dir: string, name: string, msg: TaskMessa
         jobs.push({ at: at + o, bytes: bytes.subarray(o, Math.min(bytes.length, o + PIECE_BYTES)) });
       }
     }
-    await inParallel(jobs.length, async (j) => {
+    await inLanes(jobs.length, IN_FLIGHT, async (j) => {
       const { at, bytes } = jobs[j];
       for (let done = 0; done < bytes.length;) {
         const { bytesWritten } = await file.write(bytes, done, bytes.length - done, at + done);
@@ -185,7 +186,7 @@ export async function readMessageFile(
   try {
     const size = (await file.stat()).size;
     const out = options.shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
-    await inParallel(Math.ceil(size / PIECE_BYTES), async (j) => {
+    await inLanes(Math.ceil(size / PIECE_BYTES), IN_FLIGHT, async (j) => {
       const at = j * PIECE_BYTES;
       const end = Math.min(size, at + PIECE_BYTES);
       for (let done = at; done < end;) {
@@ -198,15 +199,6 @@ export async function readMessageFile(
   } finally {
     await file.close();
   }
-}
-
-/** Runs job(0 … count − 1), IN_FLIGHT at a time. */
-async function inParallel(count: number, job: (j: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < count) await job(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, count) }, lane));
 }
 
 /** The stub's file, when `msg` is one (LocalStub). */

@@ -57,6 +57,7 @@ import {
   SIDE_P,
   SIDE_Q,
 } from './partition.pairs.js';
+import { turn } from '../host/lanes.js';
 import { withScratch, type Scratch, type SlotSpec } from './scratch.js';
 import {
   crossingEdgesThreaded,
@@ -217,10 +218,6 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
 
 /** Rows of the pair's union between turns of the event loop (any count ≥ 1; tests make it small), and turns taken. */
 export const unionPieces = { rows: 1 << 21, turns: 0 };
-
-/** One turn of the event loop (I/O callbacks run), then on. */
-const turn = (): Promise<void> =>
-  new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
 /**
  * The scratch slots a worker's 'pair' and 'forest' tasks take for a run of n points in k partitions (a pair holds at

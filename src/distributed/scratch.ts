@@ -11,6 +11,7 @@
  * that task held them while it ran.
  */
 import { touchOnWorkers } from '../host/buffers.js';
+import { turn } from '../host/lanes.js';
 import { resolveThreads } from '../host/threads.js';
 
 type Typed = Uint32Array | Float32Array;
@@ -60,7 +61,7 @@ export class Scratch {
       for (let i = 0; i < words.length; i += TOUCH_PIECE_WORDS) {
         const end = Math.min(words.length, i + TOUCH_PIECE_WORDS);
         for (let j = i; j < end; j += 1024) words[j] = 0;
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await turn();
       }
     }
   }

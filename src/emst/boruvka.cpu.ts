@@ -30,6 +30,7 @@ import { cutKey, inverseAlphaSquared, weightOfKey } from './distance.cpu.js';
 import { sortEdgesCanonical, type EdgeList } from './edges.cpu.js';
 import { subtreeMinCore2, type ComponentBest, type Reachability } from './nearest.cpu.js';
 import { nearestNeighbours, type NeighbourLists } from '../knn/neighbours.cpu.js';
+import { turn } from '../host/lanes.js';
 import { resolveThreads } from '../host/threads.js';
 import { startNeighbourWorkers } from './neighbours.threads.js';
 import { BoruvkaThreads, roundChunk } from './boruvka.threads.js';
@@ -134,7 +135,7 @@ export async function emstCpuAsync(
   if (workers === null) {
     const run = new BoruvkaCpu(bvh, nearestNeighbours(bvh, k, period), options, clock, 1);
     while (!run.done) {
-      await yieldToEventLoop();
+      await turn();
       run.round();
     }
     return run.result();
@@ -147,7 +148,7 @@ export async function emstCpuAsync(
     const run = new BoruvkaCpu(knn.bvh, knn.lists, options, clock, helpers.length + 1);
     if (helpers.length > 0) team = new BoruvkaThreads(helpers, run.shared);
     while (!run.done) {
-      await yieldToEventLoop();
+      await turn();
       if (team === null) run.round();
       else await run.roundOn(team);
     }
@@ -190,12 +191,6 @@ class PhaseClock {
     this.timings[label] = (this.timings[label] ?? 0) + now - this.t;
     this.t = now;
   }
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) =>
-    typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0),
-  );
 }
 
 /** One run (n ≥ 2) over a built BVH and its candidate lists; round() or roundOn() runs one Borůvka round. */

@@ -28,6 +28,7 @@ import { extname } from 'node:path';
 import { InputError } from '../errors.js';
 import type { PointTable } from './points.csv.js';
 import { MAX_DEFAULT_HOST_THREADS } from '../host/thresholds.js';
+import { inLanes } from '../host/lanes.js';
 import { resolveThreads } from '../host/threads.js';
 import { allocFloat32, checkTableSize } from './limits.js';
 import { NPY_READERS, npyDataStart, npyLayout, parseNpy, type NpyLayout } from './npy.js';
@@ -276,25 +277,13 @@ async function readDirect(
   check = false,
 ): Promise<boolean> {
   const total = points.byteLength;
-  const count = Math.ceil(total / step);
-  let next = 0;
-  let failed = false;
   let finite = check;
-  const worker = async () => {
-    while (!failed && next < count) {
-      const from = step * next++;
-      const view = new Uint8Array(points.buffer, from, Math.min(step, total - from));
-      try {
-        await readFully(file, view, at + from, path, size);
-      } catch (e) {
-        failed = true;
-        throw e;
-      }
-      if (finite) finite = finiteIn(points, from / 4, (from + view.length) / 4);
-    }
-  };
-  const ends = await Promise.allSettled(Array.from({ length: Math.max(1, Math.min(inFlight, count)) }, worker));
-  for (const end of ends) if (end.status === 'rejected') throw end.reason;
+  await inLanes(Math.ceil(total / step), inFlight, async (j) => {
+    const from = step * j;
+    const view = new Uint8Array(points.buffer, from, Math.min(step, total - from));
+    await readFully(file, view, at + from, path, size);
+    if (finite) finite = finiteIn(points, from / 4, (from + view.length) / 4);
+  });
   return finite;
 }
 
