@@ -147,11 +147,13 @@ export function mortonDigitsCpu(
     // Unrolled (t0 = 15, 16, 16; bits land at 0, 2, 1).
     const [l0, l1, l2] = lo;
     const [s0, s1, s2] = scale;
+    const [tx, ty, tz] = t0;
+    const [ax, ay, az] = at;
     for (let i = start, o = 3 * start; i < end; i++, o += 3) {
       const x = Math.min(Math.floor(Math.fround(Math.fround(points[o] - l0) * s0)), top) >>> 0;
       const y = Math.min(Math.floor(Math.fround(Math.fround(points[o + 1] - l1) * s1)), top) >>> 0;
       const z = Math.min(Math.floor(Math.fround(Math.fround(points[o + 2] - l2) * s2)), top) >>> 0;
-      const d = spread[x >>> 15] | (spread[y >>> 16] << 2) | (spread[z >>> 16] << 1);
+      const d = (spread[x >>> tx] << ax) | (spread[y >>> ty] << ay) | (spread[z >>> tz] << az);
       out[i] = d;
       counts[d]++;
     }
