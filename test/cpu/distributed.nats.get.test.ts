@@ -26,9 +26,16 @@ import {
   putBytes,
 } from '../../src/distributed/nats.js';
 import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
-import { InputError } from '../../src/errors.js';
 import { mulberry32 } from '../helpers/random.js';
-import { bucketOf, metaSubject, randomBytes, startNatsServer, streamOf, type NatsServer } from '../helpers/nats.js';
+import {
+  bucketOf,
+  expectWindowFromEnv,
+  metaSubject,
+  randomBytes,
+  startNatsServer,
+  streamOf,
+  type NatsServer,
+} from '../helpers/nats.js';
 
 const CHUNK = 4096;
 
@@ -75,23 +82,7 @@ async function rewriteMeta(os: ObjectStore, name: string, change: (info: Record<
 
 describe('getBytes, pulled (issue 20)', () => {
   it('TREELINE_NATS_GET_WINDOW sets the default window, 0 selects the library get; others are input errors', () => {
-    const saved = process.env.TREELINE_NATS_GET_WINDOW;
-    try {
-      delete process.env.TREELINE_NATS_GET_WINDOW;
-      expect(getWindow()).toBeGreaterThan(0);
-      process.env.TREELINE_NATS_GET_WINDOW = '0';
-      expect(getWindow()).toBe(0);
-      process.env.TREELINE_NATS_GET_WINDOW = '64';
-      expect(getWindow()).toBe(64);
-      for (const bad of ['-1', '2.5', 'many', '1025']) {
-        process.env.TREELINE_NATS_GET_WINDOW = bad;
-        expect(() => getWindow()).toThrow(InputError);
-        expect(() => getWindow()).toThrow(`got '${bad}'`);
-      }
-    } finally {
-      if (saved === undefined) delete process.env.TREELINE_NATS_GET_WINDOW;
-      else process.env.TREELINE_NATS_GET_WINDOW = saved;
-    }
+    expectWindowFromEnv('TREELINE_NATS_GET_WINDOW', getWindow, 64);
   });
 
   const sizes = [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 17, 3 * (1 << 20) + 5];

@@ -17,9 +17,16 @@ import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { connectNats, getMessage, putBytes, putWindow, DIGEST_OFF_THREAD_BYTES } from '../../src/distributed/nats.js';
 import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
-import { InputError } from '../../src/errors.js';
 import { mulberry32 } from '../helpers/random.js';
-import { bucketOf, metaSubject, randomBytes, startNatsServer, streamOf, type NatsServer } from '../helpers/nats.js';
+import {
+  bucketOf,
+  expectWindowFromEnv,
+  metaSubject,
+  randomBytes,
+  startNatsServer,
+  streamOf,
+  type NatsServer,
+} from '../helpers/nats.js';
 
 const CHUNK = 4096;
 const WINDOW = 8;
@@ -71,23 +78,7 @@ async function storedChunks(os: ObjectStore, nuid: string): Promise<Uint8Array> 
 
 describe('putBytes, pipelined (issue 20)', () => {
   it('the default window is a small positive count; TREELINE_NATS_PUT_WINDOW sets it, 0 selects putBlob', () => {
-    const saved = process.env.TREELINE_NATS_PUT_WINDOW;
-    try {
-      delete process.env.TREELINE_NATS_PUT_WINDOW;
-      expect(putWindow()).toBeGreaterThan(0);
-      process.env.TREELINE_NATS_PUT_WINDOW = '0';
-      expect(putWindow()).toBe(0);
-      process.env.TREELINE_NATS_PUT_WINDOW = '32';
-      expect(putWindow()).toBe(32);
-      for (const bad of ['-1', '2.5', 'many', '1025']) {
-        process.env.TREELINE_NATS_PUT_WINDOW = bad;
-        expect(() => putWindow()).toThrow(InputError);
-        expect(() => putWindow()).toThrow(`got '${bad}'`);
-      }
-    } finally {
-      if (saved === undefined) delete process.env.TREELINE_NATS_PUT_WINDOW;
-      else process.env.TREELINE_NATS_PUT_WINDOW = saved;
-    }
+    expectWindowFromEnv('TREELINE_NATS_PUT_WINDOW', putWindow, 32);
   });
 
   // The last: hashed on a libuv thread (WebCrypto) while the chunks go out.

@@ -5,7 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { dropScratch, prepareScratch, Scratch, withScratch } from '../../src/distributed/scratch.js';
-import { pairsScratchSlots } from '../../src/distributed/partition.tasks.js';
+import { pairsScratchSlots, runPartitionTask } from '../../src/distributed/partition.tasks.js';
+import { partitionPoints } from '../../src/distributed/partition.js';
+import { cloud } from '../helpers/clouds.js';
 
 afterEach(() => dropScratch());
 
@@ -60,5 +62,27 @@ describe('Scratch.prepare and prepareScratch', () => {
         expect(slots.has('forest.keys')).toBe(gpu && part - 1 >= 1 << 18);
       }
     }
+  });
+
+  it("a 'pair' of the two largest partitions and the largest one's 'forest' (CPU) find every prepared slot as it is", async () => {
+    const n = 3001;
+    const k = 3;
+    const points = cloud('clustered', n, 3, 75);
+    const parts = partitionPoints(points, 3, k);
+    const bySize = [0, 1, 2].sort((a, b) => parts[b].ids.length - parts[a].ids.length);
+    const slots = pairsScratchSlots(n, 3, k, false, 1);
+    await prepareScratch(slots, 1);
+    const buffers = () => withScratch(async (s) => slots.map((slot) => s.u32(slot.name, 1, slot.shared).buffer));
+    const before = await buffers();
+    const env = { backend: 'cpu' as const, threads: 1 };
+    const partner = async (q: number) => parts[q];
+    const base = { exponent: 0, minSamples: 1, alpha: 1 };
+    const meta = { ...base, partner: bySize[1], within: [false, false] };
+    await runPartitionTask('pair', parts[bySize[0]], { meta, arrays: {} }, env, partner);
+    const forest = { meta: base, arrays: { terminals: new Uint32Array(0), floor: new Float32Array(0) } };
+    await runPartitionTask('forest', parts[bySize[0]], forest, env, partner);
+    // The tasks asked for these slots at their own lengths and sharing: a larger or other one would replace the buffer.
+    const after = await buffers();
+    slots.forEach((slot, i) => expect(after[i], slot.name).toBe(before[i]));
   });
 });

@@ -11,6 +11,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { ObjectStore } from '@nats-io/obj';
+import { expect } from 'vitest';
+import { InputError } from '../../src/errors.js';
 import { mulberry32 } from './random.js';
 import { join } from 'node:path';
 import { cliEntry } from './cli.process.js';
@@ -168,4 +170,28 @@ export const bucketOf = (os: ObjectStore): string => (os as unknown as { name: s
 export function metaSubject(os: ObjectStore, name: string): string {
   const b64 = Buffer.from(name).toString('base64url');
   return `$O.${bucketOf(os)}.M.${b64}${'='.repeat((4 - (b64.length % 4)) % 4)}`;
+}
+
+/**
+ * A TREELINE_NATS_*_WINDOW variable read by `read`: unset gives a positive default, 0 and `sample` are taken as they
+ * are, and anything else outside 0–1024 whole numbers is an InputError naming the value (the variable restored after).
+ */
+export function expectWindowFromEnv(name: string, read: () => number, sample: number): void {
+  const saved = process.env[name];
+  try {
+    delete process.env[name];
+    expect(read()).toBeGreaterThan(0);
+    process.env[name] = '0';
+    expect(read()).toBe(0);
+    process.env[name] = String(sample);
+    expect(read()).toBe(sample);
+    for (const bad of ['-1', '2.5', 'many', '1025']) {
+      process.env[name] = bad;
+      expect(() => read()).toThrow(InputError);
+      expect(() => read()).toThrow(`got '${bad}'`);
+    }
+  } finally {
+    if (saved === undefined) delete process.env[name];
+    else process.env[name] = saved;
+  }
 }
