@@ -178,6 +178,10 @@ stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition
   fi
 }
 
+since() { # each line with its time (s) since $1 (an EPOCHREALTIME): the coordinator's phases on one clock
+  local l; while IFS= read -r l; do printf '%s %s\n' "$(awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "+%.2f", b - a }')" "$l"; done
+}
+
 run() { # partitions: one timed `emst --nats` run with the workers above, then its checks
   local k=$1 id=w${W}k$1
   local budget=$(( $(left) - RESERVE ))
@@ -194,20 +198,20 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
   local t0=$(date +%s%N)
   RUN0=$EPOCHREALTIME
   TREELINE_PARTITIONED_METHOD=pairs timeout "$budget" $T emst "$PTS" --nats $U --partitions "$k" \
-    --run-id "$id-$(date +%s)" --format npy -o "$D/$id/" --timings ${LOCAL_DIR:+--nats-local-dir "$LOCAL_DIR"} \
-    > "$D/run-$id.log" 2>&1
-  local rc=$?
+    --run-id "$id-$(date +%s)" --format npy -o "$D/$id/" --timings --verbose ${LOCAL_DIR:+--nats-local-dir "$LOCAL_DIR"} \
+    2>&1 | since "$RUN0" > "$D/run-$id.log"
+  local rc=${PIPESTATUS[0]}
   RUN1=$EPOCHREALTIME
   local wall=$(( ($(date +%s%N) - t0) / 1000000 ))
   read -r cu1 cs1 ci1 pf1 < <(cpustat)
   echo "$id: host CPU during the run: user $(awk "BEGIN { print $cu1 - $cu0 }") s, system $(awk "BEGIN { print $cs1 - $cs0 }") s, idle $(awk "BEGIN { print $ci1 - $ci0 }") s; page faults $(( (pf1 - pf0) / 1000000 )) M"
   kill "$mon" 2>/dev/null
   read -r in1 out1 < <(varz)
-  grep -v '^\s*$' "$D/run-$id.log" | tail -60
+  grep -v '^\S* *$' "$D/run-$id.log" | tail -90
   echo "$id: exit $rc, wall $wall ms (timeout ${budget} s); NATS server bytes in $(( (in1 - in0) / 1000000 )) MB, out $(( (out1 - out0) / 1000000 )) MB; coordinator peak RSS $(awk '{ printf "%.1f GB", $1 / 1e6 }' "$D/rss-$id") (1 s samples)"
   # For the ratio line: the wall (or, cut, its timeout as a lower bound) and distributed::total.
   if [ "$rc" = 0 ]; then WALL[$W]=$wall; else WALL[$W]=">$((budget * 1000))"; fi
-  TOTAL[$W]=$(awk '$1 == "distributed::total" { print $2 }' "$D/run-$id.log")
+  TOTAL[$W]=$(awk '$2 == "distributed::total" { print $3 }' "$D/run-$id.log")
   [ "$rc" = 0 ] || return
   # The full check and md5 sums once per call (each reads every edge: ~10–20 s at 2·10^8); later results are compared
   # byte for byte with the earlier ones.

@@ -14,11 +14,16 @@
  * algorithm: each task is named by its content (nats.tasks.ts), so every task that finished before the restart is
  * answered from its stored result at once and only the rest are computed. The same run id on other points is an
  * InputError; a run that ended 'done' starts over.
+ *
+ * Interrupt (`signal`, the CLI's Ctrl-C): seen between the partitioning's passes and at once while tasks are awaited
+ * (NatsExecutor rejects its waits with AbortError and publishes nothing more); the run stays 'running' in the KV with
+ * its folder and stored results, the tasks already queued are computed by the workers meanwhile, and the same run id
+ * resumes it.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { Kvm, type KV } from '@nats-io/kv';
-import { InputError } from '../errors.js';
+import { AbortError, InputError } from '../errors.js';
 import type { EmstClusterOptions } from '../emst/validate.js';
 import { registerClusterEntry } from '../emst/emst.js';
 import type { ProgressCallback } from '../progress.js';
@@ -42,7 +47,7 @@ import {
   writeMessageFile,
   type LocalLink,
 } from './nats.local.js';
-import { NatsJobs, type JobTraffic } from './nats.jobs.js';
+import { NatsJobs, untilAborted, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
 import { partitionInfo } from './partition.js';
 import { blockHashes, partitionPointsThreaded, sharedPoints } from './partition.threads.js';
@@ -98,6 +103,11 @@ export class NatsExecutor implements PartitionExecutor {
     private readonly onTreeDone?: (done: number, total: number, what: 'partitions' | 'pairs') => void,
     /** Resolves once partition p is in the object store (uploads run beside the first tasks); absent: all are. */
     private readonly stored?: (p: number) => Promise<void>,
+    /**
+     * The run's signal: once it aborts, every wait (a task's reply, its partitions' uploads) rejects with AbortError
+     * at once and nothing more is published; the tasks already queued stay there, their results stored for a resume.
+     */
+    private readonly signal?: AbortSignal,
   ) {}
 
   partitions(): PartitionInfo[] {
@@ -105,8 +115,8 @@ export class NatsExecutor implements PartitionExecutor {
   }
 
   async run(partition: number, kind: PartitionTaskKind, msg: TaskMessage): Promise<TaskMessage> {
-    await this.ready(partition, kind, msg);
-    return this.jobs.submit(kind, partition, msg);
+    await untilAborted(this.ready(partition, kind, msg), this.signal, `partition ${partition}'s upload`);
+    return this.jobs.submit(kind, partition, msg, this.signal);
   }
 
   /** Resolves once the task's partition, and a pair's partner too, are stored (uploads run beside the tasks). */
@@ -132,8 +142,8 @@ export class NatsExecutor implements PartitionExecutor {
       tasks.map(async (t, i) => {
         const ready = previous.then(() => this.ready(t.partition, t.kind, t.msg));
         previous = ready.catch(() => undefined);
-        await ready;
-        const reply = await this.jobs.submit(t.kind, t.partition, t.msg);
+        await untilAborted(ready, this.signal, `partition ${t.partition}'s upload`);
+        const reply = await this.jobs.submit(t.kind, t.partition, t.msg, this.signal);
         if (t.kind === 'tree') this.onTreeDone?.(++done, trees, 'partitions');
         if (t.kind === 'pair') this.onTreeDone?.(++paired, pairs, 'pairs');
         onReply?.(i, reply);
@@ -160,6 +170,8 @@ export interface EmstOnNatsResult extends PartitionedEmstResult {
   traffic: JobTraffic;
   /** Whether this call resumed an unfinished run. */
   resumed: boolean;
+  /** The weights' sum (in edge order, as a float64: the number the run's KV entry records). */
+  totalWeight: number;
 }
 
 /**
@@ -219,6 +231,7 @@ export async function emstOnNats(
       arrays: { blocks: await blockHashes(shared, dim, threads) },
     });
     const fingerprintMs = performance.now() - tFp;
+    if (options.signal?.aborted) throw new AbortError(`run ${run} was aborted before it started.`);
     const previous = await readState(kv, run);
     if (previous && previous.status !== 'done' && previous.fingerprint !== fingerprint) {
       throw new InputError(
@@ -254,7 +267,11 @@ export async function emstOnNats(
     } else {
       options.onProgress?.(0, 'partition');
       // On the host's worker threads from 10^6 points (partition.threads.ts; the same partitions as partitionPoints).
-      const data: (PartitionData | null)[] = await partitionPointsThreaded(shared!, dim, k, { threads, timings });
+      const data: (PartitionData | null)[] = await partitionPointsThreaded(shared!, dim, k, {
+        threads,
+        timings,
+        signal: options.signal,
+      });
       shared = null;
       // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
@@ -327,7 +344,8 @@ export async function emstOnNats(
     try {
       const onTreeDone = (done: number, total: number, what: string): void =>
         options.onProgress?.(lastFraction, `${lastPhase}: ${done} of ${total} ${what} done`);
-      result = await partitionedEmst(new NatsExecutor(jobs, state.partitions, onTreeDone, stored), {
+      const executor = new NatsExecutor(jobs, state.partitions, onTreeDone, stored, options.signal);
+      result = await partitionedEmst(executor, {
         dim,
         minSamples,
         alpha,
@@ -358,6 +376,7 @@ export async function emstOnNats(
     const tFinish = performance.now();
     let totalWeight = 0;
     for (let i = 0; i < result.weights.length; i++) totalWeight += result.weights[i];
+    const tWeight = performance.now();
     const traffic = { ...jobs.traffic };
     await kv.put(
       run,
@@ -365,7 +384,10 @@ export async function emstOnNats(
     );
     await serving?.stop();
     await jobs.close();
+    const tStore = performance.now();
     if (!cluster.keep) await jobs.destroyStore();
+    timings['distributed::finish.weight'] = tWeight - tFinish;
+    timings['distributed::finish.store'] = performance.now() - tStore;
     return {
       ...result,
       // partition+upload: the time before the algorithm started (the partitioning; the uploads overlap the tasks).
@@ -378,6 +400,7 @@ export async function emstOnNats(
       runId: run,
       traffic,
       resumed,
+      totalWeight,
     };
   } finally {
     // (A failed run's need notes: no upload starts after this, and the one in flight ends before the connection.)

@@ -127,7 +127,12 @@ const isShared = (a: ArrayBufferView): boolean =>
  * (fewer than 2 threads or 2^16 edges a thread, no worker threads or script, an array not shared): the caller then
  * merges on its own thread.
  */
-export async function mergeToTreeThreaded(lists: EdgeLists, out: EdgeList, threads: number): Promise<boolean> {
+export async function mergeToTreeThreaded(
+  lists: EdgeLists,
+  out: EdgeList,
+  threads: number,
+  timings?: Record<string, number>,
+): Promise<boolean> {
   const L = lists.keys.length;
   let m = 0;
   for (const k of lists.keys) m += k.length;
@@ -145,6 +150,7 @@ export async function mergeToTreeThreaded(lists: EdgeLists, out: EdgeList, threa
   cuts.push(lists.keys.map((keys) => keys.length));
   const starts = cuts.map((cut) => cut.reduce((s, p) => s + p, 0));
   const id = nextMessageId();
+  const t0 = performance.now();
   const done = await splitOnWorkers(threads, false, "the 'pairs' method's merge", async (pass) => {
     await pass((t) => ({
       kind: 'merge-range',
@@ -162,6 +168,7 @@ export async function mergeToTreeThreaded(lists: EdgeLists, out: EdgeList, threa
     return true;
   });
   if (done !== true) return false;
+  const t1 = performance.now();
   // Runs of equal weight that a cut split: each put in order whole (it may span several cuts).
   const { sources, targets, weights } = out;
   let fixedTo = 0;
@@ -174,6 +181,10 @@ export async function mergeToTreeThreaded(lists: EdgeLists, out: EdgeList, threa
     while (b < m && weights[b] === weights[b0]) b++;
     sortRunInPlace(sources, targets, a, b);
     fixedTo = b;
+  }
+  if (timings) {
+    timings['distributed::merge.ranges'] = t1 - t0;
+    timings['distributed::merge.cuts'] = performance.now() - t1;
   }
   return true;
 }

@@ -200,6 +200,7 @@ export async function pairsEmst(
   let arrived = 0;
   let merging = 0;
   const take = (p: number, terminals: Uint32Array, reply: TaskMessage): void => {
+    const tTake = performance.now();
     ownTimes(reply, 'forest::total');
     const safe = listOf(reply, `partition ${p}'s forest`);
     safeCount += safe.keys.length;
@@ -229,6 +230,8 @@ export async function pairsEmst(
       }
       merging += performance.now() - s0;
     }
+    // The last reply's intake is the coordinator's own time after the last forest (the run's tail).
+    run.timings['distributed::pairs.take'] = performance.now() - tTake;
   };
   for (const p of live) if (waiting[p] === 0) startForest(p); // a lone live partition: its forest alone
   await run.lap('distributed::pairs.cross', () => run.call(tasks, takePair));
@@ -298,7 +301,7 @@ export async function pairsEmst(
     pickedList.keys[i] = candidates.keys[e];
   }
   safeLists.push(pickedList);
-  const tree = await mergeLists(safeLists, Math.max(n - 1, 0), temp);
+  const tree = await mergeLists(safeLists, Math.max(n - 1, 0), temp, run.timings);
   run.timings['distributed::kruskal'] = t1 - t0;
   run.timings['distributed::merge'] = performance.now() - t1;
   run.stats.contracted = safeCount;
@@ -601,6 +604,7 @@ async function mergeLists(
   lists: SortedEdges[],
   m: number,
   made?: { arrays: EdgeList; ready: Promise<void> },
+  timings?: Record<string, number>,
 ): Promise<EdgeList> {
   const ls = lists.filter((l) => l.keys.length > 0);
   let total = 0;
@@ -619,7 +623,7 @@ async function mergeLists(
     const lo = ls.map((l) => l.lo);
     const hi = ls.map((l) => l.hi);
     const keys = ls.map((l) => l.keys);
-    if (await mergeToTreeThreaded({ lo, hi, keys }, temp, threads)) return temp;
+    if (await mergeToTreeThreaded({ lo, hi, keys }, temp, threads, timings)) return temp;
   }
   return mergeToTree(lists);
 }
