@@ -51,6 +51,7 @@ import { NatsJobs, untilAborted, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
 import { partitionInfo } from './partition.js';
 import { blockHashes, partitionPointsThreaded, sharedPoints } from './partition.threads.js';
+import { COORDINATOR_THREADS } from './merge.threads.js';
 import { resolveThreads } from '../host/threads.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
@@ -220,10 +221,10 @@ export async function emstOnNats(
     }
     const kv = await new Kvm(nc).create(RUNS_BUCKET);
     // The points in shared memory (the split's threads read them there) and their fingerprint over 16 MiB blocks'
-    // hashes on those threads: both the coordinator's own time before any task. Up to 16 threads (the library's
+    // hashes on those threads: both the coordinator's own time before any task. COORDINATOR_THREADS (the library's
     // default stops at 8).
     const tFp = performance.now();
-    const threads = await resolveThreads(undefined, points.length / dim, 16);
+    const threads = await resolveThreads(undefined, points.length / dim, COORDINATOR_THREADS);
     // (null once split: an async function keeps its locals for its whole run)
     let shared: Float32Array | Float64Array | null = await sharedPoints(points, threads);
     const fingerprint = contentId('input', k, {

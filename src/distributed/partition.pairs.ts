@@ -39,7 +39,7 @@
 import type { PartitionRun } from './partition.run.js';
 import type { TaskMessage } from './types.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
-import { mergeRange, mergeToTreeThreaded } from './merge.threads.js';
+import { COORDINATOR_THREADS, mergeRange, mergeToTreeThreaded } from './merge.threads.js';
 import { resolveThreads } from '../host/threads.js';
 import { touchOnWorkers } from '../host/buffers.js';
 import type { Task } from './partition.run.js';
@@ -610,7 +610,7 @@ async function mergeLists(
   let total = 0;
   for (const l of ls) total += l.keys.length;
   if (total >= MERGE_THREADED_EDGES && total === m && ls.every(shared)) {
-    const threads = await resolveThreads(undefined, m, 16);
+    const threads = await resolveThreads(undefined, m, COORDINATOR_THREADS);
     if (made) await made.ready;
     const temp =
       made && made.arrays.weights.length === m
@@ -637,7 +637,7 @@ const MERGE_THREADED_EDGES = 1 << 20;
  */
 function mergeTemp(m: number): { arrays: EdgeList; ready: Promise<void> } {
   const buffers = [0, 1, 2].map(() => new SharedArrayBuffer(4 * m));
-  const ready = resolveThreads(undefined, m, 16).then((threads) =>
+  const ready = resolveThreads(undefined, m, COORDINATOR_THREADS).then((threads) =>
     touchOnWorkers(
       buffers.map((buffer) => ({ buffer, bytes: 4 * m })),
       threads,
