@@ -11,6 +11,7 @@
  *   distributed/partition.threads.ts partition-*   the coordinator's split of the points into partitions
  *   distributed/tasks.threads.ts pair-*, forest-*   a worker's 'pair' and 'forest' tasks' per-edge passes
  *   distributed/merge.threads.ts merge-range       the coordinator's last merge of method 'pairs'
+ *   distributed/nats.local.threads.ts local-write  a same-host folder's message file, its shared arrays' bytes
  *   datasets/generate.threads.ts generate-range    a range of the 'uniform' and 'normal' generators' values
  *   bench/check.threads.ts      check-*            the EMST bench's host checks (spanning tree, spatial halves)
  *   io/points.stream.threads.ts read-pieces        a large .npy/.bin body read and checked into shared points
@@ -27,6 +28,7 @@ import { pointResultsJobs } from './cluster/pointResults.threads.js';
 import { partitionJobs } from './distributed/partition.threads.js';
 import { taskJobs } from './distributed/tasks.threads.js';
 import { mergeJobs } from './distributed/merge.threads.js';
+import { localFileJobs } from './distributed/nats.local.threads.js';
 import { boruvkaJobs } from './emst/boruvka.threads.js';
 import { neighbourJobs } from './emst/neighbours.threads.js';
 import { hostJobs } from './host/buffers.js';
@@ -50,6 +52,7 @@ const tables: JobTable[] = [
   partitionJobs,
   taskJobs,
   mergeJobs,
+  localFileJobs,
   generateJobs,
   checkJobs,
   ioJobs,

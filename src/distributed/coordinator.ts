@@ -39,6 +39,7 @@ import {
 } from './nats.js';
 import {
   defaultLocalBase,
+  filesAtOnce,
   hasFile,
   openLocal,
   partitionFile,
@@ -293,31 +294,43 @@ export async function emstOnNats(
         publication: jobs.publication,
         ...(link ? { local: link } : {}),
       };
-      // The writes or uploads, one after another in partition order, beside the algorithm: its first tasks (the
-      // pairs (0, 1), (0, 2), …, (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions
-      // are stored. A partition whose file cannot be written is uploaded instead.
+      // The writes or uploads in partition order, beside the algorithm: its first tasks (the pairs (0, 1), (0, 2), …,
+      // (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored. Files go a few at
+      // once (filesAtOnce: partition p starts once p − lanes is stored), each on its own worker thread, so that the
+      // first pair's two land together; uploads to the object store (no folder, or a file that could not be written)
+      // one after another.
       const tUp = performance.now();
+      const lanes = link ? await filesAtOnce(k) : 1;
       const uploads: Promise<void>[] = [];
-      let previousUpload = Promise.resolve();
-      for (let p = 0; p < k; p++) {
-        previousUpload = previousUpload.then(async () => {
-          const d = data[p]!;
-          data[p] = null; // the store (or the file) holds it now; no second copy here
-          const msg = { meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } };
-          if (link) {
-            try {
-              jobs!.traffic.localBytes += await writeMessageFile(link.dir, partitionFile(d.id), msg);
-              return;
-            } catch (e) {
-              log(`run ${run}: partition ${d.id} goes through the object store: ${(e as Error).message}`);
-            }
-          }
-          jobs!.traffic.bytesSent += await putMessage(jobs!.store, partitionObject(d.id), msg, bodyLimit(nc));
+      let upload = Promise.resolve();
+      const toStore = (id: number, msg: TaskMessage): Promise<void> => {
+        const done = upload.then(async () => {
+          jobs!.traffic.bytesSent += await putMessage(jobs!.store, partitionObject(id), msg, bodyLimit(nc));
         });
-        uploads.push(previousUpload);
+        upload = done.catch(() => undefined);
+        return done;
+      };
+      for (let p = 0; p < k; p++) {
+        const after = p >= lanes ? uploads[p - lanes] : Promise.resolve();
+        uploads.push(
+          after.then(async () => {
+            const d = data[p]!;
+            data[p] = null; // the store (or the file) holds it now; no second copy here
+            const msg = { meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } };
+            if (link) {
+              try {
+                jobs!.traffic.localBytes += await writeMessageFile(link.dir, partitionFile(d.id), msg);
+                return;
+              } catch (e) {
+                log(`run ${run}: partition ${d.id} goes through the object store: ${(e as Error).message}`);
+              }
+            }
+            await toStore(d.id, msg);
+          }),
+        );
       }
       stored = (p) => uploads[p];
-      saved = previousUpload.then(async () => {
+      saved = Promise.all(uploads).then(async () => {
         timings['distributed::upload'] = performance.now() - tUp;
         log(`run ${run}: ${k} partitions stored`);
         await kv.put(run, JSON.stringify(state));

@@ -16,16 +16,18 @@
  *   otherwise     the object store: a partition not stored yet is asked for on `treeline.need.<run>`, and the
  *                 coordinator uploads it (and every later one: a remote worker needs most) from its file
  *
- * Files appear whole (written to a temporary name, then renamed) and are named by the run id, whose epoch (the
- * input's fingerprint) the run's KV entry pins: a file under the right name is the right content. The folder goes
- * with the run's objects at its end; an interrupted run keeps it for its resumption (a folder without its partition
- * files starts the run over).
+ * Files appear whole (written to a temporary name, then renamed; a file's arrays in shared memory by a worker thread,
+ * the coordinator's partitions a few files at once: nats.local.threads.ts) and are named by the run id, whose epoch
+ * (the input's fingerprint) the run's KV entry pins: a file under the right name is the right content. The folder
+ * goes with the run's objects at its end; an interrupted run keeps it for its resumption (a folder without its
+ * partition files starts the run over).
  */
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { ObjectStore } from '@nats-io/obj';
 import { inLanes } from '../host/lanes.js';
 import { bodyLimit, putMessage } from './nats.js';
 import { decodeTaskMessage, encodedPieces } from './nats.codec.js';
+import { fileWritesOnThreads, writeFileOnWorker } from './nats.local.threads.js';
 import type { NatsJobs } from './nats.jobs.js';
 import { partitionObject } from './nats.tasks.js';
 import type { TaskMessage } from './types.js';
@@ -130,33 +132,77 @@ export async function listFiles(dir: string): Promise<string[]> {
   return (await nodeFs()).promises.readdir(dir);
 }
 
-/** Pieces of a file read or written at once, and their size. */
+/** Pieces of a file read or written at once (on libuv's threads), and their size. */
 const PIECE_BYTES = 64 << 20;
 const IN_FLIGHT = 4;
 
-/** Writes `msg` (nats.codec.ts bytes) as `dir/name`, whole or not at all; returns its size in bytes. */
-export async function writeMessageFile(dir: string, name: string, msg: TaskMessage): Promise<number> {
+/**
+ * Message files the coordinator writes at once (its partitions). Each file is written by one thread (a file's writes
+ * run one at a time under its inode lock: nats.local.threads.ts), so the threads divide the time by files. Two: the
+ * first pair task needs partitions 0 and 1, written together with nothing beside them; 2, 3 follow, … On the 2-core
+ * machine (bench/local-files.mjs) two at once kept 0 + 1's time and shortened all four's, while all four at once
+ * doubled 0 + 1's (the memory bandwidth shared four ways); not yet measured on the GPU hosts. Only where each file
+ * gets a worker thread: libuv's 4 threads would be taken by one file's pieces waiting on its lock, the other's behind
+ * them.
+ */
+const FILES_AT_ONCE = 2;
+
+/** How many of `count` message files to write at once (writeMessageFile's callers: the coordinator's partitions). */
+export async function filesAtOnce(count: number): Promise<number> {
+  return (await fileWritesOnThreads()) ? Math.max(1, Math.min(count, FILES_AT_ONCE)) : 1;
+}
+
+/**
+ * Writes `msg` (nats.codec.ts bytes) as `dir/name`, whole or not at all (a temporary name, renamed once written);
+ * returns its size in bytes. Arrays in shared memory are written on a worker thread (nats.local.threads.ts), the
+ * header and any other array meanwhile here through libuv's threads (everything here where there are no worker
+ * threads). `pieceBytes`: bytes per write (tests pass small ones).
+ */
+export async function writeMessageFile(
+  dir: string,
+  name: string,
+  msg: TaskMessage,
+  pieceBytes = PIECE_BYTES,
+): Promise<number> {
   const fs = (await nodeFs()).promises;
   const { size, pieces } = encodedPieces(msg);
   const path = join(dir, name);
   const temp = `${path}.${process.pid}.part`;
+  const onThread = (await fileWritesOnThreads())
+    ? pieces.filter((p) => p.bytes.buffer instanceof SharedArrayBuffer)
+    : [];
+  const here = pieces.filter((p) => !onThread.includes(p));
   const file = await fs.open(temp, 'w', 0o600);
   try {
     // Padding between pieces reads as zeros: the file is extended to its size first.
     await file.truncate(size);
-    const jobs: { at: number; bytes: Uint8Array }[] = [];
-    for (const { at, bytes } of pieces) {
-      for (let o = 0; o < bytes.length; o += PIECE_BYTES) {
-        jobs.push({ at: at + o, bytes: bytes.subarray(o, Math.min(bytes.length, o + PIECE_BYTES)) });
-      }
-    }
-    await inLanes(jobs.length, IN_FLIGHT, async (j) => {
-      const { at, bytes } = jobs[j];
-      for (let done = 0; done < bytes.length;) {
-        const { bytesWritten } = await file.write(bytes, done, bytes.length - done, at + done);
-        done += bytesWritten;
-      }
-    });
+    // Important! Both writers have ended (the worker answered or exited) before the file is closed below: a closed
+    // descriptor's number is reused by the next open, and a late write would land in that file.
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    const there = onThread.length
+      ? writeFileOnWorker(
+          file.fd,
+          onThread.map(({ at, bytes }) => ({
+            buffer: bytes.buffer as SharedArrayBuffer,
+            from: bytes.byteOffset,
+            length: bytes.length,
+            at,
+          })),
+          pieceBytes,
+          stop,
+          path,
+        )
+      : Promise.resolve(true);
+    const ends = await Promise.allSettled([
+      there,
+      writePieces(file, here, pieceBytes).catch((e: unknown) => {
+        Atomics.store(stop, 0, 1);
+        throw e;
+      }),
+    ]);
+    for (const end of ends) if (end.status === 'rejected') throw end.reason;
+    // No worker after all (the pool's script went away meanwhile): the shared pieces here too.
+    if ((ends[0] as PromiseFulfilledResult<true | null>).value === null) await writePieces(file, onThread, pieceBytes);
   } catch (e) {
     await file.close().catch(() => undefined);
     await fs.rm(temp, { force: true });
@@ -165,6 +211,27 @@ export async function writeMessageFile(dir: string, name: string, msg: TaskMessa
   await file.close();
   await fs.rename(temp, path);
   return size;
+}
+
+/** Writes `pieces` into `file` at their offsets, in `pieceBytes` parts, IN_FLIGHT at once (libuv's threads). */
+async function writePieces(
+  file: import('node:fs').promises.FileHandle,
+  pieces: { at: number; bytes: Uint8Array }[],
+  pieceBytes: number,
+): Promise<void> {
+  const jobs: { at: number; bytes: Uint8Array }[] = [];
+  for (const { at, bytes } of pieces) {
+    for (let o = 0; o < bytes.length; o += pieceBytes) {
+      jobs.push({ at: at + o, bytes: bytes.subarray(o, Math.min(bytes.length, o + pieceBytes)) });
+    }
+  }
+  await inLanes(jobs.length, IN_FLIGHT, async (j) => {
+    const { at, bytes } = jobs[j];
+    for (let done = 0; done < bytes.length;) {
+      const { bytesWritten } = await file.write(bytes, done, bytes.length - done, at + done);
+      done += bytesWritten;
+    }
+  });
 }
 
 /**

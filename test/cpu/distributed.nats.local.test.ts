@@ -1,0 +1,146 @@
+/**
+ * issue 20: the same-host folder's message files (nats.local.ts writeMessageFile / readMessageFile) with their shared
+ * arrays written on a worker thread (nats.local.threads.ts) and without worker threads: the bytes of
+ * encodeTaskMessage, byte for byte (padding zeros included), for shared and plain arrays of odd lengths in several
+ * pieces; several files at once; a worker that fails mid-write leaves no file. No nats-server needed.
+ */
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
+import { filesAtOnce, readMessageFile, writeMessageFile } from '../../src/distributed/nats.local.js';
+import { fileWritesOnThreads, writeFileOnWorker } from '../../src/distributed/nats.local.threads.js';
+import type { TaskMessage } from '../../src/distributed/types.js';
+import { setWorkerScript } from '../../src/host/threads.js';
+import { randomU32 } from '../helpers/random.js';
+import { useBundledWorkerScript } from '../helpers/workers.js';
+
+const worker = useBundledWorkerScript('treeline-local-files-');
+
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'treeline-local-files-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A copy of `a`'s values in a SharedArrayBuffer, at byte offset `skip` (a view not at the buffer's start). */
+function sharedCopy<T extends Float32Array | Uint32Array | Uint8Array>(a: T, skip = 0): T {
+  const C = a.constructor as new (b: SharedArrayBuffer, at: number, n: number) => T;
+  const out = new C(new SharedArrayBuffer(skip + a.byteLength), skip, a.length);
+  out.set(a as never);
+  return out;
+}
+
+/**
+ * A message of shared and plain arrays, each of an odd length (padding after each), over several 4099-byte pieces:
+ * a partition's points and ids (shared, the ids' view at an offset in its buffer), a plain f64 array and a shared
+ * u8 one of 8k + 3 bytes.
+ */
+function message(seed: number): TaskMessage {
+  const n = 5001;
+  const bits = randomU32(4 * n, seed);
+  return {
+    meta: { id: seed, dim: 3, note: 'x'.repeat(seed % 7) },
+    arrays: {
+      points: sharedCopy(new Float32Array(bits.buffer, 0, 3 * n)),
+      ids: sharedCopy(bits.subarray(3 * n), 24),
+      weights: new Float64Array(Array.from({ length: 777 }, (_, i) => i / 7 + seed)),
+      flags: sharedCopy(new Uint8Array(bits.buffer, 0, 8 * 1001 + 3)),
+    },
+  };
+}
+
+/** The arrays' bytes, name by name. */
+const bytesOf = (m: TaskMessage): Record<string, number[]> =>
+  Object.fromEntries(
+    Object.entries(m.arrays).map(([k, a]) => [k, [...new Uint8Array(a.buffer, a.byteOffset, a.byteLength)]]),
+  );
+
+const files = (): string[] => readdirSync(dir).sort();
+
+describe('writeMessageFile(dir, name, msg): the shared arrays on a worker thread', () => {
+  it('writes encodeTaskMessage(msg) byte for byte (shared and plain arrays, odd lengths, several pieces), and readMessageFile reads it back equal', async () => {
+    expect(await fileWritesOnThreads()).toBe(true);
+    const msg = message(1);
+    const expected = encodeTaskMessage(msg);
+    expect(await writeMessageFile(dir, 'one', msg, 4099)).toBe(expected.length);
+    expect(Buffer.compare(readFileSync(join(dir, 'one')), expected)).toBe(0);
+    for (const shared of [false, true]) {
+      const back = (await readMessageFile(dir, 'one', { shared }))!;
+      expect(back.meta).toEqual(msg.meta);
+      expect(bytesOf(back)).toEqual(bytesOf(msg));
+      expect(back.arrays.points.buffer instanceof SharedArrayBuffer).toBe(shared);
+    }
+    expect(await readMessageFile(dir, 'none')).toBeNull();
+  });
+
+  it('writes four files at once (one worker each), each equal to its message; a rewrite replaces the file whole', async () => {
+    expect(await filesAtOnce(6)).toBe(2);
+    expect(await filesAtOnce(1)).toBe(1);
+    const msgs = [2, 3, 4, 5].map(message);
+    await Promise.all(msgs.map((m, i) => writeMessageFile(dir, `part.${i}`, m, 1 << 12)));
+    msgs.forEach((m, i) => expect(Buffer.compare(readFileSync(join(dir, `part.${i}`)), encodeTaskMessage(m))).toBe(0));
+    // A shorter message under the same name: the old file's tail is gone.
+    const short = { meta: { id: 9 }, arrays: { ids: sharedCopy(new Uint32Array([1, 2, 3])) } };
+    await writeMessageFile(dir, 'part.0', short);
+    expect(Buffer.compare(readFileSync(join(dir, 'part.0')), encodeTaskMessage(short))).toBe(0);
+    expect(files().filter((f) => f.endsWith('.part'))).toEqual([]);
+  });
+
+  it('a worker that fails mid-write leaves no file (nor its temporary one), and the error names the file', async () => {
+    // A worker script that writes a few bytes into the file and then exits, as a crash in the middle would.
+    const bad = join(worker.dir(), 'bad-writer.worker.js');
+    writeFileSync(
+      bad,
+      `import { parentPort } from 'node:worker_threads';
+import { writeSync } from 'node:fs';
+parentPort.on('message', (m) => { writeSync(m.fd, new Uint8Array(64).fill(7), 0, 64, 4096); process.exit(3); });
+`,
+    );
+    const before = files();
+    setWorkerScript(pathToFileURL(bad));
+    try {
+      await expect(writeMessageFile(dir, 'broken', message(6), 4099)).rejects.toThrow(
+        /writing .*\/broken: a worker thread exited \(code 3\)/,
+      );
+    } finally {
+      setWorkerScript(worker.script());
+    }
+    expect(files()).toEqual(before);
+    // The pool works on: the same message written whole.
+    await writeMessageFile(dir, 'broken', message(6));
+    expect(Buffer.compare(readFileSync(join(dir, 'broken')), encodeTaskMessage(message(6)))).toBe(0);
+  });
+
+  it("writeFileOnWorker: a write that fails on the worker rejects with Node's message and code, naming the file", async () => {
+    const path = join(dir, 'read-only');
+    writeFileSync(path, '');
+    const fd = openSync(path, 'r');
+    try {
+      const piece = { buffer: new SharedArrayBuffer(16), from: 0, length: 16, at: 0 };
+      const stop = new Int32Array(new SharedArrayBuffer(4));
+      const failed = writeFileOnWorker(fd, [piece], 8, stop, path);
+      await expect(failed).rejects.toThrow(/EBADF.*\(writing .*read-only on a worker thread\)/);
+      await expect(failed).rejects.toMatchObject({ code: 'EBADF', path });
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
+
+describe('writeMessageFile(dir, name, msg) without worker threads', () => {
+  it('writes the same bytes through libuv alone, and the coordinator writes one file at a time', async () => {
+    setWorkerScript(null);
+    try {
+      expect(await fileWritesOnThreads()).toBe(false);
+      expect(await filesAtOnce(8)).toBe(1);
+      const msg = message(7);
+      await writeMessageFile(dir, 'alone', msg, 4099);
+      expect(Buffer.compare(readFileSync(join(dir, 'alone')), encodeTaskMessage(msg))).toBe(0);
+    } finally {
+      setWorkerScript(worker.script());
+    }
+  });
+});
