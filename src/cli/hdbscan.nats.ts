@@ -41,14 +41,20 @@ export async function hdbscanNatsRunners(
   return {
     runners: {
       concurrency: IN_FLIGHT,
-      async file(item: BatchItem, each: HdbscanCliOptions) {
-        const reply = await jobs.submit('hdbscanFile', undefined, {
-          meta: {
-            item: { input: resolve(item.input), output: resolve(item.output) },
-            options: fileOptions(each) as TaskMessage['meta'],
+      // An interrupt (env.signal) stops the wait at once; the file's task stays queued (its worker writes it whole).
+      async file(item: BatchItem, each: HdbscanCliOptions, env) {
+        const reply = await jobs.submit(
+          'hdbscanFile',
+          undefined,
+          {
+            meta: {
+              item: { input: resolve(item.input), output: resolve(item.output) },
+              options: fileOptions(each) as TaskMessage['meta'],
+            },
+            arrays: {},
           },
-          arrays: {},
-        });
+          env.signal,
+        );
         return (reply.meta.summary as string[]) ?? [];
       },
     },

@@ -8,6 +8,7 @@
  */
 import { InputError } from '../errors.js';
 import { bodyLimit, putMessage } from '../distributed/nats.js';
+import { untilAborted } from '../distributed/nats.jobs.js';
 import { binsArrays, CATALOGUE_OBJECT, messageHistograms, type StatsTaskOptions } from '../distributed/worker.stats.js';
 import type { RunRealisation } from '../stats/realisations.js';
 import type { NatsCliOptions } from './nats.js';
@@ -24,11 +25,15 @@ export interface StatsNatsRun {
   close(): Promise<void>;
 }
 
-/** Connects and returns the runners computeStats takes (`catalogue`: the catalogue's path, for messages). */
+/**
+ * Connects and returns the runners computeStats takes (`catalogue`: the catalogue's path, for messages). `signal`:
+ * the command's interrupt, which stops every wait for a realisation at once (AbortError).
+ */
 export async function statsNatsRunners(
   o: StatsCliOptions & NatsCliOptions,
   catalogue: string,
   log: (line: string) => void,
+  signal?: AbortSignal,
 ): Promise<StatsNatsRun> {
   const { nc, run, jobs } = await openBatchRun(o, 'stats', log);
   const options = (dim: number, box?: number[]): StatsTaskOptions => ({
@@ -48,11 +53,16 @@ export async function statsNatsRunners(
       { meta: {}, arrays: { points: batch.catalogue } },
       bodyLimit(nc),
     );
-    await stored;
-    const reply = await jobs.submit('mstStats', undefined, {
-      meta: { options: { ...options(task.dim, task.box) }, realisation: { ...task } },
-      arrays: binsArrays(batch.bins),
-    });
+    await untilAborted(stored, signal, 'storing the catalogue');
+    const reply = await jobs.submit(
+      'mstStats',
+      undefined,
+      {
+        meta: { options: { ...options(task.dim, task.box) }, realisation: { ...task } },
+        arrays: binsArrays(batch.bins),
+      },
+      signal,
+    );
     return messageHistograms(reply);
   };
   log(`stats: run ${run} on the workers at ${o.nats}`);
@@ -65,10 +75,15 @@ export async function statsNatsRunners(
         if (catalogueDim === 0) catalogueDim = (await readInputPoints(catalogue, o)).dim;
         if (tab.dim !== catalogueDim)
           throw new InputError(`${file}: ${plural(tab.dim, 'column')}, but ${catalogue} has ${catalogueDim}.`);
-        const reply = await jobs.submit('mstStats', undefined, {
-          meta: { options: { ...options(tab.dim, periodicBox(tab.dim, o.periodic)) } },
-          arrays: { points: tab.points, ...binsArrays(bins) },
-        });
+        const reply = await jobs.submit(
+          'mstStats',
+          undefined,
+          {
+            meta: { options: { ...options(tab.dim, periodicBox(tab.dim, o.periodic)) } },
+            arrays: { points: tab.points, ...binsArrays(bins) },
+          },
+          signal,
+        );
         const m = reply.meta;
         return {
           file,

@@ -614,7 +614,7 @@ export function statsCommand(io: CliIo): Command {
       const { r, where } = await runCommand(io, 'stats', { verbose: o.verbose, outputs }, async (run) => {
         if (o.nats && !o.compare?.length && !o.jitter && o.subsample === undefined)
           throw new InputError('--nats measures realisations: give --compare files, or --jitter/--subsample.');
-        const nats = o.nats ? await statsNatsRunners(opts, file, io.log) : null;
+        const nats = o.nats ? await statsNatsRunners(opts, file, io.log, run.signal) : null;
         let r: StatsRun;
         try {
           r = await computeStats(file, opts, run.progress.onProgress, run.signal, nats?.runners);

@@ -8,10 +8,16 @@
  * published. Results are awaited through the workers' `treeline.done.<run>` notes (which carry the result itself
  * when it fits one message), and, in case a note was missed (a reconnect), by looking for the result objects once a
  * second.
+ *
+ * Interrupts: submit's `signal` rejects the caller's wait with AbortError as soon as it aborts (the task itself stays
+ * queued or in a worker's hands, and its result is stored for a resumption); close() ends every wait still pending
+ * the same way and publishes nothing after it, so a stopped run leaves no promise waiting on a note that will never
+ * be listened for.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Objm, type ObjectStore } from '@nats-io/obj';
+import { AbortError } from '../errors.js';
 import { decodeTaskMessage, encodeTaskMessage } from './nats.codec.js';
 import {
   bodyLimit,
@@ -41,6 +47,40 @@ export class TaskFailedError extends Error {
   }
 }
 
+/** Per signal, the waits to end when it aborts: one listener on the signal for all (Node warns past 10 of them). */
+const abortWaits = new WeakMap<AbortSignal, Set<() => void>>();
+
+function whenAborted(signal: AbortSignal, end: () => void): () => void {
+  let ends = abortWaits.get(signal);
+  if (!ends) {
+    const all = (ends = new Set());
+    abortWaits.set(signal, all);
+    signal.addEventListener('abort', () => {
+      for (const f of all) f();
+      all.clear();
+    });
+  }
+  ends.add(end);
+  return () => abortWaits.get(signal)?.delete(end);
+}
+
+/**
+ * `wait`, or AbortError(`what` was aborted) as soon as `signal` aborts (at once if it has): the caller stops waiting,
+ * `wait` goes on (its rejection, if any, is then handled here). Without a signal, `wait` itself.
+ */
+export function untilAborted<T>(wait: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
+  if (!signal) return wait;
+  const error = (): AbortError => new AbortError(`${what} was aborted.`);
+  if (signal.aborted) {
+    wait.catch(() => undefined);
+    return Promise.reject(error());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const off = whenAborted(signal, () => reject(error()));
+    wait.then(resolve, reject).finally(off);
+  });
+}
+
 /** What went over the network for this run's tasks (bodies and results, as encoded). */
 export interface JobTraffic {
   tasks: number;
@@ -62,13 +102,18 @@ export class NatsJobs {
    */
   publication = '';
   private readonly js: JetStreamClient;
-  private readonly pending = new Map<string, { resolve: (result?: Uint8Array) => void }>();
+  private readonly pending = new Map<
+    string,
+    { resolve: (result?: Uint8Array) => void; reject: (error: AbortError) => void }
+  >();
   private readonly inFlight = new Map<string, Promise<TaskMessage>>();
   private sub: Subscription | null = null;
   private onStall?: (pending: number, seconds: number) => void;
   /** When a result last came (or the last stall was told). */
   private lastNews = Date.now();
   private poller: ReturnType<typeof setInterval> | null = null;
+  /** close() was called: no task is published after it, and no wait outlives it. */
+  private closed = false;
 
   private constructor(
     readonly nc: NatsConnection,
@@ -143,15 +188,20 @@ export class NatsJobs {
     }, 1000);
   }
 
-  /** Runs task `kind` (on `partition`'s points when given) and resolves with its reply; rejects with its error. */
-  submit(kind: string, partition: number | undefined, msg: TaskMessage): Promise<TaskMessage> {
+  /**
+   * Runs task `kind` (on `partition`'s points when given) and resolves with its reply; rejects with its error, or with
+   * AbortError as soon as `signal` aborts (nothing is published once it has) or the jobs are closed.
+   */
+  submit(kind: string, partition: number | undefined, msg: TaskMessage, signal?: AbortSignal): Promise<TaskMessage> {
     const id = `${kind}-${partition ?? 'x'}-${contentId(kind, partition, msg, this.epoch)}`;
+    const what = `waiting for task ${id} of run ${this.run}`;
+    if (signal?.aborted) return Promise.reject(new AbortError(`${what} was aborted.`));
     let result = this.inFlight.get(id);
     if (!result) {
       result = this.runTask(id, kind, partition, msg).finally(() => this.inFlight.delete(id));
       this.inFlight.set(id, result);
     }
-    return result;
+    return untilAborted(result, signal, what);
   }
 
   private async runTask(
@@ -164,10 +214,14 @@ export class NatsJobs {
     // whose folder lost it): the stub is removed and the task computed again.
     for (let attempt = 0; ; attempt++) {
       let resolve!: (result?: Uint8Array) => void;
-      const promise = new Promise<Uint8Array | undefined>((r) => (resolve = r)).finally(
-        () => (this.lastNews = Date.now()),
-      );
-      this.pending.set(id, { resolve });
+      let reject!: (error: AbortError) => void;
+      const promise = new Promise<Uint8Array | undefined>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      }).finally(() => (this.lastNews = Date.now()));
+      promise.catch(() => undefined); // awaited below once published; a close() before that is seen there
+      if (this.closed) throw this.closedError(id);
+      this.pending.set(id, { resolve, reject });
       let inline: Uint8Array | undefined;
       try {
         if ((await this.store.info(resultObject(id))) !== null) {
@@ -186,6 +240,8 @@ export class NatsJobs {
             this.traffic.bytesSent += await putMessage(this.store, taskObject(id), msg, bodyLimit(this.nc));
             body = encodeTaskMessage({ meta: { task: { ...header, stored: true } }, arrays: {} });
           }
+          // Important! A closed run (interrupted) publishes nothing more: no task is computed for nobody.
+          if (this.closed) throw this.closedError(id);
           this.traffic.bytesSent += body.length;
           this.traffic.tasks++;
           const msgID = `${this.run}.${id}${this.publication}${attempt > 0 ? `.${attempt}` : ''}`;
@@ -223,12 +279,22 @@ export class NatsJobs {
     }
   }
 
-  /** Stops listening (the run's objects stay: `destroyStore` removes them). */
+  private closedError(id: string): AbortError {
+    return new AbortError(`run ${this.run} was closed while task ${id} waited for its result.`);
+  }
+
+  /**
+   * Stops listening (the run's objects stay: `destroyStore` removes them); every wait still pending rejects with
+   * AbortError and no task is published after this.
+   */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
     this.sub?.unsubscribe();
     this.sub = null;
+    for (const [id, p] of this.pending) p.reject(this.closedError(id));
+    this.pending.clear();
   }
 
   /** Removes the run's object store (partitions, bodies, results) and its same-host folder. */

@@ -19,7 +19,9 @@
  * The calling thread's own steps are O(k + 65536 + split-bucket points) — at 2·10^8 points the one-thread scan for
  * the split buckets' points and the partitions' boxes (partitionInfo) were ~10 ns a point of its time (session 12).
  * `timings`: each pass's wall time under distributed::partition.<pass> (the H100 hosts' split did not scale with
- * threads as this machine's does: these say where).
+ * threads as this machine's does: these say where). `signal`: looked at between the passes (after a turn of the
+ * event loop, where a Ctrl-C's handler runs: the calling thread computes range 0 of each pass itself), AbortError
+ * once it has aborted — an interrupt waits for one pass, not the whole split.
  *
  * Falls back to partitionPoints where there are no worker threads (or fewer points than minPoints, or one thread).
  */
@@ -28,7 +30,8 @@ import { maxF, minF } from '../bvh/floatorder.js';
 import { mortonCodesCpu, mortonDigitsCpu, quantScale, type SceneFrame } from '../bvh/morton.cpu.js';
 import { checkCoordinates } from '../emst/validate.js';
 import { touchOnWorkers } from '../host/buffers.js';
-import { InputError } from '../errors.js';
+import { AbortError, InputError } from '../errors.js';
+import { turn } from '../host/lanes.js';
 import {
   nextMessageId,
   passWithCaller,
@@ -323,7 +326,7 @@ export async function partitionPointsThreaded(
   points: Float32Array | Float64Array,
   dim: number,
   k: number,
-  options: { threads?: number; minPoints?: number; timings?: Record<string, number> } = {},
+  options: { threads?: number; minPoints?: number; timings?: Record<string, number>; signal?: AbortSignal } = {},
 ): Promise<PartitionData[]> {
   if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
   const n = Math.floor(points.length / dim);
@@ -342,13 +345,19 @@ export async function partitionPointsThreaded(
   // together (a fresh buffer takes its pages at ~1 GB/s on one H100 host thread: 2.4 GB at 2·10^8), then one copy.
   const timings = options.timings ?? {};
   let last = performance.now();
-  const lap = (pass: string): void => {
+  const signal = options.signal;
+  // Each pass's time, then the signal (a turn first: its handler runs between the passes, not only after the split).
+  const lap = async (pass: string): Promise<void> => {
     const now = performance.now();
     timings[`distributed::partition.${pass}`] = now - last;
-    last = now;
+    if (signal) {
+      await turn();
+      if (signal.aborted) throw new AbortError(`the partitioning was aborted after its ${pass} pass.`);
+    }
+    last = performance.now();
   };
   const xs = await sharedPoints(points, threads);
-  lap('copy');
+  await lap('copy');
   const parts = Math.min(threads, n);
   const rangeOf = (j: number) => ({ start: Math.floor((j * n) / parts), end: Math.floor(((j + 1) * n) / parts) });
   const done = await splitOnWorkers(parts, true, 'partitionPoints', async (pass) => {
@@ -357,7 +366,7 @@ export async function partitionPointsThreaded(
     const id1 = nextMessageId();
     const job1 = (j: number): BoundsJob => ({ ...range(j), id: id1, kind: 'partition-bounds' });
     const b = await passWithCaller(pass, job1, bounds);
-    lap('bounds');
+    await lap('bounds');
     if (b.some((r) => r.bad)) checkCoordinates(xs, dim); // throws the one-thread error, naming the row
     const lo = new Float32Array(dim).fill(Infinity);
     const hi = new Float32Array(dim).fill(-Infinity);
@@ -376,7 +385,7 @@ export async function partitionPointsThreaded(
     const id2 = nextMessageId();
     const job2 = (j: number): DigitsJob => ({ ...range(j), id: id2, kind: 'partition-digits', frame, digits });
     const histograms = await passWithCaller(pass, job2, digitsOf);
-    lap('digits');
+    await lap('digits');
     const start = new Float64Array(65537);
     for (const h of histograms) for (let d = 0; d < 65536; d++) start[d + 1] += h.counts[d];
     for (let d = 0; d < 65536; d++) start[d + 1] += start[d];
@@ -402,7 +411,7 @@ export async function partitionPointsThreaded(
       });
     });
     const byIndex = splitAt.map((_, t) => t).sort((x, y) => splitAt[x] - splitAt[y]);
-    lap('members');
+    await lap('members');
     const shared = {
       k,
       digits,
@@ -414,7 +423,7 @@ export async function partitionPointsThreaded(
     const id3 = nextMessageId();
     const job3 = (j: number): CountJob => ({ ...range(j), ...shared, id: id3, kind: 'partition-count' });
     const counts = await passWithCaller(pass, job3, count);
-    lap('count');
+    await lap('count');
     const total = new Float64Array(k + 1);
     for (const c of counts) for (let p = 0; p < k; p++) total[p + 1] += c.counts[p];
     for (let p = 0; p < k; p++) total[p + 1] += total[p];
@@ -439,7 +448,7 @@ export async function partitionPointsThreaded(
       ids,
     });
     const boxes = await passWithCaller(pass, job4, scatter);
-    lap('scatter');
+    await lap('scatter');
     // Each partition's box: the ranges' in index order by strict < and > (the first of equal values stays).
     return Array.from({ length: k }, (_, p): PartitionData => {
       const lo = new Array<number>(dim).fill(Infinity);

@@ -535,6 +535,17 @@ describe('treeline hdbscan <one file> --nats: the MST from the workers, clustere
 });
 
 describe('distributed runs: resume and faults', () => {
+  const pairsDone = (): number =>
+    allWorkers.map((w) => w.stderr().match(/worker: pair p\d+ \S+ done/g)?.length ?? 0).reduce((a, b) => a + b, 0);
+  /**
+   * Waits (up to 60 s) until the workers have logged `count` pairs done since `before`: an interrupted coordinator stops
+   * waiting at once, and its pairs already queued are computed meanwhile, their results stored for the resumption.
+   */
+  const untilPairsDone = async (before: number, count: number): Promise<void> => {
+    for (let i = 0; i < 600 && pairsDone() - before < count; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(pairsDone() - before).toBeGreaterThanOrEqual(count);
+  };
+
   it('a run interrupted after its local trees (rounds) or its pairs resumes with the same run id from the stored results', async () => {
     const points = cloud('clustered', 60_000, DIM, 31);
     const single = await emst(points, { dim: DIM, backend: 'cpu' });
@@ -544,6 +555,7 @@ describe('distributed runs: resume and faults', () => {
     ] as const) {
       const cluster = { url: server.url, partitions: K, runId: `resume-test-${method}` };
       const controller = new AbortController();
+      const before = pairsDone();
       const first = await emstOnNats(points, {
         dim: DIM,
         cluster,
@@ -552,9 +564,11 @@ describe('distributed runs: resume and faults', () => {
         onProgress: (_f, phase) => phase && stop.test(phase) && controller.abort(),
       }).catch((e) => e);
       expect(first).toBeInstanceOf(AbortError);
+      if (method === 'pairs') await untilPairsDone(before, done);
       const again = await emstOnNats(points, { dim: DIM, cluster, method });
       expect(again.resumed).toBe(true);
-      // The local trees and round 1 (or every pair) were answered from the object store, not computed again.
+      // The local trees and round 1 (or every pair, computed after the interrupt) were answered from the object store,
+      // not computed again.
       expect(again.traffic.reused).toBeGreaterThanOrEqual(done);
       expectSameTree(again, single);
       // An interrupted run whose folder is gone (a reboot cleared /dev/shm) starts over, to the same tree.
@@ -562,6 +576,7 @@ describe('distributed runs: resume and faults', () => {
         const local = { ...cluster, runId: 'resume-test-gone', localDir: dir };
         const stopped = new AbortController();
         const cutLines: string[] = [];
+        const beforeCut = pairsDone();
         const cut = await emstOnNats(points, {
           dim: DIM,
           cluster: { ...local, log: (l) => cutLines.push(l) },
@@ -572,6 +587,7 @@ describe('distributed runs: resume and faults', () => {
         expect(cut).toBeInstanceOf(AbortError);
         // The interrupted run says where its folder stays (it holds memory in /dev/shm until removed).
         expect(cutLines).toContainEqual(expect.stringMatching(/stay in .*treeline-resume-test-gone for --run-id/));
+        await untilPairsDone(beforeCut, done);
         rmSync(join(dir, 'treeline-resume-test-gone'), { recursive: true });
         const lines: string[] = [];
         const fresh = await emstOnNats(points, { dim: DIM, cluster: { ...local, log: (l) => lines.push(l) }, method });

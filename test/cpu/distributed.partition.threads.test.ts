@@ -2,8 +2,9 @@
  * Issue 20: the coordinator's split into partitions on worker threads (partition.threads.ts) gives partitionPoints'
  * partitions array for array — ids and coordinates — for clouds with ties and duplicates, 1D to 5D, k from 1 to
  * n + 3, thread counts that leave uneven ranges, and the same errors for bad coordinates; each partition's `box` (the
- * scatter pass's) gives partitionInfo's bounding box bit for bit, −0 against +0 included. minPoints 0 forces the
- * threaded path at these small sizes (by default it starts at 10^6 points).
+ * scatter pass's) gives partitionInfo's bounding box bit for bit, −0 against +0 included; a signal aborted during the
+ * split stops it at the next pass (a coordinator's Ctrl-C). minPoints 0 forces the threaded path at these small sizes
+ * (by default it starts at 10^6 points).
  */
 
 /** Box values with −0 told from +0. */
@@ -21,6 +22,7 @@ function zeros(n: number, seed: number): Float32Array {
   return out;
 }
 import { describe, expect, it } from 'vitest';
+import { AbortError } from '../../src/errors.js';
 import { partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
 import {
   blockHashes,
@@ -95,6 +97,40 @@ describe('partitionPointsThreaded', () => {
           expect(signed([...box.lo, ...box.hi]), what).toEqual(signed([...ref.lo, ...ref.hi]));
         }
       }
+    }
+  });
+
+  it('a signal aborted during the split stops it after the pass in progress with AbortError; the next split is whole', async () => {
+    const points = cloud('uniform', 30000, 3, 53);
+    await expect(
+      partitionPointsThreaded(points, 3, 4, { threads: 2, minPoints: 0, signal: AbortSignal.abort() }),
+    ).rejects.toThrow(AbortError);
+    // Aborted as the digits pass ends (its time recorded): the split stops there, before the counts and the scatter.
+    const controller = new AbortController();
+    const timings: Record<string, number> = new Proxy({} as Record<string, number>, {
+      set(target, key: string, value: number) {
+        target[key] = value;
+        if (key === 'distributed::partition.digits') controller.abort();
+        return true;
+      },
+    });
+    const split = partitionPointsThreaded(points, 3, 4, {
+      threads: 3,
+      minPoints: 0,
+      timings,
+      signal: controller.signal,
+    });
+    await expect(split).rejects.toThrow(/aborted after its digits pass/);
+    expect(Object.keys(timings)).not.toContain('distributed::partition.count');
+    const got = await partitionPointsThreaded(points, 3, 4, {
+      threads: 3,
+      minPoints: 0,
+      signal: new AbortController().signal,
+    });
+    const want = partitionPoints(points, 3, 4);
+    for (let p = 0; p < 4; p++) {
+      expect(got[p].ids).toEqual(want[p].ids);
+      expect(got[p].points).toEqual(want[p].points);
     }
   });
 
