@@ -54,9 +54,14 @@ export interface EmstCliOptions extends InputOptions, OutputOptions, NatsCliOpti
 export interface EmstRun {
   table: PointTable;
   tree: EmstResult;
-  /** Σ weights in float64, in canonical order. */
-  totalWeight: number;
   timings: Record<string, number>;
+}
+
+/** Σ weights in float64, in edge (canonical) order: the total weight every output reports. */
+export function totalWeightOf(weights: Float32Array): number {
+  let total = 0;
+  for (let i = 0; i < weights.length; i++) total += weights[i];
+  return total;
 }
 
 export async function computeEmst(
@@ -108,9 +113,7 @@ export async function computeEmst(
   } finally {
     await ahead.dispose();
   }
-  let totalWeight = 0;
-  for (let i = 0; i < tree.weights.length; i++) totalWeight += tree.weights[i];
-  return { table, tree, totalWeight, timings: { 'io::read': tRead, ...tree.timings } };
+  return { table, tree, timings: { 'io::read': tRead, ...tree.timings } };
 }
 
 /** `--nats`: the partitioned exact EMST on `treeline worker` processes (src/distributed/coordinator.ts). */
@@ -147,18 +150,16 @@ async function computeEmstOnNats(
       `${r.traffic.tasks} tasks (${r.traffic.reused} answered from stored results), ` +
       `${(r.traffic.bytesSent / 1e6).toFixed(1)} MB sent, ${(r.traffic.bytesReceived / 1e6).toFixed(1)} MB received`,
   );
-  // (The coordinator's sum, in the same order: a second pass over 2·10^8 weights was ~0.2 s of the run's tail.)
-  const totalWeight = r.totalWeight;
   const tree: EmstResult = { sources: r.sources, targets: r.targets, weights: r.weights, backend: 'cpu' };
   return {
     table,
     tree,
-    totalWeight,
     timings: { 'io::read': tRead, ...r.timings, 'emst::total': r.timings['distributed::total'] },
   };
 }
 
-export function emstPrintable(r: EmstRun, o: EmstCliOptions): Printable {
+/** `totalWeight`: asked for by the json output only (the others write the arrays alone). */
+export function emstPrintable(r: EmstRun, o: EmstCliOptions, totalWeight: () => number): Printable {
   const { sources, targets, weights } = r.tree;
   return {
     csv: () => ({ source: sources, target: targets, weight: weights }),
@@ -169,7 +170,7 @@ export function emstPrintable(r: EmstRun, o: EmstCliOptions): Printable {
       alpha: o.alpha,
       backend: r.tree.backend,
       numEdges: weights.length,
-      totalWeight: r.totalWeight,
+      totalWeight: totalWeight(),
       sources,
       targets,
       weights,
@@ -231,14 +232,21 @@ export function emstCommand(io: CliIo): Command {
     )
     .action(async (file: string, o: EmstCliOptions) => {
       const outputs = [{ path: o.output, option: '-o', kind: outputKind(o) }];
-      const { r, where } = await runCommand(io, 'emst', { verbose: o.verbose, outputs }, async (run) => {
+      const { r, where, totalWeight } = await runCommand(io, 'emst', { verbose: o.verbose, outputs }, async (run) => {
         const r = await computeEmst(file, o, run.progress.onProgress, run.signal, io.log);
         run.progress.phase('write', 1);
         const tWrite = performance.now();
-        const where = await writeOutput(io, o, emstPrintable(r, o), run);
+        // The total weight is summed while the files are written where it can be (.npy: the writes and their
+        // fsyncs run on libuv's threads; one float64 pass in order over 2·10^8 weights is 0.35–0.7 s on the H100
+        // hosts, which a distributed run's coordinator spent before the write until session 16).
+        let total: number | undefined;
+        const sum = (): number => (total ??= totalWeightOf(r.tree.weights));
+        const writing = writeOutput(io, o, emstPrintable(r, o, sum), run);
+        sum();
+        const where = await writing;
         // (Not in --format json's own timings: those are written before this ends.)
         r.timings['io::write'] = performance.now() - tWrite;
-        return { r, where };
+        return { r, where, totalWeight: sum() };
       });
       const forest = r.tree.weights.length < Math.max(r.table.n - 1, 0);
       const kind =
@@ -249,7 +257,7 @@ export function emstCommand(io: CliIo): Command {
             : 'EMST';
       io.log(
         `emst: ${plural(r.table.n, 'point')} × ${r.table.dim} → ${kind} of ${plural(r.tree.weights.length, 'edge')}, total weight ` +
-          `${r.totalWeight.toPrecision(8)} (${r.tree.backend} backend, ${r.timings['emst::total']?.toFixed(1)} ms) → ${where}`,
+          `${totalWeight.toPrecision(8)} (${r.tree.backend} backend, ${r.timings['emst::total']?.toFixed(1)} ms) → ${where}`,
       );
       if (o.timings) logTimings(io, r.timings);
     });

@@ -39,7 +39,13 @@
 import type { PartitionRun } from './partition.run.js';
 import type { TaskMessage } from './types.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
-import { COORDINATOR_THREADS, mergeRange, mergeToTreeThreaded } from './merge.threads.js';
+import {
+  COORDINATOR_THREADS,
+  firstUnsorted,
+  firstUnsortedThreaded,
+  mergeRange,
+  mergeToTreeThreaded,
+} from './merge.threads.js';
 import { resolveThreads } from '../host/threads.js';
 import { touchOnWorkers } from '../host/buffers.js';
 import type { Task } from './partition.run.js';
@@ -88,7 +94,15 @@ export async function pairsEmst(
     const ms = (own as Record<string, unknown>)[total];
     if (typeof ms === 'number') work += ms;
   };
-  const listOf = (reply: TaskMessage, what: string, prefix = ''): SortedEdges => {
+  // A forest's proven list in shared memory (the one the threaded merge takes) is checked on the host's threads, its
+  // check awaited before the merge (take() reads no more of it than its length); every other list at once.
+  const checks: Promise<void>[] = [];
+  const checkLater = async (list: SortedEdges, what: string): Promise<void> => {
+    const threads = await resolveThreads(undefined, list.keys.length, COORDINATOR_THREADS);
+    const bad = await firstUnsortedThreaded(list, n, threads);
+    if (bad !== -1) checkSorted(list, n, what); // throws the one-thread error (or checks there: no threads)
+  };
+  const listOf = (reply: TaskMessage, what: string, prefix = '', later = false): SortedEdges => {
     const name = (x: string): string => (prefix === '' ? x : prefix + x[0].toUpperCase() + x.slice(1));
     const given = reply.arrays[name('keys')];
     const m = given instanceof Float32Array ? given.length : 0;
@@ -97,7 +111,11 @@ export async function pairsEmst(
       hi: run.reply(reply, name('hi'), Uint32Array, m),
       keys: run.reply(reply, name('keys'), Float32Array, m),
     };
-    checkSorted(list, n, what);
+    if (later && list.keys.length >= MERGE_THREADED_EDGES && shared(list)) {
+      const check = checkLater(list, what);
+      check.catch(() => undefined); // awaited below, before the merge
+      checks.push(check);
+    } else checkSorted(list, n, what);
     return list;
   };
   const lists: SortedEdges[] = new Array(pairs.length);
@@ -202,7 +220,7 @@ export async function pairsEmst(
   const take = (p: number, terminals: Uint32Array, reply: TaskMessage): void => {
     const tTake = performance.now();
     ownTimes(reply, 'forest::total');
-    const safe = listOf(reply, `partition ${p}'s forest`);
+    const safe = listOf(reply, `partition ${p}'s forest`, '', true);
     safeCount += safe.keys.length;
     const open = listOf(reply, `partition ${p}'s open edges`, 'open');
     const la = run.reply(reply, 'openLa', Uint32Array, open.keys.length);
@@ -252,6 +270,9 @@ export async function pairsEmst(
   run.timings['distributed::merge.touch'] = performance.now() - t00;
   await run.lap('distributed::pairs.forests', () => Promise.all(forests));
   run.timings['distributed::merge.early'] = merging;
+  const tCheck = performance.now();
+  await Promise.all(checks);
+  run.timings['distributed::pairs.check'] = performance.now() - tCheck;
   const t0 = performance.now();
   for (const list of lists) rest.push({ lo: list.lo, hi: list.hi, keys: list.keys });
   const candidates = mergeAll(rest);
@@ -494,20 +515,12 @@ export function canonicalById(
 /** Throws unless `list` is in strict canonical order with ids lo < hi < n. */
 function checkSorted(list: SortedEdges, n: number, what: string): void {
   const { lo, hi, keys } = list;
-  for (let e = 0; e < keys.length; e++) {
-    if (!(lo[e] < hi[e] && hi[e] < n) || !(keys[e] >= 0)) {
-      throw new Error(`partitionedEmst: ${what} answered edge (${lo[e]}, ${hi[e]}) with key ${keys[e]} (n = ${n})`);
-    }
-    if (
-      e > 0 &&
-      !(
-        keys[e - 1] < keys[e] ||
-        (keys[e - 1] === keys[e] && (lo[e - 1] < lo[e] || (lo[e - 1] === lo[e] && hi[e - 1] < hi[e])))
-      )
-    ) {
-      throw new Error(`partitionedEmst: ${what}'s edges are not in the canonical order at edge ${e}`);
-    }
+  const e = firstUnsorted(lo, hi, keys, n, 0, keys.length);
+  if (e < 0) return;
+  if (!(lo[e] < hi[e] && hi[e] < n) || !(keys[e] >= 0)) {
+    throw new Error(`partitionedEmst: ${what} answered edge (${lo[e]}, ${hi[e]}) with key ${keys[e]} (n = ${n})`);
   }
+  throw new Error(`partitionedEmst: ${what}'s edges are not in the canonical order at edge ${e}`);
 }
 
 /** Two sorted lists merged in the canonical order (no two edges equal: each edge comes from one pair). */

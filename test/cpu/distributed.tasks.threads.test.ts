@@ -14,7 +14,7 @@ import {
   forestReplyThreaded,
   shared,
 } from '../../src/distributed/tasks.threads.js';
-import { mergeToTreeThreaded } from '../../src/distributed/merge.threads.js';
+import { firstUnsorted, firstUnsortedThreaded, mergeToTreeThreaded } from '../../src/distributed/merge.threads.js';
 import { mergeToTree } from '../../src/distributed/partition.pairs.js';
 import { mulberry32 } from '../helpers/random.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -142,6 +142,49 @@ describe('tasks.threads', () => {
         expect([...out.weights], what).toEqual([...want.weights]);
       }
     }
+  });
+
+  it("a list's first unsorted or invalid edge on 2–5 threads is the one-thread scan's (a defect at the ranges' seams too)", async () => {
+    const rand = mulberry32(2016);
+    const m = 10_000;
+    const n = 50_000;
+    const keys = sharedCopy(Float32Array.from({ length: m }, () => Math.floor(rand() * 400) / 8).sort());
+    const lo = sharedCopy(Uint32Array.from({ length: m }, () => Math.floor(rand() * (n - 1))));
+    const hi = sharedCopy(Uint32Array.from(lo, (l) => l + 1 + Math.floor(rand() * (n - 1 - l))));
+    // Equal keys ordered by (lo, hi), so the list is canonical.
+    const order = Array.from({ length: m }, (_, e) => e).sort(
+      (a, b) => keys[a] - keys[b] || lo[a] - lo[b] || hi[a] - hi[b] || a - b,
+    );
+    const [k0, l0, h0] = [keys.slice(), lo.slice(), hi.slice()];
+    order.forEach((e, t) => {
+      keys[t] = k0[e];
+      lo[t] = l0[e];
+      hi[t] = h0[e];
+    });
+    for (let e = 1; e < m; e++) if (keys[e] === keys[e - 1] && lo[e] === lo[e - 1] && hi[e] === hi[e - 1]) hi[e]++;
+    const list = { lo, hi, keys };
+    expect(firstUnsorted(lo, hi, keys, n, 0, m)).toBe(-1);
+    for (const threads of [2, 3, 5]) expect(await firstUnsortedThreaded(list, n, threads), `${threads}`).toBe(-1);
+    // Defects: a key below the one before, an end ≥ n, lo = hi, a negative key, at the start, a seam and the end.
+    const defects: [number, () => void][] = [
+      [0, () => (hi[0] = lo[0])],
+      [1, () => (keys[1] = keys[0] - 1)],
+      [2000, () => (keys[2000] = -0.5)],
+      [3333, () => (hi[3333] = n)],
+      [5000, () => (keys[5000] = keys[4999] - 1 / 16)],
+      [m - 1, () => (keys[m - 1] = 0)],
+    ];
+    for (const [at, spoil] of defects) {
+      const saved = [keys[at], lo[at], hi[at]] as const;
+      spoil();
+      const want = firstUnsorted(lo, hi, keys, n, 0, m);
+      expect(want, `defect at ${at}`).toBe(at);
+      for (const threads of [2, 3, 4, 5]) {
+        expect(await firstUnsortedThreaded(list, n, threads), `defect at ${at}, ${threads} threads`).toBe(want);
+      }
+      [keys[at], lo[at], hi[at]] = saved;
+    }
+    expect(await firstUnsortedThreaded({ lo: l0, hi: h0, keys: k0 }, n, 4)).toBeNull(); // not shared: the caller's
   });
 
   it('refuses arrays outside shared memory (they would be copied to the threads and the answers lost)', async () => {
