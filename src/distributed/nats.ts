@@ -26,6 +26,8 @@ import {
 import {
   AckPolicy,
   DeliverPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
   jetstreamManager,
   JsHeaders,
   RetentionPolicy,
@@ -523,6 +525,12 @@ export const AHEAD_BYTES = 32 << 20;
 /** A read with no chunk for this long fails (the library's get: a 30 s heartbeat, then waits on). */
 export const READ_STALL_MS = 60_000;
 
+/** A read with no chunk for this long looks its consumer up (readPulled): a removed store ends it at once. */
+const PROBE_MS = 1000;
+
+/** The API errors that say the read's consumer is gone with its stream. */
+const GONE = new Set<number>([JetStreamApiCodes.ConsumerNotFound, JetStreamApiCodes.StreamNotFound]);
+
 /**
  * An object's bytes through a pull consumer of our own, or null when there is no such object, or undefined where
  * this read does not apply (the store is not @nats-io/obj 3.4's class, the name is a link): the caller then reads
@@ -537,7 +545,8 @@ export const READ_STALL_MS = 60_000;
  * the reading thread's CPU ~1.2–1.4 s a GB (0.65–0.8 into shared memory, touched on the host's threads first). A
  * chunk beyond info.size, a missing chunk (the server answers a request with "no messages" before the object's
  * info.chunks came) or a digest that differs: an error naming the object. No chunk for `stallMs`: an error (a
- * reconnect mid-read loses the in-memory consumer; the library's ordered consumer would have been recreated).
+ * reconnect mid-read loses the in-memory consumer; the library's ordered consumer would have been recreated); no
+ * chunk for PROBE_MS and the consumer gone with its stream (the store removed mid-read): an error at once.
  */
 async function readPulled(
   os: ObjectStore,
@@ -612,13 +621,32 @@ async function readPulled(
           else if (asked - got <= ahead >> 1) ask();
         },
       });
+      // Important! The server answers no pull request once the stream is gone (a batch's store removed while a
+      // worker still reads from it): a second without a chunk, the consumer is looked up, and its absence ends the
+      // read at once rather than after stallMs.
+      let probing = false;
       timer = setInterval(
         () => {
-          if (Date.now() - last > stallMs) {
+          const quiet = Date.now() - last;
+          if (quiet > stallMs) {
             reject(new Error(`object '${name}': no chunk for ${stallMs / 1000} s (${got} of its ${chunks} read).`));
+          } else if (quiet >= PROBE_MS && !probing) {
+            probing = true;
+            jsm.consumers
+              .info(stream, consumer.name)
+              .catch((e: unknown) => {
+                if (!(e instanceof JetStreamApiError) || !GONE.has(e.code)) return; // (a reconnect: the stall decides)
+                reject(
+                  new Error(
+                    `object '${name}': its store was removed during the read (${got} of its ${chunks} chunks read; ` +
+                      `${e.message}).`,
+                  ),
+                );
+              })
+              .finally(() => (probing = false));
           }
         },
-        Math.min(stallMs, 5000),
+        Math.min(stallMs, PROBE_MS),
       );
       ask();
     });

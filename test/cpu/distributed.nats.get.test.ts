@@ -7,7 +7,8 @@
  *     windows 0, 1, 3 and 16, into ordinary and shared memory; no consumer is left on the stream;
  *   - a TaskMessage through getMessage with either read; a replaced object reads as its last version; a missing or
  *     deleted one is null;
- *   - a wrong digest in the object's info, a missing chunk, an info claiming fewer bytes: an error naming the object;
+ *   - a wrong digest in the object's info, a missing chunk, an info claiming fewer bytes, the store removed during
+ *     the read: an error naming the object (the last within seconds);
  *     TREELINE_NATS_GET_WINDOW sets the default window (0 = the library's get), anything else is an input error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -209,6 +210,20 @@ describe('getBytes, pulled (issue 20)', () => {
       expect(await getMessage(os, 'never')).toBeNull();
     }
     await os.destroy();
+  }, 30_000);
+
+  it('a store removed during the read (a batch given up mid-task): an error naming the object within seconds, not after the stall', async () => {
+    const os = await freshStore();
+    await putBytes(os, 'big', randomBytes(32 << 20, 9), CHUNK);
+    const t0 = performance.now();
+    const read = getBytes(os, 'big', { window: 1 });
+    read.catch(() => undefined);
+    // Once the read's consumer is on the stream (8192 chunks one at a time: well under way), the store goes. The
+    // server answers no pull for a consumer of a removed stream: before the fix the read waited READ_STALL_MS.
+    while ((await consumers(os)) === 0) await new Promise((r) => setTimeout(r, 5));
+    await os.destroy();
+    await expect(read).rejects.toThrow(/object 'big': its store was removed during the read/);
+    expect(performance.now() - t0).toBeLessThan(10_000);
   }, 30_000);
 
   it('a wrong digest, a missing chunk or fewer bytes than stored: an error naming the object', async () => {
