@@ -11,7 +11,7 @@ import type { TaskEnv, TaskMessage } from '../distributed/types.js';
 import { hdbscanFile, type BatchItem, type HdbscanBatchRunners } from './hdbscan.batch.js';
 import { logHdbscanRun, type HdbscanCliOptions } from './hdbscan.js';
 import type { NatsCliOptions } from './nats.js';
-import { openBatchRun } from './nats.batch.js';
+import { closeBatchRun, openBatchRun } from './nats.batch.js';
 
 /** Files a batch keeps on the queue at once. */
 const IN_FLIGHT = 256;
@@ -27,7 +27,7 @@ function fileOptions(o: HdbscanCliOptions & NatsCliOptions): Record<string, unkn
 
 export interface HdbscanNatsRun {
   runners: HdbscanBatchRunners;
-  /** Removes the run's objects and disconnects. */
+  /** Takes its queued tasks off the queue, removes the run's objects and disconnects (closeBatchRun). */
   close(): Promise<void>;
 }
 
@@ -36,7 +36,8 @@ export async function hdbscanNatsRunners(
   o: HdbscanCliOptions & NatsCliOptions,
   log: (line: string) => void,
 ): Promise<HdbscanNatsRun> {
-  const { nc, run, jobs } = await openBatchRun(o, 'hdbscan', log);
+  const batch = await openBatchRun(o, 'hdbscan', log);
+  const { run, jobs } = batch;
   log(`hdbscan: run ${run} on the workers at ${o.nats}`);
   return {
     runners: {
@@ -58,11 +59,7 @@ export async function hdbscanNatsRunners(
         return (reply.meta.summary as string[]) ?? [];
       },
     },
-    async close() {
-      await jobs.close();
-      await jobs.destroyStore().catch(() => {});
-      await nc.drain().catch(() => nc.close());
-    },
+    close: () => closeBatchRun(batch),
   };
 }
 

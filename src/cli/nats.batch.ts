@@ -35,3 +35,16 @@ export async function openBatchRun(
     throw e;
   }
 }
+
+/**
+ * Ends a batch run, whether it finished, failed or was interrupted: no task is published after this, the tasks still
+ * queued are taken off the queue (a batch is never resumed: its run id is new each time, so they would be computed
+ * for nobody, an hdbscan file written after the Ctrl-C), then the run's objects go and the connection closes. A
+ * failure of the last three steps is passed over: the command's own outcome stands.
+ */
+export async function closeBatchRun({ nc, jobs }: BatchRun): Promise<void> {
+  await jobs.close();
+  await jobs.withdraw().catch(() => 0);
+  await jobs.destroyStore().catch(() => {});
+  await nc.drain().catch(() => nc.close());
+}

@@ -12,7 +12,7 @@ import { untilAborted } from '../distributed/nats.jobs.js';
 import { binsArrays, CATALOGUE_OBJECT, messageHistograms, type StatsTaskOptions } from '../distributed/worker.stats.js';
 import type { RunRealisation } from '../stats/realisations.js';
 import type { NatsCliOptions } from './nats.js';
-import { openBatchRun } from './nats.batch.js';
+import { closeBatchRun, openBatchRun } from './nats.batch.js';
 import { periodicBox, plural, readInputPoints } from './options.js';
 import type { StatsCliOptions, StatsRunners } from './stats.js';
 
@@ -21,7 +21,7 @@ const IN_FLIGHT = 256;
 
 export interface StatsNatsRun {
   runners: StatsRunners;
-  /** Removes the run's objects and disconnects. */
+  /** Takes its queued tasks off the queue, removes the run's objects and disconnects (closeBatchRun). */
   close(): Promise<void>;
 }
 
@@ -35,7 +35,8 @@ export async function statsNatsRunners(
   log: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<StatsNatsRun> {
-  const { nc, run, jobs } = await openBatchRun(o, 'stats', log);
+  const batch = await openBatchRun(o, 'stats', log);
+  const { nc, run, jobs } = batch;
   const options = (dim: number, box?: number[]): StatsTaskOptions => ({
     dim,
     coords: o.coords === 'radec' ? 'radec' : 'cartesian',
@@ -94,10 +95,6 @@ export async function statsNatsRunners(
         };
       },
     },
-    async close() {
-      await jobs.close();
-      await jobs.destroyStore().catch(() => {});
-      await nc.drain().catch(() => nc.close());
-    },
+    close: () => closeBatchRun(batch),
   };
 }

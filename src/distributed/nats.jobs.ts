@@ -12,7 +12,7 @@
  * Interrupts: submit's `signal` rejects the caller's wait with AbortError as soon as it aborts (the task itself stays
  * queued or in a worker's hands, and its result is stored for a resumption); close() ends every wait still pending
  * the same way and publishes nothing after it, so a stopped run leaves no promise waiting on a note that will never
- * be listened for.
+ * be listened for; withdraw() takes a batch's queued tasks off the queue (no resumption wants them).
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
@@ -25,6 +25,7 @@ import {
   ensureTaskStream,
   jetstreamManagerOf,
   TASK_HEADER,
+  TASK_STREAM,
   getMessage,
   putMessage,
   runBucket,
@@ -295,6 +296,18 @@ export class NatsJobs {
     this.sub = null;
     for (const [id, p] of this.pending) p.reject(this.closedError(id));
     this.pending.clear();
+  }
+
+  /**
+   * Removes the run's tasks still on the queue, those in a worker's hands included (that worker finishes its task,
+   * and its acknowledgement finds nothing); returns how many. For a run given up that no resumption will want (a
+   * batch: its run id is new each time), after close(): its queued tasks would otherwise be computed for nobody — an
+   * hdbscan batch's files clustered and written after its Ctrl-C. Not for a partitioned run: its queued tasks' results
+   * are what a resumption reads.
+   */
+  async withdraw(): Promise<number> {
+    const jsm = await jetstreamManagerOf(this.nc);
+    return (await jsm.streams.purge(TASK_STREAM, { filter: taskSubject(this.run) })).purged;
   }
 
   /** Removes the run's object store (partitions, bodies, results) and its same-host folder. */

@@ -6,7 +6,8 @@
  *   - NatsJobs: an aborted signal, or close(), ends a wait and publishes nothing;
  *   - `treeline emst --nats` (pairs), SIGINT: exit 130 in well under the pairs' time, the same-host folder kept and
  *     named; the same --run-id resumes it, to the single-process tree;
- *   - `treeline stats --jitter --nats`, SIGTERM: exit 143 before the batch's realisations are done.
+ *   - `treeline stats --jitter --nats`, SIGTERM: exit 143 before the batch's realisations are done, its tasks still
+ *     queued taken off the queue (a batch is never resumed).
  * One nats-server (random loopback port) and one `treeline worker` (CPU, one thread), so the tasks take seconds
  * after the signal.
  */
@@ -17,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { emst } from '../../src/emst/emst.js';
 import { AbortError } from '../../src/errors.js';
-import { connectNats } from '../../src/distributed/nats.js';
+import { connectNats, jetstreamManagerOf, TASK_STREAM, taskSubject } from '../../src/distributed/nats.js';
 import { NatsJobs } from '../../src/distributed/nats.jobs.js';
 import { parseNpy } from '../../src/io/npy.js';
 import { cloud } from '../helpers/clouds.js';
@@ -45,6 +46,18 @@ afterAll(async () => {
   expect(end, worker?.stderr().slice(-3000)).toEqual({ code: 0, signal: null });
   expect(server.process.exitCode !== null || server.process.signalCode !== null).toBe(true);
 }, 60_000);
+
+/** How many of run `run`'s tasks the task stream still holds (queued, or in a worker's hands unacknowledged). */
+async function queuedTasks(run: string): Promise<number> {
+  const nc = await connectNats({ url: server.url });
+  try {
+    const subject = taskSubject(run);
+    const info = await (await jetstreamManagerOf(nc)).streams.info(TASK_STREAM, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
+  } finally {
+    await nc.close();
+  }
+}
 
 describe('an interrupted coordinator stops waiting for its tasks', () => {
   it('NatsJobs: a submit under an aborted signal, or pending when the jobs close, rejects with AbortError and publishes nothing', async () => {
@@ -138,5 +151,9 @@ describe('an interrupted coordinator stops waiting for its tasks', () => {
     expect(r.stdout).toBe('');
     expect(count(/worker: mstStats \S+ done/g) - doneBefore).toBeLessThan(10);
     expect(tookMs).toBeLessThan(3000);
+    // The batch's tasks still queued went with it (no resumption wants them): no worker computes them for nobody.
+    const runId = /stats: run (\S+) on the workers/.exec(r.stderr)?.[1];
+    expect(runId, r.stderr).toBeDefined();
+    expect(await queuedTasks(runId!)).toBe(0);
   });
 });
