@@ -1,7 +1,7 @@
 /**
  * The worker pool (src/host/threads.ts takeWorkers): idle workers are taken oldest first, so range j of a pass, and
  * a one-worker pass, run on the same worker call after call (whose code is then optimised), whatever order the
- * workers were given back in.
+ * workers were given back in; and up to 64 idle workers are kept (a coordinator's widest pass).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,5 +32,23 @@ describe('worker pool order', () => {
     expect(one[0].threadId).toBe(Math.min(...ids));
     releaseWorkers(script, one);
     terminateWorkers(takeWorkers(node, script, 4));
+  });
+
+  it("keeps a coordinator's widest pass idle whole: 64 workers released are the next 64 taken (none started anew)", async () => {
+    const node = (await loadNodeThreads())!;
+    const wide = takeWorkers(node, script, 64);
+    const ids = wide.map((w) => w.threadId).sort((a, b) => a - b);
+    releaseWorkers(script, wide);
+    const again = takeWorkers(node, script, 64);
+    expect(again.map((w) => w.threadId).sort((a, b) => a - b)).toEqual(ids);
+    // One more than the pool keeps: that one is terminated when given back.
+    const extra = takeWorkers(node, script, 1);
+    expect(ids).not.toContain(extra[0].threadId);
+    const gone = new Promise<number>((resolve) => extra[0].once('exit', resolve));
+    releaseWorkers(script, [...again, ...extra]);
+    await gone;
+    const last = takeWorkers(node, script, 64);
+    expect(last.map((w) => w.threadId).sort((a, b) => a - b)).toEqual(ids);
+    await Promise.all(last.map((w) => w.terminate()));
   });
 });
