@@ -184,13 +184,12 @@ export function addBackendOption(cmd: Command): Command {
   );
 }
 
-/** --threads: the CPU backend's worker threads for the EMST's k-NN phase (commands that compute an EMST). */
-export function addThreadsOption(cmd: Command): Command {
-  return cmd.option(
-    '--threads <n>',
-    "CPU threads: the CPU backend's k-NN phase and Borůvka rounds, and hdbscan's passes after the MST from 2^19 points (default: the available cores from 50,000 points on, at most 8 for the CPU MST, at most 16 for hdbscan after a GPU MST)",
-    integer('--threads', 1),
-  );
+/** --threads: the CPU backend's worker threads for the EMST's k-NN phase (commands that compute an EMST; `worker` says its own). */
+export function addThreadsOption(
+  cmd: Command,
+  description = "CPU threads: the CPU backend's k-NN phase and Borůvka rounds, and hdbscan's passes after the MST from 2^19 points (default: the available cores from 50,000 points on, at most 8 for the CPU MST, at most 16 for hdbscan after a GPU MST)",
+): Command {
+  return cmd.option('--threads <n>', description, integer('--threads', 1));
 }
 
 /** -o/--output, --format csv|json|npy, --timings. */

@@ -68,7 +68,10 @@ export function workerCommand(io: CliIo): Command {
   );
   addNatsOptions(cmd, '', true);
   addBackendOption(cmd);
-  addThreadsOption(cmd);
+  addThreadsOption(
+    cmd,
+    "host threads of each task (default: this worker's share of the host, cores / (2 × the workers on this host, counted through the server at each task's start), at most 16)",
+  );
   return cmd
     .option(
       '--gpu <index>',

@@ -68,18 +68,38 @@ import {
   taskThreading,
 } from './tasks.threads.js';
 import { resolveThreads } from '../host/threads.js';
-import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskMessage } from './types.js';
+import { MAX_DEFAULT_THREADS } from '../host/thresholds.js';
+import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskEnv, TaskMessage } from './types.js';
 
 /** The handlers by kind (the table above). */
 /**
- * The most host threads a task's own passes (a pair's crossing edges, a forest's keys and reply) take by default;
- * `--threads` overrides it. 16, not emst()'s 8: one worker alone ran its forests' threaded passes ~1.2 s a forest
+ * The most host threads a task's own passes (a pair's crossing edges, a forest's keys and reply) take by default,
+ * less where a worker's share of its host is less (worker.host.ts: cores / (2 × workers on the host)); `--threads`
+ * overrides both. 16, not emst()'s 8: one worker alone ran its forests' threaded passes ~1.2 s a forest
  * faster with 16 (H100 x2 host, 2·10^8 points, k = 4, session 14: 127.3 s against ~147 s with 8). Two workers on
  * one 32-core host with 8 each ran 69.5 s on an H200 x2 host (against 81.2 s pinned to 16 cores each with 16) but
  * 106.6 s on an H100 x2 host (session 12's with 16: 85.5 s): the hosts vary more than the thread counts do
  * (bench/RESULTS.md, issue 20, session 14).
  */
 export const TASK_THREADS_MAX = 16;
+
+/**
+ * The host threads of a task's own threaded pass over `m` items: `--threads`, else min(cores, the worker's share of
+ * its host (TaskEnv.hostThreads: worker.host.ts), TASK_THREADS_MAX) from resolveThreads' size on.
+ */
+const passThreads = (env: TaskEnv, m: number): Promise<number> =>
+  resolveThreads(env.threads, m, env.hostThreads ?? TASK_THREADS_MAX);
+
+/**
+ * emst()'s `threads` for a task's MST of `n` points (the CPU backend's; the GPU's ignores it): `--threads`, else
+ * emst()'s own default (min(cores, 8) from its size on) held to the worker's share of its host where that is less.
+ */
+async function mstThreads(env: TaskEnv, n: number): Promise<number | undefined> {
+  if (env.threads !== undefined || env.hostThreads === undefined || env.hostThreads >= MAX_DEFAULT_THREADS) {
+    return env.threads;
+  }
+  return resolveThreads(undefined, n, env.hostThreads);
+}
 
 export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
   async rows(p, msg) {
@@ -102,10 +122,11 @@ export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {
     const core2 = mr ? sized(array(msg, 'core2', Float32Array), n, 'core2') : null;
     // The local tree starts first: on the GPU it runs while this thread builds the CPU index below.
     const metric = { kind: 'mutual-reachability' as const, minSamples, alpha };
+    const threads = await mstThreads(env, n);
     const treeP =
       core2 === null
-        ? emst(index.points, { dim, backend: env.backend, threads: env.threads, gpu: env.gpu })
-        : emstCpuAsync(index.points, dim, { metric, threads: env.threads, core2 });
+        ? emst(index.points, { dim, backend: env.backend, threads, gpu: env.gpu })
+        : emstCpuAsync(index.points, dim, { metric, threads, core2 });
     treeP.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     const t1 = performance.now();
     const lower = index.lowerBounds(array(msg, 'cells', Float32Array), array(msg, 'cellOwner', Uint32Array), p.id);
@@ -352,11 +373,7 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
   // memory), then only those visited here; else every edge.
   const crossing =
     !keepAny && m >= taskThreading.minEdges
-      ? await crossingEdgesThreaded(
-          await resolveThreads(env.threads, m, TASK_THREADS_MAX),
-          { bits: inP, sources: S, targets: T },
-          m,
-        )
+      ? await crossingEdgesThreaded(await passThreads(env, m), { bits: inP, sources: S, targets: T }, m)
       : null;
   const visits = crossing === null ? m : crossing.length;
   for (let i = 0; i < visits; i++) {
@@ -451,8 +468,7 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const m = loRow.length;
   // Euclidean keys on the host's threads where the edges are in shared memory (the GPU path's scratch): the points
   // copied into shared memory for them (16 bytes a row with the ids below, one sequential pass).
-  const threads =
-    core2 === null && m >= taskThreading.minEdges ? await resolveThreads(env.threads, m, TASK_THREADS_MAX) : 1;
+  const threads = core2 === null && m >= taskThreading.minEdges ? await passThreads(env, m) : 1;
   const onThreads = threads > 1 && shared(loRow, hiRow);
   const keys = scratch.f32('forest.keys', m, onThreads);
   let keyed = false;
@@ -542,7 +558,7 @@ async function taskTree(
   if (core2 === null) return emstInto(scratch, points, dim, env);
   return emstCpuAsync(points, dim, {
     metric: { kind: 'mutual-reachability', minSamples, alpha },
-    threads: env.threads,
+    threads: await mstThreads(env, n),
     core2,
   });
 }
@@ -568,7 +584,7 @@ async function emstInto(
   return emstFor(
     'emst',
     points,
-    { dim, backend: env.backend, threads: env.threads, gpu: env.gpu },
+    { dim, backend: env.backend, threads: await mstThreads(env, m + 1), gpu: env.gpu },
     { readInto: { edges, ready: Promise.resolve() } },
   );
 }

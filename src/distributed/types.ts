@@ -87,8 +87,14 @@ export interface PartitionInfo {
 /** How a partition's owner computes: the caller's backend choice, threads, and a GPU context it owns. */
 export interface TaskEnv {
   backend: 'auto' | 'gpu' | 'cpu';
-  /** Host threads for the CPU backend (emst()'s `threads`). */
+  /** Host threads for the CPU backend (emst()'s `threads`) and the tasks' own passes: `--threads`, fixed. */
   threads?: number;
+  /**
+   * Where `threads` is absent: the most host threads one task takes, its worker's share of the host (worker.host.ts,
+   * set at each task's start). The partition tasks hold their passes (TASK_THREADS_MAX by default) and the CPU
+   * backend's MST (emst()'s 8) to it. Absent: each pass's own default.
+   */
+  hostThreads?: number;
   /** A GPU context to run on (emst()'s `gpu`); the caller keeps ownership. */
   gpu?: GpuContext;
 }

@@ -62,6 +62,7 @@ import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types
 import type { BatchTask } from './worker.tasks.js';
 import { pairsScratchSlots, TASK_THREADS_MAX } from './partition.tasks.js';
 import { prepareScratch } from './scratch.js';
+import { hostCores, HostPeers, hostThreadsLine, taskHostThreads } from './worker.host.js';
 
 export interface WorkerOptions extends NatsOptions {
   /** How the tasks compute (the worker owns `env.gpu`, if any). */
@@ -75,6 +76,11 @@ export interface WorkerOptions extends NatsOptions {
   heartbeatMs?: number;
   /** Deliveries of one task before its failure is final (default 3). */
   maxAttempts?: number;
+  /**
+   * The period in ms of this worker's presence beats, by which the workers on one host count each other for their
+   * default host threads (worker.host.ts; default PRESENCE_MS, 5 s; tests shorten it).
+   */
+  presenceMs?: number;
   /** Stops the loop after the task in hand. */
   signal?: AbortSignal;
   /** One line per task and per event (stderr in the CLI). */
@@ -223,7 +229,22 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const maxAttempts = o.maxAttempts ?? 3;
   const nc = await connectNats({ ...o, name: o.name ?? 'treeline worker' });
   const summary: WorkerSummary = { done: 0, failed: 0, retried: 0 };
+  let peers: HostPeers | null = null;
   try {
+    // The workers on this host, counted at each task's start for its host threads (without --threads: worker.host.ts).
+    const presence = await HostPeers.start(nc, { periodMs: o.presenceMs });
+    peers = presence;
+    const cores = await hostCores();
+    const share = (): number => taskHostThreads(cores, presence.count());
+    let told = '';
+    /** The task's env: the worker's, with its share of the host where --threads is absent (told when it changes). */
+    const taskEnv = (): TaskEnv => {
+      if (o.env.threads !== undefined) return o.env;
+      const workers = presence.count();
+      const line = hostThreadsLine(cores, workers);
+      if (line !== told) log((told = line));
+      return { ...o.env, hostThreads: taskHostThreads(cores, workers) };
+    };
     await ensureTaskQueue(await jetstreamManagerOf(nc), ackWaitMs);
     const js = jetstream(nc);
     const objm = new Objm(nc);
@@ -258,10 +279,14 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (typeof run !== 'string' || !whole(n) || !whole(dim) || !whole(k) || prepared.has(run)) return;
         prepared.add(run);
         const gpu = o.env.backend === 'gpu';
+        // Without --threads, the slots of the tasks' threaded passes are taken whatever this worker's share is now:
+        // it may change before the tasks come (a worker starting or stopping on this host), and a task whose share
+        // is one thread takes plain arrays of its own for those passes (Scratch grows or replaces a slot on demand).
+        // The pages are touched on the share's threads.
         const slots = pairsScratchSlots(n, dim, k, gpu, o.env.threads ?? TASK_THREADS_MAX);
         const t0 = performance.now();
         preparing = preparing
-          .then(() => prepareScratch(slots, o.env.threads))
+          .then(() => prepareScratch(slots, o.env.threads ?? share()))
           .then(
             () => {
               const gb = slots.reduce((sum, slot) => sum + 4 * slot.length, 0) / 1e9;
@@ -348,6 +373,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       }
       const t0 = performance.now();
       let readMs = 0;
+      const env = taskEnv();
       log(`worker: ${what} started (delivery ${deliveries})`);
       const beat = setInterval(() => m.working(), heartbeatMs);
       try {
@@ -381,14 +407,14 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
                 readMs += performance.now() - t;
               }
             };
-            reply = await run(await read(header.partition), body, o.env, read);
+            reply = await run(await read(header.partition), body, env, read);
           } finally {
             if (pair) pairsInHand--;
           }
         } else {
           const run = o.batchTasks[header.kind];
           if (!run) throw new Error(`this worker has no batch task '${header.kind}'.`);
-          reply = await run(body, o.env, (name) => cache.object(epoch, os, name));
+          reply = await run(body, env, (name) => cache.object(epoch, os, name));
         }
         const bytes = await finish(header, os, { reply }, local);
         m.ack();
@@ -447,6 +473,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     prepareSub.unsubscribe();
     return summary;
   } finally {
+    await peers?.stop();
     await nc.drain().catch(() => nc.close());
   }
 }
