@@ -5,7 +5,11 @@
  * host passes — a pair's union, a forest's sort and contraction — are random-access memory work, bound by the
  * host's memory bandwidth; bench/RESULTS.md). Without `--threads`, each task takes
  *
- *   taskHostThreads(cores, workers) = max(1, min(TASK_THREADS_MAX, ⌊cores / (2 × workers)⌋))
+ *   taskHostThreads(cores, 1)       = min(TASK_THREADS_MAX, cores)                       (a lone worker: as before)
+ *   taskHostThreads(cores, workers) = max(1, min(TASK_THREADS_MAX, ⌊cores / (2 × workers)⌋))   (several)
+ *
+ * (Only the 32-core hosts were measured, where both give 16 alone and 8 for two; a lone worker on a smaller host keeps
+ * the default it had, which nothing measured says to lower.)
  *
  * with `workers` counted at the task's start, itself included. The workers find each other through the NATS server
  * they already use, on core NATS (nothing stored, nothing to clean up):
@@ -33,16 +37,19 @@ export const EXPIRY_BEATS = 3;
 
 /** The host threads of each task of a worker without `--threads`: its share of `cores` among `workers` (≥ 1). */
 export function taskHostThreads(cores: number, workers: number): number {
-  return Math.max(1, Math.min(TASK_THREADS_MAX, Math.floor(cores / (2 * Math.max(1, workers)))));
+  if (workers <= 1) return Math.max(1, Math.min(TASK_THREADS_MAX, cores));
+  return Math.max(1, Math.min(TASK_THREADS_MAX, Math.floor(cores / (2 * workers))));
 }
 
 /** The log line for a worker's choice (worker.ts tells it whenever it changes). */
 export function hostThreadsLine(cores: number, workers: number): string {
   const threads = taskHostThreads(cores, workers);
-  const capped = Math.floor(cores / (2 * workers)) > TASK_THREADS_MAX ? `, at most ${TASK_THREADS_MAX}` : '';
+  const share = workers <= 1 ? cores : Math.floor(cores / (2 * workers));
+  const capped = share > TASK_THREADS_MAX ? `, at most ${TASK_THREADS_MAX}` : '';
+  const how = workers <= 1 ? `cores ${cores}` : `cores ${cores} / (2 × ${workers})`;
   return (
     `worker: ${workers} worker${workers === 1 ? '' : 's'} on this host: ${threads} host thread${threads === 1 ? '' : 's'} ` +
-    `a task (cores ${cores} / (2 × ${workers})${capped})`
+    `a task (${how}${capped})`
   );
 }
 
