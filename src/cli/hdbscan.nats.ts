@@ -42,7 +42,8 @@ export async function hdbscanNatsRunners(
   return {
     runners: {
       concurrency: IN_FLIGHT,
-      // An interrupt (env.signal) stops the wait at once; the file's task stays queued (its worker writes it whole).
+      // An interrupt (env.signal) stops the wait at once; close() then takes the files still queued off the queue (a
+      // file already in a worker's hands is finished there and written whole).
       async file(item: BatchItem, each: HdbscanCliOptions, env) {
         const reply = await jobs.submit(
           'hdbscanFile',
