@@ -179,7 +179,12 @@ stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition
 }
 
 since() { # each line with its time (s) since $1 (an EPOCHREALTIME): the coordinator's phases on one clock
-  local l; while IFS= read -r l; do printf '%s %s\n' "$(awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "+%.2f", b - a }')" "$l"; done
+  # (bash arithmetic on microseconds, no process a line: the coordinator writes stderr to the pipe synchronously)
+  local a=${1/./} l d
+  while IFS= read -r l; do
+    d=$(( ${EPOCHREALTIME/./} - a ))
+    printf '+%d.%02d %s\n' $(( d / 1000000 )) $(( d % 1000000 / 10000 )) "$l"
+  done
 }
 
 run() { # partitions: one timed `emst --nats` run with the workers above, then its checks

@@ -52,8 +52,7 @@ import { NatsJobs, untilAborted, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
 import { partitionInfo } from './partition.js';
 import { blockHashes, partitionPointsThreaded, sharedPoints } from './partition.threads.js';
-import { COORDINATOR_THREADS } from './merge.threads.js';
-import { resolveThreads } from '../host/threads.js';
+import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
   PartitionData,
@@ -366,8 +365,11 @@ export async function emstOnNats(
       });
       await saved;
     } catch (e) {
-      // An interrupt leaves the run 'running' (resumable as it is, once the uploads in flight are stored); a task's
-      // failure is recorded. A failed upload leaves no state: the run id starts over.
+      // An interrupt leaves the run 'running', resumable as it is once every partition is stored (its KV state is
+      // written then: a wait of the partitions not yet stored, short for the same-host files, an upload's time through
+      // the object store); meanwhile nothing more is published (jobs.close first). A task's failure is recorded. A
+      // failed upload leaves no state: the run id starts over.
+      if (options.signal?.aborted) await jobs.close();
       const uploaded = await saved.then(
         () => true,
         () => false,

@@ -14,14 +14,6 @@
 import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 import { sortRunInPlace, type EdgeList } from '../emst/edges.cpu.js';
 
-/**
- * The most threads a coordinator takes for its own passes (the fingerprint, the partitioning, the merge): every core
- * of its host up to this, as those passes are the run's serial part — the workers wait on them (front: the partitions;
- * tail: the result), so a same-host worker's cores are idle then. 16 before session 16: on the H100 x2 hosts (32
- * cores) the merge of 2·10^8 edges took 1.6–1.9 s on 16.
- */
-export const COORDINATOR_THREADS = 64;
-
 /** Sorted lists in canonical (key, lo, hi) order, as parallel arrays of arrays. */
 export interface EdgeLists {
   lo: Uint32Array[];

@@ -39,14 +39,8 @@
 import type { PartitionRun } from './partition.run.js';
 import type { TaskMessage } from './types.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
-import {
-  COORDINATOR_THREADS,
-  firstUnsorted,
-  firstUnsortedThreaded,
-  mergeRange,
-  mergeToTreeThreaded,
-} from './merge.threads.js';
-import { resolveThreads } from '../host/threads.js';
+import { firstUnsorted, firstUnsortedThreaded, mergeRange, mergeToTreeThreaded } from './merge.threads.js';
+import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { touchOnWorkers } from '../host/buffers.js';
 import type { Task } from './partition.run.js';
 

@@ -114,13 +114,21 @@ export async function workersAtHand(): Promise<boolean> {
 export type JobTable = { readonly [kind: string]: (message: never) => WorkerReply | void };
 
 /**
+ * The most threads a distributed run's coordinator takes for its own passes (the fingerprint, the partitioning, the
+ * merge, its results' pages): every core of its host up to this, as those passes are the run's serial part — the
+ * workers wait on them (front: the partitions; tail: the result), so a same-host worker's cores are idle then. 16
+ * before session 16: on the H100 x2 hosts (32 cores) the merge of 2·10^8 edges took 1.6–1.9 s on 16.
+ */
+export const COORDINATOR_THREADS = 64;
+
+/**
  * Idle workers kept per script beyond this are terminated. As many as the widest pass takes (a distributed run's
- * coordinator: up to 64, src/distributed/merge.threads.ts COORDINATOR_THREADS): with 16 kept, each of a 32-thread
+ * coordinator: up to COORDINATOR_THREADS): with 16 kept, each of a 32-thread
  * coordinator's passes started 16 threads afresh (each loading the worker script), and its first passes got slower
  * with 32 threads than with 16 (H100 x2 host, 2·10^8 points: the fingerprint 0.14 → 0.33–0.45 s). Idle workers are
  * unref()'d: they do not keep a process alive.
  */
-const MAX_IDLE = 64;
+const MAX_IDLE = COORDINATOR_THREADS;
 
 /** Idle workers per worker script (file: URL string). */
 const idle = new Map<string, NodeWorker[]>();
