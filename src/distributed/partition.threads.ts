@@ -28,6 +28,7 @@
 import { bitsPerAxis, codeBits, MAX_COORDINATE } from '../bvh/layout.js';
 import { maxF, minF } from '../bvh/floatorder.js';
 import { mortonCodesCpu, mortonDigitsCpu, quantScale, type SceneFrame } from '../bvh/morton.cpu.js';
+import { sortCodesCpu } from '../bvh/sort.cpu.js';
 import { checkCoordinates } from '../emst/validate.js';
 import { touchOnWorkers } from '../host/buffers.js';
 import { AbortError, InputError } from '../errors.js';
@@ -402,13 +403,13 @@ export async function partitionPointsThreaded(
     members.forEach((list, d) => {
       const sub = new Float32Array(list.length * dim);
       list.forEach((i, t) => sub.set(xs.subarray(i * dim, i * dim + dim), t * dim));
-      const codes = mortonCodesCpu(sub, list.length, dim, frame);
-      const order = list.map((_, t) => t);
-      order.sort((x, y) => codes[2 * x + 1] - codes[2 * y + 1] || codes[2 * x] - codes[2 * y] || list[x] - list[y]);
-      order.forEach((t, rank) => {
-        splitAt.push(list[t]);
+      // By (code, index): the BVH's stable radix sort of the codes, the list ascending by index (a comparator sort of
+      // the split buckets' ~10^6 points at 2·10^8 normal points was ~0.5 s of the coordinator's serial front).
+      const { order } = sortCodesCpu(mortonCodesCpu(sub, list.length, dim, frame), list.length, codeBits(dim));
+      for (let rank = 0; rank < order.length; rank++) {
+        splitAt.push(list[order[rank]]);
         splitOf.push(partOfRank(start[d] + rank, n, k));
-      });
+      }
     });
     const byIndex = splitAt.map((_, t) => t).sort((x, y) => splitAt[x] - splitAt[y]);
     await lap('members');

@@ -83,8 +83,14 @@ function zOrderParts(codes: Uint32Array, n: number, bits: number, k: number): Ui
     else (split[b] ??= []).push(i);
   }
   split.forEach((members, b) => {
-    members.sort((x, y) => codes[2 * x + 1] - codes[2 * y + 1] || codes[2 * x] - codes[2 * y] || x - y);
-    members.forEach((i, t) => (part[i] = partOfRank(start[b] + t, n, k)));
+    // By (code, index): a stable radix sort of the members' codes (members ascend by index).
+    const sub = new Uint32Array(2 * members.length);
+    members.forEach((i, t) => {
+      sub[2 * t] = codes[2 * i];
+      sub[2 * t + 1] = codes[2 * i + 1];
+    });
+    const { order } = sortCodesCpu(sub, members.length, bits);
+    for (let t = 0; t < order.length; t++) part[members[order[t]]] = partOfRank(start[b] + t, n, k);
   });
   return part;
 }
