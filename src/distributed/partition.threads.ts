@@ -398,28 +398,32 @@ export async function partitionPointsThreaded(
     for (const r of await passWithCaller(pass, job5, membersOf)) {
       for (const i of r.members) (members[digits[i]] ??= []).push(i);
     }
-    const splitAt: number[] = [];
-    const splitOf: number[] = [];
+    // Every split member as index · k + its partition, sorted by index (exact: n · k < 2^53, checked).
+    if (n * k >= 2 ** 53) throw new InputError(`Expected points × partitions below 2^53, got ${n} × ${k}.`);
+    let splits = 0;
+    for (const list of members) if (list) splits += list.length;
+    const packed = new Float64Array(splits);
+    let put = 0;
     members.forEach((list, d) => {
       const sub = new Float32Array(list.length * dim);
-      list.forEach((i, t) => sub.set(xs.subarray(i * dim, i * dim + dim), t * dim));
+      for (let t = 0; t < list.length; t++) for (let c = 0; c < dim; c++) sub[t * dim + c] = xs[list[t] * dim + c];
       // By (code, index): the BVH's stable radix sort of the codes, the list ascending by index (a comparator sort of
       // the split buckets' ~10^6 points at 2·10^8 normal points was ~0.5 s of the coordinator's serial front).
       const { order } = sortCodesCpu(mortonCodesCpu(sub, list.length, dim, frame), list.length, codeBits(dim));
       for (let rank = 0; rank < order.length; rank++) {
-        splitAt.push(list[order[rank]]);
-        splitOf.push(partOfRank(start[d] + rank, n, k));
+        packed[put++] = list[order[rank]] * k + partOfRank(start[d] + rank, n, k);
       }
     });
-    const byIndex = splitAt.map((_, t) => t).sort((x, y) => splitAt[x] - splitAt[y]);
+    packed.sort();
+    const splitAt = new Uint32Array(splits);
+    const splitPart = new Uint32Array(splits);
+    for (let t = 0; t < splits; t++) {
+      const i = Math.floor(packed[t] / k);
+      splitAt[t] = i;
+      splitPart[t] = packed[t] - i * k;
+    }
     await lap('members');
-    const shared = {
-      k,
-      digits,
-      whole,
-      splitAt: Uint32Array.from(byIndex, (t) => splitAt[t]),
-      splitPart: Uint32Array.from(byIndex, (t) => splitOf[t]),
-    };
+    const shared = { k, digits, whole, splitAt, splitPart };
     // Counts per range and partition, then each range's offsets.
     const id3 = nextMessageId();
     const job3 = (j: number): CountJob => ({ ...range(j), ...shared, id: id3, kind: 'partition-count' });
