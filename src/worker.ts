@@ -10,7 +10,8 @@
  *   cluster/pointResults.threads.ts cluster-points  a range of the labelling pass
  *   distributed/partition.threads.ts partition-*   the coordinator's split of the points into partitions
  *   distributed/tasks.threads.ts pair-*, forest-*   a worker's 'pair' and 'forest' tasks' per-edge passes
- *   distributed/merge.threads.ts merge-range       the coordinator's last merge of method 'pairs'
+ *   distributed/merge.threads.ts merge-range, sorted-check  the coordinator's last merge of method 'pairs', and
+ *                                                  its check of the forests' sorted lists
  *   distributed/nats.local.threads.ts local-write  a same-host folder's message file, its shared arrays' bytes
  *   datasets/generate.threads.ts generate-range    a range of the 'uniform' and 'normal' generators' values
  *   bench/check.threads.ts      check-*            the EMST bench's host checks (spanning tree, spatial halves)

@@ -58,7 +58,7 @@ export interface EmstRun {
 }
 
 /** Σ weights in float64, in edge (canonical) order: the total weight every output reports. */
-export function totalWeightOf(weights: Float32Array): number {
+function totalWeightOf(weights: Float32Array): number {
   let total = 0;
   for (let i = 0; i < weights.length; i++) total += weights[i];
   return total;

@@ -385,9 +385,9 @@ export async function emstOnNats(
       }
       throw e;
     }
-    // The run's end (the total weight, its KV entry, the store's removal): distributed::finish.
-    // (No total weight here: one pass in order over the weights, 0.35–0.7 s at 2·10^8 on the H100 hosts, was the
-    // run's own time after the last task; the CLI sums them while its files are written.)
+    // The run's end (its KV entry, the store's removal): distributed::finish. (No total weight here: one pass in order
+    // over the weights, 0.35–0.7 s at 2·10^8 on the H100 hosts, was the run's own time after the last task; the CLI
+    // sums them while its files are written.)
     const tFinish = performance.now();
     const traffic = { ...jobs.traffic };
     await kv.put(run, JSON.stringify({ ...state, status: 'done', edges: result.weights.length, traffic } as RunState));

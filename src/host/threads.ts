@@ -123,10 +123,9 @@ export const COORDINATOR_THREADS = 64;
 
 /**
  * Idle workers kept per script beyond this are terminated. As many as the widest pass takes (a distributed run's
- * coordinator: up to COORDINATOR_THREADS): with 16 kept, each of a 32-thread
- * coordinator's passes started 16 threads afresh (each loading the worker script), and its first passes got slower
- * with 32 threads than with 16 (H100 x2 host, 2·10^8 points: the fingerprint 0.14 → 0.33–0.45 s). Idle workers are
- * unref()'d: they do not keep a process alive.
+ * coordinator: up to COORDINATOR_THREADS): with 16 kept, each of a 32-thread coordinator's passes started 16 threads
+ * afresh (each loading the worker script), and its first passes got slower with 32 threads than with 16 (H100 x2 host,
+ * 2·10^8 points: the fingerprint 0.14 → 0.33–0.45 s). Idle workers are unref()'d: they do not keep a process alive.
  */
 const MAX_IDLE = COORDINATOR_THREADS;
 
