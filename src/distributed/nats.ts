@@ -197,6 +197,20 @@ export async function ensureTaskQueue(jsm: JetStreamManager, ackWaitMs: number):
   }
 }
 
+/**
+ * Whether run `run`'s object store is gone: its stream (`OBJ_<bucket>`, the object store's own naming) removed — the
+ * run finished, was given up or deleted. false where it is there, and where the look itself fails (a reconnect proves
+ * nothing).
+ */
+export async function runGone(jsm: JetStreamManager, run: string): Promise<boolean> {
+  try {
+    await jsm.streams.info(`OBJ_${runBucket(run)}`);
+    return false;
+  } catch (e) {
+    return e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound;
+  }
+}
+
 /** JetStream's manager on `nc`; an InputError naming the remedy where the server runs without JetStream. */
 export async function jetstreamManagerOf(nc: NatsConnection): Promise<JetStreamManager> {
   try {

@@ -16,8 +16,10 @@
  * so a death costs that task only. A handler that throws is nak'ed (retried, by any worker, after a second) until
  * its `maxAttempts`-th delivery, which stores the error as the task's result: the coordinator then fails the run with
  * the worker's message. A task delivered more than maxAttempts times without ever finishing (every worker taking it
- * died) is failed the same way, naming that. Stopping (the signal: SIGTERM or SIGINT in the CLI) lets the task in
- * hand finish and be acked, then returns.
+ * died) is failed the same way, naming that. A task of a run that is gone (its object store removed: the run was
+ * deleted, or given up, while its tasks were queued or in hand) is dropped — terminated with one log line, counted
+ * neither done nor failed — before it is computed, or when it fails (its result cannot be stored). Stopping (the
+ * signal: SIGTERM or SIGINT in the CLI) lets the task in hand finish and be acked, then returns.
  */
 import type { JsMsg } from '@nats-io/jetstream';
 import { jetstream } from '@nats-io/jetstream';
@@ -33,6 +35,7 @@ import {
   putBytes,
   putMessage,
   runBucket,
+  runGone,
   TASK_CONSUMER,
   TASK_HEADER,
   TASK_STREAM,
@@ -245,7 +248,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       if (line !== told) log((told = line));
       return { ...o.env, hostThreads: taskHostThreads(cores, workers) };
     };
-    await ensureTaskQueue(await jetstreamManagerOf(nc), ackWaitMs);
+    const jsm = await jetstreamManagerOf(nc);
+    await ensureTaskQueue(jsm, ackWaitMs);
     const js = jetstream(nc);
     const objm = new Objm(nc);
     const stores = new Map<string, ObjectStore>();
@@ -342,10 +346,23 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       });
     };
 
+    /**
+     * Drops the task when its run is gone (its object store removed): nobody waits for its result, and none can be
+     * stored. Terminated (no redelivery), told in one line, counted neither done nor failed.
+     */
+    const droppedIfGone = async (m: JsMsg, header: TaskHeader, what: string): Promise<boolean> => {
+      if (!(await runGone(jsm, header.run))) return false;
+      m.term();
+      log(`worker: ${what} dropped: run ${header.run} is gone (its object store was removed)`);
+      return true;
+    };
+
     const handle = async (m: JsMsg): Promise<void> => {
       const header = decodeTaskMeta(m.data).task as unknown as TaskHeader;
-      const os = await storeOf(header.run);
       const what = `${header.kind}${header.partition !== undefined ? ` p${header.partition}` : ''} ${header.id}`;
+      // (A run deleted while this task was queued: nothing is read or computed. The store's handle may be cached.)
+      if (await droppedIfGone(m, header, what)) return;
+      const os = await storeOf(header.run);
       const deliveries = m.info.deliveryCount;
       // A redelivery may be of work already stored (its worker died before the ack). A first delivery is not: the
       // coordinator looks for a stored result before it publishes.
@@ -433,6 +450,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
           if (list.length > 0) log(`worker: ${what} steps ${list.join(', ')} ms`);
         }
       } catch (e) {
+        // A run deleted while this task computed: its result had nowhere to go (the likely failure), so no retry.
+        if (await droppedIfGone(m, header, what)) return;
         const message = describe(e);
         if (deliveries >= maxAttempts) {
           const bytes = await finish(header, os, { error: message });
@@ -465,7 +484,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         await handle(m);
       } catch (e) {
         // Not the task's own failure (that is handled above) but its envelope's: an unreadable message, or a run
-        // whose object store is gone (finished or abandoned). No worker can do better: drop it.
+        // whose object store went between the look above and its use. No worker can do better: drop it.
         log(`worker: dropped a task message: ${describe(e)}`);
         m.term();
       }

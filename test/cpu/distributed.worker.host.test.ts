@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '../../src/distributed/nats.js';
 import { NatsJobs } from '../../src/distributed/nats.jobs.js';
-import { runWorker, type WorkerSummary } from '../../src/distributed/worker.js';
 import {
   EXPIRY_BEATS,
   hostCores,
@@ -20,13 +19,12 @@ import {
   hostThreadsLine,
   taskHostThreads,
 } from '../../src/distributed/worker.host.js';
-import { PARTITION_TASKS } from '../../src/distributed/partition.tasks.js';
 import type { BatchTask } from '../../src/distributed/worker.tasks.js';
 import type { TaskEnv } from '../../src/distributed/types.js';
 import { emstOnNats } from '../../src/distributed/coordinator.js';
 import { emst } from '../../src/emst/emst.js';
 import { cloud } from '../helpers/clouds.js';
-import { startNatsServer, type NatsServer } from '../helpers/nats.js';
+import { PRESENCE_TEST_MS, startNatsServer, startWorkerInProcess, type NatsServer } from '../helpers/nats.js';
 
 let server: NatsServer;
 const connections: NatsConnection[] = [];
@@ -104,32 +102,9 @@ describe('HostPeers on one server', () => {
 
 /** Two presence periods of startInProcess's workers: every worker has heard every other's beat. */
 const beats = (): Promise<void> => new Promise((r) => setTimeout(r, 2 * PRESENCE_TEST_MS + 50));
-const PRESENCE_TEST_MS = 150;
 
-/** A worker in this process; `stop()` ends its loop (and its presence) and resolves with its summary. */
-function startInProcess(
-  env: TaskEnv,
-  batchTasks: Record<string, BatchTask> = {},
-): { log: string[]; stop: () => Promise<WorkerSummary> } {
-  const log: string[] = [];
-  const controller = new AbortController();
-  const done = runWorker({
-    url: server.url,
-    env,
-    partitionTasks: PARTITION_TASKS,
-    batchTasks,
-    presenceMs: PRESENCE_TEST_MS,
-    signal: controller.signal,
-    log: (line) => log.push(line),
-  });
-  return {
-    log,
-    stop: () => {
-      controller.abort();
-      return done;
-    },
-  };
-}
+const startInProcess = (env: TaskEnv, batchTasks: Record<string, BatchTask> = {}) =>
+  startWorkerInProcess(server.url, env, batchTasks);
 
 describe('runWorker: the default host threads of its tasks', () => {
   it('two workers without --threads take the share of 2 workers, one with --threads 3 takes 3; a stopped worker drops out', async () => {

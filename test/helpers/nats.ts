@@ -13,6 +13,10 @@ import { tmpdir } from 'node:os';
 import type { ObjectStore } from '@nats-io/obj';
 import { expect } from 'vitest';
 import { InputError } from '../../src/errors.js';
+import { PARTITION_TASKS } from '../../src/distributed/partition.tasks.js';
+import type { TaskEnv } from '../../src/distributed/types.js';
+import { runWorker, type WorkerSummary } from '../../src/distributed/worker.js';
+import type { BatchTask } from '../../src/distributed/worker.tasks.js';
 import { mulberry32 } from './random.js';
 import { join } from 'node:path';
 import { cliEntry } from './cli.process.js';
@@ -149,6 +153,38 @@ export function startWorker(url: string, args: string[] = []): WorkerProcess {
         waiters.push({ re, times, resolve });
         check();
       }),
+  };
+}
+
+/** The presence period of startWorkerInProcess's workers in ms (PRESENCE_MS is 5 s). */
+export const PRESENCE_TEST_MS = 150;
+
+/**
+ * A worker in this process (runWorker on the TypeScript sources, the partition tasks and `batchTasks`); `stop()` ends
+ * its loop (and its presence) and resolves with its summary. `log`: its lines so far.
+ */
+export function startWorkerInProcess(
+  url: string,
+  env: TaskEnv,
+  batchTasks: Record<string, BatchTask> = {},
+): { log: string[]; stop: () => Promise<WorkerSummary> } {
+  const log: string[] = [];
+  const controller = new AbortController();
+  const done = runWorker({
+    url,
+    env,
+    partitionTasks: PARTITION_TASKS,
+    batchTasks,
+    presenceMs: PRESENCE_TEST_MS,
+    signal: controller.signal,
+    log: (line) => log.push(line),
+  });
+  return {
+    log,
+    stop: () => {
+      controller.abort();
+      return done;
+    },
   };
 }
 
