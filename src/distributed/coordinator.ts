@@ -294,14 +294,24 @@ export async function emstOnNats(
       // (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored. Files go a few at
       // once (filesAtOnce: partition p starts once p − lanes is stored), each on its own worker thread, so that the
       // first pair's two land together; uploads to the object store (no folder, or a file that could not be written)
-      // one after another.
+      // one after another. The first upload that fails stops every lane: no write or upload starts after it, and each
+      // partition not yet stored fails with its error (what the tasks waiting for them, and so the run, report).
       const tUp = performance.now();
       const lanes = link ? await filesAtOnce(k) : 1;
       const uploads: Promise<void>[] = [];
+      let failure: Error | null = null;
       let upload = Promise.resolve();
       const toStore = (id: number, msg: TaskMessage): Promise<void> => {
         const done = upload.then(async () => {
-          jobs!.traffic.bytesSent += await putMessage(jobs!.store, partitionObject(id), msg, bodyLimit(nc));
+          if (failure) throw failure;
+          try {
+            jobs!.traffic.bytesSent += await putMessage(jobs!.store, partitionObject(id), msg, bodyLimit(nc));
+          } catch (e) {
+            failure ??= new Error(
+              `run ${run}: partition ${id}'s upload to the object store failed: ${(e as Error).message}`,
+            );
+            throw failure;
+          }
         });
         upload = done.catch(() => undefined);
         return done;
@@ -310,6 +320,7 @@ export async function emstOnNats(
         const after = p >= lanes ? uploads[p - lanes] : Promise.resolve();
         uploads.push(
           after.then(async () => {
+            if (failure) throw failure;
             const d = data[p]!;
             data[p] = null; // the store (or the file) holds it now; no second copy here
             const msg = { meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } };
