@@ -70,7 +70,7 @@ export function workerCommand(io: CliIo): Command {
   addBackendOption(cmd);
   addThreadsOption(
     cmd,
-    "host threads of each task (default: this worker's share of the host — its cores alone, cores / (2 × the workers on this host) when several, counted through the server at each task's start — at most 16)",
+    "host threads of each task (default: this worker's share of the host — its cores alone, 3/4 of the cores shared out among the workers on this host when several, counted through the server at each task's start — at most 16)",
   );
   return cmd
     .option(

@@ -1,15 +1,17 @@
 /**
  * A `treeline worker`'s default host threads a task: its share of its host's cores among the workers on that host
- * (issue 20, session 16: two GPU workers on one 32-core H100 host ran their tasks 16–18 % slower in sum than one
- * alone with 16 host threads each, 7.6 % with 8 each, while a lone worker is slower with 8 than with 16: the tasks'
- * host passes — a pair's union, a forest's sort and contraction — are random-access memory work, bound by the
- * host's memory bandwidth; bench/RESULTS.md). Without `--threads`, each task takes
+ * (issue 20, sessions 16–17: two GPU workers on one 32-core H100 host ran their tasks 16–18 % slower in sum than one
+ * alone with 16 host threads each, 7.5–23 % with 8 each (five runs), 3 % with 12 each (one run), while a lone worker
+ * is slower with 8 than with 16: the tasks' host passes — a pair's union, a forest's keys, contraction and reply —
+ * are random-access memory work, the threaded ones twice as long on 8 threads as on 16, the single-threaded ones
+ * slower while the other worker's threaded ones run; bench/RESULTS.md). Without `--threads`, each task takes
  *
  *   taskHostThreads(cores, 1)       = min(TASK_THREADS_MAX, cores)                       (a lone worker: as before)
- *   taskHostThreads(cores, workers) = max(1, min(TASK_THREADS_MAX, ⌊cores / (2 × workers)⌋))   (several)
+ *   taskHostThreads(cores, workers) = max(1, min(TASK_THREADS_MAX, ⌊3 × cores / (4 × workers)⌋))   (several)
  *
- * (Only the 32-core hosts were measured, where both give 16 alone and 8 for two; a lone worker on a smaller host keeps
- * the default it had, which nothing measured says to lower.)
+ * — three quarters of the cores shared out, a quarter left to the single-threaded steps, the command and the server.
+ * (Only the 32-core hosts were measured, where both give 16 alone and 12 each for two; a lone worker on a smaller host
+ * keeps the default it had, which nothing measured says to lower.)
  *
  * with `workers` counted at the task's start, itself included. The workers find each other through the NATS server
  * they already use, on core NATS (nothing stored, nothing to clean up):
@@ -38,15 +40,15 @@ export const EXPIRY_BEATS = 3;
 /** The host threads of each task of a worker without `--threads`: its share of `cores` among `workers` (≥ 1). */
 export function taskHostThreads(cores: number, workers: number): number {
   if (workers <= 1) return Math.max(1, Math.min(TASK_THREADS_MAX, cores));
-  return Math.max(1, Math.min(TASK_THREADS_MAX, Math.floor(cores / (2 * workers))));
+  return Math.max(1, Math.min(TASK_THREADS_MAX, Math.floor((3 * cores) / (4 * workers))));
 }
 
 /** The log line for a worker's choice (worker.ts tells it whenever it changes). */
 export function hostThreadsLine(cores: number, workers: number): string {
   const threads = taskHostThreads(cores, workers);
-  const share = workers <= 1 ? cores : Math.floor(cores / (2 * workers));
+  const share = workers <= 1 ? cores : Math.floor((3 * cores) / (4 * workers));
   const capped = share > TASK_THREADS_MAX ? `, at most ${TASK_THREADS_MAX}` : '';
-  const how = workers <= 1 ? `cores ${cores}` : `cores ${cores} / (2 × ${workers})`;
+  const how = workers <= 1 ? `cores ${cores}` : `3 × cores ${cores} / (4 × ${workers})`;
   return (
     `worker: ${workers} worker${workers === 1 ? '' : 's'} on this host: ${threads} host thread${threads === 1 ? '' : 's'} ` +
     `a task (${how}${capped})`
