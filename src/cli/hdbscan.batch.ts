@@ -88,6 +88,8 @@ export interface HdbscanFileEnv {
   signal?: AbortSignal;
   progress?: ProgressCallback;
   warn?: (message: string) => void;
+  /** Where `threads` is absent: the threads for the file's n points (a worker's share of its host); else the default. */
+  threadsFor?: (n: number) => Promise<number | undefined>;
 }
 
 /**
@@ -103,7 +105,7 @@ export async function hdbscanFile(
   const own = { ...o, output: item.output };
   const outputs = new AtomicOutputs();
   try {
-    const run = await computeHdbscan(item.input, own, env.progress, env.signal, env.warn, env.gpu);
+    const run = await computeHdbscan(item.input, own, env.progress, env.signal, env.warn, env.gpu, env.threadsFor);
     outputs.mkdir(join(item.output, '..'));
     const where = await writeOutput(io, own, hdbscanPrintable(run, own), { outputs, signal: env.signal });
     await outputs.commit();

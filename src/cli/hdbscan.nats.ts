@@ -8,6 +8,8 @@
  */
 import { resolve } from 'node:path';
 import type { TaskEnv, TaskMessage } from '../distributed/types.js';
+import { heldThreads } from '../host/threads.js';
+import { MAX_DEFAULT_HOST_THREADS, MAX_DEFAULT_THREADS } from '../host/thresholds.js';
 import { hdbscanFile, type BatchItem, type HdbscanBatchRunners } from './hdbscan.batch.js';
 import { logHdbscanRun, type HdbscanCliOptions } from './hdbscan.js';
 import type { NatsCliOptions } from './nats.js';
@@ -74,7 +76,14 @@ export async function hdbscanFileTask(msg: TaskMessage, env: TaskEnv): Promise<T
   };
   const summary: string[] = [];
   const io = { out: () => {}, log: (m: string) => void summary.push(m) };
-  const { run, where } = await hdbscanFile(io, item, o, { ...(env.gpu ? { gpu: env.gpu } : {}), warn: io.log });
+  // Without --threads, hdbscan()'s default (at most 16 beside a GPU MST, 8 beside a CPU one) held to the worker's share
+  // of its host, from the file's size (as the partition tasks hold theirs).
+  const max = env.backend === 'cpu' ? MAX_DEFAULT_THREADS : MAX_DEFAULT_HOST_THREADS;
+  const { run, where } = await hdbscanFile(io, item, o, {
+    ...(env.gpu ? { gpu: env.gpu } : {}),
+    warn: io.log,
+    threadsFor: (n) => heldThreads(env.hostThreads, n, max),
+  });
   logHdbscanRun(io, run, where, o);
   return { meta: { summary }, arrays: {} };
 }

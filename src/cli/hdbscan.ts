@@ -135,6 +135,8 @@ export async function computeHdbscan(
   warn?: (message: string) => void,
   /** A GPU context to reuse (a batch's); without one the fit creates and destroys its own. */
   gpu?: GpuContext,
+  /** Where o.threads is absent: the threads for the file's n points (a worker's share of its host: hdbscan.nats.ts). */
+  threadsFor?: (n: number) => Promise<number | undefined>,
 ): Promise<HdbscanRun> {
   if (o.saveModel && o.minClusterSize.length > 1) {
     throw new InputError(`--save-model saves one fit: give one --min-cluster-size, got ${o.minClusterSize.join(',')}.`);
@@ -156,11 +158,12 @@ export async function computeHdbscan(
     const table = await readInputPoints(file, o);
     const timings: Record<string, number> = { 'io::read': performance.now() - t0 };
     const settled = gpu || o.nats ? null : await ahead.settle();
+    const threads = o.threads ?? (await threadsFor?.(table.n));
     return await computeHdbscanOf(
       file,
       table,
       timings,
-      o,
+      threads === o.threads ? o : { ...o, threads },
       progress,
       signal,
       warn,

@@ -14,6 +14,8 @@ import { mstStats, type MstStatsOptions } from '../stats/mstStats.js';
 import { realisationPoints, type RealisationTask } from '../stats/realisations.js';
 import { STAT_NAMES, type Histogram, type MstHistograms } from '../stats/types.js';
 import type { MstBins } from '../stats/histogram.js';
+import { heldThreads } from '../host/threads.js';
+import { MAX_DEFAULT_THREADS } from '../host/thresholds.js';
 import type { TaskEnv, TaskMessage } from './types.js';
 
 /** The mstStats options a task carries (the backend, GPU context and threads are the worker's own). */
@@ -111,7 +113,8 @@ export async function statsTask(
     arrays: false,
     backend: env.backend,
     ...(env.gpu ? { gpu: env.gpu } : {}),
-    ...(env.threads ? { threads: env.threads } : {}),
+    // --threads, else emst()'s default held to the worker's share of its host (as the partition tasks' MSTs).
+    threads: env.threads ?? (await heldThreads(env.hostThreads, points.length / options.dim, MAX_DEFAULT_THREADS)),
   };
   const r = await mstStats(points, o);
   return histogramsMessage(r.histograms, { n: r.n, numEdges: r.numEdges, numBranches: r.numBranches });

@@ -79,6 +79,16 @@ export async function resolveThreads(requested: number | undefined, n: number, m
 }
 
 /**
+ * `threads` for a call on `n` points whose default takes up to `max` threads (resolveThreads': min(cores, max) from
+ * THRESHOLDS.emstThreadsMinPoints on, else 1) held to `cap` where that is less — a distributed worker's share of its
+ * host (TaskEnv.hostThreads, src/distributed/worker.host.ts); undefined where it holds nothing back (no cap, or one of
+ * `max` or more): the call's own default then stands.
+ */
+export async function heldThreads(cap: number | undefined, n: number, max: number): Promise<number | undefined> {
+  return cap === undefined || cap >= max ? undefined : resolveThreads(undefined, n, cap);
+}
+
+/**
  * The worker script: src/worker.ts, built as dist/worker.js beside dist/host/. Important! Not a literal in
  * `new URL(…, import.meta.url)`: bundlers (webpack, Vite) would take that for an asset of the browser bundle, where
  * it does not exist.
