@@ -25,6 +25,7 @@
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { ObjectStore } from '@nats-io/obj';
 import { inLanes } from '../host/lanes.js';
+import { loadNodeThreads } from '../host/threads.js';
 import { bodyLimit, putMessage } from './nats.js';
 import { decodeTaskMessage, encodedPieces } from './nats.codec.js';
 import { fileWritesOnThreads, writeFileOnWorker } from './nats.local.threads.js';
@@ -153,20 +154,85 @@ export async function filesAtOnce(count: number): Promise<number> {
 }
 
 /**
+ * Parts each of the coordinator's partition files is written in (writeMessageFile's `parts`), `lanes` files at once:
+ * a file's writes run one at a time under its inode lock, so one partition of 800 MB (5·10^7 points × 16 bytes) took
+ * ~1.5 s on one thread of the H100 hosts before the first pair task could start (session 17) — in parts, one thread
+ * each, the host's other cores share it. One thread a part for every 2 cores beside the lanes', at most MAX_PARTS;
+ * 1 (one file) where there are no worker threads or too few cores (the 2-core development machine).
+ */
+export async function partsPerFile(lanes: number): Promise<number> {
+  if (!(await fileWritesOnThreads())) return 1;
+  const cores = (await loadNodeThreads())?.parallelism ?? 1;
+  return Math.max(1, Math.min(MAX_PARTS, Math.floor(cores / (2 * Math.max(1, lanes)))));
+}
+
+const MAX_PARTS = 4;
+
+/**
  * Writes `msg` (nats.codec.ts bytes) as `dir/name`, whole or not at all (a temporary name, renamed once written);
  * returns its size in bytes. Arrays in shared memory are written on a worker thread (nats.local.threads.ts), the
  * header and any other array meanwhile here through libuv's threads (everything here where there are no worker
  * threads). `pieceBytes`: bytes per write (tests pass small ones).
+ *
+ * `parts` > 1: the bytes in that many consecutive ranges, `name.0`, `name.1`, … (each written as above, at once, on
+ * threads of their own), then `name` itself as a small index of them (PARTS_MAGIC, the count, each part's size) —
+ * last, so that `name` exists only once every part does. readMessageFile reads either kind.
  */
 export async function writeMessageFile(
   dir: string,
   name: string,
   msg: TaskMessage,
   pieceBytes = PIECE_BYTES,
+  parts = 1,
 ): Promise<number> {
-  const fs = (await nodeFs()).promises;
   const { size, pieces } = encodedPieces(msg);
   const path = join(dir, name);
+  const count = Math.max(1, Math.min(Math.floor(parts), Math.ceil(size / PART_ALIGN)));
+  if (count === 1) {
+    await writeWhole(path, size, pieces, pieceBytes);
+    return size;
+  }
+  // Part j: bytes [starts[j], starts[j + 1]), page-aligned cuts.
+  const starts = Array.from({ length: count + 1 }, (_, j) =>
+    j === count ? size : Math.floor((size * j) / count / PART_ALIGN) * PART_ALIGN,
+  );
+  const sizes = starts.slice(1).map((end, j) => end - starts[j]);
+  await Promise.all(
+    sizes.map((length, j) => {
+      const from = starts[j];
+      const mine: { at: number; bytes: Uint8Array }[] = [];
+      for (const { at, bytes } of pieces) {
+        const a = Math.max(at, from);
+        const b = Math.min(at + bytes.length, from + length);
+        if (a < b) mine.push({ at: a - from, bytes: bytes.subarray(a - at, b - at) });
+      }
+      return writeWhole(partPath(path, j), length, mine, pieceBytes);
+    }),
+  );
+  const index = new Uint8Array(8 + 8 * count);
+  const view = new DataView(index.buffer);
+  index.set(PARTS_MAGIC, 0);
+  view.setUint32(4, count, true);
+  sizes.forEach((length, j) => view.setFloat64(8 + 8 * j, length, true));
+  await writeWhole(path, index.length, [{ at: 0, bytes: index }], pieceBytes);
+  return size;
+}
+
+/** A part file's name (writeMessageFile's `parts`). */
+const partPath = (path: string, j: number): string => `${path}.${j}`;
+/** The first bytes of a parted message's index file ('TLP1'; a message itself starts 'TLT1': nats.codec.ts). */
+const PARTS_MAGIC = [0x54, 0x4c, 0x50, 0x31];
+/** Parts are cut at multiples of this (a page). */
+const PART_ALIGN = 4096;
+
+/** Writes `pieces` (offsets in the file) as the file `path` of `size` bytes: whole (a temporary, renamed) or not at all. */
+async function writeWhole(
+  path: string,
+  size: number,
+  pieces: { at: number; bytes: Uint8Array }[],
+  pieceBytes: number,
+): Promise<void> {
+  const fs = (await nodeFs()).promises;
   const temp = `${path}.${process.pid}.part`;
   const onThread = (await fileWritesOnThreads())
     ? pieces.filter((p) => p.bytes.buffer instanceof SharedArrayBuffer)
@@ -210,7 +276,6 @@ export async function writeMessageFile(
   }
   await file.close();
   await fs.rename(temp, path);
-  return size;
 }
 
 /** Writes `pieces` into `file` at their offsets, in `pieceBytes` parts, IN_FLIGHT at once (libuv's threads). */
@@ -236,35 +301,85 @@ async function writePieces(
 
 /**
  * The message in `dir/name`, or null when there is no such file. `shared`: its arrays are views of a
- * SharedArrayBuffer (the coordinator's results, as getMessage's `shared`).
+ * SharedArrayBuffer (the coordinator's results, as getMessage's `shared`). A parted message (writeMessageFile's
+ * `parts`) is read from its parts, all at once, into one buffer.
  */
 export async function readMessageFile(
   dir: string,
   name: string,
   options: { shared?: boolean } = {},
 ): Promise<TaskMessage | null> {
+  const fs = (await nodeFs()).promises;
+  const path = join(dir, name);
   let file: import('node:fs').promises.FileHandle;
   try {
-    file = await (await nodeFs()).promises.open(join(dir, name), 'r');
+    file = await fs.open(path, 'r');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
   }
+  const files: import('node:fs').promises.FileHandle[] = [file];
   try {
     const size = (await file.stat()).size;
-    const out = options.shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
-    await inLanes(Math.ceil(size / PIECE_BYTES), IN_FLIGHT, async (j) => {
-      const at = j * PIECE_BYTES;
-      const end = Math.min(size, at + PIECE_BYTES);
-      for (let done = at; done < end;) {
-        const { bytesRead } = await file.read(out, done, end - done, done);
-        if (bytesRead === 0) throw new Error(`${join(dir, name)} ended after ${done} of its ${size} bytes.`);
-        done += bytesRead;
+    // The parts (start, size, file) where `name` is an index of them, else the file itself.
+    let parts: { at: number; size: number; file: import('node:fs').promises.FileHandle; path: string }[] = [
+      { at: 0, size, file, path },
+    ];
+    const head = new Uint8Array(Math.min(size, 8));
+    await readRange(file, path, head, 0, head.length, 0);
+    if (size >= 16 && size % 8 === 0 && PARTS_MAGIC.every((b, i) => head[i] === b)) {
+      const index = new Uint8Array(size);
+      await readRange(file, path, index, 0, size, 0);
+      const view = new DataView(index.buffer);
+      const count = view.getUint32(4, true);
+      if (size !== 8 + 8 * count) throw new Error(`${path}: an index of ${count} parts has ${size} bytes.`);
+      parts = [];
+      let at = 0;
+      for (let j = 0; j < count; j++) {
+        const length = view.getFloat64(8 + 8 * j, true);
+        const p = partPath(path, j);
+        const f = await fs.open(p, 'r').catch((e: NodeJS.ErrnoException) => {
+          throw new Error(`${p}, part ${j} of ${count} of ${path}, cannot be read (${e.code ?? e.message}).`);
+        });
+        files.push(f);
+        const actual = (await f.stat()).size;
+        if (actual !== length) throw new Error(`${p} has ${actual} bytes, its index ${length}.`);
+        parts.push({ at, size: length, file: f, path: p });
+        at += length;
       }
+    }
+    const total = parts.reduce((sum, p) => sum + p.size, 0);
+    const out = options.shared ? new Uint8Array(new SharedArrayBuffer(total)) : new Uint8Array(total);
+    // Every part's pieces in one queue, IN_FLIGHT at once a part (libuv's threads).
+    const jobs: { part: (typeof parts)[number]; from: number; to: number }[] = [];
+    for (const part of parts) {
+      for (let from = 0; from < part.size; from += PIECE_BYTES) {
+        jobs.push({ part, from, to: Math.min(part.size, from + PIECE_BYTES) });
+      }
+    }
+    await inLanes(jobs.length, IN_FLIGHT * parts.length, async (j) => {
+      const { part, from, to } = jobs[j];
+      await readRange(part.file, part.path, out, part.at + from, to - from, from);
     });
     return decodeTaskMessage(out);
   } finally {
-    await file.close();
+    await Promise.all(files.map((f) => f.close().catch(() => undefined)));
+  }
+}
+
+/** Reads `length` bytes of `file` from its byte `at` into `out` at `into` (short reads continued; the end is an error). */
+async function readRange(
+  file: import('node:fs').promises.FileHandle,
+  path: string,
+  out: Uint8Array,
+  into: number,
+  length: number,
+  at: number,
+): Promise<void> {
+  for (let done = 0; done < length;) {
+    const { bytesRead } = await file.read(out, into + done, length - done, at + done);
+    if (bytesRead === 0) throw new Error(`${path} ended after ${at + done} bytes, ${length - done} short.`);
+    done += bytesRead;
   }
 }
 

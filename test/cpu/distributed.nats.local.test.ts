@@ -2,15 +2,16 @@
  * issue 20: the same-host folder's message files (nats.local.ts writeMessageFile / readMessageFile) with their shared
  * arrays written on a worker thread (nats.local.threads.ts) and without worker threads: the bytes of
  * encodeTaskMessage, byte for byte (padding zeros included), for shared and plain arrays of odd lengths in several
- * pieces; several files at once; a worker that fails mid-write leaves no file. No nats-server needed.
+ * pieces; several files at once; a worker that fails mid-write leaves no file; a message in parts (name.0, name.1, …
+ * and name, their index, last) read back whole, a missing or short part an error naming it. No nats-server needed.
  */
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
-import { filesAtOnce, readMessageFile, writeMessageFile } from '../../src/distributed/nats.local.js';
+import { filesAtOnce, partsPerFile, readMessageFile, writeMessageFile } from '../../src/distributed/nats.local.js';
 import { fileWritesOnThreads, writeFileOnWorker } from '../../src/distributed/nats.local.threads.js';
 import type { TaskMessage } from '../../src/distributed/types.js';
 import { setWorkerScript } from '../../src/host/threads.js';
@@ -139,6 +140,70 @@ describe('writeMessageFile(dir, name, msg) without worker threads', () => {
       const msg = message(7);
       await writeMessageFile(dir, 'alone', msg, 4099);
       expect(Buffer.compare(readFileSync(join(dir, 'alone')), encodeTaskMessage(msg))).toBe(0);
+    } finally {
+      setWorkerScript(worker.script());
+    }
+  });
+});
+
+describe('writeMessageFile(dir, name, msg, pieceBytes, parts): a message in parts', () => {
+  it('writes name.0 … name.(parts − 1) with the message bytes in order and name as their index; readMessageFile reads it back equal', async () => {
+    const msg = message(11);
+    const expected = encodeTaskMessage(msg);
+    expect(await writeMessageFile(dir, 'parted', msg, 4099, 3)).toBe(expected.length);
+    const parts = [0, 1, 2].map((j) => readFileSync(join(dir, `parted.${j}`)));
+    // Consecutive ranges cut at page multiples, the last one to the end.
+    expect(parts.slice(0, 2).every((b) => b.length % 4096 === 0 && b.length > 0)).toBe(true);
+    expect(Buffer.compare(Buffer.concat(parts), expected)).toBe(0);
+    const index = readFileSync(join(dir, 'parted'));
+    expect([...index.subarray(0, 4)]).toEqual([0x54, 0x4c, 0x50, 0x31]); // 'TLP1'
+    expect(index.length).toBe(8 + 8 * 3);
+    expect(index.readUInt32LE(4)).toBe(3);
+    expect([0, 1, 2].map((j) => index.readDoubleLE(8 + 8 * j))).toEqual(parts.map((b) => b.length));
+    for (const shared of [false, true]) {
+      const back = (await readMessageFile(dir, 'parted', { shared }))!;
+      expect(back.meta).toEqual(msg.meta);
+      expect(bytesOf(back)).toEqual(bytesOf(msg));
+      for (const a of Object.values(back.arrays)) expect(a.buffer instanceof SharedArrayBuffer).toBe(shared);
+    }
+    expect(files().filter((f) => f.endsWith('.part'))).toEqual([]);
+    // No more parts than pages: a message of a few hundred bytes is one file whatever `parts` says.
+    const tiny = { meta: { id: 1 }, arrays: { ids: sharedCopy(new Uint32Array([4, 5, 6])) } };
+    await writeMessageFile(dir, 'tiny', tiny, 4099, 4);
+    expect(files().filter((f) => f.startsWith('tiny'))).toEqual(['tiny']);
+    expect(Buffer.compare(readFileSync(join(dir, 'tiny')), encodeTaskMessage(tiny))).toBe(0);
+  });
+
+  it('a missing part or one of another size is an error naming it, not a short message', async () => {
+    const msg = message(12);
+    await writeMessageFile(dir, 'gone', msg, 4099, 3);
+    rmSync(join(dir, 'gone.1'));
+    await expect(readMessageFile(dir, 'gone')).rejects.toThrow(
+      /gone\.1, part 1 of 3 of .*\/gone, cannot be read \(ENOENT\)/,
+    );
+    await writeMessageFile(dir, 'cut', msg, 4099, 3);
+    const last = join(dir, 'cut.2');
+    writeFileSync(last, readFileSync(last).subarray(0, 100));
+    await expect(readMessageFile(dir, 'cut')).rejects.toThrow(/cut\.2 has 100 bytes, its index \d+/);
+  });
+
+  it("the same bytes through libuv alone; partsPerFile: one part a 2 cores beside the lanes', at most 4, 1 without worker threads", async () => {
+    const cores = availableParallelism();
+    for (const lanes of [1, 2, 4]) {
+      expect(await partsPerFile(lanes)).toBe(Math.max(1, Math.min(4, Math.floor(cores / (2 * lanes)))));
+    }
+    setWorkerScript(null);
+    try {
+      expect(await partsPerFile(2)).toBe(1);
+      const msg = message(13);
+      await writeMessageFile(dir, 'plain-parts', msg, 4099, 2);
+      expect(bytesOf((await readMessageFile(dir, 'plain-parts'))!)).toEqual(bytesOf(msg));
+      expect(
+        Buffer.compare(
+          Buffer.concat([0, 1].map((j) => readFileSync(join(dir, `plain-parts.${j}`)))),
+          encodeTaskMessage(msg),
+        ),
+      ).toBe(0);
     } finally {
       setWorkerScript(worker.script());
     }
