@@ -153,6 +153,8 @@ stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition
     # Its CPU time in user and kernel mode and its minor page faults over its life (the one run): kernel time is
     # where fresh pages go (session 15: the first forests of two workers ran 3–6 s slower than one worker's).
     pstat "${WPIDS[$i]}" "worker $i"
+    # Its host threads a task, as it chose them (worker.host.ts: the workers on its host, counted at each task's start).
+    grep -h "on this host" "$D/w$i.log" | sed "s/^[0-9.]* worker: /worker $i: /" | sort -u
     # The front (the run's start to this worker's first task) and the tail (its last result to the run's end).
     awk -v w="$i" -v a="${RUN0:-0}" -v b="${RUN1:-0}" '
       / started / && !s { s = $1 } / done in / { d = $1 }
