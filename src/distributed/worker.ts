@@ -16,10 +16,13 @@
  * so a death costs that task only. A handler that throws is nak'ed (retried, by any worker, after a second) until
  * its `maxAttempts`-th delivery, which stores the error as the task's result: the coordinator then fails the run with
  * the worker's message. A task delivered more than maxAttempts times without ever finishing (every worker taking it
- * died) is failed the same way, naming that. A task of a run that is gone (its object store removed: the run was
- * deleted, or given up, while its tasks were queued or in hand) is dropped — terminated with one log line, counted
- * neither done nor failed — before it is computed, or when it fails (its result cannot be stored). Stopping (the
- * signal: SIGTERM or SIGINT in the CLI) lets the task in hand finish and be acked, then returns.
+ * died) is failed the same way, naming that. A task that could not be started (its object store not opened, or not
+ * read, during a reconnect) is retried and failed the same way; a failure the store does not take is told in the
+ * task's note alone, so its coordinator does not wait for it. A message that is no task is dropped. A task of a run
+ * that is gone (its object store removed: the run was deleted, or given up, while its tasks were queued or in hand) is
+ * dropped — terminated with one log line, counted neither done nor failed — before it is computed, or when it fails
+ * (its result cannot be stored). Stopping (the signal: SIGTERM or SIGINT in the CLI) lets the task in hand finish and
+ * be acked, then returns.
  */
 import type { JsMsg } from '@nats-io/jetstream';
 import { jetstream } from '@nats-io/jetstream';
@@ -204,6 +207,18 @@ class ObjectCache {
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** The delay in ms before a task returned for a retry is delivered again. */
+const RETRY_MS = 1000;
+
+/** The header of a task message; throws where the message is not one (no worker can read it). */
+function headerOf(m: JsMsg): TaskHeader {
+  const task = decodeTaskMeta(m.data).task as Partial<TaskHeader> | undefined;
+  if (typeof task?.run !== 'string' || typeof task.id !== 'string' || typeof task.kind !== 'string') {
+    throw new Error(`the message on ${m.subject} has no task header (run, id and kind).`);
+  }
+  return task as TaskHeader;
+}
+
 /** How often a worker in a pair task looks for partitions stored since (ObjectCache.prefetch). */
 const PREFETCH_LOOK_MS = 250;
 
@@ -357,9 +372,50 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       return true;
     };
 
-    const handle = async (m: JsMsg): Promise<void> => {
-      const header = decodeTaskMeta(m.data).task as unknown as TaskHeader;
-      const what = `${header.kind}${header.partition !== undefined ? ` p${header.partition}` : ''} ${header.id}`;
+    /**
+     * Fails the task for good with `error`: stored as its result where the store takes it (`os`, else the run's store
+     * opened again), and told in its note in any case, which carries the error where the store took nothing, so that
+     * its coordinator does not wait for a result that will never come. Logged before the note goes.
+     */
+    const failForGood = async (
+      m: JsMsg,
+      header: TaskHeader,
+      what: string,
+      os: ObjectStore | null,
+      error: string,
+    ): Promise<void> => {
+      const bytes = await (os ? Promise.resolve(os) : storeOf(header.run))
+        .then((store) => finish(header, store, { error }))
+        .catch((e) => {
+          log(`worker: ${what}'s failure is told in its note alone (not stored: ${describe(e)})`);
+          return encodeTaskMessage(outcomeMessage({ error }));
+        });
+      m.term();
+      log(`worker: ${what} failed for good (delivery ${m.info.deliveryCount} of ${maxAttempts}): ${error}`);
+      notify(header, bytes);
+      summary.failed++;
+    };
+
+    /**
+     * A task that failed before its own try (its store not opened, its result's info not read: a reconnect), which is
+     * not the task's fault: returned for a retry as a failed task is, and failed for good on its maxAttempts-th
+     * delivery, so that no message comes back forever. Dropped where its run is gone.
+     */
+    const notStarted = async (m: JsMsg, header: TaskHeader, what: string, e: unknown): Promise<void> => {
+      if (await droppedIfGone(m, header, what)) return;
+      const deliveries = m.info.deliveryCount;
+      if (deliveries >= maxAttempts) {
+        await failForGood(m, header, what, null, `task ${what} could not be started: ${describe(e)}`);
+      } else {
+        m.nak(RETRY_MS);
+        summary.retried++;
+        log(
+          `worker: ${what} could not be started (delivery ${deliveries} of ${maxAttempts}), returned for a retry: ${describe(e)}`,
+        );
+      }
+    };
+
+    const handle = async (m: JsMsg, header: TaskHeader, what: string): Promise<void> => {
       // (A run deleted while this task was queued: nothing is read or computed. The store's handle may be cached.)
       if (await droppedIfGone(m, header, what)) return;
       const os = await storeOf(header.run);
@@ -380,12 +436,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         ask: header.local ? (p) => askFor(nc, header.run, p, os) : null,
       };
       if (deliveries > maxAttempts) {
-        const bytes = await finish(header, os, {
-          error: `task ${what} was delivered ${deliveries} times and never finished (its workers died or stalled).`,
-        });
-        m.term();
-        notify(header, bytes);
-        summary.failed++;
+        const error = `task ${what} was delivered ${deliveries} times and never finished (its workers died or stalled).`;
+        await failForGood(m, header, what, os, error);
         return;
       }
       const t0 = performance.now();
@@ -454,13 +506,9 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (await droppedIfGone(m, header, what)) return;
         const message = describe(e);
         if (deliveries >= maxAttempts) {
-          const bytes = await finish(header, os, { error: message });
-          m.term();
-          notify(header, bytes);
-          summary.failed++;
-          log(`worker: ${what} failed for good (delivery ${deliveries} of ${maxAttempts}): ${message}`);
+          await failForGood(m, header, what, os, message);
         } else {
-          m.nak(1000);
+          m.nak(RETRY_MS);
           summary.retried++;
           log(`worker: ${what} failed (delivery ${deliveries} of ${maxAttempts}), returned for a retry: ${message}`);
         }
@@ -480,13 +528,21 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         continue;
       }
       if (m === null) continue;
+      let header: TaskHeader;
       try {
-        await handle(m);
+        header = headerOf(m);
       } catch (e) {
-        // Not the task's own failure (that is handled above) but its envelope's: an unreadable message, or a run
-        // whose object store went between the look above and its use. No worker can do better: drop it.
+        // No worker can read it: dropped.
         log(`worker: dropped a task message: ${describe(e)}`);
         m.term();
+        continue;
+      }
+      const what = `${header.kind}${header.partition !== undefined ? ` p${header.partition}` : ''} ${header.id}`;
+      try {
+        await handle(m, header, what);
+      } catch (e) {
+        // Not the task's own failure (that is handled in handle) but one before it: retried, or its run is gone.
+        await notStarted(m, header, what, e);
       }
     }
     prepareSub.unsubscribe();

@@ -4,11 +4,17 @@
  * and counted as retried. runWorker (src/distributed/worker.ts) drops such a task — terminated, one log line, counted
  * neither done, failed nor retried — before it computes (a queued task) or when its result cannot be stored (the task
  * in hand). One nats-server (random loopback port) and a worker in this process.
+ *
+ * issue 20, defect: a worker dropped a live run's task when anything failed before the task's own try (its object
+ * store not opened, or a result's info not read, during a reconnect): terminated, so its coordinator never got a
+ * result and only logged stall notes. Such a task is now returned for a retry like a failed one, and its
+ * maxAttempts-th delivery fails it for good (told in its note where the store takes nothing), so none loops forever.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats, jetstreamManagerOf, TASK_STREAM, taskSubject } from '../../src/distributed/nats.js';
-import { NatsJobs } from '../../src/distributed/nats.jobs.js';
+import { NatsJobs, TaskFailedError } from '../../src/distributed/nats.jobs.js';
 import type { BatchTask } from '../../src/distributed/worker.tasks.js';
 import { startNatsServer, startWorkerInProcess, type NatsServer } from '../helpers/nats.js';
 
@@ -77,5 +83,78 @@ describe('runWorker: the tasks of a deleted run', () => {
     const dropped = worker.log.filter((l) => l.includes(`dropped: run ${run} is gone`));
     expect(dropped, worker.log.join('\n')).toHaveLength(2);
     expect(worker.log.filter((l) => /returned for a retry|failed for good|dropped a task message/.test(l))).toEqual([]);
+  }, 30_000);
+});
+
+/** Rejects after `ms`, naming `what` (a run that hangs fails its test instead of its timeout). */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer!: ReturnType<typeof setTimeout>;
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+  );
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+describe('runWorker: a failure before the task starts', () => {
+  it("its run's object store not opened once (a reconnect): the task is returned for a retry and done on its redelivery", async () => {
+    const run = 'store-not-opened-once';
+    let calls = 0;
+    const echo: BatchTask = async (body) => {
+      calls++;
+      return { meta: { echo: body.meta.i }, arrays: {} };
+    };
+    const jobs = await NatsJobs.open(nc, run, { fresh: true });
+    // The worker's open of the store (the run's first task) fails once; the coordinator's store is open already.
+    const open = vi.spyOn(Objm.prototype, 'open').mockRejectedValueOnce(new Error('reconnecting (a test)'));
+    const worker = startWorkerInProcess(server.url, { backend: 'cpu', threads: 1 }, { echo });
+    try {
+      const reply = await within(jobs.submit('echo', undefined, { meta: { i: 7 }, arrays: {} }), 15_000, 'the reply');
+      expect(reply.meta.echo).toBe(7);
+    } finally {
+      open.mockRestore();
+      await jobs.close();
+      await jobs.store.destroy();
+    }
+    const summary = await worker.stop();
+    expect(calls).toBe(1);
+    expect(summary).toEqual({ done: 1, failed: 0, retried: 1 });
+    const log = worker.log.join('\n');
+    expect(log).toMatch(/could not be started \(delivery 1 of 3\), returned for a retry: reconnecting \(a test\)/);
+    expect(log).not.toMatch(/dropped/);
+  }, 30_000);
+
+  it('its object store never opened: failed for good on its third delivery, the error told in its note', async () => {
+    const run = 'store-never-opened';
+    let calls = 0;
+    const echo: BatchTask = async () => {
+      calls++;
+      return { meta: {}, arrays: {} };
+    };
+    const jobs = await NatsJobs.open(nc, run, { fresh: true });
+    const open = vi.spyOn(Objm.prototype, 'open').mockRejectedValue(new Error('unreachable (a test)'));
+    const worker = startWorkerInProcess(server.url, { backend: 'cpu', threads: 1 }, { echo });
+    let failure: unknown;
+    try {
+      failure = await within(
+        jobs.submit('echo', undefined, { meta: {}, arrays: {} }).then(
+          () => null,
+          (e: unknown) => e,
+        ),
+        15_000,
+        "the task's failure",
+      );
+    } finally {
+      open.mockRestore();
+      await jobs.close();
+      await jobs.store.destroy();
+    }
+    expect(failure).toBeInstanceOf(TaskFailedError);
+    expect((failure as Error).message).toMatch(/could not be started: unreachable \(a test\)/);
+    const summary = await worker.stop();
+    expect(calls).toBe(0);
+    expect(summary).toEqual({ done: 0, failed: 1, retried: 2 });
+    expect(worker.log.filter((l) => /returned for a retry/.test(l))).toHaveLength(2);
+    expect(worker.log.filter((l) => /failed for good \(delivery 3 of 3\)/.test(l))).toHaveLength(1);
+    expect(await queuedTasks(run)).toBe(0);
   }, 30_000);
 });
