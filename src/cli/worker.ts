@@ -142,8 +142,10 @@ export function workerCommand(io: CliIo): Command {
           signal: controller.signal,
           log: io.log,
         });
+        // The dropped tasks (of runs that are gone, or no tasks) only where there were some.
+        const dropped = summary.dropped > 0 ? `, ${summary.dropped} dropped` : '';
         io.log(
-          `worker: stopped (${summary.done} done, ${summary.failed} failed, ${summary.retried} returned for a retry)`,
+          `worker: stopped (${summary.done} done, ${summary.failed} failed, ${summary.retried} returned for a retry${dropped})`,
         );
       } finally {
         detach();

@@ -20,9 +20,9 @@
  * read, during a reconnect) is retried and failed the same way; a failure the store does not take is told in the
  * task's note alone, so its coordinator does not wait for it. A message that is no task is dropped. A task of a run
  * that is gone (its object store removed: the run was deleted, or given up, while its tasks were queued or in hand) is
- * dropped — terminated with one log line, counted neither done nor failed — before it is computed, or when it fails
- * (its result cannot be stored). Stopping (the signal: SIGTERM or SIGINT in the CLI) lets the task in hand finish and
- * be acked, then returns.
+ * dropped — terminated with one log line, counted as dropped, neither done nor failed — before it is computed, or
+ * when it fails (its result cannot be stored). Stopping (the signal: SIGTERM or SIGINT in the CLI) lets the task in
+ * hand finish and be acked, then returns.
  */
 import type { JsMsg } from '@nats-io/jetstream';
 import { jetstream } from '@nats-io/jetstream';
@@ -103,6 +103,8 @@ export interface WorkerSummary {
   done: number;
   failed: number;
   retried: number;
+  /** Task messages it dropped (terminated, no result): of a run that is gone, or with no task header. */
+  dropped: number;
 }
 
 /**
@@ -246,7 +248,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const heartbeatMs = o.heartbeatMs ?? Math.max(100, Math.floor(ackWaitMs / 6));
   const maxAttempts = o.maxAttempts ?? 3;
   const nc = await connectNats({ ...o, name: o.name ?? 'treeline worker' });
-  const summary: WorkerSummary = { done: 0, failed: 0, retried: 0 };
+  const summary: WorkerSummary = { done: 0, failed: 0, retried: 0, dropped: 0 };
   let peers: HostPeers | null = null;
   try {
     // The workers on this host, counted at each task's start for its host threads (without --threads: worker.host.ts).
@@ -363,11 +365,12 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
 
     /**
      * Drops the task when its run is gone (its object store removed): nobody waits for its result, and none can be
-     * stored. Terminated (no redelivery), told in one line, counted neither done nor failed.
+     * stored. Terminated (no redelivery), told in one line, counted as dropped (neither done nor failed).
      */
     const droppedIfGone = async (m: JsMsg, header: TaskHeader, what: string): Promise<boolean> => {
       if (!(await runGone(jsm, header.run))) return false;
       m.term();
+      summary.dropped++;
       log(`worker: ${what} dropped: run ${header.run} is gone (its object store was removed)`);
       return true;
     };
@@ -535,6 +538,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         // No worker can read it: dropped.
         log(`worker: dropped a task message: ${describe(e)}`);
         m.term();
+        summary.dropped++;
         continue;
       }
       const what = `${header.kind}${header.partition !== undefined ? ` p${header.partition}` : ''} ${header.id}`;

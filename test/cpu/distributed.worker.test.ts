@@ -9,14 +9,24 @@
  * store not opened, or a result's info not read, during a reconnect): terminated, so its coordinator never got a
  * result and only logged stall notes. Such a task is now returned for a retry like a failed one, and its
  * maxAttempts-th delivery fails it for good (told in its note where the store takes nothing), so none loops forever.
+ *
+ * The dropped tasks are counted: WorkerSummary.dropped, and `treeline worker`'s stop line where there were some.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { connectNats, jetstreamManagerOf, TASK_STREAM, taskSubject } from '../../src/distributed/nats.js';
+import { jetstream } from '@nats-io/jetstream';
+import {
+  connectNats,
+  ensureTaskStream,
+  jetstreamManagerOf,
+  TASK_STREAM,
+  taskSubject,
+} from '../../src/distributed/nats.js';
+import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
 import { NatsJobs, TaskFailedError } from '../../src/distributed/nats.jobs.js';
 import type { BatchTask } from '../../src/distributed/worker.tasks.js';
-import { startNatsServer, startWorkerInProcess, type NatsServer } from '../helpers/nats.js';
+import { startNatsServer, startWorker, startWorkerInProcess, stopProcess, type NatsServer } from '../helpers/nats.js';
 
 let server: NatsServer;
 let nc: NatsConnection;
@@ -79,7 +89,7 @@ describe('runWorker: the tasks of a deleted run', () => {
     const summary = await worker.stop();
     // The task in hand ran once (its result had nowhere to go); the queued one never ran.
     expect(calls).toBe(1);
-    expect(summary).toEqual({ done: 0, failed: 0, retried: 0 });
+    expect(summary).toEqual({ done: 0, failed: 0, retried: 0, dropped: 2 });
     const dropped = worker.log.filter((l) => l.includes(`dropped: run ${run} is gone`));
     expect(dropped, worker.log.join('\n')).toHaveLength(2);
     expect(worker.log.filter((l) => /returned for a retry|failed for good|dropped a task message/.test(l))).toEqual([]);
@@ -117,7 +127,7 @@ describe('runWorker: a failure before the task starts', () => {
     }
     const summary = await worker.stop();
     expect(calls).toBe(1);
-    expect(summary).toEqual({ done: 1, failed: 0, retried: 1 });
+    expect(summary).toEqual({ done: 1, failed: 0, retried: 1, dropped: 0 });
     const log = worker.log.join('\n');
     expect(log).toMatch(/could not be started \(delivery 1 of 3\), returned for a retry: reconnecting \(a test\)/);
     expect(log).not.toMatch(/dropped/);
@@ -152,9 +162,28 @@ describe('runWorker: a failure before the task starts', () => {
     expect((failure as Error).message).toMatch(/could not be started: unreachable \(a test\)/);
     const summary = await worker.stop();
     expect(calls).toBe(0);
-    expect(summary).toEqual({ done: 0, failed: 1, retried: 2 });
+    expect(summary).toEqual({ done: 0, failed: 1, retried: 2, dropped: 0 });
     expect(worker.log.filter((l) => /returned for a retry/.test(l))).toHaveLength(2);
     expect(worker.log.filter((l) => /failed for good \(delivery 3 of 3\)/.test(l))).toHaveLength(1);
     expect(await queuedTasks(run)).toBe(0);
   }, 30_000);
+});
+
+describe('treeline worker: the stop line', () => {
+  it("counts the dropped tasks where there were some ('1 dropped'), and is as before where there were none", async () => {
+    await ensureTaskStream(await jetstreamManagerOf(nc));
+    const args = ['--backend', 'cpu', '--threads', '1'];
+    const dropping = startWorker(server.url, args);
+    await dropping.waitFor(/worker: connected/);
+    // A message with no task header: no worker can read it.
+    await jetstream(nc).publish(taskSubject('no-task'), encodeTaskMessage({ meta: {}, arrays: {} }));
+    await dropping.waitFor(/worker: dropped a task message: .*no task header/);
+    expect(await stopProcess(dropping.process)).toEqual({ code: 0, signal: null });
+    expect(dropping.stderr()).toContain('worker: stopped (0 done, 0 failed, 0 returned for a retry, 1 dropped)\n');
+
+    const idle = startWorker(server.url, args);
+    await idle.waitFor(/worker: connected/);
+    expect(await stopProcess(idle.process)).toEqual({ code: 0, signal: null });
+    expect(idle.stderr()).toContain('worker: stopped (0 done, 0 failed, 0 returned for a retry)\n');
+  }, 60_000);
 });
