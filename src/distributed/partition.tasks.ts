@@ -49,7 +49,7 @@ import { NONE } from '../bvh/layout.js';
 import { CUT_CELLS, EXCLUDED, PartitionIndex, scaleRows } from './partition.search.cpu.js';
 import {
   canonicalById,
-  contractForest,
+  contractForestAsync,
   forestRecords,
   safeRoot,
   SIDE_LO_P,
@@ -489,7 +489,8 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const t2 = performance.now();
   const sorted = canonicalById(loRow, hiRow, keys, undefined, true);
   const t3 = performance.now();
-  const { safe, open } = contractForest(sorted, null, n, records, scratch.u32('forest.split', m, onThreads));
+  // (Turns of the event loop between slices: the presence beats and the task's heartbeats go on.)
+  const { safe, open } = await contractForestAsync(sorted, n, records, scratch.u32('forest.split', m, onThreads));
   const t4 = performance.now();
   // The replies in global ids (10^7–10^8 edges per partition: the proven ones on threads as the keys); labels: the
   // proven components' roots (records' word 2, path halving inline).

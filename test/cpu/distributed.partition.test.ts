@@ -13,6 +13,8 @@ import { canonicalOrder } from '../../src/distributed/partition.rounds.js';
 import {
   canonicalById,
   contractForest,
+  contractForestAsync,
+  forestRecords,
   kruskalSorted,
   mergeAll,
   mergeToTree,
@@ -565,6 +567,72 @@ describe('partitionedEmst() traffic and protocol', () => {
     const tie = contractForest(path, Float32Array.from([1, 1, Infinity, Infinity]), 4);
     expect(Array.from(tie.open)).toEqual([0]);
     expect(Array.from(tie.safe)).toEqual([1, 2]);
+  });
+
+  it('contractForestAsync (turns of the event loop between blocks) and contractForest equal a plain Kruskal with floors, over many blocks', async () => {
+    // A random tree of n rows in canonical (key, lo, hi) order, keys with ties; 1 % of the rows with a floor.
+    const n = 150_001;
+    const rand = mulberry32(71);
+    const perm = Uint32Array.from({ length: n }, (_, i) => i);
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [perm[i], perm[j]] = [perm[j], perm[i]];
+    }
+    const edges = Array.from({ length: n - 1 }, (_, i) => {
+      const a = perm[i + 1];
+      const b = perm[Math.floor(rand() * (i + 1))];
+      return [Math.fround(Math.floor(rand() * 5000) / 7), Math.min(a, b), Math.max(a, b)];
+    }).sort((x, y) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2]);
+    const tree = {
+      lo: Uint32Array.from(edges, (e) => e[1]),
+      hi: Uint32Array.from(edges, (e) => e[2]),
+      keys: Float32Array.from(edges, (e) => e[0]),
+    };
+    const floor = Float32Array.from({ length: n }, () => (rand() < 0.01 ? Math.fround(rand() * 800) : Infinity));
+    // The oracle: Kruskal in that order, each component's least floor; safe iff one side's least floor is above the
+    // key; labels: the smallest row of each component under the safe edges.
+    const parent = Uint32Array.from({ length: n }, (_, i) => i);
+    const least = Float64Array.from(floor);
+    const label = Uint32Array.from({ length: n }, (_, i) => i);
+    const find = (p: Uint32Array, x: number): number => {
+      while (p[x] !== x) x = p[x] = p[p[x]];
+      return x;
+    };
+    const safe: number[] = [];
+    const open: number[] = [];
+    for (let e = 0; e < n - 1; e++) {
+      const a = find(parent, tree.lo[e]);
+      const b = find(parent, tree.hi[e]);
+      if (least[a] > tree.keys[e] || least[b] > tree.keys[e]) {
+        safe.push(e);
+        const x = find(label, tree.lo[e]);
+        const y = find(label, tree.hi[e]);
+        if (x < y) label[y] = x;
+        else label[x] = y;
+      } else open.push(e);
+      parent[b] = a;
+      least[a] = Math.min(least[a], least[b]);
+    }
+    expect(safe.length).toBeGreaterThan(1000);
+    expect(open.length).toBeGreaterThan(10);
+    const rows = Array.from({ length: n }, (_, r) => r);
+    const expected = { safe, open, labels: rows.map((r) => find(label, r)) };
+    const sync = contractForest(tree, floor, n);
+    expect({ safe: [...sync.safe], open: [...sync.open], labels: rows.map(sync.label) }).toEqual(expected);
+    // The async one (floors in its records, as the forest task writes them), a turn after every block.
+    const records = forestRecords(n);
+    const f32 = new Float32Array(records.buffer);
+    for (let r = 0; r < n; r++) f32[4 * r + 1] = floor[r];
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    const contracted = await contractForestAsync(tree, n, records, new Uint32Array(n - 1), 0);
+    clearInterval(ticking);
+    expect({
+      safe: [...contracted.safe],
+      open: [...contracted.open],
+      labels: rows.map(contracted.label),
+    }).toEqual(expected);
+    expect(turns).toBeGreaterThan(0);
   });
 
   it('a task that fails fails the run with its error', async () => {
