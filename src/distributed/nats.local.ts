@@ -197,24 +197,33 @@ export async function writeMessageFile(
     j === count ? size : Math.floor((size * j) / count / PART_ALIGN) * PART_ALIGN,
   );
   const sizes = starts.slice(1).map((end, j) => end - starts[j]);
-  await Promise.all(
-    sizes.map((length, j) => {
-      const from = starts[j];
-      const mine: { at: number; bytes: Uint8Array }[] = [];
-      for (const { at, bytes } of pieces) {
-        const a = Math.max(at, from);
-        const b = Math.min(at + bytes.length, from + length);
-        if (a < b) mine.push({ at: a - from, bytes: bytes.subarray(a - at, b - at) });
-      }
-      return writeWhole(partPath(path, j), length, mine, pieceBytes);
-    }),
-  );
-  const index = new Uint8Array(8 + 8 * count);
-  const view = new DataView(index.buffer);
-  index.set(PARTS_MAGIC, 0);
-  view.setUint32(4, count, true);
-  sizes.forEach((length, j) => view.setFloat64(8 + 8 * j, length, true));
-  await writeWhole(path, index.length, [{ at: 0, bytes: index }], pieceBytes);
+  try {
+    // Every part's write ended (settled) before a failure is thrown: none lands after its cleanup below.
+    const ends = await Promise.allSettled(
+      sizes.map((length, j) => {
+        const from = starts[j];
+        const mine: { at: number; bytes: Uint8Array }[] = [];
+        for (const { at, bytes } of pieces) {
+          const a = Math.max(at, from);
+          const b = Math.min(at + bytes.length, from + length);
+          if (a < b) mine.push({ at: a - from, bytes: bytes.subarray(a - at, b - at) });
+        }
+        return writeWhole(partPath(path, j), length, mine, pieceBytes);
+      }),
+    );
+    for (const end of ends) if (end.status === 'rejected') throw end.reason;
+    const index = new Uint8Array(8 + 8 * count);
+    const view = new DataView(index.buffer);
+    index.set(PARTS_MAGIC, 0);
+    view.setUint32(4, count, true);
+    sizes.forEach((length, j) => view.setFloat64(8 + 8 * j, length, true));
+    await writeWhole(path, index.length, [{ at: 0, bytes: index }], pieceBytes);
+  } catch (e) {
+    // No index, no parts: those written would hold their share of the folder (shared memory) until the run's end.
+    const fs = (await nodeFs()).promises;
+    await Promise.all(sizes.map((_, j) => fs.rm(partPath(path, j), { force: true }).catch(() => undefined)));
+    throw e;
+  }
   return size;
 }
 

@@ -5,7 +5,7 @@
  * pieces; several files at once; a worker that fails mid-write leaves no file; a message in parts (name.0, name.1, …
  * and name, their index, last) read back whole, a missing or short part an error naming it. No nats-server needed.
  */
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -185,6 +185,24 @@ describe('writeMessageFile(dir, name, msg, pieceBytes, parts): a message in part
     const last = join(dir, 'cut.2');
     writeFileSync(last, readFileSync(last).subarray(0, 100));
     await expect(readMessageFile(dir, 'cut')).rejects.toThrow(/cut\.2 has 100 bytes, its index \d+/);
+  });
+
+  it('a part or the index that cannot be written: the error, and no part left behind nor written after it', async () => {
+    // A folder where a temporary file goes makes its open fail (EISDIR): part 1's, then the index's.
+    for (const [name, blocked] of [
+      ['part-fails', `part-fails.1.${process.pid}.part`],
+      ['index-fails', `index-fails.${process.pid}.part`],
+    ]) {
+      mkdirSync(join(dir, blocked));
+      try {
+        await expect(writeMessageFile(dir, name, message(14), 4099, 3)).rejects.toThrow(/EISDIR/);
+        // (A part still in flight would land meanwhile.)
+        await new Promise((r) => setTimeout(r, 300));
+        expect(files().filter((f) => f.startsWith(name))).toEqual([blocked]);
+      } finally {
+        rmSync(join(dir, blocked), { recursive: true });
+      }
+    }
   });
 
   it("the same bytes through libuv alone; partsPerFile: one part a 2 cores beside the lanes', at most 4, 1 without worker threads", async () => {
