@@ -51,6 +51,7 @@ import {
 } from './nats.local.js';
 import { NatsJobs, untilAborted, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
+import { encodedSize, MAX_MESSAGE_BYTES } from './nats.codec.js';
 import { partitionInfo } from './partition.js';
 import { blockHashes, partitionPointsThreaded, sharedPoints } from './partition.threads.js';
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
@@ -193,6 +194,25 @@ async function readState(kv: KV, run: string): Promise<RunState | null> {
   return e.json<RunState>();
 }
 
+/**
+ * Every partition's message (its points and ids: what its file or object holds) within MAX_MESSAGE_BYTES, the largest
+ * byte array a reader makes (Node 20's typed arrays stop at 2^32 elements): else an input error naming the partitions
+ * that would do — at once, instead of a worker's failed read minutes later.
+ */
+export function checkPartitionSizes(data: Pick<PartitionData, 'id' | 'points' | 'ids'>[], dim: number): void {
+  let largest = 0;
+  for (const d of data) {
+    largest = Math.max(largest, encodedSize({ meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } }));
+  }
+  if (largest > MAX_MESSAGE_BYTES) {
+    const k = data.length;
+    throw new InputError(
+      `A partition of ${(largest / 1e9).toFixed(2)} GB is past the ${(MAX_MESSAGE_BYTES / 1e9).toFixed(2)} GB a ` +
+        `partition may have (its file or object is read into one array): use --partitions ${Math.ceil((k * largest) / MAX_MESSAGE_BYTES)} or more (this run has ${k}).`,
+    );
+  }
+}
+
 /** The partitioned exact EMST (or mutual-reachability MST) of `points` on the workers of `options.cluster`. */
 export async function emstOnNats(
   points: Float32Array | Float64Array,
@@ -272,6 +292,7 @@ export async function emstOnNats(
         signal: options.signal,
       });
       shared = null;
+      checkPartitionSizes(data as PartitionData[], dim);
       // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
       const infos = data.map((d) => partitionInfo(d!, { cells }));

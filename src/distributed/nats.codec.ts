@@ -17,6 +17,12 @@ import type { TaskArray, TaskMessage } from './types.js';
 
 const MAGIC = [0x54, 0x4c, 0x54, 0x31]; // 'TLT1'
 
+/**
+ * The largest message a reader takes whole: its bytes are one Uint8Array, and Node 20's typed arrays stop at 2^32
+ * elements (a partition of 2.68·10^8 3D points and their ids; the coordinator refuses larger partitions up front).
+ */
+export const MAX_MESSAGE_BYTES = 2 ** 32 - 1;
+
 /** The typed-array kinds a message may carry, by name. */
 const ARRAY_TYPES = {
   f32: Float32Array,
@@ -40,7 +46,8 @@ function typeName(a: TaskArray, name: string): ArrayTypeName {
   );
 }
 
-const pad8 = (n: number): number => (n + 7) & ~7;
+/** n rounded up to a multiple of 8 (arithmetic, not `& ~7`: an array of 2^31 bytes or more, 32-bit operators wrap). */
+const pad8 = (n: number): number => Math.ceil(n / 8) * 8;
 
 /** The header's JSON bytes and the message's size in bytes (header, then each array 8-byte aligned). */
 function layout(msg: TaskMessage): { json: Uint8Array; entries: [string, TaskArray][]; size: number } {

@@ -27,7 +27,7 @@ import type { ObjectStore } from '@nats-io/obj';
 import { inLanes } from '../host/lanes.js';
 import { loadNodeThreads } from '../host/threads.js';
 import { bodyLimit, putMessage } from './nats.js';
-import { decodeTaskMessage, encodedPieces } from './nats.codec.js';
+import { decodeTaskMessage, encodedPieces, MAX_MESSAGE_BYTES } from './nats.codec.js';
 import { fileWritesOnThreads, writeFileOnWorker } from './nats.local.threads.js';
 import type { NatsJobs } from './nats.jobs.js';
 import { partitionObject } from './nats.tasks.js';
@@ -358,6 +358,9 @@ export async function readMessageFile(
       }
     }
     const total = parts.reduce((sum, p) => sum + p.size, 0);
+    if (total > MAX_MESSAGE_BYTES) {
+      throw new Error(`${path}: a message of ${total} bytes, past the ${MAX_MESSAGE_BYTES} that one array takes.`);
+    }
     const out = options.shared ? new Uint8Array(new SharedArrayBuffer(total)) : new Uint8Array(total);
     // Every part's pieces in one queue, IN_FLIGHT at once a part (libuv's threads).
     const jobs: { part: (typeof parts)[number]; from: number; to: number }[] = [];

@@ -14,7 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { emstOnNats } from '../../src/distributed/coordinator.js';
+import { checkPartitionSizes, emstOnNats } from '../../src/distributed/coordinator.js';
+import { InputError } from '../../src/errors.js';
 import { cloud } from '../helpers/clouds.js';
 import { startNatsServer, type NatsServer } from '../helpers/nats.js';
 
@@ -91,4 +92,19 @@ describe("emstOnNats: the partitions' uploads", () => {
     expect(io.events.slice(0, failedAt), io.events.join(', ')).toContain('put partition.2');
     expect(io.events.slice(failedAt + 1), io.events.join(', ')).toEqual([]);
   }, 60_000);
+});
+
+describe('checkPartitionSizes: a partition past what one array takes (2^32 − 1 bytes) is refused up front', () => {
+  it('names the size and the partitions that would do; a partition within it passes', () => {
+    // Arrays never written: their pages are not taken (virtual memory only).
+    const big = { id: 1, points: new Float32Array(3 * 270_000_000), ids: new Uint32Array(270_000_000) };
+    const small = { id: 0, points: new Float32Array(3 * 1000), ids: new Uint32Array(1000) };
+    expect(() => checkPartitionSizes([small, big], 3)).toThrow(InputError);
+    expect(() => checkPartitionSizes([small, big], 3)).toThrow(
+      /A partition of 4\.32 GB is past the 4\.29 GB a partition may have .*: use --partitions 3 or more \(this run has 2\)\./,
+    );
+    // 2.68·10^8 points × 16 bytes and the header: just within.
+    const edge = { id: 0, points: new Float32Array(3 * 268_000_000), ids: new Uint32Array(268_000_000) };
+    expect(() => checkPartitionSizes([edge, small], 3)).not.toThrow();
+  });
 });

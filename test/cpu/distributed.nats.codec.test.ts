@@ -7,7 +7,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeTaskMessage, decodeTaskMeta, encodedSize, encodeTaskMessage } from '../../src/distributed/nats.codec.js';
+import {
+  decodeTaskMessage,
+  decodeTaskMeta,
+  encodedPieces,
+  encodedSize,
+  encodeTaskMessage,
+} from '../../src/distributed/nats.codec.js';
 import { checkRunId, connectNats } from '../../src/distributed/nats.js';
 import { contentId, messageOutcome, outcomeMessage } from '../../src/distributed/nats.tasks.js';
 import { displayDevices, driPrimeTag, selectGpu } from '../../src/cli/worker.gpu.js';
@@ -56,6 +62,19 @@ describe('task message bytes (encodeTaskMessage / decodeTaskMessage)', () => {
       const small = new Uint8Array(fresh.length - 1);
       expect(encodeTaskMessage(msg, small).buffer).not.toBe(small.buffer);
     }
+  });
+
+  it('size and offsets past 2^31 and 2^32 bytes (a partition of 2.7·10^8 points): no 32-bit wrap', () => {
+    // Arrays that are never written: their pages are not taken (a few MB of resident memory, not 4.3 GB).
+    const points = new Float32Array(810_000_001); // 3,240,000,004 bytes: padded to …008
+    const ids = new Uint32Array(270_000_000); // 1,080,000,000 bytes
+    const msg = { meta: { id: 0, dim: 3 }, arrays: { points, ids } };
+    const { size, pieces } = encodedPieces(msg);
+    const head = pieces[0].bytes.length;
+    expect(head % 8).toBe(0);
+    expect(pieces.map((p) => p.at)).toEqual([0, head, head + 3_240_000_008]);
+    expect(size).toBe(head + 3_240_000_008 + 1_080_000_000);
+    expect(encodedSize(msg)).toBe(size);
   });
 
   it('keep NaN, −0 and subnormal bits, and decode from an unaligned view (as NATS hands buffers out)', () => {
