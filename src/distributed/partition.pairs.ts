@@ -352,11 +352,11 @@ export const SIDE_LO_Q = 3;
  * The state lives in `records` (forestRecords), 16 bytes a row: | Kruskal parent | least floor (f32 bits) | parent
  * under the safe edges | unused |. Consecutive edges touch rows at random (key order is not space order), so each
  * row costs cache misses, not instructions: one record a row holds them to one line a row (three arrays took three),
- * and each block of 64 edges first touches its ends' records and their parents' (independent loads the CPU overlaps)
- * before the dependent finds — 1.6× the three-array loop at 4·10^6 rows with the ends' records, 1.4× more with the
- * parents' (session 11; 194 ns an edge on the H100 host at 1.25·10^7 rows before the parents'). `floor` null: the floors are in
- * `records` already (the 'forest' task writes them there). `split`: where the edge numbers go (m words; the returned
- * lists are views of it).
+ * and each block of 64 edges first touches its ends' records, their parents' and grandparents' (loads the CPU
+ * overlaps across the block's edges) before the dependent finds — 1.6× the three-array loop at 4·10^6 rows with the
+ * ends' records, 1.4× more with the parents' (session 11; 194 ns an edge on the H100 host at 1.25·10^7 rows before the
+ * parents'; the grandparents': contractEdges below). `floor` null: the floors are in `records` already (the 'forest'
+ * task writes them there). `split`: where the edge numbers go (m words; the returned lists are views of it).
  */
 export function contractForest(
   sorted: SortedEdges,

@@ -25,8 +25,9 @@
  * Workers with `--threads` take part too (they use the host's cores as much as any), but their own count is theirs.
  * Beats come from the event loop, as the tasks' `working` heartbeats do (worker.ts: every sixth of the ack wait,
  * 5 s by default): a task's passes yield to it far more often than EXPIRY_BEATS × PRESENCE_MS (a forest's contraction
- * too, since session 17: contractForestAsync — its one loop of 15–17 s had the other worker count this one gone). A server that denies
- * the subject (accounts, permissions) leaves every worker counting itself alone: the default of before.
+ * too, since session 17: contractForestAsync — its one loop of 15–17 s had the other worker count this one gone). A
+ * server that denies the subject (accounts, permissions) leaves every worker counting itself alone: the default of
+ * before.
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { loadNodeThreads } from '../host/threads.js';
