@@ -8,7 +8,7 @@
  * inode lock for each write, so writes to one file run one at a time whichever thread issues them (two threads
  * rewriting one /dev/shm file took twice one thread's time, two threads on two files one thread's:
  * bench/local-files.mjs). What divides the time is several files at once: the coordinator writes its partitions two
- * at a time (nats.local.ts filesAtOnce), each on its own worker.
+ * at a time (nats.local.ts filesAtOnce), each in up to 4 part files (partsPerFile), each file on its own worker.
  *
  * A file descriptor belongs to the process, not to the thread that opened it: a worker thread writes to the fd the
  * calling thread opened (io/points.stream.threads.ts reads the same way). The calling thread keeps the fd open until

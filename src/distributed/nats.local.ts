@@ -8,8 +8,9 @@
  * (session 15, the same H100 x2 host and machine start): 2 workers 95.6 → 74.2 s, the server's traffic 14.4 GB → 19 MB.
  *
  *   coordinator   makes the folder (mode 0700) with a random `token` file; writes partition.<p> there (the same
- *                 bytes as the object, nats.codec.ts) instead of uploading it; tells every task's header the folder
- *                 and the token (TaskHeader.local)
+ *                 bytes as the object, nats.codec.ts; on a host with the cores, in parts partition.<p>.<j> with
+ *                 partition.<p> their index: partsPerFile) instead of uploading it; tells every task's header the
+ *                 folder and the token (TaskHeader.local)
  *   worker        reads the token: equal → the coordinator's folder is its own (same host, same user, same view of
  *                 the folder; a container with its own /dev/shm sees another or none) → partitions from the files,
  *                 results above one message as result.<id> files with a stub stored in their place (LocalStub)
@@ -17,10 +18,10 @@
  *                 coordinator uploads it (and every later one: a remote worker needs most) from its file
  *
  * Files appear whole (written to a temporary name, then renamed; a file's arrays in shared memory by a worker thread,
- * the coordinator's partitions a few files at once: nats.local.threads.ts) and are named by the run id, whose epoch
- * (the input's fingerprint) the run's KV entry pins: a file under the right name is the right content. The folder
- * goes with the run's objects at its end; an interrupted run keeps it for its resumption (a folder without its
- * partition files starts the run over).
+ * the coordinator's partitions a few files at once: nats.local.threads.ts; a parted one's index after its parts) and
+ * are named by the run id, whose epoch (the input's fingerprint) the run's KV entry pins: a file under the right name
+ * is the right content. The folder goes with the run's objects at its end; an interrupted run keeps it for its
+ * resumption (a folder without its partition files starts the run over).
  */
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { ObjectStore } from '@nats-io/obj';
