@@ -168,7 +168,7 @@ stop_workers() { # per worker: tasks by kind (count, summed ms, summed partition
         printf "worker %s: %s %s +%.1f..+%.1f s, %s ms (read %s): %s\n", w, $3, $4, s[$5] - a, d[$5] - a, t[$5], r[$5], line
       }' "$D/w$i.log"
   done
-  grep -h "failed for good\|for a retry:\|dropped a task\|rror:" "$D"/w[0-9].log | head -5
+  grep -h "failed for good\|for a retry:\|dropped\|rror:" "$D"/w[0-9].log | head -5
   # SIGTERM lets a worker finish its task in hand (a cut run leaves one computing): KILL after 15 s.
   kill -TERM "${WPIDS[@]}" 2>/dev/null
   ( sleep 15; kill -KILL "${WPIDS[@]}" 2>/dev/null ) & local killer=$!

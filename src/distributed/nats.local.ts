@@ -188,7 +188,8 @@ export async function writeMessageFile(
 ): Promise<number> {
   const { size, pieces } = encodedPieces(msg);
   const path = join(dir, name);
-  const count = Math.max(1, Math.min(Math.floor(parts), Math.ceil(size / PART_ALIGN)));
+  // (At least a page a part: no part empty.)
+  const count = Math.max(1, Math.min(Math.floor(parts), Math.floor(size / PART_ALIGN)));
   if (count === 1) {
     await writeWhole(path, size, pieces, pieceBytes);
     return size;

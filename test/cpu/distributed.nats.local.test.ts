@@ -171,6 +171,11 @@ describe('writeMessageFile(dir, name, msg, pieceBytes, parts): a message in part
     const tiny = { meta: { id: 1 }, arrays: { ids: sharedCopy(new Uint32Array([4, 5, 6])) } };
     await writeMessageFile(dir, 'tiny', tiny, 4099, 4);
     expect(files().filter((f) => f.startsWith('tiny'))).toEqual(['tiny']);
+    // Under two pages in two parts: one file (a part is at least a page, none empty).
+    const page = { meta: { id: 2 }, arrays: { flags: sharedCopy(new Uint8Array(5000).fill(3)) } };
+    await writeMessageFile(dir, 'page', page, 4099, 2);
+    expect(files().filter((f) => f.startsWith('page'))).toEqual(['page']);
+    expect(bytesOf((await readMessageFile(dir, 'page'))!)).toEqual(bytesOf(page));
     expect(Buffer.compare(readFileSync(join(dir, 'tiny')), encodeTaskMessage(tiny))).toBe(0);
   });
 
