@@ -618,12 +618,26 @@ async function readPulled(
           if (m.data.length === 0 && m.headers) {
             const code = m.headers.code;
             if (code === 100) return; // a heartbeat
-            return reject(
-              new Error(
-                `object '${name}' ended after ${got} of its ${chunks} chunks (${at} of ${size} bytes): the server ` +
-                  `answered ${code} ${m.headers.description}.`,
-              ),
+            const answered = `the server answered ${code} ${m.headers.description}`;
+            const ended = new Error(
+              `object '${name}' ended after ${got} of its ${chunks} chunks (${at} of ${size} bytes): ${answered}.`,
             );
+            // A store removed mid-read: its consumers go with it, and a pull in flight may be answered 409 Consumer
+            // Deleted before the probe below finds the consumer gone — the same end, told the same way.
+            if (code !== 409) return reject(ended);
+            jsm.streams.info(stream).then(
+              () => reject(ended),
+              (e: unknown) =>
+                reject(
+                  e instanceof JetStreamApiError && GONE.has(e.code)
+                    ? new Error(
+                        `object '${name}': its store was removed during the read (${got} of its ${chunks} chunks ` +
+                          `read; ${answered}).`,
+                      )
+                    : ended,
+                ),
+            );
+            return;
           }
           if (at + m.data.length > size) {
             return reject(new Error(`object '${name}' holds more than the ${size} bytes its info says.`));
