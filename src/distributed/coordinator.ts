@@ -201,9 +201,7 @@ async function readState(kv: KV, run: string): Promise<RunState | null> {
  */
 export function checkPartitionSizes(data: Pick<PartitionData, 'id' | 'points' | 'ids'>[], dim: number): void {
   let largest = 0;
-  for (const d of data) {
-    largest = Math.max(largest, encodedSize({ meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } }));
-  }
+  for (const d of data) largest = Math.max(largest, encodedSize(partitionMessage(d, dim)));
   if (largest > MAX_MESSAGE_BYTES) {
     const k = data.length;
     throw new InputError(
@@ -212,6 +210,12 @@ export function checkPartitionSizes(data: Pick<PartitionData, 'id' | 'points' | 
     );
   }
 }
+
+/** Partition d's message: what its file or object holds. */
+const partitionMessage = (d: Pick<PartitionData, 'id' | 'points' | 'ids'>, dim: number): TaskMessage => ({
+  meta: { id: d.id, dim },
+  arrays: { points: d.points, ids: d.ids },
+});
 
 /** The partitioned exact EMST (or mutual-reachability MST) of `points` on the workers of `options.cluster`. */
 export async function emstOnNats(
@@ -347,7 +351,7 @@ export async function emstOnNats(
             if (failure) throw failure;
             const d = data[p]!;
             data[p] = null; // the store (or the file) holds it now; no second copy here
-            const msg = { meta: { id: d.id, dim }, arrays: { points: d.points, ids: d.ids } };
+            const msg = partitionMessage(d, dim);
             if (link) {
               try {
                 jobs!.traffic.localBytes += await writeMessageFile(

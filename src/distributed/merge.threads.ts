@@ -13,6 +13,7 @@
  */
 import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 import { sortRunInPlace, type EdgeList } from '../emst/edges.cpu.js';
+import { shared } from './tasks.threads.js';
 
 /** Sorted lists in canonical (key, lo, hi) order, as parallel arrays of arrays. */
 export interface EdgeLists {
@@ -160,7 +161,7 @@ export async function firstUnsortedThreaded(
   threads: number,
 ): Promise<number | null> {
   const m = list.keys.length;
-  if (threads < 2 || ![list.lo, list.hi, list.keys].every(isShared)) return null;
+  if (threads < 2 || !shared(list.lo, list.hi, list.keys)) return null;
   const id = nextMessageId();
   const bad = await splitOnWorkers(threads, false, 'the check of a sorted list', async (pass) => {
     const replies = await pass<WorkerReply & { bad: number }>((t) => ({
@@ -192,9 +193,6 @@ function lowerBound(keys: Float32Array, lo: Uint32Array, hi: Uint32Array, k: num
   return a;
 }
 
-const isShared = (a: ArrayBufferView): boolean =>
-  typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer;
-
 /**
  * mergeRange of whole lists into `out` (m = their total edges) on `threads` threads; false where that cannot be
  * (fewer than 2 threads or 2^16 edges a thread, no worker threads or script, an array not shared): the caller then
@@ -210,7 +208,7 @@ export async function mergeToTreeThreaded(
   let m = 0;
   for (const k of lists.keys) m += k.length;
   const arrays = [...lists.lo, ...lists.hi, ...lists.keys, out.sources, out.targets, out.weights];
-  if (threads < 2 || m < threads << 16 || out.weights.length !== m || !arrays.every(isShared)) return false;
+  if (threads < 2 || m < threads << 16 || out.weights.length !== m || !shared(...arrays)) return false;
   // Splitters from the longest list, evenly spaced: cut t's positions in every list.
   let longest = 0;
   for (let i = 1; i < L; i++) if (lists.keys[i].length > lists.keys[longest].length) longest = i;

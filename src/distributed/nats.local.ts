@@ -162,8 +162,11 @@ export async function filesAtOnce(count: number): Promise<number> {
  * 1 (one file) where there are no worker threads or too few cores (the 2-core development machine).
  */
 export async function partsPerFile(lanes: number): Promise<number> {
-  if (!(await fileWritesOnThreads())) return 1;
-  const cores = (await loadNodeThreads())?.parallelism ?? 1;
+  return (await fileWritesOnThreads()) ? partsFor((await loadNodeThreads())?.parallelism ?? 1, lanes) : 1;
+}
+
+/** partsPerFile's count for `cores` and `lanes` (with worker threads at hand). */
+export function partsFor(cores: number, lanes: number): number {
   return Math.max(1, Math.min(MAX_PARTS, Math.floor(cores / (2 * Math.max(1, lanes)))));
 }
 

@@ -202,9 +202,14 @@ export async function ensureTaskQueue(jsm: JetStreamManager, ackWaitMs: number):
  * run finished, was given up or deleted. false where it is there, and where the look itself fails (a reconnect proves
  * nothing).
  */
-export async function runGone(jsm: JetStreamManager, run: string): Promise<boolean> {
+export function runGone(jsm: JetStreamManager, run: string): Promise<boolean> {
+  return streamGone(jsm, `OBJ_${runBucket(run)}`);
+}
+
+/** Whether stream `stream` is gone: false where it is there, and where the look itself fails (a reconnect). */
+async function streamGone(jsm: JetStreamManager, stream: string): Promise<boolean> {
   try {
-    await jsm.streams.info(`OBJ_${runBucket(run)}`);
+    await jsm.streams.info(stream);
     return false;
   } catch (e) {
     return e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound;
@@ -603,6 +608,9 @@ async function readPulled(
   let last = Date.now();
   let sub: Subscription | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
+  /** The read's end where its store went meanwhile, `why` as the server told it. */
+  const removed = (why: string): Error =>
+    new Error(`object '${name}': its store was removed during the read (${got} of its ${chunks} chunks read; ${why}).`);
   try {
     await new Promise<void>((resolve, reject) => {
       const ask = (): void => {
@@ -625,18 +633,7 @@ async function readPulled(
             // A store removed mid-read: its consumers go with it, and a pull in flight may be answered 409 Consumer
             // Deleted before the probe below finds the consumer gone — the same end, told the same way.
             if (code !== 409) return reject(ended);
-            jsm.streams.info(stream).then(
-              () => reject(ended),
-              (e: unknown) =>
-                reject(
-                  e instanceof JetStreamApiError && GONE.has(e.code)
-                    ? new Error(
-                        `object '${name}': its store was removed during the read (${got} of its ${chunks} chunks ` +
-                          `read; ${answered}).`,
-                      )
-                    : ended,
-                ),
-            );
+            void streamGone(jsm, stream).then((gone) => reject(gone ? removed(answered) : ended));
             return;
           }
           if (at + m.data.length > size) {
@@ -664,12 +661,7 @@ async function readPulled(
               .info(stream, consumer.name)
               .catch((e: unknown) => {
                 if (!(e instanceof JetStreamApiError) || !GONE.has(e.code)) return; // (a reconnect: the stall decides)
-                reject(
-                  new Error(
-                    `object '${name}': its store was removed during the read (${got} of its ${chunks} chunks read; ` +
-                      `${e.message}).`,
-                  ),
-                );
+                reject(removed(e.message));
               })
               .finally(() => (probing = false));
           }

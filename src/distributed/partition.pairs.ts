@@ -42,6 +42,7 @@ import type { EdgeList } from '../emst/edges.cpu.js';
 import { firstUnsorted, firstUnsortedThreaded, mergeRange, mergeToTreeThreaded } from './merge.threads.js';
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { touchOnWorkers } from '../host/buffers.js';
+import { shared } from './tasks.threads.js';
 import { turn } from '../host/lanes.js';
 import type { Task } from './partition.run.js';
 
@@ -106,7 +107,7 @@ export async function pairsEmst(
       hi: run.reply(reply, name('hi'), Uint32Array, m),
       keys: run.reply(reply, name('keys'), Float32Array, m),
     };
-    if (later && list.keys.length >= MERGE_THREADED_EDGES && shared(list)) {
+    if (later && list.keys.length >= MERGE_THREADED_EDGES && sharedList(list)) {
       const check = checkLater(list, what);
       check.catch(() => undefined); // awaited below, before the merge
       checks.push(check);
@@ -229,7 +230,7 @@ export async function pairsEmst(
     for (let i = 0; i < terminals.length; i++) labelOf[terminals[i]] = labels[i] + 1;
     safeLists.push(safe);
     // Lists in shared memory (read so from NATS) are merged at the end on threads (mergeLists), not here.
-    if (++arrived < live.length && !shared(safe)) {
+    if (++arrived < live.length && !sharedList(safe)) {
       // Like a binary counter: the newest list merges with the one before while it is about as long, so each edge
       // moves O(log k) times (merging every arrival into one growing list moved ~k/2 times: 9·10^8 moves at 2·10^8).
       const s0 = performance.now();
@@ -364,7 +365,7 @@ export function contractForest(
   n: number,
   records: Uint32Array = forestRecords(n),
   split: Uint32Array = new Uint32Array(sorted.keys.length),
-): { safe: Uint32Array; open: Uint32Array; label: (row: number) => number } {
+): Contracted {
   const st = contractState(sorted, floor, n, records, split);
   contractEdges(st, 0, sorted.keys.length);
   return contracted(st);
@@ -382,7 +383,7 @@ export async function contractForestAsync(
   records: Uint32Array,
   split: Uint32Array,
   sliceMs = CONTRACT_SLICE_MS,
-): Promise<{ safe: Uint32Array; open: Uint32Array; label: (row: number) => number }> {
+): Promise<Contracted> {
   const st = contractState(sorted, null, n, records, split);
   const m = sorted.keys.length;
   let since = performance.now();
@@ -399,6 +400,13 @@ export async function contractForestAsync(
 /** Edges between contractForestAsync's looks at the clock (a multiple of the 64-edge touching blocks), its slice. */
 const CONTRACT_BLOCK = 1 << 16;
 const CONTRACT_SLICE_MS = 250;
+
+/** contractForest's split: the safe and the open edges' numbers (in order), and each row's label under the safe ones. */
+export interface Contracted {
+  safe: Uint32Array;
+  open: Uint32Array;
+  label: (row: number) => number;
+}
 
 interface ContractState {
   lo: Uint32Array;
@@ -476,7 +484,7 @@ function contractEdges(st: ContractState, from: number, to: number): void {
   st.touched = touched;
 }
 
-function contracted(st: ContractState): { safe: Uint32Array; open: Uint32Array; label: (row: number) => number } {
+function contracted(st: ContractState): Contracted {
   const { u32, split, safeCount, openAt } = st;
   // (touched only keeps the touching loads from being optimised away.)
   if (st.touched === -1) throw new Error('unreachable');
@@ -658,11 +666,7 @@ export function mergeToTree(lists: SortedEdges[], into?: EdgeList): EdgeList {
 }
 
 /** Whether a list's arrays are views of SharedArrayBuffers. */
-function shared(list: SortedEdges): boolean {
-  return [list.lo, list.hi, list.keys].every(
-    (a) => typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer,
-  );
-}
+const sharedList = (list: SortedEdges): boolean => shared(list.lo, list.hi, list.keys);
 
 /**
  * mergeToTree of `lists` (m edges in all), on the coordinator's host threads (merge.threads.ts) where every list is in
@@ -681,7 +685,7 @@ async function mergeLists(
   const ls = lists.filter((l) => l.keys.length > 0);
   let total = 0;
   for (const l of ls) total += l.keys.length;
-  if (total >= MERGE_THREADED_EDGES && total === m && ls.every(shared)) {
+  if (total >= MERGE_THREADED_EDGES && total === m && ls.every(sharedList)) {
     const threads = await resolveThreads(undefined, m, COORDINATOR_THREADS);
     if (made) await made.ready;
     const temp =

@@ -67,7 +67,7 @@ import {
   shared,
   taskThreading,
 } from './tasks.threads.js';
-import { resolveThreads } from '../host/threads.js';
+import { heldThreads, resolveThreads } from '../host/threads.js';
 import { MAX_DEFAULT_THREADS } from '../host/thresholds.js';
 import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskEnv, TaskMessage } from './types.js';
 
@@ -95,10 +95,7 @@ const passThreads = (env: TaskEnv, m: number): Promise<number> =>
  * emst()'s own default (min(cores, 8) from its size on) held to the worker's share of its host where that is less.
  */
 async function mstThreads(env: TaskEnv, n: number): Promise<number | undefined> {
-  if (env.threads !== undefined || env.hostThreads === undefined || env.hostThreads >= MAX_DEFAULT_THREADS) {
-    return env.threads;
-  }
-  return resolveThreads(undefined, n, env.hostThreads);
+  return env.threads ?? heldThreads(env.hostThreads, n, MAX_DEFAULT_THREADS);
 }
 
 export const PARTITION_TASKS: Record<PartitionTaskKind, PartitionTask> = {

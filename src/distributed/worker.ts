@@ -406,16 +406,39 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
      */
     const notStarted = async (m: JsMsg, header: TaskHeader, what: string, e: unknown): Promise<void> => {
       if (await droppedIfGone(m, header, what)) return;
+      const message = describe(e);
+      await retryOrFail(
+        m,
+        header,
+        what,
+        null,
+        'could not be started',
+        message,
+        `task ${what} could not be started: ${message}`,
+      );
+    };
+
+    /**
+     * A task that `failed` (the log's words) with `message`: returned for a retry after RETRY_MS, or failed for good
+     * with `error` on its maxAttempts-th delivery.
+     */
+    const retryOrFail = async (
+      m: JsMsg,
+      header: TaskHeader,
+      what: string,
+      os: ObjectStore | null,
+      failed: string,
+      message: string,
+      error: string,
+    ): Promise<void> => {
       const deliveries = m.info.deliveryCount;
       if (deliveries >= maxAttempts) {
-        await failForGood(m, header, what, null, `task ${what} could not be started: ${describe(e)}`);
-      } else {
-        m.nak(RETRY_MS);
-        summary.retried++;
-        log(
-          `worker: ${what} could not be started (delivery ${deliveries} of ${maxAttempts}), returned for a retry: ${describe(e)}`,
-        );
+        await failForGood(m, header, what, os, error);
+        return;
       }
+      m.nak(RETRY_MS);
+      summary.retried++;
+      log(`worker: ${what} ${failed} (delivery ${deliveries} of ${maxAttempts}), returned for a retry: ${message}`);
     };
 
     const handle = async (m: JsMsg, header: TaskHeader, what: string): Promise<void> => {
@@ -508,13 +531,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         // A run deleted while this task computed: its result had nowhere to go (the likely failure), so no retry.
         if (await droppedIfGone(m, header, what)) return;
         const message = describe(e);
-        if (deliveries >= maxAttempts) {
-          await failForGood(m, header, what, os, message);
-        } else {
-          m.nak(RETRY_MS);
-          summary.retried++;
-          log(`worker: ${what} failed (delivery ${deliveries} of ${maxAttempts}), returned for a retry: ${message}`);
-        }
+        await retryOrFail(m, header, what, os, 'failed', message, message);
       } finally {
         clearInterval(beat);
       }
