@@ -42,7 +42,8 @@ import type { EdgeList } from '../emst/edges.cpu.js';
 import { firstUnsorted, firstUnsortedThreaded, mergeRange, mergeToTreeThreaded } from './merge.threads.js';
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { touchOnWorkers } from '../host/buffers.js';
-import { shared } from './tasks.threads.js';
+import { shared, taskThreading } from './tasks.threads.js';
+import { steinerEdgesThreaded } from './contract.threads.js';
 import { turn } from '../host/lanes.js';
 import type { Task } from './partition.run.js';
 
@@ -395,6 +396,66 @@ export async function contractForestAsync(
     }
   }
   return contracted(st);
+}
+
+/**
+ * contractForest on the host's threads (session 18; its one-thread loop was 10–17 s a partition of 5·10^7 points on
+ * the H100 hosts, a random walk over 800 MB of records, and the step two workers sharing a host slowed most): the
+ * same split, and labels that group the rows asked about (the ends of open edges, the terminals) alike, by a Kruskal
+ * over the Steiner tree of the terminals only (the rows with a floor; `anyFloor` false: none, every edge is safe).
+ *
+ * Exact: an edge off that Steiner tree has a side with no terminal, so every floor on that side is +∞ and the edge is
+ * safe; for an edge on it, the terminals of its sides' components (under the lighter edges) are those reached over
+ * lighter Steiner edges (the path between two of its rows stays in it), so the Kruskal restricted to the Steiner
+ * edges, in the same order, sees the same least floors. Labels are needed for Steiner rows only (an open edge's ends
+ * and the terminals are on it), and two of them are joined by safe edges iff they are by safe Steiner edges: the
+ * label is the least Steiner row of the component, not its least row (the coordinator's Kruskal only compares them).
+ *
+ * The Steiner tree by peeling leaves without a floor on the threads (contract.threads.ts), its edges gathered in
+ * order, their Kruskal on this thread (contractForest, ~3–5 % of the edges), the safe list the complement of the open
+ * one. Null (the records untouched) where it cannot run here: fewer than 2 threads, not a spanning tree (m ≠ n − 1),
+ * arrays not in shared memory, no worker threads — the caller then runs contractForestAsync.
+ */
+export async function contractForestThreaded(
+  threads: number,
+  sorted: SortedEdges,
+  n: number,
+  records: Uint32Array,
+  split: Uint32Array,
+  anyFloor: boolean,
+): Promise<Contracted | null> {
+  const m = sorted.keys.length;
+  if (threads < 2 || m !== n - 1 || n < 2 * threads || !shared(records, sorted.lo, sorted.hi, split)) return null;
+  const label = (row: number) => safeRoot(records, row);
+  if (!anyFloor) {
+    for (let e = 0; e < m; e++) split[e] = e;
+    return { safe: split.subarray(0, m), open: new Uint32Array(0), label };
+  }
+  const bits = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, (m + 31) >>> 5)));
+  const count = await steinerEdgesThreaded(threads, { records, lo: sorted.lo, hi: sorted.hi, bits }, n);
+  if (count === null) return null;
+  taskThreading.runs++;
+  const steiner = new Uint32Array(count);
+  const sub: SortedEdges = { lo: new Uint32Array(count), hi: new Uint32Array(count), keys: new Float32Array(count) };
+  for (let w = 0, i = 0; w < bits.length; w++) {
+    for (let b = bits[w]; b !== 0; b &= b - 1) {
+      const e = 32 * w + 31 - Math.clz32(b & -b);
+      steiner[i] = e;
+      sub.lo[i] = sorted.lo[e];
+      sub.hi[i] = sorted.hi[e];
+      sub.keys[i++] = sorted.keys[e];
+    }
+  }
+  // (contract-count set the Steiner rows' Kruskal words; their floors and safe parents are as forestRecords left them.)
+  const { open: openSub } = contractForest(sub, null, n, records, new Uint32Array(count));
+  const open = new Uint32Array(openSub.length);
+  for (let i = 0; i < open.length; i++) open[i] = steiner[openSub[i]];
+  let s = 0;
+  for (let e = 0, o = 0; e < m; e++) {
+    if (o < open.length && open[o] === e) o++;
+    else split[s++] = e;
+  }
+  return { safe: split.subarray(0, s), open, label };
 }
 
 /** Edges between contractForestAsync's looks at the clock (a multiple of the 64-edge touching blocks), its slice. */

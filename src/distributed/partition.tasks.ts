@@ -50,6 +50,7 @@ import { CUT_CELLS, EXCLUDED, PartitionIndex, scaleRows } from './partition.sear
 import {
   canonicalById,
   contractForestAsync,
+  contractForestThreaded,
   forestRecords,
   safeRoot,
   SIDE_LO_P,
@@ -487,7 +488,11 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const sorted = canonicalById(loRow, hiRow, keys, undefined, true);
   const t3 = performance.now();
   // (Turns of the event loop between slices: the presence beats and the task's heartbeats go on.)
-  const { safe, open } = await contractForestAsync(sorted, n, records, scratch.u32('forest.split', m, onThreads));
+  // On the host's threads by the terminals' Steiner tree where the arrays are shared, else the one-thread loop.
+  const split = scratch.u32('forest.split', m, onThreads);
+  const { safe, open } =
+    (onThreads ? await contractForestThreaded(threads, sorted, n, records, split, terminals.length > 0) : null) ??
+    (await contractForestAsync(sorted, n, records, split));
   const t4 = performance.now();
   // The replies in global ids (10^7–10^8 edges per partition: the proven ones on threads as the keys); labels: the
   // proven components' roots (records' word 2, path halving inline).

@@ -1,7 +1,7 @@
 /**
  * Issue 20 (session 11): method 'pairs' with the GPU's trees, whose edges the tasks read into shared memory, finds
- * each pair's crossing edges and each forest's keys and reply on worker threads (tasks.threads.ts; forced here from 0
- * edges on) and still equals the single-process CPU emst() edge for edge — clustered points, an integer grid (exact
+ * each pair's crossing edges and each forest's keys, contraction and reply on worker threads (tasks.threads.ts,
+ * contract.threads.ts; forced here from 0 edges on) and still equals the single-process CPU emst() edge for edge — clustered points, an integer grid (exact
  * ties) and duplicates.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,10 +35,10 @@ describe.skipIf(variants.length === 0).each(variants)("'pairs' tasks' passes on 
     const runs = taskThreading.runs;
     const executor = new InProcessExecutor(partitionPoints(points, dim, k), { backend: 'gpu', gpu: ctx, threads: 3 });
     const parted = await partitionedEmst(executor, { dim, method: 'pairs' });
-    // Every pair's crossing edges and every forest's keys on threads, and a forest's reply where it has at least 2
-    // proven edges a thread (duplicates: few).
+    // Every pair's crossing edges and every forest's keys and contraction (its terminals' Steiner tree, session 18)
+    // on threads, and a forest's reply where it has at least 2 proven edges a thread (duplicates: few).
     const pairs = (k * (k - 1)) / 2;
-    expect(taskThreading.runs - runs).toBeGreaterThanOrEqual(pairs + (kind === 'duplicates' ? k : 2 * k));
+    expect(taskThreading.runs - runs).toBeGreaterThanOrEqual(pairs + (kind === 'duplicates' ? 2 * k : 3 * k));
     expect([...parted.sources]).toEqual([...single.sources]);
     expect([...parted.targets]).toEqual([...single.targets]);
     expect([...parted.weights]).toEqual([...single.weights]);

@@ -1,0 +1,151 @@
+/**
+ * The 'forest' task's contraction on the worker's host threads (issue 20, session 18): the passes that restrict a
+ * partition's tree to the Steiner tree of its terminals (the rows with a floor), so that contractForest's Kruskal runs
+ * over 3–5 % of the edges (contractForestThreaded, partition.pairs.ts, tells why that is exact).
+ *
+ *   contract-degree  rows [start, end): every edge is read, and each end in the range counts its degree and XORs in
+ *                    the other end (the one thread writing these rows: no atomics); then the range's initial leaves
+ *                    (degree 1, no floor) are marked
+ *   contract-peel    rows [start, end): from each initial leaf of the range, peels leaves along the tree while the
+ *                    next row is left with degree 1 and has no floor (its sole remaining neighbour is its XOR word)
+ *   contract-count   edges [start, end) (start a multiple of 32): the edges whose two ends are not peeled — the
+ *                    Steiner tree's — as bits of `bits` (whole words), their count, and their ends' Kruskal words
+ *                    set to themselves
+ *
+ * State, in contractForest's records (16 bytes a row, partition.pairs.ts): word 0, the Kruskal parent later, holds
+ * 2 × the degree + 1 for an initial leaf, PEELED's bit once peeled; word 3, unused by the Kruskal, the XOR of the
+ * remaining neighbours; word 1 is the floor (f32, +∞ for none); word 2 (the parent under the safe edges) is left
+ * alone. One line a row: the peel's loads and atomics touch one cache line each.
+ *
+ * The peel is race-free given one terminal at least (the caller does none without): a row is peeled by the one
+ * thread that saw it a leaf — an initial leaf by its range's thread, any other by the thread whose decrement left its
+ * degree at 1 — and that thread's read of its XOR word comes after every other neighbour's XOR, each of which went
+ * before that neighbour's decrement (sequentially consistent atomics). Two adjacent rows can be leaves at once only
+ * when they are all that is left of the tree, which then holds no terminal.
+ *
+ * Every array must be a view of a SharedArrayBuffer (see tasks.threads.ts).
+ */
+import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
+
+/** Word 0's mark of a peeled row (its top bit: a degree count never reaches it). */
+export const PEELED = 0x80000000;
+
+interface RowRange {
+  id: number;
+  records: Uint32Array;
+  start: number;
+  end: number;
+}
+
+type DegreeJob = RowRange & { kind: 'contract-degree'; lo: Uint32Array; hi: Uint32Array };
+type PeelJob = RowRange & { kind: 'contract-peel' };
+type CountJob = RowRange & { kind: 'contract-count'; lo: Uint32Array; hi: Uint32Array; bits: Uint32Array };
+type CountReply = WorkerReply & { count: number };
+
+/** contract-degree on rows [start, end) (see the file's comment). */
+export function contractDegree(j: Omit<DegreeJob, 'kind' | 'id'> & { id?: number }): WorkerReply {
+  const { records: u32, lo, hi, start, end } = j;
+  const f32 = new Float32Array(u32.buffer, u32.byteOffset, u32.length);
+  const span = end - start;
+  for (let r = start; r < end; r++) {
+    u32[4 * r] = 0;
+    u32[4 * r + 3] = 0;
+  }
+  const m = lo.length;
+  for (let e = 0; e < m; e++) {
+    const u = lo[e];
+    const v = hi[e];
+    if ((u - start) >>> 0 < span) {
+      u32[4 * u] += 2;
+      u32[4 * u + 3] ^= v;
+    }
+    if ((v - start) >>> 0 < span) {
+      u32[4 * v] += 2;
+      u32[4 * v + 3] ^= u;
+    }
+  }
+  for (let r = start; r < end; r++) if (u32[4 * r] === 2 && f32[4 * r + 1] === Infinity) u32[4 * r] = 3;
+  return { id: j.id ?? 0 };
+}
+
+/** contract-peel from the initial leaves of rows [start, end) (see the file's comment). */
+export function contractPeel(j: Omit<PeelJob, 'kind' | 'id'> & { id?: number }): WorkerReply {
+  const { records: u32, start, end } = j;
+  const f32 = new Float32Array(u32.buffer, u32.byteOffset, u32.length);
+  for (let r = start; r < end; r++) {
+    if (u32[4 * r] !== 3) continue;
+    let x = r;
+    for (;;) {
+      const p = Atomics.load(u32, 4 * x + 3);
+      u32[4 * x] = PEELED;
+      Atomics.xor(u32, 4 * p + 3, x);
+      const before = Atomics.sub(u32, 4 * p, 2) >>> 1;
+      // p is now a leaf when it had two neighbours left; a terminal (a floor) stays.
+      if (before !== 2 || f32[4 * p + 1] !== Infinity) break;
+      x = p;
+    }
+  }
+  return { id: j.id ?? 0 };
+}
+
+/** contract-count on edges [start, end) (see the file's comment). */
+export function contractCount(j: Omit<CountJob, 'kind' | 'id'> & { id?: number }): CountReply {
+  const { records: u32, lo, hi, bits, start, end } = j;
+  let count = 0;
+  let word = 0;
+  for (let e = start; e < end; e++) {
+    const u = lo[e];
+    const v = hi[e];
+    // (A Steiner row's word 0 is a degree count or, once set here, its own row: below PEELED either way.)
+    if (u32[4 * u] < PEELED && u32[4 * v] < PEELED) {
+      word |= 1 << (e & 31);
+      count++;
+      u32[4 * u] = u;
+      u32[4 * v] = v;
+    }
+    if ((e & 31) === 31 || e === end - 1) {
+      bits[e >>> 5] = word;
+      word = 0;
+    }
+  }
+  return { id: j.id ?? 0, count };
+}
+
+export const contractJobs = {
+  'contract-degree': (m: DegreeJob) => contractDegree(m),
+  'contract-peel': (m: PeelJob) => contractPeel(m),
+  'contract-count': (m: CountJob) => contractCount(m),
+} satisfies JobTable;
+
+/**
+ * The three passes on `threads` threads over n rows and the m = lo.length edges: `bits` (⌈m / 32⌉ words) gets the
+ * Steiner tree's edges; answers their count, or null where threads did not run (none, or no worker script): the
+ * records are then untouched.
+ */
+export async function steinerEdgesThreaded(
+  threads: number,
+  j: { records: Uint32Array; lo: Uint32Array; hi: Uint32Array; bits: Uint32Array },
+  n: number,
+): Promise<number | null> {
+  const m = j.lo.length;
+  const rows = (part: number) => ({
+    start: Math.floor((part * n) / threads),
+    end: Math.floor(((part + 1) * n) / threads),
+  });
+  // Edge ranges on whole words of `bits`.
+  const words = (m + 31) >>> 5;
+  const edges = (part: number) => ({
+    start: Math.min(m, 32 * Math.floor((part * words) / threads)),
+    end: Math.min(m, 32 * Math.floor(((part + 1) * words) / threads)),
+  });
+  const what = "the 'forest' task's contraction";
+  return splitOnWorkers(threads, false, what, async (pass) => {
+    const d = nextMessageId();
+    await pass((part) => ({ kind: 'contract-degree', id: d, records: j.records, lo: j.lo, hi: j.hi, ...rows(part) }));
+    const p = nextMessageId();
+    await pass((part) => ({ kind: 'contract-peel', id: p, records: j.records, ...rows(part) }));
+    const c = nextMessageId();
+    const counts = await pass<CountReply>((part) => ({ kind: 'contract-count', id: c, ...j, ...edges(part) }));
+    return counts.reduce((s, r) => s + r.count, 0);
+  });
+}

@@ -1,0 +1,202 @@
+/**
+ * Issue 20 (session 18): the 'forest' task's contraction on threads (contractForestThreaded: the terminals' Steiner
+ * tree peeled on 2–5 threads, contract.threads.ts, then a Kruskal over its edges) against a plain Kruskal with floors
+ * — the safe and open edges exactly, and the labels of the rows the coordinator asks about (terminals, open edges'
+ * ends) grouping them as the oracle's components do — on long paths (peeling chains that cross the threads' ranges),
+ * stars, random trees with tied keys, and 0, 1, a few and all rows with a floor; and the cases it leaves to the
+ * one-thread loop (null: records untouched) or refuses (a cycle).
+ */
+import { describe, expect, it } from 'vitest';
+import { contractForestThreaded, forestRecords } from '../../src/distributed/partition.pairs.js';
+import { contractDegree, contractPeel, PEELED } from '../../src/distributed/contract.threads.js';
+import { mulberry32 } from '../helpers/random.js';
+import { useBundledWorkerScript } from '../helpers/workers.js';
+
+useBundledWorkerScript('treeline-contract-threads-');
+
+type Tree = { lo: Uint32Array; hi: Uint32Array; keys: Float32Array };
+
+const sharedU32 = (length: number) => new Uint32Array(new SharedArrayBuffer(4 * Math.max(length, 1)), 0, length);
+const sharedOf = <T extends Uint32Array | Float32Array>(a: T): T => {
+  const out = new (a.constructor as new (b: SharedArrayBuffer, o: number, l: number) => T)(
+    new SharedArrayBuffer(Math.max(a.byteLength, 4)),
+    0,
+    a.length,
+  );
+  out.set(a);
+  return out;
+};
+
+/** Edges [key, a, b] in canonical (key, lo, hi) order, in shared memory. */
+function treeOf(edges: number[][]): Tree {
+  const e = edges
+    .map(([k, a, b]) => [Math.fround(k), Math.min(a, b), Math.max(a, b)])
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2]);
+  return {
+    lo: sharedOf(Uint32Array.from(e, (x) => x[1])),
+    hi: sharedOf(Uint32Array.from(e, (x) => x[2])),
+    keys: sharedOf(Float32Array.from(e, (x) => x[0])),
+  };
+}
+
+/** The oracle: Kruskal in order, each component's least floor; labels by the safe edges' components. */
+function oracle(tree: Tree, floor: Float32Array, n: number) {
+  const parent = Uint32Array.from({ length: n }, (_, i) => i);
+  const least = Float64Array.from(floor);
+  const label = Uint32Array.from({ length: n }, (_, i) => i);
+  const find = (p: Uint32Array, x: number): number => {
+    while (p[x] !== x) x = p[x] = p[p[x]];
+    return x;
+  };
+  const safe: number[] = [];
+  const open: number[] = [];
+  for (let e = 0; e < tree.keys.length; e++) {
+    const a = find(parent, tree.lo[e]);
+    const b = find(parent, tree.hi[e]);
+    if (least[a] > tree.keys[e] || least[b] > tree.keys[e]) {
+      safe.push(e);
+      label[find(label, tree.lo[e])] = find(label, tree.hi[e]);
+    } else open.push(e);
+    parent[b] = a;
+    least[a] = Math.min(least[a], least[b]);
+  }
+  return { safe, open, label: (r: number) => find(label, r) };
+}
+
+function recordsWith(floor: Float32Array): Uint32Array {
+  const n = floor.length;
+  const records = forestRecords(n, sharedU32(4 * n));
+  const f32 = new Float32Array(records.buffer, 0, 4 * n);
+  for (let r = 0; r < n; r++) f32[4 * r + 1] = floor[r];
+  return records;
+}
+
+async function expectOracle(tree: Tree, floor: Float32Array, threads: number, what: string): Promise<void> {
+  const n = floor.length;
+  const want = oracle(tree, floor, n);
+  const got = await contractForestThreaded(
+    threads,
+    tree,
+    n,
+    recordsWith(floor),
+    sharedU32(tree.keys.length),
+    floor.some((f) => f !== Infinity),
+  );
+  expect(got, what).not.toBeNull();
+  expect([...got!.safe], what).toEqual(want.safe);
+  expect([...got!.open], what).toEqual(want.open);
+  // The rows asked about: terminals and open edges' ends; their labels must group them as the oracle's do.
+  const asked = new Set<number>();
+  for (let r = 0; r < n; r++) if (floor[r] !== Infinity) asked.add(r);
+  for (const e of want.open) asked.add(tree.lo[e]).add(tree.hi[e]);
+  const toWant = new Map<number, number>();
+  const toGot = new Map<number, number>();
+  for (const r of asked) {
+    const g = got!.label(r);
+    const w = want.label(r);
+    expect(toWant.get(g) ?? w, `${what}: row ${r}`).toBe(w);
+    expect(toGot.get(w) ?? g, `${what}: row ${r}`).toBe(g);
+    toWant.set(g, w);
+    toGot.set(w, g);
+  }
+}
+
+/** Row labels shuffled (rows of a partition are in no spatial order). */
+function shuffled(n: number, rand: () => number): Uint32Array {
+  const perm = Uint32Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [perm[i], perm[j]] = [perm[j], perm[i]];
+  }
+  return perm;
+}
+
+function shapes(n: number, rand: () => number): [string, number[][]][] {
+  const perm = shuffled(n, rand);
+  const key = () => Math.floor(rand() * 50) / 4; // ties
+  const path = Array.from({ length: n - 1 }, (_, i) => [key(), i, i + 1]);
+  const shuffledPath = Array.from({ length: n - 1 }, (_, i) => [key(), perm[i], perm[i + 1]]);
+  const star = Array.from({ length: n - 1 }, (_, i) => [key(), perm[0], perm[i + 1]]);
+  const random = Array.from({ length: n - 1 }, (_, i) => [key(), perm[i + 1], perm[Math.floor(rand() * (i + 1))]]);
+  // Long arms: each row hangs off one of the last few rows (deep chains and branches).
+  const arms = Array.from({ length: n - 1 }, (_, i) => [
+    key(),
+    perm[i + 1],
+    perm[Math.max(0, i - Math.floor(rand() * 3))],
+  ]);
+  return [
+    ['path', path],
+    ['shuffled path', shuffledPath],
+    ['star', star],
+    ['random', random],
+    ['arms', arms],
+  ];
+}
+
+describe('contractForestThreaded', () => {
+  it('equals a plain Kruskal with floors: paths, stars, random trees, 0 / 1 / few / all floors, 2–5 threads', async () => {
+    const rand = mulberry32(1818);
+    for (const n of [10, 37, 2000, 30_001]) {
+      for (const [shape, edges] of shapes(n, rand)) {
+        const tree = treeOf(edges);
+        const floors: [string, Float32Array][] = [
+          ['none', new Float32Array(n).fill(Infinity)],
+          ['one', Float32Array.from({ length: n }, (_, r) => (r === Math.floor(n / 3) ? 2 : Infinity))],
+          ['few', Float32Array.from({ length: n }, () => (rand() < 0.01 ? Math.floor(rand() * 50) / 4 : Infinity))],
+          ['many', Float32Array.from({ length: n }, () => (rand() < 0.3 ? Math.floor(rand() * 50) / 4 : Infinity))],
+          ['all', Float32Array.from({ length: n }, () => Math.floor(rand() * 50) / 4)],
+        ];
+        for (const [which, floor] of floors) {
+          for (const threads of [2, 3, 5]) {
+            if (n < 2 * threads) continue;
+            await expectOracle(tree, floor, threads, `n=${n} ${shape} floors=${which} threads=${threads}`);
+          }
+        }
+      }
+    }
+  });
+
+  it('peels exactly the rows off the terminals’ Steiner tree (one thread’s passes, by hand)', () => {
+    // 0 – 1 – 2 – 3 – 4 with a branch 2 – 5 – 6; terminals 1 and 3: the Steiner tree is 1 – 2 – 3.
+    const tree = treeOf([
+      [1, 0, 1],
+      [2, 1, 2],
+      [3, 2, 3],
+      [4, 3, 4],
+      [5, 2, 5],
+      [6, 5, 6],
+    ]);
+    const floor = Float32Array.from([Infinity, 1, Infinity, 1, Infinity, Infinity, Infinity]);
+    const records = recordsWith(floor);
+    contractDegree({ records, lo: tree.lo, hi: tree.hi, start: 0, end: 7 });
+    contractPeel({ records, start: 0, end: 7 });
+    const peeled = Array.from({ length: 7 }, (_, r) => records[4 * r] >= PEELED);
+    expect(peeled).toEqual([true, false, false, false, true, true, true]);
+  });
+
+  it('leaves to the one-thread loop what it cannot run (null, records untouched) and refuses a cycle', async () => {
+    const tree = treeOf([
+      [1, 0, 1],
+      [2, 1, 2],
+      [3, 2, 3],
+    ]);
+    const floor = Float32Array.from([1, Infinity, Infinity, 1]);
+    const records = recordsWith(floor);
+    const before = records.slice();
+    expect(await contractForestThreaded(1, tree, 4, records, sharedU32(3), true)).toBeNull();
+    expect(await contractForestThreaded(2, tree, 5, recordsWith(new Float32Array(5)), sharedU32(3), true)).toBeNull();
+    const plain = { lo: Uint32Array.from(tree.lo), hi: Uint32Array.from(tree.hi), keys: Float32Array.from(tree.keys) };
+    expect(await contractForestThreaded(2, plain, 4, records, sharedU32(3), true)).toBeNull();
+    expect(records).toEqual(before);
+    // A cycle 0 – 1 – 2 – 0 and a lone row 3 (m = n − 1, not a tree): its edges are never peeled, and the Kruskal
+    // over them finds the cycle.
+    const cycle = treeOf([
+      [1, 0, 1],
+      [2, 1, 2],
+      [3, 0, 2],
+    ]);
+    await expect(contractForestThreaded(2, cycle, 4, recordsWith(floor), sharedU32(3), true)).rejects.toThrow(
+      /closes a cycle/,
+    );
+  });
+});
