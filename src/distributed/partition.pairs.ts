@@ -423,6 +423,7 @@ export async function contractForestThreaded(
   records: Uint32Array,
   split: Uint32Array,
   anyFloor: boolean,
+  stats?: ContractStats,
 ): Promise<Contracted | null> {
   const m = sorted.keys.length;
   if (threads < 2 || m !== n - 1 || n < 2 * threads || !shared(records, sorted.lo, sorted.hi, split)) return null;
@@ -431,10 +432,12 @@ export async function contractForestThreaded(
     for (let e = 0; e < m; e++) split[e] = e;
     return { safe: split.subarray(0, m), open: new Uint32Array(0), label };
   }
+  const t0 = performance.now();
   const bits = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, (m + 31) >>> 5)));
   const count = await steinerEdgesThreaded(threads, { records, lo: sorted.lo, hi: sorted.hi, bits }, n);
   if (count === null) return null;
   taskThreading.runs++;
+  const t1 = performance.now();
   const steiner = new Uint32Array(count);
   const sub: SortedEdges = { lo: new Uint32Array(count), hi: new Uint32Array(count), keys: new Float32Array(count) };
   for (let w = 0, i = 0; w < bits.length; w++) {
@@ -447,7 +450,9 @@ export async function contractForestThreaded(
     }
   }
   // (contract-count set the Steiner rows' Kruskal words; their floors and safe parents are as forestRecords left them.)
+  const t2 = performance.now();
   const { open: openSub } = contractForest(sub, null, n, records, new Uint32Array(count));
+  const t3 = performance.now();
   const open = new Uint32Array(openSub.length);
   for (let i = 0; i < open.length; i++) open[i] = steiner[openSub[i]];
   let s = 0;
@@ -455,7 +460,23 @@ export async function contractForestThreaded(
     if (o < open.length && open[o] === e) o++;
     else split[s++] = e;
   }
+  if (stats) {
+    stats.steinerEdges = count;
+    stats.passes = t1 - t0;
+    stats.gather = t2 - t1;
+    stats.kruskal = t3 - t2;
+    stats.complement = performance.now() - t3;
+  }
   return { safe: split.subarray(0, s), open, label };
+}
+
+/** contractForestThreaded's account: the Steiner tree's edges, and its steps' times (ms). */
+export interface ContractStats {
+  steinerEdges: number;
+  passes: number;
+  gather: number;
+  kruskal: number;
+  complement: number;
 }
 
 /** Edges between contractForestAsync's looks at the clock (a multiple of the 64-edge touching blocks), its slice. */

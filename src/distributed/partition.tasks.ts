@@ -51,6 +51,7 @@ import {
   canonicalById,
   contractForestAsync,
   contractForestThreaded,
+  type ContractStats,
   forestRecords,
   safeRoot,
   SIDE_LO_P,
@@ -490,9 +491,11 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   // (Turns of the event loop between slices: the presence beats and the task's heartbeats go on.)
   // On the host's threads by the terminals' Steiner tree where the arrays are shared, else the one-thread loop.
   const split = scratch.u32('forest.split', m, onThreads);
+  const steiner: ContractStats = { steinerEdges: -1, passes: 0, gather: 0, kruskal: 0, complement: 0 };
   const { safe, open } =
-    (onThreads ? await contractForestThreaded(threads, sorted, n, records, split, terminals.length > 0) : null) ??
-    (await contractForestAsync(sorted, n, records, split));
+    (onThreads
+      ? await contractForestThreaded(threads, sorted, n, records, split, terminals.length > 0, steiner)
+      : null) ?? (await contractForestAsync(sorted, n, records, split));
   const t4 = performance.now();
   // The replies in global ids (10^7–10^8 edges per partition: the proven ones on threads as the keys); labels: the
   // proven components' roots (records' word 2, path halving inline).
@@ -535,9 +538,21 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
         'forest::keys': t2 - t1,
         'forest::sort': t3 - t2,
         'forest::contract': t4 - t3,
+        // (Its threaded steps, where it ran on threads: contractForestThreaded.)
+        ...(steiner.steinerEdges >= 0
+          ? {
+              'forest::contract.passes': steiner.passes,
+              'forest::contract.gather': steiner.gather,
+              'forest::contract.kruskal': steiner.kruskal,
+              'forest::contract.complement': steiner.complement,
+            }
+          : {}),
         'forest::reply': performance.now() - t4,
         'forest::total': performance.now() - tStart,
       },
+      // Sizes behind the times (the worker logs them): the rows with a floor, the Steiner edges (−1: not on
+      // threads), the open edges.
+      counts: { 'forest::terminals': terminals.length, 'forest::steiner': steiner.steinerEdges, 'forest::open': mo },
     },
     arrays: { lo, hi, keys: safeKeys, openLo, openHi, openKeys, openLa, openLb, label: termLabel },
   };

@@ -527,6 +527,12 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
             .map(([label, ms]) => `${label} ${(ms as number).toFixed(0)}`);
           if (list.length > 0) log(`worker: ${what} steps ${list.join(', ')} ms`);
         }
+        // And its sizes (meta.counts: the forest's terminals, Steiner and open edges).
+        const counts = reply.meta.counts;
+        if (counts !== null && typeof counts === 'object' && !Array.isArray(counts)) {
+          const list = Object.entries(counts).map(([label, c]) => `${label} ${String(c)}`);
+          if (list.length > 0) log(`worker: ${what} counts ${list.join(', ')}`);
+        }
       } catch (e) {
         // A run deleted while this task computed: its result had nowhere to go (the likely failure), so no retry.
         if (await droppedIfGone(m, header, what)) return;
