@@ -126,6 +126,7 @@ export async function steinerEdgesThreaded(
   threads: number,
   j: { records: Uint32Array; lo: Uint32Array; hi: Uint32Array; bits: Uint32Array },
   n: number,
+  times?: { degree: number; peel: number; count: number },
 ): Promise<number | null> {
   const m = j.lo.length;
   const rows = (part: number) => ({
@@ -140,12 +141,16 @@ export async function steinerEdgesThreaded(
   });
   const what = "the 'forest' task's contraction";
   return splitOnWorkers(threads, false, what, async (pass) => {
+    const t0 = performance.now();
     const d = nextMessageId();
     await pass((part) => ({ kind: 'contract-degree', id: d, records: j.records, lo: j.lo, hi: j.hi, ...rows(part) }));
+    const t1 = performance.now();
     const p = nextMessageId();
     await pass((part) => ({ kind: 'contract-peel', id: p, records: j.records, ...rows(part) }));
+    const t2 = performance.now();
     const c = nextMessageId();
     const counts = await pass<CountReply>((part) => ({ kind: 'contract-count', id: c, ...j, ...edges(part) }));
+    if (times) [times.degree, times.peel, times.count] = [t1 - t0, t2 - t1, performance.now() - t2];
     return counts.reduce((s, r) => s + r.count, 0);
   });
 }

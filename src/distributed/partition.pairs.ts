@@ -434,7 +434,8 @@ export async function contractForestThreaded(
   }
   const t0 = performance.now();
   const bits = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, (m + 31) >>> 5)));
-  const count = await steinerEdgesThreaded(threads, { records, lo: sorted.lo, hi: sorted.hi, bits }, n);
+  const times = { degree: 0, peel: 0, count: 0 };
+  const count = await steinerEdgesThreaded(threads, { records, lo: sorted.lo, hi: sorted.hi, bits }, n, times);
   if (count === null) return null;
   taskThreading.runs++;
   const t1 = performance.now();
@@ -463,6 +464,9 @@ export async function contractForestThreaded(
   if (stats) {
     stats.steinerEdges = count;
     stats.passes = t1 - t0;
+    stats.degree = times.degree;
+    stats.peel = times.peel;
+    stats.count = times.count;
     stats.gather = t2 - t1;
     stats.kruskal = t3 - t2;
     stats.complement = performance.now() - t3;
@@ -473,7 +477,11 @@ export async function contractForestThreaded(
 /** contractForestThreaded's account: the Steiner tree's edges, and its steps' times (ms). */
 export interface ContractStats {
   steinerEdges: number;
+  /** The threaded passes, and each of them (contract.threads.ts). */
   passes: number;
+  degree: number;
+  peel: number;
+  count: number;
   gather: number;
   kruskal: number;
   complement: number;

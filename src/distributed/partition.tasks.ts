@@ -491,7 +491,10 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   // (Turns of the event loop between slices: the presence beats and the task's heartbeats go on.)
   // On the host's threads by the terminals' Steiner tree where the arrays are shared, else the one-thread loop.
   const split = scratch.u32('forest.split', m, onThreads);
-  const steiner: ContractStats = { steinerEdges: -1, passes: 0, gather: 0, kruskal: 0, complement: 0 };
+  const steiner: ContractStats = {
+    steinerEdges: -1,
+    ...{ passes: 0, degree: 0, peel: 0, count: 0, gather: 0, kruskal: 0, complement: 0 },
+  };
   const { safe, open } =
     (onThreads
       ? await contractForestThreaded(threads, sorted, n, records, split, terminals.length > 0, steiner)
@@ -541,7 +544,9 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
         // (Its threaded steps, where it ran on threads: contractForestThreaded.)
         ...(steiner.steinerEdges >= 0
           ? {
-              'forest::contract.passes': steiner.passes,
+              'forest::contract.degree': steiner.degree,
+              'forest::contract.peel': steiner.peel,
+              'forest::contract.count': steiner.count,
               'forest::contract.gather': steiner.gather,
               'forest::contract.kruskal': steiner.kruskal,
               'forest::contract.complement': steiner.complement,

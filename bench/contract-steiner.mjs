@@ -1,0 +1,65 @@
+// The 'forest' task's contraction (issue 20, session 18) on this machine: the one-thread Kruskal with floors
+// (contractForest) against contractForestThreaded (the terminals' Steiner tree on threads), step by step, on the
+// EMST of n uniform 3D points (the CPU backend) whose rows near the plane x = 0.5 carry floors (a partition's border:
+// ~0.3–0.5 % terminals, as the H100 runs' partitions of 5·10^7 points had). After `npm run build`:
+//   node bench/contract-steiner.mjs [n = 2e6] [threads = 2] [rounds = 3] [band = 0.0015]
+import { emst } from '../dist/emst/emst.js';
+import { canonicalById, contractForest, contractForestThreaded, forestRecords } from '../dist/distributed/partition.pairs.js';
+import { squaredDistance } from '../dist/knn/keys.cpu.js';
+import { closeIdleWorkers } from '../dist/host/threads.js';
+
+const n = Math.round(Number(process.argv[2] ?? 2e6));
+const threads = Number(process.argv[3] ?? 2);
+const rounds = Number(process.argv[4] ?? 3);
+const band = Number(process.argv[5] ?? 0.0015);
+let seed = 1818;
+const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0), seed / 2 ** 32);
+const points = Float32Array.from({ length: 3 * n }, rand);
+let t = performance.now();
+const tree = await emst(points, { dim: 3, backend: 'cpu' });
+console.log(`emst of ${n} points: ${(performance.now() - t).toFixed(0)} ms`);
+const m = tree.sources.length;
+const shared = (C, len) => new C(new SharedArrayBuffer(C.BYTES_PER_ELEMENT * len));
+const lo = shared(Uint32Array, m);
+const hi = shared(Uint32Array, m);
+const keys = shared(Float32Array, m);
+for (let e = 0; e < m; e++) {
+  lo[e] = Math.min(tree.sources[e], tree.targets[e]);
+  hi[e] = Math.max(tree.sources[e], tree.targets[e]);
+  keys[e] = squaredDistance(points, 3, lo[e], hi[e]);
+}
+const sorted = canonicalById(lo, hi, keys, undefined, true);
+const floor = new Float32Array(n).fill(Infinity);
+let terminals = 0;
+for (let r = 0; r < n; r++) {
+  const d = Math.abs(points[3 * r] - 0.5);
+  if (d < band) {
+    floor[r] = Math.fround(d * d + 1e-7);
+    terminals++;
+  }
+}
+console.log(`terminals ${terminals} (${((100 * terminals) / n).toFixed(2)} %)`);
+const records = forestRecords(n, shared(Uint32Array, 4 * n));
+const fresh = () => {
+  forestRecords(n, records);
+  const f32 = new Float32Array(records.buffer);
+  for (let r = 0; r < n; r++) f32[4 * r + 1] = floor[r];
+};
+for (let round = 0; round < rounds; round++) {
+  t = performance.now();
+  const one = contractForest(sorted, floor, n);
+  const oneMs = performance.now() - t;
+  fresh();
+  const stats = {};
+  t = performance.now();
+  const many = await contractForestThreaded(threads, sorted, n, records, shared(Uint32Array, m), true, stats);
+  const manyMs = performance.now() - t;
+  const same = many.open.length === one.open.length && many.open.every((e, i) => e === one.open[i]);
+  const steps = Object.entries(stats)
+    .map(([k, v]) => `${k} ${k === 'steinerEdges' ? v : v.toFixed(0)}`)
+    .join(', ');
+  console.log(
+    `round ${round}: one thread ${oneMs.toFixed(0)} ms; ${threads} threads ${manyMs.toFixed(0)} ms (${steps}); open ${many.open.length}, same ${same}`,
+  );
+}
+await closeIdleWorkers();
