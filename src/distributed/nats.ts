@@ -447,12 +447,13 @@ const encodeBuffers: Uint8Array[] = [];
  * with flow control) stalled for 60–150 s in 5 of 6 tries at 200–400 MB on loopback (session 11; one at a time never
  * did) — and a worker read its task's partition, the partner and a prefetch at once. The chunks go straight into one
  * array of the object's size (getBlob gathered them, then copied them into a second array). `shared`: that array is
- * a SharedArrayBuffer's (the coordinator's task results: its threaded merge reads them; never hand such arrays to the
- * GPU — Dawn's upload of one crashed the process on lavapipe), whose pages the host's threads take first from
- * `touchBytes` (default 64 MiB) on: a fresh buffer's first writes ran at ~1 GB/s on one H100 host thread, beside the
- * chunks' own work — a forest's 600 MB result at 2·10^8, k = 4, read in the run's last step. The chunks come through
- * readPulled (a pull consumer, the SHA-256 on a hashing thread) unless TREELINE_NATS_GET_WINDOW is 0 (the library's
- * get); one at a time still (readPulled at once on one connection was not tried).
+ * a SharedArrayBuffer's (the coordinator's task results: its threaded merge reads them; a worker's partitions: its
+ * pairs' threaded union; the GPU's uploads copy such views, src/gpu/buffers.ts unshared), whose pages the host's
+ * threads take first from `touchBytes` (default 64 MiB) on: a fresh buffer's first writes ran at ~1 GB/s on one H100
+ * host thread, beside the chunks' own work — a forest's 600 MB result at 2·10^8, k = 4, read in the run's last step.
+ * The chunks come through readPulled (a pull consumer, the SHA-256 on a hashing thread) unless
+ * TREELINE_NATS_GET_WINDOW is 0 (the library's get); one at a time still (readPulled at once on one connection was not
+ * tried).
  */
 export function getMessage(
   os: ObjectStore,

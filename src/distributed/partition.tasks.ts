@@ -68,6 +68,8 @@ import {
   forestReplyThreaded,
   shared,
   taskThreading,
+  unionRows,
+  unionThreaded,
 } from './tasks.threads.js';
 import { heldThreads, resolveThreads } from '../host/threads.js';
 import { MAX_DEFAULT_THREADS } from '../host/thresholds.js';
@@ -251,7 +253,7 @@ export function pairsScratchSlots(n: number, dim: number, k: number, gpu: boolea
   const pair = Math.min(n, 2 * part);
   const slots: SlotSpec[] = [
     { name: 'pair.ids', length: pair, shared: true },
-    { name: 'pair.points', length: pair * dim, shared: false },
+    { name: 'pair.points', length: pair * dim, shared: true },
     { name: 'forest.records', length: 4 * part, shared: true },
   ];
   if (gpu) {
@@ -295,63 +297,52 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
   // The union's rows in ascending global id (both lists ascend): a tree over them, mapped back, keeps the global
   // (key, min id, max id) tie order. Bit r of inP: 1 where union row r is p's (a bit a row: the kept-edge loop below
   // reads it at random, and 10^8 rows' bits, 12.5 MB, stay in the host's last-level cache where bytes did not).
-  // Per-point arrays are the worker's scratch (scratch.ts: no fresh pages per task).
+  // Per-point arrays are the worker's scratch (scratch.ts: no fresh pages per task), in shared memory for the
+  // union's threads (the GPU's upload copies the points chunk by chunk as from any array: tasks.threads.ts).
   const n = np + nq;
-  const words = (n + 31) >>> 5;
-  const inP = scratch.u32('pair.inP', words, true);
-  const unionIds = scratch.u32('pair.ids', n, true);
-  const scaled = scratch.f32('pair.points', n * dim);
-  const core2 = mr ? new Float32Array(n) : null;
-  const f = 2 ** exponent;
   const pIds = p.ids;
-  const qIds = q === null ? pIds : q.ids;
-  const pPts = p.points;
-  const qPts = q === null ? pPts : q.points;
-  // One pass, the bits gathered a word at a time, 3D unrolled (1.5× the per-bit, per-axis loop on this machine), in
-  // pieces of unionPieces.rows rows with a turn of the event loop between them: the worker's partition reads (its
-  // prefetch, nats.ts) stream on this thread, and one pass over 10^8 rows held them for 3.5–7 s (session 12, H100
-  // x2: the next pair then waited for its partner's read).
-  let a = 0;
-  let b = 0;
-  let word = 0;
-  const piece = Math.max(1, Math.floor(unionPieces.rows));
-  for (let start = 0; start < n; start += piece) {
-    if (start > 0) {
-      unionPieces.turns++;
-      await turn();
-    }
-    const stop = Math.min(n, start + piece);
-    for (let r = start, o = start * dim; r < stop; r++, o += dim) {
-      // Scaled by 2^exponent as PartitionIndex scales (exact).
-      if (b >= nq || (a < np && pIds[a] < qIds[b])) {
-        word |= 1 << (r & 31);
-        unionIds[r] = pIds[a];
-        const i = a * dim;
-        if (dim === 3) {
-          scaled[o] = pPts[i] * f;
-          scaled[o + 1] = pPts[i + 1] * f;
-          scaled[o + 2] = pPts[i + 2] * f;
-        } else for (let d = 0; d < dim; d++) scaled[o + d] = pPts[i + d] * f;
-        if (core2 !== null) core2[r] = core2p![a];
-        a++;
-      } else {
-        unionIds[r] = qIds[b];
-        const i = b * dim;
-        if (dim === 3) {
-          scaled[o] = qPts[i] * f;
-          scaled[o + 1] = qPts[i + 1] * f;
-          scaled[o + 2] = qPts[i + 2] * f;
-        } else for (let d = 0; d < dim; d++) scaled[o + d] = qPts[i + d] * f;
-        if (core2 !== null) core2[r] = core2q![b];
-        b++;
+  const pPoints = p.points;
+  // (A pair with itself merges p with nothing: every row is p's.)
+  const qIds = q === null ? pIds.subarray(0, 0) : q.ids;
+  const qPoints = q === null ? pPoints.subarray(0, 0) : q.points;
+  const threads = n >= taskThreading.minRows && shared(pIds, pPoints, qIds, qPoints) ? await passThreads(env, n) : 1;
+  // The message's cores are not in shared memory: copied there for the threads (4 bytes a row; mutual reachability
+  // only, whose tree on the CPU takes far longer than its union).
+  const toThreads = (a: Float32Array | null) => (a === null || threads < 2 ? a : sharedCopy(a));
+  const inP = scratch.u32('pair.inP', (n + 31) >>> 5, true);
+  const unionIds = scratch.u32('pair.ids', n, true);
+  const scaled = scratch.f32('pair.points', n * dim, true);
+  const core2 = mr ? new Float32Array(threads > 1 ? new SharedArrayBuffer(4 * n) : new ArrayBuffer(4 * n)) : null;
+  const union = {
+    pIds,
+    pPoints,
+    qIds,
+    qPoints,
+    dim,
+    scale: 2 ** exponent,
+    core2p: toThreads(core2p),
+    core2q: toThreads(core2q),
+    core2,
+    ids: unionIds,
+    points: scaled,
+    bits: inP,
+  };
+  // On the host's threads where the partitions were read into shared memory (worker.ts ObjectCache), split along the
+  // merge path (tasks.threads.ts unionThreaded), this thread waiting; else here in pieces of unionPieces.rows rows
+  // with a turn of the event loop between them: the worker's partition reads (its prefetch, nats.ts) stream on this
+  // thread, and one pass over 10^8 rows held them for 3.5–7 s (session 12, H100 x2: the next pair then waited for its
+  // partner's read).
+  if (!(await unionThreaded(threads, union, n))) {
+    const piece = Math.max(1, Math.floor(unionPieces.rows));
+    let at = { a: 0, b: 0 };
+    for (let start = 0; start < n; start += piece) {
+      if (start > 0) {
+        unionPieces.turns++;
+        await turn();
       }
-      if ((r & 31) === 31) {
-        inP[r >>> 5] = word;
-        word = 0;
-      }
+      at = unionRows({ ...union, ...at, start, end: Math.min(n, start + piece) });
     }
   }
-  if ((n & 31) !== 0) inP[n >>> 5] = word;
   const t0 = performance.now();
   const tree = await taskTree(scratch, scaled, n, dim, env, core2, minSamples, alpha);
   const t1 = performance.now();
@@ -657,6 +648,14 @@ export function runPartitionTask(
     );
   }
   return task(p, msg, env, partner);
+}
+
+/** `a`'s values in a new array over a SharedArrayBuffer, or `a` where it is one's already. */
+function sharedCopy(a: Float32Array): Float32Array {
+  if (shared(a)) return a;
+  const out = new Float32Array(new SharedArrayBuffer(a.byteLength));
+  out.set(a);
+  return out;
 }
 
 /** `a`'s values in a new array of `length` ≥ a.length (the rest zero). */

@@ -185,13 +185,15 @@ class ObjectCache {
     if (!part) {
       // Read once into the partition's arrays: the object's message is not kept beside them. From the same-host
       // folder where this worker sees it and the file is there (a partition the coordinator could not write there
-      // is in the store), else from the store, asking the coordinator for it where it is not there yet.
-      const file = source.local ? readMessageFile(source.local.dir, partitionFile(p)) : Promise.resolve(null);
+      // is in the store), else from the store, asking the coordinator for it where it is not there yet. In shared
+      // memory: a pair's union is merged on the host's threads (tasks.threads.ts unionThreaded).
+      const shared = { shared: true };
+      const file = source.local ? readMessageFile(source.local.dir, partitionFile(p), shared) : Promise.resolve(null);
       part = file.then(async (m) => {
-        m ??= await getMessage(source.os, partitionObject(p));
+        m ??= await getMessage(source.os, partitionObject(p), shared);
         if (m === null && source.ask) {
           await source.ask(p);
-          m = await getMessage(source.os, partitionObject(p));
+          m = await getMessage(source.os, partitionObject(p), shared);
         }
         if (m === null) throw new Error(`run ${run} has no partition ${p} in its object store.`);
         const { points, ids } = m.arrays;

@@ -53,7 +53,7 @@ describe('Scratch.prepare and prepareScratch', () => {
       const pair = Math.min(n, 2 * part);
       for (const gpu of [false, true]) {
         const slots = new Map(pairsScratchSlots(n, 3, k, gpu, 16).map((s) => [s.name, s]));
-        expect(slots.get('pair.points')).toEqual({ name: 'pair.points', length: 3 * pair, shared: false });
+        expect(slots.get('pair.points')).toEqual({ name: 'pair.points', length: 3 * pair, shared: true });
         expect(slots.get('pair.ids')).toEqual({ name: 'pair.ids', length: pair, shared: true });
         expect(slots.get('forest.records')).toEqual({ name: 'forest.records', length: 4 * part, shared: true });
         expect(slots.has('mst.sources')).toBe(gpu);

@@ -2,7 +2,9 @@
  * Issue 20 (session 11): the 'pair' task's crossing edges and the 'forest' task's keys and reply on worker threads
  * (tasks.threads.ts) equal the one-thread loops value for value — random rows with repeats, sizes 0, 1, 2 and not
  * multiples of the thread count, 2 to 5 threads — and refuse (answer false or null, touching nothing) arrays that are
- * not in shared memory or too few edges.
+ * not in shared memory or too few edges. The 'pair' task's union on threads (merge-path split) equals a copy of the
+ * one-thread loop it replaced, array for array, at sizes around a word of bits, uneven and empty sides, a pair with
+ * itself, with and without cores.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,7 +15,16 @@ import {
   forestReply,
   forestReplyThreaded,
   shared,
+  taskThreading,
+  unionRows,
+  unionSplit,
+  unionThreaded,
+  type UnionArrays,
 } from '../../src/distributed/tasks.threads.js';
+import { runPartitionTask } from '../../src/distributed/partition.tasks.js';
+import { partitionPoints } from '../../src/distributed/partition.js';
+import type { PartitionData, TaskMessage } from '../../src/distributed/types.js';
+import { cloud } from '../helpers/clouds.js';
 import { firstUnsorted, firstUnsortedThreaded, mergeToTreeThreaded } from '../../src/distributed/merge.threads.js';
 import { mergeToTree } from '../../src/distributed/partition.pairs.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -27,7 +38,170 @@ const sharedCopy = <T extends Uint32Array | Float32Array>(a: T): T => {
   return out;
 };
 
+/**
+ * The 'pair' task's union loop as it was before it went on threads (partition.tasks.ts at f8594b2), the oracle:
+ * q === null is a pair with itself (q's lists are p's, and q has no rows).
+ */
+function unionLoop(
+  p: { ids: Uint32Array; points: Float32Array; core2: Float32Array | null },
+  q: { ids: Uint32Array; points: Float32Array; core2: Float32Array | null } | null,
+  dim: number,
+  exponent: number,
+) {
+  const np = p.ids.length;
+  const nq = q === null ? 0 : q.ids.length;
+  const n = np + nq;
+  const inP = new Uint32Array((n + 31) >>> 5);
+  const unionIds = new Uint32Array(n);
+  const scaled = new Float32Array(n * dim);
+  const core2 = p.core2 !== null ? new Float32Array(n) : null;
+  const core2p = p.core2;
+  const core2q = q === null ? null : q.core2;
+  const f = 2 ** exponent;
+  const pIds = p.ids;
+  const qIds = q === null ? pIds : q.ids;
+  const pPts = p.points;
+  const qPts = q === null ? pPts : q.points;
+  let a = 0;
+  let b = 0;
+  let word = 0;
+  for (let r = 0, o = 0; r < n; r++, o += dim) {
+    if (b >= nq || (a < np && pIds[a] < qIds[b])) {
+      word |= 1 << (r & 31);
+      unionIds[r] = pIds[a];
+      for (let d = 0; d < dim; d++) scaled[o + d] = pPts[a * dim + d] * f;
+      if (core2 !== null) core2[r] = core2p![a];
+      a++;
+    } else {
+      unionIds[r] = qIds[b];
+      for (let d = 0; d < dim; d++) scaled[o + d] = qPts[b * dim + d] * f;
+      if (core2 !== null) core2[r] = core2q![b];
+      b++;
+    }
+    if ((r & 31) === 31) {
+      inP[r >>> 5] = word;
+      word = 0;
+    }
+  }
+  if ((n & 31) !== 0) inP[n >>> 5] = word;
+  return { ids: unionIds, points: scaled, core2, bits: inP };
+}
+
 describe('tasks.threads', () => {
+  it("the 'pair' union on 2–5 threads and in pieces equals the one-thread loop (n = 0 … 12345, uneven sides, itself, dim 2, 3, 5)", async () => {
+    const rand = mulberry32(2017);
+    for (const n of [0, 1, 2, 31, 32, 33, 1000, 12_345]) {
+      // p's share of the rows: none, all, a few, half, most; and p with itself (q === null).
+      const cases = ([0, 1, 0.03, 0.5, 0.9, 'itself'] as const).flatMap((s) => [2, 3, 5].map((d) => [s, d] as const));
+      for (const [share, dim] of cases) {
+        const mr = rand() < 0.5;
+        const exponent = [0, 3, -7][Math.floor(rand() * 3)];
+        // Distinct ascending ids with gaps, dealt to p or q; coordinates with full mantissas.
+        const ids = new Uint32Array(n);
+        for (let r = 0, id = Math.floor(rand() * 5); r < n; r++, id += 1 + Math.floor(rand() * 4)) ids[r] = id;
+        const inP = Array.from(ids, () => share === 'itself' || rand() < share);
+        const rowsP = [...ids].filter((_, r) => inP[r]);
+        const rowsQ = share === 'itself' ? [] : [...ids].filter((_, r) => !inP[r]);
+        const list = (rows: number[]) => ({
+          ids: sharedCopy(Uint32Array.from(rows)),
+          points: sharedCopy(Float32Array.from({ length: rows.length * dim }, () => rand() * 200 - 100)),
+          core2: mr ? sharedCopy(Float32Array.from(rows, () => rand())) : null,
+        });
+        const p = list(rowsP);
+        const q = share === 'itself' ? null : list(rowsQ);
+        const want = unionLoop(p, q, dim, exponent);
+        const m = want.ids.length;
+        const out = () => ({
+          ids: sharedCopy(new Uint32Array(m).fill(7)),
+          points: sharedCopy(new Float32Array(m * dim).fill(-3)),
+          core2: mr ? sharedCopy(new Float32Array(m).fill(-1)) : null,
+          bits: sharedCopy(new Uint32Array((m + 31) >>> 5).fill(0xdeadbeef)),
+        });
+        const j = (o: ReturnType<typeof out>): UnionArrays => ({
+          pIds: p.ids,
+          pPoints: p.points,
+          qIds: q?.ids ?? p.ids.subarray(0, 0),
+          qPoints: q?.points ?? p.points.subarray(0, 0),
+          dim,
+          scale: 2 ** exponent,
+          core2p: p.core2,
+          core2q: q?.core2 ?? null,
+          ...o,
+        });
+        const same = (got: ReturnType<typeof out>, what: string) => {
+          expect([...got.ids], what).toEqual([...want.ids]);
+          // Bit for bit (-0 and NaN included): the words under the floats.
+          expect([...new Uint32Array(got.points.buffer)], what).toEqual([...new Uint32Array(want.points.buffer)]);
+          expect(got.core2 === null ? null : [...got.core2], what).toEqual(
+            want.core2 === null ? null : [...want.core2],
+          );
+          expect([...got.bits], what).toEqual([...want.bits]);
+        };
+        const what = `n=${n} share=${share} dim=${dim} mr=${mr} exponent=${exponent}`;
+        // The merge path: a row's split is the loop's count of p's rows before it.
+        for (const r of [0, 1, Math.floor(m / 3), m - 1, m].filter((r) => r >= 0 && r <= m)) {
+          let a = 0;
+          for (let t = 0; t < r; t++) a += (want.bits[t >>> 5] >>> (t & 31)) & 1;
+          expect(unionSplit(p.ids, q?.ids ?? p.ids.subarray(0, 0), r), `${what} r=${r}`).toBe(a);
+        }
+        // One thread in pieces (the task's loop between turns of the event loop), a piece not a multiple of 32.
+        const pieces = out();
+        let at = { a: 0, b: 0 };
+        for (let start = 0; start < m; start += 37) {
+          at = unionRows({ ...j(pieces), ...at, start, end: Math.min(m, start + 37) });
+        }
+        same(pieces, `${what} pieces`);
+        for (const threads of [2, 3, 4, 5]) {
+          const threaded = out();
+          expect(await unionThreaded(threads, j(threaded), m), `${what} threads=${threads}`).toBe(true);
+          same(threaded, `${what} threads=${threads}`);
+        }
+      }
+    }
+  });
+
+  it("the 'pair' task on shared partitions merges its union on threads and answers as on plain ones (itself too)", async () => {
+    const minRows = taskThreading.minRows;
+    try {
+      for (const [dim, minSamples] of [
+        [3, 1],
+        [2, 4],
+      ] as const) {
+        const parts = partitionPoints(cloud('clustered', 3000, dim, 77), dim, 3);
+        const sharedParts: PartitionData[] = parts.map((d) => ({
+          ...d,
+          ids: sharedCopy(d.ids),
+          points: sharedCopy(d.points),
+        }));
+        const env = { backend: 'cpu' as const, threads: 3 };
+        const base = { exponent: 2, minSamples, alpha: 1 };
+        const core2 = (d: PartitionData) => Float32Array.from(d.ids, (id) => (id % 17) / 16);
+        for (const [pi, qi] of [
+          [0, 1],
+          [2, 0],
+          [1, 1],
+        ]) {
+          const msg = (): TaskMessage => ({
+            meta: { ...base, partner: qi, within: [pi === qi, false] },
+            arrays: minSamples > 1 ? { core2: core2(parts[pi]), core2q: core2(parts[qi]) } : {},
+          });
+          taskThreading.minRows = Infinity;
+          const plain = await runPartitionTask('pair', parts[pi], msg(), env, async (x) => parts[x]);
+          taskThreading.minRows = 0;
+          const runs = taskThreading.runs;
+          const threaded = await runPartitionTask('pair', sharedParts[pi], msg(), env, async (x) => sharedParts[x]);
+          // (Under 2^18 edges: the crossing edges on this thread, so the run is the union's.)
+          expect(taskThreading.runs, `${pi}+${qi}`).toBeGreaterThan(runs);
+          for (const name of ['lo', 'hi', 'keys', 'side']) {
+            expect([...threaded.arrays[name]], `${pi}+${qi} ${name}`).toEqual([...plain.arrays[name]]);
+          }
+        }
+      }
+    } finally {
+      taskThreading.minRows = minRows;
+    }
+  });
+
   it('crossing edges, keys and reply on 2–5 threads equal the one-thread loops (n rows, m edges, ties and repeated rows)', async () => {
     const rand = mulberry32(2011);
     for (const [rows, m, dim] of [
