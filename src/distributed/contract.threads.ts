@@ -37,13 +37,26 @@ interface RowRange {
   end: number;
 }
 
-type DegreeJob = RowRange & { kind: 'contract-degree'; lo: Uint32Array; hi: Uint32Array };
-type PeelJob = RowRange & { kind: 'contract-peel' };
-type CountJob = RowRange & { kind: 'contract-count'; lo: Uint32Array; hi: Uint32Array; bits: Uint32Array };
-type CountReply = WorkerReply & { count: number };
+type DegreeJob = RowRange & { kind: 'contract-degree'; lo: Uint32Array; hi: Uint32Array; touch?: boolean };
+type PeelJob = RowRange & { kind: 'contract-peel'; touch?: boolean };
+type CountJob = RowRange & {
+  kind: 'contract-count';
+  lo: Uint32Array;
+  hi: Uint32Array;
+  bits: Uint32Array;
+  touch?: boolean;
+};
+type CountReply = WorkerReply & { count: number; touched?: number };
+/** (`touched`: the touching loads' XOR, returned so that no compiler drops them.) */
+type TouchReply = WorkerReply & { touched?: number };
+
+/** Ends a pass holds before it touches their records and updates them (their loads overlap; 64–256 alike). */
+const TOUCH = 64;
+/** Chains a thread peels at once, step by step in turn (each step's record loads overlap). */
+const CHAINS = 16;
 
 /** contract-degree on rows [start, end) (see the file's comment). */
-export function contractDegree(j: Omit<DegreeJob, 'kind' | 'id'> & { id?: number }): WorkerReply {
+export function contractDegree(j: Omit<DegreeJob, 'kind' | 'id'> & { id?: number }): TouchReply {
   const { records: u32, lo, hi, start, end } = j;
   const f32 = new Float32Array(u32.buffer, u32.byteOffset, u32.length);
   const span = end - start;
@@ -52,48 +65,113 @@ export function contractDegree(j: Omit<DegreeJob, 'kind' | 'id'> & { id?: number
     u32[4 * r + 3] = 0;
   }
   const m = lo.length;
-  for (let e = 0; e < m; e++) {
-    const u = lo[e];
-    const v = hi[e];
-    if ((u - start) >>> 0 < span) {
-      u32[4 * u] += 2;
-      u32[4 * u + 3] ^= v;
-    }
-    if ((v - start) >>> 0 < span) {
-      u32[4 * v] += 2;
-      u32[4 * v + 3] ^= u;
+  let touched = 0;
+  if (!j.touch) {
+    for (let e = 0; e < m; e++) {
+      const u = lo[e];
+      const v = hi[e];
+      if ((u - start) >>> 0 < span) {
+        u32[4 * u] += 2;
+        u32[4 * u + 3] ^= v;
+      }
+      if ((v - start) >>> 0 < span) {
+        u32[4 * v] += 2;
+        u32[4 * v + 3] ^= u;
+      }
     }
   }
+  // `touch`: the range's ends, TOUCH at a time: their records loaded together first (a random row a miss each), then counted.
+  // (No closure for the flush: V8 keeps a closure's mutated variables in a context, slow in this loop.)
+  const row = new Uint32Array(TOUCH + 1);
+  const other = new Uint32Array(TOUCH + 1);
+  let held = 0;
+  for (let e = 0; j.touch && e <= m; e++) {
+    if (e < m) {
+      const u = lo[e];
+      const v = hi[e];
+      if ((u - start) >>> 0 < span) {
+        row[held] = u;
+        other[held++] = v;
+      }
+      if ((v - start) >>> 0 < span) {
+        row[held] = v;
+        other[held++] = u;
+      }
+      if (held < TOUCH - 1) continue;
+    }
+    for (let i = 0; i < held; i++) touched ^= u32[4 * row[i]];
+    for (let i = 0; i < held; i++) {
+      const x = row[i];
+      u32[4 * x] += 2;
+      u32[4 * x + 3] ^= other[i];
+    }
+    held = 0;
+  }
   for (let r = start; r < end; r++) if (u32[4 * r] === 2 && f32[4 * r + 1] === Infinity) u32[4 * r] = 3;
-  return { id: j.id ?? 0 };
+  return { id: j.id ?? 0, touched };
 }
 
-/** contract-peel from the initial leaves of rows [start, end) (see the file's comment). */
-export function contractPeel(j: Omit<PeelJob, 'kind' | 'id'> & { id?: number }): WorkerReply {
+/**
+ * contract-peel from the initial leaves of rows [start, end) (see the file's comment): CHAINS chains at once, each
+ * step first loading every chain's next record (plain loads, which overlap), then peeling (the atomics then hit the
+ * cache: a locked instruction waits for every load before it, so one chain at a time paid a miss a step).
+ */
+export function contractPeel(j: Omit<PeelJob, 'kind' | 'id'> & { id?: number }): TouchReply {
   const { records: u32, start, end } = j;
   const f32 = new Float32Array(u32.buffer, u32.byteOffset, u32.length);
-  for (let r = start; r < end; r++) {
-    if (u32[4 * r] !== 3) continue;
-    let x = r;
-    for (;;) {
+  const chains = j.touch ? CHAINS : 1;
+  const at = new Int32Array(chains).fill(-1);
+  const next = new Uint32Array(chains);
+  let r = start;
+  let live = 0;
+  let touched = 0;
+  for (;;) {
+    for (let k = 0; k < chains && r < end; k++) {
+      if (at[k] >= 0) continue;
+      while (r < end && u32[4 * r] !== 3) r++;
+      if (r < end) {
+        at[k] = r++;
+        live++;
+      }
+    }
+    if (live === 0) break;
+    // A leaf's XOR word is its sole neighbour left (no other thread writes it: the file's comment).
+    for (let k = 0; k < chains; k++) {
+      const x = at[k];
+      if (x < 0) continue;
       const p = Atomics.load(u32, 4 * x + 3);
+      next[k] = p;
+      touched ^= u32[4 * p + 2];
+    }
+    for (let k = 0; k < chains; k++) {
+      const x = at[k];
+      if (x < 0) continue;
+      const p = next[k];
       u32[4 * x] = PEELED;
       Atomics.xor(u32, 4 * p + 3, x);
       const before = Atomics.sub(u32, 4 * p, 2) >>> 1;
       // p is now a leaf when it had two neighbours left; a terminal (a floor) stays.
-      if (before !== 2 || f32[4 * p + 1] !== Infinity) break;
-      x = p;
+      if (before !== 2 || f32[4 * p + 1] !== Infinity) {
+        at[k] = -1;
+        live--;
+      } else at[k] = p;
     }
   }
-  return { id: j.id ?? 0 };
+  return { id: j.id ?? 0, touched };
 }
 
 /** contract-count on edges [start, end) (see the file's comment). */
 export function contractCount(j: Omit<CountJob, 'kind' | 'id'> & { id?: number }): CountReply {
   const { records: u32, lo, hi, bits, start, end } = j;
+  const touch = j.touch === true;
   let count = 0;
   let word = 0;
+  let touched = 0;
   for (let e = start; e < end; e++) {
+    if (touch && ((e - start) & (TOUCH - 1)) === 0) {
+      const stop = Math.min(end, e + TOUCH);
+      for (let i = e; i < stop; i++) touched ^= u32[4 * lo[i]] ^ u32[4 * hi[i]];
+    }
     const u = lo[e];
     const v = hi[e];
     // (A Steiner row's word 0 is a degree count or, once set here, its own row: below PEELED either way.)
@@ -108,7 +186,7 @@ export function contractCount(j: Omit<CountJob, 'kind' | 'id'> & { id?: number }
       word = 0;
     }
   }
-  return { id: j.id ?? 0, count };
+  return { id: j.id ?? 0, count, touched };
 }
 
 export const contractJobs = {
@@ -116,6 +194,18 @@ export const contractJobs = {
   'contract-peel': (m: PeelJob) => contractPeel(m),
   'contract-count': (m: CountJob) => contractCount(m),
 } satisfies JobTable;
+
+/**
+ * `touch`: the passes load their records ahead in blocks (degree, count) and peel CHAINS chains at once (peel) — the
+ * loads overlap where a random row costs a long miss (the H100/H200 hosts: ~1 µs a peel step at 2.5·10^8 rows, session
+ * 18), but on the development machine (AMD EPYC guest) the plain loops were 1.3–3× faster. TREELINE_CONTRACT_TOUCH=1
+ * turns it on (A/B runs on the GPU hosts); off by default until they are timed there.
+ */
+export const contractThreading = {
+  touch:
+    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TREELINE_CONTRACT_TOUCH ===
+    '1',
+};
 
 /**
  * The three passes on `threads` threads over n rows and the m = lo.length edges: `bits` (⌈m / 32⌉ words) gets the
@@ -143,13 +233,22 @@ export async function steinerEdgesThreaded(
   return splitOnWorkers(threads, false, what, async (pass) => {
     const t0 = performance.now();
     const d = nextMessageId();
-    await pass((part) => ({ kind: 'contract-degree', id: d, records: j.records, lo: j.lo, hi: j.hi, ...rows(part) }));
+    const touch = contractThreading.touch;
+    await pass((part) => ({
+      kind: 'contract-degree',
+      id: d,
+      records: j.records,
+      lo: j.lo,
+      hi: j.hi,
+      touch,
+      ...rows(part),
+    }));
     const t1 = performance.now();
     const p = nextMessageId();
-    await pass((part) => ({ kind: 'contract-peel', id: p, records: j.records, ...rows(part) }));
+    await pass((part) => ({ kind: 'contract-peel', id: p, records: j.records, touch, ...rows(part) }));
     const t2 = performance.now();
     const c = nextMessageId();
-    const counts = await pass<CountReply>((part) => ({ kind: 'contract-count', id: c, ...j, ...edges(part) }));
+    const counts = await pass<CountReply>((part) => ({ kind: 'contract-count', id: c, ...j, touch, ...edges(part) }));
     if (times) [times.degree, times.peel, times.count] = [t1 - t0, t2 - t1, performance.now() - t2];
     return counts.reduce((s, r) => s + r.count, 0);
   });

@@ -6,13 +6,14 @@
  * stars, random trees with tied keys, and 0, 1, a few and all rows with a floor; and the cases it leaves to the
  * one-thread loop (null: records untouched) or refuses (a cycle).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { contractForestThreaded, forestRecords } from '../../src/distributed/partition.pairs.js';
-import { contractDegree, contractPeel, PEELED } from '../../src/distributed/contract.threads.js';
+import { contractDegree, contractPeel, contractThreading, PEELED } from '../../src/distributed/contract.threads.js';
 import { mulberry32 } from '../helpers/random.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
 useBundledWorkerScript('treeline-contract-threads-');
+const touchDefault = contractThreading.touch;
 
 type Tree = { lo: Uint32Array; hi: Uint32Array; keys: Float32Array };
 
@@ -149,11 +150,20 @@ describe('contractForestThreaded', () => {
         for (const [which, floor] of floors) {
           for (const threads of [2, 3, 5]) {
             if (n < 2 * threads) continue;
-            await expectOracle(tree, floor, threads, `n=${n} ${shape} floors=${which} threads=${threads}`);
+            // Both forms of the passes: plain loops, and loads ahead with chains peeled together (contractThreading).
+            for (const touch of [false, true]) {
+              contractThreading.touch = touch;
+              const what = `n=${n} ${shape} floors=${which} threads=${threads} touch=${touch}`;
+              await expectOracle(tree, floor, threads, what);
+            }
           }
         }
       }
     }
+  });
+
+  afterEach(() => {
+    contractThreading.touch = touchDefault;
   });
 
   it('peels exactly the rows off the terminals’ Steiner tree (one thread’s passes, by hand)', () => {
@@ -167,11 +177,13 @@ describe('contractForestThreaded', () => {
       [6, 5, 6],
     ]);
     const floor = Float32Array.from([Infinity, 1, Infinity, 1, Infinity, Infinity, Infinity]);
-    const records = recordsWith(floor);
-    contractDegree({ records, lo: tree.lo, hi: tree.hi, start: 0, end: 7 });
-    contractPeel({ records, start: 0, end: 7 });
-    const peeled = Array.from({ length: 7 }, (_, r) => records[4 * r] >= PEELED);
-    expect(peeled).toEqual([true, false, false, false, true, true, true]);
+    for (const touch of [false, true]) {
+      const records = recordsWith(floor);
+      contractDegree({ records, lo: tree.lo, hi: tree.hi, start: 0, end: 7, touch });
+      contractPeel({ records, start: 0, end: 7, touch });
+      const peeled = Array.from({ length: 7 }, (_, r) => records[4 * r] >= PEELED);
+      expect(peeled).toEqual([true, false, false, false, true, true, true]);
+    }
   });
 
   it('leaves to the one-thread loop what it cannot run (null, records untouched) and refuses a cycle', async () => {
