@@ -78,7 +78,7 @@ import type { PartitionData, PartitionTask, PartitionTaskKind, TaskArray, TaskEn
 /** The handlers by kind (the table above). */
 /**
  * The most host threads a task's own passes (a pair's crossing edges, a forest's keys and reply) take by default,
- * less where a worker's share of its host is less (worker.host.ts: 3 × cores / (4 × workers on the host)); `--threads`
+ * less where a worker's share of its host is less (worker.host.ts: cores / workers on the host); `--threads`
  * overrides both. 16, not emst()'s 8: one worker alone ran its forests' threaded passes ~1.2 s a forest
  * faster with 16 (H100 x2 host, 2·10^8 points, k = 4, session 14: 127.3 s against ~147 s with 8). Two workers on
  * one 32-core host with 8 each ran 69.5 s on an H200 x2 host (against 81.2 s pinned to 16 cores each with 16) but

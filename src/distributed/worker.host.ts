@@ -1,18 +1,15 @@
 /**
  * A `treeline worker`'s default host threads a task: its share of its host's cores among the workers on that host
- * (issue 20, sessions 16–17: two GPU workers on one 32-core H100 host ran their tasks 16–18 % slower in sum than one
- * alone with 16 host threads each, 7.5–23 % with 8 each (five runs), 3 % with 12 each (one run), while a lone worker
- * is slower with 8 than with 16: the tasks' host passes — a pair's union, a forest's keys, contraction and reply —
- * are random-access memory work, the threaded ones twice as long on 8 threads as on 16, the single-threaded ones
- * slower while the other worker's threaded ones run; bench/RESULTS.md). Without `--threads`, each task takes
+ * (issue 20). Sessions 16–17, when a forest's contraction and a pair's union were single-threaded random walks, two
+ * GPU workers on one 32-core host ran their tasks 16–18 % slower in sum than one alone with 16 host threads each,
+ * 7.5–23 % with 8, 3 % with 12 (a quarter of the cores left to those steps: 8a979a2). Since session 18 both run on
+ * the host's threads, and 16 each beat 12 each in both machine starts that compared them (2·10^8 points, two workers
+ * of an H200 x2 host: 44.6 against 50.7 s, 34.6 against 41.5 s; bench/RESULTS.md). Without `--threads`, each task
+ * takes
  *
- *   taskHostThreads(cores, 1)       = min(TASK_THREADS_MAX, cores)                       (a lone worker: as before)
- *   taskHostThreads(cores, workers) = max(1, min(TASK_THREADS_MAX, ⌊3 × cores / (4 × workers)⌋))   (several)
+ *   taskHostThreads(cores, workers) = max(1, min(TASK_THREADS_MAX, ⌊cores / workers⌋))
  *
- * — three quarters of the cores shared out, a quarter left to the single-threaded steps, the command and the server.
- * (Only the 32-core hosts were measured, where both give 16 alone and 12 each for two; a lone worker on a smaller host
- * keeps the default it had, which nothing measured says to lower.)
- *
+ * — the cores shared out evenly (a lone worker: min(TASK_THREADS_MAX, cores), as always),
  * with `workers` counted at the task's start, itself included. The workers find each other through the NATS server
  * they already use, on core NATS (nothing stored, nothing to clean up):
  *
@@ -41,16 +38,15 @@ export const EXPIRY_BEATS = 3;
 
 /** The host threads of each task of a worker without `--threads`: its share of `cores` among `workers` (≥ 1). */
 export function taskHostThreads(cores: number, workers: number): number {
-  if (workers <= 1) return Math.max(1, Math.min(TASK_THREADS_MAX, cores));
-  return Math.max(1, Math.min(TASK_THREADS_MAX, Math.floor((3 * cores) / (4 * workers))));
+  return Math.max(1, Math.min(TASK_THREADS_MAX, Math.floor(cores / Math.max(1, workers))));
 }
 
 /** The log line for a worker's choice (worker.ts tells it whenever it changes). */
 export function hostThreadsLine(cores: number, workers: number): string {
   const threads = taskHostThreads(cores, workers);
-  const share = workers <= 1 ? cores : Math.floor((3 * cores) / (4 * workers));
+  const share = workers <= 1 ? cores : Math.floor(cores / workers);
   const capped = share > TASK_THREADS_MAX ? `, at most ${TASK_THREADS_MAX}` : '';
-  const how = workers <= 1 ? `cores ${cores}` : `3 × cores ${cores} / (4 × ${workers})`;
+  const how = workers <= 1 ? `cores ${cores}` : `cores ${cores} / ${workers}`;
   return (
     `worker: ${workers} worker${workers === 1 ? '' : 's'} on this host: ${threads} host thread${threads === 1 ? '' : 's'} ` +
     `a task (${how}${capped})`

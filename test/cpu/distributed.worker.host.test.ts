@@ -1,6 +1,6 @@
 /**
  * issue 20: a worker's default host threads follow the workers on its host (src/distributed/worker.host.ts):
- *   - taskHostThreads(cores, workers): max(1, min(16, ⌊3 × cores / (4 × workers)⌋));
+ *   - taskHostThreads(cores, workers): max(1, min(16, ⌊cores / workers⌋));
  *   - HostPeers on one nats-server (random loopback port): three of one host count 3, one of another host is not
  *     counted; a stopped one (bye) drops out at once, a silent one (its connection closed, no bye) within the expiry;
  *   - runWorker in process: two workers without --threads each give their tasks the share of 2 workers, one with
@@ -53,24 +53,26 @@ async function until(ok: () => boolean, ms = 5000): Promise<void> {
 }
 
 describe('taskHostThreads(cores, workers)', () => {
-  it('is min(16, cores) alone, max(1, min(16, ⌊3 × cores / (4 × workers)⌋)) for several', () => {
+  it('is min(16, cores) alone, max(1, min(16, ⌊cores / workers⌋)) for several', () => {
     expect(taskHostThreads(32, 1)).toBe(16);
     expect(taskHostThreads(16, 1)).toBe(16);
-    expect(taskHostThreads(16, 2)).toBe(6);
-    expect(taskHostThreads(32, 2)).toBe(12);
-    expect(taskHostThreads(32, 3)).toBe(8);
+    expect(taskHostThreads(16, 2)).toBe(8);
+    expect(taskHostThreads(32, 2)).toBe(16);
+    expect(taskHostThreads(32, 3)).toBe(10);
     expect(taskHostThreads(128, 1)).toBe(16);
     expect(taskHostThreads(128, 4)).toBe(16);
-    expect(taskHostThreads(128, 8)).toBe(12);
+    expect(taskHostThreads(128, 12)).toBe(10);
     expect(taskHostThreads(2, 1)).toBe(2);
     expect(taskHostThreads(1, 1)).toBe(1);
     expect(taskHostThreads(16, 40)).toBe(1);
-    expect(hostThreadsLine(32, 2)).toBe(
-      'worker: 2 workers on this host: 12 host threads a task (3 × cores 32 / (4 × 2))',
+    expect(hostThreadsLine(32, 2)).toBe('worker: 2 workers on this host: 16 host threads a task (cores 32 / 2)');
+    expect(hostThreadsLine(24, 2)).toBe('worker: 2 workers on this host: 12 host threads a task (cores 24 / 2)');
+    expect(hostThreadsLine(64, 2)).toBe(
+      'worker: 2 workers on this host: 16 host threads a task (cores 64 / 2, at most 16)',
     );
     expect(hostThreadsLine(64, 1)).toBe('worker: 1 worker on this host: 16 host threads a task (cores 64, at most 16)');
     expect(hostThreadsLine(2, 1)).toBe('worker: 1 worker on this host: 2 host threads a task (cores 2)');
-    expect(hostThreadsLine(2, 2)).toBe('worker: 2 workers on this host: 1 host thread a task (3 × cores 2 / (4 × 2))');
+    expect(hostThreadsLine(2, 2)).toBe('worker: 2 workers on this host: 1 host thread a task (cores 2 / 2)');
   });
 });
 
