@@ -11,6 +11,7 @@
  *   distributed/partition.threads.ts partition-*   the coordinator's split of the points into partitions
  *   distributed/tasks.threads.ts pair-*, forest-*   a worker's 'pair' and 'forest' tasks' per-edge passes
  *   distributed/contract.threads.ts contract-*     the 'forest' task's contraction: its terminals' Steiner tree
+ *   distributed/sort.threads.ts forest-sort         the 'forest' task's canonical sort, by ranges of one weight
  *   distributed/merge.threads.ts merge-range, sorted-check  the coordinator's last merge of method 'pairs', and
  *                                                  its check of the forests' sorted lists
  *   distributed/nats.local.threads.ts local-write  a same-host folder's message file, its shared arrays' bytes
@@ -30,6 +31,7 @@ import { pointResultsJobs } from './cluster/pointResults.threads.js';
 import { partitionJobs } from './distributed/partition.threads.js';
 import { taskJobs } from './distributed/tasks.threads.js';
 import { contractJobs } from './distributed/contract.threads.js';
+import { sortJobs } from './distributed/sort.threads.js';
 import { mergeJobs } from './distributed/merge.threads.js';
 import { localFileJobs } from './distributed/nats.local.threads.js';
 import { boruvkaJobs } from './emst/boruvka.threads.js';
@@ -55,6 +57,7 @@ const tables: JobTable[] = [
   partitionJobs,
   taskJobs,
   contractJobs,
+  sortJobs,
   mergeJobs,
   localFileJobs,
   generateJobs,

@@ -189,10 +189,37 @@ export function contractCount(j: Omit<CountJob, 'kind' | 'id'> & { id?: number }
   return { id: j.id ?? 0, count, touched };
 }
 
+type ComplementJob = { id: number; kind: 'contract-complement'; open: Uint32Array; split: Uint32Array } & {
+  start: number;
+  end: number;
+};
+
+/**
+ * contract-complement on edges [start, end): the edges not in `open` (ascending), written at their place in `split`
+ * (the safe list: edge e goes to e − the open edges before it).
+ */
+export function contractComplement(j: Omit<ComplementJob, 'kind' | 'id'> & { id?: number }): WorkerReply {
+  const { open, split, start, end } = j;
+  let a = 0;
+  let b = open.length;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (open[mid] < start) a = mid + 1;
+    else b = mid;
+  }
+  let s = start - a;
+  for (let e = start, o = a; e < end; e++) {
+    if (o < open.length && open[o] === e) o++;
+    else split[s++] = e;
+  }
+  return { id: j.id ?? 0 };
+}
+
 export const contractJobs = {
   'contract-degree': (m: DegreeJob) => contractDegree(m),
   'contract-peel': (m: PeelJob) => contractPeel(m),
   'contract-count': (m: CountJob) => contractCount(m),
+  'contract-complement': (m: ComplementJob) => contractComplement(m),
 } satisfies JobTable;
 
 /**
@@ -252,4 +279,29 @@ export async function steinerEdgesThreaded(
     if (times) [times.degree, times.peel, times.count] = [t1 - t0, t2 - t1, performance.now() - t2];
     return counts.reduce((s, r) => s + r.count, 0);
   });
+}
+
+/**
+ * The safe list of m edges (every edge not in `open`, ascending) into `split` on `threads` threads; false where it did
+ * not run there (the caller then runs contractComplement over [0, m) itself).
+ */
+export async function complementThreaded(
+  threads: number,
+  open: Uint32Array,
+  split: Uint32Array,
+  m: number,
+): Promise<boolean> {
+  if (threads < 2 || m < 2 * threads || !(open.buffer instanceof SharedArrayBuffer)) return false;
+  const id = nextMessageId();
+  const done = await splitOnWorkers(threads, false, "the 'forest' task's safe list", (pass) =>
+    pass((part) => ({
+      kind: 'contract-complement',
+      id,
+      open,
+      split,
+      start: Math.floor((part * m) / threads),
+      end: Math.floor(((part + 1) * m) / threads),
+    })),
+  );
+  return done !== null;
 }

@@ -43,7 +43,7 @@ import { firstUnsorted, firstUnsortedThreaded, mergeRange, mergeToTreeThreaded }
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { touchOnWorkers } from '../host/buffers.js';
 import { shared, taskThreading } from './tasks.threads.js';
-import { steinerEdgesThreaded } from './contract.threads.js';
+import { complementThreaded, contractComplement, steinerEdgesThreaded } from './contract.threads.js';
 import { turn } from '../host/lanes.js';
 import type { Task } from './partition.run.js';
 
@@ -453,14 +453,11 @@ export async function contractForestThreaded(
   // (contract-count set the Steiner rows' Kruskal words; their floors and safe parents are as forestRecords left them.)
   const t2 = performance.now();
   const { open: openSub } = contractForest(sub, null, n, records, new Uint32Array(count));
-  const t3 = performance.now();
-  const open = new Uint32Array(openSub.length);
+  const open = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, openSub.length)), 0, openSub.length);
   for (let i = 0; i < open.length; i++) open[i] = steiner[openSub[i]];
-  let s = 0;
-  for (let e = 0, o = 0; e < m; e++) {
-    if (o < open.length && open[o] === e) o++;
-    else split[s++] = e;
-  }
+  const t3 = performance.now();
+  if (!(await complementThreaded(threads, open, split, m))) contractComplement({ open, split, start: 0, end: m });
+  const s = m - open.length;
   if (stats) {
     stats.steinerEdges = count;
     stats.passes = t1 - t0;

@@ -40,6 +40,7 @@
  * (emst() scales the partition's points again only when their largest |coordinate| is below 2^−32 of the whole set's,
  * scale.ts; that exact rescaling could only differ from the single-process run where its squares underflow.)
  */
+import { canonicalByIdThreaded } from './sort.threads.js';
 import { InputError } from '../errors.js';
 import { emst, emstFor } from '../emst/emst.js';
 import { emstCpuAsync } from '../emst/boruvka.cpu.js';
@@ -477,7 +478,7 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   }
   // Rows ascend with the global ids: the canonical order by rows is the order by ids.
   const t2 = performance.now();
-  const sorted = canonicalById(loRow, hiRow, keys, undefined, true);
+  const sorted = await canonicalByIdThreaded(threads, { lo: loRow, hi: hiRow, keys });
   const t3 = performance.now();
   // (Turns of the event loop between slices: the presence beats and the task's heartbeats go on.)
   // On the host's threads by the terminals' Steiner tree where the arrays are shared, else the one-thread loop.
