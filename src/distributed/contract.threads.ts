@@ -17,11 +17,14 @@
  * remaining neighbours; word 1 is the floor (f32, +∞ for none); word 2 (the parent under the safe edges) is left
  * alone. One line a row: the peel's loads and atomics touch one cache line each.
  *
- * The peel is race-free given one terminal at least (the caller does none without): a row is peeled by the one
+ * The peel is race-free on a connected tree with one terminal at least (the caller runs none without; a cycle is
+ * never peeled, and the Kruskal after it throws on it): a row is peeled by the one
  * thread that saw it a leaf — an initial leaf by its range's thread, any other by the thread whose decrement left its
  * degree at 1 — and that thread's read of its XOR word comes after every other neighbour's XOR, each of which went
  * before that neighbour's decrement (sequentially consistent atomics). Two adjacent rows can be leaves at once only
- * when they are all that is left of the tree, which then holds no terminal.
+ * when they are all that is left of their component, which then holds no terminal. Rows stay below PEELED (2^31:
+ * the records of such a partition would take 32 GiB; contractForestThreaded refuses more). Every thread of the degree
+ * pass reads all m edges (m × threads reads, sequential; forest::contract.degree shows it if it ever matters).
  *
  * Every array must be a view of a SharedArrayBuffer (see tasks.threads.ts).
  */

@@ -526,7 +526,8 @@ async function outputArray(size: number, shared: boolean, touchBytes: number): P
   if (!shared) return new Uint8Array(size);
   const buffer = new SharedArrayBuffer(size);
   if (size >= touchBytes && size >= 4) {
-    await touchOnWorkers([{ buffer, bytes: size }], await resolveThreads(undefined, size, 16), 'getMessage');
+    // At most 8 threads: a worker's partition prefetch may run while its task's passes hold its share of the host.
+    await touchOnWorkers([{ buffer, bytes: size }], await resolveThreads(undefined, size, 8), 'getMessage');
   }
   return new Uint8Array(buffer);
 }

@@ -43,7 +43,7 @@ import { firstUnsorted, firstUnsortedThreaded, mergeRange, mergeToTreeThreaded }
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { touchOnWorkers } from '../host/buffers.js';
 import { shared, taskThreading } from './tasks.threads.js';
-import { complementThreaded, contractComplement, steinerEdgesThreaded } from './contract.threads.js';
+import { complementThreaded, contractComplement, PEELED, steinerEdgesThreaded } from './contract.threads.js';
 import { turn } from '../host/lanes.js';
 import type { Task } from './partition.run.js';
 
@@ -401,8 +401,10 @@ export async function contractForestAsync(
 /**
  * contractForest on the host's threads (session 18; its one-thread loop was 10–17 s a partition of 5·10^7 points on
  * the H100 hosts, a random walk over 800 MB of records, and the step two workers sharing a host slowed most): the
- * same split, and labels that group the rows asked about (the ends of open edges, the terminals) alike, by a Kruskal
- * over the Steiner tree of the terminals only (the rows with a floor; `anyFloor` false: none, every edge is safe).
+ * same split, and labels that group the rows asked about (the ends of open edges, the `terminals`) alike, by a
+ * Kruskal over the Steiner tree of the terminals only. Preconditions: the terminals are exactly the rows with a floor
+ * in `records` (each with a finite one: else null), and the edges are a spanning tree (m = n − 1; a cycle throws).
+ * No terminals: every edge is safe.
  *
  * Exact: an edge off that Steiner tree has a side with no terminal, so every floor on that side is +∞ and the edge is
  * safe; for an edge on it, the terminals of its sides' components (under the lighter edges) are those reached over
@@ -422,13 +424,18 @@ export async function contractForestThreaded(
   n: number,
   records: Uint32Array,
   split: Uint32Array,
-  anyFloor: boolean,
+  terminals: Uint32Array,
   stats?: ContractStats,
 ): Promise<Contracted | null> {
   const m = sorted.keys.length;
-  if (threads < 2 || m !== n - 1 || n < 2 * threads || !shared(records, sorted.lo, sorted.hi, split)) return null;
+  if (threads < 2 || m !== n - 1 || n < 2 * threads || n > PEELED) return null;
+  if (!shared(records, sorted.lo, sorted.hi, split)) return null;
+  // The rows with a floor are the terminals (they stay on the Steiner tree): a row the caller will ask the label of
+  // without a floor could be peeled off it and keep its own label, so such input stays on the one-thread loop.
+  const f32 = new Float32Array(records.buffer, records.byteOffset, 4 * n);
+  for (let t = 0; t < terminals.length; t++) if (!(f32[4 * terminals[t] + 1] < Infinity)) return null;
   const label = (row: number) => safeRoot(records, row);
-  if (!anyFloor) {
+  if (terminals.length === 0) {
     for (let e = 0; e < m; e++) split[e] = e;
     return { safe: split.subarray(0, m), open: new Uint32Array(0), label };
   }
@@ -452,7 +459,8 @@ export async function contractForestThreaded(
   }
   // (contract-count set the Steiner rows' Kruskal words; their floors and safe parents are as forestRecords left them.)
   const t2 = performance.now();
-  const { open: openSub } = contractForest(sub, null, n, records, new Uint32Array(count));
+  // (With turns of the event loop: the Steiner share grows with k and the dimension, up to the whole tree.)
+  const { open: openSub } = await contractForestAsync(sub, n, records, new Uint32Array(count));
   const open = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, openSub.length)), 0, openSub.length);
   for (let i = 0; i < open.length; i++) open[i] = steiner[openSub[i]];
   const t3 = performance.now();

@@ -464,8 +464,12 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const keys = scratch.f32('forest.keys', m, onThreads);
   let keyed = false;
   if (onThreads) {
-    const points = scratch.f32('forest.sharedPoints', n * dim, true);
-    points.set(scaled);
+    // (The partition's own points where they are in shared memory already: the worker reads them there.)
+    let points = scaled;
+    if (!shared(points)) {
+      points = scratch.f32('forest.sharedPoints', n * dim, true);
+      points.set(scaled);
+    }
     keyed = await forestKeysThreaded(threads, { points, dim, lo: loRow, hi: hiRow, keys }, m);
   }
   if (!keyed) {
@@ -488,9 +492,8 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
     ...{ passes: 0, degree: 0, peel: 0, count: 0, gather: 0, kruskal: 0, complement: 0 },
   };
   const { safe, open } =
-    (onThreads
-      ? await contractForestThreaded(threads, sorted, n, records, split, terminals.length > 0, steiner)
-      : null) ?? (await contractForestAsync(sorted, n, records, split));
+    (onThreads ? await contractForestThreaded(threads, sorted, n, records, split, termRow, steiner) : null) ??
+    (await contractForestAsync(sorted, n, records, split));
   const t4 = performance.now();
   // The replies in global ids (10^7–10^8 edges per partition: the proven ones on threads as the keys); labels: the
   // proven components' roots (records' word 2, path halving inline).

@@ -32,13 +32,17 @@ export function forestSort(j: Omit<SortJob, 'kind' | 'id'> & { id?: number }): W
   return { id: j.id ?? 0 };
 }
 
+/** Threaded sorts whose cuts were out of order (then sorted whole on the calling thread): for tests. */
+export const sortThreading = { fallbacks: 0 };
+
 export const sortJobs = {
   'forest-sort': (m: SortJob) => forestSort(m),
 } satisfies JobTable;
 
 /**
  * Cuts of [0, m) into `parts` ranges, each cut moved forward to the next change of weight fround(√key) (runs of one
- * weight are ~10 edges long at 2·10^8 points); ranges may be empty.
+ * weight are ~10 edges long at 2·10^8 points); ranges may be empty. A long run of one weight (an integer grid,
+ * duplicates) moves a cut to its end: one thread then sorts more than its share (the same result).
  */
 export function sortCuts(keys: Float32Array, parts: number): number[] {
   const m = keys.length;
@@ -67,13 +71,16 @@ export async function canonicalByIdThreaded(threads: number, edges: SortedEdges)
     pass((part) => ({ kind: 'forest-sort', id, lo, hi, keys, start: cuts[part], end: cuts[part + 1] })),
   );
   if (done === null) return whole();
-  taskThreading.runs++;
   for (let i = 1; i < cuts.length - 1; i++) {
     const c = cuts[i];
     if (c === 0 || c === m) continue;
     const a = c - 1;
     const ordered = keys[a] < keys[c] || (keys[a] === keys[c] && (lo[a] < lo[c] || (lo[a] === lo[c] && hi[a] < hi[c])));
-    if (!ordered) return whole();
+    if (!ordered) {
+      sortThreading.fallbacks++;
+      return whole();
+    }
   }
+  taskThreading.runs++;
   return { lo, hi, keys };
 }

@@ -9,7 +9,9 @@
  *
  *   taskHostThreads(cores, workers) = max(1, min(TASK_THREADS_MAX, ⌊cores / workers⌋))
  *
- * — the cores shared out evenly (a lone worker: min(TASK_THREADS_MAX, cores), as always),
+ * — the cores shared out evenly (a lone worker: min(TASK_THREADS_MAX, cores), as always). Only two workers on a
+ * 32-core host were measured: three or more, or the command on the same host (its merge, the server, hashing), are
+ * not, and nothing is held back for them now,
  * with `workers` counted at the task's start, itself included. The workers find each other through the NATS server
  * they already use, on core NATS (nothing stored, nothing to clean up):
  *

@@ -64,6 +64,10 @@ function oracle(tree: Tree, floor: Float32Array, n: number) {
   return { safe, open, label: (r: number) => find(label, r) };
 }
 
+/** The rows with a floor (the forest task's terminals). */
+const terminalsOf = (floor: Float32Array) =>
+  Uint32Array.from(Array.from(floor.keys()).filter((r) => floor[r] !== Infinity));
+
 function recordsWith(floor: Float32Array): Uint32Array {
   const n = floor.length;
   const records = forestRecords(n, sharedU32(4 * n));
@@ -81,7 +85,7 @@ async function expectOracle(tree: Tree, floor: Float32Array, threads: number, wh
     n,
     recordsWith(floor),
     sharedU32(tree.keys.length),
-    floor.some((f) => f !== Infinity),
+    terminalsOf(floor),
   );
   expect(got, what).not.toBeNull();
   expect([...got!.safe], what).toEqual(want.safe);
@@ -195,11 +199,19 @@ describe('contractForestThreaded', () => {
     const floor = Float32Array.from([1, Infinity, Infinity, 1]);
     const records = recordsWith(floor);
     const before = records.slice();
-    expect(await contractForestThreaded(1, tree, 4, records, sharedU32(3), true)).toBeNull();
-    expect(await contractForestThreaded(2, tree, 5, recordsWith(new Float32Array(5)), sharedU32(3), true)).toBeNull();
+    const ends = Uint32Array.from([0, 3]);
+    expect(await contractForestThreaded(1, tree, 4, records, sharedU32(3), ends)).toBeNull();
+    expect(await contractForestThreaded(2, tree, 5, recordsWith(new Float32Array(5)), sharedU32(3), ends)).toBeNull();
     const plain = { lo: Uint32Array.from(tree.lo), hi: Uint32Array.from(tree.hi), keys: Float32Array.from(tree.keys) };
-    expect(await contractForestThreaded(2, plain, 4, records, sharedU32(3), true)).toBeNull();
+    expect(await contractForestThreaded(2, plain, 4, records, sharedU32(3), ends)).toBeNull();
+    // A row asked about without a floor (it could be peeled off the Steiner tree and keep its own label).
+    expect(await contractForestThreaded(2, tree, 4, records, sharedU32(3), Uint32Array.from([0, 1]))).toBeNull();
     expect(records).toEqual(before);
+    // n = 2 × threads runs (4 rows, 2 threads): the path with its two ends as terminals.
+    const four = await contractForestThreaded(2, tree, 4, records, sharedU32(3), ends);
+    expect(four).not.toBeNull();
+    expect([...four!.open]).toEqual([2]);
+    expect(four!.label(0)).not.toBe(four!.label(3));
     // A cycle 0 – 1 – 2 – 0 and a lone row 3 (m = n − 1, not a tree): its edges are never peeled, and the Kruskal
     // over them finds the cycle.
     const cycle = treeOf([
@@ -207,7 +219,7 @@ describe('contractForestThreaded', () => {
       [2, 1, 2],
       [3, 0, 2],
     ]);
-    await expect(contractForestThreaded(2, cycle, 4, recordsWith(floor), sharedU32(3), true)).rejects.toThrow(
+    await expect(contractForestThreaded(2, cycle, 4, recordsWith(floor), sharedU32(3), ends)).rejects.toThrow(
       /closes a cycle/,
     );
   });

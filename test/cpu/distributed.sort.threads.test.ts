@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalById } from '../../src/distributed/partition.pairs.js';
-import { canonicalByIdThreaded, sortCuts } from '../../src/distributed/sort.threads.js';
+import { canonicalByIdThreaded, sortCuts, sortThreading } from '../../src/distributed/sort.threads.js';
 import { taskThreading } from '../../src/distributed/tasks.threads.js';
 import { mulberry32 } from '../helpers/random.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -64,8 +64,11 @@ describe('canonicalByIdThreaded', () => {
         // Some edges must move (several keys a weight), else the test shows nothing.
         if (m >= 100) expect([...want.keys]).not.toEqual([...input.keys]);
         const runs = taskThreading.runs;
+        const fallbacks = sortThreading.fallbacks;
         const got = await canonicalByIdThreaded(threads, input);
+        // On threads, its cuts in order (no whole sort after it).
         if (m >= 2 * threads) expect(taskThreading.runs - runs, `m=${m} threads=${threads}`).toBe(1);
+        expect(sortThreading.fallbacks).toBe(fallbacks);
         expect([...got.keys], `m=${m} threads=${threads}`).toEqual([...want.keys]);
         expect([...got.lo]).toEqual([...want.lo]);
         expect([...got.hi]).toEqual([...want.hi]);
@@ -88,7 +91,9 @@ describe('canonicalByIdThreaded', () => {
     const rand = mulberry32(1809);
     const input = emstOrder(20_000, rand, false);
     const want = canonicalById(input.lo, input.hi, input.keys);
+    const fallbacks = sortThreading.fallbacks;
     const got = await canonicalByIdThreaded(3, input);
+    expect(sortThreading.fallbacks).toBe(fallbacks + 1);
     expect([...got.keys]).toEqual([...want.keys]);
     expect([...got.lo]).toEqual([...want.lo]);
     expect([...got.hi]).toEqual([...want.hi]);

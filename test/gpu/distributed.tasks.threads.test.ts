@@ -9,6 +9,7 @@ import { emst } from '../../src/emst/emst.js';
 import { InProcessExecutor, partitionPoints } from '../../src/distributed/partition.js';
 import { partitionedEmst } from '../../src/distributed/partition.emst.js';
 import { taskThreading } from '../../src/distributed/tasks.threads.js';
+import { contractThreading } from '../../src/distributed/contract.threads.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { cloud } from '../helpers/clouds.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -42,5 +43,21 @@ describe.skipIf(variants.length === 0).each(variants)("'pairs' tasks' passes on 
     expect([...parted.sources]).toEqual([...single.sources]);
     expect([...parted.targets]).toEqual([...single.targets]);
     expect([...parted.weights]).toEqual([...single.weights]);
+  });
+
+  it('the contraction with its records loaded ahead (TREELINE_CONTRACT_TOUCH=1) gives the same tree', async () => {
+    const points = cloud('clustered', 3000, 3, 68);
+    const single = await emst(points, { dim: 3, backend: 'cpu', threads: 1 });
+    const touch = contractThreading.touch;
+    contractThreading.touch = true;
+    try {
+      const executor = new InProcessExecutor(partitionPoints(points, 3, 4), { backend: 'gpu', gpu: ctx, threads: 3 });
+      const parted = await partitionedEmst(executor, { dim: 3, method: 'pairs' });
+      expect([...parted.sources]).toEqual([...single.sources]);
+      expect([...parted.targets]).toEqual([...single.targets]);
+      expect([...parted.weights]).toEqual([...single.weights]);
+    } finally {
+      contractThreading.touch = touch;
+    }
   });
 });
