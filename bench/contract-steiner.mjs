@@ -3,10 +3,13 @@
 // EMST of n uniform 3D points (the CPU backend) whose rows near the plane x = 0.5 carry floors (a partition's border:
 // ~0.3–0.5 % terminals, as the H100 runs' partitions of 5·10^7 points had). After `npm run build`:
 //   node bench/contract-steiner.mjs [n = 2e6] [threads = 2] [rounds = 3] [band = 0.0015]
+// (TREE_CACHE=<folder>: the EMST kept there between runs.) Each round: the one-thread loop, then the threaded passes
+// plain and with their records loaded ahead (TREELINE_CONTRACT_TOUCH's form).
 import { emst } from '../dist/emst/emst.js';
 import { canonicalById, contractForest, contractForestThreaded, forestRecords } from '../dist/distributed/partition.pairs.js';
 import { squaredDistance } from '../dist/knn/keys.cpu.js';
 import { closeIdleWorkers } from '../dist/host/threads.js';
+import { contractThreading } from '../dist/distributed/contract.threads.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const n = Math.round(Number(process.argv[2] ?? 2e6));
@@ -14,11 +17,12 @@ const threads = Number(process.argv[3] ?? 2);
 const rounds = Number(process.argv[4] ?? 3);
 const band = Number(process.argv[5] ?? 0.0015);
 let seed = 1818;
-const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0), seed / 2 ** 32);
+// (Math.imul: a product in doubles would lose the low bits past 2^53, and the points with them.)
+const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed / 2 ** 32);
 const points = Float32Array.from({ length: 3 * n }, rand);
 let t = performance.now();
 // The tree cached under TREE_CACHE (a folder), as the EMST of 10^7 points takes a minute on 2 cores.
-const cache = process.env.TREE_CACHE ? `${process.env.TREE_CACHE}/tree-${n}.bin` : null;
+const cache = process.env.TREE_CACHE ? `${process.env.TREE_CACHE}/tree2-${n}.bin` : null;
 let tree;
 if (cache && existsSync(cache)) {
   const raw = new Uint32Array(readFileSync(cache).buffer.slice(0));
@@ -54,6 +58,7 @@ for (let r = 0; r < n; r++) {
   }
 }
 console.log(`terminals ${terminals} (${((100 * terminals) / n).toFixed(2)} %)`);
+const terms = Uint32Array.from(Array.from(floor.keys()).filter((r) => floor[r] !== Infinity));
 const records = forestRecords(n, shared(Uint32Array, 4 * n));
 const fresh = () => {
   forestRecords(n, records);
@@ -64,17 +69,20 @@ for (let round = 0; round < rounds; round++) {
   t = performance.now();
   const one = contractForest(sorted, floor, n);
   const oneMs = performance.now() - t;
-  fresh();
-  const stats = {};
-  t = performance.now();
-  const many = await contractForestThreaded(threads, sorted, n, records, shared(Uint32Array, m), true, stats);
-  const manyMs = performance.now() - t;
-  const same = many.open.length === one.open.length && many.open.every((e, i) => e === one.open[i]);
-  const steps = Object.entries(stats)
-    .map(([k, v]) => `${k} ${k === 'steinerEdges' ? v : v.toFixed(0)}`)
-    .join(', ');
-  console.log(
-    `round ${round}: one thread ${oneMs.toFixed(0)} ms; ${threads} threads ${manyMs.toFixed(0)} ms (${steps}); open ${many.open.length}, same ${same}`,
-  );
+  console.log(`round ${round}: one thread ${oneMs.toFixed(0)} ms`);
+  // Both forms of the threaded passes (contract.threads.ts contractThreading.touch).
+  for (const touch of [false, true]) {
+    contractThreading.touch = touch;
+    fresh();
+    const stats = {};
+    t = performance.now();
+    const many = await contractForestThreaded(threads, sorted, n, records, shared(Uint32Array, m), terms, stats);
+    const manyMs = performance.now() - t;
+    const same = many.open.length === one.open.length && many.open.every((e, i) => e === one.open[i]);
+    const steps = Object.entries(stats)
+      .map(([k, v]) => `${k} ${k === 'steinerEdges' ? v : v.toFixed(0)}`)
+      .join(', ');
+    console.log(`  touch ${touch}: ${threads} threads ${manyMs.toFixed(0)} ms (${steps}); open ${many.open.length}, same ${same}`);
+  }
 }
 await closeIdleWorkers();

@@ -227,14 +227,15 @@ export const contractJobs = {
 
 /**
  * `touch`: the passes load their records ahead in blocks (degree, count) and peel CHAINS chains at once (peel) — the
- * loads overlap where a random row costs a long miss (the H100/H200 hosts: ~1 µs a peel step at 2.5·10^8 rows, session
- * 18), but on the development machine (AMD EPYC guest) the plain loops were 1.3–3× faster. TREELINE_CONTRACT_TOUCH=1
- * turns it on (A/B runs on the GPU hosts); off by default until they are timed there.
+ * loads overlap where a random row costs a long miss. On the H200 x2 host (session 18, 2·10^8 points) the peel took
+ * 1.03–1.32 s a forest against 1.31–1.54 plain, degree and count alike; on the development machine (2 threads, 4·10^6
+ * rows of a uniform EMST, a test suite running beside it) the passes 0.92–1.49 s against 1.44–1.74. On by default;
+ * TREELINE_CONTRACT_TOUCH=0 runs the plain loops (A/B runs).
  */
 export const contractThreading = {
   touch:
-    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TREELINE_CONTRACT_TOUCH ===
-    '1',
+    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TREELINE_CONTRACT_TOUCH !==
+    '0',
 };
 
 /**
