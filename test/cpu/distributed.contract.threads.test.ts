@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { contractForestThreaded, forestRecords } from '../../src/distributed/partition.pairs.js';
 import { contractDegree, contractPeel, contractThreading, PEELED } from '../../src/distributed/contract.threads.js';
 import { mulberry32 } from '../helpers/random.js';
+import { sharedOf } from '../helpers/shared.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
 useBundledWorkerScript('treeline-contract-threads-');
@@ -18,15 +19,6 @@ const touchDefault = contractThreading.touch;
 type Tree = { lo: Uint32Array; hi: Uint32Array; keys: Float32Array };
 
 const sharedU32 = (length: number) => new Uint32Array(new SharedArrayBuffer(4 * Math.max(length, 1)), 0, length);
-const sharedOf = <T extends Uint32Array | Float32Array>(a: T): T => {
-  const out = new (a.constructor as new (b: SharedArrayBuffer, o: number, l: number) => T)(
-    new SharedArrayBuffer(Math.max(a.byteLength, 4)),
-    0,
-    a.length,
-  );
-  out.set(a);
-  return out;
-};
 
 /** Edges [key, a, b] in canonical (key, lo, hi) order, in shared memory. */
 function treeOf(edges: number[][]): Tree {

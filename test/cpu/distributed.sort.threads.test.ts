@@ -9,6 +9,7 @@ import { canonicalById } from '../../src/distributed/partition.pairs.js';
 import { canonicalByIdThreaded, sortCuts, sortThreading } from '../../src/distributed/sort.threads.js';
 import { taskThreading } from '../../src/distributed/tasks.threads.js';
 import { mulberry32 } from '../helpers/random.js';
+import { sharedOf } from '../helpers/shared.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
 
 useBundledWorkerScript('treeline-sort-threads-');
@@ -19,16 +20,6 @@ beforeAll(() => {
 afterAll(() => {
   taskThreading.minEdges = minEdges;
 });
-
-const sharedOf = <T extends Uint32Array | Float32Array>(a: T): T => {
-  const out = new (a.constructor as new (b: SharedArrayBuffer, o: number, l: number) => T)(
-    new SharedArrayBuffer(Math.max(a.byteLength, 4)),
-    0,
-    a.length,
-  );
-  out.set(a);
-  return out;
-};
 
 /**
  * m edges in emst()'s order: by weight = fround(√key), then (lo, hi); keys drawn so that one weight holds several
