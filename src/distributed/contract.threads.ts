@@ -29,6 +29,7 @@
  * Every array must be a view of a SharedArrayBuffer (see tasks.threads.ts).
  */
 import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
+import { onThreads } from './tasks.threads.js';
 
 /** Word 0's mark of a peeled row (its top bit: a degree count never reaches it). */
 export const PEELED = 0x80000000;
@@ -286,26 +287,15 @@ export async function steinerEdgesThreaded(
 }
 
 /**
- * The safe list of m edges (every edge not in `open`, ascending) into `split` on `threads` threads; false where it did
- * not run there (the caller then runs contractComplement over [0, m) itself).
+ * The safe list of m edges (every edge not in `open`, ascending) into `split` on `threads` threads (tasks.threads.ts
+ * onThreads' ranges); false where it did not run there (the caller then runs contractComplement over [0, m) itself).
  */
-export async function complementThreaded(
+export function complementThreaded(
   threads: number,
   open: Uint32Array,
   split: Uint32Array,
   m: number,
 ): Promise<boolean> {
-  if (threads < 2 || m < 2 * threads || !(open.buffer instanceof SharedArrayBuffer)) return false;
-  const id = nextMessageId();
-  const done = await splitOnWorkers(threads, false, "the 'forest' task's safe list", (pass) =>
-    pass((part) => ({
-      kind: 'contract-complement',
-      id,
-      open,
-      split,
-      start: Math.floor((part * m) / threads),
-      end: Math.floor(((part + 1) * m) / threads),
-    })),
-  );
-  return done !== null;
+  const job = { kind: 'contract-complement' as const, open, split };
+  return onThreads(threads, m, job, [open, split], "the 'forest' task's safe list");
 }

@@ -439,10 +439,9 @@ export async function contractForestThreaded(
     for (let e = 0; e < m; e++) split[e] = e;
     return { safe: split.subarray(0, m), open: new Uint32Array(0), label };
   }
-  const t0 = performance.now();
   const bits = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, (m + 31) >>> 5)));
-  const times = { degree: 0, peel: 0, count: 0 };
-  const count = await steinerEdgesThreaded(threads, { records, lo: sorted.lo, hi: sorted.hi, bits }, n, times);
+  // (The passes' times straight into `stats`.)
+  const count = await steinerEdgesThreaded(threads, { records, lo: sorted.lo, hi: sorted.hi, bits }, n, stats);
   if (count === null) return null;
   taskThreading.runs++;
   const t1 = performance.now();
@@ -468,10 +467,6 @@ export async function contractForestThreaded(
   const s = m - open.length;
   if (stats) {
     stats.steinerEdges = count;
-    stats.passes = t1 - t0;
-    stats.degree = times.degree;
-    stats.peel = times.peel;
-    stats.count = times.count;
     stats.gather = t2 - t1;
     stats.kruskal = t3 - t2;
     stats.complement = performance.now() - t3;
@@ -482,8 +477,7 @@ export async function contractForestThreaded(
 /** contractForestThreaded's account: the Steiner tree's edges, and its steps' times (ms). */
 export interface ContractStats {
   steinerEdges: number;
-  /** The threaded passes, and each of them (contract.threads.ts). */
-  passes: number;
+  /** Each threaded pass (contract.threads.ts). */
   degree: number;
   peel: number;
   count: number;

@@ -489,7 +489,12 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const split = scratch.u32('forest.split', m, onThreads);
   const steiner: ContractStats = {
     steinerEdges: -1,
-    ...{ passes: 0, degree: 0, peel: 0, count: 0, gather: 0, kruskal: 0, complement: 0 },
+    degree: 0,
+    peel: 0,
+    count: 0,
+    gather: 0,
+    kruskal: 0,
+    complement: 0,
   };
   const { safe, open } =
     (onThreads ? await contractForestThreaded(threads, sorted, n, records, split, termRow, steiner) : null) ??

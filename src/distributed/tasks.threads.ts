@@ -205,7 +205,7 @@ export function shared(...arrays: ArrayBufferView[]): boolean {
  * Runs `job`'s range [0, count) split over `threads` worker threads (the calling thread waits). False where that
  * cannot be (fewer than 2 threads, no worker threads or script, arrays not shared): the caller then runs it itself.
  */
-async function onThreads<J extends { kind: string }>(
+export async function onThreads<J extends { kind: string }>(
   threads: number,
   count: number,
   job: J,
