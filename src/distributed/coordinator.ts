@@ -336,10 +336,11 @@ export async function emstOnNats(
         ...(link ? { local: link } : {}),
       };
       // The writes or uploads in partition order, beside the algorithm: its first tasks (the pairs (0, 1), (0, 2), …,
-      // (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored. Files go a few at
-      // once (filesAtOnce: partition p starts once p − lanes is stored), each in `parts` files on worker threads of
-      // their own (partsPerFile: a file's writes queue on its inode lock), so that the first pair's two land
-      // together; uploads to the object store (no folder, or a file that could not be written) one after another. The
+      // (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored. Files go one at a
+      // time in `parts` files on worker threads of their own (partsPerFile: a file's writes queue on its inode lock), so
+      // that each lands as early as the threads allow, 0 and 1 first; on 2–3 cores two whole files at once (filesAtOnce:
+      // partition p starts once p − lanes is stored); uploads to the object store (no folder, or a file that could not
+      // be written) one after another. The
       // first upload that fails stops every lane: no write or upload starts after it, and each partition not yet stored
       // fails with its error (what the tasks waiting for them, and so the run, report).
       const tUp = performance.now();
