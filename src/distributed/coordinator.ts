@@ -53,7 +53,7 @@ import { NatsJobs, untilAborted, type JobTraffic } from './nats.jobs.js';
 import { contentId, partitionObject } from './nats.tasks.js';
 import { encodedSize, MAX_MESSAGE_BYTES } from './nats.codec.js';
 import { partitionInfo } from './partition.js';
-import { blockHashes, partitionPointsThreaded, sharedPoints } from './partition.threads.js';
+import { blockHashes, partitionPointsThreaded, partitionWithHashes, sharedPoints } from './partition.threads.js';
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
@@ -242,60 +242,79 @@ export async function emstOnNats(
       nc.publish(PREPARE_SUBJECT, JSON.stringify({ run, n: Math.floor(points.length / dim), dim, k }));
     }
     const kv = await new Kvm(nc).create(RUNS_BUCKET);
-    // The points in shared memory (the split's threads read them there) and their fingerprint over 16 MiB blocks'
-    // hashes on those threads: both the coordinator's own time before any task. COORDINATOR_THREADS (the library's
-    // default stops at 8).
-    const tFp = performance.now();
+    // The input's fingerprint: a hash of its 16 MiB blocks' hashes, on COORDINATOR_THREADS threads (the library's
+    // default stops at 8). A fresh run takes the hashes from the partitioning's first pass (partitionWithHashes: the
+    // points read once for both) and publishes nothing before; only a run id with an unfinished entry, which must be
+    // compared before anything else, hashes them in a pass of their own (distributed::fingerprint).
     const threads = await resolveThreads(undefined, points.length / dim, COORDINATOR_THREADS);
-    // (null once split: an async function keeps its locals for its whole run)
-    let shared: Float32Array | Float64Array | null = await sharedPoints(points, threads);
-    const fingerprint = contentId('input', k, {
-      meta: { n: points.length / dim, dim, minSamples, alpha, type: points.constructor.name },
-      arrays: { blocks: await blockHashes(shared, dim, threads) },
-    });
-    const fingerprintMs = performance.now() - tFp;
+    const fingerprintOf = (blocks: Uint32Array): string =>
+      contentId('input', k, {
+        meta: { n: points.length / dim, dim, minSamples, alpha, type: points.constructor.name },
+        arrays: { blocks },
+      });
+    const timings: Record<string, number> = {};
     if (options.signal?.aborted) throw new AbortError(`run ${run} was aborted before it started.`);
     const previous = await readState(kv, run);
-    if (previous && previous.status !== 'done' && previous.fingerprint !== fingerprint) {
-      throw new InputError(
-        `Run id '${run}' belongs to an unfinished run on other points or options (fingerprint ` +
-          `${previous.fingerprint}, this input ${fingerprint}): choose another --run-id.`,
-      );
+    let fingerprint: string | null = null;
+    let resumed = false;
+    // The points the split reads: in shared memory once hashed here (null once split: an async function keeps its
+    // locals for its whole run).
+    let input: Float32Array | Float64Array | null = points;
+    if (previous && previous.status !== 'done') {
+      const tFp = performance.now();
+      input = await sharedPoints(points, threads);
+      fingerprint = fingerprintOf(await blockHashes(input, dim, threads));
+      timings['distributed::fingerprint'] = performance.now() - tFp;
+      if (previous.fingerprint !== fingerprint) {
+        throw new InputError(
+          `Run id '${run}' belongs to an unfinished run on other points or options (fingerprint ` +
+            `${previous.fingerprint}, this input ${fingerprint}): choose another --run-id.`,
+        );
+      }
+      resumed = true;
+      if (previous.local && !(await partitionsKept(nc, run, previous))) {
+        log(`run ${run}: its partitions are gone from ${previous.local.dir} (and the object store): starting over`);
+        resumed = false;
+      }
     }
-    let resumed = !!previous && previous.status !== 'done';
-    if (resumed && previous!.local && !(await partitionsKept(nc, run, previous!))) {
-      log(`run ${run}: its partitions are gone from ${previous!.local.dir} (and the object store): starting over`);
-      resumed = false;
-    }
-    jobs = await NatsJobs.open(nc, run, {
-      fresh: !resumed,
-      ...(resumed ? { publication: previous!.publication } : {}),
-      epoch: fingerprint,
-      onStall: (pending, seconds) =>
-        log(`run ${run}: ${pending} tasks waiting, no result for ${seconds} s: are workers running on ${cluster.url}?`),
-    });
+    // The run's jobs, under the fingerprint (every task's id and header carry it: NatsJobs.open's epoch), so opened
+    // only once it is known: on a fresh start after the split below.
+    const openJobs = (epoch: string): Promise<NatsJobs> =>
+      NatsJobs.open(nc, run, {
+        fresh: !resumed,
+        ...(resumed ? { publication: previous!.publication } : {}),
+        epoch,
+        onStall: (pending, seconds) =>
+          log(
+            `run ${run}: ${pending} tasks waiting, no result for ${seconds} s: are workers running on ${cluster.url}?`,
+          ),
+      });
     let state: RunState;
     const t0 = performance.now();
-    const timings: Record<string, number> = { 'distributed::fingerprint': fingerprintMs };
     // Per partition: stored (resolves when its upload is done); `saved`: the run state in the KV, written once every
     // partition is stored (a coordinator that dies before then leaves no state, and its run starts over).
     let stored: ((p: number) => Promise<void>) | undefined;
     let saved: Promise<void>;
     if (resumed) {
-      shared = null;
+      input = null;
+      jobs = await openJobs(fingerprint!);
       state = { ...previous!, status: 'running', error: undefined };
       jobs.local = state.local ?? null;
       log(`run ${run}: resuming (${previous!.status}, last at ${previous!.phase ?? 'the start'})`);
       saved = kv.put(run, JSON.stringify(state)).then(() => undefined);
     } else {
       options.onProgress?.(0, 'partition');
-      // On the host's worker threads from 10^6 points (partition.threads.ts; the same partitions as partitionPoints).
-      const data: (PartitionData | null)[] = await partitionPointsThreaded(shared!, dim, k, {
-        threads,
-        timings,
-        signal: options.signal,
-      });
-      shared = null;
+      // On the host's worker threads from 10^6 points (partition.threads.ts; the same partitions as partitionPoints),
+      // the fingerprint's block hashes in its first pass (unless known already: a run started over).
+      const splitOptions = { threads, timings, signal: options.signal };
+      let data: (PartitionData | null)[];
+      if (fingerprint === null) {
+        const split = await partitionWithHashes(input!, dim, k, splitOptions);
+        data = split.partitions;
+        fingerprint = fingerprintOf(split.blocks);
+      } else data = await partitionPointsThreaded(input!, dim, k, splitOptions);
+      input = null;
+      jobs = await openJobs(fingerprint);
       checkPartitionSizes(data as PartitionData[], dim);
       // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
@@ -317,10 +336,11 @@ export async function emstOnNats(
         ...(link ? { local: link } : {}),
       };
       // The writes or uploads in partition order, beside the algorithm: its first tasks (the pairs (0, 1), (0, 2), …,
-      // (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored. Files go a few at
-      // once (filesAtOnce: partition p starts once p − lanes is stored), each in `parts` files on worker threads of
-      // their own (partsPerFile: a file's writes queue on its inode lock), so that the first pair's two land
-      // together; uploads to the object store (no folder, or a file that could not be written) one after another. The
+      // (0, k − 1), then the rest; local trees 0, 1, …) are published as their partitions are stored. Files go one at a
+      // time in `parts` files on worker threads of their own (partsPerFile: a file's writes queue on its inode lock), so
+      // that each lands as early as the threads allow, 0 and 1 first; on 2–3 cores two whole files at once (filesAtOnce:
+      // partition p starts once p − lanes is stored); uploads to the object store (no folder, or a file that could not
+      // be written) one after another. The
       // first upload that fails stops every lane: no write or upload starts after it, and each partition not yet stored
       // fails with its error (what the tasks waiting for them, and so the run, report).
       const tUp = performance.now();

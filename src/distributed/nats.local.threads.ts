@@ -7,8 +7,9 @@
  * Important! One thread per file, not more: tmpfs (and every Linux file system's buffered write) takes the file's
  * inode lock for each write, so writes to one file run one at a time whichever thread issues them (two threads
  * rewriting one /dev/shm file took twice one thread's time, two threads on two files one thread's:
- * bench/local-files.mjs). What divides the time is several files at once: the coordinator writes its partitions two
- * at a time (nats.local.ts filesAtOnce), each in up to 4 part files (partsPerFile), each file on its own worker.
+ * bench/local-files.mjs). What divides the time is several files at once: the coordinator writes its partitions one
+ * at a time in up to 8 part files (nats.local.ts partsPerFile; two whole ones at a time on 2–3 cores: filesAtOnce),
+ * each file on its own worker.
  *
  * A file descriptor belongs to the process, not to the thread that opened it: a worker thread writes to the fd the
  * calling thread opened (io/points.stream.threads.ts reads the same way). The calling thread keeps the fd open until

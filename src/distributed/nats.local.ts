@@ -140,18 +140,26 @@ const IN_FLIGHT = 4;
 
 /**
  * Message files the coordinator writes at once (its partitions). Each file is written by one thread (a file's writes
- * run one at a time under its inode lock: nats.local.threads.ts), so the threads divide the time by files. Two: the
- * first pair task needs partitions 0 and 1, written together with nothing beside them; 2, 3 follow, … On the 2-core
- * machine (bench/local-files.mjs) two at once kept 0 + 1's time and shortened all four's, while all four at once
- * doubled 0 + 1's (the memory bandwidth shared four ways); not yet measured on the GPU hosts. Only where each file
- * gets a worker thread: libuv's 4 threads would be taken by one file's pieces waiting on its lock, the other's behind
- * them.
+ * run one at a time under its inode lock: nats.local.threads.ts), so the threads divide the time by files: parts of
+ * one partition (partsPerFile) or several partitions. Where a file can be written in parts (4 cores and more), one
+ * partition at a time, every part thread on it: partition p is stored at (p + 1)/k of the writes' time, so the first
+ * pair task (0, 1) starts after 2/k of it, as with two partitions at once, but the second (0, 2) after 3/k instead of
+ * 4/k (two at once, 2 and 3 shared the threads and landed together), and a 'rounds' run's first local tree after 1/k.
+ * Where it cannot (the 2-core development machine), two whole files at once: there (bench/local-files.mjs) two at
+ * once kept 0 + 1's time and shortened all four's, while all four at once doubled 0 + 1's (the memory bandwidth shared
+ * four ways). Only where each file gets a worker thread: libuv's 4 threads would be taken by one file's pieces
+ * waiting on its lock, the other's behind them.
  */
 const FILES_AT_ONCE = 2;
 
 /** How many of `count` message files to write at once (writeMessageFile's callers: the coordinator's partitions). */
 export async function filesAtOnce(count: number): Promise<number> {
-  return (await fileWritesOnThreads()) ? Math.max(1, Math.min(count, FILES_AT_ONCE)) : 1;
+  return (await fileWritesOnThreads()) ? filesFor((await loadNodeThreads())?.parallelism ?? 1, count) : 1;
+}
+
+/** filesAtOnce's count for `cores` and `count` files (with worker threads at hand): 1 where a file gets parts. */
+export function filesFor(cores: number, count: number): number {
+  return partsFor(cores, 1) > 1 ? 1 : Math.max(1, Math.min(count, FILES_AT_ONCE));
 }
 
 /**
@@ -170,7 +178,11 @@ export function partsFor(cores: number, lanes: number): number {
   return Math.max(1, Math.min(MAX_PARTS, Math.floor(cores / (2 * Math.max(1, lanes)))));
 }
 
-const MAX_PARTS = 4;
+/**
+ * 8: the 8 write threads the 16- and 32-core hosts had as two files of 4 parts (sessions 17–19), now on one file at a
+ * time (filesAtOnce). More threads were not measured.
+ */
+const MAX_PARTS = 8;
 
 /**
  * Writes `msg` (nats.codec.ts bytes) as `dir/name`, whole or not at all (a temporary name, renamed once written);

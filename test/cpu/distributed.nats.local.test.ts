@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
 import {
   filesAtOnce,
+  filesFor,
   partsFor,
   partsPerFile,
   readMessageFile,
@@ -84,7 +85,7 @@ describe('writeMessageFile(dir, name, msg): the shared arrays on a worker thread
   });
 
   it('writes four files at once (one worker each), each equal to its message; a rewrite replaces the file whole', async () => {
-    expect(await filesAtOnce(6)).toBe(2);
+    expect(await filesAtOnce(6)).toBe(filesFor(availableParallelism(), 6));
     expect(await filesAtOnce(1)).toBe(1);
     const msgs = [2, 3, 4, 5].map(message);
     await Promise.all(msgs.map((m, i) => writeMessageFile(dir, `part.${i}`, m, 1 << 12)));
@@ -216,14 +217,23 @@ describe('writeMessageFile(dir, name, msg, pieceBytes, parts): a message in part
     }
   });
 
-  it("the same bytes through libuv alone; partsPerFile: one part a 2 cores beside the lanes', at most 4, 1 without worker threads", async () => {
-    // The rule on hosts this machine is not: 4 on the 32-core H100 hosts (2 lanes), 2 from 8 cores, 1 below.
-    expect([32, 16, 8, 7, 2].map((cores) => partsFor(cores, 2))).toEqual([4, 4, 2, 1, 1]);
-    expect(partsFor(64, 4)).toBe(4);
-    expect(partsFor(8, 1)).toBe(4);
+  it('filesFor: one partition at a time with all its parts where a file gets parts (0 and 1 first), two whole files on 2–3 cores', () => {
+    // Issue 20: two files of 4 parts at once stored partitions 2 and 3 together after 0 and 1, so the second pair task
+    // (0, 2) waited for all four; one file of 8 parts at a time stores each in turn with the same 8 threads.
+    expect([64, 32, 16, 8, 4].map((cores) => filesFor(cores, 4))).toEqual([1, 1, 1, 1, 1]);
+    expect([32, 16, 8, 4].map((cores) => partsFor(cores, filesFor(cores, 4)))).toEqual([8, 8, 4, 2]);
+    expect([3, 2, 1].map((cores) => filesFor(cores, 4))).toEqual([2, 2, 2]);
+    expect(filesFor(2, 1)).toBe(1);
+  });
+
+  it("the same bytes through libuv alone; partsPerFile: one part a 2 cores beside the lanes', at most 8, 1 without worker threads", async () => {
+    // The rule on hosts this machine is not: 8 on the 16- and 32-core hosts (one file at a time), 2 from 4 cores.
+    expect([32, 16, 8, 7, 4, 3, 2].map((cores) => partsFor(cores, 1))).toEqual([8, 8, 4, 3, 2, 1, 1]);
+    expect([32, 16, 8, 7, 2].map((cores) => partsFor(cores, 2))).toEqual([8, 4, 2, 1, 1]);
+    expect(partsFor(64, 4)).toBe(8);
     const cores = availableParallelism();
     for (const lanes of [1, 2, 4]) {
-      expect(await partsPerFile(lanes)).toBe(Math.max(1, Math.min(4, Math.floor(cores / (2 * lanes)))));
+      expect(await partsPerFile(lanes)).toBe(Math.max(1, Math.min(8, Math.floor(cores / (2 * lanes)))));
     }
     setWorkerScript(null);
     try {

@@ -3,9 +3,17 @@
  * partitions array for array — ids and coordinates — for clouds with ties and duplicates, 1D to 5D, k from 1 to
  * n + 3, thread counts that leave uneven ranges, and the same errors for bad coordinates; each partition's `box` (the
  * scatter pass's) gives partitionInfo's bounding box bit for bit, −0 against +0 included; a signal aborted during the
- * split stops it at the next pass (a coordinator's Ctrl-C). minPoints 0 forces the threaded path at these small sizes
+ * split stops it at the next pass (a coordinator's Ctrl-C); partitionWithHashes' block hashes, computed in the split's
+ * first pass, are blockHashes' (the input fingerprint of runs before it). minPoints 0 forces the threaded path at these small sizes
  * (by default it starts at 10^6 points).
  */
+
+/** Whether two typed arrays hold the same bytes. */
+const sameBytes = (a: ArrayBufferView, b: ArrayBufferView): boolean =>
+  Buffer.compare(
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+    Buffer.from(b.buffer, b.byteOffset, b.byteLength),
+  ) === 0;
 
 /** Box values with −0 told from +0. */
 const signed = (xs: number[]): string[] => xs.map((x) => (Object.is(x, -0) ? '-0' : String(x)));
@@ -28,6 +36,7 @@ import {
   blockHashes,
   FINGERPRINT_BLOCK_WORDS,
   partitionPointsThreaded,
+  partitionWithHashes,
   sharedPoints,
 } from '../../src/distributed/partition.threads.js';
 import { cloud } from '../helpers/clouds.js';
@@ -162,6 +171,56 @@ describe('partitionPointsThreaded', () => {
     expect(Array.from(await blockHashes(wide, 3, 4, 0))).toEqual(
       Array.from(await blockHashes(Float64Array.from(wide), 3, 1, 0)),
     );
+  });
+
+  it("partitionWithHashes: blockHashes' values (pinned: what builds before it computed) and the same partitions, rows across block ends, 2D to 5D, 1 to 5 threads", async () => {
+    // 2^21 3D points (1.5 blocks) of a fixed sequence: the two blocks' hashes as session 19's build computed them, so
+    // a run resumed across the change finds its fingerprint equal.
+    const fixed = new Float32Array(3 * 2 ** 21);
+    for (let i = 0; i < fixed.length; i++) fixed[i] = (Math.imul(i, 0x9e3779b1) >>> 0) / 2 ** 32 - 0.5;
+    const pinned = [0x1161fa8a, 0x90699e76, 0x4cc6643b, 0xd0084ede];
+    expect(Array.from(await blockHashes(fixed, 3, 1, 0))).toEqual(pinned);
+    for (const threads of [1, 2, 3]) {
+      const got = await partitionWithHashes(fixed, 3, 4, { threads, minPoints: 0 });
+      expect(Array.from(got.blocks), `threads ${threads}`).toEqual(pinned);
+    }
+    // 2.4 blocks: a block's 2^22 words are no multiple of 3 or 5, so rows straddle its ends; more threads than blocks.
+    for (const dim of [3, 2, 5]) {
+      const n = Math.ceil((2.4 * FINGERPRINT_BLOCK_WORDS) / dim);
+      const points = cloud('uniform', n, dim, 56 + dim);
+      const want = await blockHashes(points, dim, 1, 0);
+      const split = partitionPoints(points, dim, 3);
+      for (const threads of [2, 5]) {
+        const got = await partitionWithHashes(points, dim, 3, { threads, minPoints: 0 });
+        expect(Array.from(got.blocks), `dim ${dim}, threads ${threads}`).toEqual(Array.from(want));
+        // (Bytes compared: toEqual over arrays of 10^6 elements takes minutes.)
+        for (let p = 0; p < 3; p++) {
+          expect(sameBytes(got.partitions[p].ids, split[p].ids), `dim ${dim}, threads ${threads}, partition ${p}`).toBe(
+            true,
+          );
+          expect(sameBytes(got.partitions[p].points, split[p].points)).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('partitionWithHashes: a bad coordinate in a row across a block end, or anywhere, is found with its row named', async () => {
+    const n = Math.ceil((1.2 * FINGERPRINT_BLOCK_WORDS) / 3);
+    const points = cloud('uniform', n, 3, 61);
+    // Row ⌊2^22 / 3⌋ starts in block 0 and ends in block 1: its z is block 1's second word.
+    const row = Math.floor(FINGERPRINT_BLOCK_WORDS / 3);
+    for (const [at, bad, message] of [
+      [3 * row + 2, NaN, `NaN at row ${row}, column 2`],
+      [3 * row, -Infinity, `-Infinity at row ${row}, column 0`],
+      [3 * (n - 1) + 1, 2e38, `within ±1e\\+38.*row ${n - 1}, column 1`],
+      [4, Infinity, 'Infinity at row 1, column 1'],
+    ] as const) {
+      const xs = Float32Array.from(points);
+      xs[at] = bad;
+      await expect(partitionWithHashes(xs, 3, 4, { threads: 3, minPoints: 0 }), message).rejects.toThrow(
+        new RegExp(message),
+      );
+    }
   });
 
   it('reports each pass under distributed::partition.<pass>', async () => {
