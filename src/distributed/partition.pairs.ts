@@ -37,7 +37,7 @@
  * keys ~170, reply ~100, keep ~54 ns.
  */
 import type { PartitionRun } from './partition.run.js';
-import type { TaskMessage } from './types.js';
+import type { EdgeSink, TaskMessage } from './types.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
 import { firstUnsorted, firstUnsortedThreaded, mergeRange, mergeToTreeThreaded } from './merge.threads.js';
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
@@ -108,7 +108,7 @@ export async function pairsEmst(
       hi: run.reply(reply, name('hi'), Uint32Array, m),
       keys: run.reply(reply, name('keys'), Float32Array, m),
     };
-    if (later && list.keys.length >= MERGE_THREADED_EDGES && sharedList(list)) {
+    if (later && list.keys.length >= mergeThreading.minEdges && sharedList(list)) {
       const check = checkLater(list, what);
       check.catch(() => undefined); // awaited below, before the merge
       checks.push(check);
@@ -262,7 +262,7 @@ export async function pairsEmst(
   const parent = new Uint32Array(n);
   if (touch) for (let i = 0; i < n; i += 1024) parent[i] = 0;
   // And the threaded merge's shared arrays (mergeLists), their pages taken by the host's threads meanwhile.
-  const temp = touch && n - 1 >= MERGE_THREADED_EDGES ? mergeTemp(n - 1) : undefined;
+  const temp = touch && n - 1 >= mergeThreading.minEdges ? mergeTemp(n - 1) : undefined;
   temp?.ready.catch(() => undefined); // awaited in mergeLists
   run.timings['distributed::merge.touch'] = performance.now() - t00;
   await run.lap('distributed::pairs.forests', () => Promise.all(forests));
@@ -319,7 +319,9 @@ export async function pairsEmst(
     pickedList.keys[i] = candidates.keys[e];
   }
   safeLists.push(pickedList);
-  const tree = await mergeLists(safeLists, Math.max(n - 1, 0), temp, run.timings);
+  // (The sink takes the weights as merged: not where partitionedEmst rescales them afterwards.)
+  const sink = run.exponent === 0 ? run.options.sink : undefined;
+  const tree = await mergeLists(safeLists, Math.max(n - 1, 0), temp, run.timings, sink);
   run.timings['distributed::kruskal'] = t1 - t0;
   run.timings['distributed::merge'] = performance.now() - t1;
   run.stats.contracted = safeCount;
@@ -763,19 +765,22 @@ const sharedList = (list: SortedEdges): boolean => shared(list.lo, list.hi, list
  * edges or more — into shared arrays (`made`'s, mapped while the forests computed), which are the result as they are:
  * views of SharedArrayBuffers, read, written and uploaded like any typed array (the GPU's uploads copy shared views:
  * src/gpu/buffers.ts unshared). Copying them into plain arrays was ~1 s of the run's last step at 2·10^8 and 2.4 GB
- * more at its peak (session 15). Else on this thread, into new plain arrays.
+ * more at its peak (session 15). Else on this thread, into new plain arrays. `sink`: the threaded merge writes the tree
+ * to its files as it merges (merge.threads.ts); where the merge runs on this thread the files are abandoned and the
+ * caller writes the result as without a sink.
  */
 async function mergeLists(
   lists: SortedEdges[],
   m: number,
   made?: { arrays: EdgeList; ready: Promise<void> },
   timings?: Record<string, number>,
+  sink?: EdgeSink,
 ): Promise<EdgeList> {
   const ls = lists.filter((l) => l.keys.length > 0);
   let total = 0;
   for (const l of ls) total += l.keys.length;
-  if (total >= MERGE_THREADED_EDGES && total === m && ls.every(sharedList)) {
-    const threads = await resolveThreads(undefined, m, COORDINATOR_THREADS);
+  if (total >= mergeThreading.minEdges && total === m && ls.every(sharedList)) {
+    const threads = mergeThreading.threads ?? (await resolveThreads(undefined, m, COORDINATOR_THREADS));
     if (made) await made.ready;
     const temp =
       made && made.arrays.weights.length === m
@@ -788,13 +793,19 @@ async function mergeLists(
     const lo = ls.map((l) => l.lo);
     const hi = ls.map((l) => l.hi);
     const keys = ls.map((l) => l.keys);
-    if (await mergeToTreeThreaded({ lo, hi, keys }, temp, threads, timings)) return temp;
+    const files = sink ? await sink.open(m) : null;
+    if (await mergeToTreeThreaded({ lo, hi, keys }, temp, threads, timings, files ?? undefined)) return temp;
+    await files?.abandon();
   }
   return mergeToTree(lists);
 }
 
-/** From this many edges mergeLists merges on the host's threads (where every list is in shared memory). */
-const MERGE_THREADED_EDGES = 1 << 20;
+/**
+ * From `minEdges` edges mergeLists merges on the host's threads (where every list is in shared memory), on `threads`
+ * where set (else resolveThreads' default, up to COORDINATOR_THREADS). Tests lower minEdges and fix the threads to run
+ * the threaded merge, and the sink's writes, on small runs; the library never changes them.
+ */
+export const mergeThreading: { minEdges: number; threads?: number } = { minEdges: 1 << 20 };
 
 /**
  * mergeLists' shared arrays for m edges (the result), made while the forests compute: their pages taken by the host's
