@@ -15,6 +15,8 @@ import type { ProgressCallback } from '../progress.js';
 import { metricOf } from '../emst/metric.js';
 import { runCommand } from './run.js';
 import { InputError } from '../errors.js';
+import type { EdgeSink } from '../distributed/types.js';
+import { NpyEdgeSink } from '../io/write.sink.js';
 import { DEFAULT_PARTITIONS, emstOnNats } from '../distributed/coordinator.js';
 import { addLocalDirOption, addNatsOptions, localDirOf, natsOptionsOf, type NatsCliOptions } from './nats.js';
 import {
@@ -64,14 +66,16 @@ function totalWeightOf(weights: Float32Array): number {
   return total;
 }
 
+/** `sink`: with --nats, where the tree may be written as it is merged (the .npy files: NpyEdgeSink). */
 export async function computeEmst(
   file: string,
   o: EmstCliOptions,
   progress?: ProgressCallback,
   signal?: AbortSignal,
   log?: (line: string) => void,
+  sink?: EdgeSink,
 ): Promise<EmstRun> {
-  if (o.nats) return computeEmstOnNats(file, o, progress, signal, log);
+  if (o.nats) return computeEmstOnNats(file, o, progress, signal, log, sink);
   const t0 = performance.now();
   progress?.(0, 'read');
   // The device is created, and the pipelines compiled, while the file is read (gpuahead.ts).
@@ -123,6 +127,7 @@ async function computeEmstOnNats(
   progress?: ProgressCallback,
   signal?: AbortSignal,
   log?: (line: string) => void,
+  sink?: EdgeSink,
 ): Promise<EmstRun> {
   if (o.periodic || o.minEdgeLength) throw new InputError('--nats supports neither --periodic nor --min-edge-length.');
   const t0 = performance.now();
@@ -136,6 +141,7 @@ async function computeEmstOnNats(
     alpha: o.alpha,
     onProgress: progress,
     signal,
+    ...(sink ? { sink } : {}),
     cluster: {
       ...natsOptionsOf(o, 'treeline emst'),
       partitions: o.partitions,
@@ -233,20 +239,31 @@ export function emstCommand(io: CliIo): Command {
     .action(async (file: string, o: EmstCliOptions) => {
       const outputs = [{ path: o.output, option: '-o', kind: outputKind(o) }];
       const { r, where, totalWeight } = await runCommand(io, 'emst', { verbose: o.verbose, outputs }, async (run) => {
-        const r = await computeEmst(file, o, run.progress.onProgress, run.signal, io.log);
-        run.progress.phase('write', 1);
-        const tWrite = performance.now();
-        // The total weight is summed while the files are written where it can be (.npy: the writes and their
-        // fsyncs run on libuv's threads; one float64 pass in order over 2·10^8 weights is 0.35–0.7 s on the H100
-        // hosts, which a distributed run's coordinator spent before the write until session 16).
-        let total: number | undefined;
-        const sum = (): number => (total ??= totalWeightOf(r.tree.weights));
-        const writing = writeOutput(io, o, emstPrintable(r, o, sum), run);
-        sum();
-        const where = await writing;
-        // (Not in --format json's own timings: those are written before this ends.)
-        r.timings['io::write'] = performance.now() - tWrite;
-        return { r, where, totalWeight: sum() };
+        // --nats with --format npy -o: the 'pairs' merge writes the three files as it merges (io/write.sink.ts);
+        // where it did not (another method, a merge on one thread) they are written below as for any run.
+        const sink =
+          o.nats && o.output && outputKind(o) === 'folder' ? new NpyEdgeSink(run.outputs, o.output) : undefined;
+        try {
+          const r = await computeEmst(file, o, run.progress.onProgress, run.signal, io.log, sink);
+          run.progress.phase('write', 1);
+          const tWrite = performance.now();
+          // The total weight is summed while the files are written where it can be (.npy: the writes and their
+          // fsyncs run on libuv's threads; one float64 pass in order over 2·10^8 weights is 0.35–0.7 s on the H100
+          // hosts, which a distributed run's coordinator spent before the write until session 16).
+          let total: number | undefined;
+          const sum = (): number => (total ??= totalWeightOf(r.tree.weights));
+          if (sink && !sink.written) await sink.abandon();
+          const writing = sink?.written
+            ? sink.finish().then(() => o.output!)
+            : writeOutput(io, o, emstPrintable(r, o, sum), run);
+          sum();
+          const where = await writing;
+          // (Not in --format json's own timings: those are written before this ends. With the sink: its fsyncs.)
+          r.timings['io::write'] = performance.now() - tWrite;
+          return { r, where, totalWeight: sum() };
+        } finally {
+          await sink?.close();
+        }
       });
       const forest = r.tree.weights.length < Math.max(r.table.n - 1, 0);
       const kind =

@@ -57,6 +57,7 @@ import { blockHashes, partitionPointsThreaded, partitionWithHashes, sharedPoints
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { partitionedEmst } from './partition.emst.js';
 import type {
+  EdgeSink,
   PartitionData,
   PartitionedEmstMethod,
   PartitionedEmstResult,
@@ -164,6 +165,8 @@ export interface EmstOnNatsOptions {
   cluster: ClusterOptions;
   /** partitionedEmst's method (default: TREELINE_PARTITIONED_METHOD, else 'rounds'). */
   method?: PartitionedEmstMethod;
+  /** partitionedEmst's sink: where the 'pairs' method may write the tree as it merges it (the CLI's .npy files). */
+  sink?: EdgeSink;
 }
 
 /** What a distributed run returns beyond the tree: its id and what crossed the network. */
@@ -427,6 +430,7 @@ export async function emstOnNats(
         onProgress,
         signal: options.signal,
         method,
+        ...(options.sink ? { sink: options.sink } : {}),
       });
       await saved;
     } catch (e) {

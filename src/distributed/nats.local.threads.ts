@@ -46,9 +46,10 @@ type SyncFs = Pick<typeof import('node:fs'), 'writeSync'>;
 
 /**
  * node:fs on a worker thread, synchronously (the job answers synchronously): process.getBuiltinModule (Node ≥ 20.16),
- * with a computed name — the library imports no node: module statically (test/cpu/package.test.ts).
+ * with a computed name — the library imports no node: module statically (test/cpu/package.test.ts). Also the 'pairs'
+ * merge's writes to an EdgeSink (merge.threads.ts).
  */
-function syncFs(): SyncFs | null {
+export function syncFs(): SyncFs | null {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   const name = 'node:fs';
   return typeof proc?.getBuiltinModule === 'function' ? (proc.getBuiltinModule(name) as SyncFs) : null;

@@ -37,7 +37,7 @@
  * keys ~170, reply ~100, keep ~54 ns.
  */
 import type { PartitionRun } from './partition.run.js';
-import type { TaskMessage } from './types.js';
+import type { EdgeSink, TaskMessage } from './types.js';
 import type { EdgeList } from '../emst/edges.cpu.js';
 import { firstUnsorted, firstUnsortedThreaded, mergeRange, mergeToTreeThreaded } from './merge.threads.js';
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
@@ -108,7 +108,7 @@ export async function pairsEmst(
       hi: run.reply(reply, name('hi'), Uint32Array, m),
       keys: run.reply(reply, name('keys'), Float32Array, m),
     };
-    if (later && list.keys.length >= MERGE_THREADED_EDGES && sharedList(list)) {
+    if (later && list.keys.length >= mergeThreading.minEdges && sharedList(list)) {
       const check = checkLater(list, what);
       check.catch(() => undefined); // awaited below, before the merge
       checks.push(check);
@@ -141,7 +141,7 @@ export async function pairsEmst(
   // as every pair holding it has answered (its floors are final then), while the other pairs still compute: workers
   // left without a pair at the end take forests instead of waiting for the last pairs.
   // floorOf[g]: 1 + the key's bits (keys ≥ 0: their bits order as the keys do), 0 for none (+∞). Zero means empty in
-  // floorOf, labelOf and parent below, so none is filled: a fresh array's pages are mapped only where written
+  // floorOf, labelOf and dense.ids below, so none is filled: a fresh array's pages are mapped only where written
   // (filling three arrays of n words was ~2–3 s of the coordinator's own time at 2·10^8 on the H100 host).
   const floorOf = new Uint32Array(n);
   const keyBits = (keys: Float32Array): Uint32Array => new Uint32Array(keys.buffer, keys.byteOffset, keys.length);
@@ -207,8 +207,11 @@ export async function pairsEmst(
   // The contracted label (a global id) of every end of an open or crossing edge: the terminals' from their owners'
   // replies, the open edges' with them. Each reply is taken as it arrives, and the proven lists merged meanwhile
   // (all but the last one: the merge with it waits for the Kruskal's few edges, below).
-  // labelOf[g]: 1 + the label, 0 for none (as floorOf).
+  // labelOf[g]: 1 + the label's dense id (DenseLabels: numbered as they arrive), 0 for none (as floorOf). Numbered
+  // here, the tail's Kruskal reads one n-word array at random and finds roots in an array of the labels seen (~10^6
+  // at 2·10^8 points), where its union-find over the labels themselves chased parents through n words.
   const labelOf = new Uint32Array(n);
+  const dense = new DenseLabels(n);
   const safeLists: SortedEdges[] = [];
   const rest: SortedEdges[] = [];
   let safeCount = 0;
@@ -222,13 +225,14 @@ export async function pairsEmst(
     const open = listOf(reply, `partition ${p}'s open edges`, 'open');
     const la = run.reply(reply, 'openLa', Uint32Array, open.keys.length);
     const lb = run.reply(reply, 'openLb', Uint32Array, open.keys.length);
+    const what = `partition ${p}'s forest`;
     for (let e = 0; e < open.keys.length; e++) {
-      labelOf[open.lo[e]] = la[e] + 1;
-      labelOf[open.hi[e]] = lb[e] + 1;
+      labelOf[open.lo[e]] = dense.of(la[e], what);
+      labelOf[open.hi[e]] = dense.of(lb[e], what);
     }
     rest.push(open);
     const labels = run.reply(reply, 'label', Uint32Array, terminals.length);
-    for (let i = 0; i < terminals.length; i++) labelOf[terminals[i]] = labels[i] + 1;
+    for (let i = 0; i < terminals.length; i++) labelOf[terminals[i]] = dense.of(labels[i], what);
     safeLists.push(safe);
     // Lists in shared memory (read so from NATS) are merged at the end on threads (mergeLists), not here.
     if (++arrived < live.length && !sharedList(safe)) {
@@ -257,12 +261,12 @@ export async function pairsEmst(
   // TREELINE_MERGE_TOUCH=0: none of it (the pages taken in the last step instead), for A/B runs.
   const touch = (typeof process !== 'undefined' ? process.env.TREELINE_MERGE_TOUCH : undefined) !== '0';
   const t00 = performance.now();
-  // The Kruskal's parents below (0: a root): their pages mapped now too (at 2·10^8 the Kruskal over ~10^6 candidate
-  // edges took 1.2–1.4 s in the run's last step, its labels touching most of n fresh words at random).
-  const parent = new Uint32Array(n);
-  if (touch) for (let i = 0; i < n; i += 1024) parent[i] = 0;
+  // The labels' dense ids (above): their pages mapped now, where the forests' intake has not yet (at 2·10^8 the
+  // Kruskal over ~10^6 candidate edges took 1.2–1.4 s in the run's last step when its parents, n words touched at
+  // random, were fresh pages). (`|= 0`: an id already given stays.)
+  if (touch) for (let i = 0; i < n; i += 1024) dense.ids[i] |= 0;
   // And the threaded merge's shared arrays (mergeLists), their pages taken by the host's threads meanwhile.
-  const temp = touch && n - 1 >= MERGE_THREADED_EDGES ? mergeTemp(n - 1) : undefined;
+  const temp = touch && n - 1 >= mergeThreading.minEdges ? mergeTemp(n - 1) : undefined;
   temp?.ready.catch(() => undefined); // awaited in mergeLists
   run.timings['distributed::merge.touch'] = performance.now() - t00;
   await run.lap('distributed::pairs.forests', () => Promise.all(forests));
@@ -275,31 +279,12 @@ export async function pairsEmst(
   const candidates = mergeAll(rest);
   run.timings['distributed::pairs.work'] = work;
   run.stats.candidates = candidates.keys.length;
-  // Kruskal over the open and crossing edges (in the canonical order), on the contracted labels. parent[i]: 1 + the
-  // parent of label i, 0 for a root (only the candidates' labels are ever touched; `parent` is made above).
-  const root = (g: number): number => {
-    const l = labelOf[g];
-    if (l === 0) throw new Error(`partitionedEmst: point ${g}, an end of a crossing or open edge, has no label`);
-    let i = l - 1;
-    for (;;) {
-      const up = parent[i];
-      if (up === 0) return i;
-      const above = parent[up - 1];
-      if (above === 0) return up - 1;
-      parent[i] = above; // path halving
-      i = above - 1;
-    }
-  };
-  const chosen = new Uint32Array(candidates.keys.length);
-  let count = 0;
-  for (let e = 0; e < candidates.keys.length; e++) {
-    const a = root(candidates.lo[e]);
-    const b = root(candidates.hi[e]);
-    if (a === b) continue;
-    if (a < b) parent[b] = a + 1;
-    else parent[a] = b + 1;
-    chosen[count++] = e;
-  }
+  // Kruskal over the open and crossing edges (in the canonical order) on the contracted labels' dense ids.
+  const tEnds = performance.now();
+  const ends = denseEnds(candidates, labelOf);
+  const tUnion = performance.now();
+  const chosen = kruskalDense(ends, dense.count);
+  const count = chosen.length;
   if (safeCount + count !== n - 1) {
     throw new Error(
       `partitionedEmst: ${safeCount} proven and ${count} chosen edges for ${n - 1} MST edges (a reply is missing)`,
@@ -319,11 +304,92 @@ export async function pairsEmst(
     pickedList.keys[i] = candidates.keys[e];
   }
   safeLists.push(pickedList);
-  const tree = await mergeLists(safeLists, Math.max(n - 1, 0), temp, run.timings);
+  // (The sink takes the weights as merged: not where partitionedEmst rescales them afterwards.)
+  const sink = run.exponent === 0 ? run.options.sink : undefined;
+  const tree = await mergeLists(safeLists, Math.max(n - 1, 0), temp, run.timings, sink);
   run.timings['distributed::kruskal'] = t1 - t0;
+  run.timings['distributed::kruskal.candidates'] = tEnds - t0;
+  run.timings['distributed::kruskal.ends'] = tUnion - tEnds;
+  run.timings['distributed::kruskal.union'] = t1 - tUnion;
   run.timings['distributed::merge'] = performance.now() - t1;
   run.stats.contracted = safeCount;
   return tree;
+}
+
+/**
+ * Labels (global ids < n) numbered 0, 1, … in the order first seen, so that a union-find over them needs an array of
+ * the labels seen, not of n words. bench/kruskal-dense.mjs on the H200 x2 host (32 cores), n = 2·10^8, 10^6 candidate
+ * edges over ~8.6·10^5 labels: the Kruskal over the labels themselves 221–409 ms; the labels ranked in the tail (two
+ * n-word arrays at random an end) 231–425 ms, no better; numbered at intake, the tail 121–139 ms, and the numbering of
+ * every forest's labels 147–203 ms (the labelOf writes the intake made anyway included), off the tail but for the
+ * last forests'.
+ */
+export class DenseLabels {
+  /** ids[l]: 1 + label l's id, 0 for a label not seen (n words: its pages are mapped as labels arrive). */
+  readonly ids: Uint32Array;
+  /** Labels seen. */
+  count = 0;
+
+  constructor(readonly n: number) {
+    this.ids = new Uint32Array(n);
+  }
+
+  /** 1 + label l's id (a new one where l is new); `what` names the reply in the error for a label ≥ n. */
+  of(l: number, what: string): number {
+    if (!(l < this.n)) throw new Error(`partitionedEmst: ${what} answered label ${l} (n = ${this.n})`);
+    let d = this.ids[l];
+    if (d === 0) this.ids[l] = d = ++this.count;
+    return d;
+  }
+}
+
+/**
+ * The candidates' ends as dense ids (DenseLabels): ends[2e], ends[2e + 1] for edge e's lo and hi, from labelOf[g] = 1 +
+ * point g's label's id (0: none, an error naming the point).
+ */
+export function denseEnds(candidates: SortedEdges, labelOf: Uint32Array): Uint32Array {
+  const { lo, hi } = candidates;
+  const m = lo.length;
+  const ends = new Uint32Array(2 * m);
+  for (let e = 0; e < 2 * m; e++) {
+    const g = (e & 1) === 0 ? lo[e >>> 1] : hi[e >>> 1];
+    const d = labelOf[g];
+    if (d === 0) throw new Error(`partitionedEmst: point ${g}, an end of a crossing or open edge, has no label`);
+    ends[e] = d - 1;
+  }
+  return ends;
+}
+
+/**
+ * Kruskal over edges given as dense end ids (denseEnds: edge e joins ends[2e] and ends[2e + 1], in the candidates'
+ * canonical order): the numbers of the edges that join two components, in order. The union-find lives in an array of
+ * `labels` words (~10^6 at 2·10^8 points: 4 MB). Which root becomes the parent does not change which edges are chosen.
+ */
+export function kruskalDense(ends: Uint32Array, labels: number): Uint32Array {
+  const m = ends.length >>> 1;
+  // up[i]: 1 + the parent of id i, 0 for a root.
+  const up = new Uint32Array(labels);
+  const root = (i: number): number => {
+    for (;;) {
+      const p = up[i];
+      if (p === 0) return i;
+      const above = up[p - 1];
+      if (above === 0) return p - 1;
+      up[i] = above; // path halving
+      i = above - 1;
+    }
+  };
+  const chosen = new Uint32Array(m);
+  let count = 0;
+  for (let e = 0; e < m; e++) {
+    const a = root(ends[2 * e]);
+    const b = root(ends[2 * e + 1]);
+    if (a === b) continue;
+    if (a < b) up[b] = a + 1;
+    else up[a] = b + 1;
+    chosen[count++] = e;
+  }
+  return chosen.subarray(0, count);
 }
 
 /** Edges as global ids (lo < hi) with keys, in the canonical (key, lo, hi) order. */
@@ -763,19 +829,22 @@ const sharedList = (list: SortedEdges): boolean => shared(list.lo, list.hi, list
  * edges or more — into shared arrays (`made`'s, mapped while the forests computed), which are the result as they are:
  * views of SharedArrayBuffers, read, written and uploaded like any typed array (the GPU's uploads copy shared views:
  * src/gpu/buffers.ts unshared). Copying them into plain arrays was ~1 s of the run's last step at 2·10^8 and 2.4 GB
- * more at its peak (session 15). Else on this thread, into new plain arrays.
+ * more at its peak (session 15). Else on this thread, into new plain arrays. `sink`: the threaded merge writes the tree
+ * to its files as it merges (merge.threads.ts); where the merge runs on this thread the files are abandoned and the
+ * caller writes the result as without a sink.
  */
 async function mergeLists(
   lists: SortedEdges[],
   m: number,
   made?: { arrays: EdgeList; ready: Promise<void> },
   timings?: Record<string, number>,
+  sink?: EdgeSink,
 ): Promise<EdgeList> {
   const ls = lists.filter((l) => l.keys.length > 0);
   let total = 0;
   for (const l of ls) total += l.keys.length;
-  if (total >= MERGE_THREADED_EDGES && total === m && ls.every(sharedList)) {
-    const threads = await resolveThreads(undefined, m, COORDINATOR_THREADS);
+  if (total >= mergeThreading.minEdges && total === m && ls.every(sharedList)) {
+    const threads = mergeThreading.threads ?? (await resolveThreads(undefined, m, COORDINATOR_THREADS));
     if (made) await made.ready;
     const temp =
       made && made.arrays.weights.length === m
@@ -788,13 +857,19 @@ async function mergeLists(
     const lo = ls.map((l) => l.lo);
     const hi = ls.map((l) => l.hi);
     const keys = ls.map((l) => l.keys);
-    if (await mergeToTreeThreaded({ lo, hi, keys }, temp, threads, timings)) return temp;
+    const files = sink ? await sink.open(m) : null;
+    if (await mergeToTreeThreaded({ lo, hi, keys }, temp, threads, timings, files ?? undefined)) return temp;
+    await files?.abandon();
   }
   return mergeToTree(lists);
 }
 
-/** From this many edges mergeLists merges on the host's threads (where every list is in shared memory). */
-const MERGE_THREADED_EDGES = 1 << 20;
+/**
+ * From `minEdges` edges mergeLists merges on the host's threads (where every list is in shared memory), on `threads`
+ * where set (else resolveThreads' default, up to COORDINATOR_THREADS). Tests lower minEdges and fix the threads to run
+ * the threaded merge, and the sink's writes, on small runs; the library never changes them.
+ */
+export const mergeThreading: { minEdges: number; threads?: number } = { minEdges: 1 << 20 };
 
 /**
  * mergeLists' shared arrays for m edges (the result), made while the forests compute: their pages taken by the host's

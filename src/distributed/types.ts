@@ -161,6 +161,40 @@ export interface PartitionedEmstOptions {
   onProgress?: ProgressCallback;
   /** Checked between phases and rounds; an aborted signal rejects with AbortError. */
   signal?: AbortSignal;
+  /**
+   * Where the 'pairs' method may write the tree while it merges it (the CLI's `--format npy -o dir`); the result's
+   * arrays are returned all the same. Not used by the other methods, nor where the weights are rescaled (extreme
+   * coordinate scales) or the merge runs on one thread: the caller then writes the result itself (EdgeSinkFiles.done
+   * was not called).
+   */
+  sink?: EdgeSink;
+}
+
+/**
+ * Files the tree's three arrays may be written to as they are made (io/write.sink.ts NpyEdgeSink: the .npy files of
+ * `treeline emst --nats … --format npy -o dir`): the merge's threads write each element at its place, so the bytes
+ * and the disk's writeback start while the merge runs (merge.threads.ts).
+ */
+export interface EdgeSink {
+  /** The files opened for m edges, or null where they cannot be (the result is then written afterwards). */
+  open(m: number): Promise<EdgeSinkFiles | null>;
+}
+
+/** An EdgeSink's open files. */
+export interface EdgeSinkFiles {
+  /**
+   * sources, targets, weights in this order: each file's descriptor (the process's: host worker threads write to it
+   * with writeSync while the calling thread keeps it open) and the byte where element 0 goes (4 bytes an element).
+   */
+  readonly files: readonly { fd: number; at: number }[];
+  /** Elements [from, to) of `data` written to file `file` (0, 1, 2 as in `files`) from the calling thread. */
+  write(file: number, data: Uint32Array | Float32Array, from: number, to: number): Promise<void>;
+  /** The error to throw for a worker thread's failed write to file `file` (its message and errno code). */
+  failure(file: number, failure: { message: string; code?: string }): Error;
+  /** Every element is written: the sink makes the files durable from here on (the caller does not wait for it). */
+  done(): void;
+  /** The files are not used after all (the result is written afterwards, as without a sink): dropped. */
+  abandon(): Promise<void>;
 }
 
 /** What the partitioned run moved and did, for bench/RESULTS.md. */

@@ -157,6 +157,18 @@ export function npyChunks(
   shape: number[],
   chunkBytes = 1 << 30,
 ): Uint8Array[] {
+  const count = shape.reduce((a, b) => a * b, 1);
+  if (count !== data.length)
+    throw new InputError(`writeNpy: shape (${shape.join(', ')}) holds ${count} values, got ${data.length}.`);
+  return [npyHeader(data, shape), ...byteChunks(data, chunkBytes)];
+}
+
+/**
+ * The .npy header (version 1.0, padded to 64 bytes) of an array of `data`'s type and the given shape, C order: what a
+ * file's data follow (npyChunks; io/write.ts NpyEdgeSink writes the data in place after it). The shape is not checked
+ * against `data`'s length.
+ */
+export function npyHeader(data: Float32Array | Float64Array | Int32Array | Uint32Array, shape: number[]): Uint8Array {
   const descr =
     data instanceof Float32Array
       ? '<f4'
@@ -165,9 +177,6 @@ export function npyChunks(
         : data instanceof Int32Array
           ? '<i4'
           : '<u4';
-  const count = shape.reduce((a, b) => a * b, 1);
-  if (count !== data.length)
-    throw new InputError(`writeNpy: shape (${shape.join(', ')}) holds ${count} values, got ${data.length}.`);
   const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;
   const pad = 64 - ((10 + header.length + 1) % 64);
@@ -178,7 +187,7 @@ export function npyChunks(
   head[7] = 0;
   new DataView(head.buffer).setUint16(8, header.length, true);
   for (let i = 0; i < header.length; i++) head[10 + i] = header.charCodeAt(i);
-  return [head, ...byteChunks(data, chunkBytes)];
+  return head;
 }
 
 /**

@@ -7,7 +7,7 @@
  * a failure, an interrupt or a write error (ENOSPC) removes the temporaries and leaves every target as it was.
  */
 import { closeSync, mkdirSync, openSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AbortError, InputError } from '../errors.js';
 import { npyChunks } from './npy.js';
@@ -180,17 +180,7 @@ export class AtomicOutputs {
    * (ENOSPC, EIO, …) is an InputError naming the target; an aborted `signal` stops between chunks with AbortError.
    */
   async write(target: string, chunks: Iterable<string | Uint8Array>, signal?: AbortSignal): Promise<void> {
-    if (this.done) throw new Error(`AtomicOutputs: ${target} written after commit or discard.`);
-    if (this.files.has(target)) throw new Error(`AtomicOutputs: ${target} written twice.`);
-    if (statOf(target)?.isDirectory()) throw new InputError(`${target}: is a folder, not a file.`);
-    const temp = temporaryFor(target);
-    let handle;
-    try {
-      handle = await open(temp, 'wx');
-    } catch (e) {
-      throw new InputError(`${target}: cannot write (${errorCode(e)}).`);
-    }
-    this.files.set(target, temp);
+    const handle = await this.create(target);
     try {
       for (const chunk of chunks) {
         if (signal?.aborted) throw new AbortError(`interrupted while writing ${target}.`);
@@ -204,6 +194,38 @@ export class AtomicOutputs {
     } finally {
       await handle.close().catch(() => {});
     }
+  }
+
+  /**
+   * The temporary file of `target`, created and open for the caller to write (io/write.sink.ts: in place, from worker
+   * threads) and to flush to disk (FileHandle.sync) before commit; it is renamed or removed with the others. The
+   * caller closes it.
+   */
+  async create(target: string): Promise<FileHandle> {
+    if (this.done) throw new Error(`AtomicOutputs: ${target} written after commit or discard.`);
+    if (this.files.has(target)) throw new Error(`AtomicOutputs: ${target} written twice.`);
+    if (statOf(target)?.isDirectory()) throw new InputError(`${target}: is a folder, not a file.`);
+    const temp = temporaryFor(target);
+    let handle;
+    try {
+      handle = await open(temp, 'wx');
+    } catch (e) {
+      throw new InputError(`${target}: cannot write (${errorCode(e)}).`);
+    }
+    this.files.set(target, temp);
+    return handle;
+  }
+
+  /** Removes the temporary of `target` and forgets it (it may be written again); nothing where there is none. */
+  forget(target: string): void {
+    const temp = this.files.get(target);
+    if (temp === undefined) return;
+    try {
+      unlinkSync(temp);
+    } catch {
+      // already gone
+    }
+    this.files.delete(target);
   }
 
   /** Renames every temporary over its target, in the order written. */

@@ -45,6 +45,10 @@ import {
 } from '../../src/distributed/nats.local.js';
 import { partitionObject } from '../../src/distributed/nats.tasks.js';
 import { parseNpy, writeNpy } from '../../src/io/npy.js';
+import { AtomicOutputs, writeNpyDir } from '../../src/io/write.js';
+import { NpyEdgeSink } from '../../src/io/write.sink.js';
+import { mergeThreading } from '../../src/distributed/partition.pairs.js';
+import { useBundledWorkerScript } from '../helpers/workers.js';
 import { cloud } from '../helpers/clouds.js';
 import { runCliProcess } from '../helpers/cli.process.js';
 import { mulberry32 } from '../helpers/random.js';
@@ -292,6 +296,42 @@ describe('emst(points, { cluster: { nats } }) equals emst() edge for edge (200,0
       else expect(parted.traffic.tasks).toBeGreaterThan((K * (K - 1)) / 2 + K);
     });
   }
+});
+
+describe("method pairs with an NpyEdgeSink: the .npy files written while the coordinator's threads merge", () => {
+  useBundledWorkerScript('treeline-nats-sink-');
+  it("the files hold writeNpyDir's bytes of emst()'s tree, and the arrays are returned as well", async () => {
+    const points = integerGrid(N, 25);
+    const single = await emst(points, { dim: DIM, backend: 'cpu' });
+    const want = join(dir, 'sink-want');
+    await writeNpyDir(want, { sources: single.sources, targets: single.targets, weights: single.weights });
+    const out = join(dir, 'sink-tree');
+    const outputs = new AtomicOutputs();
+    const sink = new NpyEdgeSink(outputs, out);
+    // The threaded merge (from 2^20 edges, on up to 64 threads) at this size: 2 threads. It wants every list in shared
+    // memory, as results over one message are read: k = 2, so that each forest's reply is one (~100,000 edges).
+    const before = { ...mergeThreading };
+    Object.assign(mergeThreading, { minEdges: 0, threads: 2 });
+    try {
+      const parted = await emstOnNats(points, {
+        dim: DIM,
+        method: 'pairs',
+        cluster: { url: server.url, partitions: 2 },
+        sink,
+      });
+      expectSameTree(parted, single);
+      expect(sink.written).toBe(true);
+      await sink.finish();
+      await outputs.commit();
+    } finally {
+      mergeThreading.minEdges = before.minEdges;
+      mergeThreading.threads = before.threads;
+      outputs.discard();
+    }
+    for (const name of ['sources.npy', 'targets.npy', 'weights.npy']) {
+      expect(readFileSync(join(out, name)).equals(readFileSync(join(want, name))), name).toBe(true);
+    }
+  });
 });
 
 describe('the same-host folder (nats.local.ts): off, and workers that do not see it', () => {

@@ -14,7 +14,10 @@ import {
   canonicalById,
   contractForest,
   contractForestAsync,
+  DenseLabels,
+  denseEnds,
   forestRecords,
+  kruskalDense,
   kruskalSorted,
   mergeAll,
   mergeToTree,
@@ -543,6 +546,61 @@ describe('partitionedEmst() traffic and protocol', () => {
       }
     }
     expect(mergeToTree([]).weights.length).toBe(0);
+  });
+
+  it("the coordinator's Kruskal on dense label ids (DenseLabels, denseEnds, kruskalDense) chooses the edges a union-find over the labels themselves chooses", () => {
+    // The oracle: the loop it replaced (partition.pairs.ts before the dense ids), parents over the labels (global ids).
+    const overLabels = (lo: Uint32Array, hi: Uint32Array, labelOf: Uint32Array, n: number): number[] => {
+      const parent = new Uint32Array(n);
+      const root = (g: number): number => {
+        let i = labelOf[g] - 1;
+        while (parent[i] !== 0) i = parent[i] - 1;
+        return i;
+      };
+      const chosen: number[] = [];
+      for (let e = 0; e < lo.length; e++) {
+        const a = root(lo[e]);
+        const b = root(hi[e]);
+        if (a === b) continue;
+        if (a < b) parent[b] = a + 1;
+        else parent[a] = b + 1;
+        chosen.push(e);
+      }
+      return chosen;
+    };
+    const rand = mulberry32(66);
+    for (const [n, m, labels] of [
+      [10, 0, 3],
+      [50, 30, 1],
+      [2000, 3000, 40],
+      [100_000, 20_000, 5000],
+    ]) {
+      // Points with labels (1 + a label drawn from `labels` point ids: contracted components), edges between them.
+      const labelIds = Array.from({ length: labels }, () => Math.floor(rand() * n));
+      const labelOf = new Uint32Array(n);
+      for (let g = 0; g < n; g++) labelOf[g] = 1 + labelIds[Math.floor(rand() * labels)];
+      const lo = new Uint32Array(m);
+      const hi = new Uint32Array(m);
+      for (let e = 0; e < m; e++) {
+        lo[e] = Math.floor(rand() * (n - 1));
+        hi[e] = lo[e] + 1 + Math.floor(rand() * (n - 1 - lo[e]));
+      }
+      // The intake: each point's label numbered as it arrives (points in a shuffled order).
+      const dense = new DenseLabels(n);
+      const denseOf = new Uint32Array(n);
+      const order = Array.from({ length: n }, (_, g) => g).sort(() => rand() - 0.5);
+      for (const g of order) denseOf[g] = dense.of(labelOf[g] - 1, 'a test');
+      expect(dense.count).toBeLessThanOrEqual(labels);
+      const ends = denseEnds({ lo, hi, keys: new Float32Array(m) }, denseOf);
+      expect([...kruskalDense(ends, dense.count)]).toEqual(overLabels(lo, hi, labelOf, n));
+    }
+    // A label ≥ n, and an end without a label, are errors naming them.
+    expect(() => new DenseLabels(4).of(4, "partition 1's forest")).toThrow(
+      "partitionedEmst: partition 1's forest answered label 4 (n = 4)",
+    );
+    const noLabel = Uint32Array.of(1, 0, 0, 0);
+    const one = { lo: Uint32Array.of(0), hi: Uint32Array.of(3), keys: Float32Array.of(1) };
+    expect(() => denseEnds(one, noLabel)).toThrow(/point 3, an end of a crossing or open edge/);
   });
 
   it('contractForest proves an edge only below every floor of one side (strict), and labels by proven components', () => {
