@@ -441,7 +441,9 @@ export async function contractForestThreaded(
   }
   const bits = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, (m + 31) >>> 5)));
   // (The passes' times straight into `stats`.)
-  const count = await steinerEdgesThreaded(threads, { records, lo: sorted.lo, hi: sorted.hi, bits }, n, stats);
+  // (`split` is free until the safe list: the scatter's near entries go there.)
+  const ends = { records, lo: sorted.lo, hi: sorted.hi, bits, near: split };
+  const count = await steinerEdgesThreaded(threads, ends, n, stats);
   if (count === null) return null;
   taskThreading.runs++;
   const t1 = performance.now();
@@ -477,7 +479,11 @@ export async function contractForestThreaded(
 /** contractForestThreaded's account: the Steiner tree's edges, and its steps' times (ms). */
 export interface ContractStats {
   steinerEdges: number;
-  /** Each threaded pass (contract.threads.ts). */
+  /**
+   * The threaded passes (contract.threads.ts): `degree` contract-tally, -scatter and -degree (which peels within each
+   * thread's rows since session 19), `peel` contract-peel (the chains that cross the threads' ranges), `count`
+   * contract-mark and -count.
+   */
   degree: number;
   peel: number;
   count: number;
