@@ -117,6 +117,13 @@ type CountJob = {
   bits: Uint32Array;
   start: number;
   end: number;
+  records: Uint32Array;
+  dense: Uint32Array;
+  rowOf: Uint32Array;
+  wordRank: Uint32Array;
+  rowStart: number;
+  rowEnd: number;
+  base: number;
 };
 type CountReply = WorkerReply & { count: number };
 /** (`touched`: the touching loads' XOR, returned so that no compiler drops them.) */
@@ -284,18 +291,18 @@ export function contractPeel(j: Job<PeelJob>): TouchReply {
 
 /**
  * contract-mark on rows [start, end): the rows left unpeeled — the Steiner tree's — as bits of `steiner` (a word at
- * either end of the range, which the range beside may share, by an atomic OR), and their Kruskal words set to
- * themselves.
+ * either end of the range, which the range beside may share, by an atomic OR), and their count.
  */
-export function contractMark(j: Job<MarkJob>): WorkerReply {
+export function contractMark(j: Job<MarkJob>): CountReply {
   const { records: u32, steiner, start, end } = j;
   const first = start >>> 5;
   const last = (end - 1) >>> 5;
   let word = 0;
+  let count = 0;
   for (let r = start; r < end; r++) {
     if (u32[4 * r] < PEELED) {
       word |= 1 << (r & 31);
-      u32[4 * r] = r;
+      count++;
     }
     if ((r & 31) === 31 || r === end - 1) {
       const w = r >>> 5;
@@ -304,13 +311,15 @@ export function contractMark(j: Job<MarkJob>): WorkerReply {
       word = 0;
     }
   }
-  return { id: j.id ?? 0 };
+  return { id: j.id ?? 0, count };
 }
 
 /**
- * contract-count on edges [start, end) (start a multiple of 32): the edges whose two ends are in `steiner` as bits of
+ * contract-count on edges [start, end) (start a multiple of 32): the edges with both ends in `steiner` as bits of
  * `bits` (whole words), and their count. (`steiner` takes n / 8 bytes, 6 MB at 5·10^7 rows: its reads hit the cache,
- * where the records' took a miss an edge.)
+ * where the records' took a miss an edge.) And on rows [rowStart, rowEnd), whose first Steiner row is the `base`-th:
+ * the Steiner rows' records for the Kruskal (`dense`, forestRecords' layout, row d the d-th Steiner row: its own root
+ * twice, its floor), `rowOf` (each dense row's row) and `wordRank` (the Steiner rows before each word of `steiner`).
  */
 export function contractCount(j: Job<CountJob>): CountReply {
   const { steiner, lo, hi, bits, start, end } = j;
@@ -328,7 +337,26 @@ export function contractCount(j: Job<CountJob>): CountReply {
       word = 0;
     }
   }
+  const { records: u32, dense, rowOf, wordRank, rowStart, rowEnd } = j;
+  let d = j.base;
+  for (let r = rowStart; r < rowEnd; r++) {
+    if ((r & 31) === 0) wordRank[r >>> 5] = d;
+    if (((steiner[r >>> 5] >>> (r & 31)) & 1) === 0) continue;
+    dense[4 * d] = d;
+    dense[4 * d + 1] = u32[4 * r + 1];
+    dense[4 * d + 2] = d;
+    dense[4 * d + 3] = 0;
+    rowOf[d++] = r;
+  }
   return { id: j.id ?? 0, count };
+}
+
+/** Row r's Steiner rank (its row in contract-count's `dense`): the Steiner rows before it. */
+export function steinerRank(steiner: Uint32Array, wordRank: Uint32Array, r: number): number {
+  let x = steiner[r >>> 5] & ((1 << (r & 31)) - 1);
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return wordRank[r >>> 5] + (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
 
 type ComplementJob = { id: number; kind: 'contract-complement'; open: Uint32Array; split: Uint32Array } & {
@@ -409,15 +437,15 @@ export function tallyToCursors(tally: Uint32Array, blocks: number): { bounds: Ui
 
 /**
  * The passes on `threads` threads over n rows and the m = lo.length edges: `bits` (⌈m / 32⌉ words) gets the Steiner
- * tree's edges; answers their count, or null where threads did not run (none, or no worker script): the records are
- * then untouched. `near` (m words at least, shared) is the scatter's scratch.
+ * tree's edges; answers them and its rows (SteinerTree), or null where threads did not run (none, or no worker
+ * script): the records are then untouched. `near` (m words at least, shared) is the scatter's scratch.
  */
 export async function steinerEdgesThreaded(
   threads: number,
   j: { records: Uint32Array; lo: Uint32Array; hi: Uint32Array; bits: Uint32Array; near: Uint32Array },
   n: number,
   times?: { degree: number; peel: number; count: number },
-): Promise<number | null> {
+): Promise<SteinerTree | null> {
   const m = j.lo.length;
   const { records, lo, hi } = j;
   const shift = blockBits(n, threads);
@@ -459,13 +487,43 @@ export async function steinerEdgesThreaded(
     const t2 = performance.now();
     const k = nextMessageId();
     const steiner = shared((n + 31) >>> 5);
-    await pass((part) => ({ kind: 'contract-mark', id: k, records, steiner, ...rows(part) }));
+    const marked = await pass<CountReply>((part) => ({
+      kind: 'contract-mark',
+      id: k,
+      records,
+      steiner,
+      ...rows(part),
+    }));
+    const bases = [0];
+    for (const r of marked) bases.push(bases[bases.length - 1] + r.count);
+    const size = bases[threads];
+    const tree = { steiner, wordRank: shared(steiner.length), dense: shared(4 * size), rowOf: shared(size) };
     const c = nextMessageId();
-    const count = { steiner, lo, hi, bits: j.bits };
-    const counts = await pass<CountReply>((part) => ({ kind: 'contract-count', id: c, ...count, ...edges(part) }));
+    const count = { lo, hi, bits: j.bits, records, ...tree };
+    const counts = await pass<CountReply>((part) => {
+      const { start: rowStart, end: rowEnd } = rows(part);
+      return { kind: 'contract-count', id: c, ...count, ...edges(part), rowStart, rowEnd, base: bases[part] };
+    });
     if (times) [times.degree, times.peel, times.count] = [t1 - t0, t2 - t1, performance.now() - t2];
-    return counts.reduce((sum, r) => sum + r.count, 0);
+    return { edges: counts.reduce((sum, r) => sum + r.count, 0), rows: size, ...tree };
   });
+}
+
+/**
+ * The Steiner tree steinerEdgesThreaded found: its edges' count (their numbers are `bits`' ones) and its rows
+ * renumbered densely in row order — `dense`, their records for the Kruskal (forestRecords' layout), `rowOf`, each
+ * one's row, and steinerRank(steiner, wordRank, row), a Steiner row's number there.
+ */
+export interface SteinerTree {
+  edges: number;
+  rows: number;
+  /** n bits: the Steiner rows. */
+  steiner: Uint32Array;
+  /** The Steiner rows before each word of `steiner`. */
+  wordRank: Uint32Array;
+  /** 4 words a Steiner row. */
+  dense: Uint32Array;
+  rowOf: Uint32Array;
 }
 
 /**
