@@ -28,6 +28,7 @@
  *   contract-count    edges [start, end) (start a multiple of 32): the edges with both ends in `steiner`, as bits of
  *                     `bits` (whole words), and their count; and rows [start, end): the Steiner rows' own records,
  *                     numbered densely in row order, for the Kruskal (its finds then stay in 16 bytes a Steiner row)
+ *   contract-gather   edges [start, end): the Steiner edges in order, their ends as Steiner rows
  *
  * The block passes live in contract.blocks.ts. State, in contractForest's records (16 bytes a row, partition.pairs.ts,
  * serving the passes only): word 0 holds 2 × the degree + 1 for a marked leaf, PEELED's bit once peeled; word 3, unused by the Kruskal, the XOR of the
@@ -91,6 +92,23 @@ type CountJob = {
   base: number;
 };
 type CountReply = WorkerReply & { count: number };
+type GatherJob = {
+  id: number;
+  kind: 'contract-gather';
+  bits: Uint32Array;
+  lo: Uint32Array;
+  hi: Uint32Array;
+  keys: Float32Array;
+  steiner: Uint32Array;
+  wordRank: Uint32Array;
+  start: number;
+  end: number;
+  at: number;
+  numbers: Uint32Array;
+  subLo: Uint32Array;
+  subHi: Uint32Array;
+  subKeys: Float32Array;
+};
 /** (`touched`: the touching loads' XOR, returned so that no compiler drops them.) */
 type TouchReply = WorkerReply & { touched?: number };
 type Job<J> = Omit<J, 'kind' | 'id'> & { id?: number };
@@ -218,6 +236,25 @@ export function steinerRank(steiner: Uint32Array, wordRank: Uint32Array, r: numb
   return wordRank[r >>> 5] + (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
 
+/**
+ * contract-gather on edges [start, end) (start a multiple of 32): the Steiner edges (`bits`' ones) in order from
+ * `at` on — their numbers, their ends' Steiner ranks (steinerRank: the bitmap's words hit the cache), their keys.
+ */
+export function contractGather(j: Job<GatherJob>): WorkerReply {
+  const { bits, lo, hi, keys, steiner, wordRank, start, end, numbers, subLo, subHi, subKeys } = j;
+  let i = j.at;
+  for (let w = start >>> 5, stop = (end + 31) >>> 5; w < stop; w++) {
+    for (let b = bits[w]; b !== 0; b &= b - 1) {
+      const e = 32 * w + 31 - Math.clz32(b & -b);
+      numbers[i] = e;
+      subLo[i] = steinerRank(steiner, wordRank, lo[e]);
+      subHi[i] = steinerRank(steiner, wordRank, hi[e]);
+      subKeys[i++] = keys[e];
+    }
+  }
+  return { id: j.id ?? 0 };
+}
+
 type ComplementJob = { id: number; kind: 'contract-complement'; open: Uint32Array; split: Uint32Array } & {
   start: number;
   end: number;
@@ -251,6 +288,7 @@ export const contractJobs = {
   'contract-peel': (m: PeelJob) => contractPeel(m),
   'contract-mark': (m: MarkJob) => contractMark(m),
   'contract-count': (m: CountJob) => contractCount(m),
+  'contract-gather': (m: GatherJob) => contractGather(m),
   'contract-complement': (m: ComplementJob) => contractComplement(m),
 } satisfies JobTable;
 
@@ -275,9 +313,16 @@ export const contractThreading = {
  */
 export async function steinerEdgesThreaded(
   threads: number,
-  j: { records: Uint32Array; lo: Uint32Array; hi: Uint32Array; bits: Uint32Array; near: Uint32Array },
+  j: {
+    records: Uint32Array;
+    lo: Uint32Array;
+    hi: Uint32Array;
+    keys: Float32Array;
+    bits: Uint32Array;
+    near: Uint32Array;
+  },
   n: number,
-  times?: { degree: number; peel: number; count: number },
+  times?: { degree: number; peel: number; count: number; gather: number },
 ): Promise<SteinerTree | null> {
   const m = j.lo.length;
   const { records, lo, hi } = j;
@@ -337,18 +382,36 @@ export async function steinerEdgesThreaded(
       const { start: rowStart, end: rowEnd } = rows(part);
       return { kind: 'contract-count', id: c, ...count, ...edges(part), rowStart, rowEnd, base: bases[part] };
     });
-    if (times) [times.degree, times.peel, times.count] = [t1 - t0, t2 - t1, performance.now() - t2];
-    return { edges: counts.reduce((sum, r) => sum + r.count, 0), rows: size, ...tree };
+    const t3 = performance.now();
+    const at = [0];
+    for (const r of counts) at.push(at[at.length - 1] + r.count);
+    const m2 = at[threads];
+    const f32 = (length: number) => new Float32Array(new SharedArrayBuffer(4 * Math.max(1, length)), 0, length);
+    const sub = { numbers: shared(m2), subLo: shared(m2), subHi: shared(m2), subKeys: f32(m2) };
+    const g = nextMessageId();
+    const gather = { bits: j.bits, lo, hi, keys: j.keys, steiner, wordRank: tree.wordRank, ...sub };
+    await pass((part) => ({ kind: 'contract-gather', id: g, ...gather, ...edges(part), at: at[part] }));
+    if (times) {
+      [times.degree, times.peel, times.count] = [t1 - t0, t2 - t1, t3 - t2];
+      times.gather = performance.now() - t3;
+    }
+    return {
+      ...tree,
+      rows: size,
+      numbers: sub.numbers,
+      edges: { lo: sub.subLo, hi: sub.subHi, keys: sub.subKeys },
+    };
   });
 }
 
 /**
- * The Steiner tree steinerEdgesThreaded found: its edges' count (their numbers are `bits`' ones) and its rows
- * renumbered densely in row order — `dense`, their records for the Kruskal (forestRecords' layout), `rowOf`, each
- * one's row, and steinerRank(steiner, wordRank, row), a Steiner row's number there.
+ * The Steiner tree steinerEdgesThreaded found, its rows numbered densely in row order: `edges` in the canonical order
+ * with their ends so numbered (steinerRank), `numbers` each one's number among the m edges, `dense` the Steiner rows'
+ * records for the Kruskal (forestRecords' layout), `rowOf` each one's row.
  */
 export interface SteinerTree {
-  edges: number;
+  edges: { lo: Uint32Array; hi: Uint32Array; keys: Float32Array };
+  numbers: Uint32Array;
   rows: number;
   /** n bits: the Steiner rows. */
   steiner: Uint32Array;

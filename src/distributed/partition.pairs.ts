@@ -448,38 +448,25 @@ export async function contractForestThreaded(
   }
   const bits = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, (m + 31) >>> 5)));
   // (The passes' times straight into `stats`; `split` is free until the safe list: the scatter's near entries go there.)
-  const ends = { records, lo: sorted.lo, hi: sorted.hi, bits, near: split };
+  const ends = { records, lo: sorted.lo, hi: sorted.hi, keys: sorted.keys, bits, near: split };
   const tree = await steinerEdgesThreaded(threads, ends, n, stats);
   if (tree === null) return null;
   taskThreading.runs++;
-  const t1 = performance.now();
-  // The Steiner edges in order, their ends as Steiner rows (dense: their records take 16 bytes a Steiner row, where
-  // the partition's took 16 a row — 5·10^7 rows, 800 MB, for ~2·10^6 Steiner rows on the H200 host).
-  const { steiner, wordRank, dense, rowOf } = tree;
-  const count = tree.edges;
-  const steinerEdges = new Uint32Array(count);
-  const sub: SortedEdges = { lo: new Uint32Array(count), hi: new Uint32Array(count), keys: new Float32Array(count) };
-  for (let w = 0, i = 0; w < bits.length; w++) {
-    for (let b = bits[w]; b !== 0; b &= b - 1) {
-      const e = 32 * w + 31 - Math.clz32(b & -b);
-      steinerEdges[i] = e;
-      sub.lo[i] = steinerRank(steiner, wordRank, sorted.lo[e]);
-      sub.hi[i] = steinerRank(steiner, wordRank, sorted.hi[e]);
-      sub.keys[i++] = sorted.keys[e];
-    }
-  }
   const t2 = performance.now();
-  // (With turns of the event loop: the Steiner share grows with k and the dimension, up to the whole tree.) Dense
-  // rows ascend with rows, so each component's root is its least Steiner row, as below.
-  const { open: openSub } = await contractForestAsync(sub, tree.rows, dense, new Uint32Array(count));
+  // The Kruskal over the Steiner edges with their ends numbered densely (their records take 16 bytes a Steiner row,
+  // where the partition's took 16 a row: 800 MB at 5·10^7 rows for ~2·10^6 Steiner rows on the H200 host). With turns
+  // of the event loop: the Steiner share grows with k and the dimension, up to the whole tree. Dense rows ascend with
+  // rows, so each component's root is its least Steiner row, as the label below needs.
+  const { steiner, wordRank, dense, rowOf, numbers } = tree;
+  const count = numbers.length;
+  const { open: openSub } = await contractForestAsync(tree.edges, tree.rows, dense, new Uint32Array(count));
   const open = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, openSub.length)), 0, openSub.length);
-  for (let i = 0; i < open.length; i++) open[i] = steinerEdges[openSub[i]];
+  for (let i = 0; i < open.length; i++) open[i] = numbers[openSub[i]];
   const t3 = performance.now();
   if (!(await complementThreaded(threads, open, split, m))) contractComplement({ open, split, start: 0, end: m });
   const s = m - open.length;
   if (stats) {
     stats.steinerEdges = count;
-    stats.gather = t2 - t1;
     stats.kruskal = t3 - t2;
     stats.complement = performance.now() - t3;
   }
@@ -495,7 +482,7 @@ export interface ContractStats {
   /**
    * The threaded passes (contract.threads.ts): `degree` contract-tally, -scatter and -degree (which peels within each
    * thread's rows since session 19), `peel` contract-peel (the chains that cross the threads' ranges), `count`
-   * contract-mark and -count.
+   * contract-mark and -count, `gather` contract-gather (on this thread before session 19).
    */
   degree: number;
   peel: number;
