@@ -6,8 +6,8 @@
 // (TREE_CACHE=<folder>: the EMST kept there between runs.) `morton`: the rows in Morton order, as a real partition's
 // are (the coordinator sorts the points by their Morton codes, partition.threads.ts): the tree's edges then mostly join
 // rows close in index, though they still come in key order. The same EMST relabelled (rows sorted by their codes) —
-// the EMST of the sorted points, which have no tied distances to break otherwise. Each round: the one-thread loop, then the threaded passes
-// plain and with their records loaded ahead (TREELINE_CONTRACT_TOUCH's form).
+// the EMST of the sorted points, which have no tied distances to break otherwise. Each round: the one-thread loop,
+// then the threaded passes with the cross-range peel one chain and 16 chains at a time (TREELINE_CONTRACT_TOUCH).
 import { emst } from '../dist/emst/emst.js';
 import { canonicalById, contractForest, contractForestThreaded, forestRecords } from '../dist/distributed/partition.pairs.js';
 import { squaredDistance } from '../dist/knn/keys.cpu.js';
