@@ -30,16 +30,16 @@
  *                     numbered densely in row order, for the Kruskal (its finds then stay in 16 bytes a Steiner row)
  *   contract-gather   edges [start, end): the Steiner edges in order, their ends as Steiner rows
  *
- * The block passes live in contract.blocks.ts. State, in contractForest's records (16 bytes a row, partition.pairs.ts,
- * serving the passes only): word 0 holds 2 × the degree + 1 for a marked leaf, PEELED's bit once peeled; word 3, unused by the Kruskal, the XOR of the
- * remaining neighbours (a leaf's sole neighbour); word 1 is the floor (f32, +∞ for none); word 2 (the parent under the
- * safe edges) is left alone. One line a row. Degrees and XORs do not depend on the order in which the edges are
- * added, nor the Steiner tree on the order of the peel: the same rows stay, the same bits come out.
+ * The block passes live in contract.blocks.ts. State, in contractForest's records (16 bytes a row, partition.pairs.ts;
+ * since session 19 the Kruskal has its own): word 0 holds 2 × the degree (+ 1 for a marked leaf), PEELED's bit once
+ * peeled; word 3 the XOR of the remaining neighbours (a leaf's sole neighbour); word 1 is the floor (f32, +∞ for none);
+ * word 2 is left alone. One line a row. Degrees and XORs do not depend on the order in which the edges are added, nor
+ * the Steiner tree on the order of the peel: the same rows stay, the same bits come out.
  *
  * The peel is race-free on a connected tree with one terminal at least (the caller runs none without; a cycle is
  * never peeled, and the Kruskal after it throws on it). In contract-degree each thread reads and writes its own rows
- * only, and peels a row only once every edge of its rows is counted (a chain stops at rows of a later block or of
- * another range): a leaf removal at a time, as one thread would. In contract-peel (after every thread's
+ * only, and steps onto a row only once every edge of that row is counted (a chain stops before rows of a later block
+ * or of another range): one leaf removal at a time, as one thread would. In contract-peel (after every thread's
  * contract-degree) a row is peeled by the one thread that saw it a leaf — a marked leaf by its range's thread, any
  * other by the thread whose decrement left its degree at 1 — and that thread's read of its XOR word comes after every
  * other neighbour's XOR, each of which went before that neighbour's decrement (sequentially consistent atomics). Two
