@@ -2,20 +2,28 @@
 // (contractForest) against contractForestThreaded (the terminals' Steiner tree on threads), step by step, on the
 // EMST of n uniform 3D points (the CPU backend) whose rows near the plane x = 0.5 carry floors (a partition's border:
 // ~0.3–0.5 % terminals, as the H100 runs' partitions of 5·10^7 points had). After `npm run build`:
-//   node bench/contract-steiner.mjs [n = 2e6] [threads = 2] [rounds = 3] [band = 0.0015]
-// (TREE_CACHE=<folder>: the EMST kept there between runs.) Each round: the one-thread loop, then the threaded passes
-// plain and with their records loaded ahead (TREELINE_CONTRACT_TOUCH's form).
+//   node bench/contract-steiner.mjs [n = 2e6] [threads = 2] [rounds = 3] [band = 0.0015] [order = random|morton]
+// (TREE_CACHE=<folder>: the EMST kept there between runs.) `morton`: the rows in Morton order, as a real partition's
+// are (the coordinator sorts the points by their Morton codes, partition.threads.ts): the tree's edges then mostly join
+// rows close in index, though they still come in key order. The same EMST relabelled (rows sorted by their codes) —
+// the EMST of the sorted points, which have no tied distances to break otherwise. Each round: the one-thread loop,
+// then the threaded passes with the cross-range peel one chain and 16 chains at a time (TREELINE_CONTRACT_TOUCH).
 import { emst } from '../dist/emst/emst.js';
 import { canonicalById, contractForest, contractForestThreaded, forestRecords } from '../dist/distributed/partition.pairs.js';
 import { squaredDistance } from '../dist/knn/keys.cpu.js';
 import { closeIdleWorkers } from '../dist/host/threads.js';
 import { contractThreading } from '../dist/distributed/contract.threads.js';
+import { mortonCodesCpu, sceneFrameCpu } from '../dist/bvh/morton.cpu.js';
+import { sortCodesCpu } from '../dist/bvh/sort.cpu.js';
+import { codeBits } from '../dist/bvh/layout.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const n = Math.round(Number(process.argv[2] ?? 2e6));
 const threads = Number(process.argv[3] ?? 2);
 const rounds = Number(process.argv[4] ?? 3);
 const band = Number(process.argv[5] ?? 0.0015);
+const order = process.argv[6] ?? 'random';
+if (order !== 'random' && order !== 'morton') throw new Error(`order: random or morton, got ${order}`);
 let seed = 1818;
 // (Math.imul: a product in doubles would lose the low bits past 2^53, and the points with them.)
 const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed / 2 ** 32);
@@ -37,6 +45,18 @@ if (cache && existsSync(cache)) {
   }
 }
 console.log(`emst of ${n} points: ${(performance.now() - t).toFixed(0)} ms`);
+if (order === 'morton') {
+  const { order: byCode } = sortCodesCpu(mortonCodesCpu(points, n, 3, sceneFrameCpu(points, n, 3)), n, codeBits(3));
+  const rank = new Uint32Array(n);
+  const moved = new Float32Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    rank[byCode[i]] = i;
+    moved.set(points.subarray(3 * byCode[i], 3 * byCode[i] + 3), 3 * i);
+  }
+  points.set(moved);
+  tree = { sources: tree.sources.map((r) => rank[r]), targets: tree.targets.map((r) => rank[r]) };
+}
+console.log(`rows in ${order} order`);
 const m = tree.sources.length;
 const shared = (C, len) => new C(new SharedArrayBuffer(C.BYTES_PER_ELEMENT * len));
 const lo = shared(Uint32Array, m);

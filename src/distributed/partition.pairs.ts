@@ -43,7 +43,13 @@ import { firstUnsorted, firstUnsortedThreaded, mergeRange, mergeToTreeThreaded }
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { touchOnWorkers } from '../host/buffers.js';
 import { shared, taskThreading } from './tasks.threads.js';
-import { complementThreaded, contractComplement, PEELED, steinerEdgesThreaded } from './contract.threads.js';
+import {
+  complementThreaded,
+  contractComplement,
+  PEELED,
+  steinerEdgesThreaded,
+  steinerRank,
+} from './contract.threads.js';
 import { turn } from '../host/lanes.js';
 import type { Task } from './partition.run.js';
 
@@ -480,9 +486,11 @@ export async function contractForestAsync(
  * label is the least Steiner row of the component, not its least row (the coordinator's Kruskal only compares them).
  *
  * The Steiner tree by peeling leaves without a floor on the threads (contract.threads.ts), its edges gathered in
- * order, their Kruskal on this thread (contractForest, ~3–5 % of the edges), the safe list the complement of the open
- * one. Null (the records untouched) where it cannot run here: fewer than 2 threads, not a spanning tree (m ≠ n − 1),
- * arrays not in shared memory, no worker threads — the caller then runs contractForestAsync.
+ * order, their Kruskal on this thread (contractForest, ~3–5 % of the edges) over the Steiner rows numbered densely in
+ * row order (their own records: the same unions, and each root still its component's least Steiner row), the safe
+ * list the complement of the open one. `records` serve the passes only: the labels come from the Steiner rows'
+ * records. Null (the records untouched) where it cannot run here: fewer than 2 threads, not a spanning tree
+ * (m ≠ n − 1), arrays not in shared memory, no worker threads — the caller then runs contractForestAsync.
  */
 export async function contractForestThreaded(
   threads: number,
@@ -500,50 +508,48 @@ export async function contractForestThreaded(
   // without a floor could be peeled off it and keep its own label, so such input stays on the one-thread loop.
   const f32 = new Float32Array(records.buffer, records.byteOffset, 4 * n);
   for (let t = 0; t < terminals.length; t++) if (!(f32[4 * terminals[t] + 1] < Infinity)) return null;
-  const label = (row: number) => safeRoot(records, row);
   if (terminals.length === 0) {
     for (let e = 0; e < m; e++) split[e] = e;
-    return { safe: split.subarray(0, m), open: new Uint32Array(0), label };
+    return { safe: split.subarray(0, m), open: new Uint32Array(0), label: (row) => safeRoot(records, row) };
   }
   const bits = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, (m + 31) >>> 5)));
-  // (The passes' times straight into `stats`.)
-  const count = await steinerEdgesThreaded(threads, { records, lo: sorted.lo, hi: sorted.hi, bits }, n, stats);
-  if (count === null) return null;
+  // (The passes' times straight into `stats`; `split` is free until the safe list: the scatter's near entries go there.)
+  const ends = { records, lo: sorted.lo, hi: sorted.hi, keys: sorted.keys, bits, near: split };
+  const tree = await steinerEdgesThreaded(threads, ends, n, stats);
+  if (tree === null) return null;
   taskThreading.runs++;
-  const t1 = performance.now();
-  const steiner = new Uint32Array(count);
-  const sub: SortedEdges = { lo: new Uint32Array(count), hi: new Uint32Array(count), keys: new Float32Array(count) };
-  for (let w = 0, i = 0; w < bits.length; w++) {
-    for (let b = bits[w]; b !== 0; b &= b - 1) {
-      const e = 32 * w + 31 - Math.clz32(b & -b);
-      steiner[i] = e;
-      sub.lo[i] = sorted.lo[e];
-      sub.hi[i] = sorted.hi[e];
-      sub.keys[i++] = sorted.keys[e];
-    }
-  }
-  // (contract-count set the Steiner rows' Kruskal words; their floors and safe parents are as forestRecords left them.)
   const t2 = performance.now();
-  // (With turns of the event loop: the Steiner share grows with k and the dimension, up to the whole tree.)
-  const { open: openSub } = await contractForestAsync(sub, n, records, new Uint32Array(count));
+  // The Kruskal over the Steiner edges with their ends numbered densely (their records take 16 bytes a Steiner row,
+  // where the partition's took 16 a row: 800 MB at 5·10^7 rows for ~2·10^6 Steiner rows on the H200 host). With turns
+  // of the event loop: the Steiner share grows with k and the dimension, up to the whole tree. Dense rows ascend with
+  // rows, so each component's root is its least Steiner row, as the label below needs.
+  const { steiner, wordRank, dense, rowOf, numbers } = tree;
+  const count = numbers.length;
+  const { open: openSub } = await contractForestAsync(tree.edges, tree.rows, dense, new Uint32Array(count));
   const open = new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, openSub.length)), 0, openSub.length);
-  for (let i = 0; i < open.length; i++) open[i] = steiner[openSub[i]];
+  for (let i = 0; i < open.length; i++) open[i] = numbers[openSub[i]];
   const t3 = performance.now();
   if (!(await complementThreaded(threads, open, split, m))) contractComplement({ open, split, start: 0, end: m });
   const s = m - open.length;
   if (stats) {
     stats.steinerEdges = count;
-    stats.gather = t2 - t1;
     stats.kruskal = t3 - t2;
     stats.complement = performance.now() - t3;
   }
+  // (A row off the Steiner tree is its own label: only Steiner rows are asked about, above.)
+  const label = (row: number) =>
+    ((steiner[row >>> 5] >>> (row & 31)) & 1) === 0 ? row : rowOf[safeRoot(dense, steinerRank(steiner, wordRank, row))];
   return { safe: split.subarray(0, s), open, label };
 }
 
 /** contractForestThreaded's account: the Steiner tree's edges, and its steps' times (ms). */
 export interface ContractStats {
   steinerEdges: number;
-  /** Each threaded pass (contract.threads.ts). */
+  /**
+   * The threaded passes (contract.threads.ts): `degree` contract-tally, -scatter and -degree (which peels within each
+   * thread's rows since session 19), `peel` contract-peel (the chains that cross the threads' ranges), `count`
+   * contract-mark and -count, `gather` contract-gather (on this thread before session 19).
+   */
   degree: number;
   peel: number;
   count: number;

@@ -54,7 +54,6 @@ import {
   contractForestThreaded,
   type ContractStats,
   forestRecords,
-  safeRoot,
   SIDE_LO_P,
   SIDE_LO_Q,
   SIDE_P,
@@ -496,12 +495,12 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
     kruskal: 0,
     complement: 0,
   };
-  const { safe, open } =
+  const { safe, open, label } =
     (onThreads ? await contractForestThreaded(threads, sorted, n, records, split, termRow, steiner) : null) ??
     (await contractForestAsync(sorted, n, records, split));
   const t4 = performance.now();
   // The replies in global ids (10^7–10^8 edges per partition: the proven ones on threads as the keys); labels: the
-  // proven components' roots (records' word 2, path halving inline).
+  // proven components' roots (the contraction's `label`: records' word 2, or on threads the Steiner rows' own records).
   const ms = safe.length;
   const mo = open.length;
   const bytes = (length: number) => (onThreads ? new SharedArrayBuffer(4 * length) : new ArrayBuffer(4 * length));
@@ -529,11 +528,11 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
     openLo[i] = ids[L[e]];
     openHi[i] = ids[H[e]];
     openKeys[i] = K[e];
-    openLa[i] = ids[safeRoot(records, L[e])];
-    openLb[i] = ids[safeRoot(records, H[e])];
+    openLa[i] = ids[label(L[e])];
+    openLb[i] = ids[label(H[e])];
   }
   const termLabel = new Uint32Array(termRow.length);
-  for (let t = 0; t < termRow.length; t++) termLabel[t] = ids[safeRoot(records, termRow[t])];
+  for (let t = 0; t < termRow.length; t++) termLabel[t] = ids[label(termRow[t])];
   return {
     meta: {
       timings: {

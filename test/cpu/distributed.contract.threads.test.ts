@@ -1,14 +1,28 @@
 /**
- * Issue 20 (session 18): the 'forest' task's contraction on threads (contractForestThreaded: the terminals' Steiner
- * tree peeled on 2–5 threads, contract.threads.ts, then a Kruskal over its edges) against a plain Kruskal with floors
- * — the safe and open edges exactly, and the labels of the rows the coordinator asks about (terminals, open edges'
- * ends) grouping them as the oracle's components do — on long paths (peeling chains that cross the threads' ranges),
- * stars, random trees with tied keys, and 0, 1, a few and all rows with a floor; and the cases it leaves to the
- * one-thread loop (null: records untouched) or refuses (a cycle).
+ * Issue 20 (sessions 18–19): the 'forest' task's contraction on threads (contractForestThreaded: the terminals'
+ * Steiner tree peeled on 2–7 threads, contract.threads.ts, then a Kruskal over its edges) against a plain Kruskal with
+ * floors — the safe and open edges exactly, and the labels of the rows the coordinator asks about (terminals, open
+ * edges' ends) grouping them as the oracle's components do — on long paths (peeling chains that cross the blocks and
+ * the threads' ranges), trees local in row numbers, stars, random trees with tied keys, EMSTs of points with
+ * duplicates in Morton and in random row order, and 0, 1, a few and all rows with a floor; the peel by hand in blocks
+ * of 2^16 rows; and the cases it leaves to the one-thread loop (null: records untouched) or refuses (a cycle).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { contractForestThreaded, forestRecords } from '../../src/distributed/partition.pairs.js';
-import { contractDegree, contractPeel, contractThreading, PEELED } from '../../src/distributed/contract.threads.js';
+import { contractForestThreaded, forestRecords, type ContractStats } from '../../src/distributed/partition.pairs.js';
+import {
+  blockBits,
+  contractDegree,
+  contractPeel,
+  contractScatter,
+  contractTally,
+  contractThreading,
+  PEELED,
+  tallyToCursors,
+} from '../../src/distributed/contract.threads.js';
+import { emst } from '../../src/emst/emst.js';
+import { mortonCodesCpu, sceneFrameCpu } from '../../src/bvh/morton.cpu.js';
+import { sortCodesCpu } from '../../src/bvh/sort.cpu.js';
+import { codeBits } from '../../src/bvh/layout.js';
 import { mulberry32 } from '../helpers/random.js';
 import { sharedOf } from '../helpers/shared.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -56,6 +70,72 @@ function oracle(tree: Tree, floor: Float32Array, n: number) {
   return { safe, open, label: (r: number) => find(label, r) };
 }
 
+/**
+ * The passes up to the peel on this thread, range after range as `threads` threads would split them (the
+ * ranges as steinerEdgesThreaded's: whole blocks of 2^shift rows; the edges in equal ranges).
+ */
+function peelHere(
+  records: Uint32Array,
+  tree: Tree,
+  n: number,
+  threads: number,
+  touch: boolean,
+  shift = blockBits(n, threads),
+): void {
+  const m = tree.lo.length;
+  const blocks = Math.ceil(n / 2 ** shift);
+  const tally = sharedU32(2 * blocks * threads);
+  const edgeJob = (part: number) => ({
+    lo: tree.lo,
+    hi: tree.hi,
+    shift,
+    blocks,
+    tally,
+    at: 2 * blocks * part,
+    start: Math.floor((part * m) / threads),
+    end: Math.floor(((part + 1) * m) / threads),
+  });
+  for (let part = 0; part < threads; part++) contractTally(edgeJob(part));
+  const { bounds, far } = tallyToCursors(tally, blocks);
+  const entries = { near: sharedU32(m), far: sharedU32(2 * far) };
+  for (let part = 0; part < threads; part++) contractScatter({ ...edgeJob(part), ...entries });
+  const owned = (part: number) => ({
+    first: Math.floor((part * blocks) / threads),
+    last: Math.floor(((part + 1) * blocks) / threads),
+  });
+  for (let part = 0; part < threads; part++) {
+    contractDegree({ records, bounds, shift, blocks, n, ...entries, ...owned(part) });
+  }
+  for (let part = 0; part < threads; part++) {
+    const { first, last } = owned(part);
+    contractPeel({ records, touch, start: Math.min(n, first * 2 ** shift), end: Math.min(n, last * 2 ** shift) });
+  }
+}
+
+/** The oracle's peel: which rows are off the terminals' Steiner tree (leaves without a floor, from a queue). */
+function peeledOf(tree: Tree, floor: Float32Array): boolean[] {
+  const n = floor.length;
+  const degree = new Uint32Array(n);
+  const other = new Uint32Array(n);
+  for (let e = 0; e < tree.lo.length; e++) {
+    degree[tree.lo[e]]++;
+    degree[tree.hi[e]]++;
+    other[tree.lo[e]] ^= tree.hi[e];
+    other[tree.hi[e]] ^= tree.lo[e];
+  }
+  const peeled = new Array<boolean>(n).fill(false);
+  const queue: number[] = [];
+  for (let r = 0; r < n; r++) if (degree[r] === 1 && floor[r] === Infinity) queue.push(r);
+  while (queue.length > 0) {
+    const x = queue.pop()!;
+    peeled[x] = true;
+    const p = other[x];
+    other[p] ^= x;
+    if (--degree[p] === 1 && floor[p] === Infinity) queue.push(p);
+  }
+  return peeled;
+}
+
 /** The rows with a floor (the forest task's terminals). */
 const terminalsOf = (floor: Float32Array) =>
   Uint32Array.from(Array.from(floor.keys()).filter((r) => floor[r] !== Infinity));
@@ -71,15 +151,22 @@ function recordsWith(floor: Float32Array): Uint32Array {
 async function expectOracle(tree: Tree, floor: Float32Array, threads: number, what: string): Promise<void> {
   const n = floor.length;
   const want = oracle(tree, floor, n);
+  const stats = { steinerEdges: -1 } as ContractStats;
+  const terminals = terminalsOf(floor);
   const got = await contractForestThreaded(
     threads,
     tree,
     n,
     recordsWith(floor),
     sharedU32(tree.keys.length),
-    terminalsOf(floor),
+    terminals,
+    stats,
   );
   expect(got, what).not.toBeNull();
+  // Exactly the Steiner tree (a larger subtree would give the same split: this checks the peel itself).
+  const peeled = peeledOf(tree, floor);
+  const steiner = peeled.reduce((k, p) => k + (p ? 0 : 1), 0) - 1;
+  expect(stats.steinerEdges, what).toBe(terminals.length === 0 ? -1 : steiner);
   expect([...got!.safe], what).toEqual(want.safe);
   expect([...got!.open], what).toEqual(want.open);
   // The rows asked about: terminals and open edges' ends; their labels must group them as the oracle's do.
@@ -121,8 +208,16 @@ function shapes(n: number, rand: () => number): [string, number[][]][] {
     perm[i + 1],
     perm[Math.max(0, i - Math.floor(rand() * 3))],
   ]);
+  // Local in row numbers, as a tree of Morton-ordered rows is: each row hangs off one of the 40 rows before it, and
+  // one row in 50 off any row before it (edges across blocks and threads' ranges).
+  const local = Array.from({ length: n - 1 }, (_, i) => [
+    key(),
+    i + 1,
+    rand() < 0.02 ? Math.floor(rand() * (i + 1)) : Math.max(0, i - Math.floor(rand() * 40)),
+  ]);
   return [
     ['path', path],
+    ['local', local],
     ['shuffled path', shuffledPath],
     ['star', star],
     ['random', random],
@@ -158,6 +253,67 @@ describe('contractForestThreaded', () => {
     }
   });
 
+  it('equals a plain Kruskal with floors on EMSTs of points in Morton and in random row order, with duplicates', async () => {
+    const rand = mulberry32(1919);
+    for (const n of [3000, 40_000]) {
+      // Integer coordinates on a small grid: duplicates (zero keys) and many tied keys.
+      const points = Float32Array.from({ length: 3 * n }, () => Math.floor(rand() * 40));
+      const frame = sceneFrameCpu(points, n, 3);
+      const { order } = sortCodesCpu(mortonCodesCpu(points, n, 3, frame), n, codeBits(3));
+      const rank = new Uint32Array(n);
+      order.forEach((row, i) => (rank[row] = i));
+      const tree = await emst(points, { dim: 3, backend: 'cpu' });
+      const key = (a: number, b: number) =>
+        (points[3 * a] - points[3 * b]) ** 2 +
+        (points[3 * a + 1] - points[3 * b + 1]) ** 2 +
+        (points[3 * a + 2] - points[3 * b + 2]) ** 2;
+      const perm = shuffled(n, rand);
+      for (const [rows, label] of [
+        ['morton', (r: number) => rank[r]],
+        ['random', (r: number) => perm[r]],
+      ] as const) {
+        const edges = Array.from(tree.sources, (s, e) => [key(s, tree.targets[e]), label(s), label(tree.targets[e])]);
+        // Terminals: a slab across the cloud (a partition's border) and a few anywhere.
+        const floor = new Float32Array(n).fill(Infinity);
+        for (let r = 0; r < n; r++) {
+          if (points[3 * r] === 20 || rand() < 0.001) floor[label(r)] = Math.floor(rand() * 8);
+        }
+        for (const threads of [2, 3, 7]) {
+          await expectOracle(treeOf(edges), floor, threads, `n=${n} ${rows} rows threads=${threads}`);
+        }
+      }
+    }
+  });
+
+  it('peels exactly the rows off the Steiner tree in blocks of 2^16 rows (16-bit offsets), by hand', () => {
+    // 300,000 rows, each hanging off one of the 60 rows before it (one in 100 off any row): 5 blocks of 2^16 rows on
+    // 1 and 3 ranges; the oracle peels leaves from a queue.
+    const rand = mulberry32(2020);
+    const n = 300_000;
+    const edges = Array.from({ length: n - 1 }, (_, i) => [
+      1,
+      i + 1,
+      rand() < 0.01 ? Math.floor(rand() * (i + 1)) : Math.max(0, i - Math.floor(rand() * 60)),
+    ]);
+    const floor = Float32Array.from({ length: n }, () => (rand() < 0.002 ? 1 : Infinity));
+    // Also with the rows numbered backwards: chains then run towards later blocks too.
+    const backwards = edges.map(([k, a, b]) => [k, n - 1 - a, n - 1 - b]);
+    const floorBackwards = floor.slice().reverse();
+    expect(blockBits(n, 1)).toBe(16);
+    for (const [rows, tree, f] of [
+      ['forwards', treeOf(edges), floor],
+      ['backwards', treeOf(backwards), floorBackwards],
+    ] as const) {
+      const want = peeledOf(tree, f);
+      for (const threads of [1, 3]) {
+        const records = recordsWith(f);
+        peelHere(records, tree, n, threads, true, 16);
+        const peeled = Array.from({ length: n }, (_, r) => records[4 * r] >= PEELED);
+        expect(peeled, `${rows} threads=${threads}`).toEqual(want);
+      }
+    }
+  });
+
   afterEach(() => {
     contractThreading.touch = touchDefault;
   });
@@ -175,8 +331,7 @@ describe('contractForestThreaded', () => {
     const floor = Float32Array.from([Infinity, 1, Infinity, 1, Infinity, Infinity, Infinity]);
     for (const touch of [false, true]) {
       const records = recordsWith(floor);
-      contractDegree({ records, lo: tree.lo, hi: tree.hi, start: 0, end: 7, touch });
-      contractPeel({ records, start: 0, end: 7, touch });
+      peelHere(records, tree, 7, 1, touch);
       const peeled = Array.from({ length: 7 }, (_, r) => records[4 * r] >= PEELED);
       expect(peeled).toEqual([true, false, false, false, true, true, true]);
     }
