@@ -7,8 +7,7 @@
 // are (the coordinator sorts the points by their Morton codes, partition.threads.ts): the tree's edges then mostly join
 // rows close in index, though they still come in key order. The same EMST relabelled (rows sorted by their codes) —
 // the EMST of the sorted points, which have no tied distances to break otherwise. Each round: the one-thread loop,
-// then the threaded passes with the peel's cross steps one and 16 at a time (TREELINE_CONTRACT_TOUCH); peelRounds and
-// peelCrossed: the peel's rounds and the rows its cross steps peeled.
+// then the threaded passes with the cross-range peel one chain and 16 chains at a time (TREELINE_CONTRACT_TOUCH).
 import { emst } from '../dist/emst/emst.js';
 import { canonicalById, contractForest, contractForestThreaded, forestRecords } from '../dist/distributed/partition.pairs.js';
 import { squaredDistance } from '../dist/knn/keys.cpu.js';

@@ -1,8 +1,7 @@
 /**
  * The contraction's block passes (contract.threads.ts tells the whole; issue 20, session 19): the edges radix-
  * partitioned by block of 2^shift rows (contract-tally, contract-scatter), then each thread's degrees, XORs and peel
- * block by block in the cache (contract-degree), and the peel's rounds' plain-store half (contract-chase). Jobs of
- * contract.threads.ts's table.
+ * block by block in the cache (contract-degree). Jobs of contract.threads.ts's table.
  */
 import type { WorkerReply } from '../host/threads.js';
 
@@ -103,14 +102,8 @@ export function contractScatter(j: Job<ScatterJob>): WorkerReply {
   return { id: j.id ?? 0 };
 }
 
-/** (`listed`: the marked leaves of the range that point out of it, written to its outbox.) */
-export type ListReply = WorkerReply & { listed: number };
-
-/**
- * contract-degree on blocks [first, last), and the peel within their rows (contract.threads.ts's comment); last, the
- * marked leaves left, which point out of the range, listed in its outbox (boxesOf).
- */
-export function contractDegree(j: Job<DegreeJob>): ListReply {
+/** contract-degree on blocks [first, last), and the peel within their rows (contract.threads.ts's comment). */
+export function contractDegree(j: Job<DegreeJob>): WorkerReply {
   const { records: u32, near, far, bounds, shift, blocks, first, last, n } = j;
   const f32 = new Float32Array(u32.buffer, u32.byteOffset, u32.length);
   const start = Math.min(n, first * 2 ** shift);
@@ -146,79 +139,25 @@ export function contractDegree(j: Job<DegreeJob>): ListReply {
       }
     }
   }
-  // Each such leaf listed once: one found at x > r is left for the scan to meet again (its chain then stops at once).
-  const out = boxesOf(bounds, blocks, first, last).out;
-  let listed = 0;
-  for (let r = start; r < end; r++) {
-    if (u32[4 * r] !== 3) continue;
-    const x = peelChain(u32, f32, r, start, end - start);
-    if (x >= 0 && x <= r) far[out + listed++] = x;
-  }
-  return { id: j.id ?? 0, listed };
-}
-
-/**
- * A range's two lists in `far` (2 words a far entry of its blocks, free once contract-degree has read them): its
- * outbox from `out` (its marked leaves that point out of it, each peeled by one cross step) and its inbox from `in`
- * (rows of the range that other ranges' cross steps left leaves, each the start of a chase), each of C words, C the
- * far entries of its blocks. Enough for the whole peel: a row is listed or queued at most once, and each has its own
- * far edge with an entry in its block (a listed leaf's edge to its neighbour; a queued row's to the row peeled off it).
- */
-export function boxesOf(bounds: Uint32Array, blocks: number, first: number, last: number): { out: number; in: number } {
-  const f0 = bounds[blocks + 1 + first];
-  const f1 = bounds[blocks + 1 + last];
-  return { out: 2 * f0, in: f0 + f1 };
-}
-
-/**
- * Rows [start, end) and their lists in `boxes` (boxesOf): inbox entries [from, to) to chase, the outbox's next free
- * word at `out`.
- */
-export type ChaseJob = {
-  id: number;
-  kind: 'contract-chase';
-  records: Uint32Array;
-  boxes: Uint32Array;
-  from: number;
-  to: number;
-  out: number;
-  start: number;
-  end: number;
-};
-
-/**
- * contract-chase: from each row of the inbox entries [from, to) (a leaf without a floor, left so by a cross step),
- * peels with plain stores while the chain stays in rows [start, end); a chain's last leaf that points out of the range
- * is listed in its outbox from `out` on.
- */
-export function contractChase(j: Job<ChaseJob>): ListReply {
-  const { records: u32, boxes, from, to, out, start, end } = j;
-  const f32 = new Float32Array(u32.buffer, u32.byteOffset, u32.length);
-  let listed = 0;
-  for (let i = from; i < to; i++) {
-    const r = boxes[i];
-    u32[4 * r] = 3;
-    const x = peelChain(u32, f32, r, start, end - start);
-    if (x >= 0) boxes[out + listed++] = x;
-  }
-  return { id: j.id ?? 0, listed };
+  for (let r = start; r < end; r++) if (u32[4 * r] === 3) peelChain(u32, f32, r, start, end - start);
+  return { id: j.id ?? 0 };
 }
 
 /**
  * Peels from the marked leaf x along the tree with plain loads and stores while the next row is in
- * [start, start + span); a leaf whose sole neighbour is not stays marked (word 0 = 3), and is answered (else −1).
+ * [start, start + span); a leaf whose sole neighbour is not stays marked (word 0 = 3).
  */
-function peelChain(u32: Uint32Array, f32: Float32Array, x: number, start: number, span: number): number {
+function peelChain(u32: Uint32Array, f32: Float32Array, x: number, start: number, span: number): void {
   for (;;) {
     const p = u32[4 * x + 3];
-    if ((p - start) >>> 0 >= span) return x;
+    if ((p - start) >>> 0 >= span) return;
     u32[4 * x] = PEELED;
     u32[4 * p + 3] ^= x;
     const w = u32[4 * p] - 2;
     // p is now a leaf when it had two neighbours left (an even word: a marked row's is odd); a terminal stays.
     if (w !== 2 || f32[4 * p + 1] !== Infinity) {
       u32[4 * p] = w;
-      return -1;
+      return;
     }
     u32[4 * p] = 3;
     x = p;

@@ -20,15 +20,9 @@
  *                     block (degree 1, no floor) peels along the tree with plain stores while the next row is in the
  *                     range and its degree is whole (the block's rows and those of the range's blocks before it);
  *                     last, the leaves that waited for a later block. A leaf whose sole neighbour lies in another
- *                     thread's range is left marked (word 0 = 3) and listed in the range's outbox
- * then rounds, until one finds no work (peelRounds; after MAX_ROUNDS, one last contract-cross that follows each chain
- * with atomics to its end, as the one atomic pass before the rounds did):
- *   contract-cross    the range's outbox entries listed since the last round: ONE step each with atomics — the
- *                     leaf x peeled, its neighbour p's XOR word XORed with x and its degree taken down; a p so left
- *                     a leaf without a floor is queued in its owner's inbox (an atomic tail a range)
- *   contract-chase    the range's inbox entries queued since: from each, peels with plain stores as contract-degree
- *                     does (peelChain) while the chain stays in the range; a chain's last leaf that points out of the
- *                     range is listed in its outbox
+ *                     thread's range is left marked (word 0 = 3)
+ *   contract-peel     rows [start, end): from each marked leaf of the range, peels on with atomics (its chain may go
+ *                     on in any range) while the next row is left with degree 1 and has no floor
  *   contract-mark     rows [start, end): the rows left unpeeled — the Steiner tree's — as bits of `steiner` (n / 8
  *                     bytes: the count's reads hit the cache), and their count
  *   contract-count    edges [start, end) (start a multiple of 32): the edges with both ends in `steiner`, as bits of
@@ -43,49 +37,33 @@
  * the Steiner tree on the order of the peel: the same rows stay, the same bits come out.
  *
  * The peel is race-free on a connected tree with one terminal at least (the caller runs none without; a cycle is
- * never peeled, and the Kruskal after it throws on it). Every pass ends before the next begins (splitOnWorkers' passes
- * are the barriers). In contract-degree and contract-chase each thread reads and writes its own rows only, and steps
- * onto a row only once every edge of that row is counted and every other thread's step onto it is done (a chain stops
- * before rows of a later block or of another range; an inbox row's decrements all came in earlier passes): one leaf
- * removal at a time, as one thread would. In contract-cross a thread writes its outbox leaves' word 0 (its own rows)
- * and, with atomics only, their neighbours' words 0 and 3; the one step that leaves p at degree 1 queues it (an atomic
- * decrement: one thread sees it), so each row becomes a leaf by one event — contract-degree's count, a plain step or
- * a cross step — and is peeled once, by its own range's thread or, a listed leaf, by one cross step. No one else
- * writes a listed leaf x in that pass: that would be a step from its neighbour p onto x, p a leaf too, and two
- * adjacent rows are leaves at once only when they are all that is left of their component, which then holds no
- * terminal. (The last round's chains: a row is peeled by the thread whose decrement left it a leaf, and its read of
- * its XOR word comes after every other neighbour's XOR, each of which went before that neighbour's decrement:
- * sequentially consistent atomics.) The lists never overflow: a row is listed or queued at most once, each with a far edge of its own in its
- * block (contract.blocks.ts boxesOf). Rows stay below PEELED (2^31: the records of such a partition would take 32 GiB;
+ * never peeled, and the Kruskal after it throws on it). In contract-degree each thread reads and writes its own rows
+ * only, and steps onto a row only once every edge of that row is counted (a chain stops before rows of a later block
+ * or of another range): one leaf removal at a time, as one thread would. In contract-peel (after every thread's
+ * contract-degree) a row is peeled by the one thread that saw it a leaf — a marked leaf by its range's thread, any
+ * other by the thread whose decrement left its degree at 1 — and that thread's read of its XOR word comes after every
+ * other neighbour's XOR, each of which went before that neighbour's decrement (sequentially consistent atomics). Two
+ * adjacent rows can be leaves at once only when they are all that is left of their component, which then holds no
+ * terminal. Rows stay below PEELED (2^31: the records of such a partition would take 32 GiB;
  * contractForestThreaded refuses more).
- *
- * Why rounds (session 20): the atomic pass before them followed each chain that crossed a range into any range for as
- * long as it went, so once a chain crossed it peeled the rest of the pendant subtree behind that boundary one random
- * atomic step at a time — 7.5 % of the rows at 4·10^6 Morton rows on 16 threads, 0.93–1.38 s a forest of 5·10^7 rows
- * on the H200 host, where a random atomic step costs ~1 µs. Now an atomic step is taken once a crossing edge of the
- * peeled part; the rest is plain stores in each range's own rows.
  *
  * Every array must be a view of a SharedArrayBuffer (see tasks.threads.ts).
  */
-import { nextMessageId, splitOnWorkers, type JobTable, type RangePass, type WorkerReply } from '../host/threads.js';
+import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 import { onThreads } from './tasks.threads.js';
 import {
   blockBits,
-  boxesOf,
-  contractChase,
   contractDegree,
   contractScatter,
   contractTally,
   PEELED,
   tallyToCursors,
-  type ChaseJob,
   type DegreeJob,
-  type ListReply,
   type ScatterJob,
   type TallyJob,
 } from './contract.blocks.js';
 
-export { blockBits, contractChase, contractDegree, contractScatter, contractTally, PEELED, tallyToCursors };
+export { blockBits, contractDegree, contractScatter, contractTally, PEELED, tallyToCursors };
 
 interface RowRange {
   id: number;
@@ -94,24 +72,7 @@ interface RowRange {
   end: number;
 }
 
-/**
- * Outbox entries [from, to) of `boxes` (contract.blocks.ts boxesOf); `ownerOf` each block's range, `inboxAt` each
- * range's inbox in `boxes`, `tails` each inbox's entries (atomic).
- */
-type CrossJob = {
-  id: number;
-  kind: 'contract-cross';
-  records: Uint32Array;
-  boxes: Uint32Array;
-  from: number;
-  to: number;
-  shift: number;
-  ownerOf: Uint32Array;
-  inboxAt: Uint32Array;
-  tails: Uint32Array;
-  touch?: boolean;
-  follow?: boolean;
-};
+type PeelJob = RowRange & { kind: 'contract-peel'; touch?: boolean };
 type MarkJob = RowRange & { kind: 'contract-mark'; steiner: Uint32Array };
 type CountJob = {
   id: number;
@@ -150,139 +111,59 @@ type GatherJob = {
 };
 /** (`touched`: the touching loads' XOR, returned so that no compiler drops them.) */
 type TouchReply = WorkerReply & { touched?: number };
-/** (`peeled`: the rows contract-cross peeled.) */
-type CrossReply = TouchReply & { peeled: number };
 type Job<J> = Omit<J, 'kind' | 'id'> & { id?: number };
 
-/** Cross steps a thread takes at once (each step's record loads overlap). */
+/** Chains a thread peels at once, step by step in turn (each step's record loads overlap). */
 const CHAINS = 16;
-/**
- * Rounds before the last, which follows each chain with atomics to its end (`follow`): a chain that crosses a range
- * boundary at every row (rows in no spatial order) would take a round a row, and a round costs two passes' barriers.
- * Rows in Morton order take 16 rounds on 2 threads, 33 on 16 (4·10^6 uniform points).
- */
-const MAX_ROUNDS = 64;
 
 /**
- * contract-cross: one cross step from each outbox entry [from, to) of `boxes` (a marked leaf x whose sole neighbour p
- * is in another range): x peeled, p's XOR and degree updated with atomics; a p left a leaf without a floor is queued in
- * its owner's inbox (`ownerOf` a block's range, `inboxAt` a range's inbox, `tails` its entries so far). `touch`: CHAINS
- * steps at once, first loading each p's record (plain loads, which overlap), then the atomics (which then hit the
- * cache: a locked instruction waits for every load before it, so one step at a time paid a miss a step).
+ * contract-peel from the marked leaves of rows [start, end) that contract-degree left (see the file's comment),
+ * with atomics (a chain may go on in any range); `touch`: CHAINS chains at once, each step first loading every chain's
+ * next record (plain loads, which overlap), then peeling (the atomics then hit the cache: a locked instruction waits
+ * for every load before it, so one chain at a time paid a miss a step).
  */
-export function contractCross(j: Job<CrossJob>): CrossReply {
-  const { records: u32, boxes, from, to, shift, ownerOf, inboxAt, tails } = j;
+export function contractPeel(j: Job<PeelJob>): TouchReply {
+  const { records: u32, start, end } = j;
   const f32 = new Float32Array(u32.buffer, u32.byteOffset, u32.length);
   const chains = j.touch ? CHAINS : 1;
+  const at = new Int32Array(chains).fill(-1);
   const next = new Uint32Array(chains);
+  let r = start;
+  let live = 0;
   let touched = 0;
-  let peeled = to - from;
-  for (let i = from; i < to; i += chains) {
-    const stop = Math.min(to, i + chains);
-    // A listed leaf's XOR word is its sole neighbour (no other thread writes it: the file's comment).
-    for (let k = i; k < stop; k++) {
-      const p = u32[4 * boxes[k] + 3];
-      next[k - i] = p;
+  for (;;) {
+    for (let k = 0; k < chains && r < end; k++) {
+      if (at[k] >= 0) continue;
+      while (r < end && u32[4 * r] !== 3) r++;
+      if (r < end) {
+        at[k] = r++;
+        live++;
+      }
+    }
+    if (live === 0) break;
+    // A leaf's XOR word is its sole neighbour left (no other thread writes it: the file's comment).
+    for (let k = 0; k < chains; k++) {
+      const x = at[k];
+      if (x < 0) continue;
+      const p = Atomics.load(u32, 4 * x + 3);
+      next[k] = p;
       touched ^= u32[4 * p + 2];
     }
-    for (let k = i; k < stop; k++) {
-      const x = boxes[k];
-      const p = next[k - i];
+    for (let k = 0; k < chains; k++) {
+      const x = at[k];
+      if (x < 0) continue;
+      const p = next[k];
       u32[4 * x] = PEELED;
       Atomics.xor(u32, 4 * p + 3, x);
       const before = Atomics.sub(u32, 4 * p, 2) >>> 1;
-      // p is now a leaf when it had two neighbours left (one decrement sees that); a terminal stays.
-      if (before !== 2 || f32[4 * p + 1] !== Infinity) continue;
-      if (j.follow) peeled += followChain(u32, f32, p);
-      else {
-        const o = ownerOf[p >>> shift];
-        boxes[inboxAt[o] + Atomics.add(tails, o, 1)] = p;
-      }
+      // p is now a leaf when it had two neighbours left; a terminal (a floor) stays.
+      if (before !== 2 || f32[4 * p + 1] !== Infinity) {
+        at[k] = -1;
+        live--;
+      } else at[k] = p;
     }
   }
-  return { id: j.id ?? 0, touched, peeled };
-}
-
-/**
- * contract-cross's last round (`follow`): peels on from x, a leaf this thread's decrement made, with atomics in any
- * range while the next row is left a leaf without a floor; answers the rows peeled. (x's XOR word is read after every
- * other neighbour's XOR, each of which went before that neighbour's decrement: sequentially consistent atomics.)
- */
-function followChain(u32: Uint32Array, f32: Float32Array, x: number): number {
-  for (let peeled = 1; ; peeled++) {
-    const p = Atomics.load(u32, 4 * x + 3);
-    u32[4 * x] = PEELED;
-    Atomics.xor(u32, 4 * p + 3, x);
-    if (Atomics.sub(u32, 4 * p, 2) >>> 1 !== 2 || f32[4 * p + 1] !== Infinity) return peeled;
-    x = p;
-  }
-}
-
-/**
- * The peel's rounds after contract-degree (the file's comment), on `threads` ranges of whole blocks (`owned`), each
- * range's outbox holding `listed[part]` leaves: a contract-cross pass over the leaves listed since the last, then,
- * where it queued rows, a contract-chase pass over them, until neither finds work (past MAX_ROUNDS the cross pass
- * follows its chains to their ends, and is the last). Answers the rounds (cross passes) and the rows their steps
- * peeled.
- */
-export async function peelRounds(
-  pass: RangePass,
-  threads: number,
-  j: { records: Uint32Array; far: Uint32Array; bounds: Uint32Array; shift: number; blocks: number; n: number },
-  owned: (part: number) => { first: number; last: number },
-  listed: number[],
-  touch: boolean,
-): Promise<{ rounds: number; crossed: number }> {
-  const { records, far: boxes, bounds, shift, blocks, n } = j;
-  const shared = (length: number) => new Uint32Array(new SharedArrayBuffer(4 * length));
-  const ownerOf = shared(blocks);
-  const inboxAt = shared(threads);
-  const tails = shared(threads);
-  const outAt: number[] = [];
-  for (let part = 0; part < threads; part++) {
-    const { first, last } = owned(part);
-    ownerOf.fill(part, first, last);
-    const box = boxesOf(bounds, blocks, first, last);
-    outAt.push(box.out);
-    inboxAt[part] = box.in;
-  }
-  const outDone = new Array<number>(threads).fill(0);
-  const outLen = listed.slice();
-  const inDone = new Array<number>(threads).fill(0);
-  let rounds = 0;
-  let crossed = 0;
-  const cross = { kind: 'contract-cross' as const, records, boxes, shift, ownerOf, inboxAt, tails, touch };
-  while (outLen.some((len, part) => len > outDone[part])) {
-    const follow = ++rounds > MAX_ROUNDS;
-    const c = nextMessageId();
-    const steps = await pass<CrossReply>((part) => {
-      const [from, to] = [outAt[part] + outDone[part], outAt[part] + outLen[part]];
-      return { ...cross, id: c, from, to, follow };
-    });
-    for (const r of steps) crossed += r.peeled;
-    outDone.splice(0, threads, ...outLen);
-    if (inDone.every((done, part) => done === tails[part])) break;
-    const h = nextMessageId();
-    const chased = await pass<ListReply>((part) => {
-      const { first, last } = owned(part);
-      return {
-        kind: 'contract-chase',
-        id: h,
-        records,
-        boxes,
-        from: inboxAt[part] + inDone[part],
-        to: inboxAt[part] + tails[part],
-        out: outAt[part] + outLen[part],
-        start: Math.min(n, first * 2 ** shift),
-        end: Math.min(n, last * 2 ** shift),
-      };
-    });
-    for (let part = 0; part < threads; part++) {
-      inDone[part] = tails[part];
-      outLen[part] += chased[part].listed;
-    }
-  }
-  return { rounds, crossed };
+  return { id: j.id ?? 0, touched };
 }
 
 /**
@@ -404,8 +285,7 @@ export const contractJobs = {
   'contract-tally': (m: TallyJob) => contractTally(m),
   'contract-scatter': (m: ScatterJob) => contractScatter(m),
   'contract-degree': (m: DegreeJob) => contractDegree(m),
-  'contract-cross': (m: CrossJob) => contractCross(m),
-  'contract-chase': (m: ChaseJob) => contractChase(m),
+  'contract-peel': (m: PeelJob) => contractPeel(m),
   'contract-mark': (m: MarkJob) => contractMark(m),
   'contract-count': (m: CountJob) => contractCount(m),
   'contract-gather': (m: GatherJob) => contractGather(m),
@@ -413,11 +293,12 @@ export const contractJobs = {
 } satisfies JobTable;
 
 /**
- * `touch`: contract-cross takes CHAINS cross steps at once — the loads overlap where a random row costs a long miss.
- * On the H200 x2 host (session 18, 2·10^8 points, when the atomic peel peeled every row) that took 1.03–1.32 s a
- * forest against 1.31–1.54 plain. The cross steps are now the only random steps (one a crossing edge of the tree's
- * peeled part); the degree and count passes, which loaded their records ahead too, no longer read records edge by
- * edge. On by default; TREELINE_CONTRACT_TOUCH=0 takes one cross step at a time (A/B runs).
+ * `touch`: contract-peel peels CHAINS chains at once — the loads overlap where a random row costs a long miss. On the
+ * H200 x2 host (session 18, 2·10^8 points, when contract-peel peeled every row) it took 1.03–1.32 s a forest against
+ * 1.31–1.54 plain. Since session 19 it peels only what crosses the threads' ranges (0.3 % of the rows at 4·10^6 Morton
+ * rows on 2 threads, 7 % on 16; nearly all where the rows are in no spatial order, as in some tests). The degree and
+ * count passes, which loaded their records ahead too, no longer read records edge by edge. On by default;
+ * TREELINE_CONTRACT_TOUCH=0 peels one chain at a time (A/B runs).
  */
 export const contractThreading = {
   touch:
@@ -441,7 +322,7 @@ export async function steinerEdgesThreaded(
     near: Uint32Array;
   },
   n: number,
-  times?: { degree: number; peel: number; count: number; gather: number; peelRounds?: number; peelCrossed?: number },
+  times?: { degree: number; peel: number; count: number; gather: number },
 ): Promise<SteinerTree | null> {
   const m = j.lo.length;
   const { records, lo, hi } = j;
@@ -476,10 +357,11 @@ export async function steinerEdgesThreaded(
     await pass((part) => ({ kind: 'contract-scatter', id: s, ...edgeJob(part), ...entries }));
     const d = nextMessageId();
     const block = { records, bounds, shift, blocks, n, ...entries };
-    const degrees = await pass<ListReply>((part) => ({ kind: 'contract-degree', id: d, ...block, ...owned(part) }));
+    await pass((part) => ({ kind: 'contract-degree', id: d, ...block, ...owned(part) }));
     const t1 = performance.now();
-    const listed = degrees.map((r) => r.listed);
-    const peeled = await peelRounds(pass, threads, block, owned, listed, contractThreading.touch);
+    const p = nextMessageId();
+    const touch = contractThreading.touch;
+    await pass((part) => ({ kind: 'contract-peel', id: p, records, touch, ...rows(part) }));
     const t2 = performance.now();
     const k = nextMessageId();
     const steiner = shared((n + 31) >>> 5);
@@ -511,7 +393,6 @@ export async function steinerEdgesThreaded(
     await pass((part) => ({ kind: 'contract-gather', id: g, ...gather, ...edges(part), at: at[part] }));
     if (times) {
       [times.degree, times.peel, times.count] = [t1 - t0, t2 - t1, t3 - t2];
-      [times.peelRounds, times.peelCrossed] = [peeled.rounds, peeled.crossed];
       times.gather = performance.now() - t3;
     }
     return {

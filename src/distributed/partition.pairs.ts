@@ -547,14 +547,11 @@ export interface ContractStats {
   steinerEdges: number;
   /**
    * The threaded passes (contract.threads.ts): `degree` contract-tally, -scatter and -degree (which peels within each
-   * thread's rows since session 19), `peel` the peel's rounds (contract-cross and -chase: the chains that cross the
-   * threads' ranges), `count` contract-mark and -count, `gather` contract-gather (on this thread before session 19).
+   * thread's rows since session 19), `peel` contract-peel (the chains that cross the threads' ranges), `count`
+   * contract-mark and -count, `gather` contract-gather (on this thread before session 19).
    */
   degree: number;
   peel: number;
-  /** The peel's rounds (contract-cross passes) and the rows their cross steps peeled (counts, not times). */
-  peelRounds?: number;
-  peelCrossed?: number;
   count: number;
   gather: number;
   kruskal: number;

@@ -556,15 +556,7 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
       },
       // Sizes behind the times (the worker logs them): the rows with a floor, the Steiner edges (−1: not on
       // threads), the open edges.
-      counts: {
-        'forest::terminals': terminals.length,
-        'forest::steiner': steiner.steinerEdges,
-        'forest::open': mo,
-        // (The threaded peel's rounds and the rows its cross steps peeled, where it ran.)
-        ...(steiner.steinerEdges >= 0
-          ? { 'forest::contract.rounds': steiner.peelRounds ?? 0, 'forest::contract.crossed': steiner.peelCrossed ?? 0 }
-          : {}),
-      },
+      counts: { 'forest::terminals': terminals.length, 'forest::steiner': steiner.steinerEdges, 'forest::open': mo },
     },
     arrays: { lo, hi, keys: safeKeys, openLo, openHi, openKeys, openLa, openLb, label: termLabel },
   };

@@ -12,15 +12,13 @@ import { contractForestThreaded, forestRecords, type ContractStats } from '../..
 import {
   blockBits,
   contractDegree,
-  contractJobs,
+  contractPeel,
   contractScatter,
   contractTally,
   contractThreading,
   PEELED,
-  peelRounds,
   tallyToCursors,
 } from '../../src/distributed/contract.threads.js';
-import type { RangePass } from '../../src/host/threads.js';
 import { emst } from '../../src/emst/emst.js';
 import { mortonCodesCpu, sceneFrameCpu } from '../../src/bvh/morton.cpu.js';
 import { sortCodesCpu } from '../../src/bvh/sort.cpu.js';
@@ -74,16 +72,16 @@ function oracle(tree: Tree, floor: Float32Array, n: number) {
 
 /**
  * The passes up to the peel on this thread, range after range as `threads` threads would split them (the
- * ranges as steinerEdgesThreaded's: whole blocks of 2^shift rows; the edges in equal ranges); the peel's rounds.
+ * ranges as steinerEdgesThreaded's: whole blocks of 2^shift rows; the edges in equal ranges).
  */
-async function peelHere(
+function peelHere(
   records: Uint32Array,
   tree: Tree,
   n: number,
   threads: number,
   touch: boolean,
   shift = blockBits(n, threads),
-): Promise<{ rounds: number; crossed: number }> {
+): void {
   const m = tree.lo.length;
   const blocks = Math.ceil(n / 2 ** shift);
   const tally = sharedU32(2 * blocks * threads);
@@ -105,15 +103,13 @@ async function peelHere(
     first: Math.floor((part * blocks) / threads),
     last: Math.floor(((part + 1) * blocks) / threads),
   });
-  const block = { records, bounds, shift, blocks, n, ...entries };
-  const listed = Array.from({ length: threads }, (_, part) => contractDegree({ ...block, ...owned(part) }).listed);
-  // Each pass's ranges one after another (a pass's ranges touch disjoint words but through atomics: any order).
-  const pass = (async (job: (part: number) => { kind: keyof typeof contractJobs }) =>
-    Array.from({ length: threads }, (_, part) => {
-      const j = job(part);
-      return (contractJobs[j.kind] as (m: typeof j) => unknown)(j);
-    })) as unknown as RangePass;
-  return peelRounds(pass, threads, block, owned, listed, touch);
+  for (let part = 0; part < threads; part++) {
+    contractDegree({ records, bounds, shift, blocks, n, ...entries, ...owned(part) });
+  }
+  for (let part = 0; part < threads; part++) {
+    const { first, last } = owned(part);
+    contractPeel({ records, touch, start: Math.min(n, first * 2 ** shift), end: Math.min(n, last * 2 ** shift) });
+  }
 }
 
 /** The oracle's peel: which rows are off the terminals' Steiner tree (leaves without a floor, from a queue). */
@@ -171,8 +167,6 @@ async function expectOracle(tree: Tree, floor: Float32Array, threads: number, wh
   const peeled = peeledOf(tree, floor);
   const steiner = peeled.reduce((k, p) => k + (p ? 0 : 1), 0) - 1;
   expect(stats.steinerEdges, what).toBe(terminals.length === 0 ? -1 : steiner);
-  // The cross steps peel rows (each at most once) in rounds of at least one step.
-  if (terminals.length > 0) expect(stats.peelCrossed! >= stats.peelRounds! && stats.peelCrossed! <= n, what).toBe(true);
   expect([...got!.safe], what).toEqual(want.safe);
   expect([...got!.open], what).toEqual(want.open);
   // The rows asked about: terminals and open edges' ends; their labels must group them as the oracle's do.
@@ -229,24 +223,6 @@ function shapes(n: number, rand: () => number): [string, number[][]][] {
     ['random', random],
     ['arms', arms],
   ];
-}
-
-/**
- * Trees whose every step crosses to another range: n (a prime) rows visited `stride` ≈ n / threads + 1 apart (mod n),
- * so each step lands in another of the threads' ranges and the wraps go back to the first. The path; and a comb, a
- * spine with a tooth of 40 rows every 100 (positions 60–99 of each hundred past the first hang off position 0's).
- */
-function zigzags(n: number, threads: number, key: () => number): [number[][], number[][]] {
-  const stride = Math.floor(n / threads) + 1;
-  const row = (at: number) => (at * stride) % n;
-  const path = Array.from({ length: n - 1 }, (_, i) => [key(), row(i), row(i + 1)]);
-  const comb = Array.from({ length: n - 1 }, (_, i) => {
-    const q = i + 1;
-    const tooth = q > 100 && q % 100 >= 60;
-    const parent = tooth ? (q % 100 === 60 ? q - 60 : q - 1) : q > 100 && q % 100 === 0 ? q - 41 : q - 1;
-    return [key(), row(parent), row(q)];
-  });
-  return [path, comb];
 }
 
 describe('contractForestThreaded', () => {
@@ -309,68 +285,7 @@ describe('contractForestThreaded', () => {
     }
   });
 
-  it('equals a plain Kruskal with floors where chains cross the ranges back and forth: zigzags, stars, 7 and 16 threads', async () => {
-    const rand = mulberry32(2121);
-    const n = 1031;
-    const key = () => Math.floor(rand() * 50) / 4;
-    for (const threads of [7, 16]) {
-      const [zigzag, comb] = zigzags(n, threads, key);
-      const shapes: [string, number[][]][] = [
-        ['zigzag path', zigzag],
-        ['zigzag comb', comb],
-        ['star in the first range', Array.from({ length: n - 1 }, (_, i) => [key(), 0, i + 1])],
-        ['star in the last range', Array.from({ length: n - 1 }, (_, i) => [key(), n - 1, i])],
-      ];
-      for (const [shape, edges] of shapes) {
-        const tree = treeOf(edges);
-        // (The path's ends: the first edge's first row, the last edge's second.)
-        const [head, tail] = [edges[0][1], edges[edges.length - 1][2]];
-        const floors: [string, Float32Array][] = [
-          // One terminal at the path's end: the whole path peeled from its other end, a cross step a row.
-          ['one at an end', Float32Array.from({ length: n }, (_, r) => (r === tail ? 1 : Infinity))],
-          ['both ends', Float32Array.from({ length: n }, (_, r) => (r === head || r === tail ? 1 : Infinity))],
-          ['one inside', Float32Array.from({ length: n }, (_, r) => (r === Math.floor(n / 3) ? 2 : Infinity))],
-          ['few', Float32Array.from({ length: n }, () => (rand() < 0.01 ? Math.floor(rand() * 50) / 4 : Infinity))],
-        ];
-        for (const [which, floor] of floors) {
-          if (!floor.some((f) => f !== Infinity)) floor[head] = 1;
-          for (const touch of [false, true]) {
-            contractThreading.touch = touch;
-            await expectOracle(tree, floor, threads, `${shape} floors=${which} threads=${threads} touch=${touch}`);
-          }
-        }
-      }
-    }
-  });
-
-  it('peels a zigzag comb in rounds and a zigzag path in rounds then one that follows it (by hand, 16 ranges)', async () => {
-    const n = 4099;
-    const [path, comb] = zigzags(n, 16, () => 1);
-    for (const touch of [false, true]) {
-      // The comb with its path's ends terminals (the last a tooth's tip): its 40-row teeth and the spine's end past
-      // the last tooth peeled from their tips, a round a row, all before the rounds run out.
-      const combTree = treeOf(comb);
-      const ends = new Float32Array(n).fill(Infinity);
-      ends[comb[0][1]] = ends[comb[comb.length - 1][2]] = 1;
-      let records = recordsWith(ends);
-      let { rounds, crossed } = await peelHere(records, combTree, n, 16, touch);
-      expect(Array.from({ length: n }, (_, r) => records[4 * r] >= PEELED)).toEqual(peeledOf(combTree, ends));
-      expect(rounds).toBeGreaterThanOrEqual(30);
-      expect(rounds).toBeLessThan(64);
-      expect(crossed).toBeGreaterThan(1000);
-      // The path with one end a terminal: 64 rounds of a step each, then one pass follows the chain to its end.
-      const pathTree = treeOf(path);
-      const end = new Float32Array(n).fill(Infinity);
-      end[path[path.length - 1][2]] = 1;
-      records = recordsWith(end);
-      ({ rounds, crossed } = await peelHere(records, pathTree, n, 16, touch));
-      expect(Array.from({ length: n }, (_, r) => records[4 * r] >= PEELED)).toEqual(peeledOf(pathTree, end));
-      expect(rounds).toBe(65);
-      expect(crossed).toBeGreaterThan(n - 100);
-    }
-  });
-
-  it('peels exactly the rows off the Steiner tree in blocks of 2^16 rows (16-bit offsets), by hand', async () => {
+  it('peels exactly the rows off the Steiner tree in blocks of 2^16 rows (16-bit offsets), by hand', () => {
     // 300,000 rows, each hanging off one of the 60 rows before it (one in 100 off any row): 5 blocks of 2^16 rows on
     // 1 and 3 ranges; the oracle peels leaves from a queue.
     const rand = mulberry32(2020);
@@ -392,7 +307,7 @@ describe('contractForestThreaded', () => {
       const want = peeledOf(tree, f);
       for (const threads of [1, 3]) {
         const records = recordsWith(f);
-        await peelHere(records, tree, n, threads, true, 16);
+        peelHere(records, tree, n, threads, true, 16);
         const peeled = Array.from({ length: n }, (_, r) => records[4 * r] >= PEELED);
         expect(peeled, `${rows} threads=${threads}`).toEqual(want);
       }
@@ -403,7 +318,7 @@ describe('contractForestThreaded', () => {
     contractThreading.touch = touchDefault;
   });
 
-  it('peels exactly the rows off the terminals’ Steiner tree (one thread’s passes, by hand)', async () => {
+  it('peels exactly the rows off the terminals’ Steiner tree (one thread’s passes, by hand)', () => {
     // 0 – 1 – 2 – 3 – 4 with a branch 2 – 5 – 6; terminals 1 and 3: the Steiner tree is 1 – 2 – 3.
     const tree = treeOf([
       [1, 0, 1],
@@ -416,7 +331,7 @@ describe('contractForestThreaded', () => {
     const floor = Float32Array.from([Infinity, 1, Infinity, 1, Infinity, Infinity, Infinity]);
     for (const touch of [false, true]) {
       const records = recordsWith(floor);
-      await peelHere(records, tree, 7, 1, touch);
+      peelHere(records, tree, 7, 1, touch);
       const peeled = Array.from({ length: 7 }, (_, r) => records[4 * r] >= PEELED);
       expect(peeled).toEqual([true, false, false, false, true, true, true]);
     }
