@@ -31,6 +31,7 @@ import { pointResultsJobs } from './cluster/pointResults.threads.js';
 import { partitionJobs } from './distributed/partition.threads.js';
 import { taskJobs } from './distributed/tasks.threads.js';
 import { contractJobs } from './distributed/contract.threads.js';
+import { orderJobs } from './distributed/order.threads.js';
 import { sortJobs } from './distributed/sort.threads.js';
 import { mergeJobs } from './distributed/merge.threads.js';
 import { localFileJobs } from './distributed/nats.local.threads.js';
@@ -57,6 +58,7 @@ const tables: JobTable[] = [
   partitionJobs,
   taskJobs,
   contractJobs,
+  orderJobs,
   sortJobs,
   mergeJobs,
   localFileJobs,

@@ -41,6 +41,7 @@
  * scale.ts; that exact rescaling could only differ from the single-process run where its squares underflow.)
  */
 import { canonicalByIdThreaded } from './sort.threads.js';
+import { localOrderThreaded } from './order.threads.js';
 import { InputError } from '../errors.js';
 import { emst, emstFor } from '../emst/emst.js';
 import { emstCpuAsync } from '../emst/boruvka.cpu.js';
@@ -439,7 +440,6 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
     }
     if (a >= n || ids[a] !== g) throw new InputError(`Expected terminal ${g} to be a point of partition ${p.id}.`);
     termRow[t] = a;
-    if (floorIn[t] < least[4 * a + 1]) least[4 * a + 1] = floorIn[t];
   }
   let scaled = p.points;
   if (exponent !== 0) {
@@ -462,9 +462,9 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const onThreads = threads > 1 && shared(loRow, hiRow);
   const keys = scratch.f32('forest.keys', m, onThreads);
   let keyed = false;
+  // (The partition's own points where they are in shared memory already: the worker reads them there.)
+  let points = scaled;
   if (onThreads) {
-    // (The partition's own points where they are in shared memory already: the worker reads them there.)
-    let points = scaled;
     if (!shared(points)) {
       points = scratch.f32('forest.sharedPoints', n * dim, true);
       points.set(scaled);
@@ -483,6 +483,38 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const t2 = performance.now();
   const sorted = await canonicalByIdThreaded(threads, { lo: loRow, hi: hiRow, keys });
   const t3 = performance.now();
+  // The rows renumbered in a coarse Morton order for the contraction (order.threads.ts: a partition's rows follow the
+  // input's order, which the contraction's row blocks and ranges cannot use), after the canonical sort (which ties on
+  // the old rows: the ids' order); rowIds[row] the global id from here on, the floors at their rows' new numbers.
+  let rowIds = ids;
+  let floorRow = termRow;
+  const orderTimes: Record<string, number> = {};
+  if (onThreads && core2 === null) {
+    const sharedIds = scratch.u32('forest.sharedIds', n, true);
+    sharedIds.set(ids);
+    const slots = {
+      cell: scratch.u32('forest.order.cell', n, true),
+      rank: scratch.u32('forest.order.rank', n, true),
+      newIds: scratch.u32('forest.order.ids', n, true),
+    };
+    const edges = { lo: sorted.lo, hi: sorted.hi };
+    const order = await localOrderThreaded(
+      threads,
+      { points, dim, ids: sharedIds, ...edges, ...slots },
+      n,
+      m,
+      orderTimes,
+    );
+    if (order !== null) {
+      rowIds = order.ids;
+      floorRow = termRow.map((a) => order.rank[a]);
+    }
+  }
+  for (let t = 0; t < floorRow.length; t++) {
+    const a = floorRow[t];
+    if (floorIn[t] < least[4 * a + 1]) least[4 * a + 1] = floorIn[t];
+  }
+  const t3b = performance.now();
   // (Turns of the event loop between slices: the presence beats and the task's heartbeats go on.)
   // On the host's threads by the terminals' Steiner tree where the arrays are shared, else the one-thread loop.
   const split = scratch.u32('forest.split', m, onThreads);
@@ -496,7 +528,7 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
     complement: 0,
   };
   const { safe, open, label } =
-    (onThreads ? await contractForestThreaded(threads, sorted, n, records, split, termRow, steiner) : null) ??
+    (onThreads ? await contractForestThreaded(threads, sorted, n, records, split, floorRow, steiner) : null) ??
     (await contractForestAsync(sorted, n, records, split));
   const t4 = performance.now();
   // The replies in global ids (10^7–10^8 edges per partition: the proven ones on threads as the keys); labels: the
@@ -513,11 +545,14 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const proven = { rowLo: L, rowHi: H, sortedKeys: K, safe, lo, hi, keys: safeKeys };
   let replied = false;
   if (onThreads) {
-    const sharedIds = scratch.u32('forest.sharedIds', n, true);
-    sharedIds.set(ids);
+    let sharedIds = rowIds;
+    if (!shared(sharedIds)) {
+      sharedIds = scratch.u32('forest.sharedIds', n, true);
+      sharedIds.set(ids);
+    }
     replied = await forestReplyThreaded(threads, { ids: sharedIds, ...proven }, ms);
   }
-  if (!replied) forestReply({ ids, ...proven, start: 0, end: ms });
+  if (!replied) forestReply({ ids: rowIds, ...proven, start: 0, end: ms });
   const openLo = new Uint32Array(mo);
   const openHi = new Uint32Array(mo);
   const openKeys = new Float32Array(mo);
@@ -525,21 +560,23 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const openLb = new Uint32Array(mo);
   for (let i = 0; i < mo; i++) {
     const e = open[i];
-    openLo[i] = ids[L[e]];
-    openHi[i] = ids[H[e]];
+    openLo[i] = rowIds[L[e]];
+    openHi[i] = rowIds[H[e]];
     openKeys[i] = K[e];
-    openLa[i] = ids[label(L[e])];
-    openLb[i] = ids[label(H[e])];
+    openLa[i] = rowIds[label(L[e])];
+    openLb[i] = rowIds[label(H[e])];
   }
-  const termLabel = new Uint32Array(termRow.length);
-  for (let t = 0; t < termRow.length; t++) termLabel[t] = ids[label(termRow[t])];
+  const termLabel = new Uint32Array(floorRow.length);
+  for (let t = 0; t < floorRow.length; t++) termLabel[t] = rowIds[label(floorRow[t])];
   return {
     meta: {
       timings: {
         'forest::mst': t1 - t0,
         'forest::keys': t2 - t1,
         'forest::sort': t3 - t2,
-        'forest::contract': t4 - t3,
+        // (The rows' renumbering, where it ran: order.threads.ts.)
+        ...(rowIds !== ids ? { 'forest::order': t3b - t3, ...orderTimes } : {}),
+        'forest::contract': t4 - t3b,
         // (Its threaded steps, where it ran on threads: contractForestThreaded.)
         ...(steiner.steinerEdges >= 0
           ? {

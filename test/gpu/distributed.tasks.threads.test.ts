@@ -10,6 +10,7 @@ import { InProcessExecutor, partitionPoints } from '../../src/distributed/partit
 import { partitionedEmst } from '../../src/distributed/partition.emst.js';
 import { taskThreading } from '../../src/distributed/tasks.threads.js';
 import { contractThreading } from '../../src/distributed/contract.threads.js';
+import { orderThreading } from '../../src/distributed/order.threads.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { cloud } from '../helpers/clouds.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -18,11 +19,14 @@ useBundledWorkerScript('treeline-task-threads-gpu-');
 const variants = await gpuVariants();
 afterAll(() => destroyVariants(variants));
 const minEdges = taskThreading.minEdges;
+const minRows = orderThreading.minRows;
 beforeAll(() => {
   taskThreading.minEdges = 0;
+  orderThreading.minRows = 0;
 });
 afterAll(() => {
   taskThreading.minEdges = minEdges;
+  orderThreading.minRows = minRows;
 });
 
 describe.skipIf(variants.length === 0).each(variants)("'pairs' tasks' passes on threads ($name)", ({ ctx }) => {
@@ -34,15 +38,35 @@ describe.skipIf(variants.length === 0).each(variants)("'pairs' tasks' passes on 
     const points = cloud(kind, n, dim, 67);
     const single = await emst(points, { dim, backend: 'cpu', threads: 1 });
     const runs = taskThreading.runs;
+    const ordered = orderThreading.runs;
     const executor = new InProcessExecutor(partitionPoints(points, dim, k), { backend: 'gpu', gpu: ctx, threads: 3 });
     const parted = await partitionedEmst(executor, { dim, method: 'pairs' });
     // Every pair's crossing edges and every forest's keys and contraction (its terminals' Steiner tree, session 18)
     // on threads, and a forest's reply where it has at least 2 proven edges a thread (duplicates: few).
     const pairs = (k * (k - 1)) / 2;
     expect(taskThreading.runs - runs).toBeGreaterThanOrEqual(pairs + (kind === 'duplicates' ? 2 * k : 3 * k));
+    // Every forest's rows renumbered in Morton order before its contraction (session 19).
+    expect(orderThreading.runs - ordered).toBe(k);
     expect([...parted.sources]).toEqual([...single.sources]);
     expect([...parted.targets]).toEqual([...single.targets]);
     expect([...parted.weights]).toEqual([...single.weights]);
+  });
+
+  it("the forests' rows in their own order (TREELINE_FOREST_ORDER=0) give the same tree", async () => {
+    const points = cloud('clustered', 3000, 3, 69);
+    const single = await emst(points, { dim: 3, backend: 'cpu', threads: 1 });
+    orderThreading.minRows = Infinity;
+    try {
+      const ordered = orderThreading.runs;
+      const executor = new InProcessExecutor(partitionPoints(points, 3, 4), { backend: 'gpu', gpu: ctx, threads: 3 });
+      const parted = await partitionedEmst(executor, { dim: 3, method: 'pairs' });
+      expect(orderThreading.runs).toBe(ordered);
+      expect([...parted.sources]).toEqual([...single.sources]);
+      expect([...parted.targets]).toEqual([...single.targets]);
+      expect([...parted.weights]).toEqual([...single.weights]);
+    } finally {
+      orderThreading.minRows = 0;
+    }
   });
 
   it('the contraction with plain loops (TREELINE_CONTRACT_TOUCH=0) gives the same tree', async () => {
