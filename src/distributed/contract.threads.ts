@@ -6,8 +6,10 @@
  * The edges come in key order, so consecutive edges touch rows all over the partition: a pass that updates rows edge
  * by edge takes a cache (and, with 4 KiB pages, a TLB) miss an edge, and session 18's passes did (degree 0.92–1.22 s,
  * peel 0.88–1.19 s, count 0.25–0.28 s a forest of 5·10^7 rows on 16 threads of the H200 host), while every thread of
- * its degree pass also read all m edges. The rows are in Morton order, though (the coordinator's split), so the tree
- * is local in row numbers: at 4·10^6 uniform points, 97.5 % of its edges join two rows of one block of 2^16 rows.
+ * its degree pass also read all m edges. The 'forest' task renumbers its rows in a coarse Morton order first
+ * (order.threads.ts: a partition's own rows follow the input's order, random for generated points — on those the
+ * cross-range peel below took 0.9–1.3 s a forest on the H200 host, 0.04–0.14 s once renumbered), so the tree is local in
+ * row numbers: at 4·10^6 uniform points in Morton order, 97.5 % of its edges join two rows of one block of 2^16 rows.
  * Hence a radix partition of the edges by block, and a peel that stays in a block while it can:
  *
  *   contract-tally    edges [start, end): each block's near edges (both ends in it) and far entries (one end in it,
