@@ -17,7 +17,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EdgeSink, EdgeSinkFiles } from '../distributed/types.js';
+import type { EdgeSink, EdgeSinkFiles } from './sink.js';
 import { InputError } from '../errors.js';
 import { npyHeader } from './npy.js';
 import type { AtomicOutputs } from './write.js';
