@@ -45,6 +45,7 @@ describe('localOrderThreaded', () => {
     [6007, 3, 4],
     [4000, 5, 2],
     [3000, 3, 7],
+    [1500, 20, 3],
   ])('n=%i d=%i on %i threads: a permutation, ids and edges moved with it, cells in order', async (n, dim, threads) => {
     orderThreading.minRows = 0;
     for (const flat of [false, true]) {
@@ -64,6 +65,8 @@ describe('localOrderThreaded', () => {
         expect(arrays.lo[e]).toBe(rank[lo[e]]);
         expect(arrays.hi[e]).toBe(rank[hi[e]]);
       }
+      // At most 2^18 cells whatever the dimension (above 18 the first 18 axes, a bit each).
+      for (let r = 0; r < n; r++) expect(arrays.cell[r]).toBeLessThan(2 ** 18);
       // Cells ascend along the new rows; within a cell, the old rows ascend (stable).
       for (let i = 1; i < n; i++) {
         const a = arrays.cell[old[i - 1]];
@@ -78,7 +81,7 @@ describe('localOrderThreaded', () => {
     const points = new Float32Array([0, 0, 3.9, 0, 0, 3.9, 3.9, 3.9, 2.1, 1.1]);
     const cell = new Uint32Array(5);
     const counts = new Uint32Array(16);
-    orderCount({ points, dim: 2, low: [0, 0], scale: [1, 1], bits: 2, cell, counts, at: 0, start: 0, end: 5 });
+    orderCount({ points, dim: 2, low: [0, 0], scale: [1, 1], axes: 2, bits: 2, cell, counts, at: 0, start: 0, end: 5 });
     // (3, 0) → 1010 = 10; (0, 3) → 0101 = 5; (3, 3) → 15; (2, 1) → 1001 = 9.
     expect([...cell]).toEqual([0, 10, 5, 15, 9]);
     expect(counts.reduce((a, b) => a + b, 0)).toBe(5);
