@@ -486,26 +486,25 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   // The rows renumbered in a coarse Morton order for the contraction (order.threads.ts: a partition's rows follow the
   // input's order, which the contraction's row blocks and ranges cannot use), after the canonical sort (which ties on
   // the old rows: the ids' order); rowIds[row] the global id from here on, the floors at their rows' new numbers.
+  // (On threads the ids in shared memory: the renumbering and the reply read them there.)
   let rowIds = ids;
   let floorRow = termRow;
+  let ordered = false;
   const orderTimes: Record<string, number> = {};
-  if (onThreads && core2 === null) {
-    const sharedIds = scratch.u32('forest.sharedIds', n, true);
-    sharedIds.set(ids);
+  if (onThreads) {
+    if (!shared(rowIds)) {
+      rowIds = scratch.u32('forest.sharedIds', n, true);
+      rowIds.set(ids);
+    }
     const slots = {
       cell: scratch.u32('forest.order.cell', n, true),
       rank: scratch.u32('forest.order.rank', n, true),
       newIds: scratch.u32('forest.order.ids', n, true),
     };
     const edges = { lo: sorted.lo, hi: sorted.hi };
-    const order = await localOrderThreaded(
-      threads,
-      { points, dim, ids: sharedIds, ...edges, ...slots },
-      n,
-      m,
-      orderTimes,
-    );
+    const order = await localOrderThreaded(threads, { points, dim, ids: rowIds, ...edges, ...slots }, n, m, orderTimes);
     if (order !== null) {
+      ordered = true;
       rowIds = order.ids;
       floorRow = termRow.map((a) => order.rank[a]);
     }
@@ -543,15 +542,7 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
   const H = sorted.hi;
   const K = sorted.keys;
   const proven = { rowLo: L, rowHi: H, sortedKeys: K, safe, lo, hi, keys: safeKeys };
-  let replied = false;
-  if (onThreads) {
-    let sharedIds = rowIds;
-    if (!shared(sharedIds)) {
-      sharedIds = scratch.u32('forest.sharedIds', n, true);
-      sharedIds.set(ids);
-    }
-    replied = await forestReplyThreaded(threads, { ids: sharedIds, ...proven }, ms);
-  }
+  const replied = onThreads && (await forestReplyThreaded(threads, { ids: rowIds, ...proven }, ms));
   if (!replied) forestReply({ ids: rowIds, ...proven, start: 0, end: ms });
   const openLo = new Uint32Array(mo);
   const openHi = new Uint32Array(mo);
@@ -575,7 +566,7 @@ async function forestTask(scratch: Scratch, ...[p, msg, env]: Parameters<Partiti
         'forest::keys': t2 - t1,
         'forest::sort': t3 - t2,
         // (The rows' renumbering, where it ran: order.threads.ts.)
-        ...(rowIds !== ids ? { 'forest::order': t3b - t3, ...orderTimes } : {}),
+        ...(ordered ? { 'forest::order': t3b - t3, ...orderTimes } : {}),
         'forest::contract': t4 - t3b,
         // (Its threaded steps, where it ran on threads: contractForestThreaded.)
         ...(steiner.steinerEdges >= 0

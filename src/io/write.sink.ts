@@ -155,33 +155,30 @@ export class NpyEdgeSink implements EdgeSink {
     this.state = 'done';
     this.wake();
     this.synced = this.writeback.then(async () => {
-      await Promise.all(
-        this.handles.map(async (h, f) => {
-          try {
-            await h.sync();
-          } catch (error) {
-            this.failed ??= { target: this.targets[f], error };
-          }
-        }),
-      );
+      await this.syncEach('sync');
       this.counts.fsyncs++;
     });
     this.synced.catch(() => undefined); // finish() reports it
+  }
+
+  /** fsync ('sync') or fdatasync of every file at once; the first failure is kept for finish() to report. */
+  private async syncEach(how: 'sync' | 'datasync'): Promise<void> {
+    await Promise.all(
+      this.handles.map(async (h, f) => {
+        try {
+          await h[how]();
+        } catch (error) {
+          this.failed ??= { target: this.targets[f], error };
+        }
+      }),
+    );
   }
 
   /** fdatasync of every file, again as soon as the last one returned (WRITEBACK_MS apart at least), while open. */
   private async writebackLoop(): Promise<void> {
     while (this.state === 'open') {
       const t0 = performance.now();
-      await Promise.all(
-        this.handles.map(async (h, f) => {
-          try {
-            await h.datasync();
-          } catch (error) {
-            this.failed ??= { target: this.targets[f], error };
-          }
-        }),
-      );
+      await this.syncEach('datasync');
       this.counts.datasyncs++;
       const left = WRITEBACK_MS - (performance.now() - t0);
       if (left > 0 && this.state === 'open') {
