@@ -242,7 +242,8 @@ export async function emstOnNats(
     // The run's size to every worker before the partitioning: a 'pairs' run's workers take their tasks' scratch
     // meanwhile (worker.ts), not in their first pair and forest.
     if (method !== 'rounds') {
-      nc.publish(PREPARE_SUBJECT, JSON.stringify({ run, n: Math.floor(points.length / dim), dim, k }));
+      const euclidean = minSamples <= 1 && alpha === 1;
+      nc.publish(PREPARE_SUBJECT, JSON.stringify({ run, n: Math.floor(points.length / dim), dim, k, euclidean }));
     }
     const kv = await new Kvm(nc).create(RUNS_BUCKET);
     // The input's fingerprint: a hash of its 16 MiB blocks' hashes, on COORDINATOR_THREADS threads (the library's

@@ -52,8 +52,9 @@ export const RUNS_BUCKET = 'treeline-runs';
 export const taskSubject = (run: string): string => `treeline.task.${run}`;
 export const doneSubject = (run: string): string => `treeline.done.${run}`;
 /**
- * Where a coordinator of a 'pairs' run tells every worker the run's size before its partitioning ({ run, n, dim, k }):
- * the workers take their tasks' scratch meanwhile (worker.ts, scratch.ts prepareScratch).
+ * Where a coordinator of a 'pairs' run tells every worker the run's size before its partitioning ({ run, n, dim, k,
+ * euclidean }): the workers take their tasks' scratch meanwhile (worker.ts, scratch.ts prepareScratch) and GPU workers
+ * of a Euclidean run make one EMST of a pair's size (partition.tasks.ts warmPairs).
  */
 export const PREPARE_SUBJECT = 'treeline.prepare';
 export const runBucket = (run: string): string => `treeline-${run}`;

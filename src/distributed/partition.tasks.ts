@@ -272,6 +272,39 @@ export function pairsScratchSlots(n: number, dim: number, k: number, gpu: boolea
   return slots.filter((slot) => slot.length > 0);
 }
 
+/**
+ * One GPU EMST of a 'pair' task's size (2⌈n / k⌉ points) on stand-in points, into the scratch slots the tasks use
+ * (pair.points for the points, mst.* for the edges: emstInto), while the coordinator reads and partitions (worker.ts:
+ * after prepareScratch). A GPU worker's first pair of a run took its GPU part 0.55 s (alone) to 0.9–1.0 s (two workers
+ * on a host) longer than its later pairs at 2·10^8 points and k = 4 (H200 x2 host, session 20: pair::mst 1.6–2.1 s
+ * against 1.0–1.2), ~2 s at 10^9 — the GPU's buffers, their staging and the host pages under them taken at that size
+ * for the first time; the worker's start-up EMST (cli/worker.ts) is 4,096 points. The stand-ins are a seeded uniform
+ * cloud (no exact duplicates: those make the GPU EMST slow), written in pieces with a turn of the event loop between
+ * them; their tree is dropped (the slots are the task's scratch: every task writes them before it reads them).
+ * Returns the points warmed (0 where there is nothing to do: not the GPU, fewer than 2 points).
+ */
+export async function warmPairs(n: number, dim: number, k: number, env: TaskEnv): Promise<number> {
+  const pair = Math.min(n, 2 * Math.ceil(n / Math.max(1, k)));
+  if (env.backend !== 'gpu' || env.gpu === undefined || pair < 2) return 0;
+  return withScratch(async (scratch) => {
+    const points = scratch.f32('pair.points', pair * dim, true);
+    let s = 0x2545f491;
+    for (let i = 0; i < points.length; i += WARM_PIECE) {
+      const end = Math.min(points.length, i + WARM_PIECE);
+      for (let j = i; j < end; j++) {
+        s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+        points[j] = s / 2 ** 32;
+      }
+      await turn();
+    }
+    await emstInto(scratch, points, dim, env);
+    return pair;
+  });
+}
+
+/** Stand-in coordinates warmPairs writes between two turns of the event loop. */
+const WARM_PIECE = 1 << 22;
+
 /** The 'pair' task (the table above), its per-point arrays in `scratch`. */
 async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<PartitionTask>): Promise<TaskMessage> {
   const tStart = performance.now();

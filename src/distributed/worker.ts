@@ -66,7 +66,7 @@ import {
 } from './nats.local.js';
 import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types.js';
 import type { BatchTask } from './worker.tasks.js';
-import { pairsScratchSlots, TASK_THREADS_MAX } from './partition.tasks.js';
+import { pairsScratchSlots, TASK_THREADS_MAX, warmPairs } from './partition.tasks.js';
 import { prepareScratch } from './scratch.js';
 import { hostCores, HostPeers, hostThreadsLine, taskHostThreads } from './worker.host.js';
 
@@ -291,13 +291,13 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     const prepared = new Set<string>();
     const prepareSub = nc.subscribe(PREPARE_SUBJECT, {
       callback: (_err, msg) => {
-        let size: { run?: unknown; n?: unknown; dim?: unknown; k?: unknown };
+        let size: { run?: unknown; n?: unknown; dim?: unknown; k?: unknown; euclidean?: unknown };
         try {
           size = JSON.parse(new TextDecoder().decode(msg.data));
         } catch {
           return;
         }
-        const { run, n, dim, k } = size;
+        const { run, n, dim, k, euclidean } = size;
         const whole = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x > 0;
         if (typeof run !== 'string' || !whole(n) || !whole(dim) || !whole(k) || prepared.has(run)) return;
         prepared.add(run);
@@ -318,7 +318,23 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
               );
             },
             (e) => log(`worker: scratch for run ${run} not taken: ${describe(e)}`),
-          );
+          )
+          // Then, on the GPU, one EMST of a pair's size (warmPairs): the pairs' MSTs are Euclidean ones only
+          // (a mutual-reachability run's are the CPU backend's; an older coordinator does not say: Euclidean).
+          .then(async () => {
+            if (!gpu || euclidean === false) return;
+            const t1 = performance.now();
+            try {
+              const points = await warmPairs(n, dim, k, o.env);
+              if (points > 0) {
+                log(
+                  `worker: GPU warmed for run ${run} (an EMST of ${points} stand-in points) in ${(performance.now() - t1).toFixed(0)} ms`,
+                );
+              }
+            } catch (e) {
+              log(`worker: GPU not warmed for run ${run}: ${describe(e)}`);
+            }
+          });
       },
     });
     log(`worker: connected to ${o.url}, backend ${o.env.backend}${o.env.gpu ? ' (GPU context ready)' : ''}`);
