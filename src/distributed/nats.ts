@@ -53,8 +53,8 @@ export const taskSubject = (run: string): string => `treeline.task.${run}`;
 export const doneSubject = (run: string): string => `treeline.done.${run}`;
 /**
  * Where a coordinator of a 'pairs' run tells every worker the run's size before its partitioning ({ run, n, dim, k,
- * euclidean }): the workers take their tasks' scratch meanwhile (worker.ts, scratch.ts prepareScratch) and GPU workers
- * of a Euclidean run make one EMST of a pair's size (partition.tasks.ts warmPairs).
+ * euclidean }): the workers take their tasks' scratch meanwhile and GPU workers of a Euclidean run make one EMST of a
+ * pair's size (worker.ts, partition.tasks.ts prepareRun).
  */
 export const PREPARE_SUBJECT = 'treeline.prepare';
 export const runBucket = (run: string): string => `treeline-${run}`;

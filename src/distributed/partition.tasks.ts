@@ -245,7 +245,7 @@ export const unionPieces = { rows: 1 << 21, turns: 0 };
 /**
  * The scratch slots a worker's 'pair' and 'forest' tasks take for a run of n points in k partitions (a pair holds at
  * most two partitions of ⌈n / k⌉ points; the Morton split's partitions differ by one point at most), under the names
- * and sharing the tasks use below: what prepareScratch (scratch.ts) takes before the first task. `gpu`: the GPU path's
+ * and sharing the tasks use below: what prepareRun takes before the first task. `gpu`: the GPU path's
  * edge arrays and the forest's threaded passes (the CPU backend returns fresh edge arrays, and its forests' keys and
  * reply run on one thread).
  */
@@ -272,37 +272,94 @@ export function pairsScratchSlots(n: number, dim: number, k: number, gpu: boolea
   return slots.filter((slot) => slot.length > 0);
 }
 
+/** What prepareRun did: the bytes of scratch it took and touched, the stand-in points it warmed the GPU with. */
+export interface RunPrepared {
+  /** Bytes of every slot taken (touched here, or written by the warm-up's EMST). */
+  bytes: number;
+  /** The touching's end (ms after the start), or its error. */
+  touched: number | Error;
+  /** The warm-up's points and end (ms after the start), or its error; null where there was none. */
+  warmed: { points: number; ms: number } | Error | null;
+}
+
 /**
- * One GPU EMST of a 'pair' task's size (2⌈n / k⌉ points) on stand-in points, into the scratch slots the tasks use
- * (pair.points for the points, mst.* for the edges: emstInto), while the coordinator reads and partitions (worker.ts:
- * after prepareScratch). A GPU worker's first pair of a run took its GPU part 0.55 s (alone) to 0.9–1.0 s (two workers
- * on a host) longer than its later pairs at 2·10^8 points and k = 4 (H200 x2 host, session 20: pair::mst 1.6–2.1 s
- * against 1.0–1.2), ~2 s at 10^9 — the GPU's buffers, their staging and the host pages under them taken at that size
- * for the first time; the worker's start-up EMST (cli/worker.ts) is 4,096 points. The stand-ins are a seeded uniform
- * cloud (no exact duplicates: those make the GPU EMST slow), written in pieces with a turn of the event loop between
- * them; their tree is dropped (the slots are the task's scratch: every task writes them before it reads them).
- * Returns the points warmed (0 where there is nothing to do: not the GPU, fewer than 2 points).
+ * What a worker does when told a 'pairs' run's size (worker.ts), while the coordinator reads and partitions the points:
+ * takes its tasks' scratch (pairsScratchSlots, pages touched on `touchThreads` threads, so that its first tasks do not
+ * take them) and — on the GPU, where `warm` (a Euclidean run) — at the same time one GPU EMST of a 'pair' task's size
+ * (2⌈n / k⌉ points) on stand-in points, into that Scratch's pair.points and mst.* slots (emstInto: what a pair does);
+ * the touching skips the mst.* slots, which the EMST's read-back writes.
+ *
+ * Why the EMST: a GPU worker's first pair of a run took its GPU part 0.55 s (alone) to 0.9–1.0 s (two workers on a
+ * host) longer than its later pairs at 2·10^8 points and k = 4 (H200 x2 host, session 20: pair::mst 1.5–2.1 s against
+ * 1.0–1.2), ~2 s at 10^9 — the GPU's buffers, their staging and the host pages under them taken at that size for the
+ * first time; the worker's start-up EMST (cli/worker.ts) has 4,096 points. Made one after the other, the touching and
+ * the warm-up outlasted the coordinator's 3 s front at 2·10^8 (0.6 + 2.5–2.8 s), and the first pair waited for them.
+ * The stand-ins are a seeded uniform cloud (no exact duplicates: those make the GPU EMST slow), written a piece at a
+ * time with a turn of the event loop between pieces; their tree is dropped (every task writes those slots before it
+ * reads them).
  */
-export async function warmPairs(n: number, dim: number, k: number, env: TaskEnv): Promise<number> {
+export async function prepareRun(
+  n: number,
+  dim: number,
+  k: number,
+  env: TaskEnv,
+  opts: { slotThreads: number; touchThreads?: number; warm: boolean },
+): Promise<RunPrepared> {
+  const gpu = env.backend === 'gpu';
+  const slots = pairsScratchSlots(n, dim, k, gpu, opts.slotThreads);
   const pair = Math.min(n, 2 * Math.ceil(n / Math.max(1, k)));
-  if (env.backend !== 'gpu' || env.gpu === undefined || pair < 2) return 0;
+  const warm = opts.warm && gpu && env.gpu !== undefined && pair >= 2;
+  const written = new Set(warm ? ['mst.sources', 'mst.targets', 'mst.weights'] : []);
+  const bytes = slots.reduce((sum, slot) => sum + 4 * slot.length, 0);
   return withScratch(async (scratch) => {
-    const points = scratch.f32('pair.points', pair * dim, true);
-    let s = 0x2545f491;
-    for (let i = 0; i < points.length; i += WARM_PIECE) {
-      const end = Math.min(points.length, i + WARM_PIECE);
-      for (let j = i; j < end; j++) {
-        s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-        points[j] = s / 2 ** 32;
-      }
-      await turn();
-    }
-    await emstInto(scratch, points, dim, env);
-    return pair;
+    const t0 = performance.now();
+    // The stand-ins' slot first (its pages taken on the threads: 0.5 s of page faults on this thread otherwise at
+    // 10^8 3D points), then the other slots beside the warm-up.
+    const head = warm ? slots.filter((slot) => slot.name === 'pair.points') : [];
+    const headTouched = scratch.prepare(head, opts.touchThreads);
+    const touching = headTouched.then(() =>
+      scratch.prepare(
+        slots.filter((slot) => !written.has(slot.name) && !head.includes(slot)),
+        opts.touchThreads,
+      ),
+    );
+    const warming = warm ? headTouched.then(() => warmPair(scratch, pair, dim, env)) : null;
+    // Both settle before the Scratch goes back: neither may still write it when the first task takes it.
+    const [touched, warmed] = await Promise.allSettled([
+      touching.then(() => performance.now() - t0),
+      warming?.then(() => performance.now() - t0) ?? null,
+    ]);
+    const errorOf = (r: PromiseRejectedResult): Error =>
+      r.reason instanceof Error ? r.reason : new Error(String(r.reason));
+    return {
+      bytes,
+      touched: touched.status === 'fulfilled' ? touched.value : errorOf(touched),
+      warmed:
+        warmed.status === 'rejected'
+          ? errorOf(warmed)
+          : warmed.value === null
+            ? null
+            : { points: pair, ms: warmed.value },
+    };
   });
 }
 
-/** Stand-in coordinates warmPairs writes between two turns of the event loop. */
+/** prepareRun's warm-up: `pair` stand-in points into pair.points, their EMST into the mst.* slots (emstInto). */
+async function warmPair(scratch: Scratch, pair: number, dim: number, env: TaskEnv): Promise<void> {
+  const points = scratch.f32('pair.points', pair * dim, true);
+  let s = 0x2545f491;
+  for (let i = 0; i < points.length; i += WARM_PIECE) {
+    const end = Math.min(points.length, i + WARM_PIECE);
+    for (let j = i; j < end; j++) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      points[j] = s / 2 ** 32;
+    }
+    await turn();
+  }
+  await emstInto(scratch, points, dim, env);
+}
+
+/** Stand-in coordinates warmPair writes between two turns of the event loop. */
 const WARM_PIECE = 1 << 22;
 
 /** The 'pair' task (the table above), its per-point arrays in `scratch`. */

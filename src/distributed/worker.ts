@@ -66,8 +66,7 @@ import {
 } from './nats.local.js';
 import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types.js';
 import type { BatchTask } from './worker.tasks.js';
-import { pairsScratchSlots, TASK_THREADS_MAX, warmPairs } from './partition.tasks.js';
-import { prepareScratch } from './scratch.js';
+import { prepareRun, TASK_THREADS_MAX } from './partition.tasks.js';
 import { hostCores, HostPeers, hostThreadsLine, taskHostThreads } from './worker.host.js';
 
 export interface WorkerOptions extends NatsOptions {
@@ -301,40 +300,37 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         const whole = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x > 0;
         if (typeof run !== 'string' || !whole(n) || !whole(dim) || !whole(k) || prepared.has(run)) return;
         prepared.add(run);
-        const gpu = o.env.backend === 'gpu';
         // Without --threads, the slots of the tasks' threaded passes are taken whatever this worker's share is now:
         // it may change before the tasks come (a worker starting or stopping on this host), and a task whose share
         // is one thread takes plain arrays of its own for those passes (Scratch grows or replaces a slot on demand).
-        // The pages are touched on the share's threads.
-        const slots = pairsScratchSlots(n, dim, k, gpu, o.env.threads ?? TASK_THREADS_MAX);
-        const t0 = performance.now();
+        // The pages are touched on the share's threads. A GPU worker makes one EMST of a pair's size meanwhile: the
+        // pairs' MSTs are Euclidean ones only (a mutual-reachability run's are the CPU backend's; an older
+        // coordinator does not say: Euclidean).
         preparing = preparing
-          .then(() => prepareScratch(slots, o.env.threads ?? share()))
-          .then(
-            () => {
-              const gb = slots.reduce((sum, slot) => sum + 4 * slot.length, 0) / 1e9;
-              log(
-                `worker: scratch for run ${run} taken (${gb.toFixed(1)} GB) in ${(performance.now() - t0).toFixed(0)} ms`,
-              );
-            },
-            (e) => log(`worker: scratch for run ${run} not taken: ${describe(e)}`),
+          .then(() =>
+            prepareRun(n, dim, k, o.env, {
+              slotThreads: o.env.threads ?? TASK_THREADS_MAX,
+              touchThreads: o.env.threads ?? share(),
+              warm: euclidean !== false,
+            }),
           )
-          // Then, on the GPU, one EMST of a pair's size (warmPairs): the pairs' MSTs are Euclidean ones only
-          // (a mutual-reachability run's are the CPU backend's; an older coordinator does not say: Euclidean).
-          .then(async () => {
-            if (!gpu || euclidean === false) return;
-            const t1 = performance.now();
-            try {
-              const points = await warmPairs(n, dim, k, o.env);
-              if (points > 0) {
+          .then(
+            ({ bytes, touched, warmed }) => {
+              const gb = (bytes / 1e9).toFixed(1);
+              log(
+                touched instanceof Error
+                  ? `worker: scratch for run ${run} not taken: ${describe(touched)}`
+                  : `worker: scratch for run ${run} taken (${gb} GB) in ${touched.toFixed(0)} ms`,
+              );
+              if (warmed instanceof Error) log(`worker: GPU not warmed for run ${run}: ${describe(warmed)}`);
+              else if (warmed !== null) {
                 log(
-                  `worker: GPU warmed for run ${run} (an EMST of ${points} stand-in points) in ${(performance.now() - t1).toFixed(0)} ms`,
+                  `worker: GPU warmed for run ${run} (an EMST of ${warmed.points} stand-in points) in ${warmed.ms.toFixed(0)} ms`,
                 );
               }
-            } catch (e) {
-              log(`worker: GPU not warmed for run ${run}: ${describe(e)}`);
-            }
-          });
+            },
+            (e) => log(`worker: scratch for run ${run} not taken: ${describe(e)}`),
+          );
       },
     });
     log(`worker: connected to ${o.url}, backend ${o.env.backend}${o.env.gpu ? ' (GPU context ready)' : ''}`);

@@ -11,7 +11,7 @@ import { partitionedEmst } from '../../src/distributed/partition.emst.js';
 import { taskThreading } from '../../src/distributed/tasks.threads.js';
 import { contractThreading } from '../../src/distributed/contract.threads.js';
 import { orderThreading } from '../../src/distributed/order.threads.js';
-import { warmPairs } from '../../src/distributed/partition.tasks.js';
+import { prepareRun } from '../../src/distributed/partition.tasks.js';
 import { destroyVariants, gpuVariants } from '../helpers/gpu.js';
 import { cloud } from '../helpers/clouds.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -53,19 +53,26 @@ describe.skipIf(variants.length === 0).each(variants)("'pairs' tasks' passes on 
     expect([...parted.weights]).toEqual([...single.weights]);
   });
 
-  it("a worker warmed at the run's pair size (warmPairs) gives the same tree", async () => {
+  it("a worker prepared for the run's size (scratch touched, GPU warmed by prepareRun) gives the same tree", async () => {
     const points = cloud('clustered', 3000, 3, 70);
     const single = await emst(points, { dim: 3, backend: 'cpu', threads: 1 });
-    // The stand-ins' EMST fills the scratch's pair.points and mst.* slots the tasks then take from the idle Scratch.
-    expect(await warmPairs(3000, 3, 4, { backend: 'gpu', gpu: ctx })).toBe(1500);
+    const gpu = { backend: 'gpu' as const, gpu: ctx };
+    const opts = { slotThreads: 3, touchThreads: 2, warm: true };
+    // The stand-ins' EMST fills the scratch's pair.points and mst.* slots the tasks then take from the idle Scratch,
+    // while the other slots are touched.
+    const prepared = await prepareRun(3000, 3, 4, gpu, opts);
+    expect(prepared.warmed).toMatchObject({ points: 1500 });
+    expect(typeof prepared.touched).toBe('number');
+    expect(prepared.bytes).toBeGreaterThan(4 * 1500 * 3);
     const executor = new InProcessExecutor(partitionPoints(points, 3, 4), { backend: 'gpu', gpu: ctx, threads: 3 });
     const parted = await partitionedEmst(executor, { dim: 3, method: 'pairs' });
     expect([...parted.sources]).toEqual([...single.sources]);
     expect([...parted.targets]).toEqual([...single.targets]);
     expect([...parted.weights]).toEqual([...single.weights]);
-    // Nothing to warm: the CPU backend, or a pair of one point.
-    expect(await warmPairs(3000, 3, 4, { backend: 'cpu' })).toBe(0);
-    expect(await warmPairs(1, 3, 1, { backend: 'gpu', gpu: ctx })).toBe(0);
+    // No warm-up: a mutual-reachability run, the CPU backend, or a pair of one point.
+    expect((await prepareRun(3000, 3, 4, gpu, { ...opts, warm: false })).warmed).toBeNull();
+    expect((await prepareRun(3000, 3, 4, { backend: 'cpu' }, opts)).warmed).toBeNull();
+    expect((await prepareRun(1, 3, 1, gpu, opts)).warmed).toBeNull();
   });
 
   it("the forests' rows in their own order (TREELINE_FOREST_ORDER=0) give the same tree", async () => {
