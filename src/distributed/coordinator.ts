@@ -40,10 +40,11 @@ import {
 import {
   defaultLocalBase,
   filesAtOnce,
-  hasFile,
+  messageFileFault,
   openLocal,
   partitionFile,
   partsPerFile,
+  removeFile,
   sameFolder,
   serveNeeds,
   writeMessageFile,
@@ -276,8 +277,9 @@ export async function emstOnNats(
         );
       }
       resumed = true;
-      if (previous.local && !(await partitionsKept(nc, run, previous))) {
-        log(`run ${run}: its partitions are gone from ${previous.local.dir} (and the object store): starting over`);
+      const lost = previous.local ? await partitionsLost(nc, run, previous) : null;
+      if (lost !== null) {
+        log(`run ${run}: ${lost}: starting over`);
         resumed = false;
       }
     }
@@ -507,17 +509,25 @@ async function localFolder(
   return link;
 }
 
-/** Whether a resumed run's partitions are all still there: as files in its folder or as objects. */
-async function partitionsKept(nc: NatsConnection, run: string, state: RunState): Promise<boolean> {
+/**
+ * Why a resumed run's partitions are not all still there, as files in its folder or as objects; null where they are.
+ * A file that readMessageFile could not read whole (a part of it missing or short: messageFileFault) is removed, so
+ * that the workers read the object in its place where there is one; where there is none, the run starts over.
+ */
+async function partitionsLost(nc: NatsConnection, run: string, state: RunState): Promise<string | null> {
   const link = state.local!;
-  if (!(await sameFolder(link))) return false;
+  if (!(await sameFolder(link))) return `its partitions are gone from ${link.dir} (and the object store)`;
   let os: ObjectStore | null = null;
   for (let p = 0; p < state.partitions.length; p++) {
-    if (await hasFile(link.dir, partitionFile(p))) continue;
+    const fault = await messageFileFault(link.dir, partitionFile(p));
+    if (fault === null) continue;
+    await removeFile(link.dir, partitionFile(p));
     os ??= await new Objm(nc).open(runBucket(run)).catch(() => null);
-    if (!os || (await os.info(partitionObject(p)).catch(() => null)) === null) return false;
+    if (!os || (await os.info(partitionObject(p)).catch(() => null)) === null) {
+      return `partition ${p} is in neither its folder nor the object store (${fault})`;
+    }
   }
-  return true;
+  return null;
 }
 
 // emst()'s `cluster` finds this entry without importing distributed/ (emst.ts: registerClusterEntry).
