@@ -20,8 +20,9 @@
  * Files appear whole (written to a temporary name, then renamed; a file's arrays in shared memory by a worker thread,
  * the coordinator's partitions a few files at once: nats.local.threads.ts; a parted one's index after its parts) and
  * are named by the run id, whose epoch (the input's fingerprint) the run's KV entry pins: a file under the right name
- * is the right content. The folder goes with the run's objects at its end; an interrupted run keeps it for its
- * resumption (a folder without its partition files starts the run over).
+ * is the right content. The folder goes with the run's objects at its end (and with them where the run fails before
+ * its state is written: coordinator.ts); an interrupted run keeps it for its resumption (a folder without its
+ * partition files, or with one of which a part is missing or short, starts the run over: messageFileFault).
  */
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { ObjectStore } from '@nats-io/obj';
