@@ -243,6 +243,14 @@ function sees(link: LocalLink): Promise<boolean> {
   return s;
 }
 
+/**
+ * How long in ms a worker takes a run for present once the server said so (runGone: a stream-info request, once a task
+ * before): the run's tasks within it ask nothing more. "Gone" is never kept (a run id started over makes its store
+ * again), and the look after a task's failure is always asked anew, so a removed run's tasks are still dropped — before
+ * they start once this time has passed since the last answer, else when their results find no store.
+ */
+export const RUN_LOOK_MS = 1000;
+
 /** Runs until `signal` aborts; resolves with what it did. */
 export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const log = o.log ?? (() => {});
@@ -381,12 +389,18 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       });
     };
 
+    /** The run last found present, and until when (performance.now()) that answer stands: RUN_LOOK_MS. */
+    let present = { run: '', until: 0 };
     /**
      * Drops the task when its run is gone (its object store removed): nobody waits for its result, and none can be
-     * stored. Terminated (no redelivery), told in one line, counted as dropped (neither done nor failed).
+     * stored. Terminated (no redelivery), told in one line, counted as dropped (neither done nor failed). `fresh`: ask
+     * the server even where the run was found present within RUN_LOOK_MS (after a failure, which its removal explains).
      */
-    const droppedIfGone = async (m: JsMsg, header: TaskHeader, what: string): Promise<boolean> => {
-      if (!(await runGone(jsm, header.run))) return false;
+    const droppedIfGone = async (m: JsMsg, header: TaskHeader, what: string, fresh = false): Promise<boolean> => {
+      if (!fresh && present.run === header.run && performance.now() < present.until) return false;
+      const gone = await runGone(jsm, header.run);
+      present = gone ? { run: '', until: 0 } : { run: header.run, until: performance.now() + RUN_LOOK_MS };
+      if (!gone) return false;
       m.term();
       summary.dropped++;
       log(`worker: ${what} dropped: run ${header.run} is gone (its object store was removed)`);
@@ -423,7 +437,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
      * delivery, so that no message comes back forever. Dropped where its run is gone.
      */
     const notStarted = async (m: JsMsg, header: TaskHeader, what: string, e: unknown): Promise<void> => {
-      if (await droppedIfGone(m, header, what)) return;
+      if (await droppedIfGone(m, header, what, true)) return;
       const message = describe(e);
       await retryOrFail(
         m,
@@ -553,7 +567,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         }
       } catch (e) {
         // A run deleted while this task computed: its result had nowhere to go (the likely failure), so no retry.
-        if (await droppedIfGone(m, header, what)) return;
+        if (await droppedIfGone(m, header, what, true)) return;
         const message = describe(e);
         await retryOrFail(m, header, what, os, 'failed', message, message);
       } finally {
