@@ -22,7 +22,9 @@
  * that is gone (its object store removed: the run was deleted, or given up, while its tasks were queued or in hand) is
  * dropped — terminated with one log line, counted as dropped, neither done nor failed — before it is computed, or
  * when it fails (its result cannot be stored). Stopping (the signal: SIGTERM or SIGINT in the CLI) lets the task in
- * hand finish and be acked, then returns.
+ * hand finish and be acked, then returns. A connection closed for good (connectNats reconnects forever, so the server
+ * refused or closed it) returns too, with one line naming the task in hand: nothing can be stored or told any more, and
+ * JetStream hands that task to another worker after its ack wait.
  */
 import type { JsMsg } from '@nats-io/jetstream';
 import { jetstream } from '@nats-io/jetstream';
@@ -566,6 +568,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
           if (list.length > 0) log(`worker: ${what} counts ${list.join(', ')}`);
         }
       } catch (e) {
+        // The connection closed for good: nothing can be returned, stored or told (the loop ends below its call).
+        if (nc.isClosed()) return;
         // A run deleted while this task computed: its result had nowhere to go (the likely failure), so no retry.
         if (await droppedIfGone(m, header, what, true)) return;
         const message = describe(e);
@@ -575,6 +579,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       }
     };
 
+    /** The task in hand when the connection closed, if any. */
+    let inHand: string | null = null;
     while (!o.signal?.aborted) {
       let m: JsMsg | null;
       try {
@@ -601,8 +607,25 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         await handle(m, header, what);
       } catch (e) {
         // Not the task's own failure (that is handled in handle) but one before it: retried, or its run is gone.
-        await notStarted(m, header, what, e);
+        if (!nc.isClosed()) {
+          await notStarted(m, header, what, e).catch((err: unknown) => {
+            if (!nc.isClosed()) throw err;
+          });
+        }
       }
+      if (nc.isClosed()) {
+        inHand = what;
+        break;
+      }
+    }
+    // Closed for good (connectNats reconnects forever otherwise: the server refused this worker, or closed it): its
+    // acks and naks go nowhere (nats.js drops them), a note would throw; the task in hand is redelivered.
+    if (nc.isClosed()) {
+      const why = await nc.closed();
+      log(
+        `worker: the connection to ${o.url} closed${why ? ` (${describe(why)})` : ''}` +
+          `${inHand ? `, task ${inHand} in hand: it goes to another worker after its ack wait` : ''}; stopping`,
+      );
     }
     prepareSub.unsubscribe();
     return summary;
