@@ -13,7 +13,12 @@
  * the partitioning and upload (the KV entry lists the partitions, the object store holds them) and replays the
  * algorithm: each task is named by its content (nats.tasks.ts), so every task that finished before the restart is
  * answered from its stored result at once and only the rest are computed. The same run id on other points is an
- * InputError; a run that ended 'done' starts over.
+ * InputError; a run that ended 'done' starts over, as does one whose partitions are lost (its folder gone, or a file
+ * of it missing a part: partitionsLost).
+ *
+ * Failure: a fresh run that fails before every partition is stored (an upload refused) has no KV state, so nothing
+ * could resume it: its queued tasks, object store and folder are removed before it rejects. A task's failure after
+ * that leaves the run 'failed' with its objects, for the same run id to resume.
  *
  * Interrupt (`signal`, the CLI's Ctrl-C): seen between the partitioning's passes and at once while tasks are awaited
  * (NatsExecutor rejects its waits with AbortError and publishes nothing more); the run stays 'running' in the KV with
@@ -40,10 +45,11 @@ import {
 import {
   defaultLocalBase,
   filesAtOnce,
-  hasFile,
+  messageFileFault,
   openLocal,
   partitionFile,
   partsPerFile,
+  removeFile,
   sameFolder,
   serveNeeds,
   writeMessageFile,
@@ -276,8 +282,9 @@ export async function emstOnNats(
         );
       }
       resumed = true;
-      if (previous.local && !(await partitionsKept(nc, run, previous))) {
-        log(`run ${run}: its partitions are gone from ${previous.local.dir} (and the object store): starting over`);
+      const lost = previous.local ? await partitionsLost(nc, run, previous) : null;
+      if (lost !== null) {
+        log(`run ${run}: ${lost}: starting over`);
         resumed = false;
       }
     }
@@ -318,8 +325,8 @@ export async function emstOnNats(
         fingerprint = fingerprintOf(split.blocks);
       } else data = await partitionPointsThreaded(input!, dim, k, splitOptions);
       input = null;
-      jobs = await openJobs(fingerprint);
       checkPartitionSizes(data as PartitionData[], dim);
+      jobs = await openJobs(fingerprint);
       // Cells prune the rounds' and the cores' queries; the pairs' Euclidean run needs the boxes alone.
       const cells = method === 'rounds' || minSamples > 1 || alpha !== 1;
       const infos = data.map((d) => partitionInfo(d!, { cells }));
@@ -438,7 +445,7 @@ export async function emstOnNats(
       // An interrupt leaves the run 'running', resumable as it is once every partition is stored (its KV state is
       // written then: a wait of the partitions not yet stored, short for the same-host files, an upload's time through
       // the object store); meanwhile nothing more is published (jobs.close first). A task's failure is recorded. A
-      // failed upload leaves no state: the run id starts over.
+      // failed upload leaves no state, and so nothing of the run (below): the run id starts over.
       if (options.signal?.aborted) await jobs.close();
       const uploaded = await saved.then(
         () => true,
@@ -447,8 +454,19 @@ export async function emstOnNats(
       if (!options.signal?.aborted && uploaded) {
         await kv.put(run, JSON.stringify({ ...state, status: 'failed', error: (e as Error).message }));
       }
-      // The same-host folder stays for a resumption: say where, as it holds memory (/dev/shm) until removed.
-      if (jobs.local) {
+      if (!uploaded && !resumed) {
+        // No state names the run (it is written once every partition is stored): nothing could resume it, so what it
+        // made goes — its tasks still queued, its object store (the partitions stored before the failure) and folder.
+        await serving?.stop();
+        await jobs.close();
+        await jobs.withdraw().catch(() => undefined);
+        await jobs.destroyStore().catch((err: Error) => {
+          log(
+            `run ${run}: its object store ${runBucket(run)} could not be removed (${err.message}): remove it by hand`,
+          );
+        });
+      } else if (jobs.local) {
+        // The same-host folder stays for a resumption: say where, as it holds memory (/dev/shm) until removed.
         log(
           `run ${run}: its partitions and results stay in ${jobs.local.dir} for --run-id ${run}; remove it if not resuming`,
         );
@@ -507,17 +525,25 @@ async function localFolder(
   return link;
 }
 
-/** Whether a resumed run's partitions are all still there: as files in its folder or as objects. */
-async function partitionsKept(nc: NatsConnection, run: string, state: RunState): Promise<boolean> {
+/**
+ * Why a resumed run's partitions are not all still there, as files in its folder or as objects; null where they are.
+ * A file that readMessageFile could not read whole (a part of it missing or short: messageFileFault) is removed, so
+ * that the workers read the object in its place where there is one; where there is none, the run starts over.
+ */
+async function partitionsLost(nc: NatsConnection, run: string, state: RunState): Promise<string | null> {
   const link = state.local!;
-  if (!(await sameFolder(link))) return false;
+  if (!(await sameFolder(link))) return `its partitions are gone from ${link.dir} (and the object store)`;
   let os: ObjectStore | null = null;
   for (let p = 0; p < state.partitions.length; p++) {
-    if (await hasFile(link.dir, partitionFile(p))) continue;
+    const fault = await messageFileFault(link.dir, partitionFile(p));
+    if (fault === null) continue;
+    await removeFile(link.dir, partitionFile(p));
     os ??= await new Objm(nc).open(runBucket(run)).catch(() => null);
-    if (!os || (await os.info(partitionObject(p)).catch(() => null)) === null) return false;
+    if (!os || (await os.info(partitionObject(p)).catch(() => null)) === null) {
+      return `partition ${p} is in neither its folder nor the object store (${fault})`;
+    }
   }
-  return true;
+  return null;
 }
 
 // emst()'s `cluster` finds this entry without importing distributed/ (emst.ts: registerClusterEntry).

@@ -20,8 +20,9 @@
  * Files appear whole (written to a temporary name, then renamed; a file's arrays in shared memory by a worker thread,
  * the coordinator's partitions a few files at once: nats.local.threads.ts; a parted one's index after its parts) and
  * are named by the run id, whose epoch (the input's fingerprint) the run's KV entry pins: a file under the right name
- * is the right content. The folder goes with the run's objects at its end; an interrupted run keeps it for its
- * resumption (a folder without its partition files starts the run over).
+ * is the right content. The folder goes with the run's objects at its end (and with them where the run fails before
+ * its state is written: coordinator.ts); an interrupted run keeps it for its resumption (a folder without its
+ * partition files, or with one of which a part is missing or short, starts the run over: messageFileFault).
  */
 import { errors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { ObjectStore } from '@nats-io/obj';
@@ -114,19 +115,14 @@ export async function sameFolder(link: LocalLink): Promise<boolean> {
   }
 }
 
-/** Whether `dir/name` exists. */
-export async function hasFile(dir: string, name: string): Promise<boolean> {
-  try {
-    await (await nodeFs()).promises.access(join(dir, name));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Removes the run's folder (the run is done). */
 export async function removeLocal(link: LocalLink): Promise<void> {
   await (await nodeFs()).promises.rm(link.dir, { recursive: true, force: true });
+}
+
+/** Removes `dir/name` (none there: nothing to do). */
+export async function removeFile(dir: string, name: string): Promise<void> {
+  await (await nodeFs()).promises.rm(join(dir, name), { force: true });
 }
 
 /** The file names in `dir`. */
@@ -351,18 +347,13 @@ export async function readMessageFile(
     let parts: { at: number; size: number; file: import('node:fs').promises.FileHandle; path: string }[] = [
       { at: 0, size, file, path },
     ];
-    const head = new Uint8Array(Math.min(size, 8));
-    await readRange(file, path, head, 0, head.length, 0);
-    if (size >= 16 && size % 8 === 0 && PARTS_MAGIC.every((b, i) => head[i] === b)) {
-      const index = new Uint8Array(size);
-      await readRange(file, path, index, 0, size, 0);
-      const view = new DataView(index.buffer);
-      const count = view.getUint32(4, true);
-      if (size !== 8 + 8 * count) throw new Error(`${path}: an index of ${count} parts has ${size} bytes.`);
+    const sizes = await partSizes(file, path, size);
+    if (sizes) {
+      const count = sizes.length;
       parts = [];
       let at = 0;
       for (let j = 0; j < count; j++) {
-        const length = view.getFloat64(8 + 8 * j, true);
+        const length = sizes[j];
         const p = partPath(path, j);
         const f = await fs.open(p, 'r').catch((e: NodeJS.ErrnoException) => {
           throw new Error(`${p}, part ${j} of ${count} of ${path}, cannot be read (${e.code ?? e.message}).`);
@@ -393,6 +384,59 @@ export async function readMessageFile(
     return decodeTaskMessage(out);
   } finally {
     await Promise.all(files.map((f) => f.close().catch(() => undefined)));
+  }
+}
+
+/** The parts' sizes where the open file `path` of `size` bytes is an index (writeMessageFile's `parts`), else null. */
+async function partSizes(
+  file: import('node:fs').promises.FileHandle,
+  path: string,
+  size: number,
+): Promise<number[] | null> {
+  const head = new Uint8Array(Math.min(size, 8));
+  await readRange(file, path, head, 0, head.length, 0);
+  if (size < 16 || size % 8 !== 0 || !PARTS_MAGIC.every((b, i) => head[i] === b)) return null;
+  const index = new Uint8Array(size);
+  await readRange(file, path, index, 0, size, 0);
+  const view = new DataView(index.buffer);
+  const count = view.getUint32(4, true);
+  if (size !== 8 + 8 * count) throw new Error(`${path}: an index of ${count} parts has ${size} bytes.`);
+  return Array.from({ length: count }, (_, j) => view.getFloat64(8 + 8 * j, true));
+}
+
+/**
+ * What keeps readMessageFile from reading `dir/name` whole, without reading the message itself: the file missing or
+ * unreadable, or, where it is an index of parts, its index malformed, a part missing or of another size than the index
+ * says (the error readMessageFile would throw, without its period); null where nothing does. A resumed run's check of
+ * its partitions (coordinator.ts): each of its files appeared whole, but a part may have been removed since.
+ */
+export async function messageFileFault(dir: string, name: string): Promise<string | null> {
+  const fs = (await nodeFs()).promises;
+  const path = join(dir, name);
+  const code = (e: NodeJS.ErrnoException): string => e.code ?? e.message;
+  let file: import('node:fs').promises.FileHandle;
+  try {
+    file = await fs.open(path, 'r');
+  } catch (e) {
+    return `${path} cannot be read (${code(e as NodeJS.ErrnoException)})`;
+  }
+  try {
+    const sizes = (await partSizes(file, path, (await file.stat()).size)) ?? [];
+    for (let j = 0; j < sizes.length; j++) {
+      const p = partPath(path, j);
+      let actual: number;
+      try {
+        actual = (await fs.stat(p)).size;
+      } catch (e) {
+        return `${p}, part ${j} of ${sizes.length} of ${path}, cannot be read (${code(e as NodeJS.ErrnoException)})`;
+      }
+      if (actual !== sizes[j]) return `${p} has ${actual} bytes, its index ${sizes[j]}`;
+    }
+    return null;
+  } catch (e) {
+    return (e as Error).message.replace(/\.$/, '');
+  } finally {
+    await file.close().catch(() => undefined);
   }
 }
 

@@ -22,7 +22,9 @@
  * that is gone (its object store removed: the run was deleted, or given up, while its tasks were queued or in hand) is
  * dropped — terminated with one log line, counted as dropped, neither done nor failed — before it is computed, or
  * when it fails (its result cannot be stored). Stopping (the signal: SIGTERM or SIGINT in the CLI) lets the task in
- * hand finish and be acked, then returns.
+ * hand finish and be acked, then returns. A connection closed for good (connectNats reconnects forever, so the server
+ * refused or closed it) returns too, with one line naming the task in hand: nothing can be stored or told any more, and
+ * JetStream hands that task to another worker after its ack wait.
  */
 import type { JsMsg } from '@nats-io/jetstream';
 import { jetstream } from '@nats-io/jetstream';
@@ -242,6 +244,14 @@ function sees(link: LocalLink): Promise<boolean> {
   return s;
 }
 
+/**
+ * How long in ms a worker takes a run for present once the server said so (runGone: a stream-info request, once a task
+ * before): the run's tasks within it ask nothing more. "Gone" is never kept (a run id started over makes its store
+ * again), and the look after a task's failure is always asked anew, so a removed run's tasks are still dropped — before
+ * they start once this time has passed since the last answer, else when their results find no store.
+ */
+export const RUN_LOOK_MS = 1000;
+
 /** Runs until `signal` aborts; resolves with what it did. */
 export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
   const log = o.log ?? (() => {});
@@ -377,12 +387,18 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       });
     };
 
+    /** The run last found present, and until when (performance.now()) that answer stands: RUN_LOOK_MS. */
+    let present = { run: '', until: 0 };
     /**
      * Drops the task when its run is gone (its object store removed): nobody waits for its result, and none can be
-     * stored. Terminated (no redelivery), told in one line, counted as dropped (neither done nor failed).
+     * stored. Terminated (no redelivery), told in one line, counted as dropped (neither done nor failed). `fresh`: ask
+     * the server even where the run was found present within RUN_LOOK_MS (after a failure, which its removal explains).
      */
-    const droppedIfGone = async (m: JsMsg, header: TaskHeader, what: string): Promise<boolean> => {
-      if (!(await runGone(jsm, header.run))) return false;
+    const droppedIfGone = async (m: JsMsg, header: TaskHeader, what: string, fresh = false): Promise<boolean> => {
+      if (!fresh && present.run === header.run && performance.now() < present.until) return false;
+      const gone = await runGone(jsm, header.run);
+      present = gone ? { run: '', until: 0 } : { run: header.run, until: performance.now() + RUN_LOOK_MS };
+      if (!gone) return false;
       m.term();
       summary.dropped++;
       log(`worker: ${what} dropped: run ${header.run} is gone (its object store was removed)`);
@@ -419,7 +435,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
      * delivery, so that no message comes back forever. Dropped where its run is gone.
      */
     const notStarted = async (m: JsMsg, header: TaskHeader, what: string, e: unknown): Promise<void> => {
-      if (await droppedIfGone(m, header, what)) return;
+      if (await droppedIfGone(m, header, what, true)) return;
       const message = describe(e);
       await retryOrFail(
         m,
@@ -548,8 +564,10 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
           if (list.length > 0) log(`worker: ${what} counts ${list.join(', ')}`);
         }
       } catch (e) {
+        // The connection closed for good: nothing can be returned, stored or told (the loop ends below its call).
+        if (nc.isClosed()) return;
         // A run deleted while this task computed: its result had nowhere to go (the likely failure), so no retry.
-        if (await droppedIfGone(m, header, what)) return;
+        if (await droppedIfGone(m, header, what, true)) return;
         const message = describe(e);
         await retryOrFail(m, header, what, os, 'failed', message, message);
       } finally {
@@ -557,6 +575,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       }
     };
 
+    /** The task in hand when the connection closed, if any. */
+    let inHand: string | null = null;
     while (!o.signal?.aborted) {
       let m: JsMsg | null;
       try {
@@ -583,8 +603,25 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         await handle(m, header, what);
       } catch (e) {
         // Not the task's own failure (that is handled in handle) but one before it: retried, or its run is gone.
-        await notStarted(m, header, what, e);
+        if (!nc.isClosed()) {
+          await notStarted(m, header, what, e).catch((err: unknown) => {
+            if (!nc.isClosed()) throw err;
+          });
+        }
       }
+      if (nc.isClosed()) {
+        inHand = what;
+        break;
+      }
+    }
+    // Closed for good (connectNats reconnects forever otherwise: the server refused this worker, or closed it): its
+    // acks and naks go nowhere (nats.js drops them), a note would throw; the task in hand is redelivered.
+    if (nc.isClosed()) {
+      const why = await nc.closed();
+      log(
+        `worker: the connection to ${o.url} closed${why ? ` (${describe(why)})` : ''}` +
+          `${inHand ? `, task ${inHand} in hand: it goes to another worker after its ack wait` : ''}; stopping`,
+      );
     }
     prepareSub.unsubscribe();
     return summary;

@@ -1,0 +1,234 @@
+/**
+ * issue 20, defects of the distributed layer found by earlier sessions, each a case below (one nats-server on a random
+ * loopback port, workers in this process):
+ *
+ *   - a resumed run checked its same-host folder's partition files by their names alone: a partition written in parts
+ *     (nats.local.ts writeMessageFile's `parts`) whose part was missing or short was handed to the workers, whose
+ *     reads failed until the task failed for good, and the run with it. The resume now reads each index and its
+ *     parts' sizes, names the broken file, and starts the run over;
+ *   - a fresh run whose upload of its partitions failed part-way (the server out of JetStream storage) left its
+ *     object store, with the partitions stored before the failure, in the server: no KV entry named it, so nothing
+ *     would remove it. The run now removes what it made before it rejects;
+ *   - a worker asked the server for the run's object-store stream (runGone: one stream-info request) before every
+ *     task. The answer "still there" is now kept for RUN_LOOK_MS per run; "gone", and every look after a task's
+ *     failure, is asked anew, so a removed run's tasks are still dropped at once (distributed.worker.test.ts).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
+import { emst } from '../../src/emst/emst.js';
+import { AbortError } from '../../src/errors.js';
+import { emstOnNats } from '../../src/distributed/coordinator.js';
+import { connectNats, jetstreamManagerOf, runBucket, TASK_STREAM, taskSubject } from '../../src/distributed/nats.js';
+import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
+import { NatsJobs } from '../../src/distributed/nats.jobs.js';
+import { partitionFile, readMessageFile, writeMessageFile } from '../../src/distributed/nats.local.js';
+import { RUN_LOOK_MS } from '../../src/distributed/worker.js';
+import type { BatchTask } from '../../src/distributed/worker.tasks.js';
+import { cloud } from '../helpers/clouds.js';
+import { startNatsServer, startWorkerInProcess, stopProcess, type NatsServer } from '../helpers/nats.js';
+
+const DIM = 3;
+
+let server: NatsServer;
+let nc: NatsConnection;
+const dir = mkdtempSync(join(tmpdir(), 'treeline-faults-'));
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connectNats({ url: server.url });
+}, 60_000);
+
+afterAll(async () => {
+  await nc?.close();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}, 30_000);
+
+/** Whether the server holds stream `name`. */
+async function hasStream(conn: NatsConnection, name: string): Promise<boolean> {
+  const jsm = await jetstreamManagerOf(conn);
+  return jsm.streams.info(name).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe('emstOnNats: a resumed run whose partition file lost a part', () => {
+  for (const [fault, damage] of [
+    ['missing', (path: string) => rmSync(path)],
+    ['short', (path: string) => truncateSync(path, statSync(path).size - 4096)],
+  ] as const) {
+    it(`a part ${fault}: the resume names the file and starts over, to the single-process tree`, async () => {
+      const points = cloud('clustered', 20_000, DIM, 7);
+      const runId = `faults-part-${fault}`;
+      const cluster = { url: server.url, partitions: 3, runId, localDir: dir };
+      // The first start, with no worker: interrupted once its partitions are stored (its state is in the KV then).
+      const controller = new AbortController();
+      const first = await emstOnNats(points, {
+        dim: DIM,
+        signal: controller.signal,
+        cluster: { ...cluster, log: (line) => /partitions stored/.test(line) && controller.abort() },
+      }).catch((e: unknown) => e);
+      expect(first).toBeInstanceOf(AbortError);
+      // Partition 1 written again in 2 parts (as a host with the cores writes it: partsPerFile), then one part damaged.
+      const folder = join(dir, `treeline-${runId}`);
+      const msg = (await readMessageFile(folder, partitionFile(1)))!;
+      await writeMessageFile(folder, partitionFile(1), msg, undefined, 2);
+      expect(
+        readdirSync(folder)
+          .filter((f) => f.startsWith('partition.1'))
+          .sort(),
+      ).toEqual(['partition.1', 'partition.1.0', 'partition.1.1']);
+      damage(join(folder, 'partition.1.1'));
+      const lines: string[] = [];
+      let worker: ReturnType<typeof startWorkerInProcess> | null = null;
+      try {
+        const again = await emstOnNats(points, {
+          dim: DIM,
+          cluster: {
+            ...cluster,
+            log: (line) => {
+              lines.push(line);
+              // The worker once the coordinator has looked at its folder (its answer to the damage is what is tested).
+              if (!worker && /resuming|starting over/.test(line)) {
+                worker = startWorkerInProcess(server.url, { backend: 'cpu', threads: 1 });
+              }
+            },
+          },
+        });
+        expect(again.resumed).toBe(false);
+        const single = await emst(points, { dim: DIM, backend: 'cpu' });
+        expect(again.sources).toEqual(single.sources);
+        expect(again.targets).toEqual(single.targets);
+        expect(again.weights).toEqual(single.weights);
+      } finally {
+        await (worker as ReturnType<typeof startWorkerInProcess> | null)?.stop();
+      }
+      const said = lines.find((l) => /starting over/.test(l));
+      expect(said, lines.join('\n')).toMatch(new RegExp(`run ${runId}: .*partition\\.1\\.1`));
+    }, 60_000);
+  }
+});
+
+/**
+ * A nats-server whose JetStream keeps at most `maxFileStore` bytes on disk (a config file: the command line has no
+ * such flag), on a random loopback port.
+ */
+async function startSmallServer(maxFileStore: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  const bin = ['nats-server', '/usr/sbin/nats-server'].find((b) => !spawnSync(b, ['--version']).error)!;
+  const home = mkdtempSync(join(tmpdir(), 'treeline-faults-small-'));
+  const config = join(home, 'server.conf');
+  writeFileSync(
+    config,
+    `jetstream {\n  store_dir: "${join(home, 'js')}"\n  max_file_store: ${maxFileStore}\n  max_memory_store: 1048576\n}\n`,
+  );
+  const child = spawn(bin, ['-c', config, '-a', '127.0.0.1', '-p', '-1'], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`nats-server did not start in 20 s:\n${log}`)), 20_000);
+    const onData = (s: string): void => {
+      log += s;
+      const m = /Listening for client connections on ([\d.]+:\d+)/.exec(log);
+      if (m && /Server is ready/.test(log)) {
+        clearTimeout(timer);
+        resolve(`nats://${m[1]}`);
+      }
+    };
+    child.stdout!.setEncoding('utf8').on('data', onData);
+    child.stderr!.setEncoding('utf8').on('data', onData);
+    child.once('exit', (code) => reject(new Error(`nats-server exited (${code}) at start:\n${log}`)));
+  });
+  return {
+    url,
+    async stop() {
+      await stopProcess(child);
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('emstOnNats: a fresh run whose upload fails part-way', () => {
+  it("rejects with the server's error and removes the run's object store (the partitions stored before the failure) and queued tasks", async () => {
+    // 4 partitions of ~240 KB each (60,000 3D points and their ids) into 600 KB of JetStream storage: the third fails.
+    const small = await startSmallServer(600_000);
+    const own = await connectNats({ url: small.url });
+    try {
+      const runId = 'faults-upload';
+      const failure = await emstOnNats(cloud('uniform', 60_000, DIM, 9), {
+        dim: DIM,
+        cluster: { url: small.url, partitions: 4, runId, localDir: false },
+      }).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(Error);
+      // (The upload's error names the run and partition; a task published meanwhile may hit the limit first.)
+      expect((failure as Error).message).toMatch(/insufficient resources/);
+      expect(await hasStream(own, `OBJ_${runBucket(runId)}`)).toBe(false);
+      // Nor its tasks published before the failure (its first local trees, their partitions stored): no worker would
+      // compute them for nobody.
+      const jsm = await jetstreamManagerOf(own);
+      const queued = await jsm.streams.info(TASK_STREAM, { subjects_filter: taskSubject(runId) });
+      expect(queued.state.subjects?.[taskSubject(runId)] ?? 0).toBe(0);
+    } finally {
+      await own.close();
+      await small.stop();
+    }
+  }, 60_000);
+});
+
+describe('runWorker: runGone asked at most once per RUN_LOOK_MS per run', () => {
+  it('60 tasks of one run: fewer stream-info requests for its object store than tasks, about one per RUN_LOOK_MS; once the run is removed, its next task is dropped before it starts', async () => {
+    const run = 'faults-run-gone';
+    const stream = `OBJ_${runBucket(run)}`;
+    let looks = 0;
+    const sub = nc.subscribe(`$JS.API.STREAM.INFO.${stream}`, { callback: () => void looks++ });
+    await nc.flush();
+    let calls = 0;
+    const count: BatchTask = async () => {
+      calls++;
+      return { meta: {}, arrays: {} };
+    };
+    const jobs = await NatsJobs.open(nc, run, { fresh: true });
+    const worker = startWorkerInProcess(server.url, { backend: 'cpu', threads: 1 }, { count });
+    const tasks = 60;
+    try {
+      // (The worker's own opening looks, before its first task, are not counted.)
+      await jobs.submit('count', undefined, { meta: { i: -1 }, arrays: {} });
+      looks = 0;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: tasks }, (_, i) => jobs.submit('count', undefined, { meta: { i }, arrays: {} })),
+      );
+      const ms = performance.now() - t0;
+      await nc.flush();
+      expect(calls).toBe(tasks + 1);
+      expect(looks).toBeLessThan(tasks);
+      expect(looks, `${looks} looks in ${ms.toFixed(0)} ms`).toBeLessThanOrEqual(Math.ceil(ms / RUN_LOOK_MS) + 1);
+    } finally {
+      sub.unsubscribe();
+      await jobs.close();
+      await jobs.store.destroy();
+    }
+    // The run removed (its coordinator gone): a task of it queued RUN_LOOK_MS after the worker's last look is dropped
+    // before it is computed.
+    await new Promise((r) => setTimeout(r, RUN_LOOK_MS + 200));
+    const late = encodeTaskMessage({ meta: { task: { run, id: 'late', kind: 'count' } }, arrays: {} });
+    await jetstream(nc).publish(taskSubject(run), late);
+    for (let i = 0; i < 200 && !worker.log.some((l) => l.includes(`count late dropped: run ${run} is gone`)); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const summary = await worker.stop();
+    expect(calls).toBe(tasks + 1);
+    // (It may also have dropped tasks the earlier cases' interrupted first starts left queued: their runs are gone.)
+    expect(summary, worker.log.join('\n')).toMatchObject({ done: tasks + 1, failed: 0, retried: 0 });
+    expect(worker.log.filter((l) => l.includes(`dropped: run ${run} is gone`))).toEqual([
+      expect.stringContaining('worker: count late dropped'),
+    ]);
+  }, 60_000);
+});
