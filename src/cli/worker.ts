@@ -147,6 +147,8 @@ export function workerCommand(io: CliIo): Command {
         io.log(
           `worker: stopped (${summary.done} done, ${summary.failed} failed, ${summary.retried} returned for a retry${dropped})`,
         );
+        // Not asked to stop: a failure exit, so that a supervisor (systemd's Restart=on-failure) starts it again.
+        if (summary.closed) throw new Error(`the connection to ${o.nats} closed for good: the worker stopped`);
       } finally {
         detach();
         await gpu?.destroy();

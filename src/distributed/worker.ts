@@ -106,6 +106,8 @@ export interface WorkerSummary {
   retried: number;
   /** Task messages it dropped (terminated, no result): of a run that is gone, or with no task header. */
   dropped: number;
+  /** Present where the connection closed for good (the server refused or closed it), not the signal, ended it. */
+  closed?: true;
 }
 
 /**
@@ -617,6 +619,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     // Closed for good (connectNats reconnects forever otherwise: the server refused this worker, or closed it): its
     // acks and naks go nowhere (nats.js drops them), a note would throw; the task in hand is redelivered.
     if (nc.isClosed()) {
+      summary.closed = true;
       const why = await nc.closed();
       log(
         `worker: the connection to ${o.url} closed${why ? ` (${describe(why)})` : ''}` +

@@ -76,7 +76,7 @@ describe('runWorker: its connection closed under it', () => {
         const summary = await done.finally(() => clearTimeout(timer));
         expect(controller.signal.aborted, 'runWorker ended by itself, not by the test').toBe(false);
         expect(calls).toBe(1);
-        expect(summary).toEqual({ done: 0, failed: 0, retried: 0, dropped: 0 });
+        expect(summary).toEqual({ done: 0, failed: 0, retried: 0, dropped: 0, closed: true });
         const said = log.filter((l) => /connection .*closed/.test(l));
         expect(said, log.join('\n')).toHaveLength(1);
         expect(said[0]).toMatch(
@@ -111,7 +111,7 @@ describe('runWorker: its connection closed under it', () => {
       }
       expect(workerConnections.length).toBe(before + 1);
       await workerConnections.at(-1)!.close();
-      expect(await done).toEqual({ done: 0, failed: 0, retried: 0, dropped: 0 });
+      expect(await done).toEqual({ done: 0, failed: 0, retried: 0, dropped: 0, closed: true });
       expect(controller.signal.aborted, 'runWorker ended by itself, not by the test').toBe(false);
       expect(log.filter((l) => /connection .*closed/.test(l))).toEqual([
         expect.stringMatching(/^worker: the connection to nats:\/\/\S+ closed; stopping$/),
