@@ -246,7 +246,12 @@ export class NatsJobs {
           this.traffic.bytesSent += body.length;
           this.traffic.tasks++;
           const msgID = `${this.run}.${id}${this.publication}${attempt > 0 ? `.${attempt}` : ''}`;
-          await this.js.publish(taskSubject(this.run), body, { msgID });
+          await this.js.publish(taskSubject(this.run), body, { msgID }).catch((e: unknown) => {
+            // The server's refusal ('insufficient resources': JetStream's storage full) names neither: say which.
+            throw new Error(`run ${this.run}: task ${id} (${kind}) could not be queued: ${(e as Error).message ?? e}`, {
+              cause: e,
+            });
+          });
           inline = await promise;
         }
         // Results read into shared memory: the 'pairs' merge runs on the coordinator's threads over them.
