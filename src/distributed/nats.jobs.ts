@@ -152,6 +152,9 @@ export class NatsJobs {
       } catch {
         // There was none.
       }
+      // A run id started over (its folder lost, or run again once done) may still have tasks of its earlier start on
+      // the queue: computed, they would ask for partitions of a folder that is gone and results nobody reads.
+      await (await jetstreamManagerOf(nc)).streams.purge(TASK_STREAM, { filter: taskSubject(run) });
     }
     const store = await objm.create(runBucket(run));
     const jobs = new NatsJobs(nc, run, store, options.epoch);

@@ -11,7 +11,10 @@
  *     would remove it. The run now removes what it made before it rejects;
  *   - a worker asked the server for the run's object-store stream (runGone: one stream-info request) before every
  *     task. The answer "still there" is now kept for RUN_LOOK_MS per run; "gone", and every look after a task's
- *     failure, is asked anew, so a removed run's tasks are still dropped at once (distributed.worker.test.ts).
+ *     failure, is asked anew, so a removed run's tasks are still dropped at once (distributed.worker.test.ts);
+ *   - a run id started afresh (its folder lost, or the same id run again) left its earlier start's queued tasks on the
+ *     queue, which workers then computed for nobody, asking for partitions of a folder that was gone. A fresh open
+ *     takes them off; a resumption keeps them (their results are what it reads).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
@@ -231,4 +234,37 @@ describe('runWorker: runGone asked at most once per RUN_LOOK_MS per run', () => 
       expect.stringContaining('worker: count late dropped'),
     ]);
   }, 60_000);
+});
+
+describe('NatsJobs.open: a run id started afresh', () => {
+  it("takes its earlier start's tasks off the queue (a resumption keeps them)", async () => {
+    const run = `fresh-${Date.now().toString(36)}`;
+    const jsm = await jetstreamManagerOf(nc);
+    const js = jetstream(nc);
+    const queued = async (): Promise<number> =>
+      (await jsm.streams.info(TASK_STREAM, { subjects_filter: taskSubject(run) })).state.subjects?.[taskSubject(run)] ??
+      0;
+    const first = await NatsJobs.open(nc, run, { fresh: true });
+    // Two tasks of the first start still on the queue (no worker took them), one of another run.
+    const other = `other-${run}`;
+    for (const [subject, i] of [
+      [taskSubject(run), 0],
+      [taskSubject(run), 1],
+      [taskSubject(other), 2],
+    ] as const) {
+      await js.publish(subject, encodeTaskMessage({ meta: { i }, arrays: {} }));
+    }
+    await first.close();
+    expect(await queued()).toBe(2);
+    const resumed = await NatsJobs.open(nc, run, { publication: '' });
+    await resumed.close();
+    expect(await queued()).toBe(2);
+    const again = await NatsJobs.open(nc, run, { fresh: true });
+    await again.close();
+    expect(await queued()).toBe(0);
+    const others = await jsm.streams.info(TASK_STREAM, { subjects_filter: taskSubject(other) });
+    expect(others.state.subjects?.[taskSubject(other)]).toBe(1);
+    await jsm.streams.purge(TASK_STREAM, { filter: taskSubject(other) });
+    await again.destroyStore();
+  });
 });
