@@ -474,6 +474,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       if (deliveries > 1 && (await os.info(resultObject(header.id))) !== null) {
         m.ack();
         notify(header);
+        log(`worker: ${what} came back (delivery ${deliveries}) with its result stored: acked`);
         return;
       }
       const epoch = `${header.run}/${header.epoch ?? ''}`;
