@@ -90,6 +90,8 @@ export interface HdbscanFileEnv {
   warn?: (message: string) => void;
   /** Where `threads` is absent: the threads for the file's n points (a worker's share of its host); else the default. */
   threadsFor?: (n: number) => Promise<number | undefined>;
+  /** The threads the file's read takes (a worker's share of its host, or its --threads); else the default. */
+  readThreads?: number;
 }
 
 /**
@@ -105,7 +107,8 @@ export async function hdbscanFile(
   const own = { ...o, output: item.output };
   const outputs = new AtomicOutputs();
   try {
-    const run = await computeHdbscan(item.input, own, env.progress, env.signal, env.warn, env.gpu, env.threadsFor);
+    const { progress, signal, warn, gpu, threadsFor, readThreads } = env;
+    const run = await computeHdbscan(item.input, own, progress, signal, warn, gpu, threadsFor, readThreads);
     outputs.mkdir(join(item.output, '..'));
     const where = await writeOutput(io, own, hdbscanPrintable(run, own), { outputs, signal: env.signal });
     await outputs.commit();

@@ -83,6 +83,8 @@ export async function hdbscanFileTask(msg: TaskMessage, env: TaskEnv): Promise<T
     ...(env.gpu ? { gpu: env.gpu } : {}),
     warn: io.log,
     threadsFor: (n) => heldThreads(env.hostThreads, n, max),
+    // Its read held the same (a large body's reads in flight): --threads, else the share.
+    readThreads: env.threads ?? env.hostThreads,
   });
   logHdbscanRun(io, run, where, o);
   return { meta: { summary }, arrays: {} };

@@ -135,8 +135,10 @@ export async function computeHdbscan(
   warn?: (message: string) => void,
   /** A GPU context to reuse (a batch's); without one the fit creates and destroys its own. */
   gpu?: GpuContext,
-  /** Where o.threads is absent: the threads for the file's n points (a worker's share of its host: hdbscan.nats.ts). */
+  /** A worker's share of its host (hdbscan.nats.ts): the threads for the file's n points where o.threads is absent. */
   threadsFor?: (n: number) => Promise<number | undefined>,
+  /** And the threads the file's read takes (a large body's reads in flight: PointReadOptions.threads). */
+  readThreads?: number,
 ): Promise<HdbscanRun> {
   if (o.saveModel && o.minClusterSize.length > 1) {
     throw new InputError(`--save-model saves one fit: give one --min-cluster-size, got ${o.minClusterSize.join(',')}.`);
@@ -155,7 +157,7 @@ export async function computeHdbscan(
     await ctx.warmTransfers();
   });
   try {
-    const table = await readInputPoints(file, o);
+    const table = await readInputPoints(file, o, { threads: readThreads });
     const timings: Record<string, number> = { 'io::read': performance.now() - t0 };
     const settled = gpu || o.nats ? null : await ahead.settle();
     const threads = o.threads ?? (await threadsFor?.(table.n));

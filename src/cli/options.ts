@@ -234,17 +234,18 @@ const HEADERLESS = ['.f32', '.raw', '.bin'];
 export async function readInputPoints(
   path: string,
   o: InputOptions,
-  read: Pick<PointReadOptions, 'shared'> = {},
+  read: Pick<PointReadOptions, 'shared' | 'threads'> = {},
 ): Promise<PointTable> {
   await checkFile(path);
   const ext = extname(path).toLowerCase();
   if (o.dim !== undefined && HEADERLESS.includes(ext)) {
     if (o.dataset !== undefined)
       throw new InputError(`${path}: --dataset applies to HDF5 and FITS files, not headerless float32.`);
-    return requireFinite(selectIndices(await readHeaderlessFile(path, o.dim), o.columns, path), path);
+    const table = await readHeaderlessFile(path, o.dim, { threads: read.threads });
+    return requireFinite(selectIndices(table, o.columns, path), path);
   }
   if (['.f32', '.raw'].includes(ext)) throw new InputError(`${path}: a headerless float32 file needs --dim.`);
-  const table = await readPoints(path, { columns: o.columns, dataset: o.dataset, shared: read.shared });
+  const table = await readPoints(path, { columns: o.columns, dataset: o.dataset, ...read });
   if (o.dim !== undefined && table.dim !== o.dim) {
     throw new InputError(`${path}: --dim ${o.dim} given, but the file has ${plural(table.dim, 'column')}.`);
   }

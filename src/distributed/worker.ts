@@ -24,7 +24,9 @@
  * when it fails (its result cannot be stored). Stopping (the signal: SIGTERM or SIGINT in the CLI) lets the task in
  * hand finish and be acked, then returns. A connection closed for good (connectNats reconnects forever, so the server
  * refused or closed it) returns too, with one line naming the task in hand: nothing can be stored or told any more, and
- * JetStream hands that task to another worker after its ack wait.
+ * JetStream hands that task to another worker after its ack wait. Deliveries are counted as JetStream counts them,
+ * except that a message this worker took before never counts less than one more than then (worker.deliveries.ts:
+ * nats-server before 2.10.14 can hand a retried task out again as its first delivery).
  */
 import type { JsMsg } from '@nats-io/jetstream';
 import { jetstream } from '@nats-io/jetstream';
@@ -70,6 +72,7 @@ import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types
 import type { BatchTask } from './worker.tasks.js';
 import { prepareRun, TASK_THREADS_MAX } from './partition.tasks.js';
 import { hostCores, HostPeers, hostThreadsLine, taskHostThreads } from './worker.host.js';
+import { DeliveryCounts } from './worker.deliveries.js';
 
 export interface WorkerOptions extends NatsOptions {
   /** How the tasks compute (the worker owns `env.gpu`, if any). */
@@ -217,6 +220,16 @@ const describe = (e: unknown): string => (e instanceof Error ? e.message : Strin
 /** The delay in ms before a task returned for a retry is delivered again. */
 const RETRY_MS = 1000;
 
+/**
+ * How long one pull for the next task waits in ms (and so how long an idle worker takes to stop). Important! Not
+ * RETRY_MS: a task returned for a retry would come back just as the pull its worker sent next runs out, and
+ * nats-server before 2.10.14 hands a redelivery that finds its pull gone out again as a first delivery
+ * (worker.deliveries.ts: Debian's 2.9.10 did so in 1 of 6 runs of distributed.worker's 'store never opened', pulls
+ * and retries both 1 s). Half a second longer: it comes back inside the pull (the pull is sent after the nak), and an
+ * idle worker stops within 1.5 s.
+ */
+const PULL_MS = RETRY_MS + 500;
+
 /** The header of a task message; throws where the message is not one (no worker can read it). */
 function headerOf(m: JsMsg): TaskHeader {
   const task = decodeTaskMeta(m.data).task as Partial<TaskHeader> | undefined;
@@ -296,6 +309,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     // Pair tasks in hand (0 or 1: one task at a time): the prefetch keeps looking for new partitions meanwhile.
     let pairsInHand = 0;
     const consumer = await js.consumers.get(TASK_STREAM, TASK_CONSUMER);
+    const counts = new DeliveryCounts();
     // A 'pairs' run's size, told by its coordinator before it partitions: the tasks' scratch is taken meanwhile, and
     // a partition task waits for that to finish (it would take the same pages itself).
     let preparing: Promise<void> = Promise.resolve();
@@ -416,6 +430,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       m: JsMsg,
       header: TaskHeader,
       what: string,
+      deliveries: number,
       os: ObjectStore | null,
       error: string,
     ): Promise<void> => {
@@ -426,7 +441,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
           return encodeTaskMessage(outcomeMessage({ error }));
         });
       m.term();
-      log(`worker: ${what} failed for good (delivery ${m.info.deliveryCount} of ${maxAttempts}): ${error}`);
+      log(`worker: ${what} failed for good (delivery ${deliveries} of ${maxAttempts}): ${error}`);
       notify(header, bytes);
       summary.failed++;
     };
@@ -436,13 +451,20 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
      * not the task's fault: returned for a retry as a failed task is, and failed for good on its maxAttempts-th
      * delivery, so that no message comes back forever. Dropped where its run is gone.
      */
-    const notStarted = async (m: JsMsg, header: TaskHeader, what: string, e: unknown): Promise<void> => {
+    const notStarted = async (
+      m: JsMsg,
+      header: TaskHeader,
+      what: string,
+      deliveries: number,
+      e: unknown,
+    ): Promise<void> => {
       if (await droppedIfGone(m, header, what, true)) return;
       const message = describe(e);
       await retryOrFail(
         m,
         header,
         what,
+        deliveries,
         null,
         'could not be started',
         message,
@@ -458,14 +480,14 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       m: JsMsg,
       header: TaskHeader,
       what: string,
+      deliveries: number,
       os: ObjectStore | null,
       failed: string,
       message: string,
       error: string,
     ): Promise<void> => {
-      const deliveries = m.info.deliveryCount;
       if (deliveries >= maxAttempts) {
-        await failForGood(m, header, what, os, error);
+        await failForGood(m, header, what, deliveries, os, error);
         return;
       }
       m.nak(RETRY_MS);
@@ -473,16 +495,16 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       log(`worker: ${what} ${failed} (delivery ${deliveries} of ${maxAttempts}), returned for a retry: ${message}`);
     };
 
-    const handle = async (m: JsMsg, header: TaskHeader, what: string): Promise<void> => {
+    const handle = async (m: JsMsg, header: TaskHeader, what: string, deliveries: number): Promise<void> => {
       // (A run deleted while this task was queued: nothing is read or computed. The store's handle may be cached.)
       if (await droppedIfGone(m, header, what)) return;
       const os = await storeOf(header.run);
-      const deliveries = m.info.deliveryCount;
       // A redelivery may be of work already stored (its worker died before the ack). A first delivery is not: the
       // coordinator looks for a stored result before it publishes.
       if (deliveries > 1 && (await os.info(resultObject(header.id))) !== null) {
         m.ack();
         notify(header);
+        log(`worker: ${what} came back (delivery ${deliveries}) with its result stored: acked`);
         return;
       }
       const epoch = `${header.run}/${header.epoch ?? ''}`;
@@ -495,7 +517,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       };
       if (deliveries > maxAttempts) {
         const error = `task ${what} was delivered ${deliveries} times and never finished (its workers died or stalled).`;
-        await failForGood(m, header, what, os, error);
+        await failForGood(m, header, what, deliveries, os, error);
         return;
       }
       const t0 = performance.now();
@@ -571,7 +593,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         // A run deleted while this task computed: its result had nowhere to go (the likely failure), so no retry.
         if (await droppedIfGone(m, header, what, true)) return;
         const message = describe(e);
-        await retryOrFail(m, header, what, os, 'failed', message, message);
+        await retryOrFail(m, header, what, deliveries, os, 'failed', message, message);
       } finally {
         clearInterval(beat);
       }
@@ -582,7 +604,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     while (!o.signal?.aborted) {
       let m: JsMsg | null;
       try {
-        m = await consumer.next({ expires: 1000 });
+        m = await consumer.next({ expires: PULL_MS });
       } catch (e) {
         if (o.signal?.aborted || nc.isClosed()) break;
         log(`worker: waiting for the server (${describe(e)})`);
@@ -601,12 +623,21 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         continue;
       }
       const what = `${header.kind}${header.partition !== undefined ? ` p${header.partition}` : ''} ${header.id}`;
+      // Counted on from this worker's earlier deliveries of the same message where the server's count went back
+      // (worker.deliveries.ts): told in one line.
+      const told = m.info.deliveryCount;
+      const deliveries = counts.count(m.info.streamSequence, told);
+      if (deliveries !== told) {
+        log(
+          `worker: ${what} came back as delivery ${told} after this worker's delivery ${deliveries - 1}: counted as ${deliveries}`,
+        );
+      }
       try {
-        await handle(m, header, what);
+        await handle(m, header, what, deliveries);
       } catch (e) {
         // Not the task's own failure (that is handled in handle) but one before it: retried, or its run is gone.
         if (!nc.isClosed()) {
-          await notStarted(m, header, what, e).catch((err: unknown) => {
+          await notStarted(m, header, what, deliveries, e).catch((err: unknown) => {
             if (!nc.isClosed()) throw err;
           });
         }

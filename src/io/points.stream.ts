@@ -19,8 +19,8 @@
  * - into shared points (`shared`): on the host's worker threads, each reading and checking its pieces
  *   (points.stream.threads.ts), so that the faults and the check spread over the threads;
  * - into ordinary points (which worker threads cannot write): `step` bytes a read, as many in flight as libuv has
- *   threads (UV_THREADPOOL_SIZE, 4 by default; Node reads it at start-up only), each piece checked on the calling
- *   thread while the next ones are read.
+ *   threads (UV_THREADPOOL_SIZE, 4 by default; Node reads it at start-up only) or `threads` where fewer (a worker's
+ *   share of its host), each piece checked on the calling thread while the next ones are read.
  * Only whether every value passed is kept: where one did not, requireFinite names the first, as on the small path.
  */
 import { open, type FileHandle } from 'node:fs/promises';
@@ -48,7 +48,10 @@ export interface StreamReadOptions {
   requireFinite?: boolean;
   /** Bytes of points from which the large-body path runs (LARGE_READ_BYTES; tests lower it). */
   largeBytes?: number;
-  /** Worker threads of a large shared direct read (default: available parallelism, at most 16). */
+  /**
+   * Threads of a large direct read: its worker threads into shared points (default: available parallelism, at most
+   * 16); into ordinary points, at most this many reads in flight on libuv's threads (default: as many as libuv has).
+   */
   threads?: number;
 }
 
@@ -247,7 +250,7 @@ async function readLarge(
     if (read?.ended !== undefined) throw fileEnded(path, read.ended, size);
     if (read !== null) return check && read.finite;
   }
-  const inFlight = options.inFlight ?? libuvThreads();
+  const inFlight = options.inFlight ?? Math.min(libuvThreads(), options.threads ?? Infinity);
   return readDirect(file, path, size, at, points, step(options.directBytes ?? LARGE_DIRECT_BYTES), inFlight, check);
 }
 

@@ -26,6 +26,11 @@ export interface PointReadOptions extends CsvOptions {
    * copy: the partitioned EMST's coordinator); other formats as usual. Never hand such points to the GPU.
    */
   shared?: boolean;
+  /**
+   * The threads a large .npy or .bin body is read on (points.stream.ts StreamReadOptions.threads: worker threads where
+   * `shared`, else reads in flight on libuv's threads); default: the host's.
+   */
+  threads?: number;
 }
 
 const CSV = ['.csv', '.tsv', '.txt', '.dat', ''];
@@ -90,9 +95,9 @@ async function readAnyPoints(path: string, options: PointReadOptions): Promise<P
     case 'arrow':
       return readArrowPoints(path, { columns });
     case 'npy':
-      return readNpyFile(path, columns, { shared: options.shared, requireFinite: true });
+      return readNpyFile(path, columns, { shared: options.shared, threads: options.threads, requireFinite: true });
     case 'bin':
-      return readBinFile(path, columns, { shared: options.shared, requireFinite: true });
+      return readBinFile(path, columns, { shared: options.shared, threads: options.threads, requireFinite: true });
     default:
       throw new InputError(
         `${path}: unknown point format '${extname(path)}' (expected .csv, .tsv, .txt, .npy, .bin, .h5/.hdf5, .fits, .parquet or .arrow/.feather).`,

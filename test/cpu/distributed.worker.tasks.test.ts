@@ -6,8 +6,9 @@
  * to the share as the partition tasks do: the share from the calls' size threshold on (50,000 points; one thread
  * below it, as before), the default where the share is not less, --threads where given.
  *
- * The calls are wrapped here to see the `threads` they get (mstStats; hdbscanSweep, hdbscan()'s entry for the CLI);
- * they compute as usual.
+ * The calls are wrapped here to see the `threads` they get (mstStats; hdbscanSweep, hdbscan()'s entry for the CLI;
+ * readInputPoints, hdbscan's file read); they compute as usual. The file's read was not held either (its reads in
+ * flight on libuv's threads, 4, however small the share): it now takes --threads, else the share.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -19,8 +20,19 @@ import type { TaskEnv } from '../../src/distributed/types.js';
 import { writeNpy } from '../../src/io/npy.js';
 import { cloud } from '../helpers/clouds.js';
 
-/** The `threads` each wrapped call was given, in order. */
-const seen = vi.hoisted(() => ({ threads: [] as (number | undefined)[] }));
+/** The `threads` each wrapped call was given, in order; and each file read's (readInputPoints'). */
+const seen = vi.hoisted(() => ({ threads: [] as (number | undefined)[], reads: [] as (number | undefined)[] }));
+
+vi.mock('../../src/cli/options.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/cli/options.js')>();
+  return {
+    ...real,
+    readInputPoints: (...args: Parameters<typeof real.readInputPoints>) => {
+      seen.reads.push(args[2]?.threads);
+      return real.readInputPoints(...args);
+    },
+  };
+});
 
 vi.mock('../../src/stats/mstStats.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/stats/mstStats.js')>();
@@ -50,6 +62,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 beforeEach(() => {
   seen.threads.length = 0;
+  seen.reads.length = 0;
 });
 
 /** Above the threads' size threshold (THRESHOLDS.emstThreadsMinPoints, 50,000), and below it. */
@@ -98,6 +111,9 @@ describe('hdbscanFileTask(msg, env): the clustering threads', () => {
         expect((reply.meta.summary as string[]).length).toBeGreaterThan(0);
       }
       expect(seen.threads).toEqual([want(BIG), want(SMALL)]);
+      // The file's read (a large body's reads in flight) is held to the worker's threads whatever the file's size:
+      // --threads, else the share.
+      expect(seen.reads).toEqual([env.threads ?? env.hostThreads, env.threads ?? env.hostThreads]);
     }, 60_000);
   }
 });

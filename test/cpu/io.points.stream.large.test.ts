@@ -3,10 +3,12 @@
  * pieces of a few values): the same points bit for bit as the simple path, and where a value is NaN, infinite or
  * beyond ±MAX_COORDINATE — in the last piece, on either side of a piece boundary, in a column left out or picked,
  * after a float64 rounds to float32, in Fortran order — the same requireFinite message, naming the first bad value
- * whichever piece (or worker thread) met a bad one first.
+ * whichever piece (or worker thread) met a bad one first. Into ordinary points, `threads` caps the reads in flight on
+ * libuv's threads (an hdbscan file read by a `treeline worker` with its share of the host).
  */
 import { openSync, closeSync, writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { open } from 'node:fs/promises';
+import { describe, expect, it, vi } from 'vitest';
 import { writeBinPoints } from '../../src/io/points.bin.js';
 import { readPoints, requireFinite } from '../../src/io/points.js';
 import { LARGE_READ_BYTES, readBinFile, readNpyFile, type StreamReadOptions } from '../../src/io/points.stream.js';
@@ -86,6 +88,43 @@ async function expectSame(file: string, columns?: string[]): Promise<string | un
 describe('readNpyFile, large bodies', () => {
   const n = 300;
   const dim = 3;
+
+  it("ordinary points: at most `threads` reads in flight (a worker's share), else libuv's thread count", async () => {
+    const values = randomValues(n * dim, 7);
+    const file = put(npy('<f4', values, n, dim));
+    // FileHandle.read wrapped: the most reads in flight at once.
+    const handle = await open(file, 'r');
+    const proto = Object.getPrototypeOf(handle) as { read: (...args: unknown[]) => Promise<unknown> };
+    await handle.close();
+    const real = proto.read;
+    let now = 0;
+    let most = 0;
+    const read = vi.spyOn(proto, 'read').mockImplementation(async function (this: unknown, ...args: unknown[]) {
+      most = Math.max(most, ++now);
+      try {
+        return await real.apply(this, args);
+      } finally {
+        now--;
+      }
+    });
+    const libuv =
+      Number(process.env.UV_THREADPOOL_SIZE) >= 1 ? Math.min(Number(process.env.UV_THREADPOOL_SIZE), 1024) : 4;
+    try {
+      // 4 values a read: 225 reads of the body.
+      const inFlight = async (threads?: number): Promise<number> => {
+        most = 0;
+        const table = await readNpyFile(file, undefined, { largeBytes: 1, directBytes: 16, threads });
+        expect(table.points).toEqual(Float32Array.from(values));
+        return most;
+      };
+      expect(await inFlight(1)).toBe(1);
+      expect(await inFlight(2)).toBe(Math.min(2, libuv));
+      expect(await inFlight()).toBe(libuv);
+      expect(await inFlight(libuv + 3)).toBe(libuv);
+    } finally {
+      read.mockRestore();
+    }
+  });
 
   it('float32 and float64, C and Fortran order, with and without --columns: the points of the simple path', async () => {
     const values = randomValues(n * dim, 1);
