@@ -20,6 +20,7 @@
  * alone. The reply maps rows to global ids through the renumbered ids, so every id it sends is the one it sent before.
  * Every array is a view of a SharedArrayBuffer (see tasks.threads.ts).
  */
+import { envVar } from '../host/env.js';
 import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 import { shared } from './tasks.threads.js';
 
@@ -141,9 +142,7 @@ export const orderJobs = {
   'order-relabel': (m: RelabelJob) => orderRelabel(m),
 } satisfies JobTable;
 
-const orderOff =
-  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TREELINE_FOREST_ORDER ===
-  '0';
+const orderOff = envVar('TREELINE_FOREST_ORDER') === '0';
 
 /**
  * From `minRows` rows the 'forest' task renumbers its rows (TREELINE_FOREST_ORDER=0: never, for A/B runs); `runs`

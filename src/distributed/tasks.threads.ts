@@ -16,6 +16,7 @@
  * the staging ring copies every view chunk by chunk. So the union's points, written here, go to the GPU as they are.)
  */
 import { squaredDistance } from '../knn/keys.cpu.js';
+import { envVar } from '../host/env.js';
 import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 
 interface Range {
@@ -181,9 +182,7 @@ export const taskJobs = {
   'forest-reply': (m: ReplyJob) => forestReply(m),
 } satisfies JobTable;
 
-const threadsOff =
-  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TREELINE_TASK_THREADS ===
-  '0';
+const threadsOff = envVar('TREELINE_TASK_THREADS') === '0';
 
 /**
  * From `minEdges` edges on the 'pair' task finds its crossing edges and the 'forest' task its keys and reply here, and
