@@ -33,7 +33,14 @@ import { checkCoordinates } from '../emst/validate.js';
 import { touchOnWorkers } from '../host/buffers.js';
 import { AbortError, InputError } from '../errors.js';
 import { turn } from '../host/lanes.js';
-import { nextMessageId, passWithCaller, resolveThreads, splitOnWorkers, type JobTable } from '../host/threads.js';
+import {
+  nextMessageId,
+  partRange,
+  passWithCaller,
+  resolveThreads,
+  splitOnWorkers,
+  type JobTable,
+} from '../host/threads.js';
 import { partitionPoints, partOfRank, wholeBuckets } from './partition.js';
 import {
   boundsOf,
@@ -192,7 +199,7 @@ async function split(
   const xs = await sharedPoints(points, threads);
   await lap('copy');
   const parts = Math.min(threads, n);
-  const rangeOf = (j: number) => ({ start: Math.floor((j * n) / parts), end: Math.floor(((j + 1) * n) / parts) });
+  const rangeOf = (j: number) => partRange(j, n, parts);
   const done = await splitOnWorkers(parts, true, 'partitionPoints', async (pass) => {
     const range = (j: number): Range => ({ id: 0, points: xs, dim, ...rangeOf(j) });
     // Bounds and the frame (sceneFrameCpu's, from the ranges' minima and maxima).
