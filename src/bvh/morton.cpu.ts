@@ -115,7 +115,7 @@ export function mortonCodesCpu(
 
 /**
  * The top 16 bits of mortonCodesCpu's codes of points start … end − 1 (bits [codeBits − 16, codeBits) of each code:
- * the partitioned EMST's 16-bit digits, src/distributed/partition.threads.ts) into out[start …], for dim 2 and 3,
+ * the partitioned EMST's 16-bit digits, src/distributed/partition.buckets.ts) into out[start …], for dim 2 and 3,
  * straight from each axis's top cell bits — the same cells, so the same digits — without the whole code (3D: x's
  * cell bits 15–20 land at digit bits 0, 3, …, 15, y's and z's bits 16–20 at 2, 5, … and 1, 4, …; 2D: bits 24–31 of
  * each axis). `counts[d]` (65536) counts digit d. False (nothing written) for other dims.

@@ -51,6 +51,7 @@
  *
  * Every array must be a view of a SharedArrayBuffer (see tasks.threads.ts).
  */
+import { envVar } from '../host/env.js';
 import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 import { onThreads } from './tasks.threads.js';
 import {
@@ -303,9 +304,7 @@ export const contractJobs = {
  * TREELINE_CONTRACT_TOUCH=0 peels one chain at a time (A/B runs).
  */
 export const contractThreading = {
-  touch:
-    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TREELINE_CONTRACT_TOUCH !==
-    '0',
+  touch: envVar('TREELINE_CONTRACT_TOUCH') !== '0',
 };
 
 /**

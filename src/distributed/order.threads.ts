@@ -20,7 +20,8 @@
  * alone. The reply maps rows to global ids through the renumbered ids, so every id it sends is the one it sent before.
  * Every array is a view of a SharedArrayBuffer (see tasks.threads.ts).
  */
-import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
+import { envVar } from '../host/env.js';
+import { nextMessageId, partRange, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 import { shared } from './tasks.threads.js';
 
 /** Bits of a cell number (2^18 cells: ~190 rows a cell at 5·10^7 rows; counts take 1 MiB a thread). */
@@ -141,9 +142,7 @@ export const orderJobs = {
   'order-relabel': (m: RelabelJob) => orderRelabel(m),
 } satisfies JobTable;
 
-const orderOff =
-  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TREELINE_FOREST_ORDER ===
-  '0';
+const orderOff = envVar('TREELINE_FOREST_ORDER') === '0';
 
 /**
  * From `minRows` rows the 'forest' task renumbers its rows (TREELINE_FOREST_ORDER=0: never, for A/B runs); `runs`
@@ -181,14 +180,8 @@ export async function localOrderThreaded(
   const bits = Math.floor(CELL_BITS / axes);
   const cells = 2 ** (bits * axes);
   const u32 = (length: number) => new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, length)), 0, length);
-  const rows = (part: number) => ({
-    start: Math.floor((part * n) / threads),
-    end: Math.floor(((part + 1) * n) / threads),
-  });
-  const edges = (part: number) => ({
-    start: Math.floor((part * m) / threads),
-    end: Math.floor(((part + 1) * m) / threads),
-  });
+  const rows = (part: number) => partRange(part, n, threads);
+  const edges = (part: number) => partRange(part, m, threads);
   const out = await splitOnWorkers(threads, false, "the 'forest' task's row order", async (pass) => {
     const t0 = performance.now();
     const b = nextMessageId();

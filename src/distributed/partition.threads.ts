@@ -1,25 +1,23 @@
 /**
  * partitionPoints() (partition.ts) on the host's worker threads, for the coordinator of a partitioned EMST (issue 20):
  * at 2·10^8 points the one-thread split (bounds, Morton codes, the 16-bit histogram, the copy into k partitions) is
- * ~20–30 s of the coordinator's own time before any task starts. The same partitions, array for array, in four
- * passes over ranges of the points (in shared memory):
+ * ~20–30 s of the coordinator's own time before any task starts. The same partitions, array for array, in five
+ * passes over ranges of the points (in shared memory), each range's work a job of its own file:
  *
- *   bounds   per range: per-axis min/max (minF/maxF: −0 below +0; associative) and whether a coordinate is not
- *            finite or beyond ±MAX_COORDINATE (then checkCoordinates throws its own error on the calling thread);
- *            for the coordinator (partitionWithHashes) also the input fingerprint's block hashes, ranges of whole
- *            blocks
- *   digits   per range: the Morton codes (mortonCodesCpu on pieces, the frame of the whole set), each point's top
- *            16 bits into a shared Uint16Array, and the range's histogram of them
- *   members  per range: its points in buckets a cut falls in (few), which the calling thread ranks by code, then index
- *   count    per range: its points per partition — a bucket's partition (wholeBuckets), or for the few points of
- *            buckets a cut falls in, the partition the calling thread ranked them into (by code, then index)
- *   scatter  per range: its points and ids into the partitions' shared arrays, at the range's offsets (ranges in
- *            index order, and in index order within a range: ids ascend in every partition, as partitionPoints'),
- *            and per partition the bounding box of the range's points (partitionInfo's box without a pass of its
- *            own: `box` on each partition)
+ *   bounds   partition.bounds.ts   per-axis min/max and whether a coordinate is bad (checkCoordinates then throws
+ *                                  its own error here); for the coordinator (partitionWithHashes) also the input
+ *                                  fingerprint's block hashes, ranges of whole blocks
+ *   digits   partition.buckets.ts  the Morton codes' top 16 bits (each point's bucket) and the range's histogram
+ *   members  partition.buckets.ts  its points in buckets a cut falls in (few), which this thread ranks by code, then
+ *                                  index
+ *   count    partition.buckets.ts  its points per partition
+ *   scatter  partition.buckets.ts  its points and ids into the partitions' shared arrays at the range's offsets, and
+ *                                  per partition the box of the range's points (`box` on each partition)
  *
- * The calling thread's own steps are O(k + 65536 + split-bucket points) — at 2·10^8 points the one-thread scan for
- * the split buckets' points and the partitions' boxes (partitionInfo) were ~10 ns a point of its time (session 12).
+ * This file: the job table src/worker.ts dispatches to, and the calling thread's part (split(): the passes in order,
+ * the frame, the ranking of split buckets' points, the offsets). The calling thread's own steps are O(k + 65536 +
+ * split-bucket points) — at 2·10^8 points the one-thread scan for the split buckets' points and the partitions' boxes
+ * (partitionInfo) were ~10 ns a point of its time (session 12).
  * `timings`: each pass's wall time under distributed::partition.<pass> (the H100 hosts' split did not scale with
  * threads as this machine's does: these say where). `signal`: looked at between the passes (after a turn of the
  * event loop, where a Ctrl-C's handler runs: the calling thread computes range 0 of each pass itself), AbortError
@@ -27,9 +25,9 @@
  *
  * Falls back to partitionPoints where there are no worker threads (or fewer points than minPoints, or one thread).
  */
-import { bitsPerAxis, codeBits, MAX_COORDINATE } from '../bvh/layout.js';
+import { bitsPerAxis, codeBits } from '../bvh/layout.js';
 import { maxF, minF } from '../bvh/floatorder.js';
-import { mortonCodesCpu, mortonDigitsCpu, quantScale, type SceneFrame } from '../bvh/morton.cpu.js';
+import { mortonCodesCpu, quantScale, type SceneFrame } from '../bvh/morton.cpu.js';
 import { sortCodesCpu } from '../bvh/sort.cpu.js';
 import { checkCoordinates } from '../emst/validate.js';
 import { touchOnWorkers } from '../host/buffers.js';
@@ -37,375 +35,32 @@ import { AbortError, InputError } from '../errors.js';
 import { turn } from '../host/lanes.js';
 import {
   nextMessageId,
+  partRange,
   passWithCaller,
   resolveThreads,
   splitOnWorkers,
   type JobTable,
-  type WorkerReply,
 } from '../host/threads.js';
-import { codeDigit, digitShift, partitionPoints, partOfRank, wholeBuckets } from './partition.js';
+import { partitionPoints, partOfRank, wholeBuckets } from './partition.js';
+import {
+  boundsOf,
+  FINGERPRINT_BLOCK_WORDS,
+  hashBlocks,
+  type BoundsJob,
+  type HashJob,
+  type Range,
+} from './partition.bounds.js';
+import {
+  countOf,
+  digitsOf,
+  membersOf,
+  scatterOf,
+  type CountJob,
+  type DigitsJob,
+  type MembersJob,
+  type ScatterJob,
+} from './partition.buckets.js';
 import type { PartitionData } from './types.js';
-
-/** Points per mortonCodesCpu call within a range (its codes array: 16 bytes a point). */
-const PIECE = 1 << 16;
-
-interface Range {
-  id: number;
-  points: Float32Array;
-  dim: number;
-  start: number;
-  end: number;
-}
-
-/**
- * `words`, `first`, `last` (partitionWithHashes): the range also hashes the fingerprint's blocks [first, last) of the
- * points' words, and [start, end) are the rows that start in those blocks.
- */
-type BoundsJob = Range & { kind: 'partition-bounds'; words?: Uint32Array; first?: number; last?: number };
-/** `hashes`: the blocks' two hash words each (hashBlocks'), where the job named blocks. */
-type BoundsReply = WorkerReply & { lo: Float32Array; hi: Float32Array; bad: boolean; hashes?: Uint32Array };
-type DigitsJob = Range & { kind: 'partition-digits'; frame: SceneFrame; digits: Uint16Array };
-type DigitsReply = WorkerReply & { counts: Uint32Array };
-type MembersJob = Range & { kind: 'partition-members'; digits: Uint16Array; whole: Int32Array };
-type MembersReply = WorkerReply & { members: Uint32Array };
-type CountJob = Range & {
-  kind: 'partition-count';
-  k: number;
-  digits: Uint16Array;
-  whole: Int32Array;
-  /** The points of split buckets, ascending, and each one's partition. */
-  splitAt: Uint32Array;
-  splitPart: Uint32Array;
-};
-type CountReply = WorkerReply & { counts: Uint32Array };
-/** Per partition p, its points' per-axis minima at p·dim … (+∞ where the range has none) and maxima (−∞). */
-type ScatterReply = WorkerReply & { lo: Float32Array; hi: Float32Array };
-type ScatterJob = Omit<CountJob, 'kind'> & {
-  kind: 'partition-scatter';
-  /** Per partition: where this range's points go in `out` / `ids` (rows). */
-  at: Float64Array;
-  out: Float32Array;
-  ids: Uint32Array;
-};
-
-function bounds(j: BoundsJob): BoundsReply {
-  const { points, dim, start, end } = j;
-  const lo = new Float32Array(dim).fill(Infinity);
-  const hi = new Float32Array(dim).fill(-Infinity);
-  let good = true;
-  if (j.words === undefined) good = boundsInto(points, dim, start, end, lo, hi);
-  else {
-    // With the fingerprint's blocks [first, last) (block-aligned ranges: partitionWithHashes), a block at a time: the
-    // points leave memory once for both (the separate hash pass read all of them again: 'fingerprint' 0.5–0.8 s of
-    // the coordinator's front at 2·10^8 on the H100 x2 hosts, the workers idle meanwhile). [start, end) are the rows
-    // that start in these blocks' words.
-    const { words } = j;
-    const first = j.first!;
-    const last = j.last!;
-    const hashes = new Uint32Array(2 * (last - first));
-    for (let b = first; b < last; b++) {
-      let a = 0x811c9dc5;
-      let c = 0x01000193 ^ 0x5bd1e995;
-      const blockEnd = Math.min((b + 1) * FINGERPRINT_BLOCK_WORDS, words.length);
-      if (dim === 3) {
-        // In one loop with the rows' bounds: the hash's two multiply chains wait on each other word after word, and the
-        // compares fill that wait. Words before the block's first row start (≤ 2, a row of the block before) and
-        // after its last whole row are hashed alone; a row that starts in the block and ends past it is bounded here.
-        const w0 = b * FINGERPRINT_BLOCK_WORDS;
-        const r0 = Math.ceil(w0 / 3);
-        const r1 = Math.floor(blockEnd / 3);
-        for (let i = w0; i < 3 * r0; i++) {
-          const w = words[i];
-          a = Math.imul(a ^ w, 0x01000193);
-          c = Math.imul(c ^ w, 0x5bd1e995) ^ (c >>> 15);
-        }
-        const state = fused3(points, words, r0, r1, lo, hi, a, c);
-        a = state.a;
-        c = state.c;
-        if (!state.good) good = false;
-        for (let i = 3 * r1; i < blockEnd; i++) {
-          const w = words[i];
-          a = Math.imul(a ^ w, 0x01000193);
-          c = Math.imul(c ^ w, 0x5bd1e995) ^ (c >>> 15);
-        }
-        if (3 * r1 < blockEnd && !boundsInto(points, 3, r1, r1 + 1, lo, hi)) good = false;
-      } else {
-        // Pieces of HASH_PIECE words, each hashed, then the bounds of the rows that start in it read back from cache.
-        for (let w0 = b * FINGERPRINT_BLOCK_WORDS; w0 < blockEnd; w0 += HASH_PIECE) {
-          const w1 = Math.min(w0 + HASH_PIECE, blockEnd);
-          for (let i = w0; i < w1; i++) {
-            const w = words[i];
-            a = Math.imul(a ^ w, 0x01000193);
-            c = Math.imul(c ^ w, 0x5bd1e995) ^ (c >>> 15);
-          }
-          // (Each row once: the pieces partition the words.)
-          const from = Math.ceil(w0 / dim);
-          const to = Math.ceil(w1 / dim);
-          if (from < to && !boundsInto(points, dim, from, to, lo, hi)) good = false;
-        }
-      }
-      hashes[2 * (b - first)] = a;
-      hashes[2 * (b - first) + 1] = c;
-    }
-    return { id: j.id, lo, hi, bad: !good, hashes };
-  }
-  return { id: j.id, lo, hi, bad: !good };
-}
-
-/**
- * Rows [start, end) of 3D points folded into `lo`/`hi` as boundsInto does, and their words into the block hash state
- * (a, c) as hashBlocks does: the new state, and whether every coordinate was finite and within ±MAX_COORDINATE.
- */
-function fused3(
-  points: Float32Array,
-  words: Uint32Array,
-  start: number,
-  end: number,
-  lo: Float32Array,
-  hi: Float32Array,
-  a: number,
-  c: number,
-): { a: number; c: number; good: boolean } {
-  let finite = 0;
-  let m0 = lo[0];
-  let m1 = lo[1];
-  let m2 = lo[2];
-  let x0 = hi[0];
-  let x1 = hi[1];
-  let x2 = hi[2];
-  for (let o = 3 * start; o < 3 * end; o += 3) {
-    const u = words[o];
-    const v = words[o + 1];
-    const w = words[o + 2];
-    a = Math.imul(a ^ u, 0x01000193);
-    c = Math.imul(c ^ u, 0x5bd1e995) ^ (c >>> 15);
-    a = Math.imul(a ^ v, 0x01000193);
-    c = Math.imul(c ^ v, 0x5bd1e995) ^ (c >>> 15);
-    a = Math.imul(a ^ w, 0x01000193);
-    c = Math.imul(c ^ w, 0x5bd1e995) ^ (c >>> 15);
-    const x = points[o];
-    const y = points[o + 1];
-    const z = points[o + 2];
-    finite += x - x + (y - y) + (z - z);
-    if (x <= m0) m0 = minF(m0, x);
-    if (x >= x0) x0 = maxF(x0, x);
-    if (y <= m1) m1 = minF(m1, y);
-    if (y >= x1) x1 = maxF(x1, y);
-    if (z <= m2) m2 = minF(m2, z);
-    if (z >= x2) x2 = maxF(x2, z);
-  }
-  lo[0] = m0;
-  lo[1] = m1;
-  lo[2] = m2;
-  hi[0] = x0;
-  hi[1] = x1;
-  hi[2] = x2;
-  let good = finite === 0;
-  for (let d = 0; d < 3; d++) if (lo[d] < -MAX_COORDINATE || hi[d] > MAX_COORDINATE) good = false;
-  return { a, c, good };
-}
-
-/** Words a piece of the fused bounds-and-hash pass (bounds above): 192 KiB, read back from L2. */
-const HASH_PIECE = 3 << 14;
-
-/**
- * Folds rows [start, end) into the per-axis minima `lo` and maxima `hi` (minF/maxF: −0 below +0); false when a
- * coordinate is not finite or beyond ±MAX_COORDINATE (the caller then runs checkCoordinates for its error).
- * A new minimum or maximum is rare after the first rows, so each coordinate costs two compares that fail (minF/maxF
- * only where one holds, in the same call order as folding every row: the same values), and finiteness is one sum of
- * x − x (0 for a finite x, NaN for NaN and ±∞) checked once. On the 2-core development machine (10^7 3D rows, one
- * thread, the least of 12 runs): 15–20 ns a row with minF, maxF and the |x| test on every coordinate, 4–6 ns so.
- */
-function boundsInto(
-  points: Float32Array,
-  dim: number,
-  start: number,
-  end: number,
-  lo: Float32Array,
-  hi: Float32Array,
-): boolean {
-  let finite = 0;
-  if (dim === 3) {
-    // One pass over the rows (per-axis passes read every row dim times: 0.6–0.8 s at 2·10^8 on 16 threads of the
-    // H100 x2 hosts, session 15).
-    let m0 = lo[0];
-    let m1 = lo[1];
-    let m2 = lo[2];
-    let x0 = hi[0];
-    let x1 = hi[1];
-    let x2 = hi[2];
-    for (let o = 3 * start; o < 3 * end; o += 3) {
-      const a = points[o];
-      const b = points[o + 1];
-      const c = points[o + 2];
-      finite += a - a + (b - b) + (c - c);
-      if (a <= m0) m0 = minF(m0, a);
-      if (a >= x0) x0 = maxF(x0, a);
-      if (b <= m1) m1 = minF(m1, b);
-      if (b >= x1) x1 = maxF(x1, b);
-      if (c <= m2) m2 = minF(m2, c);
-      if (c >= x2) x2 = maxF(x2, c);
-    }
-    lo[0] = m0;
-    lo[1] = m1;
-    lo[2] = m2;
-    hi[0] = x0;
-    hi[1] = x1;
-    hi[2] = x2;
-  } else {
-    for (let a = 0; a < dim; a++) {
-      let mn = lo[a];
-      let mx = hi[a];
-      for (let o = start * dim + a; o < end * dim; o += dim) {
-        const x = points[o];
-        finite += x - x;
-        if (x <= mn) mn = minF(mn, x);
-        if (x >= mx) mx = maxF(mx, x);
-      }
-      lo[a] = mn;
-      hi[a] = mx;
-    }
-  }
-  if (finite !== 0) return false;
-  for (let a = 0; a < dim; a++) if (lo[a] < -MAX_COORDINATE || hi[a] > MAX_COORDINATE) return false;
-  return true;
-}
-
-function digitsOf(j: DigitsJob): DigitsReply {
-  const { points, dim, start, end, frame, digits } = j;
-  const counts = new Uint32Array(65536);
-  // 2D and 3D: the top 16 bits straight from the cells' top bits (~1.3–1.8 s of the 63-bit codes at 2·10^8 on 16
-  // threads of the H100 x2 hosts, session 15); the same digits as the codes below.
-  if (mortonDigitsCpu(points, start, end, dim, frame, digits, counts)) return { id: j.id, counts };
-  const shift = digitShift(codeBits(dim));
-  // One codes array for the range's pieces (a fresh 512 KiB one a piece was an allocation per 65,536 points on every
-  // thread at once).
-  const into = new Uint32Array(2 * Math.min(PIECE, end - start));
-  for (let a = start; a < end; a += PIECE) {
-    const b = Math.min(a + PIECE, end);
-    const codes = mortonCodesCpu(points.subarray(a * dim, b * dim), b - a, dim, frame, into);
-    for (let i = 0; i < b - a; i++) {
-      const d = codeDigit(codes, i, shift);
-      digits[a + i] = d;
-      counts[d]++;
-    }
-  }
-  return { id: j.id, counts };
-}
-
-/** The range's points whose bucket a cut falls in, ascending. */
-function membersOf(j: MembersJob): MembersReply {
-  const { start, end, digits, whole } = j;
-  let m = 0;
-  for (let i = start; i < end; i++) if (whole[digits[i]] < 0) m++;
-  const members = new Uint32Array(m);
-  m = 0;
-  for (let i = start; i < end; i++) if (whole[digits[i]] < 0) members[m++] = i;
-  return { id: j.id, members };
-}
-
-/** The first split point at or after the range's start (splitAt ascends). */
-function firstSplit(j: Omit<CountJob, 'kind' | 'id'>): number {
-  const { start, splitAt } = j;
-  let s = 0;
-  let t = splitAt.length;
-  while (s < t) {
-    const mid = (s + t) >>> 1;
-    if (splitAt[mid] < start) s = mid + 1;
-    else t = mid;
-  }
-  return s;
-}
-
-const unranked = (i: number) => new Error(`partitionPoints: point ${i} lies in a split bucket but was not ranked`);
-
-// count and scatter each walk the range with the partition of every point inline (one callback for both was a call a
-// point that V8 could not inline: two closures at one call site).
-
-function count(j: CountJob): CountReply {
-  const { start, end, digits, whole, splitAt, splitPart } = j;
-  const counts = new Uint32Array(j.k);
-  let s = firstSplit(j);
-  for (let i = start; i < end; i++) {
-    let p = whole[digits[i]];
-    if (p < 0) {
-      if (splitAt[s] !== i) throw unranked(i);
-      p = splitPart[s++];
-    }
-    counts[p]++;
-  }
-  return { id: j.id, counts };
-}
-
-function scatter(j: ScatterJob): ScatterReply {
-  const { start, end, digits, whole, splitAt, splitPart, points, dim, out, ids, k } = j;
-  const at = Float64Array.from(j.at);
-  // The boxes by strict < and > in index order, as partitionInfo's boundingBox (its first of −0 and +0 stays).
-  const lo = new Float32Array(k * dim).fill(Infinity);
-  const hi = new Float32Array(k * dim).fill(-Infinity);
-  let s = firstSplit(j);
-  for (let i = start; i < end; i++) {
-    let p = whole[digits[i]];
-    if (p < 0) {
-      if (splitAt[s] !== i) throw unranked(i);
-      p = splitPart[s++];
-    }
-    const r = at[p]++;
-    ids[r] = i;
-    if (dim === 3) {
-      const x = points[3 * i];
-      const y = points[3 * i + 1];
-      const z = points[3 * i + 2];
-      out[3 * r] = x;
-      out[3 * r + 1] = y;
-      out[3 * r + 2] = z;
-      const b = 3 * p;
-      if (x < lo[b]) lo[b] = x;
-      if (x > hi[b]) hi[b] = x;
-      if (y < lo[b + 1]) lo[b + 1] = y;
-      if (y > hi[b + 1]) hi[b + 1] = y;
-      if (z < lo[b + 2]) lo[b + 2] = z;
-      if (z > hi[b + 2]) hi[b + 2] = z;
-    } else {
-      for (let d = 0; d < dim; d++) {
-        const x = points[i * dim + d];
-        out[r * dim + d] = x;
-        if (x < lo[p * dim + d]) lo[p * dim + d] = x;
-        if (x > hi[p * dim + d]) hi[p * dim + d] = x;
-      }
-    }
-  }
-  return { id: j.id, lo, hi };
-}
-
-/**
- * Words per block of the input's fingerprint (16 MiB): the coordinator's fingerprint of its points (coordinator.ts)
- * is a hash of its blocks' hashes, so threads may hash blocks apart — one thread's FNV pass over 2·10^8 3D points was
- * ~2 s of the coordinator's time before any task (session 12: ~10 ns a point on this machine).
- */
-export const FINGERPRINT_BLOCK_WORDS = 1 << 22;
-
-type HashJob = { id: number; kind: 'partition-hash'; words: Uint32Array; first: number; last: number };
-type HashReply = WorkerReply & { hashes: Uint32Array };
-
-/** Blocks first … last − 1 of `words`, two 32-bit FNV-1a style hashes each (contentId's mix, per block). */
-function hashBlocks(j: HashJob): HashReply {
-  const { words, first, last } = j;
-  const hashes = new Uint32Array(2 * (last - first));
-  for (let b = first; b < last; b++) {
-    let a = 0x811c9dc5;
-    let c = 0x01000193 ^ 0x5bd1e995;
-    const end = Math.min((b + 1) * FINGERPRINT_BLOCK_WORDS, words.length);
-    for (let i = b * FINGERPRINT_BLOCK_WORDS; i < end; i++) {
-      const w = words[i];
-      a = Math.imul(a ^ w, 0x01000193);
-      c = Math.imul(c ^ w, 0x5bd1e995) ^ (c >>> 15);
-    }
-    hashes[2 * (b - first)] = a;
-    hashes[2 * (b - first) + 1] = c;
-  }
-  return { id: j.id, hashes };
-}
 
 /**
  * Per FINGERPRINT_BLOCK_WORDS words of the points' bytes, its two hash words (the same on any number of threads):
@@ -458,11 +113,11 @@ export async function sharedPoints<T extends Float32Array | Float64Array>(points
 /** The jobs src/worker.ts dispatches here. */
 export const partitionJobs = {
   'partition-hash': (m: HashJob) => hashBlocks(m),
-  'partition-bounds': (m: BoundsJob) => bounds(m),
+  'partition-bounds': (m: BoundsJob) => boundsOf(m),
   'partition-digits': (m: DigitsJob) => digitsOf(m),
   'partition-members': (m: MembersJob) => membersOf(m),
-  'partition-count': (m: CountJob) => count(m),
-  'partition-scatter': (m: ScatterJob) => scatter(m),
+  'partition-count': (m: CountJob) => countOf(m),
+  'partition-scatter': (m: ScatterJob) => scatterOf(m),
 } satisfies JobTable;
 
 /**
@@ -544,7 +199,7 @@ async function split(
   const xs = await sharedPoints(points, threads);
   await lap('copy');
   const parts = Math.min(threads, n);
-  const rangeOf = (j: number) => ({ start: Math.floor((j * n) / parts), end: Math.floor(((j + 1) * n) / parts) });
+  const rangeOf = (j: number) => partRange(j, n, parts);
   const done = await splitOnWorkers(parts, true, 'partitionPoints', async (pass) => {
     const range = (j: number): Range => ({ id: 0, points: xs, dim, ...rangeOf(j) });
     // Bounds and the frame (sceneFrameCpu's, from the ranges' minima and maxima).
@@ -573,7 +228,7 @@ async function split(
         last,
       };
     };
-    const b = await passWithCaller(pass, job1, bounds);
+    const b = await passWithCaller(pass, job1, boundsOf);
     let blocks: Uint32Array | null = null;
     if (hash) {
       blocks = new Uint32Array(2 * blockCount);
@@ -639,7 +294,7 @@ async function split(
     // Counts per range and partition, then each range's offsets.
     const id3 = nextMessageId();
     const job3 = (j: number): CountJob => ({ ...range(j), ...shared, id: id3, kind: 'partition-count' });
-    const counts = await passWithCaller(pass, job3, count);
+    const counts = await passWithCaller(pass, job3, countOf);
     await lap('count');
     const total = new Float64Array(k + 1);
     for (const c of counts) for (let p = 0; p < k; p++) total[p + 1] += c.counts[p];
@@ -664,7 +319,7 @@ async function split(
       out,
       ids,
     });
-    const boxes = await passWithCaller(pass, job4, scatter);
+    const boxes = await passWithCaller(pass, job4, scatterOf);
     await lap('scatter');
     // Each partition's box: the ranges' in index order by strict < and > (the first of equal values stays).
     const partitions = Array.from({ length: k }, (_, p): PartitionData => {

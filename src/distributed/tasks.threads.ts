@@ -16,7 +16,8 @@
  * the staging ring copies every view chunk by chunk. So the union's points, written here, go to the GPU as they are.)
  */
 import { squaredDistance } from '../knn/keys.cpu.js';
-import { nextMessageId, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
+import { envVar } from '../host/env.js';
+import { nextMessageId, partRange, splitOnWorkers, type JobTable, type WorkerReply } from '../host/threads.js';
 
 interface Range {
   id: number;
@@ -181,9 +182,7 @@ export const taskJobs = {
   'forest-reply': (m: ReplyJob) => forestReply(m),
 } satisfies JobTable;
 
-const threadsOff =
-  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TREELINE_TASK_THREADS ===
-  '0';
+const threadsOff = envVar('TREELINE_TASK_THREADS') === '0';
 
 /**
  * From `minEdges` edges on the 'pair' task finds its crossing edges and the 'forest' task its keys and reply here, and
@@ -215,12 +214,7 @@ export async function onThreads<J extends { kind: string }>(
   if (threads < 2 || count < 2 * threads || !shared(...arrays)) return false;
   const id = nextMessageId();
   const done = await splitOnWorkers(threads, false, what, async (pass) => {
-    await pass((part) => ({
-      ...job,
-      id,
-      start: Math.floor((part * count) / threads),
-      end: Math.floor(((part + 1) * count) / threads),
-    }));
+    await pass((part) => ({ ...job, id, ...partRange(part, count, threads) }));
     return true;
   });
   if (done === true) taskThreading.runs++;
@@ -237,10 +231,7 @@ export async function crossingEdgesThreaded(
   m: number,
 ): Promise<Uint32Array | null> {
   if (threads < 2 || m < 2 * threads || !shared(j.bits, j.sources, j.targets)) return null;
-  const range = (part: number) => ({
-    start: Math.floor((part * m) / threads),
-    end: Math.floor(((part + 1) * m) / threads),
-  });
+  const range = (part: number) => partRange(part, m, threads);
   const out = await splitOnWorkers(threads, false, "the 'pair' task's crossing edges", async (pass) => {
     const id1 = nextMessageId();
     const counts = await pass<WorkerReply & { count: number }>((part) => ({

@@ -278,6 +278,14 @@ export function postToWorkers<R extends WorkerReply>(
   });
 }
 
+/** Part `part` of [0, count) split over `parts` ranges: [⌊part·count / parts⌋, ⌊(part + 1)·count / parts⌋). */
+export function partRange(part: number, count: number, parts: number): { start: number; end: number } {
+  return {
+    start: Math.floor((part * count) / parts),
+    end: Math.floor(((part + 1) * count) / parts),
+  };
+}
+
 /** One pass of work split by ranges (see splitOnWorkers): resolves with the workers' replies in range order. */
 export type RangePass = <R extends WorkerReply>(
   job: (part: number) => { id: number },

@@ -23,6 +23,7 @@ import { emst } from '../../src/emst/emst.js';
 import { mortonCodesCpu, sceneFrameCpu } from '../../src/bvh/morton.cpu.js';
 import { sortCodesCpu } from '../../src/bvh/sort.cpu.js';
 import { codeBits } from '../../src/bvh/layout.js';
+import { kruskalWithFloors } from '../helpers/kruskalFloors.js';
 import { mulberry32 } from '../helpers/random.js';
 import { sharedOf } from '../helpers/shared.js';
 import { useBundledWorkerScript } from '../helpers/workers.js';
@@ -44,30 +45,6 @@ function treeOf(edges: number[][]): Tree {
     hi: sharedOf(Uint32Array.from(e, (x) => x[2])),
     keys: sharedOf(Float32Array.from(e, (x) => x[0])),
   };
-}
-
-/** The oracle: Kruskal in order, each component's least floor; labels by the safe edges' components. */
-function oracle(tree: Tree, floor: Float32Array, n: number) {
-  const parent = Uint32Array.from({ length: n }, (_, i) => i);
-  const least = Float64Array.from(floor);
-  const label = Uint32Array.from({ length: n }, (_, i) => i);
-  const find = (p: Uint32Array, x: number): number => {
-    while (p[x] !== x) x = p[x] = p[p[x]];
-    return x;
-  };
-  const safe: number[] = [];
-  const open: number[] = [];
-  for (let e = 0; e < tree.keys.length; e++) {
-    const a = find(parent, tree.lo[e]);
-    const b = find(parent, tree.hi[e]);
-    if (least[a] > tree.keys[e] || least[b] > tree.keys[e]) {
-      safe.push(e);
-      label[find(label, tree.lo[e])] = find(label, tree.hi[e]);
-    } else open.push(e);
-    parent[b] = a;
-    least[a] = Math.min(least[a], least[b]);
-  }
-  return { safe, open, label: (r: number) => find(label, r) };
 }
 
 /**
@@ -150,7 +127,7 @@ function recordsWith(floor: Float32Array): Uint32Array {
 
 async function expectOracle(tree: Tree, floor: Float32Array, threads: number, what: string): Promise<void> {
   const n = floor.length;
-  const want = oracle(tree, floor, n);
+  const want = kruskalWithFloors(tree, floor, n);
   const stats = { steinerEdges: -1 } as ContractStats;
   const terminals = terminalsOf(floor);
   const got = await contractForestThreaded(

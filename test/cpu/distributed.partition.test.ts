@@ -36,6 +36,7 @@ import type {
 } from '../../src/distributed/types.js';
 import { cloud } from '../helpers/clouds.js';
 import { mulberry32 } from '../helpers/random.js';
+import { kruskalWithFloors } from '../helpers/kruskalFloors.js';
 import { primMst } from '../helpers/prim.js';
 
 const cpu = { backend: 'cpu' as const, threads: 1 };
@@ -647,34 +648,12 @@ describe('partitionedEmst() traffic and protocol', () => {
       keys: Float32Array.from(edges, (e) => e[0]),
     };
     const floor = Float32Array.from({ length: n }, () => (rand() < 0.01 ? Math.fround(rand() * 800) : Infinity));
-    // The oracle: Kruskal in that order, each component's least floor; safe iff one side's least floor is above the
-    // key; labels: the smallest row of each component under the safe edges.
-    const parent = Uint32Array.from({ length: n }, (_, i) => i);
-    const least = Float64Array.from(floor);
-    const label = Uint32Array.from({ length: n }, (_, i) => i);
-    const find = (p: Uint32Array, x: number): number => {
-      while (p[x] !== x) x = p[x] = p[p[x]];
-      return x;
-    };
-    const safe: number[] = [];
-    const open: number[] = [];
-    for (let e = 0; e < n - 1; e++) {
-      const a = find(parent, tree.lo[e]);
-      const b = find(parent, tree.hi[e]);
-      if (least[a] > tree.keys[e] || least[b] > tree.keys[e]) {
-        safe.push(e);
-        const x = find(label, tree.lo[e]);
-        const y = find(label, tree.hi[e]);
-        if (x < y) label[y] = x;
-        else label[x] = y;
-      } else open.push(e);
-      parent[b] = a;
-      least[a] = Math.min(least[a], least[b]);
-    }
+    // The oracle: Kruskal in that order, each component's least floor (labels: each component's smallest row).
+    const { safe, open, label } = kruskalWithFloors(tree, floor, n);
     expect(safe.length).toBeGreaterThan(1000);
     expect(open.length).toBeGreaterThan(10);
     const rows = Array.from({ length: n }, (_, r) => r);
-    const expected = { safe, open, labels: rows.map((r) => find(label, r)) };
+    const expected = { safe, open, labels: rows.map(label) };
     const sync = contractForest(tree, floor, n);
     expect({ safe: [...sync.safe], open: [...sync.open], labels: rows.map(sync.label) }).toEqual(expected);
     // The async one (floors in its records, as the forest task writes them), a turn after every block.

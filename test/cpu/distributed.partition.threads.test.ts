@@ -32,9 +32,9 @@ function zeros(n: number, seed: number): Float32Array {
 import { describe, expect, it } from 'vitest';
 import { AbortError } from '../../src/errors.js';
 import { partitionInfo, partitionPoints } from '../../src/distributed/partition.js';
+import { FINGERPRINT_BLOCK_WORDS } from '../../src/distributed/partition.bounds.js';
 import {
   blockHashes,
-  FINGERPRINT_BLOCK_WORDS,
   partitionPointsThreaded,
   partitionWithHashes,
   sharedPoints,

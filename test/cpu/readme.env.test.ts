@@ -25,6 +25,7 @@ describe('README environment variables', () => {
       const text = readFileSync(join(root, f), 'utf8');
       for (const m of text.matchAll(/process\.env\??(?:\.|\[['"])(TREELINE_[A-Z0-9_]+)/g)) read.add(m[1]);
       for (const m of text.matchAll(/\$\{?(TREELINE_[A-Z0-9_]+)/g)) read.add(m[1]);
+      for (const m of text.matchAll(/\benvVar\(\s*['"](TREELINE_[A-Z0-9_]+)/g)) read.add(m[1]); // src/host/env.ts
     }
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const table = readme.slice(readme.indexOf('## Environment variables'));
