@@ -16,8 +16,7 @@
  *     queue, which workers then computed for nobody, asking for partitions of a folder that was gone. A fresh open
  *     takes them off; a resumption keeps them (their results are what it reads).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +32,7 @@ import { partitionFile, readMessageFile, writeMessageFile } from '../../src/dist
 import { RUN_LOOK_MS } from '../../src/distributed/worker.js';
 import type { BatchTask } from '../../src/distributed/worker.tasks.js';
 import { cloud } from '../helpers/clouds.js';
-import { startNatsServer, startWorkerInProcess, stopProcess, type NatsServer } from '../helpers/nats.js';
+import { startNatsServer, startWorkerInProcess, type NatsServer } from '../helpers/nats.js';
 
 const DIM = 3;
 
@@ -118,50 +117,10 @@ describe('emstOnNats: a resumed run whose partition file lost a part', () => {
   }
 });
 
-/**
- * A nats-server whose JetStream keeps at most `maxFileStore` bytes on disk (a config file: the command line has no
- * such flag), on a random loopback port.
- */
-async function startSmallServer(maxFileStore: number): Promise<{ url: string; stop: () => Promise<void> }> {
-  const bin = ['nats-server', '/usr/sbin/nats-server'].find((b) => !spawnSync(b, ['--version']).error)!;
-  const home = mkdtempSync(join(tmpdir(), 'treeline-faults-small-'));
-  const config = join(home, 'server.conf');
-  writeFileSync(
-    config,
-    `jetstream {\n  store_dir: "${join(home, 'js')}"\n  max_file_store: ${maxFileStore}\n  max_memory_store: 1048576\n}\n`,
-  );
-  const child = spawn(bin, ['-c', config, '-a', '127.0.0.1', '-p', '-1'], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`nats-server did not start in 20 s:\n${log}`)), 20_000);
-    const onData = (s: string): void => {
-      log += s;
-      const m = /Listening for client connections on ([\d.]+:\d+)/.exec(log);
-      if (m && /Server is ready/.test(log)) {
-        clearTimeout(timer);
-        resolve(`nats://${m[1]}`);
-      }
-    };
-    child.stdout!.setEncoding('utf8').on('data', onData);
-    child.stderr!.setEncoding('utf8').on('data', onData);
-    child.once('exit', (code) => reject(new Error(`nats-server exited (${code}) at start:\n${log}`)));
-  });
-  return {
-    url,
-    async stop() {
-      await stopProcess(child);
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
-}
-
 describe('emstOnNats: a fresh run whose upload fails part-way', () => {
   it("rejects with the server's error and removes the run's object store (the partitions stored before the failure) and queued tasks", async () => {
     // 4 partitions of ~240 KB each (60,000 3D points and their ids) into 600 KB of JetStream storage: the third fails.
-    const small = await startSmallServer(600_000);
+    const small = await startNatsServer({ maxFileStore: 600_000 });
     const own = await connectNats({ url: small.url });
     try {
       const runId = 'faults-upload';

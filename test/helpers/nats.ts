@@ -8,7 +8,7 @@
  * without it the helper throws, naming that, rather than skipping.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { ObjectStore } from '@nats-io/obj';
 import { expect } from 'vitest';
@@ -71,8 +71,11 @@ export interface NatsServer {
   stop(): Promise<void>;
 }
 
-/** Starts nats-server with JetStream on 127.0.0.1, a random port and a temporary store. */
-export async function startNatsServer(): Promise<NatsServer> {
+/**
+ * Starts nats-server with JetStream on 127.0.0.1, a random port and a temporary store; `maxFileStore` (bytes) caps
+ * JetStream's file storage (through a config file: the command line has no such flag), for a server that fills up.
+ */
+export async function startNatsServer(opts: { maxFileStore?: number } = {}): Promise<NatsServer> {
   // Debian puts it in /usr/sbin, which a non-root PATH may lack.
   const bin = ['nats-server', '/usr/sbin/nats-server'].find((b) => !spawnSync(b, ['--version']).error);
   if (!bin) {
@@ -81,8 +84,17 @@ export async function startNatsServer(): Promise<NatsServer> {
     );
   }
   const store = mkdtempSync(join(tmpdir(), 'treeline-nats-test-'));
+  let args = ['-js', '-sd', store];
+  if (opts.maxFileStore !== undefined) {
+    const config = join(store, 'server.conf');
+    writeFileSync(
+      config,
+      `jetstream {\n  store_dir: "${join(store, 'js')}"\n  max_file_store: ${opts.maxFileStore}\n  max_memory_store: 1048576\n}\n`,
+    );
+    args = ['-c', config];
+  }
   const child = track(
-    spawn(bin, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', store], {
+    spawn(bin, ['-a', '127.0.0.1', '-p', '-1', ...args], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
