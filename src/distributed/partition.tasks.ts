@@ -418,7 +418,7 @@ async function pairTask(scratch: Scratch, ...[p, msg, env, partner]: Parameters<
     points: scaled,
     bits: inP,
   };
-  // On the host's threads where the partitions were read into shared memory (worker.ts ObjectCache), split along the
+  // On the host's threads where the partitions were read into shared memory (worker.cache.ts ObjectCache), split along the
   // merge path (tasks.threads.ts unionThreaded), this thread waiting; else here in pieces of unionPieces.rows rows
   // with a turn of the event loop between them: the worker's partition reads (its prefetch, nats.ts) stream on this
   // thread, and one pass over 10^8 rows held them for 3.5–7 s (session 12, H100 x2: the next pair then waited for its
