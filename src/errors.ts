@@ -40,3 +40,11 @@ export class GpuDeviceLostError extends TreelineError {
 export class AbortError extends TreelineError {
   override name = 'AbortError';
 }
+
+/**
+ * The server closed a NATS connection for good (it reconnects otherwise): a `treeline worker` stops and exits 1 — a
+ * known end, not a crash (no stack), so that a supervisor starts it again.
+ */
+export class ConnectionClosedError extends TreelineError {
+  override name = 'ConnectionClosedError';
+}

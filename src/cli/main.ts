@@ -2,6 +2,7 @@
 /** The `treeline` executable: runs the program and turns errors into exit codes (the only place that does). */
 import { CommanderError } from 'commander';
 import { buildProgram, exitCodeFor, processIo, EXIT } from './program.js';
+import { ConnectionClosedError } from '../errors.js';
 
 // `treeline … | head` closes the pipe early: stop quietly, as Unix tools do.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -15,7 +16,10 @@ try {
   const code = exitCodeFor(e);
   // commander has already printed its own message (or the help) on stderr.
   if (!(e instanceof CommanderError)) processIo.log(`treeline: ${(e as Error).message}`);
-  if (code === EXIT.internal && (e as Error).stack) processIo.log((e as Error).stack!);
+  // A stack for what nobody meant to throw; a worker's closed connection is a known end (its message says it all).
+  if (code === EXIT.internal && !(e instanceof ConnectionClosedError) && (e as Error).stack) {
+    processIo.log((e as Error).stack!);
+  }
   process.exitCode = code;
 }
 // Exit explicitly: Dawn's instance is released at teardown rather than by a garbage-collection finaliser running

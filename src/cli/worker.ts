@@ -6,7 +6,7 @@
  */
 import { Command } from 'commander';
 import { createGpuContext, type GpuContext } from '../gpu/context.js';
-import { GpuUnavailableError } from '../errors.js';
+import { ConnectionClosedError, GpuUnavailableError } from '../errors.js';
 import { noteCpuFallback } from '../gpu/fallback.js';
 import { runWorker } from '../distributed/worker.js';
 import { selectGpu } from './worker.gpu.js';
@@ -148,7 +148,9 @@ export function workerCommand(io: CliIo): Command {
           `worker: stopped (${summary.done} done, ${summary.failed} failed, ${summary.retried} returned for a retry${dropped})`,
         );
         // Not asked to stop: a failure exit, so that a supervisor (systemd's Restart=on-failure) starts it again.
-        if (summary.closed) throw new Error(`the connection to ${o.nats} closed for good: the worker stopped`);
+        if (summary.closed) {
+          throw new ConnectionClosedError(`the connection to ${o.nats} closed for good: the worker stopped`);
+        }
       } finally {
         detach();
         await gpu?.destroy();

@@ -49,6 +49,7 @@ import {
   openLocal,
   partitionFile,
   partsPerFile,
+  listFiles,
   removeFile,
   sameFolder,
   serveNeeds,
@@ -462,7 +463,8 @@ export async function emstOnNats(
         await jobs.withdraw().catch(() => undefined);
         await jobs.destroyStore().catch((err: Error) => {
           log(
-            `run ${run}: its object store ${runBucket(run)} could not be removed (${err.message}): remove it by hand`,
+            `run ${run}: its object store ${runBucket(run)} or its folder could not be removed (${err.message}): ` +
+              'remove them by hand (README: More than one GPU or machine)',
           );
         });
       } else if (jobs.local) {
@@ -537,7 +539,11 @@ async function partitionsLost(nc: NatsConnection, run: string, state: RunState):
   for (let p = 0; p < state.partitions.length; p++) {
     const fault = await messageFileFault(link.dir, partitionFile(p));
     if (fault === null) continue;
-    await removeFile(link.dir, partitionFile(p));
+    // The index and the parts that are left (nothing reads them any more; they hold shared memory).
+    const name = partitionFile(p);
+    for (const file of await listFiles(link.dir)) {
+      if (file === name || file.startsWith(`${name}.`)) await removeFile(link.dir, file);
+    }
     os ??= await new Objm(nc).open(runBucket(run)).catch(() => null);
     if (!os || (await os.info(partitionObject(p)).catch(() => null)) === null) {
       return `partition ${p} is in neither its folder nor the object store (${fault})`;

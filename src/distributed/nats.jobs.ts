@@ -12,7 +12,8 @@
  * Interrupts: submit's `signal` rejects the caller's wait with AbortError as soon as it aborts (the task itself stays
  * queued or in a worker's hands, and its result is stored for a resumption); close() ends every wait still pending
  * the same way and publishes nothing after it, so a stopped run leaves no promise waiting on a note that will never
- * be listened for; withdraw() takes a batch's queued tasks off the queue (no resumption wants them).
+ * be listened for; withdraw() takes a run's queued tasks off the queue where no resumption wants them (a batch; a
+ * partitioned run that failed before its state was saved).
  */
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
@@ -127,7 +128,8 @@ export class NatsJobs {
 
   /**
    * Opens run `run`'s object store and starts listening for its results. `fresh`: remove whatever the store held
-   * first (a run id used again from the start). `epoch`: told to the workers with every task (TaskHeader.epoch).
+   * first, and the run's tasks still queued from an earlier start (a run id used again from the start). `epoch`: told
+   * to the workers with every task (TaskHeader.epoch).
    */
   static async open(
     nc: NatsConnection,
@@ -147,14 +149,23 @@ export class NatsJobs {
     await ensureTaskStream(await jetstreamManagerOf(nc));
     const objm = new Objm(nc);
     if (options.fresh) {
+      let earlier = true;
       try {
         await (await objm.open(runBucket(run))).destroy();
       } catch {
-        // There was none.
+        earlier = false; // there was none
       }
       // A run id started over (its folder lost, or run again once done) may still have tasks of its earlier start on
-      // the queue: computed, they would ask for partitions of a folder that is gone and results nobody reads.
-      await (await jetstreamManagerOf(nc)).streams.purge(TASK_STREAM, { filter: taskSubject(run) });
+      // the queue: computed, they would ask for partitions of a folder that is gone and results nobody reads. Not
+      // needed for a new id (every batch's); a purge refused (an account without the permission) or timed out leaves
+      // them, as before.
+      if (earlier) {
+        await (
+          await jetstreamManagerOf(nc)
+        ).streams
+          .purge(TASK_STREAM, { filter: taskSubject(run) })
+          .catch(() => undefined);
+      }
     }
     const store = await objm.create(runBucket(run));
     const jobs = new NatsJobs(nc, run, store, options.epoch);
@@ -310,8 +321,9 @@ export class NatsJobs {
    * Removes the run's tasks still on the queue, those in a worker's hands included (that worker finishes its task,
    * and its acknowledgement finds nothing); returns how many. For a run given up that no resumption will want (a
    * batch: its run id is new each time), after close(): its queued tasks would otherwise be computed for nobody — an
-   * hdbscan batch's files clustered and written after its Ctrl-C. Not for a partitioned run: its queued tasks' results
-   * are what a resumption reads.
+   * hdbscan batch's files clustered and written after its Ctrl-C; a partitioned run that failed before its state was
+   * saved (nothing can resume it). Not for a partitioned run that can resume: its queued tasks' results are what a
+   * resumption reads.
    */
   async withdraw(): Promise<number> {
     const jsm = await jetstreamManagerOf(this.nc);
@@ -320,7 +332,11 @@ export class NatsJobs {
 
   /** Removes the run's object store (partitions, bodies, results) and its same-host folder. */
   async destroyStore(): Promise<void> {
-    await this.store.destroy();
-    if (this.local) await removeLocal(this.local);
+    try {
+      await this.store.destroy();
+    } finally {
+      // The folder holds shared memory: removed even where the store could not be (a failing connection).
+      if (this.local) await removeLocal(this.local);
+    }
   }
 }

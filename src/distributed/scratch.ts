@@ -16,7 +16,10 @@ import { resolveThreads } from '../host/threads.js';
 
 type Typed = Uint32Array | Float32Array;
 
-/** A slot to take before the tasks come (prepareScratch): its name, length in 4-byte words, and whether shared. */
+/**
+ * A slot to take before the tasks come (Scratch.prepare: partition.tasks.ts prepareRun, prepareScratch): its name,
+ * length in 4-byte words, and whether shared.
+ */
 export interface SlotSpec {
   name: string;
   length: number;
@@ -100,8 +103,9 @@ export async function withScratch<T>(use: (scratch: Scratch) => Promise<T>): Pro
 const TOUCH_PIECE_WORDS = 1 << 24;
 
 /**
- * Takes the idle Scratch's slots `slots` before the tasks that use them come (a worker told of a run's sizes:
- * worker.ts), so that its first tasks do not take their pages (session 15, H100 x2 at 2·10^8: each worker's first
+ * Takes the idle Scratch's slots `slots` before the tasks that use them come (what a worker told of a run's sizes
+ * did before partition.tasks.ts prepareRun, which also warms the GPU; kept for tests), so that its first tasks do not
+ * take their pages (session 15, H100 x2 at 2·10^8: each worker's first
  * pair ran 1.5–4 s longer than its later ones, its first forest 1–2 s, most of it fresh pages).
  */
 export async function prepareScratch(slots: SlotSpec[], threads?: number): Promise<void> {

@@ -13,8 +13,8 @@
  * from them; another worker cannot know (a redelivery to it may still say 1).
  */
 export class DeliveryCounts {
-  /** Stream sequence → the count last used for it, oldest first (at most `keep`). */
-  private readonly last = new Map<number, number>();
+  /** Message key (its stream sequence, with the task's run and id) → the count last used for it, oldest first. */
+  private readonly last = new Map<number | string, number>();
 
   /** `keep`: the messages remembered (a worker takes one task at a time: a few are enough; default 1024). */
   constructor(private readonly keep = 1024) {
@@ -22,13 +22,17 @@ export class DeliveryCounts {
       throw new RangeError(`DeliveryCounts keeps at least 1 message, got ${keep}.`);
   }
 
-  /** The count of this delivery of stream message `seq`, whose ack reply says `told` (≥ 1). */
-  count(seq: number, told: number): number {
-    const before = this.last.get(seq);
+  /**
+   * The count of this delivery of the message `key`, whose ack reply says `told` (≥ 1). The worker keys a message by its
+   * stream sequence and its task's run and id: a task stream deleted and made again numbers its messages from 1 anew,
+   * and a new task must not take on an old one's count.
+   */
+  count(key: number | string, told: number): number {
+    const before = this.last.get(key);
     const count = before === undefined ? told : Math.max(told, before + 1);
-    this.last.delete(seq);
-    this.last.set(seq, count);
-    if (this.last.size > this.keep) this.last.delete(this.last.keys().next().value as number);
+    this.last.delete(key);
+    this.last.set(key, count);
+    if (this.last.size > this.keep) this.last.delete(this.last.keys().next().value as number | string);
     return count;
   }
 }

@@ -489,12 +489,14 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       // Counted on from this worker's earlier deliveries of the same message where the server's count went back
       // (worker.deliveries.ts): told in one line.
       const told = m.info.deliveryCount;
-      const deliveries = counts.count(m.info.streamSequence, told);
+      const deliveries = counts.count(`${m.info.streamSequence}/${header.run}/${header.id}`, told);
       if (deliveries !== told) {
         log(
           `worker: ${what} came back as delivery ${told} after this worker's delivery ${deliveries - 1}: counted as ${deliveries}`,
         );
       }
+      const settled = (): number => summary.done + summary.failed + summary.retried + summary.dropped;
+      const before = settled();
       try {
         await handle(m, header, what, deliveries);
       } catch (e) {
@@ -506,7 +508,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         }
       }
       if (nc.isClosed()) {
-        inHand = what;
+        // Named only where it was not settled (acked done or failed, returned, dropped) before the close.
+        if (settled() === before) inHand = what;
         break;
       }
     }

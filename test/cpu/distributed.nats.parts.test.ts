@@ -2,8 +2,8 @@
  * issue 20: the coordinator's partition files in parts (nats.local.ts writeMessageFile's `parts`, partsPerFile: 4 on
  * the 32-core hosts, 1 on a 2-core machine, so that no other test writes them) through a whole run: partsPerFile is
  * made 3 here. A 'pairs' run interrupted after its first pair keeps its folder with partition.p.0 … .2 and their
- * index partition.p; started again with the same run id it resumes from them (the index's presence is what
- * partitionsKept looks for) and gives the single-process tree, edge for edge.
+ * index partition.p; started again with the same run id it resumes from them (coordinator.ts partitionsLost reads
+ * each index and checks its parts' sizes) and gives the single-process tree, edge for edge.
  *
  * One nats-server (random loopback port) and one worker in this process (CPU, one thread): it sees the folder, so it
  * reads the parted files.
