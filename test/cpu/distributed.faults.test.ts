@@ -5,7 +5,8 @@
  *   - a resumed run checked its same-host folder's partition files by their names alone: a partition written in parts
  *     (nats.local.ts writeMessageFile's `parts`) whose part was missing or short was handed to the workers, whose
  *     reads failed until the task failed for good, and the run with it. The resume now reads each index and its
- *     parts' sizes, names the broken file, and starts the run over;
+ *     parts' sizes, names the broken file, removes it with its parts, and starts the run over — or, where the object
+ *     store holds that partition, resumes (its workers read it from the store);
  *   - a fresh run whose upload of its partitions failed part-way (the server out of JetStream storage) left its
  *     object store, with the partitions stored before the failure, in the server: no KV entry named it, so nothing
  *     would remove it. The run now removes what it made before it rejects;
@@ -25,7 +26,17 @@ import { jetstream } from '@nats-io/jetstream';
 import { emst } from '../../src/emst/emst.js';
 import { AbortError } from '../../src/errors.js';
 import { emstOnNats } from '../../src/distributed/coordinator.js';
-import { connectNats, jetstreamManagerOf, runBucket, TASK_STREAM, taskSubject } from '../../src/distributed/nats.js';
+import {
+  bodyLimit,
+  connectNats,
+  jetstreamManagerOf,
+  putMessage,
+  runBucket,
+  TASK_STREAM,
+  taskSubject,
+} from '../../src/distributed/nats.js';
+import { partitionObject } from '../../src/distributed/nats.tasks.js';
+import { Objm } from '@nats-io/obj';
 import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
 import { NatsJobs } from '../../src/distributed/nats.jobs.js';
 import { partitionFile, readMessageFile, writeMessageFile } from '../../src/distributed/nats.local.js';
@@ -115,6 +126,57 @@ describe('emstOnNats: a resumed run whose partition file lost a part', () => {
       expect(said, lines.join('\n')).toMatch(new RegExp(`run ${runId}: .*partition\\.1\\.1`));
     }, 60_000);
   }
+});
+
+describe('emstOnNats: a resumed run whose partition file lost a part, the partition in the object store', () => {
+  it('removes the file with its parts and resumes, the worker reading that partition from the store', async () => {
+    const points = cloud('clustered', 20_000, DIM, 8);
+    const runId = 'faults-part-stored';
+    const cluster = { url: server.url, partitions: 3, runId, localDir: dir };
+    const controller = new AbortController();
+    const first = await emstOnNats(points, {
+      dim: DIM,
+      signal: controller.signal,
+      cluster: { ...cluster, log: (line) => /partitions stored/.test(line) && controller.abort() },
+    }).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(AbortError);
+    const folder = join(dir, `treeline-${runId}`);
+    const msg = (await readMessageFile(folder, partitionFile(1)))!;
+    // In the object store too (as the coordinator uploads it for a worker on another host), then in 2 parts here,
+    // one of them gone.
+    const os = await new Objm(nc).open(runBucket(runId));
+    await putMessage(os, partitionObject(1), msg, bodyLimit(nc));
+    await writeMessageFile(folder, partitionFile(1), msg, undefined, 2);
+    rmSync(join(folder, 'partition.1.1'));
+    const lines: string[] = [];
+    let left: string[] | null = null;
+    let worker: ReturnType<typeof startWorkerInProcess> | null = null;
+    try {
+      const again = await emstOnNats(points, {
+        dim: DIM,
+        cluster: {
+          ...cluster,
+          log: (line) => {
+            lines.push(line);
+            if (!worker && /resuming|starting over/.test(line)) {
+              left = readdirSync(folder).filter((f) => f.startsWith('partition.1'));
+              worker = startWorkerInProcess(server.url, { backend: 'cpu', threads: 1 });
+            }
+          },
+        },
+      });
+      expect(again.resumed, lines.join('\n')).toBe(true);
+      const single = await emst(points, { dim: DIM, backend: 'cpu' });
+      expect(again.sources).toEqual(single.sources);
+      expect(again.targets).toEqual(single.targets);
+      expect(again.weights).toEqual(single.weights);
+    } finally {
+      await (worker as ReturnType<typeof startWorkerInProcess> | null)?.stop();
+    }
+    // The index and the part that was left, removed before the resumption went on.
+    expect(left).toEqual([]);
+    expect(lines.some((l) => /starting over/.test(l))).toBe(false);
+  }, 60_000);
 });
 
 describe('emstOnNats: a fresh run whose upload fails part-way', () => {
