@@ -285,7 +285,8 @@ export interface RunPrepared {
 /**
  * What a worker does when told a 'pairs' run's size (worker.ts), while the coordinator reads and partitions the points:
  * takes its tasks' scratch (pairsScratchSlots, pages touched on `touchThreads` threads, so that its first tasks do not
- * take them) and — on the GPU, where `warm` (a Euclidean run) — at the same time one GPU EMST of a 'pair' task's size
+ * take them) and — on the GPU, for a Euclidean run, where `warm` (no task in hand) — at the same time one GPU EMST of a
+ * 'pair' task's size
  * (2⌈n / k⌉ points) on stand-in points, into that Scratch's pair.points and mst.* slots (emstInto: what a pair does);
  * the touching skips the mst.* slots, which the EMST's read-back writes.
  *
@@ -303,9 +304,11 @@ export async function prepareRun(
   dim: number,
   k: number,
   env: TaskEnv,
-  opts: { slotThreads: number; touchThreads?: number; warm: boolean },
+  opts: { slotThreads: number; touchThreads?: number; euclidean: boolean; warm: boolean },
 ): Promise<RunPrepared> {
-  const gpu = env.backend === 'gpu';
+  // The GPU path's slots (its edge arrays, the forests' threaded passes) serve a Euclidean run's tasks alone: a
+  // mutual-reachability run's MSTs are the CPU backend's, which returns fresh arrays.
+  const gpu = env.backend === 'gpu' && opts.euclidean;
   const slots = pairsScratchSlots(n, dim, k, gpu, opts.slotThreads);
   const pair = Math.min(n, 2 * Math.ceil(n / Math.max(1, k)));
   const warm = opts.warm && gpu && env.gpu !== undefined && pair >= 2;

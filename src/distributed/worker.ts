@@ -38,7 +38,6 @@ import {
   ensureTaskQueue,
   getMessage,
   jetstreamManagerOf,
-  PREPARE_SUBJECT,
   putBytes,
   putMessage,
   runBucket,
@@ -54,10 +53,10 @@ import { outcomeMessage, resultObject, taskObject, type TaskHeader, type TaskOut
 import { askFor, resultFile, writeMessageFile, type LocalLink } from './nats.local.js';
 import type { PartitionData, PartitionTask, TaskEnv, TaskMessage } from './types.js';
 import type { BatchTask } from './worker.tasks.js';
-import { prepareRun, TASK_THREADS_MAX } from './partition.tasks.js';
 import { hostCores, HostPeers, hostThreadsLine, taskHostThreads } from './worker.host.js';
 import { DeliveryCounts } from './worker.deliveries.js';
 import { ObjectCache, sees, type PartitionSource } from './worker.cache.js';
+import { subscribePrepare } from './worker.prepare.js';
 
 export interface WorkerOptions extends NatsOptions {
   /** How the tasks compute (the worker owns `env.gpu`, if any). */
@@ -173,55 +172,10 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
     let pairsInHand = 0;
     const consumer = await js.consumers.get(TASK_STREAM, TASK_CONSUMER);
     const counts = new DeliveryCounts();
-    // A 'pairs' run's size, told by its coordinator before it partitions: the tasks' scratch is taken meanwhile, and
-    // a partition task waits for that to finish (it would take the same pages itself).
-    let preparing: Promise<void> = Promise.resolve();
-    const prepared = new Set<string>();
-    const prepareSub = nc.subscribe(PREPARE_SUBJECT, {
-      callback: (_err, msg) => {
-        let size: { run?: unknown; n?: unknown; dim?: unknown; k?: unknown; euclidean?: unknown };
-        try {
-          size = JSON.parse(new TextDecoder().decode(msg.data));
-        } catch {
-          return;
-        }
-        const { run, n, dim, k, euclidean } = size;
-        const whole = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x > 0;
-        if (typeof run !== 'string' || !whole(n) || !whole(dim) || !whole(k) || prepared.has(run)) return;
-        prepared.add(run);
-        // Without --threads, the slots of the tasks' threaded passes are taken whatever this worker's share is now:
-        // it may change before the tasks come (a worker starting or stopping on this host), and a task whose share
-        // is one thread takes plain arrays of its own for those passes (Scratch grows or replaces a slot on demand).
-        // The pages are touched on the share's threads. A GPU worker makes one EMST of a pair's size meanwhile: the
-        // pairs' MSTs are Euclidean ones only (a mutual-reachability run's are the CPU backend's; an older
-        // coordinator does not say: Euclidean).
-        preparing = preparing
-          .then(() =>
-            prepareRun(n, dim, k, o.env, {
-              slotThreads: o.env.threads ?? TASK_THREADS_MAX,
-              touchThreads: o.env.threads ?? share(),
-              warm: euclidean !== false,
-            }),
-          )
-          .then(
-            ({ bytes, touched, warmed }) => {
-              const gb = (bytes / 1e9).toFixed(1);
-              log(
-                touched instanceof Error
-                  ? `worker: scratch for run ${run} not taken: ${describe(touched)}`
-                  : `worker: scratch for run ${run} taken (${gb} GB) in ${touched.toFixed(0)} ms`,
-              );
-              if (warmed instanceof Error) log(`worker: GPU not warmed for run ${run}: ${describe(warmed)}`);
-              else if (warmed !== null) {
-                log(
-                  `worker: GPU warmed for run ${run} (an EMST of ${warmed.points} stand-in points) in ${warmed.ms.toFixed(0)} ms`,
-                );
-              }
-            },
-            (e) => log(`worker: scratch for run ${run} not taken: ${describe(e)}`),
-          );
-      },
-    });
+    // A 'pairs' run's size, told by its coordinator before it partitions: the tasks' scratch is taken (and the GPU
+    // warmed) meanwhile, and a partition task waits for that to finish (it would take the same pages itself).
+    let inTask = false;
+    const preparation = subscribePrepare(nc, o.env, share, log, () => inTask);
     log(`worker: connected to ${o.url}, backend ${o.env.backend}${o.env.gpu ? ' (GPU context ready)' : ''}`);
 
     /**
@@ -399,7 +353,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (body === null) throw new Error(`task ${what}'s body is missing from the run's object store.`);
         let reply: TaskMessage;
         if (header.partition !== undefined) {
-          await preparing;
+          await preparation.ready();
           const run = o.partitionTasks[header.kind];
           if (!run) throw new Error(`this worker has no partition task '${header.kind}'.`);
           // A pair's partner is read beside its own partition (each once per run: the cache keeps them), and the
@@ -497,6 +451,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       }
       const settled = (): number => summary.done + summary.failed + summary.retried + summary.dropped;
       const before = settled();
+      inTask = true;
       try {
         await handle(m, header, what, deliveries);
       } catch (e) {
@@ -506,6 +461,8 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
             if (!nc.isClosed()) throw err;
           });
         }
+      } finally {
+        inTask = false;
       }
       if (nc.isClosed()) {
         // Named only where it was not settled (acked done or failed, returned, dropped) before the close.
@@ -523,7 +480,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
           `${inHand ? `, task ${inHand} in hand: it goes to another worker after its ack wait` : ''}; stopping`,
       );
     }
-    prepareSub.unsubscribe();
+    preparation.stop();
     return summary;
   } finally {
     await peers?.stop();

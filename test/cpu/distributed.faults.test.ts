@@ -30,6 +30,7 @@ import {
   bodyLimit,
   connectNats,
   jetstreamManagerOf,
+  PREPARE_SUBJECT,
   putMessage,
   runBucket,
   TASK_STREAM,
@@ -41,6 +42,7 @@ import { encodeTaskMessage } from '../../src/distributed/nats.codec.js';
 import { NatsJobs } from '../../src/distributed/nats.jobs.js';
 import { partitionFile, readMessageFile, writeMessageFile } from '../../src/distributed/nats.local.js';
 import { RUN_LOOK_MS } from '../../src/distributed/worker.js';
+import { subscribePrepare } from '../../src/distributed/worker.prepare.js';
 import type { BatchTask } from '../../src/distributed/worker.tasks.js';
 import { cloud } from '../helpers/clouds.js';
 import { startNatsServer, startWorkerInProcess, type NatsServer } from '../helpers/nats.js';
@@ -287,5 +289,41 @@ describe('NatsJobs.open: a run id started afresh', () => {
     expect(others.state.subjects?.[taskSubject(other)]).toBe(1);
     await jsm.streams.purge(TASK_STREAM, { filter: taskSubject(other) });
     await again.destroyStore();
+  });
+});
+
+describe("subscribePrepare: a 'pairs' run's size told to the workers", () => {
+  it('prepares a size once, and a run id told again with another size again (a run id reused on other points)', async () => {
+    const lines: string[] = [];
+    const conn = await connectNats({ url: server.url });
+    const preparation = subscribePrepare(
+      conn,
+      { backend: 'cpu', threads: 1 },
+      () => 1,
+      (l) => lines.push(l),
+      () => false,
+    );
+    try {
+      await conn.flush(); // the subscription at the server before anything is told
+      const tell = (n: number): void =>
+        nc.publish(PREPARE_SUBJECT, JSON.stringify({ run: 'prep-1', n, dim: 3, k: 2, euclidean: true }));
+      tell(1000);
+      tell(1000);
+      tell(3000);
+      nc.publish(PREPARE_SUBJECT, 'not json');
+      await nc.flush();
+      const taken = (): number => lines.filter((l) => /^worker: scratch for run prep-1 taken/.test(l)).length;
+      for (let i = 0; i < 100 && taken() < 2; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        await preparation.ready();
+      }
+      // Nothing more after a while (the repeated size was not prepared again).
+      await new Promise((r) => setTimeout(r, 300));
+      await preparation.ready();
+      expect(taken(), lines.join('\n')).toBe(2);
+    } finally {
+      preparation.stop();
+      await conn.close();
+    }
   });
 });

@@ -57,7 +57,7 @@ describe.skipIf(variants.length === 0).each(variants)("'pairs' tasks' passes on 
     const points = cloud('clustered', 3000, 3, 70);
     const single = await emst(points, { dim: 3, backend: 'cpu', threads: 1 });
     const gpu = { backend: 'gpu' as const, gpu: ctx };
-    const opts = { slotThreads: 3, touchThreads: 2, warm: true };
+    const opts = { slotThreads: 3, touchThreads: 2, euclidean: true, warm: true };
     // The stand-ins' EMST fills the scratch's pair.points and mst.* slots the tasks then take from the idle Scratch,
     // while the other slots are touched.
     const prepared = await prepareRun(3000, 3, 4, gpu, opts);
@@ -69,8 +69,12 @@ describe.skipIf(variants.length === 0).each(variants)("'pairs' tasks' passes on 
     expect([...parted.sources]).toEqual([...single.sources]);
     expect([...parted.targets]).toEqual([...single.targets]);
     expect([...parted.weights]).toEqual([...single.weights]);
-    // No warm-up: a mutual-reachability run, the CPU backend, or a pair of one point.
+    // No warm-up: a task in hand, a mutual-reachability run (nor the GPU path's slots: its MSTs are the CPU's), the
+    // CPU backend, or a pair of one point.
     expect((await prepareRun(3000, 3, 4, gpu, { ...opts, warm: false })).warmed).toBeNull();
+    const mr = await prepareRun(3000, 3, 4, gpu, { ...opts, euclidean: false });
+    expect(mr.warmed).toBeNull();
+    expect(mr.bytes).toBeLessThan(prepared.bytes);
     expect((await prepareRun(3000, 3, 4, { backend: 'cpu' }, opts)).warmed).toBeNull();
     expect((await prepareRun(1, 3, 1, gpu, opts)).warmed).toBeNull();
   });
