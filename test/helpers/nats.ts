@@ -72,10 +72,13 @@ export interface NatsServer {
 }
 
 /**
- * Starts nats-server with JetStream on 127.0.0.1, a random port and a temporary store; `maxFileStore` (bytes) caps
- * JetStream's file storage (through a config file: the command line has no such flag), for a server that fills up.
+ * Starts nats-server with JetStream on 127.0.0.1, a random port (or `port`) and a temporary store; `maxFileStore`
+ * (bytes) caps JetStream's file storage (through a config file: the command line has no such flag), for a server that
+ * fills up; `args` go on its command line (`--user`, `--pass`).
  */
-export async function startNatsServer(opts: { maxFileStore?: number } = {}): Promise<NatsServer> {
+export async function startNatsServer(
+  opts: { maxFileStore?: number; port?: number; args?: string[] } = {},
+): Promise<NatsServer> {
   // Debian puts it in /usr/sbin, which a non-root PATH may lack.
   const bin = ['nats-server', '/usr/sbin/nats-server'].find((b) => !spawnSync(b, ['--version']).error);
   if (!bin) {
@@ -94,7 +97,7 @@ export async function startNatsServer(opts: { maxFileStore?: number } = {}): Pro
     args = ['-c', config];
   }
   const child = track(
-    spawn(bin, ['-a', '127.0.0.1', '-p', '-1', ...args], {
+    spawn(bin, ['-a', '127.0.0.1', '-p', String(opts.port ?? -1), ...args, ...(opts.args ?? [])], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
