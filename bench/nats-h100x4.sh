@@ -29,6 +29,7 @@
 # to its GPU (sysfs local_cpulist) where they are not all CPUs, else to the i-th W-th of the physical cores with
 # their hyperthread siblings (lscpu), so two workers never share a core; 1 worker: all CPUs) — the two for session 12's finding that two
 # workers on one host each run their tasks 17–22 % (pairs) and 8–19 % (forests) slower than one alone,
+# MD5=1 (md5 sums of every result, not only the first checked one),
 # CHECK=0 (no nats-check/md5 of the first result: later calls of one machine start compare byte for byte with the
 # earlier results under D anyway; the check took 44 s at 2·10^8), BUDGET (s, default 550), RESERVE (s kept after a
 # run for its checks, default 40; a run is skipped with less than RESERVE + 30 left), D, PORT (4222; monitoring PORT +
@@ -226,6 +227,9 @@ run() { # partitions: one timed `emst --nats` run with the workers above, then i
     $NODE bench/nats-check.mjs "$D/$id" "$N"
     (cd "$D/$id" && md5sum sources.npy targets.npy weights.npy | sed "s|^|$id |")
     CHECKED=$id
+  elif [ "${MD5:-0}" = 1 ]; then
+    # MD5=1: every result's md5 sums too (~4 s a result at 2·10^8), to compare across machine starts.
+    (cd "$D/$id" && md5sum sources.npy targets.npy weights.npy | sed "s|^|$id |")
   fi
   for other in "$D"/*/; do
     other=$(basename "$other")
