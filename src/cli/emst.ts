@@ -18,7 +18,15 @@ import { InputError } from '../errors.js';
 import type { EdgeSink } from '../distributed/types.js';
 import { NpyEdgeSink } from '../io/write.sink.js';
 import { DEFAULT_PARTITIONS, emstOnNats } from '../distributed/coordinator.js';
-import { addLocalDirOption, addNatsOptions, localDirOf, natsOptionsOf, type NatsCliOptions } from './nats.js';
+import {
+  addLocalDirOption,
+  addNatsMethodOption,
+  addNatsOptions,
+  checkNatsOnly,
+  localDirOf,
+  natsOptionsOf,
+  type NatsCliOptions,
+} from './nats.js';
 import {
   addBackendOption,
   addThreadsOption,
@@ -147,6 +155,7 @@ async function computeEmstOnNats(
       partitions: o.partitions,
       runId: o.runId,
       localDir: localDirOf(o),
+      ...(o.natsMethod ? { method: o.natsMethod } : {}),
       log,
     },
   });
@@ -218,6 +227,7 @@ export function emstCommand(io: CliIo): Command {
     )
     .option('--run-id <id>', 'with --nats: name the run; the same id resumes it after an interruption');
   addLocalDirOption(cmd);
+  addNatsMethodOption(cmd);
   return cmd
     .addHelpText(
       'after',
@@ -237,6 +247,7 @@ export function emstCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (file: string, o: EmstCliOptions) => {
+      checkNatsOnly(o);
       const outputs = [{ path: o.output, option: '-o', kind: outputKind(o) }];
       const { r, where, totalWeight } = await runCommand(io, 'emst', { verbose: o.verbose, outputs }, async (run) => {
         // --nats with --format npy -o: the 'pairs' merge writes the three files as it merges (io/write.sink.ts);

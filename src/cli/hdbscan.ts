@@ -28,7 +28,15 @@ import { warmEmstPipelines } from '../emst/pipeline.js';
 import { warmClusterPipelines } from '../cluster/warm.js';
 import { hdbscanBatch } from './hdbscan.batch.js';
 import { hdbscanNatsRunners } from './hdbscan.nats.js';
-import { addLocalDirOption, addNatsOptions, localDirOf, natsOptionsOf, type NatsCliOptions } from './nats.js';
+import {
+  addLocalDirOption,
+  addNatsMethodOption,
+  addNatsOptions,
+  checkNatsOnly,
+  localDirOf,
+  natsOptionsOf,
+  type NatsCliOptions,
+} from './nats.js';
 import {
   addHdbscanPlotOptions,
   hdbscanPlotOutputs,
@@ -231,6 +239,7 @@ async function computeHdbscanOf(
               partitions: o.partitions,
               runId: o.runId,
               localDir: localDirOf(o),
+              ...(o.natsMethod ? { method: o.natsMethod } : {}),
               log: warn,
             },
           }
@@ -541,6 +550,7 @@ export function hdbscanCommand(io: CliIo): Command {
     .option('--partitions <k>', 'spatial partitions of one file with --nats (default 8)', integer('--partitions', 1))
     .option('--run-id <id>', "with --nats and one file: name the MST's run; the same id resumes it");
   addLocalDirOption(cmd);
+  addNatsMethodOption(cmd);
   return cmd
     .addHelpText(
       'after',
@@ -569,6 +579,7 @@ export function hdbscanCommand(io: CliIo): Command {
       ].join('\n'),
     )
     .action(async (files: string[], o: HdbscanCliOptions) => {
+      checkNatsOnly(o);
       if (files.length > 1 && o.nats) {
         const nats = await hdbscanNatsRunners(o, io.log);
         try {

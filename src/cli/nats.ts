@@ -3,6 +3,8 @@
  * the server URL and what authenticates this process to it (src/distributed/nats.ts).
  */
 import type { Command } from 'commander';
+import { InputError } from '../errors.js';
+import { choice } from './options.js';
 import type { NatsOptions } from '../distributed/nats.js';
 
 export interface NatsCliOptions {
@@ -13,6 +15,7 @@ export interface NatsCliOptions {
   natsTlsCa?: string;
   natsAllowAnonymous?: boolean;
   natsLocalDir?: string;
+  natsMethod?: 'rounds' | 'pairs' | 'pairs-kruskal';
 }
 
 /** --nats <url> (required for `worker`) and the credential and TLS options. */
@@ -58,4 +61,33 @@ export function addLocalDirOption(cmd: Command): Command {
 /** cluster.localDir from --nats-local-dir: undefined (the default folder), a folder, or false ('none'). */
 export function localDirOf(o: NatsCliOptions): string | false | undefined {
   return o.natsLocalDir === 'none' ? false : o.natsLocalDir;
+}
+
+/**
+ * --nats-method on a command that coordinates a partitioned run (emst, hdbscan with one file): how the partitions'
+ * trees are joined (cluster.method; default TREELINE_PARTITIONED_METHOD, else rounds).
+ */
+export function addNatsMethodOption(cmd: Command): Command {
+  return cmd.option(
+    '--nats-method <m>',
+    "with --nats: how the partitions' trees are joined: rounds (Borůvka rounds: the least work, for CPU workers) | pairs (an MST of every pair of partitions: for GPU workers) | pairs-kruskal (default: TREELINE_PARTITIONED_METHOD, else rounds)",
+    choice('--nats-method', ['rounds', 'pairs', 'pairs-kruskal'] as const),
+  );
+}
+
+/** Refuses a partitioned run's options without --nats (they would be ignored: the run would be local). */
+export function checkNatsOnly(o: NatsCliOptions & { partitions?: number; runId?: string }): void {
+  if (o.nats) return;
+  const given = [
+    ['--partitions', o.partitions],
+    ['--run-id', o.runId],
+    ['--nats-method', o.natsMethod],
+    ['--nats-local-dir', o.natsLocalDir],
+  ].filter(([, v]) => v !== undefined);
+  if (given.length > 0) {
+    const flags = given.map(([f]) => f).join(', ');
+    throw new InputError(
+      `${flags} ${given.length === 1 ? 'applies' : 'apply'} only to a run on workers: add --nats <url>.`,
+    );
+  }
 }

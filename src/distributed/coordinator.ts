@@ -170,7 +170,7 @@ export interface EmstOnNatsOptions {
   onProgress?: ProgressCallback;
   signal?: AbortSignal;
   cluster: ClusterOptions;
-  /** partitionedEmst's method (default: TREELINE_PARTITIONED_METHOD, else 'rounds'). */
+  /** partitionedEmst's method (default: cluster.method, else TREELINE_PARTITIONED_METHOD, else 'rounds'). */
   method?: PartitionedEmstMethod;
   /** partitionedEmst's sink: where the 'pairs' method may write the tree as it merges it (the CLI's .npy files). */
   sink?: EdgeSink;
@@ -185,15 +185,23 @@ export interface EmstOnNatsResult extends PartitionedEmstResult {
 }
 
 /**
- * partitionedEmst's method for runs on NATS: TREELINE_PARTITIONED_METHOD=pairs selects the pair MSTs with the owners'
- * contraction, =pairs-kruskal the pairs without it, against the default Borůvka rounds ('rounds': the method timed on
- * the H100s so far; the pairs are exact in every test but not yet timed on GPUs; README environment table).
+ * partitionedEmst's method for runs on NATS where neither the call nor `cluster.method` names one:
+ * TREELINE_PARTITIONED_METHOD=pairs selects the pair MSTs with the owners' contraction (the method timed on GPU workers:
+ * bench/RESULTS.md), =pairs-kruskal the pairs without it, against the default Borůvka rounds ('rounds': the least work,
+ * for CPU workers; README environment table).
  */
 function methodFromEnv(): PartitionedEmstMethod {
   const v = process.env.TREELINE_PARTITIONED_METHOD;
   if (v === undefined || v === '' || v === 'rounds') return 'rounds';
   if (v === 'pairs' || v === 'pairs-kruskal') return v;
   throw new InputError(`Expected TREELINE_PARTITIONED_METHOD to be 'pairs', 'pairs-kruskal' or 'rounds', got '${v}'.`);
+}
+
+/** `cluster.method` where given, checked (an API caller may pass any string). */
+function checkedMethod(v: unknown): PartitionedEmstMethod | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'rounds' || v === 'pairs' || v === 'pairs-kruskal') return v;
+  throw new InputError(`Expected cluster.method to be 'rounds', 'pairs' or 'pairs-kruskal', got '${String(v)}'.`);
 }
 
 const freshRunId = (): string => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`;
@@ -236,7 +244,7 @@ export async function emstOnNats(
   const minSamples = options.minSamples ?? 1;
   const alpha = options.alpha ?? 1;
   const k = cluster.partitions ?? DEFAULT_PARTITIONS;
-  const method = options.method ?? methodFromEnv();
+  const method = options.method ?? checkedMethod(cluster.method) ?? methodFromEnv();
   if (!Number.isInteger(k) || k < 1) throw new InputError(`Expected cluster.partitions ≥ 1, got ${k}.`);
   if (!Number.isInteger(dim) || dim < 1) throw new InputError(`Expected dim to be a positive integer, got ${dim}.`);
   const run = checkRunId(cluster.runId ?? freshRunId());

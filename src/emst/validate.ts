@@ -85,6 +85,13 @@ export interface EmstClusterOptions {
   name?: string;
   /** Spatial partitions (default 8). */
   partitions?: number;
+  /**
+   * How the partitions' trees are joined (README, "More than one GPU or machine"): 'rounds' (Borůvka rounds of
+   * queries to the partitions' owners: the least work, for CPU workers), 'pairs' (an MST of every pair of partitions
+   * on the workers: the method for GPU workers), 'pairs-kruskal' (the pairs with the whole Kruskal here). Default:
+   * TREELINE_PARTITIONED_METHOD, else 'rounds'.
+   */
+  method?: 'rounds' | 'pairs' | 'pairs-kruskal';
   /** The run's id (letters, digits, '-', '_'): the same id resumes an unfinished run. Default: a fresh one. */
   runId?: string;
   /** Keep the run's objects (and its same-host folder) after success (default false: removed). */
