@@ -2,6 +2,9 @@
  * The library's typed errors. The library throws; only the CLI (`src/cli/main.ts`) maps them to exit codes.
  */
 
+/** What a caught value says: an Error's message, anything else as a string (for log lines that name a cause). */
+export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 /** Base class of every error treeline throws on purpose. */
 export class TreelineError extends Error {
   override name = 'TreelineError';

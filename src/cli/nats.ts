@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { InputError } from '../errors.js';
 import { choice } from './options.js';
 import type { NatsOptions } from '../distributed/nats.js';
+import { PARTITIONED_METHODS, type PartitionedEmstMethod } from '../distributed/types.js';
 
 export interface NatsCliOptions {
   nats?: string;
@@ -15,7 +16,7 @@ export interface NatsCliOptions {
   natsTlsCa?: string;
   natsAllowAnonymous?: boolean;
   natsLocalDir?: string;
-  natsMethod?: 'rounds' | 'pairs' | 'pairs-kruskal';
+  natsMethod?: PartitionedEmstMethod;
 }
 
 /** --nats <url> (required for `worker`) and the credential and TLS options. */
@@ -71,7 +72,7 @@ export function addNatsMethodOption(cmd: Command): Command {
   return cmd.option(
     '--nats-method <m>',
     "with --nats: how the partitions' trees are joined: rounds (Borůvka rounds: the least work, for CPU workers) | pairs (an MST of every pair of partitions: for GPU workers) | pairs-kruskal (default: TREELINE_PARTITIONED_METHOD, else rounds)",
-    choice('--nats-method', ['rounds', 'pairs', 'pairs-kruskal'] as const),
+    choice('--nats-method', PARTITIONED_METHODS),
   );
 }
 

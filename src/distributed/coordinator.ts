@@ -63,6 +63,7 @@ import { partitionInfo } from './partition.js';
 import { blockHashes, partitionPointsThreaded, partitionWithHashes, sharedPoints } from './partition.threads.js';
 import { COORDINATOR_THREADS, resolveThreads } from '../host/threads.js';
 import { partitionedEmst } from './partition.emst.js';
+import { PARTITIONED_METHODS } from './types.js';
 import type {
   EdgeSink,
   PartitionData,
@@ -192,16 +193,18 @@ export interface EmstOnNatsResult extends PartitionedEmstResult {
  */
 function methodFromEnv(): PartitionedEmstMethod {
   const v = process.env.TREELINE_PARTITIONED_METHOD;
-  if (v === undefined || v === '' || v === 'rounds') return 'rounds';
-  if (v === 'pairs' || v === 'pairs-kruskal') return v;
-  throw new InputError(`Expected TREELINE_PARTITIONED_METHOD to be 'pairs', 'pairs-kruskal' or 'rounds', got '${v}'.`);
+  return v === undefined || v === '' ? 'rounds' : asMethod(v, 'TREELINE_PARTITIONED_METHOD');
 }
 
 /** `cluster.method` where given, checked (an API caller may pass any string). */
 function checkedMethod(v: unknown): PartitionedEmstMethod | undefined {
-  if (v === undefined) return undefined;
-  if (v === 'rounds' || v === 'pairs' || v === 'pairs-kruskal') return v;
-  throw new InputError(`Expected cluster.method to be 'rounds', 'pairs' or 'pairs-kruskal', got '${String(v)}'.`);
+  return v === undefined ? undefined : asMethod(v, 'cluster.method');
+}
+
+/** `v` as a method, checked before anything is read or sent (partitionedEmst checks only once the run is under way). */
+function asMethod(v: unknown, what: string): PartitionedEmstMethod {
+  if ((PARTITIONED_METHODS as readonly unknown[]).includes(v)) return v as PartitionedEmstMethod;
+  throw new InputError(`Expected ${what} to be 'rounds', 'pairs' or 'pairs-kruskal', got '${String(v)}'.`);
 }
 
 const freshRunId = (): string => `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`;

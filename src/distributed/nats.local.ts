@@ -34,6 +34,7 @@ import { fileWritesOnThreads, writeFileOnWorker } from './nats.local.threads.js'
 import type { NatsJobs } from './nats.jobs.js';
 import { partitionObject } from './nats.tasks.js';
 import type { TaskMessage } from './types.js';
+import { messageOf } from '../errors.js';
 
 /** Where the coordinator's files are, and the token that proves a worker sees the same folder. */
 export type LocalLink = {
@@ -576,8 +577,7 @@ export async function askFor(
         if ((await os.info(partitionObject(p)).catch(() => null)) !== null) return;
         continue;
       }
-      const why = e instanceof Error ? e.message : String(e);
-      throw new Error(`${what}; asking the coordinator for it (on ${needSubject(run)}): ${why}`);
+      throw new Error(`${what}; asking the coordinator for it (on ${needSubject(run)}): ${messageOf(e)}`);
     }
     if (reply.error) throw new Error(`${what}; the coordinator could not upload it: ${reply.error}`);
     return;

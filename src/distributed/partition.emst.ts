@@ -48,6 +48,7 @@ import { pairsEmst } from './partition.pairs.js';
 import { boruvkaRounds, type SlotEdges } from './partition.rounds.js';
 import { PartitionRun } from './partition.run.js';
 import type { PartitionedEmstOptions, PartitionedEmstResult, PartitionExecutor, TaskMessage } from './types.js';
+import { PARTITIONED_METHODS } from './types.js';
 
 /**
  * The exact EMST (minSamples 1, alpha 1) or mutual-reachability MST of the executor's partitions' points, in
@@ -71,7 +72,7 @@ export async function partitionedEmst(
       run.checkAbort('after the core distances');
     }
     const method = options.method ?? 'rounds';
-    if (method !== 'pairs' && method !== 'pairs-kruskal' && method !== 'rounds') {
+    if (!(PARTITIONED_METHODS as readonly string[]).includes(method)) {
       throw new InputError(`Expected method to be 'pairs', 'pairs-kruskal' or 'rounds', got ${String(method)}.`);
     }
     let tree: { sources: Uint32Array; targets: Uint32Array; keys: Float32Array } | EdgeList;

@@ -251,7 +251,7 @@ export const unionPieces = { rows: 1 << 21, turns: 0 };
  */
 export function pairsScratchSlots(n: number, dim: number, k: number, gpu: boolean, threads: number): SlotSpec[] {
   const part = Math.ceil(n / Math.max(1, k));
-  const pair = Math.min(n, 2 * part);
+  const pair = pairRows(n, k);
   const slots: SlotSpec[] = [
     { name: 'pair.ids', length: pair, shared: true },
     { name: 'pair.points', length: pair * dim, shared: true },
@@ -271,6 +271,9 @@ export function pairsScratchSlots(n: number, dim: number, k: number, gpu: boolea
   }
   return slots.filter((slot) => slot.length > 0);
 }
+
+/** The most rows a 'pair' task holds: two partitions of ⌈n / k⌉ points (the Morton split's differ by one at most). */
+const pairRows = (n: number, k: number): number => Math.min(n, 2 * Math.ceil(n / Math.max(1, k)));
 
 /** What prepareRun did: the bytes of scratch it took and touched, the stand-in points it warmed the GPU with. */
 export interface RunPrepared {
@@ -310,7 +313,7 @@ export async function prepareRun(
   // mutual-reachability run's MSTs are the CPU backend's, which returns fresh arrays.
   const gpu = env.backend === 'gpu' && opts.euclidean;
   const slots = pairsScratchSlots(n, dim, k, gpu, opts.slotThreads);
-  const pair = Math.min(n, 2 * Math.ceil(n / Math.max(1, k)));
+  const pair = pairRows(n, k);
   const warm = opts.warm && gpu && env.gpu !== undefined && pair >= 2;
   const written = new Set(warm ? ['mst.sources', 'mst.targets', 'mst.weights'] : []);
   const bytes = slots.reduce((sum, slot) => sum + 4 * slot.length, 0);

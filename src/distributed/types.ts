@@ -140,10 +140,12 @@ export interface PartitionExecutor {
  *   'rounds'         (default) Borůvka rounds on the coordinator with nearest-other-component queries to the
  *                    owners (partition.rounds.ts): O(k) tasks per round, but rounds of coordinator work over the
  *                    border points (2·10^7 points on two H100s: 0.87× one worker's time).
- * The pairs do k/2 times the local trees' EMST work (fine on GPUs, ~3× slower than 'rounds' with CPU workers) and
- * have not been timed on GPUs yet: opt-in until they are (bench/RESULTS.md, issue 20).
+ * The pairs do k/2 times the local trees' EMST work (fine on GPUs, where they are the method timed since session 10;
+ * ~3× slower than 'rounds' with CPU workers): opt-in (bench/RESULTS.md, issue 20). PARTITIONED_METHODS in the order the
+ * CLI lists them (--nats-method).
  */
-export type PartitionedEmstMethod = 'pairs' | 'pairs-kruskal' | 'rounds';
+export const PARTITIONED_METHODS = ['rounds', 'pairs', 'pairs-kruskal'] as const;
+export type PartitionedEmstMethod = (typeof PARTITIONED_METHODS)[number];
 
 /** partitionedEmst()'s options: emst()'s metric options (no periodic box, no scale cut). */
 export interface PartitionedEmstOptions {

@@ -8,6 +8,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { PREPARE_SUBJECT } from './nats.js';
 import { prepareRun, TASK_THREADS_MAX } from './partition.tasks.js';
 import type { TaskEnv } from './types.js';
+import { messageOf } from '../errors.js';
 
 export interface Preparation {
   /** Resolves once every preparation told so far has ended (never rejects: failures are logged). */
@@ -64,17 +65,17 @@ export function subscribePrepare(
             const gb = (bytes / 1e9).toFixed(1);
             log(
               touched instanceof Error
-                ? `worker: scratch for run ${run} not taken: ${describe(touched)}`
+                ? `worker: scratch for run ${run} not taken: ${messageOf(touched)}`
                 : `worker: scratch for run ${run} taken (${gb} GB) in ${touched.toFixed(0)} ms`,
             );
-            if (warmed instanceof Error) log(`worker: GPU not warmed for run ${run}: ${describe(warmed)}`);
+            if (warmed instanceof Error) log(`worker: GPU not warmed for run ${run}: ${messageOf(warmed)}`);
             else if (warmed !== null) {
               log(
                 `worker: GPU warmed for run ${run} (an EMST of ${warmed.points} stand-in points) in ${warmed.ms.toFixed(0)} ms`,
               );
             } else if (!idle && env.backend === 'gpu') log(`worker: GPU not warmed for run ${run}: a task in hand`);
           },
-          (e) => log(`worker: scratch for run ${run} not taken: ${describe(e)}`),
+          (e) => log(`worker: scratch for run ${run} not taken: ${messageOf(e)}`),
         );
     },
   });
@@ -83,5 +84,3 @@ export function subscribePrepare(
     stop: () => sub.unsubscribe(),
   };
 }
-
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -57,6 +57,7 @@ import { hostCores, HostPeers, hostThreadsLine, taskHostThreads } from './worker
 import { DeliveryCounts } from './worker.deliveries.js';
 import { ObjectCache, sees, type PartitionSource } from './worker.cache.js';
 import { subscribePrepare } from './worker.prepare.js';
+import { messageOf } from '../errors.js';
 
 export interface WorkerOptions extends NatsOptions {
   /** How the tasks compute (the worker owns `env.gpu`, if any). */
@@ -96,8 +97,6 @@ export interface WorkerSummary {
   /** Present where the connection closed for good (the server refused or closed it), not the signal, ended it. */
   closed?: true;
 }
-
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The delay in ms before a task returned for a retry is delivered again. */
 const RETRY_MS = 1000;
@@ -194,7 +193,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         // cannot be written (the folder is full), through the store as elsewhere.
         const file = resultFile(header.id);
         const bytes = await writeMessageFile(local.dir, file, msg).catch((e) => {
-          log(`worker: ${header.id}'s result goes through the object store: ${describe(e)}`);
+          log(`worker: ${header.id}'s result goes through the object store: ${messageOf(e)}`);
           return -1;
         });
         if (bytes >= 0) {
@@ -254,7 +253,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       const bytes = await (os ? Promise.resolve(os) : storeOf(header.run))
         .then((store) => finish(header, store, { error }))
         .catch((e) => {
-          log(`worker: ${what}'s failure is told in its note alone (not stored: ${describe(e)})`);
+          log(`worker: ${what}'s failure is told in its note alone (not stored: ${messageOf(e)})`);
           return encodeTaskMessage(outcomeMessage({ error }));
         });
       m.term();
@@ -276,7 +275,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       e: unknown,
     ): Promise<void> => {
       if (await droppedIfGone(m, header, what, true)) return;
-      const message = describe(e);
+      const message = messageOf(e);
       await retryOrFail(
         m,
         header,
@@ -409,7 +408,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         if (nc.isClosed()) return;
         // A run deleted while this task computed: its result had nowhere to go (the likely failure), so no retry.
         if (await droppedIfGone(m, header, what, true)) return;
-        const message = describe(e);
+        const message = messageOf(e);
         await retryOrFail(m, header, what, deliveries, os, 'failed', message, message);
       } finally {
         clearInterval(beat);
@@ -424,7 +423,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         m = await consumer.next({ expires: PULL_MS });
       } catch (e) {
         if (o.signal?.aborted || nc.isClosed()) break;
-        log(`worker: waiting for the server (${describe(e)})`);
+        log(`worker: waiting for the server (${messageOf(e)})`);
         await new Promise((r) => setTimeout(r, 1000));
         continue;
       }
@@ -434,7 +433,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
         header = headerOf(m);
       } catch (e) {
         // No worker can read it: dropped.
-        log(`worker: dropped a task message: ${describe(e)}`);
+        log(`worker: dropped a task message: ${messageOf(e)}`);
         m.term();
         summary.dropped++;
         continue;
@@ -476,7 +475,7 @@ export async function runWorker(o: WorkerOptions): Promise<WorkerSummary> {
       summary.closed = true;
       const why = await nc.closed();
       log(
-        `worker: the connection to ${o.url} closed${why ? ` (${describe(why)})` : ''}` +
+        `worker: the connection to ${o.url} closed${why ? ` (${messageOf(why)})` : ''}` +
           `${inHand ? `, task ${inHand} in hand: it goes to another worker after its ack wait` : ''}; stopping`,
       );
     }

@@ -73,6 +73,55 @@ async function hasStream(conn: NatsConnection, name: string): Promise<boolean> {
   );
 }
 
+type Cluster = { url: string; partitions: number; runId: string; localDir: string };
+
+/** A run's first start, with no worker: interrupted once its partitions are stored (its state is in the KV then). */
+async function firstStartStored(points: Float32Array, cluster: Cluster): Promise<string> {
+  const controller = new AbortController();
+  const first = await emstOnNats(points, {
+    dim: DIM,
+    signal: controller.signal,
+    cluster: { ...cluster, log: (line) => /partitions stored/.test(line) && controller.abort() },
+  }).catch((e: unknown) => e);
+  expect(first).toBeInstanceOf(AbortError);
+  return join(dir, `treeline-${cluster.runId}`);
+}
+
+/**
+ * The same run started again, with a worker in this process once the coordinator has looked at its folder (its answer
+ * to the damage is what is tested; `looked` runs then, first); the result checked against the single-process tree.
+ */
+async function startAgain(
+  points: Float32Array,
+  cluster: Cluster,
+  looked: () => void = () => undefined,
+): Promise<{ resumed: boolean; lines: string[] }> {
+  const lines: string[] = [];
+  let worker: ReturnType<typeof startWorkerInProcess> | null = null;
+  try {
+    const again = await emstOnNats(points, {
+      dim: DIM,
+      cluster: {
+        ...cluster,
+        log: (line) => {
+          lines.push(line);
+          if (!worker && /resuming|starting over/.test(line)) {
+            looked();
+            worker = startWorkerInProcess(server.url, { backend: 'cpu', threads: 1 });
+          }
+        },
+      },
+    });
+    const single = await emst(points, { dim: DIM, backend: 'cpu' });
+    expect(again.sources).toEqual(single.sources);
+    expect(again.targets).toEqual(single.targets);
+    expect(again.weights).toEqual(single.weights);
+    return { resumed: again.resumed, lines };
+  } finally {
+    await (worker as ReturnType<typeof startWorkerInProcess> | null)?.stop();
+  }
+}
+
 describe('emstOnNats: a resumed run whose partition file lost a part', () => {
   for (const [fault, damage] of [
     ['missing', (path: string) => rmSync(path)],
@@ -82,16 +131,8 @@ describe('emstOnNats: a resumed run whose partition file lost a part', () => {
       const points = cloud('clustered', 20_000, DIM, 7);
       const runId = `faults-part-${fault}`;
       const cluster = { url: server.url, partitions: 3, runId, localDir: dir };
-      // The first start, with no worker: interrupted once its partitions are stored (its state is in the KV then).
-      const controller = new AbortController();
-      const first = await emstOnNats(points, {
-        dim: DIM,
-        signal: controller.signal,
-        cluster: { ...cluster, log: (line) => /partitions stored/.test(line) && controller.abort() },
-      }).catch((e: unknown) => e);
-      expect(first).toBeInstanceOf(AbortError);
+      const folder = await firstStartStored(points, cluster);
       // Partition 1 written again in 2 parts (as a host with the cores writes it: partsPerFile), then one part damaged.
-      const folder = join(dir, `treeline-${runId}`);
       const msg = (await readMessageFile(folder, partitionFile(1)))!;
       await writeMessageFile(folder, partitionFile(1), msg, undefined, 2);
       expect(
@@ -100,30 +141,8 @@ describe('emstOnNats: a resumed run whose partition file lost a part', () => {
           .sort(),
       ).toEqual(['partition.1', 'partition.1.0', 'partition.1.1']);
       damage(join(folder, 'partition.1.1'));
-      const lines: string[] = [];
-      let worker: ReturnType<typeof startWorkerInProcess> | null = null;
-      try {
-        const again = await emstOnNats(points, {
-          dim: DIM,
-          cluster: {
-            ...cluster,
-            log: (line) => {
-              lines.push(line);
-              // The worker once the coordinator has looked at its folder (its answer to the damage is what is tested).
-              if (!worker && /resuming|starting over/.test(line)) {
-                worker = startWorkerInProcess(server.url, { backend: 'cpu', threads: 1 });
-              }
-            },
-          },
-        });
-        expect(again.resumed).toBe(false);
-        const single = await emst(points, { dim: DIM, backend: 'cpu' });
-        expect(again.sources).toEqual(single.sources);
-        expect(again.targets).toEqual(single.targets);
-        expect(again.weights).toEqual(single.weights);
-      } finally {
-        await (worker as ReturnType<typeof startWorkerInProcess> | null)?.stop();
-      }
+      const { resumed, lines } = await startAgain(points, cluster);
+      expect(resumed).toBe(false);
       const said = lines.find((l) => /starting over/.test(l));
       expect(said, lines.join('\n')).toMatch(new RegExp(`run ${runId}: .*partition\\.1\\.1`));
     }, 60_000);
@@ -135,14 +154,7 @@ describe('emstOnNats: a resumed run whose partition file lost a part, the partit
     const points = cloud('clustered', 20_000, DIM, 8);
     const runId = 'faults-part-stored';
     const cluster = { url: server.url, partitions: 3, runId, localDir: dir };
-    const controller = new AbortController();
-    const first = await emstOnNats(points, {
-      dim: DIM,
-      signal: controller.signal,
-      cluster: { ...cluster, log: (line) => /partitions stored/.test(line) && controller.abort() },
-    }).catch((e: unknown) => e);
-    expect(first).toBeInstanceOf(AbortError);
-    const folder = join(dir, `treeline-${runId}`);
+    const folder = await firstStartStored(points, cluster);
     const msg = (await readMessageFile(folder, partitionFile(1)))!;
     // In the object store too (as the coordinator uploads it for a worker on another host), then in 2 parts here,
     // one of them gone.
@@ -150,31 +162,11 @@ describe('emstOnNats: a resumed run whose partition file lost a part, the partit
     await putMessage(os, partitionObject(1), msg, bodyLimit(nc));
     await writeMessageFile(folder, partitionFile(1), msg, undefined, 2);
     rmSync(join(folder, 'partition.1.1'));
-    const lines: string[] = [];
     let left: string[] | null = null;
-    let worker: ReturnType<typeof startWorkerInProcess> | null = null;
-    try {
-      const again = await emstOnNats(points, {
-        dim: DIM,
-        cluster: {
-          ...cluster,
-          log: (line) => {
-            lines.push(line);
-            if (!worker && /resuming|starting over/.test(line)) {
-              left = readdirSync(folder).filter((f) => f.startsWith('partition.1'));
-              worker = startWorkerInProcess(server.url, { backend: 'cpu', threads: 1 });
-            }
-          },
-        },
-      });
-      expect(again.resumed, lines.join('\n')).toBe(true);
-      const single = await emst(points, { dim: DIM, backend: 'cpu' });
-      expect(again.sources).toEqual(single.sources);
-      expect(again.targets).toEqual(single.targets);
-      expect(again.weights).toEqual(single.weights);
-    } finally {
-      await (worker as ReturnType<typeof startWorkerInProcess> | null)?.stop();
-    }
+    const { resumed, lines } = await startAgain(points, cluster, () => {
+      left = readdirSync(folder).filter((f) => f.startsWith('partition.1'));
+    });
+    expect(resumed, lines.join('\n')).toBe(true);
     // The index and the part that was left, removed before the resumption went on.
     expect(left).toEqual([]);
     expect(lines.some((l) => /starting over/.test(l))).toBe(false);
